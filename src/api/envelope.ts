@@ -1,0 +1,80 @@
+/**
+ * The Cloudflare v4 API envelope (contract §5, §6; notes/tagging.md §2):
+ * `{success, errors: [{code, message}], messages, result, result_info?}`.
+ * Management API handlers return data; only this module shapes it into a Response.
+ */
+
+/** One entry of the envelope's `errors` (or `messages`) array. */
+export interface ApiMessage {
+  readonly code: number;
+  readonly message: string;
+}
+
+/** A management API failure as a value: the HTTP status and the envelope's errors. */
+export interface ApiFailure {
+  readonly status: number;
+  readonly errors: readonly ApiMessage[];
+  /** Extra response headers (e.g. `Allow` on 405). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Cursor pagination block of list endpoints (contract §5). */
+export interface ResultInfo {
+  readonly count: number;
+  readonly per_page: number;
+  readonly cursor: string | null;
+  readonly cursors: { readonly after: string | null };
+}
+
+export interface SuccessOptions {
+  readonly status?: number;
+  readonly resultInfo?: ResultInfo;
+  readonly headers?: HeadersInit;
+}
+
+const JSON_TYPE = "application/json; charset=utf-8";
+
+/** `{success: true, ...}` with `result` (and `result_info` for lists). */
+export function apiSuccess(result: unknown, options: SuccessOptions = {}): Response {
+  const body: Record<string, unknown> = { success: true, errors: [], messages: [], result };
+  if (options.resultInfo) body.result_info = options.resultInfo;
+  const headers = new Headers(options.headers);
+  headers.set("Content-Type", JSON_TYPE);
+  headers.set("Cache-Control", "no-store");
+  return new Response(JSON.stringify(body), { status: options.status ?? 200, headers });
+}
+
+/** `{success: false, errors, messages: [], result: null}` with the failure's status. */
+export function apiFailureResponse(failure: ApiFailure): Response {
+  const body = { success: false, errors: failure.errors, messages: [], result: null };
+  const headers = new Headers(failure.headers);
+  headers.set("Content-Type", JSON_TYPE);
+  headers.set("Cache-Control", "no-store");
+  return new Response(JSON.stringify(body), { status: failure.status, headers });
+}
+
+/** Shorthand for a single-error failure value. */
+export function apiFailure(
+  status: number,
+  code: number,
+  message: string,
+  headers?: Record<string, string>,
+): ApiFailure {
+  return headers ? { status, errors: [{ code, message }], headers } : { status, errors: [{ code, message }] };
+}
+
+/** Common failures of every management endpoint, with the v4 API's own codes. */
+export const API_FAILURES = {
+  notFound: () => apiFailure(404, 7003, "Could not route to the requested path: no such endpoint or resource"),
+  methodNotAllowed: (allow: readonly string[]) =>
+    apiFailure(405, 10405, `Method not allowed; this endpoint accepts ${allow.join(", ")}`, { Allow: allow.join(", ") }),
+  unauthenticated: () =>
+    apiFailure(401, 10000, "Authentication error: send a valid API token as 'Authorization: Bearer <token>'", {
+      "WWW-Authenticate": 'Bearer realm="api"',
+    }),
+  forbidden: () => apiFailure(403, 10001, "Authorization error: the token lacks the permission for this resource"),
+  bodyTooLarge: (limit: number) => apiFailure(413, 10413, `Request body exceeds the limit of ${limit} bytes`),
+  invalidJson: (why: string) => apiFailure(400, 10002, `Request body is not valid JSON: ${why}`),
+  unsupportedMediaType: () => apiFailure(415, 10415, "Request body must be JSON (Content-Type: application/json)"),
+  internal: (rayId: string) => apiFailure(500, 10500, `Internal error; reference ${rayId}`),
+} as const;

@@ -1,0 +1,73 @@
+/**
+ * Service-wide settings read from the Worker's vars (contract §0), parsed once per `env` object.
+ * Every var has a working default so a bare `wrangler dev` serves something sensible.
+ */
+
+export interface Settings {
+  /** Hostnames (lower-case, no port) that serve the management API. */
+  readonly apiHosts: ReadonlySet<string>;
+  /** Who generated the error, used in the footer. */
+  readonly operatorName: string;
+  /** Base URI of the per-code documentation; `null` = `{servicePrefix}/errors` on the requested zone. */
+  readonly errorDocsBase: string | null;
+  /** Path prefix of the service endpoints, without a trailing slash (`/cdn-cgi`). */
+  readonly servicePrefix: string;
+  /** Origin for hosts without zone config (dev convenience); `null` when unset or empty. */
+  readonly defaultOrigin: string | null;
+  /** Account tag limit (contract §5). */
+  readonly tagLimit: number;
+}
+
+/** The vars this module reads; all optional so tests and partial configs still get defaults. */
+export interface SettingsVars {
+  API_HOSTS?: string;
+  OPERATOR_NAME?: string;
+  ERROR_DOCS_BASE?: string;
+  SERVICE_PREFIX?: string;
+  DEFAULT_ORIGIN?: string;
+  TAG_LIMIT?: string;
+}
+
+export const DEFAULT_SETTINGS = {
+  apiHosts: "localhost,127.0.0.1",
+  operatorName: "the edge",
+  servicePrefix: "/cdn-cgi",
+  tagLimit: 10_000,
+} as const;
+
+const cache = new WeakMap<object, Settings>();
+
+/** Settings for this `env`, parsed on first use and memoised for the isolate's lifetime. */
+export function settingsFor(env: SettingsVars): Settings {
+  let settings = cache.get(env);
+  if (!settings) {
+    settings = parseSettings(env);
+    cache.set(env, settings);
+  }
+  return settings;
+}
+
+/** Parses the vars; exported for unit tests. Empty strings mean "unset" (contract §4: DEFAULT_ORIGIN). */
+export function parseSettings(env: SettingsVars): Settings {
+  const hosts = nonEmpty(env.API_HOSTS) ?? DEFAULT_SETTINGS.apiHosts;
+  const prefix = nonEmpty(env.SERVICE_PREFIX) ?? DEFAULT_SETTINGS.servicePrefix;
+  const limit = Number.parseInt(env.TAG_LIMIT ?? "", 10);
+  return {
+    apiHosts: new Set(
+      hosts
+        .split(",")
+        .map((h) => h.trim().toLowerCase())
+        .filter((h) => h.length > 0),
+    ),
+    operatorName: nonEmpty(env.OPERATOR_NAME) ?? DEFAULT_SETTINGS.operatorName,
+    errorDocsBase: nonEmpty(env.ERROR_DOCS_BASE)?.replace(/\/+$/, "") ?? null,
+    servicePrefix: "/" + prefix.replace(/^\/+|\/+$/g, ""),
+    defaultOrigin: nonEmpty(env.DEFAULT_ORIGIN) ?? null,
+    tagLimit: Number.isSafeInteger(limit) && limit > 0 ? limit : DEFAULT_SETTINGS.tagLimit,
+  };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : undefined;
+}

@@ -1,0 +1,38 @@
+import { exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { parseSettings } from "../../src/config/settings";
+import { destinationOf } from "../../src/http/handler";
+
+describe("destinationOf (contract §0 routing order)", () => {
+  const settings = parseSettings({ API_HOSTS: "localhost,127.0.0.1,api.example", SERVICE_PREFIX: "/cdn-cgi" });
+  it.each([
+    ["http://shop.example/cdn-cgi/error/522", "service"],
+    ["http://localhost/cdn-cgi/errors", "service"],
+    ["http://api.example/cdn-cgi/error/500", "service"],
+    ["http://localhost/zones/x", "api"],
+    ["http://API.EXAMPLE:8787/accounts/x/tags", "api"],
+    ["http://shop.example/", "zone"],
+    ["http://shop.example/cdn-cgiX", "zone"],
+  ])("%s → %s", (url, expected) => {
+    expect(destinationOf(new URL(url), settings)).toBe(expected);
+  });
+
+  it("honours a custom SERVICE_PREFIX", () => {
+    const custom = parseSettings({ SERVICE_PREFIX: "/_edge/" });
+    expect(custom.servicePrefix).toBe("/_edge");
+    expect(destinationOf(new URL("http://shop.example/_edge/errors"), custom)).toBe("service");
+    expect(destinationOf(new URL("http://shop.example/cdn-cgi/errors"), custom)).toBe("zone");
+  });
+});
+
+describe("management API", () => {
+  it.each(["/nope", "/client/v4/nope"])("answers unknown route %s with a 404 envelope", async (path) => {
+    const res = await exports.default.fetch(`http://localhost${path}`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get("Content-Type")).toBe("application/json; charset=utf-8");
+    const body = await res.json<{ success: boolean; errors: { code: number }[]; result: unknown }>();
+    expect(body.success).toBe(false);
+    expect(body.errors[0]?.code).toBe(7003);
+    expect(body.result).toBeNull();
+  });
+});
