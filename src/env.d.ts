@@ -1,8 +1,8 @@
-// Secrets are not in wrangler.toml, so `wrangler types` cannot see them (and must not: a local .dev.vars
-// would otherwise leak into the checked-in types, toolchain.md §9). Declared here for the Worker and tests.
+// `wrangler types` reads secrets from .dev.vars.example only (`--env-file`, package.json "types"), so the
+// checked-in types are the same on every clone whatever a local .dev.vars holds (toolchain.md §9).
+// API_TOKENS is optional and commented out there, so it is declared here.
 declare namespace Cloudflare {
   interface Env {
-    ADMIN_TOKEN?: string;
     API_TOKENS?: string;
   }
 }
