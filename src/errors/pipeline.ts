@@ -3,9 +3,22 @@
  * (origin failures, blocks, rate limits, the service's own faults, the preview endpoints).
  * Input: a catalog code + the request (+ an optional dynamic Retry-After). Output: a Response.
  *
- * PLACEHOLDER of the foundation skeleton: the foundation issue replaces the body of `errorResponse`.
+ * Precedence (contract §2.1, seed-spec 4.4), in this order, visible in `errorResponse`:
+ *   1. the zone's custom error rules   → `scope.customization.rule`
+ *   2. the zone's error page           → `scope.customization.page`
+ *   3. the structured default           → negotiated JSON / problem+json / Markdown / HTML
+ * Steps 1–2 are a seam for the custom-errors issue: `customization` is absent today (no KV read happens here),
+ * so every error is the structured default. Whatever answers, the pipeline logs ONE structured line per error.
  */
 import type { Settings } from "../config/settings";
+import { newRayId } from "../http/ray";
+import { catalogEntry, type CatalogEntry } from "./catalog";
+import { errorFields, footerText, wireTimestamp, type ErrorFields } from "./fields";
+import { chooseErrorFormat, type ErrorFormatChoice } from "./format";
+import { errorHeaders } from "./headers";
+import { renderHtml } from "./render-html";
+import { renderJson } from "./render-json";
+import { renderMarkdown } from "./render-markdown";
 
 /** One occurrence of a service-generated error. */
 export interface ErrorEvent {
@@ -24,11 +37,122 @@ export interface ErrorScope {
   readonly settings: Settings;
   /** Requested hostname, lower-case, no port. */
   readonly zone: string;
+  /**
+   * The zone's custom error rules and error page (contract §2.1 steps 1–2). Absent until the custom-errors
+   * issue provides it; then the zone's compiled config supplies it, already loaded (the pipeline reads no KV).
+   */
+  readonly customization?: ErrorCustomization;
 }
 
+/** Everything a customisation step may use to build its answer. */
+export interface GeneratedError {
+  readonly entry: CatalogEntry;
+  readonly fields: ErrorFields;
+  readonly request: Request;
+  /** The headers the error keeps whoever answers (`Ray-ID`, `Retry-After`, `Cache-Control`, `Vary`, ...). */
+  readonly headers: Headers;
+}
+
+/** A customisation step answers with a Response, or `null` to let the next step of §2.1 answer. */
+export type CustomizationStep = (error: GeneratedError) => Response | null | Promise<Response | null>;
+
+export interface ErrorCustomization {
+  /** §2.1 step 1: the first enabled custom error rule that matches. */
+  readonly rule?: CustomizationStep;
+  /** §2.1 step 2: the zone's error page of the error's class (HTML whatever `Accept`). */
+  readonly page?: CustomizationStep;
+}
+
+/** The catalog code the pipeline answers when a producer passes a code the catalog does not have. */
+const FALLBACK_CODE = 500;
+
 export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promise<Response> {
-  return new Response(JSON.stringify({ error_code: event.code, zone: scope.zone }), {
-    status: 500,
-    headers: { "Content-Type": "application/json; charset=utf-8" },
+  const { request } = event;
+  const known = catalogEntry(event.code);
+  // A producer passing an unknown code is the service's own bug: still a structured answer (500), never a crash.
+  const entry = known ?? catalogEntry(FALLBACK_CODE)!;
+  const cause = known ? event.cause : `unknown error code ${event.code} passed to the pipeline: ${event.cause ?? ""}`;
+  const rayId = newRayId();
+  const retryAfter = retryAfterOf(entry, event.retryAfter);
+  const choice = chooseErrorFormat(request.headers.get("Accept"));
+  const fields = errorFields(entry, {
+    type: typeUri(entry.code, request.url, scope.settings),
+    rayId,
+    timestamp: wireTimestamp(Date.now()),
+    zone: scope.zone,
+    retryAfter,
+    footer: footerFor(scope.settings.operatorName),
   });
+  const headers = await errorHeaders(choice, rayId, retryAfter);
+  logEdgeError(rayId, scope.zone, entry, cause);
+
+  const custom = scope.customization;
+  if (custom) {
+    const generated: GeneratedError = { entry, fields, request, headers };
+    const answer = (await custom.rule?.(generated)) ?? (await custom.page?.(generated)) ?? null;
+    if (answer) return answer;
+  }
+  return structuredDefault(fields, choice, headers, request.method);
+}
+
+/** §2.1 step 3: the structured default in the negotiated format; `HEAD` gets the headers only. */
+function structuredDefault(fields: ErrorFields, choice: ErrorFormatChoice, headers: Headers, method: string): Response {
+  const body = method === "HEAD" ? null : render(fields, choice);
+  return new Response(body, { status: fields.status, headers });
+}
+
+function render(fields: ErrorFields, choice: ErrorFormatChoice): string {
+  switch (choice.format) {
+    case "json":
+    case "problem+json":
+      return renderJson(fields);
+    case "markdown":
+      return renderMarkdown(fields);
+    case "html":
+      return renderHtml(fields);
+  }
+}
+
+/**
+ * `null` for a code that is not retryable (seed-spec 7.1: no `retry_after`, no header, whatever the producer
+ * asks). Otherwise a dynamic value wins (contract §1.4) when it is a usable number of seconds: rounded up to a
+ * whole second, at least 1 (contract §4), else the catalog default.
+ */
+export function retryAfterOf(entry: CatalogEntry, dynamic: number | undefined): number | null {
+  if (entry.retryAfter === null) return null;
+  if (dynamic === undefined || !Number.isFinite(dynamic) || dynamic <= 0) return entry.retryAfter;
+  return Math.min(Math.ceil(dynamic), 2_147_483_647);
+}
+
+/**
+ * `type` (contract §1.1): `{ERROR_DOCS_BASE}/{code}`, always absolute. ERROR_DOCS_BASE may itself be relative
+ * (`/docs/errors`): it is then resolved against the request like the default, `{SERVICE_PREFIX}/errors` on the
+ * requested zone, which is the service's own reference page of the code (contract §1.6).
+ */
+export function typeUri(code: number, requestUrl: string, settings: Settings): string {
+  const base = settings.errorDocsBase ?? `${settings.servicePrefix}/errors`;
+  if (/^https?:\/\//i.test(base)) return `${base}/${code}`;
+  try {
+    return new URL(`${base}/${code}`, requestUrl).href;
+  } catch {
+    return new URL(`${settings.servicePrefix}/errors/${code}`, requestUrl).href;
+  }
+}
+
+// One footer string per operator name (a single value in practice): built once per isolate.
+let footerKey = "";
+let footerValue = "";
+function footerFor(operatorName: string): string {
+  if (operatorName !== footerKey) {
+    footerKey = operatorName;
+    footerValue = footerText(operatorName);
+  }
+  return footerValue;
+}
+
+/** ONE structured log line per generated error; 5xx (the service's or the origin's fault) go to the error stream. */
+function logEdgeError(ray: string, zone: string, entry: CatalogEntry, cause: string | undefined): void {
+  const line = JSON.stringify({ event: "edge_error", ray, zone, code: entry.code, status: entry.status, cause: cause ?? null });
+  if (entry.status >= 500) console.error(line);
+  else console.log(line);
 }

@@ -1,0 +1,55 @@
+/**
+ * Headers of every generated error (contract §1.4) and of the other negotiated service answers.
+ *
+ * Content-Security-Policy: the pages carry one inline `<style>` and nothing else, so the policy allows exactly that
+ * stylesheet by its SHA-256 (CSP3 §8.4 hash-source) and nothing at all otherwise: no scripts, images, frames, forms
+ * or base changes. A hash rather than `'unsafe-inline'` keeps the policy strict; it is computed once per isolate
+ * from the stylesheet itself (PAGE_STYLE), so editing the CSS can never leave a stale hash behind.
+ */
+import type { ErrorFormatChoice } from "./format";
+import { PAGE_STYLE } from "./html";
+
+let cspPromise: Promise<string> | null = null;
+
+/** The CSP header value, computed on first use (crypto is async and not allowed at global scope). */
+export function contentSecurityPolicy(): Promise<string> {
+  cspPromise ??= crypto.subtle.digest("SHA-256", new TextEncoder().encode(PAGE_STYLE)).then((digest) => {
+    const hash = btoa(String.fromCharCode(...new Uint8Array(digest)));
+    return `default-src 'none'; style-src 'sha256-${hash}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+  });
+  return cspPromise;
+}
+
+/**
+ * Headers of a generated error: Content-Type with charset, `Cache-Control: private, no-store` (a negotiated,
+ * per-occurrence answer must never be cached and served to another client), `Vary: Accept`, `Ray-ID`, `nosniff`,
+ * and `Retry-After` only when retryable, equal to the body's `retry_after` (contract §1.4, seed-spec 7.1).
+ */
+export async function errorHeaders(choice: ErrorFormatChoice, rayId: string, retryAfter: number | null): Promise<Headers> {
+  const headers = new Headers([
+    ["Content-Type", choice.contentType],
+    ["Cache-Control", "private, no-store"],
+    ["Vary", "Accept"],
+    ["Ray-ID", rayId],
+    ["X-Content-Type-Options", "nosniff"],
+    ["Content-Security-Policy", await contentSecurityPolicy()],
+  ]);
+  if (retryAfter !== null) headers.set("Retry-After", String(retryAfter));
+  return headers;
+}
+
+/** Headers of a 404/405 problem or a reference page: negotiated, so `Vary: Accept`; never sniffed. */
+export async function serviceHeaders(choice: ErrorFormatChoice, cacheControl: string): Promise<Headers> {
+  return new Headers([
+    ["Content-Type", choice.contentType],
+    ["Cache-Control", cacheControl],
+    ["Vary", "Accept"],
+    ["X-Content-Type-Options", "nosniff"],
+    ["Content-Security-Policy", await contentSecurityPolicy()],
+  ]);
+}
+
+/** `HEAD` gets the same status and headers and no body (RFC 9110 §9.3.2, contract §1.4). */
+export function withoutBodyForHead(method: string, body: string): string | null {
+  return method === "HEAD" ? null : body;
+}
