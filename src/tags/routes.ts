@@ -1,7 +1,184 @@
 /**
- * Tagging API routes (contract §5).
- * PLACEHOLDER of the foundation skeleton: the tagging issue registers `/accounts/:account/tags...`.
+ * Tagging API routes (contract §5): validate (pure, validate.ts) → the account's TagStore object (RPC) →
+ * envelope. Every account's data lives in its own object, `TAG_STORE.idFromName(account_id)`.
+ *
+ * Check order of every request: route → account_id (404, contract §5) → token (401/403, contract §7) →
+ * body size (413, contract §8) → the endpoint's checks in the order of notes/tagging.md §6, cursor first.
  */
+import type { IRequest } from "itty-router";
+import { requireAccess, type Permission } from "../api/auth";
+import { readJsonBody } from "../api/body";
+import { API_FAILURES, apiFailureResponse, apiSuccess, type ApiFailure, type ResultInfo } from "../api/envelope";
 import type { ApiRouter } from "../api/router";
+import type { Settings } from "../config/settings";
+import type { Result } from "../result";
+import { decodeCursor, type DecodedCursor } from "./cursor";
+import { TAG_FAILURES } from "./errors";
+import { etagOf } from "./etag";
+import { PAGE_SIZE } from "./filters";
+import type { PageRequest, TagStore } from "./tag-store";
+import type { Page } from "./types";
+import {
+  isAccountId,
+  parseDeleteBody,
+  parseIfMatch,
+  parsePutBody,
+  parseResourceParams,
+  parseResourceQuery,
+  parseValuesQuery,
+} from "./validate";
 
-export function registerTagRoutes(_router: ApiRouter): void {}
+interface TagRequest {
+  readonly request: IRequest;
+  readonly url: URL;
+  readonly account: string;
+  readonly store: DurableObjectStub<TagStore>;
+  readonly settings: Settings;
+}
+
+type Handler = (c: TagRequest) => Promise<Response>;
+
+const BASE = "/accounts/:account/tags";
+
+export function registerTagRoutes(router: ApiRouter): void {
+  router
+    .get(`${BASE}/keys`, endpoint("tags:read", listKeys))
+    .get(`${BASE}/summary`, endpoint("tags:read", summary))
+    .get(`${BASE}/resources`, endpoint("tags:read", listResources))
+    .get(`${BASE}/values/:key`, endpoint("tags:read", listValues))
+    // `/tags/values/` with no key: 1009 (notes §8.1), once the caller is known to be allowed to ask.
+    .get(`${BASE}/values`, endpoint("tags:read", async () => apiFailureResponse(TAG_FAILURES.tagKeyRequired())))
+    .get(BASE, endpoint("tags:read", getTags))
+    .put(BASE, endpoint("tags:write", putTags))
+    .delete(BASE, endpoint("tags:write", deleteTags));
+  for (const path of [`${BASE}/keys`, `${BASE}/summary`, `${BASE}/resources`, `${BASE}/values/:key`, `${BASE}/values`])
+    router.all(path, () => apiFailureResponse(API_FAILURES.methodNotAllowed(["GET"])));
+  router.all(BASE, () => apiFailureResponse(API_FAILURES.methodNotAllowed(["GET", "PUT", "DELETE"])));
+}
+
+/** Account check (404), then auth for `permission` on that account, then the handler. */
+function endpoint(permission: Permission, handler: Handler) {
+  return async (request: IRequest, env: Env, _ctx: ExecutionContext, settings: Settings): Promise<Response> => {
+    const account = request.params.account ?? "";
+    if (!isAccountId(account)) return apiFailureResponse(API_FAILURES.notFound());
+    const access = await requireAccess(request, env, { permission, account });
+    if (!access.ok) return apiFailureResponse(access.error);
+    const store = env.TAG_STORE.get(env.TAG_STORE.idFromName(account));
+    return handler({ request, url: new URL(request.url), account, store, settings });
+  };
+}
+
+function failure(error: ApiFailure): Response {
+  return apiFailureResponse(error);
+}
+
+/**
+ * Reads `?cursor=`. Malformed → 1017 at once. The cursor is checked before the query (notes §6), and a cursor
+ * is only ever minted for a valid query, so when the query is invalid any cursor is necessarily a bad one:
+ * `queryFailure` then becomes 1017 too.
+ */
+function cursorParam(url: URL, arity: number): Result<DecodedCursor | null, ApiFailure> {
+  const text = url.searchParams.get("cursor");
+  if (text === null || text === "") return { ok: true, value: null };
+  const decoded = decodeCursor(text, arity);
+  return decoded.ok ? decoded : { ok: false, error: TAG_FAILURES.invalidCursor() };
+}
+
+function queryFailure(cursor: DecodedCursor | null, error: ApiFailure): Response {
+  return failure(cursor ? TAG_FAILURES.invalidCursor() : error);
+}
+
+function scope(c: TagRequest, query: unknown): PageRequest["scope"] {
+  return { account: c.account, query: JSON.stringify(query) };
+}
+
+/** `result_info` of every paginated endpoint (contract §5): docs' `cursor` and the SDKs' `cursors.after`. */
+function pageResponse<T>(page: Result<Page<T>, ApiFailure>): Response {
+  if (!page.ok) return failure(page.error);
+  const resultInfo: ResultInfo = {
+    count: page.value.items.length,
+    per_page: PAGE_SIZE,
+    cursor: page.value.next,
+    cursors: { after: page.value.next },
+  };
+  return apiSuccess(page.value.items, { resultInfo });
+}
+
+async function listKeys(c: TagRequest): Promise<Response> {
+  const cursor = cursorParam(c.url, 1);
+  if (!cursor.ok) return failure(cursor.error);
+  return pageResponse(await c.store.listKeys({ scope: scope(c, ["keys"]), cursor: cursor.value }));
+}
+
+async function summary(c: TagRequest): Promise<Response> {
+  const cursor = cursorParam(c.url, 1);
+  if (!cursor.ok) return failure(cursor.error);
+  return pageResponse(await c.store.summary({ scope: scope(c, ["summary"]), cursor: cursor.value }));
+}
+
+async function listValues(c: TagRequest): Promise<Response> {
+  const cursor = cursorParam(c.url, 1);
+  if (!cursor.ok) return failure(cursor.error);
+  const query = parseValuesQuery(c.request.params.key ?? "", c.url.searchParams);
+  if (!query.ok) return queryFailure(cursor.value, query.error);
+  const { key, type } = query.value;
+  return pageResponse(
+    await c.store.listValues({ scope: scope(c, ["values", key, type]), cursor: cursor.value, key, type }),
+  );
+}
+
+async function listResources(c: TagRequest): Promise<Response> {
+  const cursor = cursorParam(c.url, 3);
+  if (!cursor.ok) return failure(cursor.error);
+  const query = parseResourceQuery(c.url.searchParams);
+  if (!query.ok) return queryFailure(cursor.value, query.error);
+  return pageResponse(
+    await c.store.listResources({ scope: scope(c, ["resources", query.value]), cursor: cursor.value, query: query.value }),
+  );
+}
+
+function etagHeader(etag: string): HeadersInit {
+  return { ETag: `"${etag}"` };
+}
+
+async function getTags(c: TagRequest): Promise<Response> {
+  const ref = parseResourceParams(c.url.searchParams);
+  if (!ref.ok) return failure(ref.error);
+  const resource = await c.store.getTags(ref.value);
+  return apiSuccess(resource, { headers: etagHeader(resource.etag) });
+}
+
+/** Malformed JSON is the endpoint's own payload error (1002 / 1015); an oversized body stays 413. */
+async function readBody(request: IRequest, malformed: (why: string) => ApiFailure): Promise<Result<unknown, ApiFailure>> {
+  const body = await readJsonBody(request);
+  if (body.ok || body.error.status === 413) return body;
+  return { ok: false, error: malformed(body.error.errors[0]?.message ?? "not JSON") };
+}
+
+async function putTags(c: TagRequest): Promise<Response> {
+  const body = await readBody(c.request, TAG_FAILURES.invalidSetPayload);
+  if (!body.ok) return failure(body.error);
+  const input = parsePutBody(body.value);
+  if (!input.ok) return failure(input.error);
+  const { ref, tags } = input.value;
+  const result = await c.store.putTags({
+    ref,
+    tags,
+    etag: await etagOf(tags),
+    ifMatch: parseIfMatch(c.request.headers.get("If-Match")),
+    limit: c.settings.tagLimit,
+  });
+  if (!result.ok) return failure(result.error);
+  return apiSuccess(result.value, { headers: etagHeader(result.value.etag) });
+}
+
+async function deleteTags(c: TagRequest): Promise<Response> {
+  const body = await readBody(c.request, TAG_FAILURES.invalidDeletePayload);
+  if (!body.ok) return failure(body.error);
+  const ref = parseDeleteBody(body.value);
+  if (!ref.ok) return failure(ref.error);
+  const result = await c.store.deleteTags({ ref: ref.value, ifMatch: parseIfMatch(c.request.headers.get("If-Match")) });
+  if (!result.ok) return failure(result.error);
+  // 204 carries no body (RFC 9110 §15.3.5), hence no envelope (notes §1.3: the published API answers 204).
+  return new Response(null, { status: 204, headers: { "Cache-Control": "no-store" } });
+}

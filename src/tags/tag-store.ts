@@ -1,7 +1,311 @@
 /**
- * One SQLite-backed Durable Object per account: the tagging store (contract §5).
- * PLACEHOLDER of the foundation skeleton: the tagging issue fills it.
+ * One SQLite-backed Durable Object per account: the tagging store (contract §5; notes/tagging.md §5–§8).
+ *
+ * - Typed RPC methods return data: `Result<…, ApiFailure>` for expected failures. Nothing custom is thrown
+ *   across RPC (a thrown error would lose its type and become the Worker's 500).
+ * - Every read-check-write (If-Match, the account limit, the replacement of a set) runs synchronously inside
+ *   `transactionSync`: no await in between, so concurrent requests serialise and the limit is exact.
+ * - Ordering and cursor comparisons happen in SQL, whose BINARY collation compares UTF-8 bytes, i.e. code
+ *   points (contract §5); JS string comparison (UTF-16 units) is never used for them.
  */
 import { DurableObject } from "cloudflare:workers";
+import type { ApiFailure } from "../api/envelope";
+import { err, ok, type Result } from "../result";
+import { importCursorKey, signCursor, verifyCursor, type CursorScope, type DecodedCursor } from "./cursor";
+import { TAG_FAILURES } from "./errors";
+import { EMPTY_TAGS_ETAG } from "./etag";
+import { compileResourceQuery, PAGE_SIZE, type SqlValue } from "./filters";
+import { migrate } from "./migrations";
+import { fold } from "./text";
+import type { IfMatch, Page, ResourceQuery, ResourceRef, TaggedResource, TagPairs } from "./types";
 
-export class TagStore extends DurableObject<Env> {}
+export interface PutTagsInput {
+  readonly ref: ResourceRef;
+  readonly tags: TagPairs;
+  /** ETag of `tags`, computed by the caller (hashing is async; the transaction must not await). */
+  readonly etag: string;
+  readonly ifMatch: IfMatch | null;
+  /** Account limit in (resource, key) pairs (contract §5, `TAG_LIMIT`). */
+  readonly limit: number;
+}
+
+export interface DeleteTagsInput {
+  readonly ref: ResourceRef;
+  readonly ifMatch: IfMatch | null;
+}
+
+/** Which page of a listing: the scope its cursor must be bound to, and the decoded cursor if any. */
+export interface PageRequest {
+  readonly scope: CursorScope;
+  readonly cursor: DecodedCursor | null;
+}
+
+export interface KeySummary {
+  readonly key: string;
+  readonly values: readonly string[];
+}
+
+type ResourceRow = {
+  type: string;
+  parent: string;
+  id: string;
+  name: string;
+  etag: string;
+  tags_updated_at: string;
+  tags: string;
+};
+
+function matches(ifMatch: IfMatch | null, current: string): boolean {
+  if (ifMatch === null || ifMatch.kind === "any") return true;
+  return ifMatch.etags.includes(current);
+}
+
+function resourceObject(
+  ref: { type: string; parent: string; id: string },
+  name: string,
+  tags: TagPairs,
+  etag: string,
+  updatedAt: string | null,
+): TaggedResource {
+  return {
+    id: ref.id,
+    type: ref.type,
+    name,
+    // fromEntries defines own properties, so a key such as "__proto__" stays an ordinary tag.
+    tags: Object.fromEntries(tags),
+    etag,
+    ...(updatedAt === null ? {} : { tags_updated_at: updatedAt }),
+    ...(ref.parent === "" ? {} : { worker_id: ref.parent }),
+  };
+}
+
+export class TagStore extends DurableObject<Env> {
+  private readonly sql: SqlStorage;
+  private cursorKey: Promise<CryptoKey> | null = null;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    migrate(ctx.storage);
+  }
+
+  /** The tags of one resource; an unknown or untagged resource has the empty set (notes §6). */
+  getTags(ref: ResourceRef): TaggedResource {
+    const row = this.sql
+      .exec<{ name: string; etag: string; tags_updated_at: string }>(
+        "SELECT name, etag, tags_updated_at FROM resources WHERE type = ? AND parent = ? AND id = ?",
+        ref.type,
+        ref.parent,
+        ref.id,
+      )
+      .toArray()[0];
+    if (!row) return resourceObject(ref, ref.id, [], EMPTY_TAGS_ETAG, null);
+    const tags = this.sql
+      .exec<{ key: string; value: string }>(
+        "SELECT key, value FROM tags WHERE type = ? AND parent = ? AND id = ? ORDER BY key",
+        ref.type,
+        ref.parent,
+        ref.id,
+      )
+      .toArray()
+      .map((t): [string, string] => [t.key, t.value]);
+    return resourceObject(ref, row.name, tags, row.etag, row.tags_updated_at);
+  }
+
+  /** Replaces the resource's whole set (contract §5), atomically with the If-Match and limit checks. */
+  putTags(input: PutTagsInput): Result<TaggedResource, ApiFailure> {
+    const { ref, tags, etag, ifMatch, limit } = input;
+    return this.ctx.storage.transactionSync(() => {
+      const row = this.currentRow(ref);
+      if (!matches(ifMatch, row?.etag ?? EMPTY_TAGS_ETAG)) return err(TAG_FAILURES.preconditionFailed());
+      const old = row?.tag_count ?? 0;
+      const total = this.tagTotal();
+      // Only growth is refused: replacing a set at (or, after TAG_LIMIT was lowered, above) the limit is allowed.
+      if (tags.length > old && total - old + tags.length > limit) return err(TAG_FAILURES.tagLimit(limit));
+      this.sql.exec("DELETE FROM tags WHERE type = ? AND parent = ? AND id = ?", ref.type, ref.parent, ref.id);
+      this.setTagTotal(total - old + tags.length);
+      if (tags.length === 0) {
+        this.deleteRow(ref);
+        return ok(resourceObject(ref, ref.id, [], EMPTY_TAGS_ETAG, null));
+      }
+      // One statement for the whole set: the rows travel as one JSON parameter (≤ 100 bindings per statement).
+      this.sql.exec(
+        `INSERT INTO tags (type, parent, id, key, value, key_fold, value_fold)
+         SELECT ?, ?, ?, j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3 FROM json_each(?) j`,
+        ref.type,
+        ref.parent,
+        ref.id,
+        JSON.stringify(tags.map(([k, v]) => [k, v, fold(k), fold(v)])),
+      );
+      const updatedAt = new Date().toISOString();
+      this.sql.exec(
+        `INSERT INTO resources (type, parent, id, name, name_fold, etag, tags_updated_at, tag_count)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (type, parent, id) DO UPDATE SET
+           etag = excluded.etag, tags_updated_at = excluded.tags_updated_at, tag_count = excluded.tag_count`,
+        ref.type,
+        ref.parent,
+        ref.id,
+        ref.id,
+        fold(ref.id),
+        etag,
+        updatedAt,
+        tags.length,
+      );
+      const sorted = this.sql
+        .exec<{ key: string; value: string }>(
+          "SELECT key, value FROM tags WHERE type = ? AND parent = ? AND id = ? ORDER BY key",
+          ref.type,
+          ref.parent,
+          ref.id,
+        )
+        .toArray()
+        .map((t): [string, string] => [t.key, t.value]);
+      return ok(resourceObject(ref, ref.id, sorted, etag, updatedAt));
+    });
+  }
+
+  /** Removes every tag of the resource (contract §5); idempotent, so untagged resources succeed too. */
+  deleteTags(input: DeleteTagsInput): Result<null, ApiFailure> {
+    const { ref, ifMatch } = input;
+    return this.ctx.storage.transactionSync(() => {
+      const row = this.currentRow(ref);
+      if (!matches(ifMatch, row?.etag ?? EMPTY_TAGS_ETAG)) return err(TAG_FAILURES.preconditionFailed());
+      if (row) {
+        this.sql.exec("DELETE FROM tags WHERE type = ? AND parent = ? AND id = ?", ref.type, ref.parent, ref.id);
+        this.deleteRow(ref);
+        this.setTagTotal(this.tagTotal() - row.tag_count);
+      }
+      return ok(null);
+    });
+  }
+
+  /** Distinct keys, ascending (code point order). */
+  async listKeys(request: PageRequest): Promise<Result<Page<string>, ApiFailure>> {
+    return this.page(request, (after) =>
+      this.sql
+        .exec<{ key: string }>(
+          `SELECT DISTINCT key FROM tags ${after ? "WHERE key > ?" : ""} ORDER BY key LIMIT ${PAGE_SIZE + 1}`,
+          ...(after ?? []),
+        )
+        .toArray()
+        .map((r) => ({ item: r.key, sortKey: [r.key] })),
+    );
+  }
+
+  /** Distinct values of one key, optionally for one resource type, ascending. */
+  async listValues(request: PageRequest & { key: string; type: string | null }): Promise<Result<Page<string>, ApiFailure>> {
+    return this.page(request, (after) => {
+      const where = ["key = ?"];
+      const params: SqlValue[] = [request.key];
+      if (request.type !== null) {
+        where.push("type = ?");
+        params.push(request.type);
+      }
+      if (after) {
+        where.push("value > ?");
+        params.push(...after);
+      }
+      return this.sql
+        .exec<{ value: string }>(
+          `SELECT DISTINCT value FROM tags WHERE ${where.join(" AND ")} ORDER BY value LIMIT ${PAGE_SIZE + 1}`,
+          ...params,
+        )
+        .toArray()
+        .map((r) => ({ item: r.value, sortKey: [r.value] }));
+    });
+  }
+
+  /** Tagged resources matching every filter, in (type, parent, id) order. */
+  async listResources(request: PageRequest & { query: ResourceQuery }): Promise<Result<Page<TaggedResource>, ApiFailure>> {
+    return this.page(request, (after) => {
+      const { sql, params } = compileResourceQuery(request.query, after);
+      return this.sql
+        .exec<ResourceRow>(sql, ...params)
+        .toArray()
+        .map((r) => ({
+          item: resourceObject(r, r.name, JSON.parse(r.tags) as [string, string][], r.etag, r.tags_updated_at),
+          sortKey: [r.type, r.parent, r.id],
+        }));
+    });
+  }
+
+  /** Keys with all their distinct values, 100 keys per page. */
+  async summary(request: PageRequest): Promise<Result<Page<KeySummary>, ApiFailure>> {
+    return this.page(request, (after) => {
+      const keys = this.sql
+        .exec<{ key: string }>(
+          `SELECT DISTINCT key FROM tags ${after ? "WHERE key > ?" : ""} ORDER BY key LIMIT ${PAGE_SIZE + 1}`,
+          ...(after ?? []),
+        )
+        .toArray()
+        .map((r) => r.key);
+      const first = keys[0];
+      const last = keys[Math.min(keys.length, PAGE_SIZE) - 1];
+      if (first === undefined || last === undefined) return [];
+      const values = new Map<string, string[]>(keys.map((k) => [k, []]));
+      for (const row of this.sql.exec<{ key: string; value: string }>(
+        "SELECT DISTINCT key, value FROM tags WHERE key >= ? AND key <= ? ORDER BY key, value",
+        first,
+        last,
+      ))
+        values.get(row.key)?.push(row.value);
+      return keys.map((key) => ({ item: { key, values: values.get(key) ?? [] }, sortKey: [key] }));
+    });
+  }
+
+  /**
+   * Shared keyset paging: verify the cursor (1017), run the query for PAGE_SIZE + 1 rows, and sign the sort key
+   * of row 100 only when row 101 exists, so the last page has `cursor: null` and no empty page follows.
+   */
+  private async page<T>(
+    request: PageRequest,
+    query: (after: readonly string[] | null) => { item: T; sortKey: readonly string[] }[],
+  ): Promise<Result<Page<T>, ApiFailure>> {
+    const key = await this.key();
+    if (request.cursor && !(await verifyCursor(key, request.scope, request.cursor)))
+      return err(TAG_FAILURES.invalidCursor());
+    const rows = query(request.cursor?.sortKey ?? null);
+    const items = rows.slice(0, PAGE_SIZE);
+    const last = items[items.length - 1];
+    const next = rows.length > PAGE_SIZE && last ? await signCursor(key, request.scope, last.sortKey) : null;
+    return ok({ items: items.map((r) => r.item), next });
+  }
+
+  /** The account's cursor HMAC key: 256 random bits created on first use, never leaving the object. */
+  private key(): Promise<CryptoKey> {
+    if (!this.cursorKey) {
+      const row = this.sql.exec<{ value: ArrayBuffer }>("SELECT value FROM meta WHERE name = 'cursor_key'").toArray()[0];
+      let raw = row?.value;
+      if (!raw) {
+        raw = crypto.getRandomValues(new Uint8Array(32)).buffer as ArrayBuffer;
+        this.sql.exec("INSERT INTO meta (name, value) VALUES ('cursor_key', ?)", raw);
+      }
+      this.cursorKey = importCursorKey(raw);
+    }
+    return this.cursorKey;
+  }
+
+  private currentRow(ref: ResourceRef): { etag: string; tag_count: number } | undefined {
+    return this.sql
+      .exec<{ etag: string; tag_count: number }>(
+        "SELECT etag, tag_count FROM resources WHERE type = ? AND parent = ? AND id = ?",
+        ref.type,
+        ref.parent,
+        ref.id,
+      )
+      .toArray()[0];
+  }
+
+  private deleteRow(ref: ResourceRef): void {
+    this.sql.exec("DELETE FROM resources WHERE type = ? AND parent = ? AND id = ?", ref.type, ref.parent, ref.id);
+  }
+
+  private tagTotal(): number {
+    return this.sql.exec<{ value: number }>("SELECT value FROM meta WHERE name = 'tag_total'").one().value;
+  }
+
+  private setTagTotal(total: number): void {
+    this.sql.exec("UPDATE meta SET value = ? WHERE name = 'tag_total'", total);
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Compiles a validated resources query into ONE SQL statement with bound parameters (contract §5; notes
+ * §5, §8.3). No user text is ever concatenated into SQL: only fixed fragments chosen by the filter's kind.
+ * Value lists and the type/id sets are bound as ONE JSON parameter each (`json_each(?)`), so the worst query
+ * (20 filters × key + JSON list, types, ids, name, 3 cursor columns) binds 47 parameters, under the limit of
+ * 100 per statement.
+ */
+import type { ResourceQuery, TagFilter } from "./types";
+
+export const PAGE_SIZE = 100;
+export type SqlValue = string | number;
+
+export interface CompiledQuery {
+  readonly sql: string;
+  readonly params: readonly SqlValue[];
+}
+
+// Correlated on the tags primary key (type, parent, id, key): each test is one index seek per candidate.
+const SAME_RESOURCE = "t.type = r.type AND t.parent = r.parent AND t.id = r.id";
+
+function filterSql(filter: TagFilter, caseInsensitive: boolean, params: SqlValue[]): string {
+  const key = caseInsensitive ? "t.key_fold" : "t.key";
+  const value = caseInsensitive ? "t.value_fold" : "t.value";
+  params.push(filter.key);
+  switch (filter.kind) {
+    case "has":
+      return `EXISTS (SELECT 1 FROM tags t WHERE ${SAME_RESOURCE} AND ${key} = ?)`;
+    case "lacks":
+      return `NOT EXISTS (SELECT 1 FROM tags t WHERE ${SAME_RESOURCE} AND ${key} = ?)`;
+    case "equals":
+    case "notEquals": {
+      params.push(JSON.stringify(filter.values));
+      // `k!=v` is the exact negation of `k=v` (contract §5), so it also matches resources lacking `k`.
+      const negation = filter.kind === "notEquals" ? "NOT " : "";
+      return `${negation}EXISTS (SELECT 1 FROM tags t WHERE ${SAME_RESOURCE} AND ${key} = ? AND ${value} IN (SELECT value FROM json_each(?)))`;
+    }
+  }
+}
+
+/**
+ * `after` is the (type, parent, id) of the last resource already returned, or null for the first page.
+ * Rows come in binary (code point) order of that primary key; LIMIT 101 tells whether a next page exists.
+ */
+export function compileResourceQuery(query: ResourceQuery, after: readonly string[] | null): CompiledQuery {
+  const where: string[] = [];
+  const params: SqlValue[] = [];
+  if (after) {
+    where.push("(r.type, r.parent, r.id) > (?, ?, ?)");
+    params.push(...after);
+  }
+  if (query.types.length > 0) {
+    where.push("r.type IN (SELECT value FROM json_each(?))");
+    params.push(JSON.stringify(query.types));
+  }
+  if (query.ids.length > 0) {
+    where.push("r.id IN (SELECT value FROM json_each(?))");
+    params.push(JSON.stringify(query.ids));
+  }
+  if (query.name !== null) {
+    // instr, not LIKE: LIKE patterns are capped at 50 bytes in Durable Objects and need escaping (notes §5).
+    where.push("instr(r.name_fold, ?) > 0");
+    params.push(query.name);
+  }
+  for (const filter of query.filters) where.push(filterSql(filter, query.caseInsensitive, params));
+  const sql =
+    "SELECT r.type, r.parent, r.id, r.name, r.etag, r.tags_updated_at," +
+    " (SELECT json_group_array(json_array(t.key, t.value)) FROM tags t WHERE " +
+    SAME_RESOURCE +
+    ") AS tags FROM resources r" +
+    (where.length > 0 ? ` WHERE ${where.join(" AND ")}` : "") +
+    ` ORDER BY r.type, r.parent, r.id LIMIT ${PAGE_SIZE + 1}`;
+  return { sql, params };
+}

@@ -1,0 +1,52 @@
+/**
+ * Data shapes shared by the tagging routes (Worker side) and the TagStore Durable Object. Everything here is
+ * plain data so it crosses RPC by structured clone (contract §5; notes/tagging.md §8).
+ */
+import type { AccountResourceType } from "./resource-types";
+
+/** One account-level resource. `parent` is the worker id of a `worker_version`, else `""` (notes §7). */
+export interface ResourceRef {
+  readonly type: AccountResourceType;
+  readonly parent: string;
+  readonly id: string;
+}
+
+/** A tag set as ordered `[key, value]` pairs: never a plain object, so a key like `__proto__` stays data. */
+export type TagPairs = readonly (readonly [string, string])[];
+
+/** The API's resource object (notes §1.4). */
+export interface TaggedResource {
+  readonly id: string;
+  readonly type: string;
+  readonly name: string;
+  readonly tags: Readonly<Record<string, string>>;
+  readonly etag: string;
+  readonly tags_updated_at?: string;
+  readonly worker_id?: string;
+}
+
+/** One `tag=` filter, validated (contract §5). `values` is non-empty for `equals` / `notEquals`. */
+export type TagFilter =
+  | { readonly kind: "has"; readonly key: string }
+  | { readonly kind: "lacks"; readonly key: string }
+  | { readonly kind: "equals"; readonly key: string; readonly values: readonly string[] }
+  | { readonly kind: "notEquals"; readonly key: string; readonly values: readonly string[] };
+
+/** A validated `GET /tags/resources` query. */
+export interface ResourceQuery {
+  readonly filters: readonly TagFilter[];
+  readonly types: readonly string[];
+  readonly ids: readonly string[];
+  /** Lower-cased name substring, or null. */
+  readonly name: string | null;
+  readonly caseInsensitive: boolean;
+}
+
+/** `If-Match` (RFC 9110 §13.1.1): `*`, or a list of strong entity tags (opaque, unquoted here). */
+export type IfMatch = { readonly kind: "any" } | { readonly kind: "tags"; readonly etags: readonly string[] };
+
+/** One page of a listing: items, and the sort key of the last item when more follow. */
+export interface Page<T> {
+  readonly items: readonly T[];
+  readonly next: string | null;
+}
