@@ -8,8 +8,11 @@
  * - double-quoted with escapes (YAML 1.2 §5.7, §7.3.1) for everything else, which can represent any string.
  */
 
-/** Words YAML 1.1 or 1.2 resolve to booleans or null when plain (YAML 1.1 bool/null types, 1.2 core schema). */
-const RESERVED = /^(?:y|n|yes|no|true|false|on|off|null|~)$/i;
+/**
+ * Plain text YAML 1.1 or 1.2 resolve to something else: booleans and null (YAML 1.1 bool/null types, 1.2 core
+ * schema), and exponent-only numbers like `E6`, which some 1.1 resolvers take for a float (found by fast-check).
+ */
+const RESERVED = /^(?:y|n|yes|no|true|false|on|off|null|~)$|^e[-+]?[0-9]/i;
 /** Plain-safe text: starts with a letter; no indicator that matters in block context; no trailing space. */
 const PLAIN_SAFE = /^[A-Za-z](?:[A-Za-z0-9 _.,;()/+=?!'-]*[A-Za-z0-9_.,;()/+=?!'-])?$/;
 /** Characters that may appear raw in a literal block: printable, tab, newline (YAML 1.2 §5.1 c-printable). */
@@ -27,12 +30,12 @@ export function yamlScalar(value: string | number | boolean, options: { readonly
 
 /**
  * A literal block keeps text byte for byte when: there is more than one line, no line break other than `\n`,
- * only printable characters, the first line does not start with white space (it would set the indentation),
+ * only printable characters, the first non-empty line does not start with white space (it sets the indentation),
  * no line is only white space (folded into the indentation), and no trailing newline (`|-` strips them).
  */
 function literalBlockFits(value: string): boolean {
   if (!value.includes("\n") || value.endsWith("\n") || value.includes("\r")) return false;
-  if (LITERAL_UNSAFE.test(value) || /^[ \t]/.test(value)) return false;
+  if (LITERAL_UNSAFE.test(value) || /^\n*[ \t]/.test(value)) return false;
   return !/^[ \t]+$/m.test(value);
 }
 
