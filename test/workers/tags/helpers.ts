@@ -1,5 +1,8 @@
 /** Shared helpers of the tagging API tests: requests through the real Worker, envelope typing. */
-import { exports } from "cloudflare:workers";
+import { runInDurableObject } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import { etagOf } from "../../../src/tags/etag";
+import type { TagStore } from "../../../src/tags/tag-store";
 
 export const ADMIN = { Authorization: "Bearer test-admin-token" };
 
@@ -73,4 +76,24 @@ export async function allPages<T>(path: string): Promise<T[][]> {
 
 export function errorCode(res: { body: Envelope | null }): number | undefined {
   return res.body?.errors[0]?.code;
+}
+
+/**
+ * Seeds many resources in one visit to the account's object (the real TagStore.putTags, with real ETags):
+ * requests through the pool cost milliseconds each, which would dominate tests that need thousands of rows.
+ */
+export async function seed(account: string, resources: [id: string, tags: Record<string, string>][]): Promise<void> {
+  const withEtags = await Promise.all(
+    resources.map(async ([id, tags]) => ({ id, pairs: Object.entries(tags), etag: await etagOf(Object.entries(tags)) })),
+  );
+  await runInDurableObject(storeOf(account), (instance: TagStore) => {
+    for (const { id, pairs, etag } of withEtags) {
+      const res = instance.putTags({ ref: { type: "worker", parent: "", id }, tags: pairs, etag, ifMatch: null, limit: 1e9 });
+      if (!res.ok) throw new Error(JSON.stringify(res.error));
+    }
+  });
+}
+
+export function storeOf(account: string): DurableObjectStub<TagStore> {
+  return env.TAG_STORE.get(env.TAG_STORE.idFromName(account));
 }
