@@ -1,0 +1,329 @@
+/**
+ * Compiles the typed tree into nested closures, once per rule (rules-language.md §8: wirefilter compiles to
+ * boxed closures; Workers forbid `eval`/`new Function`, so closures are also our only option). Hot shapes are
+ * specialised (a field compared with a constant reads the memoised field and compares inline); `and`/`or`
+ * short-circuit; `xor` evaluates every operand. Missing values make every comparison false, `!=` included
+ * (contract §2.2).
+ */
+import type { Step } from "./ast";
+import type { Ordering, TArg, TBool, Test, TValue } from "./check";
+import type { EvaluationContext } from "./context";
+import type { IpAddress, IpRange } from "./ip";
+import type { Value, ValueArray, ValueMap } from "./values";
+
+export type Predicate = (ctx: EvaluationContext) => boolean;
+type ArrayPredicate = (ctx: EvaluationContext) => readonly boolean[] | undefined;
+type Getter = (ctx: EvaluationContext) => Value | undefined;
+type ListGetter = (ctx: EvaluationContext) => readonly (Value | undefined)[];
+type ValueTest = (value: Value) => boolean;
+
+export function compilePredicate(root: TBool): Predicate {
+  return bool(root);
+}
+
+function bool(node: TBool): Predicate {
+  switch (node.kind) {
+    case "logical": {
+      const ops = node.operands.map(bool);
+      if (node.op === "xor") return (ctx) => ops.reduce<boolean>((acc, op) => acc !== op(ctx), false);
+      const [a, b] = ops;
+      if (ops.length === 2 && a && b) return node.op === "and" ? (ctx) => a(ctx) && b(ctx) : (ctx) => a(ctx) || b(ctx);
+      if (node.op === "and") return (ctx) => ops.every((op) => op(ctx));
+      return (ctx) => ops.some((op) => op(ctx));
+    }
+    case "not": {
+      const inner = bool(node.operand);
+      return (ctx) => !inner(ctx);
+    }
+    case "quantifier": {
+      const list = array(node.argument);
+      if (node.fn === "any") return (ctx) => list(ctx)?.includes(true) ?? false;
+      // all(): true over an empty array (vacuous truth), false over a missing one (rules-language.md §3.4).
+      return (ctx) => {
+        const values = list(ctx);
+        return values !== undefined && values.every((v) => v);
+      };
+    }
+    case "compare":
+      return compare(node.lhs, node.test);
+    case "value": {
+      if (node.value.base.kind === "constant" && node.value.steps.length === 0) {
+        const constant = node.value.base.value === true;
+        return () => constant;
+      }
+      const get = value(node.value);
+      return (ctx) => get(ctx) === true;
+    }
+  }
+}
+
+/** Array<Bool> expressions (inside any()/all()): element-wise, cut to the shorter operand; missing stays missing. */
+function array(node: TBool): ArrayPredicate {
+  switch (node.kind) {
+    case "logical": {
+      const ops = node.operands.map(array);
+      const combine =
+        node.op === "and" ? (x: boolean, y: boolean) => x && y : node.op === "or" ? (x: boolean, y: boolean) => x || y : (x: boolean, y: boolean) => x !== y;
+      return (ctx) => {
+        let acc: readonly boolean[] | undefined;
+        for (const op of ops) {
+          const next = op(ctx);
+          if (next === undefined) return undefined;
+          if (acc === undefined) acc = next;
+          else {
+            const length = Math.min(acc.length, next.length);
+            const merged: boolean[] = new Array<boolean>(length);
+            for (let i = 0; i < length; i++) merged[i] = combine(acc[i] === true, next[i] === true);
+            acc = merged;
+          }
+        }
+        return acc;
+      };
+    }
+    case "not": {
+      const inner = array(node.operand);
+      return (ctx) => inner(ctx)?.map((v) => !v);
+    }
+    case "compare": {
+      const list = mappedValue(node.lhs);
+      const test = compileTest(node.test);
+      return (ctx) => list(ctx).map((v) => v !== undefined && test(v));
+    }
+    case "value": {
+      if (node.value.mapped) {
+        const list = mappedValue(node.value);
+        return (ctx) => list(ctx).map((v) => v === true);
+      }
+      const get = value(node.value);
+      return (ctx) => {
+        const v = get(ctx) as ValueArray | undefined;
+        return v?.map((x) => x === true);
+      };
+    }
+    case "quantifier":
+      throw new Error("unreachable: any()/all() are Bool");
+  }
+}
+
+function compare(lhs: TValue, test: Test): Predicate {
+  // Fast path: a field with no index compared with a constant reads the memoised value and compares inline.
+  if (lhs.base.kind === "field" && lhs.steps.length === 0) {
+    const index = lhs.base.index;
+    if (test.kind === "bytes-order" || test.kind === "int-order") {
+      const c = test.value;
+      switch (test.op) {
+        case "eq":
+          return (ctx) => ctx.get(index) === c;
+        case "ne":
+          return (ctx) => {
+            const v = ctx.get(index);
+            return v !== undefined && v !== c;
+          };
+        default:
+      }
+    }
+    const t = compileTest(test);
+    return (ctx) => {
+      const v = ctx.get(index);
+      return v !== undefined && t(v);
+    };
+  }
+  const get = value(lhs);
+  const t = compileTest(test);
+  return (ctx) => {
+    const v = get(ctx);
+    return v !== undefined && t(v);
+  };
+}
+
+function order<T extends string | number | bigint>(op: Ordering, c: T): (v: T) => boolean {
+  switch (op) {
+    case "eq":
+      return (v) => v === c;
+    case "ne":
+      return (v) => v !== c;
+    case "lt":
+      return (v) => v < c;
+    case "le":
+      return (v) => v <= c;
+    case "gt":
+      return (v) => v > c;
+    case "ge":
+      return (v) => v >= c;
+  }
+}
+
+function compileTest(test: Test): ValueTest {
+  switch (test.kind) {
+    case "bytes-order":
+    case "int-order":
+      return order(test.op, test.value) as ValueTest;
+    case "ip-order": {
+      const c = test.value;
+      const same = order<number | bigint>(test.op, c);
+      // IPv4 and IPv6 are incomparable: every test across families is false except `!=` (rules-language.md §2.1).
+      return (v) => (typeof v === typeof c ? same(v as IpAddress) : test.op === "ne");
+    }
+    case "contains": {
+      const needle = test.needle;
+      return (v) => (v as string).includes(needle);
+    }
+    case "regex": {
+      const regex = test.regex;
+      return (v) => regex.test(v as string);
+    }
+    case "wildcard": {
+      const match = test.match;
+      return (v) => match(v as string);
+    }
+    case "bytes-in": {
+      const set = new Set(test.values);
+      return (v) => set.has(v as string);
+    }
+    case "int-in":
+      return inRanges(test.ranges) as ValueTest;
+    case "ip-in": {
+      const v4 = test.ranges.filter((r): r is readonly [number, number] => typeof r[0] === "number");
+      const v6 = test.ranges.filter((r): r is readonly [bigint, bigint] => typeof r[0] === "bigint");
+      const in4 = inRanges(v4);
+      const in6 = inRanges(v6);
+      return (v) => (typeof v === "number" ? in4(v) : in6(v as bigint));
+    }
+    case "bitwise-and": {
+      const mask = test.mask;
+      if (Number.isInteger(mask) && mask >= -(2 ** 31) && mask < 2 ** 31) {
+        return (v) => {
+          const n = v as number;
+          return n >= -(2 ** 31) && n < 2 ** 31 ? (n & mask) !== 0 : (BigInt.asIntN(64, BigInt(n)) & BigInt(mask)) !== 0n;
+        };
+      }
+      const big = BigInt(mask);
+      return (v) => (BigInt.asIntN(64, BigInt(v as number)) & big) !== 0n;
+    }
+  }
+}
+
+/** Membership in sorted, disjoint inclusive ranges: a scan for small sets, binary search beyond. */
+function inRanges<T extends number | bigint>(ranges: readonly (readonly [T, T])[]): (v: T) => boolean {
+  if (ranges.length <= 8) {
+    return (v) => {
+      for (const [lo, hi] of ranges) if (v >= lo && v <= hi) return true;
+      return false;
+    };
+  }
+  return (v) => {
+    let lo = 0;
+    let hi = ranges.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const r = ranges[mid];
+      if (r === undefined) return false;
+      if (v < r[0]) hi = mid - 1;
+      else if (v > r[1]) lo = mid + 1;
+      else return true;
+    }
+    return false;
+  };
+}
+
+// ---- values ----
+
+/** A value without `[*]`: one value or missing. */
+function value(v: TValue): Getter {
+  let get = base(v);
+  for (const step of v.steps) get = applyStep(get, step);
+  return get;
+}
+
+function applyStep(get: Getter, step: Step): Getter {
+  if (step.kind === "index") {
+    const i = step.index;
+    return (ctx) => (get(ctx) as ValueArray | undefined)?.[i];
+  }
+  if (step.kind === "key") {
+    const key = step.key;
+    return (ctx) => (get(ctx) as ValueMap | undefined)?.get(key);
+  }
+  throw new Error("unreachable: [*] in a single value");
+}
+
+/** A value with `[*]`: the flat list of element values (nested `[*]` flatten); a missing base gives []. */
+function mappedValue(v: TValue): ListGetter {
+  const get = base(v);
+  const steps = v.steps;
+  return (ctx) => {
+    const root = get(ctx);
+    if (root === undefined) return [];
+    let items: (Value | undefined)[] = [root];
+    for (const step of steps) {
+      const next: (Value | undefined)[] = [];
+      for (const item of items) {
+        if (step.kind === "each") {
+          if (item !== undefined) next.push(...elements(item));
+        } else if (step.kind === "index") {
+          next.push(item === undefined ? undefined : (item as ValueArray)[step.index]);
+        } else {
+          next.push(item === undefined ? undefined : (item as ValueMap).get(step.key));
+        }
+      }
+      items = next;
+    }
+    return items;
+  };
+}
+
+/** Elements of an array, or the values of a map in key order (wirefilter iterates maps sorted by key). */
+function elements(container: Value): readonly (Value | undefined)[] {
+  if (Array.isArray(container)) return container as ValueArray;
+  const map = container as ValueMap;
+  return [...map.keys()].sort().map((k) => map.get(k));
+}
+
+function base(v: TValue): Getter {
+  const b = v.base;
+  switch (b.kind) {
+    case "field": {
+      const index = b.index;
+      return (ctx) => ctx.get(index);
+    }
+    case "constant": {
+      const c = b.value;
+      return () => c;
+    }
+    case "call":
+      return call(b.fn.apply, b.args, b.mapsFirstArg);
+  }
+}
+
+function call(apply: (args: readonly (Value | undefined)[]) => Value | undefined, args: readonly TArg[], mapsFirstArg: boolean): Getter {
+  const getters = args.map(argument);
+  const first = args[0];
+  if (mapsFirstArg && first?.kind === "value") {
+    // f(x[*], …): f is applied per element; the other arguments are evaluated once per call (wirefilter §8).
+    const list = mappedValue(first.value);
+    const rest = getters.slice(1);
+    return (ctx) => {
+      const others = rest.map((g) => g(ctx));
+      return list(ctx).map((item) => apply([item, ...others]));
+    };
+  }
+  const [g0, g1] = getters;
+  if (getters.length === 1 && g0) return (ctx) => apply([g0(ctx)]);
+  if (getters.length === 2 && g0 && g1) return (ctx) => apply([g0(ctx), g1(ctx)]);
+  return (ctx) => apply(getters.map((g) => g(ctx)));
+}
+
+function argument(arg: TArg): Getter {
+  switch (arg.kind) {
+    case "constant": {
+      const c = arg.value;
+      return () => c;
+    }
+    case "value":
+      return arg.value.mapped ? mappedValue(arg.value) : value(arg.value);
+    case "bool":
+      return arg.expr.array ? array(arg.expr) : bool(arg.expr);
+  }
+}
+
+export type { IpRange };

@@ -1,0 +1,336 @@
+/**
+ * The functions of contract §2.2 with their argument rules (rules-language.md §4). Each has a type check
+ * (run once, at compile time) and an implementation (run per evaluation). Implementations receive evaluated
+ * arguments (`undefined` = missing) and return `undefined` for a missing result (contract §2.2: a missing
+ * argument gives a missing result, except `concat`, which reads a missing String as "").
+ * `any`/`all` are quantifiers handled by the parser and compiler, as in wirefilter.
+ */
+import type { Span } from "./errors";
+import { arrayOf, BOOL, BYTES, INT, typeName, type Type } from "./types";
+import { asciiLower, asciiUpper, fromByteString, toByteString, type Value, type ValueArray } from "./values";
+import { err, ok, type Result } from "../result";
+
+/** What the checker knows about one argument. */
+export interface ArgInfo {
+  readonly type: Type;
+  /** A literal written in the expression (not a field, call or comparison). */
+  readonly literal: boolean;
+  /** The literal's value, when `literal`. */
+  readonly value?: Value;
+  readonly span: Span;
+}
+
+export interface ArgProblem {
+  readonly message: string;
+  /** Index of the offending argument; absent means the call as a whole. */
+  readonly arg?: number;
+}
+
+export interface FunctionDef {
+  readonly name: string;
+  readonly check: (args: readonly ArgInfo[]) => Result<Type, ArgProblem>;
+  readonly apply: (args: readonly (Value | undefined)[]) => Value | undefined;
+}
+
+type Check = FunctionDef["check"];
+
+const problem = (message: string, arg?: number): Result<never, ArgProblem> => err(arg === undefined ? { message } : { message, arg });
+
+function arity(name: string, args: readonly ArgInfo[], min: number, max: number): Result<true, ArgProblem> {
+  if (args.length < min || args.length > max) {
+    const expected = min === max ? `${min}` : max === Infinity ? `at least ${min}` : `${min} to ${max}`;
+    return problem(`${name}() takes ${expected} argument${max === 1 ? "" : "s"}, got ${args.length}`);
+  }
+  return ok(true);
+}
+
+/**
+ * "src must be a field" (rules-language.md §4, §9.11): the source argument of a transformation is a field or
+ * the result of another function, never a literal (wirefilter `InvalidArgumentKind`).
+ */
+function source(name: string, args: readonly ArgInfo[], accepts: (t: Type) => boolean, expected: string): Result<true, ArgProblem> {
+  const a = args[0];
+  if (a === undefined) return problem(`${name}() needs a source argument`);
+  if (a.literal) return problem(`the first argument of ${name}() must be a field or a function result, not a literal`, 0);
+  if (!accepts(a.type)) return problem(`${name}() expects ${expected} as its first argument, got ${typeName(a.type)}`, 0);
+  return ok(true);
+}
+
+function argOf(name: string, args: readonly ArgInfo[], i: number, kind: Type["kind"], mustBeLiteral = false): Result<true, ArgProblem> {
+  const a = args[i];
+  if (a === undefined) return ok(true);
+  if (a.type.kind !== kind) return problem(`argument ${i + 1} of ${name}() must be ${kind === "Bytes" ? "a String" : `an ${kind}`}, got ${typeName(a.type)}`, i);
+  if (mustBeLiteral && !a.literal) return problem(`argument ${i + 1} of ${name}() must be a literal`, i);
+  return ok(true);
+}
+
+const all = (...checks: (() => Result<true, ArgProblem>)[]): Result<true, ArgProblem> => {
+  for (const c of checks) {
+    const r = c();
+    if (!r.ok) return r;
+  }
+  return ok(true);
+};
+
+const isBytes = (t: Type): boolean => t.kind === "Bytes";
+
+function stringTransform(name: string, fn: (s: string) => string): FunctionDef {
+  return {
+    name,
+    check: (args) => {
+      const r = all(() => arity(name, args, 1, 1), () => source(name, args, isBytes, "a String"));
+      return r.ok ? ok(BYTES) : r;
+    },
+    apply: ([s]) => (typeof s === "string" ? fn(s) : undefined),
+  };
+}
+
+function affix(name: string, test: (s: string, affix: string) => boolean): FunctionDef {
+  return {
+    name,
+    check: (args) => {
+      const r = all(() => arity(name, args, 2, 2), () => source(name, args, isBytes, "a String"), () => argOf(name, args, 1, "Bytes"));
+      return r.ok ? ok(BOOL) : r;
+    },
+    apply: ([s, a]) => (typeof s === "string" && typeof a === "string" ? test(s, a) : undefined),
+  };
+}
+
+const len: FunctionDef = {
+  name: "len",
+  check: (args) => {
+    const r = all(
+      () => arity("len", args, 1, 1),
+      () => source("len", args, (t) => t.kind === "Bytes" || t.kind === "Array", "a String or an Array"),
+    );
+    return r.ok ? ok(INT) : r;
+  },
+  apply: ([v]) => (typeof v === "string" || Array.isArray(v) ? (v as string | ValueArray).length : undefined),
+};
+
+const concat: FunctionDef = {
+  name: "concat",
+  check: (args) => {
+    const r = arity("concat", args, 1, Infinity);
+    if (!r.ok) return r;
+    const first = args[0]?.type ?? BYTES;
+    if (first.kind !== "Bytes" && first.kind !== "Array") {
+      return problem(`concat() takes Strings or Arrays, got ${typeName(first)}`, 0);
+    }
+    for (let i = 1; i < args.length; i++) {
+      const t = args[i]?.type ?? BYTES;
+      if (typeName(t) !== typeName(first)) return problem(`concat() arguments must all be ${typeName(first)}, got ${typeName(t)}`, i);
+    }
+    return ok(first);
+  },
+  apply: (args) => {
+    if (args.some((a) => Array.isArray(a))) {
+      const out: (Value | undefined)[] = [];
+      for (const a of args) if (Array.isArray(a)) out.push(...(a as ValueArray));
+      return out;
+    }
+    let out = "";
+    for (const a of args) if (typeof a === "string") out += a;
+    return out;
+  },
+};
+
+const substring: FunctionDef = {
+  name: "substring",
+  check: (args) => {
+    const r = all(
+      () => arity("substring", args, 2, 3),
+      () => source("substring", args, isBytes, "a String"),
+      () => argOf("substring", args, 1, "Int"),
+      () => argOf("substring", args, 2, "Int"),
+    );
+    return r.ok ? ok(BYTES) : r;
+  },
+  // Byte offsets; negative ones count from the end (FUN), which is exactly String.prototype.slice on bytes.
+  apply: ([s, start, end]) => {
+    if (typeof s !== "string" || typeof start !== "number") return undefined;
+    if (end !== undefined && typeof end !== "number") return undefined;
+    return s.slice(start, end);
+  },
+};
+
+const urlDecode: FunctionDef = {
+  name: "url_decode",
+  check: (args) => {
+    const r = all(
+      () => arity("url_decode", args, 1, 2),
+      () => source("url_decode", args, isBytes, "a String"),
+      () => argOf("url_decode", args, 1, "Bytes", true),
+    );
+    if (!r.ok) return r;
+    const opts = args[1]?.value;
+    if (opts !== undefined && (typeof opts !== "string" || !/^(r|u|ur|ru)$/.test(opts))) {
+      return problem('url_decode() options are "r" (recursive), "u" (%uXXXX) or "ur"', 1);
+    }
+    return ok(BYTES);
+  },
+  apply: ([s, opts]) => {
+    if (typeof s !== "string") return undefined;
+    const options = typeof opts === "string" ? opts : "";
+    const unicode = options.includes("u");
+    let out = percentDecode(s, unicode);
+    // Recursive decoding stops when nothing changes; each round only shrinks the string, so it terminates.
+    if (options.includes("r")) {
+      for (let prev = s; out !== prev; ) {
+        prev = out;
+        out = percentDecode(out, unicode);
+      }
+    }
+    return out;
+  },
+};
+
+/** `%XX` → byte, `+` → space, `%uXXXX` → UTF-8 (with "u"); malformed sequences stay as written. */
+function percentDecode(s: string, unicode: boolean): string {
+  if (!s.includes("%") && !s.includes("+")) return s;
+  let out = "";
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charAt(i);
+    if (c === "+") {
+      out += " ";
+    } else if (c === "%" && unicode && (s.charAt(i + 1) === "u" || s.charAt(i + 1) === "U") && /^[0-9a-fA-F]{4}$/.test(s.slice(i + 2, i + 6))) {
+      out += toByteString(String.fromCharCode(parseInt(s.slice(i + 2, i + 6), 16)));
+      i += 5;
+    } else if (c === "%" && /^[0-9a-fA-F]{2}$/.test(s.slice(i + 1, i + 3))) {
+      out += String.fromCharCode(parseInt(s.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+const join: FunctionDef = {
+  name: "join",
+  check: (args) => {
+    const r = all(
+      () => arity("join", args, 2, 2),
+      () => source("join", args, (t) => t.kind === "Array" && t.element.kind === "Bytes", "an Array<String>"),
+      () => argOf("join", args, 1, "Bytes"),
+    );
+    return r.ok ? ok(BYTES) : r;
+  },
+  apply: ([a, sep]) => {
+    if (!Array.isArray(a) || typeof sep !== "string") return undefined;
+    return (a as ValueArray).filter((x): x is string => typeof x === "string").join(sep);
+  },
+};
+
+/** Maximum pieces of `split` (FUN: limit 1…128). */
+const SPLIT_MAX = 128;
+
+const split: FunctionDef = {
+  name: "split",
+  check: (args) => {
+    const r = all(
+      () => arity("split", args, 3, 3),
+      () => source("split", args, isBytes, "a String"),
+      () => argOf("split", args, 1, "Bytes", true),
+      () => argOf("split", args, 2, "Int", true),
+    );
+    if (!r.ok) return r;
+    const sep = args[1]?.value;
+    if (sep === "") return problem("the separator of split() must not be empty", 1);
+    const limit = args[2]?.value;
+    if (typeof limit !== "number" || limit < 1 || limit > SPLIT_MAX) return problem(`the limit of split() must be 1 to ${SPLIT_MAX}`, 2);
+    return ok(arrayOf(BYTES));
+  },
+  // At most `limit` pieces; the last one keeps the rest of the input (like Rust's `splitn`).
+  apply: ([s, sep, limit]) => {
+    if (typeof s !== "string" || typeof sep !== "string" || typeof limit !== "number") return undefined;
+    const pieces: string[] = [];
+    let pos = 0;
+    while (pieces.length < limit - 1) {
+      const at = s.indexOf(sep, pos);
+      if (at === -1) break;
+      pieces.push(s.slice(pos, at));
+      pos = at + sep.length;
+    }
+    pieces.push(s.slice(pos));
+    return pieces;
+  },
+};
+
+const removeBytes: FunctionDef = {
+  name: "remove_bytes",
+  check: (args) => {
+    const r = all(
+      () => arity("remove_bytes", args, 2, 2),
+      () => source("remove_bytes", args, isBytes, "a String"),
+      () => argOf("remove_bytes", args, 1, "Bytes", true),
+    );
+    return r.ok ? ok(BYTES) : r;
+  },
+  // Removes every occurrence of each byte listed in the second argument (FUN example: "\x2e\x77").
+  apply: ([s, set]) => {
+    if (typeof s !== "string" || typeof set !== "string") return undefined;
+    let out = "";
+    for (let i = 0; i < s.length; i++) if (!set.includes(s.charAt(i))) out += s.charAt(i);
+    return out;
+  },
+};
+
+function lookupJson(name: string, result: Type, pick: (v: unknown) => Value | undefined): FunctionDef {
+  return {
+    name,
+    check: (args) => {
+      const r = all(() => arity(name, args, 2, Infinity), () => source(name, args, isBytes, "a String"));
+      if (!r.ok) return r;
+      for (let i = 1; i < args.length; i++) {
+        const a = args[i];
+        if (a === undefined || (a.type.kind !== "Bytes" && a.type.kind !== "Int")) {
+          return problem(`the path of ${name}() is made of String keys and Int indexes`, i);
+        }
+      }
+      return ok(result);
+    },
+    apply: ([json, ...path]) => {
+      if (typeof json !== "string") return undefined;
+      let node: unknown;
+      try {
+        node = JSON.parse(fromByteString(json));
+      } catch {
+        return undefined;
+      }
+      for (const key of path) {
+        if (typeof key === "number" && Array.isArray(node)) node = node[key];
+        else if (typeof key === "string" && node !== null && typeof node === "object" && !Array.isArray(node)) {
+          const k = fromByteString(key);
+          node = Object.hasOwn(node, k) ? (node as Record<string, unknown>)[k] : undefined;
+        } else return undefined;
+        if (node === undefined) return undefined;
+      }
+      return pick(node);
+    },
+  };
+}
+
+const FUNCTIONS: readonly FunctionDef[] = [
+  stringTransform("lower", asciiLower),
+  stringTransform("upper", asciiUpper),
+  len,
+  affix("starts_with", (s, a) => s.startsWith(a)),
+  affix("ends_with", (s, a) => s.endsWith(a)),
+  concat,
+  substring,
+  urlDecode,
+  join,
+  split,
+  removeBytes,
+  lookupJson("lookup_json_string", BYTES, (v) => (typeof v === "string" ? toByteString(v) : undefined)),
+  lookupJson("lookup_json_integer", INT, (v) => (typeof v === "number" && Number.isInteger(v) ? v : undefined)),
+];
+
+const BY_NAME = new Map(FUNCTIONS.map((f) => [f.name, f]));
+
+export function lookupFunction(name: string): FunctionDef | undefined {
+  return BY_NAME.get(name);
+}
+
+export const FUNCTION_NAMES: readonly string[] = ["any", "all", ...FUNCTIONS.map((f) => f.name)];

@@ -1,0 +1,60 @@
+/**
+ * Regular expressions for `matches` / `~` (contract §2.2): the RE2 dialect on `re2js`, whose matching is linear
+ * in the input (no backtracking), never JavaScript's backtracking `RegExp`.
+ *
+ * Wirefilter runs Rust regex over bytes with Unicode off unless `(?u)` is given (rules-language.md §3.3). We
+ * mirror that with two modes:
+ * - bytes mode (default): the subject is the byte string itself, so `.` is one byte and `\xFF` is byte 0xFF;
+ *   Unicode classes (`\pL`) are refused, as Rust refuses them with Unicode off.
+ * - Unicode mode: a pattern that starts with a flag group containing `u` (`(?u)`, `(?iu)`) runs on the
+ *   UTF-8-decoded subject, so `(?u)\p{Greek}` matches "α". `u` elsewhere is refused (docs: deviations).
+ * Patterns RE2 cannot run (look-around, back-references) are refused when the rule is written.
+ */
+import { RE2JS } from "re2js";
+import { err, ok, type Result } from "../result";
+import { fromByteString } from "./values";
+
+/** Cap on the compiled program (RE2 instructions); wirefilter caps compiled size at 10 MiB (§5). */
+export const MAX_REGEX_PROGRAM_SIZE = 20_000;
+
+export interface CompiledRegex {
+  readonly pattern: string;
+  /** Unanchored search, like wirefilter's `is_match`. */
+  test(subject: string): boolean;
+}
+
+const LEADING_FLAGS = /^\(\?([imsUu]+)\)/;
+
+export function compileRegex(pattern: string): Result<CompiledRegex, string> {
+  let source = pattern;
+  let unicode = false;
+  const flags = LEADING_FLAGS.exec(pattern);
+  if (flags?.[1]?.includes("u")) {
+    unicode = true;
+    const rest = flags[1].replaceAll("u", "");
+    source = (rest === "" ? "" : `(?${rest})`) + pattern.slice(flags[0].length);
+    source = fromByteString(source);
+  }
+  let re: RE2JS;
+  try {
+    re = RE2JS.compile(source, unicode ? 0 : RE2JS.DISABLE_UNICODE_GROUPS);
+  } catch (e) {
+    return err(explain(source, e instanceof Error ? e.message : String(e), unicode));
+  }
+  if (re.programSize() > MAX_REGEX_PROGRAM_SIZE) {
+    return err(`regular expression too large (compiled program over ${MAX_REGEX_PROGRAM_SIZE} instructions)`);
+  }
+  return ok({
+    pattern,
+    test: unicode ? (subject) => re.test(fromByteString(subject)) : (subject) => re.test(subject),
+  });
+}
+
+function explain(source: string, message: string, unicode: boolean): string {
+  const detail = message.replace(/^error parsing regexp: /, "");
+  if (/\(\?<?[=!]/.test(source)) return `look-around is not supported (RE2 syntax): ${detail}`;
+  if (/\\[1-9]/.test(source)) return `back-references are not supported (RE2 syntax): ${detail}`;
+  if (/\(\?[a-zA-Z-]*u/.test(source)) return `the \`u\` flag is supported only at the start of the pattern, as \`(?u)\`: ${detail}`;
+  if (!unicode && /\\[pP]/.test(source)) return `Unicode classes need \`(?u)\` at the start of the pattern: ${detail}`;
+  return `invalid regular expression: ${detail}`;
+}

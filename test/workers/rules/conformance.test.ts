@@ -1,0 +1,33 @@
+/**
+ * The conformance suite: every vector of fixtures/rules-vectors.json (copied from the shared research data,
+ * rules-language.md §10) must pass. A vector we had to amend carries an `amended` note saying why; there are
+ * no skips.
+ */
+import { describe, expect, it } from "vitest";
+import vectors from "../../../fixtures/rules-vectors.json";
+import { compile } from "../../../src/rules";
+import { vectorScheme, type Vector } from "./vector-scheme";
+
+const all = vectors as readonly Vector[];
+
+describe("rules conformance vectors", () => {
+  it("has every vector of the research file", () => {
+    expect(all.length).toBe(344);
+  });
+
+  it.each(all.map((v, i) => [i, v.expr, v] as const))("#%i %s", (_i, _expr, vector) => {
+    const { scheme, context } = vectorScheme(vector.fields);
+    const rule = compile(vector.expr, scheme, {
+      ...(vector.settings?.max_nesting_depth !== undefined ? { maxNestingDepth: vector.settings.max_nesting_depth } : {}),
+      ...(vector.settings?.wildcard_star_limit !== undefined ? { wildcardStarLimit: vector.settings.wildcard_star_limit } : {}),
+    });
+    if (vector.expect === "parse_error" || vector.expect === "type_error") {
+      expect(rule.ok, "expected a compile error").toBe(false);
+      if (rule.ok) return;
+      expect(rule.error.kind === "type" ? "type_error" : "parse_error", rule.error.message).toBe(vector.expect);
+      return;
+    }
+    if (!rule.ok) expect.fail(`compile error: ${rule.error.kind}: ${rule.error.message}`);
+    expect(rule.value.matches(context)).toBe(vector.expect);
+  });
+});
