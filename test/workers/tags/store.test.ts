@@ -1,0 +1,99 @@
+/** The TagStore object itself (runInDurableObject): schema, migrations, SQL shape, code point order. */
+import { runInDurableObject } from "cloudflare:test";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { compileResourceQuery } from "../../../src/tags/filters";
+import { migrate, MIGRATIONS } from "../../../src/tags/migrations";
+import type { TagStore } from "../../../src/tags/tag-store";
+import { compareCodePoints, isWellFormed } from "../../../src/tags/text";
+import type { ResourceQuery } from "../../../src/tags/types";
+import { newAccount, seed, storeOf } from "./helpers";
+
+const WORST_QUERY: ResourceQuery = {
+  filters: Array.from({ length: 20 }, (_, i) =>
+    i % 2 === 0
+      ? { kind: "equals" as const, key: `k${i}`, values: Array.from({ length: 10 }, (_, j) => `v${j}`) }
+      : { kind: "notEquals" as const, key: `k${i}`, values: ["x"] },
+  ),
+  types: ["worker", "r2_bucket"],
+  ids: Array.from({ length: 50 }, (_, i) => `id${i}`),
+  name: "web",
+  caseInsensitive: false,
+};
+
+describe("schema and migrations", () => {
+  it("records each applied migration once and re-running is a no-op", async () => {
+    await runInDurableObject(storeOf(newAccount()), (_instance: TagStore, state) => {
+      const log = () => state.storage.sql.exec<{ version: number }>("SELECT version FROM schema_migrations").toArray();
+      expect(log().map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
+      expect(migrate(state.storage)).toBe(1);
+      expect(log().length).toBe(MIGRATIONS.length);
+      // An appended migration is applied alone, in a transaction.
+      const next = [...MIGRATIONS, { version: 2, name: "test", statements: ["CREATE TABLE probe (x)"] }];
+      expect(migrate(state.storage, next)).toBe(2);
+      expect(log().map((r) => r.version)).toEqual([1, 2]);
+      // A failing migration leaves nothing behind.
+      const broken = [...next, { version: 3, name: "broken", statements: ["CREATE TABLE probe2 (x)", "NOT SQL"] }];
+      expect(() => migrate(state.storage, broken)).toThrow();
+      expect(log().map((r) => r.version)).toEqual([1, 2]);
+      expect(state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'probe2'").toArray()).toEqual([]);
+    });
+  });
+});
+
+describe("compiled resource query", () => {
+  it("binds the worst allowed query with < 100 parameters and no user text in the SQL", () => {
+    const { sql, params } = compileResourceQuery(WORST_QUERY, ["worker", "", "id0"]);
+    expect(params.length).toBeLessThan(100);
+    expect((sql.match(/\?/g) ?? []).length).toBe(params.length);
+    for (const text of ["k0", "v1", "web", "id0", "r2_bucket"]) expect(sql).not.toContain(text);
+  });
+
+  it("runs against real SQLite and seeks by primary key (no scan of tags)", async () => {
+    const a = newAccount();
+    await seed(a, [["w", { k0: "v0" }]]);
+    await runInDurableObject(storeOf(a), (_instance: TagStore, state) => {
+      const { sql, params } = compileResourceQuery(WORST_QUERY, null);
+      expect(state.storage.sql.exec(sql, ...params).toArray()).toEqual([]);
+      const plan = state.storage.sql
+        .exec<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, ...params)
+        .toArray()
+        .map((r) => r.detail);
+      expect(plan.some((d) => /^SCAN t\b/.test(d))).toBe(false);
+      expect(plan.filter((d) => /SEARCH t USING PRIMARY KEY/.test(d)).length).toBeGreaterThan(0);
+    });
+  });
+});
+
+describe("binary (code point) order", () => {
+  it("SQLite's order of values equals code point order for arbitrary Unicode", async () => {
+    const a = newAccount();
+    const store = storeOf(a);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(fc.string({ unit: "binary", minLength: 1, maxLength: 6 }).filter(isWellFormed), {
+          minLength: 1,
+          maxLength: 30,
+        }),
+        async (values) => {
+          const key = `p${crypto.randomUUID().slice(0, 8)}`;
+          await seed(a, values.map((v, i) => [`${key}-${i}`, { [key]: v }]));
+          const listed = await store.listValues({ scope: { account: a, query: "t" }, cursor: null, key, type: null });
+          expect(listed.ok && listed.value.items).toEqual([...values].sort(compareCodePoints));
+        },
+      ),
+      { numRuns: 25 },
+    );
+  }, 60_000);
+
+  it("keeps the cursor key inside the object", async () => {
+    const a = newAccount();
+    await seed(a, Array.from({ length: 101 }, (_, i): [string, Record<string, string>] => [`w${i}`, { [`k${String(i).padStart(3, "0")}`]: "" }]));
+    const page = await storeOf(a).listKeys({ scope: { account: a, query: '["keys"]' }, cursor: null });
+    expect(page.ok && page.value.next).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
+    await runInDurableObject(storeOf(a), (_i: TagStore, state) => {
+      const row = state.storage.sql.exec<{ value: ArrayBuffer }>("SELECT value FROM meta WHERE name = 'cursor_key'").one();
+      expect(row.value.byteLength).toBe(32);
+    });
+  });
+});
