@@ -1,5 +1,7 @@
 /** Pure validation, ETag and cursor decoding (contract §5; notes/tagging.md §4, §6–§8). */
 import { describe, expect, it } from "vitest";
+import type { ApiFailure } from "../../../src/api/envelope";
+import type { Result } from "../../../src/result";
 import { decodeCursor } from "../../../src/tags/cursor";
 import { canonicalJson, EMPTY_TAGS_ETAG, etagOf } from "../../../src/tags/etag";
 import { codePointLength, compareCodePoints, isWellFormed } from "../../../src/tags/text";
@@ -13,7 +15,7 @@ import {
 } from "../../../src/tags/validate";
 
 const ASTRAL_LETTER = "\u{1D400}"; // MATHEMATICAL BOLD CAPITAL A (Lu), 2 UTF-16 units
-const code = (r: { ok: boolean; error?: { errors: { code: number }[] } }) => (r.ok ? 0 : r.error?.errors[0]?.code);
+const code = <T>(r: Result<T, ApiFailure>): number | undefined => (r.ok ? 0 : r.error.errors[0]?.code);
 
 describe("tag keys (contract §5: L, Mn, Mc, Nd, _ . -; ≤256 code points)", () => {
   it.each([
