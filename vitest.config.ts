@@ -13,13 +13,24 @@ export default defineConfig({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
               // Tests get a known admin token; no test reads a real .dev.vars.
-              bindings: { ADMIN_TOKEN: "test-admin-token" },
+              bindings: {
+                ADMIN_TOKEN: "test-admin-token",
+                // Test-only fault injection for origin failures that must never leave loopback (522, 523, 1016;
+                // contract §3): these hostnames never reach the network (src/origin/faults.ts).
+                ORIGIN_FAULTS: JSON.stringify({
+                  "nxdomain.test": "unresolvable",
+                  "unroutable.test": "unreachable",
+                  "blackhole.test": "blackhole",
+                }),
+              },
             },
           }),
         ],
         test: {
           name: "workers",
           include: ["test/workers/**/*.test.ts"],
+          // Test origins on 127.0.0.1 (healthy, slow, hanging, resetting, garbage, TLS...): test/servers/.
+          globalSetup: ["./test/servers/global-setup.ts"],
         },
       },
       {

@@ -1,16 +1,97 @@
 /**
  * Zone traffic: everything that is neither a service endpoint nor the management API (contract §0 step 3).
- * PLACEHOLDER of the foundation skeleton: answers 1001 until the origin issue lands.
+ * Cheap refusals first, then the zone (per-isolate cache, KV behind it), then the origin:
+ *   IP-literal host → 1003 · own CDN-Loop mark → 1000 · CONFIG failing → 500 · no zone and no
+ *   DEFAULT_ORIGIN → 1001 · headers over the zone's limit → 1038 · origin failures → 52x/502/1016 (§3).
+ * Request-phase rules of contract §4 (IP access, firewall, rate limiting) slot in before the proxy.
  */
 import type { Settings } from "../config/settings";
 import { errorResponse } from "../errors/pipeline";
 import { zoneOf } from "../http/host";
+import { connectorFor } from "../origin/connector";
+import { forwardToOrigin, type ForwardPlan } from "../origin/forward";
+import { carriesOwnLoopMark, requestHeaderBytes } from "../origin/headers";
+import { lookupZone } from "./cache";
+import { parseOriginUrl } from "./origin-url";
+import { ZONE_LIMITS, type Zone } from "./schema";
+
+interface Route {
+  readonly plan: ForwardPlan;
+  readonly maxRequestHeaderBytes: number;
+}
 
 export async function handleZoneTraffic(
   request: Request,
-  _env: Env,
+  env: Env,
   _ctx: ExecutionContext,
   settings: Settings,
 ): Promise<Response> {
-  return errorResponse({ code: 1001, request, cause: "no zone config" }, { settings, zone: zoneOf(new URL(request.url)) });
+  const url = new URL(request.url);
+  const zone = zoneOf(url);
+  const fail = (code: number, cause: string): Promise<Response> =>
+    errorResponse({ code, request, cause }, { settings, zone });
+
+  // Contract §4: an IP literal is never a zone (API hosts never reach this function).
+  if (isIpLiteral(zone)) return fail(1003, `direct IP access to ${zone}`);
+  // RFC 8586: our own mark means this request already went through this service once.
+  if (carriesOwnLoopMark(request.headers)) return fail(1000, "CDN-Loop already carries this service's mark");
+
+  const found = await lookupZone(env.CONFIG, zone);
+  if (!found.ok) return fail(500, found.error.cause);
+  const route = found.value ? zoneRoute(found.value) : defaultRoute(settings.defaultOrigin);
+  if (route === null) return fail(1001, "no zone config and no DEFAULT_ORIGIN");
+  if (!route.ok) return fail(500, route.error);
+
+  const headerBytes = requestHeaderBytes(request.headers);
+  if (headerBytes > route.value.maxRequestHeaderBytes) {
+    return fail(1038, `request headers are ${headerBytes} bytes, limit ${route.value.maxRequestHeaderBytes}`);
+  }
+
+  const result = await forwardToOrigin(request, url, route.value.plan, connectorFor(env));
+  return result.ok ? result.value : fail(result.error.code, result.error.cause);
+}
+
+/** `1.2.3.4` (the URL parser normalises every IPv4 spelling to this) or `[v6]`. */
+export function isIpLiteral(hostname: string): boolean {
+  return hostname.startsWith("[") || /^\d{1,3}(\.\d{1,3}){3}$/.test(hostname);
+}
+
+function zoneRoute(zone: Zone): { ok: true; value: Route } {
+  return {
+    ok: true,
+    value: {
+      plan: {
+        target: zone.target,
+        connectTimeoutMs: zone.settings.connect_timeout * 1000,
+        readTimeoutMs: zone.settings.read_timeout * 1000,
+      },
+      maxRequestHeaderBytes: zone.settings.max_request_header_bytes,
+    },
+  };
+}
+
+// DEFAULT_ORIGIN is parsed once per distinct value per isolate.
+let defaultKey: string | null = null;
+let defaultValue: { ok: true; value: Route } | { ok: false; error: string } | null = null;
+
+function defaultRoute(origin: string | null): typeof defaultValue {
+  if (origin === null) return null;
+  if (origin !== defaultKey) {
+    defaultKey = origin;
+    const target = parseOriginUrl(origin);
+    defaultValue = target.ok
+      ? {
+          ok: true,
+          value: {
+            plan: {
+              target: target.value,
+              connectTimeoutMs: ZONE_LIMITS.connectTimeout.default * 1000,
+              readTimeoutMs: ZONE_LIMITS.readTimeout.default * 1000,
+            },
+            maxRequestHeaderBytes: ZONE_LIMITS.maxRequestHeaderBytes.default,
+          },
+        }
+      : { ok: false, error: `DEFAULT_ORIGIN ${target.error}` };
+  }
+  return defaultValue;
 }

@@ -1,0 +1,87 @@
+/**
+ * The proxy (contract §3): forward one request to the zone's origin and stream the answer back, or say
+ * precisely why no answer could be had.
+ *
+ * Timeline of one request (connect and read timeouts are per zone):
+ *   t=0          fetch starts; the body streams from the client to the origin, nothing is buffered.
+ *   response     any status, streamed back unchanged (redirects are not followed).
+ *   fetch fails  → a TCP probe, then (https) a TLS probe, classify.ts picks the code.
+ *   t=connect    still pending → a TCP probe (racing the fetch): no connection → 522 (or 521/523/1016);
+ *                connected → the origin is just slow, keep waiting;
+ *   t=read       still pending → 524, and the upstream request is aborted.
+ * The happy path costs one timer; the probes run only after a failure or a stall.
+ */
+import { err, ok, type Result } from "../result";
+import type { OriginTarget } from "../zones/origin-url";
+import { classifyReachedOrigin, classifyTls, fetchErrorKind, unreachedOrigin, type OriginFailure } from "./classify";
+import type { Connector } from "./connector";
+import { upstreamHeaders } from "./headers";
+import { TIMEOUT, within } from "./probe";
+
+/** Where and how patiently to forward. */
+export interface ForwardPlan {
+  readonly target: OriginTarget;
+  readonly connectTimeoutMs: number;
+  readonly readTimeoutMs: number;
+}
+
+type Settled = { readonly kind: "response"; readonly response: Response } | { readonly kind: "error"; readonly message: string };
+
+/** Builds the upstream request: a fresh init (never the incoming Request object, toolchain.md §8.2). */
+export function upstreamRequest(request: Request, url: URL, target: OriginTarget, signal: AbortSignal): Request {
+  const hasBody = request.method !== "GET" && request.method !== "HEAD";
+  return new Request(target.origin + url.pathname + url.search, {
+    method: request.method,
+    headers: upstreamHeaders(request.headers, { proto: url.protocol.slice(0, -1), host: url.host }),
+    body: hasBody ? request.body : null,
+    redirect: "manual",
+    signal,
+  });
+}
+
+export async function forwardToOrigin(
+  request: Request,
+  url: URL,
+  plan: ForwardPlan,
+  connector: Connector,
+): Promise<Result<Response, OriginFailure>> {
+  const started = Date.now();
+  const controller = new AbortController();
+  const pending: Promise<Settled> = connector
+    .fetch(upstreamRequest(request, url, plan.target, controller.signal))
+    .then(
+      (response): Settled => ({ kind: "response", response }),
+      (e: unknown): Settled => ({ kind: "error", message: e instanceof Error ? e.message : String(e) }),
+    );
+
+  let settled = await within(pending, Math.min(plan.connectTimeoutMs, plan.readTimeoutMs));
+  if (settled === TIMEOUT) {
+    // Still nothing at the connect timeout: is the origin reachable at all (522) or merely slow (524)?
+    const probe = connector.probeTcp(plan.target, plan.connectTimeoutMs);
+    const first = await Promise.race([pending, probe.then((p) => ({ kind: "probe" as const, probe: p }))]);
+    if (first.kind === "probe") {
+      if (first.probe.kind !== "open") {
+        controller.abort(new Error("origin unreachable"));
+        return err(unreachedOrigin(first.probe, "no response headers yet"));
+      }
+      settled = await within(pending, plan.readTimeoutMs - (Date.now() - started));
+      if (settled === TIMEOUT) {
+        controller.abort(new Error("read timeout"));
+        return err({ code: 524, cause: `connected, no response headers within ${plan.readTimeoutMs} ms` });
+      }
+    } else {
+      settled = first;
+    }
+  }
+  if (settled.kind === "response") return ok(settled.response);
+  return err(await diagnose(settled.message, plan, connector));
+}
+
+/** After a failed fetch: probe, then classify (only failures pay for this). */
+async function diagnose(message: string, plan: ForwardPlan, connector: Connector): Promise<OriginFailure> {
+  const tcp = await connector.probeTcp(plan.target, plan.connectTimeoutMs);
+  if (tcp.kind !== "open") return unreachedOrigin(tcp, `fetch failed: ${message}`);
+  const verdict = classifyReachedOrigin(fetchErrorKind(message), plan.target.scheme, message);
+  if (verdict.kind === "final") return verdict.failure;
+  return classifyTls(await connector.probeTls(plan.target, plan.connectTimeoutMs), message);
+}

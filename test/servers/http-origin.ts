@@ -1,0 +1,133 @@
+/**
+ * A well-behaved (if sometimes slow) origin on 127.0.0.1 for the proxy tests. One mode per path:
+ *
+ * | path | behaviour |
+ * |---|---|
+ * | `/echo...` | 200 JSON: method, url (path + query), headers, body byte count |
+ * | `/slow-body` | 200, five chunks 100 ms apart (headers at once) |
+ * | `/slow-headers?ms=N` | waits N ms, then 200 "late" |
+ * | `/status/503-json` | 503 `application/problem+json` with a fixed body and an `X-Origin` header |
+ * | `/status/404` | 404 text |
+ * | `/redirect` | 302 to `/elsewhere` (must not be followed by the proxy) |
+ * | `/big?id=X&mb=N` | sends 1 MiB, then waits for `/release?id=X` before the remaining N-1 MiB |
+ * | `/upload?id=X` | counts the request body; `/progress?id=X` reports the bytes received so far |
+ *
+ * Control endpoints (`/release`, `/progress`) let a test inside workerd observe streaming from the outside.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+
+export const ORIGIN_503_BODY = '{"origin":"down for maintenance","retry":true,"bytes":"\u00e9\u2603"}\n';
+const MIB = 1024 * 1024;
+
+interface Deferred {
+  readonly promise: Promise<void>;
+  readonly resolve: () => void;
+}
+
+function deferred(): Deferred {
+  let resolve = (): void => undefined;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** Starts the origin on an ephemeral loopback port. */
+export async function startHttpOrigin(): Promise<{ server: Server; port: number }> {
+  const releases = new Map<string, Deferred>();
+  const progress = new Map<string, number>();
+  const releaseOf = (id: string): Deferred => {
+    let d = releases.get(id);
+    if (!d) releases.set(id, (d = deferred()));
+    return d;
+  };
+
+  const server = createServer((req, res) => {
+    route(req, res, { releaseOf, progress }).catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return { server, port: address.port };
+}
+
+interface State {
+  readonly releaseOf: (id: string) => Deferred;
+  readonly progress: Map<string, number>;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+async function route(req: IncomingMessage, res: ServerResponse, state: State): Promise<void> {
+  const url = new URL(req.url ?? "/", "http://origin.invalid");
+  const id = url.searchParams.get("id") ?? "";
+  switch (url.pathname) {
+    case "/slow-body": {
+      res.writeHead(200, { "Content-Type": "text/plain" });
+      for (let i = 0; i < 5; i++) {
+        res.write(`chunk ${i}\n`);
+        await sleep(100);
+      }
+      res.end();
+      return;
+    }
+    case "/slow-headers": {
+      await drain(req);
+      await sleep(Number(url.searchParams.get("ms") ?? "0"));
+      res.writeHead(200, { "Content-Type": "text/plain" }).end("late");
+      return;
+    }
+    case "/status/503-json":
+      await drain(req);
+      res.writeHead(503, { "Content-Type": "application/problem+json", "X-Origin": "yes", "Retry-After": "7" });
+      res.end(ORIGIN_503_BODY);
+      return;
+    case "/status/404":
+      await drain(req);
+      res.writeHead(404, { "Content-Type": "text/plain" }).end("origin says no");
+      return;
+    case "/redirect":
+      await drain(req);
+      res.writeHead(302, { Location: "/elsewhere" }).end();
+      return;
+    case "/release":
+      state.releaseOf(id).resolve();
+      res.writeHead(204).end();
+      return;
+    case "/progress":
+      res.writeHead(200, { "Content-Type": "text/plain" }).end(String(state.progress.get(id) ?? 0));
+      return;
+    case "/big": {
+      const total = Number(url.searchParams.get("mb") ?? "50");
+      const chunk = Buffer.alloc(MIB, 0x61);
+      res.writeHead(200, { "Content-Type": "application/octet-stream", "Content-Length": String(total * MIB) });
+      res.write(chunk);
+      await state.releaseOf(id).promise;
+      for (let i = 1; i < total; i++) {
+        if (!res.write(chunk)) await new Promise((r) => res.once("drain", r));
+      }
+      res.end();
+      return;
+    }
+    case "/upload": {
+      let received = 0;
+      state.progress.set(id, 0);
+      for await (const part of req) {
+        received += (part as Buffer).byteLength;
+        state.progress.set(id, received);
+      }
+      res.writeHead(200, { "Content-Type": "text/plain" }).end(String(received));
+      return;
+    }
+    default: {
+      // `/echo` and everything else: describe the request as received.
+      const bytes = await drain(req);
+      const body = JSON.stringify({ method: req.method, url: req.url, headers: req.headers, bodyBytes: bytes });
+      res.writeHead(200, { "Content-Type": "application/json", "X-Origin": "yes" }).end(body);
+    }
+  }
+}
+
+async function drain(req: IncomingMessage): Promise<number> {
+  let bytes = 0;
+  for await (const part of req) bytes += (part as Buffer).byteLength;
+  return bytes;
+}
