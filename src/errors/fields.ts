@@ -74,29 +74,22 @@ export function wireTimestamp(epochMs: number): string {
 
 /**
  * Builds the fields in wire order. The object literal's key order is the JSON key order, and `retry_after` is
- * only added when retryable, so the key is absent otherwise (not `null`, contract §1.1).
+ * only present when retryable, so the key is absent otherwise (not `null`, contract §1.1). Two literals rather
+ * than spreads: this runs once per error and literals are several times faster than spreading.
  */
-export function errorFields(entry: CatalogEntry, occurrence: Occurrence): ErrorFields {
-  const head = {
-    type: occurrence.type,
-    title: wireTitle(entry),
-    status: entry.status,
-    detail: entry.detail,
-    instance: occurrence.rayId,
-    error_code: entry.code,
-    error_name: entry.errorName,
-    error_category: entry.category,
-    ray_id: occurrence.rayId,
-    timestamp: occurrence.timestamp,
-    zone: occurrence.zone,
-    edge_error: true as const,
-  };
-  const tail = {
-    owner_action_required: entry.ownerActionRequired,
-    what_you_should_do: entry.whatYouShouldDo,
-    footer: occurrence.footer,
-  };
-  return occurrence.retryAfter === null
-    ? { ...head, retryable: false, ...tail }
-    : { ...head, retryable: true, retry_after: occurrence.retryAfter, ...tail };
+export function errorFields(entry: CatalogEntry, o: Occurrence): ErrorFields {
+  const title = wireTitle(entry);
+  return o.retryAfter === null
+    ? {
+        type: o.type, title, status: entry.status, detail: entry.detail, instance: o.rayId, error_code: entry.code,
+        error_name: entry.errorName, error_category: entry.category, ray_id: o.rayId, timestamp: o.timestamp,
+        zone: o.zone, edge_error: true, retryable: false, owner_action_required: entry.ownerActionRequired,
+        what_you_should_do: entry.whatYouShouldDo, footer: o.footer,
+      }
+    : {
+        type: o.type, title, status: entry.status, detail: entry.detail, instance: o.rayId, error_code: entry.code,
+        error_name: entry.errorName, error_category: entry.category, ray_id: o.rayId, timestamp: o.timestamp,
+        zone: o.zone, edge_error: true, retryable: true, retry_after: o.retryAfter,
+        owner_action_required: entry.ownerActionRequired, what_you_should_do: entry.whatYouShouldDo, footer: o.footer,
+      };
 }
