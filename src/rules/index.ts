@@ -60,3 +60,7 @@ export { toByteString, fromByteString, type Value } from "./values";
 export { parseIp } from "./ip";
 export { parse } from "./parser";
 export { print } from "./printer";
+export { customErrorFields } from "./fields/custom-errors";
+export { requestFields } from "./fields/request";
+export type { FieldSet } from "./fields/field-set";
+export type { ErrorInfo, RuleInput } from "./fields/input";

@@ -8,7 +8,7 @@ import vectors from "../../../fixtures/rules-vectors.json";
 import { compile } from "../../../src/rules";
 import { vectorScheme, type Vector } from "./vector-scheme";
 
-const all = vectors as readonly Vector[];
+const all = vectors as unknown as readonly Vector[];
 
 describe("rules conformance vectors", () => {
   it("has every vector of the research file", () => {

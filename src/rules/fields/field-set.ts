@@ -1,0 +1,39 @@
+/**
+ * A field set: a scheme whose every field has an extractor. `context(input)` gives an EvaluationContext whose
+ * values are extracted on first use and memoised, so a rule that never mentions a field never pays for it.
+ */
+import { EvaluationContext } from "../context";
+import { defineScheme, type Scheme } from "../scheme";
+import type { Type } from "../types";
+import type { Value } from "../values";
+import { RequestFacts, type RuleInput } from "./input";
+
+export interface FieldDef {
+  readonly type: Type;
+  /** Where the value comes from, for docs/rules-language.md's field table. */
+  readonly source: string;
+  readonly extract: (facts: RequestFacts) => Value | undefined;
+}
+
+export interface FieldSet {
+  readonly scheme: Scheme;
+  readonly definitions: Readonly<Record<string, FieldDef>>;
+  readonly aliases: Readonly<Record<string, string>>;
+  context(input: RuleInput): EvaluationContext;
+}
+
+export function defineFieldSet(definitions: Readonly<Record<string, FieldDef>>, aliases: Readonly<Record<string, string>> = {}): FieldSet {
+  const types: Record<string, Type> = {};
+  for (const [name, def] of Object.entries(definitions)) types[name] = def.type;
+  const scheme = defineScheme(types, aliases);
+  const extractors = scheme.fields.map((f) => definitions[f.name]?.extract);
+  return {
+    scheme,
+    definitions,
+    aliases,
+    context(input) {
+      const facts = new RequestFacts(input);
+      return new EvaluationContext(scheme, (field) => extractors[field.index]?.(facts));
+    },
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * What field extractors read: the request, plus the error being answered for custom error rules
+ * (contract §2.1–§2.2). `RequestFacts` parses the URL and builds header maps at most once per evaluation and
+ * only when a field needs them.
+ */
+import { parseIp } from "../ip";
+import { toByteString, type Value, type ValueMap } from "../values";
+
+export interface ErrorInfo {
+  /** The status about to be returned (origin's, or the service's). */
+  readonly status: number;
+  /** The 1xxx code, 0 when none (contract §2.2). */
+  readonly code1xxx: number;
+  readonly errorType: "1xxx" | "5xx" | "";
+  /** The error response's headers (an origin's error response, or the generated one). */
+  readonly responseHeaders?: Headers;
+}
+
+export interface RuleInput {
+  readonly request: Request;
+  readonly error?: ErrorInfo;
+}
+
+export class RequestFacts {
+  private parsedUrl: URL | undefined;
+  constructor(readonly input: RuleInput) {}
+
+  get url(): URL {
+    this.parsedUrl ??= new URL(this.input.request.url);
+    return this.parsedUrl;
+  }
+
+  /** A request header as a byte string; "" when absent (Cloudflare's header fields are empty, not missing). */
+  header(name: string): string {
+    return toByteString(this.input.request.headers.get(name) ?? "");
+  }
+
+  /** `ip.src` only from `CF-Connecting-IP`, validated; never from `X-Forwarded-For` (contract §2.2). */
+  clientIp(): Value | undefined {
+    const raw = this.input.request.headers.get("cf-connecting-ip");
+    return raw === null ? undefined : parseIp(raw.trim());
+  }
+}
+
+/**
+ * Headers as `Map<Array<String>>` with lower-case keys (rules-language.md §3.4). The Fetch API joins repeated
+ * headers with ", ", so each name has one entry, except `Set-Cookie`, which keeps one entry per header.
+ */
+export function headerMap(headers: Headers): ValueMap {
+  const map = new Map<string, string[]>();
+  for (const [name, value] of headers) {
+    if (name === "set-cookie") continue;
+    map.set(toByteString(name), [toByteString(value)]);
+  }
+  const cookies = headers.getSetCookie();
+  if (cookies.length > 0) map.set("set-cookie", cookies.map(toByteString));
+  return map;
+}
+
+/** Query arguments as `Map<Array<String>>`, not decoded (rules-language.md §6); repeated names keep every value. */
+export function queryArgs(search: string): ValueMap {
+  const map = new Map<string, string[]>();
+  const query = search.startsWith("?") ? search.slice(1) : search;
+  if (query === "") return map;
+  for (const pair of query.split("&")) {
+    if (pair === "") continue;
+    const eq = pair.indexOf("=");
+    const name = toByteString(eq === -1 ? pair : pair.slice(0, eq));
+    const value = toByteString(eq === -1 ? "" : pair.slice(eq + 1));
+    const list = map.get(name);
+    if (list) list.push(value);
+    else map.set(name, [value]);
+  }
+  return map;
+}

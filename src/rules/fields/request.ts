@@ -1,0 +1,69 @@
+/**
+ * Request fields (contract §2.2), the set available to the request phases of section 4 (firewall and
+ * rate-limiting rules) and, with the response fields, to custom error rules.
+ */
+import { arrayOf, BOOL, BYTES, INT, IP, mapOf } from "../types";
+import { toByteString } from "../values";
+import { defineFieldSet, type FieldDef } from "./field-set";
+import { headerMap, queryArgs } from "./input";
+
+const STRING_ARRAY = arrayOf(BYTES);
+const STRING_ARRAY_MAP = mapOf(STRING_ARRAY);
+
+export const REQUEST_FIELDS: Readonly<Record<string, FieldDef>> = {
+  "http.host": { type: BYTES, source: "URL hostname (lower-case, no port)", extract: (f) => toByteString(f.url.hostname) },
+  "http.request.method": { type: BYTES, source: "request method (upper-case)", extract: (f) => f.input.request.method.toUpperCase() },
+  "http.request.uri": {
+    type: BYTES,
+    source: "path and query (`/a?b=1`)",
+    extract: (f) => toByteString(f.url.pathname + f.url.search),
+  },
+  "http.request.uri.path": { type: BYTES, source: "URL path", extract: (f) => toByteString(f.url.pathname) },
+  "http.request.uri.query": { type: BYTES, source: "query without `?`", extract: (f) => toByteString(f.url.search.slice(1)) },
+  "http.request.full_uri": {
+    type: BYTES,
+    source: "full URL without fragment",
+    extract: (f) => toByteString(f.url.origin + f.url.pathname + f.url.search),
+  },
+  "http.request.uri.args": { type: STRING_ARRAY_MAP, source: "query arguments, not decoded", extract: (f) => queryArgs(f.url.search) },
+  "http.request.headers": {
+    type: STRING_ARRAY_MAP,
+    source: "request headers, lower-case names",
+    extract: (f) => headerMap(f.input.request.headers),
+  },
+  "http.request.headers.names": {
+    type: STRING_ARRAY,
+    source: "header names (lower-case: the Fetch API lower-cases them)",
+    extract: (f) => [...f.input.request.headers.keys()].map(toByteString),
+  },
+  "http.request.headers.values": {
+    type: STRING_ARRAY,
+    source: "header values, same order as the names",
+    extract: (f) => [...f.input.request.headers.values()].map(toByteString),
+  },
+  "http.user_agent": { type: BYTES, source: "`User-Agent` header, \"\" when absent", extract: (f) => f.header("user-agent") },
+  "http.referer": { type: BYTES, source: "`Referer` header, \"\" when absent", extract: (f) => f.header("referer") },
+  "http.cookie": { type: BYTES, source: "`Cookie` header, \"\" when absent", extract: (f) => f.header("cookie") },
+  "ip.src": { type: IP, source: "`CF-Connecting-IP` only, validated; missing otherwise", extract: (f) => f.clientIp() },
+  "ip.src.country": {
+    type: BYTES,
+    source: "`request.cf.country`; missing when absent",
+    extract: (f) => {
+      const country = f.input.request.cf?.country;
+      return typeof country === "string" ? toByteString(country) : undefined;
+    },
+  },
+  "ip.src.asnum": {
+    type: INT,
+    source: "`request.cf.asn`; missing when absent",
+    extract: (f) => {
+      const asn = f.input.request.cf?.asn;
+      return typeof asn === "number" ? asn : undefined;
+    },
+  },
+  ssl: { type: BOOL, source: "URL scheme is https", extract: (f) => f.url.protocol === "https:" },
+  true: { type: BOOL, source: "always true (match everything)", extract: () => true },
+};
+
+/** Firewall and rate-limiting rules (contract §4): request fields only, no `http.response.*`/`edge.response.*`. */
+export const requestFields = defineFieldSet(REQUEST_FIELDS);
