@@ -8,6 +8,7 @@ import type { Settings } from "../config/settings";
 import { registerTagRoutes } from "../tags/routes";
 import { registerZoneRoutes } from "../zones/routes";
 import { API_FAILURES, apiFailureResponse } from "./envelope";
+import { serveOpenApi } from "./openapi";
 
 /** Arguments every API handler receives after the request. */
 export type ApiArgs = [env: Env, ctx: ExecutionContext, settings: Settings];
@@ -19,6 +20,7 @@ function buildRouter(base: string): ApiRouter {
   const router = Router<IRequest, ApiArgs, Response>({ base });
   registerZoneRoutes(router);
   registerTagRoutes(router);
+  router.get("/openapi.json", serveOpenApi);
   router.all("*", () => apiFailureResponse(API_FAILURES.notFound()));
   return router;
 }
