@@ -49,7 +49,3 @@ export async function serviceHeaders(choice: ErrorFormatChoice, cacheControl: st
   ]);
 }
 
-/** `HEAD` gets the same status and headers and no body (RFC 9110 §9.3.2, contract §1.4). */
-export function withoutBodyForHead(method: string, body: string): string | null {
-  return method === "HEAD" ? null : body;
-}
