@@ -1,0 +1,136 @@
+/**
+ * Serve a Worker entry on a 127.0.0.1 port for load tests: esbuild bundle → Miniflare with `port:`.
+ * Not `wrangler dev`: its proxy layer costs ~4× Miniflare's throughput and adds 1–10 ms per request
+ * (toolchain.md §6), which would drown what we measure. Every Worker a suite compares (the real one and
+ * its baseline) goes through this same function, so both pay the same serving overhead.
+ */
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { build } from "esbuild";
+import { Miniflare } from "miniflare";
+
+export interface ServeOptions {
+  /** Worker entry, relative to `root` (e.g. "src/index.ts" or "bench/baseline/worker.ts"), bundled by esbuild. */
+  readonly entry?: string;
+  /** Or a ready ES module (JavaScript), e.g. a generated reference Worker; used as-is. */
+  readonly script?: string;
+  /** Repository root: `wrangler.toml` there gives the compatibility date and `[vars]`. */
+  readonly root: string;
+  /** Extra or overriding bindings (vars, secrets) on top of wrangler.toml's `[vars]`. */
+  readonly bindings?: Readonly<Record<string, string>>;
+  /** KV namespaces to create (in memory); defaults to the project's `CONFIG`. */
+  readonly kvNamespaces?: readonly string[];
+  /** SQLite Durable Object bindings → class names exported by the entry; defaults to `TAG_STORE: TagStore`. */
+  readonly durableObjects?: Readonly<Record<string, string>>;
+  /**
+   * Remove `console.*` calls at bundle time (esbuild `drop`): for profiling only, to see what the
+   * Worker's own log lines cost. Default false: the Worker is measured as it ships.
+   */
+  readonly dropConsole?: boolean;
+  /** Forward workerd's stdout/stderr (the Worker's console lines, warnings) to ours; default: discard. */
+  readonly showLogs?: boolean;
+}
+
+export interface Served {
+  /** Base URL, e.g. `http://127.0.0.1:40123/`. */
+  readonly url: URL;
+  /** The Miniflare instance, e.g. to seed KV with `getKVNamespace("CONFIG")`. */
+  readonly miniflare: Miniflare;
+  dispose(): Promise<void>;
+}
+
+/** The project's bindings (contract §0) that a Worker entry may need; unused ones cost nothing. */
+const PROJECT_KV = ["CONFIG"];
+const PROJECT_DOS: Readonly<Record<string, string>> = { TAG_STORE: "TagStore" };
+
+/** Bundle `entry` to one ES module, as wrangler would (toolchain.md §2 "Miniflare from plain Node"). */
+export async function bundleWorker(root: string, entry: string, dropConsole = false): Promise<string> {
+  const result = await build({
+    entryPoints: [resolve(root, entry)],
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    target: "es2022",
+    external: ["cloudflare:*"],
+    write: false,
+    logLevel: "silent",
+    ...(dropConsole ? { drop: ["console" as const] } : {}),
+  });
+  const output = result.outputFiles[0];
+  if (output === undefined) throw new Error(`esbuild produced no output for ${entry}`);
+  return output.text;
+}
+
+async function scriptOf(options: ServeOptions): Promise<string> {
+  if (options.script !== undefined) return options.script;
+  if (options.entry === undefined) throw new Error("serveWorker needs `entry` or `script`");
+  return bundleWorker(options.root, options.entry, options.dropConsole);
+}
+
+/** Start Miniflare on 127.0.0.1 (an OS-chosen port) serving `entry`; `dispose()` stops it. */
+export async function serveWorker(options: ServeOptions): Promise<Served> {
+  const script = await scriptOf(options);
+  const wrangler = parseWranglerToml(await readFile(resolve(options.root, "wrangler.toml"), "utf8"));
+  const durableObjects = Object.fromEntries(
+    Object.entries(options.durableObjects ?? PROJECT_DOS).map(([binding, className]) => [
+      binding,
+      { className, useSQLite: true },
+    ]),
+  );
+  const miniflare = new Miniflare({
+    modules: true,
+    script,
+    compatibilityDate: wrangler.compatibilityDate,
+    host: "127.0.0.1",
+    port: 0,
+    cf: false, // no fetch of Request.cf from the internet (toolchain.md §3)
+    kvNamespaces: [...(options.kvNamespaces ?? PROJECT_KV)],
+    durableObjects,
+    bindings: { ...wrangler.vars, ...options.bindings },
+    // workerd writes the Worker's console output (log → stdout, error → stderr) to pipes. Under load that
+    // is thousands of lines per second: keep reading them (a full pipe would stall workerd) but do not
+    // print them unless asked.
+    handleRuntimeStdio: (stdout, stderr) => {
+      if (options.showLogs === true) {
+        stdout.pipe(process.stdout);
+        stderr.pipe(process.stderr);
+      } else {
+        stdout.resume();
+        stderr.resume();
+      }
+    },
+  });
+  const url = await miniflare.ready;
+  return { url, miniflare, dispose: () => miniflare.dispose() };
+}
+
+/** What the harness needs from wrangler.toml: the compatibility date and the flat string `[vars]`. */
+export interface WranglerBasics {
+  readonly compatibilityDate: string;
+  readonly vars: Readonly<Record<string, string>>;
+}
+
+/**
+ * A deliberately tiny reader for the two things above (no TOML dependency for the harness): top-level
+ * `compatibility_date = "…"` and `KEY = "value"` lines of the `[vars]` table. Anything else is ignored.
+ */
+export function parseWranglerToml(text: string): WranglerBasics {
+  let compatibilityDate: string | null = null;
+  const vars: Record<string, string> = {};
+  let table = "";
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    const header = /^\[\[?([^\]]+)\]\]?$/.exec(line);
+    if (header !== null) {
+      table = header[1] ?? "";
+      continue;
+    }
+    const pair = /^([A-Za-z0-9_]+)\s*=\s*"((?:[^"\\]|\\.)*)"/.exec(line);
+    if (pair === null) continue;
+    const [, key = "", value = ""] = pair;
+    if (table === "" && key === "compatibility_date") compatibilityDate = value;
+    if (table === "vars") vars[key] = value;
+  }
+  if (compatibilityDate === null) throw new Error("wrangler.toml has no top-level compatibility_date");
+  return { compatibilityDate, vars };
+}
