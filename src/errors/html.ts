@@ -15,12 +15,13 @@ h1{margin:.25rem 0 1rem;font-size:clamp(1.4rem,5vw,2rem);line-height:1.2}
 h2{margin:1.5rem 0 .5rem;font-size:1.1rem}
 section,.card{background:var(--card);border:1px solid var(--line);border-radius:.5rem;padding:1rem 1.25rem;margin:1rem 0}
 p{margin:.5rem 0}
+section>:first-child,.card>:first-child{margin-top:0}
 .text{white-space:pre-wrap}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.35rem 1rem;margin:0}
 dt{color:var(--muted)}dd{margin:0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.92rem}
 .retry-yes{color:var(--ok);font-weight:600}.retry-no{color:var(--accent);font-weight:600}
 .table-wrap{overflow-x:auto}
-table{border-collapse:collapse;width:100%;font-size:.92rem}
+table{border-collapse:collapse;width:100%;min-width:48rem;font-size:.92rem;overflow-wrap:normal}
 th,td{text-align:left;padding:.4rem .6rem;border-bottom:1px solid var(--line);vertical-align:top}
 a{color:inherit}
 footer{color:var(--muted);font-size:.85rem;margin-top:2rem}
