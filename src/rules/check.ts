@@ -8,7 +8,7 @@ import { ruleError, type RuleError, type RuleErrorKind, type Span } from "./erro
 import { lookupFunction, type ArgInfo, type FunctionDef } from "./functions";
 import type { IpAddress, IpRange } from "./ip";
 import { parseHexBytes, parseInt64, parseIntRange, parseIpLiteral, parseIpSetItem } from "./literals";
-import { compileRegex, type CompiledRegex } from "./regex";
+import { compileRegex, MAX_REPETITION_BUDGET, repetitionCost, type CompiledRegex } from "./regex";
 import type { Scheme } from "./scheme";
 import { arrayOf, BOOL, BYTES, INT, IP, isBoolArray, typeName, type Type } from "./types";
 import type { Value } from "./values";
@@ -94,6 +94,7 @@ export function check(source: string, expr: Expr, scheme: Scheme, options: Check
 class Checker {
   readonly fields = new Set<string>();
   regexCount = 0;
+  private repetitions = 0;
   private readonly maxRegexes: number;
 
   constructor(
@@ -183,6 +184,10 @@ class Checker {
         this.regexCount++;
         if (this.regexCount > this.maxRegexes) {
           this.fail("limit", `more than ${this.maxRegexes} regular expressions in one expression`, rhs.span);
+        }
+        this.repetitions += repetitionCost(rhs.pattern);
+        if (this.repetitions > MAX_REPETITION_BUDGET) {
+          this.fail("limit", `regular expressions repeat too much: counted repetitions add up to more than ${MAX_REPETITION_BUDGET}`, rhs.span);
         }
         const regex = compileRegex(rhs.pattern);
         if (!regex.ok) return this.fail("regex", regex.error, rhs.span);

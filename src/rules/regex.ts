@@ -14,8 +14,25 @@ import { RE2JS } from "re2js";
 import { err, ok, type Result } from "../result";
 import { fromByteString } from "./values";
 
-/** Cap on the compiled program (RE2 instructions); wirefilter caps compiled size at 10 MiB (§5). */
-export const MAX_REGEX_PROGRAM_SIZE = 20_000;
+/** Cap on one compiled program (RE2 instructions); wirefilter caps compiled size at 10 MiB (§5). */
+export const MAX_REGEX_PROGRAM_SIZE = 10_000;
+
+/**
+ * Budget for the counted repetitions (`{n}`, `{n,m}`) of all regexes of one expression, checked *before*
+ * compiling: compile time grows with the repeated program, and 64 regexes of `[a-z]{1000}` would otherwise
+ * cost seconds of CPU before the size cap could refuse them (contract §8: limits before work).
+ */
+export const MAX_REPETITION_BUDGET = 4_000;
+
+/** Sum of the largest bound of every counted repetition in the pattern (an upper estimate of its cost). */
+export function repetitionCost(pattern: string): number {
+  let cost = 0;
+  for (const m of pattern.matchAll(/\\.|\{(\d+)(?:,(\d*))?\}/g)) {
+    if (m[1] === undefined) continue;
+    cost += Math.max(Number(m[1]), m[2] ? Number(m[2]) : 0);
+  }
+  return cost;
+}
 
 export interface CompiledRegex {
   readonly pattern: string;
