@@ -75,7 +75,7 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
   const rayId = newRayId();
   const retryAfter = retryAfterOf(entry, event.retryAfter);
   const choice = chooseErrorFormat(request.headers.get("Accept"));
-  const fields = errorFields(entry, {
+  const fields = errorFields(withRetryGuidance(entry, retryAfter), {
     type: typeUri(entry.code, request.url, scope.settings),
     rayId,
     timestamp: wireTimestamp(Date.now()),
@@ -122,6 +122,16 @@ export function retryAfterOf(entry: CatalogEntry, dynamic: number | undefined): 
   if (entry.retryAfter === null) return null;
   if (dynamic === undefined || !Number.isFinite(dynamic) || dynamic <= 0) return entry.retryAfter;
   return Math.min(Math.ceil(dynamic), 2_147_483_647);
+}
+
+/**
+ * The guidance names the catalog's wait ("Wait at least 30 seconds"); when a dynamic Retry-After replaces that
+ * value, the text says the same number as the header and `retry_after`, so a client is never told two waits.
+ */
+export function withRetryGuidance(entry: CatalogEntry, retryAfter: number | null): CatalogEntry {
+  if (retryAfter === null || entry.retryAfter === null || retryAfter === entry.retryAfter) return entry;
+  const text = entry.whatYouShouldDo.replaceAll(`${entry.retryAfter} seconds`, `${retryAfter} seconds`);
+  return { ...entry, whatYouShouldDo: text };
 }
 
 /**

@@ -25,6 +25,14 @@ describe("dynamic Retry-After (contract §1.4)", () => {
     expect((await res.json<{ retry_after: number }>()).retry_after).toBe(Number(expected));
   });
 
+  it("the guidance text names the dynamic wait, not the catalog's", async () => {
+    const res = await errorResponse({ code: 1015, request: request("application/json"), retryAfter: 300 }, scope());
+    const body = await res.json<{ what_you_should_do: string; retry_after: number }>();
+    expect(body.retry_after).toBe(300);
+    expect(body.what_you_should_do).toContain("Wait at least 300 seconds");
+    expect(body.what_you_should_do).not.toMatch(/\b30 seconds/);
+  });
+
   it.each([[Number.NaN], [-5], [0], [Number.POSITIVE_INFINITY]])("an unusable value (%s) keeps the catalog default", async (dynamic) => {
     const res = await errorResponse({ code: 1015, request: request("application/json"), retryAfter: dynamic }, scope());
     expect(res.headers.get("Retry-After")).toBe("30");
