@@ -141,9 +141,12 @@ export function withRetryGuidance(entry: CatalogEntry, retryAfter: number | null
  */
 export function typeUri(code: number, requestUrl: string, settings: Settings): string {
   const base = settings.errorDocsBase ?? `${settings.servicePrefix}/errors`;
-  if (/^https?:\/\//i.test(base)) return `${base}/${code}`;
+  // Already absolute (RFC 3986 §3.1 scheme): used as is.
+  if (/^[a-z][a-z0-9+.-]*:/i.test(base)) return `${base}/${code}`;
+  // Relative: from the zone's root (`docs/errors` never depends on the requested path); `//host/x` keeps its host.
+  const path = base.startsWith("/") ? base : `/${base}`;
   try {
-    return new URL(`${base}/${code}`, requestUrl).href;
+    return new URL(`${path}/${code}`, requestUrl).href;
   } catch {
     return new URL(`${settings.servicePrefix}/errors/${code}`, requestUrl).href;
   }

@@ -58,6 +58,9 @@ describe("type URI (contract §1.1)", () => {
     [{ SERVICE_PREFIX: "/_edge/" }, "http://shop.example:8787/a", "http://shop.example:8787/_edge/errors/522"],
     [{ ERROR_DOCS_BASE: "https://docs.example/errors/" }, "https://shop.example/x", "https://docs.example/errors/522"],
     [{ ERROR_DOCS_BASE: "/help/errors" }, "https://shop.example/x", "https://shop.example/help/errors/522"],
+    [{ ERROR_DOCS_BASE: "help/errors" }, "https://shop.example/deep/path/x", "https://shop.example/help/errors/522"],
+    [{ ERROR_DOCS_BASE: "//docs.example/e" }, "https://shop.example/x", "https://docs.example/e/522"],
+    [{ ERROR_DOCS_BASE: "urn:example:errors" }, "https://shop.example/x", "urn:example:errors/522"],
   ])("vars %j on %s → %s", async (vars, url, expected) => {
     const res = await errorResponse({ code: 522, request: request("application/json", url) }, { settings: parseSettings(vars), zone: "shop.example" });
     expect((await res.json<{ type: string }>()).type).toBe(expected);
