@@ -3,9 +3,14 @@
  * and as HTML, against a trivial Worker (`new Response("ok")`) served the same way. Target: ≥ 0.85× the
  * baseline's throughput.
  *
- * Both Workers run at once (two Miniflare instances, one idle while the other is measured). The load
- * generator shares the 2 cores with workerd, so absolute req/s are noisy: scenarios are interleaved in
- * rounds (rotating the order) and each round's ratio uses that round's baseline.
+ * Two diagnostic rows (no target) say where a gap comes from:
+ *   - "same bytes": a Worker that returns the real Worker's JSON answer (status, headers, body) from
+ *     constants: the cost of the response itself, with no per-request work;
+ *   - "console dropped": the real Worker bundled without `console.*`: the cost of its log line.
+ *
+ * All Workers run at once (one Miniflare each, idle while another is measured). The load generator shares
+ * the 2 cores with workerd, so absolute req/s are noisy: scenarios are interleaved in rounds (rotating the
+ * order) and each round's ratio uses that round's baseline.
  */
 import { request } from "node:http";
 import { load, type LoadResult } from "../lib/load.ts";
@@ -18,51 +23,84 @@ export const description = "GET /cdn-cgi/error/522 (JSON, HTML) vs a trivial Wor
 const PATH = "/cdn-cgi/error/522";
 const TARGET = 0.85;
 
+type Server = "baseline" | "real" | "sameBytes" | "noConsole";
+
 interface Scenario {
   readonly name: string;
-  readonly served: "real" | "baseline";
+  readonly server: Server;
   readonly accept: string;
   readonly expectStatus: number;
-  /** Content-Type the real Worker must answer with (checked once before the load). */
+  /** Content-Type the answer must have (checked once before the load). */
   readonly expectContentType?: string;
+  /** Rows with a target are the benchmark; the others explain it. */
+  readonly target?: number;
 }
 
+const JSON_TYPE = "application/json; charset=utf-8";
+
 const SCENARIOS: readonly Scenario[] = [
-  { name: "baseline Worker (Accept: application/json)", served: "baseline", accept: "application/json", expectStatus: 200 },
+  { name: "trivial Worker, same URL and headers", server: "baseline", accept: "application/json", expectStatus: 200 },
   {
     name: `GET ${PATH} (Accept: application/json)`,
-    served: "real",
+    server: "real",
     accept: "application/json",
     expectStatus: 522,
-    expectContentType: "application/json; charset=utf-8",
+    expectContentType: JSON_TYPE,
+    target: TARGET,
   },
   {
     name: `GET ${PATH} (Accept: text/html)`,
-    served: "real",
+    server: "real",
     accept: "text/html",
     expectStatus: 522,
     expectContentType: "text/html; charset=utf-8",
+    target: TARGET,
+  },
+  {
+    name: "diagnostic: constant Worker, same JSON answer",
+    server: "sameBytes",
+    accept: "application/json",
+    expectStatus: 522,
+    expectContentType: JSON_TYPE,
+  },
+  {
+    name: "diagnostic: real Worker, console dropped (JSON)",
+    server: "noConsole",
+    accept: "application/json",
+    expectStatus: 522,
+    expectContentType: JSON_TYPE,
   },
 ];
 
 export async function run(context: SuiteContext): Promise<SuiteResult> {
   const rounds = context.quick ? 1 : 3;
-  const seconds = context.quick ? 1 : 5;
+  const seconds = context.quick ? 1 : 4;
   const connections = 8; // enough to keep workerd busy; more only queues on 2 cores (toolchain.md §6)
   const notes: string[] = [];
-  const real = await serveWorker({ root: context.root, entry: "src/index.ts" });
-  // The baseline exports no Durable Object class, so it gets no DO binding (workerd would warn); it has
-  // the same KV namespace, vars and serving path.
-  const baseline = await serveWorker({ root: context.root, entry: "bench/baseline/worker.ts", durableObjects: {} });
+  const started: Served[] = [];
+  const start = async (served: Promise<Served>): Promise<Served> => {
+    const value = await served;
+    started.push(value);
+    return value;
+  };
   try {
-    const servers = { real, baseline };
+    const { root } = context;
+    const real = await start(serveWorker({ root, entry: "src/index.ts" }));
+    // Workers without the TagStore class get no Durable Object binding (workerd would warn); they keep the
+    // same KV namespace, vars and serving path as the real Worker.
+    const servers: Record<Server, Served> = {
+      real,
+      baseline: await start(serveWorker({ root, entry: "bench/baseline/worker.ts", durableObjects: {} })),
+      sameBytes: await start(serveWorker({ root, script: await constantWorker(real), durableObjects: {} })),
+      noConsole: await start(serveWorker({ root, entry: "src/index.ts", dropConsole: true })),
+    };
     for (const scenario of SCENARIOS) {
-      const problem = await checkOnce(servers[scenario.served], scenario);
+      const problem = await checkOnce(servers[scenario.server], scenario);
       if (problem !== null) notes.push(`WARNING ${scenario.name}: ${problem}`);
     }
     const drive = (scenario: Scenario, durationSeconds: number): Promise<LoadResult> =>
       load({
-        url: new URL(PATH, servers[scenario.served].url),
+        url: new URL(PATH, servers[scenario.server].url),
         headers: { host: "localhost", accept: scenario.accept },
         connections,
         durationSeconds,
@@ -80,54 +118,83 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
         const scenario = SCENARIOS[index] as Scenario;
         const result = await drive(scenario, seconds);
         (results[index] as LoadResult[]).push(result);
-        context.log(`round ${r + 1}/${rounds} ${scenario.name}: ${result.reqPerSec} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, failures ${result.failures}`);
+        context.log(
+          `round ${r + 1}/${rounds} ${scenario.name}: ${result.reqPerSec} req/s, ` +
+            `p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, failures ${result.failures}`,
+        );
       }
     }
 
     const baselineRuns = results[0] as LoadResult[];
     const rows: ResultRow[] = SCENARIOS.map((scenario, index) => {
       const runs = results[index] as LoadResult[];
-      const isBaseline = scenario.served === "baseline";
       return {
         name: scenario.name,
-        ...(isBaseline ? { baseline: true } : {}),
+        ...(scenario.server === "baseline" ? { baseline: true } : {}),
         reqPerSec: round(median(runs.map((run) => run.reqPerSec)), 0),
         p50Ms: median(runs.map((run) => run.p50Ms)),
         p99Ms: median(runs.map((run) => run.p99Ms)),
         // Per-round ratio against the same round's baseline, then the median over rounds.
         ratio: round(median(runs.map((run, r) => run.reqPerSec / (baselineRuns[r] as LoadResult).reqPerSec))),
-        ...(isBaseline ? {} : { target: TARGET }),
+        ...(scenario.target === undefined ? {} : { target: scenario.target }),
         failures: runs.reduce((sum, run) => sum + run.failures, 0),
       };
     });
     notes.push(
-      `${rounds} round(s) × ${seconds} s per scenario, ${connections} connections, autocannon in this process,`,
-      "Miniflare (workerd) on 127.0.0.1, both sharing the machine's cores; ratios are per round, then the median.",
+      `${rounds} round(s) × ${seconds} s per scenario, ${connections} connections, autocannon in this process;`,
+      "Miniflare (workerd) on 127.0.0.1; ratio = that round's req/s ÷ the same round's baseline, median over rounds.",
     );
     return { rows, notes };
   } finally {
-    await Promise.all([real.dispose(), baseline.dispose()]);
+    await Promise.all(started.map((served) => served.dispose()));
   }
+}
+
+/** A Worker answering, from constants, exactly what the real Worker answers to the JSON scenario. */
+async function constantWorker(real: Served): Promise<string> {
+  const answer = await get(new URL(PATH, real.url), { host: "localhost", accept: "application/json" });
+  // Hop-by-hop and per-connection fields are the server's own, not the Worker's.
+  const skip = new Set(["content-length", "date", "connection", "keep-alive", "transfer-encoding"]);
+  const headers = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !skip.has(name)));
+  return [
+    `const BODY = ${JSON.stringify(answer.body)};`,
+    `const HEADERS = ${JSON.stringify(headers)};`,
+    `export default { fetch() { return new Response(BODY, { status: ${answer.status}, headers: HEADERS }); } };`,
+  ].join("\n");
 }
 
 /** One request with the scenario's headers; a description of what is wrong, or null. */
 async function checkOnce(served: Served, scenario: Scenario): Promise<string | null> {
-  const { status, contentType } = await get(new URL(PATH, served.url), { host: "localhost", accept: scenario.accept });
-  if (status !== scenario.expectStatus) return `status ${status}, expected ${scenario.expectStatus}`;
+  const answer = await get(new URL(PATH, served.url), { host: "localhost", accept: scenario.accept });
+  if (answer.status !== scenario.expectStatus) return `status ${answer.status}, expected ${scenario.expectStatus}`;
+  const contentType = answer.headers["content-type"] ?? "";
   if (scenario.expectContentType !== undefined && contentType !== scenario.expectContentType) {
     return `Content-Type ${contentType}, expected ${scenario.expectContentType}`;
   }
   return null;
 }
 
+interface Answer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
 /** A GET with node:http, which (unlike fetch) sends the Host header we give it (toolchain.md §9). */
-function get(url: URL, headers: Record<string, string>): Promise<{ status: number; contentType: string }> {
+function get(url: URL, headers: Record<string, string>): Promise<Answer> {
   return new Promise((resolvePromise, reject) => {
     const outgoing = request(url, { method: "GET", headers }, (response) => {
-      response.resume();
-      response.on("end", () =>
-        resolvePromise({ status: response.statusCode ?? 0, contentType: response.headers["content-type"] ?? "" }),
-      );
+      let body = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => {
+        body += chunk;
+      });
+      response.on("end", () => {
+        const flat = Object.fromEntries(
+          Object.entries(response.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(", ") : String(value)]),
+        );
+        resolvePromise({ status: response.statusCode ?? 0, headers: flat, body });
+      });
     });
     outgoing.on("error", reject);
     outgoing.end();
