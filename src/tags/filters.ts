@@ -2,7 +2,7 @@
  * Compiles a validated resources query into ONE SQL statement with bound parameters (contract §5; notes
  * §5, §8.3). No user text is ever concatenated into SQL: only fixed fragments chosen by the filter's kind.
  * Value lists and the type/id sets are bound as ONE JSON parameter each (`json_each(?)`), so the worst query
- * (20 filters × key + JSON list, types, ids, name, 3 cursor columns) binds 47 parameters, under the limit of
+ * (20 filters × key + JSON list, types, ids, name, 3 cursor columns) binds 46 parameters, under the limit of
  * 100 per statement.
  */
 import type { ResourceQuery, TagFilter } from "./types";
