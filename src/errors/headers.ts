@@ -4,18 +4,21 @@
  * Content-Security-Policy: the pages carry one inline `<style>` and nothing else, so the policy allows exactly that
  * stylesheet by its SHA-256 (CSP3 §8.4 hash-source) and nothing at all otherwise: no scripts, images, frames, forms
  * or base changes. A hash rather than `'unsafe-inline'` keeps the policy strict; it is computed once per isolate
- * from the stylesheet itself (PAGE_STYLE), so editing the CSS can never leave a stale hash behind.
+ * from the stylesheet itself (PAGE_STYLE), so editing the CSS can never leave a stale hash behind; after the first
+ * error the value is a plain string and the hot path awaits nothing.
  */
 import type { ErrorFormatChoice } from "./format";
 import { PAGE_STYLE } from "./html";
 
 let cspPromise: Promise<string> | null = null;
+let csp: string | null = null;
 
 /** The CSP header value, computed on first use (crypto is async and not allowed at global scope). */
 export function contentSecurityPolicy(): Promise<string> {
   cspPromise ??= crypto.subtle.digest("SHA-256", new TextEncoder().encode(PAGE_STYLE)).then((digest) => {
     const hash = btoa(String.fromCharCode(...new Uint8Array(digest)));
-    return `default-src 'none'; style-src 'sha256-${hash}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+    csp = `default-src 'none'; style-src 'sha256-${hash}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+    return csp;
   });
   return cspPromise;
 }
@@ -32,7 +35,7 @@ export async function errorHeaders(choice: ErrorFormatChoice, rayId: string, ret
     ["Vary", "Accept"],
     ["Ray-ID", rayId],
     ["X-Content-Type-Options", "nosniff"],
-    ["Content-Security-Policy", await contentSecurityPolicy()],
+    ["Content-Security-Policy", csp ?? (await contentSecurityPolicy())],
   ]);
   if (retryAfter !== null) headers.set("Retry-After", String(retryAfter));
   return headers;
@@ -45,7 +48,7 @@ export async function serviceHeaders(choice: ErrorFormatChoice, cacheControl: st
     ["Cache-Control", cacheControl],
     ["Vary", "Accept"],
     ["X-Content-Type-Options", "nosniff"],
-    ["Content-Security-Policy", await contentSecurityPolicy()],
+    ["Content-Security-Policy", csp ?? (await contentSecurityPolicy())],
   ]);
 }
 
