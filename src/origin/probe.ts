@@ -43,6 +43,7 @@ export async function probeTcp(target: OriginTarget, timeoutMs: number): Promise
   } catch (e) {
     return connectFailure(messageOf(e));
   }
+  socket.closed.catch(() => undefined); // its failure is reported through `opened`
   try {
     const opened = await within(
       socket.opened.then(
@@ -64,6 +65,7 @@ export async function probeTls(target: OriginTarget, timeoutMs: number): Promise
   } catch {
     return { kind: "no-answer" };
   }
+  socket.closed.catch(() => undefined);
   try {
     const answer = await within(firstReplyByte(socket, target.hostname), timeoutMs);
     if (answer === TIMEOUT || answer === null) return { kind: "no-answer" };

@@ -1,0 +1,61 @@
+/**
+ * Shared helpers of the origin and zone tests: write zones through the real API, send zone traffic through
+ * the real Worker, read the structured error the service generated.
+ */
+import { exports } from "cloudflare:workers";
+import { expect, inject } from "vitest";
+import { catalogEntry } from "../../../src/errors/catalog";
+import type { OriginPorts } from "../../servers/context";
+
+export const ADMIN = { Authorization: "Bearer test-admin-token" };
+export const ports: OriginPorts = inject("originPorts");
+
+/** `http://127.0.0.1:{port}` (or https). */
+export const loopback = (port: number, scheme: "http" | "https" = "http"): string => `${scheme}://127.0.0.1:${port}`;
+
+let counter = 0;
+/** A zone name unique within the run (storage is per file, the zone cache per isolate). */
+export function uniqueZone(label: string): string {
+  counter += 1;
+  return `${label}-${counter}-${Math.random().toString(36).slice(2, 8)}.example`;
+}
+
+/** `PUT /zones/{zone}` through the real API; asserts success. */
+export async function putZone(zone: string, settings: Record<string, unknown>): Promise<void> {
+  const res = await exports.default.fetch(`http://localhost/zones/${zone}`, {
+    method: "PUT",
+    headers: { ...ADMIN, "Content-Type": "application/json" },
+    body: JSON.stringify({ plan: "pro", ...settings }),
+  });
+  expect(res.status, await res.clone().text()).toBe(200);
+  await res.body?.cancel();
+}
+
+/** A zone whose origin is `origin`, with short timeouts (≤ 1 s, as the issue asks of tests). */
+export async function zoneFor(label: string, origin: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const zone = uniqueZone(label);
+  await putZone(zone, { origin, connect_timeout: 0.3, read_timeout: 0.8, ...extra });
+  return zone;
+}
+
+export interface StructuredError {
+  readonly error_code: number;
+  readonly status: number;
+  readonly zone: string;
+  readonly ray_id: string;
+}
+
+/** Sends zone traffic asking for JSON and expects the structured error `code` with its catalog status. */
+export async function expectGeneratedError(res: Response, code: number): Promise<StructuredError> {
+  const text = await res.text();
+  const status = catalogEntry(code)?.status;
+  expect(status, `code ${code} is in the catalog`).toBeDefined();
+  expect(res.status, text).toBe(status);
+  expect(res.headers.get("Content-Type")).toMatch(/^application\/json/);
+  const body = JSON.parse(text) as StructuredError;
+  expect(body.error_code).toBe(code);
+  expect(res.headers.get("Ray-ID")).toBe(body.ray_id);
+  return body;
+}
+
+export const JSON_ACCEPT = { Accept: "application/json" };
