@@ -86,13 +86,16 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
   const headers = await errorHeaders(choice, rayId, retryAfter);
   logEdgeError(rayId, scope.zone, entry, cause);
 
+  // Contract §2.1, in order; the first step that answers wins.
   const custom = scope.customization;
   if (custom) {
     const generated: GeneratedError = { entry, fields, request, headers };
-    const answer = (await custom.rule?.(generated)) ?? (await custom.page?.(generated)) ?? null;
-    if (answer) return answer;
+    const byRule = await custom.rule?.(generated); // 1. the zone's custom error rules
+    if (byRule) return byRule;
+    const byPage = await custom.page?.(generated); // 2. the zone's error page of the error's class
+    if (byPage) return byPage;
   }
-  return structuredDefault(fields, choice, headers, request.method);
+  return structuredDefault(fields, choice, headers, request.method); // 3. the structured default
 }
 
 /** §2.1 step 3: the structured default in the negotiated format; `HEAD` gets the headers only. */
