@@ -11,7 +11,7 @@ import { readJsonBody } from "../api/body";
 import { API_FAILURES, apiFailureResponse, apiSuccess, type ApiFailure, type ResultInfo } from "../api/envelope";
 import type { ApiRouter } from "../api/router";
 import type { Settings } from "../config/settings";
-import type { Result } from "../result";
+import { err, ok, type Result } from "../result";
 import { decodeCursor, type DecodedCursor } from "./cursor";
 import { TAG_FAILURES } from "./errors";
 import { etagOf } from "./etag";
@@ -79,9 +79,9 @@ function failure(error: ApiFailure): Response {
  */
 function cursorParam(url: URL, arity: number): Result<DecodedCursor | null, ApiFailure> {
   const text = url.searchParams.get("cursor");
-  if (text === null || text === "") return { ok: true, value: null };
+  if (text === null || text === "") return ok(null);
   const decoded = decodeCursor(text, arity);
-  return decoded.ok ? decoded : { ok: false, error: TAG_FAILURES.invalidCursor() };
+  return decoded.ok ? decoded : err(TAG_FAILURES.invalidCursor());
 }
 
 function queryFailure(cursor: DecodedCursor | null, error: ApiFailure): Response {
@@ -152,7 +152,7 @@ async function getTags(c: TagRequest): Promise<Response> {
 async function readBody(request: IRequest, malformed: (why: string) => ApiFailure): Promise<Result<unknown, ApiFailure>> {
   const body = await readJsonBody(request);
   if (body.ok || body.error.status === 413) return body;
-  return { ok: false, error: malformed(body.error.errors[0]?.message ?? "not JSON") };
+  return err(malformed(body.error.errors[0]?.message ?? "not JSON"));
 }
 
 async function putTags(c: TagRequest): Promise<Response> {

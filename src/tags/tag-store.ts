@@ -16,7 +16,7 @@ import { TAG_FAILURES } from "./errors";
 import { EMPTY_TAGS_ETAG } from "./etag";
 import { compileResourceQuery, PAGE_SIZE, type SqlValue } from "./filters";
 import { migrate } from "./migrations";
-import { fold } from "./text";
+import { compareCodePoints, fold } from "./text";
 import type { IfMatch, Page, ResourceQuery, ResourceRef, TaggedResource, TagPairs } from "./types";
 
 export interface PutTagsInput {
@@ -152,15 +152,8 @@ export class TagStore extends DurableObject<Env> {
         updatedAt,
         tags.length,
       );
-      const sorted = this.sql
-        .exec<{ key: string; value: string }>(
-          "SELECT key, value FROM tags WHERE type = ? AND parent = ? AND id = ? ORDER BY key",
-          ref.type,
-          ref.parent,
-          ref.id,
-        )
-        .toArray()
-        .map((t): [string, string] => [t.key, t.value]);
+      // The same order as every read (SQL BINARY on UTF-8 = code points), without reading the rows back.
+      const sorted = [...tags].sort(([a], [b]) => compareCodePoints(a, b));
       return ok(resourceObject(ref, ref.id, sorted, etag, updatedAt));
     });
   }

@@ -203,10 +203,11 @@ export function parsePutBody(body: unknown): Result<{ ref: ResourceRef; tags: Ta
   if (extra !== undefined) return err(invalid(`unknown field ${JSON.stringify(extra)}`));
   const tags = body.tags ?? {};
   if (!isPlainObject(tags)) return err(invalid("tags must be an object of string values"));
-  const pairs = Object.entries(tags);
-  for (const [key, value] of pairs) {
+  const pairs: [string, string][] = [];
+  for (const [key, value] of Object.entries(tags)) {
     if (typeof value !== "string") return err(invalid(`the value of tag ${JSON.stringify(key)} must be a string`));
     if (!isWellFormed(value)) return err(invalid(`the value of tag ${JSON.stringify(key)} is not well-formed Unicode`));
+    pairs.push([key, value]);
   }
   const ref = resourceRef(
     { resource_type: body.resource_type, resource_id: body.resource_id, worker_id: body.worker_id },
@@ -217,8 +218,8 @@ export function parsePutBody(body: unknown): Result<{ ref: ResourceRef; tags: Ta
     const checked = validateKey(key);
     if (!checked.ok) return checked;
   }
-  if (pairs.some(([, value]) => valueTooLong(value as string))) return err(TAG_FAILURES.valueTooLong());
-  return ok({ ref: ref.value, tags: pairs as [string, string][] });
+  if (pairs.some(([, value]) => valueTooLong(value))) return err(TAG_FAILURES.valueTooLong());
+  return ok({ ref: ref.value, tags: pairs });
 }
 
 /** `DELETE /tags` body: `{resource_type, resource_id, worker_id?}`; anything malformed is 1015. */

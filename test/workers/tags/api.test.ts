@@ -70,6 +70,21 @@ describe("PUT / GET / DELETE one resource", () => {
   });
 });
 
+describe("tag order in resource objects", () => {
+  it("PUT answers its tags in the same code point order as GET and listings", async () => {
+    const a = newAccount();
+    const astral = "\u{1D400}";
+    const res = await put(a, worker("o", { [astral]: "1", "\uFF21": "2", b: "3", B: "4", "123": "5" }));
+    const order = Object.keys(res.body?.result.tags ?? {});
+    // "123" is an array index, which JS objects always list first; the rest follows code point order.
+    expect(order).toEqual(["123", "B", "b", "\uFF21", astral]);
+    const got = await call<Resource>("GET", `/accounts/${a}/tags?resource_type=worker&resource_id=o`);
+    expect(Object.keys(got.body?.result.tags ?? {})).toEqual(order);
+    const listed = await call<Resource[]>("GET", `/accounts/${a}/tags/resources`);
+    expect(Object.keys(listed.body?.result[0]?.tags ?? {})).toEqual(order);
+  });
+});
+
 describe("If-Match / ETag (notes §8.1)", () => {
   it("accepts the current ETag (quoted or bare) and *, refuses a stale one with 412 / 1018", async () => {
     const a = newAccount();
