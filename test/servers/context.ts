@@ -1,8 +1,11 @@
 /**
  * What the origin servers' globalSetup hands to the tests (vitest `provide` / `inject`).
  * Shared by the Node side (test/servers/global-setup.ts) and the workerd tests (test/workers/origin/**),
- * so it holds types only.
+ * so it holds only types and constants.
  */
+
+/** The body of the origin's `/status/503-json` (non-ASCII on purpose): must reach the client byte for byte. */
+export const ORIGIN_503_BODY = '{"origin":"down for maintenance","retry":true,"bytes":"\u00e9\u2603"}\n';
 export interface OriginPorts {
   /** node:http origin with well-behaved modes (healthy, echo, slow body, 503 JSON, big bodies, ...). */
   readonly http: number;
