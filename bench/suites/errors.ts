@@ -9,8 +9,8 @@
  *   - "console dropped": the real Worker bundled without `console.*`: the cost of its log line.
  *
  * All Workers run at once (one Miniflare each, idle while another is measured). The load generator shares
- * the 2 cores with workerd, so absolute req/s are noisy: scenarios are interleaved in rounds (rotating the
- * order) and each round's ratio uses that round's baseline.
+ * the 2 cores with workerd, so absolute req/s are noisy: scenarios are interleaved in many short rounds
+ * (rotating the order), each round's ratio uses that round's baseline, and the row shows the median.
  */
 import { request } from "node:http";
 import { load, type LoadResult } from "../lib/load.ts";
@@ -73,8 +73,10 @@ const SCENARIOS: readonly Scenario[] = [
 ];
 
 export async function run(context: SuiteContext): Promise<SuiteResult> {
-  const rounds = context.quick ? 1 : 3;
-  const seconds = context.quick ? 1 : 4;
+  // Many short slices rather than a few long ones: other processes come and go on this machine, and a
+  // baseline slice taken seconds apart from its subject slice sees the same neighbours.
+  const rounds = context.quick ? 1 : 12;
+  const seconds = 1;
   const connections = 8; // enough to keep workerd busy; more only queues on 2 cores (toolchain.md §6)
   const notes: string[] = [];
   const started: Served[] = [];
@@ -108,7 +110,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
       });
 
     context.log("warm-up");
-    for (const scenario of SCENARIOS) await drive(scenario, context.quick ? 1 : 2);
+    for (const scenario of SCENARIOS) await drive(scenario, 1);
 
     const results = SCENARIOS.map((): LoadResult[] => []);
     for (let r = 0; r < rounds; r++) {
