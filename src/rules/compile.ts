@@ -36,7 +36,23 @@ function bool(node: TBool): Predicate {
       return (ctx) => !inner(ctx);
     }
     case "quantifier": {
-      const list = array(node.argument);
+      const arg = node.argument;
+      if (arg.kind === "compare" && arg.lhs.mapped) {
+        // any(x[*] op lit) / all(…): walk the elements and stop at the first decisive one, no Bool array built.
+        const items = mappedValue(arg.lhs);
+        const t = compileTest(arg.test);
+        if (node.fn === "any") {
+          return (ctx) => {
+            for (const v of items(ctx)) if (v !== undefined && t(v)) return true;
+            return false;
+          };
+        }
+        return (ctx) => {
+          for (const v of items(ctx)) if (v === undefined || !t(v)) return false;
+          return true;
+        };
+      }
+      const list = array(arg);
       if (node.fn === "any") return (ctx) => list(ctx)?.includes(true) ?? false;
       // all(): true over an empty array (vacuous truth), false over a missing one (rules-language.md §3.4).
       return (ctx) => {
@@ -180,8 +196,16 @@ function compileTest(test: Test): ValueTest {
       const set = new Set(test.values);
       return (v) => set.has(v as string);
     }
-    case "int-in":
+    case "int-in": {
+      // Small sets (e.g. 7 ports) become a Set of their members; larger ones keep sorted ranges.
+      const members = test.ranges.reduce((n, [lo, hi]) => n + (hi - lo + 1), 0);
+      if (members <= 256) {
+        const set = new Set<number>();
+        for (const [lo, hi] of test.ranges) for (let n = lo; n <= hi; n++) set.add(n);
+        return (v) => set.has(v as number);
+      }
       return inRanges(test.ranges) as ValueTest;
+    }
     case "ip-in": {
       const v4 = test.ranges.filter((r): r is readonly [number, number] => typeof r[0] === "number");
       const v6 = test.ranges.filter((r): r is readonly [bigint, bigint] => typeof r[0] === "bigint");
@@ -205,9 +229,11 @@ function compileTest(test: Test): ValueTest {
 
 /** Membership in sorted, disjoint inclusive ranges: a scan for small sets, binary search beyond. */
 function inRanges<T extends number | bigint>(ranges: readonly (readonly [T, T])[]): (v: T) => boolean {
+  const los = ranges.map((r) => r[0]);
+  const his = ranges.map((r) => r[1]);
   if (ranges.length <= 8) {
     return (v) => {
-      for (const [lo, hi] of ranges) if (v >= lo && v <= hi) return true;
+      for (let i = 0; i < los.length; i++) if (v >= (los[i] as T) && v <= (his[i] as T)) return true;
       return false;
     };
   }
@@ -249,6 +275,16 @@ function applyStep(get: Getter, step: Step): Getter {
 
 /** A value with `[*]`: the flat list of element values (nested `[*]` flatten); a missing base gives []. */
 function mappedValue(v: TValue): ListGetter {
+  const firstEach = v.steps.findIndex((s) => s.kind === "each");
+  if (firstEach === v.steps.length - 1) {
+    // The common shape `a["k"][*]`: one container, iterated in place (an array is not even copied).
+    let container = base(v);
+    for (const step of v.steps.slice(0, -1)) container = applyStep(container, step);
+    return (ctx) => {
+      const c = container(ctx);
+      return c === undefined ? NONE : elements(c);
+    };
+  }
   const get = base(v);
   const steps = v.steps;
   return (ctx) => {
@@ -272,6 +308,8 @@ function mappedValue(v: TValue): ListGetter {
   };
 }
 
+const NONE: readonly (Value | undefined)[] = Object.freeze([]);
+
 /** Elements of an array, or the values of a map in key order (wirefilter iterates maps sorted by key). */
 function elements(container: Value): readonly (Value | undefined)[] {
   if (Array.isArray(container)) return container as ValueArray;
@@ -290,8 +328,15 @@ function base(v: TValue): Getter {
       const c = b.value;
       return () => c;
     }
-    case "call":
+    case "call": {
+      const one = b.fn.apply1;
+      const only = b.args[0];
+      if (one && b.args.length === 1 && only?.kind === "value" && !b.mapsFirstArg) {
+        const arg = value(only.value);
+        return (ctx) => one(arg(ctx));
+      }
       return call(b.fn.apply, b.args, b.mapsFirstArg);
+    }
   }
 }
 

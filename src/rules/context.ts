@@ -6,25 +6,26 @@
 import type { FieldDecl, Scheme } from "./scheme";
 import type { Value } from "./values";
 
-const UNSET: unique symbol = Symbol("unset");
+/** Marks a field computed as missing, so `undefined` in the memo can mean "not computed yet". */
+const MISSING: unique symbol = Symbol("missing");
 
 export class EvaluationContext {
-  private readonly memo: (Value | undefined | typeof UNSET)[];
+  /** Allocated on first read: creating a context costs one small object, nothing per field. */
+  private memo: (Value | typeof MISSING | undefined)[] | undefined;
 
   constructor(
     readonly scheme: Scheme,
     private readonly produce: (field: FieldDecl) => Value | undefined,
-  ) {
-    this.memo = new Array<Value | undefined | typeof UNSET>(scheme.fields.length).fill(UNSET);
-  }
+  ) {}
 
   /** The value of field `index` (missing: undefined). */
   get(index: number): Value | undefined {
-    const cached = this.memo[index];
-    if (cached !== UNSET) return cached;
+    const memo = (this.memo ??= []);
+    const cached = memo[index];
+    if (cached !== undefined) return cached === MISSING ? undefined : cached;
     const field = this.scheme.fields[index];
     const value = field === undefined ? undefined : this.produce(field);
-    this.memo[index] = value;
+    memo[index] = value === undefined ? MISSING : value;
     return value;
   }
 }

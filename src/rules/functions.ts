@@ -30,6 +30,8 @@ export interface FunctionDef {
   readonly name: string;
   readonly check: (args: readonly ArgInfo[]) => Result<Type, ArgProblem>;
   readonly apply: (args: readonly (Value | undefined)[]) => Value | undefined;
+  /** The same for exactly one argument, without an argument array (hot: lower/upper/len). */
+  readonly apply1?: (arg: Value | undefined) => Value | undefined;
 }
 
 type Check = FunctionDef["check"];
@@ -82,6 +84,7 @@ function stringTransform(name: string, fn: (s: string) => string): FunctionDef {
       return r.ok ? ok(BYTES) : r;
     },
     apply: ([s]) => (typeof s === "string" ? fn(s) : undefined),
+    apply1: (s) => (typeof s === "string" ? fn(s) : undefined),
   };
 }
 
@@ -106,6 +109,7 @@ const len: FunctionDef = {
     return r.ok ? ok(INT) : r;
   },
   apply: ([v]) => (typeof v === "string" || Array.isArray(v) ? (v as string | ValueArray).length : undefined),
+  apply1: (v) => (typeof v === "string" || Array.isArray(v) ? (v as string | ValueArray).length : undefined),
 };
 
 const concat: FunctionDef = {

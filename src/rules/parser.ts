@@ -100,9 +100,12 @@ class Parser {
     return this.chain("or", depth);
   }
 
+  private operand(op: LogicalOp, depth: number): Expr {
+    return op === "or" ? this.chain("xor", depth) : op === "xor" ? this.chain("and", depth) : this.simple(depth);
+  }
+
   private chain(op: LogicalOp, depth: number): Expr {
-    const next = (): Expr => (op === "or" ? this.chain("xor", depth) : op === "xor" ? this.chain("and", depth) : this.simple(depth));
-    const first = next();
+    const first = this.operand(op, depth);
     const operands = [first];
     for (;;) {
       const save = this.lex.pos;
@@ -113,7 +116,7 @@ class Parser {
       }
       this.consumeLogicalOp();
       this.lex.skipWs();
-      operands.push(next());
+      operands.push(this.operand(op, depth));
     }
     if (operands.length === 1) return first;
     const last = operands[operands.length - 1] ?? first;

@@ -47,17 +47,29 @@ export function fromByteString(byteString: string): string {
   return decoder.decode(toBytes(byteString));
 }
 
-const UPPER = /[A-Z]/;
-const LOWER = /[a-z]/;
-const UPPER_RUN = /[A-Z]+/g;
-const LOWER_RUN = /[a-z]+/g;
+/**
+ * ASCII-only case mapping (wirefilter's `lower`/`upper`: bytes ≥ 0x80 are untouched). The native mapping is the
+ * fast path; it is only wrong when a byte it would also map (Latin-1 letters, µ, ß, ÿ) is present, which one
+ * regex test detects, and then the bytes are mapped one by one.
+ */
+const LATIN1_LOWERED = /[\xc0-\xde]/;
+const LATIN1_UPPERED = /[\xb5\xdf-\xff]/;
 
-/** ASCII-only lower-casing (wirefilter's `lower`; bytes ≥ 0x80 are untouched). */
 export function asciiLower(s: string): string {
-  return UPPER.test(s) ? s.replace(UPPER_RUN, (run) => run.toLowerCase()) : s;
+  const t = s.toLowerCase();
+  return t === s || !LATIN1_LOWERED.test(s) ? t : mapBytes(s, 0x41, 32);
 }
 
-/** ASCII-only upper-casing. */
 export function asciiUpper(s: string): string {
-  return LOWER.test(s) ? s.replace(LOWER_RUN, (run) => run.toUpperCase()) : s;
+  const t = s.toUpperCase();
+  return t === s || !LATIN1_UPPERED.test(s) ? t : mapBytes(s, 0x61, -32);
+}
+
+function mapBytes(s: string, from: number, delta: number): string {
+  let out = "";
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    out += c >= from && c <= from + 25 ? String.fromCharCode(c + delta) : s.charAt(i);
+  }
+  return out;
 }

@@ -35,6 +35,15 @@ export class RequestFacts {
     return toByteString(this.input.request.headers.get(name) ?? "");
   }
 
+  /**
+   * A property of `request.cf` (set by the edge; absent in tests and local runs). Read structurally so this pure
+   * module also type-checks and runs outside workerd (benchmarks in Node).
+   */
+  cf(name: "country" | "asn"): unknown {
+    const cf = (this.input.request as { readonly cf?: Readonly<Record<string, unknown>> }).cf;
+    return cf?.[name];
+  }
+
   /** `ip.src` only from `CF-Connecting-IP`, validated; never from `X-Forwarded-For` (contract §2.2). */
   clientIp(): Value | undefined {
     const raw = this.input.request.headers.get("cf-connecting-ip");

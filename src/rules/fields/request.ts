@@ -49,7 +49,7 @@ export const REQUEST_FIELDS: Readonly<Record<string, FieldDef>> = {
     type: BYTES,
     source: "`request.cf.country`; missing when absent",
     extract: (f) => {
-      const country = f.input.request.cf?.country;
+      const country = f.cf("country");
       return typeof country === "string" ? toByteString(country) : undefined;
     },
   },
@@ -57,7 +57,7 @@ export const REQUEST_FIELDS: Readonly<Record<string, FieldDef>> = {
     type: INT,
     source: "`request.cf.asn`; missing when absent",
     extract: (f) => {
-      const asn = f.input.request.cf?.asn;
+      const asn = f.cf("asn");
       return typeof asn === "number" ? asn : undefined;
     },
   },

@@ -115,6 +115,12 @@ describe("functions", () => {
     expect(evaluate(source, req)).toBe(expected);
   });
 
+  it("maps ASCII case only: bytes ≥ 0x80 (Latin-1 letters, ß, ÿ) are untouched", () => {
+    expect(evaluate('lower(s) == "ab\\xc9"', { s: "aB\u00c9" })).toBe(true);
+    expect(evaluate('upper(s) == "AB\\xe9\\xdf\\xff"', { s: "ab\u00e9\u00df\u00ff" })).toBe(true);
+    expect(evaluate('lower(s) == "abc"', { s: "ABC" })).toBe(true);
+  });
+
   it.each([
     ['lower("A") == "a"', "literal source"],
     ["lower(n) == 1", "Int source"],
