@@ -1,0 +1,209 @@
+/**
+ * `PUT/GET/DELETE /zones/{zone}` (contract §6) through the real Worker and real KV: envelope, validation,
+ * the KV layout of docs/configuration.md, and a write visible to traffic on this isolate at once.
+ */
+import { createExecutionContext } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import worker from "../../../src/index";
+import { ADMIN, JSON_ACCEPT, expectGeneratedError, loopback, ports, uniqueZone } from "../origin/helpers";
+
+interface Envelope<T = Record<string, unknown>> {
+  readonly success: boolean;
+  readonly errors: { code: number; message: string }[];
+  readonly result: T | null;
+}
+
+function api(path: string, init: RequestInit = {}): Promise<Response> {
+  return exports.default.fetch(`http://localhost${path}`, {
+    ...init,
+    headers: { ...ADMIN, "Content-Type": "application/json", ...(init.headers as Record<string, string>) },
+  });
+}
+
+const put = (zone: string, body: unknown, prefix = ""): Promise<Response> =>
+  api(`${prefix}/zones/${zone}`, { method: "PUT", body: typeof body === "string" ? body : JSON.stringify(body) });
+
+describe("zone CRUD", () => {
+  it("creates with defaults, reads back, replaces (version bumps), deletes", async () => {
+    const zone = uniqueZone("crud");
+    const created = await put(zone, { plan: "pro", origin: "https://origin.example.net" });
+    expect(created.status).toBe(200);
+    const body = await created.json<Envelope>();
+    expect(body).toMatchObject({ success: true, errors: [] });
+    expect(body.result).toMatchObject({
+      zone,
+      plan: "pro",
+      origin: "https://origin.example.net",
+      connect_timeout: 19,
+      read_timeout: 100,
+      max_request_header_bytes: 32768,
+      version: 1,
+    });
+
+    const read = await (await api(`/zones/${zone}`, { method: "GET" })).json<Envelope>();
+    expect(read.result).toEqual(body.result);
+
+    const replaced = await put(zone, { plan: "business", origin: "http://origin.example.net:8080/", connect_timeout: 5 }, "/client/v4");
+    expect((await replaced.json<Envelope>()).result).toMatchObject({
+      plan: "business",
+      origin: "http://origin.example.net:8080",
+      connect_timeout: 5,
+      version: 2,
+    });
+
+    const deleted = await api(`/client/v4/zones/${zone}`, { method: "DELETE" });
+    expect(deleted.status).toBe(200);
+    expect((await deleted.json<Envelope>()).result).toEqual({ id: zone });
+    const gone = await api(`/zones/${zone}`, { method: "GET" });
+    expect(gone.status).toBe(404);
+    expect((await gone.json<Envelope>()).errors[0]?.code).toBe(1001);
+    expect((await api(`/zones/${zone}`, { method: "DELETE" })).status).toBe(404);
+  });
+
+  it("zone names are case-insensitive (stored lower-case)", async () => {
+    const zone = uniqueZone("case");
+    await put(zone.toUpperCase(), { plan: "free", origin: "http://o.example" });
+    const read = await api(`/zones/${zone}`, { method: "GET" });
+    expect(read.status).toBe(200);
+    expect((await read.json<Envelope>()).result?.zone).toBe(zone);
+  });
+
+  it("stores one versioned document per zone under zone:{zone} and keeps sections it does not own", async () => {
+    const zone = uniqueZone("layout");
+    await put(zone, { plan: "pro", origin: "http://o.example" });
+    const stored = JSON.parse((await env.CONFIG.get(`zone:${zone}`)) ?? "null") as Record<string, unknown>;
+    expect(stored).toMatchObject({ schema: 1, version: 1, zone, settings: { plan: "pro", origin: "http://o.example" } });
+    // Another feature's section (e.g. custom error rules) survives a settings replace.
+    await env.CONFIG.put(`zone:${zone}`, JSON.stringify({ ...stored, rulesets: { http_custom_errors: [] } }));
+    await put(zone, { plan: "enterprise", origin: "http://o.example" });
+    const after = JSON.parse((await env.CONFIG.get(`zone:${zone}`)) ?? "null") as Record<string, unknown>;
+    expect(after).toMatchObject({ version: 2, rulesets: { http_custom_errors: [] }, settings: { plan: "enterprise" } });
+  });
+
+  it("DELETE removes the document and every part under zone:{zone}: but not a longer zone's keys", async () => {
+    const zone = uniqueZone("parts");
+    await put(zone, { plan: "pro", origin: "http://o.example" });
+    await env.CONFIG.put(`zone:${zone}:page:500_errors`, "<html><head></head></html>");
+    await env.CONFIG.put(`zone:${zone}.other`, "unrelated");
+    expect((await api(`/zones/${zone}`, { method: "DELETE" })).status).toBe(200);
+    expect(await env.CONFIG.get(`zone:${zone}`)).toBeNull();
+    expect(await env.CONFIG.get(`zone:${zone}:page:500_errors`)).toBeNull();
+    expect(await env.CONFIG.get(`zone:${zone}.other`)).toBe("unrelated");
+  });
+
+  it("answers other methods with 405 and Allow", async () => {
+    const res = await api(`/zones/${uniqueZone("m")}`, { method: "POST", body: "{}" });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("Allow")).toBe("GET, PUT, DELETE");
+  });
+});
+
+describe("validation (400, nothing stored)", () => {
+  const valid = { plan: "pro", origin: "http://o.example" };
+  it.each<[string, Record<string, unknown>, string]>([
+    ["missing plan", { origin: "http://o.example" }, "plan"],
+    ["unknown plan", { ...valid, plan: "platinum" }, "plan"],
+    ["missing origin", { plan: "pro" }, "origin"],
+    ["origin not a string", { ...valid, origin: 42 }, "origin"],
+    ["origin with a path", { ...valid, origin: "http://o.example/app" }, "origin"],
+    ["origin with a query", { ...valid, origin: "http://o.example?x=1" }, "origin"],
+    ["origin with a fragment", { ...valid, origin: "http://o.example#top" }, "origin"],
+    ["origin with credentials", { ...valid, origin: "http://user:pw@o.example" }, "origin"],
+    ["origin with another scheme", { ...valid, origin: "ftp://o.example" }, "origin"],
+    ["origin not a URL", { ...valid, origin: "o.example" }, "origin"],
+    ["origin with whitespace", { ...valid, origin: " http://o.example" }, "origin"],
+    ["origin = an API host", { ...valid, origin: "http://localhost" }, "origin"],
+    ["origin = an API host over https", { ...valid, origin: "https://127.0.0.1" }, "origin"],
+    ["origin = the API's own port on loopback", { ...valid, origin: "http://127.0.0.1:80" }, "origin"],
+    ["connect_timeout 0", { ...valid, connect_timeout: 0 }, "connect_timeout"],
+    ["connect_timeout over 60 s", { ...valid, connect_timeout: 61 }, "connect_timeout"],
+    ["connect_timeout as a string", { ...valid, connect_timeout: "5" }, "connect_timeout"],
+    ["read_timeout negative", { ...valid, read_timeout: -1 }, "read_timeout"],
+    ["read_timeout over 6000 s", { ...valid, read_timeout: 6001 }, "read_timeout"],
+    ["header limit too small", { ...valid, max_request_header_bytes: 100 }, "max_request_header_bytes"],
+    ["header limit not an integer", { ...valid, max_request_header_bytes: 4096.5 }, "max_request_header_bytes"],
+    ["header limit over 128 KiB", { ...valid, max_request_header_bytes: 200_000 }, "max_request_header_bytes"],
+    ["unknown field", { ...valid, origin_path: "/x" }, "origin_path"],
+  ])("%s", async (_name, body, field) => {
+    const zone = uniqueZone("invalid");
+    const res = await put(zone, body);
+    expect(res.status).toBe(400);
+    const envelope = await res.json<Envelope>();
+    expect(envelope.success).toBe(false);
+    expect(envelope.result).toBeNull();
+    expect(envelope.errors.some((e) => e.code === 1004 && e.message.includes(field))).toBe(true);
+    expect(await env.CONFIG.get(`zone:${zone}`)).toBeNull();
+  });
+
+  it("reports every invalid field at once", async () => {
+    const res = await put(uniqueZone("many"), { plan: "x", origin: "nope", read_timeout: 0 });
+    expect((await res.json<Envelope>()).errors).toHaveLength(3);
+  });
+
+  it.each(["[]", "null", '"text"', "{not json", ""])("body %j → 400", async (raw) => {
+    const res = await put(uniqueZone("body"), raw);
+    expect(res.status).toBe(400);
+    expect((await res.json<Envelope>()).success).toBe(false);
+  });
+
+  it("a loopback origin on another port than the API's is a local server, not the API (dev convenience)", async () => {
+    const res = await put(uniqueZone("loop-ok"), { plan: "pro", origin: "http://127.0.0.1:8788" });
+    expect(res.status).toBe(200);
+  });
+
+  it.each(["bad_name.example", "1.2.3.4", "-lead.example", "a..b", "x".repeat(64) + ".example"])(
+    "invalid zone name %s → 400",
+    async (name) => {
+      const res = await put(name, valid);
+      expect(res.status).toBe(400);
+      expect((await res.json<Envelope>()).errors[0]?.code).toBe(7003);
+    },
+  );
+
+  it("bodies over 1 MiB → 413 in the envelope", async () => {
+    const res = await put(uniqueZone("big"), JSON.stringify({ ...valid, pad: "x".repeat(1024 * 1024) }));
+    expect(res.status).toBe(413);
+    expect((await res.json<Envelope>()).errors[0]?.code).toBe(10413);
+  });
+});
+
+describe("writes reach traffic on this isolate at once (contract §6)", () => {
+  it("unknown → 1001 (cached negatively) → PUT → served → PUT new origin → served by it → DELETE → 1001", async () => {
+    const zone = uniqueZone("visible");
+    await expectGeneratedError(await exports.default.fetch(`http://${zone}/`, { headers: JSON_ACCEPT }), 1001);
+
+    await put(zone, { plan: "pro", origin: loopback(ports.http) });
+    const echo = await exports.default.fetch(`http://${zone}/echo`);
+    expect(echo.headers.get("X-Origin")).toBe("yes");
+    await echo.body?.cancel();
+
+    await put(zone, { plan: "pro", origin: loopback(ports.raw) });
+    expect(await (await exports.default.fetch(`http://${zone}/anything`)).text()).toBe("raw");
+
+    await api(`/zones/${zone}`, { method: "DELETE" });
+    await expectGeneratedError(await exports.default.fetch(`http://${zone}/`, { headers: JSON_ACCEPT }), 1001);
+  });
+});
+
+describe("CONFIG failing in the API → 500 envelope with a ray, never a bare 500", () => {
+  it.each(["GET", "PUT", "DELETE"])("%s", async (method) => {
+    const failingKv = {
+      get: () => Promise.reject(new Error("KV unavailable")),
+      put: () => Promise.reject(new Error("KV unavailable")),
+      delete: () => Promise.reject(new Error("KV unavailable")),
+      list: () => Promise.reject(new Error("KV unavailable")),
+    } as unknown as KVNamespace;
+    const request = new Request(`http://localhost/zones/kv-down.example`, {
+      method,
+      headers: { ...ADMIN, "Content-Type": "application/json" },
+      body: method === "PUT" ? JSON.stringify({ plan: "pro", origin: "http://o.example" }) : null,
+    });
+    const res = await worker.fetch(request, { ...env, CONFIG: failingKv }, createExecutionContext());
+    expect(res.status).toBe(500);
+    const body = await res.json<Envelope>();
+    expect(body.success).toBe(false);
+    expect(body.errors[0]?.code).toBe(10500);
+    expect(body.errors[0]?.message).toMatch(/[0-9a-f]{16}/);
+  });
+});
