@@ -39,26 +39,25 @@ function literalBlockFits(value: string): boolean {
   return !/^[ \t]+$/m.test(value);
 }
 
-/** Double-quoted scalar: escapes `\`, `"`, every non-printable and every line-break character. */
+/**
+ * What a double-quoted scalar must escape: `"`, `\`, C0 and C1 controls, DEL, the line and paragraph separators
+ * and the BOM; and lone surrogates (a well-formed pair is one character and is kept; a lone half cannot be written
+ * as UTF-8). The surrogate rule needs look-arounds, which make the scan several times slower, so it only runs on
+ * text that holds a surrogate at all.
+ */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/g;
+const NEEDS_ESCAPE_OR_LONE_SURROGATE =
+  /["\\\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const ANY_SURROGATE = /[\ud800-\udfff]/;
+
+const SHORT_ESCAPES: Readonly<Record<string, string>> = { '"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r" };
+
+function escapeChar(c: string): string {
+  return SHORT_ESCAPES[c] ?? "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0");
+}
+
+/** Double-quoted scalar (YAML 1.2 §7.3.1): can represent any string; escapes as above (§5.7). */
 export function doubleQuoted(value: string): string {
-  let out = '"';
-  for (let i = 0; i < value.length; i++) {
-    const c = value.charCodeAt(i);
-    if (c === 0x22) out += '\\"';
-    else if (c === 0x5c) out += "\\\\";
-    else if (c === 0x0a) out += "\\n";
-    else if (c === 0x09) out += "\\t";
-    else if (c === 0x0d) out += "\\r";
-    else if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x2028 || c === 0x2029 || c === 0xfeff) {
-      out += "\\u" + c.toString(16).padStart(4, "0");
-    } else if (c >= 0xd800 && c <= 0xdfff) {
-      // A well-formed pair is copied as is; a lone surrogate is escaped so the text stays valid UTF-8.
-      const next = value.charCodeAt(i + 1);
-      if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
-        out += value[i]! + value[i + 1]!;
-        i++;
-      } else out += "\\u" + c.toString(16);
-    } else out += value[i];
-  }
-  return out + '"';
+  const pattern = ANY_SURROGATE.test(value) ? NEEDS_ESCAPE_OR_LONE_SURROGATE : NEEDS_ESCAPE;
+  return '"' + value.replace(pattern, escapeChar) + '"';
 }
