@@ -154,3 +154,19 @@ describe("zone traffic without config (placeholder until the origin issue) → s
     expect(res.headers.get("Ray-ID")).toBe(body.ray_id);
   });
 });
+
+describe("unusual hosts through the Worker", () => {
+  it.each([
+    ["http://bücher.example", "xn--bcher-kva.example"],
+    ["http://UPPER.Example", "upper.example"],
+    ["http://a_b.example", "a_b.example"],
+    ["http://[::1]:8787", "[::1]"],
+  ])("%s → zone %s in every format, escaped in HTML", async (origin, zone) => {
+    const json = await exports.default.fetch(`${origin}/cdn-cgi/error/1020`, { headers: { Accept: "application/json" } });
+    expect(await json.json()).toMatchObject({ zone, error_code: 1020 });
+    const md = await (await exports.default.fetch(`${origin}/cdn-cgi/error/1020`, { headers: { Accept: "text/markdown" } })).text();
+    expect((parse(/^---\n([\s\S]*?)\n---\n/.exec(md)?.[1] ?? "") as { zone: string }).zone).toBe(zone);
+    const html = await (await exports.default.fetch(`${origin}/cdn-cgi/error/1020`)).text();
+    expect(html).toContain(`<dt>Website</dt><dd>${zone}</dd>`);
+  });
+});
