@@ -1,0 +1,132 @@
+/** Pure zone pieces: origin URLs, zone names, the settings schema, and the per-isolate cache's bounds. */
+import { describe, expect, it } from "vitest";
+import { MAX_ENTRIES, TTL_MS, cachedHostCount, lookupZone, remember } from "../../../src/zones/cache";
+import { effectivePort, parseOriginUrl, pointsAtApi } from "../../../src/zones/origin-url";
+import { parseZoneName, parseZoneSettings, ZONE_LIMITS } from "../../../src/zones/schema";
+
+describe("parseOriginUrl (contract §3)", () => {
+  it.each<[string, string, number]>([
+    ["http://o.example", "http://o.example", 80],
+    ["https://o.example/", "https://o.example", 443],
+    ["HTTP://O.Example:8080", "http://o.example:8080", 8080],
+    ["http://o.example:80", "http://o.example", 80],
+    ["https://127.0.0.1:8443", "https://127.0.0.1:8443", 8443],
+    ["http://[::1]:8788", "http://[::1]:8788", 8788],
+  ])("%s → %s (port %s)", (raw, origin, port) => {
+    const parsed = parseOriginUrl(raw);
+    expect(parsed.ok && parsed.value.origin).toBe(origin);
+    expect(parsed.ok && parsed.value.port).toBe(port);
+  });
+
+  it.each([
+    "",
+    "o.example",
+    "ftp://o.example",
+    "http://o.example/x",
+    "http://o.example//",
+    "http://o.example?",
+    "http://o.example/#",
+    "http://u@o.example",
+    "http://u:p@o.example",
+    "http://o.example:99999",
+    "http:// o.example",
+    "file:///etc/passwd",
+    "javascript:alert(1)",
+    "http://" + "a".repeat(2100),
+  ])("refuses %j", (raw) => expect(parseOriginUrl(raw).ok).toBe(false));
+});
+
+describe("pointsAtApi", () => {
+  const api = new Set(["localhost", "127.0.0.1", "api.example"]);
+  it.each<[string, boolean]>([
+    ["https://api.example", true],
+    ["https://api.example:8443", true], // a production API host is refused on every port
+    ["http://localhost", true],
+    ["http://127.0.0.1:8787", true], // the port the API is served on
+    ["http://127.0.0.1:8788", false], // another local server
+    ["http://shop.example", false],
+  ])("%s → %s", (raw, expected) => {
+    const target = parseOriginUrl(raw);
+    expect(target.ok && pointsAtApi(target.value, api, 8787)).toBe(expected);
+  });
+
+  it("effectivePort", () => {
+    expect(effectivePort(new URL("http://x/"))).toBe(80);
+    expect(effectivePort(new URL("https://x/"))).toBe(443);
+    expect(effectivePort(new URL("http://x:8787/"))).toBe(8787);
+  });
+});
+
+describe("parseZoneName", () => {
+  it.each<[string, string | null]>([
+    ["shop.example", "shop.example"],
+    ["Shop.Example.", "shop.example"],
+    ["xn--bcher-kva.example", "xn--bcher-kva.example"],
+    ["localhost", "localhost"],
+    ["a_b.example", null],
+    ["1.2.3.4", null],
+    ["[::1]", null],
+    ["-a.example", null],
+    ["a-.example", null],
+    ["", null],
+    ["a".repeat(64), null],
+    [`${"a".repeat(63)}.`.repeat(4) + "example", null],
+  ])("%j → %j", (raw, expected) => {
+    const parsed = parseZoneName(raw);
+    expect(parsed.ok ? parsed.value : null).toBe(expected);
+  });
+});
+
+describe("parseZoneSettings", () => {
+  it("fills defaults", () => {
+    const parsed = parseZoneSettings({ plan: "free", origin: "http://o.example" });
+    expect(parsed.ok && parsed.value.settings).toEqual({
+      plan: "free",
+      origin: "http://o.example",
+      connect_timeout: ZONE_LIMITS.connectTimeout.default,
+      read_timeout: ZONE_LIMITS.readTimeout.default,
+      max_request_header_bytes: ZONE_LIMITS.maxRequestHeaderBytes.default,
+    });
+  });
+
+  it.each([NaN, Infinity, -1, 0, 0.01, 60.5, null, true, "1"])("connect_timeout %j refused", (value) => {
+    expect(parseZoneSettings({ plan: "free", origin: "http://o.example", connect_timeout: value }).ok).toBe(false);
+  });
+
+  it("accepts the bounds themselves", () => {
+    const { connectTimeout: c, readTimeout: r, maxRequestHeaderBytes: h } = ZONE_LIMITS;
+    for (const [a, b, d] of [[c.min, r.min, h.min], [c.max, r.max, h.max]] as const) {
+      const body = { plan: "pro", origin: "http://o.example", connect_timeout: a, read_timeout: b, max_request_header_bytes: d };
+      expect(parseZoneSettings(body).ok).toBe(true);
+    }
+  });
+});
+
+describe("zone cache (contract §6, §8)", () => {
+  const kvThatMustNotBeRead = {
+    get: () => Promise.reject(new Error("KV read where the cache should have answered")),
+  } as unknown as KVNamespace;
+
+  it("answers from memory within the TTL, negative entries included, and goes back to KV after it", async () => {
+    const host = `ttl-${crypto.randomUUID()}.example`;
+    remember(host, null, 1_000);
+    const fresh = await lookupZone(kvThatMustNotBeRead, host, 1_000 + TTL_MS - 1);
+    expect(fresh).toEqual({ ok: true, value: null });
+    const stale = await lookupZone(kvThatMustNotBeRead, host, 1_000 + TTL_MS + 1);
+    expect(stale.ok).toBe(false); // it did go to KV (which failed), and a failure is not cached
+  });
+
+  it("never holds more than MAX_ENTRIES hosts, evicting the least recently used", async () => {
+    const keep = `keep-${crypto.randomUUID()}.example`;
+    const now = Date.now();
+    remember(keep, null, now);
+    for (let i = 0; i < MAX_ENTRIES + 200; i++) {
+      remember(`flood-${i}.example`, null, now);
+      // Touch `keep` now and then so it stays recent.
+      if (i % 100 === 0) await lookupZone(kvThatMustNotBeRead, keep, now);
+    }
+    expect(cachedHostCount()).toBeLessThanOrEqual(MAX_ENTRIES);
+    expect(await lookupZone(kvThatMustNotBeRead, keep, now)).toEqual({ ok: true, value: null });
+    expect((await lookupZone(kvThatMustNotBeRead, "flood-0.example", now)).ok).toBe(false); // evicted
+  });
+});
