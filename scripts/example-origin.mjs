@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+/**
+ * A tiny origin for local development (`npm run dev` points DEFAULT_ORIGIN or a zone at it) and for the
+ * proxy benchmark. Listens on 127.0.0.1 only.
+ *
+ *   node scripts/example-origin.mjs [--port 8788]      (--port 0: any free port; the first stdout line says which)
+ *
+ * | path | answer |
+ * |---|---|
+ * | `/status/{code}` | that status (200–599) with a small JSON body of the origin's own |
+ * | `/slow?ms=N` | waits N ms (≤ 300000), then 200 |
+ * | `/bytes?n=N` | N bytes (≤ 100 MiB) of `a`, application/octet-stream |
+ * | `/hello` | 200 `hello from the origin` (the cheapest answer; used by the benchmark) |
+ * | anything else | 200 JSON describing the request as received (method, url, headers) |
+ */
+import { createServer } from "node:http";
+
+const args = process.argv.slice(2);
+const flag = args.indexOf("--port");
+const port = Number(flag !== -1 ? args[flag + 1] : (process.env.PORT ?? 8788));
+
+const server = createServer((req, res) => {
+  const url = new URL(req.url ?? "/", "http://origin.invalid");
+  const status = /^\/status\/([1-5]\d\d)$/.exec(url.pathname);
+  req.resume();
+  if (url.pathname === "/hello") {
+    res.writeHead(200, { "Content-Type": "text/plain; charset=utf-8", "Content-Length": "22" });
+    res.end("hello from the origin\n");
+  } else if (status && Number(status[1]) >= 200) {
+    const code = Number(status[1]);
+    res.writeHead(code, { "Content-Type": "application/json" });
+    res.end(JSON.stringify({ origin: "example", status: code, message: `the origin itself answered ${code}` }) + "\n");
+  } else if (url.pathname === "/slow") {
+    const ms = Math.min(Number(url.searchParams.get("ms") ?? "1000") || 0, 300_000);
+    setTimeout(() => res.writeHead(200, { "Content-Type": "text/plain" }).end(`slept ${ms} ms\n`), ms);
+  } else if (url.pathname === "/bytes") {
+    const n = Math.min(Math.max(Number(url.searchParams.get("n") ?? "1024") || 0, 0), 100 * 1024 * 1024);
+    res.writeHead(200, { "Content-Type": "application/octet-stream", "Content-Length": String(n) });
+    res.end(Buffer.alloc(n, 0x61));
+  } else {
+    const body = JSON.stringify({ origin: "example", method: req.method, url: req.url, headers: req.headers }, null, 2);
+    res.writeHead(200, { "Content-Type": "application/json" }).end(body + "\n");
+  }
+});
+
+server.listen(port, "127.0.0.1", () => {
+  const address = server.address();
+  const actual = typeof address === "object" && address !== null ? address.port : port;
+  console.log(`example origin listening on http://127.0.0.1:${actual}`);
+});
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, () => {
+    server.closeAllConnections();
+    server.close(() => process.exit(0));
+  });
+}
