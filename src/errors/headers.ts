@@ -29,14 +29,15 @@ export function contentSecurityPolicy(): Promise<string> {
  * and `Retry-After` only when retryable, equal to the body's `retry_after` (contract §1.4, seed-spec 7.1).
  */
 export async function errorHeaders(choice: ErrorFormatChoice, rayId: string, retryAfter: number | null): Promise<Headers> {
-  const headers = new Headers([
-    ["Content-Type", choice.contentType],
-    ["Cache-Control", "private, no-store"],
-    ["Vary", "Accept"],
-    ["Ray-ID", rayId],
-    ["X-Content-Type-Options", "nosniff"],
-    ["Content-Security-Policy", csp ?? (await contentSecurityPolicy())],
-  ]);
+  // A record converts to Headers faster than an array of pairs (one object, no nested sequences).
+  const headers = new Headers({
+    "Content-Type": choice.contentType,
+    "Cache-Control": "private, no-store",
+    Vary: "Accept",
+    "Ray-ID": rayId,
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": csp ?? (await contentSecurityPolicy()),
+  });
   if (retryAfter !== null) headers.set("Retry-After", String(retryAfter));
   return headers;
 }

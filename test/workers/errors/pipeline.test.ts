@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { parse } from "yaml";
 import { parseSettings } from "../../../src/config/settings";
+import { wireTimestamp } from "../../../src/errors/fields";
 import { errorResponse, type ErrorScope } from "../../../src/errors/pipeline";
 
 const settings = parseSettings({});
@@ -174,5 +175,17 @@ describe("robustness", () => {
     expect(res.status).toBe(522);
     expect(res.headers.get("Content-Type")).toBe("text/markdown; charset=utf-8");
     expect(await res.text()).toBe("");
+  });
+});
+
+describe("wireTimestamp (contract §1.1: UTC, whole seconds)", () => {
+  it.each([
+    [Date.UTC(2026, 3, 24, 9, 22, 40, 0), "2026-04-24T09:22:40Z"],
+    [Date.UTC(2026, 3, 24, 9, 22, 40, 999), "2026-04-24T09:22:40Z"],
+    [Date.UTC(2026, 3, 24, 9, 22, 41, 1), "2026-04-24T09:22:41Z"],
+    [Date.UTC(2026, 3, 24, 9, 22, 40, 500), "2026-04-24T09:22:40Z"],
+    [0, "1970-01-01T00:00:00Z"],
+  ])("%i → %s (also right after another second was formatted)", (ms, expected) => {
+    expect(wireTimestamp(ms)).toBe(expected);
   });
 });
