@@ -6,52 +6,7 @@
  * `compile(source, scheme)` runs it once and returns a `Rule` (or a `RuleError` value); `rule.matches(ctx)`
  * evaluates the closures against one context. Pure: no bindings, no `eval`.
  */
-import { check, type CheckOptions } from "./check";
-import { compilePredicate } from "./compile";
-import type { EvaluationContext } from "./context";
-import type { RuleError } from "./errors";
-import { parse, type ParseOptions } from "./parser";
-import type { Scheme } from "./scheme";
-import { err, ok, type Result } from "../result";
-
-export type CompileOptions = ParseOptions & CheckOptions;
-
-export interface Rule {
-  readonly source: string;
-  readonly scheme: Scheme;
-  /** Canonical names of the fields the rule reads (wirefilter's `uses`). */
-  readonly fields: readonly string[];
-  readonly regexCount: number;
-  /** True when the expression matches; never throws for any context built on the rule's scheme. */
-  matches(ctx: EvaluationContext): boolean;
-}
-
-export function compile(source: string, scheme: Scheme, options: CompileOptions = {}): Result<Rule, RuleError> {
-  const ast = parse(source, options);
-  if (!ast.ok) return ast;
-  const checked = check(source, ast.value, scheme, options);
-  if (!checked.ok) return checked;
-  const predicate = compilePredicate(checked.value.root);
-  return ok({
-    source,
-    scheme,
-    fields: checked.value.fields,
-    regexCount: checked.value.regexCount,
-    matches(ctx: EvaluationContext): boolean {
-      if (ctx.scheme !== scheme) throw new TypeError("rule evaluated against a context of another scheme");
-      return predicate(ctx);
-    },
-  });
-}
-
-/** Only validates (parse + type check), for write-time refusal without keeping the compiled closures. */
-export function validate(source: string, scheme: Scheme, options: CompileOptions = {}): Result<true, RuleError> {
-  const ast = parse(source, options);
-  if (!ast.ok) return ast;
-  const checked = check(source, ast.value, scheme, options);
-  return checked.ok ? ok(true) : err(checked.error);
-}
-
+export { compile, validate, type CompileOptions, type Rule } from "./rule";
 export { EvaluationContext, contextFromValues } from "./context";
 export { formatRuleError, type RuleError, type RuleErrorKind, type Span } from "./errors";
 export { defineScheme, type FieldDecl, type Scheme } from "./scheme";
@@ -64,3 +19,4 @@ export { customErrorFields } from "./fields/custom-errors";
 export { requestFields } from "./fields/request";
 export type { FieldSet } from "./fields/field-set";
 export type { ErrorInfo, RuleInput } from "./fields/input";
+export { RuleCache } from "./cache";
