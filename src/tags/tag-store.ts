@@ -14,7 +14,8 @@ import { err, ok, type Result } from "../result";
 import { importCursorKey, signCursor, verifyCursor, type CursorScope, type DecodedCursor } from "./cursor";
 import { TAG_FAILURES } from "./errors";
 import { EMPTY_TAGS_ETAG } from "./etag";
-import { compileResourceQuery, PAGE_SIZE, type SqlValue } from "./filters";
+import { compileResourceQuery, PAGE_SIZE } from "./filters";
+import { distinctKeysQuery, distinctValuesQuery } from "./listings";
 import { migrate } from "./migrations";
 import { compareCodePoints, fold } from "./text";
 import type { IfMatch, Page, ResourceQuery, ResourceRef, TaggedResource, TagPairs } from "./types";
@@ -176,36 +177,18 @@ export class TagStore extends DurableObject<Env> {
   /** Distinct keys, ascending (code point order). */
   async listKeys(request: PageRequest): Promise<Result<Page<string>, ApiFailure>> {
     return this.page(request, (after) =>
-      this.sql
-        .exec<{ key: string }>(
-          `SELECT DISTINCT key FROM tags ${after ? "WHERE key > ?" : ""} ORDER BY key LIMIT ${PAGE_SIZE + 1}`,
-          ...(after ?? []),
-        )
-        .toArray()
-        .map((r) => ({ item: r.key, sortKey: [r.key] })),
+      this.distinctKeys(after).map((key) => ({ item: key, sortKey: [key] })),
     );
   }
 
   /** Distinct values of one key, optionally for one resource type, ascending. */
   async listValues(request: PageRequest & { key: string; type: string | null }): Promise<Result<Page<string>, ApiFailure>> {
     return this.page(request, (after) => {
-      const where = ["key = ?"];
-      const params: SqlValue[] = [request.key];
-      if (request.type !== null) {
-        where.push("type = ?");
-        params.push(request.type);
-      }
-      if (after) {
-        where.push("value > ?");
-        params.push(...after);
-      }
+      const { sql, params } = distinctValuesQuery(request.key, request.type, after?.[0] ?? null);
       return this.sql
-        .exec<{ value: string }>(
-          `SELECT DISTINCT value FROM tags WHERE ${where.join(" AND ")} ORDER BY value LIMIT ${PAGE_SIZE + 1}`,
-          ...params,
-        )
+        .exec<{ v: string }>(sql, ...params)
         .toArray()
-        .map((r) => ({ item: r.value, sortKey: [r.value] }));
+        .map((r) => ({ item: r.v, sortKey: [r.v] }));
     });
   }
 
@@ -226,13 +209,7 @@ export class TagStore extends DurableObject<Env> {
   /** Keys with all their distinct values, 100 keys per page. */
   async summary(request: PageRequest): Promise<Result<Page<KeySummary>, ApiFailure>> {
     return this.page(request, (after) => {
-      const keys = this.sql
-        .exec<{ key: string }>(
-          `SELECT DISTINCT key FROM tags ${after ? "WHERE key > ?" : ""} ORDER BY key LIMIT ${PAGE_SIZE + 1}`,
-          ...(after ?? []),
-        )
-        .toArray()
-        .map((r) => r.key);
+      const keys = this.distinctKeys(after);
       const first = keys[0];
       const last = keys[Math.min(keys.length, PAGE_SIZE) - 1];
       if (first === undefined || last === undefined) return [];
@@ -277,6 +254,14 @@ export class TagStore extends DurableObject<Env> {
       this.cursorKey = importCursorKey(raw);
     }
     return this.cursorKey;
+  }
+
+  private distinctKeys(after: readonly string[] | null): string[] {
+    const { sql, params } = distinctKeysQuery(after?.[0] ?? null);
+    return this.sql
+      .exec<{ v: string }>(sql, ...params)
+      .toArray()
+      .map((r) => r.v);
   }
 
   private currentRow(ref: ResourceRef): { etag: string; tag_count: number } | undefined {

@@ -2,7 +2,10 @@
 import { runInDurableObject } from "cloudflare:test";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { decodeCursor, type DecodedCursor } from "../../../src/tags/cursor";
 import { compileResourceQuery } from "../../../src/tags/filters";
+import { distinctKeysQuery, distinctValuesQuery } from "../../../src/tags/listings";
+import { EMPTY_TAGS_ETAG } from "../../../src/tags/etag";
 import { migrate, MIGRATIONS } from "../../../src/tags/migrations";
 import type { TagStore } from "../../../src/tags/tag-store";
 import { compareCodePoints, isWellFormed } from "../../../src/tags/text";
@@ -94,6 +97,43 @@ describe("binary (code point) order", () => {
     await runInDurableObject(storeOf(a), (_i: TagStore, state) => {
       const row = state.storage.sql.exec<{ value: ArrayBuffer }>("SELECT value FROM meta WHERE name = 'cursor_key'").one();
       expect(row.value.byteLength).toBe(32);
+    });
+  });
+});
+
+describe("keys and values listings (loose index scan)", () => {
+  it("pages distinct values, with and without a type, and seeks instead of scanning", async () => {
+    const a = newAccount();
+    const store = storeOf(a);
+    await runInDurableObject(store, (instance: TagStore) => {
+      const put = (type: "worker" | "r2_bucket", id: string, value: string) =>
+        instance.putTags({ ref: { type, parent: "", id }, tags: [["k", value]], etag: EMPTY_TAGS_ETAG, ifMatch: null, limit: 1e9 });
+      for (let i = 0; i < 260; i++) put("worker", `w${i}`, `v-${String(i % 130).padStart(3, "0")}`);
+      for (let i = 0; i < 20; i++) put("r2_bucket", `b${i}`, `r2-${String(i).padStart(2, "0")}`);
+    });
+    const all = async (type: string | null) => {
+      const pages: string[][] = [];
+      let cursor: DecodedCursor | null = null;
+      do {
+        const res = await store.listValues({ scope: { account: a, query: "q" }, cursor, key: "k", type });
+        if (!res.ok) throw new Error("listing failed");
+        pages.push([...res.value.items]);
+        const decoded = res.value.next === null ? null : decodeCursor(res.value.next, 1);
+        cursor = decoded?.ok ? decoded.value : null;
+      } while (cursor !== null);
+      return pages;
+    };
+    const workers = Array.from({ length: 130 }, (_, i) => `v-${String(i).padStart(3, "0")}`);
+    const buckets = Array.from({ length: 20 }, (_, i) => `r2-${String(i).padStart(2, "0")}`);
+    expect(await all("worker")).toEqual([workers.slice(0, 100), workers.slice(100)]);
+    expect(await all("r2_bucket")).toEqual([buckets]);
+    const everything = [...buckets, ...workers];
+    expect(await all(null)).toEqual([everything.slice(0, 100), everything.slice(100)]);
+    await runInDurableObject(store, (_i: TagStore, state) => {
+      for (const { sql, params } of [distinctKeysQuery(null), distinctKeysQuery("a"), distinctValuesQuery("k", null, "v-050"), distinctValuesQuery("k", "worker", null)]) {
+        const plan = state.storage.sql.exec<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, ...params).toArray().map((r) => r.detail);
+        expect(plan.some((d) => /SCAN tags/.test(d)), plan.join("; ")).toBe(false);
+      }
     });
   });
 });
