@@ -1,0 +1,169 @@
+/**
+ * Origin proxy pass-through (issue 4): zone traffic through the real Worker (zone lookup in the per-isolate
+ * cache, header rewriting, CDN-Loop, the connect-timeout race) against a minimal `fetch(origin)` Worker,
+ * both served the same way (bench/lib/serve.ts) in front of the same origin (scripts/example-origin.mjs, in
+ * its own process). Target: ≥ 0.9× the minimal Worker's throughput.
+ *
+ * Scenarios: a tiny answer (`/hello`, 22 bytes: the per-request overhead) and a 64 KiB answer (streaming).
+ * Rounds are interleaved with a rotating order; each round's ratio uses that round's baseline; the row
+ * shows the median over rounds (the same method as the errors suite).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { request } from "node:http";
+import { resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { load, type LoadResult } from "../lib/load.ts";
+import { serveWorker, type Served } from "../lib/serve.ts";
+import { median, round } from "../lib/stats.ts";
+import type { ResultRow, SuiteContext, SuiteResult } from "../lib/suite.ts";
+
+export const description = "zone traffic through the real Worker vs a minimal fetch(origin) Worker, same origin";
+
+const TARGET = 0.9;
+const ZONE = "bench-proxy.example";
+const ADMIN_TOKEN = "bench-admin-token";
+
+/** The whole baseline: forward to the origin, nothing else. */
+const MINIMAL_PROXY = `export default {
+  fetch(request, env) {
+    const url = new URL(request.url);
+    return fetch(env.ORIGIN + url.pathname + url.search, {
+      method: request.method, headers: request.headers, body: request.body, redirect: "manual",
+    });
+  },
+};`;
+
+interface Scenario {
+  readonly name: string;
+  readonly server: "baseline" | "real";
+  readonly path: string;
+  readonly target?: number;
+}
+
+const SCENARIOS: readonly Scenario[] = [
+  { name: "minimal fetch(origin) Worker, GET /hello (22 B)", server: "baseline", path: "/hello" },
+  { name: "proxy, GET /hello (22 B)", server: "real", path: "/hello", target: TARGET },
+  { name: "minimal fetch(origin) Worker, GET 64 KiB", server: "baseline", path: "/bytes?n=65536" },
+  { name: "proxy, GET 64 KiB", server: "real", path: "/bytes?n=65536", target: TARGET },
+];
+
+export async function run(context: SuiteContext): Promise<SuiteResult> {
+  const rounds = context.quick ? 1 : 10;
+  const seconds = 1;
+  const connections = 8;
+  const origin = await startOrigin(context.root);
+  const started: Served[] = [];
+  try {
+    const { root } = context;
+    const real = await serveWorker({ root, entry: "src/index.ts", bindings: { ADMIN_TOKEN } });
+    started.push(real);
+    const baseline = await serveWorker({ root, script: MINIMAL_PROXY, bindings: { ORIGIN: origin.url }, durableObjects: {} });
+    started.push(baseline);
+    await configureZone(real.url, origin.url);
+    const servers = { real, baseline };
+
+    for (const scenario of SCENARIOS) {
+      const status = await statusOf(new URL(scenario.path, servers[scenario.server].url));
+      if (status !== 200) throw new Error(`${scenario.name}: status ${status} before the load`);
+    }
+    const drive = (scenario: Scenario, durationSeconds: number): Promise<LoadResult> =>
+      load({
+        url: new URL(scenario.path, servers[scenario.server].url),
+        headers: { host: ZONE },
+        connections,
+        durationSeconds,
+      });
+
+    context.log("warm-up");
+    for (const scenario of SCENARIOS) await drive(scenario, 1);
+
+    const results = SCENARIOS.map((): LoadResult[] => []);
+    for (let r = 0; r < rounds; r++) {
+      for (let k = 0; k < SCENARIOS.length; k++) {
+        const index = (k + r) % SCENARIOS.length;
+        const scenario = SCENARIOS[index] as Scenario;
+        const result = await drive(scenario, seconds);
+        (results[index] as LoadResult[]).push(result);
+        context.log(`round ${r + 1}/${rounds} ${scenario.name}: ${result.reqPerSec} req/s, p50 ${result.p50Ms} ms, failures ${result.failures}`);
+      }
+    }
+
+    const rows: ResultRow[] = SCENARIOS.map((scenario, index) => {
+      const runs = results[index] as LoadResult[];
+      // Each subject row is compared with the baseline row of the same payload, round by round.
+      const baselineIndex = scenario.server === "baseline" ? index : index - 1;
+      const baselineRuns = results[baselineIndex] as LoadResult[];
+      return {
+        name: scenario.name,
+        ...(scenario.server === "baseline" ? { baseline: true } : {}),
+        reqPerSec: round(median(runs.map((r) => r.reqPerSec)), 0),
+        p50Ms: median(runs.map((r) => r.p50Ms)),
+        p99Ms: median(runs.map((r) => r.p99Ms)),
+        ratio: round(median(runs.map((r, i) => r.reqPerSec / (baselineRuns[i] as LoadResult).reqPerSec))),
+        ...(scenario.target === undefined ? {} : { target: scenario.target }),
+        failures: runs.reduce((sum, r) => sum + r.failures, 0),
+      };
+    });
+    return {
+      rows,
+      notes: [
+        `${rounds} round(s) × ${seconds} s per scenario, ${connections} connections, Host ${ZONE};`,
+        "origin: scripts/example-origin.mjs in its own process; both Workers on Miniflare (127.0.0.1);",
+        "ratio = that round's req/s ÷ the same round's baseline for the same payload, median over rounds.",
+      ],
+    };
+  } finally {
+    await Promise.all(started.map((served) => served.dispose()));
+    origin.process.kill("SIGTERM");
+  }
+}
+
+/** Starts the example origin on a free loopback port in a child process. */
+async function startOrigin(root: string): Promise<{ url: string; process: ChildProcess }> {
+  const child = spawn(process.execPath, [resolve(root, "scripts/example-origin.mjs"), "--port", "0"], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const lines = createInterface({ input: child.stdout! });
+  for await (const line of lines) {
+    const match = /(http:\/\/127\.0\.0\.1:\d+)/.exec(line);
+    if (match?.[1]) {
+      lines.close();
+      child.stdout?.resume();
+      return { url: match[1], process: child };
+    }
+  }
+  throw new Error("the example origin did not start");
+}
+
+/** `PUT /zones/{ZONE}` through the real Worker's API (Host localhost). */
+async function configureZone(workerUrl: URL, origin: string): Promise<void> {
+  const body = JSON.stringify({ plan: "pro", origin });
+  const status = await new Promise<number>((resolvePromise, reject) => {
+    const outgoing = request(
+      new URL(`/zones/${ZONE}`, workerUrl),
+      {
+        method: "PUT",
+        headers: { host: "localhost", authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+      },
+      (response) => {
+        response.resume();
+        response.on("end", () => resolvePromise(response.statusCode ?? 0));
+      },
+    );
+    outgoing.on("error", reject);
+    outgoing.end(body);
+  });
+  if (status !== 200) throw new Error(`PUT /zones/${ZONE} answered ${status}`);
+}
+
+/** One GET with Host = the zone (node:http sends the Host we give it, fetch would not: toolchain.md §9). */
+function statusOf(url: URL): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const outgoing = request(url, { headers: { host: ZONE } }, (response) => {
+      response.resume();
+      response.on("end", () => resolvePromise(response.statusCode ?? 0));
+    });
+    outgoing.on("error", reject);
+    outgoing.end();
+  });
+}
