@@ -324,9 +324,9 @@ class Checker {
         return { arg: { kind: "constant", value: guessed.value }, info: { type: guessed.type, literal: true, value: guessed.value, span: arg.span } };
       }
       case "value": {
+        // A mapped first argument is checked by its element type; the call then returns an array (see call()).
         const value = this.value(arg.value, first);
-        const type = value.mapped ? value.type : value.type;
-        return { arg: { kind: "value", value }, info: { type, literal: false, span: arg.span } };
+        return { arg: { kind: "value", value }, info: { type: value.type, literal: false, span: arg.span } };
       }
       default: {
         const expr = this.bool(arg);

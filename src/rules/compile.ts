@@ -8,7 +8,7 @@
 import type { Step } from "./ast";
 import type { Ordering, TArg, TBool, Test, TValue } from "./check";
 import type { EvaluationContext } from "./context";
-import type { IpAddress, IpRange } from "./ip";
+import type { IpAddress } from "./ip";
 import type { Value, ValueArray, ValueMap } from "./values";
 
 export type Predicate = (ctx: EvaluationContext) => boolean;
@@ -370,5 +370,3 @@ function argument(arg: TArg): Getter {
       return arg.expr.array ? array(arg.expr) : bool(arg.expr);
   }
 }
-
-export type { IpRange };

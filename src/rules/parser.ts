@@ -21,6 +21,9 @@ export interface ParseOptions {
 export const DEFAULT_MAX_NESTING_DEPTH = 128;
 export const DEFAULT_MAX_LENGTH = 4096;
 
+/** Functions people write as operators (the dashboard shows them so; notes §2.1). */
+const FUNCTION_OPERATORS: ReadonlySet<string> = new Set(["starts_with", "ends_with"]);
+
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$/;
 
 const ENGLISH_OPS: Readonly<Record<string, ComparisonOp>> = {
@@ -84,13 +87,23 @@ class Parser {
 
   filter(): Expr {
     // Leading and trailing whitespace, tabs included, is trimmed as wirefilter trims its input.
-    const trimmed = this.source.replace(/[\s]+$/, "");
-    const lead = /^\s*/.exec(this.source)?.[0].length ?? 0;
+    // A loop, not /\s+$/: that regex is quadratic on a long run of inner spaces.
+    const isTrimmed = (c: string): boolean => c === " " || c === "\t" || c === "\r" || c === "\n";
+    let end = this.source.length;
+    while (end > 0 && isTrimmed(this.source.charAt(end - 1))) end--;
+    let lead = 0;
+    while (lead < end && isTrimmed(this.source.charAt(lead))) lead++;
     this.lex.pos = lead;
-    if (lead >= trimmed.length) this.fail("syntax", "empty expression", lead, lead + 1);
+    if (lead >= end) this.fail("syntax", "empty expression", lead, lead + 1);
     const expr = this.logical(0);
     this.lex.skipWs();
-    if (this.lex.pos < trimmed.length) this.unexpected("expected `and`, `or`, `xor` or the end of the expression");
+    if (this.lex.pos < end) {
+      const word = this.lex.peekWord().text;
+      if (FUNCTION_OPERATORS.has(word)) {
+        this.unexpected(`\`${word}\` is a function, not an operator: write ${word}(field, "…")`);
+      }
+      this.unexpected("expected `and`, `or`, `xor` or the end of the expression");
+    }
     return expr;
   }
 

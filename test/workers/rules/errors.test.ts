@@ -37,6 +37,16 @@ describe("rule errors", () => {
     expect(formatRuleError("n ==", eof)).toBe("Filter parsing error (1:5):\nn ==\n    ^ expected a value after the operator, found the end of the expression\n");
   });
 
+  it("says that starts_with/ends_with are functions", () => {
+    expect(failure('s ends_with ".html"').message).toMatch(/`ends_with` is a function, not an operator/);
+  });
+
+  it("parses a long run of inner spaces in linear time", () => {
+    const started = Date.now();
+    expect(failure(`n == 1 ${" ".repeat(4000)} x`).kind).toBe("syntax");
+    expect(Date.now() - started).toBeLessThan(500);
+  });
+
   it("counts columns in characters, not UTF-16 units", () => {
     const e = failure('s == "😀" and zz');
     expect(e.column).toBe(14);
