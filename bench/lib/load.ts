@@ -6,6 +6,7 @@
  * histogram, which stores whole milliseconds and cannot tell 0.4 ms from 0.9 ms on loopback.
  */
 import autocannon from "autocannon";
+import type { CpuProbe } from "./cpu.ts";
 import { quantile, round } from "./stats.ts";
 
 export interface LoadOptions {
@@ -19,6 +20,8 @@ export interface LoadOptions {
   readonly durationSeconds?: number;
   /** The status every response must have (default 200); others count as failures. */
   readonly expectStatus?: number;
+  /** The server's CPU probe (`Served.cpuSeconds`): adds `serverCpuUsPerRequest` to the result. */
+  readonly serverCpu?: CpuProbe;
 }
 
 export interface LoadResult {
@@ -34,6 +37,8 @@ export interface LoadResult {
   readonly statusCounts: Readonly<Record<string, number>>;
   /** errors + timeouts + unexpectedStatus: non-zero means the numbers are not to be trusted. */
   readonly failures: number;
+  /** Server CPU time (user + system) per response in µs, when a probe was given and readable. */
+  readonly serverCpuUsPerRequest?: number;
 }
 
 /** Run one load test and summarise it. */
@@ -41,6 +46,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   const expectStatus = options.expectStatus ?? 200;
   const latencies: number[] = [];
   let unexpectedStatus = 0;
+  const cpuBefore = (await options.serverCpu?.()) ?? null;
   const started = process.hrtime.bigint();
   const instance = autocannon({
     url: String(options.url),
@@ -55,6 +61,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   });
   const result = await instance;
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const cpuAfter = (await options.serverCpu?.()) ?? null;
   const statusCounts = Object.fromEntries(
     Object.entries(result.statusCodeStats).map(([code, stats]) => [code, stats.count]),
   );
@@ -70,5 +77,8 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     unexpectedStatus,
     statusCounts,
     failures: result.errors + result.timeouts + unexpectedStatus,
+    ...(cpuBefore !== null && cpuAfter !== null && latencies.length > 0
+      ? { serverCpuUsPerRequest: round(((cpuAfter - cpuBefore) * 1e6) / latencies.length, 1) }
+      : {}),
   };
 }

@@ -8,6 +8,7 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
+import { childPids, cpuProbe, type CpuProbe } from "./cpu.ts";
 
 export interface ServeOptions {
   /** Worker entry, relative to `root` (e.g. "src/index.ts" or "bench/baseline/worker.ts"), bundled by esbuild. */
@@ -36,6 +37,8 @@ export interface Served {
   readonly url: URL;
   /** The Miniflare instance, e.g. to seed KV with `getKVNamespace("CONFIG")`. */
   readonly miniflare: Miniflare;
+  /** CPU seconds used so far by this instance's workerd process (Linux), or null; pass it to `load()`. */
+  readonly cpuSeconds: CpuProbe;
   dispose(): Promise<void>;
 }
 
@@ -67,8 +70,21 @@ async function scriptOf(options: ServeOptions): Promise<string> {
   return bundleWorker(options.root, options.entry, options.dropConsole);
 }
 
+/**
+ * Start-ups run one at a time, so the workerd process that appears during a start-up is that instance's
+ * (its CPU probe is found by comparing this process's children before and after).
+ */
+let startups: Promise<unknown> = Promise.resolve();
+
 /** Start Miniflare on 127.0.0.1 (an OS-chosen port) serving `entry`; `dispose()` stops it. */
-export async function serveWorker(options: ServeOptions): Promise<Served> {
+export function serveWorker(options: ServeOptions): Promise<Served> {
+  const started = startups.then(() => startWorker(options));
+  startups = started.catch(() => undefined);
+  return started;
+}
+
+async function startWorker(options: ServeOptions): Promise<Served> {
+  const before = await childPids("workerd");
   const script = await scriptOf(options);
   const wrangler = parseWranglerToml(await readFile(resolve(options.root, "wrangler.toml"), "utf8"));
   const durableObjects = Object.fromEntries(
@@ -101,7 +117,9 @@ export async function serveWorker(options: ServeOptions): Promise<Served> {
     },
   });
   const url = await miniflare.ready;
-  return { url, miniflare, dispose: () => miniflare.dispose() };
+  const added = [...(await childPids("workerd"))].filter((pid) => !before.has(pid));
+  const cpuSeconds: CpuProbe = added.length === 1 ? cpuProbe(added[0] as number) : async () => null;
+  return { url, miniflare, cpuSeconds, dispose: () => miniflare.dispose() };
 }
 
 /** What the harness needs from wrangler.toml: the compatibility date and the flat string `[vars]`. */

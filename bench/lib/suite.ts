@@ -15,6 +15,8 @@ export interface ResultRow {
   /** Load rows: latency percentiles in milliseconds (median over the rounds). */
   readonly p50Ms?: number;
   readonly p99Ms?: number;
+  /** Load rows: median CPU µs the server process spent per request (Linux; steadier than req/s). */
+  readonly serverCpuUs?: number;
   /** Micro rows: median nanoseconds per operation. */
   readonly nsPerOp?: number;
   /** Subject throughput ÷ baseline throughput (higher is better; 1 = as fast as the baseline). */

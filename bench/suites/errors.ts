@@ -107,6 +107,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
         connections,
         durationSeconds,
         expectStatus: scenario.expectStatus,
+        serverCpu: servers[scenario.server].cpuSeconds,
       });
 
     context.log("warm-up");
@@ -136,6 +137,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
         reqPerSec: round(median(runs.map((run) => run.reqPerSec)), 0),
         p50Ms: median(runs.map((run) => run.p50Ms)),
         p99Ms: median(runs.map((run) => run.p99Ms)),
+        ...cpuOf(runs),
         // Per-round ratio against the same round's baseline, then the median over rounds.
         ratio: round(median(runs.map((run, r) => run.reqPerSec / (baselineRuns[r] as LoadResult).reqPerSec))),
         ...(scenario.target === undefined ? {} : { target: scenario.target }),
@@ -144,12 +146,19 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
     });
     notes.push(
       `${rounds} round(s) × ${seconds} s per scenario, ${connections} connections, autocannon in this process;`,
-      "Miniflare (workerd) on 127.0.0.1; ratio = that round's req/s ÷ the same round's baseline, median over rounds.",
+      "Miniflare (workerd) on 127.0.0.1; ratio = that round's req/s ÷ the same round's baseline, median over rounds;",
+      "server CPU = user + system time of the Worker's workerd process per response (/proc), median over rounds.",
     );
     return { rows, notes };
   } finally {
     await Promise.all(started.map((served) => served.dispose()));
   }
+}
+
+/** Median server CPU per request over the rounds, when the probe could read it. */
+function cpuOf(runs: readonly LoadResult[]): { serverCpuUs?: number } {
+  const values = runs.flatMap((run) => (run.serverCpuUsPerRequest === undefined ? [] : [run.serverCpuUsPerRequest]));
+  return values.length === 0 ? {} : { serverCpuUs: round(median(values), 0) };
 }
 
 /** A Worker answering, from constants, exactly what the real Worker answers to the JSON scenario. */

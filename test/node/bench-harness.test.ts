@@ -80,12 +80,17 @@ describe("bench/lib/serve + load (Miniflare on a port, autocannon)", () => {
     const served = await serveWorker({ root, entry: "bench/baseline/worker.ts", durableObjects: {} });
     try {
       expect(served.url.hostname).toBe("127.0.0.1");
-      const ok = await load({ url: served.url, connections: 2, durationSeconds: 1 });
+      const ok = await load({ url: served.url, connections: 2, durationSeconds: 1, serverCpu: served.cpuSeconds });
       expect(ok.requests).toBeGreaterThan(10);
       expect(ok.failures).toBe(0);
       expect(ok.statusCounts).toEqual({ "200": ok.requests });
       expect(ok.p50Ms).toBeGreaterThan(0);
       expect(ok.p99Ms).toBeGreaterThanOrEqual(ok.p50Ms);
+      if (process.platform === "linux") {
+        // The probe found this instance's own workerd process, and it worked for the requests.
+        expect(await served.cpuSeconds()).toBeGreaterThan(0);
+        expect(ok.serverCpuUsPerRequest).toBeGreaterThan(0);
+      }
       // A status the run does not expect makes the run visibly broken.
       const wrong = await load({ url: served.url, connections: 1, durationSeconds: 1, expectStatus: 522 });
       expect(wrong.unexpectedStatus).toBe(wrong.requests);
