@@ -1,3 +1,4 @@
+import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { chooseErrorFormat, chooseErrorFormatUncached, type ErrorFormat } from "../../src/errors/format";
 import { negotiate, type NegotiationTable } from "../../src/http/negotiate";
@@ -112,6 +113,26 @@ describe("contract §1.5 table (chooseErrorFormat)", () => {
   it.each(CONTRACT_TABLE)("Accept %j → %s", (accept, format) => {
     expect(chooseErrorFormat(accept)).toEqual({ format, contentType: CONTENT_TYPE[format] });
     expect(chooseErrorFormatUncached(accept)).toEqual({ format, contentType: CONTENT_TYPE[format] });
+  });
+});
+
+describe("contract §1.5 table through the real Worker (GET /cdn-cgi/error/522)", () => {
+  it.each(CONTRACT_TABLE)("Accept %j → %s", async (accept, format) => {
+    const headers: Record<string, string> = accept === null ? {} : { Accept: accept };
+    const res = await exports.default.fetch("http://localhost/cdn-cgi/error/522", { headers });
+    await res.arrayBuffer();
+    expect(res.status).toBe(522);
+    expect(res.headers.get("Content-Type")).toBe(CONTENT_TYPE[format]);
+    expect(res.headers.get("Vary")).toBe("Accept");
+  });
+
+  it("a 64 KiB Accept header is negotiated, not refused", async () => {
+    const accept = `${"application/xml;q=0.9, ".repeat(3000)}text/markdown;q=0.95`;
+    expect(accept.length).toBeGreaterThan(64 * 1024);
+    const res = await exports.default.fetch("http://localhost/cdn-cgi/error/522", { headers: { Accept: accept } });
+    expect(res.status).toBe(522);
+    expect(res.headers.get("Content-Type")).toBe(CONTENT_TYPE.markdown);
+    expect(await res.text()).toMatch(/^---\n/);
   });
 });
 
