@@ -1,26 +1,78 @@
 #!/usr/bin/env node
-// `npm run dev`: a working local service on a fresh clone.
-// - copies .dev.vars.example to .dev.vars when missing (local secrets, never committed);
-// - runs `wrangler dev -c wrangler.toml` offline-friendly (no telemetry, no Request.cf download);
-// - DEFAULT_ORIGIN defaults to the local example origin (scripts/example-origin.mjs) so zone traffic works.
+// `npm run dev`: a working local service on a fresh clone, in one command.
+// 1. copies .dev.vars.example to .dev.vars when missing (local secrets, never committed);
+// 2. starts the example origin (scripts/example-origin.mjs) on 127.0.0.1:8788 unless ORIGIN_PORT=0 or the port
+//    is already taken (then whatever listens there is used);
+// 3. runs `wrangler dev -c wrangler.toml` on 127.0.0.1:8787, offline-friendly (no telemetry, no Request.cf
+//    download), with DEFAULT_ORIGIN pointing at the example origin so any Host reaches it;
+// 4. once it answers, seeds the example zone `shop.example` (plan pro) through the zone API, as a user would.
+// Ctrl-C stops everything. Local KV / Durable Object state lives in .wrangler/state.
 import { spawn } from "node:child_process";
-import { copyFileSync, existsSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync } from "node:fs";
+import { createConnection } from "node:net";
+
+const port = Number(process.env.PORT ?? 8787);
+const originPort = Number(process.env.ORIGIN_PORT ?? 8788);
+const origin = `http://127.0.0.1:${originPort}`;
 
 if (!existsSync(".dev.vars")) {
   copyFileSync(".dev.vars.example", ".dev.vars");
-  console.log("created .dev.vars from .dev.vars.example (ADMIN_TOKEN=dev-admin-token)");
+  console.log("[dev] created .dev.vars from .dev.vars.example (ADMIN_TOKEN=dev-admin-token)");
+}
+const adminToken = /^ADMIN_TOKEN=(.*)$/m.exec(readFileSync(".dev.vars", "utf8"))?.[1]?.trim();
+
+const children = [];
+const stopAll = (signal = "SIGTERM") => children.forEach((c) => c.exitCode === null && c.kill(signal));
+process.on("SIGINT", () => stopAll("SIGINT"));
+process.on("SIGTERM", () => stopAll("SIGTERM"));
+
+if (originPort !== 0 && !(await isListening(originPort))) {
+  const child = spawn(process.execPath, ["scripts/example-origin.mjs", "--port", String(originPort)], { stdio: "inherit" });
+  children.push(child);
+  console.log(`[dev] example origin on ${origin}`);
 }
 
-const env = {
-  ...process.env,
-  WRANGLER_SEND_METRICS: "false",
-  CLOUDFLARE_CF_FETCH_ENABLED: "false",
-  WRANGLER_HIDE_BANNER: "true",
-};
-const args = ["wrangler", "dev", "-c", "wrangler.toml", "--ip", "127.0.0.1", "--port", process.env.PORT ?? "8787"];
+const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_HIDE_BANNER: "true" };
+const args = ["wrangler", "dev", "-c", "wrangler.toml", "--ip", "127.0.0.1", "--port", String(port)];
+if (originPort !== 0) args.push("--var", `DEFAULT_ORIGIN:${origin}`);
 args.push(...process.argv.slice(2));
-const child = spawn("npx", args, { stdio: "inherit", env });
-const stop = (signal) => child.kill(signal);
-process.on("SIGINT", stop);
-process.on("SIGTERM", stop);
-child.on("exit", (code) => process.exit(code ?? 0));
+const wrangler = spawn("npx", args, { stdio: "inherit", env });
+children.push(wrangler);
+wrangler.on("exit", (code) => {
+  stopAll();
+  process.exit(code ?? 0);
+});
+
+if (originPort !== 0 && adminToken) seedExampleZone().catch((e) => console.log(`[dev] could not seed shop.example: ${e.message}`));
+
+async function seedExampleZone() {
+  const api = `http://127.0.0.1:${port}/zones/shop.example`;
+  for (let attempt = 0; attempt < 120; attempt++) {
+    await new Promise((r) => setTimeout(r, 500));
+    try {
+      const res = await fetch(api, {
+        method: "PUT",
+        headers: { Authorization: `Bearer ${adminToken}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ plan: "pro", origin }),
+      });
+      if (res.ok) {
+        console.log(`[dev] seeded zone shop.example → ${origin}. Try:\n` +
+          `  curl -H 'Accept: application/json' http://localhost:${port}/cdn-cgi/error/522\n` +
+          `  curl -H 'Host: shop.example' http://127.0.0.1:${port}/hello`);
+        return;
+      }
+      if (res.status !== 503 && res.status < 500) throw new Error(`zone API answered ${res.status}: ${await res.text()}`);
+    } catch (e) {
+      if (e instanceof Error && e.message.startsWith("zone API")) throw e;
+    }
+  }
+  throw new Error("wrangler dev did not answer within 60 s");
+}
+
+function isListening(p) {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: "127.0.0.1", port: p });
+    socket.once("connect", () => (socket.destroy(), resolve(true)));
+    socket.once("error", () => resolve(false));
+  });
+}
