@@ -231,6 +231,22 @@ describe("resource filters (contract §5)", () => {
   });
 });
 
+describe("case_insensitive", () => {
+  it("folds non-ASCII letters (SQLite alone folds ASCII only) and sees every casing of a key", async () => {
+    const a = newAccount();
+    await put(a, worker("fr", { "équipe": "Été" }));
+    await put(a, worker("mixed", { Env: "X", env: "y" }));
+    await put(a, worker("plain", { env: "z" }));
+    const ids = async (query: string) =>
+      (await call<Resource[]>("GET", `/accounts/${a}/tags/resources?${query}&case_insensitive=true`)).body?.result.map((r) => r.id);
+    expect(await ids(`tag=${encodeURIComponent("ÉQUIPE=été")}`)).toEqual(["fr"]);
+    expect(await ids("tag=ENV=x")).toEqual(["mixed"]); // matched through "Env" although "env" holds another value
+    expect(await ids("tag=ENV=y")).toEqual(["mixed"]);
+    expect(await ids("tag=ENV!=x")).toEqual(["fr", "plain"]);
+    expect((await call<Resource[]>("GET", `/accounts/${a}/tags/resources?tag=ENV=x`)).body?.result).toEqual([]);
+  });
+});
+
 describe("request checks through the Worker", () => {
   it.each([
     ["GET", "/accounts/ABCDEF0123456789abcdef0123456789/tags/keys"],
