@@ -68,9 +68,10 @@ export function compileResourceQuery(query: ResourceQuery, after: readonly strin
     params.push(query.name);
   }
   for (const filter of query.filters) where.push(filterSql(filter, query.caseInsensitive, params));
+  // The ORDER BY inside the aggregate (SQLite ≥ 3.44) makes the tags' order a guarantee, not a scan accident.
   const sql =
     "SELECT r.type, r.parent, r.id, r.name, r.etag, r.tags_updated_at," +
-    " (SELECT json_group_array(json_array(t.key, t.value)) FROM tags t WHERE " +
+    " (SELECT json_group_array(json_array(t.key, t.value) ORDER BY t.key) FROM tags t WHERE " +
     SAME_RESOURCE +
     ") AS tags FROM resources r" +
     (where.length > 0 ? ` WHERE ${where.join(" AND ")}` : "") +
