@@ -238,7 +238,10 @@ const zonePaths: Record<string, Json> = {
       operationId: "deleteZone",
       summary: "Delete a zone with all its rules and pages",
       security: [{ bearer: ["zones:write"] }],
-      responses: { "200": ok("Deleted", { type: ["object", "null"] }), ...COMMON_ERRORS },
+      responses: {
+        "200": ok("Deleted", { type: "object", required: ["id"], properties: { id: { type: "string" } } }),
+        ...COMMON_ERRORS,
+      },
     },
   },
   "/zones/{zone}/rulesets/phases/{phase}/entrypoint": {
@@ -422,7 +425,17 @@ const schemas: Record<string, Json> = {
       max_request_header_bytes: { type: "integer" },
     },
   },
-  Zone: { type: "object", description: "The zone's stored settings (ZoneSettings) with its name and revision." },
+  Zone: {
+    description: "The zone's settings as written, with its name and the document's revision.",
+    allOf: [
+      ref("ZoneSettings"),
+      {
+        type: "object",
+        required: ["zone", "version", "modified_on"],
+        properties: { zone: { type: "string" }, version: { type: "integer" }, modified_on: { type: "string", format: "date-time" } },
+      },
+    ],
+  },
   Rule: {
     type: "object",
     required: ["expression", "action"],
