@@ -9,6 +9,7 @@ import { lookupFunction, type ArgInfo, type FunctionDef } from "./functions";
 import type { IpAddress, IpRange } from "./ip";
 import { parseHexBytes, parseInt64, parseIntRange, parseIpLiteral, parseIpSetItem } from "./literals";
 import { compileRegex, MAX_REPETITION_BUDGET, repetitionCost, type CompiledRegex } from "./regex";
+import { printValue } from "./printer";
 import type { Scheme } from "./scheme";
 import { arrayOf, BOOL, BYTES, INT, IP, isBoolArray, typeName, type Type } from "./types";
 import type { Value } from "./values";
@@ -51,7 +52,14 @@ export interface TValue {
 export type TBase =
   | { readonly kind: "field"; readonly index: number; readonly name: string }
   | { readonly kind: "constant"; readonly value: Value }
-  | { readonly kind: "call"; readonly fn: FunctionDef; readonly args: readonly TArg[]; readonly mapsFirstArg: boolean };
+  | {
+      readonly kind: "call";
+      readonly fn: FunctionDef;
+      readonly args: readonly TArg[];
+      readonly mapsFirstArg: boolean;
+      /** Canonical text of the call (without its indexes): equal keys compute equal values in one evaluation. */
+      readonly key: string;
+    };
 
 export type TArg =
   | { readonly kind: "value"; readonly value: TValue }
@@ -311,7 +319,8 @@ class Checker {
       const kind: RuleErrorKind = "type";
       return this.fail(kind, result.error.message, at?.span ?? nameSpan);
     }
-    return { base: { kind: "call", fn, args, mapsFirstArg }, type: mapsFirstArg ? arrayOf(result.value) : result.value };
+    const key = printValue({ ...v, steps: [] });
+    return { base: { kind: "call", fn, args, mapsFirstArg, key }, type: mapsFirstArg ? arrayOf(result.value) : result.value };
   }
 
   private argument(arg: Arg, first: boolean): { arg: TArg; info: ArgInfo } {

@@ -8,6 +8,7 @@
 import type { Step } from "./ast";
 import type { Ordering, TArg, TBool, Test, TValue } from "./check";
 import type { EvaluationContext } from "./context";
+import type { Scheme } from "./scheme";
 import type { IpAddress } from "./ip";
 import type { Value, ValueArray, ValueMap } from "./values";
 
@@ -17,8 +18,35 @@ type Getter = (ctx: EvaluationContext) => Value | undefined;
 type ListGetter = (ctx: EvaluationContext) => readonly (Value | undefined)[];
 type ValueTest = (value: Value) => boolean;
 
-export function compilePredicate(root: TBool): Predicate {
-  return bool(root);
+/**
+ * Memo slots of calls, per scheme: the same call text gets the same slot in every rule compiled for the scheme,
+ * so one evaluation context computes it once. Bounded (contract §8): past the cap, calls are simply not shared.
+ */
+const CALL_SLOTS = new WeakMap<Scheme, Map<string, number>>();
+export const MAX_SHARED_CALLS = 4096;
+
+let scheme: Scheme | undefined;
+
+function slotFor(key: string): number | undefined {
+  if (scheme === undefined) return undefined;
+  let slots = CALL_SLOTS.get(scheme);
+  if (!slots) CALL_SLOTS.set(scheme, (slots = new Map()));
+  const known = slots.get(key);
+  if (known !== undefined) return known;
+  if (slots.size >= MAX_SHARED_CALLS) return undefined;
+  const slot = scheme.fields.length + slots.size;
+  slots.set(key, slot);
+  return slot;
+}
+
+export function compilePredicate(root: TBool, forScheme: Scheme): Predicate {
+  // Compilation is synchronous, so a module-level "current scheme" is safe and keeps every helper's signature small.
+  scheme = forScheme;
+  try {
+    return bool(root);
+  } finally {
+    scheme = undefined;
+  }
 }
 
 function bool(node: TBool): Predicate {
@@ -331,11 +359,15 @@ function base(v: TValue): Getter {
     case "call": {
       const one = b.fn.apply1;
       const only = b.args[0];
+      let compute: Getter;
       if (one && b.args.length === 1 && only?.kind === "value" && !b.mapsFirstArg) {
         const arg = value(only.value);
-        return (ctx) => one(arg(ctx));
+        compute = (ctx) => one(arg(ctx));
+      } else {
+        compute = call(b.fn.apply, b.args, b.mapsFirstArg);
       }
-      return call(b.fn.apply, b.args, b.mapsFirstArg);
+      const slot = slotFor(b.key);
+      return slot === undefined ? compute : (ctx) => ctx.remember(slot, compute);
     }
   }
 }

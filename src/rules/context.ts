@@ -20,12 +20,26 @@ export class EvaluationContext {
 
   /** The value of field `index` (missing: undefined). */
   get(index: number): Value | undefined {
-    const memo = (this.memo ??= []);
+    const memo = (this.memo ??= new Array<Value | typeof MISSING | undefined>(this.scheme.fields.length));
     const cached = memo[index];
     if (cached !== undefined) return cached === MISSING ? undefined : cached;
     const field = this.scheme.fields[index];
     const value = field === undefined ? undefined : this.produce(field);
     memo[index] = value === undefined ? MISSING : value;
+    return value;
+  }
+
+  /**
+   * The value of a pure computation (a function call) shared by the rules evaluated on this context, computed on
+   * first use: `lower(http.request.uri.path)` in 50 rules is lowered once per error. Slots are numbered after the
+   * fields (compile.ts assigns them).
+   */
+  remember(slot: number, compute: (ctx: EvaluationContext) => Value | undefined): Value | undefined {
+    const memo = (this.memo ??= new Array<Value | typeof MISSING | undefined>(this.scheme.fields.length));
+    const cached = memo[slot];
+    if (cached !== undefined) return cached === MISSING ? undefined : cached;
+    const value = compute(this);
+    memo[slot] = value === undefined ? MISSING : value;
     return value;
   }
 }

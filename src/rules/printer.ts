@@ -33,6 +33,11 @@ function argument(arg: Arg): string {
   }
 }
 
+/** A value (field or call, with its indexes) in canonical form; also the memo key of a call (compile.ts). */
+export function printValue(v: ValueExpr): string {
+  return value(v);
+}
+
 function value(v: ValueExpr): string {
   const head = v.kind === "field" ? v.name : `${v.name}(${v.args.map(argument).join(", ")})`;
   return head + v.steps.map(step).join("");

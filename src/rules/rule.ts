@@ -27,7 +27,7 @@ export function compile(source: string, scheme: Scheme, options: CompileOptions 
   if (!ast.ok) return ast;
   const checked = check(source, ast.value, scheme, options);
   if (!checked.ok) return checked;
-  const predicate = compilePredicate(checked.value.root);
+  const predicate = compilePredicate(checked.value.root, scheme);
   return ok({
     source,
     scheme,

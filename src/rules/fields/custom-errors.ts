@@ -5,7 +5,7 @@
  */
 import { BYTES, INT, mapOf, arrayOf } from "../types";
 import { defineFieldSet, type FieldDef } from "./field-set";
-import { headerMap } from "./input";
+import { HeaderMap } from "./header-map";
 import { REQUEST_FIELDS } from "./request";
 
 export const RESPONSE_FIELDS: Readonly<Record<string, FieldDef>> = {
@@ -19,7 +19,7 @@ export const RESPONSE_FIELDS: Readonly<Record<string, FieldDef>> = {
   "http.response.headers": {
     type: mapOf(arrayOf(BYTES)),
     source: "headers of the error response, lower-case names",
-    extract: (f) => (f.input.error ? headerMap(f.input.error.responseHeaders ?? new Headers()) : undefined),
+    extract: (f) => (f.input.error ? new HeaderMap(f.input.error.responseHeaders ?? new Headers()) : undefined),
   },
 };
 

@@ -51,21 +51,6 @@ export class RequestFacts {
   }
 }
 
-/**
- * Headers as `Map<Array<String>>` with lower-case keys (rules-language.md §3.4). The Fetch API joins repeated
- * headers with ", ", so each name has one entry, except `Set-Cookie`, which keeps one entry per header.
- */
-export function headerMap(headers: Headers): ValueMap {
-  const map = new Map<string, string[]>();
-  for (const [name, value] of headers) {
-    if (name === "set-cookie") continue;
-    map.set(toByteString(name), [toByteString(value)]);
-  }
-  const cookies = headers.getSetCookie();
-  if (cookies.length > 0) map.set("set-cookie", cookies.map(toByteString));
-  return map;
-}
-
 /** Query arguments as `Map<Array<String>>`, not decoded (rules-language.md §6); repeated names keep every value. */
 export function queryArgs(search: string): ValueMap {
   const map = new Map<string, string[]>();

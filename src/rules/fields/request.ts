@@ -5,7 +5,8 @@
 import { arrayOf, BOOL, BYTES, INT, IP, mapOf } from "../types";
 import { toByteString } from "../values";
 import { defineFieldSet, type FieldDef } from "./field-set";
-import { headerMap, queryArgs } from "./input";
+import { HeaderMap } from "./header-map";
+import { queryArgs } from "./input";
 
 const STRING_ARRAY = arrayOf(BYTES);
 const STRING_ARRAY_MAP = mapOf(STRING_ARRAY);
@@ -29,7 +30,7 @@ export const REQUEST_FIELDS: Readonly<Record<string, FieldDef>> = {
   "http.request.headers": {
     type: STRING_ARRAY_MAP,
     source: "request headers, lower-case names",
-    extract: (f) => headerMap(f.input.request.headers),
+    extract: (f) => new HeaderMap(f.input.request.headers),
   },
   "http.request.headers.names": {
     type: STRING_ARRAY,

@@ -3,8 +3,8 @@
  * function of contract §2.2 with its argument rules.
  */
 import { describe, expect, it } from "vitest";
-import { parseIp, toByteString, type Value } from "../../../src/rules";
-import { evaluate, failure } from "./helpers";
+import { contextFromValues, parseIp, toByteString, type Value } from "../../../src/rules";
+import { evaluate, failure, rule, scheme } from "./helpers";
 
 const ip = (text: string): Value => {
   const v = parseIp(text);
@@ -113,6 +113,17 @@ describe("functions", () => {
     ['join(m["absent"], "+") == ""', false],
   ] as const)("%s → %s", (source, expected) => {
     expect(evaluate(source, req)).toBe(expected);
+  });
+
+  it("shares a call's result between the rules of one context, never across contexts or different calls", () => {
+    const a = rule('substring(s, 0, 1) == "x"');
+    const b = rule('substring(s, 0, 2) == "xy"');
+    const c = rule('lower(s) == "xyz"');
+    const one = contextFromValues(scheme, { s: "XYZ" });
+    const two = contextFromValues(scheme, { s: "xyz" });
+    expect([a.matches(one), b.matches(one), c.matches(one)]).toEqual([false, false, true]);
+    expect([a.matches(two), b.matches(two), c.matches(two)]).toEqual([true, true, true]);
+    expect(rule('lower(s2) == "xyz"').matches(one)).toBe(false);
   });
 
   it("maps ASCII case only: bytes ≥ 0x80 (Latin-1 letters, ß, ÿ) are untouched", () => {
