@@ -60,7 +60,7 @@ class ParseAbort {
 /** Parses a whole expression. */
 export function parse(source: string, options: ParseOptions = {}): Result<Expr, RuleError> {
   const maxLength = options.maxLength ?? DEFAULT_MAX_LENGTH;
-  if (source.length > maxLength && [...source].length > maxLength) {
+  if (source.length > maxLength && codePointsExceed(source, maxLength)) {
     return err(
       ruleError(source, "limit", `the expression is longer than ${maxLength} characters`, {
         start: 0,
@@ -74,6 +74,17 @@ export function parse(source: string, options: ParseOptions = {}): Result<Expr, 
     if (e instanceof ParseAbort) return err(e.error);
     throw e;
   }
+}
+
+/** Counts code points only as far as needed: a 1 MiB body is refused after reading 4,097 characters. */
+function codePointsExceed(source: string, max: number): boolean {
+  let count = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    if (c < 0xdc00 || c > 0xdfff) count++;
+    if (count > max) return true;
+  }
+  return false;
 }
 
 class Parser {
