@@ -316,8 +316,7 @@ class Checker {
     const result = fn.check(infos);
     if (!result.ok) {
       const at = result.error.arg === undefined ? undefined : v.args[result.error.arg];
-      const kind: RuleErrorKind = "type";
-      return this.fail(kind, result.error.message, at?.span ?? nameSpan);
+      return this.fail("type", result.error.message, at?.span ?? nameSpan);
     }
     const key = printValue({ ...v, steps: [] });
     return { base: { kind: "call", fn, args, mapsFirstArg, key }, type: mapsFirstArg ? arrayOf(result.value) : result.value };
