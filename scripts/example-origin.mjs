@@ -43,6 +43,9 @@ const server = createServer((req, res) => {
   }
 });
 
+// Longer than any proxy's idle keep-alive, so a pooled connection is never closed under a request in flight.
+server.keepAliveTimeout = 65_000;
+
 server.listen(port, "127.0.0.1", () => {
   const address = server.address();
   const actual = typeof address === "object" && address !== null ? address.port : port;

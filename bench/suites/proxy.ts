@@ -48,7 +48,7 @@ const SCENARIOS: readonly Scenario[] = [
 ];
 
 export async function run(context: SuiteContext): Promise<SuiteResult> {
-  const rounds = context.quick ? 1 : 10;
+  const rounds = context.quick ? 1 : 16;
   const seconds = 1;
   const connections = 8;
   const origin = await startOrigin(context.root);
@@ -84,7 +84,8 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
         const scenario = SCENARIOS[index] as Scenario;
         const result = await drive(scenario, seconds);
         (results[index] as LoadResult[]).push(result);
-        context.log(`round ${r + 1}/${rounds} ${scenario.name}: ${result.reqPerSec} req/s, p50 ${result.p50Ms} ms, failures ${result.failures}`);
+        const why = result.failures === 0 ? "" : ` (statuses ${JSON.stringify(result.statusCounts)}, errors ${result.errors}, timeouts ${result.timeouts})`;
+        context.log(`round ${r + 1}/${rounds} ${scenario.name}: ${result.reqPerSec} req/s, p50 ${result.p50Ms} ms, failures ${result.failures}${why}`);
       }
     }
 
