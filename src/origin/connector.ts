@@ -29,15 +29,15 @@ export type TlsProbe =
   | { readonly kind: "no-answer" };
 
 export interface Connector {
-  /** Sends the upstream request (its `signal` aborts it). */
-  fetch(request: Request): Promise<Response>;
+  /** Sends the upstream request (`init.signal` aborts it). */
+  fetch(url: string, init: RequestInit): Promise<Response>;
   probeTcp(target: OriginTarget, timeoutMs: number): Promise<TcpProbe>;
   probeTls(target: OriginTarget, timeoutMs: number): Promise<TlsProbe>;
 }
 
 /** The real network: the runtime's fetch and `connect()`. */
 export const runtimeConnector: Connector = {
-  fetch: (request) => fetch(request),
+  fetch: (url, init) => fetch(url, init),
   probeTcp,
   probeTls,
 };

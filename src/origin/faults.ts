@@ -33,10 +33,10 @@ export function parseFaults(raw: string): ReadonlyMap<string, Fault> {
 export function faultInjectingConnector(base: Connector, faults: ReadonlyMap<string, Fault>): Connector {
   const faultOf = (hostname: string): Fault | undefined => faults.get(hostname);
   return {
-    fetch(request) {
-      const fault = faultOf(new URL(request.url).hostname);
-      if (fault === undefined) return base.fetch(request);
-      if (fault === "blackhole") return never(request.signal);
+    fetch(url, init) {
+      const fault = faultOf(new URL(url).hostname);
+      if (fault === undefined) return base.fetch(url, init);
+      if (fault === "blackhole") return never(init.signal ?? undefined);
       return Promise.reject(new Error(`Network connection lost. (injected: ${fault})`));
     },
     async probeTcp(target, timeoutMs) {
@@ -65,8 +65,9 @@ async function simulatedProbe(fault: Fault, timeoutMs: number): Promise<TcpProbe
 }
 
 /** A fetch into a black hole: pending until aborted, like a TCP connect whose SYNs are dropped. */
-function never(signal: AbortSignal): Promise<Response> {
+function never(signal: AbortSignal | undefined): Promise<Response> {
   return new Promise((_resolve, reject) => {
+    if (signal === undefined) return;
     const abort = (): void => reject(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
     if (signal.aborted) abort();
     else signal.addEventListener("abort", abort, { once: true });

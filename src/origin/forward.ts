@@ -15,7 +15,7 @@ import { err, ok, type Result } from "../result";
 import type { OriginTarget } from "../zones/origin-url";
 import { classifyReachedOrigin, classifyTls, fetchErrorKind, unreachedOrigin, type OriginFailure } from "./classify";
 import type { Connector } from "./connector";
-import { upstreamHeaders } from "./headers";
+import { upstreamHeaders, type RequestHeaderScan } from "./headers";
 import { TIMEOUT, within } from "./probe";
 
 /** Where and how patiently to forward. */
@@ -27,28 +27,29 @@ export interface ForwardPlan {
 
 type Settled = { readonly kind: "response"; readonly response: Response } | { readonly kind: "error"; readonly message: string };
 
-/** Builds the upstream request: a fresh init (never the incoming Request object, toolchain.md §8.2). */
-export function upstreamRequest(request: Request, url: URL, target: OriginTarget, signal: AbortSignal): Request {
+/** The upstream request's init: a fresh one, never the incoming Request object (toolchain.md §8.2). */
+export function upstreamInit(request: Request, url: URL, scan: RequestHeaderScan, signal: AbortSignal): RequestInit {
   const hasBody = request.method !== "GET" && request.method !== "HEAD";
-  return new Request(target.origin + url.pathname + url.search, {
+  return {
     method: request.method,
-    headers: upstreamHeaders(request.headers, { proto: url.protocol.slice(0, -1), host: url.host }),
+    headers: upstreamHeaders(request.headers, scan, { proto: url.protocol.slice(0, -1), host: url.host }),
     body: hasBody ? request.body : null,
     redirect: "manual",
     signal,
-  });
+  };
 }
 
 export async function forwardToOrigin(
   request: Request,
   url: URL,
+  scan: RequestHeaderScan,
   plan: ForwardPlan,
   connector: Connector,
 ): Promise<Result<Response, OriginFailure>> {
   const started = Date.now();
   const controller = new AbortController();
   const pending: Promise<Settled> = connector
-    .fetch(upstreamRequest(request, url, plan.target, controller.signal))
+    .fetch(plan.target.origin + url.pathname + url.search, upstreamInit(request, url, scan, controller.signal))
     .then(
       (response): Settled => ({ kind: "response", response }),
       (e: unknown): Settled => ({ kind: "error", message: e instanceof Error ? e.message : String(e) }),

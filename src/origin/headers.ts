@@ -11,7 +11,8 @@
 /** This service's `cdn-id` in `CDN-Loop` (RFC 8586 §2: a token). */
 export const CDN_LOOP_ID = "edge-errors";
 
-const ALWAYS_DROPPED = [
+/** Never forwarded: hop-by-hop (RFC 9110 §7.6.1), this hop's proxy credentials, and `Host` (set from the URL). */
+const HOP_BY_HOP = new Set([
   "connection",
   "proxy-connection",
   "keep-alive",
@@ -22,7 +23,7 @@ const ALWAYS_DROPPED = [
   "proxy-authorization",
   "proxy-authenticate",
   "host",
-] as const;
+]);
 
 /** What the client asked for, as the origin should learn it. */
 export interface ForwardedFor {
@@ -32,47 +33,74 @@ export interface ForwardedFor {
   readonly host: string;
 }
 
-/** Builds the headers of the upstream request; never mutates `incoming`. */
-export function upstreamHeaders(incoming: Headers, forwarded: ForwardedFor): Headers {
-  const headers = new Headers(incoming);
-  const connection = incoming.get("connection");
+/**
+ * Everything the proxy needs from the request headers, gathered in ONE pass. The upstream headers are then a
+ * runtime-side copy of the incoming ones with only the needed edits: every call into the runtime's `Headers`
+ * crosses from JavaScript into the runtime, and the proxy's overhead per request is measured against a bare
+ * `fetch(origin)` Worker (bench/suites/proxy.ts; rebuilding the headers from a JS array measured ~10 % slower).
+ */
+export interface RequestHeaderScan {
+  /** Size of the header section as sent on HTTP/1.1 (`name: value\r\n` per field): the 1038 limit's measure. */
+  readonly bytes: number;
+  /** `CDN-Loop` already names this service (RFC 8586): a loop, 1000. */
+  readonly loop: boolean;
+  /** Present fields that must not be forwarded (hop-by-hop, and those named in `Connection`). */
+  readonly drop: readonly string[];
+  readonly clientIp: string | null;
+  readonly forwardedFor: string | null;
+  readonly cdnLoop: string | null;
+}
+
+export function scanRequestHeaders(headers: Headers): RequestHeaderScan {
+  let bytes = 0;
+  let connection: string | null = null;
+  let clientIp: string | null = null;
+  let forwardedFor: string | null = null;
+  let cdnLoop: string | null = null;
+  const drop: string[] = [];
+  // Header values are byte strings, so `length` counts bytes.
+  for (const [name, value] of headers) {
+    bytes += name.length + value.length + 4;
+    if (name === "connection") connection = value;
+    else if (name === "x-forwarded-for") forwardedFor = value;
+    else if (name === "cdn-loop") cdnLoop = value;
+    else if (name === "cf-connecting-ip") clientIp = value;
+    if (HOP_BY_HOP.has(name)) drop.push(name);
+  }
   if (connection !== null) {
     // RFC 9110 §7.6.1: the fields named in Connection are hop-by-hop too.
-    for (const name of connection.split(",")) {
-      const field = name.trim();
-      if (field !== "" && /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(field)) headers.delete(field);
+    for (const field of connection.split(",")) {
+      const name = field.trim().toLowerCase();
+      if (name !== "" && /^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name)) drop.push(name);
     }
   }
-  for (const name of ALWAYS_DROPPED) headers.delete(name);
+  return { bytes, loop: cdnLoop !== null && hasOwnLoopMark(cdnLoop), drop, clientIp, forwardedFor, cdnLoop };
+}
 
-  const client = incoming.get("cf-connecting-ip");
-  const prior = incoming.get("x-forwarded-for");
-  if (client !== null && client !== "") headers.set("x-forwarded-for", prior ? `${prior}, ${client}` : client);
+/**
+ * The upstream request's headers: the incoming ones minus `scan.drop`, `X-Forwarded-For` with the client
+ * address appended (from `CF-Connecting-IP` only, as `ip.src` in contract §2.2; nothing invented without it),
+ * `X-Forwarded-Proto`/`-Host` from what the client asked for (incoming values are overwritten, never trusted),
+ * and this service's `CDN-Loop` mark. Never mutates `incoming`.
+ */
+export function upstreamHeaders(incoming: Headers, scan: RequestHeaderScan, forwarded: ForwardedFor): Headers {
+  const headers = new Headers(incoming);
+  for (const name of scan.drop) headers.delete(name);
+  const { clientIp, forwardedFor, cdnLoop } = scan;
+  if (clientIp !== null && clientIp !== "") headers.set("x-forwarded-for", forwardedFor ? `${forwardedFor}, ${clientIp}` : clientIp);
   headers.set("x-forwarded-proto", forwarded.proto);
   headers.set("x-forwarded-host", forwarded.host);
-  const loop = incoming.get("cdn-loop");
-  headers.set("cdn-loop", loop ? `${loop}, ${CDN_LOOP_ID}` : CDN_LOOP_ID);
+  headers.set("cdn-loop", cdnLoop ? `${cdnLoop}, ${CDN_LOOP_ID}` : CDN_LOOP_ID);
   return headers;
 }
 
-/** Whether `CDN-Loop` already names this service (RFC 8586 §2: `#( cdn-id [ *( OWS ";" OWS parameter ) ] )`). */
-export function carriesOwnLoopMark(headers: Headers): boolean {
-  const value = headers.get("cdn-loop");
-  if (value === null) return false;
+/** Whether a `CDN-Loop` value names this service (RFC 8586 §2: `#( cdn-id [ *( OWS ";" OWS parameter ) ] )`). */
+export function hasOwnLoopMark(value: string): boolean {
+  if (!value.toLowerCase().includes(CDN_LOOP_ID)) return false; // the common case, without splitting
   for (const member of value.split(",")) {
     const semicolon = member.indexOf(";");
     const id = (semicolon === -1 ? member : member.slice(0, semicolon)).trim().toLowerCase();
     if (id === CDN_LOOP_ID) return true;
   }
   return false;
-}
-
-/**
- * Size of the request's header section as sent on HTTP/1.1 (`name: value\r\n` per field), the measure the
- * per-zone limit applies to (contract §4, 1038). Header values are byte strings, so `length` counts bytes.
- */
-export function requestHeaderBytes(headers: Headers): number {
-  let bytes = 0;
-  for (const [name, value] of headers) bytes += name.length + value.length + 4;
-  return bytes;
 }

@@ -14,11 +14,19 @@ import type { TcpProbe, TlsProbe } from "./connector";
 
 const TIMEOUT = Symbol("timeout");
 
-/** Resolves to `TIMEOUT` if `promise` has not settled within `ms`; the timer never outlives the race. */
+/**
+ * Resolves to `TIMEOUT` if `promise` has not settled within `ms`; the timer never outlives the race.
+ * `promise` must not reject (the proxy maps its fetch to a value first). One promise and one timer, no
+ * `Promise.race`: this runs on every proxied request.
+ */
 export function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMEOUT> {
-  let timer = 0;
-  const deadline = new Promise<typeof TIMEOUT>((resolve) => (timer = setTimeout(() => resolve(TIMEOUT), ms)));
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(TIMEOUT), ms);
+    void promise.then((value) => {
+      clearTimeout(timer);
+      resolve(value);
+    });
+  });
 }
 export { TIMEOUT };
 

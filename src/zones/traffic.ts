@@ -10,8 +10,8 @@ import { errorResponse } from "../errors/pipeline";
 import { zoneOf } from "../http/host";
 import { connectorFor } from "../origin/connector";
 import { forwardToOrigin, type ForwardPlan } from "../origin/forward";
-import { carriesOwnLoopMark, requestHeaderBytes } from "../origin/headers";
-import { lookupZone } from "./cache";
+import { scanRequestHeaders } from "../origin/headers";
+import { cachedZone, lookupZone } from "./cache";
 import { parseOriginUrl } from "./origin-url";
 import { ZONE_LIMITS, type Zone } from "./schema";
 
@@ -34,20 +34,24 @@ export async function handleZoneTraffic(
   // Contract §4: an IP literal is never a zone (API hosts never reach this function).
   if (isIpLiteral(zone)) return fail(1003, `direct IP access to ${zone}`);
   // RFC 8586: our own mark means this request already went through this service once.
-  if (carriesOwnLoopMark(request.headers)) return fail(1000, "CDN-Loop already carries this service's mark");
+  const headers = scanRequestHeaders(request.headers); // one pass: loop mark, size, fields to forward
+  if (headers.loop) return fail(1000, "CDN-Loop already carries this service's mark");
 
-  const found = await lookupZone(env.CONFIG, zone);
-  if (!found.ok) return fail(500, found.error.cause);
-  const route = found.value ? zoneRoute(found.value) : defaultRoute(settings.defaultOrigin);
+  let config = cachedZone(zone);
+  if (config === undefined) {
+    const found = await lookupZone(env.CONFIG, zone);
+    if (!found.ok) return fail(500, found.error.cause);
+    config = found.value;
+  }
+  const route = config ? zoneRoute(config) : defaultRoute(settings.defaultOrigin);
   if (route === null) return fail(1001, "no zone config and no DEFAULT_ORIGIN");
   if (!route.ok) return fail(500, route.error);
 
-  const headerBytes = requestHeaderBytes(request.headers);
-  if (headerBytes > route.value.maxRequestHeaderBytes) {
-    return fail(1038, `request headers are ${headerBytes} bytes, limit ${route.value.maxRequestHeaderBytes}`);
+  if (headers.bytes > route.value.maxRequestHeaderBytes) {
+    return fail(1038, `request headers are ${headers.bytes} bytes, limit ${route.value.maxRequestHeaderBytes}`);
   }
 
-  const result = await forwardToOrigin(request, url, route.value.plan, connectorFor(env));
+  const result = await forwardToOrigin(request, url, headers, route.value.plan, connectorFor(env));
   return result.ok ? result.value : fail(result.error.code, result.error.cause);
 }
 

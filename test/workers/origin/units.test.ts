@@ -1,7 +1,7 @@
 /** Pure pieces of the proxy, one table each: header rewriting, loop marks, header size, classification, hello. */
 import { describe, expect, it } from "vitest";
 import { classifyReachedOrigin, classifyTls, fetchErrorKind, unreachedOrigin } from "../../../src/origin/classify";
-import { carriesOwnLoopMark, requestHeaderBytes, upstreamHeaders } from "../../../src/origin/headers";
+import { hasOwnLoopMark, scanRequestHeaders, upstreamHeaders } from "../../../src/origin/headers";
 import { clientHello, connectFailure } from "../../../src/origin/probe";
 import { isIpLiteral } from "../../../src/zones/traffic";
 
@@ -10,7 +10,7 @@ describe("upstreamHeaders", () => {
 
   it("never mutates the incoming headers", () => {
     const incoming = new Headers({ Connection: "close", "X-A": "1" });
-    upstreamHeaders(incoming, forwarded);
+    upstreamHeaders(incoming, scanRequestHeaders(incoming), forwarded);
     expect(incoming.get("connection")).toBe("close");
   });
 
@@ -23,12 +23,13 @@ describe("upstreamHeaders", () => {
     [{ "Transfer-Encoding": "chunked", Trailer: "X-T", "Proxy-Connection": "keep-alive" }, { "transfer-encoding": null, trailer: null, "proxy-connection": null }],
     [{ "CDN-Loop": "a, b;x=1" }, { "cdn-loop": "a, b;x=1, edge-errors" }],
   ])("%j → %j", (incoming, expected) => {
-    const out = upstreamHeaders(new Headers(incoming), forwarded);
+    const headers = new Headers(incoming);
+    const out = upstreamHeaders(headers, scanRequestHeaders(headers), forwarded);
     for (const [name, value] of Object.entries(expected)) expect(out.get(name), name).toBe(value);
   });
 });
 
-describe("carriesOwnLoopMark (RFC 8586)", () => {
+describe("loop mark (RFC 8586)", () => {
   it.each<[string | null, boolean]>([
     [null, false],
     ["", false],
@@ -41,15 +42,17 @@ describe("carriesOwnLoopMark (RFC 8586)", () => {
   ])("%j → %s", (value, expected) => {
     const headers = new Headers();
     if (value !== null) headers.set("CDN-Loop", value);
-    expect(carriesOwnLoopMark(headers)).toBe(expected);
+    expect(scanRequestHeaders(headers).loop).toBe(expected);
+    if (value !== null) expect(hasOwnLoopMark(value)).toBe(expected);
   });
 });
 
-describe("requestHeaderBytes", () => {
-  it("counts name: value CRLF per field", () => {
-    expect(requestHeaderBytes(new Headers())).toBe(0);
-    expect(requestHeaderBytes(new Headers({ a: "bc" }))).toBe(1 + 2 + 4);
-    expect(requestHeaderBytes(new Headers({ a: "1", bb: "22" }))).toBe(6 + 8);
+describe("header size", () => {
+  it("counts name: value CRLF per field, hop-by-hop and rewritten fields included", () => {
+    expect(scanRequestHeaders(new Headers()).bytes).toBe(0);
+    expect(scanRequestHeaders(new Headers({ a: "bc" })).bytes).toBe(1 + 2 + 4);
+    expect(scanRequestHeaders(new Headers({ a: "1", bb: "22" })).bytes).toBe(6 + 8);
+    expect(scanRequestHeaders(new Headers({ connection: "x", "cdn-loop": "y" })).bytes).toBe(15 + 13);
   });
 });
 
