@@ -72,6 +72,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
         headers: { host: ZONE },
         connections,
         durationSeconds,
+        serverCpu: servers[scenario.server].cpuSeconds,
       });
 
     context.log("warm-up");
@@ -101,6 +102,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
         p50Ms: median(runs.map((r) => r.p50Ms)),
         p99Ms: median(runs.map((r) => r.p99Ms)),
         ratio: round(median(runs.map((r, i) => r.reqPerSec / (baselineRuns[i] as LoadResult).reqPerSec))),
+        ...cpuOf(runs),
         ...(scenario.target === undefined ? {} : { target: scenario.target }),
         failures: runs.reduce((sum, r) => sum + r.failures, 0),
       };
@@ -117,6 +119,12 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
     await Promise.all(started.map((served) => served.dispose()));
     origin.process.kill("SIGTERM");
   }
+}
+
+/** Median CPU time of the Worker's own workerd process per request (bench/lib/cpu.ts), when readable. */
+function cpuOf(runs: readonly LoadResult[]): { serverCpuUs?: number } {
+  const values = runs.flatMap((run) => (run.serverCpuUsPerRequest === undefined ? [] : [run.serverCpuUsPerRequest]));
+  return values.length === 0 ? {} : { serverCpuUs: round(median(values), 0) };
 }
 
 /** Starts the example origin on a free loopback port in a child process. */
