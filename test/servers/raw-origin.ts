@@ -10,6 +10,7 @@
  * | `/garbage` | answers bytes that are not HTTP | 502 or 520 |
  * | `/bad-header` | a valid status line, then a header line without a colon | 502 or 520 |
  * | `/bad-status` | `HTTP/1.1 abc Nope` | 502 or 520 |
+ * | `/hanging` | 200 with the number of `/hang` connections still open (to check the proxy lets them go) | |
  */
 import { createServer, type Server, type Socket } from "node:net";
 
@@ -42,12 +43,21 @@ export async function startRawOrigin(): Promise<{ server: Server; port: number }
   return { server, port: address.port };
 }
 
+const hanging = new Set<Socket>();
+
 function act(socket: Socket, head: string): void {
   const path = (head.split(" ")[1] ?? "/").split("?")[0];
   switch (path) {
     case "/hang":
+      hanging.add(socket);
+      socket.on("close", () => hanging.delete(socket));
       socket.resume(); // keep reading whatever comes, never answer
       return;
+    case "/hanging": {
+      const body = String(hanging.size);
+      socket.end(`HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+      return;
+    }
     case "/reset":
       socket.resetAndDestroy();
       return;

@@ -60,6 +60,22 @@ describe("origin failures → structured errors (contract §3)", () => {
     expect(elapsed).toBeLessThan(2000);
   });
 
+  it("a 524 leaves no upstream connection open", async () => {
+    const zone = await zoneFor("release", loopback(ports.raw), { connect_timeout: 0.1, read_timeout: 0.3 });
+    const hanging = async (): Promise<number> => Number(await (await fetch(`${loopback(ports.raw)}/hanging`)).text());
+    const before = await hanging();
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => exports.default.fetch(`http://${zone}/hang`, { headers: JSON_ACCEPT })),
+    );
+    for (const res of results) await expectGeneratedError(res, 524);
+    let open = await hanging();
+    for (let i = 0; i < 50 && open > before; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      open = await hanging();
+    }
+    expect(open).toBeLessThanOrEqual(before);
+  });
+
   it("logs one structured line per generated error, with the cause", async () => {
     const zone = await zoneFor("log", loopback(ports.closed));
     const lines: string[] = [];
