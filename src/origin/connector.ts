@@ -29,7 +29,7 @@ export type TlsProbe =
   | { readonly kind: "no-answer" };
 
 export interface Connector {
-  /** Sends the upstream request (`init.signal` aborts it). */
+  /** Sends the upstream request. */
   fetch(url: string, init: RequestInit): Promise<Response>;
   probeTcp(target: OriginTarget, timeoutMs: number): Promise<TcpProbe>;
   probeTls(target: OriginTarget, timeoutMs: number): Promise<TlsProbe>;

@@ -36,7 +36,7 @@ export function faultInjectingConnector(base: Connector, faults: ReadonlyMap<str
     fetch(url, init) {
       const fault = faultOf(new URL(url).hostname);
       if (fault === undefined) return base.fetch(url, init);
-      if (fault === "blackhole") return never(init.signal ?? undefined);
+      if (fault === "blackhole") return new Promise<Response>(() => undefined); // SYNs into the void
       return Promise.reject(new Error(`Network connection lost. (injected: ${fault})`));
     },
     async probeTcp(target, timeoutMs) {
@@ -62,14 +62,4 @@ async function simulatedProbe(fault: Fault, timeoutMs: number): Promise<TcpProbe
       await new Promise((resolve) => setTimeout(resolve, timeoutMs + 50));
       return { kind: "timeout" };
   }
-}
-
-/** A fetch into a black hole: pending until aborted, like a TCP connect whose SYNs are dropped. */
-function never(signal: AbortSignal | undefined): Promise<Response> {
-  return new Promise((_resolve, reject) => {
-    if (signal === undefined) return;
-    const abort = (): void => reject(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
-    if (signal.aborted) abort();
-    else signal.addEventListener("abort", abort, { once: true });
-  });
 }
