@@ -103,15 +103,17 @@ function fromHex(hex: string): Uint8Array | null {
   return out;
 }
 
-// Parsed once per distinct secret value per isolate: secrets change only on deploy.
+// Parsed once per distinct secret value per isolate: secrets change only on deploy. The resolved list is kept,
+// never a pending Promise: workerd refuses to let one request await work started by another.
 let cachedKey: string | null = null;
-let cachedTokens: Promise<readonly KnownToken[]> = Promise.resolve([]);
+let cachedTokens: readonly KnownToken[] = [];
 
-function knownTokens(env: AuthVars): Promise<readonly KnownToken[]> {
+async function knownTokens(env: AuthVars): Promise<readonly KnownToken[]> {
   const key = `${env.ADMIN_TOKEN ?? ""}\u0000${env.API_TOKENS ?? ""}`;
   if (key !== cachedKey) {
+    const tokens = await loadTokens(env);
     cachedKey = key;
-    cachedTokens = loadTokens(env);
+    cachedTokens = tokens;
   }
   return cachedTokens;
 }

@@ -34,8 +34,9 @@ export async function handleApiRequest(
   env: Env,
   ctx: ExecutionContext,
   settings: Settings,
+  url: URL = new URL(request.url),
 ): Promise<Response> {
-  const path = new URL(request.url).pathname;
+  const path = url.pathname;
   const router = path === V4_BASE || path.startsWith(V4_BASE + "/") ? v4 : bare;
   return router.fetch(request, env, ctx, settings);
 }

@@ -33,15 +33,14 @@ export async function handle(request: Request, env: Env, ctx: ExecutionContext):
       case "service":
         return await handleServiceRequest(request, env, ctx, settings);
       case "api":
-        return await handleApiRequest(request, env, ctx, settings);
+        return await handleApiRequest(request, env, ctx, settings, url);
       case "zone":
-        return await handleZoneTraffic(request, env, ctx, settings);
+        return await handleZoneTraffic(request, env, ctx, settings, url);
     }
   } catch (error) {
     return unhandled(error, destination, request, url, settings);
   }
 }
-
 
 async function unhandled(
   error: unknown,
@@ -56,5 +55,14 @@ async function unhandled(
     console.error(JSON.stringify({ event: "api_exception", ray, path: url.pathname, cause }));
     return apiFailureResponse(API_FAILURES.internal(ray));
   }
-  return errorResponse({ code: 1101, request, cause }, { settings, zone: zoneOf(url) });
+  try {
+    return await errorResponse({ code: 1101, request, cause }, { settings, zone: zoneOf(url) });
+  } catch (secondary) {
+    // The pipeline itself failed (it should not): still a structured answer, never the runtime's bare 500.
+    console.error(JSON.stringify({ event: "pipeline_exception", cause, secondary: String(secondary) }));
+    return new Response(JSON.stringify({ type: "about:blank", title: "Internal error", status: 500 }), {
+      status: 500,
+      headers: { "Content-Type": "application/problem+json; charset=utf-8", "Cache-Control": "private, no-store" },
+    });
+  }
 }

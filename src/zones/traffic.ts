@@ -25,8 +25,8 @@ export async function handleZoneTraffic(
   env: Env,
   _ctx: ExecutionContext,
   settings: Settings,
+  url: URL = new URL(request.url),
 ): Promise<Response> {
-  const url = new URL(request.url);
   const zone = zoneOf(url);
   const fail = (code: number, cause: string): Promise<Response> =>
     errorResponse({ code, request, cause }, { settings, zone });

@@ -1,0 +1,51 @@
+/**
+ * The last-resort funnel of src/http/handler.ts (contract §3): an exception escaping a handler is the service's
+ * own unhandled exception → structured 1101 on zone traffic, a 500 envelope on the API; never the runtime's bare 500.
+ * The exception is real: an `env` whose binding getter throws, as a broken deployment would.
+ */
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import worker from "../../src/index";
+
+function brokenEnv(binding: "CONFIG" | "TAG_STORE"): Env {
+  return new Proxy(env, {
+    get(target, key, receiver) {
+      if (key === binding) throw new TypeError(`${binding} exploded`);
+      return Reflect.get(target, key, receiver);
+    },
+  });
+}
+
+async function call(url: string, init: RequestInit, e: Env): Promise<Response> {
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(new Request(url, init), e, ctx);
+  await waitOnExecutionContext(ctx);
+  return res;
+}
+
+describe("unhandled exceptions", () => {
+  it("on zone traffic answer a structured 1101 in the negotiated format", async () => {
+    const res = await call("http://shop-funnel.example/x", { headers: { Accept: "application/json" } }, brokenEnv("CONFIG"));
+    expect(res.status).toBe(500);
+    expect(res.headers.get("Content-Type")).toBe("application/json; charset=utf-8");
+    expect(res.headers.get("Ray-ID")).toMatch(/^[0-9a-f]{16}$/);
+    const body = await res.json<Record<string, unknown>>();
+    expect(body).toMatchObject({ error_code: 1101, zone: "shop-funnel.example", edge_error: true, retryable: false });
+    expect(JSON.stringify(body)).not.toContain("exploded"); // the cause is logged, never sent
+  });
+
+  it("on the management API answer a 500 envelope with a reference, not a stack trace", async () => {
+    const res = await call(
+      "http://localhost/accounts/0123456789abcdef0123456789abcdef/tags/keys",
+      { headers: { Authorization: "Bearer test-admin-token" } },
+      brokenEnv("TAG_STORE"),
+    );
+    expect(res.status).toBe(500);
+    const body = await res.json<{ success: boolean; errors: { code: number; message: string }[] }>();
+    expect(body.success).toBe(false);
+    expect(body.errors[0]?.code).toBe(10500);
+    expect(body.errors[0]?.message).toMatch(/reference [0-9a-f]{16}$/);
+    expect(JSON.stringify(body)).not.toContain("exploded");
+  });
+});
