@@ -33,10 +33,11 @@ if (originPort !== 0 && !(await isListening(originPort))) {
 }
 
 const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_HIDE_BANNER: "true" };
-const args = ["wrangler", "dev", "-c", "wrangler.toml", "--ip", "127.0.0.1", "--port", String(port)];
+const args = ["node_modules/wrangler/bin/wrangler.js", "dev", "-c", "wrangler.toml", "--ip", "127.0.0.1", "--port", String(port)];
 if (originPort !== 0) args.push("--var", `DEFAULT_ORIGIN:${origin}`);
 args.push(...process.argv.slice(2));
-const wrangler = spawn("npx", args, { stdio: "inherit", env });
+// Run wrangler's own entry under this Node (not through `npx`, which does not forward Ctrl-C / SIGTERM).
+const wrangler = spawn(process.execPath, args, { stdio: "inherit", env });
 children.push(wrangler);
 wrangler.on("exit", (code) => {
   stopAll();
