@@ -6,6 +6,7 @@ import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { CATALOG } from "../../../src/errors/catalog";
+import { serviceRoute } from "../../../src/errors/endpoints";
 
 const get = (path: string, accept?: string, method = "GET", host = "localhost") =>
   exports.default.fetch(`http://${host}${path}`, { method, headers: accept === undefined ? {} : { Accept: accept } });
@@ -80,6 +81,48 @@ describe("unknown paths and methods", () => {
     const res = await get(path, "application/problem+json", method);
     expect(res.headers.get("Allow")).toBe("GET, HEAD");
     await expectJsonProblem(res, 405, "Method Not Allowed");
+  });
+});
+
+describe("hostile URLs cost linear time (contract §8)", () => {
+  // itty-router's Router.fetch built `request.query` with one `[].concat` per repeated key: quadratic, ~4 s of CPU
+  // for this URL before any handler ran. The endpoints read no query, so it must cost next to nothing.
+  it("40,000 repeated query keys", async () => {
+    const query = "?" + "a=1&".repeat(40_000);
+    const started = performance.now();
+    const res = await get(`/cdn-cgi/error/522${query}`, "application/json");
+    expect(res.status).toBe(522);
+    expect(await res.json()).toMatchObject({ error_code: 522 });
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
+  it("a long run of slashes before the last segment", async () => {
+    const started = performance.now();
+    await expectJsonProblem(await get(`/cdn-cgi/errors${"/".repeat(100_000)}x`, "application/problem+json"), 404, "Not Found");
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+});
+
+describe("serviceRoute: the path shapes of contract §1.6, prefix matched literally", () => {
+  it.each([
+    ["/cdn-cgi/error/522", "/cdn-cgi", { kind: "error", code: "522" }],
+    ["/cdn-cgi/error/522//", "/cdn-cgi", { kind: "error", code: "522" }],
+    ["/cdn-cgi/errors", "/cdn-cgi", { kind: "errors" }],
+    ["/cdn-cgi/errors/", "/cdn-cgi", { kind: "errors" }],
+    ["/cdn-cgi/errors/1015", "/cdn-cgi", { kind: "errors-code", code: "1015" }],
+    ["/cdn-cgi", "/cdn-cgi", { kind: "unknown" }],
+    ["/cdn-cgi/", "/cdn-cgi", { kind: "unknown" }],
+    ["/cdn-cgi//errors", "/cdn-cgi", { kind: "unknown" }],
+    ["/cdn-cgi/error//522", "/cdn-cgi", { kind: "unknown" }],
+    ["/cdn-cgi/error/", "/cdn-cgi", { kind: "unknown" }],
+    ["/cdn-cgi/Errors", "/cdn-cgi", { kind: "unknown" }],
+    ["/cdn-cgiX/errors", "/cdn-cgi", { kind: "unknown" }],
+    ["/_e(1)+/errors/522", "/_e(1)+", { kind: "errors-code", code: "522" }],
+    ["/_e1/errors/522", "/_e(1)+", { kind: "unknown" }],
+    ["/a.b/errors", "/a.b", { kind: "errors" }],
+    ["/aXb/errors", "/a.b", { kind: "unknown" }],
+  ])("%s under %s", (path, prefix, expected) => {
+    expect(serviceRoute(path, prefix)).toEqual(expected);
   });
 });
 
