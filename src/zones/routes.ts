@@ -36,13 +36,26 @@ export function registerZoneRoutes(router: ApiRouter): void {
 /** Authenticates and authorises for the zone in the path, then validates its name. */
 function guarded(permission: Permission, next: (request: Request, zone: string, ...args: ApiArgs) => Promise<Response>): Handler {
   return async (request, ...args) => {
-    const raw = decodeURIComponent(request.params.zone ?? "").toLowerCase();
+    const raw = percentDecoded(request.params.zone ?? "").toLowerCase();
     const access = await requireAccess(request, args[0], { permission, zone: raw });
     if (!access.ok) return apiFailureResponse(access.error);
     const name = parseZoneName(raw);
     if (!name.ok) return apiFailureResponse(ZONE_FAILURES.invalidName(name.error));
     return next(request, name.value, ...args);
   };
+}
+
+/**
+ * The zone path segment, percent-decoded. A malformed escape (`%zz`, a truncated UTF-8 sequence) is kept as sent:
+ * scoped tokens never match it (403) and `parseZoneName` refuses the `%` (400), where `decodeURIComponent`'s
+ * URIError would have escaped as a 500 before authentication.
+ */
+function percentDecoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 async function getZone(_request: Request, zone: string, env: Env): Promise<Response> {

@@ -161,6 +161,19 @@ describe("validation (400, nothing stored)", () => {
     },
   );
 
+  it.each(["%E0%A4%A", "a%", "%zz.example"])("a malformed percent-escape in the zone (%s) → 400 (7003), never a 500", async (name) => {
+    const res = await put(name, valid);
+    expect(res.status).toBe(400);
+    expect((await res.json<Envelope>()).errors[0]?.code).toBe(7003);
+    for (const method of ["GET", "DELETE"]) {
+      const other = await api(`/zones/${name}`, { method });
+      expect(other.status, method).toBe(400);
+    }
+    // Still authentication first: without a token it is a 401, not a 500.
+    const anonymous = await exports.default.fetch(`http://localhost/zones/${name}`);
+    expect(anonymous.status).toBe(401);
+  });
+
   it("bodies over 1 MiB → 413 in the envelope", async () => {
     const res = await put(uniqueZone("big"), JSON.stringify({ ...valid, pad: "x".repeat(1024 * 1024) }));
     expect(res.status).toBe(413);
