@@ -45,8 +45,10 @@ export function parseOriginUrl(raw: string): Result<OriginTarget, string> {
  * A loop that slips through anyway is still caught by CDN-Loop (1000).
  */
 export function pointsAtApi(target: OriginTarget, apiHosts: ReadonlySet<string>, apiPort: number): boolean {
-  if (!apiHosts.has(target.hostname)) return false;
-  if (!LOOPBACK.has(target.hostname) || !target.explicitPort) return true;
+  // `localhost.` is the fully qualified spelling of `localhost` (RFC 1034 §3.1): the same host, the same API.
+  const hostname = target.hostname.endsWith(".") ? target.hostname.slice(0, -1) : target.hostname;
+  if (!apiHosts.has(hostname)) return false;
+  if (!LOOPBACK.has(hostname) || !target.explicitPort) return true;
   return target.port === apiPort;
 }
 

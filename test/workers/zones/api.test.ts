@@ -116,6 +116,9 @@ describe("validation (400, nothing stored)", () => {
     ["origin = an API host", { ...valid, origin: "http://localhost" }, "origin"],
     ["origin = an API host over https", { ...valid, origin: "https://127.0.0.1" }, "origin"],
     ["origin = the API's own port on loopback", { ...valid, origin: "http://127.0.0.1:80" }, "origin"],
+    // A fully qualified name (trailing dot) is the same host (RFC 1034 §3.1).
+    ["origin = an API host with a trailing dot", { ...valid, origin: "http://localhost." }, "origin"],
+    ["origin = an API host with a trailing dot and a port", { ...valid, origin: "https://LOCALHOST.:443" }, "origin"],
     ["connect_timeout 0", { ...valid, connect_timeout: 0 }, "connect_timeout"],
     ["connect_timeout over 60 s", { ...valid, connect_timeout: 61 }, "connect_timeout"],
     ["connect_timeout as a string", { ...valid, connect_timeout: "5" }, "connect_timeout"],
