@@ -135,3 +135,22 @@ describe("constant-time comparison", () => {
     }
   });
 });
+
+describe("hostile URLs cost linear time before authentication (contract §8)", () => {
+  // itty-router's Router.fetch builds `request.query` with one `[].concat` per repeated key: quadratic, seconds of
+  // CPU for these URLs before any handler (and so before the token check) ran.
+  const repeated = "?" + "a=1&".repeat(40_000);
+
+  it.each([
+    ["unauthenticated", "/zones/a.example", {}, 401],
+    ["unknown route", "/no/such/endpoint", {}, 404],
+    ["tags, over the filter limit", `/accounts/${ACCOUNT}/tags/resources`, { Authorization: "Bearer test-admin-token" }, 400],
+  ])("40,000 repeated query keys, %s", async (_name, path, headers, status) => {
+    const query = path.includes("/tags/") ? "?" + "tag=a&".repeat(40_000) : repeated;
+    const started = performance.now();
+    const res = await call(`${path}${query}`, { headers });
+    expect(res.status).toBe(status);
+    await res.body?.cancel();
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+});
