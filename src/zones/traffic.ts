@@ -12,7 +12,7 @@ import { connectorFor } from "../origin/connector";
 import { forwardToOrigin, type ForwardPlan } from "../origin/forward";
 import { scanRequestHeaders } from "../origin/headers";
 import { cachedZone, lookupZone } from "./cache";
-import { parseOriginUrl } from "./origin-url";
+import { effectivePort, parseOriginUrl, pointsAtApi } from "./origin-url";
 import { ZONE_LIMITS, type Zone } from "./schema";
 
 interface Route {
@@ -43,7 +43,7 @@ export async function handleZoneTraffic(
     if (!found.ok) return fail(500, found.error.cause);
     config = found.value;
   }
-  const route = config ? zoneRoute(config) : defaultRoute(settings.defaultOrigin);
+  const route = config ? zoneRoute(config) : defaultRoute(settings, url);
   if (route === null) return fail(1001, "no zone config and no DEFAULT_ORIGIN");
   if (!route.ok) return fail(500, route.error);
 
@@ -78,7 +78,20 @@ function zoneRoute(zone: Zone): { ok: true; value: Route } {
 let defaultKey: string | null = null;
 let defaultValue: { ok: true; value: Route } | { ok: false; error: string } | null = null;
 
-function defaultRoute(origin: string | null): typeof defaultValue {
+/**
+ * The route of a host without zone config. DEFAULT_ORIGIN is an origin like any other (contract §3): never a host
+ * of API_HOSTS, checked against the port this request arrived on (the API listens on the same one), so a
+ * misconfigured value answers a structured 500 instead of handing zone traffic to the management API.
+ */
+function defaultRoute(settings: Settings, url: URL): typeof defaultValue {
+  const route = parsedDefaultRoute(settings.defaultOrigin);
+  if (route?.ok && pointsAtApi(route.value.plan.target, settings.apiHosts, effectivePort(url))) {
+    return { ok: false, error: "DEFAULT_ORIGIN must not be a host of API_HOSTS (contract §3)" };
+  }
+  return route;
+}
+
+function parsedDefaultRoute(origin: string | null): typeof defaultValue {
   if (origin === null) return null;
   if (origin !== defaultKey) {
     defaultKey = origin;

@@ -158,6 +158,19 @@ describe("refusals before the origin (contract §3, §4)", () => {
     expect(echo.headers["x-forwarded-host"]).toBe("default-origin.example");
   });
 
+  it.each(["http://localhost", "https://localhost.", "http://127.0.0.1:80"])(
+    "DEFAULT_ORIGIN %s is a host of API_HOSTS: never proxied there (contract §3), a structured 500",
+    async (origin) => {
+      const local = { ...env, DEFAULT_ORIGIN: origin };
+      const res = await worker.fetch(
+        new Request("http://default-origin-api.example/zones/x", { headers: JSON_ACCEPT }),
+        local,
+        createExecutionContext(),
+      );
+      await expectGeneratedError(res, 500);
+    },
+  );
+
   it.each(["http://10.1.2.3/", "http://203.0.113.9:8080/x", "http://[2001:db8::1]/"])("IP literal %s → 1003", async (url) => {
     const res = await exports.default.fetch(url, { headers: JSON_ACCEPT });
     await expectGeneratedError(res, 1003);
