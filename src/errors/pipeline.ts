@@ -11,6 +11,7 @@
  * so every error is the structured default. Whatever answers, the pipeline logs ONE structured line per error.
  */
 import type { Settings } from "../config/settings";
+import { zoneOf } from "../http/host";
 import { newRayId } from "../http/ray";
 import { catalogEntry, type CatalogEntry } from "./catalog";
 import { errorFields, footerText, wireTimestamp, type ErrorFields } from "./fields";
@@ -96,6 +97,30 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
     if (byPage) return byPage;
   }
   return structuredDefault(fields, choice, headers, request.method); // 3. the structured default
+}
+
+/**
+ * The structured error built without reading the request, for the handler's last resort when `errorResponse`
+ * itself threw (perhaps because reading the request is what fails): still the catalog's structured answer with the
+ * §1.4 headers, never a bare 500 (contract §3: an unhandled exception is 1101). JSON, because `Accept` belongs to
+ * the request that could not be read; no customisation; from the URL and constants only.
+ */
+export async function fallbackErrorResponse(code: number, url: URL, settings: Settings, cause: string): Promise<Response> {
+  const entry = catalogEntry(code) ?? catalogEntry(FALLBACK_CODE)!;
+  const rayId = newRayId();
+  const zone = zoneOf(url);
+  const fields = errorFields(entry, {
+    type: typeUri(entry.code, url.href, settings),
+    rayId,
+    timestamp: wireTimestamp(Date.now()),
+    zone,
+    retryAfter: entry.retryAfter,
+    footer: footerFor(settings.operatorName),
+  });
+  const choice = chooseErrorFormat("application/json");
+  const headers = await errorHeaders(choice, rayId, entry.retryAfter);
+  logEdgeError(rayId, zone, entry, cause);
+  return new Response(renderJson(fields), { status: fields.status, headers });
 }
 
 /** §2.1 step 3: the structured default in the negotiated format; `HEAD` gets the headers only. */

@@ -10,7 +10,7 @@ import { handleApiRequest } from "../api/router";
 import { API_FAILURES, apiFailureResponse } from "../api/envelope";
 import { settingsFor, type Settings } from "../config/settings";
 import { handleServiceRequest } from "../errors/endpoints";
-import { errorResponse } from "../errors/pipeline";
+import { errorResponse, fallbackErrorResponse } from "../errors/pipeline";
 import { handleZoneTraffic } from "../zones/traffic";
 import { isUnderPrefix, zoneOf } from "./host";
 import { newRayId } from "./ray";
@@ -58,11 +58,7 @@ async function unhandled(
   try {
     return await errorResponse({ code: 1101, request, cause }, { settings, zone: zoneOf(url) });
   } catch (secondary) {
-    // The pipeline itself failed (it should not): still a structured answer, never the runtime's bare 500.
-    console.error(JSON.stringify({ event: "pipeline_exception", cause, secondary: String(secondary) }));
-    return new Response(JSON.stringify({ type: "about:blank", title: "Internal error", status: 500 }), {
-      status: 500,
-      headers: { "Content-Type": "application/problem+json; charset=utf-8", "Cache-Control": "private, no-store" },
-    });
+    // The pipeline itself failed (it should not): the same 1101, built without reading the request.
+    return fallbackErrorResponse(1101, url, settings, `${cause}; then in the pipeline: ${String(secondary)}`);
   }
 }

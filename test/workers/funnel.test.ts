@@ -6,6 +6,7 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { FIELD_ORDER } from "../../src/errors/fields";
 import worker from "../../src/index";
 
 function brokenEnv(binding: "CONFIG" | "TAG_STORE"): Env {
@@ -46,6 +47,35 @@ describe("unhandled exceptions", () => {
     expect(body.success).toBe(false);
     expect(body.errors[0]?.code).toBe(10500);
     expect(body.errors[0]?.message).toMatch(/reference [0-9a-f]{16}$/);
+    expect(JSON.stringify(body)).not.toContain("exploded");
+  });
+
+  it("when the pipeline itself throws, still the structured 1101 with the headers of contract §1.4", async () => {
+    // A request whose headers cannot be read: the zone path and then the pipeline's own 1101 both throw.
+    const real = new Request("http://shop-funnel.example/cdn-cgi/error/522", { headers: { Accept: "text/html" } });
+    const unreadable = new Proxy(real, {
+      get(target, key) {
+        if (key === "headers") throw new TypeError("headers exploded");
+        const value: unknown = Reflect.get(target, key);
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(unreadable, env, ctx);
+    await waitOnExecutionContext(ctx);
+    expect(res.status).toBe(500);
+    expect(res.headers.get("Content-Type")).toBe("application/json; charset=utf-8");
+    expect(res.headers.get("Cache-Control")).toBe("private, no-store");
+    expect(res.headers.get("Vary")).toBe("Accept");
+    expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
+    const ray = res.headers.get("Ray-ID");
+    expect(ray).toMatch(/^[0-9a-f]{16}$/);
+    const body = await res.json<Record<string, unknown>>();
+    expect(Object.keys(body)).toEqual(FIELD_ORDER.filter((k) => k !== "retry_after"));
+    expect(body).toMatchObject({
+      error_code: 1101, status: 500, ray_id: ray, instance: ray, zone: "shop-funnel.example", edge_error: true,
+      type: "http://shop-funnel.example/cdn-cgi/errors/1101",
+    });
     expect(JSON.stringify(body)).not.toContain("exploded");
   });
 });
