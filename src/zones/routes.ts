@@ -37,9 +37,10 @@ export function registerZoneRoutes(router: ApiRouter): void {
 function guarded(permission: Permission, next: (request: Request, zone: string, ...args: ApiArgs) => Promise<Response>): Handler {
   return async (request, ...args) => {
     const raw = percentDecoded(request.params.zone ?? "").toLowerCase();
-    const access = await requireAccess(request, args[0], { permission, zone: raw });
-    if (!access.ok) return apiFailureResponse(access.error);
     const name = parseZoneName(raw);
+    // Scope is checked on the normalised name (`a.example.` is `a.example`), still before the name's own 400.
+    const access = await requireAccess(request, args[0], { permission, zone: name.ok ? name.value : raw });
+    if (!access.ok) return apiFailureResponse(access.error);
     if (!name.ok) return apiFailureResponse(ZONE_FAILURES.invalidName(name.error));
     return next(request, name.value, ...args);
   };

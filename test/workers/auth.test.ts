@@ -76,6 +76,8 @@ describe("scoped tokens (403 = authenticated, not allowed)", () => {
   it.each<[string, string, string, string, number]>([
     ["zones:read on its zone", "tok-zone-a-reader", "GET", "/zones/a.example", 404],
     ["zones:read, zone names case-insensitive", "tok-zone-a-reader", "GET", "/zones/A.EXAMPLE", 404],
+    ["zones:read, the zone's absolute name (trailing dot)", "tok-zone-a-reader", "GET", "/zones/a.example.", 404],
+    ["zones:read, an escaped trailing dot is the same name", "tok-zone-a-reader", "GET", "/zones/a.example%2E", 404],
     ["zones:read cannot write", "tok-zone-a-reader", "PUT", "/zones/a.example", 403],
     ["zones:read cannot delete", "tok-zone-a-reader", "DELETE", "/zones/a.example", 403],
     ["zones:read outside its zones", "tok-zone-a-reader", "GET", "/zones/b.example", 403],
