@@ -177,6 +177,23 @@ describe("validation (400, nothing stored)", () => {
     expect(anonymous.status).toBe(401);
   });
 
+  it("a streamed body without Content-Length is cut off at 1 MiB → 413 (contract §8)", async () => {
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent >= 4 * 1024 * 1024) return controller.close();
+        controller.enqueue(new Uint8Array(64 * 1024).fill(0x20));
+        sent += 64 * 1024;
+      },
+    });
+    const zone = uniqueZone("streamed");
+    const res = await exports.default.fetch(`http://localhost/zones/${zone}`, { method: "PUT", headers: ADMIN, body });
+    expect(res.status).toBe(413);
+    expect((await res.json<Envelope>()).errors[0]?.code).toBe(10413);
+    // The reader stopped soon after the limit: it never pulled the whole 4 MiB.
+    expect(sent).toBeLessThan(2 * 1024 * 1024);
+  });
+
   it("bodies over 1 MiB → 413 in the envelope", async () => {
     const res = await put(uniqueZone("big"), JSON.stringify({ ...valid, pad: "x".repeat(1024 * 1024) }));
     expect(res.status).toBe(413);
