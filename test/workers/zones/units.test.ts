@@ -45,7 +45,12 @@ describe("pointsAtApi", () => {
     ["http://127.0.0.1:8787", true], // the port the API is served on
     ["http://127.0.0.1:8788", false], // another local server
     ["http://shop.example", false],
+    ["https://api.example.", true], // the absolute name is the same host (RFC 1034 §3.1)
+    ["http://localhost.:8787", true],
+    ["http://localhost.:8788", false],
+    ["http://shop.example.", false],
   ])("%s → %s", (raw, expected) => {
+    expect(parseOriginUrl(raw).ok).toBe(true);
     const target = parseOriginUrl(raw);
     expect(target.ok && pointsAtApi(target.value, api, 8787)).toBe(expected);
   });
