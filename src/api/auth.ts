@@ -150,7 +150,8 @@ export function parseApiTokens(raw: string): Result<KnownToken[], string> {
     const digest = typeof e.sha256 === "string" ? fromHex(e.sha256) : null;
     if (!digest) return err(`API_TOKENS[${index}].sha256 must be 64 hex characters`);
     const accounts = parseScope(e.accounts, (s) => s.toLowerCase());
-    const zones = parseScope(e.zones, (s) => s.toLowerCase());
+    // Zones as the routes compare them: lower-case, an absolute name's trailing dot dropped (RFC 1034 §3.1).
+    const zones = parseScope(e.zones, (s) => s.toLowerCase().replace(/\.$/, ""));
     if (!accounts || !zones) return err(`API_TOKENS[${index}]: accounts and zones must be arrays of strings`);
     const permissions = Array.isArray(e.permissions) ? e.permissions : null;
     if (!permissions || !permissions.every((p): p is Permission => (PERMISSIONS as readonly unknown[]).includes(p)))

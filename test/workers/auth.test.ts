@@ -100,6 +100,18 @@ describe("scoped tokens (403 = authenticated, not allowed)", () => {
   });
 });
 
+describe("zone scopes are host names like the path's (contract §7)", () => {
+  it("a scope written as an absolute name (trailing dot) covers the zone", async () => {
+    const raw = JSON.stringify([
+      { name: "fqdn", sha256: await tokenDigestHex("tok-fqdn"), zones: ["C.Example."], permissions: ["zones:read"] },
+    ]);
+    for (const path of ["/zones/c.example", "/zones/c.example."]) {
+      await expectCode(await call(path, { token: "tok-fqdn", apiTokens: raw }), 404, 1001);
+    }
+    await expectCode(await call("/zones/d.example", { token: "tok-fqdn", apiTokens: raw }), 403, 10001);
+  });
+});
+
 describe("malformed API_TOKENS fails closed", () => {
   it.each([
     ["not JSON", "{oops"],
