@@ -2,6 +2,7 @@ import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { parseSettings } from "../../src/config/settings";
 import { destinationOf } from "../../src/http/handler";
+import { loopback, ports, zoneFor } from "./origin/helpers";
 
 describe("destinationOf (contract §0 routing order)", () => {
   const settings = parseSettings({ API_HOSTS: "localhost,127.0.0.1,api.example", SERVICE_PREFIX: "/cdn-cgi" });
@@ -13,6 +14,9 @@ describe("destinationOf (contract §0 routing order)", () => {
     ["http://API.EXAMPLE:8787/accounts/x/tags", "api"],
     ["http://shop.example/", "zone"],
     ["http://shop.example/cdn-cgiX", "zone"],
+    ["http://localhost./zones/x", "api"], // an absolute name is the same host (RFC 1034 §3.1)
+    ["http://API.EXAMPLE.:8787/zones/x", "api"],
+    ["http://api.example../zones/x", "zone"],
   ])("%s → %s", (url, expected) => {
     expect(destinationOf(new URL(url), settings)).toBe(expected);
   });
@@ -34,5 +38,25 @@ describe("management API", () => {
     expect(body.success).toBe(false);
     expect(body.errors[0]?.code).toBe(7003);
     expect(body.result).toBeNull();
+  });
+});
+
+describe("an absolute host name (trailing dot) is the same zone (RFC 1034 §3.1)", () => {
+  it("zone traffic finds the config the zones API stored without the dot", async () => {
+    const zone = await zoneFor("dot", loopback(ports.http));
+    const res = await exports.default.fetch(`http://${zone}./echo`, { headers: { Accept: "application/json" } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    await res.body?.cancel();
+  });
+
+  it("the error's zone field names the zone without the dot", async () => {
+    const res = await exports.default.fetch("http://Shop-Dot.Example.:8787/cdn-cgi/error/522", { headers: { Accept: "application/json" } });
+    expect(await res.json()).toMatchObject({ error_code: 522, zone: "shop-dot.example" });
+  });
+
+  it("the management API answers on an API host spelled with the dot", async () => {
+    const res = await exports.default.fetch("http://localhost./nope");
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ success: false, errors: [{ code: 7003 }] });
   });
 });
