@@ -51,12 +51,14 @@ export function settingsFor(env: SettingsVars): Settings {
 export function parseSettings(env: SettingsVars): Settings {
   const hosts = nonEmpty(env.API_HOSTS) ?? DEFAULT_SETTINGS.apiHosts;
   const prefix = nonEmpty(env.SERVICE_PREFIX) ?? DEFAULT_SETTINGS.servicePrefix;
-  const limit = Number.parseInt(env.TAG_LIMIT ?? "", 10);
+  // Whole decimal numbers only: `parseInt("10abc")` would silently read 10 and lock an account out.
+  const rawLimit = env.TAG_LIMIT?.trim() ?? "";
+  const limit = /^[1-9][0-9]{0,8}$/.test(rawLimit) ? Number(rawLimit) : Number.NaN;
   return {
     apiHosts: new Set(
       hosts
         .split(",")
-        .map((h) => h.trim().toLowerCase())
+        .map(normaliseApiHost)
         .filter((h) => h.length > 0),
     ),
     operatorName: nonEmpty(env.OPERATOR_NAME) ?? DEFAULT_SETTINGS.operatorName,
@@ -65,6 +67,16 @@ export function parseSettings(env: SettingsVars): Settings {
     defaultOrigin: nonEmpty(env.DEFAULT_ORIGIN) ?? null,
     tagLimit: Number.isSafeInteger(limit) && limit > 0 ? limit : DEFAULT_SETTINGS.tagLimit,
   };
+}
+
+/**
+ * API_HOSTS entries are hostnames as `zoneOf` produces them: lower-case, without port or trailing dot. An operator
+ * writing `localhost:8787` or `api.example.` means that host, so the port and the dot are dropped, not matched.
+ */
+function normaliseApiHost(entry: string): string {
+  const host = entry.trim().toLowerCase();
+  const withoutPort = host.startsWith("[") ? host.replace(/^(\[[^\]]*\])(:\d+)?$/, "$1") : host.replace(/:\d+$/, "");
+  return withoutPort.replace(/\.$/, "");
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

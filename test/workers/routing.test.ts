@@ -60,3 +60,23 @@ describe("an absolute host name (trailing dot) is the same zone (RFC 1034 §3.1)
     expect(await res.json()).toMatchObject({ success: false, errors: [{ code: 7003 }] });
   });
 });
+
+describe("parseSettings: operator input is normalised, never half-read", () => {
+  it("API_HOSTS entries lose their port and trailing dot, keep IPv6 brackets", () => {
+    const { apiHosts } = parseSettings({ API_HOSTS: " LocalHost:8787 , api.example. ,[::1]:8787,,127.0.0.1" });
+    expect([...apiHosts].sort()).toEqual(["127.0.0.1", "[::1]", "api.example", "localhost"]);
+    expect(destinationOf(new URL("http://api.example:8787/zones/x"), parseSettings({ API_HOSTS: "api.example:443" }))).toBe("api");
+  });
+
+  it.each([
+    ["25000", 25_000],
+    [" 12 ", 12],
+    ["10abc", 10_000],
+    ["0", 10_000],
+    ["-5", 10_000],
+    ["1e6", 10_000],
+    ["", 10_000],
+  ])("TAG_LIMIT %j → %d (default for anything but a whole positive number)", (raw, expected) => {
+    expect(parseSettings({ TAG_LIMIT: raw }).tagLimit).toBe(expected);
+  });
+});
