@@ -12,8 +12,9 @@ import { connectorFor } from "../origin/connector";
 import { forwardToOrigin, type ForwardPlan } from "../origin/forward";
 import { scanRequestHeaders } from "../origin/headers";
 import { cachedZone, lookupZone } from "./cache";
-import { effectivePort, parseOriginUrl, pointsAtApi } from "./origin-url";
-import { ZONE_LIMITS, type Zone } from "./schema";
+import { err, ok, type Result } from "../result";
+import { effectivePort, parseOriginUrl, pointsAtApi, type OriginTarget } from "./origin-url";
+import { ZONE_LIMITS, type Zone, type ZoneSettings } from "./schema";
 
 interface Route {
   readonly plan: ForwardPlan;
@@ -60,55 +61,54 @@ export function isIpLiteral(hostname: string): boolean {
   return hostname.startsWith("[") || /^\d{1,3}(\.\d{1,3}){3}$/.test(hostname);
 }
 
-function zoneRoute(zone: Zone): { ok: true; value: Route } {
+/** Where traffic goes and the limits it meets: the same shape for a configured zone and for DEFAULT_ORIGIN. */
+function routeTo(target: OriginTarget, limits: Pick<ZoneSettings, "connect_timeout" | "read_timeout" | "max_request_header_bytes">): Route {
   return {
-    ok: true,
-    value: {
-      plan: {
-        target: zone.target,
-        connectTimeoutMs: zone.settings.connect_timeout * 1000,
-        readTimeoutMs: zone.settings.read_timeout * 1000,
-      },
-      maxRequestHeaderBytes: zone.settings.max_request_header_bytes,
-    },
+    plan: { target, connectTimeoutMs: limits.connect_timeout * 1000, readTimeoutMs: limits.read_timeout * 1000 },
+    maxRequestHeaderBytes: limits.max_request_header_bytes,
   };
 }
 
-// DEFAULT_ORIGIN is parsed once per distinct value per isolate.
-let defaultKey: string | null = null;
-let defaultValue: { ok: true; value: Route } | { ok: false; error: string } | null = null;
+/** A zone's route, built once per zone document (the cache keeps the `Zone` object; routes are memoised by it). */
+const zoneRoutes = new WeakMap<Zone, Route>();
+function zoneRoute(zone: Zone): Result<Route, string> {
+  let route = zoneRoutes.get(zone);
+  if (!route) {
+    route = routeTo(zone.target, zone.settings);
+    zoneRoutes.set(zone, route);
+  }
+  return ok(route);
+}
+
+const DEFAULT_LIMITS = {
+  connect_timeout: ZONE_LIMITS.connectTimeout.default,
+  read_timeout: ZONE_LIMITS.readTimeout.default,
+  max_request_header_bytes: ZONE_LIMITS.maxRequestHeaderBytes.default,
+} as const;
 
 /**
  * The route of a host without zone config. DEFAULT_ORIGIN is an origin like any other (contract §3): never a host
  * of API_HOSTS, checked against the port this request arrived on (the API listens on the same one), so a
  * misconfigured value answers a structured 500 instead of handing zone traffic to the management API.
  */
-function defaultRoute(settings: Settings, url: URL): typeof defaultValue {
+function defaultRoute(settings: Settings, url: URL): Result<Route, string> | null {
   const route = parsedDefaultRoute(settings.defaultOrigin);
   if (route?.ok && pointsAtApi(route.value.plan.target, settings.apiHosts, effectivePort(url))) {
-    return { ok: false, error: "DEFAULT_ORIGIN must not be a host of API_HOSTS (contract §3)" };
+    return err("DEFAULT_ORIGIN must not be a host of API_HOSTS (contract §3)");
   }
   return route;
 }
 
-function parsedDefaultRoute(origin: string | null): typeof defaultValue {
+// DEFAULT_ORIGIN is parsed once per distinct value per isolate.
+let defaultKey: string | null = null;
+let defaultValue: Result<Route, string> | null = null;
+
+function parsedDefaultRoute(origin: string | null): Result<Route, string> | null {
   if (origin === null) return null;
   if (origin !== defaultKey) {
     defaultKey = origin;
     const target = parseOriginUrl(origin);
-    defaultValue = target.ok
-      ? {
-          ok: true,
-          value: {
-            plan: {
-              target: target.value,
-              connectTimeoutMs: ZONE_LIMITS.connectTimeout.default * 1000,
-              readTimeoutMs: ZONE_LIMITS.readTimeout.default * 1000,
-            },
-            maxRequestHeaderBytes: ZONE_LIMITS.maxRequestHeaderBytes.default,
-          },
-        }
-      : { ok: false, error: `DEFAULT_ORIGIN ${target.error}` };
+    defaultValue = target.ok ? ok(routeTo(target.value, DEFAULT_LIMITS)) : err(`DEFAULT_ORIGIN ${target.error}`);
   }
   return defaultValue;
 }
