@@ -82,3 +82,34 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
       : {}),
   };
 }
+
+/**
+ * Drives every scenario once per round for `rounds` rounds, rotating the order each round so no scenario always
+ * follows the same one (a neighbour that starts halfway hits every scenario alike). Returns the runs per
+ * scenario, in scenario order: `runs[i][r]` is scenario i in round r, so ratios can be taken round by round.
+ */
+export async function interleavedRounds<S extends { readonly name: string }>(
+  scenarios: readonly S[],
+  rounds: number,
+  drive: (scenario: S) => Promise<LoadResult>,
+  log: (line: string) => void,
+): Promise<LoadResult[][]> {
+  const runs = scenarios.map((): LoadResult[] => []);
+  for (let r = 0; r < rounds; r++) {
+    for (let k = 0; k < scenarios.length; k++) {
+      const index = (k + r) % scenarios.length;
+      const scenario = scenarios[index] as S;
+      const result = await drive(scenario);
+      (runs[index] as LoadResult[]).push(result);
+      const why =
+        result.failures === 0
+          ? ""
+          : ` (statuses ${JSON.stringify(result.statusCounts)}, errors ${result.errors}, timeouts ${result.timeouts})`;
+      log(
+        `round ${r + 1}/${rounds} ${scenario.name}: ${result.reqPerSec} req/s, p50 ${result.p50Ms} ms, ` +
+          `p99 ${result.p99Ms} ms, failures ${result.failures}${why}`,
+      );
+    }
+  }
+  return runs;
+}

@@ -13,7 +13,7 @@
  * (rotating the order), each round's ratio uses that round's baseline, and the row shows the median.
  */
 import { request } from "node:http";
-import { load, type LoadResult } from "../lib/load.ts";
+import { interleavedRounds, load, type LoadResult } from "../lib/load.ts";
 import { serveWorker, type Served } from "../lib/serve.ts";
 import { median, round } from "../lib/stats.ts";
 import type { ResultRow, SuiteContext, SuiteResult } from "../lib/suite.ts";
@@ -113,20 +113,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
     context.log("warm-up");
     for (const scenario of SCENARIOS) await drive(scenario, 1);
 
-    const results = SCENARIOS.map((): LoadResult[] => []);
-    for (let r = 0; r < rounds; r++) {
-      // Rotate the order each round so no scenario always follows the same one.
-      for (let k = 0; k < SCENARIOS.length; k++) {
-        const index = (k + r) % SCENARIOS.length;
-        const scenario = SCENARIOS[index] as Scenario;
-        const result = await drive(scenario, seconds);
-        (results[index] as LoadResult[]).push(result);
-        context.log(
-          `round ${r + 1}/${rounds} ${scenario.name}: ${result.reqPerSec} req/s, ` +
-            `p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, failures ${result.failures}`,
-        );
-      }
-    }
+    const results = await interleavedRounds(SCENARIOS, rounds, (scenario) => drive(scenario, seconds), context.log);
 
     const baselineRuns = results[0] as LoadResult[];
     const rows: ResultRow[] = SCENARIOS.map((scenario, index) => {

@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { request } from "node:http";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { load, type LoadResult } from "../lib/load.ts";
+import { interleavedRounds, load, type LoadResult } from "../lib/load.ts";
 import { serveWorker, type Served } from "../lib/serve.ts";
 import { median, round } from "../lib/stats.ts";
 import type { ResultRow, SuiteContext, SuiteResult } from "../lib/suite.ts";
@@ -78,17 +78,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
     context.log("warm-up");
     for (const scenario of SCENARIOS) await drive(scenario, 1);
 
-    const results = SCENARIOS.map((): LoadResult[] => []);
-    for (let r = 0; r < rounds; r++) {
-      for (let k = 0; k < SCENARIOS.length; k++) {
-        const index = (k + r) % SCENARIOS.length;
-        const scenario = SCENARIOS[index] as Scenario;
-        const result = await drive(scenario, seconds);
-        (results[index] as LoadResult[]).push(result);
-        const why = result.failures === 0 ? "" : ` (statuses ${JSON.stringify(result.statusCounts)}, errors ${result.errors}, timeouts ${result.timeouts})`;
-        context.log(`round ${r + 1}/${rounds} ${scenario.name}: ${result.reqPerSec} req/s, p50 ${result.p50Ms} ms, failures ${result.failures}${why}`);
-      }
-    }
+    const results = await interleavedRounds(SCENARIOS, rounds, (scenario) => drive(scenario, seconds), context.log);
 
     const rows: ResultRow[] = SCENARIOS.map((scenario, index) => {
       const runs = results[index] as LoadResult[];
