@@ -75,6 +75,5 @@ export const API_FAILURES = {
   forbidden: () => apiFailure(403, 10001, "Authorization error: the token lacks the permission for this resource"),
   bodyTooLarge: (limit: number) => apiFailure(413, 10413, `Request body exceeds the limit of ${limit} bytes`),
   invalidJson: (why: string) => apiFailure(400, 10002, `Request body is not valid JSON: ${why}`),
-  unsupportedMediaType: () => apiFailure(415, 10415, "Request body must be JSON (Content-Type: application/json)"),
   internal: (rayId: string) => apiFailure(500, 10500, `Internal error; reference ${rayId}`),
 } as const;
