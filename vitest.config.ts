@@ -15,6 +15,9 @@ export default defineConfig({
               // Tests get a known admin token; no test reads a real .dev.vars.
               bindings: {
                 ADMIN_TOKEN: "test-admin-token",
+                // The test origins listen on 127.0.0.1, and an origin is never a host of API_HOSTS (contract §3, on
+                // any port): the tests reach the management API as `localhost` only.
+                API_HOSTS: "localhost",
                 // Test-only fault injection for origin failures that must never leave loopback (522, 523, 1016;
                 // contract §3): these hostnames never reach the network (src/origin/faults.ts).
                 ORIGIN_FAULTS: JSON.stringify({

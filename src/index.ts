@@ -1,9 +1,10 @@
 /**
- * The Worker: one `fetch` entry (src/http/handler.ts) and the Durable Object classes its bindings name.
+ * The Worker: one `fetch` entry (src/app.ts) and the Durable Object classes its bindings name.
  * See docs/architecture.md for the request lifecycle.
  */
-import { handle } from "./http/handler";
+import { handle } from "./app";
 
 export { TagStore } from "./tags/tag-store";
+export { ZoneWriter } from "./zones/writer";
 
 export default { fetch: handle } satisfies ExportedHandler<Env>;

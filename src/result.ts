@@ -9,3 +9,8 @@ export const ok = <T>(value: T): { readonly ok: true; readonly value: T } => ({ 
 
 /** A failed result. */
 export const err = <E>(error: E): { readonly ok: false; readonly error: E } => ({ ok: false, error });
+
+/** What an unknown thrown value says, for a log line (`TypeError: …`); never sent to a client. */
+export function causeOf(thrown: unknown): string {
+  return thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown);
+}

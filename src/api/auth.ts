@@ -32,10 +32,14 @@ export interface AuthVars {
   API_TOKENS?: string;
 }
 
+/** What a request is about: an account (tagging, contract §5) or a zone (contract §6). */
+export type AccessTarget = { readonly kind: "account"; readonly id: string } | { readonly kind: "zone"; readonly name: string };
+
 /** What a route needs: a permission, on an account or a zone. */
-export type Requirement =
-  | { readonly permission: Permission; readonly account: string }
-  | { readonly permission: Permission; readonly zone: string };
+export interface Requirement {
+  readonly permission: Permission;
+  readonly target: AccessTarget;
+}
 
 interface KnownToken {
   readonly digest: Uint8Array;
@@ -58,19 +62,12 @@ export async function authenticate(request: Request, env: AuthVars): Promise<Res
 /** Checks an authenticated principal against what a route needs. */
 export function authorize(principal: Principal, need: Requirement): Result<Principal, ApiFailure> {
   if (!principal.permissions.has(need.permission)) return err(API_FAILURES.forbidden());
+  const { target } = need;
   const inScope =
-    "account" in need ? scopeIncludes(principal.accounts, need.account) : scopeIncludes(principal.zones, need.zone.toLowerCase());
+    target.kind === "account"
+      ? scopeIncludes(principal.accounts, target.id)
+      : scopeIncludes(principal.zones, target.name.toLowerCase());
   return inScope ? ok(principal) : err(API_FAILURES.forbidden());
-}
-
-/** Authenticates then authorises in one call; the usual entry for a route. */
-export async function requireAccess(
-  request: Request,
-  env: AuthVars,
-  need: Requirement,
-): Promise<Result<Principal, ApiFailure>> {
-  const principal = await authenticate(request, env);
-  return principal.ok ? authorize(principal.value, need) : principal;
 }
 
 /** SHA-256 of a token as lower-case hex: the only form of a token that is stored or logged. */

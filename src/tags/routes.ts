@@ -2,14 +2,14 @@
  * Tagging API routes (contract §5): validate (pure, validate.ts) → the account's TagStore object (RPC) →
  * envelope. Every account's data lives in its own object, `TAG_STORE.idFromName(account_id)`.
  *
- * Check order of every request: route → account_id (404, contract §5) → token (401/403, contract §7) →
- * body size (413, contract §8) → the endpoint's checks in the order of notes/tagging.md §6, cursor first.
+ * Check order of every request: token (401, contract §7) → route (404/405) → account_id (404, contract §5) →
+ * permission and account scope (403) — those four in src/api/mount.ts — then body size (413, contract §8) and the
+ * endpoint's checks in the order of notes/tagging.md §6, cursor first.
  */
-import type { IRequest } from "itty-router";
-import { requireAccess, type Permission } from "../api/auth";
+import type { AccessTarget, Permission } from "../api/auth";
 import { readJsonBody } from "../api/body";
 import { API_FAILURES, apiFailureResponse, apiSuccess, type ApiFailure, type ResultInfo } from "../api/envelope";
-import type { ApiRouter } from "../api/router";
+import type { ApiContext, ApiRoute } from "../api/types";
 import type { Settings } from "../config/settings";
 import { err, ok, type Result } from "../result";
 import { decodeCursor, type DecodedCursor } from "./cursor";
@@ -29,7 +29,8 @@ import {
 } from "./validate";
 
 interface TagRequest {
-  readonly request: IRequest;
+  readonly request: Request;
+  readonly params: Readonly<Record<string, string>>;
   readonly url: URL;
   readonly account: string;
   readonly store: DurableObjectStub<TagStore>;
@@ -40,33 +41,38 @@ type Handler = (c: TagRequest) => Promise<Response>;
 
 const BASE = "/accounts/:account/tags";
 
-export function registerTagRoutes(router: ApiRouter): void {
-  router
-    .get(`${BASE}/keys`, endpoint("tags:read", listKeys))
-    .get(`${BASE}/summary`, endpoint("tags:read", summary))
-    .get(`${BASE}/resources`, endpoint("tags:read", listResources))
-    .get(`${BASE}/values/:key`, endpoint("tags:read", listValues))
-    // `/tags/values/` with no key: 1009 (notes §8.1), once the caller is known to be allowed to ask.
-    .get(`${BASE}/values`, endpoint("tags:read", async () => apiFailureResponse(TAG_FAILURES.tagKeyRequired())))
-    .get(BASE, endpoint("tags:read", getTags))
-    .put(BASE, endpoint("tags:write", putTags))
-    .delete(BASE, endpoint("tags:write", deleteTags));
-  for (const path of [`${BASE}/keys`, `${BASE}/summary`, `${BASE}/resources`, `${BASE}/values/:key`, `${BASE}/values`])
-    router.all(path, () => apiFailureResponse(API_FAILURES.methodNotAllowed(["GET"])));
-  router.all(BASE, () => apiFailureResponse(API_FAILURES.methodNotAllowed(["GET", "PUT", "DELETE"])));
+/** The route target of every tag endpoint: the account in the path; anything but 32 lower-case hex is 404. */
+function accountTarget(params: Readonly<Record<string, string>>): Result<AccessTarget, ApiFailure> {
+  const account = params.account ?? "";
+  return isAccountId(account) ? ok({ kind: "account", id: account }) : err(API_FAILURES.notFound());
 }
 
-/** Account check (404), then auth for `permission` on that account, then the handler. */
-function endpoint(permission: Permission, handler: Handler) {
-  return async (request: IRequest, env: Env, _ctx: ExecutionContext, settings: Settings): Promise<Response> => {
-    const account = request.params.account ?? "";
-    if (!isAccountId(account)) return apiFailureResponse(API_FAILURES.notFound());
-    const access = await requireAccess(request, env, { permission, account });
-    if (!access.ok) return apiFailureResponse(access.error);
-    const store = env.TAG_STORE.get(env.TAG_STORE.idFromName(account));
-    return handler({ request, url: new URL(request.url), account, store, settings });
+/** An endpoint on the account's own TagStore object (`TAG_STORE.idFromName(account_id)`). */
+function route(method: ApiRoute["method"], path: string, permission: Permission, handler: Handler): ApiRoute {
+  return {
+    method,
+    path,
+    permission,
+    target: accountTarget,
+    handle: (c: ApiContext) => {
+      const account = c.params.account ?? "";
+      const store = c.env.TAG_STORE.get(c.env.TAG_STORE.idFromName(account));
+      return handler({ request: c.request, params: c.params, url: c.url, account, store, settings: c.settings });
+    },
   };
 }
+
+export const tagRoutes: readonly ApiRoute[] = [
+  route("GET", `${BASE}/keys`, "tags:read", listKeys),
+  route("GET", `${BASE}/summary`, "tags:read", summary),
+  route("GET", `${BASE}/resources`, "tags:read", listResources),
+  route("GET", `${BASE}/values/:key`, "tags:read", listValues),
+  // `/tags/values/` with no key: 1009 (notes §8.1), once the caller is known to be allowed to ask.
+  route("GET", `${BASE}/values`, "tags:read", async () => apiFailureResponse(TAG_FAILURES.tagKeyRequired())),
+  route("GET", BASE, "tags:read", getTags),
+  route("PUT", BASE, "tags:write", putTags),
+  route("DELETE", BASE, "tags:write", deleteTags),
+];
 
 function failure(error: ApiFailure): Response {
   return apiFailureResponse(error);
@@ -119,7 +125,7 @@ async function summary(c: TagRequest): Promise<Response> {
 async function listValues(c: TagRequest): Promise<Response> {
   const cursor = cursorParam(c.url, 1);
   if (!cursor.ok) return failure(cursor.error);
-  const query = parseValuesQuery(c.request.params.key ?? "", c.url.searchParams);
+  const query = parseValuesQuery(c.params.key ?? "", c.url.searchParams);
   if (!query.ok) return queryFailure(cursor.value, query.error);
   const { key, type } = query.value;
   return pageResponse(
@@ -149,7 +155,7 @@ async function getTags(c: TagRequest): Promise<Response> {
 }
 
 /** Malformed JSON is the endpoint's own payload error (1002 / 1015); an oversized body stays 413. */
-async function readBody(request: IRequest, malformed: (why: string) => ApiFailure): Promise<Result<unknown, ApiFailure>> {
+async function readBody(request: Request, malformed: (why: string) => ApiFailure): Promise<Result<unknown, ApiFailure>> {
   const body = await readJsonBody(request);
   if (body.ok || body.error.status === 413) return body;
   return err(malformed(body.error.errors[0]?.message ?? "not JSON"));

@@ -2,6 +2,7 @@
  * Origin URLs (contract §3): `http(s)://host[:port]` only — no path, query, fragment or credentials — and
  * never a host of API_HOSTS. Pure: parsed once when a zone is written or loaded, never per request.
  */
+import { normaliseHostname } from "../http/host";
 import { err, ok, type Result } from "../result";
 
 /** Where a zone's traffic goes, pre-parsed for the hot path. */
@@ -18,7 +19,6 @@ export interface OriginTarget {
 }
 
 const MAX_ORIGIN_LENGTH = 2048;
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 /** Parses and normalises an origin URL. The message says what is wrong, for the API's 400. */
 export function parseOriginUrl(raw: string): Result<OriginTarget, string> {
@@ -38,22 +38,10 @@ export function parseOriginUrl(raw: string): Result<OriginTarget, string> {
 }
 
 /**
- * Whether an origin would point back at the management API (contract §3: never a host of API_HOSTS).
- * A host of API_HOSTS is refused on every port, with one exception for local development: a loopback API host
- * (`localhost`, `127.0.0.1`, `[::1]`) with an explicit port other than the one the API is being served on is a
- * different local server (e.g. `http://127.0.0.1:8788` next to `wrangler dev` on 8787), not the API.
- * A loop that slips through anyway is still caught by CDN-Loop (1000).
+ * Whether an origin would point back at the management API (contract §3: an origin is never a host of API_HOSTS),
+ * on any port: the same hostname may serve the API on several ports (a local `wrangler dev`, a proxy in front), and
+ * a port says nothing about which process answers. A loop that slips through anyway is caught by CDN-Loop (1000).
  */
-export function pointsAtApi(target: OriginTarget, apiHosts: ReadonlySet<string>, apiPort: number): boolean {
-  // `localhost.` is the fully qualified spelling of `localhost` (RFC 1034 §3.1): the same host, the same API.
-  const hostname = target.hostname.endsWith(".") ? target.hostname.slice(0, -1) : target.hostname;
-  if (!apiHosts.has(hostname)) return false;
-  if (!LOOPBACK.has(hostname) || !target.explicitPort) return true;
-  return target.port === apiPort;
-}
-
-/** The effective port of a request URL (for `pointsAtApi`). */
-export function effectivePort(url: URL): number {
-  if (url.port !== "") return Number(url.port);
-  return url.protocol === "https:" ? 443 : 80;
+export function pointsAtApi(target: OriginTarget, apiHosts: ReadonlySet<string>): boolean {
+  return apiHosts.has(normaliseHostname(target.hostname));
 }

@@ -1,91 +1,104 @@
 /**
- * Zone configuration API: `PUT/GET/DELETE /zones/{zone}` (contract §6), in the v4 envelope, behind
- * `zones:read` / `zones:write` scoped by zone (contract §7). Order of checks, cheapest first and nothing
- * stored until everything passed: token (401) → permission and scope (403) → zone name (400) → body size
- * (413) and JSON (400) → settings (400) → KV.
+ * Zone configuration API: `PUT/GET/DELETE /zones/{zone}` (contract §6), in the v4 envelope, behind `zones:read` /
+ * `zones:write` scoped by zone (contract §7). The root (src/api/mount.ts) has already authenticated and authorised;
+ * here, cheapest first and nothing stored until everything passed: zone name (400) → body size (413) and JSON (400)
+ * → settings (400) → the zone's writer of record (writer.ts), which serialises writes of one zone.
  */
-import type { ApiArgs, ApiRouter } from "../api/router";
-import { requireAccess, type Permission } from "../api/auth";
 import { readJsonBody } from "../api/body";
-import { API_FAILURES, apiFailure, apiFailureResponse, apiSuccess, type ApiFailure } from "../api/envelope";
+import { API_FAILURES, apiFailureResponse, apiSuccess, type ApiFailure } from "../api/envelope";
+import type { ApiContext, ApiRoute } from "../api/types";
+import { normaliseHostname } from "../http/host";
 import { newRayId } from "../http/ray";
+import { causeOf, err, ok, type Result } from "../result";
 import { remember } from "./cache";
-import { effectivePort, pointsAtApi } from "./origin-url";
-import { parseZoneName, parseZoneSettings, type Zone } from "./schema";
-import { deleteZone, readZone, writeZone, type StoreFailure } from "./store";
+import { pointsAtApi } from "./origin-url";
+import { parseZoneName, parseZoneSettings, type FieldError, type Zone } from "./schema";
+import { parseDocument, type StoreFailure } from "./store";
+import type { ZoneWriteFailure, ZoneWriter } from "./writer";
 
-type Handler = (request: Request & { params: Record<string, string> }, ...args: ApiArgs) => Promise<Response>;
+/** Everything that can go wrong in a zone endpoint, as values; `zoneFailure` is the one mapping to the wire. */
+export type ZoneFailure =
+  | { readonly kind: "invalid-name"; readonly why: string }
+  | { readonly kind: "invalid-settings"; readonly errors: readonly FieldError[] }
+  | ZoneWriteFailure
+  | StoreFailure
+  | { readonly kind: "api"; readonly failure: ApiFailure };
 
-/** Zone API error codes (Cloudflare's v4 codes where one exists). */
-const ZONE_FAILURES = {
-  invalidName: (why: string) => apiFailure(400, 7003, `Invalid zone identifier: ${why}`),
-  notFound: (zone: string) => apiFailure(404, 1001, `Zone not found: ${zone}`),
-  invalidSettings: (errors: readonly { field: string; message: string }[]): ApiFailure => ({
-    status: 400,
-    errors: errors.map((e) => ({ code: 1004, message: `Invalid zone setting: ${e.field} ${e.message}` })),
-  }),
-} as const;
+/** At most this many field errors are listed; the rest are counted (a body of 50,000 unknown keys, issue 8). */
+export const MAX_LISTED_ERRORS = 20;
 
-export function registerZoneRoutes(router: ApiRouter): void {
-  router.get("/zones/:zone", guarded("zones:read", getZone));
-  router.put("/zones/:zone", guarded("zones:write", putZone));
-  router.delete("/zones/:zone", guarded("zones:write", removeZone));
-  router.all("/zones/:zone", () => apiFailureResponse(API_FAILURES.methodNotAllowed(["GET", "PUT", "DELETE"])));
+/** The one mapping of zone failures to HTTP status and v4 code (Cloudflare's codes where one exists). */
+export function zoneFailure(failure: ZoneFailure, zone: string): Response {
+  switch (failure.kind) {
+    case "invalid-name":
+      return apiFailureResponse({ status: 400, errors: [{ code: 7003, message: `Invalid zone identifier: ${failure.why}` }] });
+    case "invalid-settings":
+      return apiFailureResponse({ status: 400, errors: listed(failure.errors, 1004, "Invalid zone setting") });
+    case "not-found":
+      return apiFailureResponse({ status: 404, errors: [{ code: 1001, message: `Zone not found: ${zone}` }] });
+    case "unavailable":
+    case "corrupt": {
+      // CONFIG (or the writer) failing is the service's own failure: a 500 with a ray to quote, logged once.
+      const ray = newRayId();
+      console.error(JSON.stringify({ event: "api_error", ray, zone, code: 500, cause: failure.cause }));
+      return apiFailureResponse(API_FAILURES.internal(ray));
+    }
+    case "api":
+      return apiFailureResponse(failure.failure);
+  }
 }
 
-/** Authenticates and authorises for the zone in the path, then validates its name. */
-function guarded(permission: Permission, next: (request: Request, zone: string, ...args: ApiArgs) => Promise<Response>): Handler {
-  return async (request, ...args) => {
-    const raw = percentDecoded(request.params.zone ?? "").toLowerCase();
-    const name = parseZoneName(raw);
-    // Scope is checked on the normalised name (`a.example.` is `a.example`), still before the name's own 400.
-    const access = await requireAccess(request, args[0], { permission, zone: name.ok ? name.value : raw });
-    if (!access.ok) return apiFailureResponse(access.error);
-    if (!name.ok) return apiFailureResponse(ZONE_FAILURES.invalidName(name.error));
-    return next(request, name.value, ...args);
-  };
+/** Field errors as envelope errors: the first `MAX_LISTED_ERRORS`, then one line counting the rest. */
+export function listed(errors: readonly FieldError[], code: number, prefix: string): { code: number; message: string }[] {
+  const shown = errors.slice(0, MAX_LISTED_ERRORS).map((e) => ({ code, message: `${prefix}: ${e.field} ${e.message}` }));
+  if (errors.length > MAX_LISTED_ERRORS) {
+    shown.push({ code, message: `${prefix}: and ${errors.length - MAX_LISTED_ERRORS} more errors not listed` });
+  }
+  return shown;
+}
+
+/** The zone path segment, percent-decoded, lower-cased, without a trailing dot; a malformed escape kept as sent. */
+export function zoneParam(params: Readonly<Record<string, string>>): string {
+  const segment = params.zone ?? "";
+  let decoded = segment;
+  try {
+    decoded = decodeURIComponent(segment);
+  } catch {
+    // `%zz`: kept as sent; a scoped token never matches it (403) and the name check refuses the `%` (400).
+  }
+  return normaliseHostname(decoded);
+}
+
+/** The route target of every zone endpoint: the zone named in the path, for the token's zone scope. */
+export function zoneTarget(params: Readonly<Record<string, string>>): Result<{ kind: "zone"; name: string }, ApiFailure> {
+  return ok({ kind: "zone", name: zoneParam(params) });
+}
+
+/** The validated zone name of a request (400 when it is not a hostname). */
+export function zoneName(c: ApiContext): Result<string, ZoneFailure> {
+  const name = parseZoneName(zoneParam(c.params));
+  return name.ok ? name : err({ kind: "invalid-name", why: name.error });
 }
 
 /**
- * The zone path segment, percent-decoded. A malformed escape (`%zz`, a truncated UTF-8 sequence) is kept as sent:
- * scoped tokens never match it (403) and `parseZoneName` refuses the `%` (400), where `decodeURIComponent`'s
- * URIError would have escaped as a 500 before authentication.
+ * The writer's RPC surface as the class declares it. Its values are plain JSON (structured clone keeps them as
+ * they are), so the stub is typed by the class itself rather than by the RPC mapping, which turns the document's
+ * `unknown` sections into `never`.
  */
-function percentDecoded(segment: string): string {
+type WriterRpc = Pick<ZoneWriter, "read" | "putSettings" | "putSection" | "putPart" | "remove">;
+
+/** The zone's writer of record. An RPC that throws (the object unreachable) is `unavailable`, never an escape. */
+export async function withWriter<T>(
+  env: Env,
+  zone: string,
+  call: (writer: WriterRpc) => Promise<Result<T, ZoneWriteFailure>>,
+): Promise<Result<T, ZoneWriteFailure>> {
   try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
+    const stub: unknown = env.ZONE_WRITER.get(env.ZONE_WRITER.idFromName(zone));
+    return await call(stub as WriterRpc);
+  } catch (e) {
+    return err({ kind: "unavailable", cause: `ZONE_WRITER failed: ${causeOf(e)}` });
   }
-}
-
-async function getZone(_request: Request, zone: string, env: Env): Promise<Response> {
-  const found = await readZone(env.CONFIG, zone);
-  if (!found.ok) return storeFailure(found.error, zone);
-  return found.value ? apiSuccess(present(found.value)) : apiFailureResponse(ZONE_FAILURES.notFound(zone));
-}
-
-async function putZone(request: Request, zone: string, env: Env, _ctx: ExecutionContext, settings: ApiArgs[2]): Promise<Response> {
-  const body = await readJsonBody(request);
-  if (!body.ok) return apiFailureResponse(body.error);
-  const parsed = parseZoneSettings(body.value);
-  if (!parsed.ok) return apiFailureResponse(ZONE_FAILURES.invalidSettings(parsed.error));
-  if (pointsAtApi(parsed.value.target, settings.apiHosts, effectivePort(new URL(request.url)))) {
-    return apiFailureResponse(
-      ZONE_FAILURES.invalidSettings([{ field: "origin", message: "must not be a host of API_HOSTS (contract §3)" }]),
-    );
-  }
-  const written = await writeZone(env.CONFIG, zone, parsed.value.settings, parsed.value.target);
-  if (!written.ok) return storeFailure(written.error, zone);
-  remember(zone, written.value); // visible on this isolate at once (contract §6)
-  return apiSuccess(present(written.value));
-}
-
-async function removeZone(_request: Request, zone: string, env: Env): Promise<Response> {
-  const deleted = await deleteZone(env.CONFIG, zone);
-  if (!deleted.ok) return storeFailure(deleted.error, zone);
-  remember(zone, null);
-  return deleted.value ? apiSuccess({ id: zone }) : apiFailureResponse(ZONE_FAILURES.notFound(zone));
 }
 
 /** The zone as the API shows it: the settings as written, plus the document's version. */
@@ -93,9 +106,46 @@ function present(zone: Zone): Record<string, unknown> {
   return { zone: zone.zone, ...zone.settings, version: zone.version, modified_on: zone.modifiedOn };
 }
 
-/** `CONFIG` failing is the service's own failure: a 500 envelope with a ray to quote, logged once. */
-function storeFailure(failure: StoreFailure, zone: string): Response {
-  const ray = newRayId();
-  console.error(JSON.stringify({ event: "api_error", ray, zone, code: 500, cause: failure.cause }));
-  return apiFailureResponse(API_FAILURES.internal(ray));
+async function getZone(c: ApiContext): Promise<Response> {
+  const zone = zoneName(c);
+  if (!zone.ok) return zoneFailure(zone.error, "");
+  const found = await withWriter(c.env, zone.value, (w) => w.read(zone.value));
+  if (!found.ok) return zoneFailure(found.error, zone.value);
+  if (found.value === null) return zoneFailure({ kind: "not-found" }, zone.value);
+  const parsed = parseDocument(zone.value, found.value);
+  return parsed.ok ? apiSuccess(present(parsed.value)) : zoneFailure(parsed.error, zone.value);
 }
+
+async function putZone(c: ApiContext): Promise<Response> {
+  const zone = zoneName(c);
+  if (!zone.ok) return zoneFailure(zone.error, "");
+  const body = await readJsonBody(c.request);
+  if (!body.ok) return zoneFailure({ kind: "api", failure: body.error }, zone.value);
+  const parsed = parseZoneSettings(body.value);
+  if (!parsed.ok) return zoneFailure({ kind: "invalid-settings", errors: parsed.error }, zone.value);
+  if (pointsAtApi(parsed.value.target, c.settings.apiHosts)) {
+    const error = { field: "origin", message: "must not be a host of API_HOSTS, on any port (contract §3)" };
+    return zoneFailure({ kind: "invalid-settings", errors: [error] }, zone.value);
+  }
+  const written = await withWriter(c.env, zone.value, (w) => w.putSettings(zone.value, parsed.value.settings));
+  if (!written.ok) return zoneFailure(written.error, zone.value);
+  const stored = parseDocument(zone.value, written.value);
+  if (!stored.ok) return zoneFailure(stored.error, zone.value);
+  remember(zone.value, stored.value); // visible on this isolate at once (contract §6)
+  return apiSuccess(present(stored.value));
+}
+
+async function removeZone(c: ApiContext): Promise<Response> {
+  const zone = zoneName(c);
+  if (!zone.ok) return zoneFailure(zone.error, "");
+  const deleted = await withWriter(c.env, zone.value, (w) => w.remove(zone.value));
+  if (!deleted.ok) return zoneFailure(deleted.error, zone.value);
+  remember(zone.value, null);
+  return deleted.value ? apiSuccess({ id: zone.value }) : zoneFailure({ kind: "not-found" }, zone.value);
+}
+
+export const zoneRoutes: readonly ApiRoute[] = [
+  { method: "GET", path: "/zones/:zone", permission: "zones:read", target: zoneTarget, handle: getZone },
+  { method: "PUT", path: "/zones/:zone", permission: "zones:write", target: zoneTarget, handle: putZone },
+  { method: "DELETE", path: "/zones/:zone", permission: "zones:write", target: zoneTarget, handle: removeZone },
+];

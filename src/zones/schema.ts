@@ -28,6 +28,17 @@ export interface ZoneSettings {
   readonly max_request_header_bytes: number;
 }
 
+export const ZONE_DOC_SCHEMA = 1;
+
+/** The stored document (KV `zone:{zone}`): an envelope, the zone's settings, and the sections features own. */
+export interface ZoneDocument {
+  readonly schema: number;
+  readonly version: number;
+  readonly zone: string;
+  readonly modified_on: string;
+  readonly [section: string]: unknown;
+}
+
 /** A zone as the service uses it: settings, parsed origin, and the document's revision. */
 export interface Zone {
   readonly zone: string;
@@ -36,6 +47,8 @@ export interface Zone {
   /** Incremented on every write; consumers compile derived state once per version. */
   readonly version: number;
   readonly modifiedOn: string;
+  /** The whole stored document: the sections other features own (rulesets, pages, access rules) read from it. */
+  readonly document: ZoneDocument;
 }
 
 /** One invalid field, reported in the API's `errors`. */

@@ -1,19 +1,16 @@
 /**
- * Zone documents in KV `CONFIG` (contract §6; layout in docs/configuration.md):
+ * Zone documents in KV `CONFIG`, the read path of traffic (contract §6; layout in docs/configuration.md):
  *
  *   zone:{zone}            one versioned JSON document per zone:
  *                          {"schema":1,"version":N,"zone":"…","modified_on":"…","settings":{…}, …other sections}
  *   zone:{zone}:{part}     parts stored under keys of their own (error pages), deleted with the zone
  *
- * Sections this module does not know (rules, access rules, written by other features) are kept as they are
- * when the settings are replaced. A KV exception is a value here (`unavailable`), so the edge can answer a
- * structured 500 rather than letting it escape as 1101 (contract §3).
+ * Only the zone's writer of record (`writer.ts`, a Durable Object per zone) writes them; this module reads and
+ * parses. A KV exception is a value here (`unavailable`), so the edge answers a structured 500 rather than
+ * letting it escape as 1101 (contract §3).
  */
-import { err, ok, type Result } from "../result";
-import { parseZoneSettings, type Zone, type ZoneSettings } from "./schema";
-import type { OriginTarget } from "./origin-url";
-
-export const ZONE_DOC_SCHEMA = 1;
+import { causeOf, err, ok, type Result } from "../result";
+import { parseZoneSettings, ZONE_DOC_SCHEMA, type Zone, type ZoneDocument } from "./schema";
 
 export type StoreFailure =
   | { readonly kind: "unavailable"; readonly cause: string }
@@ -24,82 +21,29 @@ export const zoneKey = (zone: string): string => `zone:${zone}`;
 /** The prefix of a zone's parts (the colon keeps `zone:a.example` from matching `zone:a.example.org`). */
 export const zonePartsPrefix = (zone: string): string => `zone:${zone}:`;
 
-type Document = Record<string, unknown>;
-
-/** Reads a zone; `null` when none is configured. */
+/** Reads a zone from KV; `null` when none is configured. */
 export async function readZone(kv: KVNamespace, zone: string): Promise<Result<Zone | null, StoreFailure>> {
-  const raw = await readRaw(kv, zone);
-  if (!raw.ok) return raw;
-  if (raw.value === null) return ok(null);
-  return parseDocument(zone, raw.value);
-}
-
-/** Creates or replaces a zone's settings, keeping its other sections; bumps the version. */
-export async function writeZone(
-  kv: KVNamespace,
-  zone: string,
-  settings: ZoneSettings,
-  target: OriginTarget,
-  now = new Date(),
-): Promise<Result<Zone, StoreFailure>> {
-  const raw = await readRaw(kv, zone);
-  if (!raw.ok) return raw;
-  // A corrupt previous document is replaced rather than blocking the repair.
-  const previous = raw.value ?? {};
-  const version = Number.isSafeInteger(previous.version) ? (previous.version as number) + 1 : 1;
-  const modifiedOn = now.toISOString();
-  const document: Document = {
-    ...previous,
-    schema: ZONE_DOC_SCHEMA,
-    version,
-    zone,
-    modified_on: modifiedOn,
-    settings,
-  };
-  try {
-    await kv.put(zoneKey(zone), JSON.stringify(document));
-  } catch (e) {
-    return err(unavailable("put", e));
-  }
-  return ok({ zone, settings, target, version, modifiedOn });
-}
-
-/** Deletes a zone's document and every part stored under its prefix. `false` when there was none. */
-export async function deleteZone(kv: KVNamespace, zone: string): Promise<Result<boolean, StoreFailure>> {
-  try {
-    const existed = (await kv.get(zoneKey(zone))) !== null;
-    // Document first: once it is gone the zone stops being served, whatever happens to its parts.
-    await kv.delete(zoneKey(zone));
-    let cursor: string | undefined;
-    do {
-      const page = await kv.list({ prefix: zonePartsPrefix(zone), cursor });
-      await Promise.all(page.keys.map((key) => kv.delete(key.name)));
-      cursor = page.list_complete ? undefined : page.cursor;
-    } while (cursor !== undefined);
-    return ok(existed);
-  } catch (e) {
-    return err(unavailable("delete", e));
-  }
-}
-
-async function readRaw(kv: KVNamespace, zone: string): Promise<Result<Document | null, StoreFailure>> {
   let text: string | null;
   try {
     text = await kv.get(zoneKey(zone));
   } catch (e) {
-    return err(unavailable("get", e));
+    return err({ kind: "unavailable", cause: `CONFIG.get failed: ${causeOf(e)}` });
   }
   if (text === null) return ok(null);
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value === "object" && value !== null && !Array.isArray(value)) return ok(value as Document);
+    value = JSON.parse(text);
   } catch {
-    // fall through
+    value = null;
   }
-  return err({ kind: "corrupt", cause: `CONFIG ${zoneKey(zone)} is not a JSON object` });
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return err({ kind: "corrupt", cause: `CONFIG ${zoneKey(zone)} is not a JSON object` });
+  }
+  return parseDocument(zone, value as ZoneDocument);
 }
 
-function parseDocument(zone: string, doc: Document): Result<Zone, StoreFailure> {
+/** A stored document as the service uses it; a document that fails validation is never trusted. */
+export function parseDocument(zone: string, doc: ZoneDocument): Result<Zone, StoreFailure> {
   const corrupt = (why: string): Result<Zone, StoreFailure> =>
     err({ kind: "corrupt", cause: `CONFIG ${zoneKey(zone)}: ${why}` });
   if (doc.schema !== ZONE_DOC_SCHEMA) return corrupt(`unsupported schema ${String(doc.schema)}`);
@@ -110,11 +54,8 @@ function parseDocument(zone: string, doc: Document): Result<Zone, StoreFailure> 
     zone,
     settings: parsed.value.settings,
     target: parsed.value.target,
-    version: doc.version as number,
+    version: doc.version,
     modifiedOn: typeof doc.modified_on === "string" ? doc.modified_on : "",
+    document: doc,
   });
-}
-
-function unavailable(op: string, e: unknown): StoreFailure {
-  return { kind: "unavailable", cause: `CONFIG.${op} failed: ${e instanceof Error ? e.message : String(e)}` };
 }

@@ -7,13 +7,13 @@
  */
 import type { Settings } from "../config/settings";
 import { errorResponse } from "../errors/pipeline";
-import { zoneOf } from "../http/host";
+import { isIpLiteral, zoneOf } from "../http/host";
 import { connectorFor } from "../origin/connector";
 import { forwardToOrigin, type ForwardPlan } from "../origin/forward";
 import { scanRequestHeaders } from "../origin/headers";
 import { cachedZone, lookupZone } from "./cache";
 import { err, ok, type Result } from "../result";
-import { effectivePort, parseOriginUrl, pointsAtApi, type OriginTarget } from "./origin-url";
+import { parseOriginUrl, pointsAtApi, type OriginTarget } from "./origin-url";
 import { ZONE_LIMITS, type Zone, type ZoneSettings } from "./schema";
 
 interface Route {
@@ -44,7 +44,7 @@ export async function handleZoneTraffic(
     if (!found.ok) return fail(500, found.error.cause);
     config = found.value;
   }
-  const route = config ? zoneRoute(config) : defaultRoute(settings, url);
+  const route = config ? zoneRoute(config) : defaultRoute(settings);
   if (route === null) return fail(1001, "no zone config and no DEFAULT_ORIGIN");
   if (!route.ok) return fail(500, route.error);
 
@@ -54,11 +54,6 @@ export async function handleZoneTraffic(
 
   const result = await forwardToOrigin(request, url, headers, route.value.plan, connectorFor(env));
   return result.ok ? result.value : fail(result.error.code, result.error.cause);
-}
-
-/** `1.2.3.4` (the URL parser normalises every IPv4 spelling to this) or `[v6]`. */
-export function isIpLiteral(hostname: string): boolean {
-  return hostname.startsWith("[") || /^\d{1,3}(\.\d{1,3}){3}$/.test(hostname);
 }
 
 /** Where traffic goes and the limits it meets: the same shape for a configured zone and for DEFAULT_ORIGIN. */
@@ -88,12 +83,12 @@ const DEFAULT_LIMITS = {
 
 /**
  * The route of a host without zone config. DEFAULT_ORIGIN is an origin like any other (contract §3): never a host
- * of API_HOSTS, checked against the port this request arrived on (the API listens on the same one), so a
- * misconfigured value answers a structured 500 instead of handing zone traffic to the management API.
+ * of API_HOSTS on any port, so a misconfigured value answers a structured 500 instead of handing zone traffic to
+ * the management API.
  */
-function defaultRoute(settings: Settings, url: URL): Result<Route, string> | null {
+function defaultRoute(settings: Settings): Result<Route, string> | null {
   const route = parsedDefaultRoute(settings.defaultOrigin);
-  if (route?.ok && pointsAtApi(route.value.plan.target, settings.apiHosts, effectivePort(url))) {
+  if (route?.ok && pointsAtApi(route.value.plan.target, settings.apiHosts)) {
     return err("DEFAULT_ORIGIN must not be a host of API_HOSTS (contract §3)");
   }
   return route;

@@ -1,8 +1,8 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { parseSettings } from "../../src/config/settings";
-import { destinationOf } from "../../src/http/handler";
-import { loopback, ports, zoneFor } from "./origin/helpers";
+import { destinationOf } from "../../src/app";
+import { ADMIN, loopback, ports, zoneFor } from "./origin/helpers";
 
 describe("destinationOf (contract §0 routing order)", () => {
   const settings = parseSettings({ API_HOSTS: "localhost,127.0.0.1,api.example", SERVICE_PREFIX: "/cdn-cgi" });
@@ -31,7 +31,7 @@ describe("destinationOf (contract §0 routing order)", () => {
 
 describe("management API", () => {
   it.each(["/nope", "/client/v4/nope"])("answers unknown route %s with a 404 envelope", async (path) => {
-    const res = await exports.default.fetch(`http://localhost${path}`);
+    const res = await exports.default.fetch(`http://localhost${path}`, { headers: ADMIN });
     expect(res.status).toBe(404);
     expect(res.headers.get("Content-Type")).toBe("application/json; charset=utf-8");
     const body = await res.json<{ success: boolean; errors: { code: number }[]; result: unknown }>();
@@ -55,9 +55,53 @@ describe("an absolute host name (trailing dot) is the same zone (RFC 1034 §3.1)
   });
 
   it("the management API answers on an API host spelled with the dot", async () => {
-    const res = await exports.default.fetch("http://localhost./nope");
+    const res = await exports.default.fetch("http://localhost./nope", { headers: ADMIN });
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ success: false, errors: [{ code: 7003 }] });
+  });
+});
+
+describe("every management request is authenticated first (contract §7; issue 8, hostile input 6)", () => {
+  const ACCOUNT = "0123456789abcdef0123456789abcdef";
+  it.each<[string, string, string]>([
+    ["an unknown path", "GET", "/no/such/endpoint"],
+    ["an unknown path under /client/v4", "GET", "/client/v4/nope"],
+    ["a wrong method on a zone", "POST", "/zones/shop.example"],
+    ["a wrong method on tags", "PATCH", `/accounts/${ACCOUNT}/tags`],
+    ["a malformed account id", "GET", "/accounts/NOT-AN-ACCOUNT/tags/keys"],
+    ["a malformed zone name", "GET", "/zones/bad_name.example"],
+  ])("%s answers 401 without a token, and its own error with one", async (_name, method, path) => {
+    const anonymous = await exports.default.fetch(`http://localhost${path}`, { method });
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.json()).toMatchObject({ success: false, errors: [{ code: 10000 }] });
+    const known = await exports.default.fetch(`http://localhost${path}`, { method, headers: ADMIN });
+    expect([400, 404, 405]).toContain(known.status);
+  });
+
+  it("a wrong method with a token answers 405 with Allow", async () => {
+    const res = await exports.default.fetch(`http://localhost/accounts/${ACCOUNT}/tags/keys`, { method: "PUT", headers: ADMIN });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("Allow")).toBe("GET");
+  });
+
+  it("/openapi.json stays public (contract §9)", async () => {
+    for (const path of ["/openapi.json", "/client/v4/openapi.json"]) {
+      expect((await exports.default.fetch(`http://localhost${path}`)).status).toBe(200);
+    }
+  });
+});
+
+describe("a request carrying our own CDN-Loop mark is a loop, whatever it asks for (contract §3; issue 8, input 1)", () => {
+  it.each([
+    ["the management API", "http://localhost/zones/shop.example"],
+    ["the OpenAPI document", "http://localhost/openapi.json"],
+    ["a service endpoint", "http://localhost/cdn-cgi/errors"],
+  ])("%s → 1000", async (_name, url) => {
+    const res = await exports.default.fetch(url, {
+      headers: { ...ADMIN, "CDN-Loop": "other-cdn, edge-errors", Accept: "application/json" },
+    });
+    expect(res.status).toBe(403);
+    expect(await res.json()).toMatchObject({ error_code: 1000 });
   });
 });
 

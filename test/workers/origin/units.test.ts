@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { classifyReachedOrigin, classifyTls, fetchErrorKind, unreachedOrigin } from "../../../src/origin/classify";
 import { hasOwnLoopMark, scanRequestHeaders, upstreamHeaders } from "../../../src/origin/headers";
 import { clientHello, connectFailure } from "../../../src/origin/probe";
-import { isIpLiteral } from "../../../src/zones/traffic";
+import { isIpLiteral } from "../../../src/http/host";
 
 describe("upstreamHeaders", () => {
   const forwarded = { proto: "https", host: "shop.example:8443" };

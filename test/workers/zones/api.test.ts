@@ -74,11 +74,13 @@ describe("zone CRUD", () => {
     await put(zone, { plan: "pro", origin: "http://o.example" });
     const stored = JSON.parse((await env.CONFIG.get(`zone:${zone}`)) ?? "null") as Record<string, unknown>;
     expect(stored).toMatchObject({ schema: 1, version: 1, zone, settings: { plan: "pro", origin: "http://o.example" } });
-    // Another feature's section (e.g. custom error rules) survives a settings replace.
-    await env.CONFIG.put(`zone:${zone}`, JSON.stringify({ ...stored, rulesets: { http_custom_errors: [] } }));
+    // Another feature's section (e.g. custom error rules), written through the zone's writer, survives a settings
+    // replace.
+    const writer = env.ZONE_WRITER.get(env.ZONE_WRITER.idFromName(zone));
+    expect((await writer.putSection(zone, "rulesets", { http_custom_errors: [] })).ok).toBe(true);
     await put(zone, { plan: "enterprise", origin: "http://o.example" });
     const after = JSON.parse((await env.CONFIG.get(`zone:${zone}`)) ?? "null") as Record<string, unknown>;
-    expect(after).toMatchObject({ version: 2, rulesets: { http_custom_errors: [] }, settings: { plan: "enterprise" } });
+    expect(after).toMatchObject({ version: 3, rulesets: { http_custom_errors: [] }, settings: { plan: "enterprise" } });
   });
 
   it("DELETE removes the document and every part under zone:{zone}: but not a longer zone's keys", async () => {
@@ -114,8 +116,10 @@ describe("validation (400, nothing stored)", () => {
     ["origin not a URL", { ...valid, origin: "o.example" }, "origin"],
     ["origin with whitespace", { ...valid, origin: " http://o.example" }, "origin"],
     ["origin = an API host", { ...valid, origin: "http://localhost" }, "origin"],
-    ["origin = an API host over https", { ...valid, origin: "https://127.0.0.1" }, "origin"],
-    ["origin = the API's own port on loopback", { ...valid, origin: "http://127.0.0.1:80" }, "origin"],
+    ["origin = an API host over https", { ...valid, origin: "https://localhost" }, "origin"],
+    ["origin = an API host on the API's own port", { ...valid, origin: "http://localhost:80" }, "origin"],
+    // Issue 8, hostile input 1: any port, e.g. the port `wrangler dev` serves the API on.
+    ["origin = an API host on another port", { ...valid, origin: "http://localhost:8787" }, "origin"],
     // A fully qualified name (trailing dot) is the same host (RFC 1034 §3.1).
     ["origin = an API host with a trailing dot", { ...valid, origin: "http://localhost." }, "origin"],
     ["origin = an API host with a trailing dot and a port", { ...valid, origin: "https://LOCALHOST.:443" }, "origin"],
@@ -150,9 +154,21 @@ describe("validation (400, nothing stored)", () => {
     expect((await res.json<Envelope>()).success).toBe(false);
   });
 
-  it("a loopback origin on another port than the API's is a local server, not the API (dev convenience)", async () => {
+  it("a loopback address that is not an API host is an origin like any other (API_HOSTS is `localhost` here)", async () => {
     const res = await put(uniqueZone("loop-ok"), { plan: "pro", origin: "http://127.0.0.1:8788" });
     expect(res.status).toBe(200);
+  });
+
+  it("50,000 unknown keys list 20 errors and count the rest (issue 8, hostile input 4)", async () => {
+    const body: Record<string, unknown> = { plan: "pro", origin: "http://o.example" };
+    for (let i = 0; i < 50_000; i++) body[`k${i}`] = 1;
+    const res = await put(uniqueZone("keys"), body);
+    expect(res.status).toBe(400);
+    const text = await res.text();
+    expect(text.length).toBeLessThan(4096);
+    const errors = (JSON.parse(text) as Envelope).errors;
+    expect(errors).toHaveLength(21);
+    expect(errors[20]?.message).toContain("and 49980 more errors not listed");
   });
 
   it.each(["bad_name.example", "1.2.3.4", "-lead.example", "a..b", "x".repeat(64) + ".example"])(
@@ -219,25 +235,64 @@ describe("writes reach traffic on this isolate at once (contract §6)", () => {
   });
 });
 
-describe("CONFIG failing in the API → 500 envelope with a ray, never a bare 500", () => {
+describe("the zone's writer failing in the API → 500 envelope with a ray, never a bare 500 (contract §3)", () => {
   it.each(["GET", "PUT", "DELETE"])("%s", async (method) => {
-    const failingKv = {
-      get: () => Promise.reject(new Error("KV unavailable")),
-      put: () => Promise.reject(new Error("KV unavailable")),
-      delete: () => Promise.reject(new Error("KV unavailable")),
-      list: () => Promise.reject(new Error("KV unavailable")),
-    } as unknown as KVNamespace;
-    const request = new Request(`http://localhost/zones/kv-down.example`, {
+    // A namespace whose objects cannot be reached: every RPC rejects, as an unreachable object's would.
+    const unreachable = {
+      idFromName: (name: string) => env.ZONE_WRITER.idFromName(name),
+      get: () => new Proxy({}, { get: () => () => Promise.reject(new Error("Durable Object unreachable")) }),
+    } as unknown as typeof env.ZONE_WRITER;
+    const request = new Request(`http://localhost/zones/writer-down.example`, {
       method,
       headers: { ...ADMIN, "Content-Type": "application/json" },
       body: method === "PUT" ? JSON.stringify({ plan: "pro", origin: "http://o.example" }) : null,
     });
-    const res = await worker.fetch(request, { ...env, CONFIG: failingKv }, createExecutionContext());
+    const res = await worker.fetch(request, { ...env, ZONE_WRITER: unreachable }, createExecutionContext());
     expect(res.status).toBe(500);
     const body = await res.json<Envelope>();
     expect(body.success).toBe(false);
     expect(body.errors[0]?.code).toBe(10500);
     expect(body.errors[0]?.message).toMatch(/[0-9a-f]{16}/);
+  });
+});
+
+describe("writes of one zone are serialised (contract §6; issue 8, hostile input 5)", () => {
+  it("20 parallel PUTs get the versions 1..20, each once, and the document ends at the last", async () => {
+    const zone = uniqueZone("race");
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => put(zone, { plan: "pro", origin: `http://o${i}.example` })),
+    );
+    const versions: number[] = [];
+    for (const res of results) {
+      expect(res.status).toBe(200);
+      versions.push(((await res.json<Envelope>()).result?.version as number) ?? -1);
+    }
+    expect([...versions].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    const stored = JSON.parse((await env.CONFIG.get(`zone:${zone}`)) ?? "null") as Record<string, unknown>;
+    expect(stored.version).toBe(20);
+  });
+
+  it("parallel writes of different sections of one zone all survive", async () => {
+    const zone = uniqueZone("sections");
+    await put(zone, { plan: "pro", origin: "http://o.example" });
+    const writer = env.ZONE_WRITER.get(env.ZONE_WRITER.idFromName(zone));
+    const names = Array.from({ length: 10 }, (_, i) => `section_${i}`);
+    const written = await Promise.all([
+      ...names.map((name, i) => writer.putSection(zone, name, { i })),
+      put(zone, { plan: "business", origin: "http://o.example" }),
+    ]);
+    expect(written.length).toBe(11);
+    const stored = JSON.parse((await env.CONFIG.get(`zone:${zone}`)) ?? "null") as Record<string, unknown>;
+    for (const [i, name] of names.entries()) expect(stored[name]).toEqual({ i });
+    expect(stored).toMatchObject({ version: 12, settings: { plan: "business" } });
+  });
+
+  it("a version is never reused, even after the zone is deleted and created again", async () => {
+    const zone = uniqueZone("reuse");
+    await put(zone, { plan: "pro", origin: "http://o.example" });
+    await api(`/zones/${zone}`, { method: "DELETE" });
+    const again = await put(zone, { plan: "pro", origin: "http://o.example" });
+    expect((await again.json<Envelope>()).result?.version).toBe(2);
   });
 });
 

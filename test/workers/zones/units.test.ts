@@ -1,7 +1,8 @@
 /** Pure zone pieces: origin URLs, zone names, the settings schema, and the per-isolate cache's bounds. */
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { MAX_ENTRIES, TTL_MS, cachedHostCount, lookupZone, remember } from "../../../src/zones/cache";
-import { effectivePort, parseOriginUrl, pointsAtApi } from "../../../src/zones/origin-url";
+import { MAX_ENTRIES, TTL_MS, cachedHostCount, cachedZone, lookupZone, remember } from "../../../src/zones/cache";
+import { parseOriginUrl, pointsAtApi } from "../../../src/zones/origin-url";
 import { parseZoneName, parseZoneSettings, ZONE_LIMITS } from "../../../src/zones/schema";
 
 describe("parseOriginUrl (contract §3)", () => {
@@ -42,24 +43,20 @@ describe("pointsAtApi", () => {
     ["https://api.example", true],
     ["https://api.example:8443", true], // a production API host is refused on every port
     ["http://localhost", true],
-    ["http://127.0.0.1:8787", true], // the port the API is served on
-    ["http://127.0.0.1:8788", false], // another local server
+    ["http://127.0.0.1:8787", true],
+    ["http://127.0.0.1:8788", true], // on any port (issue 8: the port says nothing about which process answers)
     ["http://shop.example", false],
     ["https://api.example.", true], // the absolute name is the same host (RFC 1034 §3.1)
     ["http://localhost.:8787", true],
-    ["http://localhost.:8788", false],
+    ["http://localhost.:8788", true],
+    ["http://127.0.0.2:8788", false], // another loopback address is not an API host
     ["http://shop.example.", false],
   ])("%s → %s", (raw, expected) => {
     expect(parseOriginUrl(raw).ok).toBe(true);
     const target = parseOriginUrl(raw);
-    expect(target.ok && pointsAtApi(target.value, api, 8787)).toBe(expected);
+    expect(target.ok && pointsAtApi(target.value, api)).toBe(expected);
   });
 
-  it("effectivePort", () => {
-    expect(effectivePort(new URL("http://x/"))).toBe(80);
-    expect(effectivePort(new URL("https://x/"))).toBe(443);
-    expect(effectivePort(new URL("http://x:8787/"))).toBe(8787);
-  });
 });
 
 describe("parseZoneName", () => {
@@ -107,31 +104,39 @@ describe("parseZoneSettings", () => {
   });
 });
 
-describe("zone cache (contract §6, §8)", () => {
-  const kvThatMustNotBeRead = {
-    get: () => Promise.reject(new Error("KV read where the cache should have answered")),
-  } as unknown as KVNamespace;
+describe("zone cache (contract §6, §8), on the real CONFIG namespace", () => {
+  /** Writes a valid zone document straight to KV, behind the cache's back: only a KV read can see it. */
+  async function storeBehindCache(host: string): Promise<void> {
+    const doc = { schema: 1, version: 7, zone: host, modified_on: "", settings: { plan: "pro", origin: "http://o.example" } };
+    await env.CONFIG.put(`zone:${host}`, JSON.stringify(doc));
+  }
 
   it("answers from memory within the TTL, negative entries included, and goes back to KV after it", async () => {
     const host = `ttl-${crypto.randomUUID()}.example`;
     remember(host, null, 1_000);
-    const fresh = await lookupZone(kvThatMustNotBeRead, host, 1_000 + TTL_MS - 1);
-    expect(fresh).toEqual({ ok: true, value: null });
-    const stale = await lookupZone(kvThatMustNotBeRead, host, 1_000 + TTL_MS + 1);
-    expect(stale.ok).toBe(false); // it did go to KV (which failed), and a failure is not cached
+    await storeBehindCache(host);
+    const fresh = await lookupZone(env.CONFIG, host, 1_000 + TTL_MS - 1);
+    expect(fresh).toEqual({ ok: true, value: null }); // the cached "no zone", not KV's document
+    const stale = await lookupZone(env.CONFIG, host, 1_000 + TTL_MS + 1);
+    expect(stale.ok && stale.value?.version).toBe(7); // past the TTL it read KV
   });
 
   it("never holds more than MAX_ENTRIES hosts, evicting the least recently used", async () => {
     const keep = `keep-${crypto.randomUUID()}.example`;
+    const evicted = `evicted-${crypto.randomUUID()}.example`;
     const now = Date.now();
+    remember(evicted, null, now);
     remember(keep, null, now);
+    await storeBehindCache(keep);
+    await storeBehindCache(evicted);
     for (let i = 0; i < MAX_ENTRIES + 200; i++) {
       remember(`flood-${i}.example`, null, now);
       // Touch `keep` now and then so it stays recent.
-      if (i % 100 === 0) await lookupZone(kvThatMustNotBeRead, keep, now);
+      if (i % 100 === 0) cachedZone(keep, now);
     }
     expect(cachedHostCount()).toBeLessThanOrEqual(MAX_ENTRIES);
-    expect(await lookupZone(kvThatMustNotBeRead, keep, now)).toEqual({ ok: true, value: null });
-    expect((await lookupZone(kvThatMustNotBeRead, "flood-0.example", now)).ok).toBe(false); // evicted
+    expect(await lookupZone(env.CONFIG, keep, now)).toEqual({ ok: true, value: null }); // still cached
+    const reread = await lookupZone(env.CONFIG, evicted, now);
+    expect(reread.ok && reread.value?.version).toBe(7); // evicted: read from KV again
   });
 });

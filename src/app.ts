@@ -1,0 +1,95 @@
+/**
+ * The root: the single `fetch` entry's dispatch, in the order of contract §0, and the composition of the
+ * management API from its features (the only module that imports the features; they import the kit, never this):
+ *
+ *   0. a request carrying this service's own `CDN-Loop` mark is a loop, whatever it asks for → 1000 (§3);
+ *   1. any host, path under SERVICE_PREFIX → service endpoints (§1.6);
+ *   2. a host of API_HOSTS → management API (§5, §6), mounted from the features' route tables;
+ *   3. any other host → zone traffic (§3, §4).
+ *
+ * It is also the last funnel for the service's own faults: an exception escaping a handler becomes the structured
+ * error 1101 (zone traffic, service endpoints) or a 500 envelope (API), never a bare 500.
+ */
+import { mountApi } from "./api/mount";
+import { openApiDocument } from "./api/openapi";
+import { API_FAILURES, apiFailureResponse } from "./api/envelope";
+import { settingsFor, type Settings } from "./config/settings";
+import { handleServiceRequest } from "./errors/endpoints";
+import { errorResponse, fallbackErrorResponse } from "./errors/pipeline";
+import { isUnderPrefix, zoneOf } from "./http/host";
+import { newRayId } from "./http/ray";
+import { hasOwnLoopMark } from "./origin/headers";
+import { causeOf } from "./result";
+import { tagsOpenApi } from "./tags/openapi";
+import { tagRoutes } from "./tags/routes";
+import { zonesOpenApi } from "./zones/openapi";
+import { zoneRoutes } from "./zones/routes";
+import { handleZoneTraffic } from "./zones/traffic";
+
+/** The management API: every feature's routes and its part of the OpenAPI document, side by side. */
+export const api = mountApi(
+  [...zoneRoutes, ...tagRoutes],
+  JSON.stringify(openApiDocument([zonesOpenApi, tagsOpenApi])),
+);
+
+type Destination = "service" | "api" | "zone";
+
+/** Which part of the service answers this URL (pure; exported for tests). */
+export function destinationOf(url: URL, settings: Settings): Destination {
+  if (isUnderPrefix(url.pathname, settings.servicePrefix)) return "service";
+  if (settings.apiHosts.has(zoneOf(url))) return "api";
+  return "zone";
+}
+
+export async function handle(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+  const settings = settingsFor(env);
+  const url = new URL(request.url);
+  const destination = destinationOf(url, settings);
+  try {
+    switch (destination) {
+      case "service":
+        if (isLoop(request)) return loop(request, url, settings);
+        return await handleServiceRequest(request, env, ctx, settings);
+      case "api":
+        if (isLoop(request)) return loop(request, url, settings);
+        return await api.handle(request, env, ctx, settings, url);
+      case "zone":
+        // Zone traffic checks the mark in its single pass over the request headers (src/zones/traffic.ts).
+        return await handleZoneTraffic(request, env, ctx, settings, url);
+    }
+  } catch (error) {
+    return unhandled(error, destination, request, url, settings);
+  }
+}
+
+function isLoop(request: Request): boolean {
+  const mark = request.headers.get("cdn-loop");
+  return mark !== null && hasOwnLoopMark(mark);
+}
+
+/** RFC 8586: our own mark means this request already went through this service once (contract §3: 1000). */
+function loop(request: Request, url: URL, settings: Settings): Promise<Response> {
+  const cause = "CDN-Loop already carries this service's mark";
+  return errorResponse({ code: 1000, request, cause }, { settings, zone: zoneOf(url) });
+}
+
+async function unhandled(
+  error: unknown,
+  destination: Destination,
+  request: Request,
+  url: URL,
+  settings: Settings,
+): Promise<Response> {
+  const cause = causeOf(error);
+  if (destination === "api") {
+    const ray = newRayId();
+    console.error(JSON.stringify({ event: "api_exception", ray, path: url.pathname, cause }));
+    return apiFailureResponse(API_FAILURES.internal(ray));
+  }
+  try {
+    return await errorResponse({ code: 1101, request, cause }, { settings, zone: zoneOf(url) });
+  } catch (secondary) {
+    // The pipeline itself failed (it should not): the same 1101, built without reading the request.
+    return fallbackErrorResponse(1101, url, settings, `${cause}; then in the pipeline: ${causeOf(secondary)}`);
+  }
+}
