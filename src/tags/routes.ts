@@ -16,7 +16,7 @@ import { decodeCursor, type DecodedCursor } from "./cursor";
 import { TAG_FAILURES } from "./errors";
 import { etagOf } from "./etag";
 import { PAGE_SIZE } from "./filters";
-import type { PageRequest, TagStore } from "./tag-store";
+import type { PageRequest, TagStore, TagStoreFailure } from "./tag-store";
 import type { Page } from "./types";
 import {
   isAccountId,
@@ -78,6 +78,23 @@ function failure(error: ApiFailure): Response {
   return apiFailureResponse(error);
 }
 
+/** The one mapping of the store's domain failures to the wire (contract §5: 1016, 1017, 1018 / 412). */
+function storeFailure(failure: TagStoreFailure): ApiFailure {
+  switch (failure.kind) {
+    case "precondition-failed":
+      return TAG_FAILURES.preconditionFailed();
+    case "limit-reached":
+      return TAG_FAILURES.tagLimit(failure.limit);
+    case "invalid-cursor":
+      return TAG_FAILURES.invalidCursor();
+  }
+}
+
+/** A store result with its failure mapped to the wire. */
+function fromStore<T>(result: Result<T, TagStoreFailure>): Result<T, ApiFailure> {
+  return result.ok ? result : err(storeFailure(result.error));
+}
+
 /**
  * Reads `?cursor=`. Malformed → 1017 at once. The cursor is checked before the query (notes §6), and a cursor
  * is only ever minted for a valid query, so when the query is invalid any cursor is necessarily a bad one:
@@ -113,13 +130,13 @@ function pageResponse<T>(page: Result<Page<T>, ApiFailure>): Response {
 async function listKeys(c: TagRequest): Promise<Response> {
   const cursor = cursorParam(c.url, 1);
   if (!cursor.ok) return failure(cursor.error);
-  return pageResponse(await c.store.listKeys({ scope: scope(c, ["keys"]), cursor: cursor.value }));
+  return pageResponse(fromStore(await c.store.listKeys({ scope: scope(c, ["keys"]), cursor: cursor.value })));
 }
 
 async function summary(c: TagRequest): Promise<Response> {
   const cursor = cursorParam(c.url, 1);
   if (!cursor.ok) return failure(cursor.error);
-  return pageResponse(await c.store.summary({ scope: scope(c, ["summary"]), cursor: cursor.value }));
+  return pageResponse(fromStore(await c.store.summary({ scope: scope(c, ["summary"]), cursor: cursor.value })));
 }
 
 async function listValues(c: TagRequest): Promise<Response> {
@@ -129,7 +146,7 @@ async function listValues(c: TagRequest): Promise<Response> {
   if (!query.ok) return queryFailure(cursor.value, query.error);
   const { key, type } = query.value;
   return pageResponse(
-    await c.store.listValues({ scope: scope(c, ["values", key, type]), cursor: cursor.value, key, type }),
+    fromStore(await c.store.listValues({ scope: scope(c, ["values", key, type]), cursor: cursor.value, key, type })),
   );
 }
 
@@ -139,7 +156,9 @@ async function listResources(c: TagRequest): Promise<Response> {
   const query = parseResourceQuery(c.url.searchParams);
   if (!query.ok) return queryFailure(cursor.value, query.error);
   return pageResponse(
-    await c.store.listResources({ scope: scope(c, ["resources", query.value]), cursor: cursor.value, query: query.value }),
+    fromStore(
+      await c.store.listResources({ scope: scope(c, ["resources", query.value]), cursor: cursor.value, query: query.value }),
+    ),
   );
 }
 
@@ -174,7 +193,7 @@ async function putTags(c: TagRequest): Promise<Response> {
     ifMatch: parseIfMatch(c.request.headers.get("If-Match")),
     limit: c.settings.tagLimit,
   });
-  if (!result.ok) return failure(result.error);
+  if (!result.ok) return failure(storeFailure(result.error));
   return apiSuccess(result.value, { headers: etagHeader(result.value.etag) });
 }
 
@@ -184,7 +203,7 @@ async function deleteTags(c: TagRequest): Promise<Response> {
   const ref = parseDeleteBody(body.value);
   if (!ref.ok) return failure(ref.error);
   const result = await c.store.deleteTags({ ref: ref.value, ifMatch: parseIfMatch(c.request.headers.get("If-Match")) });
-  if (!result.ok) return failure(result.error);
+  if (!result.ok) return failure(storeFailure(result.error));
   // 204 carries no body (RFC 9110 §15.3.5), hence no envelope (notes §1.3: the published API answers 204).
   return new Response(null, { status: 204, headers: { "Cache-Control": "no-store" } });
 }
