@@ -4,11 +4,14 @@
 // 2. starts the example origin (scripts/example-origin.mjs) on 127.0.0.1:8788 unless ORIGIN_PORT=0 or the port
 //    is already taken (then whatever listens there is used);
 // 3. runs `wrangler dev -c wrangler.toml` on 127.0.0.1:8787, offline-friendly (no telemetry, no Request.cf
-//    download), with DEFAULT_ORIGIN pointing at the example origin so any Host reaches it;
+//    download), with DEFAULT_ORIGIN pointing at the example origin so any Host reaches it, and API_HOSTS=localhost:
+//    the example origin listens on 127.0.0.1, and an origin is never an API host (contract §3, on any port), so
+//    locally the management API answers on `localhost` only;
 // 4. once it answers, seeds the example zone `shop.example` (plan pro) through the zone API, as a user would.
 // Ctrl-C stops everything. Local KV / Durable Object state lives in .wrangler/state.
 import { spawn } from "node:child_process";
 import { copyFileSync, existsSync, readFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { createConnection } from "node:net";
 
 const port = Number(process.env.PORT ?? 8787);
@@ -34,6 +37,7 @@ if (originPort !== 0 && !(await isListening(originPort))) {
 
 const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_HIDE_BANNER: "true" };
 const args = ["node_modules/wrangler/bin/wrangler.js", "dev", "-c", "wrangler.toml", "--ip", "127.0.0.1", "--port", String(port)];
+args.push("--var", "API_HOSTS:localhost");
 if (originPort !== 0) args.push("--var", `DEFAULT_ORIGIN:${origin}`);
 args.push(...process.argv.slice(2));
 // Run wrangler's own entry under this Node (not through `npx`, which does not forward Ctrl-C / SIGTERM).
@@ -46,26 +50,50 @@ wrangler.on("exit", (code) => {
 
 if (originPort !== 0 && adminToken) seedExampleZone().catch((e) => console.log(`[dev] could not seed shop.example: ${e.message}`));
 
+/** One management API call to the local Worker, as `localhost` (an API host), over 127.0.0.1. */
+function apiCall(method, path, body) {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = httpRequest(
+      {
+        host: "127.0.0.1",
+        port,
+        method,
+        path,
+        headers: {
+          Host: `localhost:${port}`,
+          Authorization: `Bearer ${adminToken}`,
+          ...(payload === undefined ? {} : { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(payload) }),
+        },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
 async function seedExampleZone() {
-  const api = `http://127.0.0.1:${port}/zones/shop.example`;
   for (let attempt = 0; attempt < 120; attempt++) {
     await new Promise((r) => setTimeout(r, 500));
+    let res;
     try {
-      const res = await fetch(api, {
-        method: "PUT",
-        headers: { Authorization: `Bearer ${adminToken}`, "Content-Type": "application/json" },
-        body: JSON.stringify({ plan: "pro", origin }),
-      });
-      if (res.ok) {
-        console.log(`[dev] seeded zone shop.example → ${origin}. Try:\n` +
-          `  curl -H 'Accept: application/json' http://localhost:${port}/cdn-cgi/error/522\n` +
-          `  curl -H 'Host: shop.example' http://127.0.0.1:${port}/hello`);
-        return;
-      }
-      if (res.status !== 503 && res.status < 500) throw new Error(`zone API answered ${res.status}: ${await res.text()}`);
-    } catch (e) {
-      if (e instanceof Error && e.message.startsWith("zone API")) throw e;
+      res = await apiCall("PUT", "/zones/shop.example", { plan: "pro", origin });
+    } catch {
+      continue; // not listening yet
     }
+    if (res.status === 200) {
+      console.log(`[dev] seeded zone shop.example → ${origin}. Try:\n` +
+        `  curl -H 'Accept: application/json' http://localhost:${port}/cdn-cgi/error/522\n` +
+        `  curl -H 'Host: shop.example' http://127.0.0.1:${port}/hello`);
+      return;
+    }
+    if (res.status !== 503 && res.status < 500) throw new Error(`zone API answered ${res.status}: ${res.text}`);
   }
   throw new Error("wrangler dev did not answer within 60 s");
 }

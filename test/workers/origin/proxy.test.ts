@@ -158,7 +158,7 @@ describe("refusals before the origin (contract §3, §4)", () => {
     expect(echo.headers["x-forwarded-host"]).toBe("default-origin.example");
   });
 
-  it.each(["http://localhost", "https://localhost.", "http://127.0.0.1:80"])(
+  it.each(["http://localhost", "https://localhost.", "http://localhost:8787"])(
     "DEFAULT_ORIGIN %s is a host of API_HOSTS: never proxied there (contract §3), a structured 500",
     async (origin) => {
       const local = { ...env, DEFAULT_ORIGIN: origin };
