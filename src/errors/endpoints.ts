@@ -15,7 +15,7 @@ import { zoneOf } from "../http/host";
 import { err, ok, type Result } from "../result";
 import { catalogEntry, type CatalogEntry } from "./catalog";
 import { chooseErrorFormat } from "./format";
-import { serviceHeaders } from "./headers";
+import { negotiatedResponse, serviceHeaders } from "./headers";
 import { errorResponse, typeUri } from "./pipeline";
 import { PROBLEMS, renderProblem, type Problem } from "./problem";
 import { referenceEntry, renderReferenceEntry, renderReferenceList } from "./reference";
@@ -112,7 +112,7 @@ async function referenceList(request: Request, settings: Settings): Promise<Resp
     listCache.set(key, body);
   }
   const headers = await serviceHeaders(choice, REFERENCE_CACHE_CONTROL);
-  return new Response(request.method === "HEAD" ? null : body, { status: 200, headers });
+  return negotiatedResponse(request.method, 200, headers, body);
 }
 
 async function referencePage(request: Request, segment: string, settings: Settings): Promise<Response> {
@@ -121,13 +121,12 @@ async function referencePage(request: Request, segment: string, settings: Settin
   const choice = chooseErrorFormat(request.headers.get("Accept"));
   const body = renderReferenceEntry(referenceEntry(code.value, typeUri(code.value.code, request.url, settings)), choice);
   const headers = await serviceHeaders(choice, REFERENCE_CACHE_CONTROL);
-  return new Response(request.method === "HEAD" ? null : body, { status: 200, headers });
+  return negotiatedResponse(request.method, 200, headers, body);
 }
 
 async function problemResponse(request: Request, problem: Problem, extra: Record<string, string> = {}): Promise<Response> {
   const choice = chooseErrorFormat(request.headers.get("Accept"));
   const headers = await serviceHeaders(choice, PROBLEM_CACHE_CONTROL);
   for (const [name, value] of Object.entries(extra)) headers.set(name, value);
-  const body = request.method === "HEAD" ? null : renderProblem(problem, choice);
-  return new Response(body, { status: problem.status, headers });
+  return negotiatedResponse(request.method, problem.status, headers, renderProblem(problem, choice));
 }

@@ -53,3 +53,15 @@ export async function serviceHeaders(choice: ErrorFormatChoice, cacheControl: st
   ]);
 }
 
+
+const utf8 = new TextEncoder();
+
+/**
+ * The one way a negotiated service answer becomes a Response. `HEAD` gets the same status and headers as `GET`,
+ * `Content-Length` included (contract §1.4; RFC 9110 §9.3.2), and no body: the body is rendered to be measured.
+ */
+export function negotiatedResponse(method: string, status: number, headers: Headers, body: string): Response {
+  if (method !== "HEAD") return new Response(body, { status, headers });
+  headers.set("Content-Length", String(utf8.encode(body).byteLength));
+  return new Response(null, { status, headers });
+}

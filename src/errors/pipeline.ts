@@ -16,7 +16,7 @@ import { newRayId } from "../http/ray";
 import { catalogEntry, type CatalogEntry } from "./catalog";
 import { errorFields, footerText, wireTimestamp, type ErrorFields } from "./fields";
 import { chooseErrorFormat, type ErrorFormatChoice } from "./format";
-import { errorHeaders } from "./headers";
+import { errorHeaders, negotiatedResponse } from "./headers";
 import { renderHtml } from "./render-html";
 import { renderJson } from "./render-json";
 import { renderMarkdown } from "./render-markdown";
@@ -120,13 +120,12 @@ export async function fallbackErrorResponse(code: number, url: URL, settings: Se
   const choice = chooseErrorFormat("application/json");
   const headers = await errorHeaders(choice, rayId, entry.retryAfter);
   logEdgeError(rayId, zone, entry, cause);
-  return new Response(renderJson(fields), { status: fields.status, headers });
+  return negotiatedResponse("GET", fields.status, headers, renderJson(fields));
 }
 
 /** §2.1 step 3: the structured default in the negotiated format; `HEAD` gets the headers only. */
 function structuredDefault(fields: ErrorFields, choice: ErrorFormatChoice, headers: Headers, method: string): Response {
-  const body = method === "HEAD" ? null : render(fields, choice);
-  return new Response(body, { status: fields.status, headers });
+  return negotiatedResponse(method, fields.status, headers, render(fields, choice));
 }
 
 function render(fields: ErrorFields, choice: ErrorFormatChoice): string {

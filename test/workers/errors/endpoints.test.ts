@@ -164,6 +164,18 @@ describe("/cdn-cgi/errors (reference of every code)", () => {
     expect(res.headers.get("Content-Type")).toBe("application/json; charset=utf-8");
     expect(await res.text()).toBe("");
   });
+
+  it.each(["/cdn-cgi/errors", "/cdn-cgi/errors/522", "/cdn-cgi/errors/9999", "/cdn-cgi/nope"])(
+    "HEAD %s carries the Content-Length of GET (issue 8, input 7)",
+    async (path) => {
+      for (const accept of ["application/json", "text/markdown", "text/html"]) {
+        const head = await get(path, accept, "HEAD");
+        const full = await get(path, accept);
+        expect(head.status).toBe(full.status);
+        expect(head.headers.get("Content-Length"), `${path} ${accept}`).toBe(String((await full.arrayBuffer()).byteLength));
+      }
+    },
+  );
 });
 
 describe("/cdn-cgi/errors/{code} (reference page: the target of `type`)", () => {

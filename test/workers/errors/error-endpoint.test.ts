@@ -154,6 +154,15 @@ describe("HEAD", () => {
     expect(res.headers.get("Ray-ID")).toMatch(RAY);
     expect(await res.text()).toBe("");
   });
+
+  it.each(FORMATS.map((f) => [f.accept]))("Accept %s: Content-Length is the length GET sends (issue 8, input 7)", async (accept) => {
+    const head = await fetchError(1015, accept, "HEAD");
+    const get = await fetchError(1015, accept);
+    const bytes = (await get.arrayBuffer()).byteLength;
+    expect(head.headers.get("Content-Length")).toBe(String(bytes));
+    const names = (h: Headers) => [...h.keys()].filter((n) => n !== "content-length").sort();
+    expect(names(head.headers)).toEqual(names(get.headers));
+  });
 });
 
 describe("negotiation through the Worker (contract §1.5)", () => {
