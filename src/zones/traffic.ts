@@ -12,7 +12,8 @@ import { connectorFor } from "../origin/connector";
 import { forwardToOrigin, type ForwardPlan } from "../origin/forward";
 import { scanRequestHeaders } from "../origin/headers";
 import { cachedZone, lookupZone } from "./cache";
-import { err, ok, type Result } from "../result";
+import { causeOf, err, ok, type Result } from "../result";
+import type { StoreFailure } from "./store";
 import { parseOriginUrl, pointsAtApi, type OriginTarget } from "./origin-url";
 import { ZONE_LIMITS, type Zone, type ZoneSettings } from "./schema";
 
@@ -40,7 +41,7 @@ export async function handleZoneTraffic(
 
   let config = cachedZone(zone);
   if (config === undefined) {
-    const found = await lookupZone(env.CONFIG, zone);
+    const found = await lookupConfig(env, zone);
     if (!found.ok) return fail(500, found.error.cause);
     config = found.value;
   }
@@ -54,6 +55,18 @@ export async function handleZoneTraffic(
 
   const result = await forwardToOrigin(request, url, headers, route.value.plan, connectorFor(env));
   return result.ok ? result.value : fail(result.error.code, result.error.cause);
+}
+
+/**
+ * The zone's config from the cache or KV. `CONFIG` unavailable (a KV failure, or even the binding itself) is the
+ * service's own internal failure outside user code: a structured 500 (contract §3), not the 1101 of an exception.
+ */
+async function lookupConfig(env: Env, zone: string): Promise<Result<Zone | null, StoreFailure>> {
+  try {
+    return await lookupZone(env.CONFIG, zone);
+  } catch (e) {
+    return err({ kind: "unavailable", cause: `CONFIG unavailable: ${causeOf(e)}` });
+  }
 }
 
 /** Where traffic goes and the limits it meets: the same shape for a configured zone and for DEFAULT_ORIGIN. */

@@ -1,5 +1,5 @@
 /**
- * The last-resort funnel of src/http/handler.ts (contract §3): an exception escaping a handler is the service's
+ * The last-resort funnel of src/app.ts (contract §3): an exception escaping a handler is the service's
  * own unhandled exception → structured 1101 on zone traffic, a 500 envelope on the API; never the runtime's bare 500.
  * The exception is real: an `env` whose binding getter throws, as a broken deployment would.
  */
@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { FIELD_ORDER } from "../../src/errors/fields";
 import worker from "../../src/index";
 
-function brokenEnv(binding: "CONFIG" | "TAG_STORE"): Env {
+function brokenEnv(binding: "CONFIG" | "TAG_STORE" | "ORIGIN_FAULTS"): Env {
   return new Proxy(env, {
     get(target, key, receiver) {
       if (key === binding) throw new TypeError(`${binding} exploded`);
@@ -26,8 +26,23 @@ async function call(url: string, init: RequestInit, e: Env): Promise<Response> {
 }
 
 describe("unhandled exceptions", () => {
+  it("CONFIG unavailable on zone traffic is the service's internal failure: a structured 500 (contract §3)", async () => {
+    const res = await call("http://shop-config.example/x", { headers: { Accept: "application/json" } }, brokenEnv("CONFIG"));
+    expect(res.status).toBe(500);
+    const body = await res.json<Record<string, unknown>>();
+    expect(body).toMatchObject({ error_code: 500, zone: "shop-config.example", edge_error: true });
+    expect(JSON.stringify(body)).not.toContain("exploded");
+  });
+
   it("on zone traffic answer a structured 1101 in the negotiated format", async () => {
-    const res = await call("http://shop-funnel.example/x", { headers: { Accept: "application/json" } }, brokenEnv("CONFIG"));
+    const local = { ...env, DEFAULT_ORIGIN: "http://127.0.0.1:9" } as Env;
+    const broken = new Proxy(local, {
+      get(target, key, receiver) {
+        if (key === "ORIGIN_FAULTS") throw new TypeError("ORIGIN_FAULTS exploded");
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+    const res = await call("http://shop-funnel.example/x", { headers: { Accept: "application/json" } }, broken);
     expect(res.status).toBe(500);
     expect(res.headers.get("Content-Type")).toBe("application/json; charset=utf-8");
     expect(res.headers.get("Ray-ID")).toMatch(/^[0-9a-f]{16}$/);
