@@ -14,3 +14,8 @@ export const err = <E>(error: E): { readonly ok: false; readonly error: E } => (
 export function causeOf(thrown: unknown): string {
   return thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown);
 }
+
+/** The message of an unknown thrown value alone (for classification by message, or a client-facing reason). */
+export function messageOf(thrown: unknown): string {
+  return thrown instanceof Error ? thrown.message : String(thrown);
+}

@@ -9,6 +9,7 @@
  *   (`crypto.subtle.timingSafeEqual`), so neither the comparison nor the loop reveals how much of a token matched.
  *   Only digests are ever stored or logged.
  */
+import { normaliseHostname } from "../http/host";
 import { err, ok, type Result } from "../result";
 import { API_FAILURES, type ApiFailure } from "./envelope";
 
@@ -66,7 +67,7 @@ export function authorize(principal: Principal, need: Requirement): Result<Princ
   const inScope =
     target.kind === "account"
       ? scopeIncludes(principal.accounts, target.id)
-      : scopeIncludes(principal.zones, target.name.toLowerCase());
+      : scopeIncludes(principal.zones, normaliseHostname(target.name));
   return inScope ? ok(principal) : err(API_FAILURES.forbidden());
 }
 
@@ -148,7 +149,7 @@ export function parseApiTokens(raw: string): Result<KnownToken[], string> {
     if (!digest) return err(`API_TOKENS[${index}].sha256 must be 64 hex characters`);
     const accounts = parseScope(e.accounts, (s) => s.toLowerCase());
     // Zones as the routes compare them: lower-case, an absolute name's trailing dot dropped (RFC 1034 §3.1).
-    const zones = parseScope(e.zones, (s) => s.toLowerCase().replace(/\.$/, ""));
+    const zones = parseScope(e.zones, normaliseHostname);
     if (!accounts || !zones) return err(`API_TOKENS[${index}]: accounts and zones must be arrays of strings`);
     const permissions = Array.isArray(e.permissions) ? e.permissions : null;
     if (!permissions || !permissions.every((p): p is Permission => (PERMISSIONS as readonly unknown[]).includes(p)))

@@ -2,7 +2,7 @@
  * Reading management API bodies within the 1 MiB limit (contract §8), enforced while streaming so an
  * oversized or lying `Content-Length` never makes the Worker buffer more than the limit.
  */
-import { err, ok, type Result } from "../result";
+import { messageOf, err, ok, type Result } from "../result";
 import { API_FAILURES, type ApiFailure } from "./envelope";
 
 /** Management API bodies are at most 1 MiB (contract §8). */
@@ -46,6 +46,6 @@ export async function readJsonBody(request: Request, limit = MAX_API_BODY_BYTES)
   try {
     return ok(JSON.parse(text.value) as unknown);
   } catch (e) {
-    return err(API_FAILURES.invalidJson(e instanceof Error ? e.message : "unparsable"));
+    return err(API_FAILURES.invalidJson(messageOf(e)));
   }
 }

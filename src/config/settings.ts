@@ -2,6 +2,7 @@
  * Service-wide settings read from the Worker's vars (contract §0), parsed once per `env` object.
  * Every var has a working default so a bare `wrangler dev` serves something sensible.
  */
+import { normaliseHostname } from "../http/host";
 
 export interface Settings {
   /** Hostnames (lower-case, no port) that serve the management API. */
@@ -76,7 +77,7 @@ export function parseSettings(env: SettingsVars): Settings {
 function normaliseApiHost(entry: string): string {
   const host = entry.trim().toLowerCase();
   const withoutPort = host.startsWith("[") ? host.replace(/^(\[[^\]]*\])(:\d+)?$/, "$1") : host.replace(/:\d+$/, "");
-  return withoutPort.replace(/\.$/, "");
+  return normaliseHostname(withoutPort);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -5,7 +5,7 @@
  * failures that must never leave loopback (522, 523, 1016: contract §3) select a fault-injecting connector
  * through the test-only `ORIGIN_FAULTS` binding (see faults.ts).
  */
-import type { OriginTarget } from "../zones/origin-url";
+import type { OriginTarget } from "./origin-url";
 import { faultInjectingConnector, parseFaults } from "./faults";
 import { probeTcp, probeTls } from "./probe";
 

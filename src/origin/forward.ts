@@ -11,8 +11,8 @@
  *   t=read       still pending → 524 (the invocation then ends, which cancels the upstream request).
  * The happy path costs one timer; the probes run only after a failure or a stall.
  */
-import { err, ok, type Result } from "../result";
-import type { OriginTarget } from "../zones/origin-url";
+import { messageOf, err, ok, type Result } from "../result";
+import type { OriginTarget } from "./origin-url";
 import { classifyReachedOrigin, classifyTls, fetchErrorKind, unreachedOrigin, type OriginFailure } from "./classify";
 import type { Connector } from "./connector";
 import { upstreamHeaders, type RequestHeaderScan } from "./headers";
@@ -55,7 +55,7 @@ export async function forwardToOrigin(
     .fetch(plan.target.origin + url.pathname + url.search, upstreamInit(request, url, scan))
     .then(
       (response): Settled => ({ kind: "response", response }),
-      (e: unknown): Settled => ({ kind: "error", message: e instanceof Error ? e.message : String(e) }),
+      (e: unknown): Settled => ({ kind: "error", message: messageOf(e) }),
     );
 
   let settled = await within(pending, Math.min(plan.connectTimeoutMs, plan.readTimeoutMs));

@@ -8,8 +8,9 @@
  *   (`secureTransport: "on"`) fails with one message for every cause, so the hello is written by hand on a
  *   plain socket and only the first byte of the reply is read: the handshake is never completed.
  */
+import { messageOf } from "../result";
 import { connect } from "cloudflare:sockets";
-import type { OriginTarget } from "../zones/origin-url";
+import type { OriginTarget } from "./origin-url";
 import type { TcpProbe, TlsProbe } from "./connector";
 
 const TIMEOUT = Symbol("timeout");
@@ -124,6 +125,3 @@ export function clientHello(hostname: string): Uint8Array {
   return new Uint8Array([0x16, 0x03, 0x01, ...u16(handshake.length), ...handshake]);
 }
 
-function messageOf(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}

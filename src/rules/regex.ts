@@ -11,7 +11,7 @@
  * Patterns RE2 cannot run (look-around, back-references) are refused when the rule is written.
  */
 import { RE2JS } from "re2js";
-import { err, ok, type Result } from "../result";
+import { messageOf, err, ok, type Result } from "../result";
 import { fromByteString } from "./values";
 
 /** Cap on one compiled program (RE2 instructions); wirefilter caps compiled size at 10 MiB (§5). */
@@ -56,7 +56,7 @@ export function compileRegex(pattern: string): Result<CompiledRegex, string> {
   try {
     re = RE2JS.compile(source, unicode ? 0 : RE2JS.DISABLE_UNICODE_GROUPS);
   } catch (e) {
-    return err(explain(source, e instanceof Error ? e.message : String(e), unicode));
+    return err(explain(source, messageOf(e), unicode));
   }
   if (re.programSize() > MAX_REGEX_PROGRAM_SIZE) {
     return err(`regular expression too large (compiled program over ${MAX_REGEX_PROGRAM_SIZE} instructions)`);

@@ -11,7 +11,7 @@ import { normaliseHostname } from "../http/host";
 import { newRayId } from "../http/ray";
 import { causeOf, err, ok, type Result } from "../result";
 import { remember } from "./cache";
-import { pointsAtApi } from "./origin-url";
+import { pointsAtApi } from "../origin/origin-url";
 import { parseZoneName, parseZoneSettings, type FieldError, type Zone } from "./schema";
 import { parseDocument, type StoreFailure } from "./store";
 import type { ZoneWriteFailure, ZoneWriter } from "./writer";

@@ -3,8 +3,9 @@
  * the same checks guard both the API body and a document read back from KV (a corrupt document is an
  * internal failure, never trusted).
  */
+import { normaliseHostname } from "../http/host";
 import { err, ok, type Result } from "../result";
-import { parseOriginUrl, type OriginTarget } from "./origin-url";
+import { parseOriginUrl, type OriginTarget } from "../origin/origin-url";
 
 export const PLANS = ["free", "pro", "business", "enterprise"] as const;
 export type Plan = (typeof PLANS)[number];
@@ -62,7 +63,7 @@ const HOST_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
 /** Validates a zone name (a DNS hostname, contract §0) and returns it lower-cased. */
 export function parseZoneName(raw: string): Result<string, string> {
-  const name = raw.toLowerCase().replace(/\.$/, "");
+  const name = normaliseHostname(raw);
   if (name.length === 0 || name.length > 253) return err("zone must be a hostname of 1 to 253 characters");
   if (/^[0-9.]+$/.test(name) || name.includes(":")) return err("zone must be a hostname, not an IP address");
   if (!name.split(".").every((label) => HOST_LABEL.test(label))) return err("zone must be a valid hostname");

@@ -14,7 +14,7 @@ import { scanRequestHeaders } from "../origin/headers";
 import { cachedZone, lookupZone } from "./cache";
 import { causeOf, err, ok, type Result } from "../result";
 import type { StoreFailure } from "./store";
-import { parseOriginUrl, pointsAtApi, type OriginTarget } from "./origin-url";
+import { parseOriginUrl, pointsAtApi, type OriginTarget } from "../origin/origin-url";
 import { ZONE_LIMITS, type Zone, type ZoneSettings } from "./schema";
 
 interface Route {

@@ -2,7 +2,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { MAX_ENTRIES, TTL_MS, cachedHostCount, cachedZone, lookupZone, remember } from "../../../src/zones/cache";
-import { parseOriginUrl, pointsAtApi } from "../../../src/zones/origin-url";
+import { parseOriginUrl, pointsAtApi } from "../../../src/origin/origin-url";
 import { parseZoneName, parseZoneSettings, ZONE_LIMITS } from "../../../src/zones/schema";
 
 describe("parseOriginUrl (contract §3)", () => {
