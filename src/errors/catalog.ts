@@ -29,30 +29,6 @@ export const ERROR_CATEGORIES = [
 ] as const;
 export type ErrorCategory = (typeof ERROR_CATEGORIES)[number];
 
-/** The fields of an entry that carry provenance. `retry` covers both `retryable` and `retry_after`. */
-export type CatalogField =
-  | "status"
-  | "title"
-  | "error_name"
-  | "category"
-  | "retry"
-  | "owner_action_required"
-  | "detail"
-  | "what_you_should_do";
-
-/** A published value the project changed on purpose. */
-export interface Adaptation {
-  readonly published: string | number | boolean;
-  readonly why: string;
-}
-
-export interface Provenance {
-  /** Fields whose value is the published one, verbatim. */
-  readonly published: readonly CatalogField[];
-  /** Published values replaced on purpose (the field's value is then the project's own). */
-  readonly adapted?: Partial<Readonly<Record<CatalogField, Adaptation>>>;
-}
-
 export interface CatalogEntry {
   readonly code: number;
   /** HTTP status of the response. */
@@ -69,10 +45,8 @@ export interface CatalogEntry {
   readonly detail: string;
   /** Guidance for the client; Markdown inside the string, as published. */
   readonly whatYouShouldDo: string;
-  readonly provenance: Provenance;
 }
 
-const NO_VENDOR = "texts name the operator neutrally (contract §9: `edge`, not the published operator's name)";
 
 /** The catalog, ascending by code. */
 export const CATALOG = [
@@ -89,10 +63,6 @@ export const CATALOG = [
       "The edge encountered an internal error while handling this request. The origin server is not necessarily involved.",
     whatYouShouldDo:
       "**Wait and retry.** Back off for at least 30 seconds. If the error persists, report the Ray ID to the website operator.",
-    provenance: {
-      published: ["status", "title", "error_name", "retry"],
-      adapted: { category: { published: "cloudflare", why: "seed-spec 2.3 and contract §1.1 name it `edge`" } },
-    },
   },
   {
     code: 502,
@@ -106,16 +76,6 @@ export const CATALOG = [
       "The origin web server returned an invalid or incomplete response to the edge. This typically indicates the origin is overloaded or misconfigured.",
     whatYouShouldDo:
       "**Wait and retry.** Back off for at least 60 seconds. If the error persists, the website operator should check their origin server health and configuration.",
-    provenance: {
-      published: ["status", "title", "error_name", "category", "retry", "owner_action_required", "what_you_should_do"],
-      adapted: {
-        detail: {
-          published:
-            "The origin web server returned an invalid or incomplete response to Cloudflare. This typically indicates the origin is overloaded or misconfigured.",
-          why: NO_VENDOR,
-        },
-      },
-    },
   },
   {
     code: 504,
@@ -129,16 +89,6 @@ export const CATALOG = [
       "The origin web server did not respond to the edge within the allowed time. This typically means the origin is overloaded or a backend process is taking too long.",
     whatYouShouldDo:
       "**Wait and retry.** Back off for at least 120 seconds. If the error persists, the website operator should investigate long-running processes on the origin server.",
-    provenance: {
-      published: ["status", "title", "error_name", "category", "retry", "owner_action_required", "what_you_should_do"],
-      adapted: {
-        detail: {
-          published:
-            "The origin web server did not respond to Cloudflare within the allowed time. This typically means the origin is overloaded or a backend process is taking too long.",
-          why: NO_VENDOR,
-        },
-      },
-    },
   },
   {
     code: 520,
@@ -152,15 +102,6 @@ export const CATALOG = [
       "The origin web server sent a response that the edge could not parse, or closed the connection before a complete response.",
     whatYouShouldDo:
       "**Wait and retry.** Back off for at least 60 seconds. If the error persists, the website operator should check the origin's logs for crashes, empty replies or malformed headers.",
-    provenance: {
-      published: ["status", "title", "category", "retry"],
-      adapted: {
-        detail: {
-          published: "The origin web server sent a response that Cloudflare could not parse.",
-          why: `${NO_VENDOR}; the capture was cut short, completed with the closed-connection case (contract §3)`,
-        },
-      },
-    },
   },
   {
     code: 521,
@@ -173,7 +114,6 @@ export const CATALOG = [
     detail: "The origin web server refused the connection from the edge. The origin is offline or blocking the edge.",
     whatYouShouldDo:
       "**Wait and retry.** Back off for at least 120 seconds. If the error persists, the website operator should make sure the origin server is running and accepts connections from the edge.",
-    provenance: { published: ["status", "title", "category", "retry"] },
   },
   {
     code: 522,
@@ -187,21 +127,6 @@ export const CATALOG = [
       "The edge could not establish a TCP connection to the origin server. The TCP handshake timed out, which may indicate the origin is overloaded, firewalling the edge, or unreachable at the network level.",
     whatYouShouldDo:
       "**Wait and retry.** Back off for at least 120 seconds. If the error persists, the website operator should verify firewall rules and ensure the origin accepts connections from the edge's IP ranges.",
-    provenance: {
-      published: ["status", "title", "error_name", "category", "retry", "owner_action_required"],
-      adapted: {
-        detail: {
-          published:
-            "Cloudflare could not establish a TCP connection to the origin server. The TCP handshake timed out, which may indicate the origin is overloaded, firewalling Cloudflare, or unreachable at the network level.",
-          why: NO_VENDOR,
-        },
-        what_you_should_do: {
-          published:
-            "**Wait and retry.** Back off for at least 120 seconds. If the error persists, the website operator should verify firewall rules and ensure the origin accepts connections from Cloudflare IP ranges.",
-          why: NO_VENDOR,
-        },
-      },
-    },
   },
   {
     code: 523,
@@ -214,7 +139,6 @@ export const CATALOG = [
     detail: "The edge has no network route to the origin server's address.",
     whatYouShouldDo:
       "**Wait and retry.** Back off for at least 120 seconds. If the error persists, the website operator should check the origin's address and its network routing.",
-    provenance: { published: ["status", "title", "category", "retry"] },
   },
   {
     code: 524,
@@ -228,18 +152,6 @@ export const CATALOG = [
       "The origin web server did not return a complete response within the 120-second Proxy Read Timeout window. The connection was established, but the origin took too long to respond.",
     whatYouShouldDo:
       "**Wait and retry.** Back off for at least 120 seconds. If the error persists, the website operator should check for long-running processes or an overloaded origin.",
-    provenance: {
-      published: [
-        "status",
-        "title",
-        "error_name",
-        "category",
-        "retry",
-        "owner_action_required",
-        "detail",
-        "what_you_should_do",
-      ],
-    },
   },
   {
     code: 525,
@@ -252,7 +164,6 @@ export const CATALOG = [
     detail: "The TLS handshake between the edge and the origin server failed.",
     whatYouShouldDo:
       "**Do not retry.** The origin's TLS configuration is broken; retrying will not help until the website operator fixes it.",
-    provenance: { published: ["status", "title", "category", "retry"] },
   },
   {
     code: 526,
@@ -265,7 +176,6 @@ export const CATALOG = [
     detail: "The origin server presented a certificate the edge could not validate (expired, self-signed or for another name).",
     whatYouShouldDo:
       "**Do not retry.** Retrying will not help until the website operator installs a valid certificate on the origin.",
-    provenance: { published: ["status", "title", "error_name", "category", "retry"] },
   },
 
   // ---- 1xxx (contract §1.7; categories of seed-spec 2.3, others chosen from its categories) ----
@@ -281,7 +191,6 @@ export const CATALOG = [
       "The website's DNS or origin points back at the edge itself, so the request would loop. The edge stopped it.",
     whatYouShouldDo:
       "**Do not retry.** The website operator must point the zone's origin at a server that is not the edge itself.",
-    provenance: { published: ["title", "retry"] },
   },
   {
     code: 1001,
@@ -294,7 +203,6 @@ export const CATALOG = [
     detail: "The requested hostname is not configured on the edge, so the edge does not know where to send the request.",
     whatYouShouldDo:
       "**Do not retry.** Check the hostname. If it is correct, the website operator must configure the zone on the edge.",
-    provenance: { published: ["status", "title", "category", "retry"] },
   },
   {
     code: 1002,
@@ -307,15 +215,6 @@ export const CATALOG = [
     detail: "The website's DNS record points to an address the edge does not allow as an origin.",
     whatYouShouldDo:
       "**Do not retry.** The website operator must change the DNS record to the origin server's real address.",
-    provenance: {
-      published: ["retry"],
-      adapted: {
-        title: {
-          published: "DNS points to Prohibited IP (variant: 'Restricted')",
-          why: "the research notes two published variants in one string; the first is kept",
-        },
-      },
-    },
   },
   {
     code: 1003,
@@ -327,7 +226,6 @@ export const CATALOG = [
     ownerActionRequired: false,
     detail: "The request addressed the edge by IP address instead of by a website's hostname.",
     whatYouShouldDo: "**Do not retry as is.** Request the website by its hostname, not by the edge's IP address.",
-    provenance: { published: ["title", "retry"] },
   },
   {
     code: 1004,
@@ -340,7 +238,6 @@ export const CATALOG = [
     detail: "The hostname is known to the edge but is not yet configured to serve web traffic, for example while its DNS propagates.",
     whatYouShouldDo:
       "**Wait and retry.** Back off for at least 120 seconds. If the error persists, the website operator should check that the hostname is proxied and its DNS has propagated.",
-    provenance: { published: ["title", "category", "retry"] },
   },
   {
     code: 1005,
@@ -353,7 +250,6 @@ export const CATALOG = [
     detail: "The website owner has blocked the network (ASN) your IP address belongs to.",
     whatYouShouldDo:
       "**Do not retry.** This block is intentional. Contact the site owner if you believe this is an error.",
-    provenance: { published: ["title", "category", "retry"] },
   },
   {
     code: 1006,
@@ -366,7 +262,6 @@ export const CATALOG = [
     detail: "The website owner has blocked your IP address (or a range that contains it).",
     whatYouShouldDo:
       "**Do not retry.** This block is intentional. Contact the site owner if you believe this is an error.",
-    provenance: { published: ["title", "error_name", "category", "retry"] },
   },
   {
     code: 1007,
@@ -379,7 +274,6 @@ export const CATALOG = [
     detail: "The website owner has blocked your IP address.",
     whatYouShouldDo:
       "**Do not retry.** This block is intentional. Contact the site owner if you believe this is an error.",
-    provenance: { published: ["title", "category", "retry"] },
   },
   {
     code: 1008,
@@ -392,7 +286,6 @@ export const CATALOG = [
     detail: "The website owner has blocked your IP address.",
     whatYouShouldDo:
       "**Do not retry.** This block is intentional. Contact the site owner if you believe this is an error.",
-    provenance: { published: ["title", "category", "retry"] },
   },
   {
     code: 1009,
@@ -405,9 +298,6 @@ export const CATALOG = [
     detail: "The site owner has blocked the country or region associated with your IP address.",
     whatYouShouldDo:
       "**Do not retry.** This block is intentional. Contact the site owner if you believe this is an error.",
-    provenance: {
-      published: ["status", "title", "error_name", "category", "retry", "owner_action_required", "detail"],
-    },
   },
   {
     code: 1010,
@@ -419,18 +309,6 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail: "The site owner has blocked access based on your browser's signature.",
     whatYouShouldDo: "**Do not retry.** Your user-agent has been banned by the site owner.",
-    provenance: {
-      published: [
-        "status",
-        "title",
-        "error_name",
-        "category",
-        "retry",
-        "owner_action_required",
-        "detail",
-        "what_you_should_do",
-      ],
-    },
   },
   {
     code: 1011,
@@ -442,7 +320,6 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail: "The website owner does not allow this resource to be embedded from other sites.",
     whatYouShouldDo: "**Do not retry.** Open the resource from the website itself, not from another site.",
-    provenance: { published: ["title", "retry"] },
   },
   {
     code: 1012,
@@ -455,7 +332,6 @@ export const CATALOG = [
     detail: "The website owner has blocked this request, for example because of suspicious activity from your address.",
     whatYouShouldDo:
       "**Do not retry.** This block is intentional. Contact the site owner if you believe this is an error.",
-    provenance: { published: ["title", "category", "retry"] },
   },
   {
     code: 1013,
@@ -468,7 +344,6 @@ export const CATALOG = [
     detail: "The hostname in the HTTP request differs from the hostname sent in the TLS handshake (SNI).",
     whatYouShouldDo:
       "**Do not retry as is.** Send the same hostname in the TLS handshake and in the request; check any proxy in between.",
-    provenance: { published: ["title", "retry"] },
   },
   {
     code: 1014,
@@ -480,7 +355,6 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail: "The hostname is a CNAME to a zone of another account, which the edge does not allow.",
     whatYouShouldDo: "**Do not retry.** The website operator must point the hostname at a zone of its own account.",
-    provenance: { published: ["title", "category", "retry"] },
   },
   {
     code: 1015,
@@ -493,18 +367,6 @@ export const CATALOG = [
     detail: "You are being rate-limited by the website owner's configuration.",
     whatYouShouldDo:
       "**Wait and retry.** This block is transient. Wait at least 30 seconds, then retry with exponential backoff.\n\nRecommended approach:\n1. Wait 30 seconds before your next request\n2. If rate-limited again, double the wait time (60s, 120s, etc.)\n3. If rate-limiting persists after 5 retries, stop and reassess your request pattern",
-    provenance: {
-      published: [
-        "status",
-        "title",
-        "error_name",
-        "category",
-        "retry",
-        "owner_action_required",
-        "detail",
-        "what_you_should_do",
-      ],
-    },
   },
   {
     code: 1016,
@@ -517,7 +379,6 @@ export const CATALOG = [
     detail: "The edge could not resolve the hostname of the website's origin server.",
     whatYouShouldDo:
       "**Do not retry.** The website operator must fix the origin's DNS record (or the origin address in the zone's configuration).",
-    provenance: { published: ["status", "title", "error_name", "category", "retry"] },
   },
   {
     code: 1017,
@@ -529,7 +390,6 @@ export const CATALOG = [
     ownerActionRequired: false,
     detail: "The TLS connection from your client did not meet the website's requirements. The exact meaning of this code is not published.",
     whatYouShouldDo: "**Do not retry as is.** Use a current TLS client (version, cipher suites and certificate).",
-    provenance: { published: ["category", "retry"] },
   },
   {
     code: 1018,
@@ -542,7 +402,6 @@ export const CATALOG = [
     detail: "The edge could not find the requested host, for example because the zone was added very recently.",
     whatYouShouldDo:
       "**Do not retry right away.** If the zone is new, wait for it to propagate; otherwise the website operator must check its configuration.",
-    provenance: { published: ["status", "title", "retry"] },
   },
   {
     code: 1019,
@@ -554,7 +413,6 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail: "A script of the website called itself recursively and the edge stopped the loop.",
     whatYouShouldDo: "**Do not retry.** The website operator must fix the script's recursion.",
-    provenance: { published: ["title", "retry"] },
   },
   {
     code: 1020,
@@ -567,15 +425,6 @@ export const CATALOG = [
     detail: "The request was blocked by a firewall rule configured by the site owner.",
     whatYouShouldDo:
       "**Do not retry.** This block is intentional. Contact the site owner if you believe this is an error.",
-    provenance: {
-      published: ["status", "title", "error_name", "category", "retry", "owner_action_required", "what_you_should_do"],
-      adapted: {
-        detail: {
-          published: "The request was blocked by a Cloudflare firewall rule configured by the site owner.",
-          why: NO_VENDOR,
-        },
-      },
-    },
   },
   {
     code: 1023,
@@ -587,7 +436,6 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail: "The edge could not find the requested host in its partner DNS configuration.",
     whatYouShouldDo: "**Do not retry.** The website operator must check the hostname's DNS configuration.",
-    provenance: { published: ["status", "title", "retry"] },
   },
   {
     code: 1025,
@@ -599,7 +447,6 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail: "The website has reached a request limit of its plan.",
     whatYouShouldDo: "**Do not retry now.** Check back later; the website operator can raise the plan's limits.",
-    provenance: { published: ["title", "category", "retry"] },
   },
   {
     code: 1026,
@@ -611,10 +458,6 @@ export const CATALOG = [
     ownerActionRequired: false,
     detail: "Access to this content has been restricted for legal reasons.",
     whatYouShouldDo: "**Do not retry.** The restriction is legal and cannot be lifted by retrying.",
-    provenance: {
-      published: ["status", "error_name", "category", "retry"],
-      adapted: { title: { published: "Cloudflare Error", why: `generic placeholder title; ${NO_VENDOR}` } },
-    },
   },
   {
     code: 1027,
@@ -626,9 +469,6 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail: "The site owner has exceeded their Workers free tier daily request limit. The limit resets at midnight UTC.",
     whatYouShouldDo: "**Do not retry before the limit resets.** Try again after midnight UTC.",
-    provenance: {
-      published: ["status", "title", "error_name", "category", "retry", "owner_action_required", "detail"],
-    },
   },
   {
     code: 1028,
@@ -640,7 +480,6 @@ export const CATALOG = [
     ownerActionRequired: false,
     detail: "The TLS connection from your client did not meet the website's requirements. The exact meaning of this code is not published.",
     whatYouShouldDo: "**Do not retry as is.** Use a current TLS client (version, cipher suites and certificate).",
-    provenance: { published: ["category", "retry"] },
   },
   {
     code: 1029,
@@ -652,7 +491,6 @@ export const CATALOG = [
     ownerActionRequired: false,
     detail: "The TLS connection from your client did not meet the website's requirements. The exact meaning of this code is not published.",
     whatYouShouldDo: "**Do not retry as is.** Use a current TLS client (version, cipher suites and certificate).",
-    provenance: { published: ["category", "retry"] },
   },
   {
     code: 1033,
@@ -665,16 +503,6 @@ export const CATALOG = [
     detail: "The host is configured as a tunnel, but the edge is currently unable to reach it.",
     whatYouShouldDo:
       "**Wait and retry.** Back off for at least 120 seconds. If the error persists, the website operator should check that the tunnel connector is running.",
-    provenance: {
-      published: ["status", "error_name", "category", "retry"],
-      adapted: {
-        title: { published: "Cloudflare Tunnel error", why: NO_VENDOR },
-        detail: {
-          published: "The host is configured as a Cloudflare Tunnel, but Cloudflare is currently unable to reach it.",
-          why: NO_VENDOR,
-        },
-      },
-    },
   },
   {
     code: 1034,
@@ -686,7 +514,6 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail: "The website's DNS points to an address that the edge does not accept as an origin.",
     whatYouShouldDo: "**Do not retry.** The website operator must correct the hostname's DNS record.",
-    provenance: { published: ["title", "retry"] },
   },
   {
     code: 1035,
@@ -698,7 +525,6 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail: "A URL rewrite rule of the website produced an invalid URI path.",
     whatYouShouldDo: "**Do not retry.** The website operator must fix the rewrite rule.",
-    provenance: { published: ["title", "retry"] },
   },
   {
     code: 1036,
@@ -710,7 +536,6 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail: "A URL rewrite rule of the website produced a value longer than allowed.",
     whatYouShouldDo: "**Do not retry.** The website operator must fix the rewrite rule.",
-    provenance: { published: ["title", "category", "retry"] },
   },
   {
     code: 1037,
@@ -722,7 +547,6 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail: "A rewrite rule of the website failed to evaluate its expression for this request.",
     whatYouShouldDo: "**Do not retry.** The website operator must fix the rewrite rule's expression.",
-    provenance: { published: ["title", "category", "retry"] },
   },
   {
     code: 1038,
@@ -735,7 +559,6 @@ export const CATALOG = [
     detail: "The request's headers are larger than the website allows.",
     whatYouShouldDo:
       "**Wait and retry with smaller headers.** Back off for at least 60 seconds and send fewer or smaller headers (cookies in particular).",
-    provenance: { published: ["title", "retry"] },
   },
   {
     code: 1039,
@@ -747,7 +570,6 @@ export const CATALOG = [
     ownerActionRequired: false,
     detail: "Access from your location is restricted for legal reasons. The exact meaning of this code is not published.",
     whatYouShouldDo: "**Do not retry.** The restriction is legal and cannot be lifted by retrying.",
-    provenance: { published: ["category", "retry"] },
   },
   {
     code: 1040,
@@ -759,7 +581,6 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail: "A transform rule of the website tried to modify a header that may not be modified.",
     whatYouShouldDo: "**Do not retry.** The website operator must fix the transform rule.",
-    provenance: { published: ["title", "retry"] },
   },
   {
     code: 1041,
@@ -771,7 +592,6 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail: "A transform rule of the website produced an invalid header value.",
     whatYouShouldDo: "**Do not retry.** The website operator must fix the transform rule.",
-    provenance: { published: ["title", "retry"] },
   },
   {
     code: 1042,
@@ -783,10 +603,6 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail: "A script of the website requested another script of the same account that cannot be reached this way.",
     whatYouShouldDo: "**Do not retry.** The website operator must call the other script through a binding or a route.",
-    provenance: {
-      published: ["status", "error_name", "category", "retry"],
-      adapted: { title: { published: "Cloudflare Error", why: `generic placeholder title; ${NO_VENDOR}` } },
-    },
   },
   {
     code: 1043,
@@ -798,7 +614,6 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail: "The website's configuration on the edge prevents serving this request. The exact meaning of this code is not published.",
     whatYouShouldDo: "**Do not retry.** The website operator must review the zone's configuration.",
-    provenance: { published: ["category", "retry"] },
   },
   {
     code: 1044,
@@ -810,7 +625,6 @@ export const CATALOG = [
     ownerActionRequired: false,
     detail: "Your client negotiated a TLS cipher suite that the website's FIPS policy does not allow.",
     whatYouShouldDo: "**Do not retry as is.** Use a TLS client that offers FIPS-approved cipher suites.",
-    provenance: { published: ["status", "error_name", "category", "retry"] },
   },
   {
     code: 1045,
@@ -822,7 +636,6 @@ export const CATALOG = [
     ownerActionRequired: false,
     detail: "The request uses a feature or protocol the edge does not support. The exact meaning of this code is not published.",
     whatYouShouldDo: "**Do not retry as is.** Send the request with a supported protocol and features.",
-    provenance: { published: ["category", "retry"] },
   },
   {
     code: 1047,
@@ -834,7 +647,6 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail: "The website's configuration on the edge prevents serving this request. The exact meaning of this code is not published.",
     whatYouShouldDo: "**Do not retry.** The website operator must review the zone's configuration.",
-    provenance: { published: ["category", "retry"] },
   },
   {
     code: 1049,
@@ -846,7 +658,6 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail: "The website's configuration on the edge prevents serving this request. The exact meaning of this code is not published.",
     whatYouShouldDo: "**Do not retry.** The website operator must review the zone's configuration.",
-    provenance: { published: ["category", "retry"] },
   },
   {
     code: 1100,
@@ -858,7 +669,6 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail: "A script of the website failed. The exact meaning of this code is not published.",
     whatYouShouldDo: "**Do not retry.** The website operator must check the script's logs.",
-    provenance: { published: ["category", "retry"] },
   },
   {
     code: 1101,
@@ -871,7 +681,6 @@ export const CATALOG = [
     detail: "The script serving this website threw an exception while handling the request.",
     whatYouShouldDo:
       "**Do not retry.** The failure is in the website's script; report the Ray ID to the website operator.",
-    provenance: { published: ["status", "title", "error_name", "category", "retry"] },
   },
   {
     code: 1102,
@@ -883,9 +692,6 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail: "A Worker script configured by the website owner exceeded its resource limits.",
     whatYouShouldDo: "**Do not retry.** The website operator must reduce the script's CPU or memory use.",
-    provenance: {
-      published: ["status", "title", "error_name", "category", "retry", "owner_action_required", "detail"],
-    },
   },
   {
     code: 1103,
@@ -897,7 +703,6 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail: "A script of the website failed. The exact meaning of this code is not published.",
     whatYouShouldDo: "**Do not retry.** The website operator must check the script's logs.",
-    provenance: { published: ["category", "retry"] },
   },
   {
     code: 1104,
@@ -909,16 +714,6 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail: "A script of the website failed. The exact meaning of this code is not published.",
     whatYouShouldDo: "**Do not retry.** The website operator must check the script's logs.",
-    provenance: {
-      published: ["category", "retry"],
-      adapted: {
-        title: {
-          published:
-            "A variation of this email address is already taken in our system. Only one variation is allowed.",
-          why: "the published title is a dashboard account message misfiled under 1104; it says nothing about a script",
-        },
-      },
-    },
   },
   {
     code: 1105,
@@ -930,7 +725,6 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail: "A script of the website could not be run. The exact meaning of this code is not published.",
     whatYouShouldDo: "**Do not retry.** The website operator must check the script's deployment.",
-    provenance: { published: ["category", "retry"] },
   },
   {
     code: 1106,
@@ -943,7 +737,6 @@ export const CATALOG = [
     detail: "The website owner has blocked your IP address.",
     whatYouShouldDo:
       "**Do not retry.** This block is intentional. Contact the site owner if you believe this is an error.",
-    provenance: { published: ["title", "category", "retry"] },
   },
   {
     code: 1107,
@@ -956,7 +749,6 @@ export const CATALOG = [
     detail: "The website owner has blocked this request. The exact meaning of this code is not published.",
     whatYouShouldDo:
       "**Do not retry.** This block is intentional. Contact the site owner if you believe this is an error.",
-    provenance: { published: ["category", "retry"] },
   },
   {
     code: 1108,
@@ -969,7 +761,6 @@ export const CATALOG = [
     detail: "The website owner has blocked this request. The exact meaning of this code is not published.",
     whatYouShouldDo:
       "**Do not retry.** This block is intentional. Contact the site owner if you believe this is an error.",
-    provenance: { published: ["category", "retry"] },
   },
   {
     code: 1109,
@@ -982,7 +773,6 @@ export const CATALOG = [
     detail: "The website owner has blocked this request. The exact meaning of this code is not published.",
     whatYouShouldDo:
       "**Do not retry.** This block is intentional. Contact the site owner if you believe this is an error.",
-    provenance: { published: ["category", "retry"] },
   },
   {
     code: 1200,
@@ -995,7 +785,6 @@ export const CATALOG = [
     detail: "Too many requests are queued at the edge waiting for the origin server, so this one was refused.",
     whatYouShouldDo:
       "**Wait and retry.** Back off for at least 60 seconds. If the error persists, the website operator should check why the origin answers slowly.",
-    provenance: { published: ["status", "title", "error_name", "category", "retry"] },
   },
   {
     code: 1201,
@@ -1007,7 +796,6 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail: "A snippet configured by the website failed. The exact meaning of this code is not published.",
     whatYouShouldDo: "**Do not retry.** The website operator must check the zone's snippets.",
-    provenance: { published: ["category", "retry"] },
   },
   {
     code: 1202,
@@ -1019,7 +807,6 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail: "A snippet configured by the website failed. The exact meaning of this code is not published.",
     whatYouShouldDo: "**Do not retry.** The website operator must check the zone's snippets.",
-    provenance: { published: ["category", "retry"] },
   },
   {
     code: 1203,
@@ -1031,7 +818,6 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail: "A snippet configured by the website failed. The exact meaning of this code is not published.",
     whatYouShouldDo: "**Do not retry.** The website operator must check the zone's snippets.",
-    provenance: { published: ["category", "retry"] },
   },
   {
     code: 1204,
@@ -1043,7 +829,6 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail: "A snippet configured by the website failed. The exact meaning of this code is not published.",
     whatYouShouldDo: "**Do not retry.** The website operator must check the zone's snippets.",
-    provenance: { published: ["category", "retry"] },
   },
   {
     code: 1205,
@@ -1056,7 +841,6 @@ export const CATALOG = [
     detail: "A snippet of the website redirected or re-fetched too many times while handling this request.",
     whatYouShouldDo:
       "**Wait and retry.** Back off for at least 5 seconds. If the error persists, the website operator should check the snippet for redirect loops.",
-    provenance: { published: ["title", "category", "retry"] },
   },
   {
     code: 1206,
@@ -1068,12 +852,8 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail: "A snippet configured by the website failed. The exact meaning of this code is not published.",
     whatYouShouldDo: "**Do not retry.** The website operator must check the zone's snippets.",
-    provenance: { published: ["category", "retry"] },
   },
 ] as const satisfies readonly CatalogEntry[];
-
-/** A code that exists in the catalog. */
-export type CatalogCode = (typeof CATALOG)[number]["code"];
 
 const BY_CODE: ReadonlyMap<number, CatalogEntry> = new Map(CATALOG.map((entry) => [entry.code, entry]));
 

@@ -34,8 +34,6 @@ export interface FunctionDef {
   readonly apply1?: (arg: Value | undefined) => Value | undefined;
 }
 
-type Check = FunctionDef["check"];
-
 const problem = (message: string, arg?: number): Result<never, ArgProblem> => err(arg === undefined ? { message } : { message, arg });
 
 function arity(name: string, args: readonly ArgInfo[], min: number, max: number): Result<true, ArgProblem> {
@@ -337,4 +335,3 @@ export function lookupFunction(name: string): FunctionDef | undefined {
   return BY_NAME.get(name);
 }
 
-export const FUNCTION_NAMES: readonly string[] = ["any", "all", ...FUNCTIONS.map((f) => f.name)];

@@ -71,13 +71,3 @@ export function cidrRange(address: IpAddress, prefix: number): IpRange {
   const start = (address >> hostBits) << hostBits;
   return [start, start + (1n << hostBits) - 1n];
 }
-
-/** Canonical text, for messages and the printer's round trip. */
-export function formatIp(address: IpAddress): string {
-  if (typeof address === "number") {
-    return [address >>> 24, (address >>> 16) & 255, (address >>> 8) & 255, address & 255].join(".");
-  }
-  const groups: string[] = [];
-  for (let i = 7; i >= 0; i--) groups.push(((address >> BigInt(i * 16)) & 0xffffn).toString(16));
-  return groups.join(":");
-}

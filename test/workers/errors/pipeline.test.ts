@@ -107,38 +107,6 @@ describe("HTML page security headers", () => {
   });
 });
 
-describe("precedence seam (contract §2.1)", () => {
-  it("a matching rule answers first, with the error's headers available", async () => {
-    const page = vi.fn(() => new Response("page"));
-    const res = await errorResponse(
-      { code: 1015, request: request("application/json") },
-      scope("shop.example", {
-        customization: {
-          rule: ({ headers, fields }) => new Response(`rule ${fields.error_code}`, { status: 503, headers: { "Ray-ID": headers.get("Ray-ID") ?? "" } }),
-          page,
-        },
-      }),
-    );
-    expect(res.status).toBe(503);
-    expect(await res.text()).toBe("rule 1015");
-    expect(res.headers.get("Ray-ID")).toMatch(/^[0-9a-f]{16}$/);
-    expect(page).not.toHaveBeenCalled();
-  });
-
-  it("no rule match → the error page; neither → the structured default", async () => {
-    const withPage = await errorResponse(
-      { code: 522, request: request("application/json") },
-      scope("shop.example", { customization: { rule: () => null, page: () => new Response("<html>page</html>") } }),
-    );
-    expect(await withPage.text()).toBe("<html>page</html>");
-    const neither = await errorResponse(
-      { code: 522, request: request("application/json") },
-      scope("shop.example", { customization: { rule: () => null, page: () => null } }),
-    );
-    expect(await neither.json()).toMatchObject({ error_code: 522 });
-  });
-});
-
 describe("log line", () => {
   it("logs exactly one structured line per generated error", async () => {
     const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
