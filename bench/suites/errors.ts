@@ -113,7 +113,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
     context.log("warm-up");
     for (const scenario of SCENARIOS) await drive(scenario, 1);
 
-    const results = await interleavedRounds(SCENARIOS, rounds, (scenario) => drive(scenario, seconds), context.log);
+    const results = await interleavedRounds(SCENARIOS, rounds, (scenario) => drive(scenario, seconds), (line) => context.log(line));
 
     const baselineRuns = results[0] as LoadResult[];
     const rows: ResultRow[] = SCENARIOS.map((scenario, index) => {

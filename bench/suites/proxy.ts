@@ -78,7 +78,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
     context.log("warm-up");
     for (const scenario of SCENARIOS) await drive(scenario, 1);
 
-    const results = await interleavedRounds(SCENARIOS, rounds, (scenario) => drive(scenario, seconds), context.log);
+    const results = await interleavedRounds(SCENARIOS, rounds, (scenario) => drive(scenario, seconds), (line) => context.log(line));
 
     const rows: ResultRow[] = SCENARIOS.map((scenario, index) => {
       const runs = results[index] as LoadResult[];
@@ -122,7 +122,7 @@ async function startOrigin(root: string): Promise<{ url: string; process: ChildP
   const child = spawn(process.execPath, [resolve(root, "scripts/example-origin.mjs"), "--port", "0"], {
     stdio: ["ignore", "pipe", "inherit"],
   });
-  const lines = createInterface({ input: child.stdout! });
+  const lines = createInterface({ input: child.stdout });
   for await (const line of lines) {
     const match = /(http:\/\/127\.0\.0\.1:\d+)/.exec(line);
     if (match?.[1]) {

@@ -13,7 +13,7 @@ export async function readBodyText(request: Request, limit = MAX_API_BODY_BYTES)
   const declared = request.headers.get("Content-Length");
   if (declared !== null && Number(declared) > limit) return err(API_FAILURES.bodyTooLarge(limit));
   if (!request.body) return ok("");
-  const reader = request.body.getReader();
+  const reader = (request.body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {

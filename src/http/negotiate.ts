@@ -45,7 +45,7 @@ function compile<T extends string>(table: NegotiationTable<T>): CompiledTable<T>
     return { mediaType, type: mediaType.slice(0, slash), subtype: mediaType.slice(slash + 1) };
   });
   const result: CompiledTable<T> = { offers, table };
-  compiled.set(table, result as CompiledTable<string>);
+  compiled.set(table, result);
   return result;
 }
 

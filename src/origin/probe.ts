@@ -92,7 +92,7 @@ async function firstReplyByte(socket: Socket, hostname: string): Promise<number 
     const writer = socket.writable.getWriter();
     await writer.write(clientHello(hostname));
     writer.releaseLock();
-    const reader = socket.readable.getReader();
+    const reader = (socket.readable as ReadableStream<Uint8Array>).getReader();
     const { value, done } = await reader.read();
     reader.releaseLock();
     return done || value === undefined || value.byteLength === 0 ? null : (value[0] ?? null);

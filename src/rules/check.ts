@@ -81,8 +81,10 @@ export interface Checked {
   readonly regexCount: number;
 }
 
-class CheckAbort {
-  constructor(readonly error: RuleError) {}
+class CheckAbort extends Error {
+  constructor(readonly error: RuleError) {
+    super(error.message);
+  }
 }
 
 export function check(source: string, expr: Expr, scheme: Scheme, options: CheckOptions = {}): Result<Checked, RuleError> {

@@ -30,7 +30,7 @@ let scheme: Scheme | undefined;
 function slotFor(key: string): number | undefined {
   if (scheme === undefined) return undefined;
   let slots = CALL_SLOTS.get(scheme);
-  if (!slots) CALL_SLOTS.set(scheme, (slots = new Map()));
+  if (!slots) CALL_SLOTS.set(scheme, (slots = new Map<string, number>()));
   const known = slots.get(key);
   if (known !== undefined) return known;
   if (slots.size >= MAX_SHARED_CALLS) return undefined;

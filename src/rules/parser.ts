@@ -53,8 +53,10 @@ const SYMBOL_OPS: readonly (readonly [string, ComparisonOp])[] = [
 ];
 
 /** Internal early exit; always caught in `parse()` and returned as a value, never seen by callers. */
-class ParseAbort {
-  constructor(readonly error: RuleError) {}
+class ParseAbort extends Error {
+  constructor(readonly error: RuleError) {
+    super(error.message);
+  }
 }
 
 /** Parses a whole expression. */

@@ -44,7 +44,7 @@ export function decodeCursor(text: string, arity: number): Result<DecodedCursor,
   const { v, k } = data as { v?: unknown; k?: unknown };
   if (v !== VERSION || !Array.isArray(k) || k.length !== arity || !k.every((p) => typeof p === "string"))
     return err("invalid");
-  return ok({ sortKey: k as string[], mac });
+  return ok({ sortKey: k, mac });
 }
 
 function scopeBytes(scope: CursorScope, sortKey: readonly string[]): Uint8Array {

@@ -282,7 +282,7 @@ export class TagStore extends DurableObject<Env> {
       const row = this.sql.exec<{ value: ArrayBuffer }>("SELECT value FROM meta WHERE name = 'cursor_key'").toArray()[0];
       let raw = row?.value;
       if (!raw) {
-        raw = crypto.getRandomValues(new Uint8Array(32)).buffer as ArrayBuffer;
+        raw = crypto.getRandomValues(new Uint8Array(32)).buffer;
         this.sql.exec("INSERT INTO meta (name, value) VALUES ('cursor_key', ?)", raw);
       }
       this.cursorKey = importCursorKey(raw);

@@ -13,7 +13,7 @@ function brokenEnv(binding: "CONFIG" | "TAG_STORE" | "ORIGIN_FAULTS"): Env {
   return new Proxy(env, {
     get(target, key, receiver) {
       if (key === binding) throw new TypeError(`${binding} exploded`);
-      return Reflect.get(target, key, receiver);
+      return Reflect.get(target, key, receiver) as unknown;
     },
   });
 }
@@ -35,7 +35,7 @@ describe("unhandled exceptions", () => {
   });
 
   it("on zone traffic answer a structured 1101 in the negotiated format", async () => {
-    const local = { ...env, DEFAULT_ORIGIN: "http://127.0.0.1:9" } as Env;
+    const local: Env = { ...env, DEFAULT_ORIGIN: "http://127.0.0.1:9" };
     const broken = new Proxy(local, {
       get(target, key, receiver) {
         if (key === "ORIGIN_FAULTS") throw new TypeError("ORIGIN_FAULTS exploded");

@@ -23,7 +23,10 @@ async function fetchDoc(path: string): Promise<Doc> {
 function refs(value: unknown, out: string[] = []): string[] {
   if (Array.isArray(value)) for (const v of value) refs(v, out);
   else if (typeof value === "object" && value !== null)
-    for (const [k, v] of Object.entries(value)) k === "$ref" && typeof v === "string" ? out.push(v) : refs(v, out);
+    for (const [k, v] of Object.entries(value)) {
+      if (k === "$ref" && typeof v === "string") out.push(v);
+      else refs(v, out);
+    }
   return out;
 }
 

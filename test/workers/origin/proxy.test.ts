@@ -112,7 +112,7 @@ describe("forwarding", () => {
     const zone = await zoneFor("slow-body", loopback(ports.http));
     const started = Date.now();
     const res = await exports.default.fetch(`http://${zone}/slow-body`);
-    const reader = res.body!.getReader();
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     const first = await reader.read();
     const firstAt = Date.now() - started;
     expect(new TextDecoder().decode(first.value)).toMatch(/^chunk 0/);

@@ -29,7 +29,7 @@ describe("streaming (50 MB)", () => {
     const res = await exports.default.fetch(`http://${zone}/big?id=${id}&mb=${TOTAL_MIB}`);
     expect(res.status).toBe(200);
     expect(res.headers.get("Content-Length")).toBe(String(TOTAL_MIB * MIB));
-    const reader = res.body!.getReader();
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     const first = await Promise.race([
       reader.read(),
       new Promise<"stalled">((r) => setTimeout(() => r("stalled"), 5000)),

@@ -116,7 +116,7 @@ describe("cursor binding and authentication (1017)", () => {
   });
 
   it("refuses a cursor of another query, endpoint or account", async () => {
-    const { a, path, cursor } = await setUp();
+    const { a, cursor } = await setUp();
     const other = newAccount();
     await seed(other, Array.from({ length: 120 }, (_, i) => [`w${pad(i)}`, { env: "prod", team: "t" }]));
     const cases = [

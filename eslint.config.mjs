@@ -1,0 +1,20 @@
+// Type-aware linting (typescript-eslint `recommendedTypeChecked`) for the Worker, its tests, the benchmarks and
+// the Node scripts. `npm run lint` runs it with the import-cycle check and Prettier's check.
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["node_modules/", "dist/", ".wrangler/", "bench/results/", "test/artifacts/", "worker-configuration.d.ts"] },
+  {
+    files: ["**/*.ts"],
+    extends: [tseslint.configs.recommendedTypeChecked],
+    languageOptions: {
+      parserOptions: { project: ["./tsconfig.json", "./tsconfig.node.json"], tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      // `_`-prefixed parameters are the documented way to keep a handler's signature.
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      // Handlers are async by contract (they return Promise<Response>) even when one branch awaits nothing.
+      "@typescript-eslint/require-await": "off",
+    },
+  },
+);
