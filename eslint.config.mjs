@@ -3,7 +3,9 @@
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "dist/", ".wrangler/", "bench/results/", "test/artifacts/", "worker-configuration.d.ts"] },
+  {
+    ignores: ["node_modules/", "dist/", ".wrangler/", "bench/results/", "test/artifacts/", "worker-configuration.d.ts"],
+  },
   {
     files: ["**/*.ts"],
     extends: [tseslint.configs.recommendedTypeChecked],

@@ -76,6 +76,7 @@ if (cycles.length === 0) {
 }
 for (const component of cycles) {
   console.error(`check-cycles: cycle between ${component.sort().join(", ")}`);
-  for (const a of component) for (const b of component) if (why.has(`${a}→${b}`)) console.error(`  ${a} → ${b}: ${why.get(`${a}→${b}`)}`);
+  for (const a of component)
+    for (const b of component) if (why.has(`${a}→${b}`)) console.error(`  ${a} → ${b}: ${why.get(`${a}→${b}`)}`);
 }
 process.exit(1);

@@ -12,7 +12,10 @@ try {
   execFileSync(
     "npx",
     ["wrangler", "types", fresh, "-c", "wrangler.toml", "--strict-vars=false", "--env-file", ".dev.vars.example"],
-    { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, WRANGLER_SEND_METRICS: "false", WRANGLER_HIDE_BANNER: "true" } },
+    {
+      stdio: ["ignore", "ignore", "inherit"],
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", WRANGLER_HIDE_BANNER: "true" },
+    },
   );
   const body = (file) =>
     readFileSync(file, "utf8")

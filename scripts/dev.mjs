@@ -30,13 +30,29 @@ process.on("SIGINT", () => stopAll("SIGINT"));
 process.on("SIGTERM", () => stopAll("SIGTERM"));
 
 if (originPort !== 0 && !(await isListening(originPort))) {
-  const child = spawn(process.execPath, ["scripts/example-origin.mjs", "--port", String(originPort)], { stdio: "inherit" });
+  const child = spawn(process.execPath, ["scripts/example-origin.mjs", "--port", String(originPort)], {
+    stdio: "inherit",
+  });
   children.push(child);
   console.log(`[dev] example origin on ${origin}`);
 }
 
-const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_HIDE_BANNER: "true" };
-const args = ["node_modules/wrangler/bin/wrangler.js", "dev", "-c", "wrangler.toml", "--ip", "127.0.0.1", "--port", String(port)];
+const env = {
+  ...process.env,
+  WRANGLER_SEND_METRICS: "false",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  WRANGLER_HIDE_BANNER: "true",
+};
+const args = [
+  "node_modules/wrangler/bin/wrangler.js",
+  "dev",
+  "-c",
+  "wrangler.toml",
+  "--ip",
+  "127.0.0.1",
+  "--port",
+  String(port),
+];
 args.push("--var", "API_HOSTS:localhost");
 if (originPort !== 0) args.push("--var", `DEFAULT_ORIGIN:${origin}`);
 args.push(...process.argv.slice(2));
@@ -48,7 +64,8 @@ wrangler.on("exit", (code) => {
   process.exit(code ?? 0);
 });
 
-if (originPort !== 0 && adminToken) seedExampleZone().catch((e) => console.log(`[dev] could not seed shop.example: ${e.message}`));
+if (originPort !== 0 && adminToken)
+  seedExampleZone().catch((e) => console.log(`[dev] could not seed shop.example: ${e.message}`));
 
 /** One management API call to the local Worker, as `localhost` (an API host), over 127.0.0.1. */
 function apiCall(method, path, body) {
@@ -63,7 +80,9 @@ function apiCall(method, path, body) {
         headers: {
           Host: `localhost:${port}`,
           Authorization: `Bearer ${adminToken}`,
-          ...(payload === undefined ? {} : { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(payload) }),
+          ...(payload === undefined
+            ? {}
+            : { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(payload) }),
         },
       },
       (res) => {
@@ -88,9 +107,11 @@ async function seedExampleZone() {
       continue; // not listening yet
     }
     if (res.status === 200) {
-      console.log(`[dev] seeded zone shop.example → ${origin}. Try:\n` +
-        `  curl -H 'Accept: application/json' http://localhost:${port}/cdn-cgi/error/522\n` +
-        `  curl -H 'Host: shop.example' http://127.0.0.1:${port}/hello`);
+      console.log(
+        `[dev] seeded zone shop.example → ${origin}. Try:\n` +
+          `  curl -H 'Accept: application/json' http://localhost:${port}/cdn-cgi/error/522\n` +
+          `  curl -H 'Host: shop.example' http://127.0.0.1:${port}/hello`,
+      );
       return;
     }
     if (res.status !== 503 && res.status < 500) throw new Error(`zone API answered ${res.status}: ${res.text}`);

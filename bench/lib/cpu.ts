@@ -47,7 +47,9 @@ export async function childPids(command: string): Promise<Set<number>> {
   }
   const stats = await Promise.all(entries.filter((name) => /^\d+$/.test(name)).map((name) => statOf(Number(name))));
   return new Set(
-    stats.filter((stat): stat is ProcStat => stat !== null && stat.parent === process.pid && stat.command === command).map((stat) => stat.pid),
+    stats
+      .filter((stat): stat is ProcStat => stat !== null && stat.parent === process.pid && stat.command === command)
+      .map((stat) => stat.pid),
   );
 }
 

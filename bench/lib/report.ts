@@ -56,7 +56,12 @@ export async function report(root: string, suite: string, result: SuiteResult): 
 }
 
 /** Enough about the machine to compare runs. */
-function machine(): { readonly cpus: number; readonly loadAverage1m: number; readonly node: string; readonly platform: string } {
+function machine(): {
+  readonly cpus: number;
+  readonly loadAverage1m: number;
+  readonly node: string;
+  readonly platform: string;
+} {
   return {
     cpus: availableParallelism(),
     // Other processes compete for the same cores: a high load average explains a noisy run.

@@ -50,7 +50,11 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
   rows.unshift({ name: "JSON.stringify of the 17 fields", baseline: true, nsPerOp: baselineNs, ratio: 1 });
 
   const hostile = `line one: "quoted" # not a comment\n---\n\ttab, unicode 日本語 🎉, control \u0001\u007f, ${"x".repeat(200)}`;
-  const yaml = compare(() => yamlScalar(hostile), () => JSON.stringify(hostile), { batch: 20_000, rounds });
+  const yaml = compare(
+    () => yamlScalar(hostile),
+    () => JSON.stringify(hostile),
+    { batch: 20_000, rounds },
+  );
   rows.push(
     { name: "JSON.stringify of a hostile 300-char string", baseline: true, nsPerOp: yaml.baselineNs, ratio: 1 },
     { name: "yamlScalar of the same string (double-quoted)", nsPerOp: yaml.subjectNs, ratio: yaml.ratio },

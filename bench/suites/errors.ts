@@ -113,7 +113,12 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
     context.log("warm-up");
     for (const scenario of SCENARIOS) await drive(scenario, 1);
 
-    const results = await interleavedRounds(SCENARIOS, rounds, (scenario) => drive(scenario, seconds), (line) => context.log(line));
+    const results = await interleavedRounds(
+      SCENARIOS,
+      rounds,
+      (scenario) => drive(scenario, seconds),
+      (line) => context.log(line),
+    );
 
     const baselineRuns = results[0] as LoadResult[];
     const rows: ResultRow[] = SCENARIOS.map((scenario, index) => {
@@ -189,7 +194,10 @@ function get(url: URL, headers: Record<string, string>): Promise<Answer> {
       });
       response.on("end", () => {
         const flat = Object.fromEntries(
-          Object.entries(response.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(", ") : String(value)]),
+          Object.entries(response.headers).map(([name, value]) => [
+            name,
+            Array.isArray(value) ? value.join(", ") : String(value),
+          ]),
         );
         resolvePromise({ status: response.statusCode ?? 0, headers: flat, body });
       });

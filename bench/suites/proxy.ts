@@ -57,7 +57,12 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
     const { root } = context;
     const real = await serveWorker({ root, entry: "src/index.ts", bindings: { ADMIN_TOKEN } });
     started.push(real);
-    const baseline = await serveWorker({ root, script: MINIMAL_PROXY, bindings: { ORIGIN: origin.url }, durableObjects: {} });
+    const baseline = await serveWorker({
+      root,
+      script: MINIMAL_PROXY,
+      bindings: { ORIGIN: origin.url },
+      durableObjects: {},
+    });
     started.push(baseline);
     await configureZone(real.url, origin.url);
     const servers = { real, baseline };
@@ -78,7 +83,12 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
     context.log("warm-up");
     for (const scenario of SCENARIOS) await drive(scenario, 1);
 
-    const results = await interleavedRounds(SCENARIOS, rounds, (scenario) => drive(scenario, seconds), (line) => context.log(line));
+    const results = await interleavedRounds(
+      SCENARIOS,
+      rounds,
+      (scenario) => drive(scenario, seconds),
+      (line) => context.log(line),
+    );
 
     const rows: ResultRow[] = SCENARIOS.map((scenario, index) => {
       const runs = results[index] as LoadResult[];

@@ -25,20 +25,44 @@ import { compare } from "../lib/micro.ts";
 import { round } from "../lib/stats.ts";
 import type { ResultRow, SuiteContext, SuiteResult } from "../lib/suite.ts";
 
-export const description = "Rules engine: compile 300 rules, wirefilter bench expressions, 300 custom error rules vs hand-written JS (Node)";
+export const description =
+  "Rules engine: compile 300 rules, wirefilter bench expressions, 300 custom error rules vs hand-written JS (Node)";
 
 const TARGET = 0.33;
 
 // ---- 2. wirefilter's bench set (engine/benches/bench.rs, rules-language.md §8) ----
 
-const benchScheme = defineScheme({ "ip.addr": IP, "tcp.port": INT, "ip.geoip.country": BYTES, "http.user_agent": BYTES, "http.host": BYTES });
+const benchScheme = defineScheme({
+  "ip.addr": IP,
+  "tcp.port": INT,
+  "ip.geoip.country": BYTES,
+  "http.user_agent": BYTES,
+  "http.host": BYTES,
+});
 
 /** Cloudflare's published ranges: 15 IPv4 + 6 IPv6 = 21 CIDRs. */
 const CIDRS = [
-  "173.245.48.0/20", "103.21.244.0/22", "103.22.200.0/22", "103.31.4.0/22", "141.101.64.0/18", "108.162.192.0/18",
-  "190.93.240.0/20", "188.114.96.0/20", "197.234.240.0/22", "198.41.128.0/17", "162.158.0.0/15", "104.16.0.0/13",
-  "104.24.0.0/14", "172.64.0.0/13", "131.0.72.0/22", "2400:cb00::/32", "2606:4700::/32", "2803:f800::/32",
-  "2405:b500::/32", "2405:8100::/32", "2a06:98c0::/29",
+  "173.245.48.0/20",
+  "103.21.244.0/22",
+  "103.22.200.0/22",
+  "103.31.4.0/22",
+  "141.101.64.0/18",
+  "108.162.192.0/18",
+  "190.93.240.0/20",
+  "188.114.96.0/20",
+  "197.234.240.0/22",
+  "198.41.128.0/17",
+  "162.158.0.0/15",
+  "104.16.0.0/13",
+  "104.24.0.0/14",
+  "172.64.0.0/13",
+  "131.0.72.0/22",
+  "2400:cb00::/32",
+  "2606:4700::/32",
+  "2803:f800::/32",
+  "2405:b500::/32",
+  "2405:8100::/32",
+  "2a06:98c0::/29",
 ];
 
 const COUNTRIES = (
@@ -100,8 +124,18 @@ function cases(): Case[] {
   const reLit = RE2JS.compile("Googlebot");
   const hosts = ["www.cloudflare.com", "WWW.CLOUDFLARE.COM", "www.cloudflare.org"].map((host) => ({ ...base, host }));
   return [
-    { name: "ip.addr == 173.245.48.1", expression: "ip.addr == 173.245.48.1", inputs: [base], handWritten: (f) => f.ip === target4 },
-    { name: "ip.addr == 2606:4700:4700::1111", expression: "ip.addr == 2606:4700:4700::1111", inputs: [v6], handWritten: (f) => f.ip === target6 },
+    {
+      name: "ip.addr == 173.245.48.1",
+      expression: "ip.addr == 173.245.48.1",
+      inputs: [base],
+      handWritten: (f) => f.ip === target4,
+    },
+    {
+      name: "ip.addr == 2606:4700:4700::1111",
+      expression: "ip.addr == 2606:4700:4700::1111",
+      inputs: [v6],
+      handWritten: (f) => f.ip === target6,
+    },
     {
       name: "ip.addr >= … and ip.addr < … (range)",
       expression: "ip.addr >= 173.245.48.0 and ip.addr < 173.245.64.0",
@@ -119,8 +153,18 @@ function cases(): Case[] {
     },
     { name: "tcp.port == 80", expression: "tcp.port == 80", inputs: [base], handWritten: (f) => f.port === 80 },
     { name: "tcp.port >= 1024", expression: "tcp.port >= 1024", inputs: [base], handWritten: (f) => f.port >= 1024 },
-    { name: "tcp.port in { 7 ports }", expression: "tcp.port in { 80 443 8080 8443 2052 2053 2082 }", inputs: [base], handWritten: (f) => ports.has(f.port) },
-    { name: 'ip.geoip.country == "GB"', expression: 'ip.geoip.country == "GB"', inputs: [base], handWritten: (f) => f.country === "GB" },
+    {
+      name: "tcp.port in { 7 ports }",
+      expression: "tcp.port in { 80 443 8080 8443 2052 2053 2082 }",
+      inputs: [base],
+      handWritten: (f) => ports.has(f.port),
+    },
+    {
+      name: 'ip.geoip.country == "GB"',
+      expression: 'ip.geoip.country == "GB"',
+      inputs: [base],
+      handWritten: (f) => f.country === "GB",
+    },
     {
       name: `ip.geoip.country in { ${COUNTRIES.length} countries }`,
       expression: `ip.geoip.country in { ${COUNTRIES.map((c) => `"${c}"`).join(" ")} }`,
@@ -133,8 +177,18 @@ function cases(): Case[] {
       inputs: [base],
       handWritten: (f) => reI.test(f.ua),
     },
-    { name: 'http.user_agent ~ "Googlebot"', expression: 'http.user_agent ~ "Googlebot"', inputs: [base], handWritten: (f) => reLit.test(f.ua) },
-    { name: 'http.user_agent contains "Googlebot"', expression: 'http.user_agent contains "Googlebot"', inputs: [base], handWritten: (f) => f.ua.includes("Googlebot") },
+    {
+      name: 'http.user_agent ~ "Googlebot"',
+      expression: 'http.user_agent ~ "Googlebot"',
+      inputs: [base],
+      handWritten: (f) => reLit.test(f.ua),
+    },
+    {
+      name: 'http.user_agent contains "Googlebot"',
+      expression: 'http.user_agent contains "Googlebot"',
+      inputs: [base],
+      handWritten: (f) => f.ua.includes("Googlebot"),
+    },
     {
       name: 'lower(http.host) == "www.cloudflare.com" (3 casings)',
       expression: 'lower(http.host) == "www.cloudflare.com"',
@@ -190,7 +244,11 @@ export function customErrorRules(): string[] {
         rules.push(`http.host eq "shop${i}.example.com" and not ssl`);
         break;
       default:
-        rules.push(i % 30 === 5 ? `http.request.uri.path matches "^/shop/${i}/[0-9]+$"` : `lower(http.request.uri.query) contains "ref=campaign${i}"`);
+        rules.push(
+          i % 30 === 5
+            ? `http.request.uri.path matches "^/shop/${i}/[0-9]+$"`
+            : `lower(http.request.uri.query) contains "ref=campaign${i}"`,
+        );
     }
   }
   return rules;
@@ -258,21 +316,31 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
 
   // 1. Compile 300 rules.
   const sources = customErrorRules();
-  const config = JSON.stringify({ rules: sources.map((expression, i) => ({ id: `r${i}`, expression, enabled: true })) });
+  const config = JSON.stringify({
+    rules: sources.map((expression, i) => ({ id: `r${i}`, expression, enabled: true })),
+  });
   const compiled = compare(
     () => sources.map((s) => mustCompile(s, customErrorFields.scheme)),
     () => JSON.parse(config) as unknown,
     { batch: context.quick ? 2 : 10, rounds, warmup: 2 },
   );
-  context.log(`compile 300 rules: ${round(compiled.subjectNs / 1e6, 2)} ms; JSON.parse of the config: ${round(compiled.baselineNs / 1e6, 3)} ms`);
-  rows.push({ name: "JSON.parse of a 300-rule config (floor)", baseline: true, nsPerOp: compiled.baselineNs, ratio: 1 });
+  context.log(
+    `compile 300 rules: ${round(compiled.subjectNs / 1e6, 2)} ms; JSON.parse of the config: ${round(compiled.baselineNs / 1e6, 3)} ms`,
+  );
+  rows.push({
+    name: "JSON.parse of a 300-rule config (floor)",
+    baseline: true,
+    nsPerOp: compiled.baselineNs,
+    ratio: 1,
+  });
   rows.push({ name: "compile 300 custom error rules", nsPerOp: compiled.subjectNs, ratio: compiled.ratio });
 
   // 2. Wirefilter's bench expressions.
   for (const c of cases()) {
     const rule = mustCompile(c.expression, benchScheme);
     for (const input of c.inputs) {
-      if (rule.matches(contextFor(benchScheme, extracted(benchScheme, input))) !== c.handWritten(input)) throw new Error(`engine and hand-written disagree on ${c.expression}`);
+      if (rule.matches(contextFor(benchScheme, extracted(benchScheme, input))) !== c.handWritten(input))
+        throw new Error(`engine and hand-written disagree on ${c.expression}`);
     }
     const n = c.inputs.length;
     const values = c.inputs.map((input) => extracted(benchScheme, input));
@@ -291,7 +359,9 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
       (i) => c.handWritten(c.inputs[i % n] as BenchInput),
       { batch: 20_000, rounds },
     );
-    context.log(`${c.name}: engine ${r.subjectNs} ns (memoised context ${warm.subjectNs} ns), hand-written ${r.baselineNs} ns`);
+    context.log(
+      `${c.name}: engine ${r.subjectNs} ns (memoised context ${warm.subjectNs} ns), hand-written ${r.baselineNs} ns`,
+    );
     rows.push({ name: `${c.name}: hand-written`, baseline: true, nsPerOp: r.baselineNs, ratio: 1 });
     rows.push({ name: `${c.name}: engine`, nsPerOp: r.subjectNs, ratio: r.ratio, target: TARGET });
     rows.push({ name: `${c.name}: engine, memoised context`, nsPerOp: warm.subjectNs, ratio: warm.ratio });
@@ -301,7 +371,11 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
   const rules = sources.map((s) => mustCompile(s, customErrorFields.scheme));
   const hand = handWrittenRules();
   const request = new Request("https://www.example.com/products/42?ref=Newsletter&page=2", {
-    headers: { accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", "user-agent": UA, "cf-connecting-ip": "203.0.113.9" },
+    headers: {
+      accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+      "user-agent": UA,
+      "cf-connecting-ip": "203.0.113.9",
+    },
   });
   const error = { status: 522, code1xxx: 0, errorType: "5xx" as const };
   const engineFirstMatch = (): number => {
@@ -325,11 +399,24 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
     for (let k = 0; k < hand.length; k++) if (hand[k]?.(facts)) return k;
     return -1;
   };
-  if (engineFirstMatch() !== -1 || handFirstMatch() !== -1) throw new Error("a benchmark rule matched; the suite wants 300 non-matching rules");
+  if (engineFirstMatch() !== -1 || handFirstMatch() !== -1)
+    throw new Error("a benchmark rule matched; the suite wants 300 non-matching rules");
   const all = compare(engineFirstMatch, handFirstMatch, { batch: context.quick ? 200 : 2_000, rounds });
-  context.log(`300 rules: engine ${round(all.subjectNs / 1000, 1)} µs, hand-written ${round(all.baselineNs / 1000, 1)} µs`);
-  rows.push({ name: "300 non-matching custom error rules, one error (Request → verdict): hand-written", baseline: true, nsPerOp: all.baselineNs, ratio: 1 });
-  rows.push({ name: "300 non-matching custom error rules, one error (Request → verdict): engine", nsPerOp: all.subjectNs, ratio: all.ratio, target: TARGET });
+  context.log(
+    `300 rules: engine ${round(all.subjectNs / 1000, 1)} µs, hand-written ${round(all.baselineNs / 1000, 1)} µs`,
+  );
+  rows.push({
+    name: "300 non-matching custom error rules, one error (Request → verdict): hand-written",
+    baseline: true,
+    nsPerOp: all.baselineNs,
+    ratio: 1,
+  });
+  rows.push({
+    name: "300 non-matching custom error rules, one error (Request → verdict): engine",
+    nsPerOp: all.subjectNs,
+    ratio: all.ratio,
+    target: TARGET,
+  });
 
   return {
     rows,

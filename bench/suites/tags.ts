@@ -20,7 +20,8 @@ import { serveWorker, type Served } from "../lib/serve.ts";
 import { median, quantile, round } from "../lib/stats.ts";
 import type { ResultRow, SuiteContext, SuiteResult } from "../lib/suite.ts";
 
-export const description = "tagging API at 10,000 tags: keyset pages, 20-filter query, listings, PUT; Miniflare on a port";
+export const description =
+  "tagging API at 10,000 tags: keyset pages, 20-filter query, listings, PUT; Miniflare on a port";
 
 const TOKEN = "bench-admin-token";
 const ACCOUNT = "0123456789abcdef0123456789abcdef";
@@ -30,7 +31,13 @@ const pad = (i: number) => String(i).padStart(5, "0");
 
 /** Resource i: two shared keys with few values, three keys of its own (so the keys listing has 60 pages). */
 function tagsOf(i: number): Record<string, string> {
-  return { env: ["prod", "staging", "dev"][i % 3] ?? "prod", team: `team-${i % 10}`, [`a${pad(i)}`]: "", [`b${pad(i)}`]: "x", [`c${pad(i)}`]: String(i) };
+  return {
+    env: ["prod", "staging", "dev"][i % 3] ?? "prod",
+    team: `team-${i % 10}`,
+    [`a${pad(i)}`]: "",
+    [`b${pad(i)}`]: "x",
+    [`c${pad(i)}`]: String(i),
+  };
 }
 
 /** 20 filters, every kind: matches the prod and staging resources of teams 0–7 (≈ half the account). */
@@ -54,7 +61,12 @@ interface Scenario {
   readonly target?: number;
 }
 
-async function api(served: Served, method: string, path: string, body?: unknown): Promise<{ status: number; json: { result: unknown; result_info?: { cursor: string | null } } }> {
+async function api(
+  served: Served,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: { result: unknown; result_info?: { cursor: string | null } } }> {
   const res = await fetch(new URL(path, served.url), {
     method,
     headers: { ...AUTH, "content-type": "application/json" },
@@ -74,14 +86,23 @@ async function seed(served: Served): Promise<{ reqPerSec: number; p50Ms: number;
     Array.from({ length: 8 }, async () => {
       for (let i = next++; i < RESOURCES; i = next++) {
         const t = performance.now();
-        const res = await api(served, "PUT", `/accounts/${ACCOUNT}/tags`, { resource_type: "worker", resource_id: `w${pad(i)}`, tags: tagsOf(i) });
+        const res = await api(served, "PUT", `/accounts/${ACCOUNT}/tags`, {
+          resource_type: "worker",
+          resource_id: `w${pad(i)}`,
+          tags: tagsOf(i),
+        });
         latencies.push(performance.now() - t);
         if (res.status !== 200) failures++;
       }
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  return { reqPerSec: RESOURCES / seconds, p50Ms: quantile(latencies, 0.5), p99Ms: quantile(latencies, 0.99), failures };
+  return {
+    reqPerSec: RESOURCES / seconds,
+    p50Ms: quantile(latencies, 0.5),
+    p99Ms: quantile(latencies, 0.99),
+    failures,
+  };
 }
 
 /** The path of page `n` (1-based) of a listing, found by walking its cursors. */
@@ -110,14 +131,42 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
     const scenarios: Scenario[] = [
       { name: "trivial Worker", path: "/", served: "baseline", against: "trivial Worker" },
       { name: "GET /tags/keys page 1", path: `${base}/keys`, served: "real", against: "trivial Worker" },
-      { name: "GET /tags/keys page 50", path: await pagePath(real, `${base}/keys`, 50), served: "real", against: "GET /tags/keys page 1", target: 0.67 },
+      {
+        name: "GET /tags/keys page 50",
+        path: await pagePath(real, `${base}/keys`, 50),
+        served: "real",
+        against: "GET /tags/keys page 1",
+        target: 0.67,
+      },
       { name: "GET /tags/resources page 1", path: `${base}/resources`, served: "real", against: "trivial Worker" },
-      { name: "GET /tags/resources page 20", path: await pagePath(real, `${base}/resources`, 20), served: "real", against: "GET /tags/resources page 1", target: 0.67 },
+      {
+        name: "GET /tags/resources page 20",
+        path: await pagePath(real, `${base}/resources`, 20),
+        served: "real",
+        against: "GET /tags/resources page 1",
+        target: 0.67,
+      },
       { name: "20 filters page 1", path: filtered, served: "real", against: "GET /tags/resources page 1" },
-      { name: `20 filters page ${filteredPages}`, path: await pagePath(real, filtered, filteredPages), served: "real", against: "20 filters page 1", target: 0.67 },
+      {
+        name: `20 filters page ${filteredPages}`,
+        path: await pagePath(real, filtered, filteredPages),
+        served: "real",
+        against: "20 filters page 1",
+        target: 0.67,
+      },
       { name: "GET /tags/values/team", path: `${base}/values/team`, served: "real", against: "trivial Worker" },
-      { name: "GET /tags/values/env?type=worker", path: `${base}/values/env?type=worker`, served: "real", against: "trivial Worker" },
-      { name: "GET /tags (one resource)", path: `${base}?resource_type=worker&resource_id=w01000`, served: "real", against: "trivial Worker" },
+      {
+        name: "GET /tags/values/env?type=worker",
+        path: `${base}/values/env?type=worker`,
+        served: "real",
+        against: "trivial Worker",
+      },
+      {
+        name: "GET /tags (one resource)",
+        path: `${base}?resource_type=worker&resource_id=w01000`,
+        served: "real",
+        against: "trivial Worker",
+      },
     ];
     const results = new Map<string, LoadResult[]>(scenarios.map((s) => [s.name, []]));
     for (let round = 0; round < rounds; round++) {
@@ -127,7 +176,12 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
         context.log(`round ${round + 1}/${rounds}: ${scenario.name}`);
         const served = scenario.served === "real" ? real : baseline;
         results.get(scenario.name)?.push(
-          await load({ url: new URL(scenario.path, served.url), headers: AUTH, connections: 8, durationSeconds: duration }),
+          await load({
+            url: new URL(scenario.path, served.url),
+            headers: AUTH,
+            connections: 8,
+            durationSeconds: duration,
+          }),
         );
       }
     }
@@ -170,8 +224,19 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
       ["GET /tags (one resource), 1 connection", `${base}?resource_type=worker&resource_id=w01000`],
       ["20 filters page 1, 1 connection (target p50 ≤ 10 ms)", filtered],
     ] as const) {
-      const single = await load({ url: new URL(path, real.url), headers: AUTH, connections: 1, durationSeconds: duration * rounds });
-      rows.push({ name, reqPerSec: round(single.reqPerSec, 0), p50Ms: round(single.p50Ms), p99Ms: round(single.p99Ms), failures: single.failures });
+      const single = await load({
+        url: new URL(path, real.url),
+        headers: AUTH,
+        connections: 1,
+        durationSeconds: duration * rounds,
+      });
+      rows.push({
+        name,
+        reqPerSec: round(single.reqPerSec, 0),
+        p50Ms: round(single.p50Ms),
+        p99Ms: round(single.p99Ms),
+        failures: single.failures,
+      });
     }
     return {
       rows,

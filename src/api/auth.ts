@@ -34,7 +34,8 @@ export interface AuthVars {
 }
 
 /** What a request is about: an account (tagging, contract §5) or a zone (contract §6). */
-export type AccessTarget = { readonly kind: "account"; readonly id: string } | { readonly kind: "zone"; readonly name: string };
+export type AccessTarget =
+  { readonly kind: "account"; readonly id: string } | { readonly kind: "zone"; readonly name: string };
 
 /** What a route needs: a permission, on an account or a zone. */
 export interface Requirement {

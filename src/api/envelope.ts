@@ -67,7 +67,9 @@ export function apiFailure(
 export const API_FAILURES = {
   notFound: () => apiFailure(404, 7003, "Could not route to the requested path: no such endpoint or resource"),
   methodNotAllowed: (allow: readonly string[]) =>
-    apiFailure(405, 10405, `Method not allowed; this endpoint accepts ${allow.join(", ")}`, { Allow: allow.join(", ") }),
+    apiFailure(405, 10405, `Method not allowed; this endpoint accepts ${allow.join(", ")}`, {
+      Allow: allow.join(", "),
+    }),
   unauthenticated: () =>
     apiFailure(401, 10000, "Authentication error: send a valid API token as 'Authorization: Bearer <token>'", {
       "WWW-Authenticate": 'Bearer realm="api"',

@@ -82,7 +82,13 @@ export function mountApi(routes: readonly ApiRoute[], openApiJson: string): Moun
     return { kind: "not-found" };
   }
 
-  async function handle(request: Request, env: Env, ctx: ExecutionContext, settings: Settings, url: URL): Promise<Response> {
+  async function handle(
+    request: Request,
+    env: Env,
+    ctx: ExecutionContext,
+    settings: Settings,
+    url: URL,
+  ): Promise<Response> {
     const path = url.pathname;
     if (isOpenApi(path)) {
       return request.method === "GET"

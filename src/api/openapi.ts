@@ -69,7 +69,12 @@ const KIT_SCHEMAS: Record<string, Json> = {
       messages: { type: "array", items: ref("Message") },
       result: { type: "null" },
     },
-    example: { success: false, errors: [{ code: 1010, message: "too many tag filters (maximum 20)" }], messages: [], result: null },
+    example: {
+      success: false,
+      errors: [{ code: 1010, message: "too many tag filters (maximum 20)" }],
+      messages: [],
+      result: null,
+    },
   },
   Message: {
     type: "object",

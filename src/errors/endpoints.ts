@@ -119,12 +119,19 @@ async function referencePage(request: Request, segment: string, settings: Settin
   const code = parseCode(segment);
   if (!code.ok) return problemResponse(request, PROBLEMS.unknownCode());
   const choice = chooseErrorFormat(request.headers.get("Accept"));
-  const body = renderReferenceEntry(referenceEntry(code.value, typeUri(code.value.code, request.url, settings)), choice);
+  const body = renderReferenceEntry(
+    referenceEntry(code.value, typeUri(code.value.code, request.url, settings)),
+    choice,
+  );
   const headers = await serviceHeaders(choice, REFERENCE_CACHE_CONTROL);
   return negotiatedResponse(request.method, 200, headers, body);
 }
 
-async function problemResponse(request: Request, problem: Problem, extra: Record<string, string> = {}): Promise<Response> {
+async function problemResponse(
+  request: Request,
+  problem: Problem,
+  extra: Record<string, string> = {},
+): Promise<Response> {
   const choice = chooseErrorFormat(request.headers.get("Accept"));
   const headers = await serviceHeaders(choice, PROBLEM_CACHE_CONTROL);
   for (const [name, value] of Object.entries(extra)) headers.set(name, value);

@@ -28,7 +28,11 @@ export function contentSecurityPolicy(): Promise<string> {
  * per-occurrence answer must never be cached and served to another client), `Vary: Accept`, `Ray-ID`, `nosniff`,
  * and `Retry-After` only when retryable, equal to the body's `retry_after` (contract §1.4, seed-spec 7.1).
  */
-export async function errorHeaders(choice: ErrorFormatChoice, rayId: string, retryAfter: number | null): Promise<Headers> {
+export async function errorHeaders(
+  choice: ErrorFormatChoice,
+  rayId: string,
+  retryAfter: number | null,
+): Promise<Headers> {
   // A record converts to Headers faster than an array of pairs (one object, no nested sequences).
   const headers = new Headers({
     "Content-Type": choice.contentType,
@@ -52,7 +56,6 @@ export async function serviceHeaders(choice: ErrorFormatChoice, cacheControl: st
     ["Content-Security-Policy", csp ?? (await contentSecurityPolicy())],
   ]);
 }
-
 
 const utf8 = new TextEncoder();
 

@@ -105,7 +105,12 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
  * §1.4 headers, never a bare 500 (contract §3: an unhandled exception is 1101). JSON, because `Accept` belongs to
  * the request that could not be read; no customisation; from the URL and constants only.
  */
-export async function fallbackErrorResponse(code: number, url: URL, settings: Settings, cause: string): Promise<Response> {
+export async function fallbackErrorResponse(
+  code: number,
+  url: URL,
+  settings: Settings,
+  cause: string,
+): Promise<Response> {
   const entry = catalogEntry(code) ?? catalogEntry(FALLBACK_CODE)!;
   const rayId = newRayId();
   const zone = zoneOf(url);
@@ -192,7 +197,14 @@ function footerFor(operatorName: string): string {
 
 /** ONE structured log line per generated error; 5xx (the service's or the origin's fault) go to the error stream. */
 function logEdgeError(ray: string, zone: string, entry: CatalogEntry, cause: string | undefined): void {
-  const line = JSON.stringify({ event: "edge_error", ray, zone, code: entry.code, status: entry.status, cause: cause ?? null });
+  const line = JSON.stringify({
+    event: "edge_error",
+    ray,
+    zone,
+    code: entry.code,
+    status: entry.status,
+    cause: cause ?? null,
+  });
   if (entry.status >= 500) console.error(line);
   else console.log(line);
 }

@@ -28,7 +28,8 @@ export const PROBLEMS = {
     type: "about:blank",
     title: "Not Found",
     status: 404,
-    detail: "No service endpoint at this path. Endpoints: /error/{code}, /errors and /errors/{code} under the service prefix.",
+    detail:
+      "No service endpoint at this path. Endpoints: /error/{code}, /errors and /errors/{code} under the service prefix.",
   }),
   methodNotAllowed: (allow: readonly string[]): Problem => ({
     type: "about:blank",

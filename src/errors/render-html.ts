@@ -32,4 +32,3 @@ export function renderHtmlBox(f: ErrorFields): string {
     `</dl>\n</section>\n</div>`
   );
 }
-

@@ -27,4 +27,3 @@ export function normaliseHostname(host: string): string {
 export function isIpLiteral(hostname: string): boolean {
   return hostname.startsWith("[") || /^\d{1,3}(\.\d{1,3}){3}$/.test(hostname);
 }
-

@@ -19,7 +19,13 @@ export function newRayId(): string {
   const i = offset;
   offset += 8;
   return (
-    HEX[b[i]!]! + HEX[b[i + 1]!]! + HEX[b[i + 2]!]! + HEX[b[i + 3]!]! +
-    HEX[b[i + 4]!]! + HEX[b[i + 5]!]! + HEX[b[i + 6]!]! + HEX[b[i + 7]!]!
+    HEX[b[i]!]! +
+    HEX[b[i + 1]!]! +
+    HEX[b[i + 2]!]! +
+    HEX[b[i + 3]!]! +
+    HEX[b[i + 4]!]! +
+    HEX[b[i + 5]!]! +
+    HEX[b[i + 6]!]! +
+    HEX[b[i + 7]!]!
   );
 }

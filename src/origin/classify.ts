@@ -47,7 +47,10 @@ export type Verdict = { readonly kind: "final"; readonly failure: OriginFailure 
 export function classifyReachedOrigin(kind: FetchErrorKind, scheme: "http" | "https", message: string): Verdict {
   const context = `fetch failed: ${message}`;
   if (kind === "connection-lost") {
-    return { kind: "final", failure: { code: 520, cause: `${context}; connection closed or reset before a complete response` } };
+    return {
+      kind: "final",
+      failure: { code: 520, cause: `${context}; connection closed or reset before a complete response` },
+    };
   }
   // On https every TLS failure is "internal error" too: only a TLS probe can tell 525/526 from 502.
   if (scheme === "https" && kind === "internal") return { kind: "probe-tls" };

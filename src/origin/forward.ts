@@ -25,7 +25,8 @@ export interface ForwardPlan {
   readonly readTimeoutMs: number;
 }
 
-type Settled = { readonly kind: "response"; readonly response: Response } | { readonly kind: "error"; readonly message: string };
+type Settled =
+  { readonly kind: "response"; readonly response: Response } | { readonly kind: "error"; readonly message: string };
 
 /**
  * The upstream request's init: a fresh one, never the incoming Request object (toolchain.md §8.2).

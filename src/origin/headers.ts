@@ -87,7 +87,8 @@ export function upstreamHeaders(incoming: Headers, scan: RequestHeaderScan, forw
   const headers = new Headers(incoming);
   for (const name of scan.drop) headers.delete(name);
   const { clientIp, forwardedFor, cdnLoop } = scan;
-  if (clientIp !== null && clientIp !== "") headers.set("x-forwarded-for", forwardedFor ? `${forwardedFor}, ${clientIp}` : clientIp);
+  if (clientIp !== null && clientIp !== "")
+    headers.set("x-forwarded-for", forwardedFor ? `${forwardedFor}, ${clientIp}` : clientIp);
   headers.set("x-forwarded-proto", forwarded.proto);
   headers.set("x-forwarded-host", forwarded.host);
   headers.set("cdn-loop", cdnLoop ? `${cdnLoop}, ${CDN_LOOP_ID}` : CDN_LOOP_ID);

@@ -110,7 +110,8 @@ export function clientHello(hostname: string): Uint8Array {
   const u24 = (n: number): number[] => [(n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff];
   const suites = [0xc02f, 0xc02b, 0xc030, 0xc02c, 0xcca8, 0xcca9, 0x009c, 0x002f].flatMap(u16);
   const extensions: number[] = [];
-  const extension = (type: number, data: number[]): void => void extensions.push(...u16(type), ...u16(data.length), ...data);
+  const extension = (type: number, data: number[]): void =>
+    void extensions.push(...u16(type), ...u16(data.length), ...data);
   const isIp = /^[0-9.]+$/.test(hostname) || hostname.includes(":") || hostname.startsWith("[");
   if (!isIp) {
     const name = Array.from(new TextEncoder().encode(hostname));
@@ -120,8 +121,18 @@ export function clientHello(hostname: string): Uint8Array {
   extension(0x000b, [1, 0]); // ec_point_formats: uncompressed
   extension(0x000d, [...u16(8), ...[0x0804, 0x0403, 0x0401, 0x0501].flatMap(u16)]); // signature_algorithms
   const random = Array.from(crypto.getRandomValues(new Uint8Array(32)));
-  const body = [0x03, 0x03, ...random, 0x00, ...u16(suites.length), ...suites, 0x01, 0x00, ...u16(extensions.length), ...extensions];
+  const body = [
+    0x03,
+    0x03,
+    ...random,
+    0x00,
+    ...u16(suites.length),
+    ...suites,
+    0x01,
+    0x00,
+    ...u16(extensions.length),
+    ...extensions,
+  ];
   const handshake = [0x01, ...u24(body.length), ...body];
   return new Uint8Array([0x16, 0x03, 0x01, ...u16(handshake.length), ...handshake]);
 }
-

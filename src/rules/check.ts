@@ -68,7 +68,12 @@ export type TArg =
 
 /** A Bool expression; when `array` it evaluates to Array<Bool> (inside any()/all()). */
 export type TBool =
-  | { readonly kind: "logical"; readonly op: "and" | "or" | "xor"; readonly operands: readonly TBool[]; readonly array: boolean }
+  | {
+      readonly kind: "logical";
+      readonly op: "and" | "or" | "xor";
+      readonly operands: readonly TBool[];
+      readonly array: boolean;
+    }
   | { readonly kind: "not"; readonly operand: TBool; readonly array: boolean }
   | { readonly kind: "quantifier"; readonly fn: "any" | "all"; readonly argument: TBool; readonly array: false }
   | { readonly kind: "compare"; readonly lhs: TValue; readonly test: Test; readonly array: boolean }
@@ -87,7 +92,12 @@ class CheckAbort extends Error {
   }
 }
 
-export function check(source: string, expr: Expr, scheme: Scheme, options: CheckOptions = {}): Result<Checked, RuleError> {
+export function check(
+  source: string,
+  expr: Expr,
+  scheme: Scheme,
+  options: CheckOptions = {},
+): Result<Checked, RuleError> {
   const checker = new Checker(source, scheme, options);
   try {
     const root = checker.bool(expr);
@@ -123,7 +133,11 @@ class Checker {
         operands.forEach((o, i) => {
           if (o.array !== array) {
             const span = expr.operands[i]?.span ?? expr.span;
-            this.fail("type", `type mismatch: expected ${array ? "Array<Bool>" : "Bool"}, got ${o.array ? "Array<Bool>" : "Bool"}`, span);
+            this.fail(
+              "type",
+              `type mismatch: expected ${array ? "Array<Bool>" : "Bool"}, got ${o.array ? "Array<Bool>" : "Bool"}`,
+              span,
+            );
           }
         });
         return { kind: "logical", op: expr.op, operands, array };
@@ -140,12 +154,17 @@ class Checker {
       case "value": {
         const value = this.value(expr.value, true);
         if (value.mapped) {
-          if (value.type.kind !== "Bool") this.fail("type", `expected Bool elements, got ${typeName(value.type)}`, expr.span);
+          if (value.type.kind !== "Bool")
+            this.fail("type", `expected Bool elements, got ${typeName(value.type)}`, expr.span);
           return { kind: "value", value, array: true };
         }
         if (value.type.kind === "Bool") return { kind: "value", value, array: false };
         if (isBoolArray(value.type)) return { kind: "value", value, array: true };
-        return this.fail("type", `expected a Bool, got ${typeName(value.type)}; compare it with an operator`, expr.span);
+        return this.fail(
+          "type",
+          `expected a Bool, got ${typeName(value.type)}; compare it with an operator`,
+          expr.span,
+        );
       }
       case "comparison":
         return this.comparison(expr);
@@ -158,10 +177,18 @@ class Checker {
     const opSpan: Span = { start: expr.lhs.span.end, end: expr.rhs.span.start };
     if (type.kind === "Bool") {
       // Wirefilter's parser ends a Bool comparison at the field, so this is a syntax error there (vectors).
-      this.fail("syntax", "a Bool value takes no operator (there are no true/false literals; use the field alone or `not`)", trimSpan(this.source, opSpan));
+      this.fail(
+        "syntax",
+        "a Bool value takes no operator (there are no true/false literals; use the field alone or `not`)",
+        trimSpan(this.source, opSpan),
+      );
     }
     if (type.kind === "Array" || type.kind === "Map") {
-      this.fail("type", `operator \`${expr.op}\` is not supported on ${typeName(type)}; index it ([0], ["key"]) or use any(…[*] …)`, expr.lhs.span);
+      this.fail(
+        "type",
+        `operator \`${expr.op}\` is not supported on ${typeName(type)}; index it ([0], ["key"]) or use any(…[*] …)`,
+        expr.lhs.span,
+      );
     }
     if (!supports(type.kind, expr.op)) {
       this.fail("type", `operator \`${expr.op}\` is not supported on ${typeName(type)}`, trimSpan(this.source, opSpan));
@@ -197,7 +224,11 @@ class Checker {
         }
         this.repetitions += repetitionCost(rhs.pattern);
         if (this.repetitions > MAX_REPETITION_BUDGET) {
-          this.fail("limit", `regular expressions repeat too much: counted repetitions add up to more than ${MAX_REPETITION_BUDGET}`, rhs.span);
+          this.fail(
+            "limit",
+            `regular expressions repeat too much: counted repetitions add up to more than ${MAX_REPETITION_BUDGET}`,
+            rhs.span,
+          );
         }
         const regex = compileRegex(rhs.pattern);
         if (!regex.ok) return this.fail("regex", regex.error, rhs.span);
@@ -211,10 +242,13 @@ class Checker {
         return { kind: "wildcard", match: matcher.value };
       }
       case "in": {
-        if (rhs.kind === "list") return this.fail("unknown-identifier", `unknown list \`$${rhs.name}\` (lists are not supported)`, rhs.span);
+        if (rhs.kind === "list")
+          return this.fail("unknown-identifier", `unknown list \`$${rhs.name}\` (lists are not supported)`, rhs.span);
         if (rhs.kind !== "set") return this.fail("syntax", "expected a set { … }", rhs.span);
-        if (type.kind === "Int") return { kind: "int-in", ranges: mergeRanges(rhs.items.map((item) => this.intRange(item))) };
-        if (type.kind === "Ip") return { kind: "ip-in", ranges: mergeIpRanges(rhs.items.map((item) => this.ipRange(item))) };
+        if (type.kind === "Int")
+          return { kind: "int-in", ranges: mergeRanges(rhs.items.map((item) => this.intRange(item))) };
+        if (type.kind === "Ip")
+          return { kind: "ip-in", ranges: mergeIpRanges(rhs.items.map((item) => this.ipRange(item))) };
         return { kind: "bytes-in", values: [...new Set(rhs.items.map((item) => this.bytes(item)))] };
       }
     }
@@ -232,7 +266,8 @@ class Checker {
   }
 
   private intRange(literal: Literal): readonly [number, number] {
-    if (literal.kind === "string") return this.fail("literal", "expected an integer or a range a..b, found a string", literal.span);
+    if (literal.kind === "string")
+      return this.fail("literal", "expected an integer or a range a..b, found a string", literal.span);
     const r = parseIntRange(literal.text);
     return r.ok ? r.value : this.fail("literal", r.error, literal.span);
   }
@@ -244,7 +279,8 @@ class Checker {
   }
 
   private ipRange(literal: Literal): IpRange {
-    if (literal.kind === "string") return this.fail("literal", "expected an IP address, CIDR or range, found a string", literal.span);
+    if (literal.kind === "string")
+      return this.fail("literal", "expected an IP address, CIDR or range, found a string", literal.span);
     const r = parseIpSetItem(literal.text);
     return r.ok ? r.value : this.fail("literal", r.error, literal.span);
   }
@@ -286,15 +322,25 @@ class Checker {
         else this.fail("type", `cannot use [*] on ${typeName(type)}: only arrays and maps can be iterated`, step.span);
         mapped = true;
       } else if (step.kind === "index") {
-        if (type.kind !== "Array") this.fail("type", `cannot index ${typeName(type)} with [${step.index}]: only arrays take a number`, step.span);
+        if (type.kind !== "Array")
+          this.fail(
+            "type",
+            `cannot index ${typeName(type)} with [${step.index}]: only arrays take a number`,
+            step.span,
+          );
         type = type.element;
       } else {
-        if (type.kind !== "Map") this.fail("type", `cannot index ${typeName(type)} with a key: only maps take ["key"]`, step.span);
+        if (type.kind !== "Map")
+          this.fail("type", `cannot index ${typeName(type)} with a key: only maps take ["key"]`, step.span);
         type = type.value;
       }
     }
     if (mapped && !allowMapped) {
-      this.fail("type", "[*] is only allowed on the left of a comparison and in the first argument of a function", v.span);
+      this.fail(
+        "type",
+        "[*] is only allowed on the left of a comparison and in the first argument of a function",
+        v.span,
+      );
     }
     return { base, steps: v.steps, type, mapped };
   }
@@ -303,7 +349,8 @@ class Checker {
     const nameSpan: Span = { start: v.span.start, end: v.span.start + v.name.length };
     const fn = lookupFunction(v.name);
     if (!fn) {
-      if (v.name === "any" || v.name === "all") return this.fail("type", `${v.name}() returns Bool and cannot be indexed`, nameSpan);
+      if (v.name === "any" || v.name === "all")
+        return this.fail("type", `${v.name}() returns Bool and cannot be indexed`, nameSpan);
       return this.fail("unknown-identifier", `unknown function \`${v.name}\``, nameSpan);
     }
     const args: TArg[] = [];
@@ -321,17 +368,31 @@ class Checker {
       return this.fail("type", result.error.message, at?.span ?? nameSpan);
     }
     const key = printValue({ ...v, steps: [] });
-    return { base: { kind: "call", fn, args, mapsFirstArg, key }, type: mapsFirstArg ? arrayOf(result.value) : result.value };
+    return {
+      base: { kind: "call", fn, args, mapsFirstArg, key },
+      type: mapsFirstArg ? arrayOf(result.value) : result.value,
+    };
   }
 
   private argument(arg: Arg, first: boolean): { arg: TArg; info: ArgInfo } {
     switch (arg.kind) {
       case "string":
-        return { arg: { kind: "constant", value: arg.bytes }, info: { type: BYTES, literal: true, value: arg.bytes, span: arg.span } };
+        return {
+          arg: { kind: "constant", value: arg.bytes },
+          info: { type: BYTES, literal: true, value: arg.bytes, span: arg.span },
+        };
       case "word": {
         const guessed = guessLiteral(arg.text);
-        if (!guessed) return this.fail("literal", `expected a field, a string, an integer or an IP address, found \`${arg.text}\``, arg.span);
-        return { arg: { kind: "constant", value: guessed.value }, info: { type: guessed.type, literal: true, value: guessed.value, span: arg.span } };
+        if (!guessed)
+          return this.fail(
+            "literal",
+            `expected a field, a string, an integer or an IP address, found \`${arg.text}\``,
+            arg.span,
+          );
+        return {
+          arg: { kind: "constant", value: guessed.value },
+          info: { type: guessed.type, literal: true, value: guessed.value, span: arg.span },
+        };
       }
       case "value": {
         // A mapped first argument is checked by its element type; the call then returns an array (see call()).
@@ -340,7 +401,10 @@ class Checker {
       }
       default: {
         const expr = this.bool(arg);
-        return { arg: { kind: "bool", expr }, info: { type: expr.array ? arrayOf(BOOL) : BOOL, literal: false, span: arg.span } };
+        return {
+          arg: { kind: "bool", expr },
+          info: { type: expr.array ? arrayOf(BOOL) : BOOL, literal: false, span: arg.span },
+        };
       }
     }
   }

@@ -107,7 +107,11 @@ function array(node: TBool): ArrayPredicate {
     case "logical": {
       const ops = node.operands.map(array);
       const combine =
-        node.op === "and" ? (x: boolean, y: boolean) => x && y : node.op === "or" ? (x: boolean, y: boolean) => x || y : (x: boolean, y: boolean) => x !== y;
+        node.op === "and"
+          ? (x: boolean, y: boolean) => x && y
+          : node.op === "or"
+            ? (x: boolean, y: boolean) => x || y
+            : (x: boolean, y: boolean) => x !== y;
       return (ctx) => {
         let acc: readonly boolean[] | undefined;
         for (const op of ops) {
@@ -246,7 +250,9 @@ function compileTest(test: Test): ValueTest {
       if (Number.isInteger(mask) && mask >= -(2 ** 31) && mask < 2 ** 31) {
         return (v) => {
           const n = v as number;
-          return n >= -(2 ** 31) && n < 2 ** 31 ? (n & mask) !== 0 : (BigInt.asIntN(64, BigInt(n)) & BigInt(mask)) !== 0n;
+          return n >= -(2 ** 31) && n < 2 ** 31
+            ? (n & mask) !== 0
+            : (BigInt.asIntN(64, BigInt(n)) & BigInt(mask)) !== 0n;
         };
       }
       const big = BigInt(mask);
@@ -372,7 +378,11 @@ function base(v: TValue): Getter {
   }
 }
 
-function call(apply: (args: readonly (Value | undefined)[]) => Value | undefined, args: readonly TArg[], mapsFirstArg: boolean): Getter {
+function call(
+  apply: (args: readonly (Value | undefined)[]) => Value | undefined,
+  args: readonly TArg[],
+  mapsFirstArg: boolean,
+): Getter {
   const getters = args.map(argument);
   const first = args[0];
   if (mapsFirstArg && first?.kind === "value") {

@@ -48,6 +48,9 @@ export class EvaluationContext {
 }
 
 /** A context from ready values (tests, benchmarks); names not given are missing. */
-export function contextFromValues(scheme: Scheme, values: Readonly<Record<string, Value | undefined>>): EvaluationContext {
+export function contextFromValues(
+  scheme: Scheme,
+  values: Readonly<Record<string, Value | undefined>>,
+): EvaluationContext {
   return new EvaluationContext(scheme, (field) => (Object.hasOwn(values, field.name) ? values[field.name] : undefined));
 }

@@ -34,7 +34,8 @@ export interface FunctionDef {
   readonly apply1?: (arg: Value | undefined) => Value | undefined;
 }
 
-const problem = (message: string, arg?: number): Result<never, ArgProblem> => err(arg === undefined ? { message } : { message, arg });
+const problem = (message: string, arg?: number): Result<never, ArgProblem> =>
+  err(arg === undefined ? { message } : { message, arg });
 
 function arity(name: string, args: readonly ArgInfo[], min: number, max: number): Result<true, ArgProblem> {
   if (args.length < min || args.length > max) {
@@ -48,18 +49,35 @@ function arity(name: string, args: readonly ArgInfo[], min: number, max: number)
  * "src must be a field" (rules-language.md §4, §9.11): the source argument of a transformation is a field or
  * the result of another function, never a literal (wirefilter `InvalidArgumentKind`).
  */
-function source(name: string, args: readonly ArgInfo[], accepts: (t: Type) => boolean, expected: string): Result<true, ArgProblem> {
+function source(
+  name: string,
+  args: readonly ArgInfo[],
+  accepts: (t: Type) => boolean,
+  expected: string,
+): Result<true, ArgProblem> {
   const a = args[0];
   if (a === undefined) return problem(`${name}() needs a source argument`);
-  if (a.literal) return problem(`the first argument of ${name}() must be a field or a function result, not a literal`, 0);
-  if (!accepts(a.type)) return problem(`${name}() expects ${expected} as its first argument, got ${typeName(a.type)}`, 0);
+  if (a.literal)
+    return problem(`the first argument of ${name}() must be a field or a function result, not a literal`, 0);
+  if (!accepts(a.type))
+    return problem(`${name}() expects ${expected} as its first argument, got ${typeName(a.type)}`, 0);
   return ok(true);
 }
 
-function argOf(name: string, args: readonly ArgInfo[], i: number, kind: Type["kind"], mustBeLiteral = false): Result<true, ArgProblem> {
+function argOf(
+  name: string,
+  args: readonly ArgInfo[],
+  i: number,
+  kind: Type["kind"],
+  mustBeLiteral = false,
+): Result<true, ArgProblem> {
   const a = args[i];
   if (a === undefined) return ok(true);
-  if (a.type.kind !== kind) return problem(`argument ${i + 1} of ${name}() must be ${kind === "Bytes" ? "a String" : `an ${kind}`}, got ${typeName(a.type)}`, i);
+  if (a.type.kind !== kind)
+    return problem(
+      `argument ${i + 1} of ${name}() must be ${kind === "Bytes" ? "a String" : `an ${kind}`}, got ${typeName(a.type)}`,
+      i,
+    );
   if (mustBeLiteral && !a.literal) return problem(`argument ${i + 1} of ${name}() must be a literal`, i);
   return ok(true);
 }
@@ -78,7 +96,10 @@ function stringTransform(name: string, fn: (s: string) => string): FunctionDef {
   return {
     name,
     check: (args) => {
-      const r = all(() => arity(name, args, 1, 1), () => source(name, args, isBytes, "a String"));
+      const r = all(
+        () => arity(name, args, 1, 1),
+        () => source(name, args, isBytes, "a String"),
+      );
       return r.ok ? ok(BYTES) : r;
     },
     apply: ([s]) => (typeof s === "string" ? fn(s) : undefined),
@@ -90,7 +111,11 @@ function affix(name: string, test: (s: string, affix: string) => boolean): Funct
   return {
     name,
     check: (args) => {
-      const r = all(() => arity(name, args, 2, 2), () => source(name, args, isBytes, "a String"), () => argOf(name, args, 1, "Bytes"));
+      const r = all(
+        () => arity(name, args, 2, 2),
+        () => source(name, args, isBytes, "a String"),
+        () => argOf(name, args, 1, "Bytes"),
+      );
       return r.ok ? ok(BOOL) : r;
     },
     apply: ([s, a]) => (typeof s === "string" && typeof a === "string" ? test(s, a) : undefined),
@@ -121,7 +146,8 @@ const concat: FunctionDef = {
     }
     for (let i = 1; i < args.length; i++) {
       const t = args[i]?.type ?? BYTES;
-      if (typeName(t) !== typeName(first)) return problem(`concat() arguments must all be ${typeName(first)}, got ${typeName(t)}`, i);
+      if (typeName(t) !== typeName(first))
+        return problem(`concat() arguments must all be ${typeName(first)}, got ${typeName(t)}`, i);
     }
     return ok(first);
   },
@@ -178,7 +204,7 @@ const urlDecode: FunctionDef = {
     let out = percentDecode(s, unicode);
     // Recursive decoding stops when nothing changes; each round only shrinks the string, so it terminates.
     if (options.includes("r")) {
-      for (let prev = s; out !== prev; ) {
+      for (let prev = s; out !== prev;) {
         prev = out;
         out = percentDecode(out, unicode);
       }
@@ -195,7 +221,12 @@ function percentDecode(s: string, unicode: boolean): string {
     const c = s.charAt(i);
     if (c === "+") {
       out += " ";
-    } else if (c === "%" && unicode && (s.charAt(i + 1) === "u" || s.charAt(i + 1) === "U") && /^[0-9a-fA-F]{4}$/.test(s.slice(i + 2, i + 6))) {
+    } else if (
+      c === "%" &&
+      unicode &&
+      (s.charAt(i + 1) === "u" || s.charAt(i + 1) === "U") &&
+      /^[0-9a-fA-F]{4}$/.test(s.slice(i + 2, i + 6))
+    ) {
       out += toByteString(String.fromCharCode(parseInt(s.slice(i + 2, i + 6), 16)));
       i += 5;
     } else if (c === "%" && /^[0-9a-fA-F]{2}$/.test(s.slice(i + 1, i + 3))) {
@@ -240,7 +271,8 @@ const split: FunctionDef = {
     const sep = args[1]?.value;
     if (sep === "") return problem("the separator of split() must not be empty", 1);
     const limit = args[2]?.value;
-    if (typeof limit !== "number" || limit < 1 || limit > SPLIT_MAX) return problem(`the limit of split() must be 1 to ${SPLIT_MAX}`, 2);
+    if (typeof limit !== "number" || limit < 1 || limit > SPLIT_MAX)
+      return problem(`the limit of split() must be 1 to ${SPLIT_MAX}`, 2);
     return ok(arrayOf(BYTES));
   },
   // At most `limit` pieces; the last one keeps the rest of the input (like Rust's `splitn`).
@@ -282,7 +314,10 @@ function lookupJson(name: string, result: Type, pick: (v: unknown) => Value | un
   return {
     name,
     check: (args) => {
-      const r = all(() => arity(name, args, 2, Infinity), () => source(name, args, isBytes, "a String"));
+      const r = all(
+        () => arity(name, args, 2, Infinity),
+        () => source(name, args, isBytes, "a String"),
+      );
       if (!r.ok) return r;
       for (let i = 1; i < args.length; i++) {
         const a = args[i];
@@ -334,4 +369,3 @@ const BY_NAME = new Map(FUNCTIONS.map((f) => [f.name, f]));
 export function lookupFunction(name: string): FunctionDef | undefined {
   return BY_NAME.get(name);
 }
-

@@ -11,7 +11,8 @@ export interface LexError {
   readonly message: string;
   readonly span: Span;
 }
-export type Lexed<T> = { readonly ok: true; readonly value: T; readonly span: Span } | { readonly ok: false; readonly error: LexError };
+export type Lexed<T> =
+  { readonly ok: true; readonly value: T; readonly span: Span } | { readonly ok: false; readonly error: LexError };
 
 /** Raw strings allow at most 255 `#` (wirefilter bytes.rs). */
 export const MAX_RAW_HASHES = 255;
@@ -19,7 +20,13 @@ export const MAX_RAW_HASHES = 255;
 /** `[0-9A-Za-z_:.\-/]` by char code: the lexer's hottest test, kept off the regex engine. */
 function isWordChar(c: number): boolean {
   return (
-    (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x3a) || c === 0x5f || c === 0x2e || c === 0x2d || c === 0x2f
+    (c >= 0x61 && c <= 0x7a) ||
+    (c >= 0x41 && c <= 0x5a) ||
+    (c >= 0x30 && c <= 0x3a) ||
+    c === 0x5f ||
+    c === 0x2e ||
+    c === 0x2d ||
+    c === 0x2f
   );
 }
 const HEX2 = /^[0-9a-fA-F]{2}$/;
@@ -165,7 +172,8 @@ export class Lexer {
       } else if (next >= "0" && next <= "7") {
         const oct = s.slice(p + 1, p + 4);
         const code = OCT3.test(oct) ? parseInt(oct, 8) : 256;
-        if (code > 255) return this.fail("invalid escape: an octal escape needs exactly three digits (\\000–\\377)", p, p + 4);
+        if (code > 255)
+          return this.fail("invalid escape: an octal escape needs exactly three digits (\\000–\\377)", p, p + 4);
         out += String.fromCharCode(code);
         p += 4;
       } else {
@@ -195,6 +203,9 @@ export class Lexer {
   }
 
   private fail(message: string, start: number, end: number): Lexed<never> {
-    return { ok: false, error: { message, span: { start, end: Math.min(Math.max(end, start + 1), this.source.length) } } };
+    return {
+      ok: false,
+      error: { message, span: { start, end: Math.min(Math.max(end, start + 1), this.source.length) } },
+    };
   }
 }

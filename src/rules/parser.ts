@@ -190,7 +190,12 @@ class Parser {
       this.lex.pos++;
       const argument = this.argument(depth + 1);
       if (argument.kind === "string" || argument.kind === "word") {
-        this.fail("type", `${word.text}() takes an Array<Bool> expression, not a literal`, argument.span.start, argument.span.end);
+        this.fail(
+          "type",
+          `${word.text}() takes an Array<Bool> expression, not a literal`,
+          argument.span.start,
+          argument.span.end,
+        );
       }
       this.lex.skipWs();
       this.expect(")", "expected `)`: the argument of any()/all() is one comparison; wrap `and`/`or` in parentheses");
@@ -245,7 +250,7 @@ class Parser {
         return this.lexed(this.lex.readRegex(), (pattern, span) => ({ kind: "regex", pattern, span }));
       case "wildcard":
       case "strict wildcard":
-        if (!this.lex.atString()) this.unexpected("expected a string (\"…\" or r\"…\") after wildcard");
+        if (!this.lex.atString()) this.unexpected('expected a string ("…" or r"…") after wildcard');
         return this.lexed(this.lex.readString(), (bytes, span) => ({ kind: "string", bytes, span }));
       case "in": {
         if (this.lex.eat("$")) {
@@ -272,7 +277,8 @@ class Parser {
 
   /** A string literal or a bare word (int, IP, hex bytes), to be typed by `check.ts`. */
   private literal(message: string): Literal {
-    if (this.lex.atString()) return this.lexed(this.lex.readString(), (bytes, span) => ({ kind: "string", bytes, span }));
+    if (this.lex.atString())
+      return this.lexed(this.lex.readString(), (bytes, span) => ({ kind: "string", bytes, span }));
     const word = this.lex.readWord();
     if (word.text === "") this.unexpected(message);
     return { kind: "word", text: word.text, span: word.span };
@@ -319,12 +325,18 @@ class Parser {
         const word = this.lex.readWord();
         if (/^[0-9]+$/.test(word.text)) {
           const index = Number(word.text);
-          if (index > 0xffffffff) this.fail("literal", "array index out of range (0 … 4294967295)", word.span.start, word.span.end);
+          if (index > 0xffffffff)
+            this.fail("literal", "array index out of range (0 … 4294967295)", word.span.start, word.span.end);
           step = { kind: "index", index, span: { start, end: word.span.end } };
         } else if (word.text.startsWith("-")) {
           this.fail("syntax", "expected a non-negative integer as index", word.span.start, word.span.end);
         } else {
-          this.fail("syntax", 'expected `*`, a non-negative integer or a quoted key ("…") as index', start + 1, Math.max(word.span.end, start + 2));
+          this.fail(
+            "syntax",
+            'expected `*`, a non-negative integer or a quoted key ("…") as index',
+            start + 1,
+            Math.max(word.span.end, start + 2),
+          );
         }
       }
       this.lex.skipWs();
@@ -353,7 +365,8 @@ class Parser {
    */
   private argument(depth: number): Arg {
     this.lex.skipWs();
-    if (this.lex.atString()) return this.lexed(this.lex.readString(), (bytes, span) => ({ kind: "string", bytes, span }));
+    if (this.lex.atString())
+      return this.lexed(this.lex.readString(), (bytes, span) => ({ kind: "string", bytes, span }));
     const word = this.lex.peekWord();
     const c = this.lex.peek();
     if (

@@ -71,7 +71,8 @@ function explain(source: string, message: string, unicode: boolean): string {
   const detail = message.replace(/^error parsing regexp: /, "");
   if (/\(\?<?[=!]/.test(source)) return `look-around is not supported (RE2 syntax): ${detail}`;
   if (/\\[1-9]/.test(source)) return `back-references are not supported (RE2 syntax): ${detail}`;
-  if (/\(\?[a-zA-Z-]*u/.test(source)) return `the \`u\` flag is supported only at the start of the pattern, as \`(?u)\`: ${detail}`;
+  if (/\(\?[a-zA-Z-]*u/.test(source))
+    return `the \`u\` flag is supported only at the start of the pattern, as \`(?u)\`: ${detail}`;
   if (!unicode && /\\[pP]/.test(source)) return `Unicode classes need \`(?u)\` at the start of the pattern: ${detail}`;
   return `invalid regular expression: ${detail}`;
 }

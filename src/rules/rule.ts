@@ -47,4 +47,3 @@ export function validate(source: string, scheme: Scheme, options: CompileOptions
   const checked = check(source, ast.value, scheme, options);
   return checked.ok ? ok(true) : err(checked.error);
 }
-

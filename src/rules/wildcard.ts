@@ -9,7 +9,11 @@ import { asciiLower } from "./values";
 
 export type WildcardMatcher = (subject: string) => boolean;
 
-export function compileWildcard(pattern: string, caseInsensitive: boolean, starLimit?: number): Result<WildcardMatcher, string> {
+export function compileWildcard(
+  pattern: string,
+  caseInsensitive: boolean,
+  starLimit?: number,
+): Result<WildcardMatcher, string> {
   const pieces: string[] = [];
   let current = "";
   let stars = 0;
@@ -27,7 +31,8 @@ export function compileWildcard(pattern: string, caseInsensitive: boolean, starL
     lastWasStar = false;
     if (c === "\\") {
       const next = pattern.charAt(i + 1);
-      if (next !== "*" && next !== "\\") return err("invalid escape in a wildcard pattern: only \\* and \\\\ are allowed");
+      if (next !== "*" && next !== "\\")
+        return err("invalid escape in a wildcard pattern: only \\* and \\\\ are allowed");
       current += next;
       i++;
       continue;
@@ -35,7 +40,8 @@ export function compileWildcard(pattern: string, caseInsensitive: boolean, starL
     current += c;
   }
   pieces.push(current);
-  if (starLimit !== undefined && stars > starLimit) return err(`too many \`*\` in a wildcard pattern (at most ${starLimit})`);
+  if (starLimit !== undefined && stars > starLimit)
+    return err(`too many \`*\` in a wildcard pattern (at most ${starLimit})`);
   const fold = caseInsensitive ? asciiLower : (s: string): string => s;
   const parts = pieces.map(fold);
   const first = parts[0] ?? "";

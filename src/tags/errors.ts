@@ -19,7 +19,11 @@ export const TAG_FAILURES = {
   invalidResourceType: (type: string) =>
     apiFailure(400, 1006, `Invalid resource type ${JSON.stringify(type)} for this endpoint`),
   invalidFilter: (why: string) =>
-    apiFailure(400, 1007, `tag parameter must be in format key, key=value[,value...], !key or key!=value[,value...]: ${why}`),
+    apiFailure(
+      400,
+      1007,
+      `tag parameter must be in format key, key=value[,value...], !key or key!=value[,value...]: ${why}`,
+    ),
   tagKeyRequired: () => apiFailure(400, 1009, "tag_key is required"),
   tooManyFilters: () => apiFailure(400, 1010, `too many tag filters (maximum ${MAX_FILTERS})`),
   keyTooLong: () => apiFailure(400, 1011, `tag key too long (maximum ${MAX_KEY_CODE_POINTS} characters)`),

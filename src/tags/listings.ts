@@ -9,7 +9,12 @@
  */
 import { PAGE_SIZE, type CompiledQuery, type SqlValue } from "./filters";
 
-function looseScan(column: "key" | "value", where: readonly string[], params: readonly SqlValue[], after: string | null): CompiledQuery {
+function looseScan(
+  column: "key" | "value",
+  where: readonly string[],
+  params: readonly SqlValue[],
+  after: string | null,
+): CompiledQuery {
   const scope = where.length > 0 ? `${where.join(" AND ")} AND ` : "";
   const first = after === null ? (where.length > 0 ? where.join(" AND ") : "1") : `${scope}${column} > ?`;
   // The recursion stops at PAGE_SIZE + 1 rows, or at the NULL that min() gives once nothing is left.

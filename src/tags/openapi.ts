@@ -87,7 +87,10 @@ const tagPaths: Record<string, Json> = {
       summary: "Distinct tag keys, ascending by code point",
       security: [{ bearer: ["tags:read"] }],
       parameters: [param("Cursor")],
-      responses: { "200": ok("One page (at most 100 keys)", { type: "array", items: ref("TagKey") }, true), ...COMMON_ERRORS },
+      responses: {
+        "200": ok("One page (at most 100 keys)", { type: "array", items: ref("TagKey") }, true),
+        ...COMMON_ERRORS,
+      },
     },
   },
   "/accounts/{account_id}/tags/values/{tag_key}": {
@@ -101,7 +104,10 @@ const tagPaths: Record<string, Json> = {
         { name: "type", in: "query", schema: ref("ResourceType") },
         param("Cursor"),
       ],
-      responses: { "200": ok("One page (at most 100 values)", { type: "array", items: ref("TagValue") }, true), ...COMMON_ERRORS },
+      responses: {
+        "200": ok("One page (at most 100 values)", { type: "array", items: ref("TagValue") }, true),
+        ...COMMON_ERRORS,
+      },
     },
   },
   "/accounts/{account_id}/tags/values": {
@@ -132,7 +138,13 @@ const tagPaths: Record<string, Json> = {
           schema: { type: "array", maxItems: MAX_FILTERS, items: { type: "string" } },
           example: ["env=prod,staging", "!archived"],
         },
-        { name: "type", in: "query", style: "form", explode: true, schema: { type: "array", items: ref("ResourceType") } },
+        {
+          name: "type",
+          in: "query",
+          style: "form",
+          explode: true,
+          schema: { type: "array", items: ref("ResourceType") },
+        },
         {
           name: "id",
           in: "query",
@@ -186,14 +198,18 @@ const tagPaths: Record<string, Json> = {
   },
 };
 
-
 const resourceIdSchema: Json = { type: "string", minLength: 1, maxLength: MAX_RESOURCE_ID_CODE_POINTS };
 
 export const tagsOpenApi: OpenApiFragment = {
   paths: tagPaths,
   description: `Account resource tagging (contract §5). Tagging error codes: ${TAG_ERROR_CODES}.`,
   parameters: {
-    AccountId: { name: "account_id", in: "path", required: true, schema: { type: "string", pattern: "^[0-9a-f]{32}$" } },
+    AccountId: {
+      name: "account_id",
+      in: "path",
+      required: true,
+      schema: { type: "string", pattern: "^[0-9a-f]{32}$" },
+    },
     Cursor: {
       name: "cursor",
       in: "query",
@@ -208,48 +224,57 @@ export const tagsOpenApi: OpenApiFragment = {
     },
   },
   schemas: {
-  TagKey: {
-    type: "string",
-    minLength: 1,
-    maxLength: MAX_KEY_CODE_POINTS,
-    pattern: TAG_KEY_PATTERN.source,
-    description: "Letters of any script with combining marks, decimal digits, `_ . -`; case-sensitive; lengths in code points.",
-  },
-  TagValue: { type: "string", maxLength: MAX_VALUE_CODE_POINTS, description: "Any well-formed string; `\"\"` for key-only tags." },
-  Tags: { type: "object", propertyNames: ref("TagKey"), additionalProperties: ref("TagValue") },
-  AccountResourceType: { type: "string", enum: [...ACCOUNT_RESOURCE_TYPES] },
-  ResourceType: { type: "string", enum: [...ACCOUNT_RESOURCE_TYPES, ...ZONE_RESOURCE_TYPES] },
-  ResourceId: resourceIdSchema,
-  TaggedResource: {
-    type: "object",
-    required: ["id", "type", "name", "tags", "etag"],
-    properties: {
-      id: { type: "string" },
-      type: { type: "string" },
-      name: { type: "string" },
-      tags: ref("Tags"),
-      etag: { type: "string", pattern: "^v1:[A-Za-z0-9_-]{22}$" },
-      tags_updated_at: { type: "string", format: "date-time" },
-      worker_id: { type: "string" },
+    TagKey: {
+      type: "string",
+      minLength: 1,
+      maxLength: MAX_KEY_CODE_POINTS,
+      pattern: TAG_KEY_PATTERN.source,
+      description:
+        "Letters of any script with combining marks, decimal digits, `_ . -`; case-sensitive; lengths in code points.",
     },
-  },
-  ResourceBody: {
-    type: "object",
-    additionalProperties: false,
-    required: ["resource_type", "resource_id"],
-    properties: { resource_type: ref("AccountResourceType"), resource_id: ref("ResourceId"), worker_id: ref("ResourceId") },
-  },
-  SetTagsBody: {
-    type: "object",
-    additionalProperties: false,
-    required: ["resource_type", "resource_id"],
-    properties: {
-      resource_type: ref("AccountResourceType"),
-      resource_id: ref("ResourceId"),
-      worker_id: ref("ResourceId"),
-      tags: ref("Tags"),
+    TagValue: {
+      type: "string",
+      maxLength: MAX_VALUE_CODE_POINTS,
+      description: 'Any well-formed string; `""` for key-only tags.',
     },
-    example: { resource_type: "worker", resource_id: "api", tags: { environment: "production", team: "platform" } },
-  },
+    Tags: { type: "object", propertyNames: ref("TagKey"), additionalProperties: ref("TagValue") },
+    AccountResourceType: { type: "string", enum: [...ACCOUNT_RESOURCE_TYPES] },
+    ResourceType: { type: "string", enum: [...ACCOUNT_RESOURCE_TYPES, ...ZONE_RESOURCE_TYPES] },
+    ResourceId: resourceIdSchema,
+    TaggedResource: {
+      type: "object",
+      required: ["id", "type", "name", "tags", "etag"],
+      properties: {
+        id: { type: "string" },
+        type: { type: "string" },
+        name: { type: "string" },
+        tags: ref("Tags"),
+        etag: { type: "string", pattern: "^v1:[A-Za-z0-9_-]{22}$" },
+        tags_updated_at: { type: "string", format: "date-time" },
+        worker_id: { type: "string" },
+      },
+    },
+    ResourceBody: {
+      type: "object",
+      additionalProperties: false,
+      required: ["resource_type", "resource_id"],
+      properties: {
+        resource_type: ref("AccountResourceType"),
+        resource_id: ref("ResourceId"),
+        worker_id: ref("ResourceId"),
+      },
+    },
+    SetTagsBody: {
+      type: "object",
+      additionalProperties: false,
+      required: ["resource_type", "resource_id"],
+      properties: {
+        resource_type: ref("AccountResourceType"),
+        resource_id: ref("ResourceId"),
+        worker_id: ref("ResourceId"),
+        tags: ref("Tags"),
+      },
+      example: { resource_type: "worker", resource_id: "api", tags: { environment: "production", team: "platform" } },
+    },
   },
 };

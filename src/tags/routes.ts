@@ -157,7 +157,11 @@ async function listResources(c: TagRequest): Promise<Response> {
   if (!query.ok) return queryFailure(cursor.value, query.error);
   return pageResponse(
     fromStore(
-      await c.store.listResources({ scope: scope(c, ["resources", query.value]), cursor: cursor.value, query: query.value }),
+      await c.store.listResources({
+        scope: scope(c, ["resources", query.value]),
+        cursor: cursor.value,
+        query: query.value,
+      }),
     ),
   );
 }
@@ -174,7 +178,10 @@ async function getTags(c: TagRequest): Promise<Response> {
 }
 
 /** Malformed JSON is the endpoint's own payload error (1002 / 1015); an oversized body stays 413. */
-async function readBody(request: Request, malformed: (why: string) => ApiFailure): Promise<Result<unknown, ApiFailure>> {
+async function readBody(
+  request: Request,
+  malformed: (why: string) => ApiFailure,
+): Promise<Result<unknown, ApiFailure>> {
   const body = await readJsonBody(request);
   if (body.ok || body.error.status === 413) return body;
   return err(malformed(body.error.errors[0]?.message ?? "not JSON"));

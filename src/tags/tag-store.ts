@@ -152,7 +152,10 @@ export class TagStore extends DurableObject<Env> {
         return ok(resourceObject(ref, ref.id, [], EMPTY_TAGS_ETAG, null));
       }
       // The rows travel as JSON parameters (≤ 100 bindings per statement), each under INSERT_CHUNK_BYTES.
-      for (const chunk of jsonChunks(tags.map(([k, v]) => [k, v, fold(k), fold(v)]), INSERT_CHUNK_BYTES)) {
+      for (const chunk of jsonChunks(
+        tags.map(([k, v]) => [k, v, fold(k), fold(v)]),
+        INSERT_CHUNK_BYTES,
+      )) {
         this.sql.exec(
           `INSERT INTO tags (type, parent, id, key, value, key_fold, value_fold)
            SELECT ?, ?, ?, j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3 FROM json_each(?) j`,
@@ -204,7 +207,9 @@ export class TagStore extends DurableObject<Env> {
   }
 
   /** Distinct values of one key, optionally for one resource type, ascending. */
-  async listValues(request: PageRequest & { key: string; type: string | null }): Promise<Result<Page<string>, TagStoreFailure>> {
+  async listValues(
+    request: PageRequest & { key: string; type: string | null },
+  ): Promise<Result<Page<string>, TagStoreFailure>> {
     return this.page(request, (after) => {
       const { sql, params } = distinctValuesQuery(request.key, request.type, after?.[0] ?? null);
       return mapRows(this.sql.exec<{ v: string }>(sql, ...params), (r) => ({ item: r.v, sortKey: [r.v] }));
@@ -212,7 +217,9 @@ export class TagStore extends DurableObject<Env> {
   }
 
   /** Tagged resources matching every filter, in (type, parent, id) order. */
-  async listResources(request: PageRequest & { query: ResourceQuery }): Promise<Result<Page<TaggedResource>, TagStoreFailure>> {
+  async listResources(
+    request: PageRequest & { query: ResourceQuery },
+  ): Promise<Result<Page<TaggedResource>, TagStoreFailure>> {
     return this.page(request, (after) => {
       const { sql, params } = compileResourceQuery(request.query, after);
       // Rows are read one at a time: a page stops at its byte budget without holding the rows it will not send.
@@ -279,7 +286,9 @@ export class TagStore extends DurableObject<Env> {
   /** The account's cursor HMAC key: 256 random bits created on first use, never leaving the object. */
   private key(): Promise<CryptoKey> {
     if (!this.cursorKey) {
-      const row = this.sql.exec<{ value: ArrayBuffer }>("SELECT value FROM meta WHERE name = 'cursor_key'").toArray()[0];
+      const row = this.sql
+        .exec<{ value: ArrayBuffer }>("SELECT value FROM meta WHERE name = 'cursor_key'")
+        .toArray()[0];
       let raw = row?.value;
       if (!raw) {
         raw = crypto.getRandomValues(new Uint8Array(32)).buffer;
@@ -331,7 +340,10 @@ interface PageRow<T> {
 }
 
 /** Maps a SQL cursor lazily (rows are read as the page consumes them). */
-function* mapRows<R extends Record<string, SqlStorageValue>, T>(rows: SqlStorageCursor<R>, f: (row: R) => T): Generator<T> {
+function* mapRows<R extends Record<string, SqlStorageValue>, T>(
+  rows: SqlStorageCursor<R>,
+  f: (row: R) => T,
+): Generator<T> {
   for (const row of rows) yield f(row);
 }
 

@@ -115,7 +115,9 @@ export function parseResourceQuery(params: URLSearchParams): Result<ResourceQuer
     return err(TAG_FAILURES.resourceRequired("id must be a non-empty, well-formed string"));
   const name = params.get("name");
   if (name !== null && (!isWellFormed(name) || codePointLength(name) > MAX_NAME_CODE_POINTS))
-    return err(TAG_FAILURES.resourceRequired(`name must be well-formed and at most ${MAX_NAME_CODE_POINTS} characters`));
+    return err(
+      TAG_FAILURES.resourceRequired(`name must be well-formed and at most ${MAX_NAME_CODE_POINTS} characters`),
+    );
   const ci = params.get("case_insensitive");
   if (ci !== null && ci !== "true" && ci !== "false")
     return err(TAG_FAILURES.invalidFilter("case_insensitive must be true or false"));
@@ -228,7 +230,10 @@ export function parseDeleteBody(body: unknown): Result<ResourceRef, ApiFailure> 
   if (!isPlainObject(body)) return err(invalid("the body must be a JSON object"));
   const extra = unknownField(body, DELETE_FIELDS);
   if (extra !== undefined) return err(invalid(`unknown field ${JSON.stringify(extra)}`));
-  return resourceRef({ resource_type: body.resource_type, resource_id: body.resource_id, worker_id: body.worker_id }, invalid);
+  return resourceRef(
+    { resource_type: body.resource_type, resource_id: body.resource_id, worker_id: body.worker_id },
+    invalid,
+  );
 }
 
 /** `GET /tags?resource_type=&resource_id=[&worker_id=]`: missing → 1003, unknown type → 1006. */

@@ -39,7 +39,11 @@ export function cachedZone(host: string, now = Date.now()): Zone | null | undefi
 }
 
 /** The zone config for `host` (`null` = none), from the cache when fresh, else from KV. */
-export async function lookupZone(kv: KVNamespace, host: string, now = Date.now()): Promise<Result<Zone | null, StoreFailure>> {
+export async function lookupZone(
+  kv: KVNamespace,
+  host: string,
+  now = Date.now(),
+): Promise<Result<Zone | null, StoreFailure>> {
   const hit = cachedZone(host, now);
   if (hit !== undefined) return ok(hit);
   const result = await readZone(kv, host);

@@ -39,27 +39,31 @@ export const zonesOpenApi: OpenApiFragment = {
     Zone: { name: "zone", in: "path", required: true, description: "Hostname.", schema: { type: "string" } },
   },
   schemas: {
-  ZoneSettings: {
-    type: "object",
-    required: ["plan", "origin"],
-    properties: {
-      plan: { type: "string", enum: [...PLANS] },
-      origin: { type: "string", format: "uri", description: "`http(s)://host[:port]`" },
-      connect_timeout: { type: "number", description: "seconds" },
-      read_timeout: { type: "number", description: "seconds" },
-      max_request_header_bytes: { type: "integer" },
-    },
-  },
-  Zone: {
-    description: "The zone's settings as written, with its name and the document's revision.",
-    allOf: [
-      ref("ZoneSettings"),
-      {
-        type: "object",
-        required: ["zone", "version", "modified_on"],
-        properties: { zone: { type: "string" }, version: { type: "integer" }, modified_on: { type: "string", format: "date-time" } },
+    ZoneSettings: {
+      type: "object",
+      required: ["plan", "origin"],
+      properties: {
+        plan: { type: "string", enum: [...PLANS] },
+        origin: { type: "string", format: "uri", description: "`http(s)://host[:port]`" },
+        connect_timeout: { type: "number", description: "seconds" },
+        read_timeout: { type: "number", description: "seconds" },
+        max_request_header_bytes: { type: "integer" },
       },
-    ],
-  },
+    },
+    Zone: {
+      description: "The zone's settings as written, with its name and the document's revision.",
+      allOf: [
+        ref("ZoneSettings"),
+        {
+          type: "object",
+          required: ["zone", "version", "modified_on"],
+          properties: {
+            zone: { type: "string" },
+            version: { type: "integer" },
+            modified_on: { type: "string", format: "date-time" },
+          },
+        },
+      ],
+    },
   },
 };

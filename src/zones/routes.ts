@@ -31,7 +31,10 @@ export const MAX_LISTED_ERRORS = 20;
 export function zoneFailure(failure: ZoneFailure, zone: string): Response {
   switch (failure.kind) {
     case "invalid-name":
-      return apiFailureResponse({ status: 400, errors: [{ code: 7003, message: `Invalid zone identifier: ${failure.why}` }] });
+      return apiFailureResponse({
+        status: 400,
+        errors: [{ code: 7003, message: `Invalid zone identifier: ${failure.why}` }],
+      });
     case "invalid-settings":
       return apiFailureResponse({ status: 400, errors: listed(failure.errors, 1004, "Invalid zone setting") });
     case "not-found":
@@ -49,8 +52,14 @@ export function zoneFailure(failure: ZoneFailure, zone: string): Response {
 }
 
 /** Field errors as envelope errors: the first `MAX_LISTED_ERRORS`, then one line counting the rest. */
-export function listed(errors: readonly FieldError[], code: number, prefix: string): { code: number; message: string }[] {
-  const shown = errors.slice(0, MAX_LISTED_ERRORS).map((e) => ({ code, message: `${prefix}: ${e.field} ${e.message}` }));
+export function listed(
+  errors: readonly FieldError[],
+  code: number,
+  prefix: string,
+): { code: number; message: string }[] {
+  const shown = errors
+    .slice(0, MAX_LISTED_ERRORS)
+    .map((e) => ({ code, message: `${prefix}: ${e.field} ${e.message}` }));
   if (errors.length > MAX_LISTED_ERRORS) {
     shown.push({ code, message: `${prefix}: and ${errors.length - MAX_LISTED_ERRORS} more errors not listed` });
   }
@@ -70,7 +79,9 @@ export function zoneParam(params: Readonly<Record<string, string>>): string {
 }
 
 /** The route target of every zone endpoint: the zone named in the path, for the token's zone scope. */
-export function zoneTarget(params: Readonly<Record<string, string>>): Result<{ kind: "zone"; name: string }, ApiFailure> {
+export function zoneTarget(
+  params: Readonly<Record<string, string>>,
+): Result<{ kind: "zone"; name: string }, ApiFailure> {
   return ok({ kind: "zone", name: zoneParam(params) });
 }
 

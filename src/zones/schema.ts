@@ -71,7 +71,9 @@ export function parseZoneName(raw: string): Result<string, string> {
 }
 
 /** Validates a `PUT /zones/{zone}` body; every invalid field is reported at once. */
-export function parseZoneSettings(body: unknown): Result<{ settings: ZoneSettings; target: OriginTarget }, FieldError[]> {
+export function parseZoneSettings(
+  body: unknown,
+): Result<{ settings: ZoneSettings; target: OriginTarget }, FieldError[]> {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     return err([{ field: "body", message: "must be a JSON object" }]);
   }

@@ -13,8 +13,7 @@ import { causeOf, err, ok, type Result } from "../result";
 import { parseZoneSettings, ZONE_DOC_SCHEMA, type Zone, type ZoneDocument } from "./schema";
 
 export type StoreFailure =
-  | { readonly kind: "unavailable"; readonly cause: string }
-  | { readonly kind: "corrupt"; readonly cause: string };
+  { readonly kind: "unavailable"; readonly cause: string } | { readonly kind: "corrupt"; readonly cause: string };
 
 /** The KV key of a zone's document. */
 export const zoneKey = (zone: string): string => `zone:${zone}`;

@@ -70,7 +70,10 @@ async function lookupConfig(env: Env, zone: string): Promise<Result<Zone | null,
 }
 
 /** Where traffic goes and the limits it meets: the same shape for a configured zone and for DEFAULT_ORIGIN. */
-function routeTo(target: OriginTarget, limits: Pick<ZoneSettings, "connect_timeout" | "read_timeout" | "max_request_header_bytes">): Route {
+function routeTo(
+  target: OriginTarget,
+  limits: Pick<ZoneSettings, "connect_timeout" | "read_timeout" | "max_request_header_bytes">,
+): Route {
   return {
     plan: { target, connectTimeoutMs: limits.connect_timeout * 1000, readTimeoutMs: limits.read_timeout * 1000 },
     maxRequestHeaderBytes: limits.max_request_header_bytes,

@@ -40,7 +40,9 @@ export class ZoneWriter extends DurableObject<Env> {
   /** Replaces one section of an existing zone (`null` removes it). */
   putSection(zone: string, name: string, value: unknown): Promise<Result<ZoneDocument, ZoneWriteFailure>> {
     if (RESERVED.has(name)) throw new TypeError(`section name ${name} is reserved`);
-    return this.mutate(zone, (previous) => (previous ? ok(withSection(previous, name, value)) : err({ kind: "not-found" })));
+    return this.mutate(zone, (previous) =>
+      previous ? ok(withSection(previous, name, value)) : err({ kind: "not-found" }),
+    );
   }
 
   /**

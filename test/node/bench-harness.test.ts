@@ -27,7 +27,15 @@ describe("bench/lib/stats", () => {
 describe("bench/lib/serve parseWranglerToml", () => {
   it("reads the top-level compatibility date and only the [vars] table", () => {
     const parsed = parseWranglerToml(
-      ['name = "x"', 'compatibility_date = "2026-04-20"', "[vars]", 'A = "1"', 'B = "two words"', "[[kv_namespaces]]", 'binding = "CONFIG"'].join("\n"),
+      [
+        'name = "x"',
+        'compatibility_date = "2026-04-20"',
+        "[vars]",
+        'A = "1"',
+        'B = "two words"',
+        "[[kv_namespaces]]",
+        'binding = "CONFIG"',
+      ].join("\n"),
     );
     expect(parsed).toEqual({ compatibilityDate: "2026-04-20", vars: { A: "1", B: "two words" } });
   });
@@ -69,7 +77,11 @@ describe("bench/lib/micro compare", () => {
       for (let i = 0; i < n; i++) x = (x * 31 + i) | 0;
       return x;
     };
-    const result = compare(() => work(2000), () => work(100), { batch: 200, rounds: 5, warmup: 2 });
+    const result = compare(
+      () => work(2000),
+      () => work(100),
+      { batch: 200, rounds: 5, warmup: 2 },
+    );
     expect(result.subjectNs).toBeGreaterThan(result.baselineNs);
     expect(result.ratio).toBeLessThan(0.5);
   });

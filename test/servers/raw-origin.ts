@@ -55,7 +55,9 @@ function act(socket: Socket, head: string): void {
       return;
     case "/hanging": {
       const body = String(hanging.size);
-      socket.end(`HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+      socket.end(
+        `HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      );
       return;
     }
     case "/reset":

@@ -19,9 +19,27 @@ interface Envelope {
 
 async function apiTokens(): Promise<string> {
   const tokens = [
-    { name: "zone-a-reader", token: "tok-zone-a-reader", accounts: [], zones: ["a.example"], permissions: ["zones:read"] },
-    { name: "zone-a-writer", token: "tok-zone-a-writer", accounts: [], zones: ["A.example"], permissions: ["zones:read", "zones:write"] },
-    { name: "all-zones", token: "tok-all-zones", accounts: [], zones: ["*"], permissions: ["zones:write", "zones:read"] },
+    {
+      name: "zone-a-reader",
+      token: "tok-zone-a-reader",
+      accounts: [],
+      zones: ["a.example"],
+      permissions: ["zones:read"],
+    },
+    {
+      name: "zone-a-writer",
+      token: "tok-zone-a-writer",
+      accounts: [],
+      zones: ["A.example"],
+      permissions: ["zones:read", "zones:write"],
+    },
+    {
+      name: "all-zones",
+      token: "tok-all-zones",
+      accounts: [],
+      zones: ["*"],
+      permissions: ["zones:write", "zones:read"],
+    },
     { name: "tags-reader", token: "tok-tags-reader", accounts: [ACCOUNT], zones: [], permissions: ["tags:read"] },
   ];
   return JSON.stringify(
@@ -67,7 +85,9 @@ describe("401: missing or unknown token", () => {
   });
 
   it("bearer scheme is case-insensitive (RFC 6750)", async () => {
-    const res = await call("/zones/nonexistent-zone.example", { headers: { Authorization: "bearer test-admin-token" } });
+    const res = await call("/zones/nonexistent-zone.example", {
+      headers: { Authorization: "bearer test-admin-token" },
+    });
     await expectCode(res, 404, 1001);
   });
 });
@@ -122,7 +142,9 @@ describe("malformed API_TOKENS fails closed", () => {
     expect(parseApiTokens(raw).ok).toBe(false);
     const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
     await expectCode(await call("/zones/a.example", { token: "tok-zone-a-reader", apiTokens: raw }), 401, 10000);
-    expect((await call("/zones/never-written.example", { token: "test-admin-token", apiTokens: raw })).status).toBe(404);
+    expect((await call("/zones/never-written.example", { token: "test-admin-token", apiTokens: raw })).status).toBe(
+      404,
+    );
     spy.mockRestore();
   });
 
@@ -147,7 +169,8 @@ describe("constant-time comparison", () => {
       await authenticate(new Request("http://localhost/", { headers: { Authorization: `Bearer ${token}` } }), local);
       expect(spy, token).toHaveBeenCalledTimes(5);
       // Always digest against digest: equal lengths whatever the presented token's length.
-      for (const [a, b] of spy.mock.calls) expect((a as ArrayBufferView).byteLength).toBe((b as ArrayBufferView).byteLength);
+      for (const [a, b] of spy.mock.calls)
+        expect((a as ArrayBufferView).byteLength).toBe((b as ArrayBufferView).byteLength);
     }
   });
 });
@@ -161,7 +184,12 @@ describe("hostile URLs cost linear time before authentication (contract §8)", (
     ["unauthenticated", "/zones/a.example", {}, 401],
     ["unknown route, no token", "/no/such/endpoint", {}, 401],
     ["unknown route", "/no/such/endpoint", { Authorization: "Bearer test-admin-token" }, 404],
-    ["tags, over the filter limit", `/accounts/${ACCOUNT}/tags/resources`, { Authorization: "Bearer test-admin-token" }, 400],
+    [
+      "tags, over the filter limit",
+      `/accounts/${ACCOUNT}/tags/resources`,
+      { Authorization: "Bearer test-admin-token" },
+      400,
+    ],
   ])("40,000 repeated query keys, %s", async (_name, path, headers, status) => {
     const query = path.includes("/tags/") ? "?" + "tag=a&".repeat(40_000) : repeated;
     const started = performance.now();

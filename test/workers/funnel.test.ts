@@ -27,7 +27,11 @@ async function call(url: string, init: RequestInit, e: Env): Promise<Response> {
 
 describe("unhandled exceptions", () => {
   it("CONFIG unavailable on zone traffic is the service's internal failure: a structured 500 (contract §3)", async () => {
-    const res = await call("http://shop-config.example/x", { headers: { Accept: "application/json" } }, brokenEnv("CONFIG"));
+    const res = await call(
+      "http://shop-config.example/x",
+      { headers: { Accept: "application/json" } },
+      brokenEnv("CONFIG"),
+    );
     expect(res.status).toBe(500);
     const body = await res.json<Record<string, unknown>>();
     expect(body).toMatchObject({ error_code: 500, zone: "shop-config.example", edge_error: true });
@@ -88,7 +92,12 @@ describe("unhandled exceptions", () => {
     const body = await res.json<Record<string, unknown>>();
     expect(Object.keys(body)).toEqual(FIELD_ORDER.filter((k) => k !== "retry_after"));
     expect(body).toMatchObject({
-      error_code: 1101, status: 500, ray_id: ray, instance: ray, zone: "shop-funnel.example", edge_error: true,
+      error_code: 1101,
+      status: 500,
+      ray_id: ray,
+      instance: ray,
+      zone: "shop-funnel.example",
+      edge_error: true,
       type: "http://shop-funnel.example/cdn-cgi/errors/1101",
     });
     expect(JSON.stringify(body)).not.toContain("exploded");

@@ -72,7 +72,7 @@ const RULES: readonly (readonly [string, string, ErrorFormat])[] = [
   ["upper-case Q", "application/json;Q=0, TEXT/*", "markdown"],
   ["spaces and tabs around separators", " \t application/json \t ; \t q=0.5 \t , \t text/markdown;q=0.4 ", "json"],
   ["no spaces at all", "text/markdown;q=0.4,application/json;q=0.5", "json"],
-  ["other parameters are ignored", "text/html;level=1;charset=\"utf-8\", application/json", "html"],
+  ["other parameters are ignored", 'text/html;level=1;charset="utf-8", application/json', "html"],
   ["quoted parameter with a comma and escaped quote", 'text/markdown;x="a,\\"b", application/json', "markdown"],
   ["empty parameters are allowed (RFC 9110 §5.6.6)", "application/json;;q=0.5;, text/markdown;q=0.4", "json"],
   ["empty list elements are skipped", ",, ,application/json,,", "json"],

@@ -50,7 +50,11 @@ describe("OpenAPI document", () => {
     // Path parameters are compared by position: the document says `{account_id}` where the route says `:account`.
     const shape = (op: string): string => op.replace(/\{[^}]+\}/g, "{}");
     const documented = Object.entries(doc.paths)
-      .flatMap(([p, item]) => Object.keys(item).filter((m) => m !== "parameters").map((m) => `${m.toUpperCase()} ${p}`))
+      .flatMap(([p, item]) =>
+        Object.keys(item)
+          .filter((m) => m !== "parameters")
+          .map((m) => `${m.toUpperCase()} ${p}`),
+      )
       .map(shape)
       .sort();
     const routed = routeSignatures(api.routes).map(shape).sort();

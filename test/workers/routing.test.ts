@@ -50,7 +50,9 @@ describe("an absolute host name (trailing dot) is the same zone (RFC 1034 §3.1)
   });
 
   it("the error's zone field names the zone without the dot", async () => {
-    const res = await exports.default.fetch("http://Shop-Dot.Example.:8787/cdn-cgi/error/522", { headers: { Accept: "application/json" } });
+    const res = await exports.default.fetch("http://Shop-Dot.Example.:8787/cdn-cgi/error/522", {
+      headers: { Accept: "application/json" },
+    });
     expect(await res.json()).toMatchObject({ error_code: 522, zone: "shop-dot.example" });
   });
 
@@ -79,7 +81,10 @@ describe("every management request is authenticated first (contract §7; issue 8
   });
 
   it("a wrong method with a token answers 405 with Allow", async () => {
-    const res = await exports.default.fetch(`http://localhost/accounts/${ACCOUNT}/tags/keys`, { method: "PUT", headers: ADMIN });
+    const res = await exports.default.fetch(`http://localhost/accounts/${ACCOUNT}/tags/keys`, {
+      method: "PUT",
+      headers: ADMIN,
+    });
     expect(res.status).toBe(405);
     expect(res.headers.get("Allow")).toBe("GET");
   });
@@ -109,7 +114,9 @@ describe("parseSettings: operator input is normalised, never half-read", () => {
   it("API_HOSTS entries lose their port and trailing dot, keep IPv6 brackets", () => {
     const { apiHosts } = parseSettings({ API_HOSTS: " LocalHost:8787 , api.example. ,[::1]:8787,,127.0.0.1" });
     expect([...apiHosts].sort()).toEqual(["127.0.0.1", "[::1]", "api.example", "localhost"]);
-    expect(destinationOf(new URL("http://api.example:8787/zones/x"), parseSettings({ API_HOSTS: "api.example:443" }))).toBe("api");
+    expect(
+      destinationOf(new URL("http://api.example:8787/zones/x"), parseSettings({ API_HOSTS: "api.example:443" })),
+    ).toBe("api");
   });
 
   it.each([

@@ -10,7 +10,11 @@ import { REQUEST_FIELDS } from "./request";
 
 export const RESPONSE_FIELDS: Readonly<Record<string, FieldDef>> = {
   "http.response.code": { type: INT, source: "status of the error response", extract: (f) => f.input.error?.status },
-  "edge.response.1xxx_code": { type: INT, source: "the 1xxx code, 0 when none", extract: (f) => f.input.error?.code1xxx },
+  "edge.response.1xxx_code": {
+    type: INT,
+    source: "the 1xxx code, 0 when none",
+    extract: (f) => f.input.error?.code1xxx,
+  },
   "edge.response.error_type": {
     type: BYTES,
     source: '"1xxx", "5xx", or "" (an origin\'s error)',

@@ -22,7 +22,10 @@ export interface FieldSet {
   context(input: RuleInput): EvaluationContext;
 }
 
-export function defineFieldSet(definitions: Readonly<Record<string, FieldDef>>, aliases: Readonly<Record<string, string>> = {}): FieldSet {
+export function defineFieldSet(
+  definitions: Readonly<Record<string, FieldDef>>,
+  aliases: Readonly<Record<string, string>> = {},
+): FieldSet {
   const types: Record<string, Type> = {};
   for (const [name, def] of Object.entries(definitions)) types[name] = def.type;
   const scheme = defineScheme(types, aliases);

@@ -12,21 +12,37 @@ const STRING_ARRAY = arrayOf(BYTES);
 const STRING_ARRAY_MAP = mapOf(STRING_ARRAY);
 
 export const REQUEST_FIELDS: Readonly<Record<string, FieldDef>> = {
-  "http.host": { type: BYTES, source: "URL hostname (lower-case, no port)", extract: (f) => toByteString(f.url.hostname) },
-  "http.request.method": { type: BYTES, source: "request method (upper-case)", extract: (f) => f.input.request.method.toUpperCase() },
+  "http.host": {
+    type: BYTES,
+    source: "URL hostname (lower-case, no port)",
+    extract: (f) => toByteString(f.url.hostname),
+  },
+  "http.request.method": {
+    type: BYTES,
+    source: "request method (upper-case)",
+    extract: (f) => f.input.request.method.toUpperCase(),
+  },
   "http.request.uri": {
     type: BYTES,
     source: "path and query (`/a?b=1`)",
     extract: (f) => toByteString(f.url.pathname + f.url.search),
   },
   "http.request.uri.path": { type: BYTES, source: "URL path", extract: (f) => toByteString(f.url.pathname) },
-  "http.request.uri.query": { type: BYTES, source: "query without `?`", extract: (f) => toByteString(f.url.search.slice(1)) },
+  "http.request.uri.query": {
+    type: BYTES,
+    source: "query without `?`",
+    extract: (f) => toByteString(f.url.search.slice(1)),
+  },
   "http.request.full_uri": {
     type: BYTES,
     source: "full URL without fragment",
     extract: (f) => toByteString(f.url.origin + f.url.pathname + f.url.search),
   },
-  "http.request.uri.args": { type: STRING_ARRAY_MAP, source: "query arguments, not decoded", extract: (f) => queryArgs(f.url.search) },
+  "http.request.uri.args": {
+    type: STRING_ARRAY_MAP,
+    source: "query arguments, not decoded",
+    extract: (f) => queryArgs(f.url.search),
+  },
   "http.request.headers": {
     type: STRING_ARRAY_MAP,
     source: "request headers, lower-case names",
@@ -42,9 +58,13 @@ export const REQUEST_FIELDS: Readonly<Record<string, FieldDef>> = {
     source: "header values, same order as the names",
     extract: (f) => [...f.input.request.headers.values()].map(toByteString),
   },
-  "http.user_agent": { type: BYTES, source: "`User-Agent` header, \"\" when absent", extract: (f) => f.header("user-agent") },
-  "http.referer": { type: BYTES, source: "`Referer` header, \"\" when absent", extract: (f) => f.header("referer") },
-  "http.cookie": { type: BYTES, source: "`Cookie` header, \"\" when absent", extract: (f) => f.header("cookie") },
+  "http.user_agent": {
+    type: BYTES,
+    source: '`User-Agent` header, "" when absent',
+    extract: (f) => f.header("user-agent"),
+  },
+  "http.referer": { type: BYTES, source: '`Referer` header, "" when absent', extract: (f) => f.header("referer") },
+  "http.cookie": { type: BYTES, source: '`Cookie` header, "" when absent', extract: (f) => f.header("cookie") },
   "ip.src": { type: IP, source: "`CF-Connecting-IP` only, validated; missing otherwise", extract: (f) => f.clientIp() },
   "ip.src.country": {
     type: BYTES,

@@ -9,14 +9,7 @@ import { CATALOG, ERROR_CATEGORIES, catalogEntry, type CatalogEntry } from "../.
 
 /** The fields of an entry that carry provenance. `retry` covers both `retryable` and `retry_after`. */
 type CatalogField =
-  | "status"
-  | "title"
-  | "error_name"
-  | "category"
-  | "retry"
-  | "owner_action_required"
-  | "detail"
-  | "what_you_should_do";
+  "status" | "title" | "error_name" | "category" | "retry" | "owner_action_required" | "detail" | "what_you_should_do";
 
 /**
  * Where each value of the catalog comes from: published verbatim, or adapted on purpose (with the published value
@@ -24,7 +17,9 @@ type CatalogField =
  */
 interface Provenance {
   readonly published: readonly CatalogField[];
-  readonly adapted?: Partial<Readonly<Record<CatalogField, { readonly published: string | number | boolean; readonly why: string }>>>;
+  readonly adapted?: Partial<
+    Readonly<Record<CatalogField, { readonly published: string | number | boolean; readonly why: string }>>
+  >;
 }
 const PROVENANCE = provenanceSidecar as unknown as Record<string, Provenance>;
 const provenanceOf = (code: number): Provenance => {
@@ -54,9 +49,18 @@ const RESEARCH = research as ResearchEntry[];
 function requiredCodes(): number[] {
   const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
   return [
-    500, 502, 504, ...range(520, 526),
-    ...range(1000, 1020), 1023, ...range(1025, 1029), ...range(1033, 1045), 1047, 1049,
-    ...range(1100, 1109), ...range(1200, 1206),
+    500,
+    502,
+    504,
+    ...range(520, 526),
+    ...range(1000, 1020),
+    1023,
+    ...range(1025, 1029),
+    ...range(1033, 1045),
+    1047,
+    1049,
+    ...range(1100, 1109),
+    ...range(1200, 1206),
   ];
 }
 
@@ -83,14 +87,22 @@ function publishedValues(r: ResearchEntry): Partial<Record<CatalogField, Value>>
 
 function catalogValue(entry: CatalogEntry, field: CatalogField): Value {
   switch (field) {
-    case "status": return entry.status;
-    case "title": return entry.title;
-    case "error_name": return entry.errorName;
-    case "category": return entry.category;
-    case "retry": return entry.retryAfter;
-    case "owner_action_required": return entry.ownerActionRequired;
-    case "detail": return entry.detail;
-    case "what_you_should_do": return entry.whatYouShouldDo;
+    case "status":
+      return entry.status;
+    case "title":
+      return entry.title;
+    case "error_name":
+      return entry.errorName;
+    case "category":
+      return entry.category;
+    case "retry":
+      return entry.retryAfter;
+    case "owner_action_required":
+      return entry.ownerActionRequired;
+    case "detail":
+      return entry.detail;
+    case "what_you_should_do":
+      return entry.whatYouShouldDo;
   }
 }
 
@@ -128,25 +140,55 @@ describe("categories in use", () => {
   });
 
   it("every code has its provenance in the sidecar, and the sidecar names no other code", () => {
-    expect(Object.keys(PROVENANCE).map(Number).sort((a, b) => a - b)).toEqual(CATALOG.map((e) => e.code));
-    for (const e of CATALOG) expect(provenanceOf(e.code).published.length + Object.keys(provenanceOf(e.code).adapted ?? {}).length).toBeGreaterThan(0);
+    expect(
+      Object.keys(PROVENANCE)
+        .map(Number)
+        .sort((a, b) => a - b),
+    ).toEqual(CATALOG.map((e) => e.code));
+    for (const e of CATALOG)
+      expect(
+        provenanceOf(e.code).published.length + Object.keys(provenanceOf(e.code).adapted ?? {}).length,
+      ).toBeGreaterThan(0);
   });
 });
 
 describe("retry rules (seed-spec 7.1)", () => {
   it("5xx defaults are exact", () => {
     const fivexx = Object.fromEntries(CATALOG.filter((e) => e.code < 1000).map((e) => [e.code, e.retryAfter]));
-    expect(fivexx).toEqual({ 500: 30, 502: 60, 504: 120, 520: 60, 521: 120, 522: 120, 523: 120, 524: 120, 525: null, 526: null });
+    expect(fivexx).toEqual({
+      500: 30,
+      502: 60,
+      504: 120,
+      520: 60,
+      521: 120,
+      522: 120,
+      523: 120,
+      524: 120,
+      525: null,
+      526: null,
+    });
   });
 
   it("exactly six 1xxx codes are retryable, with their values", () => {
     const retryable = CATALOG.filter((e) => e.code >= 1000 && e.retryAfter !== null).map((e) => [e.code, e.retryAfter]);
-    expect(retryable).toEqual([[1004, 120], [1015, 30], [1033, 120], [1038, 60], [1200, 60], [1205, 5]]);
+    expect(retryable).toEqual([
+      [1004, 120],
+      [1015, 30],
+      [1033, 120],
+      [1038, 60],
+      [1200, 60],
+      [1205, 5],
+    ]);
   });
 
   it("names 1015 rate_limited and 522 connection_timeout / origin / owner action (seed-spec 7.1 example)", () => {
     expect(catalogEntry(1015)?.errorName).toBe("rate_limited");
-    expect(catalogEntry(522)).toMatchObject({ errorName: "connection_timeout", category: "origin", retryAfter: 120, ownerActionRequired: true });
+    expect(catalogEntry(522)).toMatchObject({
+      errorName: "connection_timeout",
+      category: "origin",
+      retryAfter: 120,
+      ownerActionRequired: true,
+    });
   });
 });
 

@@ -27,8 +27,27 @@ async function expectJsonProblem(res: Response, status: number, title: string): 
 }
 
 const BAD_CODES = [
-  "0522", "-1", "1e3", "99999999999999999999", "%00", "522.0", "%20522", "+522", "0x20a", "522%00", "abc", "9999",
-  "1021", "527", "530", "0", "00", "５２２", "522;x", encodeURIComponent("522 "), "9".repeat(10_000),
+  "0522",
+  "-1",
+  "1e3",
+  "99999999999999999999",
+  "%00",
+  "522.0",
+  "%20522",
+  "+522",
+  "0x20a",
+  "522%00",
+  "abc",
+  "9999",
+  "1021",
+  "527",
+  "530",
+  "0",
+  "00",
+  "５２２",
+  "522;x",
+  encodeURIComponent("522 "),
+  "9".repeat(10_000),
 ];
 
 describe("bad codes → 404 RFC 9457 problem, never a crash (contract §1.6)", () => {
@@ -41,7 +60,11 @@ describe("bad codes → 404 RFC 9457 problem, never a crash (contract §1.6)", (
   );
 
   it("a 10 KB path of junk under the prefix is a 404 problem", async () => {
-    await expectJsonProblem(await get(`/cdn-cgi/${"x/%ff".repeat(2_000)}`, "application/problem+json"), 404, "Not Found");
+    await expectJsonProblem(
+      await get(`/cdn-cgi/${"x/%ff".repeat(2_000)}`, "application/problem+json"),
+      404,
+      "Not Found",
+    );
   });
 
   it.each([
@@ -54,7 +77,8 @@ describe("bad codes → 404 RFC 9457 problem, never a crash (contract §1.6)", (
     expectProblemHeaders(res, 404, contentType);
     const text = await res.text();
     expect(text).not.toMatch(/edge_error|ray_id|error_code/);
-    if (contentType.startsWith("application/json")) expect(JSON.parse(text)).toMatchObject({ type: "about:blank", status: 404 });
+    if (contentType.startsWith("application/json"))
+      expect(JSON.parse(text)).toMatchObject({ type: "about:blank", status: 404 });
     if (contentType.startsWith("text/markdown")) {
       const front = /^---\n([\s\S]*?)\n---\n/.exec(text)?.[1] ?? "";
       expect(parse(front)).toMatchObject({ type: "about:blank", title: "Not Found", status: 404 });
@@ -64,12 +88,16 @@ describe("bad codes → 404 RFC 9457 problem, never a crash (contract §1.6)", (
 });
 
 describe("unknown paths and methods", () => {
-  it.each(["/cdn-cgi", "/cdn-cgi/", "/cdn-cgi/nope", "/cdn-cgi/error", "/cdn-cgi/error/522/extra", "/cdn-cgi/errors/522/x"])(
-    "%s → 404 problem",
-    async (path) => {
-      await expectJsonProblem(await get(path, "application/problem+json"), 404, "Not Found");
-    },
-  );
+  it.each([
+    "/cdn-cgi",
+    "/cdn-cgi/",
+    "/cdn-cgi/nope",
+    "/cdn-cgi/error",
+    "/cdn-cgi/error/522/extra",
+    "/cdn-cgi/errors/522/x",
+  ])("%s → 404 problem", async (path) => {
+    await expectJsonProblem(await get(path, "application/problem+json"), 404, "Not Found");
+  });
 
   it.each([
     ["POST", "/cdn-cgi/error/522"],
@@ -98,7 +126,11 @@ describe("hostile URLs cost linear time (contract §8)", () => {
 
   it("a long run of slashes before the last segment", async () => {
     const started = performance.now();
-    await expectJsonProblem(await get(`/cdn-cgi/errors${"/".repeat(100_000)}x`, "application/problem+json"), 404, "Not Found");
+    await expectJsonProblem(
+      await get(`/cdn-cgi/errors${"/".repeat(100_000)}x`, "application/problem+json"),
+      404,
+      "Not Found",
+    );
     expect(performance.now() - started).toBeLessThan(500);
   });
 });
@@ -135,8 +167,12 @@ describe("/cdn-cgi/errors (reference of every code)", () => {
     expect(list.map((e) => e.error_code)).toEqual(CATALOG.map((e) => e.code));
     for (const [i, e] of CATALOG.entries()) {
       expect(list[i]).toMatchObject({
-        type: `http://shop.example/cdn-cgi/errors/${e.code}`, title: `Error ${e.code}: ${e.title}`, status: e.status,
-        error_name: e.errorName, error_category: e.category, retryable: e.retryAfter !== null,
+        type: `http://shop.example/cdn-cgi/errors/${e.code}`,
+        title: `Error ${e.code}: ${e.title}`,
+        status: e.status,
+        error_name: e.errorName,
+        error_category: e.category,
+        retryable: e.retryAfter !== null,
       });
       expect(list[i]?.retry_after).toBe(e.retryAfter ?? undefined);
     }
@@ -172,24 +208,39 @@ describe("/cdn-cgi/errors (reference of every code)", () => {
         const head = await get(path, accept, "HEAD");
         const full = await get(path, accept);
         expect(head.status).toBe(full.status);
-        expect(head.headers.get("Content-Length"), `${path} ${accept}`).toBe(String((await full.arrayBuffer()).byteLength));
+        expect(head.headers.get("Content-Length"), `${path} ${accept}`).toBe(
+          String((await full.arrayBuffer()).byteLength),
+        );
       }
     },
   );
 });
 
 describe("/cdn-cgi/errors/{code} (reference page: the target of `type`)", () => {
-  it.each(CATALOG.map((e) => [e.code, e] as const))("%i: the type URI of an error resolves to its reference", async (code, e) => {
-    const error = await (await get(`/cdn-cgi/error/${code}`, "application/json")).json<{ type: string }>();
-    const ref = await exports.default.fetch(error.type, { headers: { Accept: "application/json" } });
-    expect(ref.status).toBe(200);
-    expect(await ref.json()).toMatchObject({ error_code: code, status: e.status, error_name: e.errorName, detail: e.detail });
-  });
+  it.each(CATALOG.map((e) => [e.code, e] as const))(
+    "%i: the type URI of an error resolves to its reference",
+    async (code, e) => {
+      const error = await (await get(`/cdn-cgi/error/${code}`, "application/json")).json<{ type: string }>();
+      const ref = await exports.default.fetch(error.type, { headers: { Accept: "application/json" } });
+      expect(ref.status).toBe(200);
+      expect(await ref.json()).toMatchObject({
+        error_code: code,
+        status: e.status,
+        error_name: e.errorName,
+        detail: e.detail,
+      });
+    },
+  );
 
   it("Markdown and HTML representations", async () => {
     const md = await (await get("/cdn-cgi/errors/1015", "text/markdown")).text();
     const front = /^---\n([\s\S]*?)\n---\n/.exec(md)?.[1] ?? "";
-    expect(parse(front)).toMatchObject({ error_code: 1015, error_name: "rate_limited", retryable: true, retry_after: 30 });
+    expect(parse(front)).toMatchObject({
+      error_code: 1015,
+      error_name: "rate_limited",
+      retryable: true,
+      retry_after: 30,
+    });
     expect(md).toContain("## What You Should Do");
     const html = await (await get("/cdn-cgi/errors/1015", "text/html")).text();
     expect(html).toContain("<h1>Error 1015: You are being rate limited</h1>");
@@ -199,12 +250,19 @@ describe("/cdn-cgi/errors/{code} (reference page: the target of `type`)", () => 
 
 describe("zone traffic without config (placeholder until the origin issue) → structured 1001", () => {
   it("answers 1001 through the pipeline, with the zone and a type on that zone", async () => {
-    const res = await exports.default.fetch("http://Shop.Example:8080/some/path?q=1", { headers: { Accept: "application/json" } });
+    const res = await exports.default.fetch("http://Shop.Example:8080/some/path?q=1", {
+      headers: { Accept: "application/json" },
+    });
     expect(res.status).toBe(409);
     const body = await res.json<Record<string, unknown>>();
     expect(body).toMatchObject({
-      error_code: 1001, error_name: "dns_resolution_error", error_category: "dns", zone: "shop.example",
-      type: "http://shop.example:8080/cdn-cgi/errors/1001", retryable: false, edge_error: true,
+      error_code: 1001,
+      error_name: "dns_resolution_error",
+      error_category: "dns",
+      zone: "shop.example",
+      type: "http://shop.example:8080/cdn-cgi/errors/1001",
+      retryable: false,
+      edge_error: true,
     });
     expect(res.headers.get("Ray-ID")).toBe(body.ray_id);
   });
@@ -217,9 +275,13 @@ describe("unusual hosts through the Worker", () => {
     ["http://a_b.example", "a_b.example"],
     ["http://[::1]:8787", "[::1]"],
   ])("%s → zone %s in every format, escaped in HTML", async (origin, zone) => {
-    const json = await exports.default.fetch(`${origin}/cdn-cgi/error/1020`, { headers: { Accept: "application/json" } });
+    const json = await exports.default.fetch(`${origin}/cdn-cgi/error/1020`, {
+      headers: { Accept: "application/json" },
+    });
     expect(await json.json()).toMatchObject({ zone, error_code: 1020 });
-    const md = await (await exports.default.fetch(`${origin}/cdn-cgi/error/1020`, { headers: { Accept: "text/markdown" } })).text();
+    const md = await (
+      await exports.default.fetch(`${origin}/cdn-cgi/error/1020`, { headers: { Accept: "text/markdown" } })
+    ).text();
     expect((parse(/^---\n([\s\S]*?)\n---\n/.exec(md)?.[1] ?? "") as { zone: string }).zone).toBe(zone);
     const html = await (await exports.default.fetch(`${origin}/cdn-cgi/error/1020`)).text();
     expect(html).toContain(`<dt>Website</dt><dd>${zone}</dd>`);

@@ -21,15 +21,31 @@ const RAY = /^[0-9a-f]{16}$/;
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
 function fetchError(code: number | string, accept?: string, method = "GET", host = "localhost"): Promise<Response> {
-  return exports.default.fetch(`http://${host}/cdn-cgi/error/${code}`, { method, headers: accept === undefined ? {} : { Accept: accept } });
+  return exports.default.fetch(`http://${host}/cdn-cgi/error/${code}`, {
+    method,
+    headers: accept === undefined ? {} : { Accept: accept },
+  });
 }
 
 /** The field types of contract §1.1 / seed-spec 2.1. */
 const FIELD_TYPES: Record<(typeof FIELD_ORDER)[number], "string" | "number" | "boolean"> = {
-  type: "string", title: "string", status: "number", detail: "string", instance: "string", error_code: "number",
-  error_name: "string", error_category: "string", ray_id: "string", timestamp: "string", zone: "string",
-  edge_error: "boolean", retryable: "boolean", retry_after: "number", owner_action_required: "boolean",
-  what_you_should_do: "string", footer: "string",
+  type: "string",
+  title: "string",
+  status: "number",
+  detail: "string",
+  instance: "string",
+  error_code: "number",
+  error_name: "string",
+  error_category: "string",
+  ray_id: "string",
+  timestamp: "string",
+  zone: "string",
+  edge_error: "boolean",
+  retryable: "boolean",
+  retry_after: "number",
+  owner_action_required: "boolean",
+  what_you_should_do: "string",
+  footer: "string",
 };
 
 function expectedKeys(entry: CatalogEntry): string[] {
@@ -50,7 +66,8 @@ function expectCommonHeaders(res: Response, entry: CatalogEntry, contentType: st
 
 function expectFields(body: Record<string, unknown>, entry: CatalogEntry, ray: string): void {
   expect(Object.keys(body)).toEqual(expectedKeys(entry));
-  for (const [key, value] of Object.entries(body)) expect(typeof value, key).toBe(FIELD_TYPES[key as keyof typeof FIELD_TYPES]);
+  for (const [key, value] of Object.entries(body))
+    expect(typeof value, key).toBe(FIELD_TYPES[key as keyof typeof FIELD_TYPES]);
   expect(body).toMatchObject({
     type: `http://localhost/cdn-cgi/errors/${entry.code}`,
     title: `Error ${entry.code}: ${entry.title}`,
@@ -83,22 +100,46 @@ describe.each(ROWS)("GET /cdn-cgi/error/%i, Accept: %s", (_code, _accept, entry,
     if (format.kind === "json") {
       expectFields(JSON.parse(text) as Record<string, unknown>, entry, ray);
     } else if (format.kind === "markdown") {
-      const match = /^---\n([\s\S]*?)\n---\n\n# (.*)\n\n## What Happened\n\n([\s\S]*)\n\n## What You Should Do\n\n([\s\S]*)\n\n---\n\n(.*)\n$/.exec(text);
+      const match =
+        /^---\n([\s\S]*?)\n---\n\n# (.*)\n\n## What Happened\n\n([\s\S]*)\n\n## What You Should Do\n\n([\s\S]*)\n\n---\n\n(.*)\n$/.exec(
+          text,
+        );
       expect(match, text).not.toBeNull();
       const [, frontmatter, heading, happened, todo, footer] = match!;
       const data = parse(frontmatter!, { strict: true }) as Record<string, unknown>;
       expect(Object.keys(data)).toEqual([
-        "error_code", "error_name", "error_category", "status", "ray_id", "timestamp", "zone", "edge_error", "retryable",
-        ...(entry.retryAfter === null ? [] : ["retry_after"]), "owner_action_required", "detail", "what_you_should_do",
+        "error_code",
+        "error_name",
+        "error_category",
+        "status",
+        "ray_id",
+        "timestamp",
+        "zone",
+        "edge_error",
+        "retryable",
+        ...(entry.retryAfter === null ? [] : ["retry_after"]),
+        "owner_action_required",
+        "detail",
+        "what_you_should_do",
       ]);
       expect(data).toEqual({
-        error_code: entry.code, error_name: entry.errorName, error_category: entry.category, status: entry.status,
-        ray_id: ray, timestamp: data.timestamp, zone: "localhost", edge_error: true, retryable: entry.retryAfter !== null,
+        error_code: entry.code,
+        error_name: entry.errorName,
+        error_category: entry.category,
+        status: entry.status,
+        ray_id: ray,
+        timestamp: data.timestamp,
+        zone: "localhost",
+        edge_error: true,
+        retryable: entry.retryAfter !== null,
         ...(entry.retryAfter === null ? {} : { retry_after: entry.retryAfter }),
-        owner_action_required: entry.ownerActionRequired, detail: entry.detail, what_you_should_do: entry.whatYouShouldDo,
+        owner_action_required: entry.ownerActionRequired,
+        detail: entry.detail,
+        what_you_should_do: entry.whatYouShouldDo,
       });
       expect(data.timestamp).toMatch(TIMESTAMP);
-      for (const key of ["ray_id", "timestamp", "zone"]) expect(frontmatter).toMatch(new RegExp(`^${key}: "[^"\\n]+"$`, "m"));
+      for (const key of ["ray_id", "timestamp", "zone"])
+        expect(frontmatter).toMatch(new RegExp(`^${key}: "[^"\\n]+"$`, "m"));
       expect(heading).toBe(`Error ${entry.code}: ${entry.title}`);
       expect(happened).toBe(entry.detail);
       expect(todo).toBe(entry.whatYouShouldDo);
@@ -109,7 +150,9 @@ describe.each(ROWS)("GET /cdn-cgi/error/%i, Accept: %s", (_code, _accept, entry,
       expect(text).toContain(`<h1>Error ${entry.code}: ${entry.title.replace(/'/g, "&#39;")}</h1>`);
       expect(text).toContain(ray);
       expect(text).toContain("localhost");
-      expect(text).toContain(entry.retryAfter === null ? "retrying will not help" : `after ${entry.retryAfter} seconds`);
+      expect(text).toContain(
+        entry.retryAfter === null ? "retrying will not help" : `after ${entry.retryAfter} seconds`,
+      );
       expect(text).not.toMatch(/<script|<link|<img|src=|style="/i);
       expect(text).toContain("prefers-color-scheme:dark");
       expect(text).toContain('name="viewport"');
@@ -118,20 +161,30 @@ describe.each(ROWS)("GET /cdn-cgi/error/%i, Accept: %s", (_code, _accept, entry,
 });
 
 describe("JSON and problem+json", () => {
-  it.each(CATALOG.map((e) => [e.code]))("%i: byte-identical bodies apart from the per-occurrence ray and timestamp", async (code) => {
-    const normalise = (text: string) =>
-      text.replace(/"[0-9a-f]{16}"/g, '"RAY"').replace(/"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z"/g, '"TS"');
-    const json = await (await fetchError(code, "application/json")).text();
-    const problem = await (await fetchError(code, "application/problem+json")).text();
-    expect(normalise(problem)).toBe(normalise(json));
-  });
+  it.each(CATALOG.map((e) => [e.code]))(
+    "%i: byte-identical bodies apart from the per-occurrence ray and timestamp",
+    async (code) => {
+      const normalise = (text: string) =>
+        text.replace(/"[0-9a-f]{16}"/g, '"RAY"').replace(/"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z"/g, '"TS"');
+      const json = await (await fetchError(code, "application/json")).text();
+      const problem = await (await fetchError(code, "application/problem+json")).text();
+      expect(normalise(problem)).toBe(normalise(json));
+    },
+  );
 
   it("522 is the contract's example, key for key", async () => {
     const res = await fetchError(522, "application/json");
     const body = await res.json<Record<string, unknown>>();
     expect(body).toMatchObject({
-      title: "Error 522: Connection timed out", status: 522, error_code: 522, error_name: "connection_timeout",
-      error_category: "origin", edge_error: true, retryable: true, retry_after: 120, owner_action_required: true,
+      title: "Error 522: Connection timed out",
+      status: 522,
+      error_code: 522,
+      error_name: "connection_timeout",
+      error_category: "origin",
+      edge_error: true,
+      retryable: true,
+      retry_after: 120,
+      owner_action_required: true,
     });
     expect(res.headers.get("Retry-After")).toBe("120");
   });
@@ -146,23 +199,29 @@ describe("JSON and problem+json", () => {
 });
 
 describe("HEAD", () => {
-  it.each(FORMATS.map((f) => [f.accept, f.contentType]))("Accept %s: same status and headers, no body", async (accept, contentType) => {
-    const res = await fetchError(1015, accept, "HEAD");
-    expect(res.status).toBe(429);
-    expect(res.headers.get("Content-Type")).toBe(contentType);
-    expect(res.headers.get("Retry-After")).toBe("30");
-    expect(res.headers.get("Ray-ID")).toMatch(RAY);
-    expect(await res.text()).toBe("");
-  });
+  it.each(FORMATS.map((f) => [f.accept, f.contentType]))(
+    "Accept %s: same status and headers, no body",
+    async (accept, contentType) => {
+      const res = await fetchError(1015, accept, "HEAD");
+      expect(res.status).toBe(429);
+      expect(res.headers.get("Content-Type")).toBe(contentType);
+      expect(res.headers.get("Retry-After")).toBe("30");
+      expect(res.headers.get("Ray-ID")).toMatch(RAY);
+      expect(await res.text()).toBe("");
+    },
+  );
 
-  it.each(FORMATS.map((f) => [f.accept]))("Accept %s: Content-Length is the length GET sends (issue 8, input 7)", async (accept) => {
-    const head = await fetchError(1015, accept, "HEAD");
-    const get = await fetchError(1015, accept);
-    const bytes = (await get.arrayBuffer()).byteLength;
-    expect(head.headers.get("Content-Length")).toBe(String(bytes));
-    const names = (h: Headers) => [...h.keys()].filter((n) => n !== "content-length").sort();
-    expect(names(head.headers)).toEqual(names(get.headers));
-  });
+  it.each(FORMATS.map((f) => [f.accept]))(
+    "Accept %s: Content-Length is the length GET sends (issue 8, input 7)",
+    async (accept) => {
+      const head = await fetchError(1015, accept, "HEAD");
+      const get = await fetchError(1015, accept);
+      const bytes = (await get.arrayBuffer()).byteLength;
+      expect(head.headers.get("Content-Length")).toBe(String(bytes));
+      const names = (h: Headers) => [...h.keys()].filter((n) => n !== "content-length").sort();
+      expect(names(head.headers)).toEqual(names(get.headers));
+    },
+  );
 });
 
 describe("negotiation through the Worker (contract §1.5)", () => {

@@ -69,14 +69,18 @@ const HOSTILE = [
 ];
 
 describe("yamlScalar round trip", () => {
-  it.each(HOSTILE.map((s) => [JSON.stringify(s), s]))("%s reads back exactly (1.2 and 1.1, plain or quoted)", (_label, s) => {
-    expect(readBack(s)).toBe(s);
-    expect(readBack(s, true)).toBe(s);
-    expect(readBack(s, false, "1.1")).toBe(s);
-  });
+  it.each(HOSTILE.map((s) => [JSON.stringify(s), s]))(
+    "%s reads back exactly (1.2 and 1.1, plain or quoted)",
+    (_label, s) => {
+      expect(readBack(s)).toBe(s);
+      expect(readBack(s, true)).toBe(s);
+      expect(readBack(s, false, "1.1")).toBe(s);
+    },
+  );
 
   it("quote: true always gives a double-quoted scalar", () => {
-    for (const s of ["9f140b785e57c458", "2026-04-24T09:22:40Z", "shop.example"]) expect(yamlScalar(s, { quote: true })).toMatch(/^".*"$/);
+    for (const s of ["9f140b785e57c458", "2026-04-24T09:22:40Z", "shop.example"])
+      expect(yamlScalar(s, { quote: true })).toMatch(/^".*"$/);
   });
 
   it("keeps readable prose plain and multi-line prose as a literal block", () => {
@@ -85,18 +89,31 @@ describe("yamlScalar round trip", () => {
   });
 
   it("numbers and booleans are emitted as YAML numbers and booleans", () => {
-    expect(parse(`a: ${yamlScalar(120)}\nb: ${yamlScalar(true)}\nc: ${yamlScalar(false)}`)).toEqual({ a: 120, b: true, c: false });
+    expect(parse(`a: ${yamlScalar(120)}\nb: ${yamlScalar(true)}\nc: ${yamlScalar(false)}`)).toEqual({
+      a: 120,
+      b: true,
+      c: false,
+    });
   });
 
   it("any string reads back exactly (fast-check, full UTF-16 including lone surrogates)", () => {
     fc.assert(
-      fc.property(fc.string({ unit: "binary", maxLength: 80 }), (s) => readBack(s) === s && readBack(s, false, "1.1") === s),
+      fc.property(
+        fc.string({ unit: "binary", maxLength: 80 }),
+        (s) => readBack(s) === s && readBack(s, false, "1.1") === s,
+      ),
       { numRuns: 2000 },
     );
   });
 
   it("strings made of YAML's special characters read back exactly (fast-check)", () => {
-    const special = fc.constantFrom(..."-?:,[]{}#&*!|>'\"%@` \n\t\r\\.~0123456789abcyYnNeE".split(""), "---", "...", ": ", " #");
+    const special = fc.constantFrom(
+      ..."-?:,[]{}#&*!|>'\"%@` \n\t\r\\.~0123456789abcyYnNeE".split(""),
+      "---",
+      "...",
+      ": ",
+      " #",
+    );
     fc.assert(
       fc.property(fc.array(special, { maxLength: 20 }), (parts) => {
         const s = parts.join("");

@@ -26,11 +26,21 @@ const cases: Case[] = [
   { name: "unparsable status line", origin: () => loopback(ports.raw), path: "/bad-status", code: 502 },
   { name: "self-signed certificate", origin: () => loopback(ports.tls, "https"), path: "/", code: 526 },
   { name: "plain HTTP on the TLS port", origin: () => loopback(ports.http, "https"), path: "/echo", code: 525 },
-  { name: "slow headers past the read timeout", origin: () => loopback(ports.http), path: "/slow-headers?ms=1500", code: 524 },
+  {
+    name: "slow headers past the read timeout",
+    origin: () => loopback(ports.http),
+    path: "/slow-headers?ms=1500",
+    code: 524,
+  },
   // Injected (ORIGIN_FAULTS in vitest.config.ts): no packet or DNS query leaves loopback.
   { name: "host cannot be resolved (injected)", origin: () => "http://nxdomain.test", path: "/", code: 1016 },
   { name: "network unreachable (injected)", origin: () => "https://unroutable.test:8443", path: "/", code: 523 },
-  { name: "no TCP connection within the connect timeout (injected)", origin: () => "http://blackhole.test", path: "/", code: 522 },
+  {
+    name: "no TCP connection within the connect timeout (injected)",
+    origin: () => "http://blackhole.test",
+    path: "/",
+    code: 522,
+  },
 ];
 
 describe("origin failures → structured errors (contract §3)", () => {
@@ -109,7 +119,11 @@ describe("origin failures → structured errors (contract §3)", () => {
       // fetch gets slower with every call it has made (measured: ~8 ms → ~60 ms per call after 900 calls),
       // which would time the harness, not the Worker.
       for (let i = 0; i < 1000; i++) {
-        const res = await worker.fetch(new Request(`http://${failing}/`, { headers: JSON_ACCEPT }), env, createExecutionContext());
+        const res = await worker.fetch(
+          new Request(`http://${failing}/`, { headers: JSON_ACCEPT }),
+          env,
+          createExecutionContext(),
+        );
         codes.set(res.status, (codes.get(res.status) ?? 0) + 1);
         await res.body?.cancel();
       }

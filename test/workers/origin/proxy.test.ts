@@ -151,7 +151,11 @@ describe("refusals before the origin (contract §3, §4)", () => {
 
   it("unknown host with DEFAULT_ORIGIN → proxied there", async () => {
     const local = { ...env, DEFAULT_ORIGIN: loopback(ports.http) };
-    const res = await worker.fetch(new Request("http://default-origin.example/echo?q=1"), local, createExecutionContext());
+    const res = await worker.fetch(
+      new Request("http://default-origin.example/echo?q=1"),
+      local,
+      createExecutionContext(),
+    );
     expect(res.status).toBe(200);
     const echo = await res.json<Echo>();
     expect(echo.url).toBe("/echo?q=1");
@@ -171,14 +175,19 @@ describe("refusals before the origin (contract §3, §4)", () => {
     },
   );
 
-  it.each(["http://10.1.2.3/", "http://203.0.113.9:8080/x", "http://[2001:db8::1]/"])("IP literal %s → 1003", async (url) => {
-    const res = await exports.default.fetch(url, { headers: JSON_ACCEPT });
-    await expectGeneratedError(res, 1003);
-  });
+  it.each(["http://10.1.2.3/", "http://203.0.113.9:8080/x", "http://[2001:db8::1]/"])(
+    "IP literal %s → 1003",
+    async (url) => {
+      const res = await exports.default.fetch(url, { headers: JSON_ACCEPT });
+      await expectGeneratedError(res, 1003);
+    },
+  );
 
   it("request headers over the zone's limit → 1038; under it → forwarded", async () => {
     const zone = await zoneFor("headers", loopback(ports.http), { max_request_header_bytes: 2048 });
-    const over = await exports.default.fetch(`http://${zone}/echo`, { headers: { ...JSON_ACCEPT, "X-Big": "a".repeat(2100) } });
+    const over = await exports.default.fetch(`http://${zone}/echo`, {
+      headers: { ...JSON_ACCEPT, "X-Big": "a".repeat(2100) },
+    });
     await expectGeneratedError(over, 1038);
     const under = await exports.default.fetch(`http://${zone}/echo`, { headers: { "X-Big": "a".repeat(1500) } });
     expect(under.status).toBe(200);
@@ -186,7 +195,9 @@ describe("refusals before the origin (contract §3, §4)", () => {
 
   it("the default header limit is 32 KiB", async () => {
     const zone = await zoneFor("headers-default", loopback(ports.http));
-    const over = await exports.default.fetch(`http://${zone}/echo`, { headers: { ...JSON_ACCEPT, "X-Big": "a".repeat(33 * 1024) } });
+    const over = await exports.default.fetch(`http://${zone}/echo`, {
+      headers: { ...JSON_ACCEPT, "X-Big": "a".repeat(33 * 1024) },
+    });
     await expectGeneratedError(over, 1038);
     const under = await exports.default.fetch(`http://${zone}/echo`, { headers: { "X-Big": "a".repeat(30 * 1024) } });
     expect(under.status).toBe(200);

@@ -17,10 +17,22 @@ describe("upstreamHeaders", () => {
   it.each<[Record<string, string>, Record<string, string | null>]>([
     [{ "X-Forwarded-For": "1.1.1.1" }, { "x-forwarded-for": "1.1.1.1" }],
     [{ "CF-Connecting-IP": "2.2.2.2" }, { "x-forwarded-for": "2.2.2.2", "cf-connecting-ip": "2.2.2.2" }],
-    [{ "CF-Connecting-IP": "2001:db8::1", "X-Forwarded-For": "1.1.1.1, 3.3.3.3" }, { "x-forwarded-for": "1.1.1.1, 3.3.3.3, 2001:db8::1" }],
-    [{ "X-Forwarded-Proto": "http", "X-Forwarded-Host": "spoofed" }, { "x-forwarded-proto": "https", "x-forwarded-host": "shop.example:8443" }],
-    [{ Connection: "X-A, , bad header, X-B", "X-A": "1", "X-B": "2", "X-C": "3" }, { "x-a": null, "x-b": null, "x-c": "3", connection: null }],
-    [{ "Transfer-Encoding": "chunked", Trailer: "X-T", "Proxy-Connection": "keep-alive" }, { "transfer-encoding": null, trailer: null, "proxy-connection": null }],
+    [
+      { "CF-Connecting-IP": "2001:db8::1", "X-Forwarded-For": "1.1.1.1, 3.3.3.3" },
+      { "x-forwarded-for": "1.1.1.1, 3.3.3.3, 2001:db8::1" },
+    ],
+    [
+      { "X-Forwarded-Proto": "http", "X-Forwarded-Host": "spoofed" },
+      { "x-forwarded-proto": "https", "x-forwarded-host": "shop.example:8443" },
+    ],
+    [
+      { Connection: "X-A, , bad header, X-B", "X-A": "1", "X-B": "2", "X-C": "3" },
+      { "x-a": null, "x-b": null, "x-c": "3", connection: null },
+    ],
+    [
+      { "Transfer-Encoding": "chunked", Trailer: "X-T", "Proxy-Connection": "keep-alive" },
+      { "transfer-encoding": null, trailer: null, "proxy-connection": null },
+    ],
     [{ "CDN-Loop": "a, b;x=1" }, { "cdn-loop": "a, b;x=1, edge-errors" }],
   ])("%j → %j", (incoming, expected) => {
     const headers = new Headers(incoming);

@@ -18,8 +18,12 @@ describe("rules conformance vectors", () => {
   it.each(all.map((v, i) => [i, v.expr, v] as const))("#%i %s", (_i, _expr, vector) => {
     const { scheme, context } = vectorScheme(vector.fields);
     const rule = compile(vector.expr, scheme, {
-      ...(vector.settings?.max_nesting_depth !== undefined ? { maxNestingDepth: vector.settings.max_nesting_depth } : {}),
-      ...(vector.settings?.wildcard_star_limit !== undefined ? { wildcardStarLimit: vector.settings.wildcard_star_limit } : {}),
+      ...(vector.settings?.max_nesting_depth !== undefined
+        ? { maxNestingDepth: vector.settings.max_nesting_depth }
+        : {}),
+      ...(vector.settings?.wildcard_star_limit !== undefined
+        ? { wildcardStarLimit: vector.settings.wildcard_star_limit }
+        : {}),
     });
     if (vector.expect === "parse_error" || vector.expect === "type_error") {
       expect(rule.ok, "expected a compile error").toBe(false);

@@ -34,7 +34,9 @@ describe("rule errors", () => {
   it("formats type errors with their own title and one caret at the end of input", () => {
     expect(formatRuleError("arr", failure("arr"))).toMatch(/^Filter type error \(1:1\):\narr\n\^\^\^ /);
     const eof = failure("n ==");
-    expect(formatRuleError("n ==", eof)).toBe("Filter parsing error (1:5):\nn ==\n    ^ expected a value after the operator, found the end of the expression\n");
+    expect(formatRuleError("n ==", eof)).toBe(
+      "Filter parsing error (1:5):\nn ==\n    ^ expected a value after the operator, found the end of the expression\n",
+    );
   });
 
   it("says that starts_with/ends_with are functions", () => {

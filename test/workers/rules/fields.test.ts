@@ -3,7 +3,14 @@
  * memoisation, aliases, and the request-phase subset.
  */
 import { describe, expect, it } from "vitest";
-import { compile, customErrorFields, requestFields, type ErrorInfo, type FieldSet, type RuleInput } from "../../../src/rules";
+import {
+  compile,
+  customErrorFields,
+  requestFields,
+  type ErrorInfo,
+  type FieldSet,
+  type RuleInput,
+} from "../../../src/rules";
 
 function matches(set: FieldSet, expression: string, input: RuleInput): boolean {
   const rule = compile(expression, set.scheme);
@@ -79,7 +86,9 @@ describe("custom error fields", () => {
   it("takes ip.src only from CF-Connecting-IP, validated", () => {
     const spoofed = request("https://a.example/", { "X-Forwarded-For": "203.0.113.7" });
     expect(matches(customErrorFields, "ip.src == 203.0.113.7", { request: spoofed, error: error503 })).toBe(false);
-    expect(matches(customErrorFields, "not ip.src in {0.0.0.0/0 ::/0}", { request: spoofed, error: error503 })).toBe(true);
+    expect(matches(customErrorFields, "not ip.src in {0.0.0.0/0 ::/0}", { request: spoofed, error: error503 })).toBe(
+      true,
+    );
     const invalid = request("https://a.example/", { "CF-Connecting-IP": "203.0.113.7, 10.0.0.1" });
     expect(matches(customErrorFields, "ip.src == 203.0.113.7", { request: invalid, error: error503 })).toBe(false);
     const v6 = request("https://a.example/", { "CF-Connecting-IP": "2001:db8::1" });
@@ -96,8 +105,13 @@ describe("custom error fields", () => {
   });
 
   it("reports 1xxx errors", () => {
-    const input1xxx: RuleInput = { request: request("https://a.example/"), error: { status: 403, code1xxx: 1020, errorType: "1xxx" } };
-    expect(matches(customErrorFields, "cf.response.1xxx_code eq 1020 and http.response.code eq 403", input1xxx)).toBe(true);
+    const input1xxx: RuleInput = {
+      request: request("https://a.example/"),
+      error: { status: 403, code1xxx: 1020, errorType: "1xxx" },
+    };
+    expect(matches(customErrorFields, "cf.response.1xxx_code eq 1020 and http.response.code eq 403", input1xxx)).toBe(
+      true,
+    );
     expect(matches(customErrorFields, 'len(http.response.headers["x"]) >= 0', input1xxx)).toBe(false);
   });
 
@@ -114,7 +128,12 @@ describe("custom error fields", () => {
       },
     });
     const ctx = customErrorFields.context({ request: counted, error: error503 });
-    const rules = ["http.response.code == 503", 'http.request.uri.path == "/p"', 'http.request.uri.path contains "p"', 'http.host == "a.example"'].map((source) => {
+    const rules = [
+      "http.response.code == 503",
+      'http.request.uri.path == "/p"',
+      'http.request.uri.path contains "p"',
+      'http.host == "a.example"',
+    ].map((source) => {
       const r = compile(source, customErrorFields.scheme);
       if (!r.ok) throw new Error(r.error.message);
       return r.value;
@@ -129,7 +148,12 @@ describe("custom error fields", () => {
 
 describe("request-phase fields", () => {
   it("lack http.response.* and edge.response.* (contract §2.2)", () => {
-    for (const name of ["http.response.code", "edge.response.1xxx_code", "cf.response.error_type", "http.response.headers"]) {
+    for (const name of [
+      "http.response.code",
+      "edge.response.1xxx_code",
+      "cf.response.error_type",
+      "http.response.headers",
+    ]) {
       const r = compile(`${name} == 1`, requestFields.scheme);
       expect(r.ok).toBe(false);
       if (!r.ok) expect(r.error.kind).toBe("unknown-identifier");
@@ -138,6 +162,10 @@ describe("request-phase fields", () => {
 
   it("evaluate request fields without error info", () => {
     const req = request("http://a.example/login", { "CF-Connecting-IP": "192.0.2.1" });
-    expect(matches(requestFields, 'http.request.uri.path == "/login" and ip.src in {192.0.2.0/24} and not ssl', { request: req })).toBe(true);
+    expect(
+      matches(requestFields, 'http.request.uri.path == "/login" and ip.src in {192.0.2.0/24} and not ssl', {
+        request: req,
+      }),
+    ).toBe(true);
   });
 });

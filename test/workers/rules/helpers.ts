@@ -1,5 +1,18 @@
 /** Shared helpers for the rules tests: a small scheme with every type, and compile-or-throw. */
-import { arrayOf, BOOL, BYTES, compile, contextFromValues, defineScheme, INT, IP, mapOf, type Rule, type RuleError, type Value } from "../../../src/rules";
+import {
+  arrayOf,
+  BOOL,
+  BYTES,
+  compile,
+  contextFromValues,
+  defineScheme,
+  INT,
+  IP,
+  mapOf,
+  type Rule,
+  type RuleError,
+  type Value,
+} from "../../../src/rules";
 
 export const scheme = defineScheme({
   s: BYTES,

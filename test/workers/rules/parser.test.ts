@@ -12,7 +12,11 @@ function tree(source: string): string {
 function strip(e: unknown): unknown {
   if (Array.isArray(e)) return e.map(strip);
   if (e !== null && typeof e === "object") {
-    return Object.fromEntries(Object.entries(e).filter(([k]) => k !== "span").map(([k, v]) => [k, strip(v)]));
+    return Object.fromEntries(
+      Object.entries(e)
+        .filter(([k]) => k !== "span")
+        .map(([k, v]) => [k, strip(v)]),
+    );
   }
   return e;
 }

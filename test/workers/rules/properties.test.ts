@@ -11,31 +11,125 @@ const KINDS = ["syntax", "literal", "unknown-identifier", "type", "regex", "limi
 
 /** Source fragments that exercise every lexer path, glued randomly. */
 const fragment = fc.constantFrom(
-  "s", "n", "ip", "b", "arr", "m", "bools", "json", "(", ")", "[", "]", "[*]", "[0]", '["k"]', "{", "}", ",", " ", "\n", "\t",
-  "and", "or", "xor", "not", "!", "&&", "||", "^^", "==", "!=", "<", "<=", ">", ">=", "~", "&", "eq", "contains", "matches",
-  "in", "wildcard", "strict wildcard", "bitwise_and", "any(", "all(", "lower(", "len(", "concat(", "split(", '"a"', '"\\x4', '"\\',
-  'r#"x"#', 'r"', "r###", '"(a+)+$"', '"(?=x)"', "1", "-1", "0x1f", "0777", "99999999999999999999", "10.0.0.0/8", "::1", "1..5",
-  "aa:bb", "$list", "true", "é", "😀",
+  "s",
+  "n",
+  "ip",
+  "b",
+  "arr",
+  "m",
+  "bools",
+  "json",
+  "(",
+  ")",
+  "[",
+  "]",
+  "[*]",
+  "[0]",
+  '["k"]',
+  "{",
+  "}",
+  ",",
+  " ",
+  "\n",
+  "\t",
+  "and",
+  "or",
+  "xor",
+  "not",
+  "!",
+  "&&",
+  "||",
+  "^^",
+  "==",
+  "!=",
+  "<",
+  "<=",
+  ">",
+  ">=",
+  "~",
+  "&",
+  "eq",
+  "contains",
+  "matches",
+  "in",
+  "wildcard",
+  "strict wildcard",
+  "bitwise_and",
+  "any(",
+  "all(",
+  "lower(",
+  "len(",
+  "concat(",
+  "split(",
+  '"a"',
+  '"\\x4',
+  '"\\',
+  'r#"x"#',
+  'r"',
+  "r###",
+  '"(a+)+$"',
+  '"(?=x)"',
+  "1",
+  "-1",
+  "0x1f",
+  "0777",
+  "99999999999999999999",
+  "10.0.0.0/8",
+  "::1",
+  "1..5",
+  "aa:bb",
+  "$list",
+  "true",
+  "é",
+  "😀",
 );
 
-const randomSource = fc.oneof(fc.array(fragment, { maxLength: 30 }).map((parts) => parts.join(" ")), fc.array(fragment, { maxLength: 30 }).map((p) => p.join("")), fc.string({ maxLength: 200 }), fc.string({ unit: "grapheme", maxLength: 60 }));
+const randomSource = fc.oneof(
+  fc.array(fragment, { maxLength: 30 }).map((parts) => parts.join(" ")),
+  fc.array(fragment, { maxLength: 30 }).map((p) => p.join("")),
+  fc.string({ maxLength: 200 }),
+  fc.string({ unit: "grapheme", maxLength: 60 }),
+);
 
 /** Well-formed expressions over the helper scheme, generated from the grammar. */
 const expression = fc.letrec((tie) => ({
   comparison: fc.oneof(
-    fc.tuple(fc.constantFrom("==", "!=", "<", "ge", "contains", "wildcard", "strict wildcard", "matches"), fc.string({ maxLength: 8 })).map(([op, text]) => {
-      const literal = JSON.stringify(text.replace(/[\\*"]/g, "")).replace(/[\u007f-\uffff]/g, "");
-      return `s ${op} ${op === "matches" ? literal.replace(/[()[\]{}+?|^$.]/g, "") : literal}`;
-    }),
-    fc.tuple(fc.constantFrom("==", "!=", "<", ">", "le", "&"), fc.integer({ min: -1000, max: 1000 })).map(([op, n]) => `n ${op} ${n}`),
-    fc.tuple(fc.integer({ min: 0, max: 50 }), fc.integer({ min: 0, max: 50 })).map(([a, b]) => `n in {${Math.min(a, b)}..${Math.max(a, b)} 99}`),
+    fc
+      .tuple(
+        fc.constantFrom("==", "!=", "<", "ge", "contains", "wildcard", "strict wildcard", "matches"),
+        fc.string({ maxLength: 8 }),
+      )
+      .map(([op, text]) => {
+        const literal = JSON.stringify(text.replace(/[\\*"]/g, "")).replace(/[\u007f-\uffff]/g, "");
+        return `s ${op} ${op === "matches" ? literal.replace(/[()[\]{}+?|^$.]/g, "") : literal}`;
+      }),
+    fc
+      .tuple(fc.constantFrom("==", "!=", "<", ">", "le", "&"), fc.integer({ min: -1000, max: 1000 }))
+      .map(([op, n]) => `n ${op} ${n}`),
+    fc
+      .tuple(fc.integer({ min: 0, max: 50 }), fc.integer({ min: 0, max: 50 }))
+      .map(([a, b]) => `n in {${Math.min(a, b)}..${Math.max(a, b)} 99}`),
     fc.ipV4().map((a) => `ip in {${a}/24 ::1}`),
-    fc.constantFrom("b", "true", 'any(arr[*] == "x")', 'all(lower(arr[*])[*] contains "a")', 'len(m["k"]) > 0', "any(bools)", 'concat(s, "x") == "ax"'),
+    fc.constantFrom(
+      "b",
+      "true",
+      'any(arr[*] == "x")',
+      'all(lower(arr[*])[*] contains "a")',
+      'len(m["k"]) > 0',
+      "any(bools)",
+      'concat(s, "x") == "ax"',
+    ),
   ),
   expr: fc.oneof(
     { depthSize: "small" },
     tie("comparison") as fc.Arbitrary<string>,
-    fc.tuple(tie("expr") as fc.Arbitrary<string>, fc.constantFrom(" and ", " or ", " xor ", " && ", " || ", " ^^ "), tie("expr") as fc.Arbitrary<string>).map(([a, op, b]) => a + op + b),
+    fc
+      .tuple(
+        tie("expr") as fc.Arbitrary<string>,
+        fc.constantFrom(" and ", " or ", " xor ", " && ", " || ", " ^^ "),
+        tie("expr") as fc.Arbitrary<string>,
+      )
+      .map(([a, op, b]) => a + op + b),
     (tie("expr") as fc.Arbitrary<string>).map((e) => `(${e})`),
     (tie("expr") as fc.Arbitrary<string>).map((e) => `not ${e.startsWith("(") ? e : `(${e})`}`),
   ),
@@ -44,7 +138,11 @@ const expression = fc.letrec((tie) => ({
 function strip(e: unknown): unknown {
   if (Array.isArray(e)) return e.map(strip);
   if (e !== null && typeof e === "object") {
-    return Object.fromEntries(Object.entries(e).filter(([k]) => k !== "span").map(([k, v]) => [k, strip(v)]));
+    return Object.fromEntries(
+      Object.entries(e)
+        .filter(([k]) => k !== "span")
+        .map(([k, v]) => [k, strip(v)]),
+    );
   }
   return e;
 }

@@ -64,7 +64,9 @@ describe("operators", () => {
     ["ip in {10.0.0.0/8 2001:db8::/32}", { ip: ip("11.0.0.0") }, false],
     ["ip in {10.0.0.1..10.0.0.9}", { ip: ip("10.0.0.5") }, true],
   ] as const)("%s (case %#)", (source, values, expected) => {
-    const prepared = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, typeof v === "string" ? toByteString(v) : v]));
+    const prepared = Object.fromEntries(
+      Object.entries(values).map(([k, v]) => [k, typeof v === "string" ? toByteString(v) : v]),
+    );
     expect(evaluate(source, prepared)).toBe(expected);
   });
 

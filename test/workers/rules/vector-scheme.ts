@@ -1,7 +1,16 @@
 /**
  * Turns a conformance vector's `fields` (rules-language.md §10) into a scheme and an evaluation context.
  */
-import { contextFromValues, defineScheme, parseIp, parseTypeName, toByteString, type Scheme, type Type, type Value } from "../../../src/rules";
+import {
+  contextFromValues,
+  defineScheme,
+  parseIp,
+  parseTypeName,
+  toByteString,
+  type Scheme,
+  type Type,
+  type Value,
+} from "../../../src/rules";
 import type { EvaluationContext } from "../../../src/rules/context";
 
 export interface VectorField {

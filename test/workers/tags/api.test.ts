@@ -9,7 +9,12 @@ describe("PUT / GET / DELETE one resource", () => {
     const a = newAccount();
     const first = await put(a, worker("api", { team: "platform", env: "prod" }));
     expect(first.status).toBe(200);
-    expect(first.body?.result).toMatchObject({ id: "api", type: "worker", name: "api", tags: { env: "prod", team: "platform" } });
+    expect(first.body?.result).toMatchObject({
+      id: "api",
+      type: "worker",
+      name: "api",
+      tags: { env: "prod", team: "platform" },
+    });
     expect(first.body?.result.etag).toMatch(/^v1:[A-Za-z0-9_-]{22}$/);
     expect(first.body?.result.etag).not.toBe(EMPTY_ETAG);
     expect(first.headers.get("ETag")).toBe(`"${first.body?.result.etag}"`);
@@ -54,7 +59,10 @@ describe("PUT / GET / DELETE one resource", () => {
     const a = newAccount();
     await put(a, { resource_type: "worker_version", resource_id: "v1", worker_id: "w1", tags: { stage: "canary" } });
     await put(a, { resource_type: "worker_version", resource_id: "v1", worker_id: "w2", tags: { stage: "stable" } });
-    const got = await call<Resource>("GET", `/accounts/${a}/tags?resource_type=worker_version&resource_id=v1&worker_id=w2`);
+    const got = await call<Resource>(
+      "GET",
+      `/accounts/${a}/tags?resource_type=worker_version&resource_id=v1&worker_id=w2`,
+    );
     expect(got.body?.result).toMatchObject({ worker_id: "w2", tags: { stage: "stable" } });
     const missing = await call("GET", `/accounts/${a}/tags?resource_type=worker_version&resource_id=v1`);
     expect(errorCode(missing)).toBe(1003);
@@ -202,7 +210,8 @@ describe("resource filters (contract §5)", () => {
   it("accepts 20 filters and 10 values, refuses 21 (1010) and 11 (1013)", async () => {
     const base = `/accounts/${a}/tags/resources?`;
     const tags = (n: number) => Array.from({ length: n }, () => "tag=env").join("&");
-    const values = (n: number) => "tag=env=" + Array.from({ length: n }, (_, i) => (i === 0 ? "prod" : `v${i}`)).join(",");
+    const values = (n: number) =>
+      "tag=env=" + Array.from({ length: n }, (_, i) => (i === 0 ? "prod" : `v${i}`)).join(",");
     expect((await call("GET", base + tags(20))).status).toBe(200);
     expect(errorCode(await call("GET", base + tags(21)))).toBe(1010);
     expect((await call<Resource[]>("GET", base + values(10))).body?.result.length).toBe(2);
@@ -234,11 +243,13 @@ describe("resource filters (contract §5)", () => {
 describe("case_insensitive", () => {
   it("folds non-ASCII letters (SQLite alone folds ASCII only) and sees every casing of a key", async () => {
     const a = newAccount();
-    await put(a, worker("fr", { "équipe": "Été" }));
+    await put(a, worker("fr", { équipe: "Été" }));
     await put(a, worker("mixed", { Env: "X", env: "y" }));
     await put(a, worker("plain", { env: "z" }));
     const ids = async (query: string) =>
-      (await call<Resource[]>("GET", `/accounts/${a}/tags/resources?${query}&case_insensitive=true`)).body?.result.map((r) => r.id);
+      (await call<Resource[]>("GET", `/accounts/${a}/tags/resources?${query}&case_insensitive=true`)).body?.result.map(
+        (r) => r.id,
+      );
     expect(await ids(`tag=${encodeURIComponent("ÉQUIPE=été")}`)).toEqual(["fr"]);
     expect(await ids("tag=ENV=x")).toEqual(["mixed"]); // matched through "Env" although "env" holds another value
     expect(await ids("tag=ENV=y")).toEqual(["mixed"]);
@@ -295,7 +306,8 @@ describe("request checks through the Worker", () => {
 
   it("refuses bodies over 1 MiB with 413 and accepts just under", async () => {
     const a = newAccount();
-    const filler = (n: number) => JSON.stringify({ resource_type: "worker", resource_id: "w", tags: { k: "v" }, pad: "x".repeat(n) });
+    const filler = (n: number) =>
+      JSON.stringify({ resource_type: "worker", resource_id: "w", tags: { k: "v" }, pad: "x".repeat(n) });
     const over = filler(1024 * 1024);
     const res = await call("PUT", `/accounts/${a}/tags`, { rawBody: over });
     expect(res.status).toBe(413);

@@ -13,20 +13,40 @@ let API_TOKENS = "";
 beforeAll(async () => {
   API_TOKENS = JSON.stringify([
     { name: "alpha-read", sha256: await tokenDigestHex("alpha-read"), accounts: [alpha], permissions: ["tags:read"] },
-    { name: "alpha-write", sha256: await tokenDigestHex("alpha-write"), accounts: [alpha], permissions: ["tags:read", "tags:write"] },
+    {
+      name: "alpha-write",
+      sha256: await tokenDigestHex("alpha-write"),
+      accounts: [alpha],
+      permissions: ["tags:read", "tags:write"],
+    },
     { name: "all-read", sha256: await tokenDigestHex("all-read"), accounts: ["*"], permissions: ["tags:read"] },
-    { name: "zones", sha256: await tokenDigestHex("zones"), accounts: ["*"], zones: ["*"], permissions: ["zones:read", "zones:write"] },
+    {
+      name: "zones",
+      sha256: await tokenDigestHex("zones"),
+      accounts: ["*"],
+      zones: ["*"],
+      permissions: ["zones:read", "zones:write"],
+    },
   ]);
   await put(alpha, worker("a", { owner: "alpha" }));
   await put(beta, worker("b", { owner: "beta" }));
 });
 
-async function as(token: string | null, method: string, path: string, body?: unknown): Promise<{ status: number; body: Envelope }> {
+async function as(
+  token: string | null,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Envelope }> {
   const ctx = createExecutionContext();
   const headers: Record<string, string> = { "Content-Type": "application/json" };
   if (token !== null) headers.Authorization = `Bearer ${token}`;
   const res = await handler.fetch(
-    new Request(`http://localhost${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }),
+    new Request(`http://localhost${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
     { ...env, API_TOKENS },
     ctx,
   );

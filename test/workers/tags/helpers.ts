@@ -84,11 +84,21 @@ export function errorCode(res: { body: Envelope | null }): number | undefined {
  */
 export async function seed(account: string, resources: [id: string, tags: Record<string, string>][]): Promise<void> {
   const withEtags = await Promise.all(
-    resources.map(async ([id, tags]) => ({ id, pairs: Object.entries(tags), etag: await etagOf(Object.entries(tags)) })),
+    resources.map(async ([id, tags]) => ({
+      id,
+      pairs: Object.entries(tags),
+      etag: await etagOf(Object.entries(tags)),
+    })),
   );
   await runInDurableObject(storeOf(account), (instance: TagStore) => {
     for (const { id, pairs, etag } of withEtags) {
-      const res = instance.putTags({ ref: { type: "worker", parent: "", id }, tags: pairs, etag, ifMatch: null, limit: 1e9 });
+      const res = instance.putTags({
+        ref: { type: "worker", parent: "", id },
+        tags: pairs,
+        etag,
+        ifMatch: null,
+        limit: 1e9,
+      });
       if (!res.ok) throw new Error(JSON.stringify(res.error));
     }
   });

@@ -9,11 +9,14 @@ import handler from "../../../src/index";
 import type { TagStore } from "../../../src/tags/tag-store";
 import { ADMIN, call, errorCode, newAccount, put, storeOf, worker, type Envelope } from "./helpers";
 
-const tagsOf = (prefix: string, n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, "v"]));
+const tagsOf = (prefix: string, n: number) =>
+  Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, "v"]));
 
 async function invariant(account: string): Promise<{ total: number; rows: number }> {
   return runInDurableObject(storeOf(account), (_instance: TagStore, state) => {
-    const total = state.storage.sql.exec<{ value: number }>("SELECT value FROM meta WHERE name = 'tag_total'").one().value;
+    const total = state.storage.sql
+      .exec<{ value: number }>("SELECT value FROM meta WHERE name = 'tag_total'")
+      .one().value;
     const rows = state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM tags").one().n;
     const counts = state.storage.sql
       .exec<{ n: number }>(
@@ -65,13 +68,17 @@ describe("10,000 tags per account (default TAG_LIMIT)", () => {
   it("counts (resource, key) pairs, so the same key on two resources counts twice", async () => {
     const a = newAccount();
     const vars = { TAG_LIMIT: "3" };
-    expect((await fetchWith(vars, "PUT", `/accounts/${a}/tags`, worker("a", { env: "x", team: "y" }))).status).toBe(200);
+    expect((await fetchWith(vars, "PUT", `/accounts/${a}/tags`, worker("a", { env: "x", team: "y" }))).status).toBe(
+      200,
+    );
     expect((await fetchWith(vars, "PUT", `/accounts/${a}/tags`, worker("b", { env: "x" }))).status).toBe(200);
     const refused = await fetchWith(vars, "PUT", `/accounts/${a}/tags`, worker("c", { env: "x" }));
     expect(refused.status).toBe(400);
     expect((await refused.json<Envelope>()).errors[0]?.code).toBe(1016);
     // DELETE frees its pairs.
-    expect((await fetchWith(vars, "DELETE", `/accounts/${a}/tags`, { resource_type: "worker", resource_id: "a" })).status).toBe(204);
+    expect(
+      (await fetchWith(vars, "DELETE", `/accounts/${a}/tags`, { resource_type: "worker", resource_id: "a" })).status,
+    ).toBe(204);
     expect((await fetchWith(vars, "PUT", `/accounts/${a}/tags`, worker("c", { env: "x", k: "" }))).status).toBe(200);
   });
 });
@@ -91,7 +98,9 @@ describe("concurrent PUTs on one account", () => {
   it("never exceed the limit when racing for the last slots", async () => {
     const a = newAccount();
     const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => fetchWith({ TAG_LIMIT: "5" }, "PUT", `/accounts/${a}/tags`, worker(`w${i}`, { k: "v" }))),
+      Array.from({ length: 12 }, (_, i) =>
+        fetchWith({ TAG_LIMIT: "5" }, "PUT", `/accounts/${a}/tags`, worker(`w${i}`, { k: "v" })),
+      ),
     );
     expect(results.filter((r) => r.status === 200).length).toBe(5);
     expect(results.filter((r) => r.status === 400).length).toBe(7);

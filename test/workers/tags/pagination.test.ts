@@ -23,7 +23,10 @@ describe("pagination over 1,000+ resources with writes between pages", () => {
   it("visits each stable resource exactly once, in order", async () => {
     const a = newAccount();
     const total = 1_050;
-    await seed(a, Array.from({ length: total }, (_, i) => [`r${pad(i)}`, { env: i % 2 === 0 ? "prod" : "dev", n: String(i) }]));
+    await seed(
+      a,
+      Array.from({ length: total }, (_, i) => [`r${pad(i)}`, { env: i % 2 === 0 ? "prod" : "dev", n: String(i) }]),
+    );
     const path = `/accounts/${a}/tags/resources?tag=env=prod`;
     const seen: string[] = [];
     const deleted = new Set<string>();
@@ -73,7 +76,10 @@ describe("pagination over 1,000+ resources with writes between pages", () => {
     const keyPages = await allPages<string>(`/accounts/${a}/tags/keys`);
     expect(keyPages.map((p) => p.length)).toEqual([100, 100]);
     expect(keyPages.flat()).toEqual(Array.from({ length: 200 }, (_, i) => `k${pad(i)}`));
-    await seed(a, Array.from({ length: 150 }, (_, i) => [`x${i}`, { shared: `value-${pad(i)}` }]));
+    await seed(
+      a,
+      Array.from({ length: 150 }, (_, i) => [`x${i}`, { shared: `value-${pad(i)}` }]),
+    );
     const valuePages = await allPages<string>(`/accounts/${a}/tags/values/shared`);
     expect(valuePages.map((p) => p.length)).toEqual([100, 50]);
     const summaryPages = await allPages<{ key: string }>(`/accounts/${a}/tags/summary`);
@@ -84,7 +90,10 @@ describe("pagination over 1,000+ resources with writes between pages", () => {
 describe("cursor binding and authentication (1017)", () => {
   async function setUp() {
     const a = newAccount();
-    await seed(a, Array.from({ length: 120 }, (_, i) => [`w${pad(i)}`, { env: "prod", team: "t" }]));
+    await seed(
+      a,
+      Array.from({ length: 120 }, (_, i) => [`w${pad(i)}`, { env: "prod", team: "t" }]),
+    );
     const path = `/accounts/${a}/tags/resources?tag=env`;
     const cursor = (await firstPage(path)).result_info?.cursor;
     if (!cursor) throw new Error("expected a second page");
@@ -105,10 +114,18 @@ describe("cursor binding and authentication (1017)", () => {
     const [body, mac] = cursor.split(".") as [string, string];
     const decoded = JSON.parse(new TextDecoder().decode(base64UrlToBytes(body) ?? new Uint8Array())) as { k: string[] };
     expect(decoded.k).toEqual(["worker", "", "w00099"]);
-    const forgedBody = bytesToBase64Url(new TextEncoder().encode(JSON.stringify({ v: 1, k: ["worker", "", "w00009"] })));
+    const forgedBody = bytesToBase64Url(
+      new TextEncoder().encode(JSON.stringify({ v: 1, k: ["worker", "", "w00009"] })),
+    );
     const macBytes = base64UrlToBytes(mac) ?? new Uint8Array(16);
     macBytes[0] = (macBytes[0] ?? 0) ^ 1;
-    for (const bad of [`${forgedBody}.${mac}`, `${body}.${bytesToBase64Url(macBytes)}`, `${body}.`, "not-a-cursor", `${cursor}x`]) {
+    for (const bad of [
+      `${forgedBody}.${mac}`,
+      `${body}.${bytesToBase64Url(macBytes)}`,
+      `${body}.`,
+      "not-a-cursor",
+      `${cursor}x`,
+    ]) {
       const res = await call("GET", withCursor(path, bad));
       expect(res.status).toBe(400);
       expect(errorCode(res)).toBe(1017);
@@ -118,7 +135,10 @@ describe("cursor binding and authentication (1017)", () => {
   it("refuses a cursor of another query, endpoint or account", async () => {
     const { a, cursor } = await setUp();
     const other = newAccount();
-    await seed(other, Array.from({ length: 120 }, (_, i) => [`w${pad(i)}`, { env: "prod", team: "t" }]));
+    await seed(
+      other,
+      Array.from({ length: 120 }, (_, i) => [`w${pad(i)}`, { env: "prod", team: "t" }]),
+    );
     const cases = [
       `/accounts/${a}/tags/resources?tag=team`, // another filter
       `/accounts/${a}/tags/resources?tag=env&case_insensitive=true`,

@@ -80,7 +80,10 @@ describe("binary (code point) order", () => {
         }),
         async (values) => {
           const key = `p${crypto.randomUUID().slice(0, 8)}`;
-          await seed(a, values.map((v, i) => [`${key}-${i}`, { [key]: v }]));
+          await seed(
+            a,
+            values.map((v, i) => [`${key}-${i}`, { [key]: v }]),
+          );
           const listed = await store.listValues({ scope: { account: a, query: "t" }, cursor: null, key, type: null });
           expect(listed.ok && listed.value.items).toEqual([...values].sort(compareCodePoints));
         },
@@ -91,11 +94,19 @@ describe("binary (code point) order", () => {
 
   it("keeps the cursor key inside the object", async () => {
     const a = newAccount();
-    await seed(a, Array.from({ length: 101 }, (_, i): [string, Record<string, string>] => [`w${i}`, { [`k${String(i).padStart(3, "0")}`]: "" }]));
+    await seed(
+      a,
+      Array.from({ length: 101 }, (_, i): [string, Record<string, string>] => [
+        `w${i}`,
+        { [`k${String(i).padStart(3, "0")}`]: "" },
+      ]),
+    );
     const page = await storeOf(a).listKeys({ scope: { account: a, query: '["keys"]' }, cursor: null });
     expect(page.ok && page.value.next).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
     await runInDurableObject(storeOf(a), (_i: TagStore, state) => {
-      const row = state.storage.sql.exec<{ value: ArrayBuffer }>("SELECT value FROM meta WHERE name = 'cursor_key'").one();
+      const row = state.storage.sql
+        .exec<{ value: ArrayBuffer }>("SELECT value FROM meta WHERE name = 'cursor_key'")
+        .one();
       expect(row.value.byteLength).toBe(32);
     });
   });
@@ -107,7 +118,13 @@ describe("keys and values listings (loose index scan)", () => {
     const store = storeOf(a);
     await runInDurableObject(store, (instance: TagStore) => {
       const put = (type: "worker" | "r2_bucket", id: string, value: string) =>
-        instance.putTags({ ref: { type, parent: "", id }, tags: [["k", value]], etag: EMPTY_TAGS_ETAG, ifMatch: null, limit: 1e9 });
+        instance.putTags({
+          ref: { type, parent: "", id },
+          tags: [["k", value]],
+          etag: EMPTY_TAGS_ETAG,
+          ifMatch: null,
+          limit: 1e9,
+        });
       for (let i = 0; i < 260; i++) put("worker", `w${i}`, `v-${String(i % 130).padStart(3, "0")}`);
       for (let i = 0; i < 20; i++) put("r2_bucket", `b${i}`, `r2-${String(i).padStart(2, "0")}`);
     });
@@ -130,9 +147,20 @@ describe("keys and values listings (loose index scan)", () => {
     const everything = [...buckets, ...workers];
     expect(await all(null)).toEqual([everything.slice(0, 100), everything.slice(100)]);
     await runInDurableObject(store, (_i: TagStore, state) => {
-      for (const { sql, params } of [distinctKeysQuery(null), distinctKeysQuery("a"), distinctValuesQuery("k", null, "v-050"), distinctValuesQuery("k", "worker", null)]) {
-        const plan = state.storage.sql.exec<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, ...params).toArray().map((r) => r.detail);
-        expect(plan.some((d) => /SCAN tags/.test(d)), plan.join("; ")).toBe(false);
+      for (const { sql, params } of [
+        distinctKeysQuery(null),
+        distinctKeysQuery("a"),
+        distinctValuesQuery("k", null, "v-050"),
+        distinctValuesQuery("k", "worker", null),
+      ]) {
+        const plan = state.storage.sql
+          .exec<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, ...params)
+          .toArray()
+          .map((r) => r.detail);
+        expect(
+          plan.some((d) => /SCAN tags/.test(d)),
+          plan.join("; "),
+        ).toBe(false);
       }
     });
   });

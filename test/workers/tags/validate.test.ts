@@ -117,9 +117,30 @@ describe("filters (notes §6 filter parsing)", () => {
     expect(code(query(Array.from({ length: 21 }, (): [string, string] => ["tag", "bad key"])))).toBe(1010);
   });
   it("checks filters in order, then type (1006), then id/name (1003)", () => {
-    expect(code(query([["tag", "k=a,,b"], ["tag", "bad key"]]))).toBe(1007);
-    expect(code(query([["tag", "bad key"], ["tag", "k=a,,b"]]))).toBe(1014);
-    expect(code(query([["tag", "bad key"], ["type", "nope"]]))).toBe(1014);
+    expect(
+      code(
+        query([
+          ["tag", "k=a,,b"],
+          ["tag", "bad key"],
+        ]),
+      ),
+    ).toBe(1007);
+    expect(
+      code(
+        query([
+          ["tag", "bad key"],
+          ["tag", "k=a,,b"],
+        ]),
+      ),
+    ).toBe(1014);
+    expect(
+      code(
+        query([
+          ["tag", "bad key"],
+          ["type", "nope"],
+        ]),
+      ),
+    ).toBe(1014);
     expect(code(query([["type", "nope"]]))).toBe(1006);
     expect(code(query([["type", "dns_record"]]))).toBe(0); // zone-level types are known in filters
     expect(code(query(Array.from({ length: 51 }, (_, i): [string, string] => ["id", `r${i}`])))).toBe(1003);
@@ -127,7 +148,11 @@ describe("filters (notes §6 filter parsing)", () => {
     expect(code(query([["case_insensitive", "yes"]]))).toBe(1007);
   });
   it("folds filters for case_insensitive", () => {
-    const parsed = query([["tag", "Env=PROD"], ["case_insensitive", "true"], ["name", "Web"]]);
+    const parsed = query([
+      ["tag", "Env=PROD"],
+      ["case_insensitive", "true"],
+      ["name", "Web"],
+    ]);
     expect(parsed.ok && parsed.value).toMatchObject({
       filters: [{ kind: "equals", key: "env", values: ["prod"] }],
       name: "web",
@@ -195,7 +220,12 @@ describe("ETag (notes §1.4: v1 + base64url(SHA-256(JCS)[0..16]))", () => {
     expect(await etagOf(tags)).toBe(expected);
   });
   it("sorts members by UTF-16 units (RFC 8785 §3.2.3)", () => {
-    expect(canonicalJson([["\uFF21", "1"], [ASTRAL_LETTER, "2"]])).toBe(`{"${ASTRAL_LETTER}":"2","\uFF21":"1"}`);
+    expect(
+      canonicalJson([
+        ["\uFF21", "1"],
+        [ASTRAL_LETTER, "2"],
+      ]),
+    ).toBe(`{"${ASTRAL_LETTER}":"2","\uFF21":"1"}`);
     expect(EMPTY_TAGS_ETAG).toBe("v1:RBNvo1WzZ4oRRq0W9-hkng");
   });
 });

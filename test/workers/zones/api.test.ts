@@ -44,7 +44,11 @@ describe("zone CRUD", () => {
     const read = await (await api(`/zones/${zone}`, { method: "GET" })).json<Envelope>();
     expect(read.result).toEqual(body.result);
 
-    const replaced = await put(zone, { plan: "business", origin: "http://origin.example.net:8080/", connect_timeout: 5 }, "/client/v4");
+    const replaced = await put(
+      zone,
+      { plan: "business", origin: "http://origin.example.net:8080/", connect_timeout: 5 },
+      "/client/v4",
+    );
     expect((await replaced.json<Envelope>()).result).toMatchObject({
       plan: "business",
       origin: "http://origin.example.net:8080",
@@ -73,7 +77,12 @@ describe("zone CRUD", () => {
     const zone = uniqueZone("layout");
     await put(zone, { plan: "pro", origin: "http://o.example" });
     const stored = JSON.parse((await env.CONFIG.get(`zone:${zone}`)) ?? "null") as Record<string, unknown>;
-    expect(stored).toMatchObject({ schema: 1, version: 1, zone, settings: { plan: "pro", origin: "http://o.example" } });
+    expect(stored).toMatchObject({
+      schema: 1,
+      version: 1,
+      zone,
+      settings: { plan: "pro", origin: "http://o.example" },
+    });
     // Another feature's section (e.g. custom error rules), written through the zone's writer, survives a settings
     // replace.
     const writer = env.ZONE_WRITER.get(env.ZONE_WRITER.idFromName(zone));
@@ -180,18 +189,21 @@ describe("validation (400, nothing stored)", () => {
     },
   );
 
-  it.each(["%E0%A4%A", "a%", "%zz.example"])("a malformed percent-escape in the zone (%s) → 400 (7003), never a 500", async (name) => {
-    const res = await put(name, valid);
-    expect(res.status).toBe(400);
-    expect((await res.json<Envelope>()).errors[0]?.code).toBe(7003);
-    for (const method of ["GET", "DELETE"]) {
-      const other = await api(`/zones/${name}`, { method });
-      expect(other.status, method).toBe(400);
-    }
-    // Still authentication first: without a token it is a 401, not a 500.
-    const anonymous = await exports.default.fetch(`http://localhost/zones/${name}`);
-    expect(anonymous.status).toBe(401);
-  });
+  it.each(["%E0%A4%A", "a%", "%zz.example"])(
+    "a malformed percent-escape in the zone (%s) → 400 (7003), never a 500",
+    async (name) => {
+      const res = await put(name, valid);
+      expect(res.status).toBe(400);
+      expect((await res.json<Envelope>()).errors[0]?.code).toBe(7003);
+      for (const method of ["GET", "DELETE"]) {
+        const other = await api(`/zones/${name}`, { method });
+        expect(other.status, method).toBe(400);
+      }
+      // Still authentication first: without a token it is a 401, not a 500.
+      const anonymous = await exports.default.fetch(`http://localhost/zones/${name}`);
+      expect(anonymous.status).toBe(401);
+    },
+  );
 
   it("a streamed body without Content-Length is cut off at 1 MiB → 413 (contract §8)", async () => {
     let sent = 0;
@@ -302,12 +314,23 @@ describe("concurrent requests on a cold cache", () => {
     // between requests failed on Miniflare under load — see src/zones/cache.ts — but the test pool does not
     // enforce per-request I/O contexts, so this only checks that concurrent cold misses all succeed.)
     const zone = uniqueZone("cold");
-    const settings = { plan: "pro", origin: loopback(ports.http), connect_timeout: 1, read_timeout: 5, max_request_header_bytes: 32768 };
+    const settings = {
+      plan: "pro",
+      origin: loopback(ports.http),
+      connect_timeout: 1,
+      read_timeout: 5,
+      max_request_header_bytes: 32768,
+    };
     await env.CONFIG.put(`zone:${zone}`, JSON.stringify({ schema: 1, version: 1, zone, modified_on: "", settings }));
     const responses = await Promise.all(
       Array.from({ length: 20 }, () => exports.default.fetch(`http://${zone}/echo`, { headers: JSON_ACCEPT })),
     );
-    const statuses = await Promise.all(responses.map(async (res) => `${res.status} ${res.status === 200 ? "" : await res.text()}`));
-    expect(statuses.every((s) => s.startsWith("200")), statuses.join("\n")).toBe(true);
+    const statuses = await Promise.all(
+      responses.map(async (res) => `${res.status} ${res.status === 200 ? "" : await res.text()}`),
+    );
+    expect(
+      statuses.every((s) => s.startsWith("200")),
+      statuses.join("\n"),
+    ).toBe(true);
   });
 });

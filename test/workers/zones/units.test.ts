@@ -56,7 +56,6 @@ describe("pointsAtApi", () => {
     const target = parseOriginUrl(raw);
     expect(target.ok && pointsAtApi(target.value, api)).toBe(expected);
   });
-
 });
 
 describe("parseZoneName", () => {
@@ -97,8 +96,17 @@ describe("parseZoneSettings", () => {
 
   it("accepts the bounds themselves", () => {
     const { connectTimeout: c, readTimeout: r, maxRequestHeaderBytes: h } = ZONE_LIMITS;
-    for (const [a, b, d] of [[c.min, r.min, h.min], [c.max, r.max, h.max]] as const) {
-      const body = { plan: "pro", origin: "http://o.example", connect_timeout: a, read_timeout: b, max_request_header_bytes: d };
+    for (const [a, b, d] of [
+      [c.min, r.min, h.min],
+      [c.max, r.max, h.max],
+    ] as const) {
+      const body = {
+        plan: "pro",
+        origin: "http://o.example",
+        connect_timeout: a,
+        read_timeout: b,
+        max_request_header_bytes: d,
+      };
       expect(parseZoneSettings(body).ok).toBe(true);
     }
   });
@@ -107,7 +115,13 @@ describe("parseZoneSettings", () => {
 describe("zone cache (contract §6, §8), on the real CONFIG namespace", () => {
   /** Writes a valid zone document straight to KV, behind the cache's back: only a KV read can see it. */
   async function storeBehindCache(host: string): Promise<void> {
-    const doc = { schema: 1, version: 7, zone: host, modified_on: "", settings: { plan: "pro", origin: "http://o.example" } };
+    const doc = {
+      schema: 1,
+      version: 7,
+      zone: host,
+      modified_on: "",
+      settings: { plan: "pro", origin: "http://o.example" },
+    };
     await env.CONFIG.put(`zone:${host}`, JSON.stringify(doc));
   }
 
