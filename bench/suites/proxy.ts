@@ -55,7 +55,8 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
   const started: Served[] = [];
   try {
     const { root } = context;
-    const real = await serveWorker({ root, entry: "src/index.ts", bindings: { ADMIN_TOKEN } });
+    // The example origin listens on 127.0.0.1, which an origin may not be while it is an API host (contract §3).
+    const real = await serveWorker({ root, entry: "src/index.ts", bindings: { ADMIN_TOKEN, API_HOSTS: "localhost" } });
     started.push(real);
     const baseline = await serveWorker({
       root,
