@@ -5,7 +5,7 @@
 import { CATALOG, type CatalogEntry } from "./catalog";
 import { wireTitle } from "./fields";
 import type { ErrorFormatChoice } from "./format";
-import { escapeHtml, htmlPage, markdownEmphasis } from "./html";
+import { html, htmlPage, markdownBlocks } from "./html";
 import { yamlScalar } from "./yaml";
 
 /** What the reference says about one code: the catalog fields under their wire names, plus its `type`. */
@@ -65,17 +65,17 @@ export function renderReferenceList(typeOf: (code: number) => string, choice: Er
     case "html":
       return htmlPage(
         "Error codes",
-        '<main>\n<h1>Error codes</h1>\n<div class="table-wrap"><table>\n<thead><tr><th>Code</th><th>Status</th><th>Title</th>' +
-          "<th>Name</th><th>Category</th><th>Retry after (s)</th><th>Owner action</th></tr></thead>\n<tbody>\n" +
-          entries
-            .map(
-              (e) =>
-                `<tr><td><a href="${escapeHtml(e.type)}">${e.error_code}</a></td><td>${e.status}</td><td>${escapeHtml(e.title)}</td>` +
-                `<td>${escapeHtml(e.error_name)}</td><td>${escapeHtml(e.error_category)}</td>` +
-                `<td>${e.retry_after ?? "no retry"}</td><td>${e.owner_action_required ? "yes" : "no"}</td></tr>`,
-            )
-            .join("\n") +
-          "\n</tbody>\n</table></div>\n</main>",
+        html`<main class="wide">
+<h1>Error codes</h1>
+<div class="table-wrap"><table>
+<thead><tr><th>Code</th><th>Status</th><th>Title</th><th>Name</th><th>Category</th><th>Retry after (s)</th><th>Owner action</th></tr></thead>
+<tbody>
+${entries.map(
+  (e) =>
+    html`<tr><td><a href="${e.type}">${e.error_code}</a></td><td>${e.status}</td><td>${e.title}</td><td>${e.error_name}</td><td>${e.error_category}</td><td>${e.retry_after ?? "no retry"}</td><td>${e.owner_action_required ? "yes" : "no"}</td></tr>\n`,
+)}</tbody>
+</table></div>
+</main>`,
       );
   }
 }
@@ -98,12 +98,26 @@ export function renderReferenceEntry(e: ReferenceEntry, choice: ErrorFormatChoic
     case "html":
       return htmlPage(
         e.title,
-        `<main>\n<p class="code">Error ${e.error_code} · ${escapeHtml(e.error_category)}</p>\n<h1>${escapeHtml(e.title)}</h1>\n` +
-          `<section>\n<h2>What happened</h2>\n<p class="text">${escapeHtml(e.detail)}</p>\n</section>\n` +
-          `<section>\n<h2>What you should do</h2>\n<p class="text">${markdownEmphasis(escapeHtml(e.what_you_should_do))}</p>\n</section>\n` +
-          `<section>\n<dl>\n<dt>HTTP status</dt><dd>${e.status}</dd>\n<dt>Error name</dt><dd>${escapeHtml(e.error_name)}</dd>\n` +
-          `<dt>Retryable</dt><dd>${e.retry_after === undefined ? "no" : `yes, after ${e.retry_after} s`}</dd>\n` +
-          `<dt>Owner action required</dt><dd>${e.owner_action_required ? "yes" : "no"}</dd>\n</dl>\n</section>\n</main>`,
+        html`<main>
+<p class="code">Error ${e.error_code} · ${e.error_category}</p>
+<h1>${e.title}</h1>
+<section>
+<h2>What happened</h2>
+${markdownBlocks(e.detail)}
+</section>
+<section>
+<h2>What you should do</h2>
+${markdownBlocks(e.what_you_should_do)}
+</section>
+<section>
+<dl>
+<dt>HTTP status</dt><dd>${e.status}</dd>
+<dt>Error name</dt><dd>${e.error_name}</dd>
+<dt>Retryable</dt><dd>${e.retry_after === undefined ? "no" : `yes, after ${e.retry_after} s`}</dd>
+<dt>Owner action required</dt><dd>${e.owner_action_required ? "yes" : "no"}</dd>
+</dl>
+</section>
+</main>`,
       );
   }
 }
