@@ -65,7 +65,7 @@ function insert(value: Interpolation): string {
   if (value instanceof SafeHtml) return value.value;
   if (Array.isArray(value)) return (value as readonly Interpolation[]).map(insert).join("");
   if (value === null || value === undefined || value === false) return "";
-  return escapeText(String(value as string | number | boolean));
+  return escapeText(String(value));
 }
 
 /** A tagged template whose every interpolation is escaped unless it is already `SafeHtml`. */

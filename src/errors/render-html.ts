@@ -27,7 +27,7 @@ export function renderHtmlBox(f: ErrorFields): SafeHtml {
   return html`<div class="edge-error-box">
 <p class="code">Error ${f.error_code} · ${f.error_category}</p>
 <h1>${f.title}</h1>
-${whereItBroke(f.error_category as ErrorCategory)}
+${whereItBroke(f.error_category)}
 <section>
 <h2>What happened</h2>
 ${markdownBlocks(f.detail)}
