@@ -82,7 +82,7 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
     timestamp: wireTimestamp(Date.now()),
     zone: scope.zone,
     retryAfter,
-    footer: footerFor(scope.settings.operatorName),
+    footer: footerText(scope.settings.operatorName),
   });
   const headers = await errorHeaders(choice, rayId, retryAfter);
   logEdgeError(rayId, scope.zone, entry, cause);
@@ -120,7 +120,7 @@ export async function fallbackErrorResponse(
     timestamp: wireTimestamp(Date.now()),
     zone,
     retryAfter: entry.retryAfter,
-    footer: footerFor(settings.operatorName),
+    footer: footerText(settings.operatorName),
   });
   const choice = chooseErrorFormat("application/json");
   const headers = await errorHeaders(choice, rayId, entry.retryAfter);
@@ -182,17 +182,6 @@ export function typeUri(code: number, requestUrl: string, settings: Settings): s
   } catch {
     return new URL(`${settings.servicePrefix}/errors/${code}`, requestUrl).href;
   }
-}
-
-// One footer string per operator name (a single value in practice): built once per isolate.
-let footerKey = "";
-let footerValue = "";
-function footerFor(operatorName: string): string {
-  if (operatorName !== footerKey) {
-    footerKey = operatorName;
-    footerValue = footerText(operatorName);
-  }
-  return footerValue;
 }
 
 /** ONE structured log line per generated error; 5xx (the service's or the origin's fault) go to the error stream. */
