@@ -20,16 +20,18 @@ import { isUnderPrefix, zoneOf } from "./http/host";
 import { newRayId } from "./http/ray";
 import { hasOwnLoopMark } from "./origin/headers";
 import { causeOf } from "./result";
+import { rulesetsOpenApi } from "./rulesets/openapi";
+import { rulesetRoutes } from "./rulesets/routes";
 import { tagsOpenApi } from "./tags/openapi";
 import { tagRoutes } from "./tags/routes";
 import { zonesOpenApi } from "./zones/openapi";
 import { zoneRoutes } from "./zones/routes";
-import { handleZoneTraffic } from "./zones/traffic";
+import { handleZoneTraffic } from "./traffic/zone-traffic";
 
 /** The management API: every feature's routes and its part of the OpenAPI document, side by side. */
 export const api = mountApi(
-  [...zoneRoutes, ...tagRoutes],
-  JSON.stringify(openApiDocument([zonesOpenApi, tagsOpenApi])),
+  [...zoneRoutes, ...rulesetRoutes, ...tagRoutes],
+  JSON.stringify(openApiDocument([zonesOpenApi, rulesetsOpenApi, tagsOpenApi])),
 );
 
 type Destination = "service" | "api" | "zone";
@@ -54,7 +56,7 @@ export async function handle(request: Request, env: Env, ctx: ExecutionContext):
         if (isLoop(request)) return loop(request, url, settings);
         return await api.handle(request, env, ctx, settings, url);
       case "zone":
-        // Zone traffic checks the mark in its single pass over the request headers (src/zones/traffic.ts).
+        // Zone traffic checks the mark in its single pass over the request headers (src/traffic/zone-traffic.ts).
         return await handleZoneTraffic(request, env, ctx, settings, url);
     }
   } catch (error) {

@@ -39,6 +39,17 @@ export function zoneFailure(failure: ZoneFailure, zone: string): Response {
       return apiFailureResponse({ status: 400, errors: listed(failure.errors, 1004, "Invalid zone setting") });
     case "not-found":
       return apiFailureResponse({ status: 404, errors: [{ code: 1001, message: `Zone not found: ${zone}` }] });
+    case "conflict":
+      // Only after the callers' retries ran out (a zone written to without pause): the client may retry.
+      return apiFailureResponse({
+        status: 409,
+        errors: [
+          {
+            code: 10409,
+            message: `The zone changed while this write was prepared (now version ${failure.current}); retry`,
+          },
+        ],
+      });
     case "unavailable":
     case "corrupt": {
       // CONFIG (or the writer) failing is the service's own failure: a 500 with a ray to quote, logged once.

@@ -20,6 +20,8 @@ import { zoneKey, zonePartsPrefix } from "./store";
 
 export type ZoneWriteFailure =
   | { readonly kind: "not-found" }
+  /** The document changed since the caller read `expected` (optimistic concurrency; the caller reads again). */
+  | { readonly kind: "conflict"; readonly current: number }
   /** KV (or this object's storage) failed: the service's own failure, 500 at the edge (contract §3). */
   | { readonly kind: "unavailable"; readonly cause: string };
 
@@ -37,12 +39,25 @@ export class ZoneWriter extends DurableObject<Env> {
     return this.mutate(zone, (previous) => ok({ ...(previous ?? {}), settings }));
   }
 
-  /** Replaces one section of an existing zone (`null` removes it). */
-  putSection(zone: string, name: string, value: unknown): Promise<Result<ZoneDocument, ZoneWriteFailure>> {
+  /**
+   * Replaces one section of an existing zone (`null` removes it). With `expected`, only if the document is still at
+   * that version: a section computed from what the caller read (a ruleset keeps its rules' history) is never
+   * written over a change it did not see.
+   */
+  putSection(
+    zone: string,
+    name: string,
+    value: unknown,
+    expected?: number,
+  ): Promise<Result<ZoneDocument, ZoneWriteFailure>> {
     if (RESERVED.has(name)) throw new TypeError(`section name ${name} is reserved`);
-    return this.mutate(zone, (previous) =>
-      previous ? ok(withSection(previous, name, value)) : err({ kind: "not-found" }),
-    );
+    return this.mutate(zone, (previous) => {
+      if (!previous) return err({ kind: "not-found" });
+      if (expected !== undefined && previous.version !== expected) {
+        return err({ kind: "conflict", current: previous.version });
+      }
+      return ok(withSection(previous, name, value));
+    });
   }
 
   /**
@@ -55,10 +70,16 @@ export class ZoneWriter extends DurableObject<Env> {
     part: string,
     content: string | null,
     section: { readonly name: string; readonly value: unknown },
+    expected?: number,
   ): Promise<Result<ZoneDocument, ZoneWriteFailure>> {
     return this.mutate(
       zone,
-      (previous) => (previous ? ok(withSection(previous, section.name, section.value)) : err({ kind: "not-found" })),
+      (previous) => {
+        if (!previous) return err({ kind: "not-found" });
+        if (expected !== undefined && previous.version !== expected)
+          return err({ kind: "conflict", current: previous.version });
+        return ok(withSection(previous, section.name, section.value));
+      },
       async () => {
         const key = `${zonePartsPrefix(zone)}${part}`;
         if (content === null) await this.env.CONFIG.delete(key);

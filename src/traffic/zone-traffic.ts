@@ -11,11 +11,11 @@ import { isIpLiteral, zoneOf } from "../http/host";
 import { connectorFor } from "../origin/connector";
 import { forwardToOrigin, type ForwardPlan } from "../origin/forward";
 import { scanRequestHeaders } from "../origin/headers";
-import { cachedZone, lookupZone } from "./cache";
+import { cachedZone, lookupZone } from "../zones/cache";
 import { causeOf, err, ok, type Result } from "../result";
-import type { StoreFailure } from "./store";
+import type { StoreFailure } from "../zones/store";
 import { parseOriginUrl, pointsAtApi, type OriginTarget } from "../origin/origin-url";
-import { ZONE_LIMITS, type Zone, type ZoneSettings } from "./schema";
+import { ZONE_LIMITS, type Zone, type ZoneSettings } from "../zones/schema";
 
 interface Route {
   readonly plan: ForwardPlan;
