@@ -20,6 +20,8 @@ import { isUnderPrefix, zoneOf } from "./http/host";
 import { newRayId } from "./http/ray";
 import { hasOwnLoopMark } from "./origin/headers";
 import { causeOf } from "./result";
+import { customPagesOpenApi } from "./custom-pages/openapi";
+import { customPageRoutes } from "./custom-pages/routes";
 import { rulesetsOpenApi } from "./rulesets/openapi";
 import { rulesetRoutes } from "./rulesets/routes";
 import { tagsOpenApi } from "./tags/openapi";
@@ -30,8 +32,8 @@ import { handleZoneTraffic } from "./traffic/zone-traffic";
 
 /** The management API: every feature's routes and its part of the OpenAPI document, side by side. */
 export const api = mountApi(
-  [...zoneRoutes, ...rulesetRoutes, ...tagRoutes],
-  JSON.stringify(openApiDocument([zonesOpenApi, rulesetsOpenApi, tagsOpenApi])),
+  [...zoneRoutes, ...rulesetRoutes, ...customPageRoutes, ...tagRoutes],
+  JSON.stringify(openApiDocument([zonesOpenApi, rulesetsOpenApi, customPagesOpenApi, tagsOpenApi])),
 );
 
 type Destination = "service" | "api" | "zone";

@@ -1,0 +1,107 @@
+/** `GET /zones/{zone}/custom_pages`, `GET/PUT /zones/{zone}/custom_pages/{id}` (contract §2.1, §6). */
+import { env, exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { ADMIN, uniqueZone } from "../origin/helpers";
+
+interface Envelope<T = Record<string, unknown>> {
+  readonly success: boolean;
+  readonly errors: { code: number; message: string }[];
+  readonly result: T | null;
+}
+
+async function api<T = Record<string, unknown>>(method: string, path: string, body?: unknown) {
+  const res = await exports.default.fetch(`http://localhost${path}`, {
+    method,
+    headers: { ...ADMIN, "Content-Type": "application/json" },
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json<Envelope<T>>() };
+}
+
+async function zone(plan = "pro"): Promise<string> {
+  const name = uniqueZone("pages");
+  expect((await api("PUT", `/zones/${name}`, { plan, origin: "http://o.example" })).status).toBe(200);
+  return name;
+}
+
+const PAGE = "<html><head><title>Oops</title></head><body><h1>Sorry</h1>::EDGE_ERROR_500S_BOX::</body></html>";
+
+describe("custom pages", () => {
+  it("lists both classes, customises one (page stored under its own key), restores the default", async () => {
+    const z = await zone();
+    const list = await api<{ id: string; state: string }[]>("GET", `/zones/${z}/custom_pages`);
+    expect(list.body.result?.map((p) => [p.id, p.state])).toEqual([
+      ["500_errors", "default"],
+      ["1000_errors", "default"],
+    ]);
+    const put = await api("PUT", `/zones/${z}/custom_pages/500_errors`, { state: "customized", content: PAGE });
+    expect(put.status).toBe(200);
+    expect(put.body.result).toMatchObject({ id: "500_errors", state: "customized" });
+    expect(await env.CONFIG.get(`zone:${z}:page:500_errors`)).toBe(PAGE);
+    expect((await api("GET", `/zones/${z}/custom_pages/500_errors`)).body.result).toMatchObject({ content: PAGE });
+    const reset = await api("PUT", `/zones/${z}/custom_pages/500_errors`, { state: "default" });
+    expect(reset.body.result).toMatchObject({ state: "default" });
+    expect(await env.CONFIG.get(`zone:${z}:page:500_errors`)).toBeNull();
+  });
+
+  it("accepts the published token spelling as an alias", async () => {
+    const z = await zone();
+    const content = PAGE.replace("::EDGE_ERROR_500S_BOX::", "::CLOUDFLARE_ERROR_500S_BOX::");
+    expect((await api("PUT", `/zones/${z}/custom_pages/500_errors`, { state: "customized", content })).status).toBe(
+      200,
+    );
+  });
+
+  it.each<[string, unknown, RegExp]>([
+    [
+      "a page without its box token",
+      { state: "customized", content: "<html><head></head><body>x</body></html>" },
+      /box token/,
+    ],
+    [
+      "the other class's token",
+      { state: "customized", content: PAGE.replace("</body>", "::EDGE_ERROR_1000S_BOX::</body>") },
+      /other page class/,
+    ],
+    [
+      "a page without <head>",
+      { state: "customized", content: "<html><body>::EDGE_ERROR_500S_BOX::</body></html>" },
+      /<head>/,
+    ],
+    ["an unknown state", { state: "custom", content: PAGE }, /state/],
+    ["an unknown field", { state: "default", url: "http://x" }, /url/],
+  ])("%s → 400, nothing stored", async (_name, body, message) => {
+    const z = await zone();
+    const before = await env.CONFIG.get(`zone:${z}`);
+    const res = await api("PUT", `/zones/${z}/custom_pages/500_errors`, body);
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0]?.message).toMatch(message);
+    expect(await env.CONFIG.get(`zone:${z}`)).toBe(before);
+    expect(await env.CONFIG.get(`zone:${z}:page:500_errors`)).toBeNull();
+  });
+
+  it("free plan → 403 (1100), an unknown page id → 404, a body over 1 MiB → 413", async () => {
+    const free = await zone("free");
+    const res = await api("PUT", `/zones/${free}/custom_pages/500_errors`, { state: "customized", content: PAGE });
+    expect(res.status).toBe(403);
+    expect(res.body.errors[0]?.code).toBe(1100);
+    const z = await zone();
+    expect((await api("PUT", `/zones/${z}/custom_pages/404_errors`, { state: "default" })).status).toBe(404);
+    const huge = PAGE.replace("<h1>", "<h1>" + "x".repeat(1024 * 1024));
+    expect(
+      (await api("PUT", `/zones/${z}/custom_pages/500_errors`, { state: "customized", content: huge })).status,
+    ).toBe(413);
+  });
+
+  it("both pages written at once both land", async () => {
+    const z = await zone();
+    const other = PAGE.replace("::EDGE_ERROR_500S_BOX::", "::EDGE_ERROR_1000S_BOX::");
+    const [a, b] = await Promise.all([
+      api("PUT", `/zones/${z}/custom_pages/500_errors`, { state: "customized", content: PAGE }),
+      api("PUT", `/zones/${z}/custom_pages/1000_errors`, { state: "customized", content: other }),
+    ]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    const list = await api<{ state: string }[]>("GET", `/zones/${z}/custom_pages`);
+    expect(list.body.result?.map((p) => p.state)).toEqual(["customized", "customized"]);
+  });
+});
