@@ -14,12 +14,14 @@ import { mountApi } from "./api/mount";
 import { openApiDocument } from "./api/openapi";
 import { API_FAILURES, apiFailureResponse } from "./api/envelope";
 import { settingsFor, type Settings } from "./config/settings";
-import { handleServiceRequest } from "./errors/endpoints";
+import { handleServiceRequest } from "./service/endpoints";
 import { errorResponse, fallbackErrorResponse } from "./errors/pipeline";
 import { isUnderPrefix, zoneOf } from "./http/host";
 import { newRayId } from "./http/ray";
 import { hasOwnLoopMark } from "./origin/headers";
 import { causeOf } from "./result";
+import { previewOpenApi } from "./custom-errors/openapi";
+import { previewRoutes } from "./custom-errors/preview";
 import { customPagesOpenApi } from "./custom-pages/openapi";
 import { customPageRoutes } from "./custom-pages/routes";
 import { rulesetsOpenApi } from "./rulesets/openapi";
@@ -32,8 +34,8 @@ import { handleZoneTraffic } from "./traffic/zone-traffic";
 
 /** The management API: every feature's routes and its part of the OpenAPI document, side by side. */
 export const api = mountApi(
-  [...zoneRoutes, ...rulesetRoutes, ...customPageRoutes, ...tagRoutes],
-  JSON.stringify(openApiDocument([zonesOpenApi, rulesetsOpenApi, customPagesOpenApi, tagsOpenApi])),
+  [...zoneRoutes, ...rulesetRoutes, ...customPageRoutes, ...previewRoutes, ...tagRoutes],
+  JSON.stringify(openApiDocument([zonesOpenApi, rulesetsOpenApi, customPagesOpenApi, previewOpenApi, tagsOpenApi])),
 );
 
 type Destination = "service" | "api" | "zone";

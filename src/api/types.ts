@@ -20,7 +20,7 @@ export interface ApiContext {
   readonly principal: Principal;
 }
 
-export type ApiMethod = "GET" | "PUT" | "DELETE" | "POST" | "PATCH";
+export type ApiMethod = "GET" | "HEAD" | "PUT" | "DELETE" | "POST" | "PATCH";
 
 /**
  * One endpoint of a feature. The root authenticates first (contract §7: every management request, 401 before

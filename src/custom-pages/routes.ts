@@ -9,21 +9,8 @@ import type { ApiContext, ApiRoute } from "../api/types";
 import type { ZoneDocument } from "../zones/schema";
 import { parseDocument } from "../zones/store";
 import { withWriter, zoneFailure, zoneName, zoneTarget, type ZoneFailure } from "../zones/routes";
+import { pageMeta, pagePart, pageSection, type PageMeta } from "./stored";
 import { BOX_TOKENS, isPageId, PAGE_IDS, parsePageBody, type PageFailure, type PageId } from "./validate";
-
-/** What the zone document records of a customised page; the HTML itself is the part `page:{id}`. */
-export interface PageMeta {
-  readonly state: "customized";
-  readonly modified_on: string;
-  readonly bytes: number;
-}
-
-export const pageSection = (id: PageId): string => `custom_page:${id}`;
-export const pagePart = (id: PageId): string => `page:${id}`;
-
-export function pageMeta(document: ZoneDocument, id: PageId): PageMeta | null {
-  return (document[pageSection(id)] as PageMeta | undefined) ?? null;
-}
 
 const DESCRIPTIONS: Readonly<Record<PageId, string>> = {
   "500_errors": "Shown for 5xx errors the edge generates (origin unreachable, timeouts, TLS failures)",

@@ -10,17 +10,9 @@ import type { ApiContext, ApiRoute } from "../api/types";
 import { err, type Result } from "../result";
 import { parseDocument } from "../zones/store";
 import { withWriter, zoneFailure, zoneName, zoneTarget, type ZoneFailure } from "../zones/routes";
-import type { ZoneDocument } from "../zones/schema";
 import { isPhase, PHASES, type Phase } from "./phases";
-import { parseRuleset, presentRuleset, type RulesetFailure, type StoredRuleset } from "./validate";
-
-/** The zone document's section holding one phase's ruleset. */
-export const rulesetSection = (phase: Phase): string => `ruleset:${phase}`;
-
-/** A phase's stored ruleset in a zone document (written only by this module, after validation). */
-export function storedRuleset(document: ZoneDocument, phase: Phase): StoredRuleset | null {
-  return (document[rulesetSection(phase)] as StoredRuleset | undefined) ?? null;
-}
+import { rulesetSection, storedRuleset } from "./stored";
+import { parseRuleset, presentRuleset, type RulesetFailure } from "./validate";
 
 /** How often a write is prepared again when the zone changed under it (optimistic concurrency). */
 const ATTEMPTS = 5;

@@ -11,9 +11,11 @@ import { isIpLiteral, zoneOf } from "../http/host";
 import { connectorFor } from "../origin/connector";
 import { forwardToOrigin, type ForwardPlan } from "../origin/forward";
 import { scanRequestHeaders } from "../origin/headers";
-import { cachedZone, lookupZone } from "../zones/cache";
-import { causeOf, err, ok, type Result } from "../result";
-import type { StoreFailure } from "../zones/store";
+import { applyToOriginError, customizationFor } from "../custom-errors/apply";
+import { compiledCustomErrors } from "../custom-errors/compiled";
+import type { ErrorCustomization } from "../errors/pipeline";
+import { cachedZone, zoneConfig } from "../zones/cache";
+import { err, ok, type Result } from "../result";
 import { parseOriginUrl, pointsAtApi, type OriginTarget } from "../origin/origin-url";
 import { ZONE_LIMITS, type Zone, type ZoneSettings } from "../zones/schema";
 
@@ -30,8 +32,10 @@ export async function handleZoneTraffic(
   url: URL = new URL(request.url),
 ): Promise<Response> {
   const zone = zoneOf(url);
+  // Errors before the zone's config is known have no customisation; after it, the zone's rules and pages apply.
+  let customization: ErrorCustomization | undefined;
   const fail = (code: number, cause: string): Promise<Response> =>
-    errorResponse({ code, request, cause }, { settings, zone });
+    errorResponse({ code, request, cause }, { settings, zone, customization });
 
   // Contract §4: an IP literal is never a zone (API hosts never reach this function).
   if (isIpLiteral(zone)) return fail(1003, `direct IP access to ${zone}`);
@@ -41,10 +45,12 @@ export async function handleZoneTraffic(
 
   let config = cachedZone(zone);
   if (config === undefined) {
-    const found = await lookupConfig(env, zone);
+    const found = await zoneConfig(env, zone);
     if (!found.ok) return fail(500, found.error.cause);
     config = found.value;
   }
+  const custom = config ? compiledCustomErrors(config) : null;
+  if (custom) customization = customizationFor(custom, env.CONFIG);
   const route = config ? zoneRoute(config) : defaultRoute(settings);
   if (route === null) return fail(1001, "no zone config and no DEFAULT_ORIGIN");
   if (!route.ok) return fail(500, route.error);
@@ -54,19 +60,10 @@ export async function handleZoneTraffic(
   }
 
   const result = await forwardToOrigin(request, url, headers, route.value.plan, connectorFor(env));
-  return result.ok ? result.value : fail(result.error.code, result.error.cause);
-}
-
-/**
- * The zone's config from the cache or KV. `CONFIG` unavailable (a KV failure, or even the binding itself) is the
- * service's own internal failure outside user code: a structured 500 (contract §3), not the 1101 of an exception.
- */
-async function lookupConfig(env: Env, zone: string): Promise<Result<Zone | null, StoreFailure>> {
-  try {
-    return await lookupZone(env.CONFIG, zone);
-  } catch (e) {
-    return err({ kind: "unavailable", cause: `CONFIG unavailable: ${causeOf(e)}` });
-  }
+  if (!result.ok) return fail(result.error.code, result.error.cause);
+  // Custom error rules also see the origin's own errors (contract §2.1); pages and defaults never replace them.
+  if (custom && result.value.status >= 400) return applyToOriginError(custom, request, result.value) ?? result.value;
+  return result.value;
 }
 
 /** Where traffic goes and the limits it meets: the same shape for a configured zone and for DEFAULT_ORIGIN. */

@@ -9,7 +9,7 @@
  * subrequest fails ("Cannot perform I/O on behalf of a different request"; found under load by the proxy
  * benchmark). Concurrent misses for one host therefore each read KV once; the first to finish fills the entry.
  */
-import { ok, type Result } from "../result";
+import { causeOf, err, ok, type Result } from "../result";
 import type { Zone } from "./schema";
 import { readZone, type StoreFailure } from "./store";
 
@@ -66,4 +66,22 @@ export function remember(host: string, zone: Zone | null, now = Date.now()): voi
 /** Number of cached hosts (for tests of the bound). */
 export function cachedHostCount(): number {
   return entries.size;
+}
+
+/**
+ * The zone's config for serving traffic or an error: the cache, else KV. `CONFIG` unavailable (a KV failure, or even
+ * the binding itself) is the service's own internal failure outside user code: a value the caller answers with a
+ * structured 500 (contract §3), never an exception's 1101.
+ */
+export async function zoneConfig(
+  env: { readonly CONFIG: KVNamespace },
+  zone: string,
+): Promise<Result<Zone | null, StoreFailure>> {
+  const hit = cachedZone(zone);
+  if (hit !== undefined) return ok(hit);
+  try {
+    return await lookupZone(env.CONFIG, zone);
+  } catch (e) {
+    return err({ kind: "unavailable", cause: `CONFIG unavailable: ${causeOf(e)}` });
+  }
 }

@@ -6,7 +6,7 @@ import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { CATALOG } from "../../../src/errors/catalog";
-import { serviceRoute } from "../../../src/errors/endpoints";
+import { serviceRoute } from "../../../src/service/endpoints";
 
 const get = (path: string, accept?: string, method = "GET", host = "localhost") =>
   exports.default.fetch(`http://${host}${path}`, { method, headers: accept === undefined ? {} : { Accept: accept } });

@@ -11,14 +11,17 @@
  * endpoints read no query at all. Handlers never copy the request (toolchain.md §8.2).
  */
 import type { Settings } from "../config/settings";
+import { customizationFor } from "../custom-errors/apply";
+import { compiledCustomErrors } from "../custom-errors/compiled";
+import { zoneConfig } from "../zones/cache";
 import { zoneOf } from "../http/host";
 import { err, ok, type Result } from "../result";
-import { catalogEntry, type CatalogEntry } from "./catalog";
-import { chooseErrorFormat } from "./format";
-import { negotiatedResponse, serviceHeaders } from "./headers";
-import { errorResponse, typeUri } from "./pipeline";
-import { PROBLEMS, renderProblem, type Problem } from "./problem";
-import { referenceEntry, renderReferenceEntry, renderReferenceList } from "./reference";
+import { catalogEntry, type CatalogEntry } from "../errors/catalog";
+import { chooseErrorFormat } from "../errors/format";
+import { negotiatedResponse, serviceHeaders } from "../errors/headers";
+import { errorResponse, typeUri } from "../errors/pipeline";
+import { PROBLEMS, renderProblem, type Problem } from "../errors/problem";
+import { referenceEntry, renderReferenceEntry, renderReferenceList } from "../errors/reference";
 
 const ALLOW = ["GET", "HEAD"] as const;
 /** The reference changes only on deploy; a short shared-cache lifetime keeps it fresh after one. */
@@ -27,7 +30,7 @@ const PROBLEM_CACHE_CONTROL = "private, no-store";
 
 export async function handleServiceRequest(
   request: Request,
-  _env: Env,
+  env: Env,
   _ctx: ExecutionContext,
   settings: Settings,
 ): Promise<Response> {
@@ -39,7 +42,7 @@ export async function handleServiceRequest(
   }
   switch (route.kind) {
     case "error":
-      return previewError(request, url, route.code, settings);
+      return previewError(request, url, route.code, settings, env);
     case "errors":
       return referenceList(request, settings);
     case "errors-code":
@@ -90,11 +93,27 @@ export function parseCode(segment: string): Result<CatalogEntry, "malformed" | "
 }
 
 /** `{prefix}/error/{code}`: the full pipeline, as if the error had just occurred on this zone (contract §1.6). */
-async function previewError(request: Request, url: URL, segment: string, settings: Settings): Promise<Response> {
+/**
+ * `{prefix}/error/{code}`: the error as if it had just occurred on this zone, with the zone's custom error rules
+ * and pages applied (contract §1.6, §2.1): exactly what the zone would serve to this request.
+ */
+async function previewError(
+  request: Request,
+  url: URL,
+  segment: string,
+  settings: Settings,
+  env: Env,
+): Promise<Response> {
   const code = parseCode(segment);
   if (!code.ok) return problemResponse(request, PROBLEMS.unknownCode());
   const zone = zoneOf(url);
-  return errorResponse({ code: code.value.code, request, cause: "preview endpoint" }, { settings, zone });
+  const config = await zoneConfig(env, zone);
+  if (!config.ok) return errorResponse({ code: 500, request, cause: config.error.cause }, { settings, zone });
+  const customization = config.value ? customizationFor(compiledCustomErrors(config.value), env.CONFIG) : undefined;
+  return errorResponse(
+    { code: code.value.code, request, cause: "preview endpoint" },
+    { settings, zone, customization },
+  );
 }
 
 // Rendered lists per format and base URL; bounded (contract §8), one or two entries in practice.

@@ -1,0 +1,139 @@
+/**
+ * Applying a zone's custom errors (contract §2.1), in its order:
+ *   1. the first enabled custom error rule whose expression matches serves its content (status_code if set);
+ *   2. else the zone's error page of the error's class, as `text/html` whatever `Accept`;
+ *   3. else the pipeline's structured default.
+ * Rules also apply to the origin's own error responses (status ≥ 400); pages and defaults never replace those.
+ * Tokens `::RAY_ID::`, `::CLIENT_IP::`, `::GEO::` are replaced only by validated values, never by request text.
+ */
+import { BOX_TOKENS, pageClassOf } from "../custom-pages/validate";
+import type { ErrorCustomization, GeneratedError } from "../errors/pipeline";
+import { renderHtmlBox } from "../errors/render-html";
+import { newRayId } from "../http/ray";
+import { causeOf } from "../result";
+import { customErrorFields, parseIp, type ErrorInfo } from "../rules";
+import type { CompiledCustomErrors, CompiledRule } from "./compiled";
+import { pageHtml } from "./page-cache";
+
+/** The customisation steps of contract §2.1 for one zone, filled for the error pipeline's seam. */
+export function customizationFor(compiled: CompiledCustomErrors, kv: KVNamespace): ErrorCustomization | undefined {
+  if (!compiled.active || (compiled.rules.length === 0 && compiled.pages.size === 0)) return undefined;
+  return {
+    rule: compiled.rules.length === 0 ? undefined : (error) => ruleStep(compiled, error),
+    page: compiled.pages.size === 0 ? undefined : (error) => pageStep(compiled, kv, error),
+  };
+}
+
+/** §2.1 step 1 for a generated error. */
+function ruleStep(compiled: CompiledCustomErrors, error: GeneratedError): Response | null {
+  const code = error.entry.code;
+  const info: ErrorInfo = {
+    status: error.fields.status,
+    code1xxx: code >= 1000 ? code : 0,
+    errorType: code >= 1000 ? "1xxx" : "5xx",
+    responseHeaders: error.headers,
+  };
+  const matched = firstMatch(compiled, error.request, info);
+  if (!matched) return null;
+  const headers = new Headers(error.headers);
+  return serveRule(matched, error.request, headers, error.fields.ray_id, error.fields.status);
+}
+
+/** §2.1 step 2: the class's page with the default box and the tokens in place. */
+async function pageStep(
+  compiled: CompiledCustomErrors,
+  kv: KVNamespace,
+  error: GeneratedError,
+): Promise<Response | null> {
+  const id = pageClassOf(error.entry.code);
+  if (!compiled.pages.has(id)) return null;
+  const page = await pageHtml(kv, compiled, id);
+  if (page === null) return null;
+  const box = renderHtmlBox(error.fields).value;
+  let body = page;
+  for (const token of BOX_TOKENS[id]) body = body.replaceAll(token, box);
+  body = substituteTokens(body, error.request, error.fields.ray_id);
+  const headers = customHeaders(error.headers, "text/html; charset=utf-8");
+  return new Response(error.request.method === "HEAD" ? null : body, { status: error.fields.status, headers });
+}
+
+/**
+ * Custom error rules on an origin's error response (contract §2.1): the rule sees the origin's status, and
+ * `edge.response.error_type` is "". A match replaces the body; `Content-Encoding`, `Content-Length`,
+ * `Content-Range` and `ETag` are dropped, `Ray-ID` and `Cache-Control: private, no-store` set. `null` = no rule
+ * matched: the origin's response passes through unchanged.
+ */
+export function applyToOriginError(
+  compiled: CompiledCustomErrors,
+  request: Request,
+  response: Response,
+): Response | null {
+  if (!compiled.active || compiled.rules.length === 0 || response.status < 400) return null;
+  const info: ErrorInfo = { status: response.status, code1xxx: 0, errorType: "", responseHeaders: response.headers };
+  const matched = firstMatch(compiled, request, info);
+  if (!matched) return null;
+  void response.body?.cancel();
+  const headers = new Headers(response.headers);
+  for (const name of ["Content-Encoding", "Content-Length", "Content-Range", "ETag"]) headers.delete(name);
+  const rayId = newRayId();
+  headers.set("Ray-ID", rayId);
+  headers.set("Cache-Control", "private, no-store");
+  return serveRule(matched, request, headers, rayId, response.status);
+}
+
+/**
+ * The first enabled rule that matches. An evaluation that throws (it should not: the engine is bounded) is a
+ * non-match, logged, so a rule can never turn an error page into a crash.
+ */
+function firstMatch(compiled: CompiledCustomErrors, request: Request, error: ErrorInfo): CompiledRule | null {
+  const context = customErrorFields.context({ request, error });
+  for (const candidate of compiled.rules) {
+    try {
+      if (candidate.rule.matches(context)) return candidate;
+    } catch (e) {
+      console.error(
+        JSON.stringify({ event: "custom_rule_failed", zone: compiled.zone, rule: candidate.id, cause: causeOf(e) }),
+      );
+    }
+  }
+  return null;
+}
+
+function serveRule(matched: CompiledRule, request: Request, headers: Headers, rayId: string, status: number): Response {
+  const { content, content_type, status_code } = matched.parameters;
+  const out = customHeaders(headers, `${content_type}; charset=utf-8`);
+  const body = substituteTokens(content, request, rayId);
+  return new Response(request.method === "HEAD" ? null : body, { status: status_code ?? status, headers: out });
+}
+
+/**
+ * The error's headers for an operator's own content: its Content-Type, and without our page's CSP (the operator's
+ * HTML may carry its own styles and scripts; a strict policy meant for our page would break it).
+ */
+function customHeaders(from: Headers, contentType: string): Headers {
+  const headers = new Headers(from);
+  headers.set("Content-Type", contentType);
+  headers.delete("Content-Security-Policy");
+  return headers;
+}
+
+/** `::RAY_ID::`, `::CLIENT_IP::`, `::GEO::`, each replaced only by a validated value (else by nothing). */
+export function substituteTokens(content: string, request: Request, rayId: string): string {
+  if (!content.includes("::")) return content;
+  return content
+    .replaceAll("::RAY_ID::", /^[0-9a-f]{16}$/.test(rayId) ? rayId : "")
+    .replaceAll("::CLIENT_IP::", clientIp(request))
+    .replaceAll("::GEO::", country(request));
+}
+
+/** `CF-Connecting-IP` when it is one valid address (contract §2.2), as its own characters (hex, `.`, `:`). */
+function clientIp(request: Request): string {
+  const raw = request.headers.get("cf-connecting-ip")?.trim() ?? "";
+  return raw !== "" && /^[0-9A-Fa-f:.]+$/.test(raw) && parseIp(raw) !== undefined ? raw : "";
+}
+
+/** `request.cf.country` when it is a two-letter code. */
+function country(request: Request): string {
+  const value = (request as { readonly cf?: Readonly<Record<string, unknown>> }).cf?.country;
+  return typeof value === "string" && /^[A-Z]{2}$/.test(value) ? value : "";
+}

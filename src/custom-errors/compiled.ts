@@ -1,0 +1,70 @@
+/**
+ * A zone's custom error configuration as the error path uses it (contract §2.1): the enabled custom error rules
+ * compiled once per zone document version, and which error pages are customised. Built on first use per version
+ * and kept per isolate in a bounded map, so an error costs rule evaluation only: no compile, no KV read of the
+ * document (the zone cache already holds it).
+ */
+import { compile, customErrorFields, type Rule } from "../rules";
+import { pageMeta } from "../custom-pages/stored";
+import type { PageId } from "../custom-pages/validate";
+import { storedRuleset } from "../rulesets/stored";
+import type { ServeErrorParameters } from "../rulesets/validate";
+import type { Zone } from "../zones/schema";
+
+export interface CompiledRule {
+  readonly id: string;
+  readonly rule: Rule;
+  readonly parameters: ServeErrorParameters;
+}
+
+export interface CompiledCustomErrors {
+  readonly zone: string;
+  readonly version: number;
+  /** Rules and pages need a paid plan; on `free` they are kept but not served (contract §2.1). */
+  readonly active: boolean;
+  readonly rules: readonly CompiledRule[];
+  /** The page classes that are customised (their HTML is read from KV on first use, page-cache.ts). */
+  readonly pages: ReadonlySet<PageId>;
+}
+
+const MAX_ZONES = 512;
+const compiledByVersion = new Map<string, CompiledCustomErrors>();
+
+/** The zone's compiled custom errors, compiled once per (zone, version) per isolate. */
+export function compiledCustomErrors(zone: Zone): CompiledCustomErrors {
+  const key = `${zone.zone}\u0000${zone.version}`;
+  const hit = compiledByVersion.get(key);
+  if (hit) return hit;
+  const built = build(zone);
+  if (compiledByVersion.size >= MAX_ZONES) {
+    const oldest = compiledByVersion.keys().next();
+    if (!oldest.done) compiledByVersion.delete(oldest.value);
+  }
+  compiledByVersion.set(key, built);
+  return built;
+}
+
+function build(zone: Zone): CompiledCustomErrors {
+  const active = zone.settings.plan !== "free";
+  const rules: CompiledRule[] = [];
+  for (const stored of storedRuleset(zone.document, "http_custom_errors")?.rules ?? []) {
+    if (!stored.enabled || !stored.action_parameters) continue;
+    const compiled = compile(stored.expression, customErrorFields.scheme);
+    // Validated when written; a rule that no longer compiles (an engine change) is skipped and said so.
+    if (!compiled.ok) {
+      console.error(
+        JSON.stringify({
+          event: "custom_rule_skipped",
+          zone: zone.zone,
+          rule: stored.id,
+          cause: compiled.error.message,
+        }),
+      );
+      continue;
+    }
+    rules.push({ id: stored.id, rule: compiled.value, parameters: stored.action_parameters });
+  }
+  const pages = new Set<PageId>();
+  for (const id of ["500_errors", "1000_errors"] as const) if (pageMeta(zone.document, id)) pages.add(id);
+  return { zone: zone.zone, version: zone.version, active, rules, pages };
+}
