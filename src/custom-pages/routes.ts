@@ -8,7 +8,7 @@ import { apiFailureResponse, apiSuccess } from "../api/envelope";
 import type { ApiContext, ApiRoute } from "../api/types";
 import type { ZoneDocument } from "../zones/schema";
 import { parseDocument } from "../zones/store";
-import { withWriter, zoneFailure, zoneName, zoneTarget, type ZoneFailure } from "../zones/routes";
+import { rememberWritten, withWriter, zoneFailure, zoneName, zoneTarget, type ZoneFailure } from "../zones/routes";
 import { pageMeta, pagePart, pageSection, type PageMeta } from "./stored";
 import { BOX_TOKENS, isPageId, PAGE_IDS, parsePageBody, type PageFailure, type PageId } from "./validate";
 
@@ -109,6 +109,7 @@ async function putPage(c: ApiContext): Promise<Response> {
     w.putPart(zone.value, pagePart(id), content, { name: pageSection(id), value: meta }),
   );
   if (!written.ok) return failure(written.error, zone.value);
+  rememberWritten(zone.value, written.value);
   return apiSuccess(present(written.value, id));
 }
 

@@ -9,7 +9,7 @@ import { apiFailureResponse, apiSuccess } from "../api/envelope";
 import type { ApiContext, ApiRoute } from "../api/types";
 import { err, type Result } from "../result";
 import { parseDocument } from "../zones/store";
-import { withWriter, zoneFailure, zoneName, zoneTarget, type ZoneFailure } from "../zones/routes";
+import { rememberWritten, withWriter, zoneFailure, zoneName, zoneTarget, type ZoneFailure } from "../zones/routes";
 import { isPhase, PHASES, type Phase } from "./phases";
 import { rulesetSection, storedRuleset } from "./stored";
 import { parseRuleset, presentRuleset, type RulesetFailure } from "./validate";
@@ -92,7 +92,10 @@ async function putRuleset(c: ApiContext): Promise<Response> {
     const written = await withWriter(c.env, zone.value, (w) =>
       w.putSection(zone.value, section, parsed.value, found.value?.version),
     );
-    if (written.ok) return apiSuccess(presentRuleset(zone.value, phase.value, parsed.value));
+    if (written.ok) {
+      rememberWritten(zone.value, written.value);
+      return apiSuccess(presentRuleset(zone.value, phase.value, parsed.value));
+    }
     if (written.error.kind !== "conflict" || attempt === ATTEMPTS) return failure(written.error, zone.value);
   }
 }

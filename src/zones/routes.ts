@@ -12,7 +12,7 @@ import { newRayId } from "../http/ray";
 import { causeOf, err, ok, type Result } from "../result";
 import { remember } from "./cache";
 import { pointsAtApi } from "../origin/origin-url";
-import { parseZoneName, parseZoneSettings, type FieldError, type Zone } from "./schema";
+import { parseZoneName, parseZoneSettings, type FieldError, type Zone, type ZoneDocument } from "./schema";
 import { parseDocument, type StoreFailure } from "./store";
 import type { ZoneWriteFailure, ZoneWriter } from "./writer";
 
@@ -121,6 +121,15 @@ export async function withWriter<T>(
   } catch (e) {
     return err({ kind: "unavailable", cause: `ZONE_WRITER failed: ${causeOf(e)}` });
   }
+}
+
+/**
+ * Makes a document the writer just stored visible on this isolate at once (contract §6: a change is visible on the
+ * writing isolate immediately), whichever section changed.
+ */
+export function rememberWritten(zone: string, document: ZoneDocument): void {
+  const parsed = parseDocument(zone, document);
+  if (parsed.ok) remember(zone, parsed.value);
 }
 
 /** The zone as the API shows it: the settings as written, plus the document's version. */
