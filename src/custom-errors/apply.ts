@@ -90,6 +90,17 @@ function firstMatch(compiled: CompiledCustomErrors, request: Request, error: Err
   for (const candidate of compiled.rules) {
     try {
       if (candidate.rule.matches(context)) return candidate;
+      if (context.overBudget !== undefined) {
+        console.error(
+          JSON.stringify({
+            event: "custom_rule_over_budget",
+            zone: compiled.zone,
+            rule: candidate.id,
+            cause: context.overBudget,
+          }),
+        );
+        context.overBudget = undefined;
+      }
     } catch (e) {
       console.error(
         JSON.stringify({ event: "custom_rule_failed", zone: compiled.zone, rule: candidate.id, cause: causeOf(e) }),

@@ -7,6 +7,7 @@
  */
 import type { Step } from "./ast";
 import type { Ordering, TArg, TBool, Test, TValue } from "./check";
+import { BudgetExceeded, MAX_WORK_BYTES } from "./budget";
 import type { EvaluationContext } from "./context";
 import type { Scheme } from "./scheme";
 import type { IpAddress } from "./ip";
@@ -372,10 +373,26 @@ function base(v: TValue): Getter {
       } else {
         compute = call(b.fn.apply, b.args, b.mapsFirstArg);
       }
+      const measured = withinWork(compute);
       const slot = slotFor(b.key);
-      return slot === undefined ? compute : (ctx) => ctx.remember(slot, compute);
+      return slot === undefined ? measured : (ctx) => ctx.remember(slot, measured);
     }
   }
+}
+
+/**
+ * Counts what a function call produced against the context's work budget (budget.ts): the sizes of every string and
+ * array that function calls produce on one context (one error, all its rules) add up to at most `MAX_WORK_BYTES`.
+ */
+function withinWork(compute: Getter): Getter {
+  return (ctx) => {
+    const v = compute(ctx);
+    if (typeof v === "string" || Array.isArray(v)) {
+      ctx.work += (v as string | readonly unknown[]).length;
+      if (ctx.work > MAX_WORK_BYTES) throw new BudgetExceeded(`function results passed ${MAX_WORK_BYTES} bytes`);
+    }
+    return v;
+  };
 }
 
 function call(

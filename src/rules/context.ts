@@ -16,6 +16,12 @@ export class EvaluationContext {
    */
   private memo: (Value | typeof MISSING | undefined)[] | undefined;
 
+  /** Set when an evaluation on this context passed the budget (budget.ts): why, for the caller's log line. */
+  overBudget: string | undefined;
+
+  /** Bytes of intermediate values produced on this context so far (budget.ts, `MAX_WORK_BYTES`). */
+  work = 0;
+
   constructor(
     readonly scheme: Scheme,
     private readonly produce: (field: FieldDecl) => Value | undefined,

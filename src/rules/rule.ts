@@ -4,6 +4,7 @@
  */
 import { check, type CheckOptions } from "./check";
 import { compilePredicate } from "./compile";
+import { BudgetExceeded } from "./budget";
 import type { EvaluationContext } from "./context";
 import type { RuleError } from "./errors";
 import { parse, type ParseOptions } from "./parser";
@@ -35,7 +36,17 @@ export function compile(source: string, scheme: Scheme, options: CompileOptions 
     regexCount: checked.value.regexCount,
     matches(ctx: EvaluationContext): boolean {
       if (ctx.scheme !== scheme) throw new TypeError("rule evaluated against a context of another scheme");
-      return predicate(ctx);
+      ctx.work = 0; // each rule has the whole budget (budget.ts)
+      try {
+        return predicate(ctx);
+      } catch (e) {
+        // Over the evaluation budget (budget.ts): a non-match, recorded for the caller to log (contract §2.2).
+        if (e instanceof BudgetExceeded) {
+          ctx.overBudget = e.reason;
+          return false;
+        }
+        throw e;
+      }
     },
   });
 }
