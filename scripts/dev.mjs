@@ -7,7 +7,9 @@
 //    download), with DEFAULT_ORIGIN pointing at the example origin so any Host reaches it, and API_HOSTS=localhost:
 //    the example origin listens on 127.0.0.1, and an origin is never an API host (contract §3, on any port), so
 //    locally the management API answers on `localhost` only;
-// 4. once it answers, seeds the example zone `shop.example` (plan pro) through the zone API, as a user would.
+// 4. once it answers, seeds the example zone `shop.example` through the management API, as a user would, from
+//    fixtures/example-zone.json: the zone (plan pro, origin = the example origin), one custom error rule (JSON for
+//    API clients on 5xx) and a 500-class error page.
 // Ctrl-C stops everything. Local KV / Durable Object state lives in .wrangler/state.
 import { spawn } from "node:child_process";
 import { copyFileSync, existsSync, readFileSync } from "node:fs";
@@ -98,7 +100,8 @@ function apiCall(method, path, body) {
 }
 
 async function seedExampleZone() {
-  for (let attempt = 0; attempt < 120; attempt++) {
+  let ready = false;
+  for (let attempt = 0; attempt < 120 && !ready; attempt++) {
     await new Promise((r) => setTimeout(r, 500));
     let res;
     try {
@@ -106,17 +109,24 @@ async function seedExampleZone() {
     } catch {
       continue; // not listening yet
     }
-    if (res.status === 200) {
-      console.log(
-        `[dev] seeded zone shop.example → ${origin}. Try:\n` +
-          `  curl -H 'Accept: application/json' http://localhost:${port}/cdn-cgi/error/522\n` +
-          `  curl -H 'Host: shop.example' http://127.0.0.1:${port}/hello`,
-      );
-      return;
-    }
-    if (res.status !== 503 && res.status < 500) throw new Error(`zone API answered ${res.status}: ${res.text}`);
+    if (res.status === 200) ready = true;
+    else if (res.status !== 503 && res.status < 500) throw new Error(`zone API answered ${res.status}: ${res.text}`);
   }
-  throw new Error("wrangler dev did not answer within 60 s");
+  if (!ready) throw new Error("wrangler dev did not answer within 60 s");
+  const example = JSON.parse(readFileSync("fixtures/example-zone.json", "utf8"));
+  for (const [phase, ruleset] of Object.entries(example.rulesets)) {
+    const put = await apiCall("PUT", `/zones/shop.example/rulesets/phases/${phase}/entrypoint`, ruleset);
+    if (put.status !== 200) throw new Error(`ruleset ${phase} answered ${put.status}: ${put.text}`);
+  }
+  for (const [id, content] of Object.entries(example.custom_pages)) {
+    const put = await apiCall("PUT", `/zones/shop.example/custom_pages/${id}`, { state: "customized", content });
+    if (put.status !== 200) throw new Error(`custom page ${id} answered ${put.status}: ${put.text}`);
+  }
+  console.log(
+    `[dev] seeded zone shop.example → ${origin}, with a custom error rule and a 500-class page. Try:\n` +
+      `  curl -H 'Accept: application/json' http://localhost:${port}/cdn-cgi/error/522\n` +
+      `  curl -H 'Host: shop.example' http://127.0.0.1:${port}/hello`,
+  );
 }
 
 function isListening(p) {

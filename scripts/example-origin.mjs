@@ -11,6 +11,7 @@
  * | `/slow?ms=N` | waits N ms (≤ 300000), then 200 |
  * | `/bytes?n=N` | N bytes (≤ 100 MiB) of `a`, application/octet-stream |
  * | `/hello` | 200 `hello from the origin` (the cheapest answer; used by the benchmark) |
+ * | `/drop` | closes the connection without answering: the edge answers 520 (try the zone's custom errors on it) |
  * | anything else | 200 JSON describing the request as received (method, url, headers) |
  */
 import { createServer } from "node:http";
@@ -23,7 +24,9 @@ const server = createServer((req, res) => {
   const url = new URL(req.url ?? "/", "http://origin.invalid");
   const status = /^\/status\/([1-5]\d\d)$/.exec(url.pathname);
   req.resume();
-  if (url.pathname === "/hello") {
+  if (url.pathname === "/drop") {
+    req.socket.destroy();
+  } else if (url.pathname === "/hello") {
     res.writeHead(200, { "Content-Type": "text/plain; charset=utf-8", "Content-Length": "22" });
     res.end("hello from the origin\n");
   } else if (status && Number(status[1]) >= 200) {

@@ -232,3 +232,26 @@ describe("preview equals the real answer (contract §1.6, §6)", () => {
     );
   });
 });
+
+describe("the example zone of `npm run dev` (fixtures/example-zone.json)", () => {
+  it("is accepted by the API and serves its rule to JSON clients and its page to browsers", async () => {
+    const example = (await import("../../../fixtures/example-zone.json")).default as {
+      rulesets: Record<string, unknown>;
+      custom_pages: Record<string, string>;
+    };
+    const zone = uniqueZone("example");
+    await putZone(zone, { plan: "pro", origin: loopback(ports.closed), connect_timeout: 2 });
+    for (const [phase, ruleset] of Object.entries(example.rulesets)) {
+      expect(await call("PUT", `/zones/${zone}/rulesets/phases/${phase}/entrypoint`, ruleset)).toBe(200);
+    }
+    for (const [id, content] of Object.entries(example.custom_pages)) {
+      expect(await call("PUT", `/zones/${zone}/custom_pages/${id}`, { state: "customized", content })).toBe(200);
+    }
+    const json = await traffic(zone, "application/json");
+    expect(json.status).toBe(503);
+    expect(await json.json()).toMatchObject({ error: "shop_unavailable", ray: json.headers.get("Ray-ID") });
+    const html = await traffic(zone, "text/html");
+    expect(html.status).toBe(521);
+    expect(await html.text()).toContain("Shop Example is taking a break");
+  });
+});
