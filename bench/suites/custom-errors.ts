@@ -40,7 +40,6 @@ export function nonMatchingRules(count = 300): { expression: string; action: str
   }));
 }
 
-type Server = "plain" | "rules";
 interface Scenario {
   readonly name: string;
   readonly host: string;
