@@ -116,20 +116,10 @@ async function previewError(
   );
 }
 
-// Rendered lists per format and base URL; bounded (contract §8), one or two entries in practice.
-const listCache = new Map<string, string>();
-const MAX_LISTS = 32;
-
 async function referenceList(request: Request, settings: Settings): Promise<Response> {
   const choice = chooseErrorFormat(request.headers.get("Accept"));
-  const sample = typeUri(0, request.url, settings);
-  const key = `${choice.format}\u0000${sample}`;
-  let body = listCache.get(key);
-  if (body === undefined) {
-    body = renderReferenceList((code) => typeUri(code, request.url, settings), choice);
-    if (listCache.size >= MAX_LISTS) listCache.clear();
-    listCache.set(key, body);
-  }
+  // Rendered per request: the reference is not a hot path, and no benchmark row showed a cache paying (issue 8).
+  const body = renderReferenceList((code) => typeUri(code, request.url, settings), choice);
   const headers = await serviceHeaders(choice, REFERENCE_CACHE_CONTROL);
   return negotiatedResponse(request.method, 200, headers, body);
 }
