@@ -7,6 +7,7 @@
  * Tokens `::RAY_ID::`, `::CLIENT_IP::`, `::GEO::` are replaced only by validated values, never by request text.
  */
 import { BOX_TOKENS, pageClassOf } from "../custom-pages/validate";
+import { negotiatedResponse } from "../errors/headers";
 import type { ErrorCustomization, GeneratedError } from "../errors/pipeline";
 import { renderHtmlBox } from "../errors/render-html";
 import { newRayId } from "../http/ray";
@@ -54,7 +55,7 @@ async function pageStep(
   for (const token of BOX_TOKENS[id]) body = body.replaceAll(token, box);
   body = substituteTokens(body, error.request, error.fields.ray_id);
   const headers = customHeaders(error.headers, "text/html; charset=utf-8");
-  return new Response(error.request.method === "HEAD" ? null : body, { status: error.fields.status, headers });
+  return negotiatedResponse(error.request.method, error.fields.status, headers, body);
 }
 
 /**
@@ -114,7 +115,7 @@ function serveRule(matched: CompiledRule, request: Request, headers: Headers, ra
   const { content, content_type, status_code } = matched.parameters;
   const out = customHeaders(headers, `${content_type}; charset=utf-8`);
   const body = substituteTokens(content, request, rayId);
-  return new Response(request.method === "HEAD" ? null : body, { status: status_code ?? status, headers: out });
+  return negotiatedResponse(request.method, status_code ?? status, out, body);
 }
 
 /**

@@ -215,7 +215,8 @@ describe("preview equals the real answer (contract §1.6, §6)", () => {
       });
       expect(preview.status).toBe(real.status);
       expect(preview.headers.get("Content-Type")).toBe(real.headers.get("Content-Type"));
-      expect(stable(await preview.text())).toBe(stable(await real.text()).replaceAll(zone, zone));
+      const previewBody = await preview.text();
+      expect(stable(previewBody)).toBe(stable(await real.text()));
       const head = await exports.default.fetch(`http://localhost/zones/${zone}/preview/521`, {
         method: "HEAD",
         headers: { ...ADMIN, Accept: accept },
