@@ -9,14 +9,24 @@ import { startHttpOrigin } from "./http-origin.ts";
 import { startRawOrigin } from "./raw-origin.ts";
 import { startTlsOrigin } from "./tls-origin.ts";
 
-/** A loopback port that was free a moment ago and is now closed: connecting to it is refused. */
+/**
+ * A loopback port on which nothing listens, so connecting to it is refused. Chosen below the kernel's ephemeral
+ * range (`/proc/sys/net/ipv4/ip_local_port_range`, 32768–60999 here): a port the kernel handed out and we closed
+ * could be handed out again to a later `listen(0)` — once it went to workerd's own socket, and the "refused" origin
+ * answered as the Worker itself (1003). Ports below the range are only ever taken by an explicit bind.
+ */
 async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
+  for (let port = 21_000; port < 22_000; port++) {
+    const server = createServer();
+    const free = await new Promise<boolean>((resolve) => {
+      server.once("error", () => resolve(false));
+      server.listen(port, "127.0.0.1", () => resolve(true));
+    });
+    if (!free) continue;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    return port;
+  }
+  throw new Error("no free loopback port in 21000–21999");
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
