@@ -5,5 +5,6 @@
 import { handle } from "./http/handler";
 
 export { TagStore } from "./tags/tag-store";
+export { RateLimiter } from "./ratelimit/rate-limiter";
 
 export default { fetch: handle } satisfies ExportedHandler<Env>;
