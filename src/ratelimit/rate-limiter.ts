@@ -7,8 +7,10 @@
  * alarm write only when the earliest expiry moves earlier. State expires with alarms (contract §8): the alarm
  * deletes rows past their expiry and re-arms for the next one; an object left with no row deletes its storage.
  *
- * The clock is the caller's `now` (the edge's `Date.now()`, injectable for tests); the alarm compares with the
- * object's own clock. Invalid input throws (a bug of the caller): the caller fails open (contract §3).
+ * The clock is the caller's `now` (the edge's `Date.now()`, injectable for tests). The alarm compares expiries
+ * with the later of the object's clock and the latest caller clock it saw, so state counted on a caller's clock
+ * expires on that clock too (a caller running ahead only makes deletion earlier by that skew).
+ * Invalid input throws (a bug of the caller): the caller fails open (contract §3).
  */
 import { DurableObject } from "cloudflare:workers";
 import { countRequest, expiresAt, type CounterDecision, type CounterState } from "./counter";
@@ -47,11 +49,14 @@ export class RateLimiter extends DurableObject<Env> {
   private ready = false;
   /** The alarm time this instance set (null: none known); avoids an alarm write per request. */
   private alarmAt: number | null = null;
+  /** The latest caller clock seen by this instance (see the header). */
+  private latestNow = 0;
 
   /** Counts one request (or refuses to, while blocked) and says whether it may pass. */
   hit(input: HitInput): CounterDecision {
     const { key, now } = input;
     checkInput(input);
+    if (now > this.latestNow) this.latestNow = now;
     this.ensureSchema();
     const sql = this.ctx.storage.sql;
     const row = sql.exec<Row>("SELECT window_start, count, previous, blocked_until FROM counters WHERE key = ?", key).toArray()[0];
@@ -84,7 +89,7 @@ export class RateLimiter extends DurableObject<Env> {
     this.alarmAt = null;
     this.ensureSchema();
     const sql = this.ctx.storage.sql;
-    sql.exec("DELETE FROM counters WHERE expires_at <= ?", Date.now());
+    sql.exec("DELETE FROM counters WHERE expires_at <= ?", Math.max(Date.now(), this.latestNow));
     const next = sql.exec<{ next: number | null }>("SELECT MIN(expires_at) AS next FROM counters").one().next;
     if (next === null) {
       await this.ctx.storage.deleteAll();
