@@ -6,5 +6,6 @@ import { handle } from "./app";
 
 export { TagStore } from "./tags/tag-store";
 export { ZoneWriter } from "./zones/writer";
+export { RateLimiter } from "./ratelimit/rate-limiter";
 
 export default { fetch: handle } satisfies ExportedHandler<Env>;
