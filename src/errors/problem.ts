@@ -5,7 +5,8 @@
  * no `edge_error` log line. Negotiated like an error (contract §1.5).
  */
 import type { ErrorFormatChoice } from "./format";
-import { escapeHtml, htmlPage } from "./html";
+import { html } from "./html";
+import { htmlPage } from "./page";
 import { yamlScalar } from "./yaml";
 
 export interface Problem {
@@ -52,8 +53,11 @@ export function renderProblem(problem: Problem, choice: ErrorFormatChoice): stri
     case "html":
       return htmlPage(
         `${problem.status} ${problem.title}`,
-        `<main>\n<p class="code">HTTP ${problem.status}</p>\n<h1>${escapeHtml(problem.title)}</h1>\n` +
-          `<section><p>${escapeHtml(problem.detail)}</p></section>\n</main>`,
+        html`<main>
+<p class="eyebrow">HTTP ${problem.status}</p>
+<h1>${problem.title}</h1>
+<section class="card"><p>${problem.detail}</p></section>
+</main>`,
       );
   }
 }

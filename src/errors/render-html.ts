@@ -1,35 +1,99 @@
 /**
- * HTML body of a generated error (contract §1.3): code, title, detail, what to do, ray ID, timestamp, zone and
- * whether retrying helps, every interpolated value escaped. `renderHtmlBox` is the error box alone, which a zone's
- * custom error page embeds in place of `::EDGE_ERROR_500S_BOX::` / `::EDGE_ERROR_1000S_BOX::` (contract §2.1).
+ * HTML of a generated error (contract §1.3, issue 11): what happened, where it broke, what you can do and whether
+ * retrying helps, then the ray ID (copyable), time, website and status. Every value goes through the `html`
+ * template (escaped). `renderHtmlBox` is the error box alone: the full page wraps it, and a zone's custom error
+ * page embeds it in place of `::EDGE_ERROR_500S_BOX::` / `::EDGE_ERROR_1000S_BOX::` (contract §2.1 step 2).
+ * Pure.
  */
+import type { ErrorCategory } from "./catalog";
 import type { ErrorFields } from "./fields";
-import { escapeHtml, htmlPage, markdownEmphasis } from "./html";
+import { renderGuidance } from "./guidance";
+import { html, raw, type Html } from "./html";
+import { htmlPage } from "./page";
+import { whereItBroke, type Hop, type HopState } from "./where-it-broke";
 
 export function renderHtml(f: ErrorFields): string {
-  return htmlPage(f.title, `<main>\n${renderHtmlBox(f)}\n<footer>${escapeHtml(f.footer)}</footer>\n</main>`);
+  return htmlPage(
+    f.title,
+    html`<main>
+${errorBox(f)}
+<footer><p>${f.footer} <a href="${f.type}">About error ${f.error_code}</a></p></footer>
+</main>`,
+  );
 }
 
 /** The error box: the page minus document shell and footer. Contains the page's only `h1`. */
 export function renderHtmlBox(f: ErrorFields): string {
-  const retry =
-    f.retry_after === undefined
-      ? '<span class="retry-no">No</span>: retrying will not help until the cause is fixed.'
-      : `<span class="retry-yes">Yes</span>, after ${f.retry_after} seconds.`;
-  return (
-    `<div class="edge-error-box">\n` +
-    `<p class="code">Error ${f.error_code} · ${escapeHtml(f.error_category)}</p>\n` +
-    `<h1>${escapeHtml(f.title)}</h1>\n` +
-    `<section>\n<h2>What happened</h2>\n<p class="text">${escapeHtml(f.detail)}</p>\n</section>\n` +
-    `<section>\n<h2>What you should do</h2>\n<p class="text">${markdownEmphasis(escapeHtml(f.what_you_should_do))}</p>\n` +
-    `<p>Retrying helps: ${retry}</p>\n</section>\n` +
-    `<section>\n<dl>\n` +
-    `<dt>Ray ID</dt><dd>${escapeHtml(f.ray_id)}</dd>\n` +
-    `<dt>Time (UTC)</dt><dd>${escapeHtml(f.timestamp)}</dd>\n` +
-    `<dt>Website</dt><dd>${escapeHtml(f.zone)}</dd>\n` +
-    `<dt>HTTP status</dt><dd>${f.status}</dd>\n` +
-    `<dt>Error name</dt><dd>${escapeHtml(f.error_name)}</dd>\n` +
-    `</dl>\n</section>\n</div>`
-  );
+  return errorBox(f).toString();
 }
 
+function errorBox(f: ErrorFields): Html {
+  return html`<div class="edge-error-box">
+<header class="card">
+<p class="eyebrow">Error ${f.error_code} · HTTP ${f.status}</p>
+<h1>${f.title}</h1>
+${renderStrip(f.error_category, f.zone)}
+</header>
+<section class="card" aria-labelledby="what-happened">
+<h2 id="what-happened">What happened</h2>
+<p>${f.detail}</p>
+<p>${f.owner_action_required ? "The website's owner needs to fix this." : "The website's owner does not need to act."}</p>
+</section>
+<section class="card guidance" aria-labelledby="what-to-do">
+<h2 id="what-to-do">What you can do</h2>
+${renderGuidance(f.what_you_should_do)}
+${retryNote(f.retry_after)}
+</section>
+<section class="card" aria-labelledby="details">
+<h2 id="details">Details</h2>
+<dl>
+<dt>Ray ID</dt><dd class="ray"><code id="ray-id" class="mono">${f.ray_id}</code><button type="button" data-copy="ray-id" hidden>Copy</button></dd>
+<dt>Time (UTC)</dt><dd class="mono">${f.timestamp}</dd>
+<dt>Website</dt><dd>${f.zone}</dd>
+<dt>HTTP status</dt><dd class="mono">${f.status}</dd>
+<dt>Error name</dt><dd class="mono">${f.error_name}</dd>
+<dt>Category</dt><dd class="mono">${f.error_category}</dd>
+</dl>
+</section>
+</div>`;
+}
+
+/** Whether retrying helps and when (contract §1.3), the same number as `retry_after` and `Retry-After`. */
+function retryNote(retryAfter: number | undefined): Html {
+  return retryAfter === undefined
+    ? html`<p class="retry no">${ICONS.error}<span><strong>Retrying will not help</strong> until the cause is fixed.</span></p>`
+    : html`<p class="retry yes">${ICONS.working}<span><strong>Retrying helps:</strong> try again in ${retryAfter} ${retryAfter === 1 ? "second" : "seconds"}.</span></p>`;
+}
+
+const HOP_NAMES: Readonly<Record<Hop["kind"], string>> = { you: "You", edge: "The edge", website: "The website" };
+const HOP_SUBS: Readonly<Record<Exclude<Hop["kind"], "website">, string>> = { you: "Browser or app", edge: "Network" };
+const STATE_TEXT: Readonly<Record<HopState, string>> = {
+  working: "Working",
+  error: "Error",
+  blocked: "Blocked",
+  "not-reached": "Not reached",
+};
+
+/** The "where it broke" strip: three hops, each with an icon and its state as text (not colour alone). */
+export function renderStrip(category: ErrorCategory, zone: string | null): Html {
+  return html`<ol class="path" aria-label="Where it broke">${whereItBroke(category).map(
+    (hop) =>
+      html`<li class="hop ${hop.state}">${ICONS[hop.state]}<span class="name">${HOP_NAMES[hop.kind]}</span><span class="sub">${
+        hop.kind === "website" ? (zone ?? "Origin server") : HOP_SUBS[hop.kind]
+      }</span><span class="state">${STATE_TEXT[hop.state]}</span></li>`,
+  )}</ol>`;
+}
+
+/** Inline SVG icons, constants (trusted): no image is fetched (contract §1.3). Decorative: the state is text. */
+const ICONS: Readonly<Record<HopState, Html>> = {
+  working: icon('<path d="M7.5 12.5l3 3 6-6.5"/>'),
+  error: icon('<path d="M8.5 8.5l7 7M15.5 8.5l-7 7"/>'),
+  blocked: icon('<path d="M7 12h10"/>'),
+  "not-reached": icon('<path d="M8 12h.01M12 12h.01M16 12h.01"/>'),
+};
+
+function icon(glyph: string): Html {
+  return raw(
+    `<svg viewBox="0 0 24 24" aria-hidden="true" focusable="false" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><circle cx="12" cy="12" r="10"/>${glyph}</svg>`,
+  );
+}

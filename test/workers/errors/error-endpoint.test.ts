@@ -109,8 +109,11 @@ describe.each(ROWS)("GET /cdn-cgi/error/%i, Accept: %s", (_code, _accept, entry,
       expect(text).toContain(`<h1>Error ${entry.code}: ${entry.title.replace(/'/g, "&#39;")}</h1>`);
       expect(text).toContain(ray);
       expect(text).toContain("localhost");
-      expect(text).toContain(entry.retryAfter === null ? "retrying will not help" : `after ${entry.retryAfter} seconds`);
-      expect(text).not.toMatch(/<script|<link|<img|src=|style="/i);
+      expect(text).toContain(entry.retryAfter === null ? "Retrying will not help" : `try again in ${entry.retryAfter} seconds`);
+      // Self-contained: the page's own inline script (allowed by the CSP's hash) and nothing fetched.
+      expect(text.match(/<script/gi)).toEqual(["<script"]);
+      expect(text).toContain("<script>(function(){");
+      expect(text).not.toMatch(/<link|<img|src=|style="|\son[a-z]+=/i);
       expect(text).toContain("prefers-color-scheme:dark");
       expect(text).toContain('name="viewport"');
     }
