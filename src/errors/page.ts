@@ -63,7 +63,8 @@ footer{color:var(--muted);font-size:.85rem;margin-top:1.5rem}
 .codes .num{font-weight:700;font-size:1.05rem}
 .codes .title{font-weight:500}
 .codes .meta{grid-column:2;display:flex;flex-wrap:wrap;gap:.3rem;font-size:.8rem;color:var(--muted)}
-.chip{border:1px solid var(--line);border-radius:1rem;padding:0 .5rem;white-space:nowrap}
+.chip{border:1px solid var(--line);border-radius:1rem;padding:0 .5rem;white-space:nowrap;max-width:100%}
+.chip.mono{white-space:normal;overflow-wrap:anywhere}
 .chip.yes{color:var(--ok);border-color:currentColor}
 .formats{margin:.5rem 0 0;padding-left:1.25rem}.formats li{margin:.3rem 0}`;
 
