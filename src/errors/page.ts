@@ -33,12 +33,14 @@ p{margin:.5rem 0}
 .hop+.hop::before{content:"";position:absolute;top:1.25rem;right:calc(50% + 1.6rem);width:calc(100% - 3.2rem + .5rem);border-top:2px solid var(--line)}
 .hop svg{width:2.5rem;height:2.5rem;flex:none}
 .hop .name{font-weight:600;line-height:1.25}.hop .sub{color:var(--muted);font-size:.8rem;line-height:1.25}
-.hop .state{font-size:.8rem;font-weight:700;border-radius:1rem;padding:.05rem .55rem;margin-top:.15rem}
+.hop .state{font-size:.8rem;font-weight:700;border-radius:1rem;padding:.05rem .55rem;margin-top:auto;white-space:nowrap}
+.hop .sub{margin-bottom:.2rem}
+@media (max-width:24rem){.hop{font-size:.85rem}.hop .state{font-size:.72rem;padding:0 .4rem}}
 .working{color:var(--ok)}.working .state{background:var(--ok-bg)}
 .error{color:var(--bad)}.error .state{background:var(--bad-bg)}
 .blocked{color:var(--warn)}.blocked .state{background:var(--warn-bg)}
 .not-reached{color:var(--muted)}.not-reached .state{background:var(--soft)}
-.hop .name,.hop .sub{color:var(--fg)}.hop .sub{color:var(--muted)}
+.hop .name{color:var(--fg)}.hop .sub{color:var(--muted)}
 .retry{display:flex;gap:.6rem;align-items:flex-start;border-radius:.5rem;padding:.6rem .8rem;margin:.9rem 0 0;font-weight:500}
 .retry svg{width:1.4rem;height:1.4rem;flex:none;margin-top:.05rem}
 .retry.yes{background:var(--ok-bg)}.retry.yes svg{color:var(--ok)}
@@ -63,6 +65,8 @@ footer{color:var(--muted);font-size:.85rem;margin-top:1.5rem}
 .codes .num{font-weight:700;font-size:1.05rem}
 .codes .title{font-weight:500}
 .codes .meta{grid-column:2;display:flex;flex-wrap:wrap;gap:.3rem;font-size:.8rem;color:var(--muted)}
+.meta .mono{font-size:.78rem}
+@media (min-width:48rem){.codes li{grid-template-columns:3.5rem minmax(0,1fr) minmax(0,1fr);align-items:baseline;padding:.45rem 0}.codes .meta{grid-column:3}}
 .chip{border:1px solid var(--line);border-radius:1rem;padding:0 .5rem;white-space:nowrap;max-width:100%}
 .chip.mono{white-space:normal;overflow-wrap:anywhere}
 .chip.yes{color:var(--ok);border-color:currentColor}

@@ -69,6 +69,7 @@ interface Watched {
   readonly problems: string[];
 }
 
+/** `path` on 127.0.0.1, or a full URL (e.g. on a `*.test` zone, which --host-resolver-rules maps to 127.0.0.1). */
 async function open(path: string, width: number, scheme: "light" | "dark"): Promise<Watched> {
   const page = await context.newPage();
   const requests: string[] = [];
@@ -83,22 +84,24 @@ async function open(path: string, width: number, scheme: "light" | "dark"): Prom
   page.on("pageerror", (e) => problems.push(String(e)));
   await page.setViewportSize({ width, height: 800 });
   await page.emulateMedia({ colorScheme: scheme });
-  await page.goto(base + path, { waitUntil: "load" });
+  await page.goto(path.startsWith("http") ? path : base + path, { waitUntil: "load" });
   return { page, requests, problems };
 }
 
+/** On 127.0.0.1: Miniflare, like wrangler dev, refuses `/cdn-cgi/*` for other hosts (contract §0). */
 const PAGES = [
-  { name: "error-522", path: "/cdn-cgi/error/522", status: 522 },
-  { name: "error-1015", path: "/cdn-cgi/error/1015", status: 429 },
-  { name: "reference", path: "/cdn-cgi/errors", status: 200 },
-  { name: "reference-1015", path: "/cdn-cgi/errors/1015", status: 200 },
+  { name: "error-522", path: "/cdn-cgi/error/522" },
+  { name: "error-1015", path: "/cdn-cgi/error/1015" },
+  { name: "reference", path: "/cdn-cgi/errors" },
+  { name: "reference-1015", path: "/cdn-cgi/errors/1015" },
 ] as const;
 
-describe.each(PAGES)("$name ($path)", ({ name, path }) => {
+describe.each(PAGES)("$name ($path)", ({ name, path: route }) => {
+  const url = (): string => base + route;
   it.each(WIDTHS.flatMap((w) => SCHEMES.map((s) => [w, s] as const)))(
     "%i px, %s: no horizontal scroll, no request beyond the page, no console error; screenshot",
     async (width, scheme) => {
-      const { page, requests, problems } = await open(path, width, scheme);
+      const { page, requests, problems } = await open(url(), width, scheme);
       const layout = await page.evaluate(() => ({
         scrollWidth: document.documentElement.scrollWidth,
         innerWidth: window.innerWidth,
@@ -112,7 +115,7 @@ describe.each(PAGES)("$name ($path)", ({ name, path }) => {
       // The scheme is honoured: a dark page has a dark background, a light page a light one.
       const [r = 0, g = 0, b = 0] = (layout.background.match(/\d+/g) ?? []).map(Number);
       expect((r + g + b) / 3 < 128, `background ${layout.background}`).toBe(scheme === "dark");
-      expect(requests).toEqual([base + path]);
+      expect(requests).toEqual([url()]);
       expect(problems).toEqual([]);
       await page.screenshot({ path: join(artifacts, `${name}-${width}-${scheme}.png`), fullPage: true });
       await page.close();
@@ -122,7 +125,7 @@ describe.each(PAGES)("$name ($path)", ({ name, path }) => {
   it("axe-core: no serious or critical violations, light and dark", async () => {
     const axe = await readFile(join(root, "node_modules/axe-core/axe.min.js"), "utf8");
     for (const scheme of SCHEMES) {
-      const { page } = await open(path, 360, scheme);
+      const { page } = await open(url(), 360, scheme);
       // Injected through the DevTools protocol: the page's strict CSP rightly refuses an added <script>.
       await page.evaluate(axe);
       const violations = await page.evaluate(async () => {
