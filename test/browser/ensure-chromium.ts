@@ -16,6 +16,6 @@ export default function ensureChromium(): void {
   console.log(`${CHROMIUM_PATH} is missing: installing Debian's chromium with apt-get (a few minutes)`);
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
   execFileSync("apt-get", ["update"], { stdio: "inherit", env });
-  execFileSync("apt-get", ["install", "-y", "--no-install-recommends", "chromium"], { stdio: "inherit", env });
+  execFileSync("apt-get", ["install", "-y", "chromium"], { stdio: "inherit", env });
   if (!existsSync(CHROMIUM_PATH)) throw new Error(`apt-get installed chromium but ${CHROMIUM_PATH} is still missing`);
 }
