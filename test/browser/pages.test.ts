@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+// The callbacks passed to page.evaluate run in the page: they need the DOM types.
 /**
  * The HTML error page and the error reference in a real browser (issue 11; contract §1.3, §1.6): the real Worker
  * served by Miniflare on 127.0.0.1, Debian's chromium driven by playwright-core. Screenshots at 360 and 1280 px,
