@@ -65,8 +65,25 @@ export function guidanceBlocks(markdown: string): GuidanceBlock[] {
   return blocks;
 }
 
+// The texts are the catalog's (plus a variant per dynamic Retry-After): a small memo makes the page's guidance a
+// lookup. Bounded (contract §8): cleared when full, and only short texts are kept.
+const memo = new Map<string, Html>();
+const MEMO_ENTRIES = 256;
+const MEMO_MAX_TEXT = 4096;
+
 /** The blocks as HTML: `<p>`, `<ol>` (with `start` when not 1), `<ul>`; text escaped, `**x**` → `<strong>`. */
 export function renderGuidance(markdown: string): Html {
+  const known = memo.get(markdown);
+  if (known !== undefined) return known;
+  const rendered = renderBlocks(markdown);
+  if (markdown.length <= MEMO_MAX_TEXT) {
+    if (memo.size >= MEMO_ENTRIES) memo.clear();
+    memo.set(markdown, rendered);
+  }
+  return rendered;
+}
+
+function renderBlocks(markdown: string): Html {
   return join(
     guidanceBlocks(markdown).map((block) => {
       switch (block.kind) {

@@ -76,12 +76,26 @@ const STATE_TEXT: Readonly<Record<HopState, string>> = {
 
 /** The "where it broke" strip: three hops, each with an icon and its state as text (not colour alone). */
 export function renderStrip(category: ErrorCategory, zone: string | null): Html {
-  return html`<ol class="path" aria-label="Where it broke">${whereItBroke(category).map(
-    (hop) =>
-      html`<li class="hop ${hop.state}">${ICONS[hop.state]}<span class="name">${HOP_NAMES[hop.kind]}</span><span class="sub">${
-        hop.kind === "website" ? (zone ?? "Origin server") : HOP_SUBS[hop.kind]
-      }</span><span class="state">${STATE_TEXT[hop.state]}</span></li>`,
-  )}</ol>`;
+  const parts = stripParts(category);
+  return html`${parts.before}${zone ?? "Origin server"}${parts.after}`;
+}
+
+// The strip of a category is constant but for the zone: its two halves are built once per category and isolate
+// (13 categories at most), which makes the strip a concatenation per error instead of a dozen templates.
+const stripCache = new Map<ErrorCategory, { readonly before: Html; readonly after: Html }>();
+
+function stripParts(category: ErrorCategory): { readonly before: Html; readonly after: Html } {
+  const known = stripCache.get(category);
+  if (known !== undefined) return known;
+  const [you, edge, website] = whereItBroke(category);
+  const hop = (h: Hop, sub: string): Html =>
+    html`<li class="hop ${h.state}">${ICONS[h.state]}<span class="name">${HOP_NAMES[h.kind]}</span><span class="sub">${sub}</span><span class="state">${STATE_TEXT[h.state]}</span></li>`;
+  const parts = {
+    before: html`<ol class="path" aria-label="Where it broke">${hop(you, HOP_SUBS.you)}${hop(edge, HOP_SUBS.edge)}<li class="hop ${website.state}">${ICONS[website.state]}<span class="name">${HOP_NAMES.website}</span><span class="sub">`,
+    after: html`</span><span class="state">${STATE_TEXT[website.state]}</span></li></ol>`,
+  };
+  stripCache.set(category, parts);
+  return parts;
 }
 
 /** Inline SVG icons, constants (trusted): no image is fetched (contract §1.3). Decorative: the state is text. */
@@ -94,6 +108,6 @@ const ICONS: Readonly<Record<HopState, Html>> = {
 
 function icon(glyph: string): Html {
   return raw(
-    `<svg viewBox="0 0 24 24" aria-hidden="true" focusable="false" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><circle cx="12" cy="12" r="10"/>${glyph}</svg>`,
+    `<svg viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><circle cx="12" cy="12" r="10"/>${glyph}</svg>`,
   );
 }
