@@ -147,6 +147,13 @@ interface AxeResult {
 }
 
 describe("error page behaviour", () => {
+  it.each(PAGES.map((p) => [p.path]))("%s: no horizontal scroll at 320 px either (contract §1.3)", async (path) => {
+    const { page } = await open(path, 320, "light");
+    const [scrollWidth, innerWidth] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+    expect(scrollWidth).toBeLessThanOrEqual(innerWidth ?? 0);
+    await page.close();
+  });
+
   it("the copy button copies the ray ID, which is readable without scripts", async () => {
     const { page } = await open("/cdn-cgi/error/522", 360, "light");
     const ray = (await page.locator("#ray-id").textContent())?.trim() ?? "";
