@@ -1,9 +1,11 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
-// Two projects (toolchain.md §2):
+// Three projects (toolchain.md §2):
 // - "workers": tests run inside workerd with the real Worker, real KV and real SQLite Durable Objects.
 // - "node": tests that need Node (servers on loopback, Miniflare driven from outside).
+// - "browser": the real Worker on 127.0.0.1 (Miniflare) driven by Debian's chromium through playwright-core
+//   (docs/errors.md "Browser tests"); its global setup installs chromium with apt when it is missing.
 export default defineConfig({
   test: {
     projects: [
@@ -41,6 +43,16 @@ export default defineConfig({
           name: "node",
           include: ["test/node/**/*.test.ts"],
           environment: "node",
+        },
+      },
+      {
+        test: {
+          name: "browser",
+          include: ["test/browser/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["./test/browser/ensure-chromium.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
         },
       },
     ],

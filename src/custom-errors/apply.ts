@@ -50,7 +50,7 @@ async function pageStep(
   if (!compiled.pages.has(id)) return null;
   const page = await pageHtml(kv, compiled, id);
   if (page === null) return null;
-  const box = renderHtmlBox(error.fields).value;
+  const box = renderHtmlBox(error.fields);
   let body = page;
   for (const token of BOX_TOKENS[id]) body = body.replaceAll(token, box);
   body = substituteTokens(body, error.request, error.fields.ray_id);

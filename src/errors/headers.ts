@@ -1,26 +1,33 @@
 /**
  * Headers of every generated error (contract §1.4) and of the other negotiated service answers.
  *
- * Content-Security-Policy: the pages carry one inline `<style>` and nothing else, so the policy allows exactly that
- * stylesheet by its SHA-256 (CSP3 §8.4 hash-source) and nothing at all otherwise: no scripts, images, frames, forms
- * or base changes. A hash rather than `'unsafe-inline'` keeps the policy strict; it is computed once per isolate
- * from the stylesheet itself (PAGE_STYLE), so editing the CSS can never leave a stale hash behind; after the first
- * error the value is a plain string and the hot path awaits nothing.
+ * Content-Security-Policy: the pages carry one inline `<style>` and one inline `<script>` and nothing else, so the
+ * policy allows exactly those two by their SHA-256 (CSP3 §8.4 hash-source) and nothing at all otherwise: no other
+ * script, images, frames, forms, connections or base changes. A hash rather than `'unsafe-inline'` keeps the policy
+ * strict; it is computed once per isolate from the sources themselves (PAGE_STYLE, PAGE_SCRIPT), so editing them
+ * can never leave a stale hash behind; after the first error the value is a plain string and the hot path awaits
+ * nothing.
  */
 import type { ErrorFormatChoice } from "./format";
-import { PAGE_STYLE } from "./html";
+import { PAGE_SCRIPT, PAGE_STYLE } from "./page";
 
 let cspPromise: Promise<string> | null = null;
 let csp: string | null = null;
 
 /** The CSP header value, computed on first use (crypto is async and not allowed at global scope). */
 export function contentSecurityPolicy(): Promise<string> {
-  cspPromise ??= crypto.subtle.digest("SHA-256", new TextEncoder().encode(PAGE_STYLE)).then((digest) => {
-    const hash = btoa(String.fromCharCode(...new Uint8Array(digest)));
-    csp = `default-src 'none'; style-src 'sha256-${hash}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+  cspPromise ??= Promise.all([sha256(PAGE_STYLE), sha256(PAGE_SCRIPT)]).then(([style, script]) => {
+    csp =
+      `default-src 'none'; style-src 'sha256-${style}'; script-src 'sha256-${script}'; ` +
+      "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
     return csp;
   });
   return cspPromise;
+}
+
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return btoa(String.fromCharCode(...new Uint8Array(digest)));
 }
 
 /**

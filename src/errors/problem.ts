@@ -5,7 +5,8 @@
  * no `edge_error` log line. Negotiated like an error (contract §1.5).
  */
 import type { ErrorFormatChoice } from "./format";
-import { html, htmlPage } from "./html";
+import { html } from "./html";
+import { htmlPage } from "./page";
 import { yamlScalar } from "./yaml";
 
 export interface Problem {
@@ -54,9 +55,9 @@ export function renderProblem(problem: Problem, choice: ErrorFormatChoice): stri
       return htmlPage(
         `${problem.status} ${problem.title}`,
         html`<main>
-<p class="code">HTTP ${problem.status}</p>
+<p class="eyebrow">HTTP ${problem.status}</p>
 <h1>${problem.title}</h1>
-<section><p>${problem.detail}</p></section>
+<section class="card"><p>${problem.detail}</p></section>
 </main>`,
       );
   }

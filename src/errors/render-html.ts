@@ -1,86 +1,113 @@
 /**
- * HTML of a generated error (contract §1.3): code, title, what happened, what you can do and whether retrying helps,
- * where it broke, ray ID, timestamp, zone. Built with the escaping `html` template (html.ts): every interpolated
- * value is escaped unless it is markup this module made. `renderHtmlBox` is the error box alone, which a zone's
- * custom error page embeds in place of `::EDGE_ERROR_500S_BOX::` / `::EDGE_ERROR_1000S_BOX::` (contract §2.1).
+ * HTML of a generated error (contract §1.3, issue 11): what happened, where it broke, what you can do and whether
+ * retrying helps, then the ray ID (copyable), time, website and status. Every value goes through the `html`
+ * template (escaped). `renderHtmlBox` is the error box alone: the full page wraps it, and a zone's custom error
+ * page embeds it in place of `::EDGE_ERROR_500S_BOX::` / `::EDGE_ERROR_1000S_BOX::` (contract §2.1 step 2).
+ * Pure.
  */
 import type { ErrorCategory } from "./catalog";
 import type { ErrorFields } from "./fields";
-import { html, htmlPage, markdownBlocks, type SafeHtml } from "./html";
+import { renderGuidance } from "./guidance";
+import { html, raw, type Html } from "./html";
+import { htmlPage } from "./page";
+import { whereItBroke, type Hop, type HopState } from "./where-it-broke";
 
 export function renderHtml(f: ErrorFields): string {
   return htmlPage(
     f.title,
     html`<main>
-${renderHtmlBox(f)}
-<footer>${f.footer}</footer>
+${errorBox(f)}
+<footer><p>${f.footer} <a href="${f.type}">About error ${f.error_code}</a></p></footer>
 </main>`,
   );
 }
 
 /** The error box: the page minus document shell and footer. Contains the page's only `h1`. */
-export function renderHtmlBox(f: ErrorFields): SafeHtml {
-  const retry =
-    f.retry_after === undefined
-      ? html`<span class="retry-no">No</span>: retrying will not help until the cause is fixed.`
-      : html`<span class="retry-yes">Yes</span>, after ${f.retry_after} seconds.`;
+export function renderHtmlBox(f: ErrorFields): string {
+  return errorBox(f).toString();
+}
+
+function errorBox(f: ErrorFields): Html {
   return html`<div class="edge-error-box">
-<p class="code">Error ${f.error_code} · ${f.error_category}</p>
+<header class="card">
+<p class="eyebrow">Error ${f.error_code} · HTTP ${f.status}</p>
 <h1>${f.title}</h1>
-${whereItBroke(f.error_category)}
-<section>
-<h2>What happened</h2>
-${markdownBlocks(f.detail)}
+${renderStrip(f.error_category, f.zone)}
+</header>
+<section class="card" aria-labelledby="what-happened">
+<h2 id="what-happened">What happened</h2>
+<p>${f.detail}</p>
+<p>${f.owner_action_required ? "The website's owner needs to fix this." : "The website's owner does not need to act."}</p>
 </section>
-<section>
-<h2>What you can do</h2>
-${markdownBlocks(f.what_you_should_do)}
-<p>Retrying helps: ${retry}</p>
+<section class="card guidance" aria-labelledby="what-to-do">
+<h2 id="what-to-do">What you can do</h2>
+${renderGuidance(f.what_you_should_do)}
+${retryNote(f.retry_after)}
 </section>
-<section>
+<section class="card" aria-labelledby="details">
+<h2 id="details">Details</h2>
 <dl>
-<dt>Ray ID</dt><dd>${f.ray_id}</dd>
-<dt>Time (UTC)</dt><dd>${f.timestamp}</dd>
+<dt>Ray ID</dt><dd class="ray"><code id="ray-id" class="mono">${f.ray_id}</code><button type="button" data-copy="ray-id" hidden>Copy</button></dd>
+<dt>Time (UTC)</dt><dd class="mono">${f.timestamp}</dd>
 <dt>Website</dt><dd>${f.zone}</dd>
-<dt>HTTP status</dt><dd>${f.status}</dd>
-<dt>Error name</dt><dd>${f.error_name}</dd>
+<dt>HTTP status</dt><dd class="mono">${f.status}</dd>
+<dt>Error name</dt><dd class="mono">${f.error_name}</dd>
+<dt>Category</dt><dd class="mono">${f.error_category}</dd>
 </dl>
 </section>
 </div>`;
 }
 
-/** The three hops a visitor's request crosses. */
-type Hop = "you" | "edge" | "website";
+/** Whether retrying helps and when (contract §1.3), the same number as `retry_after` and `Retry-After`. */
+function retryNote(retryAfter: number | undefined): Html {
+  return retryAfter === undefined
+    ? html`<p class="retry no">${ICONS.error}<span><strong>Retrying will not help</strong> until the cause is fixed.</span></p>`
+    : html`<p class="retry yes">${ICONS.working}<span><strong>Retrying helps:</strong> try again in ${retryAfter} ${retryAfter === 1 ? "second" : "seconds"}.</span></p>`;
+}
 
-/**
- * Which hop failed, by category (issue 11: "where it broke" is the first thing a visitor looks for). The origin's
- * and its certificate's or DNS name's faults are the website's; the service's own faults are the edge's; a request
- * the zone's rules refused (blocked, rate limited, unsupported, legal) stops at the edge because of the request.
- */
-const FAILED_HOP: Readonly<Record<ErrorCategory, Hop>> = {
-  origin: "website",
-  ssl: "website",
-  dns: "website",
-  config: "website",
-  edge: "edge",
-  worker: "edge",
-  rewrite: "edge",
-  snippet: "edge",
-  access_denied: "you",
-  rate_limit: "you",
-  tls: "you",
-  legal: "you",
-  unsupported: "you",
+const HOP_NAMES: Readonly<Record<Hop["kind"], string>> = { you: "You", edge: "The edge", website: "The website" };
+const HOP_SUBS: Readonly<Record<Exclude<Hop["kind"], "website">, string>> = { you: "Browser or app", edge: "Network" };
+const STATE_TEXT: Readonly<Record<HopState, string>> = {
+  working: "Working",
+  error: "Error",
+  blocked: "Blocked",
+  "not-reached": "Not reached",
 };
 
-const HOP_LABELS: Readonly<Record<Hop, string>> = { you: "You", edge: "The edge", website: "The website" };
+/** The "where it broke" strip: three hops, each with an icon and its state as text (not colour alone). */
+export function renderStrip(category: ErrorCategory, zone: string | null): Html {
+  const parts = stripParts(category);
+  return html`${parts.before}${zone ?? "Origin server"}${parts.after}`;
+}
 
-function whereItBroke(category: ErrorCategory): SafeHtml {
-  const failed = FAILED_HOP[category] ?? "edge";
-  const hops = (["you", "edge", "website"] as const).map((hop) => {
-    const state = hop === failed ? "failed" : "working";
-    const label = hop === failed ? (hop === "you" ? "Request refused" : "Not working") : "Working";
-    return html`<li class="hop ${state}"><span class="hop-name">${HOP_LABELS[hop]}</span> <span class="hop-state">${label}</span></li>`;
-  });
-  return html`<ol class="path" aria-label="Where it broke">${hops}</ol>`;
+// The strip of a category is constant but for the zone: its two halves are built once per category and isolate
+// (13 categories at most), which makes the strip a concatenation per error instead of a dozen templates.
+const stripCache = new Map<ErrorCategory, { readonly before: Html; readonly after: Html }>();
+
+function stripParts(category: ErrorCategory): { readonly before: Html; readonly after: Html } {
+  const known = stripCache.get(category);
+  if (known !== undefined) return known;
+  const [you, edge, website] = whereItBroke(category);
+  const hop = (h: Hop, sub: string): Html =>
+    html`<li class="hop ${h.state}">${ICONS[h.state]}<span class="name">${HOP_NAMES[h.kind]}</span><span class="sub">${sub}</span><span class="state">${STATE_TEXT[h.state]}</span></li>`;
+  const parts = {
+    before: html`<ol class="path" aria-label="Where it broke">${hop(you, HOP_SUBS.you)}${hop(edge, HOP_SUBS.edge)}<li class="hop ${website.state}">${ICONS[website.state]}<span class="name">${HOP_NAMES.website}</span><span class="sub">`,
+    after: html`</span><span class="state">${STATE_TEXT[website.state]}</span></li></ol>`,
+  };
+  stripCache.set(category, parts);
+  return parts;
+}
+
+/** Inline SVG icons, constants (trusted): no image is fetched (contract §1.3). Decorative: the state is text. */
+const ICONS: Readonly<Record<HopState, Html>> = {
+  working: icon('<path d="M7.5 12.5l3 3 6-6.5"/>'),
+  error: icon('<path d="M8.5 8.5l7 7M15.5 8.5l-7 7"/>'),
+  blocked: icon('<path d="M7 12h10"/>'),
+  "not-reached": icon('<path d="M8 12h.01M12 12h.01M16 12h.01"/>'),
+};
+
+function icon(glyph: string): Html {
+  return raw(
+    `<svg viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><circle cx="12" cy="12" r="10"/>${glyph}</svg>`,
+  );
 }

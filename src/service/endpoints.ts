@@ -128,10 +128,8 @@ async function referencePage(request: Request, segment: string, settings: Settin
   const code = parseCode(segment);
   if (!code.ok) return problemResponse(request, PROBLEMS.unknownCode());
   const choice = chooseErrorFormat(request.headers.get("Accept"));
-  const body = renderReferenceEntry(
-    referenceEntry(code.value, typeUri(code.value.code, request.url, settings)),
-    choice,
-  );
+  const entry = referenceEntry(code.value, typeUri(code.value.code, request.url, settings));
+  const body = renderReferenceEntry(entry, choice, `${settings.servicePrefix}/errors`);
   const headers = await serviceHeaders(choice, REFERENCE_CACHE_CONTROL);
   return negotiatedResponse(request.method, 200, headers, body);
 }

@@ -186,12 +186,16 @@ describe("/cdn-cgi/errors (reference of every code)", () => {
     expect(rows[0]).toContain("| [500](http://localhost/cdn-cgi/errors/500) | 500 |");
   });
 
-  it("HTML: a table with one row per code and one h1", async () => {
+  it("HTML: one line per code, grouped by class and category, and one h1", async () => {
     const res = await get("/cdn-cgi/errors");
     expect(res.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
     const html = await res.text();
-    expect(html.match(/<tr><td>/g)).toHaveLength(CATALOG.length);
+    const codes = [...html.matchAll(/<li data-code="(\d+)">/g)].map((m) => Number(m[1]));
+    expect([...codes].sort((a, b) => a - b)).toEqual(CATALOG.map((e) => e.code));
     expect(html.match(/<h1>/g)).toHaveLength(1);
+    expect(html).not.toContain("<table");
+    expect(html.indexOf("<h2>5xx errors</h2>")).toBeLessThan(html.indexOf("<h2>1xxx errors</h2>"));
+    expect(html).toContain("<h3>Rate limiting</h3>");
   });
 
   it("HEAD: headers only", async () => {

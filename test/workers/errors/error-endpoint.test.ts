@@ -151,9 +151,12 @@ describe.each(ROWS)("GET /cdn-cgi/error/%i, Accept: %s", (_code, _accept, entry,
       expect(text).toContain(ray);
       expect(text).toContain("localhost");
       expect(text).toContain(
-        entry.retryAfter === null ? "retrying will not help" : `after ${entry.retryAfter} seconds`,
+        entry.retryAfter === null ? "Retrying will not help" : `try again in ${entry.retryAfter} seconds`,
       );
-      expect(text).not.toMatch(/<script|<link|<img|src=|style="/i);
+      // Self-contained: the page's own inline script (allowed by the CSP's hash) and nothing fetched.
+      expect(text.match(/<script/gi)).toEqual(["<script"]);
+      expect(text).toContain("<script>(function(){");
+      expect(text).not.toMatch(/<link|<img|src=|style="|\son[a-z]+=/i);
       expect(text).toContain("prefers-color-scheme:dark");
       expect(text).toContain('name="viewport"');
     }

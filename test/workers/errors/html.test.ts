@@ -1,79 +1,72 @@
-/** The escaping `html` template, the guidance's Markdown subset, and the "where it broke" strip (issues 8, 11). */
+/**
+ * Escaping by default (contract §1.3; style.md Addendum): the `html` template escapes every interpolation, `raw`
+ * and nested fragments pass as is, lists join, and hostile text can never become markup, in a body or an attribute.
+ */
 import { describe, expect, it } from "vitest";
-import { CATALOG } from "../../../src/errors/catalog";
-import { html, markdownBlocks, raw, SafeHtml } from "../../../src/errors/html";
-import { errorFields } from "../../../src/errors/fields";
-import { renderHtml } from "../../../src/errors/render-html";
+import { Html, html, join, raw } from "../../../src/errors/html";
 
-describe("html`…` escapes by default", () => {
-  it.each([
-    ["<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"],
-    [`"><img src=x onerror=alert(1)>`, "&quot;&gt;&lt;img src=x onerror=alert(1)&gt;"],
-    ["a & b ' c", "a &amp; b &#39; c"],
-  ])("text %j", (value, escaped) => {
-    expect(html`<p title="${value}">${value}</p>`.value).toBe(`<p title="${escaped}">${escaped}</p>`);
+const HOSTILE = [
+  `<script>alert(1)</script>`,
+  `"><img src=x onerror=alert(1)>`,
+  `' onmouseover='alert(1)`,
+  `&lt;already-escaped&gt; &amp;`,
+  `</title><svg onload=alert(1)>`,
+  `<!-- -->`,
+  "`${x}`",
+];
+
+describe("html`...`", () => {
+  it.each(HOSTILE)("escapes %j in a body", (text) => {
+    const out = html`<p>${text}</p>`.toString();
+    expect(out.slice(3, -4)).not.toMatch(/[<>"']/);
+    expect(out).toMatch(/^<p>[^<>]*<\/p>$/);
+    // Decoding the escaped text gives back exactly the input: nothing is lost or doubled.
+    expect(decode(out.slice(3, -4))).toBe(text);
   });
 
-  it("nests its own markup as is, joins arrays, drops null/undefined/false, prints numbers", () => {
+  it.each(HOSTILE)("escapes %j in quoted attributes (double and single)", (text) => {
+    const out = html`<a href="${text}" title='${text}'>x</a>`.toString();
+    expect(out).toMatch(/^<a href="[^"<>']*" title='[^"<>']*'>x<\/a>$/);
+  });
+
+  it("escapes & so an entity in the input stays text", () => {
+    expect(html`${"&amp;"}`.toString()).toBe("&amp;amp;");
+  });
+
+  it("nests fragments without escaping them twice", () => {
     const inner = html`<b>${"<i>"}</b>`;
-    expect(inner).toBeInstanceOf(SafeHtml);
-    expect(html`<p>${inner}${[1, html`<br>`, "<"]}${null}${undefined}${false}</p>`.value).toBe(
-      "<p><b>&lt;i&gt;</b>1<br>&lt;</p>",
-    );
+    expect(html`<p>${inner}</p>`.toString()).toBe("<p><b>&lt;i&gt;</b></p>");
+    expect(html`<div>${html`<p>${inner}</p>`}</div>`.toString()).toBe("<div><p><b>&lt;i&gt;</b></p></div>");
   });
 
-  it("raw() is the only way to insert unescaped text", () => {
-    expect(html`${raw("<hr>")}${"<hr>"}`.value).toBe("<hr>&lt;hr&gt;");
-  });
-});
-
-describe("markdownBlocks: the guidance's Markdown subset", () => {
-  it("renders paragraphs, numbered and bulleted lists and bold; everything else is escaped text", () => {
-    const out = markdownBlocks(
-      "**Wait and retry.** Then <b>this</b>.\n\nRecommended approach:\n1. Wait 30 seconds\n2. Double the wait\n\n- one\n- two **bold**",
-    ).value;
-    expect(out).toBe(
-      "<p><strong>Wait and retry.</strong> Then &lt;b&gt;this&lt;/b&gt;.</p>\n" +
-        "<p>Recommended approach:</p>\n<ol><li>Wait 30 seconds</li><li>Double the wait</li></ol>\n" +
-        "<ul><li>one</li><li>two <strong>bold</strong></li></ul>",
-    );
+  it("joins arrays (nested too) and escapes their strings", () => {
+    const items = ["a<", "b&"].map((x) => html`<li>${x}</li>`);
+    expect(html`<ul>${items}</ul>`.toString()).toBe("<ul><li>a&lt;</li><li>b&amp;</li></ul>");
+    expect(html`${["<", [html`<br>`, ">"]]}`.toString()).toBe("&lt;<br>&gt;");
+    expect(join([html`<i>1</i>`, "2<"], "\n").toString()).toBe("<i>1</i>\n2&lt;");
   });
 
-  it("renders the numbered steps of 1015's guidance as a list, not pre-wrapped text (issue 11)", () => {
-    const entry = CATALOG.find((e) => e.code === 1015)!;
-    expect(markdownBlocks(entry.whatYouShouldDo).value).toMatch(/<ol><li>Wait 30 seconds[^<]*<\/li><li>/);
+  it("prints numbers, and nothing for false, null and undefined", () => {
+    expect(html`${0}|${522}|${false}|${null}|${undefined}|${""}`.toString()).toBe("0|522||||");
+  });
+
+  it("raw() marks a trusted fragment; only the module makes Html values", () => {
+    expect(html`${raw("<svg></svg>")}`.toString()).toBe("<svg></svg>");
+    // @ts-expect-error the constructor needs the module's private token
+    expect(() => new Html("<script>", Symbol("Html"))).toThrow(TypeError);
+  });
+
+  it("a string that looks like an Html value is still escaped", () => {
+    const fake = { toString: () => "<b>" } as unknown as string;
+    expect(html`${String(fake)}`.toString()).toBe("&lt;b&gt;");
   });
 });
 
-describe("the error page", () => {
-  const fields = (code: number, zone: string) =>
-    errorFields(
-      CATALOG.find((e) => e.code === code)!,
-      {
-        type: `https://x.example/cdn-cgi/errors/${code}`,
-        rayId: "0123456789abcdef",
-        timestamp: "2026-11-22T00:00:00Z",
-        zone,
-        retryAfter: CATALOG.find((e) => e.code === code)!.retryAfter,
-        footer: "This error was generated by the edge on behalf of the website owner.",
-      },
-    );
-
-  it.each([
-    [522, "website"],
-    [500, "The edge"],
-    [1020, "You"],
-  ])("%i marks where it broke", (code, failed) => {
-    const page = renderHtml(fields(code, "shop.example"));
-    const strip = /<ol class="path"[^>]*>(.*?)<\/ol>/s.exec(page)?.[1] ?? "";
-    const failedHop = /<li class="hop failed"><span class="hop-name">([^<]*)</.exec(strip)?.[1] ?? "";
-    expect(failedHop.toLowerCase()).toContain(failed.toLowerCase());
-    expect(strip.match(/class="hop /g)).toHaveLength(3);
-  });
-
-  it("a hostile zone renders as text", () => {
-    const page = renderHtml(fields(522, `<img src=x onerror="alert(1)">`));
-    expect(page).not.toContain("<img");
-    expect(page).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;");
-  });
-});
+function decode(text: string): string {
+  return text
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, "&");
+}

@@ -93,7 +93,8 @@ describe("hostile zone values are escaped or quoted in every format", () => {
 
   it("HTML escapes the zone", async () => {
     const html = await (await errorResponse({ code: 1020, request: request("text/html") }, scope(hostile))).text();
-    expect(html).not.toContain("<script>");
+    expect(html.match(/<script>/g)).toHaveLength(1); // the page's own, not the zone's
+    expect(html).not.toContain("<script>alert");
     expect(html).toContain("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39;&amp;amp;");
     expect(html.match(/<h1>/g)).toHaveLength(1);
   });
@@ -113,14 +114,21 @@ describe("hostile zone values are escaped or quoted in every format", () => {
 });
 
 describe("HTML page security headers", () => {
-  it("sends a CSP that allows only the page's own stylesheet, by hash", async () => {
+  it("sends a CSP that allows only the page's own stylesheet and script, by hash", async () => {
     const res = await errorResponse({ code: 522, request: request("text/html") }, scope());
     const csp = res.headers.get("Content-Security-Policy") ?? "";
-    expect(csp).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; /);
-    const style = /<style>([\s\S]*?)<\/style>/.exec(await res.text())?.[1] ?? "";
-    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(style));
-    const hash = btoa(String.fromCharCode(...new Uint8Array(digest)));
-    expect(csp).toContain(`'sha256-${hash}'`);
+    expect(csp).toMatch(
+      /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; script-src 'sha256-[A-Za-z0-9+/]+=*'; /,
+    );
+    const page = await res.text();
+    const hashOf = async (text: string): Promise<string> => {
+      const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+      return btoa(String.fromCharCode(...new Uint8Array(digest)));
+    };
+    expect(page.match(/<style>/g)).toHaveLength(1);
+    expect(page.match(/<script>/g)).toHaveLength(1);
+    expect(csp).toContain(`style-src 'sha256-${await hashOf(/<style>([\s\S]*?)<\/style>/.exec(page)?.[1] ?? "")}'`);
+    expect(csp).toContain(`script-src 'sha256-${await hashOf(/<script>([\s\S]*?)<\/script>/.exec(page)?.[1] ?? "")}'`);
   });
 });
 

@@ -1,0 +1,109 @@
+/**
+ * The document shell shared by every page the service renders (error pages, problems, the reference): complete
+ * and self-contained (contract §1.3): one inline stylesheet and one inline script, no external requests, no
+ * `style` attributes, no event-handler attributes, so it renders under the strict CSP sent with it, which allows
+ * exactly these two by their SHA-256 (headers.ts). The script only adds conveniences (copy the ray ID, filter the
+ * reference); without it every page is complete and readable.
+ */
+import { html, raw, type Html } from "./html";
+
+/** The only stylesheet. Light and dark via `prefers-color-scheme`; fluid from 320 px to desktop widths. */
+export const PAGE_STYLE = `:root{color-scheme:light dark;--bg:#f3f4f6;--fg:#1b2027;--muted:#566070;--card:#fff;--line:#d8dde4;--soft:#eef0f3;--bad:#b42318;--bad-bg:#fdecea;--ok:#137333;--ok-bg:#e6f4ea;--warn:#9a5800;--warn-bg:#fdf1dc;--link:#1a56c4;--focus:#1a56c4}
+@media (prefers-color-scheme:dark){:root{--bg:#0f1317;--fg:#e7eaee;--muted:#9ba6b3;--card:#171c22;--line:#2b333d;--soft:#1e252d;--bad:#ff8a80;--bad-bg:#3a1d1b;--ok:#73d990;--ok-bg:#15311f;--warn:#f2b45a;--warn-bg:#352712;--link:#8ab4ff;--focus:#8ab4ff}}
+*{box-sizing:border-box}
+[hidden]{display:none!important}
+body{margin:0;background:var(--bg);color:var(--fg);font:16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",sans-serif;overflow-wrap:anywhere;-webkit-text-size-adjust:100%}
+main{max-width:48rem;margin:0 auto;padding:1.25rem .75rem 2.5rem}
+@media (min-width:40rem){main{padding:2.5rem 1.5rem 3rem}}
+a{color:var(--link)}
+:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
+.eyebrow{margin:0;color:var(--bad);font-weight:700;letter-spacing:.05em;text-transform:uppercase;font-size:.8rem}
+.eyebrow.neutral{color:var(--muted)}
+h1{margin:.3rem 0 .75rem;font-size:clamp(1.45rem,4.5vw,2.1rem);line-height:1.2}
+h2{margin:0 0 .5rem;font-size:1.05rem}
+h3{margin:1.25rem 0 .5rem;font-size:.95rem;color:var(--muted)}
+p{margin:.5rem 0}
+.lead{font-size:1.08rem;margin:0}
+.card{background:var(--card);border:1px solid var(--line);border-radius:.75rem;padding:1rem;margin:.9rem 0}
+@media (min-width:40rem){.card{padding:1.25rem 1.5rem}}
+.card>:first-child{margin-top:0}.card>:last-child{margin-bottom:0}
+.guidance ol,.guidance ul{margin:.5rem 0;padding-left:1.5rem}.guidance li{margin:.25rem 0}
+.path{list-style:none;margin:1.25rem 0 0;padding:0;display:grid;grid-template-columns:repeat(3,minmax(0,1fr));gap:.5rem;text-align:center}
+.hop{position:relative;display:flex;flex-direction:column;align-items:center;gap:.15rem;font-size:.9rem}
+.hop+.hop::before{content:"";position:absolute;top:1.25rem;right:calc(50% + 1.6rem);width:calc(100% - 3.2rem + .5rem);border-top:2px solid var(--line)}
+.hop svg{width:2.5rem;height:2.5rem;flex:none}
+.hop .name{font-weight:600;line-height:1.25}.hop .sub{color:var(--muted);font-size:.8rem;line-height:1.25}
+.hop .state{font-size:.8rem;font-weight:700;border-radius:1rem;padding:.05rem .55rem;margin-top:auto;white-space:nowrap}
+.hop .sub{margin-bottom:.2rem}
+@media (max-width:24rem){.hop{font-size:.85rem}.hop .state{font-size:.72rem;padding:0 .4rem}}
+.working{color:var(--ok)}.working .state{background:var(--ok-bg)}
+.error{color:var(--bad)}.error .state{background:var(--bad-bg)}
+.blocked{color:var(--warn)}.blocked .state{background:var(--warn-bg)}
+.not-reached{color:var(--muted)}.not-reached .state{background:var(--soft)}
+.hop .name{color:var(--fg)}.hop .sub{color:var(--muted)}
+.retry{display:flex;gap:.6rem;align-items:flex-start;border-radius:.5rem;padding:.6rem .8rem;margin:.9rem 0 0;font-weight:500}
+.retry svg{width:1.4rem;height:1.4rem;flex:none;margin-top:.05rem}
+.retry.yes{background:var(--ok-bg)}.retry.yes svg{color:var(--ok)}
+.retry.no{background:var(--bad-bg)}.retry.no svg{color:var(--bad)}
+dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.45rem 1rem;margin:0}
+dt{color:var(--muted)}dd{margin:0}
+.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:.92rem}
+.ray{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem}
+.ray code{user-select:all;background:var(--soft);border:1px solid var(--line);border-radius:.35rem;padding:.1rem .4rem}
+button{font:inherit;font-size:.85rem;color:var(--fg);background:var(--card);border:1px solid var(--line);border-radius:.4rem;padding:.2rem .7rem;cursor:pointer;min-height:2rem}
+button:hover{background:var(--soft)}
+footer{color:var(--muted);font-size:.85rem;margin-top:1.5rem}
+@media (max-width:30rem){dl{grid-template-columns:minmax(0,1fr);gap:.1rem}dt{margin-top:.5rem}dt:first-child{margin-top:0}}
+.crumbs{margin:0 0 1rem;font-size:.9rem}
+.filter{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1rem;margin:1rem 0}
+.filter label{font-weight:600}
+.filter input{font:inherit;flex:1 1 14rem;min-width:0;padding:.45rem .7rem;border:1px solid var(--line);border-radius:.5rem;background:var(--card);color:var(--fg)}
+.filter output{color:var(--muted);font-size:.9rem}
+.codes{list-style:none;margin:0;padding:0}
+.codes li{display:grid;grid-template-columns:4rem minmax(0,1fr);gap:.1rem .75rem;padding:.55rem 0;border-top:1px solid var(--line)}
+.codes li:first-child{border-top:0}
+.codes .num{font-weight:700;font-size:1.05rem}
+.codes .title{font-weight:500}
+.codes .meta{grid-column:2;display:flex;flex-wrap:wrap;gap:.3rem;font-size:.8rem;color:var(--muted)}
+.meta .mono{font-size:.78rem}
+@media (min-width:48rem){.codes li{grid-template-columns:3.5rem minmax(0,1fr) minmax(0,1fr);align-items:baseline;padding:.45rem 0}.codes .meta{grid-column:3}}
+.chip{border:1px solid var(--line);border-radius:1rem;padding:0 .5rem;white-space:nowrap;max-width:100%}
+.chip.mono{white-space:normal;overflow-wrap:anywhere}
+.chip.yes{color:var(--ok);border-color:currentColor}
+.formats{margin:.5rem 0 0;padding-left:1.25rem}.formats li{margin:.3rem 0}`;
+
+/**
+ * The only script: reveals the ray ID's copy button when the Clipboard API exists (the ID itself is plain text,
+ * selectable in one click), and the reference's text filter, which hides non-matching codes in the page
+ * without any request. Written for every current browser; no event-handler attributes.
+ */
+export const PAGE_SCRIPT = `(function(){
+for(var b of document.querySelectorAll("button[data-copy]")){(function(b){
+var t=document.getElementById(b.getAttribute("data-copy"));
+if(!t||!navigator.clipboard||!window.isSecureContext)return;
+b.hidden=false;
+b.addEventListener("click",function(){navigator.clipboard.writeText(t.textContent.trim()).then(function(){b.textContent="Copied";},function(){b.textContent="Select and copy";getSelection().selectAllChildren(t);});});
+})(b);}
+var f=document.getElementById("filter");
+if(!f)return;
+var items=[].slice.call(document.querySelectorAll("[data-code]")),groups=[].slice.call(document.querySelectorAll("[data-group]")),count=document.getElementById("count");
+f.closest(".filter").hidden=false;
+function run(){var q=f.value.trim().toLowerCase(),n=0;
+for(var i of items){var m=q===""||i.textContent.toLowerCase().indexOf(q)!==-1;i.hidden=!m;if(m)n++;}
+for(var g of groups)g.hidden=!g.querySelector("[data-code]:not([hidden])");
+count.textContent=n+" of "+items.length+" codes";}
+f.addEventListener("input",run);run();
+})();`;
+
+// The constant parts of every document, built once per isolate: the head after the title (with the ~6 KB
+// stylesheet) and the script at the end.
+const HEAD_START =
+  '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n' +
+  '<meta name="viewport" content="width=device-width, initial-scale=1">\n<meta name="robots" content="noindex">\n';
+const HEAD_END = raw(`\n<style>${PAGE_STYLE}</style>\n</head>\n<body>\n`);
+const BODY_END = raw(`\n<script>${PAGE_SCRIPT}</script>\n</body>\n</html>\n`);
+
+/** A complete document around `body`. `lang` is English: every text of the catalog is. */
+export function htmlPage(title: string, body: Html): string {
+  return HEAD_START + html`<title>${title}</title>${HEAD_END}${body}${BODY_END}`.toString();
+}
