@@ -8,12 +8,13 @@
 import type { IRequest } from "itty-router";
 import { requireAccess, type Permission } from "../api/auth";
 import { readJsonBody } from "../api/body";
-import { API_FAILURES, apiFailureResponse, apiSuccess, type ApiFailure, type ResultInfo } from "../api/envelope";
+import { API_FAILURES, apiFailureResponse, apiSuccess, type ResultInfo } from "../api/envelope";
 import type { ApiRouter } from "../api/router";
 import type { Settings } from "../config/settings";
 import { err, ok, type Result } from "../result";
+import { toApiFailure } from "./api-failure";
 import { decodeCursor, type DecodedCursor } from "./cursor";
-import { TAG_FAILURES } from "./errors";
+import type { InvalidCursor, TagFailure } from "./errors";
 import { etagOf } from "./etag";
 import { PAGE_SIZE } from "./filters";
 import type { PageRequest, TagStore } from "./tag-store";
@@ -47,7 +48,7 @@ export function registerTagRoutes(router: ApiRouter): void {
     .get(`${BASE}/resources`, endpoint("tags:read", listResources))
     .get(`${BASE}/values/:key`, endpoint("tags:read", listValues))
     // `/tags/values/` with no key: 1009 (notes §8.1), once the caller is known to be allowed to ask.
-    .get(`${BASE}/values`, endpoint("tags:read", async () => apiFailureResponse(TAG_FAILURES.tagKeyRequired())))
+    .get(`${BASE}/values`, endpoint("tags:read", async () => failure({ kind: "tag-key-required" })))
     .get(BASE, endpoint("tags:read", getTags))
     .put(BASE, endpoint("tags:write", putTags))
     .delete(BASE, endpoint("tags:write", deleteTags));
@@ -68,8 +69,9 @@ function endpoint(permission: Permission, handler: Handler) {
   };
 }
 
-function failure(error: ApiFailure): Response {
-  return apiFailureResponse(error);
+/** The one way a tagging failure becomes a Response: its wire status and code (api-failure.ts), in the envelope. */
+function failure(error: TagFailure): Response {
+  return apiFailureResponse(toApiFailure(error));
 }
 
 /**
@@ -77,23 +79,27 @@ function failure(error: ApiFailure): Response {
  * is only ever minted for a valid query, so when the query is invalid any cursor is necessarily a bad one:
  * `queryFailure` then becomes 1017 too.
  */
-function cursorParam(url: URL, arity: number): Result<DecodedCursor | null, ApiFailure> {
+function cursorParam(url: URL, arity: number | readonly number[]): Result<DecodedCursor | null, InvalidCursor> {
   const text = url.searchParams.get("cursor");
   if (text === null || text === "") return ok(null);
   const decoded = decodeCursor(text, arity);
-  return decoded.ok ? decoded : err(TAG_FAILURES.invalidCursor());
+  return decoded.ok ? decoded : err({ kind: "invalid-cursor" });
 }
 
-function queryFailure(cursor: DecodedCursor | null, error: ApiFailure): Response {
-  return failure(cursor ? TAG_FAILURES.invalidCursor() : error);
+function queryFailure(cursor: DecodedCursor | null, error: TagFailure): Response {
+  return failure(cursor ? { kind: "invalid-cursor" } : error);
 }
 
 function scope(c: TagRequest, query: unknown): PageRequest["scope"] {
   return { account: c.account, query: JSON.stringify(query) };
 }
 
-/** `result_info` of every paginated endpoint (contract §5): docs' `cursor` and the SDKs' `cursors.after`. */
-function pageResponse<T>(page: Result<Page<T>, ApiFailure>): Response {
+/**
+ * `result_info` of every paginated endpoint (contract §5): docs' `cursor` and the SDKs' `cursors.after`.
+ * `count` is the number of items this page carries: fewer than `per_page` when the page reached its byte
+ * budget (page-budget.ts) with a cursor to the rest.
+ */
+function pageResponse<T>(page: Result<Page<T>, TagFailure>): Response {
   if (!page.ok) return failure(page.error);
   const resultInfo: ResultInfo = {
     count: page.value.items.length,
@@ -111,7 +117,8 @@ async function listKeys(c: TagRequest): Promise<Response> {
 }
 
 async function summary(c: TagRequest): Promise<Response> {
-  const cursor = cursorParam(c.url, 1);
+  // `[key]` after a whole key, `[key, value]` inside a key split by the byte budget (summary.ts).
+  const cursor = cursorParam(c.url, [1, 2]);
   if (!cursor.ok) return failure(cursor.error);
   return pageResponse(await c.store.summary({ scope: scope(c, ["summary"]), cursor: cursor.value }));
 }
@@ -148,16 +155,20 @@ async function getTags(c: TagRequest): Promise<Response> {
   return apiSuccess(resource, { headers: etagHeader(resource.etag) });
 }
 
-/** Malformed JSON is the endpoint's own payload error (1002 / 1015); an oversized body stays 413. */
-async function readBody(request: IRequest, malformed: (why: string) => ApiFailure): Promise<Result<unknown, ApiFailure>> {
+/** Malformed JSON is the endpoint's own payload error (1002 / 1015); an oversized body stays 413 (contract §8). */
+async function readBody(
+  request: IRequest,
+  malformed: (why: string) => TagFailure,
+): Promise<Result<unknown, Response>> {
   const body = await readJsonBody(request);
-  if (body.ok || body.error.status === 413) return body;
-  return err(malformed(body.error.errors[0]?.message ?? "not JSON"));
+  if (body.ok) return body;
+  if (body.error.status === 413) return err(apiFailureResponse(body.error));
+  return err(failure(malformed(body.error.errors[0]?.message ?? "not JSON")));
 }
 
 async function putTags(c: TagRequest): Promise<Response> {
-  const body = await readBody(c.request, TAG_FAILURES.invalidSetPayload);
-  if (!body.ok) return failure(body.error);
+  const body = await readBody(c.request, (why) => ({ kind: "invalid-set-payload", why }));
+  if (!body.ok) return body.error;
   const input = parsePutBody(body.value);
   if (!input.ok) return failure(input.error);
   const { ref, tags } = input.value;
@@ -173,8 +184,8 @@ async function putTags(c: TagRequest): Promise<Response> {
 }
 
 async function deleteTags(c: TagRequest): Promise<Response> {
-  const body = await readBody(c.request, TAG_FAILURES.invalidDeletePayload);
-  if (!body.ok) return failure(body.error);
+  const body = await readBody(c.request, (why) => ({ kind: "invalid-delete-payload", why }));
+  if (!body.ok) return body.error;
   const ref = parseDeleteBody(body.value);
   if (!ref.ok) return failure(ref.error);
   const result = await c.store.deleteTags({ ref: ref.value, ifMatch: parseIfMatch(c.request.headers.get("If-Match")) });
