@@ -185,7 +185,7 @@ const tagPaths: Record<string, Json> = {
         param("Cursor"),
       ],
       responses: {
-        "200": ok("One page (at most 100 resources)", { type: "array", items: ref("TaggedResource") }, true),
+        "200": ok("One page (at most 100 resources and 8 MiB of JSON)", { type: "array", items: ref("TaggedResource") }, true),
         ...COMMON_ERRORS,
       },
     },
@@ -195,6 +195,9 @@ const tagPaths: Record<string, Json> = {
     get: {
       operationId: "tagSummary",
       summary: "Keys with all their distinct values (100 keys per page)",
+      description:
+        "A key whose values would pass the page's 8 MiB byte budget is split: the page ends inside it and the next " +
+        "page starts with the same key and the values after the last one returned.",
       security: [{ bearer: ["tags:read"] }],
       parameters: [param("Cursor")],
       responses: {
@@ -362,10 +365,15 @@ const schemas: Record<string, Json> = {
   },
   ResultInfo: {
     type: "object",
-    description: "`cursor` (docs) and `cursors.after` (SDKs) carry the same opaque cursor; null on the last page.",
+    description:
+      "`cursor` (docs) and `cursors.after` (SDKs) carry the same opaque cursor; null on the last page. A page holds " +
+      "at most `per_page` items and at most 8 MiB of JSON: it may end early with a cursor, so follow `cursor` until null.",
     required: ["count", "per_page", "cursor", "cursors"],
     properties: {
-      count: { type: "integer" },
+      count: {
+        type: "integer",
+        description: "Items on this page: below `per_page` on the last page, or when the page reached its 8 MiB byte budget.",
+      },
       per_page: { const: 100 },
       cursor: { type: ["string", "null"] },
       cursors: { type: "object", properties: { after: { type: ["string", "null"] } } },
