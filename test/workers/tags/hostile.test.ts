@@ -16,10 +16,11 @@ const longKey = (i: number) => ASTRAL_LETTER.repeat(252) + pad(i);
 const longValue = (i: number) => ASTRAL_VALUE.repeat(1020) + pad(i);
 const utf8 = (s: string) => new TextEncoder().encode(s).byteLength;
 
-/** 10,000 tags (the default account limit) of maximum length: 100 resources × 100 tags, 5 KiB each. */
+/** 10,000 tags (the default account limit) of maximum length and distinct keys: 100 resources × 100 tags. */
 async function seedLargestAccount(a: string): Promise<void> {
-  const tags = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [longKey(i), longValue(i)]));
-  await seed(a, Array.from({ length: 100 }, (_, r) => [`r${pad(r)}`, tags]));
+  const tagsOf = (r: number) =>
+    Object.fromEntries(Array.from({ length: 100 }, (_, i) => [longKey(r * 100 + i), longValue(r * 100 + i)]));
+  await seed(a, Array.from({ length: 100 }, (_, r) => [`r${pad(r)}`, tagsOf(r)]));
 }
 
 describe("an account of 10,000 maximum-length tags is listable (byte budget per page)", () => {
@@ -37,7 +38,14 @@ describe("an account of 10,000 maximum-length tags is listable (byte budget per 
     const first = await call<Resource[]>("GET", `/accounts/${a}/tags/resources`);
     expect(first.body?.result_info?.count).toBe(first.body?.result.length);
     expect(first.body?.result_info?.per_page).toBe(100);
-  }, 120_000);
+    // The same account's keys (10,000 of 256 code points) and summary page too.
+    const keys = await allPages<string>(`/accounts/${a}/tags/keys`);
+    expect(keys.length).toBe(100);
+    expect(keys.flat().length).toBe(10_000);
+    const summary = await allPages<{ key: string; values: string[] }>(`/accounts/${a}/tags/summary`);
+    expect(summary.flat().length).toBe(10_000);
+    for (const page of [...keys, ...summary]) expect(utf8(JSON.stringify(page))).toBeLessThanOrEqual(PAGE_BYTE_BUDGET);
+  }, 180_000);
 
   it("pages the summary within the budget when one key has 10,000 values of maximum length", async () => {
     const a = newAccount();
@@ -80,6 +88,20 @@ describe("the longest cursors stay usable", () => {
     expect(summary.flat().flatMap((s) => s.values)).toEqual(Array.from({ length: 150 }, (_, i) => value(i)));
     const keys = await allPages<string>(`/accounts/${a}/tags/keys`);
     expect(keys.flat()).toEqual([key]);
+  });
+});
+
+describe("the longest identifiers", () => {
+  it("resources with ids of 256 escaped control characters page with their cursors; 50 longest `id` params", async () => {
+    const a = newAccount();
+    const id = (i: number) => "\u0001".repeat(253) + pad(i, 3);
+    await seed(a, Array.from({ length: 101 }, (_, i) => [id(i), { k: "v" }]));
+    const pages = await allPages<Resource>(`/accounts/${a}/tags/resources?tag=k`);
+    expect(pages.map((p) => p.length)).toEqual([100, 1]);
+    const ids = Array.from({ length: 50 }, (_, i) => `&id=${encodeURIComponent(ASTRAL_LETTER.repeat(253) + pad(i, 3))}`);
+    const res = await call<Resource[]>("GET", `/accounts/${a}/tags/resources?tag=k${ids.join("")}`);
+    expect(res.status, JSON.stringify(res.body?.errors)).toBe(200);
+    expect(res.body?.result).toEqual([]);
   });
 });
 
