@@ -13,7 +13,11 @@ import { err, ok, type Result } from "../result";
 import { base64UrlToBytes, bytesToBase64Url } from "./base64url";
 
 const VERSION = 1;
-/** Longest cursor text accepted: a sort key holds at most a type, a 256-code-point id and its parent, or a value of 1,024 code points. */
+/**
+ * Longest cursor text accepted. The longest legal sort key is the summary's `[key, value]` (summary.ts): a
+ * 256-code-point key (letters: ≤ 1 KiB of JSON) and a 1,024-code-point value (≤ 6 KiB of JSON when every
+ * character is an escaped control character), ~9.6 KB of cursor text; a resource's (type, parent, id) is ~4.2 KB.
+ */
 export const MAX_CURSOR_LENGTH = 12_288;
 const MAC_BYTES = 16;
 
@@ -26,8 +30,12 @@ export interface DecodedCursor {
 /** Which listing a cursor belongs to, with everything that shapes its results (contract §5). */
 export type CursorScope = { readonly account: string; readonly query: string };
 
-/** Parses the cursor text; any malformation is `"invalid"` (the caller answers 1017). */
-export function decodeCursor(text: string, arity: number): Result<DecodedCursor, "invalid"> {
+/**
+ * Parses the cursor text; any malformation is `"invalid"` (the caller answers 1017). `arity` is the length
+ * of the listing's sort key, or the lengths it accepts (the summary's `[key]` and `[key, value]`).
+ */
+export function decodeCursor(text: string, arity: number | readonly number[]): Result<DecodedCursor, "invalid"> {
+  const arities: readonly number[] = typeof arity === "number" ? [arity] : arity;
   if (text.length > MAX_CURSOR_LENGTH) return err("invalid");
   const [body, macText, ...rest] = text.split(".");
   if (body === undefined || macText === undefined || rest.length > 0) return err("invalid");
@@ -42,7 +50,7 @@ export function decodeCursor(text: string, arity: number): Result<DecodedCursor,
   }
   if (typeof data !== "object" || data === null || Array.isArray(data)) return err("invalid");
   const { v, k } = data as { v?: unknown; k?: unknown };
-  if (v !== VERSION || !Array.isArray(k) || k.length !== arity || !k.every((p) => typeof p === "string"))
+  if (v !== VERSION || !Array.isArray(k) || !arities.includes(k.length) || !k.every((p) => typeof p === "string"))
     return err("invalid");
   return ok({ sortKey: k, mac });
 }

@@ -36,3 +36,17 @@ export function distinctValuesQuery(key: string, type: string | null, after: str
     ? looseScan("value", ["key = ?"], [key], after)
     : looseScan("value", ["key = ?", "type = ?"], [key, type], after);
 }
+
+/**
+ * Distinct (key, value) pairs in (key, value) order for the summary (summary.ts), after a cursor `[key]` (the
+ * keys after it) or `[key, value]` (the rest of that key, then the keys after it). No LIMIT: the caller reads
+ * the rows lazily and stops at its page's end; the `(key, value)` index gives both the order and DISTINCT.
+ */
+export function distinctPairsQuery(after: readonly string[] | null): CompiledQuery {
+  const select = "SELECT DISTINCT key, value FROM tags";
+  const order = " ORDER BY key, value";
+  if (after === null) return { sql: select + order, params: [] };
+  const [key = "", value] = after;
+  if (value === undefined) return { sql: `${select} WHERE key > ?${order}`, params: [key] };
+  return { sql: `${select} WHERE (key, value) > (?, ?)${order}`, params: [key, value] };
+}

@@ -12,11 +12,12 @@ import { API_FAILURES, apiFailureResponse, apiSuccess, type ApiFailure, type Res
 import type { ApiContext, ApiRoute } from "../api/types";
 import type { Settings } from "../config/settings";
 import { err, ok, type Result } from "../result";
+import { toApiFailure } from "./api-failure";
 import { decodeCursor, type DecodedCursor } from "./cursor";
-import { TAG_FAILURES } from "./errors";
+import type { InvalidCursor, TagFailure } from "./errors";
 import { etagOf } from "./etag";
 import { PAGE_SIZE } from "./filters";
-import type { PageRequest, TagStore, TagStoreFailure } from "./tag-store";
+import type { PageRequest, TagStore } from "./tag-store";
 import type { Page } from "./types";
 import {
   isAccountId,
@@ -68,31 +69,14 @@ export const tagRoutes: readonly ApiRoute[] = [
   route("GET", `${BASE}/resources`, "tags:read", listResources),
   route("GET", `${BASE}/values/:key`, "tags:read", listValues),
   // `/tags/values/` with no key: 1009 (notes §8.1), once the caller is known to be allowed to ask.
-  route("GET", `${BASE}/values`, "tags:read", async () => apiFailureResponse(TAG_FAILURES.tagKeyRequired())),
+  route("GET", `${BASE}/values`, "tags:read", async () => failure({ kind: "tag-key-required" })),
   route("GET", BASE, "tags:read", getTags),
   route("PUT", BASE, "tags:write", putTags),
   route("DELETE", BASE, "tags:write", deleteTags),
 ];
 
-function failure(error: ApiFailure): Response {
-  return apiFailureResponse(error);
-}
-
-/** The one mapping of the store's domain failures to the wire (contract §5: 1016, 1017, 1018 / 412). */
-function storeFailure(failure: TagStoreFailure): ApiFailure {
-  switch (failure.kind) {
-    case "precondition-failed":
-      return TAG_FAILURES.preconditionFailed();
-    case "limit-reached":
-      return TAG_FAILURES.tagLimit(failure.limit);
-    case "invalid-cursor":
-      return TAG_FAILURES.invalidCursor();
-  }
-}
-
-/** A store result with its failure mapped to the wire. */
-function fromStore<T>(result: Result<T, TagStoreFailure>): Result<T, ApiFailure> {
-  return result.ok ? result : err(storeFailure(result.error));
+function failure(error: TagFailure): Response {
+  return apiFailureResponse(toApiFailure(error));
 }
 
 /**
@@ -100,23 +84,27 @@ function fromStore<T>(result: Result<T, TagStoreFailure>): Result<T, ApiFailure>
  * is only ever minted for a valid query, so when the query is invalid any cursor is necessarily a bad one:
  * `queryFailure` then becomes 1017 too.
  */
-function cursorParam(url: URL, arity: number): Result<DecodedCursor | null, ApiFailure> {
+function cursorParam(url: URL, arity: number | readonly number[]): Result<DecodedCursor | null, InvalidCursor> {
   const text = url.searchParams.get("cursor");
   if (text === null || text === "") return ok(null);
   const decoded = decodeCursor(text, arity);
-  return decoded.ok ? decoded : err(TAG_FAILURES.invalidCursor());
+  return decoded.ok ? decoded : err({ kind: "invalid-cursor" });
 }
 
-function queryFailure(cursor: DecodedCursor | null, error: ApiFailure): Response {
-  return failure(cursor ? TAG_FAILURES.invalidCursor() : error);
+function queryFailure(cursor: DecodedCursor | null, error: TagFailure): Response {
+  return failure(cursor ? { kind: "invalid-cursor" } : error);
 }
 
 function scope(c: TagRequest, query: unknown): PageRequest["scope"] {
   return { account: c.account, query: JSON.stringify(query) };
 }
 
-/** `result_info` of every paginated endpoint (contract §5): docs' `cursor` and the SDKs' `cursors.after`. */
-function pageResponse<T>(page: Result<Page<T>, ApiFailure>): Response {
+/**
+ * `result_info` of every paginated endpoint (contract §5): docs' `cursor` and the SDKs' `cursors.after`.
+ * `count` is the number of items this page carries: fewer than `per_page` when the page reached its byte
+ * budget (page-budget.ts) with a cursor to the rest.
+ */
+function pageResponse<T>(page: Result<Page<T>, TagFailure>): Response {
   if (!page.ok) return failure(page.error);
   const resultInfo: ResultInfo = {
     count: page.value.items.length,
@@ -130,13 +118,14 @@ function pageResponse<T>(page: Result<Page<T>, ApiFailure>): Response {
 async function listKeys(c: TagRequest): Promise<Response> {
   const cursor = cursorParam(c.url, 1);
   if (!cursor.ok) return failure(cursor.error);
-  return pageResponse(fromStore(await c.store.listKeys({ scope: scope(c, ["keys"]), cursor: cursor.value })));
+  return pageResponse(await c.store.listKeys({ scope: scope(c, ["keys"]), cursor: cursor.value }));
 }
 
 async function summary(c: TagRequest): Promise<Response> {
-  const cursor = cursorParam(c.url, 1);
+  // `[key]` after a whole key, `[key, value]` inside a key split by the byte budget (summary.ts).
+  const cursor = cursorParam(c.url, [1, 2]);
   if (!cursor.ok) return failure(cursor.error);
-  return pageResponse(fromStore(await c.store.summary({ scope: scope(c, ["summary"]), cursor: cursor.value })));
+  return pageResponse(await c.store.summary({ scope: scope(c, ["summary"]), cursor: cursor.value }));
 }
 
 async function listValues(c: TagRequest): Promise<Response> {
@@ -146,7 +135,7 @@ async function listValues(c: TagRequest): Promise<Response> {
   if (!query.ok) return queryFailure(cursor.value, query.error);
   const { key, type } = query.value;
   return pageResponse(
-    fromStore(await c.store.listValues({ scope: scope(c, ["values", key, type]), cursor: cursor.value, key, type })),
+    await c.store.listValues({ scope: scope(c, ["values", key, type]), cursor: cursor.value, key, type }),
   );
 }
 
@@ -156,13 +145,11 @@ async function listResources(c: TagRequest): Promise<Response> {
   const query = parseResourceQuery(c.url.searchParams);
   if (!query.ok) return queryFailure(cursor.value, query.error);
   return pageResponse(
-    fromStore(
-      await c.store.listResources({
-        scope: scope(c, ["resources", query.value]),
-        cursor: cursor.value,
-        query: query.value,
-      }),
-    ),
+    await c.store.listResources({
+      scope: scope(c, ["resources", query.value]),
+      cursor: cursor.value,
+      query: query.value,
+    }),
   );
 }
 
@@ -177,19 +164,17 @@ async function getTags(c: TagRequest): Promise<Response> {
   return apiSuccess(resource, { headers: etagHeader(resource.etag) });
 }
 
-/** Malformed JSON is the endpoint's own payload error (1002 / 1015); an oversized body stays 413. */
-async function readBody(
-  request: Request,
-  malformed: (why: string) => ApiFailure,
-): Promise<Result<unknown, ApiFailure>> {
+/** Malformed JSON is the endpoint's own payload error (1002 / 1015); an oversized body stays 413 (contract §8). */
+async function readBody(request: Request, malformed: (why: string) => TagFailure): Promise<Result<unknown, Response>> {
   const body = await readJsonBody(request);
-  if (body.ok || body.error.status === 413) return body;
-  return err(malformed(body.error.errors[0]?.message ?? "not JSON"));
+  if (body.ok) return body;
+  if (body.error.status === 413) return err(apiFailureResponse(body.error));
+  return err(failure(malformed(body.error.errors[0]?.message ?? "not JSON")));
 }
 
 async function putTags(c: TagRequest): Promise<Response> {
-  const body = await readBody(c.request, TAG_FAILURES.invalidSetPayload);
-  if (!body.ok) return failure(body.error);
+  const body = await readBody(c.request, (why) => ({ kind: "invalid-set-payload", why }));
+  if (!body.ok) return body.error;
   const input = parsePutBody(body.value);
   if (!input.ok) return failure(input.error);
   const { ref, tags } = input.value;
@@ -200,17 +185,17 @@ async function putTags(c: TagRequest): Promise<Response> {
     ifMatch: parseIfMatch(c.request.headers.get("If-Match")),
     limit: c.settings.tagLimit,
   });
-  if (!result.ok) return failure(storeFailure(result.error));
+  if (!result.ok) return failure(result.error);
   return apiSuccess(result.value, { headers: etagHeader(result.value.etag) });
 }
 
 async function deleteTags(c: TagRequest): Promise<Response> {
-  const body = await readBody(c.request, TAG_FAILURES.invalidDeletePayload);
-  if (!body.ok) return failure(body.error);
+  const body = await readBody(c.request, (why) => ({ kind: "invalid-delete-payload", why }));
+  if (!body.ok) return body.error;
   const ref = parseDeleteBody(body.value);
   if (!ref.ok) return failure(ref.error);
   const result = await c.store.deleteTags({ ref: ref.value, ifMatch: parseIfMatch(c.request.headers.get("If-Match")) });
-  if (!result.ok) return failure(storeFailure(result.error));
+  if (!result.ok) return failure(result.error);
   // 204 carries no body (RFC 9110 §15.3.5), hence no envelope (notes §1.3: the published API answers 204).
   return new Response(null, { status: 204, headers: { "Cache-Control": "no-store" } });
 }

@@ -1,26 +1,39 @@
 /**
  * One SQLite-backed Durable Object per account: the tagging store (contract §5; notes/tagging.md §5–§8).
  *
- * - Typed RPC methods return data: `Result<…, TagStoreFailure>` for expected failures, domain values that speak no
- *   HTTP (the routes map them to status and v4 code in one switch). Nothing custom is thrown across RPC (a thrown
- *   error would lose its type and become the Worker's 500).
- * - Bounded in bytes as well as in rows (issue 8): no bound parameter grows past SQLite's string limit (inserts
- *   are chunked), and a page ends early when the next item would pass `PAGE_BYTE_BUDGET`, so every legal account is
- *   listable under the runtime's 32 MiB RPC limit.
+ * - Typed RPC methods return data: `Result<…, StoreFailure>` for expected failures, domain values that name
+ *   no HTTP status (the routes map them, api-failure.ts). Nothing custom is thrown across RPC (a thrown error
+ *   would lose its type and become the Worker's 500).
  * - Every read-check-write (If-Match, the account limit, the replacement of a set) runs synchronously inside
  *   `transactionSync`: no await in between, so concurrent requests serialise and the limit is exact.
  * - Ordering and cursor comparisons happen in SQL, whose BINARY collation compares UTF-8 bytes, i.e. code
  *   points (contract §5); JS string comparison (UTF-16 units) is never used for them.
+ * - Every page is cut to PAGE_SIZE items and to the page byte budget (page-budget.ts): the page is this
+ *   object's RPC return value, which the runtime caps at 32 MiB.
  */
 import { DurableObject } from "cloudflare:workers";
 import { err, ok, type Result } from "../result";
 import { importCursorKey, signCursor, verifyCursor, type CursorScope, type DecodedCursor } from "./cursor";
+import type { InvalidCursor, LimitReached, PreconditionFailed } from "./errors";
 import { EMPTY_TAGS_ETAG } from "./etag";
-import { compileResourceQuery, PAGE_SIZE } from "./filters";
-import { distinctKeysQuery, distinctValuesQuery } from "./listings";
+import { compileResourceQuery } from "./filters";
+import { distinctKeysQuery, distinctPairsQuery, distinctValuesQuery } from "./listings";
 import { migrate } from "./migrations";
+import { cutPage, utf8Length, type PageCut, type PageRow } from "./page-budget";
+import { cutSummaryPage, type KeySummary } from "./summary";
 import { compareCodePoints, fold } from "./text";
 import type { IfMatch, Page, ResourceQuery, ResourceRef, TaggedResource, TagPairs } from "./types";
+
+export type { KeySummary } from "./summary";
+
+/**
+ * Largest JSON parameter of one tag INSERT. SQLite in Durable Objects refuses any string or BLOB over 2 MB
+ * (SQLITE_TOOBIG), and one legal body can need more: 500 values of 1,024 × `İ` are 1 MiB as sent, and with
+ * their lower-cased copies (`İ` folds to 2 code points, 3 bytes) the rows are 2.6 MB of JSON. So a set is
+ * inserted in chunks of at most this many bytes; the largest row (a 256-code-point key and a 1,024-code-point
+ * value, each with its folded copy, escaped) is ~15 KB, so every chunk stays far below the limit.
+ */
+export const INSERT_CHUNK_BYTES = 512 * 1024;
 
 export interface PutTagsInput {
   readonly ref: ResourceRef;
@@ -42,31 +55,6 @@ export interface PageRequest {
   readonly scope: CursorScope;
   readonly cursor: DecodedCursor | null;
 }
-
-export interface KeySummary {
-  readonly key: string;
-  readonly values: readonly string[];
-}
-
-/** What the store can refuse, as values (contract §5 codes 1016–1018 at the edge). */
-export type TagStoreFailure =
-  | { readonly kind: "precondition-failed" }
-  | { readonly kind: "limit-reached"; readonly limit: number }
-  | { readonly kind: "invalid-cursor" };
-
-/**
- * The most a page may weigh, counted as 2 bytes per UTF-16 code unit of its items' JSON (the structured clone of a
- * two-byte string): 8 MiB, a quarter of the runtime's 32 MiB RPC limit. A page ends early, with a cursor, when the
- * next item would pass it; the first item always fits (one resource's tags come from one ≤ 1 MiB body).
- */
-export const PAGE_BYTE_BUDGET = 8 * 1024 * 1024;
-
-/**
- * The most one bound JSON parameter of an insert may weigh (UTF-8 bytes): well under SQLite's 2 MB string limit in
- * Durable Objects, so the widest legal tag set (500 values of 1,024 `İ`, ~1 MB, plus their case-folded forms)
- * goes in several statements instead of failing with SQLITE_TOOBIG.
- */
-const INSERT_CHUNK_BYTES = 512 * 1024;
 
 type ResourceRow = {
   type: string;
@@ -136,35 +124,22 @@ export class TagStore extends DurableObject<Env> {
   }
 
   /** Replaces the resource's whole set (contract §5), atomically with the If-Match and limit checks. */
-  putTags(input: PutTagsInput): Result<TaggedResource, TagStoreFailure> {
+  putTags(input: PutTagsInput): Result<TaggedResource, PreconditionFailed | LimitReached> {
     const { ref, tags, etag, ifMatch, limit } = input;
     return this.ctx.storage.transactionSync(() => {
       const row = this.currentRow(ref);
-      if (!matches(ifMatch, row?.etag ?? EMPTY_TAGS_ETAG)) return err({ kind: "precondition-failed" });
+      if (!matches(ifMatch, row?.etag ?? EMPTY_TAGS_ETAG)) return err({ kind: "precondition-failed" } as const);
       const old = row?.tag_count ?? 0;
       const total = this.tagTotal();
       // Only growth is refused: replacing a set at (or, after TAG_LIMIT was lowered, above) the limit is allowed.
-      if (tags.length > old && total - old + tags.length > limit) return err({ kind: "limit-reached", limit });
+      if (tags.length > old && total - old + tags.length > limit) return err({ kind: "limit-reached", limit } as const);
       this.sql.exec("DELETE FROM tags WHERE type = ? AND parent = ? AND id = ?", ref.type, ref.parent, ref.id);
       this.setTagTotal(total - old + tags.length);
       if (tags.length === 0) {
         this.deleteRow(ref);
         return ok(resourceObject(ref, ref.id, [], EMPTY_TAGS_ETAG, null));
       }
-      // The rows travel as JSON parameters (≤ 100 bindings per statement), each under INSERT_CHUNK_BYTES.
-      for (const chunk of jsonChunks(
-        tags.map(([k, v]) => [k, v, fold(k), fold(v)]),
-        INSERT_CHUNK_BYTES,
-      )) {
-        this.sql.exec(
-          `INSERT INTO tags (type, parent, id, key, value, key_fold, value_fold)
-           SELECT ?, ?, ?, j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3 FROM json_each(?) j`,
-          ref.type,
-          ref.parent,
-          ref.id,
-          chunk,
-        );
-      }
+      this.insertTags(ref, tags);
       const updatedAt = new Date().toISOString();
       this.sql.exec(
         `INSERT INTO resources (type, parent, id, name, name_fold, etag, tags_updated_at, tag_count)
@@ -187,11 +162,11 @@ export class TagStore extends DurableObject<Env> {
   }
 
   /** Removes every tag of the resource (contract §5); idempotent, so untagged resources succeed too. */
-  deleteTags(input: DeleteTagsInput): Result<null, TagStoreFailure> {
+  deleteTags(input: DeleteTagsInput): Result<null, PreconditionFailed> {
     const { ref, ifMatch } = input;
     return this.ctx.storage.transactionSync(() => {
       const row = this.currentRow(ref);
-      if (!matches(ifMatch, row?.etag ?? EMPTY_TAGS_ETAG)) return err({ kind: "precondition-failed" });
+      if (!matches(ifMatch, row?.etag ?? EMPTY_TAGS_ETAG)) return err({ kind: "precondition-failed" } as const);
       if (row) {
         this.sql.exec("DELETE FROM tags WHERE type = ? AND parent = ? AND id = ?", ref.type, ref.parent, ref.id);
         this.deleteRow(ref);
@@ -202,85 +177,84 @@ export class TagStore extends DurableObject<Env> {
   }
 
   /** Distinct keys, ascending (code point order). */
-  async listKeys(request: PageRequest): Promise<Result<Page<string>, TagStoreFailure>> {
-    return this.page(request, (after) => this.distinctKeys(after).map((key) => ({ item: key, sortKey: [key] })));
+  async listKeys(request: PageRequest): Promise<Result<Page<string>, InvalidCursor>> {
+    return this.page(request, (after) => {
+      const { sql, params } = distinctKeysQuery(after?.[0] ?? null);
+      return cutPage(stringRows(this.sql.exec<{ v: string }>(sql, ...params)));
+    });
   }
 
   /** Distinct values of one key, optionally for one resource type, ascending. */
   async listValues(
     request: PageRequest & { key: string; type: string | null },
-  ): Promise<Result<Page<string>, TagStoreFailure>> {
+  ): Promise<Result<Page<string>, InvalidCursor>> {
     return this.page(request, (after) => {
       const { sql, params } = distinctValuesQuery(request.key, request.type, after?.[0] ?? null);
-      return mapRows(this.sql.exec<{ v: string }>(sql, ...params), (r) => ({ item: r.v, sortKey: [r.v] }));
+      return cutPage(stringRows(this.sql.exec<{ v: string }>(sql, ...params)));
     });
   }
 
   /** Tagged resources matching every filter, in (type, parent, id) order. */
   async listResources(
     request: PageRequest & { query: ResourceQuery },
-  ): Promise<Result<Page<TaggedResource>, TagStoreFailure>> {
+  ): Promise<Result<Page<TaggedResource>, InvalidCursor>> {
     return this.page(request, (after) => {
       const { sql, params } = compileResourceQuery(request.query, after);
-      // Rows are read one at a time: a page stops at its byte budget without holding the rows it will not send.
-      return mapRows(this.sql.exec<ResourceRow>(sql, ...params), (r) => ({
-        item: resourceObject(r, r.name, JSON.parse(r.tags) as [string, string][], r.etag, r.tags_updated_at),
-        sortKey: [r.type, r.parent, r.id],
-        weight: r.tags.length + r.name.length + r.id.length,
-      }));
+      return cutPage(resourceRows(this.sql.exec<ResourceRow>(sql, ...params)));
     });
   }
 
-  /** Keys with all their distinct values, 100 keys per page. */
-  async summary(request: PageRequest): Promise<Result<Page<KeySummary>, TagStoreFailure>> {
+  /** Keys with their distinct values: 100 keys per page, a key split across pages when its values pass the budget. */
+  async summary(request: PageRequest): Promise<Result<Page<KeySummary>, InvalidCursor>> {
     return this.page(request, (after) => {
-      const keys = this.distinctKeys(after);
-      const first = keys[0];
-      const last = keys[Math.min(keys.length, PAGE_SIZE) - 1];
-      if (first === undefined || last === undefined) return [];
-      const values = new Map<string, string[]>(keys.map((k) => [k, []]));
-      for (const row of this.sql.exec<{ key: string; value: string }>(
-        "SELECT DISTINCT key, value FROM tags WHERE key >= ? AND key <= ? ORDER BY key, value",
-        first,
-        last,
-      ))
-        values.get(row.key)?.push(row.value);
-      return keys.map((key) => {
-        const list = values.get(key) ?? [];
-        const weight = list.reduce((n, v) => n + v.length + 3, key.length);
-        return { item: { key, values: list }, sortKey: [key], weight };
-      });
+      const { sql, params } = distinctPairsQuery(after);
+      return cutSummaryPage(this.sql.exec<{ key: string; value: string }>(sql, ...params));
     });
   }
 
   /**
-   * Shared keyset paging: verify the cursor (1017), read rows until PAGE_SIZE are taken or the next one would pass
-   * PAGE_BYTE_BUDGET, and sign the sort key of the last item taken only when another row exists, so the last page
-   * has `cursor: null` and no empty page follows. The first row is always taken.
+   * Shared keyset paging: verify the cursor (1017), let `cut` read rows lazily up to the page's end (PAGE_SIZE
+   * items or the byte budget), and sign the sort key it stopped after, so the last page has `cursor: null` and
+   * no empty page follows.
    */
   private async page<T>(
     request: PageRequest,
-    query: (after: readonly string[] | null) => Iterable<PageRow<T>>,
-  ): Promise<Result<Page<T>, TagStoreFailure>> {
+    cut: (after: readonly string[] | null) => PageCut<T>,
+  ): Promise<Result<Page<T>, InvalidCursor>> {
     const key = await this.key();
     if (request.cursor && !(await verifyCursor(key, request.scope, request.cursor)))
-      return err({ kind: "invalid-cursor" });
-    const items: T[] = [];
-    let lastKey: readonly string[] | null = null;
-    let weight = 0;
-    let more = false;
-    for (const row of query(request.cursor?.sortKey ?? null)) {
-      const rowWeight = 2 * (row.weight ?? row.sortKey.reduce((n, k) => n + k.length, 0));
-      if (items.length === PAGE_SIZE || (items.length > 0 && weight + rowWeight > PAGE_BYTE_BUDGET)) {
-        more = true;
-        break;
-      }
-      items.push(row.item);
-      lastKey = row.sortKey;
-      weight += rowWeight;
+      return err({ kind: "invalid-cursor" } as const);
+    const { items, next } = cut(request.cursor?.sortKey ?? null);
+    return ok({ items, next: next === null ? null : await signCursor(key, request.scope, next) });
+  }
+
+  /**
+   * Inserts a set's rows with their folded copies, as JSON parameters of at most INSERT_CHUNK_BYTES each
+   * (`json_each(?)`: 4 bindings per statement whatever the number of tags, limit 100).
+   */
+  private insertTags(ref: ResourceRef, tags: TagPairs): void {
+    let chunk: string[] = [];
+    let bytes = 0;
+    const flush = () => {
+      this.sql.exec(
+        `INSERT INTO tags (type, parent, id, key, value, key_fold, value_fold)
+         SELECT ?, ?, ?, j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3 FROM json_each(?) j`,
+        ref.type,
+        ref.parent,
+        ref.id,
+        `[${chunk.join(",")}]`,
+      );
+      chunk = [];
+      bytes = 0;
+    };
+    for (const [k, v] of tags) {
+      const row = JSON.stringify([k, v, fold(k), fold(v)]);
+      const size = utf8Length(row) + 1;
+      if (chunk.length > 0 && bytes + size > INSERT_CHUNK_BYTES) flush();
+      chunk.push(row);
+      bytes += size;
     }
-    const next = more && lastKey ? await signCursor(key, request.scope, lastKey) : null;
-    return ok({ items, next });
+    if (chunk.length > 0) flush();
   }
 
   /** The account's cursor HMAC key: 256 random bits created on first use, never leaving the object. */
@@ -297,15 +271,6 @@ export class TagStore extends DurableObject<Env> {
       this.cursorKey = importCursorKey(raw);
     }
     return this.cursorKey;
-  }
-
-  private distinctKeys(after: readonly string[] | null): string[] {
-    // Keys are ≤ 256 code points: 101 of them are small, so the list is read whole.
-    const { sql, params } = distinctKeysQuery(after?.[0] ?? null);
-    return this.sql
-      .exec<{ v: string }>(sql, ...params)
-      .toArray()
-      .map((r) => r.v);
   }
 
   private currentRow(ref: ResourceRef): { etag: string; tag_count: number } | undefined {
@@ -332,38 +297,16 @@ export class TagStore extends DurableObject<Env> {
   }
 }
 
-/** One row of a listing: the item, its keyset sort key, and its weight in UTF-16 code units when not the key's. */
-interface PageRow<T> {
-  readonly item: T;
-  readonly sortKey: readonly string[];
-  readonly weight?: number;
+/** Rows of a one-column string listing (keys, values), mapped lazily: the cut stops reading at the page's end. */
+function* stringRows(cursor: Iterable<{ v: string }>): Generator<PageRow<string>> {
+  for (const row of cursor) yield { item: row.v, sortKey: [row.v] };
 }
 
-/** Maps a SQL cursor lazily (rows are read as the page consumes them). */
-function* mapRows<R extends Record<string, SqlStorageValue>, T>(
-  rows: SqlStorageCursor<R>,
-  f: (row: R) => T,
-): Generator<T> {
-  for (const row of rows) yield f(row);
-}
-
-/** JSON arrays of `rows`, each at most `maxBytes` of UTF-8 (a single larger row still gets an array of its own). */
-export function jsonChunks(rows: readonly unknown[], maxBytes: number): string[] {
-  const encoder = new TextEncoder();
-  const chunks: string[] = [];
-  let current: string[] = [];
-  let size = 2;
-  for (const row of rows) {
-    const text = JSON.stringify(row);
-    const bytes = encoder.encode(text).byteLength + 1;
-    if (current.length > 0 && size + bytes > maxBytes) {
-      chunks.push(`[${current.join(",")}]`);
-      current = [];
-      size = 2;
-    }
-    current.push(text);
-    size += bytes;
-  }
-  if (current.length > 0) chunks.push(`[${current.join(",")}]`);
-  return chunks;
+/** Resource rows, mapped lazily (each carries its whole tag set as one JSON array). */
+function* resourceRows(cursor: Iterable<ResourceRow>): Generator<PageRow<TaggedResource>> {
+  for (const r of cursor)
+    yield {
+      item: resourceObject(r, r.name, JSON.parse(r.tags) as [string, string][], r.etag, r.tags_updated_at),
+      sortKey: [r.type, r.parent, r.id],
+    };
 }

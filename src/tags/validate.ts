@@ -3,7 +3,6 @@
  * FIRST failing check, in the order fixed by notes/tagging.md §6 ("check order"), so a request with several
  * problems always gets the same error.
  */
-import type { ApiFailure } from "../api/envelope";
 import { err, ok, type Result } from "../result";
 import {
   MAX_FILTERS,
@@ -13,7 +12,7 @@ import {
   MAX_NAME_CODE_POINTS,
   MAX_RESOURCE_ID_CODE_POINTS,
   MAX_VALUE_CODE_POINTS,
-  TAG_FAILURES,
+  type ValidationFailure,
 } from "./errors";
 import { isAccountResourceType, isKnownResourceType, needsWorkerId } from "./resource-types";
 import { codePointLength, fold, isWellFormed } from "./text";
@@ -34,9 +33,9 @@ export function isAccountId(value: string): boolean {
 }
 
 /** Key checks in order: empty or bad characters (1014), then length in code points (1011). */
-export function validateKey(key: string): Result<string, ApiFailure> {
-  if (!TAG_KEY_PATTERN.test(key)) return err(TAG_FAILURES.invalidKey(key));
-  if (codePointLength(key) > MAX_KEY_CODE_POINTS) return err(TAG_FAILURES.keyTooLong());
+export function validateKey(key: string): Result<string, ValidationFailure> {
+  if (!TAG_KEY_PATTERN.test(key)) return err({ kind: "invalid-key", key });
+  if (codePointLength(key) > MAX_KEY_CODE_POINTS) return err({ kind: "key-too-long" });
   return ok(key);
 }
 
@@ -51,12 +50,12 @@ function valueTooLong(value: string): boolean {
  * Keys cannot contain `= ! ,`, so the grammar is unambiguous. Checks: syntax 1007 → key 1014/1011 →
  * more than 10 values 1013 → value length 1012.
  */
-export function parseFilter(raw: string): Result<TagFilter, ApiFailure> {
-  if (raw === "") return err(TAG_FAILURES.invalidFilter("empty filter"));
+export function parseFilter(raw: string): Result<TagFilter, ValidationFailure> {
+  if (raw === "") return err({ kind: "invalid-filter", why: "empty filter" });
   if (raw.startsWith("!")) {
     const key = raw.slice(1);
     if (key === "" || key.includes("=") || key.startsWith("!"))
-      return err(TAG_FAILURES.invalidFilter("'!' must be followed by a key alone"));
+      return err({ kind: "invalid-filter", why: "'!' must be followed by a key alone" });
     const checked = validateKey(key);
     return checked.ok ? ok({ kind: "lacks", key }) : checked;
   }
@@ -68,16 +67,16 @@ export function parseFilter(raw: string): Result<TagFilter, ApiFailure> {
   const negated = eq > 0 && raw[eq - 1] === "!";
   const key = raw.slice(0, negated ? eq - 1 : eq);
   const rest = raw.slice(eq + 1);
-  if (key === "") return err(TAG_FAILURES.invalidFilter("missing key before '='"));
-  if (negated && rest === "") return err(TAG_FAILURES.invalidFilter("'!=' needs at least one value"));
+  if (key === "") return err({ kind: "invalid-filter", why: "missing key before '='" });
+  if (negated && rest === "") return err({ kind: "invalid-filter", why: "'!=' needs at least one value" });
   const values = rest.split(",");
   // `k=` alone is one empty value (key-only tags are stored as ""), but an empty member of a list is a typo.
-  if (values.length > 1 && values.includes("")) return err(TAG_FAILURES.invalidFilter("empty value in list"));
-  if (!values.every(isWellFormed)) return err(TAG_FAILURES.invalidFilter("value is not well-formed Unicode"));
+  if (values.length > 1 && values.includes("")) return err({ kind: "invalid-filter", why: "empty value in list" });
+  if (!values.every(isWellFormed)) return err({ kind: "invalid-filter", why: "value is not well-formed Unicode" });
   const checked = validateKey(key);
   if (!checked.ok) return checked;
-  if (values.length > MAX_FILTER_VALUES) return err(TAG_FAILURES.tooManyValues());
-  if (values.some(valueTooLong)) return err(TAG_FAILURES.valueTooLong());
+  if (values.length > MAX_FILTER_VALUES) return err({ kind: "too-many-values" });
+  if (values.some(valueTooLong)) return err({ kind: "value-too-long" });
   return ok({ kind: negated ? "notEquals" : "equals", key, values });
 }
 
@@ -97,9 +96,9 @@ export function foldFilter(filter: TagFilter): TagFilter {
  * `GET /tags/resources` query (contract §5): `tag` (≤20, ANDed), `type` (ORed), `id` (≤50, ORed), `name`
  * (case-insensitive substring), `case_insensitive`. Order: 1010 → each filter → `type` 1006 → `id`/`name` 1003.
  */
-export function parseResourceQuery(params: URLSearchParams): Result<ResourceQuery, ApiFailure> {
+export function parseResourceQuery(params: URLSearchParams): Result<ResourceQuery, ValidationFailure> {
   const rawFilters = params.getAll("tag");
-  if (rawFilters.length > MAX_FILTERS) return err(TAG_FAILURES.tooManyFilters());
+  if (rawFilters.length > MAX_FILTERS) return err({ kind: "too-many-filters" });
   const filters: TagFilter[] = [];
   for (const raw of rawFilters) {
     const filter = parseFilter(raw);
@@ -108,19 +107,21 @@ export function parseResourceQuery(params: URLSearchParams): Result<ResourceQuer
   }
   const types = params.getAll("type");
   const unknownType = types.find((t) => !isKnownResourceType(t));
-  if (unknownType !== undefined) return err(TAG_FAILURES.invalidResourceType(unknownType));
+  if (unknownType !== undefined) return err({ kind: "invalid-resource-type", type: unknownType });
   const ids = params.getAll("id");
-  if (ids.length > MAX_ID_PARAMS) return err(TAG_FAILURES.resourceRequired(`at most ${MAX_ID_PARAMS} id parameters`));
+  if (ids.length > MAX_ID_PARAMS)
+    return err({ kind: "resource-required", why: `at most ${MAX_ID_PARAMS} id parameters` });
   if (!ids.every((id) => id !== "" && isWellFormed(id)))
-    return err(TAG_FAILURES.resourceRequired("id must be a non-empty, well-formed string"));
+    return err({ kind: "resource-required", why: "id must be a non-empty, well-formed string" });
   const name = params.get("name");
   if (name !== null && (!isWellFormed(name) || codePointLength(name) > MAX_NAME_CODE_POINTS))
-    return err(
-      TAG_FAILURES.resourceRequired(`name must be well-formed and at most ${MAX_NAME_CODE_POINTS} characters`),
-    );
+    return err({
+      kind: "resource-required",
+      why: `name must be well-formed and at most ${MAX_NAME_CODE_POINTS} characters`,
+    });
   const ci = params.get("case_insensitive");
   if (ci !== null && ci !== "true" && ci !== "false")
-    return err(TAG_FAILURES.invalidFilter("case_insensitive must be true or false"));
+    return err({ kind: "invalid-filter", why: "case_insensitive must be true or false" });
   const caseInsensitive = ci === "true";
   return ok({
     filters: caseInsensitive ? filters.map(foldFilter) : filters,
@@ -135,22 +136,22 @@ export function parseResourceQuery(params: URLSearchParams): Result<ResourceQuer
 export function parseValuesQuery(
   rawKey: string,
   params: URLSearchParams,
-): Result<{ key: string; type: string | null }, ApiFailure> {
+): Result<{ key: string; type: string | null }, ValidationFailure> {
   let key: string;
   try {
     key = decodeURIComponent(rawKey);
   } catch {
-    return err(TAG_FAILURES.invalidKey(rawKey));
+    return err({ kind: "invalid-key", key: rawKey });
   }
-  if (key === "") return err(TAG_FAILURES.tagKeyRequired());
+  if (key === "") return err({ kind: "tag-key-required" });
   const checked = validateKey(key);
   if (!checked.ok) return checked;
   const type = params.get("type");
-  if (type !== null && !isKnownResourceType(type)) return err(TAG_FAILURES.invalidResourceType(type));
+  if (type !== null && !isKnownResourceType(type)) return err({ kind: "invalid-resource-type", type });
   return ok({ key, type });
 }
 
-type IdentityFailure = (why: string) => ApiFailure;
+type IdentityFailure = (why: string) => ValidationFailure;
 
 function isResourceIdString(value: unknown): value is string {
   return (
@@ -168,12 +169,12 @@ function isResourceIdString(value: unknown): value is string {
 function resourceRef(
   fields: { resource_type: unknown; resource_id: unknown; worker_id: unknown },
   missing: IdentityFailure,
-): Result<ResourceRef, ApiFailure> {
+): Result<ResourceRef, ValidationFailure> {
   const { resource_type: type, resource_id: id, worker_id: workerId } = fields;
   if (typeof type !== "string" || type === "") return err(missing("resource_type is required (a string)"));
   if (!isResourceIdString(id))
     return err(missing(`resource_id is required (a string of 1 to ${MAX_RESOURCE_ID_CODE_POINTS} characters)`));
-  if (!isAccountResourceType(type)) return err(TAG_FAILURES.invalidResourceType(type));
+  if (!isAccountResourceType(type)) return err({ kind: "invalid-resource-type", type });
   if (needsWorkerId(type)) {
     if (!isResourceIdString(workerId)) return err(missing("worker_id is required for resource_type worker_version"));
     return ok({ type, parent: workerId, id });
@@ -198,8 +199,8 @@ function unknownField(body: Record<string, unknown>, allowed: ReadonlySet<string
  * `PUT /tags` body (notes §6): shape 1002 → resource_type 1006 → worker_id 1002 → every key 1014/1011 →
  * every value 1012. An omitted `tags` is the empty set (the resource leaves every listing).
  */
-export function parsePutBody(body: unknown): Result<{ ref: ResourceRef; tags: TagPairs }, ApiFailure> {
-  const invalid = TAG_FAILURES.invalidSetPayload;
+export function parsePutBody(body: unknown): Result<{ ref: ResourceRef; tags: TagPairs }, ValidationFailure> {
+  const invalid = (why: string): ValidationFailure => ({ kind: "invalid-set-payload", why });
   if (!isPlainObject(body)) return err(invalid("the body must be a JSON object"));
   const extra = unknownField(body, PUT_FIELDS);
   if (extra !== undefined) return err(invalid(`unknown field ${JSON.stringify(extra)}`));
@@ -220,13 +221,13 @@ export function parsePutBody(body: unknown): Result<{ ref: ResourceRef; tags: Ta
     const checked = validateKey(key);
     if (!checked.ok) return checked;
   }
-  if (pairs.some(([, value]) => valueTooLong(value))) return err(TAG_FAILURES.valueTooLong());
+  if (pairs.some(([, value]) => valueTooLong(value))) return err({ kind: "value-too-long" });
   return ok({ ref: ref.value, tags: pairs });
 }
 
 /** `DELETE /tags` body: `{resource_type, resource_id, worker_id?}`; anything malformed is 1015. */
-export function parseDeleteBody(body: unknown): Result<ResourceRef, ApiFailure> {
-  const invalid = TAG_FAILURES.invalidDeletePayload;
+export function parseDeleteBody(body: unknown): Result<ResourceRef, ValidationFailure> {
+  const invalid = (why: string): ValidationFailure => ({ kind: "invalid-delete-payload", why });
   if (!isPlainObject(body)) return err(invalid("the body must be a JSON object"));
   const extra = unknownField(body, DELETE_FIELDS);
   if (extra !== undefined) return err(invalid(`unknown field ${JSON.stringify(extra)}`));
@@ -237,14 +238,14 @@ export function parseDeleteBody(body: unknown): Result<ResourceRef, ApiFailure> 
 }
 
 /** `GET /tags?resource_type=&resource_id=[&worker_id=]`: missing → 1003, unknown type → 1006. */
-export function parseResourceParams(params: URLSearchParams): Result<ResourceRef, ApiFailure> {
+export function parseResourceParams(params: URLSearchParams): Result<ResourceRef, ValidationFailure> {
   return resourceRef(
     {
       resource_type: params.get("resource_type") ?? undefined,
       resource_id: params.get("resource_id") ?? undefined,
       worker_id: params.get("worker_id") ?? undefined,
     },
-    (why) => TAG_FAILURES.resourceRequired(why),
+    (why) => ({ kind: "resource-required", why }),
   );
 }
 

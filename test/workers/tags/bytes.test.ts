@@ -4,7 +4,7 @@
  * body is stored (no bound SQL parameter passes SQLite's string limit).
  */
 import { describe, expect, it } from "vitest";
-import { PAGE_BYTE_BUDGET } from "../../../src/tags/tag-store";
+import { PAGE_BYTE_BUDGET } from "../../../src/tags/page-budget";
 import { allPages, call, newAccount, put, seed, worker, type Resource } from "./helpers";
 
 /** A letter outside the BMP (𝒜, U+1D49C, category Lu): 4 bytes in UTF-8, 2 UTF-16 units. */

@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeCursor, type DecodedCursor } from "../../../src/tags/cursor";
 import { compileResourceQuery } from "../../../src/tags/filters";
-import { distinctKeysQuery, distinctValuesQuery } from "../../../src/tags/listings";
+import { distinctKeysQuery, distinctPairsQuery, distinctValuesQuery } from "../../../src/tags/listings";
 import { EMPTY_TAGS_ETAG } from "../../../src/tags/etag";
 import { migrate, MIGRATIONS } from "../../../src/tags/migrations";
 import type { TagStore } from "../../../src/tags/tag-store";
@@ -40,6 +40,39 @@ describe("schema and migrations", () => {
       expect(() => migrate(state.storage, broken)).toThrow();
       expect(log().map((r) => r.version)).toEqual([1, 2]);
       expect(state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'probe2'").toArray()).toEqual([]);
+    });
+  });
+});
+
+describe("domain failures (no HTTP inside the object)", () => {
+  it("returns kinds, not statuses or wire codes, for If-Match, the limit and a foreign cursor", async () => {
+    const a = newAccount();
+    const store = storeOf(a);
+    const ref = { type: "worker" as const, parent: "", id: "w" };
+    const put = (ifMatch: { kind: "tags"; etags: string[] } | null, limit: number) =>
+      store.putTags({ ref, tags: [["k", "v"]], etag: "v1:x", ifMatch, limit });
+    expect(await put({ kind: "tags", etags: ["nope"] }, 10)).toEqual({
+      ok: false,
+      error: { kind: "precondition-failed" },
+    });
+    expect(await put(null, 0)).toEqual({ ok: false, error: { kind: "limit-reached", limit: 0 } });
+    expect(await store.deleteTags({ ref, ifMatch: { kind: "tags", etags: ["nope"] } })).toEqual({
+      ok: false,
+      error: { kind: "precondition-failed" },
+    });
+    await seed(
+      a,
+      Array.from({ length: 101 }, (_, i): [string, Record<string, string>] => [
+        `w${i}`,
+        { [`k${String(i).padStart(3, "0")}`]: "" },
+      ]),
+    );
+    const page = await store.listKeys({ scope: { account: a, query: '["keys"]' }, cursor: null });
+    const decoded = page.ok && page.value.next !== null ? decodeCursor(page.value.next, 1) : null;
+    if (!decoded?.ok) throw new Error("expected a cursor");
+    expect(await store.listKeys({ scope: { account: a, query: '["other"]' }, cursor: decoded.value })).toEqual({
+      ok: false,
+      error: { kind: "invalid-cursor" },
     });
   });
 });
@@ -159,6 +192,23 @@ describe("keys and values listings (loose index scan)", () => {
           .map((r) => r.detail);
         expect(
           plan.some((d) => /SCAN tags/.test(d)),
+          plan.join("; "),
+        ).toBe(false);
+      }
+      // The summary streams (key, value) pairs in index order: no sort and no DISTINCT table to build first, so a
+      // page that stops early reads only its own rows.
+      for (const { sql, params } of [
+        distinctPairsQuery(null),
+        distinctPairsQuery(["k"]),
+        distinctPairsQuery(["k", "v-050"]),
+      ]) {
+        const plan = state.storage.sql
+          .exec<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, ...params)
+          .toArray()
+          .map((r) => r.detail);
+        expect(plan.join("; ")).toMatch(/COVERING INDEX tags_by_key_value/);
+        expect(
+          plan.some((d) => /TEMP B-TREE/.test(d)),
           plan.join("; "),
         ).toBe(false);
       }

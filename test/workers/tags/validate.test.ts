@@ -1,8 +1,9 @@
 /** Pure validation, ETag and cursor decoding (contract §5; notes/tagging.md §4, §6–§8). */
 import { describe, expect, it } from "vitest";
-import type { ApiFailure } from "../../../src/api/envelope";
 import type { Result } from "../../../src/result";
+import { toApiFailure } from "../../../src/tags/api-failure";
 import { decodeCursor } from "../../../src/tags/cursor";
+import type { TagFailure } from "../../../src/tags/errors";
 import { canonicalJson, EMPTY_TAGS_ETAG, etagOf } from "../../../src/tags/etag";
 import { codePointLength, compareCodePoints, isWellFormed } from "../../../src/tags/text";
 import {
@@ -15,7 +16,8 @@ import {
 } from "../../../src/tags/validate";
 
 const ASTRAL_LETTER = "\u{1D400}"; // MATHEMATICAL BOLD CAPITAL A (Lu), 2 UTF-16 units
-const code = <T>(r: Result<T, ApiFailure>): number | undefined => (r.ok ? 0 : r.error.errors[0]?.code);
+/** The wire code a result would be answered with (validation returns domain kinds; the edge maps them). */
+const code = <T>(r: Result<T, TagFailure>): number | undefined => (r.ok ? 0 : toApiFailure(r.error).errors[0]?.code);
 
 describe("tag keys (contract §5: L, Mn, Mc, Nd, _ . -; ≤256 code points)", () => {
   it.each([
