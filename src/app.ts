@@ -20,6 +20,8 @@ import { isUnderPrefix, zoneOf } from "./http/host";
 import { newRayId } from "./http/ray";
 import { hasOwnLoopMark } from "./origin/headers";
 import { causeOf } from "./result";
+import { accessRulesOpenApi } from "./access-rules/openapi";
+import { accessRuleRoutes } from "./access-rules/routes";
 import { previewOpenApi } from "./custom-errors/openapi";
 import { previewRoutes } from "./custom-errors/preview";
 import { customPagesOpenApi } from "./custom-pages/openapi";
@@ -34,8 +36,17 @@ import { handleZoneTraffic } from "./traffic/zone-traffic";
 
 /** The management API: every feature's routes and its part of the OpenAPI document, side by side. */
 export const api = mountApi(
-  [...zoneRoutes, ...rulesetRoutes, ...customPageRoutes, ...previewRoutes, ...tagRoutes],
-  JSON.stringify(openApiDocument([zonesOpenApi, rulesetsOpenApi, customPagesOpenApi, previewOpenApi, tagsOpenApi])),
+  [...zoneRoutes, ...rulesetRoutes, ...customPageRoutes, ...accessRuleRoutes, ...previewRoutes, ...tagRoutes],
+  JSON.stringify(
+    openApiDocument([
+      zonesOpenApi,
+      rulesetsOpenApi,
+      customPagesOpenApi,
+      accessRulesOpenApi,
+      previewOpenApi,
+      tagsOpenApi,
+    ]),
+  ),
 );
 
 type Destination = "service" | "api" | "zone";

@@ -5,12 +5,16 @@
  * enabled ones, in order; rules stored before a downgrade are kept, not evaluated).
  */
 import { AccessMatcher } from "../access-rules/matcher";
+import { storedAccessRules } from "../access-rules/stored";
 import type { AccessRules } from "../access-rules/types";
 import { compileFirewall, type CompiledFirewall } from "../firewall/compile";
 import type { FirewallRulesetInput } from "../firewall/ruleset";
 import { compileRateLimits, type CompiledRateLimits } from "../ratelimit/compile";
 import type { RateLimitRulesetInput } from "../ratelimit/ruleset";
 import type { RuleProblem } from "../rules/request-expressions";
+import { storedRuleset } from "../rulesets/stored";
+import type { StoredRule } from "../rulesets/validate";
+import type { Zone } from "../zones/schema";
 import { VersionedMemo } from "./memo";
 
 export type PlanName = "free" | "pro" | "business" | "enterprise";
@@ -47,8 +51,20 @@ const memo = new VersionedMemo<CompiledRequestPhase>(REQUEST_PHASE_MEMO_SIZE);
 
 /** The compiled request phases of `zone` at `version`, compiled on the first request of that version. */
 export function compiledRequestPhase(zone: string, version: number, config: RequestPhaseConfig): CompiledRequestPhase {
+  return compiledRequestPhaseOf(zone, version, () => config);
+}
+
+/**
+ * The compiled request phases of a configured zone: the memo is looked up first, so a request of an unchanged
+ * version reads no section of the document and compiles nothing.
+ */
+export function zoneRequestPhase(zone: Zone): CompiledRequestPhase {
+  return compiledRequestPhaseOf(zone.zone, zone.version, () => requestPhaseConfig(zone));
+}
+
+function compiledRequestPhaseOf(zone: string, version: number, config: () => RequestPhaseConfig): CompiledRequestPhase {
   return memo.get(zone, version, () => {
-    const compiled = compileRequestPhase(config);
+    const compiled = compileRequestPhase(config());
     for (const p of compiled.problems) {
       console.error(
         JSON.stringify({
@@ -63,6 +79,26 @@ export function compiledRequestPhase(zone: string, version: number, config: Requ
     }
     return compiled;
   });
+}
+
+/** The sections of the zone document the request phases read (written by src/rulesets and src/access-rules). */
+export function requestPhaseConfig(zone: Zone): RequestPhaseConfig {
+  const accessRules = storedAccessRules(zone.document);
+  const firewall = storedRuleset(zone.document, "http_request_firewall_custom");
+  const rateLimits = storedRuleset(zone.document, "http_ratelimit");
+  return {
+    plan: zone.settings.plan,
+    ...(accessRules ? { accessRules } : {}),
+    ...(firewall ? { firewall } : {}),
+    // Every stored http_ratelimit rule has its `ratelimit` (validated when written); the filter only narrows the type.
+    ...(rateLimits ? { rateLimits: { rules: rateLimits.rules.filter(hasRateLimit) } } : {}),
+  };
+}
+
+function hasRateLimit(
+  rule: StoredRule,
+): rule is StoredRule & { readonly ratelimit: NonNullable<StoredRule["ratelimit"]> } {
+  return rule.ratelimit !== undefined;
 }
 
 /** Compiles without the memo (tests, benchmarks). */

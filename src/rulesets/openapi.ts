@@ -1,5 +1,6 @@
 /** The rulesets API's part of the OpenAPI document (contract §6), from the same constants as the validators. */
 import { COMMON_ERRORS, ok, param, ref, response, type OpenApiFragment } from "../api/openapi";
+import { RATE_LIMIT_BOUNDS } from "../ratelimit/ruleset";
 import { PHASES } from "./phases";
 import { CONTENT_TYPES, LIMITS } from "./validate";
 
@@ -60,10 +61,28 @@ export const rulesetsOpenApi: OpenApiFragment = {
           type: "object",
           required: ["characteristics", "period", "requests_per_period", "mitigation_timeout"],
           properties: {
-            characteristics: { type: "array", items: { type: "string", enum: [...LIMITS.characteristics] } },
-            period: { type: "integer", minimum: LIMITS.seconds.min, maximum: LIMITS.seconds.max },
-            requests_per_period: { type: "integer", minimum: 1 },
-            mitigation_timeout: { type: "integer", minimum: LIMITS.seconds.min, maximum: LIMITS.seconds.max },
+            characteristics: {
+              type: "array",
+              minItems: RATE_LIMIT_BOUNDS.characteristics.min,
+              maxItems: RATE_LIMIT_BOUNDS.characteristics.max,
+              uniqueItems: true,
+              description:
+                "What names one counter: `ip.src` (from CF-Connecting-IP only), `ip.src.country`, `ip.src.asnum`, " +
+                '`http.host`, `http.request.uri.path`, `http.request.headers["name"]` (lower-case), ' +
+                '`http.request.uri.args["name"]`, `http.request.cookies["name"]`, `cf.colo.id`.',
+              items: { type: "string" },
+            },
+            period: { type: "integer", minimum: RATE_LIMIT_BOUNDS.period.min, maximum: RATE_LIMIT_BOUNDS.period.max },
+            requests_per_period: {
+              type: "integer",
+              minimum: RATE_LIMIT_BOUNDS.requestsPerPeriod.min,
+              maximum: RATE_LIMIT_BOUNDS.requestsPerPeriod.max,
+            },
+            mitigation_timeout: {
+              type: "integer",
+              minimum: RATE_LIMIT_BOUNDS.mitigationTimeout.min,
+              maximum: RATE_LIMIT_BOUNDS.mitigationTimeout.max,
+            },
           },
         },
         description: { type: "string", maxLength: LIMITS.descriptionLength },

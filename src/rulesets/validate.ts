@@ -8,6 +8,8 @@
  * rules}` whose rules carry `id`, `version`, `expression`, `action`, `action_parameters`, `enabled`, `description`,
  * `last_updated` (and `ratelimit` in `http_ratelimit`), so its official clients can drive this API.
  */
+import { parseCharacteristic } from "../ratelimit/characteristics";
+import { RATE_LIMIT_BOUNDS } from "../ratelimit/ruleset";
 import { compile } from "../rules";
 import { err, ok, type Result } from "../result";
 import type { Plan } from "../zones/schema";
@@ -19,12 +21,7 @@ export type ContentType = (typeof CONTENT_TYPES)[number];
 export const LIMITS = {
   contentBytes: { min: 1, max: 10_240 },
   statusCode: { min: 400, max: 599 },
-  /** contract §4: `period` and `mitigation_timeout` in seconds. */
-  seconds: { min: 1, max: 3600 },
-  requestsPerPeriod: { min: 1, max: 1_000_000 },
   descriptionLength: 500,
-  /** Characteristics a rate-limiting rule may count by (contract §4: at least `ip.src`). */
-  characteristics: ["ip.src", "http.host", "ip.src.country"],
 } as const;
 
 export interface ServeErrorParameters {
@@ -241,25 +238,28 @@ function parseRateLimit(raw: unknown, at: (field: string, message: string) => vo
     if (!["characteristics", "period", "requests_per_period", "mitigation_timeout"].includes(key))
       at(`ratelimit.${key}`, "is not a rate-limiting field");
   }
-  const known: readonly string[] = LIMITS.characteristics;
+  // The request phase's own parser and bounds (src/ratelimit): what is accepted here is exactly what counts.
   const chars = p.characteristics;
-  if (
-    !Array.isArray(chars) ||
-    !chars.every((c) => typeof c === "string" && known.includes(c)) ||
-    !chars.includes("ip.src")
-  ) {
-    at("ratelimit.characteristics", `must be a list of ${known.join(", ")} that includes ip.src`);
+  const { min: fewest, max: most } = RATE_LIMIT_BOUNDS.characteristics;
+  if (!Array.isArray(chars) || chars.length < fewest || chars.length > most) {
+    at("ratelimit.characteristics", `must be a list of ${fewest} to ${most} characteristics, e.g. ["ip.src"]`);
+  } else {
+    for (const [i, c] of chars.entries()) {
+      const parsed = typeof c === "string" ? parseCharacteristic(c) : err("must be a string");
+      if (!parsed.ok) at(`ratelimit.characteristics[${i}]`, parsed.error);
+    }
+    if (new Set(chars).size !== chars.length) at("ratelimit.characteristics", "must not repeat a characteristic");
   }
-  const whole = (field: string, value: unknown, min: number, max: number): void => {
-    if (!Number.isInteger(value) || (value as number) < min || (value as number) > max)
-      at(`ratelimit.${field}`, `must be an integer from ${min} to ${max}`);
+  const whole = (field: string, value: unknown, bounds: { readonly min: number; readonly max: number }): void => {
+    if (!Number.isInteger(value) || (value as number) < bounds.min || (value as number) > bounds.max)
+      at(`ratelimit.${field}`, `must be an integer from ${bounds.min} to ${bounds.max}`);
   };
-  whole("period", p.period, LIMITS.seconds.min, LIMITS.seconds.max);
-  whole("requests_per_period", p.requests_per_period, LIMITS.requestsPerPeriod.min, LIMITS.requestsPerPeriod.max);
-  whole("mitigation_timeout", p.mitigation_timeout, LIMITS.seconds.min, LIMITS.seconds.max);
+  whole("period", p.period, RATE_LIMIT_BOUNDS.period);
+  whole("requests_per_period", p.requests_per_period, RATE_LIMIT_BOUNDS.requestsPerPeriod);
+  whole("mitigation_timeout", p.mitigation_timeout, RATE_LIMIT_BOUNDS.mitigationTimeout);
   if (!Array.isArray(chars)) return undefined;
   return {
-    characteristics: [...new Set(chars as string[])],
+    characteristics: chars as string[],
     period: p.period as number,
     requests_per_period: p.requests_per_period as number,
     mitigation_timeout: p.mitigation_timeout as number,

@@ -1,9 +1,11 @@
 /**
  * Zone traffic: everything that is neither a service endpoint nor the management API (contract §0 step 3).
- * Cheap refusals first, then the zone (per-isolate cache, KV behind it), then the origin:
+ * Cheap refusals first, then the zone (per-isolate cache, KV behind it), then its request phases, then the origin:
  *   IP-literal host → 1003 · own CDN-Loop mark → 1000 · CONFIG failing → 500 · no zone and no
- *   DEFAULT_ORIGIN → 1001 · headers over the zone's limit → 1038 · origin failures → 52x/502/1016 (§3).
- * Request-phase rules of contract §4 (IP access, firewall, rate limiting) slot in before the proxy.
+ *   DEFAULT_ORIGIN → 1001 · headers over the zone's limit → 1038 (a limit, checked before any rule runs, §8) ·
+ *   IP access → 1006/1009 · firewall → 1020 · rate limiting → 1015 (§4, src/producers) ·
+ *   origin failures → 52x/502/1016 (§3).
+ * Every error goes through the one pipeline with the zone's customisation, so custom rules and pages apply.
  */
 import type { Settings } from "../config/settings";
 import { errorResponse } from "../errors/pipeline";
@@ -13,6 +15,8 @@ import { forwardToOrigin, type ForwardPlan } from "../origin/forward";
 import { scanRequestHeaders } from "../origin/headers";
 import { applyToOriginError, customizationFor } from "../custom-errors/apply";
 import { compiledCustomErrors } from "../custom-errors/compiled";
+import { zoneRequestPhase } from "../producers/compile";
+import { requestPhase } from "../producers/request-phase";
 import type { ErrorCustomization } from "../errors/pipeline";
 import { cachedZone, zoneConfig } from "../zones/cache";
 import { err, ok, type Result } from "../result";
@@ -34,8 +38,12 @@ export async function handleZoneTraffic(
   const zone = zoneOf(url);
   // Errors before the zone's config is known have no customisation; after it, the zone's rules and pages apply.
   let customization: ErrorCustomization | undefined;
-  const fail = (code: number, cause: string): Promise<Response> =>
-    errorResponse({ code, request, cause }, { settings, zone, customization });
+  const fail = (code: number, cause: string, retryAfter?: number): Promise<Response> =>
+    errorResponse(retryAfter === undefined ? { code, request, cause } : { code, request, cause, retryAfter }, {
+      settings,
+      zone,
+      customization,
+    });
 
   // Contract §4: an IP literal is never a zone (API hosts never reach this function).
   if (isIpLiteral(zone)) return fail(1003, `direct IP access to ${zone}`);
@@ -57,6 +65,13 @@ export async function handleZoneTraffic(
 
   if (headers.bytes > route.value.maxRequestHeaderBytes) {
     return fail(1038, `request headers are ${headers.bytes} bytes, limit ${route.value.maxRequestHeaderBytes}`);
+  }
+
+  if (config) {
+    // Contract §4: IP access → firewall → rate limiting, each short-circuiting. The clock is `Date.now()` here;
+    // `requestPhase` takes it as a value so tests can move it (docs/producers.md).
+    const phase = await requestPhase(zoneRequestPhase(config), request, { env, zone, now: Date.now() });
+    if (phase.kind === "error") return fail(phase.code, phase.cause, phase.retryAfter);
   }
 
   const result = await forwardToOrigin(request, url, headers, route.value.plan, connectorFor(env));

@@ -209,7 +209,10 @@ describe("refusals name the problem and store nothing", () => {
   it.each<[string, Record<string, unknown>, RegExp]>([
     ["period 0", { period: 0 }, /ratelimit\.period/],
     ["mitigation over 3600 s", { mitigation_timeout: 3601 }, /ratelimit\.mitigation_timeout/],
-    ["characteristics without ip.src", { characteristics: ["http.host"] }, /ratelimit\.characteristics/],
+    ["an unsupported characteristic", { characteristics: ["cf.unique_visitor_id"] }, /ratelimit\.characteristics\[0\]/],
+    ["no characteristic", { characteristics: [] }, /ratelimit\.characteristics/],
+    ["a repeated characteristic", { characteristics: ["ip.src", "ip.src"] }, /must not repeat/],
+    ["an upper-case header name", { characteristics: ['http.request.headers["X-Key"]'] }, /lower-case/],
     ["a fractional count", { requests_per_period: 1.5 }, /ratelimit\.requests_per_period/],
   ])("rate limiting: %s", async (_name, change, message) => {
     const ratelimit = {

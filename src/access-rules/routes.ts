@@ -1,0 +1,59 @@
+/**
+ * `GET/PUT /zones/{zone}/access_rules` (contract §6): validate the whole list (pure, validate.ts) → the zone's
+ * writer of record (section `access_rules`) → envelope. PUT replaces the list; a refused body stores nothing.
+ * IP access rules are available on every plan (the published platform offers them on free).
+ */
+import { readJsonBody } from "../api/body";
+import { apiFailureResponse, apiSuccess } from "../api/envelope";
+import type { ApiContext, ApiRoute } from "../api/types";
+import { rememberWritten, withWriter, zoneFailure, zoneName, zoneTarget, type ZoneFailure } from "../zones/routes";
+import { ACCESS_RULES_SECTION, storedAccessRules } from "./stored";
+import { presentAccessRules } from "./types";
+import { accessRuleMessage, parseAccessRules, type AccessRuleFailure } from "./validate";
+
+/** The envelope code of an invalid access rule (this service's 200xx block of zone configuration errors). */
+export const INVALID_ACCESS_RULE = 20026;
+
+type Failure = ZoneFailure | { readonly kind: "invalid-access-rules"; readonly failures: readonly AccessRuleFailure[] };
+
+function failure(f: Failure, zone: string): Response {
+  if (f.kind === "invalid-access-rules") {
+    return apiFailureResponse({
+      status: 400,
+      errors: f.failures.map((x) => ({ code: INVALID_ACCESS_RULE, message: accessRuleMessage(x) })),
+    });
+  }
+  return zoneFailure(f, zone);
+}
+
+async function getAccessRules(c: ApiContext): Promise<Response> {
+  const zone = zoneName(c);
+  if (!zone.ok) return failure(zone.error, "");
+  const found = await withWriter(c.env, zone.value, (w) => w.read(zone.value));
+  if (!found.ok) return failure(found.error, zone.value);
+  if (found.value === null) return failure({ kind: "not-found" }, zone.value);
+  return apiSuccess(presentAccessRules(storedAccessRules(found.value) ?? { rules: [] }));
+}
+
+async function putAccessRules(c: ApiContext): Promise<Response> {
+  const zone = zoneName(c);
+  if (!zone.ok) return failure(zone.error, "");
+  const body = await readJsonBody(c.request);
+  if (!body.ok) return failure({ kind: "api", failure: body.error }, zone.value);
+  const parsed = parseAccessRules(body.value);
+  if (!parsed.ok) return failure({ kind: "invalid-access-rules", failures: parsed.error }, zone.value);
+  // The list does not depend on what was stored before, so no version check: the last write wins, serialised.
+  const written = await withWriter(c.env, zone.value, (w) =>
+    w.putSection(zone.value, ACCESS_RULES_SECTION, parsed.value),
+  );
+  if (!written.ok) return failure(written.error, zone.value);
+  rememberWritten(zone.value, written.value);
+  return apiSuccess(presentAccessRules(parsed.value));
+}
+
+const PATH = "/zones/:zone/access_rules";
+
+export const accessRuleRoutes: readonly ApiRoute[] = [
+  { method: "GET", path: PATH, permission: "zones:read", target: zoneTarget, handle: getAccessRules },
+  { method: "PUT", path: PATH, permission: "zones:write", target: zoneTarget, handle: putAccessRules },
+];
