@@ -9,7 +9,7 @@
 //    locally the management API answers on `localhost` only;
 // 4. once it answers, seeds the example zone `shop.example` through the management API, as a user would, from
 //    fixtures/example-zone.json: the zone (plan pro, origin = the example origin), one custom error rule (JSON for
-//    API clients on 5xx) and a 500-class error page.
+//    API clients on 5xx), a 500-class error page, a firewall rule, a rate-limiting rule and an IP access rule.
 // Ctrl-C stops everything. Local KV / Durable Object state lives in .wrangler/state.
 import { spawn } from "node:child_process";
 import { copyFileSync, existsSync, readFileSync } from "node:fs";
@@ -118,12 +118,14 @@ async function seedExampleZone() {
     const put = await apiCall("PUT", `/zones/shop.example/rulesets/phases/${phase}/entrypoint`, ruleset);
     if (put.status !== 200) throw new Error(`ruleset ${phase} answered ${put.status}: ${put.text}`);
   }
+  const access = await apiCall("PUT", "/zones/shop.example/access_rules", example.access_rules);
+  if (access.status !== 200) throw new Error(`access rules answered ${access.status}: ${access.text}`);
   for (const [id, content] of Object.entries(example.custom_pages)) {
     const put = await apiCall("PUT", `/zones/shop.example/custom_pages/${id}`, { state: "customized", content });
     if (put.status !== 200) throw new Error(`custom page ${id} answered ${put.status}: ${put.text}`);
   }
   console.log(
-    `[dev] seeded zone shop.example → ${origin}, with a custom error rule and a 500-class page. Try:\n` +
+    `[dev] seeded zone shop.example → ${origin}, with a custom error rule, a 500-class page, a firewall rule (/admin), a rate limit (/api/) and an IP access rule. Try:\n` +
       `  curl -H 'Accept: application/json' http://localhost:${port}/cdn-cgi/error/522\n` +
       `  curl -H 'Host: shop.example' http://127.0.0.1:${port}/hello`,
   );

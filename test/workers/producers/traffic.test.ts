@@ -390,3 +390,25 @@ describe("GET/PUT /zones/{zone}/access_rules", () => {
     expect(missing.status).toBe(404);
   });
 });
+
+describe("the example zone of `npm run dev` (fixtures/example-zone.json)", () => {
+  it("its firewall rule, rate limit and IP access rule answer what the README says", async () => {
+    const example = (await import("../../../fixtures/example-zone.json")).default as {
+      rulesets: Record<string, unknown>;
+      access_rules: unknown;
+    };
+    const zone = uniqueZone("example");
+    await putZone(zone, { plan: "pro", origin: loopback(ports.http) });
+    for (const [phase, ruleset] of Object.entries(example.rulesets))
+      expect((await api("PUT", entrypoint(zone, phase), ruleset)).status).toBe(200);
+    expect((await api("PUT", `/zones/${zone}/access_rules`, example.access_rules)).status).toBe(200);
+    await expectGeneratedError(await send(zone, "/admin/users"), 1020);
+    await expectGeneratedError(await send(zone, "/", { ip: "198.51.100.7" }), 1006);
+    clockAt(Date.now());
+    for (let i = 0; i < 5; i++) await expectOrigin(await send(zone, "/api/hello"));
+    const limited = await send(zone, "/api/hello");
+    expect(limited.headers.get("Retry-After")).toBe("20");
+    await expectGeneratedError(limited, 1015);
+    await expectOrigin(await send(zone, "/hello"));
+  });
+});
