@@ -21,7 +21,7 @@ export interface ServeOptions {
   readonly bindings?: Readonly<Record<string, string>>;
   /** KV namespaces to create (in memory); defaults to the project's `CONFIG`. */
   readonly kvNamespaces?: readonly string[];
-  /** SQLite Durable Object bindings → class names exported by the entry; defaults to the project's own (`TAG_STORE`, `ZONE_WRITER`). */
+  /** SQLite Durable Object bindings → class names exported by the entry; defaults to the project's own (`TAG_STORE`, `ZONE_WRITER`, `RATE_LIMITER`). */
   readonly durableObjects?: Readonly<Record<string, string>>;
   /**
    * Remove `console.*` calls at bundle time (esbuild `drop`): for profiling only, to see what the
@@ -44,7 +44,11 @@ export interface Served {
 
 /** The project's bindings (contract §0) that a Worker entry may need; unused ones cost nothing. */
 const PROJECT_KV = ["CONFIG"];
-const PROJECT_DOS: Readonly<Record<string, string>> = { TAG_STORE: "TagStore", ZONE_WRITER: "ZoneWriter" };
+const PROJECT_DOS: Readonly<Record<string, string>> = {
+  TAG_STORE: "TagStore",
+  ZONE_WRITER: "ZoneWriter",
+  RATE_LIMITER: "RateLimiter",
+};
 
 /** Bundle `entry` to one ES module, as wrangler would (toolchain.md §2 "Miniflare from plain Node"). */
 export async function bundleWorker(root: string, entry: string, dropConsole = false): Promise<string> {

@@ -6,7 +6,7 @@
  *   estimate = previous window's count × (share of the period not yet elapsed in the current window) + current count
  * It smooths the burst a plain fixed window lets through at a window edge (2 × N in a moment), is exact while
  * the previous window is empty (so "N allowed, N+1 blocked" holds exactly for a burst), and costs O(1) state
- * (three numbers) and O(1) work per request: one row read and one row write in the counter's SQLite.
+ * (three numbers) and O(1) work per request (in the object's memory; rate-limiter.ts writes it behind).
  *
  * Blocking: the request that would make the estimate pass `requests_per_period` is blocked and starts a block of
  * `mitigation_timeout` from that moment. Requests during a block are not counted (contract §4). When the block

@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { checkRateLimit, retryAfterSeconds, type RateLimitEnv } from "../../../src/ratelimit/check";
 import { compileRateLimits, type CompiledRateLimits } from "../../../src/ratelimit/compile";
-import type { RateLimiter } from "../../../src/ratelimit/rate-limiter";
+import { FLUSH_MS, type RateLimiter } from "../../../src/ratelimit/rate-limiter";
 import type { RateLimitRuleInput } from "../../../src/ratelimit/ruleset";
 
 afterEach(() => vi.restoreAllMocks());
@@ -259,33 +259,52 @@ describe("alarms remove expired state (contract §8)", () => {
   const alarmOf = (stub: DurableObjectStub<RateLimiter>) =>
     runInDurableObject(stub, (_: RateLimiter, state) => state.storage.getAlarm());
 
-  it("the alarm deletes counters past their expiry, keeps live ones and re-arms for the next expiry", async () => {
+  it("counts are written behind (a flush alarm FLUSH_MS ahead); the alarm flushes, deletes expired, re-arms", async () => {
     const stub = stubFor(`alarm-${Math.random()}`);
-    // Caller clocks an hour ahead: no alarm fires by itself during the test, runDurableObjectAlarm runs it.
+    // Caller clocks an hour ahead: expiries never fire by themselves during the test.
     const t = Date.now() + 3_600_000;
+    const before = Date.now();
     expect(await stub.hit({ key: "old", period: 10, requestsPerPeriod: 5, mitigationTimeout: 10, now: t })).toEqual({
       kind: "allow",
     });
-    expect(await alarmOf(stub)).toBe(t + 20_000); // two periods: then the window history is worthless
+    // In memory only, a flush alarm about FLUSH_MS ahead on the object's own clock.
+    expect(await rows(stub)).toBe(0);
+    const flushAt = (await alarmOf(stub)) ?? 0;
+    expect(flushAt).toBeGreaterThanOrEqual(before + FLUSH_MS);
+    expect(flushAt).toBeLessThanOrEqual(Date.now() + FLUSH_MS);
     expect(
       await stub.hit({ key: "new", period: 60, requestsPerPeriod: 5, mitigationTimeout: 10, now: t + 30_000 }),
     ).toEqual({ kind: "allow" });
-    expect(await rows(stub)).toBe(2);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
+    // Both flushed; "old" is past its expiry (two periods: t + 20 s) on the latest caller clock (t + 30 s).
     expect(await rows(stub)).toBe(1);
     expect(await alarmOf(stub)).toBe(t + 30_000 + 120_000);
   });
 
-  it("an alarm keeps a current block and re-arms for its end", async () => {
+  it("a block is written through at once, and the alarm keeps it and re-arms for its end", async () => {
     const stub = stubFor(`alarm-live-${Math.random()}`);
     const now = Date.now() + 3_600_000;
     const hit = () => stub.hit({ key: "k", period: 60, requestsPerPeriod: 1, mitigationTimeout: 3600, now });
     await hit();
+    expect(await rows(stub)).toBe(0);
     expect(await hit()).toEqual({ kind: "block", blockedUntil: now + 3_600_000 });
-    expect(await alarmOf(stub)).toBe(now + 120_000); // the earlier expiry of the first request stays armed
+    expect(await rows(stub)).toBe(1);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     expect(await rows(stub)).toBe(1);
     expect(await alarmOf(stub)).toBe(now + 3_600_000);
+  });
+
+  it("a busy counter is flushed by its alarm without any further request", async () => {
+    const stub = stubFor(`alarm-flush-${Math.random()}`);
+    const now = Date.now();
+    for (let i = 0; i < 3; i++)
+      await stub.hit({ key: "k", period: 60, requestsPerPeriod: 10, mitigationTimeout: 60, now: now + i });
+    await vi.waitFor(async () => expect(await rows(stub)).toBe(1), { timeout: 5000, interval: 50 });
+    const count = await runInDurableObject(
+      stub,
+      (_: RateLimiter, state) => state.storage.sql.exec<{ count: number }>("SELECT count FROM counters").one().count,
+    );
+    expect(count).toBe(3);
   });
 
   it("an object whose state has all expired drops its storage by itself (a real alarm) and still works after", async () => {
@@ -297,6 +316,6 @@ describe("alarms remove expired state (contract §8)", () => {
     expect(
       await stub.hit({ key: "k", period: 10, requestsPerPeriod: 1, mitigationTimeout: 10, now: Date.now() }),
     ).toEqual({ kind: "allow" });
-    expect(await rows(stub)).toBe(1);
+    await vi.waitFor(async () => expect(await rows(stub)).toBe(1), { timeout: 5000, interval: 50 });
   });
 });
