@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- [--quick] [suite …]]`: run every `bench/suites/*.ts`, or only the named ones, one
+ * `npm run bench [-- [--quick] [--wrk] [suite …]]`: run every `bench/suites/*.ts`, or only the named ones, one
  * after the other (never in parallel: they would compete for the 2 cores and void each other's numbers).
  * Each suite prints a table with ratios against a baseline measured in the same run; see bench/README.md.
  */
@@ -14,6 +14,7 @@ const suitesDirectory = resolve(root, "bench/suites");
 
 async function main(argv: readonly string[]): Promise<number> {
   const quick = argv.includes("--quick");
+  const wrk = argv.includes("--wrk");
   const requested = argv.filter((arg) => !arg.startsWith("--"));
   const available = (await readdir(suitesDirectory))
     .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))
@@ -36,8 +37,8 @@ async function main(argv: readonly string[]): Promise<number> {
     console.error(`\n▶ ${name}: ${module.description}${quick ? " (quick)" : ""}`);
     const started = Date.now();
     try {
-      const result = await module.run({ name, root, quick, log: (line) => console.error(`  ${line}`) });
-      const path = await report(root, name, result);
+      const result = await module.run({ name, root, quick, wrk, log: (line) => console.error(`  ${line}`) });
+      const path = await report(root, wrk ? `${name}-wrk` : name, result);
       console.error(`  ${((Date.now() - started) / 1000).toFixed(1)} s; JSON: ${path}`);
     } catch (error) {
       console.error(`✗ ${name} failed:`, error);

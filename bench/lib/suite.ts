@@ -42,6 +42,11 @@ export interface SuiteContext {
   readonly root: string;
   /** `--quick`: fewer and shorter rounds, to check that a suite works, not to record numbers. */
   readonly quick: boolean;
+  /**
+   * `--wrk`: drive the load with `wrk` (a native process, bench/lib/wrk.ts) instead of autocannon in this process.
+   * Suites that support it (errors, proxy) say so in their notes; the report is written as `<suite>-wrk.json`.
+   */
+  readonly wrk: boolean;
   /** Progress output (stderr), so stdout stays the report. */
   log(line: string): void;
 }

@@ -66,6 +66,6 @@ const ESCAPES: Readonly<Record<string, string>> = {
  * Safe in an element body and in a quoted attribute value (HTML Living Standard §13.1.2.6, §13.5): the five
  * characters that can end a text run or an attribute value, or start a character reference.
  */
-function escapeText(text: string): string {
+export function escapeText(text: string): string {
   return /[&<>"']/.test(text) ? text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c) : text;
 }
