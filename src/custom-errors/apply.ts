@@ -32,7 +32,10 @@ function ruleStep(compiled: CompiledCustomErrors, error: GeneratedError): Respon
     status: error.fields.status,
     code1xxx: code >= 1000 ? code : 0,
     errorType: code >= 1000 ? "1xxx" : "5xx",
-    responseHeaders: error.headers,
+    // Read only if a rule uses `http.response.headers` (the field is extracted lazily).
+    get responseHeaders() {
+      return error.headers;
+    },
   };
   const matched = firstMatch(compiled, error.request, info);
   if (!matched) return null;

@@ -39,19 +39,32 @@ export async function errorHeaders(
   choice: ErrorFormatChoice,
   rayId: string,
   retryAfter: number | null,
-): Promise<Headers> {
-  // A record converts to Headers faster than an array of pairs (one object, no nested sequences).
-  const headers = new Headers({
-    "Content-Type": choice.contentType,
-    "Cache-Control": "private, no-store",
-    Vary: "Accept",
-    "Ray-ID": rayId,
-    "X-Content-Type-Options": "nosniff",
-    "Content-Security-Policy": csp ?? (await contentSecurityPolicy()),
-  });
-  if (retryAfter !== null) headers.set("Retry-After", String(retryAfter));
-  return headers;
+): Promise<HeaderRecord> {
+  // A plain record, not `Headers` (issue 12): `new Response(body, {headers})` builds its own header list from
+  // either, so a `Headers` made first is built twice. Callers that need one (custom rules) make it on demand.
+  const policy = csp ?? (await contentSecurityPolicy());
+  return retryAfter === null
+    ? {
+        "Content-Type": choice.contentType,
+        "Cache-Control": "private, no-store",
+        Vary: "Accept",
+        "Ray-ID": rayId,
+        "X-Content-Type-Options": "nosniff",
+        "Content-Security-Policy": policy,
+      }
+    : {
+        "Content-Type": choice.contentType,
+        "Cache-Control": "private, no-store",
+        Vary: "Accept",
+        "Ray-ID": rayId,
+        "X-Content-Type-Options": "nosniff",
+        "Content-Security-Policy": policy,
+        "Retry-After": String(retryAfter),
+      };
 }
+
+/** Header names → values, in the order they are sent. */
+export type HeaderRecord = Record<string, string>;
 
 /** Headers of a 404/405 problem or a reference page: negotiated, so `Vary: Accept`; never sniffed. */
 export async function serviceHeaders(choice: ErrorFormatChoice, cacheControl: string): Promise<Headers> {
@@ -70,8 +83,15 @@ const utf8 = new TextEncoder();
  * The one way a negotiated service answer becomes a Response. `HEAD` gets the same status and headers as `GET`,
  * `Content-Length` included (contract §1.4; RFC 9110 §9.3.2), and no body: the body is rendered to be measured.
  */
-export function negotiatedResponse(method: string, status: number, headers: Headers, body: string): Response {
+export function negotiatedResponse(
+  method: string,
+  status: number,
+  headers: Headers | HeaderRecord,
+  body: string,
+): Response {
   if (method !== "HEAD") return new Response(body, { status, headers });
-  headers.set("Content-Length", String(utf8.encode(body).byteLength));
+  const length = String(utf8.encode(body).byteLength);
+  if (headers instanceof Headers) headers.set("Content-Length", length);
+  else headers["Content-Length"] = length;
   return new Response(null, { status, headers });
 }

@@ -16,7 +16,7 @@ import { newRayId } from "../http/ray";
 import { catalogEntry, type CatalogEntry } from "./catalog";
 import { errorFields, footerText, wireTimestamp, type ErrorFields } from "./fields";
 import { chooseErrorFormat, type ErrorFormatChoice } from "./format";
-import { errorHeaders, negotiatedResponse } from "./headers";
+import { errorHeaders, negotiatedResponse, type HeaderRecord } from "./headers";
 import { renderHtml } from "./render-html";
 import { renderJson } from "./render-json";
 import { renderMarkdown } from "./render-markdown";
@@ -90,7 +90,16 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
   // Contract §2.1, in order; the first step that answers wins.
   const custom = scope.customization;
   if (custom) {
-    const generated: GeneratedError = { entry, fields, request, headers };
+    // `Headers` only if a step reads them (a rule on `http.response.headers`, a rule or page that answers).
+    let built: Headers | undefined;
+    const generated: GeneratedError = {
+      entry,
+      fields,
+      request,
+      get headers() {
+        return (built ??= new Headers(headers));
+      },
+    };
     const byRule = await custom.rule?.(generated); // 1. the zone's custom error rules
     if (byRule) return byRule;
     const byPage = await custom.page?.(generated); // 2. the zone's error page of the error's class
@@ -129,7 +138,12 @@ export async function fallbackErrorResponse(
 }
 
 /** §2.1 step 3: the structured default in the negotiated format; `HEAD` gets the headers only. */
-function structuredDefault(fields: ErrorFields, choice: ErrorFormatChoice, headers: Headers, method: string): Response {
+function structuredDefault(
+  fields: ErrorFields,
+  choice: ErrorFormatChoice,
+  headers: HeaderRecord,
+  method: string,
+): Response {
   return negotiatedResponse(method, fields.status, headers, render(fields, choice));
 }
 
@@ -171,12 +185,23 @@ export function withRetryGuidance(entry: CatalogEntry, retryAfter: number | null
  * (`/docs/errors`): it is then resolved against the request like the default, `{SERVICE_PREFIX}/errors` on the
  * requested zone, which is the service's own reference page of the code (contract §1.6).
  */
+/** `/segment/segment`: no dot segments, nothing that resolution would encode or normalise, not `//host`. */
+const PLAIN_PATH = /^(?:\/(?!\.{1,2}(?:\/|$))[A-Za-z0-9\-_.~]+)+$/;
+
 export function typeUri(code: number, requestUrl: string, settings: Settings): string {
   const base = settings.errorDocsBase ?? `${settings.servicePrefix}/errors`;
   // Already absolute (RFC 3986 §3.1 scheme): used as is.
   if (/^[a-z][a-z0-9+.-]*:/i.test(base)) return `${base}/${code}`;
   // Relative: from the zone's root (`docs/errors` never depends on the requested path); `//host/x` keeps its host.
   const path = base.startsWith("/") ? base : `/${base}`;
+  // Issue 12: a plain absolute path (the default `/cdn-cgi/errors`) resolves to the request URL's scheme and
+  // authority followed by the path, exactly what `new URL` would give (a serialised URL, so nothing to normalise),
+  // without parsing the URL a second time per error.
+  if (PLAIN_PATH.test(path)) {
+    const authority = requestUrl.indexOf("//");
+    const end = authority === -1 ? -1 : requestUrl.indexOf("/", authority + 2);
+    if (end !== -1) return `${requestUrl.slice(0, end)}${path}/${code}`;
+  }
   try {
     return new URL(`${path}/${code}`, requestUrl).href;
   } catch {
@@ -186,14 +211,11 @@ export function typeUri(code: number, requestUrl: string, settings: Settings): s
 
 /** ONE structured log line per generated error; 5xx (the service's or the origin's fault) go to the error stream. */
 function logEdgeError(ray: string, zone: string, entry: CatalogEntry, cause: string | undefined): void {
-  const line = JSON.stringify({
-    event: "edge_error",
-    ray,
-    zone,
-    code: entry.code,
-    status: entry.status,
-    cause: cause ?? null,
-  });
+  // The same JSON object as `JSON.stringify({event, ray, zone, code, status, cause})` gives (issue 12: the log
+  // line stays; only the strings that can hold anything are serialised, the rest is known to be plain).
+  const line =
+    `{"event":"edge_error","ray":"${ray}","zone":${JSON.stringify(zone)},"code":${entry.code},` +
+    `"status":${entry.status},"cause":${cause === undefined ? "null" : JSON.stringify(cause)}}`;
   if (entry.status >= 500) console.error(line);
   else console.log(line);
 }

@@ -13,7 +13,7 @@
 import type { Settings } from "../config/settings";
 import { customizationFor } from "../custom-errors/apply";
 import { compiledCustomErrors } from "../custom-errors/compiled";
-import { zoneConfig } from "../zones/cache";
+import { cachedZone, zoneConfig } from "../zones/cache";
 import { zoneOf } from "../http/host";
 import { err, ok, type Result } from "../result";
 import { catalogEntry, type CatalogEntry } from "../errors/catalog";
@@ -107,7 +107,8 @@ async function previewError(
   const code = parseCode(segment);
   if (!code.ok) return problemResponse(request, PROBLEMS.unknownCode());
   const zone = zoneOf(url);
-  const config = await zoneConfig(env, zone);
+  const cached = cachedZone(zone); // the hot path: a Map lookup, no promise
+  const config = cached === undefined ? await zoneConfig(env, zone) : ok(cached);
   if (!config.ok) return errorResponse({ code: 500, request, cause: config.error.cause }, { settings, zone });
   const customization = config.value ? customizationFor(compiledCustomErrors(config.value), env.CONFIG) : undefined;
   return errorResponse(

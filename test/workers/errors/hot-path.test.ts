@@ -1,0 +1,99 @@
+/**
+ * Issue 12's shortcuts on the error path give exactly what the long way gave: `type` without a second URL parse
+ * equals `new URL(path, request.url)`, the hand-built log line is the JSON object it always was, and the header
+ * record sends the same headers as the `Headers` object it replaced.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { parseSettings } from "../../../src/config/settings";
+import { errorResponse, typeUri } from "../../../src/errors/pipeline";
+
+afterEach(() => vi.restoreAllMocks());
+
+const URLS = [
+  "http://localhost/cdn-cgi/error/522",
+  "https://shop.example:8443/a/b?x=1#frag",
+  "http://user:pa%20ss@shop.example/",
+  "http://[2001:db8::1]:8080/x/y/",
+  "https://xn--bcher-kva.example/%E2%98%83?q=%22",
+  "http://127.0.0.1:8787/../../etc",
+];
+const BASES = [
+  "/cdn-cgi/errors",
+  "/_edge/errors",
+  "docs/errors",
+  "/a.b/c-d_e~f",
+  "/./x",
+  "/x/../y",
+  "//other.example/e",
+  "/sp ace",
+  "/ünï",
+];
+
+describe("typeUri without a second URL parse", () => {
+  it.each(URLS)("equals new URL(path, %s) for every kind of base", (requestUrl) => {
+    const href = new Request(requestUrl).url; // what the Worker sees: a serialised URL
+    for (const base of BASES) {
+      const settings = parseSettings({ ERROR_DOCS_BASE: base });
+      const path = base.startsWith("/") ? base : `/${base}`;
+      expect(typeUri(522, href, settings), `${base} on ${href}`).toBe(new URL(`${path}/522`, href).href);
+    }
+    expect(typeUri(522, href, parseSettings({}))).toBe(new URL("/cdn-cgi/errors/522", href).href);
+  });
+
+  it("an absolute ERROR_DOCS_BASE is used as is", () => {
+    expect(typeUri(1015, "http://a.example/", parseSettings({ ERROR_DOCS_BASE: "https://docs.example/e" }))).toBe(
+      "https://docs.example/e/1015",
+    );
+  });
+});
+
+describe("the log line", () => {
+  it.each([undefined, 'quote " backslash \\ newline \n tab \t', "snow ☃ and \u0000 and \u2028", ""])(
+    "is the JSON object {event, ray, zone, code, status, cause} for cause %j",
+    async (cause) => {
+      const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+      const request = new Request("http://odd.example/", { headers: { Accept: "application/json" } });
+      const res = await errorResponse(
+        { code: 522, request, ...(cause === undefined ? {} : { cause }) },
+        { settings: parseSettings({}), zone: 'odd"zone\\.example' },
+      );
+      const line = String(logged.mock.calls[0]?.[0]);
+      expect(JSON.parse(line)).toEqual({
+        event: "edge_error",
+        ray: res.headers.get("Ray-ID"),
+        zone: 'odd"zone\\.example',
+        code: 522,
+        status: 522,
+        cause: cause ?? null,
+      });
+      expect(Object.keys(JSON.parse(line) as object)).toEqual(["event", "ray", "zone", "code", "status", "cause"]);
+    },
+  );
+});
+
+describe("the header record", () => {
+  it("sends the §1.4 headers, Retry-After only when retryable, Content-Length on HEAD", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const scope = { settings: parseSettings({}), zone: "shop.example" };
+    const get = await errorResponse({ code: 522, request: new Request("http://shop.example/") }, scope);
+    expect([...get.headers.keys()].sort()).toEqual(
+      [
+        "cache-control",
+        "content-security-policy",
+        "content-type",
+        "ray-id",
+        "retry-after",
+        "vary",
+        "x-content-type-options",
+      ].sort(),
+    );
+    const blocked = await errorResponse({ code: 1020, request: new Request("http://shop.example/") }, scope);
+    expect(blocked.headers.has("Retry-After")).toBe(false);
+    const head = await errorResponse(
+      { code: 522, request: new Request("http://shop.example/", { method: "HEAD" }) },
+      scope,
+    );
+    expect(Number(head.headers.get("Content-Length"))).toBe((await get.arrayBuffer()).byteLength);
+  });
+});
