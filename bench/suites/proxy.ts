@@ -13,6 +13,7 @@ import { request } from "node:http";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { interleavedRounds, load, type LoadResult } from "../lib/load.ts";
+import { wrkLoad } from "../lib/wrk.ts";
 import { serveWorker, type Served } from "../lib/serve.ts";
 import { median, round } from "../lib/stats.ts";
 import type { ResultRow, SuiteContext, SuiteResult } from "../lib/suite.ts";
@@ -72,8 +73,9 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
       const status = await statusOf(new URL(scenario.path, servers[scenario.server].url));
       if (status !== 200) throw new Error(`${scenario.name}: status ${status} before the load`);
     }
+    const generator = context.wrk ? wrkLoad : load;
     const drive = (scenario: Scenario, durationSeconds: number): Promise<LoadResult> =>
-      load({
+      generator({
         url: new URL(scenario.path, servers[scenario.server].url),
         headers: { host: ZONE },
         connections,
@@ -111,7 +113,8 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
     return {
       rows,
       notes: [
-        `${rounds} round(s) × ${seconds} s per scenario, ${connections} connections, Host ${ZONE};`,
+        `${rounds} round(s) × ${seconds} s per scenario, ${connections} connections, Host ${ZONE}, ` +
+          (context.wrk ? "wrk (a native process);" : "autocannon in this process;"),
         "origin: scripts/example-origin.mjs in its own process; both Workers on Miniflare (127.0.0.1);",
         "ratio = that round's req/s ÷ the same round's baseline for the same payload, median over rounds.",
       ],
