@@ -70,8 +70,12 @@ export async function handleZoneTraffic(
   if (config) {
     // Contract §4: IP access → firewall → rate limiting, each short-circuiting. The clock is `Date.now()` here;
     // `requestPhase` takes it as a value so tests can move it (docs/producers.md).
-    const phase = await requestPhase(zoneRequestPhase(config), request, { env, zone, now: Date.now() });
-    if (phase.kind === "error") return fail(phase.code, phase.cause, phase.retryAfter);
+    const phases = zoneRequestPhase(config);
+    // A zone without request-phase rules pays one memo lookup, no promise (issue 12: the proxy's own cost).
+    if (phases.access !== null || phases.firewall !== null || phases.rateLimits !== null) {
+      const phase = await requestPhase(phases, request, { env, zone, now: Date.now() });
+      if (phase.kind === "error") return fail(phase.code, phase.cause, phase.retryAfter);
+    }
   }
 
   const result = await forwardToOrigin(request, url, headers, route.value.plan, connectorFor(env));
