@@ -180,14 +180,14 @@ export function withRetryGuidance(entry: CatalogEntry, retryAfter: number | null
   return { ...entry, whatYouShouldDo: text };
 }
 
+/** `/segment/segment`: no dot segments, nothing that resolution would encode or normalise, not `//host`. */
+const PLAIN_PATH = /^(?:\/(?!\.{1,2}(?:\/|$))[A-Za-z0-9\-_.~]+)+$/;
+
 /**
  * `type` (contract §1.1): `{ERROR_DOCS_BASE}/{code}`, always absolute. ERROR_DOCS_BASE may itself be relative
  * (`/docs/errors`): it is then resolved against the request like the default, `{SERVICE_PREFIX}/errors` on the
  * requested zone, which is the service's own reference page of the code (contract §1.6).
  */
-/** `/segment/segment`: no dot segments, nothing that resolution would encode or normalise, not `//host`. */
-const PLAIN_PATH = /^(?:\/(?!\.{1,2}(?:\/|$))[A-Za-z0-9\-_.~]+)+$/;
-
 export function typeUri(code: number, requestUrl: string, settings: Settings): string {
   const base = settings.errorDocsBase ?? `${settings.servicePrefix}/errors`;
   // Already absolute (RFC 3986 §3.1 scheme): used as is.
