@@ -6,12 +6,13 @@
  * Also measured, in milliseconds: compiling the 300 rules (in this process, the engine alone), and the first error
  * after a config change (the isolate compiles the new version on that request) against the next one.
  */
-import { request } from "node:http";
 import { compile, customErrorFields } from "../../src/rules/index.ts";
+import { api as apiCall, send } from "../lib/http.ts";
 import { interleavedRounds, load, type LoadResult } from "../lib/load.ts";
+import { loadRows } from "../lib/rows.ts";
 import { serveWorker, type Served } from "../lib/serve.ts";
 import { median, round } from "../lib/stats.ts";
-import type { ResultRow, SuiteContext, SuiteResult } from "../lib/suite.ts";
+import type { SuiteContext, SuiteResult } from "../lib/suite.ts";
 
 export const description = "an error (1038) on a zone with 300 non-matching custom error rules vs none";
 
@@ -108,22 +109,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
       (s) => drive(s, seconds),
       (line) => context.log(line),
     );
-    const baselineRuns = results[0] as LoadResult[];
-    const rows: ResultRow[] = SCENARIOS.map((scenario, index) => {
-      const runs = results[index] as LoadResult[];
-      const cpu = runs.flatMap((r) => (r.serverCpuUsPerRequest === undefined ? [] : [r.serverCpuUsPerRequest]));
-      return {
-        name: scenario.name,
-        ...(index === 0 ? { baseline: true } : {}),
-        reqPerSec: round(median(runs.map((r) => r.reqPerSec)), 0),
-        p50Ms: median(runs.map((r) => r.p50Ms)),
-        p99Ms: median(runs.map((r) => r.p99Ms)),
-        ...(cpu.length === 0 ? {} : { serverCpuUs: round(median(cpu), 0) }),
-        ratio: round(median(runs.map((r, i) => r.reqPerSec / (baselineRuns[i] as LoadResult).reqPerSec))),
-        ...(scenario.target === undefined ? {} : { target: scenario.target }),
-        failures: runs.reduce((sum, r) => sum + r.failures, 0),
-      };
-    });
+    const rows = loadRows(SCENARIOS, results, () => 0);
     notes.push(
       `${rounds} round(s) × ${seconds} s per scenario, ${connections} connections; one Worker (Miniflare), two zones;`,
       "the baseline is the same Worker and request on a zone without rules: the ratio is the rules' own cost.",
@@ -136,40 +122,10 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
 
 async function timed(served: Served, host: string): Promise<number> {
   const started = performance.now();
-  const answer = await send(served, "GET", PATH, host, { accept: "application/json", "x-pad": PAD });
+  const answer = await send(new URL(PATH, served.url), "GET", { host, accept: "application/json", "x-pad": PAD });
   if (answer.status !== STATUS) throw new Error(`the error answered ${answer.status}: ${answer.body.slice(0, 200)}`);
   return performance.now() - started;
 }
 
-async function api(served: Served, method: string, path: string, body: unknown): Promise<void> {
-  const answer = await send(
-    served,
-    method,
-    path,
-    "localhost",
-    { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-    JSON.stringify(body),
-  );
-  if (answer.status !== 200) throw new Error(`${method} ${path} answered ${answer.status}: ${answer.body}`);
-}
-
-/** One request with node:http, which sends the Host header we give it (toolchain.md §9). */
-function send(
-  served: Served,
-  method: string,
-  path: string,
-  host: string,
-  headers: Record<string, string>,
-  body?: string,
-): Promise<{ status: number; body: string }> {
-  return new Promise((resolvePromise, reject) => {
-    const outgoing = request(new URL(path, served.url), { method, headers: { ...headers, host } }, (response) => {
-      let text = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk: string) => (text += chunk));
-      response.on("end", () => resolvePromise({ status: response.statusCode ?? 0, body: text }));
-    });
-    outgoing.on("error", reject);
-    outgoing.end(body);
-  });
-}
+const api = (served: Served, method: string, path: string, body: unknown): Promise<void> =>
+  apiCall(served.url, ADMIN_TOKEN, method, path, body);

@@ -18,14 +18,14 @@
  * the 2 cores with workerd, so absolute req/s are noisy: scenarios are interleaved in many short rounds
  * (rotating the order), each round's ratio uses that round's baseline, and the row shows the median.
  */
-import { request } from "node:http";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { api, send, type Answer } from "../lib/http.ts";
 import { interleavedRounds, load, type LoadResult } from "../lib/load.ts";
-import { wrkLoad } from "../lib/wrk.ts";
+import { loadRows } from "../lib/rows.ts";
 import { serveWorker, type Served } from "../lib/serve.ts";
-import { median, round } from "../lib/stats.ts";
-import type { ResultRow, SuiteContext, SuiteResult } from "../lib/suite.ts";
+import type { SuiteContext, SuiteResult } from "../lib/suite.ts";
+import { wrkLoad } from "../lib/wrk.ts";
 
 export const description = "GET /cdn-cgi/error/522 (JSON, HTML) vs a trivial Worker, Miniflare on a port";
 
@@ -133,22 +133,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
       (line) => context.log(line),
     );
 
-    const baselineRuns = results[0] as LoadResult[];
-    const rows: ResultRow[] = SCENARIOS.map((scenario, index) => {
-      const runs = results[index] as LoadResult[];
-      return {
-        name: scenario.name,
-        ...(scenario.server === "baseline" ? { baseline: true } : {}),
-        reqPerSec: round(median(runs.map((run) => run.reqPerSec)), 0),
-        p50Ms: median(runs.map((run) => run.p50Ms)),
-        p99Ms: median(runs.map((run) => run.p99Ms)),
-        ...cpuOf(runs),
-        // Per-round ratio against the same round's baseline, then the median over rounds.
-        ratio: round(median(runs.map((run, r) => run.reqPerSec / (baselineRuns[r] as LoadResult).reqPerSec))),
-        ...(scenario.target === undefined ? {} : { target: scenario.target }),
-        failures: runs.reduce((sum, run) => sum + run.failures, 0),
-      };
-    });
+    const rows = loadRows(SCENARIOS, results, () => 0);
     notes.push(
       `${rounds} round(s) × ${seconds} s per scenario, ${connections} connections, ` +
         (context.wrk ? "wrk (a native process, one thread);" : "autocannon in this process;"),
@@ -188,25 +173,10 @@ async function configureLocalhost(root: string, served: Served): Promise<void> {
     action: "serve_error",
     action_parameters: { content: `{"rule":${i}}`, content_type: "application/json" },
   }));
-  const headers = { host: "localhost", authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" };
-  const zone = await send(new URL("/zones/localhost", served.url), "PUT", headers, {
-    plan: "enterprise",
-    origin: "http://origin.bench.example",
-  });
-  if (zone.status !== 200) throw new Error(`PUT /zones/localhost answered ${zone.status}: ${zone.body}`);
-  const rules = await send(
-    new URL("/zones/localhost/rulesets/phases/http_custom_errors/entrypoint", served.url),
-    "PUT",
-    headers,
-    { rules: [...scoped, ...more] },
-  );
-  if (rules.status !== 200) throw new Error(`PUT rules answered ${rules.status}: ${rules.body}`);
-}
-
-/** Median server CPU per request over the rounds, when the probe could read it. */
-function cpuOf(runs: readonly LoadResult[]): { serverCpuUs?: number } {
-  const values = runs.flatMap((run) => (run.serverCpuUsPerRequest === undefined ? [] : [run.serverCpuUsPerRequest]));
-  return values.length === 0 ? {} : { serverCpuUs: round(median(values), 0) };
+  const zone = { plan: "enterprise", origin: "http://origin.bench.example" };
+  await api(served.url, ADMIN_TOKEN, "PUT", "/zones/localhost", zone);
+  const path = "/zones/localhost/rulesets/phases/http_custom_errors/entrypoint";
+  await api(served.url, ADMIN_TOKEN, "PUT", path, { rules: [...scoped, ...more] });
 }
 
 /** A Worker answering, from constants, exactly what the real Worker answers to the JSON scenario. */
@@ -233,36 +203,5 @@ async function checkOnce(served: Served, scenario: Scenario): Promise<string | n
   return null;
 }
 
-interface Answer {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly body: string;
-}
-
-/** A GET with node:http, which (unlike fetch) sends the Host header we give it (toolchain.md §9). */
-function get(url: URL, headers: Record<string, string>): Promise<Answer> {
-  return send(url, "GET", headers);
-}
-
-function send(url: URL, method: string, headers: Record<string, string>, payload?: unknown): Promise<Answer> {
-  return new Promise((resolvePromise, reject) => {
-    const outgoing = request(url, { method, headers }, (response) => {
-      let body = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk: string) => {
-        body += chunk;
-      });
-      response.on("end", () => {
-        const flat = Object.fromEntries(
-          Object.entries(response.headers).map(([name, value]) => [
-            name,
-            Array.isArray(value) ? value.join(", ") : String(value),
-          ]),
-        );
-        resolvePromise({ status: response.statusCode ?? 0, headers: flat, body });
-      });
-    });
-    outgoing.on("error", reject);
-    outgoing.end(payload === undefined ? undefined : JSON.stringify(payload));
-  });
-}
+/** A GET with the scenario's headers (node:http sends the Host given: toolchain.md §9). */
+const get = (url: URL, headers: Record<string, string>): Promise<Answer> => send(url, "GET", headers);

@@ -8,14 +8,12 @@
  *     (`CF-Connecting-IP: 192.0.2.1`), so they share one counter object: the hot-client worst case.
  * `/cdn-cgi/*` is not used (Miniflare refuses it for other hosts: toolchain.md §9); this is plain zone traffic.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { request } from "node:http";
-import { resolve } from "node:path";
-import { createInterface } from "node:readline";
+import { api as apiCall } from "../lib/http.ts";
 import { interleavedRounds, load, type LoadResult } from "../lib/load.ts";
+import { startExampleOrigin } from "../lib/origin.ts";
+import { loadRows } from "../lib/rows.ts";
 import { serveWorker, type Served } from "../lib/serve.ts";
-import { median, round } from "../lib/stats.ts";
-import type { ResultRow, SuiteContext, SuiteResult } from "../lib/suite.ts";
+import type { SuiteContext, SuiteResult } from "../lib/suite.ts";
 
 export const description = "zone traffic with 50 firewall rules (+ 1 rate-limiting rule) vs a zone without rules";
 
@@ -56,7 +54,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
   const rounds = context.quick ? 1 : 12;
   const seconds = 1;
   const connections = 8;
-  const origin = await startOrigin(context.root);
+  const origin = await startExampleOrigin(context.root);
   let served: Served | undefined;
   try {
     served = await serveWorker({
@@ -102,22 +100,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
       (s) => drive(s, seconds),
       (line) => context.log(line),
     );
-    const baselineRuns = results[0] as LoadResult[];
-    const rows: ResultRow[] = SCENARIOS.map((scenario, index) => {
-      const runs = results[index] as LoadResult[];
-      const cpu = runs.flatMap((r) => (r.serverCpuUsPerRequest === undefined ? [] : [r.serverCpuUsPerRequest]));
-      return {
-        name: scenario.name,
-        ...(index === 0 ? { baseline: true } : {}),
-        reqPerSec: round(median(runs.map((r) => r.reqPerSec)), 0),
-        p50Ms: median(runs.map((r) => r.p50Ms)),
-        p99Ms: median(runs.map((r) => r.p99Ms)),
-        ...(cpu.length === 0 ? {} : { serverCpuUs: round(median(cpu), 0) }),
-        ratio: round(median(runs.map((r, i) => r.reqPerSec / (baselineRuns[i] as LoadResult).reqPerSec))),
-        ...(scenario.target === undefined ? {} : { target: scenario.target }),
-        failures: runs.reduce((sum, r) => sum + r.failures, 0),
-      };
-    });
+    const rows = loadRows(SCENARIOS, results, () => 0);
     return {
       rows,
       notes: [
@@ -132,44 +115,5 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
   }
 }
 
-/** Starts the example origin on a free loopback port in a child process. */
-async function startOrigin(root: string): Promise<{ url: string; process: ChildProcess }> {
-  const child = spawn(process.execPath, [resolve(root, "scripts/example-origin.mjs"), "--port", "0"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const lines = createInterface({ input: child.stdout });
-  for await (const line of lines) {
-    const match = /(http:\/\/127\.0\.0\.1:\d+)/.exec(line);
-    if (match?.[1]) {
-      lines.close();
-      child.stdout?.resume();
-      return { url: match[1], process: child };
-    }
-  }
-  throw new Error("the example origin did not start");
-}
-
-/** One management API call with Host localhost (node:http sends the Host we give it: toolchain.md §9). */
-function api(served: Served, method: string, path: string, body: unknown): Promise<void> {
-  return new Promise((resolvePromise, reject) => {
-    const outgoing = request(
-      new URL(path, served.url),
-      {
-        method,
-        headers: { host: "localhost", authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-      },
-      (response) => {
-        let text = "";
-        response.setEncoding("utf8");
-        response.on("data", (chunk: string) => (text += chunk));
-        response.on("end", () =>
-          response.statusCode === 200
-            ? resolvePromise()
-            : reject(new Error(`${method} ${path} answered ${response.statusCode}: ${text}`)),
-        );
-      },
-    );
-    outgoing.on("error", reject);
-    outgoing.end(JSON.stringify(body));
-  });
-}
+const api = (served: Served, method: string, path: string, body: unknown): Promise<void> =>
+  apiCall(served.url, ADMIN_TOKEN, method, path, body);

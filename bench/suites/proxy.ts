@@ -8,15 +8,13 @@
  * Rounds are interleaved with a rotating order; each round's ratio uses that round's baseline; the row
  * shows the median over rounds (the same method as the errors suite).
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { request } from "node:http";
-import { resolve } from "node:path";
-import { createInterface } from "node:readline";
 import { interleavedRounds, load, type LoadResult } from "../lib/load.ts";
-import { wrkLoad } from "../lib/wrk.ts";
+import { startExampleOrigin } from "../lib/origin.ts";
+import { loadRows } from "../lib/rows.ts";
 import { serveWorker, type Served } from "../lib/serve.ts";
-import { median, round } from "../lib/stats.ts";
-import type { ResultRow, SuiteContext, SuiteResult } from "../lib/suite.ts";
+import type { SuiteContext, SuiteResult } from "../lib/suite.ts";
+import { wrkLoad } from "../lib/wrk.ts";
 
 export const description = "zone traffic through the real Worker vs a minimal fetch(origin) Worker, same origin";
 
@@ -52,7 +50,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
   const rounds = context.quick ? 1 : 16;
   const seconds = 1;
   const connections = 8;
-  const origin = await startOrigin(context.root);
+  const origin = await startExampleOrigin(context.root);
   const started: Served[] = [];
   try {
     const { root } = context;
@@ -93,23 +91,8 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
       (line) => context.log(line),
     );
 
-    const rows: ResultRow[] = SCENARIOS.map((scenario, index) => {
-      const runs = results[index] as LoadResult[];
-      // Each subject row is compared with the baseline row of the same payload, round by round.
-      const baselineIndex = scenario.server === "baseline" ? index : index - 1;
-      const baselineRuns = results[baselineIndex] as LoadResult[];
-      return {
-        name: scenario.name,
-        ...(scenario.server === "baseline" ? { baseline: true } : {}),
-        reqPerSec: round(median(runs.map((r) => r.reqPerSec)), 0),
-        p50Ms: median(runs.map((r) => r.p50Ms)),
-        p99Ms: median(runs.map((r) => r.p99Ms)),
-        ratio: round(median(runs.map((r, i) => r.reqPerSec / (baselineRuns[i] as LoadResult).reqPerSec))),
-        ...cpuOf(runs),
-        ...(scenario.target === undefined ? {} : { target: scenario.target }),
-        failures: runs.reduce((sum, r) => sum + r.failures, 0),
-      };
-    });
+    // Each subject row is compared with the baseline row of the same payload, round by round.
+    const rows = loadRows(SCENARIOS, results, (i) => (SCENARIOS[i]?.server === "baseline" ? i : i - 1));
     return {
       rows,
       notes: [
@@ -123,29 +106,6 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
     await Promise.all(started.map((served) => served.dispose()));
     origin.process.kill("SIGTERM");
   }
-}
-
-/** Median CPU time of the Worker's own workerd process per request (bench/lib/cpu.ts), when readable. */
-function cpuOf(runs: readonly LoadResult[]): { serverCpuUs?: number } {
-  const values = runs.flatMap((run) => (run.serverCpuUsPerRequest === undefined ? [] : [run.serverCpuUsPerRequest]));
-  return values.length === 0 ? {} : { serverCpuUs: round(median(values), 0) };
-}
-
-/** Starts the example origin on a free loopback port in a child process. */
-async function startOrigin(root: string): Promise<{ url: string; process: ChildProcess }> {
-  const child = spawn(process.execPath, [resolve(root, "scripts/example-origin.mjs"), "--port", "0"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const lines = createInterface({ input: child.stdout });
-  for await (const line of lines) {
-    const match = /(http:\/\/127\.0\.0\.1:\d+)/.exec(line);
-    if (match?.[1]) {
-      lines.close();
-      child.stdout?.resume();
-      return { url: match[1], process: child };
-    }
-  }
-  throw new Error("the example origin did not start");
 }
 
 /** `PUT /zones/{ZONE}` through the real Worker's API (Host localhost). */

@@ -42,25 +42,16 @@ export async function errorHeaders(
 ): Promise<HeaderRecord> {
   // A plain record, not `Headers` (issue 12): `new Response(body, {headers})` builds its own header list from
   // either, so a `Headers` made first is built twice. Callers that need one (custom rules) make it on demand.
-  const policy = csp ?? (await contentSecurityPolicy());
-  return retryAfter === null
-    ? {
-        "Content-Type": choice.contentType,
-        "Cache-Control": "private, no-store",
-        Vary: "Accept",
-        "Ray-ID": rayId,
-        "X-Content-Type-Options": "nosniff",
-        "Content-Security-Policy": policy,
-      }
-    : {
-        "Content-Type": choice.contentType,
-        "Cache-Control": "private, no-store",
-        Vary: "Accept",
-        "Ray-ID": rayId,
-        "X-Content-Type-Options": "nosniff",
-        "Content-Security-Policy": policy,
-        "Retry-After": String(retryAfter),
-      };
+  const headers: HeaderRecord = {
+    "Content-Type": choice.contentType,
+    "Cache-Control": "private, no-store",
+    Vary: "Accept",
+    "Ray-ID": rayId,
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": csp ?? (await contentSecurityPolicy()),
+  };
+  if (retryAfter !== null) headers["Retry-After"] = String(retryAfter);
+  return headers;
 }
 
 /** Header names → values, in the order they are sent. */
