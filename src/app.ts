@@ -66,7 +66,7 @@ export async function handle(request: Request, env: Env, ctx: ExecutionContext):
     switch (destination) {
       case "service":
         if (isLoop(request)) return loop(request, url, settings);
-        return await handleServiceRequest(request, env, ctx, settings);
+        return await handleServiceRequest(request, env, ctx, settings, url);
       case "api":
         if (isLoop(request)) return loop(request, url, settings);
         return await api.handle(request, env, ctx, settings, url);
@@ -87,7 +87,7 @@ function isLoop(request: Request): boolean {
 /** RFC 8586: our own mark means this request already went through this service once (contract §3: 1000). */
 function loop(request: Request, url: URL, settings: Settings): Promise<Response> {
   const cause = "CDN-Loop already carries this service's mark";
-  return errorResponse({ code: 1000, request, cause }, { settings, zone: zoneOf(url) });
+  return errorResponse({ code: 1000, request, url, cause }, { settings, zone: zoneOf(url) });
 }
 
 async function unhandled(
@@ -104,7 +104,7 @@ async function unhandled(
     return apiFailureResponse(API_FAILURES.internal(ray));
   }
   try {
-    return await errorResponse({ code: 1101, request, cause }, { settings, zone: zoneOf(url) });
+    return await errorResponse({ code: 1101, request, url, cause }, { settings, zone: zoneOf(url) });
   } catch (secondary) {
     // The pipeline itself failed (it should not): the same 1101, built without reading the request.
     return fallbackErrorResponse(1101, url, settings, `${cause}; then in the pipeline: ${causeOf(secondary)}`);

@@ -37,7 +37,7 @@ function ruleStep(compiled: CompiledCustomErrors, error: GeneratedError): Respon
       return error.headers;
     },
   };
-  const matched = firstMatch(compiled, error.request, info);
+  const matched = firstMatch(compiled, error.request, error.url, info);
   if (!matched) return null;
   const headers = new Headers(error.headers);
   return serveRule(matched, error.request, headers, error.fields.ray_id, error.fields.status);
@@ -71,10 +71,11 @@ export function applyToOriginError(
   compiled: CompiledCustomErrors,
   request: Request,
   response: Response,
+  url?: URL,
 ): Response | null {
   if (!compiled.active || compiled.rules.length === 0 || response.status < 400) return null;
   const info: ErrorInfo = { status: response.status, code1xxx: 0, errorType: "", responseHeaders: response.headers };
-  const matched = firstMatch(compiled, request, info);
+  const matched = firstMatch(compiled, request, url, info);
   if (!matched) return null;
   void response.body?.cancel();
   const headers = new Headers(response.headers);
@@ -89,8 +90,13 @@ export function applyToOriginError(
  * The first enabled rule that matches. An evaluation that throws (it should not: the engine is bounded) is a
  * non-match, logged, so a rule can never turn an error page into a crash.
  */
-function firstMatch(compiled: CompiledCustomErrors, request: Request, error: ErrorInfo): CompiledRule | null {
-  const context = customErrorFields.context({ request, error });
+function firstMatch(
+  compiled: CompiledCustomErrors,
+  request: Request,
+  url: URL | undefined,
+  error: ErrorInfo,
+): CompiledRule | null {
+  const context = customErrorFields.context(url === undefined ? { request, error } : { request, url, error });
   for (const candidate of compiled.rules) {
     try {
       if (candidate.rule.matches(context)) return candidate;

@@ -27,6 +27,8 @@ export interface ErrorEvent {
   readonly code: number;
   /** The request being answered: its `Accept` negotiates the format, its fields feed custom rules. */
   readonly request: Request;
+  /** `request.url` already parsed, when the producer has it (custom rules then read it without a second parse). */
+  readonly url?: URL;
   /** Seconds set dynamically (rate limiting); wins over the catalog default in header and body (contract §1.4). */
   readonly retryAfter?: number;
   /** Why it happened, for the structured log line only; never sent to the client. */
@@ -50,6 +52,7 @@ export interface GeneratedError {
   readonly entry: CatalogEntry;
   readonly fields: ErrorFields;
   readonly request: Request;
+  readonly url?: URL;
   /** The headers the error keeps whoever answers (`Ray-ID`, `Retry-After`, `Cache-Control`, `Vary`, ...). */
   readonly headers: Headers;
 }

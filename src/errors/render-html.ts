@@ -9,59 +9,16 @@ import type { ErrorCategory } from "./catalog";
 import type { ErrorFields } from "./fields";
 import { renderGuidance } from "./guidance";
 import { escapeText, html, raw, type Html } from "./html";
+import { occurrenceTemplate } from "./occurrence-template";
 import { htmlPage } from "./page";
 import { whereItBroke, type Hop, type HopState } from "./where-it-broke";
 
-export function renderHtml(f: ErrorFields): string {
-  const key = `${f.error_code}\u0000${f.retry_after ?? ""}\u0000${f.footer}`;
-  let template = templates.get(key);
-  if (template === undefined) {
-    template = pageTemplate(f);
-    if (templates.size >= MAX_TEMPLATES) templates.clear();
-    templates.set(key, template);
-  }
-  if (template === null) return renderPage(f);
-  const { parts, slots } = template;
-  let out = parts[0] ?? "";
-  for (let i = 0; i < slots.length; i++) out += escapeText(f[slots[i] as Slot]) + (parts[i + 1] ?? "");
-  return out;
-}
-
 /**
- * Issue 12: a page differs between two occurrences of one code only in four values (`type`, the ray, the time,
- * the zone). Each (code, retry_after, footer) page is rendered once per isolate with a marker in each of those
- * places and split there; an error then costs one concatenation with the four values escaped, instead of the
- * whole template tree (~70 µs of workerd CPU per error before). Everything else in `ErrorFields` is a function
- * of the code, the retry value and the footer (pipeline.ts `errorFields`, `withRetryGuidance`).
+ * Issue 12: the page spliced from a per-(code, retry, footer) template with the per-occurrence values escaped
+ * (occurrence-template.ts); the same bytes as `renderPage`, which stays the one definition of the page (~70 µs of
+ * workerd CPU per error when the template tree ran per error).
  */
-type Slot = "type" | "ray_id" | "timestamp" | "zone";
-const SLOTS: readonly Slot[] = ["type", "ray_id", "timestamp", "zone"];
-const marker = (slot: Slot): string => `\u0001${slot}\u0001`;
-const MARKERS = /\u0001(type|ray_id|timestamp|zone)\u0001/;
-
-interface PageTemplate {
-  /** Markup between the slots: `parts.length === slots.length + 1`. */
-  readonly parts: readonly string[];
-  readonly slots: readonly Slot[];
-}
-
-/** Bounded: dynamic Retry-After values (rate limiting) make one key per value; a full map simply starts again. */
-const MAX_TEMPLATES = 512;
-const templates = new Map<string, PageTemplate | null>();
-
-function pageTemplate(f: ErrorFields): PageTemplate | null {
-  // A footer or guidance that already contains a marker character cannot be split safely: render in full.
-  if (/\u0001/.test(`${f.footer}${f.what_you_should_do}${f.detail}${f.title}`)) return null;
-  const marked: ErrorFields = { ...f, ...Object.fromEntries(SLOTS.map((s) => [s, marker(s)])) };
-  const pieces = renderPage(marked).split(MARKERS);
-  const parts: string[] = [];
-  const slots: Slot[] = [];
-  for (let i = 0; i < pieces.length; i++) {
-    if (i % 2 === 0) parts.push(pieces[i] ?? "");
-    else slots.push(pieces[i] as Slot);
-  }
-  return { parts, slots };
-}
+export const renderHtml: (fields: ErrorFields) => string = occurrenceTemplate(renderPage, escapeText);
 
 /** The whole page from the template tree (the reference for the cached form; tests compare the two). */
 export function renderPage(f: ErrorFields): string {

@@ -3,9 +3,14 @@
  * `application/json` and `application/problem+json` (RFC 9457 §3); only the Content-Type differs (headers.ts).
  */
 import type { ErrorFields } from "./fields";
+import { occurrenceTemplate } from "./occurrence-template";
 
-export function renderJson(fields: ErrorFields): string {
-  // errorFields() builds the object in wire order and omits `retry_after` when not retryable, so plain
-  // JSON.stringify is both correct and the fastest serialiser available.
+/** The body in full. errorFields() builds the object in wire order and omits `retry_after` when not retryable. */
+export function renderJsonFull(fields: ErrorFields): string {
   return JSON.stringify(fields);
 }
+
+/** Issue 12: the same bytes as `renderJsonFull`, spliced from a per-code template (occurrence-template.ts). */
+export const renderJson: (fields: ErrorFields) => string = occurrenceTemplate(renderJsonFull, (value) =>
+  JSON.stringify(value),
+);

@@ -4,9 +4,14 @@
  * `ray_id`, `timestamp` and `zone` are always double-quoted so an all-digit ray or a timestamp reads back as a string.
  */
 import type { ErrorFields } from "./fields";
-import { yamlScalar } from "./yaml";
+import { occurrenceTemplate } from "./occurrence-template";
+import { doubleQuoted, yamlScalar } from "./yaml";
 
-export function renderMarkdown(f: ErrorFields): string {
+/** Issue 12: the same bytes as `renderMarkdownFull`, spliced from a per-code template (occurrence-template.ts). */
+export const renderMarkdown: (fields: ErrorFields) => string = occurrenceTemplate(renderMarkdownFull, doubleQuoted);
+
+/** The body in full; the per-occurrence values are double-quoted scalars, as `occurrenceTemplate` encodes them. */
+export function renderMarkdownFull(f: ErrorFields): string {
   const retry = f.retry_after === undefined ? "" : `retry_after: ${yamlScalar(f.retry_after)}\n`;
   return (
     "---\n" +
@@ -14,9 +19,9 @@ export function renderMarkdown(f: ErrorFields): string {
     `error_name: ${yamlScalar(f.error_name)}\n` +
     `error_category: ${yamlScalar(f.error_category)}\n` +
     `status: ${yamlScalar(f.status)}\n` +
-    `ray_id: ${yamlScalar(f.ray_id, { quote: true })}\n` +
-    `timestamp: ${yamlScalar(f.timestamp, { quote: true })}\n` +
-    `zone: ${yamlScalar(f.zone, { quote: true })}\n` +
+    `ray_id: ${doubleQuoted(f.ray_id)}\n` +
+    `timestamp: ${doubleQuoted(f.timestamp)}\n` +
+    `zone: ${doubleQuoted(f.zone)}\n` +
     `edge_error: ${yamlScalar(f.edge_error)}\n` +
     `retryable: ${yamlScalar(f.retryable)}\n` +
     retry +

@@ -33,8 +33,8 @@ export async function handleServiceRequest(
   env: Env,
   _ctx: ExecutionContext,
   settings: Settings,
+  url: URL = new URL(request.url),
 ): Promise<Response> {
-  const url = new URL(request.url);
   const route = serviceRoute(url.pathname, settings.servicePrefix);
   if (route.kind === "unknown") return problemResponse(request, PROBLEMS.unknownPath());
   if (request.method !== "GET" && request.method !== "HEAD") {
@@ -92,7 +92,6 @@ export function parseCode(segment: string): Result<CatalogEntry, "malformed" | "
   return entry ? ok(entry) : err("unknown");
 }
 
-/** `{prefix}/error/{code}`: the full pipeline, as if the error had just occurred on this zone (contract §1.6). */
 /**
  * `{prefix}/error/{code}`: the error as if it had just occurred on this zone, with the zone's custom error rules
  * and pages applied (contract §1.6, §2.1): exactly what the zone would serve to this request.
@@ -109,10 +108,10 @@ async function previewError(
   const zone = zoneOf(url);
   const cached = cachedZone(zone); // the hot path: a Map lookup, no promise
   const config = cached === undefined ? await zoneConfig(env, zone) : ok(cached);
-  if (!config.ok) return errorResponse({ code: 500, request, cause: config.error.cause }, { settings, zone });
+  if (!config.ok) return errorResponse({ code: 500, request, url, cause: config.error.cause }, { settings, zone });
   const customization = config.value ? customizationFor(compiledCustomErrors(config.value), env.CONFIG) : undefined;
   return errorResponse(
-    { code: code.value.code, request, cause: "preview endpoint" },
+    { code: code.value.code, request, url, cause: "preview endpoint" },
     { settings, zone, customization },
   );
 }

@@ -39,11 +39,14 @@ export async function handleZoneTraffic(
   // Errors before the zone's config is known have no customisation; after it, the zone's rules and pages apply.
   let customization: ErrorCustomization | undefined;
   const fail = (code: number, cause: string, retryAfter?: number): Promise<Response> =>
-    errorResponse(retryAfter === undefined ? { code, request, cause } : { code, request, cause, retryAfter }, {
-      settings,
-      zone,
-      customization,
-    });
+    errorResponse(
+      retryAfter === undefined ? { code, request, url, cause } : { code, request, url, cause, retryAfter },
+      {
+        settings,
+        zone,
+        customization,
+      },
+    );
 
   // Contract §4: an IP literal is never a zone (API hosts never reach this function).
   if (isIpLiteral(zone)) return fail(1003, `direct IP access to ${zone}`);
@@ -81,7 +84,8 @@ export async function handleZoneTraffic(
   const result = await forwardToOrigin(request, url, headers, route.value.plan, connectorFor(env));
   if (!result.ok) return fail(result.error.code, result.error.cause);
   // Custom error rules also see the origin's own errors (contract §2.1); pages and defaults never replace them.
-  if (custom && result.value.status >= 400) return applyToOriginError(custom, request, result.value) ?? result.value;
+  if (custom && result.value.status >= 400)
+    return applyToOriginError(custom, request, result.value, url) ?? result.value;
   return result.value;
 }
 

@@ -18,6 +18,8 @@ export interface ErrorInfo {
 
 export interface RuleInput {
   readonly request: Request;
+  /** The request's URL when the caller has already parsed it (the Worker parses it once per request, issue 12). */
+  readonly url?: URL;
   readonly error?: ErrorInfo;
 }
 
@@ -26,7 +28,7 @@ export class RequestFacts {
   constructor(readonly input: RuleInput) {}
 
   get url(): URL {
-    this.parsedUrl ??= new URL(this.input.request.url);
+    this.parsedUrl ??= this.input.url ?? new URL(this.input.request.url);
     return this.parsedUrl;
   }
 

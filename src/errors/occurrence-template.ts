@@ -1,0 +1,96 @@
+/**
+ * Issue 12: two occurrences of one error differ only in five values: `type` (it carries the requested zone's
+ * scheme and authority), `instance` and `ray_id` (the ray), `timestamp` and `zone`. Everything else in
+ * `ErrorFields` is a function of the code, the retry value and the footer (pipeline.ts `errorFields`,
+ * `withRetryGuidance`). So each body format renders a (code, retry_after, footer) body once per isolate with a
+ * marker in each of those places, splits it there, and an error then costs one concatenation of the constant parts
+ * with its five values encoded the way the renderer would have encoded them.
+ *
+ * The rendering stays the single source of truth: the template is made by the real renderer, and a body whose
+ * constant text already holds the marker character cannot be split safely and is rendered in full. Tests compare
+ * the spliced body with the full rendering for every catalog code (test/workers/errors/occurrence-template.test.ts).
+ * Pure.
+ */
+import type { ErrorFields } from "./fields";
+
+/** The fields that vary per occurrence, in no particular order (a renderer places them where it wants). */
+type Slot = "type" | "instance" | "ray_id" | "timestamp" | "zone";
+const SLOTS: readonly Slot[] = ["type", "instance", "ray_id", "timestamp", "zone"];
+const MARK = "\u0001";
+
+interface Template {
+  /** Text between the slots: `parts.length === slots.length + 1`. */
+  readonly parts: readonly string[];
+  readonly slots: readonly Slot[];
+}
+
+/** Bounded: dynamic Retry-After values (rate limiting) make one key per value; a full map simply starts again. */
+const MAX_TEMPLATES = 512;
+
+/**
+ * `render` made cheap per occurrence. `encode` is how the renderer writes one slot value into its output (JSON
+ * string literal, HTML text, YAML double-quoted scalar): it must be applied to the marker and to the values alike,
+ * and it must be what `render` does to those fields.
+ */
+export function occurrenceTemplate(
+  render: (fields: ErrorFields) => string,
+  encode: (value: string) => string,
+): (fields: ErrorFields) => string {
+  // Keyed by code, then by footer, then by retry value: no string is built per error to find the template.
+  const byCode = new Map<number, Map<string, Map<number | undefined, Template | null>>>();
+  let size = 0;
+  const pattern = new RegExp(SLOTS.map((slot) => escapeRegExp(encode(`${MARK}${slot}${MARK}`))).join("|"), "g");
+  const slotOf = new Map(SLOTS.map((slot) => [encode(`${MARK}${slot}${MARK}`), slot]));
+
+  function build(f: ErrorFields): Template | null {
+    if (`${f.footer}${f.what_you_should_do}${f.detail}${f.title}${f.error_name}`.includes(MARK)) return null;
+    const marked: ErrorFields = {
+      ...f,
+      type: `${MARK}type${MARK}`,
+      instance: `${MARK}instance${MARK}`,
+      ray_id: `${MARK}ray_id${MARK}`,
+      timestamp: `${MARK}timestamp${MARK}`,
+      zone: `${MARK}zone${MARK}`,
+    };
+    const text = render(marked);
+    const parts: string[] = [];
+    const slots: Slot[] = [];
+    let last = 0;
+    for (const match of text.matchAll(pattern)) {
+      parts.push(text.slice(last, match.index));
+      slots.push(slotOf.get(match[0]) as Slot);
+      last = match.index + match[0].length;
+    }
+    parts.push(text.slice(last));
+    // A marker that the renderer transformed some other way (it should not) means the split is not trustworthy.
+    if (parts.some((part) => part.includes(MARK))) return null;
+    return { parts, slots };
+  }
+
+  return (f) => {
+    let byFooter = byCode.get(f.error_code);
+    if (byFooter === undefined) byCode.set(f.error_code, (byFooter = new Map()));
+    let byRetry = byFooter.get(f.footer);
+    if (byRetry === undefined) byFooter.set(f.footer, (byRetry = new Map()));
+    let template = byRetry.get(f.retry_after);
+    if (template === undefined) {
+      if (size >= MAX_TEMPLATES) {
+        byCode.clear();
+        size = 0;
+        byCode.set(f.error_code, (byFooter = new Map([[f.footer, (byRetry = new Map())]])));
+      }
+      template = build(f);
+      byRetry.set(f.retry_after, template);
+      size++;
+    }
+    if (template === null) return render(f);
+    const { parts, slots } = template;
+    let out = parts[0] as string;
+    for (let i = 0; i < slots.length; i++) out += encode(f[slots[i] as Slot]) + (parts[i + 1] as string);
+    return out;
+  };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&");
+}

@@ -1,0 +1,94 @@
+/**
+ * Issue 12: every body format (JSON, Markdown, HTML) of an error is rendered once per (code, retry_after, footer)
+ * with markers in its per-occurrence places and then only spliced (src/errors/occurrence-template.ts). The spliced
+ * body must be byte for byte the body the full renderer gives, for every code of the catalog, dynamic retry values
+ * and hostile per-occurrence values.
+ */
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { CATALOG } from "../../../src/errors/catalog";
+import { errorFields, footerText, type ErrorFields } from "../../../src/errors/fields";
+import { withRetryGuidance } from "../../../src/errors/pipeline";
+import { renderHtml, renderPage } from "../../../src/errors/render-html";
+import { renderJson, renderJsonFull } from "../../../src/errors/render-json";
+import { renderMarkdown, renderMarkdownFull } from "../../../src/errors/render-markdown";
+
+const HOSTILE_ZONE = `<script>alert("z")</script>&'.example\\ \u0000 \u2028 "quoted" ☃ \ud83d\ude00`;
+const HOSTILE_TYPE = `https://x.example/"><img src=x onerror=alert(1)>\\u0001`;
+
+const FORMATS: readonly (readonly [string, (f: ErrorFields) => string, (f: ErrorFields) => string])[] = [
+  ["JSON", renderJson, renderJsonFull],
+  ["Markdown", renderMarkdown, renderMarkdownFull],
+  ["HTML", renderHtml, renderPage],
+];
+
+function fields(code: number, retry: number | null, zone: string, type: string, footer = footerText("the edge")) {
+  const entry = CATALOG.find((e) => e.code === code)!;
+  const retryAfter = entry.retryAfter === null ? null : (retry ?? entry.retryAfter);
+  return errorFields(withRetryGuidance(entry, retryAfter), {
+    type,
+    rayId: Math.random().toString(16).slice(2, 18).padEnd(16, "0"),
+    timestamp: "2026-11-22T16:00:00Z",
+    zone,
+    retryAfter,
+    footer,
+  });
+}
+
+describe.each(FORMATS)("%s: the spliced body equals the full rendering", (_name, spliced, full) => {
+  it.each(CATALOG.map((e) => e.code))(
+    "code %i, several times (then from the cache), plain and hostile values",
+    (code) => {
+      for (const [zone, type] of [
+        ["shop.example", `http://shop.example/cdn-cgi/errors/${code}`],
+        [HOSTILE_ZONE, HOSTILE_TYPE],
+        ["other.example", `http://other.example/cdn-cgi/errors/${code}`],
+        ["", ""],
+      ] as const) {
+        const f = fields(code, null, zone, type);
+        expect(spliced(f)).toBe(full(f));
+      }
+    },
+  );
+
+  it("a dynamic Retry-After and another operator name are bodies of their own", () => {
+    for (const retry of [1, 2, 42, 3600]) {
+      const f = fields(1015, retry, "shop.example", "http://shop.example/cdn-cgi/errors/1015");
+      expect(spliced(f)).toBe(full(f));
+    }
+    const f = fields(522, null, "shop.example", "http://x/", footerText(`Ops <"Team"> \\ \n`));
+    expect(spliced(f)).toBe(full(f));
+  });
+
+  it("a footer carrying the marker character is rendered in full, never split on", () => {
+    const f = fields(522, null, "shop.example", "http://x/", footerText("odd\u0001zone\u0001name"));
+    expect(spliced(f)).toBe(full(f));
+  });
+});
+
+describe("what the spliced bodies say", () => {
+  it("JSON and Markdown read back the hostile values exactly", () => {
+    const f = fields(522, null, HOSTILE_ZONE, HOSTILE_TYPE);
+    const json = JSON.parse(renderJson(f)) as Record<string, unknown>;
+    expect(json).toEqual(JSON.parse(JSON.stringify(f)));
+    const frontmatter = parse(renderMarkdown(f).split("\n---\n")[0]!.slice(4)) as Record<string, unknown>;
+    expect(frontmatter.zone).toBe(HOSTILE_ZONE);
+    expect(frontmatter.ray_id).toBe(f.ray_id);
+  });
+
+  it("a dynamic Retry-After is in every format", () => {
+    const f = fields(1015, 42, "shop.example", "http://shop.example/cdn-cgi/errors/1015");
+    expect(JSON.parse(renderJson(f))).toMatchObject({ retry_after: 42 });
+    expect(renderMarkdown(f)).toContain("retry_after: 42\n");
+    expect(renderHtml(f)).toContain("try again in 42 seconds");
+  });
+
+  it("HTML: hostile values are escaped in the spliced page", () => {
+    const page = renderHtml(fields(522, null, HOSTILE_ZONE, HOSTILE_TYPE));
+    expect(page).not.toContain("<script>alert");
+    expect(page).not.toContain("<img src=x");
+    expect(page).toContain("&lt;script&gt;alert(&quot;z&quot;)&lt;/script&gt;&amp;&#39;.example");
+    const f = fields(522, null, "shop.example", "http://x/", footerText(`Ops <"Team">`));
+    expect(renderHtml(f)).toContain("Ops &lt;&quot;Team&quot;&gt;");
+  });
+});
