@@ -65,17 +65,17 @@ export async function handle(request: Request, env: Env, ctx: ExecutionContext):
   try {
     switch (destination) {
       case "service":
-        if (isLoop(request)) return loop(request, url, settings);
+        if (isLoop(request)) return loop(request, url, settings, ctx);
         return await handleServiceRequest(request, env, ctx, settings, url);
       case "api":
-        if (isLoop(request)) return loop(request, url, settings);
+        if (isLoop(request)) return loop(request, url, settings, ctx);
         return await api.handle(request, env, ctx, settings, url);
       case "zone":
         // Zone traffic checks the mark in its single pass over the request headers (src/traffic/zone-traffic.ts).
         return await handleZoneTraffic(request, env, ctx, settings, url);
     }
   } catch (error) {
-    return unhandled(error, destination, request, url, settings);
+    return unhandled(error, destination, request, url, settings, ctx);
   }
 }
 
@@ -85,9 +85,9 @@ function isLoop(request: Request): boolean {
 }
 
 /** RFC 8586: our own mark means this request already went through this service once (contract §3: 1000). */
-function loop(request: Request, url: URL, settings: Settings): Promise<Response> {
+function loop(request: Request, url: URL, settings: Settings, invocation: ExecutionContext): Promise<Response> {
   const cause = "CDN-Loop already carries this service's mark";
-  return errorResponse({ code: 1000, request, url, cause }, { settings, zone: zoneOf(url) });
+  return errorResponse({ code: 1000, request, url, cause }, { settings, zone: zoneOf(url), invocation });
 }
 
 async function unhandled(
@@ -96,6 +96,7 @@ async function unhandled(
   request: Request,
   url: URL,
   settings: Settings,
+  invocation: ExecutionContext,
 ): Promise<Response> {
   const cause = causeOf(error);
   if (destination === "api") {
@@ -104,7 +105,7 @@ async function unhandled(
     return apiFailureResponse(API_FAILURES.internal(ray));
   }
   try {
-    return await errorResponse({ code: 1101, request, url, cause }, { settings, zone: zoneOf(url) });
+    return await errorResponse({ code: 1101, request, url, cause }, { settings, zone: zoneOf(url), invocation });
   } catch (secondary) {
     // The pipeline itself failed (it should not): the same 1101, built without reading the request.
     return fallbackErrorResponse(1101, url, settings, `${cause}; then in the pipeline: ${causeOf(secondary)}`);

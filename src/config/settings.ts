@@ -17,6 +17,8 @@ export interface Settings {
   readonly defaultOrigin: string | null;
   /** Account tag limit (contract §5). */
   readonly tagLimit: number;
+  /** How long error log lines of a burst wait to be written together (src/errors/error-log.ts); 0 = never. */
+  readonly errorLogCoalesceMs: number;
 }
 
 /** The vars this module reads; all optional so tests and partial configs still get defaults. */
@@ -27,6 +29,7 @@ export interface SettingsVars {
   SERVICE_PREFIX?: string;
   DEFAULT_ORIGIN?: string;
   TAG_LIMIT?: string;
+  ERROR_LOG_COALESCE_MS?: string;
 }
 
 export const DEFAULT_SETTINGS = {
@@ -34,7 +37,11 @@ export const DEFAULT_SETTINGS = {
   operatorName: "the edge",
   servicePrefix: "/cdn-cgi",
   tagLimit: 10_000,
+  errorLogCoalesceMs: 50,
 } as const;
+
+/** ERROR_LOG_COALESCE_MS bounds: a line is never held longer than a second. */
+const MAX_COALESCE_MS = 1000;
 
 const cache = new WeakMap<object, Settings>();
 
@@ -67,6 +74,7 @@ export function parseSettings(env: SettingsVars): Settings {
     servicePrefix: "/" + prefix.replace(/^\/+|\/+$/g, ""),
     defaultOrigin: nonEmpty(env.DEFAULT_ORIGIN) ?? null,
     tagLimit: Number.isSafeInteger(limit) && limit > 0 ? limit : DEFAULT_SETTINGS.tagLimit,
+    errorLogCoalesceMs: coalesceMs(env.ERROR_LOG_COALESCE_MS),
   };
 }
 
@@ -78,6 +86,13 @@ function normaliseApiHost(entry: string): string {
   const host = entry.trim().toLowerCase();
   const withoutPort = host.startsWith("[") ? host.replace(/^(\[[^\]]*\])(:\d+)?$/, "$1") : host.replace(/:\d+$/, "");
   return normaliseHostname(withoutPort);
+}
+
+/** Whole milliseconds 0..MAX_COALESCE_MS; anything else (unset, `abc`, `-1`, `1e3`, `5000`) is the default. */
+function coalesceMs(value: string | undefined): number {
+  const raw = value?.trim() ?? "";
+  const ms = /^(0|[1-9][0-9]{0,3})$/.test(raw) ? Number(raw) : Number.NaN;
+  return ms <= MAX_COALESCE_MS ? ms : DEFAULT_SETTINGS.errorLogCoalesceMs;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -29,7 +29,7 @@ async function preview(c: ApiContext): Promise<Response> {
   const customization = customizationFor(compiledCustomErrors(config.value), c.env.CONFIG);
   return errorResponse(
     { code: entry.code, request: c.request, cause: "preview through the zone API" },
-    { settings: c.settings, zone: zone.value, customization },
+    { settings: c.settings, zone: zone.value, customization, invocation: c.ctx },
   );
 }
 

@@ -14,6 +14,7 @@ import type { Settings } from "../config/settings";
 import { zoneOf } from "../http/host";
 import { newRayId } from "../http/ray";
 import { catalogEntry, type CatalogEntry } from "./catalog";
+import { logEdgeError, type Invocation } from "./error-log";
 import { errorFields, footerText, wireTimestamp, type ErrorFields } from "./fields";
 import { chooseErrorFormat, type ErrorFormatChoice } from "./format";
 import { errorHeaders, negotiatedResponse, type HeaderRecord } from "./headers";
@@ -38,6 +39,8 @@ export interface ErrorEvent {
 /** Where the error happens. */
 export interface ErrorScope {
   readonly settings: Settings;
+  /** The invocation, so the log line of an error in a burst can be written after the response (error-log.ts). */
+  readonly invocation?: Invocation;
   /** Requested hostname, lower-case, no port. */
   readonly zone: string;
   /**
@@ -88,7 +91,11 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
     footer: footerText(scope.settings.operatorName),
   });
   const headers = await errorHeaders(choice, rayId, retryAfter);
-  logEdgeError(rayId, scope.zone, entry, cause);
+  logEdgeError(
+    { ray: rayId, zone: scope.zone, code: entry.code, status: entry.status, cause },
+    scope.settings.errorLogCoalesceMs,
+    scope.invocation,
+  );
 
   // Contract §2.1, in order; the first step that answers wins.
   const custom = scope.customization;
@@ -136,7 +143,7 @@ export async function fallbackErrorResponse(
   });
   const choice = chooseErrorFormat("application/json");
   const headers = await errorHeaders(choice, rayId, entry.retryAfter);
-  logEdgeError(rayId, zone, entry, cause);
+  logEdgeError({ ray: rayId, zone, code: entry.code, status: entry.status, cause }, 0);
   return negotiatedResponse("GET", fields.status, headers, renderJson(fields));
 }
 
@@ -210,15 +217,4 @@ export function typeUri(code: number, requestUrl: string, settings: Settings): s
   } catch {
     return new URL(`${settings.servicePrefix}/errors/${code}`, requestUrl).href;
   }
-}
-
-/** ONE structured log line per generated error; 5xx (the service's or the origin's fault) go to the error stream. */
-function logEdgeError(ray: string, zone: string, entry: CatalogEntry, cause: string | undefined): void {
-  // The same JSON object as `JSON.stringify({event, ray, zone, code, status, cause})` gives (issue 12: the log
-  // line stays; only the strings that can hold anything are serialised, the rest is known to be plain).
-  const line =
-    `{"event":"edge_error","ray":"${ray}","zone":${JSON.stringify(zone)},"code":${entry.code},` +
-    `"status":${entry.status},"cause":${cause === undefined ? "null" : JSON.stringify(cause)}}`;
-  if (entry.status >= 500) console.error(line);
-  else console.log(line);
 }

@@ -31,7 +31,7 @@ const PROBLEM_CACHE_CONTROL = "private, no-store";
 export async function handleServiceRequest(
   request: Request,
   env: Env,
-  _ctx: ExecutionContext,
+  ctx: ExecutionContext,
   settings: Settings,
   url: URL = new URL(request.url),
 ): Promise<Response> {
@@ -42,7 +42,7 @@ export async function handleServiceRequest(
   }
   switch (route.kind) {
     case "error":
-      return previewError(request, url, route.code, settings, env);
+      return previewError(request, url, route.code, settings, env, ctx);
     case "errors":
       return referenceList(request, settings);
     case "errors-code":
@@ -102,17 +102,20 @@ async function previewError(
   segment: string,
   settings: Settings,
   env: Env,
+  invocation: ExecutionContext,
 ): Promise<Response> {
   const code = parseCode(segment);
   if (!code.ok) return problemResponse(request, PROBLEMS.unknownCode());
   const zone = zoneOf(url);
   const cached = cachedZone(zone); // the hot path: a Map lookup, no promise
   const config = cached === undefined ? await zoneConfig(env, zone) : ok(cached);
-  if (!config.ok) return errorResponse({ code: 500, request, url, cause: config.error.cause }, { settings, zone });
+  if (!config.ok) {
+    return errorResponse({ code: 500, request, url, cause: config.error.cause }, { settings, zone, invocation });
+  }
   const customization = config.value ? customizationFor(compiledCustomErrors(config.value), env.CONFIG) : undefined;
   return errorResponse(
     { code: code.value.code, request, url, cause: "preview endpoint" },
-    { settings, zone, customization },
+    { settings, zone, customization, invocation },
   );
 }
 

@@ -31,7 +31,7 @@ interface Route {
 export async function handleZoneTraffic(
   request: Request,
   env: Env,
-  _ctx: ExecutionContext,
+  ctx: ExecutionContext,
   settings: Settings,
   url: URL = new URL(request.url),
 ): Promise<Response> {
@@ -41,11 +41,7 @@ export async function handleZoneTraffic(
   const fail = (code: number, cause: string, retryAfter?: number): Promise<Response> =>
     errorResponse(
       retryAfter === undefined ? { code, request, url, cause } : { code, request, url, cause, retryAfter },
-      {
-        settings,
-        zone,
-        customization,
-      },
+      { settings, zone, customization, invocation: ctx },
     );
 
   // Contract §4: an IP literal is never a zone (API hosts never reach this function).
