@@ -25,19 +25,29 @@ export function customizationFor(compiled: CompiledCustomErrors, kv: KVNamespace
   };
 }
 
+/**
+ * What rules see of a generated error. A class, not a literal with a getter (made per error, issue 12): the
+ * response headers are read only if a rule uses `http.response.headers` (the field is extracted lazily).
+ */
+class GeneratedInfo implements ErrorInfo {
+  readonly status: number;
+  readonly code1xxx: number;
+  readonly errorType: "1xxx" | "5xx";
+  constructor(private readonly error: GeneratedError) {
+    const code = error.entry.code;
+    this.status = error.fields.status;
+    this.code1xxx = code >= 1000 ? code : 0;
+    this.errorType = code >= 1000 ? "1xxx" : "5xx";
+  }
+
+  get responseHeaders(): Headers {
+    return this.error.headers;
+  }
+}
+
 /** §2.1 step 1 for a generated error. */
 function ruleStep(compiled: CompiledCustomErrors, error: GeneratedError): Response | null {
-  const code = error.entry.code;
-  const info: ErrorInfo = {
-    status: error.fields.status,
-    code1xxx: code >= 1000 ? code : 0,
-    errorType: code >= 1000 ? "1xxx" : "5xx",
-    // Read only if a rule uses `http.response.headers` (the field is extracted lazily).
-    get responseHeaders() {
-      return error.headers;
-    },
-  };
-  const matched = firstMatch(compiled, error.request, error.url, info);
+  const matched = firstMatch(compiled, error.request, error.url, new GeneratedInfo(error));
   if (!matched) return null;
   const headers = new Headers(error.headers);
   return serveRule(matched, error.request, headers, error.fields.ray_id, error.fields.status);

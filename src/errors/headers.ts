@@ -40,6 +40,24 @@ export async function errorHeaders(
   rayId: string,
   retryAfter: number | null,
 ): Promise<HeaderRecord> {
+  return buildErrorHeaders(choice, rayId, retryAfter, csp ?? (await contentSecurityPolicy()));
+}
+
+/** `errorHeaders` without a promise once the CSP value is known (every error after the isolate's first); else null. */
+export function errorHeadersNow(
+  choice: ErrorFormatChoice,
+  rayId: string,
+  retryAfter: number | null,
+): HeaderRecord | null {
+  return csp === null ? null : buildErrorHeaders(choice, rayId, retryAfter, csp);
+}
+
+function buildErrorHeaders(
+  choice: ErrorFormatChoice,
+  rayId: string,
+  retryAfter: number | null,
+  policy: string,
+): HeaderRecord {
   // A plain record, not `Headers` (issue 12): `new Response(body, {headers})` builds its own header list from
   // either, so a `Headers` made first is built twice. Callers that need one (custom rules) make it on demand.
   const headers: HeaderRecord = {
@@ -48,7 +66,7 @@ export async function errorHeaders(
     Vary: "Accept",
     "Ray-ID": rayId,
     "X-Content-Type-Options": "nosniff",
-    "Content-Security-Policy": csp ?? (await contentSecurityPolicy()),
+    "Content-Security-Policy": policy,
   };
   if (retryAfter !== null) headers["Retry-After"] = String(retryAfter);
   return headers;

@@ -17,7 +17,7 @@ import { catalogEntry, type CatalogEntry } from "./catalog";
 import { logEdgeError, type Invocation } from "./error-log";
 import { errorFields, footerText, wireTimestamp, type ErrorFields } from "./fields";
 import { chooseErrorFormat, type ErrorFormatChoice } from "./format";
-import { errorHeaders, negotiatedResponse, type HeaderRecord } from "./headers";
+import { errorHeaders, errorHeadersNow, negotiatedResponse, type HeaderRecord } from "./headers";
 import { renderHtml } from "./render-html";
 import { renderJson } from "./render-json";
 import { renderMarkdown } from "./render-markdown";
@@ -70,6 +70,25 @@ export interface ErrorCustomization {
   readonly page?: CustomizationStep;
 }
 
+/**
+ * The error as the customisation steps see it. A class, not a literal with a getter: it is made per error, and the
+ * `Headers` are built only if a step reads them (a rule on `http.response.headers`, a rule or page that answers).
+ */
+class Generated implements GeneratedError {
+  private built: Headers | undefined;
+  constructor(
+    readonly entry: CatalogEntry,
+    readonly fields: ErrorFields,
+    readonly request: Request,
+    readonly url: URL | undefined,
+    private readonly record: HeaderRecord,
+  ) {}
+
+  get headers(): Headers {
+    return (this.built ??= new Headers(this.record));
+  }
+}
+
 /** The catalog code the pipeline answers when a producer passes a code the catalog does not have. */
 const FALLBACK_CODE = 500;
 
@@ -90,7 +109,8 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
     retryAfter,
     footer: footerText(scope.settings.operatorName),
   });
-  const headers = await errorHeaders(choice, rayId, retryAfter);
+  // The CSP value is known after the first error: no await on the hot path (issue 12).
+  const headers = errorHeadersNow(choice, rayId, retryAfter) ?? (await errorHeaders(choice, rayId, retryAfter));
   logEdgeError(
     { ray: rayId, zone: scope.zone, code: entry.code, status: entry.status, cause },
     scope.settings.errorLogCoalesceMs,
@@ -100,19 +120,13 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
   // Contract §2.1, in order; the first step that answers wins.
   const custom = scope.customization;
   if (custom) {
-    // `Headers` only if a step reads them (a rule on `http.response.headers`, a rule or page that answers).
-    let built: Headers | undefined;
-    const generated: GeneratedError = {
-      entry,
-      fields,
-      request,
-      get headers() {
-        return (built ??= new Headers(headers));
-      },
-    };
-    const byRule = await custom.rule?.(generated); // 1. the zone's custom error rules
+    const generated = new Generated(entry, fields, request, event.url, headers);
+    // A step that answers synchronously (rules always do) is not awaited: no microtask per error (issue 12).
+    const ruled = custom.rule?.(generated); // 1. the zone's custom error rules
+    const byRule = ruled instanceof Promise ? await ruled : ruled;
     if (byRule) return byRule;
-    const byPage = await custom.page?.(generated); // 2. the zone's error page of the error's class
+    const paged = custom.page?.(generated); // 2. the zone's error page of the error's class
+    const byPage = paged instanceof Promise ? await paged : paged;
     if (byPage) return byPage;
   }
   return structuredDefault(fields, choice, headers, request.method); // 3. the structured default
@@ -193,21 +207,43 @@ export function withRetryGuidance(entry: CatalogEntry, retryAfter: number | null
 /** `/segment/segment`: no dot segments, nothing that resolution would encode or normalise, not `//host`. */
 const PLAIN_PATH = /^(?:\/(?!\.{1,2}(?:\/|$))[A-Za-z0-9\-_.~]+)+$/;
 
+interface TypeBase {
+  /** absolute: used as is; plain: a path spliced after the request's authority; other: resolved by `new URL`. */
+  readonly kind: "absolute" | "plain" | "other";
+  readonly path: string;
+}
+
+/** What ERROR_DOCS_BASE is, decided once per settings (it is a var: the same for every error). */
+const typeBases = new WeakMap<Settings, TypeBase>();
+function typeBase(settings: Settings): TypeBase {
+  let known = typeBases.get(settings);
+  if (known === undefined) {
+    const base = settings.errorDocsBase ?? `${settings.servicePrefix}/errors`;
+    // Relative bases count from the zone's root (`docs/errors` never depends on the requested path); `//host/x`
+    // keeps its host.
+    const path = base.startsWith("/") ? base : `/${base}`;
+    known = /^[a-z][a-z0-9+.-]*:/i.test(base)
+      ? { kind: "absolute", path: base }
+      : { kind: PLAIN_PATH.test(path) ? "plain" : "other", path };
+    typeBases.set(settings, known);
+  }
+  return known;
+}
+
 /**
  * `type` (contract §1.1): `{ERROR_DOCS_BASE}/{code}`, always absolute. ERROR_DOCS_BASE may itself be relative
  * (`/docs/errors`): it is then resolved against the request like the default, `{SERVICE_PREFIX}/errors` on the
  * requested zone, which is the service's own reference page of the code (contract §1.6).
  */
 export function typeUri(code: number, requestUrl: string, settings: Settings): string {
-  const base = settings.errorDocsBase ?? `${settings.servicePrefix}/errors`;
+  const base = typeBase(settings);
   // Already absolute (RFC 3986 §3.1 scheme): used as is.
-  if (/^[a-z][a-z0-9+.-]*:/i.test(base)) return `${base}/${code}`;
-  // Relative: from the zone's root (`docs/errors` never depends on the requested path); `//host/x` keeps its host.
-  const path = base.startsWith("/") ? base : `/${base}`;
+  if (base.kind === "absolute") return `${base.path}/${code}`;
+  const path = base.path;
   // Issue 12: a plain absolute path (the default `/cdn-cgi/errors`) resolves to the request URL's scheme and
   // authority followed by the path, exactly what `new URL` would give (a serialised URL, so nothing to normalise),
   // without parsing the URL a second time per error.
-  if (PLAIN_PATH.test(path)) {
+  if (base.kind === "plain") {
     const authority = requestUrl.indexOf("//");
     const end = authority === -1 ? -1 : requestUrl.indexOf("/", authority + 2);
     if (end !== -1) return `${requestUrl.slice(0, end)}${path}/${code}`;
