@@ -19,11 +19,21 @@ import { pageHtml } from "./page-cache";
 /** The customisation steps of contract §2.1 for one zone, filled for the error pipeline's seam. */
 export function customizationFor(compiled: CompiledCustomErrors, kv: KVNamespace): ErrorCustomization | undefined {
   if (!compiled.active || (compiled.rules.length === 0 && compiled.pages.size === 0)) return undefined;
-  return {
+  // Built once per compiled version and KV binding, not per error (issue 12).
+  const known = customizations.get(compiled);
+  if (known !== undefined && known.kv === kv) return known.steps;
+  const steps: ErrorCustomization = {
     rule: compiled.rules.length === 0 ? undefined : (error) => ruleStep(compiled, error),
     page: compiled.pages.size === 0 ? undefined : (error) => pageStep(compiled, kv, error),
   };
+  customizations.set(compiled, { kv, steps });
+  return steps;
 }
+
+const customizations = new WeakMap<
+  CompiledCustomErrors,
+  { readonly kv: KVNamespace; readonly steps: ErrorCustomization }
+>();
 
 /**
  * What rules see of a generated error. A class, not a literal with a getter (made per error, issue 12): the

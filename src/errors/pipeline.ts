@@ -17,7 +17,13 @@ import { catalogEntry, type CatalogEntry } from "./catalog";
 import { logEdgeError, type Invocation } from "./error-log";
 import { errorFields, footerText, wireTimestamp, type ErrorFields } from "./fields";
 import { chooseErrorFormat, type ErrorFormatChoice } from "./format";
-import { errorHeaders, errorHeadersNow, negotiatedResponse, type HeaderRecord } from "./headers";
+import {
+  errorHeaders,
+  errorHeadersNow,
+  negotiatedResponse,
+  prototypedErrorResponse,
+  type HeaderRecord,
+} from "./headers";
 import { renderHtml } from "./render-html";
 import { renderJson } from "./render-json";
 import { renderMarkdown } from "./render-markdown";
@@ -168,7 +174,12 @@ function structuredDefault(
   headers: HeaderRecord,
   method: string,
 ): Response {
-  return negotiatedResponse(method, fields.status, headers, render(fields, choice));
+  const body = render(fields, choice);
+  if (method !== "HEAD") {
+    const copied = prototypedErrorResponse(choice, fields.status, fields.ray_id, fields.retry_after ?? null, body);
+    if (copied !== null) return copied;
+  }
+  return negotiatedResponse(method, fields.status, headers, body);
 }
 
 function render(fields: ErrorFields, choice: ErrorFormatChoice): string {
