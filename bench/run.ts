@@ -3,7 +3,7 @@
  * after the other (never in parallel: they would compete for the 2 cores and void each other's numbers).
  * Each suite prints a table with ratios against a baseline measured in the same run; see bench/README.md.
  */
-import { readdir } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { report } from "./lib/report.ts";
@@ -36,9 +36,18 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     console.error(`\n▶ ${name}: ${module.description}${quick ? " (quick)" : ""}`);
     const started = Date.now();
+    const stealBefore = await stealSeconds();
     try {
       const result = await module.run({ name, root, quick, wrk, log: (line) => console.error(`  ${line}`) });
-      const path = await report(root, wrk ? `${name}-wrk` : name, result);
+      const stealAfter = await stealSeconds();
+      const notes =
+        stealBefore === null || stealAfter === null
+          ? result.notes
+          : [
+              ...(result.notes ?? []),
+              `CPU time stolen by the hypervisor during the suite: ${(stealAfter - stealBefore).toFixed(1)} s`,
+            ];
+      const path = await report(root, wrk ? `${name}-wrk` : name, { ...result, notes });
       console.error(`  ${((Date.now() - started) / 1000).toFixed(1)} s; JSON: ${path}`);
     } catch (error) {
       console.error(`✗ ${name} failed:`, error);
@@ -46,6 +55,20 @@ async function main(argv: readonly string[]): Promise<number> {
     }
   }
   return failed === 0 ? 0 : 1;
+}
+
+/**
+ * Seconds of CPU time the hypervisor gave to others (`steal` of /proc/stat, all CPUs), or null off Linux. On a
+ * shared virtual machine this is what makes one run's numbers move against another's: reported with every suite.
+ */
+async function stealSeconds(): Promise<number | null> {
+  try {
+    const cpu = (await readFile("/proc/stat", "utf8")).split("\n")[0]!.trim().split(/\s+/);
+    const steal = Number(cpu[8]);
+    return Number.isFinite(steal) ? steal / 100 : null; // USER_HZ = 100 (bench/lib/cpu.ts)
+  } catch {
+    return null;
+  }
 }
 
 process.exitCode = await main(process.argv.slice(2));

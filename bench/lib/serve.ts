@@ -39,6 +39,8 @@ export interface Served {
   readonly miniflare: Miniflare;
   /** CPU seconds used so far by this instance's workerd process (Linux), or null; pass it to `load()`. */
   readonly cpuSeconds: CpuProbe;
+  /** This instance's workerd process id, when it could be told apart (Linux), else null (see `pin.ts`). */
+  readonly pid: number | null;
   dispose(): Promise<void>;
 }
 
@@ -122,8 +124,9 @@ async function startWorker(options: ServeOptions): Promise<Served> {
   });
   const url = await miniflare.ready;
   const added = [...(await childPids("workerd"))].filter((pid) => !before.has(pid));
-  const cpuSeconds: CpuProbe = added.length === 1 ? cpuProbe(added[0] as number) : async () => null;
-  return { url, miniflare, cpuSeconds, dispose: () => miniflare.dispose() };
+  const pid = added.length === 1 ? (added[0] as number) : null;
+  const cpuSeconds: CpuProbe = pid !== null ? cpuProbe(pid) : async () => null;
+  return { url, miniflare, cpuSeconds, pid, dispose: () => miniflare.dispose() };
 }
 
 /** What the harness needs from wrangler.toml: the compatibility date and the flat string `[vars]`. */

@@ -25,6 +25,7 @@ import { interleavedRounds, load, type LoadResult } from "../lib/load.ts";
 import { loadRows } from "../lib/rows.ts";
 import { serveWorker, type Served } from "../lib/serve.ts";
 import type { SuiteContext, SuiteResult } from "../lib/suite.ts";
+import { pinApart, type Pinning } from "../lib/pin.ts";
 import { wrkLoad } from "../lib/wrk.ts";
 
 export const description = "GET /cdn-cgi/error/522 (JSON, HTML) vs a trivial Worker, Miniflare on a port";
@@ -32,7 +33,7 @@ export const description = "GET /cdn-cgi/error/522 (JSON, HTML) vs a trivial Wor
 const PATH = "/cdn-cgi/error/522";
 const TARGET = 0.85;
 
-type Server = "baseline" | "real" | "sameBytes" | "noConsole";
+type Server = "baseline" | "real" | "sameBytes" | "sameHtml" | "noConsole";
 
 interface Scenario {
   readonly name: string;
@@ -73,6 +74,13 @@ const SCENARIOS: readonly Scenario[] = [
     expectContentType: JSON_TYPE,
   },
   {
+    name: "diagnostic: constant Worker, same HTML answer",
+    server: "sameHtml",
+    accept: "text/html",
+    expectStatus: 522,
+    expectContentType: "text/html; charset=utf-8",
+  },
+  {
     name: "diagnostic: real Worker, console dropped (JSON)",
     server: "noConsole",
     accept: "application/json",
@@ -89,6 +97,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
   const connections = 8; // enough to keep workerd busy; more only queues on 2 cores (toolchain.md §6)
   const notes: string[] = [];
   const started: Served[] = [];
+  let pinning: Pinning | null = null;
   const start = async (served: Promise<Served>): Promise<Served> => {
     const value = await served;
     started.push(value);
@@ -102,7 +111,10 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
     const servers: Record<Server, Served> = {
       real,
       baseline: await start(serveWorker({ root, entry: "bench/baseline/worker.ts", durableObjects: {} })),
-      sameBytes: await start(serveWorker({ root, script: await constantWorker(real), durableObjects: {} })),
+      sameBytes: await start(
+        serveWorker({ root, script: await constantWorker(real, "application/json"), durableObjects: {} }),
+      ),
+      sameHtml: await start(serveWorker({ root, script: await constantWorker(real, "text/html"), durableObjects: {} })),
       noConsole: await start(
         serveWorker({ root, entry: "src/index.ts", dropConsole: true, bindings: { ADMIN_TOKEN } }),
       ),
@@ -112,6 +124,8 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
       const problem = await checkOnce(servers[scenario.server], scenario);
       if (problem !== null) notes.push(`WARNING ${scenario.name}: ${problem}`);
     }
+    // --wrk: the Workers on their own core, wrk and this process on the other(s) (bench/lib/pin.ts).
+    if (context.wrk) pinning = pinApart(Object.values(servers).map((served) => served.pid));
     const generator = context.wrk ? wrkLoad : load;
     const drive = (scenario: Scenario, durationSeconds: number): Promise<LoadResult> =>
       generator({
@@ -140,9 +154,11 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
       "zone localhost configured with the example zone's rule (scoped away) and 20 more custom error rules, none matching;",
       "Miniflare (workerd) on 127.0.0.1; ratio = that round's req/s ÷ the same round's baseline, median over rounds;",
       "server CPU = user + system time of the Worker's workerd process per response (/proc), median over rounds.",
+      ...(pinning === null ? [] : [pinning.note]),
     );
     return { rows, notes };
   } finally {
+    pinning?.restore();
     await Promise.all(started.map((served) => served.dispose()));
   }
 }
@@ -179,9 +195,9 @@ async function configureLocalhost(root: string, served: Served): Promise<void> {
   await api(served.url, ADMIN_TOKEN, "PUT", path, { rules: [...scoped, ...more] });
 }
 
-/** A Worker answering, from constants, exactly what the real Worker answers to the JSON scenario. */
-async function constantWorker(real: Served): Promise<string> {
-  const answer = await get(new URL(PATH, real.url), { host: "localhost", accept: "application/json" });
+/** A Worker answering, from constants, exactly what the real Worker answers to `accept` (before any rule is set). */
+async function constantWorker(real: Served, accept: string): Promise<string> {
+  const answer = await get(new URL(PATH, real.url), { host: "localhost", accept });
   // Hop-by-hop and per-connection fields are the server's own, not the Worker's.
   const skip = new Set(["content-length", "date", "connection", "keep-alive", "transfer-encoding"]);
   const headers = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !skip.has(name)));

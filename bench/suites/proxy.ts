@@ -14,6 +14,7 @@ import { startExampleOrigin } from "../lib/origin.ts";
 import { loadRows } from "../lib/rows.ts";
 import { serveWorker, type Served } from "../lib/serve.ts";
 import type { SuiteContext, SuiteResult } from "../lib/suite.ts";
+import { pinApart, type Pinning } from "../lib/pin.ts";
 import { wrkLoad } from "../lib/wrk.ts";
 
 export const description = "zone traffic through the real Worker vs a minimal fetch(origin) Worker, same origin";
@@ -52,6 +53,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
   const connections = 8;
   const origin = await startExampleOrigin(context.root);
   const started: Served[] = [];
+  let pinning: Pinning | null = null;
   try {
     const { root } = context;
     // The example origin listens on 127.0.0.1, which an origin may not be while it is an API host (contract §3).
@@ -70,6 +72,10 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
     for (const scenario of SCENARIOS) {
       const status = await statusOf(new URL(scenario.path, servers[scenario.server].url));
       if (status !== 200) throw new Error(`${scenario.name}: status ${status} before the load`);
+    }
+    // --wrk: the Workers on their own core; wrk, this process and the origin on the other(s) (bench/lib/pin.ts).
+    if (context.wrk) {
+      pinning = pinApart([real.pid, baseline.pid], origin.process.pid === undefined ? [] : [origin.process.pid]);
     }
     const generator = context.wrk ? wrkLoad : load;
     const drive = (scenario: Scenario, durationSeconds: number): Promise<LoadResult> =>
@@ -100,9 +106,11 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
           (context.wrk ? "wrk (a native process);" : "autocannon in this process;"),
         "origin: scripts/example-origin.mjs in its own process; both Workers on Miniflare (127.0.0.1);",
         "ratio = that round's req/s ÷ the same round's baseline for the same payload, median over rounds.",
+        ...(pinning === null ? [] : [pinning.note]),
       ],
     };
   } finally {
+    pinning?.restore();
     await Promise.all(started.map((served) => served.dispose()));
     origin.process.kill("SIGTERM");
   }
