@@ -84,7 +84,7 @@ export function prototypedErrorResponse(
   status: number,
   rayId: string,
   retryAfter: number | null,
-  body: string,
+  body: string | Uint8Array,
 ): Response | null {
   if (csp === null) return null;
   let byKey = prototypes.get(choice);
@@ -132,10 +132,10 @@ export function negotiatedResponse(
   method: string,
   status: number,
   headers: Headers | HeaderRecord,
-  body: string,
+  body: string | Uint8Array,
 ): Response {
   if (method !== "HEAD") return new Response(body, { status, headers });
-  const length = String(utf8.encode(body).byteLength);
+  const length = String(typeof body === "string" ? utf8.encode(body).byteLength : body.byteLength);
   if (headers instanceof Headers) headers.set("Content-Length", length);
   else headers["Content-Length"] = length;
   return new Response(null, { status, headers });

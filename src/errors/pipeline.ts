@@ -24,9 +24,9 @@ import {
   prototypedErrorResponse,
   type HeaderRecord,
 } from "./headers";
-import { renderHtml } from "./render-html";
-import { renderJson } from "./render-json";
-import { renderMarkdown } from "./render-markdown";
+import { htmlBody } from "./render-html";
+import { jsonBody, renderJson } from "./render-json";
+import { markdownBody } from "./render-markdown";
 
 /** One occurrence of a service-generated error. */
 export interface ErrorEvent {
@@ -182,15 +182,16 @@ function structuredDefault(
   return negotiatedResponse(method, fields.status, headers, body);
 }
 
-function render(fields: ErrorFields, choice: ErrorFormatChoice): string {
+/** The body as UTF-8 bytes in the renderer's scratch buffer: used at once (the Response copies it), never kept. */
+function render(fields: ErrorFields, choice: ErrorFormatChoice): Uint8Array {
   switch (choice.format) {
     case "json":
     case "problem+json":
-      return renderJson(fields);
+      return jsonBody.bytes(fields);
     case "markdown":
-      return renderMarkdown(fields);
+      return markdownBody.bytes(fields);
     case "html":
-      return renderHtml(fields);
+      return htmlBody.bytes(fields);
   }
 }
 

@@ -18,7 +18,8 @@ import { whereItBroke, type Hop, type HopState } from "./where-it-broke";
  * (occurrence-template.ts); the same bytes as `renderPage`, which stays the one definition of the page (~70 µs of
  * workerd CPU per error when the template tree ran per error).
  */
-export const renderHtml: (fields: ErrorFields) => string = occurrenceTemplate(renderPage, escapeText);
+export const htmlBody = occurrenceTemplate(renderPage, escapeText);
+export const renderHtml: (fields: ErrorFields) => string = htmlBody.text;
 
 /** The whole page from the template tree (the reference for the cached form; tests compare the two). */
 export function renderPage(f: ErrorFields): string {

@@ -10,7 +10,6 @@ export function renderJsonFull(fields: ErrorFields): string {
   return JSON.stringify(fields);
 }
 
-/** Issue 12: the same bytes as `renderJsonFull`, spliced from a per-code template (occurrence-template.ts). */
-export const renderJson: (fields: ErrorFields) => string = occurrenceTemplate(renderJsonFull, (value) =>
-  JSON.stringify(value),
-);
+/** Issue 12: the same body as `renderJsonFull`, spliced from a per-code template (occurrence-template.ts). */
+export const jsonBody = occurrenceTemplate(renderJsonFull, (value) => JSON.stringify(value));
+export const renderJson: (fields: ErrorFields) => string = jsonBody.text;

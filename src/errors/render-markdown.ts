@@ -8,7 +8,8 @@ import { occurrenceTemplate } from "./occurrence-template";
 import { doubleQuoted, yamlScalar } from "./yaml";
 
 /** Issue 12: the same bytes as `renderMarkdownFull`, spliced from a per-code template (occurrence-template.ts). */
-export const renderMarkdown: (fields: ErrorFields) => string = occurrenceTemplate(renderMarkdownFull, doubleQuoted);
+export const markdownBody = occurrenceTemplate(renderMarkdownFull, doubleQuoted);
+export const renderMarkdown: (fields: ErrorFields) => string = markdownBody.text;
 
 /** The body in full; the per-occurrence values are double-quoted scalars, as `occurrenceTemplate` encodes them. */
 export function renderMarkdownFull(f: ErrorFields): string {

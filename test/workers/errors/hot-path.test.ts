@@ -5,6 +5,9 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { parseSettings } from "../../../src/config/settings";
+import { catalogEntry } from "../../../src/errors/catalog";
+import { chooseErrorFormat } from "../../../src/errors/format";
+import { errorHeaders } from "../../../src/errors/headers";
 import { errorResponse, typeUri } from "../../../src/errors/pipeline";
 
 afterEach(() => vi.restoreAllMocks());
@@ -96,4 +99,39 @@ describe("the header record", () => {
     );
     expect(Number(head.headers.get("Content-Length"))).toBe((await get.arrayBuffer()).byteLength);
   });
+});
+
+describe("the prototype Response (issue 12)", () => {
+  it.each(["application/json", "application/problem+json", "text/markdown", "text/html"])(
+    "sends the same status, headers and body as the header record would (%s)",
+    async (accept) => {
+      vi.spyOn(console, "error").mockImplementation(() => {});
+      vi.spyOn(console, "log").mockImplementation(() => {});
+      const scope = { settings: parseSettings({}), zone: "shop.example" };
+      for (const [code, retryAfter] of [
+        [522, undefined],
+        [1020, undefined],
+        [1015, undefined],
+        [1015, 7],
+        [1015, 7],
+        [500, undefined],
+      ] as const) {
+        const request = new Request("http://shop.example/x", { headers: { accept } });
+        const event = retryAfter === undefined ? { code, request } : { code, request, retryAfter };
+        const res = await errorResponse(event, scope); // the CSP is known from the first error on: prototyped
+        const ray = res.headers.get("Ray-ID") ?? "";
+        const body = await res.text();
+        const record = await errorHeaders(
+          chooseErrorFormat(accept),
+          ray,
+          res.headers.has("Retry-After") ? Number(res.headers.get("Retry-After")) : null,
+        );
+        const expected = new Response(body, { status: res.status, headers: record });
+        expect([...res.headers]).toEqual([...expected.headers]);
+        expect(res.status).toBe(catalogEntry(code)?.status);
+        if (retryAfter !== undefined) expect(res.headers.get("Retry-After")).toBe(String(retryAfter));
+        expect(JSON.stringify([...res.headers])).toContain(ray);
+      }
+    },
+  );
 });

@@ -9,18 +9,25 @@ import { parse } from "yaml";
 import { CATALOG } from "../../../src/errors/catalog";
 import { errorFields, footerText, type ErrorFields } from "../../../src/errors/fields";
 import { withRetryGuidance } from "../../../src/errors/pipeline";
-import { renderHtml, renderPage } from "../../../src/errors/render-html";
-import { renderJson, renderJsonFull } from "../../../src/errors/render-json";
-import { renderMarkdown, renderMarkdownFull } from "../../../src/errors/render-markdown";
+import type { OccurrenceRenderer } from "../../../src/errors/occurrence-template";
+import { htmlBody, renderHtml, renderPage } from "../../../src/errors/render-html";
+import { jsonBody, renderJson, renderJsonFull } from "../../../src/errors/render-json";
+import { markdownBody, renderMarkdown, renderMarkdownFull } from "../../../src/errors/render-markdown";
 
 const HOSTILE_ZONE = `<script>alert("z")</script>&'.example\\ \u0000 \u2028 "quoted" ☃ \ud83d\ude00`;
 const HOSTILE_TYPE = `https://x.example/"><img src=x onerror=alert(1)>\\u0001`;
 
-const FORMATS: readonly (readonly [string, (f: ErrorFields) => string, (f: ErrorFields) => string])[] = [
-  ["JSON", renderJson, renderJsonFull],
-  ["Markdown", renderMarkdown, renderMarkdownFull],
-  ["HTML", renderHtml, renderPage],
+const FORMATS: readonly (readonly [
+  string,
+  (f: ErrorFields) => string,
+  (f: ErrorFields) => string,
+  OccurrenceRenderer,
+])[] = [
+  ["JSON", renderJson, renderJsonFull, jsonBody],
+  ["Markdown", renderMarkdown, renderMarkdownFull, markdownBody],
+  ["HTML", renderHtml, renderPage, htmlBody],
 ];
+const utf8 = new TextEncoder();
 
 function fields(code: number, retry: number | null, zone: string, type: string, footer = footerText("the edge")) {
   const entry = CATALOG.find((e) => e.code === code)!;
@@ -63,6 +70,24 @@ describe.each(FORMATS)("%s: the spliced body equals the full rendering", (_name,
   it("a footer carrying the marker character is rendered in full, never split on", () => {
     const f = fields(522, null, "shop.example", "http://x/", footerText("odd\u0001zone\u0001name"));
     expect(spliced(f)).toBe(full(f));
+  });
+});
+
+describe("the byte bodies", () => {
+  it("reuse one buffer: a Response made from them keeps its body when the next error is rendered", async () => {
+    const first = fields(522, null, "first.example", "http://first.example/cdn-cgi/errors/522");
+    const second = fields(1020, null, "second.example", "http://second.example/cdn-cgi/errors/1020");
+    for (const [, , full, renderer] of FORMATS) {
+      const response = new Response(renderer.bytes(first));
+      const view = renderer.bytes(second); // overwrites the scratch buffer
+      expect(new TextDecoder().decode(view)).toBe(full(second));
+      expect(await response.text()).toBe(full(first));
+    }
+  });
+
+  it("a body larger than the buffer so far grows it", () => {
+    const huge = fields(522, null, "z".repeat(40_000), "http://x/");
+    for (const [, , full, renderer] of FORMATS) expect(renderer.bytes(huge)).toEqual(utf8.encode(full(huge)));
   });
 });
 

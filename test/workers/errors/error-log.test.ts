@@ -1,0 +1,129 @@
+/**
+ * The edge_error log line (src/errors/error-log.ts, issue 12): one JSON line per generated error, written at once
+ * when no window is open, coalesced during a burst and written when the window closes (one write per stream, one
+ * line per error), never dropped.
+ */
+import { exports } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { parseSettings } from "../../../src/config/settings";
+import { edgeErrorLine, flush, logEdgeError, type EdgeErrorLine } from "../../../src/errors/error-log";
+
+afterEach(() => {
+  flush(); // no window left open for the next test
+  vi.restoreAllMocks();
+});
+
+/** An invocation whose `waitUntil` promises the test can await, like the runtime does after the response. */
+function invocation(): { waitUntil(promise: Promise<unknown>): void; settled(): Promise<unknown> } {
+  const pending: Promise<unknown>[] = [];
+  return { waitUntil: (promise) => void pending.push(promise), settled: () => Promise.all(pending) };
+}
+
+function spies() {
+  return {
+    error: vi.spyOn(console, "error").mockImplementation(() => undefined),
+    log: vi.spyOn(console, "log").mockImplementation(() => undefined),
+  };
+}
+
+/** Every JSON line written to a spy, in order (a call may hold several lines). */
+function lines(spy: { mock: { calls: unknown[][] } }): Record<string, unknown>[] {
+  return spy.mock.calls
+    .flatMap((call) => String(call[0]).split("\n"))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+const line = (ray: string, status = 522, code = status): EdgeErrorLine => ({
+  ray,
+  zone: "shop.example",
+  code,
+  status,
+  cause: `cause of ${ray}`,
+});
+
+describe("edgeErrorLine", () => {
+  it("is exactly JSON.stringify of the object, also for hostile zones and causes", () => {
+    for (const cause of [undefined, 'q " b \\ n \n t \t', "☃ \u0000 \u2028 \ud800", ""]) {
+      const e = { ray: "0123456789abcdef", zone: 'odd"zone\\.example', code: 1015, status: 429, cause };
+      const expected = JSON.stringify({ event: "edge_error", ...e, cause: cause ?? null });
+      expect(edgeErrorLine(e)).toBe(expected);
+    }
+  });
+});
+
+describe("coalescing (unit)", () => {
+  it("a lone error is written at once; errors inside the window wait and are written, in order, when it closes", async () => {
+    const { error, log } = spies();
+    const first = invocation();
+    logEdgeError(line("a0"), 50, first, 1_000);
+    expect(lines(error).map((l) => l.ray)).toEqual(["a0"]);
+    for (let i = 1; i <= 5; i++) logEdgeError(line(`a${i}`), 50, invocation(), 1_000 + i);
+    logEdgeError(line("b1", 403, 1020), 50, invocation(), 1_010);
+    expect(error).toHaveBeenCalledTimes(1); // nothing more yet
+    expect(log).not.toHaveBeenCalled();
+    await first.settled(); // the window closes in the invocation that opened it
+    expect(error).toHaveBeenCalledTimes(2); // one write for the five waiting 5xx lines
+    expect(lines(error).map((l) => l.ray)).toEqual(["a0", "a1", "a2", "a3", "a4", "a5"]);
+    expect(lines(log)).toEqual([{ event: "edge_error", ...line("b1", 403, 1020) }]);
+    // After the window: at once again.
+    logEdgeError(line("c0"), 50, invocation(), 2_000);
+    expect(lines(error).at(-1)?.ray).toBe("c0");
+  });
+
+  it("a window whose flush never came is closed by the next line after twice its length", () => {
+    const { error } = spies();
+    logEdgeError(line("d0"), 50, { waitUntil: () => undefined }, 10_000); // its flush is lost
+    logEdgeError(line("d1"), 50, invocation(), 10_040); // inside: waits
+    expect(lines(error).map((l) => l.ray)).toEqual(["d0"]);
+    logEdgeError(line("d2"), 50, invocation(), 10_101); // past 2 × 50 ms: d1 written, then d2 at once
+    expect(lines(error).map((l) => l.ray)).toEqual(["d0", "d1", "d2"]);
+  });
+
+  it("0 ms or no invocation: every line at once", () => {
+    const { error } = spies();
+    logEdgeError(line("e0"), 0, invocation(), 20_000);
+    logEdgeError(line("e1"), 0, invocation(), 20_001);
+    logEdgeError(line("e2"), 50, undefined, 20_002);
+    logEdgeError(line("e3"), 50, undefined, 20_003);
+    expect(error).toHaveBeenCalledTimes(4);
+    expect(lines(error).map((l) => l.ray)).toEqual(["e0", "e1", "e2", "e3"]);
+  });
+});
+
+describe("ERROR_LOG_COALESCE_MS", () => {
+  it("whole milliseconds 0..1000, else the default 50", () => {
+    const ms = (value?: string) => parseSettings({ ERROR_LOG_COALESCE_MS: value }).errorLogCoalesceMs;
+    expect(ms()).toBe(50);
+    expect(ms("0")).toBe(0);
+    expect(ms(" 20 ")).toBe(20);
+    expect(ms("1000")).toBe(1000);
+    for (const bad of ["", "-1", "1001", "5000", "1e3", "0x10", "20ms", "3.5", "abc"]) expect(ms(bad), bad).toBe(50);
+  });
+});
+
+describe("through the Worker", () => {
+  it("a burst of errors: every error's line is written, with its own ray, within the window", async () => {
+    const { error } = spies();
+    const rays: string[] = [];
+    await Promise.all(
+      Array.from({ length: 30 }, async () => {
+        const res = await exports.default.fetch("http://localhost/cdn-cgi/error/522", {
+          headers: { accept: "application/json" },
+        });
+        rays.push(res.headers.get("Ray-ID") ?? "");
+        await res.arrayBuffer();
+      }),
+    );
+    await vi.waitFor(
+      () => {
+        const logged = lines(error).filter((l) => l.event === "edge_error");
+        expect(logged.map((l) => l.ray).sort()).toEqual([...rays].sort());
+      },
+      { timeout: 2_000, interval: 20 },
+    );
+    const logged = lines(error).filter((l) => l.event === "edge_error");
+    expect(new Set(logged.map((l) => l.ray)).size).toBe(30); // each line once
+    expect(logged[0]).toMatchObject({ zone: "localhost", code: 522, status: 522, cause: "preview endpoint" });
+    expect(error.mock.calls.length).toBeLessThan(30); // coalesced: fewer writes than lines
+  });
+});
