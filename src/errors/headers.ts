@@ -88,7 +88,7 @@ export function prototypedErrorResponse(
 ): Response | null {
   if (csp === null) return null;
   let byKey = prototypes.get(choice);
-  if (byKey === undefined) prototypes.set(choice, (byKey = new Map()));
+  if (byKey === undefined) prototypes.set(choice, (byKey = new Map<number, Response>()));
   // Status (< 1000) and Retry-After (< 2^32, or none) in one number: no string is built per error.
   const key = status * 0x1_0000_0000 + (retryAfter ?? 0xffff_ffff);
   let prototype = byKey.get(key);

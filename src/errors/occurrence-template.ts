@@ -33,13 +33,16 @@ interface Template {
 
 export interface OccurrenceRenderer {
   /** The body as text. */
-  text(fields: ErrorFields): string;
+  readonly text: (fields: ErrorFields) => string;
   /**
    * The same body as UTF-8 bytes, in a buffer that the next call reuses: use it at once (`new Response(bytes)`
    * copies its body: Fetch, "extract a body" copies a BufferSource) and never keep it.
    */
-  bytes(fields: ErrorFields): Uint8Array;
+  readonly bytes: (fields: ErrorFields) => Uint8Array;
 }
+
+type ByRetry = Map<number | undefined, Template | null>;
+type ByFooter = Map<string, ByRetry>;
 
 const utf8 = new TextEncoder();
 /** One scratch buffer per isolate for `bytes`, grown to the largest body made so far (a page is ~10 KB). */
@@ -58,7 +61,7 @@ export function occurrenceTemplate(
   encode: (value: string) => string,
 ): OccurrenceRenderer {
   // Keyed by code, then by footer, then by retry value: no string is built per error to find the template.
-  const byCode = new Map<number, Map<string, Map<number | undefined, Template | null>>>();
+  const byCode = new Map<number, ByFooter>();
   let size = 0;
   const pattern = new RegExp(SLOTS.map((slot) => escapeRegExp(encode(`${MARK}${slot}${MARK}`))).join("|"), "g");
   const slotOf = new Map(SLOTS.map((slot) => [encode(`${MARK}${slot}${MARK}`), slot]));
@@ -90,15 +93,17 @@ export function occurrenceTemplate(
 
   function templateFor(f: ErrorFields): Template | null {
     let byFooter = byCode.get(f.error_code);
-    if (byFooter === undefined) byCode.set(f.error_code, (byFooter = new Map()));
+    if (byFooter === undefined) byCode.set(f.error_code, (byFooter = new Map() as ByFooter));
     let byRetry = byFooter.get(f.footer);
-    if (byRetry === undefined) byFooter.set(f.footer, (byRetry = new Map()));
+    if (byRetry === undefined) byFooter.set(f.footer, (byRetry = new Map() as ByRetry));
     let template = byRetry.get(f.retry_after);
     if (template === undefined) {
       if (size >= MAX_TEMPLATES) {
         byCode.clear();
         size = 0;
-        byCode.set(f.error_code, (byFooter = new Map([[f.footer, (byRetry = new Map())]])));
+        byRetry = new Map() as ByRetry;
+        byFooter = new Map([[f.footer, byRetry]]);
+        byCode.set(f.error_code, byFooter);
       }
       template = build(f);
       byRetry.set(f.retry_after, template);
@@ -108,7 +113,7 @@ export function occurrenceTemplate(
   }
 
   return {
-    text(f) {
+    text: (f) => {
       const template = templateFor(f);
       if (template === null) return render(f);
       const { parts, slots } = template;
@@ -116,7 +121,7 @@ export function occurrenceTemplate(
       for (let i = 0; i < slots.length; i++) out += encode(f[slots[i] as Slot]) + (parts[i + 1] as string);
       return out;
     },
-    bytes(f) {
+    bytes: (f) => {
       const template = templateFor(f);
       if (template === null) return utf8.encode(render(f));
       const partBytes = (template.partBytes ??= template.parts.map((part) => utf8.encode(part)));

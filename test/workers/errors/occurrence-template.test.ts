@@ -67,6 +67,15 @@ describe.each(FORMATS)("%s: the spliced body equals the full rendering", (_name,
     expect(spliced(f)).toBe(full(f));
   });
 
+  it("more distinct Retry-After values than the template cache holds (512): still the full rendering", () => {
+    for (let retry = 1; retry <= 600; retry++) {
+      const f = fields(1015, retry, "shop.example", "http://shop.example/cdn-cgi/errors/1015");
+      expect(spliced(f), `retry ${retry}`).toBe(full(f));
+    }
+    const f = fields(522, null, "shop.example", "http://x/");
+    expect(spliced(f)).toBe(full(f));
+  });
+
   it("a footer carrying the marker character is rendered in full, never split on", () => {
     const f = fields(522, null, "shop.example", "http://x/", footerText("odd\u0001zone\u0001name"));
     expect(spliced(f)).toBe(full(f));
