@@ -7,8 +7,10 @@
  *   1. the zone's custom error rules   → `scope.customization.rule`
  *   2. the zone's error page           → `scope.customization.page`
  *   3. the structured default           → negotiated JSON / problem+json / Markdown / HTML
- * Steps 1–2 are a seam for the custom-errors issue: `customization` is absent today (no KV read happens here),
- * so every error is the structured default. Whatever answers, the pipeline logs ONE structured line per error.
+ * Steps 1–2 come from the zone's compiled config (src/custom-errors), already loaded: no KV read happens here.
+ * Whatever answers, the pipeline logs ONE structured line per error (error-log.ts). Per error it does only what
+ * varies between occurrences (issue 12, docs/errors.md "What an error costs"): bodies spliced from per-code
+ * templates as bytes, a prototype Response copied with its ray, no await once the isolate is warm.
  */
 import type { Settings } from "../config/settings";
 import { zoneOf } from "../http/host";
@@ -50,8 +52,8 @@ export interface ErrorScope {
   /** Requested hostname, lower-case, no port. */
   readonly zone: string;
   /**
-   * The zone's custom error rules and error page (contract §2.1 steps 1–2). Absent until the custom-errors
-   * issue provides it; then the zone's compiled config supplies it, already loaded (the pipeline reads no KV).
+   * The zone's custom error rules and error page (contract §2.1 steps 1–2), from the zone's compiled config,
+   * already loaded (the pipeline reads no KV); absent for a host without zone config.
    */
   readonly customization?: ErrorCustomization;
 }
