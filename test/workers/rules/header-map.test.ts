@@ -25,6 +25,21 @@ describe("HeaderMap", () => {
     expect(map.get("x-multi")).toEqual(["a, b"]);
   });
 
+  it("answers the same when many names are looked up (past 4 distinct names it reads the whole list once)", () => {
+    const many = new Headers([
+      ...headers,
+      ...Array.from({ length: 8 }, (_, i): [string, string] => [`X-H${i}`, `v${i}`]),
+    ]);
+    const names = ["x-h0", "x-h1", "missing-1", "x-h2", "missing-2", "Accept", "accept", "set-cookie", "x-multi"];
+    const names2 = [...names, ...Array.from({ length: 8 }, (_, i) => `x-h${i}`), "\u00e9", "x-h7", "missing-3"];
+    const oneByOne = names2.map((name) => new HeaderMap(many).get(name)); // a fresh map: never past the threshold
+    const shared = new HeaderMap(many);
+    expect(names2.map((name) => shared.get(name))).toEqual(oneByOne);
+    expect(oneByOne).toContainEqual(["v7"]);
+    expect(shared.get("set-cookie")).toEqual(["a=1", "b=2"]);
+    expect(shared.get("Accept")).toBeUndefined();
+  });
+
   it("iterates every header in key order", () => {
     const map = new HeaderMap(headers);
     expect([...map.keys()]).toEqual(["accept", "set-cookie", "x-multi"]);

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { toByteString } from "../../../src/rules";
-import { MAX_REGEX_PROGRAM_SIZE } from "../../../src/rules/regex";
+import { compileRegex, MAX_REGEX_PROGRAM_SIZE } from "../../../src/rules/regex";
 import { evaluate, failure, rule } from "./helpers";
 
 describe("regex", () => {
@@ -73,5 +73,18 @@ describe("regex", () => {
     expect(evaluate('s ~ "(?i)googlebot/\\d+\\.\\d+"', ua)).toBe(true);
     expect(evaluate('s ~ "googlebot"', ua)).toBe(false);
     expect(evaluate('s ~ r"^Mozilla/\\d"', ua)).toBe(true);
+  });
+
+  it("remembers its last short subject: repeated, alternating and long subjects all answer as the engine does", () => {
+    const compiled = compileRegex("^NeverBot/\\d+\\b");
+    if (!compiled.ok) throw new Error(compiled.error);
+    const r = compiled.value;
+    const engine = (subject: string) => /^NeverBot\/\d+\b/.test(subject); // the same pattern, for the check only
+    const subjects = ["NeverBot/1 x", "wrk", "wrk", "NeverBot/1 x", "NeverBot/1 x", "NeverBot/", "", ""];
+    for (const subject of subjects) expect(r.test(subject), subject).toBe(engine(subject));
+    const long = "NeverBot/7 " + "y".repeat(10_000);
+    expect(r.test(long)).toBe(true);
+    expect(r.test(long.slice(1))).toBe(false);
+    expect(r.test(long)).toBe(true);
   });
 });
