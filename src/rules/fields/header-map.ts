@@ -1,9 +1,8 @@
 /**
  * Headers as the Rules language sees them: `Map<Array<String>>` with lower-case keys (rules-language.md §3.4).
  *
- * Lazy: `m["accept"]` is one `Headers.get` for the first few distinct names, and the whole map is enumerated only for
- * `[*]`, `size`, iteration or a lookup past those few names
- * (in key order, as wirefilter iterates maps). Keys that are not lower-case header names are simply absent, so
+ * Lazy: `m["accept"]` is one `Headers.get` for the first few distinct names; the whole map is read once only for
+ * `[*]`, `size`, iteration (in key order, as wirefilter iterates maps) or a lookup past those few names. Keys that are not lower-case header names are simply absent, so
  * `http.request.headers["Accept"]` is missing, as on Cloudflare, even though `Headers.get` ignores case.
  * The Fetch API joins repeated headers with ", ", so a name has one entry, except `set-cookie` (one per header).
  */
