@@ -10,6 +10,7 @@ import type { PageId } from "../custom-pages/validate";
 import { storedRuleset } from "../rulesets/stored";
 import type { ServeErrorParameters } from "../rulesets/validate";
 import type { Zone } from "../zones/schema";
+import { VersionedMemo } from "../zones/versioned-memo";
 
 export interface CompiledRule {
   readonly id: string;
@@ -28,32 +29,20 @@ export interface CompiledCustomErrors {
 }
 
 const MAX_ZONES = 512;
-const compiledByVersion = new Map<string, CompiledCustomErrors>();
+const compiledByVersion = new VersionedMemo<CompiledCustomErrors>(MAX_ZONES);
 
 /** The zone's compiled custom errors, compiled once per (zone, version) per isolate. */
 export function compiledCustomErrors(zone: Zone): CompiledCustomErrors {
-  // The zone cache hands out the same `Zone` object while it holds a version: found by identity, no key built.
-  const same = byZoneObject.get(zone);
-  if (same !== undefined) return same;
-  const compiled = compiledFor(zone);
-  byZoneObject.set(zone, compiled);
+  // The zone cache hands out the same `Zone` object while it holds a version: found by identity, no key looked up.
+  let compiled = byZoneObject.get(zone);
+  if (compiled === undefined) {
+    compiled = compiledByVersion.get(zone.zone, zone.version, () => build(zone));
+    byZoneObject.set(zone, compiled);
+  }
   return compiled;
 }
 
 const byZoneObject = new WeakMap<Zone, CompiledCustomErrors>();
-
-function compiledFor(zone: Zone): CompiledCustomErrors {
-  const key = `${zone.zone}\u0000${zone.version}`;
-  const hit = compiledByVersion.get(key);
-  if (hit) return hit;
-  const built = build(zone);
-  if (compiledByVersion.size >= MAX_ZONES) {
-    const oldest = compiledByVersion.keys().next();
-    if (!oldest.done) compiledByVersion.delete(oldest.value);
-  }
-  compiledByVersion.set(key, built);
-  return built;
-}
 
 function build(zone: Zone): CompiledCustomErrors {
   const active = zone.settings.plan !== "free";

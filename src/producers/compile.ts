@@ -15,7 +15,7 @@ import type { RuleProblem } from "../rules/request-expressions";
 import { storedRuleset } from "../rulesets/stored";
 import type { StoredRule } from "../rulesets/validate";
 import type { Zone } from "../zones/schema";
-import { VersionedMemo } from "./memo";
+import { VersionedMemo } from "../zones/versioned-memo";
 
 export type PlanName = "free" | "pro" | "business" | "enterprise";
 

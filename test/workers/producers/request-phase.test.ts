@@ -11,7 +11,7 @@ import { compileFirewall } from "../../../src/firewall/compile";
 import { evaluateFirewall } from "../../../src/firewall/evaluate";
 import { compiledRequestPhase, compileRequestPhase, type RequestPhaseConfig } from "../../../src/producers/compile";
 import { requestContext } from "../../../src/rules/request-expressions";
-import { VersionedMemo } from "../../../src/producers/memo";
+import { VersionedMemo } from "../../../src/zones/versioned-memo";
 import { requestPhase, type RequestPhaseOutcome } from "../../../src/producers/request-phase";
 import { parseAccessRules } from "../../../src/access-rules/validate";
 import type { RateLimitRuleInput } from "../../../src/ratelimit/ruleset";

@@ -1,5 +1,6 @@
 /**
- * "Compile once per config version" (AGENTS.md) for the request phases: one compiled value per key (the zone),
+ * "Compile once per config version" (AGENTS.md), for every feature compiled from a zone document (request phases,
+ * custom errors): one compiled value per key (the zone),
  * rebuilt only when the zone document's version changes, at most `capacity` keys per isolate (contract §8),
  * least recently used first out. Keyed by version, not by object identity, because the zone cache re-reads KV
  * every 10 s and gets a new object for the same version.
