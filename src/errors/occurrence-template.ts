@@ -134,7 +134,9 @@ export function occurrenceTemplate(
       out.set(partBytes[0] as Uint8Array, 0);
       let at = (partBytes[0] as Uint8Array).length;
       for (let i = 0; i < values.length; i++) {
-        at += utf8.encodeInto(values[i] as string, out.subarray(at)).written;
+        const value = values[i] as string;
+        const ascii = writeAscii(out, at, value);
+        at = ascii !== -1 ? ascii : at + utf8.encodeInto(value, out.subarray(at)).written;
         const part = partBytes[i + 1] as Uint8Array;
         out.set(part, at);
         at += part.length;
@@ -142,6 +144,21 @@ export function occurrenceTemplate(
       return out.subarray(0, at);
     },
   };
+}
+
+/**
+ * `value` written at `at` when it is all ASCII (ray, timestamp, a type URL and a zone nearly always are), returning
+ * the end; -1 at the first other character (the caller then encodes the whole value over what was written). A loop
+ * rather than `encodeInto(value, out.subarray(at))`: that makes a view per value, which under load cost ~10 µs of
+ * workerd CPU per error for the five values (issue 12, docs/benchmarks.md).
+ */
+function writeAscii(out: Uint8Array, at: number, value: string): number {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c >= 0x80) return -1;
+    out[at + i] = c;
+  }
+  return at + value.length;
 }
 
 function escapeRegExp(text: string): string {
