@@ -149,8 +149,8 @@ export function occurrenceTemplate(
 /**
  * `value` written at `at` when it is all ASCII (ray, timestamp, a type URL and a zone nearly always are), returning
  * the end; -1 at the first other character (the caller then encodes the whole value over what was written). A loop
- * rather than `encodeInto(value, out.subarray(at))`: that makes a view per value, which under load cost ~10 µs of
- * workerd CPU per error for the five values (issue 12, docs/benchmarks.md).
+ * rather than `encodeInto(value, out.subarray(at))`, which makes a view per value: ~10 µs of workerd CPU less per
+ * error under load in one A/B run (issue 12, docs/benchmarks.md "third pass").
  */
 function writeAscii(out: Uint8Array, at: number, value: string): number {
   for (let i = 0; i < value.length; i++) {

@@ -3,9 +3,9 @@
  *
  * Lazy: `m["accept"]` is one `Headers.get` per distinct name (remembered for the rest of the evaluation); the whole
  * map is read once only for `[*]`, `size` or iteration (in key order, as wirefilter iterates maps). Reading the
- * whole list for lookups too was measured under load (issue 12): one pass over the request's headers cost ~20 µs of
- * workerd CPU more per error than the 6 lookups of 21 rules, and no less than the 60 lookups of 300 rules, so
- * lookups never read it. Keys that are not lower-case header names are simply absent, so
+ * whole list for lookups too (past 4 names) was measured under load (issue 12, docs/benchmarks.md "third pass"):
+ * ~20 µs of workerd CPU more per error than the 6 lookups of 21 rules, and no less than the 60 lookups of 300
+ * rules, so lookups never read it. Keys that are not lower-case header names are simply absent, so
  * `http.request.headers["Accept"]` is missing, as on Cloudflare, even though `Headers.get` ignores case.
  * The Fetch API joins repeated headers with ", ", so a name has one entry, except `set-cookie` (one per header).
  */
