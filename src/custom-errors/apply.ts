@@ -12,7 +12,7 @@ import type { ErrorCustomization, GeneratedError } from "../errors/pipeline";
 import { renderHtmlBox } from "../errors/render-html";
 import { newRayId } from "../http/ray";
 import { causeOf } from "../result";
-import { customErrorFields, parseIp, type ErrorInfo } from "../rules";
+import { customErrorFields, parseIp, type ErrorInfo, type EvaluationContext } from "../rules";
 import type { CompiledCustomErrors, CompiledRule } from "./compiled";
 import { pageHtml } from "./page-cache";
 
@@ -107,8 +107,9 @@ export function applyToOriginError(
 }
 
 /**
- * The first enabled rule that matches. An evaluation that throws (it should not: the engine is bounded) is a
- * non-match, logged, so a rule can never turn an error page into a crash.
+ * The first enabled rule that matches. Only the rules the index names are evaluated, in order: the others cannot
+ * match (src/rules/guard.ts), so the first match is the same as in a pass over every rule. An evaluation that throws
+ * (it should not: the engine is bounded) is a non-match, logged, so a rule can never turn an error page into a crash.
  */
 function firstMatch(
   compiled: CompiledCustomErrors,
@@ -117,7 +118,8 @@ function firstMatch(
   error: ErrorInfo,
 ): CompiledRule | null {
   const context = customErrorFields.context(url === undefined ? { request, error } : { request, url, error });
-  for (const candidate of compiled.rules) {
+  for (const position of candidatesOf(compiled, context)) {
+    const candidate = compiled.rules[position] as CompiledRule;
     try {
       if (candidate.rule.matches(context)) return candidate;
       if (context.overBudget !== undefined) {
@@ -138,6 +140,15 @@ function firstMatch(
     }
   }
   return null;
+}
+
+/** The index's candidates; every position if reading a guarded field throws (it should not), so a fault costs speed. */
+function candidatesOf(compiled: CompiledCustomErrors, context: EvaluationContext): Iterable<number> {
+  try {
+    return compiled.index.candidates(context);
+  } catch {
+    return compiled.rules.keys();
+  }
 }
 
 function serveRule(matched: CompiledRule, request: Request, headers: Headers, rayId: string, status: number): Response {

@@ -4,7 +4,7 @@
  * and kept per isolate in a bounded map, so an error costs rule evaluation only: no compile, no KV read of the
  * document (the zone cache already holds it).
  */
-import { compile, customErrorFields, type Rule } from "../rules";
+import { compile, customErrorFields, RuleIndex, type Rule } from "../rules";
 import { pageMeta } from "../custom-pages/stored";
 import type { PageId } from "../custom-pages/validate";
 import { storedRuleset } from "../rulesets/stored";
@@ -24,6 +24,8 @@ export interface CompiledCustomErrors {
   /** Rules and pages need a paid plan; on `free` they are kept but not served (contract §2.1). */
   readonly active: boolean;
   readonly rules: readonly CompiledRule[];
+  /** `rules` indexed by their guards: an error evaluates only the rules that may match it (src/rules/rule-index.ts). */
+  readonly index: RuleIndex;
   /** The page classes that are customised (their HTML is read from KV on first use, page-cache.ts). */
   readonly pages: ReadonlySet<PageId>;
 }
@@ -66,5 +68,12 @@ function build(zone: Zone): CompiledCustomErrors {
   }
   const pages = new Set<PageId>();
   for (const id of ["500_errors", "1000_errors"] as const) if (pageMeta(zone.document, id)) pages.add(id);
-  return { zone: zone.zone, version: zone.version, active, rules, pages };
+  return {
+    zone: zone.zone,
+    version: zone.version,
+    active,
+    rules,
+    index: new RuleIndex(rules.map((r) => r.rule)),
+    pages,
+  };
 }

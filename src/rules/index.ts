@@ -3,6 +3,8 @@
  *
  *   scheme.ts → lexer.ts → parser.ts → check.ts → compile.ts → context.ts (lazy field values)
  *
+ * and, for ordered lists where the first match wins, guard.ts → rule-index.ts (rules that cannot match are skipped).
+ *
  * `compile(source, scheme)` runs it once and returns a `Rule` (or a `RuleError` value); `rule.matches(ctx)`
  * evaluates the closures against one context. Pure: no bindings, no `eval`.
  */
@@ -20,3 +22,5 @@ export { requestFields } from "./fields/request";
 export type { FieldSet } from "./fields/field-set";
 export type { ErrorInfo, RuleInput } from "./fields/input";
 export { RuleCache } from "./cache";
+export { guardOf, type Guard } from "./guard";
+export { RuleIndex } from "./rule-index";

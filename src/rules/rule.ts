@@ -5,6 +5,7 @@
 import { check, type CheckOptions } from "./check";
 import { compilePredicate } from "./compile";
 import { BudgetExceeded } from "./budget";
+import { guardOf, type Guard } from "./guard";
 import type { EvaluationContext } from "./context";
 import type { RuleError } from "./errors";
 import { parse, type ParseOptions } from "./parser";
@@ -19,6 +20,8 @@ export interface Rule {
   /** Canonical names of the fields the rule reads (wirefilter's `uses`). */
   readonly fields: readonly string[];
   readonly regexCount: number;
+  /** A field and the values it must have for the rule to match, for indexing rules (guard.ts); null if none. */
+  readonly guard: Guard | null;
   /** True when the expression matches; never throws for any context built on the rule's scheme. */
   matches(ctx: EvaluationContext): boolean;
 }
@@ -34,6 +37,7 @@ export function compile(source: string, scheme: Scheme, options: CompileOptions 
     scheme,
     fields: checked.value.fields,
     regexCount: checked.value.regexCount,
+    guard: guardOf(checked.value.root),
     matches(ctx: EvaluationContext): boolean {
       if (ctx.scheme !== scheme) throw new TypeError("rule evaluated against a context of another scheme");
       ctx.work = 0; // each rule has the whole budget (budget.ts)

@@ -150,6 +150,28 @@ describe("what a rule or page answer carries", () => {
     expect(await (await traffic(zone, "text/html")).text()).toBe("second");
   });
 
+  it("rule order holds with guarded rules (indexed by path and code) around unguarded ones", async () => {
+    const serve = (expression: string, content: string) => ({
+      expression,
+      action: "serve_error",
+      action_parameters: { content, content_type: "text/plain" },
+    });
+    const guarded = [
+      serve('http.request.uri.path eq "/other"', "other path"),
+      serve("http.response.code eq 522", "code 522"),
+      serve('any(http.request.headers["x-never"][*] eq "1")', "unguarded, no match"),
+      serve('http.request.uri.path eq "/checkout" and http.response.code eq 521', "path and code"),
+      serve("true", "catch-all"),
+    ];
+    expect(await (await traffic(await zoneWith({ rules: guarded }), "text/html")).text()).toBe("path and code");
+    const catchAllFirst = [guarded[4], ...guarded.slice(0, 4)];
+    expect(await (await traffic(await zoneWith({ rules: catchAllFirst }), "text/html")).text()).toBe("catch-all");
+    const onlyMisses = guarded.slice(0, 3);
+    const res = await traffic(await zoneWith({ rules: onlyMisses }), "application/json");
+    expect(res.status).toBe(521);
+    expect((await res.json<{ error_code: number }>()).error_code).toBe(521);
+  });
+
   it("rules match on the 1xxx code and error type: 1038 (headers over the zone's limit) served by a 1xxx rule", async () => {
     const zone = uniqueZone("1xxx");
     await putZone(zone, { plan: "pro", origin: loopback(ports.closed), max_request_header_bytes: 1024 });
