@@ -17,6 +17,10 @@
  * All Workers run at once (one Miniflare each, idle while another is measured). The load generator shares
  * the 2 cores with workerd, so absolute req/s are noisy: scenarios are interleaved in many short rounds
  * (rotating the order), each round's ratio uses that round's baseline, and the row shows the median.
+ *
+ * Each Worker is served by PROCESSES workerd processes, used in turn from round to round: two processes of one
+ * build were measured 8–55 µs of CPU per request apart in one run (docs/benchmarks.md, issue 12 third pass), so
+ * with one process per Worker a run measured the luck of its processes as much as the Workers.
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -32,6 +36,8 @@ export const description = "GET /cdn-cgi/error/522 (JSON, HTML) vs a trivial Wor
 
 const PATH = "/cdn-cgi/error/522";
 const TARGET = 0.85;
+/** workerd processes per Worker, used in turn (see above). */
+const PROCESSES = 2;
 
 type Server = "baseline" | "real" | "sameBytes" | "sameHtml" | "noConsole";
 
@@ -105,40 +111,51 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
   };
   try {
     const { root } = context;
-    const real = await start(serveWorker({ root, entry: "src/index.ts", bindings: { ADMIN_TOKEN } }));
+    const processes = context.quick ? 1 : PROCESSES;
+    const serve = async (options: Parameters<typeof serveWorker>[0]): Promise<Served[]> => {
+      const all: Served[] = [];
+      for (let i = 0; i < processes; i++) all.push(await start(serveWorker(options)));
+      return all;
+    };
+    const real = await serve({ root, entry: "src/index.ts", bindings: { ADMIN_TOKEN } });
+    const first = real[0] as Served;
     // Workers without the TagStore class get no Durable Object binding (workerd would warn); they keep the
     // same KV namespace, vars and serving path as the real Worker.
-    const servers: Record<Server, Served> = {
+    const servers: Record<Server, Served[]> = {
       real,
-      baseline: await start(serveWorker({ root, entry: "bench/baseline/worker.ts", durableObjects: {} })),
-      sameBytes: await start(
-        serveWorker({ root, script: await constantWorker(real, "application/json"), durableObjects: {} }),
-      ),
-      sameHtml: await start(serveWorker({ root, script: await constantWorker(real, "text/html"), durableObjects: {} })),
-      noConsole: await start(
-        serveWorker({ root, entry: "src/index.ts", dropConsole: true, bindings: { ADMIN_TOKEN } }),
-      ),
+      baseline: await serve({ root, entry: "bench/baseline/worker.ts", durableObjects: {} }),
+      sameBytes: await serve({ root, script: await constantWorker(first, "application/json"), durableObjects: {} }),
+      sameHtml: await serve({ root, script: await constantWorker(first, "text/html"), durableObjects: {} }),
+      noConsole: await serve({ root, entry: "src/index.ts", dropConsole: true, bindings: { ADMIN_TOKEN } }),
     };
-    for (const served of [servers.real, servers.noConsole]) await configureLocalhost(root, served);
+    for (const served of [...servers.real, ...servers.noConsole]) await configureLocalhost(root, served);
     for (const scenario of SCENARIOS) {
-      const problem = await checkOnce(servers[scenario.server], scenario);
-      if (problem !== null) notes.push(`WARNING ${scenario.name}: ${problem}`);
+      for (const served of servers[scenario.server]) {
+        const problem = await checkOnce(served, scenario);
+        if (problem !== null) notes.push(`WARNING ${scenario.name}: ${problem}`);
+      }
     }
     // --wrk: the Workers on their own core, wrk and this process on the other(s) (bench/lib/pin.ts).
-    if (context.wrk) pinning = pinApart(Object.values(servers).map((served) => served.pid));
+    if (context.wrk) pinning = pinApart(Object.values(servers).flatMap((all) => all.map((served) => served.pid)));
     const generator = context.wrk ? wrkLoad : load;
-    const drive = (scenario: Scenario, durationSeconds: number): Promise<LoadResult> =>
-      generator({
-        url: new URL(PATH, servers[scenario.server].url),
+    // Each scenario's slices go to its Worker's processes in turn (the same count for every scenario).
+    const turns = new Map<Scenario, number>();
+    const drive = (scenario: Scenario, durationSeconds: number): Promise<LoadResult> => {
+      const turn = turns.get(scenario) ?? 0;
+      turns.set(scenario, turn + 1);
+      const served = servers[scenario.server][turn % processes] as Served;
+      return generator({
+        url: new URL(PATH, served.url),
         headers: { host: "localhost", accept: scenario.accept },
         connections,
         durationSeconds,
         expectStatus: scenario.expectStatus,
-        serverCpu: servers[scenario.server].cpuSeconds,
+        serverCpu: served.cpuSeconds,
       });
+    };
 
     context.log("warm-up");
-    for (const scenario of SCENARIOS) await drive(scenario, 1);
+    for (let i = 0; i < processes; i++) for (const scenario of SCENARIOS) await drive(scenario, 1);
 
     const results = await interleavedRounds(
       SCENARIOS,
@@ -150,6 +167,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
     const rows = loadRows(SCENARIOS, results, () => 0);
     notes.push(
       `${rounds} round(s) × ${seconds} s per scenario, ${connections} connections, ` +
+        `${processes} workerd process(es) per Worker used in turn, ` +
         (context.wrk ? "wrk (a native process, one thread);" : "autocannon in this process;"),
       "zone localhost configured with the example zone's rule (scoped away) and 20 more custom error rules, none matching;",
       "Miniflare (workerd) on 127.0.0.1; ratio = that round's req/s ÷ the same round's baseline, median over rounds;",
