@@ -6,7 +6,8 @@
  *
  * Scenarios: a tiny answer (`/hello`, 22 bytes: the per-request overhead) and a 64 KiB answer (streaming).
  * Rounds are interleaved with a rotating order; each round's ratio uses that round's baseline; the row
- * shows the median over rounds (the same method as the errors suite).
+ * shows the median over rounds, and each Worker is served by PROCESSES workerd processes used in turn (the same
+ * method as the errors suite).
  */
 import { request } from "node:http";
 import { interleavedRounds, load, type LoadResult } from "../lib/load.ts";
@@ -20,6 +21,8 @@ import { wrkLoad } from "../lib/wrk.ts";
 export const description = "zone traffic through the real Worker vs a minimal fetch(origin) Worker, same origin";
 
 const TARGET = 0.9;
+/** workerd processes per Worker, used in turn from round to round (docs/benchmarks.md, Method). */
+const PROCESSES = 2;
 const ZONE = "bench-proxy.example";
 const ADMIN_TOKEN = "bench-admin-token";
 
@@ -57,38 +60,57 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
   try {
     const { root } = context;
     // The example origin listens on 127.0.0.1, which an origin may not be while it is an API host (contract §3).
-    const real = await serveWorker({ root, entry: "src/index.ts", bindings: { ADMIN_TOKEN, API_HOSTS: "localhost" } });
-    started.push(real);
-    const baseline = await serveWorker({
-      root,
-      script: MINIMAL_PROXY,
-      bindings: { ORIGIN: origin.url },
-      durableObjects: {},
-    });
-    started.push(baseline);
-    await configureZone(real.url, origin.url);
-    const servers = { real, baseline };
+    const processes = context.quick ? 1 : PROCESSES;
+    const servers: Record<Scenario["server"], Served[]> = { real: [], baseline: [] };
+    for (let i = 0; i < processes; i++) {
+      const real = await serveWorker({
+        root,
+        entry: "src/index.ts",
+        bindings: { ADMIN_TOKEN, API_HOSTS: "localhost" },
+      });
+      started.push(real);
+      servers.real.push(real);
+      const baseline = await serveWorker({
+        root,
+        script: MINIMAL_PROXY,
+        bindings: { ORIGIN: origin.url },
+        durableObjects: {},
+      });
+      started.push(baseline);
+      servers.baseline.push(baseline);
+      await configureZone(real.url, origin.url);
+    }
 
     for (const scenario of SCENARIOS) {
-      const status = await statusOf(new URL(scenario.path, servers[scenario.server].url));
-      if (status !== 200) throw new Error(`${scenario.name}: status ${status} before the load`);
+      for (const served of servers[scenario.server]) {
+        const status = await statusOf(new URL(scenario.path, served.url));
+        if (status !== 200) throw new Error(`${scenario.name}: status ${status} before the load`);
+      }
     }
-    // --wrk: the Workers on their own core; wrk, this process and the origin on the other(s) (bench/lib/pin.ts).
     if (context.wrk) {
-      pinning = pinApart([real.pid, baseline.pid], origin.process.pid === undefined ? [] : [origin.process.pid]);
+      pinning = pinApart(
+        started.map((served) => served.pid),
+        origin.process.pid === undefined ? [] : [origin.process.pid],
+      );
     }
     const generator = context.wrk ? wrkLoad : load;
-    const drive = (scenario: Scenario, durationSeconds: number): Promise<LoadResult> =>
-      generator({
-        url: new URL(scenario.path, servers[scenario.server].url),
+    // Each scenario's slices go to its Worker's processes in turn.
+    const turns = new Map<Scenario, number>();
+    const drive = (scenario: Scenario, durationSeconds: number): Promise<LoadResult> => {
+      const turn = turns.get(scenario) ?? 0;
+      turns.set(scenario, turn + 1);
+      const served = servers[scenario.server][turn % processes] as Served;
+      return generator({
+        url: new URL(scenario.path, served.url),
         headers: { host: ZONE },
         connections,
         durationSeconds,
-        serverCpu: servers[scenario.server].cpuSeconds,
+        serverCpu: served.cpuSeconds,
       });
+    };
 
     context.log("warm-up");
-    for (const scenario of SCENARIOS) await drive(scenario, 1);
+    for (let i = 0; i < processes; i++) for (const scenario of SCENARIOS) await drive(scenario, 1);
 
     const results = await interleavedRounds(
       SCENARIOS,
@@ -103,6 +125,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
       rows,
       notes: [
         `${rounds} round(s) × ${seconds} s per scenario, ${connections} connections, Host ${ZONE}, ` +
+          `${processes} workerd process(es) per Worker used in turn, ` +
           (context.wrk ? "wrk (a native process);" : "autocannon in this process;"),
         "origin: scripts/example-origin.mjs in its own process; both Workers on Miniflare (127.0.0.1);",
         "ratio = that round's req/s ÷ the same round's baseline for the same payload, median over rounds.",
