@@ -159,3 +159,19 @@ export function parseWranglerToml(text: string): WranglerBasics {
   if (compatibilityDate === null) throw new Error("wrangler.toml has no top-level compatibility_date");
   return { compatibilityDate, vars };
 }
+
+/**
+ * The same Worker served by several processes, used in turn: each call for a key answers that key's next process
+ * (docs/benchmarks.md, Method: two processes of one build can differ by tens of µs per request).
+ */
+export function inTurn<K>(processesOf: (key: K) => readonly Served[]): (key: K) => Served {
+  const turns = new Map<K, number>();
+  return (key) => {
+    const turn = turns.get(key) ?? 0;
+    turns.set(key, turn + 1);
+    const all = processesOf(key);
+    const served = all[turn % all.length];
+    if (served === undefined) throw new Error("inTurn: no process to serve");
+    return served;
+  };
+}

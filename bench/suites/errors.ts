@@ -27,7 +27,7 @@ import { resolve } from "node:path";
 import { api, send, type Answer } from "../lib/http.ts";
 import { interleavedRounds, load, type LoadResult } from "../lib/load.ts";
 import { loadRows } from "../lib/rows.ts";
-import { serveWorker, type Served } from "../lib/serve.ts";
+import { inTurn, serveWorker, type Served } from "../lib/serve.ts";
 import type { SuiteContext, SuiteResult } from "../lib/suite.ts";
 import { pinApart, type Pinning } from "../lib/pin.ts";
 import { wrkLoad } from "../lib/wrk.ts";
@@ -138,12 +138,10 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
     // --wrk: the Workers on their own core, wrk and this process on the other(s) (bench/lib/pin.ts).
     if (context.wrk) pinning = pinApart(Object.values(servers).flatMap((all) => all.map((served) => served.pid)));
     const generator = context.wrk ? wrkLoad : load;
-    // Each scenario's slices go to its Worker's processes in turn (the same count for every scenario).
-    const turns = new Map<Scenario, number>();
+    // Each scenario's slices go to its Worker's processes in turn.
+    const next = inTurn((scenario: Scenario) => servers[scenario.server]);
     const drive = (scenario: Scenario, durationSeconds: number): Promise<LoadResult> => {
-      const turn = turns.get(scenario) ?? 0;
-      turns.set(scenario, turn + 1);
-      const served = servers[scenario.server][turn % processes] as Served;
+      const served = next(scenario);
       return generator({
         url: new URL(PATH, served.url),
         headers: { host: "localhost", accept: scenario.accept },

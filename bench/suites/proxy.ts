@@ -13,7 +13,7 @@ import { request } from "node:http";
 import { interleavedRounds, load, type LoadResult } from "../lib/load.ts";
 import { startExampleOrigin } from "../lib/origin.ts";
 import { loadRows } from "../lib/rows.ts";
-import { serveWorker, type Served } from "../lib/serve.ts";
+import { inTurn, serveWorker, type Served } from "../lib/serve.ts";
 import type { SuiteContext, SuiteResult } from "../lib/suite.ts";
 import { pinApart, type Pinning } from "../lib/pin.ts";
 import { wrkLoad } from "../lib/wrk.ts";
@@ -95,11 +95,9 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
     }
     const generator = context.wrk ? wrkLoad : load;
     // Each scenario's slices go to its Worker's processes in turn.
-    const turns = new Map<Scenario, number>();
+    const next = inTurn((scenario: Scenario) => servers[scenario.server]);
     const drive = (scenario: Scenario, durationSeconds: number): Promise<LoadResult> => {
-      const turn = turns.get(scenario) ?? 0;
-      turns.set(scenario, turn + 1);
-      const served = servers[scenario.server][turn % processes] as Served;
+      const served = next(scenario);
       return generator({
         url: new URL(scenario.path, served.url),
         headers: { host: ZONE },
