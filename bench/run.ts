@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- [--quick] [--wrk] [suite …]]`: run every `bench/suites/*.ts`, or only the named ones, one
+ * `npm run bench [-- [--quick] [--wrk | --instructions] [suite …]]`: run every `bench/suites/*.ts`, or only the named ones, one
  * after the other (never in parallel: they would compete for the 2 cores and void each other's numbers).
  * Each suite prints a table with ratios against a baseline measured in the same run; see bench/README.md.
  */
@@ -15,6 +15,7 @@ const suitesDirectory = resolve(root, "bench/suites");
 async function main(argv: readonly string[]): Promise<number> {
   const quick = argv.includes("--quick");
   const wrk = argv.includes("--wrk");
+  const instructions = argv.includes("--instructions");
   const requested = argv.filter((arg) => !arg.startsWith("--"));
   const available = (await readdir(suitesDirectory))
     .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))
@@ -38,7 +39,14 @@ async function main(argv: readonly string[]): Promise<number> {
     const started = Date.now();
     const stealBefore = await stealSeconds();
     try {
-      const result = await module.run({ name, root, quick, wrk, log: (line) => console.error(`  ${line}`) });
+      const result = await module.run({
+        name,
+        root,
+        quick,
+        wrk,
+        instructions,
+        log: (line) => console.error(`  ${line}`),
+      });
       const stealAfter = await stealSeconds();
       const notes =
         stealBefore === null || stealAfter === null
@@ -47,7 +55,10 @@ async function main(argv: readonly string[]): Promise<number> {
               ...(result.notes ?? []),
               `CPU time stolen by the hypervisor during the suite: ${(stealAfter - stealBefore).toFixed(1)} s`,
             ];
-      const path = await report(root, wrk ? `${name}-wrk` : name, { ...result, notes });
+      const path = await report(root, instructions ? `${name}-instructions` : wrk ? `${name}-wrk` : name, {
+        ...result,
+        notes,
+      });
       console.error(`  ${((Date.now() - started) / 1000).toFixed(1)} s; JSON: ${path}`);
     } catch (error) {
       console.error(`✗ ${name} failed:`, error);

@@ -14,6 +14,7 @@ const COLUMNS: readonly { readonly title: string; readonly cell: (row: ResultRow
   { title: "p50 ms", cell: (row) => format(row.p50Ms, 2) },
   { title: "p99 ms", cell: (row) => format(row.p99Ms, 2) },
   { title: "server CPU µs/req", cell: (row) => format(row.serverCpuUs, 0) },
+  { title: "instructions/req", cell: (row) => format(row.instructionsPerRequest, 0) },
   { title: "ns/op", cell: (row) => format(row.nsPerOp, 1) },
   { title: "ratio", cell: (row) => (row.ratio === undefined ? "" : `${row.ratio.toFixed(2)}×`) },
   { title: "target", cell: verdict },

@@ -17,6 +17,8 @@ export interface ResultRow {
   readonly p99Ms?: number;
   /** Load rows: median CPU µs the server process spent per request (Linux; steadier than req/s). */
   readonly serverCpuUs?: number;
+  /** `--instructions` rows: median instructions of the server process per request (bench/lib/instructions.ts). */
+  readonly instructionsPerRequest?: number;
   /** Micro rows: median nanoseconds per operation. */
   readonly nsPerOp?: number;
   /** Subject throughput ÷ baseline throughput (higher is better; 1 = as fast as the baseline). */
@@ -47,6 +49,12 @@ export interface SuiteContext {
    * Suites that support it (errors, proxy) say so in their notes; the report is written as `<suite>-wrk.json`.
    */
   readonly wrk: boolean;
+  /**
+   * `--instructions`: count the instructions of the Worker's workerd process per request under valgrind's callgrind
+   * (bench/lib/instructions.ts) instead of loading it; the report is written as `<suite>-instructions.json`.
+   * Suites that support it (errors) say so in their notes.
+   */
+  readonly instructions: boolean;
   /** Progress output (stderr), so stdout stays the report. */
   log(line: string): void;
 }

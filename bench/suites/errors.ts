@@ -13,6 +13,8 @@
  * custom-errors suite uses: the error path evaluates them all and none answers.
  *
  * `--wrk`: the load comes from `wrk` (a native process) instead of autocannon in this Node process.
+ * `--instructions`: no load; each Worker's workerd runs under callgrind and the rows give instructions per request
+ * (bench/lib/instructions.ts), a measure that does not move with the machine's other work.
  *
  * All Workers run at once (one Miniflare each, idle while another is measured). The load generator shares
  * the 2 cores with workerd, so absolute req/s are noisy: scenarios are interleaved in many short rounds
@@ -27,7 +29,9 @@ import { resolve } from "node:path";
 import { api, send, type Answer } from "../lib/http.ts";
 import { interleavedRounds, load, type LoadResult } from "../lib/load.ts";
 import { loadRows } from "../lib/rows.ts";
-import { inTurn, serveWorker, type Served } from "../lib/serve.ts";
+import { inTurn, serveWorker, type ServeOptions, type Served } from "../lib/serve.ts";
+import { sequentialRequests, serveCounted } from "../lib/instructions.ts";
+import { median } from "../lib/stats.ts";
 import type { SuiteContext, SuiteResult } from "../lib/suite.ts";
 import { pinApart, type Pinning } from "../lib/pin.ts";
 import { wrkLoad } from "../lib/wrk.ts";
@@ -96,6 +100,7 @@ const SCENARIOS: readonly Scenario[] = [
 ];
 
 export async function run(context: SuiteContext): Promise<SuiteResult> {
+  if (context.instructions) return countInstructions(context);
   // Many short slices rather than a few long ones: other processes come and go on this machine, and a
   // baseline slice taken seconds apart from its subject slice sees the same neighbours.
   const rounds = context.quick ? 1 : 12;
@@ -180,6 +185,83 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
 }
 
 const ADMIN_TOKEN = "bench-admin-token";
+
+/**
+ * `--instructions`: the same Workers and answers, each request's cost as the instructions its workerd process
+ * executes (bench/lib/instructions.ts), requests one after the other. Each scenario gets a fresh process (PROCESSES
+ * of them, the row is the median), served alone: an instruction count does not depend on neighbours.
+ *
+ * Under callgrind a request takes ~10 ms instead of ~0.3 ms, so the real Workers run with the longest log window
+ * (ERROR_LOG_COALESCE_MS=1000, the maximum): with the default 50 ms, a log write would come every ~5 requests here
+ * against every ~150 under the load suites' 3,000 req/s, and the count would over-weigh it 30 times.
+ */
+async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
+  const { root } = context;
+  const processes = context.quick ? 1 : PROCESSES;
+  const warmup = context.quick ? 200 : 1500;
+  const requests = context.quick ? 100 : 1000;
+  // The constant Workers answer what the real Worker answers: taken from one served the usual way.
+  const reference = await serveWorker({ root, entry: "src/index.ts", bindings: { ADMIN_TOKEN } });
+  let sameJson: string;
+  let sameHtml: string;
+  try {
+    sameJson = await constantWorker(reference, "application/json");
+    sameHtml = await constantWorker(reference, "text/html");
+  } finally {
+    await reference.dispose();
+  }
+  const realBindings = { ADMIN_TOKEN, ERROR_LOG_COALESCE_MS: "1000" };
+  const options: Record<Server, ServeOptions> = {
+    real: { root, entry: "src/index.ts", bindings: realBindings },
+    baseline: { root, entry: "bench/baseline/worker.ts", durableObjects: {} },
+    sameBytes: { root, script: sameJson, durableObjects: {} },
+    sameHtml: { root, script: sameHtml, durableObjects: {} },
+    noConsole: { root, entry: "src/index.ts", dropConsole: true, bindings: realBindings },
+  };
+  const counts = SCENARIOS.map((): number[] => []);
+  const notes: string[] = [];
+  for (let round = 0; round < processes; round++) {
+    for (const [i, scenario] of SCENARIOS.entries()) {
+      const worker = await serveCounted(options[scenario.server]);
+      try {
+        if (scenario.server === "real" || scenario.server === "noConsole")
+          await configureLocalhost(root, worker.served);
+        const problem = await checkOnce(worker.served, scenario);
+        if (problem !== null) notes.push(`WARNING ${scenario.name}: ${problem}`);
+        const headers = { host: "localhost", accept: scenario.accept };
+        const sender = sequentialRequests(new URL(PATH, worker.served.url), headers, scenario.expectStatus);
+        try {
+          const count = await worker.perRequest(sender.send, { warmup, requests });
+          counts[i]?.push(count);
+          context.log(`process ${round + 1}/${processes} ${scenario.name}: ${Math.round(count)} instructions/request`);
+        } finally {
+          sender.close();
+        }
+      } finally {
+        await worker.dispose();
+      }
+    }
+  }
+  const baseline = median(counts[0] ?? []);
+  const rows = SCENARIOS.map((scenario, i) => {
+    const count = median(counts[i] ?? []);
+    return {
+      name: scenario.name,
+      ...(scenario.server === "baseline" ? { baseline: true } : {}),
+      instructionsPerRequest: count,
+      ratio: baseline / count,
+      ...(scenario.target === undefined ? {} : { target: scenario.target }),
+    };
+  });
+  notes.push(
+    `instructions of the Worker's workerd process (all threads) under valgrind's callgrind, per request: ` +
+      `${requests} requests one after the other on one connection after ${warmup} of warm-up, ` +
+      `${processes} fresh process(es) per scenario, median;`,
+    "ratio = baseline instructions ÷ the row's (higher is better, like a throughput ratio); real Workers with " +
+      "ERROR_LOG_COALESCE_MS=1000 (one log write per ~100 requests, as under load; bench/suites/errors.ts).",
+  );
+  return { rows, notes };
+}
 
 /**
  * Issue 12: "a zone whose config is cached, with the example zone's custom error rules loaded, none matching".

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { callgrindTotal } from "../../bench/lib/instructions.ts";
 import { load } from "../../bench/lib/load.ts";
 import { compare } from "../../bench/lib/micro.ts";
 import { renderTable } from "../../bench/lib/report.ts";
@@ -56,6 +57,41 @@ describe("bench/lib/report renderTable", () => {
     expect(header).not.toMatch(/ns\/op|p50/);
     expect(first).toMatch(/base \[baseline\].*1000.*1\.00×/);
     expect(second).toMatch(/subject.*800.*0\.80×.*MISS \(≥ 0\.85\)/);
+  });
+});
+
+describe("bench/lib/report renderTable, instruction rows", () => {
+  it("shows instructions per request and no load columns", () => {
+    const table = renderTable([
+      { name: "base", baseline: true, instructionsPerRequest: 850_000, ratio: 1 },
+      { name: "subject", instructionsPerRequest: 1_000_000, ratio: 0.85, target: 0.85 },
+    ]);
+    const [header, , , second] = table.split("\n");
+    expect(header).toMatch(/name.*instructions\/req.*ratio.*target/);
+    expect(header).not.toMatch(/req\/s|p50/);
+    expect(second).toMatch(/subject.*1000000.*0\.85×.*ok \(≥ 0\.85\)/);
+  });
+});
+
+describe("bench/lib/instructions callgrindTotal", () => {
+  it("reads the total of a dump, `summary:` or `totals:`", () => {
+    const dump = [
+      "# callgrind format",
+      "version: 1",
+      "events: Ir",
+      "fn=(1) main",
+      "0 12",
+      "",
+      "summary: 1019286346",
+      "",
+    ];
+    expect(callgrindTotal(dump.join("\n"))).toBe(1_019_286_346);
+    expect(callgrindTotal("events: Ir\ntotals: 42\n")).toBe(42);
+  });
+
+  it("is null for a file without a total (a dump cut short), never a number made up", () => {
+    expect(callgrindTotal("events: Ir\nfn=(1) main\n0 12\n")).toBeNull();
+    expect(callgrindTotal("")).toBeNull();
   });
 });
 
