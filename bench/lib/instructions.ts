@@ -2,16 +2,17 @@
  * Instructions per request of a Worker's workerd process, counted by valgrind's callgrind (`--instructions`;
  * issue 12, fourth pass). On this machine req/s and CPU time per request move by ±10 % between runs with whatever
  * else the 2 shared cores do (other processes, hypervisor steal, and the VM exposes no hardware counters to
- * `perf`). An instruction count does not depend on that: repeated runs of one build agreed within ~1 % for a
- * constant Worker and within ~2–4 % for the real one, whose garbage collector and JIT compiler (other threads of
- * the process, counted too) run in different requests from run to run. It is not a time: it misses cache misses
- * and waits, which the load suites see. It tells which of two builds does less work, reproducibly.
+ * `perf`). An instruction count does not depend on that. It is not a time: it misses cache misses and waits, which
+ * the load suites see; it tells which of two builds does less work. Windows move by up to ±5 % (a garbage
+ * collection falls in one or not), and processes of the real Worker keep levels 10–17 % apart for their life
+ * (docs/benchmarks.md, issue 12 fourth pass): compare builds over several processes.
  *
  * How: Miniflare starts `MINIFLARE_WORKERD_PATH` instead of its own workerd binary when that variable is set; here
  * it is a script that execs workerd under callgrind (same pid) with its output in a directory of ours. After a
- * warm-up (the JIT settles), `callgrind_control -z <pid>` zeroes the counters, `requests` requests go one after
- * the other on one keep-alive connection, `callgrind_control -d <pid>` writes a dump, and its total ÷ `requests` is
- * the count per request. Under valgrind a request takes ~10 ms: a run of 1,000 requests takes ~15 s per Worker.
+ * warm-up (the JIT settles), in each window `callgrind_control -z <pid>` zeroes the counters, `requests` requests
+ * go one after the other on one keep-alive connection, `callgrind_control -d <pid>` writes a dump, and its total ÷
+ * `requests` is the window's count per request (`CountOptions.idleMs` says what a window must avoid). Under
+ * valgrind a request takes ~15 ms.
  */
 import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -20,6 +21,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serveWorker, type ServeOptions, type Served } from "./serve.ts";
+import { median } from "./stats.ts";
 
 let checked = false;
 
@@ -42,14 +44,30 @@ export function callgrindTotal(dump: string): number | null {
   return match === null ? null : Number(match[1]);
 }
 
+export interface CountOptions {
+  /** Requests before any window (the JIT settles). */
+  readonly warmup: number;
+  /** Requests counted per window, sent one after the other. */
+  readonly requests: number;
+  /** Windows; the count is their median. */
+  readonly windows: number;
+  /**
+   * Idle time before each window, then one uncounted request. Work a Worker does per period of time, not per
+   * request, must stay out of the windows: under callgrind ~60 requests go by per second instead of thousands, so
+   * such work would weigh ~50 times its share under load. The real Worker reads its zone from KV again every 10 s
+   * (contract §8), a KV read costing Miniflare millions of instructions: after more than 10 s of idle, the request
+   * before the window refreshes the zone, and a window of a few seconds holds no refresh.
+   */
+  readonly idleMs: number;
+  /** Called with each window's count per request (progress, and to see a process's windows agree). */
+  readonly onWindow?: (perRequest: number) => void;
+}
+
 /** A Worker served by a workerd that runs under callgrind. */
 export interface CountedWorker {
   readonly served: Served;
-  /** Instructions per request over `requests` requests sent one after the other, after `warmup` of them. */
-  perRequest(
-    send: () => Promise<void>,
-    options: { readonly warmup: number; readonly requests: number },
-  ): Promise<number>;
+  /** Instructions per request: the median over `options.windows` windows (`CountOptions`). */
+  perRequest(send: () => Promise<void>, options: CountOptions): Promise<number>;
   dispose(): Promise<void>;
 }
 
@@ -92,16 +110,23 @@ export async function serveCounted(options: ServeOptions): Promise<CountedWorker
 
   return {
     served,
-    async perRequest(send, { warmup, requests }) {
+    async perRequest(send, { warmup, requests, windows, idleMs, onWindow }) {
       for (let i = 0; i < warmup; i++) await send();
-      execFileSync("callgrind_control", ["-z", pid], { stdio: "ignore" });
-      for (let i = 0; i < requests; i++) await send();
-      const before = new Set(dumps());
-      execFileSync("callgrind_control", ["-d", pid], { stdio: "ignore" });
-      const fresh = dumps().find((name) => !before.has(name));
-      const total = fresh === undefined ? null : callgrindTotal(readFileSync(join(directory, fresh), "utf8"));
-      if (total === null) throw new Error(`no callgrind dump for workerd ${pid} in ${directory}`);
-      return total / requests;
+      const counts: number[] = [];
+      for (let window = 0; window < windows; window++) {
+        await new Promise((resolve) => setTimeout(resolve, idleMs));
+        await send();
+        execFileSync("callgrind_control", ["-z", pid], { stdio: "ignore" });
+        for (let i = 0; i < requests; i++) await send();
+        const before = new Set(dumps());
+        execFileSync("callgrind_control", ["-d", pid], { stdio: "ignore" });
+        const fresh = dumps().find((name) => !before.has(name));
+        const total = fresh === undefined ? null : callgrindTotal(readFileSync(join(directory, fresh), "utf8"));
+        if (total === null) throw new Error(`no callgrind dump for workerd ${pid} in ${directory}`);
+        counts.push(total / requests);
+        onWindow?.(total / requests);
+      }
+      return median(counts);
     },
     async dispose() {
       await served.dispose();
@@ -110,29 +135,38 @@ export async function serveCounted(options: ServeOptions): Promise<CountedWorker
   };
 }
 
-/** A sender of one request at a time on one keep-alive connection; `close()` ends the connection. */
+/**
+ * A sender of one request at a time on one keep-alive connection; `close()` ends the connection. A request whose
+ * reused connection was reset before any answer (the server closed it as the request went out, which node:http does
+ * not retry) is sent once more on a new connection; any other failure, or a wrong status, rejects.
+ */
 export function sequentialRequests(
   url: URL,
   headers: Readonly<Record<string, string>>,
   expectStatus: number,
 ): { readonly send: () => Promise<void>; readonly close: () => void } {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const once = (): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      const request = http.request(
+        { host: url.hostname, port: url.port, path: url.pathname + url.search, agent, headers },
+        (response) => {
+          response.resume();
+          response.on("end", () =>
+            response.statusCode === expectStatus
+              ? resolve()
+              : reject(new Error(`expected ${expectStatus}, got ${response.statusCode} from ${url.href}`)),
+          );
+        },
+      );
+      request.on("error", reject);
+      request.end();
+    });
   return {
     send: () =>
-      new Promise<void>((resolve, reject) => {
-        const request = http.request(
-          { host: url.hostname, port: url.port, path: url.pathname + url.search, agent, headers },
-          (response) => {
-            response.resume();
-            response.on("end", () =>
-              response.statusCode === expectStatus
-                ? resolve()
-                : reject(new Error(`expected ${expectStatus}, got ${response.statusCode} from ${url.href}`)),
-            );
-          },
-        );
-        request.on("error", reject);
-        request.end();
+      once().catch((error: unknown) => {
+        if ((error as NodeJS.ErrnoException).code !== "ECONNRESET") throw error;
+        return once();
       }),
     close: () => agent.destroy(),
   };

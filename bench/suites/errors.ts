@@ -31,7 +31,6 @@ import { interleavedRounds, load, type LoadResult } from "../lib/load.ts";
 import { loadRows } from "../lib/rows.ts";
 import { inTurn, serveWorker, type ServeOptions, type Served } from "../lib/serve.ts";
 import { sequentialRequests, serveCounted } from "../lib/instructions.ts";
-import { median } from "../lib/stats.ts";
 import type { SuiteContext, SuiteResult } from "../lib/suite.ts";
 import { pinApart, type Pinning } from "../lib/pin.ts";
 import { wrkLoad } from "../lib/wrk.ts";
@@ -188,18 +187,18 @@ const ADMIN_TOKEN = "bench-admin-token";
 
 /**
  * `--instructions`: the same Workers and answers, each request's cost as the instructions its workerd process
- * executes (bench/lib/instructions.ts), requests one after the other. Each scenario gets a fresh process (PROCESSES
- * of them, the row is the median), served alone: an instruction count does not depend on neighbours.
+ * executes (bench/lib/instructions.ts), requests one after the other. Each scenario gets a fresh process, served
+ * alone: an instruction count does not depend on neighbours, but it does on time (below and `CountOptions.idleMs`).
  *
- * Under callgrind a request takes ~10 ms instead of ~0.3 ms, so the real Workers run with the longest log window
- * (ERROR_LOG_COALESCE_MS=1000, the maximum): with the default 50 ms, a log write would come every ~5 requests here
- * against every ~150 under the load suites' 3,000 req/s, and the count would over-weigh it 30 times.
+ * Under callgrind a request takes ~15 ms instead of ~0.3 ms, so the real Workers run with the longest log window
+ * (ERROR_LOG_COALESCE_MS=1000, the maximum): with the default 50 ms, a log write would come every ~3 requests here
+ * against every ~150 under the load suites' 3,000 req/s, and the count would over-weigh it 50 times.
  */
 async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
   const { root } = context;
-  const processes = context.quick ? 1 : PROCESSES;
-  const warmup = context.quick ? 200 : 1500;
-  const requests = context.quick ? 100 : 1000;
+  const count = context.quick
+    ? { warmup: 200, requests: 100, windows: 1, idleMs: 10_500 }
+    : { warmup: 1500, requests: 300, windows: 3, idleMs: 10_500 };
   // The constant Workers answer what the real Worker answers: taken from one served the usual way.
   const reference = await serveWorker({ root, entry: "src/index.ts", bindings: { ADMIN_TOKEN } });
   let sameJson: string;
@@ -218,47 +217,56 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
     sameHtml: { root, script: sameHtml, durableObjects: {} },
     noConsole: { root, entry: "src/index.ts", dropConsole: true, bindings: realBindings },
   };
-  const counts = SCENARIOS.map((): number[] => []);
+  const counts: number[] = [];
   const notes: string[] = [];
-  for (let round = 0; round < processes; round++) {
-    for (const [i, scenario] of SCENARIOS.entries()) {
-      const worker = await serveCounted(options[scenario.server]);
-      try {
-        if (scenario.server === "real" || scenario.server === "noConsole")
-          await configureLocalhost(root, worker.served);
-        const problem = await checkOnce(worker.served, scenario);
-        if (problem !== null) notes.push(`WARNING ${scenario.name}: ${problem}`);
-        const headers = { host: "localhost", accept: scenario.accept };
-        const sender = sequentialRequests(new URL(PATH, worker.served.url), headers, scenario.expectStatus);
-        try {
-          const count = await worker.perRequest(sender.send, { warmup, requests });
-          counts[i]?.push(count);
-          context.log(`process ${round + 1}/${processes} ${scenario.name}: ${Math.round(count)} instructions/request`);
-        } finally {
-          sender.close();
-        }
-      } finally {
-        await worker.dispose();
+  for (const scenario of SCENARIOS) {
+    const worker = await serveCounted(options[scenario.server]);
+    try {
+      // Under valgrind the first requests (the bundle's compile, the zone writer's Durable Object) are slow
+      // enough that a connection is sometimes reset: the set-up is retried; the counted requests are not.
+      const served = worker.served;
+      if (scenario.server === "real" || scenario.server === "noConsole") {
+        await retryReset(() => configureLocalhost(root, served));
       }
+      const problem = await retryReset(() => checkOnce(served, scenario));
+      if (problem !== null) notes.push(`WARNING ${scenario.name}: ${problem}`);
+      const headers = { host: "localhost", accept: scenario.accept };
+      const sender = sequentialRequests(new URL(PATH, served.url), headers, scenario.expectStatus);
+      try {
+        const windows: number[] = [];
+        const onWindow = (perWindow: number): number => windows.push(Math.round(perWindow));
+        const perRequest = await worker.perRequest(sender.send, { ...count, onWindow });
+        counts.push(perRequest);
+        context.log(
+          `${scenario.name}: ${Math.round(perRequest)} instructions/request (windows: ${windows.join(", ")})`,
+        );
+      } finally {
+        sender.close();
+      }
+    } finally {
+      await worker.dispose();
     }
   }
-  const baseline = median(counts[0] ?? []);
+  const baseline = counts[0] ?? Number.NaN;
   const rows = SCENARIOS.map((scenario, i) => {
-    const count = median(counts[i] ?? []);
+    const perRequest = counts[i] ?? Number.NaN;
     return {
       name: scenario.name,
       ...(scenario.server === "baseline" ? { baseline: true } : {}),
-      instructionsPerRequest: count,
-      ratio: baseline / count,
+      instructionsPerRequest: perRequest,
+      ratio: baseline / perRequest,
       ...(scenario.target === undefined ? {} : { target: scenario.target }),
     };
   });
   notes.push(
     `instructions of the Worker's workerd process (all threads) under valgrind's callgrind, per request: ` +
-      `${requests} requests one after the other on one connection after ${warmup} of warm-up, ` +
-      `${processes} fresh process(es) per scenario, median;`,
+      `${count.warmup} requests of warm-up, then ${count.windows} window(s) of ${count.requests} requests one after ` +
+      `the other on one connection, each after ${count.idleMs / 1000} s of idle and one request (the zone cache's ` +
+      `10 s refresh stays out of the windows: bench/lib/instructions.ts); median over the windows; one fresh ` +
+      `process per scenario (processes of the real Worker keep levels 10–17 % apart: ` +
+      `docs/benchmarks.md, issue 12 fourth pass; compare builds over several runs);`,
     "ratio = baseline instructions ÷ the row's (higher is better, like a throughput ratio); real Workers with " +
-      "ERROR_LOG_COALESCE_MS=1000 (one log write per ~100 requests, as under load; bench/suites/errors.ts).",
+      "ERROR_LOG_COALESCE_MS=1000 (one log write per ~60 requests; bench/suites/errors.ts).",
   );
   return { rows, notes };
 }
@@ -291,6 +299,17 @@ async function configureLocalhost(root: string, served: Served): Promise<void> {
   await api(served.url, ADMIN_TOKEN, "PUT", "/zones/localhost", zone);
   const path = "/zones/localhost/rulesets/phases/http_custom_errors/entrypoint";
   await api(served.url, ADMIN_TOKEN, "PUT", path, { rules: [...scoped, ...more] });
+}
+
+/** `work()`, again (up to 3 times in all) while it fails with a reset connection. */
+async function retryReset<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= 3 || (error as NodeJS.ErrnoException).code !== "ECONNRESET") throw error;
+    }
+  }
 }
 
 /** A Worker answering, from constants, exactly what the real Worker answers to `accept` (before any rule is set). */

@@ -5,6 +5,8 @@
  * its own process). Target: ≥ 0.9× the minimal Worker's throughput.
  *
  * Scenarios: a tiny answer (`/hello`, 22 bytes: the per-request overhead) and a 64 KiB answer (streaming).
+ * A diagnostic row (no target) serves the tiny answer from `CONTRACT_MINIMUM_PROXY`, the least a Worker must do
+ * per request under contract §3: how close any proxy can come to the bare Worker on this machine.
  * Rounds are interleaved with a rotating order; each round's ratio uses that round's baseline; the row
  * shows the median over rounds, and each Worker is served by PROCESSES workerd processes used in turn (the same
  * method as the errors suite).
@@ -36,9 +38,49 @@ const MINIMAL_PROXY = `export default {
   },
 };`;
 
+/**
+ * Diagnostic (issue 12, fourth pass): the least a Worker must do per request to proxy as contract §3 says, inline
+ * and without structure: measure the header section (1038) and look for the loop mark (1000) in one pass, copy the
+ * headers without the hop-by-hop ones, add `X-Forwarded-Proto`/`-Host` and the `CDN-Loop` mark, and race the fetch
+ * against a timer (522/524). No zone lookup, no request phases, no failure classification. How close the proxy can
+ * get to the bare `fetch(origin)` Worker, on this machine, whatever its code.
+ */
+const CONTRACT_MINIMUM_PROXY = `const HOP = new Set(["connection", "proxy-connection", "keep-alive", "te", "transfer-encoding",
+  "upgrade", "trailer", "proxy-authorization", "proxy-authenticate", "host"]);
+export default {
+  async fetch(request, env) {
+    const url = new URL(request.url);
+    let bytes = 0;
+    let loop = null;
+    const drop = [];
+    for (const [name, value] of request.headers) {
+      bytes += name.length + value.length + 4;
+      if (name === "cdn-loop") loop = value;
+      if (HOP.has(name)) drop.push(name);
+    }
+    if (bytes > 16384) return new Response("1038", { status: 400 });
+    if (loop !== null && loop.includes("edge-errors")) return new Response("1000", { status: 403 });
+    const headers = new Headers(request.headers);
+    for (const name of drop) headers.delete(name);
+    headers.set("x-forwarded-proto", url.protocol.slice(0, -1));
+    headers.set("x-forwarded-host", url.host);
+    headers.set("cdn-loop", loop ? loop + ", edge-errors" : "edge-errors");
+    const hasBody = request.method !== "GET" && request.method !== "HEAD";
+    let timer;
+    const response = await new Promise((resolve, reject) => {
+      timer = setTimeout(() => resolve(new Response("timeout", { status: 524 })), 15000);
+      fetch(env.ORIGIN + url.pathname + url.search, {
+        method: request.method, headers, body: hasBody ? request.body : null, redirect: "manual",
+      }).then(resolve, reject);
+    });
+    clearTimeout(timer);
+    return response;
+  },
+};`;
+
 interface Scenario {
   readonly name: string;
-  readonly server: "baseline" | "real";
+  readonly server: "baseline" | "real" | "minimum";
   readonly path: string;
   readonly target?: number;
 }
@@ -46,6 +88,11 @@ interface Scenario {
 const SCENARIOS: readonly Scenario[] = [
   { name: "minimal fetch(origin) Worker, GET /hello (22 B)", server: "baseline", path: "/hello" },
   { name: "proxy, GET /hello (22 B)", server: "real", path: "/hello", target: TARGET },
+  {
+    name: "diagnostic: the contract's minimum proxy Worker, GET /hello (22 B)",
+    server: "minimum",
+    path: "/hello",
+  },
   { name: "minimal fetch(origin) Worker, GET 64 KiB", server: "baseline", path: "/bytes?n=65536" },
   { name: "proxy, GET 64 KiB", server: "real", path: "/bytes?n=65536", target: TARGET },
 ];
@@ -61,7 +108,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
     const { root } = context;
     // The example origin listens on 127.0.0.1, which an origin may not be while it is an API host (contract §3).
     const processes = context.quick ? 1 : PROCESSES;
-    const servers: Record<Scenario["server"], Served[]> = { real: [], baseline: [] };
+    const servers: Record<Scenario["server"], Served[]> = { real: [], baseline: [], minimum: [] };
     for (let i = 0; i < processes; i++) {
       const real = await serveWorker({
         root,
@@ -78,6 +125,14 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
       });
       started.push(baseline);
       servers.baseline.push(baseline);
+      const minimum = await serveWorker({
+        root,
+        script: CONTRACT_MINIMUM_PROXY,
+        bindings: { ORIGIN: origin.url },
+        durableObjects: {},
+      });
+      started.push(minimum);
+      servers.minimum.push(minimum);
       await configureZone(real.url, origin.url);
     }
 
@@ -118,14 +173,16 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
     );
 
     // Each subject row is compared with the baseline row of the same payload, round by round.
-    const rows = loadRows(SCENARIOS, results, (i) => (SCENARIOS[i]?.server === "baseline" ? i : i - 1));
+    const rows = loadRows(SCENARIOS, results, (i) =>
+      SCENARIOS.findIndex((scenario) => scenario.server === "baseline" && scenario.path === SCENARIOS[i]?.path),
+    );
     return {
       rows,
       notes: [
         `${rounds} round(s) × ${seconds} s per scenario, ${connections} connections, Host ${ZONE}, ` +
           `${processes} workerd process(es) per Worker used in turn, ` +
           (context.wrk ? "wrk (a native process);" : "autocannon in this process;"),
-        "origin: scripts/example-origin.mjs in its own process; both Workers on Miniflare (127.0.0.1);",
+        "origin: scripts/example-origin.mjs in its own process; every Worker on Miniflare (127.0.0.1);",
         "ratio = that round's req/s ÷ the same round's baseline for the same payload, median over rounds.",
         ...(pinning === null ? [] : [pinning.note]),
       ],
