@@ -1,6 +1,7 @@
 /**
- * `npm run bench [-- [--quick] [--wrk | --instructions] [suite …]]`: run every `bench/suites/*.ts`, or only the named ones, one
- * after the other (never in parallel: they would compete for the 2 cores and void each other's numbers).
+ * `npm run bench [-- [--quick] [--wrk | --instructions] [suite …]]`: run every `bench/suites/*.ts`, or only the
+ * named ones, one after the other (never in parallel: they would compete for the 2 cores and void each other's
+ * numbers).
  * Each suite prints a table with ratios against a baseline measured in the same run; see bench/README.md.
  */
 import { readdir, readFile } from "node:fs/promises";
