@@ -20,23 +20,9 @@ import http from "node:http";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ensureDebianTool } from "./debian-tool.ts";
 import { serveWorker, type ServeOptions, type Served } from "./serve.ts";
 import { median } from "./stats.ts";
-
-let checked = false;
-
-/** Makes sure valgrind is on PATH, installing Debian's package when it is missing and we are root. */
-export function ensureValgrind(): void {
-  if (checked) return;
-  try {
-    execFileSync("valgrind", ["--version"], { stdio: "ignore" });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    if (process.getuid?.() !== 0) throw new Error("valgrind is missing: run `sudo apt-get install -y valgrind`");
-    execFileSync("apt-get", ["install", "-y", "valgrind"], { stdio: "inherit" });
-  }
-  checked = true;
-}
 
 /** The total instruction count of a callgrind dump (`summary:` in newer files, `totals:` in others), or null. */
 export function callgrindTotal(dump: string): number | null {
@@ -81,7 +67,7 @@ function workerdBinary(): string {
 
 /** Serves `options` like `serveWorker`, with workerd under callgrind. Start-ups must not overlap (they don't). */
 export async function serveCounted(options: ServeOptions): Promise<CountedWorker> {
-  ensureValgrind();
+  ensureDebianTool("valgrind", ["--version"]);
   const directory = mkdtempSync(join(tmpdir(), "bench-callgrind-"));
   const wrapper = join(directory, "workerd.sh");
   // `exec` keeps the pid: the script writes it, then becomes valgrind, which becomes workerd.

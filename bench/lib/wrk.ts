@@ -10,7 +10,8 @@
  * Pitfall met: wrk 4.1 replaces its own `Host` header only when the name is spelled `Host`; `host: x` is sent as a
  * second Host header, which the runtime answers 400 before any Worker runs. Names are sent as `Host` here.
  */
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
+import { ensureDebianTool } from "./debian-tool.ts";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,21 +21,9 @@ import { round } from "./stats.ts";
 
 const run = promisify(execFile);
 
-let checked = false;
-
-/** Makes sure `wrk` is on PATH, installing Debian's package when it is missing and we are root. */
+/** Makes sure `wrk` is on PATH (bench/lib/debian-tool.ts). */
 export function ensureWrk(): void {
-  if (checked) return;
-  try {
-    execFileSync("wrk", ["--version"], { stdio: "ignore" });
-  } catch (error) {
-    // `wrk --version` exits 1 after printing its version: only "not found" means missing.
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
-      if (process.getuid?.() !== 0) throw new Error("wrk is missing: run `sudo apt-get install -y wrk`");
-      execFileSync("apt-get", ["install", "-y", "wrk"], { stdio: "inherit" });
-    }
-  }
-  checked = true;
+  ensureDebianTool("wrk", ["--version"]);
 }
 
 export async function wrkLoad(options: LoadOptions): Promise<LoadResult> {

@@ -15,7 +15,7 @@ import { request } from "node:http";
 import { interleavedRounds, load, type LoadResult } from "../lib/load.ts";
 import { startExampleOrigin } from "../lib/origin.ts";
 import { loadRows } from "../lib/rows.ts";
-import { inTurn, serveWorker, type Served } from "../lib/serve.ts";
+import { inTurn, serveWorker, type ServeOptions, type Served } from "../lib/serve.ts";
 import type { SuiteContext, SuiteResult } from "../lib/suite.ts";
 import { pinApart, type Pinning } from "../lib/pin.ts";
 import { wrkLoad } from "../lib/wrk.ts";
@@ -109,30 +109,27 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
     // The example origin listens on 127.0.0.1, which an origin may not be while it is an API host (contract §3).
     const processes = context.quick ? 1 : PROCESSES;
     const servers: Record<Scenario["server"], Served[]> = { real: [], baseline: [], minimum: [] };
+    // A Worker of its own served once more, remembered with its scenario kind and stopped at the end.
+    const serve = async (server: Scenario["server"], options: ServeOptions): Promise<Served> => {
+      const served = await serveWorker(options);
+      started.push(served);
+      servers[server].push(served);
+      return served;
+    };
+    const forwarding = (script: string): ServeOptions => ({
+      root,
+      script,
+      bindings: { ORIGIN: origin.url },
+      durableObjects: {},
+    });
     for (let i = 0; i < processes; i++) {
-      const real = await serveWorker({
+      const real = await serve("real", {
         root,
         entry: "src/index.ts",
         bindings: { ADMIN_TOKEN, API_HOSTS: "localhost" },
       });
-      started.push(real);
-      servers.real.push(real);
-      const baseline = await serveWorker({
-        root,
-        script: MINIMAL_PROXY,
-        bindings: { ORIGIN: origin.url },
-        durableObjects: {},
-      });
-      started.push(baseline);
-      servers.baseline.push(baseline);
-      const minimum = await serveWorker({
-        root,
-        script: CONTRACT_MINIMUM_PROXY,
-        bindings: { ORIGIN: origin.url },
-        durableObjects: {},
-      });
-      started.push(minimum);
-      servers.minimum.push(minimum);
+      await serve("baseline", forwarding(MINIMAL_PROXY));
+      await serve("minimum", forwarding(CONTRACT_MINIMUM_PROXY));
       await configureZone(real.url, origin.url);
     }
 
