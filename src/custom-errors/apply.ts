@@ -6,7 +6,7 @@
  * Rules also apply to the origin's own error responses (status ≥ 400); pages and defaults never replace those.
  * Tokens `::RAY_ID::`, `::CLIENT_IP::`, `::GEO::` are replaced only by validated values, never by request text.
  */
-import { BOX_TOKENS, pageClassOf } from "../custom-pages/validate";
+import { BOX_TOKENS, pageClassOf, type PageId } from "../custom-pages/validate";
 import { negotiatedResponse } from "../errors/headers";
 import type { ErrorCustomization, GeneratedError } from "../errors/pipeline";
 import { renderHtmlBox } from "../errors/render-html";
@@ -73,12 +73,27 @@ async function pageStep(
   if (!compiled.pages.has(id)) return null;
   const page = await pageHtml(kv, compiled, id);
   if (page === null) return null;
-  const box = renderHtmlBox(error.fields);
-  let body = page;
-  for (const token of BOX_TOKENS[id]) body = body.replaceAll(token, box);
-  body = substituteTokens(body, error.request, error.fields.ray_id);
+  const body = substituteTokens(withBox(page, id, renderHtmlBox(error.fields)), error.request, error.fields.ray_id);
   const headers = customHeaders(error.headers, "text/html; charset=utf-8");
   return negotiatedResponse(error.request.method, error.fields.status, headers, body);
+}
+
+/**
+ * The page with ONE box, at its class's first box token (contract §2.1: the token "at most once: a stored page
+ * never renders past a documented size"). The API refuses a second token (custom-pages/validate.ts); a page stored
+ * before that check may hold many (issue 19 item 3: 45,581 of them rendered 119,650,138 bytes per error), so the
+ * others are removed here, which bounds it to its own size plus one box (docs/custom-errors.md).
+ */
+export function withBox(page: string, id: PageId, box: string): string {
+  const [own, alias] = BOX_TOKENS[id];
+  const ownAt = page.indexOf(own);
+  const aliasAt = page.indexOf(alias);
+  const first = ownAt === -1 || (aliasAt !== -1 && aliasAt < ownAt) ? alias : own;
+  const at = first === own ? ownAt : aliasAt;
+  if (at === -1) return page;
+  const rest = page.slice(at + first.length);
+  const tail = rest.includes("_BOX::") ? rest.replaceAll(own, "").replaceAll(alias, "") : rest;
+  return page.slice(0, at) + box + tail;
 }
 
 /**

@@ -7,23 +7,23 @@
  */
 import { html, raw, type Html } from "./html";
 
-/** The only stylesheet. Light and dark via `prefers-color-scheme`; fluid from 320 px to desktop widths. */
-export const PAGE_STYLE = `:root{color-scheme:light dark;--bg:#f3f4f6;--fg:#1b2027;--muted:#566070;--card:#fff;--line:#d8dde4;--soft:#eef0f3;--bad:#b42318;--bad-bg:#fdecea;--ok:#137333;--ok-bg:#e6f4ea;--warn:#9a5800;--warn-bg:#fdf1dc;--link:#1a56c4;--focus:#1a56c4}
-@media (prefers-color-scheme:dark){:root{--bg:#0f1317;--fg:#e7eaee;--muted:#9ba6b3;--card:#171c22;--line:#2b333d;--soft:#1e252d;--bad:#ff8a80;--bad-bg:#3a1d1b;--ok:#73d990;--ok-bg:#15311f;--warn:#f2b45a;--warn-bg:#352712;--link:#8ab4ff;--focus:#8ab4ff}}
-*{box-sizing:border-box}
-[hidden]{display:none!important}
-body{margin:0;background:var(--bg);color:var(--fg);font:16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",sans-serif;overflow-wrap:anywhere;-webkit-text-size-adjust:100%}
-main{max-width:48rem;margin:0 auto;padding:1.25rem .75rem 2.5rem}
-@media (min-width:40rem){main{padding:2.5rem 1.5rem 3rem}}
-a{color:var(--link)}
+/** The colour palette, light (the default) and dark (`prefers-color-scheme: dark`): custom properties. */
+const LIGHT =
+  "--bg:#f3f4f6;--fg:#1b2027;--muted:#566070;--card:#fff;--line:#d8dde4;--soft:#eef0f3;--bad:#b42318;--bad-bg:#fdecea;--ok:#137333;--ok-bg:#e6f4ea;--warn:#9a5800;--warn-bg:#fdf1dc;--link:#1a56c4;--focus:#1a56c4";
+const DARK =
+  "--bg:#0f1317;--fg:#e7eaee;--muted:#9ba6b3;--card:#171c22;--line:#2b333d;--soft:#1e252d;--bad:#ff8a80;--bad-bg:#3a1d1b;--ok:#73d990;--ok-bg:#15311f;--warn:#f2b45a;--warn-bg:#352712;--link:#8ab4ff;--focus:#8ab4ff";
+const FONT = '16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",sans-serif';
+
+/**
+ * The error box's rules (contract §1.3): the page's stylesheet holds them, and so does the box's own stylesheet
+ * inside its shadow root when an operator's page embeds it (`BOX_STYLE`), so both look the same.
+ */
+const BOX_RULES = `a{color:var(--link)}
 :focus-visible{outline:3px solid var(--focus);outline-offset:2px}
 .eyebrow{margin:0;color:var(--bad);font-weight:700;letter-spacing:.05em;text-transform:uppercase;font-size:.8rem}
-.eyebrow.neutral{color:var(--muted)}
 h1{margin:.3rem 0 .75rem;font-size:clamp(1.45rem,4.5vw,2.1rem);line-height:1.2}
 h2{margin:0 0 .5rem;font-size:1.05rem}
-h3{margin:1.25rem 0 .5rem;font-size:.95rem;color:var(--muted)}
 p{margin:.5rem 0}
-.lead{font-size:1.08rem;margin:0}
 .card{background:var(--card);border:1px solid var(--line);border-radius:.75rem;padding:1rem;margin:.9rem 0}
 @media (min-width:40rem){.card{padding:1.25rem 1.5rem}}
 .card>:first-child{margin-top:0}.card>:last-child{margin-bottom:0}
@@ -52,8 +52,21 @@ dt{color:var(--muted)}dd{margin:0}
 .ray code{user-select:all;background:var(--soft);border:1px solid var(--line);border-radius:.35rem;padding:.1rem .4rem}
 button{font:inherit;font-size:.85rem;color:var(--fg);background:var(--card);border:1px solid var(--line);border-radius:.4rem;padding:.2rem .7rem;cursor:pointer;min-height:2rem}
 button:hover{background:var(--soft)}
+@media (max-width:30rem){dl{grid-template-columns:minmax(0,1fr);gap:.1rem}dt{margin-top:.5rem}dt:first-child{margin-top:0}}`;
+
+/** The only stylesheet. Light and dark via `prefers-color-scheme`; fluid from 320 px to desktop widths. */
+export const PAGE_STYLE = `:root{color-scheme:light dark;${LIGHT}}
+@media (prefers-color-scheme:dark){:root{${DARK}}}
+*{box-sizing:border-box}
+[hidden]{display:none!important}
+body{margin:0;background:var(--bg);color:var(--fg);font:${FONT};overflow-wrap:anywhere;-webkit-text-size-adjust:100%}
+main{max-width:48rem;margin:0 auto;padding:1.25rem .75rem 2.5rem}
+@media (min-width:40rem){main{padding:2.5rem 1.5rem 3rem}}
+${BOX_RULES}
+.eyebrow.neutral{color:var(--muted)}
+h3{margin:1.25rem 0 .5rem;font-size:.95rem;color:var(--muted)}
+.lead{font-size:1.08rem;margin:0}
 footer{color:var(--muted);font-size:.85rem;margin-top:1.5rem}
-@media (max-width:30rem){dl{grid-template-columns:minmax(0,1fr);gap:.1rem}dt{margin-top:.5rem}dt:first-child{margin-top:0}}
 .crumbs{margin:0 0 1rem;font-size:.9rem}
 .filter{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1rem;margin:1rem 0}
 .filter label{font-weight:600}
@@ -71,6 +84,36 @@ footer{color:var(--muted);font-size:.85rem;margin-top:1.5rem}
 .chip.mono{white-space:normal;overflow-wrap:anywhere}
 .chip.yes{color:var(--ok);border-color:currentColor}
 .formats{margin:.5rem 0 0;padding-left:1.25rem}.formats li{margin:.3rem 0}`;
+
+/**
+ * The stylesheet of the box in an operator's page (contract §1.3: it "brings its own isolated styles and renders
+ * the same inside any page"), inside the box's declarative shadow root (render-html.ts `renderHtmlBox`). The
+ * page's selectors cannot reach into a shadow tree; what still crosses is the host element itself (`*`,
+ * `:not(:defined)`, its pseudo-elements) and inheritance. `:host` closes both: `all: initial !important` resets
+ * every inherited and host property, and an `!important` declaration of the inner (shadow) context wins over the
+ * outer page's, `!important` or not (CSS Cascade 5 §6.2 "Context"). `direction` is outside `all`, so it is set.
+ * Lengths are in px, not rem: a rem is the *page's* root font size (`html{font-size:62.5%}` is common), which
+ * would shrink the box; 1 rem = 16 px is the default page's own root size, so the box measures the same.
+ */
+export const BOX_STYLE = `:host{all:initial!important;display:block!important;direction:ltr!important;unicode-bidi:isolate!important;color-scheme:light dark!important;${important(LIGHT)};font:${FONT}!important;color:var(--fg)!important;overflow-wrap:anywhere!important;-webkit-text-size-adjust:100%!important}
+@media (prefers-color-scheme:dark){:host{${important(DARK)}}}
+:host::before,:host::after{content:none!important;display:none!important}
+*{box-sizing:border-box}
+[hidden]{display:none!important}
+${remToPx(BOX_RULES)}`;
+
+/** `--a:1;--b:2` → `--a:1!important;--b:2!important`. */
+function important(declarations: string): string {
+  return declarations
+    .split(";")
+    .map((d) => `${d}!important`)
+    .join(";");
+}
+
+/** `1.25rem` → `20px` (the default root font size, 16 px), so the page's root font size cannot scale the box. */
+function remToPx(css: string): string {
+  return css.replace(/(\d*\.?\d+)rem\b/g, (_, n: string) => `${Math.round(Number(n) * 16 * 1000) / 1000}px`);
+}
 
 /**
  * The only script: reveals the ray ID's copy button when the Clipboard API exists (the ID itself is plain text,

@@ -10,7 +10,7 @@ import type { ErrorFields } from "./fields";
 import { renderGuidance } from "./guidance";
 import { escapeText, html, raw, type Html } from "./html";
 import { occurrenceTemplate } from "./occurrence-template";
-import { htmlPage } from "./page";
+import { BOX_STYLE, htmlPage } from "./page";
 import { whereItBroke, type Hop, type HopState } from "./where-it-broke";
 
 /**
@@ -32,32 +32,59 @@ ${errorBox(f)}
   );
 }
 
-/** The error box: the page minus document shell and footer. Contains the page's only `h1`. */
+/**
+ * The error box for an operator's page, in place of `::EDGE_ERROR_500S_BOX::` / `::EDGE_ERROR_1000S_BOX::`
+ * (contract §2.1 step 2). Contract §1.3: it "brings its own isolated styles and renders the same inside any page".
+ * It is a declarative shadow root (HTML Living Standard §4.12.3 `shadowrootmode`; Chromium 111+, Safari 16.4+,
+ * Firefox 123+) holding its own stylesheet (`BOX_STYLE`, page.ts) and the very markup of the default page's box:
+ * the operator's selectors cannot reach inside, and `:host` stops what crosses (inheritance, rules on the host).
+ * Its ids (`ray-id`, `what-happened`…) are scoped to the shadow tree, so they never clash with the page's.
+ *
+ * A client without declarative shadow DOM keeps the `<template>` inert and shows the host's light-DOM children
+ * instead: the same box without ids or the (script-only) Copy button, styled by the page, its icons 24 px by their
+ * own attributes. A supporting browser renders only the shadow tree (it has no `<slot>`), so nothing shows twice,
+ * and the fallback is not in the accessibility tree. Every value is escaped by the `html` template; the style is a
+ * constant, so a page's CSP can allow it by its hash (`boxStyleHash`, docs/custom-errors.md).
+ */
 export function renderHtmlBox(f: ErrorFields): string {
-  return errorBox(f).toString();
+  return html`<edge-error-box><template shadowrootmode="open">${BOX_STYLE_ELEMENT}${errorBox(f, true)}</template>${errorBox(f, false)}</edge-error-box>`.toString();
 }
 
-function errorBox(f: ErrorFields): Html {
+/**
+ * The largest box `renderHtmlBox` makes, in UTF-8 bytes (contract §2.1: "a stored page never renders past a
+ * documented size"; docs/custom-errors.md). The catalog's texts are constants; what varies is the zone (a hostname,
+ * at most 253 bytes, each `&` or quote escaped at most ×6) and Retry-After's digits. Tested with every code and the
+ * longest zone (test/workers/custom-errors/box-bound.test.ts).
+ */
+export const MAX_BOX_BYTES = 16_384;
+
+const BOX_STYLE_ELEMENT = raw(`<style>${BOX_STYLE}</style>`);
+
+/**
+ * The error box: the page minus document shell and footer. Contains the page's only `h1`. `ids` = false for the
+ * fallback copy in an operator's page (renderHtmlBox): ids there would live in the page's own id space.
+ */
+function errorBox(f: ErrorFields, ids = true): Html {
   return html`<div class="edge-error-box">
 <header class="card">
 <p class="eyebrow">Error ${f.error_code} · HTTP ${f.status}</p>
 <h1>${f.title}</h1>
 ${renderStrip(f.error_category, f.zone)}
 </header>
-<section class="card" aria-labelledby="what-happened">
-<h2 id="what-happened">What happened</h2>
+<section class="card"${ids && raw(' aria-labelledby="what-happened"')}>
+<h2${ids && raw(' id="what-happened"')}>What happened</h2>
 <p>${f.detail}</p>
 <p>${f.owner_action_required ? "The website's owner needs to fix this." : "The website's owner does not need to act."}</p>
 </section>
-<section class="card guidance" aria-labelledby="what-to-do">
-<h2 id="what-to-do">What you can do</h2>
+<section class="card guidance"${ids && raw(' aria-labelledby="what-to-do"')}>
+<h2${ids && raw(' id="what-to-do"')}>What you can do</h2>
 ${renderGuidance(f.what_you_should_do)}
 ${retryNote(f.retry_after)}
 </section>
-<section class="card" aria-labelledby="details">
-<h2 id="details">Details</h2>
+<section class="card"${ids && raw(' aria-labelledby="details"')}>
+<h2${ids && raw(' id="details"')}>Details</h2>
 <dl>
-<dt>Ray ID</dt><dd class="ray"><code id="ray-id" class="mono">${f.ray_id}</code><button type="button" data-copy="ray-id" hidden>Copy</button></dd>
+<dt>Ray ID</dt>${ids ? raw('<dd class="ray"><code id="ray-id" class="mono">') : raw('<dd class="ray"><code class="mono">')}${f.ray_id}</code>${ids && raw('<button type="button" data-copy="ray-id" hidden>Copy</button>')}</dd>
 <dt>Time (UTC)</dt><dd class="mono">${f.timestamp}</dd>
 <dt>Website</dt><dd>${f.zone}</dd>
 <dt>HTTP status</dt><dd class="mono">${f.status}</dd>
@@ -108,7 +135,11 @@ function stripParts(category: ErrorCategory): { readonly before: Html; readonly 
   return parts;
 }
 
-/** Inline SVG icons, constants (trusted): no image is fetched (contract §1.3). Decorative: the state is text. */
+/**
+ * Inline SVG icons, constants (trusted): no image is fetched (contract §1.3). Decorative: the state is text. Their
+ * `width`/`height` attributes (presentation hints, below any stylesheet rule) keep them 24 px where no stylesheet
+ * sizes them: the box's fallback copy in a client without declarative shadow DOM.
+ */
 const ICONS: Readonly<Record<HopState, Html>> = {
   working: icon('<path d="M7.5 12.5l3 3 6-6.5"/>'),
   error: icon('<path d="M8.5 8.5l7 7M15.5 8.5l-7 7"/>'),
@@ -118,6 +149,6 @@ const ICONS: Readonly<Record<HopState, Html>> = {
 
 function icon(glyph: string): Html {
   return raw(
-    `<svg viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><circle cx="12" cy="12" r="10"/>${glyph}</svg>`,
+    `<svg viewBox="0 0 24 24" width="24" height="24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><circle cx="12" cy="12" r="10"/>${glyph}</svg>`,
   );
 }

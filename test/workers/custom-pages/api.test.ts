@@ -80,6 +80,35 @@ describe("custom pages", () => {
     expect(await env.CONFIG.get(`zone:${z}:page:500_errors`)).toBeNull();
   });
 
+  it.each<[string, string, RegExp]>([
+    [
+      "the box token twice",
+      PAGE.replace("</body>", "::EDGE_ERROR_500S_BOX::</body>"),
+      /content: must contain the 500_errors box token once, found it 2 times \(::EDGE_ERROR_500S_BOX:: ×2\)/,
+    ],
+    [
+      "the token and its published alias",
+      PAGE.replace("</body>", "::CLOUDFLARE_ERROR_500S_BOX::</body>"),
+      /found it 2 times \(::EDGE_ERROR_500S_BOX:: ×1, ::CLOUDFLARE_ERROR_500S_BOX:: ×1\)/,
+    ],
+    [
+      // Issue 19 item 3: 45,581 tokens in a 1 MiB page rendered 119,650,138 bytes per error.
+      "the ×119 page: 1 MiB of box tokens",
+      `<html><head></head><body>${"::EDGE_ERROR_500S_BOX::".repeat(45_581)}</body></html>`,
+      /found it 45581 times \(::EDGE_ERROR_500S_BOX:: ×45581\)/,
+    ],
+  ])("%s → 400 naming the token and its count, nothing stored (contract §2.1)", async (_name, content, message) => {
+    const z = await zone();
+    const before = await env.CONFIG.get(`zone:${z}`);
+    const res = await api("PUT", `/zones/${z}/custom_pages/500_errors`, { state: "customized", content });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toHaveLength(1);
+    expect(res.body.errors[0]?.code).toBe(20023);
+    expect(res.body.errors[0]?.message).toMatch(message);
+    expect(await env.CONFIG.get(`zone:${z}`)).toBe(before);
+    expect(await env.CONFIG.get(`zone:${z}:page:500_errors`)).toBeNull();
+  });
+
   it("free plan → 403 (1100), an unknown page id → 404, a body over 1 MiB → 413", async () => {
     const free = await zone("free");
     const res = await api("PUT", `/zones/${free}/custom_pages/500_errors`, { state: "customized", content: PAGE });
