@@ -113,6 +113,8 @@ const STATE_TEXT: Readonly<Record<HopState, string>> = {
 
 /** The "where it broke" strip: three hops, each with an icon and its state as text (not colour alone). */
 export function renderStrip(category: ErrorCategory, zone: string | null): Html {
+  // The spaces between a hop's spans are not rendered by the flex layout; they separate the words where no
+  // stylesheet applies (the box's fallback copy) and in the hop's text for assistive technology.
   const parts = stripParts(category);
   return html`${parts.before}${zone ?? "Origin server"}${parts.after}`;
 }
@@ -126,10 +128,10 @@ function stripParts(category: ErrorCategory): { readonly before: Html; readonly 
   if (known !== undefined) return known;
   const [you, edge, website] = whereItBroke(category);
   const hop = (h: Hop, sub: string): Html =>
-    html`<li class="hop ${h.state}">${ICONS[h.state]}<span class="name">${HOP_NAMES[h.kind]}</span><span class="sub">${sub}</span><span class="state">${STATE_TEXT[h.state]}</span></li>`;
+    html`<li class="hop ${h.state}">${ICONS[h.state]}<span class="name">${HOP_NAMES[h.kind]}</span> <span class="sub">${sub}</span> <span class="state">${STATE_TEXT[h.state]}</span></li>`;
   const parts = {
-    before: html`<ol class="path" aria-label="Where it broke">${hop(you, HOP_SUBS.you)}${hop(edge, HOP_SUBS.edge)}<li class="hop ${website.state}">${ICONS[website.state]}<span class="name">${HOP_NAMES.website}</span><span class="sub">`,
-    after: html`</span><span class="state">${STATE_TEXT[website.state]}</span></li></ol>`,
+    before: html`<ol class="path" aria-label="Where it broke">${hop(you, HOP_SUBS.you)}${hop(edge, HOP_SUBS.edge)}<li class="hop ${website.state}">${ICONS[website.state]}<span class="name">${HOP_NAMES.website}</span> <span class="sub">`,
+    after: html`</span> <span class="state">${STATE_TEXT[website.state]}</span></li></ol>`,
   };
   stripCache.set(category, parts);
   return parts;
