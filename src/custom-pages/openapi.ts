@@ -26,8 +26,10 @@ export const customPagesOpenApi: OpenApiFragment = {
         operationId: "putCustomPage",
         summary: "Customise a page or restore the default",
         description:
-          "The content must contain `<head>`, `</head>` and the class's box token (`::EDGE_ERROR_500S_BOX::` / " +
-          "`::EDGE_ERROR_1000S_BOX::`; the `::CLOUDFLARE_…::` spellings are aliases). Paid plans only (403, 1100).",
+          "The content must contain `<head>`, `</head>` and the class's box token exactly once " +
+          "(`::EDGE_ERROR_500S_BOX::` / `::EDGE_ERROR_1000S_BOX::`; the `::CLOUDFLARE_…::` spellings are aliases and " +
+          "count with it), never the other class's; at most 1,500,000 bytes with its `::RAY_ID::` and `::CLIENT_IP::` " +
+          "tokens at their longest. Paid plans only (403, 1100).",
         security: [{ bearer: ["zones:write"] }],
         requestBody: { required: true, content: { "application/json": { schema: ref("CustomPageBody") } } },
         responses: { "200": ok("The page", ref("CustomPage")), ...COMMON_ERRORS, "413": response("TooLarge") },
@@ -45,6 +47,10 @@ export const customPagesOpenApi: OpenApiFragment = {
         state: { type: "string", enum: ["default", "customized"] },
         description: { type: "string" },
         required_tokens: { type: "array", items: { type: "string" } },
+        box_style_hash: {
+          type: "string",
+          description: "CSP hash-source of the box's inline style, for the page's own `style-src`",
+        },
         modified_on: { type: ["string", "null"], format: "date-time" },
         bytes: { type: "integer" },
         content: { type: "string" },

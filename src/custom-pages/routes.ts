@@ -4,6 +4,7 @@
  * references it (`custom_page:{id}`: state, modification time, size), in one serialised step of the zone's writer.
  */
 import { readJsonBody } from "../api/body";
+import { boxStyleHash } from "../errors/headers";
 import { apiFailureResponse, apiSuccess } from "../api/envelope";
 import type { ApiContext, ApiRoute } from "../api/types";
 import type { ZoneDocument } from "../zones/schema";
@@ -45,13 +46,15 @@ function failure(f: Failure, zone: string): Response {
   }
 }
 
-function present(document: ZoneDocument, id: PageId): Record<string, unknown> {
+async function present(document: ZoneDocument, id: PageId): Promise<Record<string, unknown>> {
   const meta = pageMeta(document, id);
   return {
     id,
     state: meta ? "customized" : "default",
     description: DESCRIPTIONS[id],
     required_tokens: [BOX_TOKENS[id][0]],
+    // A page with its own Content-Security-Policy adds this to `style-src` for the box's one inline style.
+    box_style_hash: await boxStyleHash(),
     modified_on: meta?.modified_on ?? null,
     bytes: meta?.bytes ?? 0,
   };
@@ -64,7 +67,7 @@ async function listPages(c: ApiContext): Promise<Response> {
   if (!found.ok) return failure(found.error, zone.value);
   if (found.value === null) return failure({ kind: "not-found" }, zone.value);
   const document = found.value;
-  return apiSuccess(PAGE_IDS.map((id) => present(document, id)));
+  return apiSuccess(await Promise.all(PAGE_IDS.map((id) => present(document, id))));
 }
 
 async function getPage(c: ApiContext): Promise<Response> {
@@ -75,7 +78,7 @@ async function getPage(c: ApiContext): Promise<Response> {
   const found = await withWriter(c.env, zone.value, (w) => w.read(zone.value));
   if (!found.ok) return failure(found.error, zone.value);
   if (found.value === null) return failure({ kind: "not-found" }, zone.value);
-  const shown = present(found.value, id);
+  const shown = await present(found.value, id);
   if (shown.state === "customized") {
     shown.content = await c.env.CONFIG.get(`zone:${zone.value}:${pagePart(id)}`);
   }
@@ -110,7 +113,7 @@ async function putPage(c: ApiContext): Promise<Response> {
   );
   if (!written.ok) return failure(written.error, zone.value);
   rememberWritten(zone.value, written.value);
-  return apiSuccess(present(written.value, id));
+  return apiSuccess(await present(written.value, id));
 }
 
 export const customPageRoutes: readonly ApiRoute[] = [

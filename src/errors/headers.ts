@@ -9,7 +9,7 @@
  * nothing.
  */
 import type { ErrorFormatChoice } from "./format";
-import { PAGE_SCRIPT, PAGE_STYLE } from "./page";
+import { BOX_STYLE, PAGE_SCRIPT, PAGE_STYLE } from "./page";
 
 let cspPromise: Promise<string> | null = null;
 let csp: string | null = null;
@@ -23,6 +23,18 @@ export function contentSecurityPolicy(): Promise<string> {
     return csp;
   });
   return cspPromise;
+}
+
+let boxHash: Promise<string> | null = null;
+
+/**
+ * `'sha256-…'` of the error box's stylesheet, the one inline style an operator's page gains from the box token
+ * (render-html.ts `renderHtmlBox`): a page with its own strict CSP allows the box by adding this source to its
+ * `style-src` (CSP3 §8.4 hash-source). Shown by the custom pages API; constant per release.
+ */
+export function boxStyleHash(): Promise<string> {
+  boxHash ??= sha256(BOX_STYLE).then((hash) => `'sha256-${hash}'`);
+  return boxHash;
 }
 
 async function sha256(text: string): Promise<string> {

@@ -65,8 +65,9 @@ p,dd,dt,li{color:#050!important;font-size:2rem}
 edge-error-box{display:inline!important;font-size:40px!important;color:purple!important;zoom:2!important;filter:invert(1)!important;--card:red!important;--fg:red!important}
 main{max-width:46rem;margin:0 auto;padding:1.6rem}`;
 
-function hostilePage(token: string): string {
-  const csp = `default-src 'none'; style-src 'sha256-${sha256(HOSTILE_STYLE)}' 'sha256-${sha256(BOX_STYLE)}'`;
+/** `boxHash`: the API's `box_style_hash`, the source an operator adds to their CSP for the box's style. */
+function hostilePage(token: string, boxHash: string): string {
+  const csp = `default-src 'none'; style-src 'sha256-${sha256(HOSTILE_STYLE)}' ${boxHash}`;
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -98,13 +99,15 @@ let base: string;
 let port: string;
 let examplePage: string;
 
-async function api(method: string, path: string, body: unknown): Promise<void> {
+async function api(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
   const res = await served.miniflare.dispatchFetch(`http://localhost${path}`, {
     method,
     headers: { Authorization: "Bearer browser-test-token", "Content-Type": "application/json" },
-    body: JSON.stringify(body),
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
-  expect(res.status, `${method} ${path}: ${await res.text()}`).toBe(200);
+  const text = await res.text();
+  expect(res.status, `${method} ${path}: ${text}`).toBe(200);
+  return (JSON.parse(text) as { result: Record<string, unknown> }).result;
 }
 
 /** A zone whose origin refuses connections (521) and whose firewall blocks `/admin` (1020), with both pages. */
@@ -134,7 +137,9 @@ beforeAll(async () => {
   examplePage = example.custom_pages["500_errors"];
   // The example zone has a 500-class page only; its 1000-class twin is the same page with the other token.
   await zone("example.test", examplePage, examplePage.replace(TOKEN_500, TOKEN_1000));
-  await zone("hostile.test", hostilePage(TOKEN_500), hostilePage(TOKEN_1000), [
+  const { box_style_hash: boxHash } = await api("GET", "/zones/example.test/custom_pages/500_errors");
+  expect(boxHash).toBe(`'sha256-${sha256(BOX_STYLE)}'`);
+  await zone("hostile.test", hostilePage(TOKEN_500, String(boxHash)), hostilePage(TOKEN_1000, String(boxHash)), [
     {
       expression: 'http.request.uri.path eq "/rule"',
       action: "serve_error",

@@ -1,6 +1,9 @@
 /** `GET /zones/{zone}/custom_pages`, `GET/PUT /zones/{zone}/custom_pages/{id}` (contract §2.1, §6). */
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { catalogEntry } from "../../../src/errors/catalog";
+import { errorFields, footerText } from "../../../src/errors/fields";
+import { renderHtmlBox } from "../../../src/errors/render-html";
 import { ADMIN, uniqueZone } from "../origin/helpers";
 
 interface Envelope<T = Record<string, unknown>> {
@@ -42,6 +45,26 @@ describe("custom pages", () => {
     const reset = await api("PUT", `/zones/${z}/custom_pages/500_errors`, { state: "default" });
     expect(reset.body.result).toMatchObject({ state: "default" });
     expect(await env.CONFIG.get(`zone:${z}:page:500_errors`)).toBeNull();
+  });
+
+  it("shows the CSP hash-source of the box's one inline style, which is the served box's style", async () => {
+    const z = await zone();
+    const page = await api<{ box_style_hash: string }>("GET", `/zones/${z}/custom_pages/500_errors`);
+    const box = renderHtmlBox(
+      errorFields(catalogEntry(521)!, {
+        type: "http://x.example/cdn-cgi/errors/521",
+        rayId: "0123456789abcdef",
+        timestamp: "2026-04-24T09:22:40Z",
+        zone: "x.example",
+        retryAfter: 120,
+        footer: footerText("the edge"),
+      }),
+    );
+    const styles = [...box.matchAll(/<style>([^<]*)<\/style>/g)].map((m) => m[1] ?? "");
+    expect(styles).toHaveLength(1);
+    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(styles[0]));
+    const hash = btoa(String.fromCharCode(...new Uint8Array(digest)));
+    expect(page.body.result?.box_style_hash).toBe(`'sha256-${hash}'`);
   });
 
   it("accepts the published token spelling as an alias", async () => {
