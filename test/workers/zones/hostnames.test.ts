@@ -222,4 +222,3 @@ describe("the zones API refuses the same names with a precise 400 (never a 500)"
     }
   });
 });
-
