@@ -2,6 +2,7 @@
 import { COMMON_ERRORS, ok, param, ref, response, type OpenApiFragment } from "../api/openapi";
 import { PREFIX_BOUNDS } from "./address";
 import { ACCESS_RULE_MODES, ACCESS_RULE_TARGETS } from "./types";
+import { ACCESS_RULES_MAX_BYTES } from "./size";
 import { ACCESS_RULE_LIMITS } from "./validate";
 
 export const accessRulesOpenApi: OpenApiFragment = {
@@ -25,7 +26,10 @@ export const accessRulesOpenApi: OpenApiFragment = {
           `address of a range, upper-case country); \`ip_range\` prefixes /${PREFIX_BOUNDS.v4.min}–` +
           `/${PREFIX_BOUNDS.v4.max} (IPv4) or /${PREFIX_BOUNDS.v6.min}–/${PREFIX_BOUNDS.v6.max} (IPv6). ` +
           "Duplicate configurations or ids are refused. Invalid rules answer 400 (20026) naming the rule index; " +
-          "nothing is stored.",
+          "nothing is stored. The body limit of this endpoint is the size of the largest list GET can return, " +
+          `${ACCESS_RULES_MAX_BYTES} bytes (${ACCESS_RULE_LIMITS.maxRules} of the longest rules; 413 above it), ` +
+          "and a list that would render larger once ids and notes are filled in is refused (400), so a list GET " +
+          "returned can always be PUT back.",
         security: [{ bearer: ["zones:write"] }],
         requestBody: { required: true, content: { "application/json": { schema: ref("AccessRulesBody") } } },
         responses: { "200": ok("The stored rules", ref("AccessRules")), ...COMMON_ERRORS, "413": response("TooLarge") },

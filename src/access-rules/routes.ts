@@ -7,6 +7,7 @@ import { readJsonBody } from "../api/body";
 import { apiFailureResponse, apiSuccess } from "../api/envelope";
 import type { ApiContext, ApiRoute } from "../api/types";
 import { rememberWritten, withWriter, zoneFailure, zoneName, zoneTarget, type ZoneFailure } from "../zones/routes";
+import { ACCESS_RULES_MAX_BYTES, presentedBytes } from "./size";
 import { ACCESS_RULES_SECTION, storedAccessRules } from "./stored";
 import { presentAccessRules } from "./types";
 import { accessRuleMessage, parseAccessRules, type AccessRuleFailure } from "./validate";
@@ -38,10 +39,19 @@ async function getAccessRules(c: ApiContext): Promise<Response> {
 async function putAccessRules(c: ApiContext): Promise<Response> {
   const zone = zoneName(c);
   if (!zone.ok) return failure(zone.error, "");
-  const body = await readJsonBody(c.request);
+  // The body limit is the largest list GET can return (size.ts), not the 1 MiB of other bodies: whatever GET
+  // answered can be PUT back. It is still a limit enforced while the body streams in, before any parsing (§8).
+  const body = await readJsonBody(c.request, ACCESS_RULES_MAX_BYTES);
   if (!body.ok) return failure({ kind: "api", failure: body.error }, zone.value);
   const parsed = parseAccessRules(body.value);
   if (!parsed.ok) return failure({ kind: "invalid-access-rules", failures: parsed.error }, zone.value);
+  // A body within the limit can still render larger (ids and notes it left out are filled in): such a list is
+  // refused, so every stored list fits the body limit when GET hands it back.
+  const bytes = presentedBytes(parsed.value);
+  if (bytes > ACCESS_RULES_MAX_BYTES) {
+    const tooLarge = { kind: "list_too_large", bytes, max: ACCESS_RULES_MAX_BYTES } as const;
+    return failure({ kind: "invalid-access-rules", failures: [tooLarge] }, zone.value);
+  }
   // The list does not depend on what was stored before, so no version check: the last write wins, serialised.
   const written = await withWriter(c.env, zone.value, (w) =>
     w.putSection(zone.value, ACCESS_RULES_SECTION, parsed.value),

@@ -16,7 +16,10 @@ import {
 } from "./types";
 
 export const ACCESS_RULE_LIMITS = {
-  /** Rules per zone. 10,000 × ~100 bytes fits a 1 MiB body (contract §8); the matcher is O(log n) per request. */
+  /**
+   * Rules per zone; the matcher is O(log n) per request. The list's size as GET renders it is bounded too, by
+   * exactly 10,000 of the longest rules (size.ts `ACCESS_RULES_MAX_BYTES`), which is also PUT's body limit.
+   */
   maxRules: 10_000,
   maxNotes: 1024,
   /** Failures reported for one body: enough to fix a batch, bounded so a 1 MiB body cannot return 1 MiB of errors. */
@@ -38,7 +41,9 @@ export type AccessRuleFailure =
   | { readonly kind: "bad_range"; readonly index: number; readonly reason: RangeFailure }
   | { readonly kind: "bad_country"; readonly index: number }
   | { readonly kind: "duplicate_configuration"; readonly index: number; readonly first: number }
-  | { readonly kind: "bad_notes"; readonly index: number };
+  | { readonly kind: "bad_notes"; readonly index: number }
+  /** The valid list would render larger than GET's limit (ids and `notes` filled in, values canonical). */
+  | { readonly kind: "list_too_large"; readonly bytes: number; readonly max: number };
 
 export interface ValidateOptions {
   /** Id of a rule written without one (injectable so tests are deterministic). */
@@ -187,6 +192,11 @@ export function accessRuleMessage(failure: AccessRuleFailure): string {
       return `rules[${failure.index}] has the same configuration as rules[${failure.first}]`;
     case "bad_notes":
       return `rules[${failure.index}].notes must be a string of at most ${ACCESS_RULE_LIMITS.maxNotes} characters`;
+    case "list_too_large":
+      return (
+        `the rules as GET returns them (ids, notes and canonical values filled in) would be ${failure.bytes} bytes, ` +
+        `at most ${failure.max}: shorten notes or remove rules`
+      );
   }
 }
 

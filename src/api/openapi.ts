@@ -114,7 +114,8 @@ export function openApiDocument(fragments: readonly OpenApiFragment[]): Json {
       version: "1.0.0",
       description: [
         "Cloudflare v4 envelope; paths are also served under `/client/v4`. Every request needs a bearer token",
-        `(401 before anything else), except this document. Bodies are limited to ${MAX_API_BODY_BYTES} bytes (413).`,
+        `(401 before anything else), except this document. Bodies are limited to ${MAX_API_BODY_BYTES} bytes (413)`,
+        "unless an operation names its own limit.",
         ...fragments.flatMap((f) => (f.description ? [f.description] : [])),
       ].join(" "),
     },

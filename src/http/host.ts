@@ -23,6 +23,61 @@ export function normaliseHostname(host: string): string {
   return lower.length > 1 && lower.endsWith(".") ? lower.slice(0, -1) : lower;
 }
 
+/**
+ * Why a name is not a DNS hostname, as a closed value (the zones API words it, zone traffic answers 1001).
+ * RFC 1035 §2.3.4 and RFC 1123 §2.1: at most 253 characters in text form (255 octets on the wire, less the length
+ * octets of the first label and the root), labels of 1 to 63 letters, digits and hyphens that neither start nor end
+ * with a hyphen. IDNs arrive here as punycode (`xn--…`, RFC 3492): the URL parser converts a Unicode host, so the
+ * limits apply to the ASCII form, the one DNS sees. The trailing dot of an absolute name is already gone
+ * (`normaliseHostname`); a second one is an empty label.
+ */
+export type HostnameProblem =
+  | { readonly kind: "empty" }
+  | { readonly kind: "too_long"; readonly length: number }
+  | { readonly kind: "empty_label" }
+  | { readonly kind: "label_too_long"; readonly length: number }
+  | { readonly kind: "bad_character" }
+  | { readonly kind: "edge_hyphen" };
+
+export const HOSTNAME_LIMITS = { maxLength: 253, maxLabel: 63 } as const;
+
+const LABEL_CHARACTERS = /^[a-z0-9-]+$/;
+
+/**
+ * `null` when `name` (lower-case, as `normaliseHostname` leaves it) has the shape of a DNS hostname, else why not.
+ * The length is checked first, so a 10 KB Host costs one comparison; labels are checked one by one without a regex
+ * over the whole name.
+ */
+export function hostnameProblem(name: string): HostnameProblem | null {
+  if (name.length === 0) return { kind: "empty" };
+  if (name.length > HOSTNAME_LIMITS.maxLength) return { kind: "too_long", length: name.length };
+  for (const label of name.split(".")) {
+    if (label.length === 0) return { kind: "empty_label" };
+    if (label.length > HOSTNAME_LIMITS.maxLabel) return { kind: "label_too_long", length: label.length };
+    if (!LABEL_CHARACTERS.test(label)) return { kind: "bad_character" };
+    if (label.startsWith("-") || label.endsWith("-")) return { kind: "edge_hyphen" };
+  }
+  return null;
+}
+
+/** The words of a `HostnameProblem`, completing "… is not a hostname: ". */
+export function hostnameProblemMessage(problem: HostnameProblem): string {
+  switch (problem.kind) {
+    case "empty":
+      return "it is empty";
+    case "too_long":
+      return `${problem.length} characters, at most ${HOSTNAME_LIMITS.maxLength} characters (RFC 1035 §2.3.4)`;
+    case "empty_label":
+      return "it has an empty label (two dots in a row, or a leading dot)";
+    case "label_too_long":
+      return `a label of ${problem.length} characters, at most ${HOSTNAME_LIMITS.maxLabel} characters per label (RFC 1035 §2.3.4)`;
+    case "bad_character":
+      return "labels hold only letters, digits and hyphens (RFC 1123 §2.1; IDNs as punycode xn--…)";
+    case "edge_hyphen":
+      return "a label starts or ends with a hyphen (RFC 1123 §2.1)";
+  }
+}
+
 /** An IP literal as the URL parser leaves it: `1.2.3.4` (every IPv4 spelling normalised to this) or `[v6]`. */
 export function isIpLiteral(hostname: string): boolean {
   return hostname.startsWith("[") || /^\d{1,3}(\.\d{1,3}){3}$/.test(hostname);

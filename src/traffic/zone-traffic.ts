@@ -1,15 +1,16 @@
 /**
  * Zone traffic: everything that is neither a service endpoint nor the management API (contract §0 step 3).
  * Cheap refusals first, then the zone (per-isolate cache, KV behind it), then its request phases, then the origin:
- *   IP-literal host → 1003 · own CDN-Loop mark → 1000 · CONFIG failing → 500 · no zone and no
- *   DEFAULT_ORIGIN → 1001 · headers over the zone's limit → 1038 (a limit, checked before any rule runs, §8) ·
+ *   IP-literal host → 1003 · own CDN-Loop mark → 1000 · not a DNS hostname → 1001 (no KV read) ·
+ *   CONFIG failing → 500 · no zone and no DEFAULT_ORIGIN → 1001 ·
+ *   headers over the zone's limit → 1038 (a limit, checked before any rule runs, §8) ·
  *   IP access → 1006/1009 · firewall → 1020 · rate limiting → 1015 (§4, src/producers) ·
  *   origin failures → 52x/502/1016 (§3).
  * Every error goes through the one pipeline with the zone's customisation, so custom rules and pages apply.
  */
 import type { Settings } from "../config/settings";
 import { errorResponse } from "../errors/pipeline";
-import { isIpLiteral, zoneOf } from "../http/host";
+import { hostnameProblem, hostnameProblemMessage, isIpLiteral, zoneOf } from "../http/host";
 import { connectorFor } from "../origin/connector";
 import { forwardToOrigin, type ForwardPlan } from "../origin/forward";
 import { scanRequestHeaders } from "../origin/headers";
@@ -52,6 +53,9 @@ export async function handleZoneTraffic(
 
   let config = cachedZone(zone);
   if (config === undefined) {
+    // Contract §4 1001: a Host that is not a DNS hostname is never a zone, whatever DEFAULT_ORIGIN (docs/producers.md).
+    const problem = hostnameProblem(zone);
+    if (problem !== null) return fail(1001, `host is not a hostname: ${hostnameProblemMessage(problem)}`);
     const found = await zoneConfig(env, zone);
     if (!found.ok) return fail(500, found.error.cause);
     config = found.value;

@@ -9,6 +9,7 @@
  * subrequest fails ("Cannot perform I/O on behalf of a different request"; found under load by the proxy
  * benchmark). Concurrent misses for one host therefore each read KV once; the first to finish fills the entry.
  */
+import { hostnameProblem } from "../http/host";
 import { causeOf, err, ok, type Result } from "../result";
 import type { Zone } from "./schema";
 import { readZone, type StoreFailure } from "./store";
@@ -46,6 +47,10 @@ export async function lookupZone(
 ): Promise<Result<Zone | null, StoreFailure>> {
   const hit = cachedZone(host, now);
   if (hit !== undefined) return ok(hit);
+  // A name that is not a DNS hostname can never be a zone (the zones API refuses it): no KV read, whose 512-byte
+  // key limit would throw for a long Host and pass for a CONFIG outage, and no cache entry, so a flood of junk
+  // hosts cannot evict real zones (contract §8: bounded caches).
+  if (hostnameProblem(host) !== null) return ok(null);
   const result = await readZone(kv, host);
   // Failures are not cached (the next request retries KV); a write that landed during the read wins.
   const current = entries.get(host);

@@ -57,6 +57,19 @@ export function zoneFailure(failure: ZoneFailure, zone: string): Response {
       console.error(JSON.stringify({ event: "api_error", ray, zone, code: 500, cause: failure.cause }));
       return apiFailureResponse(API_FAILURES.internal(ray));
     }
+    case "too-large":
+      // The request is fine on its own; the zone's whole configuration would outgrow what one zone can store.
+      return apiFailureResponse({
+        status: 413,
+        errors: [
+          {
+            code: 10413,
+            message:
+              `The zone's configuration would be ${failure.bytes} bytes, over its limit of ${failure.limit} ` +
+              "bytes (rules, notes and descriptions of every section together); nothing was stored",
+          },
+        ],
+      });
     case "api":
       return apiFailureResponse(failure.failure);
   }

@@ -3,7 +3,7 @@
  * the same checks guard both the API body and a document read back from KV (a corrupt document is an
  * internal failure, never trusted).
  */
-import { normaliseHostname } from "../http/host";
+import { hostnameProblem, hostnameProblemMessage, normaliseHostname } from "../http/host";
 import { err, ok, type Result } from "../result";
 import { parseOriginUrl, type OriginTarget } from "../origin/origin-url";
 
@@ -59,14 +59,16 @@ export interface FieldError {
 }
 
 const KNOWN_FIELDS = new Set(["plan", "origin", "connect_timeout", "read_timeout", "max_request_header_bytes"]);
-const HOST_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
-
-/** Validates a zone name (a DNS hostname, contract §0) and returns it lower-cased. */
+/**
+ * Validates a zone name (a DNS hostname, contract §0) and returns it lower-cased. The shape is `hostnameProblem`'s,
+ * the same check zone traffic makes before any KV read, so a name this refuses is exactly a host that answers 1001
+ * without a lookup (docs/producers.md).
+ */
 export function parseZoneName(raw: string): Result<string, string> {
   const name = normaliseHostname(raw);
-  if (name.length === 0 || name.length > 253) return err("zone must be a hostname of 1 to 253 characters");
   if (/^[0-9.]+$/.test(name) || name.includes(":")) return err("zone must be a hostname, not an IP address");
-  if (!name.split(".").every((label) => HOST_LABEL.test(label))) return err("zone must be a valid hostname");
+  const problem = hostnameProblem(name);
+  if (problem !== null) return err(`zone must be a hostname: ${hostnameProblemMessage(problem)}`);
   return ok(name);
 }
 

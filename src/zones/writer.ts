@@ -23,7 +23,23 @@ export type ZoneWriteFailure =
   /** The document changed since the caller read `expected` (optimistic concurrency; the caller reads again). */
   | { readonly kind: "conflict"; readonly current: number }
   /** KV (or this object's storage) failed: the service's own failure, 500 at the edge (contract §3). */
-  | { readonly kind: "unavailable"; readonly cause: string };
+  | { readonly kind: "unavailable"; readonly cause: string }
+  /** The changed document would pass `MAX_DOCUMENT_BYTES`: nothing was written (contract §8). */
+  | { readonly kind: "too-large"; readonly bytes: number; readonly limit: number };
+
+/**
+ * The zone document is one value in this object's SQLite storage, where a value is at most 2 MB (Cloudflare Durable
+ * Object limits; workerd refuses more with SQLITE_TOOBIG), and one KV value (≤ 25 MiB). It is stored here as the
+ * UTF-8 bytes of the JSON that KV holds, so the size checked is the size stored: as a JS object the runtime keeps a
+ * string with one character outside Latin-1 in two bytes per character, nearly doubling notes written in ASCII with
+ * one `€` (measured: a 1.6 MB access-rule list failed as an object). 10,000 bytes are left for the key and the
+ * serialisation header. The check runs before anything is written (contract §8: limits before work), so a refused
+ * change leaves KV and this object as they were.
+ */
+export const MAX_DOCUMENT_BYTES = 2_000_000 - 10_000;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /** The settings section is the zone's own; these names are reserved for it and the document's envelope. */
 const RESERVED = new Set(["schema", "version", "zone", "modified_on", "settings"]);
@@ -132,14 +148,19 @@ export class ZoneWriter extends DurableObject<Env> {
         zone,
         modified_on: new Date().toISOString(),
       };
+      const text = JSON.stringify(document);
+      const bytes = encoder.encode(text);
+      if (bytes.byteLength > MAX_DOCUMENT_BYTES) {
+        return err({ kind: "too-large", bytes: bytes.byteLength, limit: MAX_DOCUMENT_BYTES });
+      }
       try {
         await before?.();
-        await this.env.CONFIG.put(zoneKey(zone), JSON.stringify(document));
+        await this.env.CONFIG.put(zoneKey(zone), text);
       } catch (e) {
         return err(unavailable("put", e));
       }
       this.ctx.storage.kv.put("version", version);
-      this.ctx.storage.kv.put("document", document);
+      this.ctx.storage.kv.put("document", bytes);
       return ok(document);
     });
   }
@@ -149,7 +170,9 @@ export class ZoneWriter extends DurableObject<Env> {
    * adopted on first use, so upgrading keeps every zone and its version sequence.
    */
   private async current(zone: string): Promise<Result<ZoneDocument | null, ZoneWriteFailure>> {
-    const stored = this.ctx.storage.kv.get<ZoneDocument | null>("document");
+    // UTF-8 JSON since issue 19 (`MAX_DOCUMENT_BYTES`); an object or `null` as written before it.
+    const stored = this.ctx.storage.kv.get<Uint8Array | ZoneDocument | null>("document");
+    if (stored instanceof Uint8Array) return ok(JSON.parse(decoder.decode(stored)) as ZoneDocument);
     if (stored !== undefined) return ok(stored);
     let text: string | null;
     try {
@@ -158,7 +181,7 @@ export class ZoneWriter extends DurableObject<Env> {
       return err(unavailable("get", e));
     }
     const adopted = text === null ? null : parseObject(text);
-    this.ctx.storage.kv.put("document", adopted);
+    this.ctx.storage.kv.put("document", adopted === null ? null : encoder.encode(JSON.stringify(adopted)));
     if (adopted && Number.isSafeInteger(adopted.version)) this.ctx.storage.kv.put("version", adopted.version);
     return ok(adopted);
   }
