@@ -11,8 +11,7 @@ import { negotiatedResponse } from "../errors/headers";
 import type { ErrorCustomization, GeneratedError } from "../errors/pipeline";
 import { renderHtmlBox } from "../errors/render-html";
 import { newRayId } from "../http/ray";
-import { causeOf } from "../result";
-import { customErrorFields, parseIp, type ErrorInfo, type EvaluationContext } from "../rules";
+import { customErrorFields, logOverBudget, parseIp, type ErrorInfo, type EvaluationContext } from "../rules";
 import type { CompiledCustomErrors, CompiledRule } from "./compiled";
 import { pageHtml } from "./page-cache";
 
@@ -123,8 +122,9 @@ export function applyToOriginError(
 
 /**
  * The first enabled rule that matches. Only the rules the index names are evaluated, in order: the others cannot
- * match (src/rules/guard.ts), so the first match is the same as in a pass over every rule. An evaluation that throws
- * (it should not: the engine is bounded) is a non-match, logged, so a rule can never turn an error page into a crash.
+ * match (src/rules/guard.ts), so the first match is the same as in a pass over every rule. A rule over the evaluation
+ * budget is a non-match, logged (contract §2.2), so a rule can never turn an error page into a crash; the budget is
+ * the request's, shared with its request phases (src/rules/budget.ts).
  */
 function firstMatch(
   compiled: CompiledCustomErrors,
@@ -135,24 +135,10 @@ function firstMatch(
   const context = customErrorFields.context(url === undefined ? { request, error } : { request, url, error });
   for (const position of candidatesOf(compiled, context)) {
     const candidate = compiled.rules[position] as CompiledRule;
-    try {
-      if (candidate.rule.matches(context)) return candidate;
-      if (context.overBudget !== undefined) {
-        console.error(
-          JSON.stringify({
-            event: "custom_rule_over_budget",
-            zone: compiled.zone,
-            rule: candidate.id,
-            cause: context.overBudget,
-          }),
-        );
-        context.overBudget = undefined;
-      }
-    } catch (e) {
-      console.error(
-        JSON.stringify({ event: "custom_rule_failed", zone: compiled.zone, rule: candidate.id, cause: causeOf(e) }),
-      );
-    }
+    const outcome = candidate.rule.evaluate(context);
+    if (outcome.kind === "match") return candidate;
+    if (outcome.kind === "over-budget")
+      logOverBudget({ zone: compiled.zone, phase: "http_custom_errors", rule: candidate.id, reason: outcome.reason });
   }
   return null;
 }

@@ -9,6 +9,7 @@ import { clientAddress, clientCountry } from "../access-rules/address";
 import { evaluateFirewall } from "../firewall/evaluate";
 import { checkRateLimit, type RateLimitEnv } from "../ratelimit/check";
 import type { CompiledRequestPhase } from "./compile";
+import { logOverBudget } from "../rules/over-budget-log";
 import { requestContext } from "../rules/request-expressions";
 
 export type RequestPhaseOutcome =
@@ -50,17 +51,9 @@ export async function requestPhase(
   // 2. Firewall custom rules.
   if (compiled.firewall !== null) {
     const decision = evaluateFirewall(compiled.firewall, ctx);
-    for (const p of decision.problems) {
-      console.error(
-        JSON.stringify({
-          event: "request_rule_failed",
-          zone: scope.zone,
-          phase: p.phase,
-          rule: p.ruleId,
-          cause: p.reason,
-        }),
-      );
-    }
+    // Over-budget rules (contract §2.2): one event for every phase, volume bounded per rule (over-budget-log.ts).
+    for (const p of decision.problems)
+      logOverBudget({ zone: scope.zone, phase: p.phase, rule: p.ruleId, reason: p.reason });
     if (decision.kind === "block")
       return { kind: "error", code: 1020, cause: `firewall rule ${decision.ruleId} blocks the request` };
   }

@@ -7,7 +7,8 @@
  * `COUNTER_TIMEOUT_MS` never blocks traffic; the request goes on and the failure is logged.
  */
 import type { EvaluationContext } from "../rules";
-import { guardedMatch, requestContext } from "../rules/request-expressions";
+import { logOverBudget } from "../rules/over-budget-log";
+import { requestContext } from "../rules/request-expressions";
 import { BlockedCache } from "./blocked-cache";
 import { countingKey } from "./characteristics";
 import type { CompiledRateLimitRule, CompiledRateLimits } from "./compile";
@@ -37,8 +38,10 @@ export async function checkRateLimit(
   ctx: EvaluationContext = requestContext(request),
 ): Promise<RateLimitDecision> {
   for (const rule of limits.rules) {
-    const outcome = guardedMatch(rule.rule, ctx);
-    if (outcome.kind === "failed") log("rate_limit_rule_failed", zone, rule.id, outcome.reason);
+    const outcome = rule.rule.evaluate(ctx);
+    // Over budget (contract §2.2): a non-match, so the request is not counted; logged like every phase's.
+    if (outcome.kind === "over-budget")
+      logOverBudget({ zone, phase: "http_ratelimit", rule: rule.id, reason: outcome.reason });
     if (outcome.kind !== "match") continue;
     const until = await blockedUntil(env, zone, rule, ctx, request, now);
     if (until !== undefined) return { kind: "block", retryAfter: retryAfterSeconds(until, now), ruleId: rule.id };
@@ -119,7 +122,7 @@ async function sha256Hex(text: string): Promise<string> {
   return hex;
 }
 
-/** Fail-open and rule failures: one structured line each (contract §3: the failure is logged). */
+/** Fail-open: one structured line each (contract §3: the failure is logged). */
 function log(event: string, zone: string, ruleId: string, cause: string): void {
   console.error(JSON.stringify({ event, zone, phase: "http_ratelimit", rule: ruleId, cause }));
 }

@@ -1,16 +1,36 @@
 /**
- * The evaluation budget (contract §2.2, §9): no intermediate value grows past `MAX_VALUE_BYTES`, and one evaluation
- * produces at most `MAX_WORK_BYTES` of intermediate values in all. Without it, nested `join(split(…))` grows a string
- * ~128× per level (192 characters of expression took 1.9 s on a 227-byte header, one more level threw
- * `RangeError: Invalid string length`). An evaluation that would pass the budget stops at once with
- * `BudgetExceeded`, which `Rule.matches` turns into a non-match and records on the context for the caller to log.
+ * The evaluation budget (contract §2.2, §9): it bounds the CPU one rule and one request may spend in the engine, and
+ * the size of every intermediate value. Issue 19: a budget that counted only the bytes of function results let 25
+ * legal firewall rules of 4 regexes each (`a[ab]{998}w`) and one 14 KB `User-Agent` keep the isolate busy ~20 s,
+ * delaying every other zone's traffic. re2js cannot be interrupted, so work is charged BEFORE it is done: an
+ * operation whose cost would pass what is left is not run, and the rule is over budget (a non-match, logged by the
+ * caller with zone, phase and rule).
+ *
+ * Costs are in *units*, calibrated inside workerd on this repository's machine (docs/rules-language.md "Evaluation
+ * budget"): the slowest regular-expression run measured did ~45,000 units/ms, with
+ *   - a regex run: (subject bytes + 1) × the compiled program's size (re2js `programSize()`): the bound of its
+ *     NFA fallback, which is what a DFA that gives up (`[ab]*a[ab]{998}w` on random a/b text) costs;
+ *   - `contains`, `wildcard`/`strict wildcard`: the subject's bytes (× the wildcard's literal pieces);
+ *   - a function call: the bytes (Strings) and 8 per element (Arrays) of its arguments, before it runs, and of its
+ *     result, after it is built (each result is also capped at `MAX_VALUE_BYTES`, so "after" overshoots by ≤ 1 MiB).
+ * `==`/`!=`/`<`… compare at most the literal's length, and `in {…}` hashes a value once (V8 caches a string's hash):
+ * both are bounded by the expression and the request, not by rules × subject, and are not charged, so a rule
+ * index's guard (guard.ts) costs nothing and skipping a rule stays unobservable.
  */
 
-/** The largest string (bytes) or array (elements) a function may produce: 1 MiB. */
+/** The largest string (bytes) or array (elements) a function may produce: 1 MiB (memory, not time). */
 export const MAX_VALUE_BYTES = 1024 * 1024;
-/** The most bytes of intermediate values one evaluation may produce, all function results together: 8 MiB. */
-export const MAX_WORK_BYTES = 8 * 1024 * 1024;
+/** What one rule may spend: ~22 ms at the slowest rate measured (45,000 units/ms). */
+export const MAX_RULE_UNITS = 1_000_000;
+/**
+ * What one request may spend in all its phases together (IP access, firewall, rate limiting, then custom error
+ * rules on its error path): ~45 ms at the slowest rate measured.
+ */
+export const MAX_REQUEST_UNITS = 2_000_000;
+/** Units per array element of a function's argument or result (an element costs more than a byte). */
+export const UNITS_PER_ELEMENT = 8;
 
+/** Thrown inside the engine only: `Rule.evaluate` turns it into an `over-budget` outcome. */
 export class BudgetExceeded extends Error {
   constructor(readonly reason: string) {
     super(reason);
@@ -21,4 +41,33 @@ export class BudgetExceeded extends Error {
 /** Refuses a value about to be built when it would pass `MAX_VALUE_BYTES`. */
 export function guardSize(size: number, what: string): void {
   if (size > MAX_VALUE_BYTES) throw new BudgetExceeded(`${what} would be ${size} bytes, over ${MAX_VALUE_BYTES}`);
+}
+
+/** What is left of one request's units, shared by every evaluation context built for that request. */
+export class RequestBudget {
+  remaining: number;
+  constructor(readonly total: number = MAX_REQUEST_UNITS) {
+    this.remaining = total;
+  }
+}
+
+/**
+ * The budget of each request, keyed by the `Request` object itself: zone traffic hands the same object to the
+ * request phases (src/producers), to the error pipeline (custom error rules on a generated error) and to the
+ * origin-error path (src/custom-errors/apply.ts), so every phase of one request draws on one budget without a
+ * parameter threaded through the error pipeline. A WeakMap: the entry goes with the request.
+ */
+const budgets = new WeakMap<Request, RequestBudget>();
+
+export function requestBudget(request: Request): RequestBudget {
+  let budget = budgets.get(request);
+  if (budget === undefined) budgets.set(request, (budget = new RequestBudget()));
+  return budget;
+}
+
+/** The units of a String or Array value (function arguments and results); 0 for anything else. */
+export function valueUnits(v: unknown): number {
+  if (typeof v === "string") return v.length;
+  if (Array.isArray(v)) return v.length * UNITS_PER_ELEMENT;
+  return 0;
 }

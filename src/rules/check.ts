@@ -84,6 +84,8 @@ export interface Checked {
   /** Canonical names of the fields the expression reads. */
   readonly fields: readonly string[];
   readonly regexCount: number;
+  /** Sum of the compiled regexes' program sizes (re2js instructions). */
+  readonly programSize: number;
 }
 
 class CheckAbort extends Error {
@@ -104,7 +106,12 @@ export function check(
     if (root.array) {
       checker.fail("type", "the expression must be Bool, got Array<Bool>; use any(…) or all(…)", expr.span);
     }
-    return ok({ root, fields: [...checker.fields], regexCount: checker.regexCount });
+    return ok({
+      root,
+      fields: [...checker.fields],
+      regexCount: checker.regexCount,
+      programSize: checker.programSize,
+    });
   } catch (e) {
     if (e instanceof CheckAbort) return err(e.error);
     throw e;
@@ -114,6 +121,7 @@ export function check(
 class Checker {
   readonly fields = new Set<string>();
   regexCount = 0;
+  programSize = 0;
   private repetitions = 0;
   private readonly maxRegexes: number;
 
@@ -232,6 +240,7 @@ class Checker {
         }
         const regex = compileRegex(rhs.pattern);
         if (!regex.ok) return this.fail("regex", regex.error, rhs.span);
+        this.programSize += regex.value.programSize;
         return { kind: "regex", regex: regex.value };
       }
       case "wildcard":

@@ -7,7 +7,7 @@
  */
 import type { Step } from "./ast";
 import type { Ordering, TArg, TBool, Test, TValue } from "./check";
-import { BudgetExceeded, MAX_WORK_BYTES } from "./budget";
+import { valueUnits } from "./budget";
 import type { EvaluationContext } from "./context";
 import type { Scheme } from "./scheme";
 import type { IpAddress } from "./ip";
@@ -17,7 +17,8 @@ export type Predicate = (ctx: EvaluationContext) => boolean;
 type ArrayPredicate = (ctx: EvaluationContext) => readonly boolean[] | undefined;
 type Getter = (ctx: EvaluationContext) => Value | undefined;
 type ListGetter = (ctx: EvaluationContext) => readonly (Value | undefined)[];
-type ValueTest = (value: Value) => boolean;
+/** A test on a present value; `ctx` is there for the budget (budget.ts): linear tests charge before they run. */
+type ValueTest = (value: Value, ctx: EvaluationContext) => boolean;
 
 /**
  * Memo slots of calls, per scheme: the same call text gets the same slot in every rule compiled for the scheme,
@@ -72,12 +73,12 @@ function bool(node: TBool): Predicate {
         const t = compileTest(arg.test);
         if (node.fn === "any") {
           return (ctx) => {
-            for (const v of items(ctx)) if (v !== undefined && t(v)) return true;
+            for (const v of items(ctx)) if (v !== undefined && t(v, ctx)) return true;
             return false;
           };
         }
         return (ctx) => {
-          for (const v of items(ctx)) if (v === undefined || !t(v)) return false;
+          for (const v of items(ctx)) if (v === undefined || !t(v, ctx)) return false;
           return true;
         };
       }
@@ -136,7 +137,7 @@ function array(node: TBool): ArrayPredicate {
     case "compare": {
       const list = mappedValue(node.lhs);
       const test = compileTest(node.test);
-      return (ctx) => list(ctx).map((v) => v !== undefined && test(v));
+      return (ctx) => list(ctx).map((v) => v !== undefined && test(v, ctx));
     }
     case "value": {
       if (node.value.mapped) {
@@ -174,14 +175,14 @@ function compare(lhs: TValue, test: Test): Predicate {
     const t = compileTest(test);
     return (ctx) => {
       const v = ctx.get(index);
-      return v !== undefined && t(v);
+      return v !== undefined && t(v, ctx);
     };
   }
   const get = value(lhs);
   const t = compileTest(test);
   return (ctx) => {
     const v = get(ctx);
-    return v !== undefined && t(v);
+    return v !== undefined && t(v, ctx);
   };
 }
 
@@ -213,17 +214,34 @@ function compileTest(test: Test): ValueTest {
       // IPv4 and IPv6 are incomparable: every test across families is false except `!=` (rules-language.md §2.1).
       return (v) => (typeof v === typeof c ? same(v as IpAddress) : test.op === "ne");
     }
+    // The linear tests charge the budget before they run (budget.ts); re2js cannot be interrupted once started.
     case "contains": {
       const needle = test.needle;
-      return (v) => (v as string).includes(needle);
+      return (v, ctx) => {
+        const s = v as string;
+        ctx.charge(s.length, "contains");
+        return s.includes(needle);
+      };
     }
     case "regex": {
+      // (bytes + 1) × program size bounds re2js's NFA, its slowest path; charged even when the regex's memo of
+      // its last subject answers (regex.ts), so an outcome never depends on what the isolate evaluated before.
       const regex = test.regex;
-      return (v) => regex.test(v as string);
+      const size = regex.programSize;
+      return (v, ctx) => {
+        const s = v as string;
+        ctx.charge((s.length + 1) * size, "a regular expression");
+        return regex.test(s);
+      };
     }
     case "wildcard": {
+      // Folding (a copy) then scans that only move forward: twice the subject.
       const match = test.match;
-      return (v) => match(v as string);
+      return (v, ctx) => {
+        const s = v as string;
+        ctx.charge(2 * s.length, "wildcard");
+        return match(s);
+      };
     }
     case "bytes-in": {
       const set = new Set(test.values);
@@ -366,40 +384,53 @@ function base(v: TValue): Getter {
     case "call": {
       const one = b.fn.apply1;
       const only = b.args[0];
+      const name = `${b.fn.name}()`;
       let compute: Getter;
       if (one && b.args.length === 1 && only?.kind === "value" && !b.mapsFirstArg) {
         const arg = value(only.value);
-        compute = (ctx) => one(arg(ctx));
+        compute = (ctx) => {
+          const a = arg(ctx);
+          ctx.charge(valueUnits(a), name);
+          return produced(ctx, one(a), name);
+        };
       } else {
-        compute = call(b.fn.apply, b.args, b.mapsFirstArg);
+        compute = call(b.fn.apply, b.args, b.mapsFirstArg, name);
       }
-      const measured = withinWork(compute);
       const slot = slotFor(b.key);
-      return slot === undefined ? measured : (ctx) => ctx.remember(slot, measured);
+      return slot === undefined ? compute : (ctx) => ctx.remember(slot, compute);
     }
   }
 }
 
 /**
- * Counts what a function call produced against the context's work budget (budget.ts): the sizes of every string and
- * array that function calls produce on one context (one error, all its rules) add up to at most `MAX_WORK_BYTES`.
+ * A function call's charges (budget.ts): its arguments' units before it runs (every function is at most linear in
+ * them: lookup_json_* parses, url_decode and lower scan), its result's units once built (a result is capped at
+ * `MAX_VALUE_BYTES` while it is built, by the function itself).
  */
-function withinWork(compute: Getter): Getter {
-  return (ctx) => {
-    const v = compute(ctx);
-    if (typeof v === "string" || Array.isArray(v)) {
-      ctx.work += (v as string | readonly unknown[]).length;
-      if (ctx.work > MAX_WORK_BYTES) throw new BudgetExceeded(`function results passed ${MAX_WORK_BYTES} bytes`);
-    }
-    return v;
+function produced(ctx: EvaluationContext, v: Value | undefined, name: string): Value | undefined {
+  ctx.charge(valueUnits(v), `the result of ${name}`);
+  return v;
+}
+
+function charged(
+  apply: (args: readonly (Value | undefined)[]) => Value | undefined,
+  name: string,
+): (args: readonly (Value | undefined)[], ctx: EvaluationContext) => Value | undefined {
+  return (args, ctx) => {
+    let units = 0;
+    for (const a of args) units += valueUnits(a);
+    ctx.charge(units, name);
+    return produced(ctx, apply(args), name);
   };
 }
 
 function call(
-  apply: (args: readonly (Value | undefined)[]) => Value | undefined,
+  rawApply: (args: readonly (Value | undefined)[]) => Value | undefined,
   args: readonly TArg[],
   mapsFirstArg: boolean,
+  name: string,
 ): Getter {
+  const apply = charged(rawApply, name);
   const getters = args.map(argument);
   const first = args[0];
   if (mapsFirstArg && first?.kind === "value") {
@@ -408,13 +439,17 @@ function call(
     const rest = getters.slice(1);
     return (ctx) => {
       const others = rest.map((g) => g(ctx));
-      return list(ctx).map((item) => apply([item, ...others]));
+      return list(ctx).map((item) => apply([item, ...others], ctx));
     };
   }
   const [g0, g1] = getters;
-  if (getters.length === 1 && g0) return (ctx) => apply([g0(ctx)]);
-  if (getters.length === 2 && g0 && g1) return (ctx) => apply([g0(ctx), g1(ctx)]);
-  return (ctx) => apply(getters.map((g) => g(ctx)));
+  if (getters.length === 1 && g0) return (ctx) => apply([g0(ctx)], ctx);
+  if (getters.length === 2 && g0 && g1) return (ctx) => apply([g0(ctx), g1(ctx)], ctx);
+  return (ctx) =>
+    apply(
+      getters.map((g) => g(ctx)),
+      ctx,
+    );
 }
 
 function argument(arg: TArg): Getter {

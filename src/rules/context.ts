@@ -3,6 +3,7 @@
  * compiled rule reads it and memoised, so 300 rules that test `http.request.uri.path` parse the URL once,
  * and a field no rule uses is never computed (rules-language.md §8; issue 3).
  */
+import { BudgetExceeded, RequestBudget } from "./budget";
 import type { FieldDecl, Scheme } from "./scheme";
 import type { Value } from "./values";
 
@@ -16,16 +17,32 @@ export class EvaluationContext {
    */
   private memo: (Value | typeof MISSING | undefined)[] | undefined;
 
-  /** Set when an evaluation on this context passed the budget (budget.ts): why, for the caller's log line. */
-  overBudget: string | undefined;
-
-  /** Bytes of intermediate values produced on this context so far (budget.ts, `MAX_WORK_BYTES`). */
-  work = 0;
+  /** Units spent by the rule being evaluated (budget.ts); set by `Rule.evaluate`. */
+  spent = 0;
+  /** What the rule being evaluated may spend: the smaller of the rule's units and what the request has left. */
+  limit = 0;
 
   constructor(
     readonly scheme: Scheme,
     private readonly produce: (field: FieldDecl) => Value | undefined,
+    /** The request's budget, shared with every other context of the same request (budget.ts `requestBudget`). */
+    readonly budget: RequestBudget = new RequestBudget(),
   ) {}
+
+  /**
+   * Charges `units` of work about to be done (budget.ts), before doing it: throws `BudgetExceeded` (caught by
+   * `Rule.evaluate`, never seen by callers) when it would pass the rule's limit, and then nothing is run or counted.
+   */
+  charge(units: number, what: string): void {
+    const spent = this.spent + units;
+    if (spent > this.limit) {
+      throw new BudgetExceeded(
+        `${what} needs ${units} units; the rule has ${this.limit - this.spent} of its ${this.limit} left` +
+          (this.limit < this.budget.remaining ? "" : " (the rest of the request's budget)"),
+      );
+    }
+    this.spent = spent;
+  }
 
   /** The value of field `index` (missing: undefined). */
   get(index: number): Value | undefined {
@@ -57,6 +74,11 @@ export class EvaluationContext {
 export function contextFromValues(
   scheme: Scheme,
   values: Readonly<Record<string, Value | undefined>>,
+  budget?: RequestBudget,
 ): EvaluationContext {
-  return new EvaluationContext(scheme, (field) => (Object.hasOwn(values, field.name) ? values[field.name] : undefined));
+  return new EvaluationContext(
+    scheme,
+    (field) => (Object.hasOwn(values, field.name) ? values[field.name] : undefined),
+    budget,
+  );
 }

@@ -12,10 +12,13 @@
  * present value, `get(ctx) === true`), so "the field's value is not one of the guard's values" implies "the rule
  * does not match". `not`, `or`, `ne`, ranges, indexes and calls never make a guard.
  *
- * Skipping a rule must also be unobservable, and evaluating one can be observed only through a function call
- * (the evaluation budget: `custom_rule_over_budget`). So a conjunct is a guard only when every conjunct before it
- * calls no function: `and` evaluates left to right and stops at the first false, so with a failing guard the
- * evaluation would have read some fields and answered false, as skipping does. Pure: no bindings.
+ * Skipping a rule must also be unobservable, and evaluating one can be observed through the evaluation budget
+ * (budget.ts: what a rule spends is taken from the request's budget, and an over-budget rule is logged). A guard
+ * conjunct itself charges nothing (no call, no linear test), so the rule is compiled with its guard conjunct FIRST
+ * (`hoistGuard`): `and` stops at the first false, so when the guard fails the evaluation reads one field, spends
+ * nothing and answers false, exactly as skipping does, wherever the conjunct was written. Moving a conjunct that
+ * charges nothing to the front changes no result (`and` is commutative when nothing else is observable).
+ * Pure: no bindings.
  */
 import type { TBool, TValue } from "./check";
 import type { Value } from "./values";
@@ -27,14 +30,28 @@ export interface Guard {
   readonly values: readonly Value[];
 }
 
-/** The first guard among the leading call-free conjuncts of `root`, or null. */
+/** The first guard among the top-level conjuncts of `root`, or null. */
 export function guardOf(root: TBool): Guard | null {
   for (const conjunct of conjuncts(root)) {
     const guard = conjunctGuard(conjunct);
     if (guard !== null) return guard;
-    if (callsFunction(conjunct)) return null; // later conjuncts would run only after this one's calls
   }
   return null;
+}
+
+/**
+ * `root` with its guard conjunct (the one `guardOf` names) evaluated first, and the guard; `root` itself when the
+ * guard is already first or there is none.
+ */
+export function hoistGuard(root: TBool): { readonly root: TBool; readonly guard: Guard | null } {
+  const all = conjuncts(root);
+  const at = all.findIndex((c) => conjunctGuard(c) !== null);
+  if (at === -1) return { root, guard: null };
+  const first = all[at] as TBool;
+  const guard = conjunctGuard(first);
+  if (at === 0) return { root, guard };
+  const operands = [first, ...all.slice(0, at), ...all.slice(at + 1)];
+  return { root: { kind: "logical", op: "and", operands, array: false }, guard };
 }
 
 /** `a and (b and c)` → a, b, c, in evaluation order; anything else is one conjunct. */
@@ -71,22 +88,3 @@ function plainField(value: TValue): number | null {
   return value.base.kind === "field" && value.steps.length === 0 && !value.mapped ? value.base.index : null;
 }
 
-/** Whether evaluating `node` may call a function (anywhere inside it, arguments included). */
-function callsFunction(node: TBool): boolean {
-  switch (node.kind) {
-    case "logical":
-      return node.operands.some(callsFunction);
-    case "not":
-      return callsFunction(node.operand);
-    case "quantifier":
-      return callsFunction(node.argument);
-    case "compare":
-      return valueCalls(node.lhs);
-    case "value":
-      return valueCalls(node.value);
-  }
-}
-
-function valueCalls(value: TValue): boolean {
-  return value.base.kind === "call";
-}

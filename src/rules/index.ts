@@ -5,10 +5,12 @@
  *
  * and, for ordered lists where the first match wins, guard.ts → rule-index.ts (rules that cannot match are skipped).
  *
- * `compile(source, scheme)` runs it once and returns a `Rule` (or a `RuleError` value); `rule.matches(ctx)`
- * evaluates the closures against one context. Pure: no bindings, no `eval`.
+ * `compile(source, scheme)` runs it once and returns a `Rule` (or a `RuleError` value); `rule.evaluate(ctx)`
+ * evaluates the closures against one context within the budget (budget.ts) and gives a `RuleOutcome`. Pure: no bindings, no `eval`.
  */
-export { compile, validate, type CompileOptions, type Rule } from "./rule";
+export { compile, validate, type CompileOptions, type Rule, type RuleOutcome } from "./rule";
+export { MAX_REQUEST_UNITS, MAX_RULE_UNITS, RequestBudget, requestBudget } from "./budget";
+export { logOverBudget, type OverBudgetEvent, type RulePhase } from "./over-budget-log";
 export { EvaluationContext, contextFromValues } from "./context";
 export { formatRuleError, type RuleError, type RuleErrorKind, type Span } from "./errors";
 export { defineScheme, type FieldDecl, type Scheme } from "./scheme";

@@ -24,10 +24,14 @@ export const MAX_REGEX_PROGRAM_SIZE = 10_000;
  */
 export const MAX_REPETITION_BUDGET = 4_000;
 
-/** Sum of the largest bound of every counted repetition in the pattern (an upper estimate of its cost). */
+/**
+ * Sum of the largest bound of every counted repetition in the pattern (an upper estimate of its cost). Escapes are
+ * skipped whole, braces included: `\x{10000}` is a code point and `\p{Greek}` a class in RE2 syntax, not
+ * repetitions (issue 19: `(?u)\x{10000}` was refused as a repetition of 10,000).
+ */
 export function repetitionCost(pattern: string): number {
   let cost = 0;
-  for (const m of pattern.matchAll(/\\.|\{(\d+)(?:,(\d*))?\}/g)) {
+  for (const m of pattern.matchAll(/\\[xpP]\{[^}]*\}|\\.|\{(\d+)(?:,(\d*))?\}/g)) {
     if (m[1] === undefined) continue;
     cost += Math.max(Number(m[1]), m[2] ? Number(m[2]) : 0);
   }
@@ -36,6 +40,8 @@ export function repetitionCost(pattern: string): number {
 
 export interface CompiledRegex {
   readonly pattern: string;
+  /** re2js instructions: a run costs at most (subject length + 1) × this (rules/budget.ts). */
+  readonly programSize: number;
   /** Unanchored search, like wirefilter's `is_match`. */
   test(subject: string): boolean;
 }
@@ -65,11 +71,13 @@ export function compileRegex(pattern: string): Result<CompiledRegex, string> {
   // The last subject and its answer: one rule meets the same value error after error (a client's User-Agent, a
   // path), and matching is pure, so a repeated subject costs a string comparison instead of a run of the engine
   // (issue 12: 60 user-agent regexes of the 300-rule benchmark ran per error). Only short subjects are kept, so a
-  // rule never holds a large value alive.
+  // rule never holds a large value alive. The budget charges a run whether or not the memo answers (compile.ts), so
+  // whether a rule is over budget depends on the request and the rules only, never on what the isolate saw before.
   let lastSubject: string | undefined;
   let lastResult = false;
   return ok({
     pattern,
+    programSize: re.programSize(),
     test: (subject) => {
       if (subject === lastSubject) return lastResult;
       const result = run(subject);

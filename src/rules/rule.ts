@@ -4,8 +4,8 @@
  */
 import { check, type CheckOptions } from "./check";
 import { compilePredicate } from "./compile";
-import { BudgetExceeded } from "./budget";
-import { guardOf, type Guard } from "./guard";
+import { BudgetExceeded, MAX_RULE_UNITS } from "./budget";
+import { hoistGuard, type Guard } from "./guard";
 import type { EvaluationContext } from "./context";
 import type { RuleError } from "./errors";
 import { parse, type ParseOptions } from "./parser";
@@ -14,15 +14,34 @@ import { err, ok, type Result } from "../result";
 
 export type CompileOptions = ParseOptions & CheckOptions;
 
+/**
+ * What evaluating a rule gives (contract §2.2): a match, a non-match, or over budget (budget.ts), which callers
+ * treat as a non-match and log with zone, phase and rule. A value, never a field on the context, never a throw.
+ */
+export type RuleOutcome =
+  | { readonly kind: "match" }
+  | { readonly kind: "no-match" }
+  | { readonly kind: "over-budget"; readonly reason: string };
+
+const MATCH: RuleOutcome = Object.freeze({ kind: "match" });
+const NO_MATCH: RuleOutcome = Object.freeze({ kind: "no-match" });
+
 export interface Rule {
   readonly source: string;
   readonly scheme: Scheme;
   /** Canonical names of the fields the rule reads (wirefilter's `uses`). */
   readonly fields: readonly string[];
   readonly regexCount: number;
+  /** The sum of the compiled programs of its regular expressions (re2js instructions), for the zone's cap. */
+  readonly programSize: number;
   /** A field and the values it must have for the rule to match, for indexing rules (guard.ts); null if none. */
   readonly guard: Guard | null;
-  /** True when the expression matches; never throws for any context built on the rule's scheme. */
+  /**
+   * Evaluates the rule on `ctx` within the budget: at most `MAX_RULE_UNITS`, and no more than the request has
+   * left; what it spent is taken from the request's budget. Never throws for a context built on the rule's scheme.
+   */
+  evaluate(ctx: EvaluationContext): RuleOutcome;
+  /** `evaluate(ctx).kind === "match"`, for tests and benchmarks (the evaluation loops use `evaluate`). */
   matches(ctx: EvaluationContext): boolean;
 }
 
@@ -31,27 +50,34 @@ export function compile(source: string, scheme: Scheme, options: CompileOptions 
   if (!ast.ok) return ast;
   const checked = check(source, ast.value, scheme, options);
   if (!checked.ok) return checked;
-  const predicate = compilePredicate(checked.value.root, scheme);
+  // The guard conjunct is evaluated first, so skipping a rule on it (rule-index.ts) is unobservable (guard.ts).
+  const { root, guard } = hoistGuard(checked.value.root);
+  const predicate = compilePredicate(root, scheme);
+  const evaluate = (ctx: EvaluationContext): RuleOutcome => {
+    if (ctx.scheme !== scheme) throw new TypeError("rule evaluated against a context of another scheme");
+    const budget = ctx.budget;
+    ctx.spent = 0;
+    ctx.limit = Math.min(MAX_RULE_UNITS, budget.remaining);
+    try {
+      return predicate(ctx) ? MATCH : NO_MATCH;
+    } catch (e) {
+      // Over the budget (budget.ts): a non-match for the caller to log (contract §2.2). The engine's types are
+      // checked when compiled, so anything else thrown is a resource limit of the runtime (a RangeError): the same.
+      if (e instanceof BudgetExceeded) return { kind: "over-budget", reason: e.reason };
+      return { kind: "over-budget", reason: `evaluation stopped: ${e instanceof Error ? e.message : String(e)}` };
+    } finally {
+      budget.remaining -= ctx.spent;
+    }
+  };
   return ok({
     source,
     scheme,
     fields: checked.value.fields,
     regexCount: checked.value.regexCount,
-    guard: guardOf(checked.value.root),
-    matches(ctx: EvaluationContext): boolean {
-      if (ctx.scheme !== scheme) throw new TypeError("rule evaluated against a context of another scheme");
-      ctx.work = 0; // each rule has the whole budget (budget.ts)
-      try {
-        return predicate(ctx);
-      } catch (e) {
-        // Over the evaluation budget (budget.ts): a non-match, recorded for the caller to log (contract §2.2).
-        if (e instanceof BudgetExceeded) {
-          ctx.overBudget = e.reason;
-          return false;
-        }
-        throw e;
-      }
-    },
+    programSize: checked.value.programSize,
+    guard,
+    evaluate,
+    matches: (ctx) => evaluate(ctx).kind === "match",
   });
 }
 

@@ -2,6 +2,7 @@
  * A field set: a scheme whose every field has an extractor. `context(input)` gives an EvaluationContext whose
  * values are extracted on first use and memoised, so a rule that never mentions a field never pays for it.
  */
+import { requestBudget } from "../budget";
 import { EvaluationContext } from "../context";
 import { defineScheme, type Scheme } from "../scheme";
 import type { Type } from "../types";
@@ -36,7 +37,8 @@ export function defineFieldSet(
     aliases,
     context(input) {
       const facts = new RequestFacts(input);
-      return new EvaluationContext(scheme, (field) => extractors[field.index]?.(facts));
+      // Every context of one request draws on the request's one budget (budget.ts), whichever phase builds it.
+      return new EvaluationContext(scheme, (field) => extractors[field.index]?.(facts), requestBudget(input.request));
     },
   };
 }

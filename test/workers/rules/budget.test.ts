@@ -18,8 +18,12 @@ function evaluate(
     request: new Request("https://x.example/", { headers: { "User-Agent": userAgent } }),
   });
   const started = performance.now();
-  const matched = rule.value.matches(ctx);
-  return { matched, overBudget: ctx.overBudget, ms: performance.now() - started };
+  const outcome = rule.value.evaluate(ctx);
+  return {
+    matched: outcome.kind === "match",
+    overBudget: outcome.kind === "over-budget" ? outcome.reason : undefined,
+    ms: performance.now() - started,
+  };
 }
 
 const level = (x: string): string => `join(split(${x}, "a", 128), ${x})`;

@@ -4,7 +4,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { contextFromValues, RuleIndex } from "../../../src/rules";
+import { contextFromValues, RequestBudget, RuleIndex } from "../../../src/rules";
 import { rule, scheme } from "./helpers";
 
 const field = (name: string): number => scheme.field(name)!.index;
@@ -23,6 +23,8 @@ describe("guardOf", () => {
     ['s matches "^a" and b', "b", [true]],
     ['any(arr[*] eq "a") and s eq "x"', "s", ["x"]],
     ['n eq 3 and lower(s) eq "a"', "n", [3]],
+    ['lower(s) eq "a" and n eq 3', "n", [3]], // hoisted: evaluated first (guard.ts)
+    ["len(s) > 1 and b", "b", [true]],
   ])("%s → %s in %j", (source, name, values) => {
     expect(rule(source).guard).toEqual({ field: field(name), values });
   });
@@ -40,12 +42,24 @@ describe("guardOf", () => {
     'm["k"][0] eq "a"',
     'any(arr[*] eq "a")',
     'lower(s) eq "a"',
-    'lower(s) eq "a" and n eq 3', // a call before the guard: skipping could hide its budget overrun
-    "len(s) > 1 and b",
     's contains "a"',
     "true and n eq 3 or b",
   ])("%s has no guard", (source) => {
     expect(rule(source).guard).toBeNull();
+  });
+});
+
+describe("a guard is evaluated first, so skipping on it is unobservable", () => {
+  it("a failing guard written after a regex answers no-match and spends nothing, even with no budget left", () => {
+    const r = rule('s matches "^a.*z" and lower(s) eq "a" and n eq 3');
+    const spent = new RequestBudget(0);
+    expect(r.evaluate(contextFromValues(scheme, { s: "abc", n: 4 }, spent))).toEqual({ kind: "no-match" });
+    const budget = new RequestBudget();
+    expect(r.evaluate(contextFromValues(scheme, { s: "abc", n: 4 }, budget))).toEqual({ kind: "no-match" });
+    expect(budget.remaining).toBe(budget.total);
+    // With the guard holding, the regex runs and is charged.
+    expect(r.evaluate(contextFromValues(scheme, { s: "abc", n: 3 }, budget))).toEqual({ kind: "no-match" });
+    expect(budget.remaining).toBeLessThan(budget.total);
   });
 });
 
