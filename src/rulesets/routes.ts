@@ -12,7 +12,7 @@ import { parseDocument } from "../zones/store";
 import { rememberWritten, withWriter, zoneFailure, zoneName, zoneTarget, type ZoneFailure } from "../zones/routes";
 import { isPhase, PHASES, type Phase } from "./phases";
 import { rulesetSection, storedRuleset } from "./stored";
-import { parseRuleset, presentRuleset, type RulesetFailure } from "./validate";
+import { parseRuleset, presentRuleset, rulesetProgramSize, type RulesetFailure } from "./validate";
 
 /** How often a write is prepared again when the zone changed under it (optimistic concurrency). */
 const ATTEMPTS = 5;
@@ -79,6 +79,12 @@ async function putRuleset(c: ApiContext): Promise<Response> {
     if (found.value === null) return failure({ kind: "not-found" }, zone.value);
     const current = parseDocument(zone.value, found.value);
     if (!current.ok) return failure(current.error, zone.value);
+    // The zone's cap on compiled regexes covers every phase (validate.ts LIMITS.zoneProgramSize).
+    const document = found.value;
+    const others = PHASES.filter((p) => p !== phase.value).reduce(
+      (n, p) => n + rulesetProgramSize(p, storedRuleset(document, p)),
+      0,
+    );
     const parsed = parseRuleset(
       body.value,
       phase.value,
@@ -86,6 +92,7 @@ async function putRuleset(c: ApiContext): Promise<Response> {
       storedRuleset(found.value, phase.value),
       new Date(),
       newRuleId,
+      others,
     );
     if (!parsed.ok) return failure(parsed.error, zone.value);
     const section = rulesetSection(phase.value);

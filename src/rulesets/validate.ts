@@ -19,6 +19,13 @@ import { PHASE_SPECS, type Phase } from "./phases";
 export const CONTENT_TYPES = ["application/json", "text/html", "text/plain", "text/xml"] as const;
 export type ContentType = (typeof CONTENT_TYPES)[number];
 export const LIMITS = {
+  /**
+   * The zone's regular expressions together, in all three phases, compiled: at most this many re2js instructions
+   * (issue 19). Per expression the engine already caps 64 regexes, 10,000 instructions per regex and 4,000 counted
+   * repetitions; this bounds what one zone makes every isolate compile and hold (once per config version) — 25
+   * firewall rules of four `a[ab]{998}w` each are ~100,000.
+   */
+  zoneProgramSize: 200_000,
   contentBytes: { min: 1, max: 10_240 },
   statusCode: { min: 400, max: 599 },
   descriptionLength: 500,
@@ -93,6 +100,8 @@ export function parseRuleset(
   previous: StoredRuleset | null,
   now: Date,
   newId: () => string,
+  /** The compiled regex program size of the zone's OTHER phases (`rulesetProgramSize`), for the zone's cap. */
+  otherPhasesProgramSize = 0,
 ): Result<StoredRuleset, RulesetFailure> {
   const spec = PHASE_SPECS[phase];
   if (spec.maxRules[plan] === 0) return err({ kind: "plan-forbids", plan, phase });
@@ -116,9 +125,11 @@ export function parseRuleset(
   const before = new Map((previous?.rules ?? []).map((r) => [r.id, r]));
   const seen = new Set<string>();
   const stored: StoredRule[] = [];
+  let programSize = 0;
   for (const [index, raw] of rules.entries()) {
     const rule = parseRule(raw, index, phase, errors);
     if (!rule) continue;
+    programSize += rule.programSize;
     const id = rule.id ?? newId();
     if (seen.has(id)) {
       errors.push({ index, field: "id", message: "is used by another rule of this ruleset" });
@@ -132,6 +143,15 @@ export function parseRuleset(
       ...candidate,
       version: old ? (unchanged ? old.version : String(Number(old.version) + 1)) : "1",
       last_updated: unchanged ? old.last_updated : stamp,
+    });
+  }
+  if (errors.length === 0 && otherPhasesProgramSize + programSize > LIMITS.zoneProgramSize) {
+    errors.push({
+      field: "rules",
+      message:
+        `the zone's regular expressions would compile to ${otherPhasesProgramSize + programSize} instructions ` +
+        `(${programSize} in ${phase}, ${otherPhasesProgramSize} in the other phases), over the zone's limit of ` +
+        `${LIMITS.zoneProgramSize} (docs/rules-language.md "Evaluation budget")`,
     });
   }
   if (errors.length > 0) return invalid(errors);
@@ -150,7 +170,7 @@ function parseRule(
   index: number,
   phase: Phase,
   errors: RulesetFieldError[],
-): { id: string | undefined; value: RuleFields } | null {
+): { id: string | undefined; value: RuleFields; programSize: number } | null {
   const spec = PHASE_SPECS[phase];
   const at = (field: string, message: string): void => void errors.push({ index, field, message });
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
@@ -171,6 +191,7 @@ function parseRule(
   }
   if (r.enabled !== undefined && typeof r.enabled !== "boolean") at("enabled", "must be true or false");
   let expression = "";
+  let programSize = 0;
   if (typeof r.expression !== "string" || r.expression.length === 0) at("expression", "must be a non-empty string");
   else {
     expression = r.expression;
@@ -179,7 +200,7 @@ function parseRule(
     if (!compiled.ok) {
       const e = compiled.error;
       at("expression", `${e.line}:${e.column}: ${e.message}`);
-    }
+    } else programSize = compiled.value.programSize;
   }
   const parameters = phase === "http_custom_errors" ? parseServeError(r.action_parameters, at) : undefined;
   if (phase !== "http_custom_errors" && r.action_parameters !== undefined)
@@ -189,6 +210,7 @@ function parseRule(
   if (errors.length > count) return null;
   return {
     id: r.id as string | undefined,
+    programSize,
     value: {
       expression,
       action: spec.action,
@@ -264,6 +286,16 @@ function parseRateLimit(raw: unknown, at: (field: string, message: string) => vo
     requests_per_period: p.requests_per_period as number,
     mitigation_timeout: p.mitigation_timeout as number,
   };
+}
+
+/** The compiled regex program size of a stored ruleset (its expressions compiled against the phase's fields). */
+export function rulesetProgramSize(phase: Phase, ruleset: StoredRuleset | null): number {
+  let size = 0;
+  for (const rule of ruleset?.rules ?? []) {
+    const compiled = compile(rule.expression, PHASE_SPECS[phase].fields.scheme);
+    if (compiled.ok) size += compiled.value.programSize;
+  }
+  return size;
 }
 
 function sameRule(a: StoredRule, b: RuleFields & { id: string }): boolean {
