@@ -1,12 +1,28 @@
 /**
- * The evaluation budget (contract §2.2, §9; issue 9): the two denials of service review found in the engine, with
- * exactly their inputs. Each evaluation ends fast, as a non-match with a reason, and never throws.
+ * The evaluation budget (contract §2.2, §9; issues 9 and 19): the denials of service review found in the engine,
+ * with exactly their inputs, and the CPU budget that charges work before it runs. Each evaluation ends fast, as an
+ * `over-budget` outcome with a reason, and never throws.
  */
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { MAX_VALUE_BYTES } from "../../../src/rules/budget";
 import { percentDecodeRecursive } from "../../../src/rules/functions";
-import { compile, customErrorFields } from "../../../src/rules";
+import {
+  compile,
+  contextFromValues,
+  customErrorFields,
+  logOverBudget,
+  MAX_REQUEST_UNITS,
+  MAX_RULE_UNITS,
+  RequestBudget,
+  requestBudget,
+} from "../../../src/rules";
+import {
+  OVER_BUDGET_LOG_KEYS,
+  OVER_BUDGET_LOG_WINDOW_MS,
+  resetOverBudgetLog,
+} from "../../../src/rules/over-budget-log";
+import { rule, scheme } from "./helpers";
 
 function evaluate(
   expression: string,
@@ -86,5 +102,117 @@ describe("recursive url_decode is linear", () => {
       }),
       { numRuns: 5000 },
     );
+  });
+});
+
+describe("the CPU budget: work is charged before it runs (issue 19)", () => {
+  const outcome = (source: string, values: Record<string, string>, budget?: RequestBudget) =>
+    rule(source).evaluate(contextFromValues(scheme, values, budget));
+
+  it("a regex whose bytes × program would pass the rule's units is over budget, and re2js never runs", () => {
+    // ~1,000 instructions × 14 KB ≈ 14 M units, over the rule's 1 M: refused before the run (which took ~0.2 s).
+    let s = "";
+    for (let i = 0; i < 14_000; i++) s += i % 7 < 3 ? "a" : "b";
+    const started = Date.now();
+    const r = outcome('s matches "a[ab]{998}w"', { s: s + "w" });
+    expect(r).toEqual({
+      kind: "over-budget",
+      reason: expect.stringContaining("a regular expression needs") as unknown,
+    });
+    expect(Date.now() - started).toBeLessThan(100);
+  });
+
+  it("charges (bytes + 1) × program size per run, also when the regex's memo answers", () => {
+    const compiled = rule('s matches "^ab+c"');
+    const size = compiled.programSize;
+    expect(size).toBeGreaterThan(0);
+    const budget = new RequestBudget();
+    for (let i = 0; i < 2; i++) compiled.evaluate(contextFromValues(scheme, { s: "abbbc" }, budget));
+    expect(budget.total - budget.remaining).toBe(2 * 6 * size);
+  });
+
+  it.each([
+    ['s contains "x"', MAX_RULE_UNITS + 1],
+    ['s wildcard "a*b"', MAX_RULE_UNITS / 2 + 1],
+    ['lower(s) eq "a"', MAX_RULE_UNITS + 1],
+    ['url_decode(s) eq "a"', MAX_RULE_UNITS + 1],
+  ])("%s on %i bytes is over budget (no operator escapes)", (source, bytes) => {
+    expect(outcome(source, { s: "y".repeat(bytes) }).kind).toBe("over-budget");
+    expect(outcome(source, { s: "y".repeat(1000) }).kind).toBe("no-match");
+  });
+
+  it("contexts of one request share its budget; a rule gets at most what is left", () => {
+    const budget = new RequestBudget();
+    const big = "y".repeat(MAX_RULE_UNITS - 10);
+    expect(outcome('s contains "x"', { s: big }, budget).kind).toBe("no-match");
+    expect(outcome('s contains "x"', { s: big }, budget).kind).toBe("no-match");
+    expect(budget.remaining).toBe(MAX_REQUEST_UNITS - 2 * (MAX_RULE_UNITS - 10));
+    const third = outcome('s contains "x"', { s: "y".repeat(100) }, budget);
+    expect(third).toEqual({
+      kind: "over-budget",
+      reason: expect.stringContaining("the rest of the request's budget") as unknown,
+    });
+    // An over-budget rule spends nothing: the refused work was not done.
+    expect(budget.remaining).toBe(MAX_REQUEST_UNITS - 2 * (MAX_RULE_UNITS - 10));
+  });
+
+  it("requestBudget gives one budget per Request object", () => {
+    const a = new Request("https://x.example/");
+    expect(requestBudget(a)).toBe(requestBudget(a));
+    expect(requestBudget(a)).not.toBe(requestBudget(new Request("https://x.example/")));
+    expect(customErrorFields.context({ request: a }).budget).toBe(requestBudget(a));
+  });
+});
+
+describe("rule_over_budget lines are bounded per (zone, phase, rule)", () => {
+  it("one line per window; the next one carries how many were counted meanwhile", () => {
+    resetOverBudgetLog();
+    const spy = vi.spyOn(console, "error").mockImplementation(() => {});
+    const event = { zone: "z.example", phase: "http_ratelimit", rule: "r1", reason: "why" } as const;
+    const t0 = 1_000_000;
+    logOverBudget(event, t0);
+    for (let i = 1; i <= 24; i++) logOverBudget(event, t0 + i);
+    logOverBudget({ ...event, rule: "r2" }, t0 + 30);
+    logOverBudget(event, t0 + OVER_BUDGET_LOG_WINDOW_MS);
+    const lines = spy.mock.calls.map((c) => JSON.parse(String(c[0])) as Record<string, unknown>);
+    expect(lines).toEqual([
+      {
+        event: "rule_over_budget",
+        zone: "z.example",
+        phase: "http_ratelimit",
+        rule: "r1",
+        cause: "why",
+        suppressed: 0,
+      },
+      {
+        event: "rule_over_budget",
+        zone: "z.example",
+        phase: "http_ratelimit",
+        rule: "r2",
+        cause: "why",
+        suppressed: 0,
+      },
+      {
+        event: "rule_over_budget",
+        zone: "z.example",
+        phase: "http_ratelimit",
+        rule: "r1",
+        cause: "why",
+        suppressed: 24,
+      },
+    ]);
+    spy.mockRestore();
+  });
+
+  it("keeps at most OVER_BUDGET_LOG_KEYS keys", () => {
+    resetOverBudgetLog();
+    const spy = vi.spyOn(console, "error").mockImplementation(() => {});
+    const at = (i: number) => ({ zone: "z.example", phase: "http_ratelimit", rule: `r${i}`, reason: "why" }) as const;
+    for (let i = 0; i <= OVER_BUDGET_LOG_KEYS; i++) logOverBudget(at(i), 5);
+    // r0 was pushed out by the (KEYS + 1)th key: it writes again at once; the newest key is inside its window.
+    logOverBudget(at(0), 6);
+    logOverBudget(at(OVER_BUDGET_LOG_KEYS), 6);
+    expect(spy).toHaveBeenCalledTimes(OVER_BUDGET_LOG_KEYS + 2);
+    spy.mockRestore();
   });
 });

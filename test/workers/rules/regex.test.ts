@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { toByteString } from "../../../src/rules";
-import { compileRegex, MAX_REGEX_PROGRAM_SIZE } from "../../../src/rules/regex";
+import { compileRegex, MAX_REGEX_PROGRAM_SIZE, repetitionCost } from "../../../src/rules/regex";
 import { evaluate, failure, rule } from "./helpers";
 
 describe("regex", () => {
@@ -48,6 +48,18 @@ describe("regex", () => {
     const e = failure(source);
     expect(e.kind).toBe("limit");
     expect(source.slice(e.span.start, e.span.end)).toBe('"[a-z]{1000}4"');
+  });
+
+  it("does not count \\x{…} or \\p{…} escapes as repetitions (RE2 syntax; issue 19)", () => {
+    expect(repetitionCost("(?u)\\x{10000}")).toBe(0);
+    expect(repetitionCost("[\\x{10000}-\\x{10FFFF}]{2,3}")).toBe(3);
+    expect(repetitionCost("\\x{41}{3}")).toBe(3);
+    expect(repetitionCost("(?u)\\p{Greek}{5}")).toBe(5);
+    expect(repetitionCost("\\{5}a{7}")).toBe(7); // an escaped brace is a literal
+    expect(() => rule('s matches "(?u)\\x{10000}"')).not.toThrow();
+    expect(evaluate('s matches "(?u)^\\x{10000}$"', { s: toByteString("\u{10000}") })).toBe(true);
+    // A real repetition is still counted.
+    expect(failure('s matches "a{4001}"').kind).toBe("limit");
   });
 
   it("allows 64 regexes per expression and refuses the 65th with its position", () => {
