@@ -87,4 +87,3 @@ function conjunctGuard(node: TBool): Guard | null {
 function plainField(value: TValue): number | null {
   return value.base.kind === "field" && value.steps.length === 0 && !value.mapped ? value.base.index : null;
 }
-

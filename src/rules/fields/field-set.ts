@@ -2,7 +2,7 @@
  * A field set: a scheme whose every field has an extractor. `context(input)` gives an EvaluationContext whose
  * values are extracted on first use and memoised, so a rule that never mentions a field never pays for it.
  */
-import { requestBudget } from "../budget";
+import { requestBudget, type RequestBudget } from "../budget";
 import { EvaluationContext } from "../context";
 import { defineScheme, type Scheme } from "../scheme";
 import type { Type } from "../types";
@@ -20,7 +20,8 @@ export interface FieldSet {
   readonly scheme: Scheme;
   readonly definitions: Readonly<Record<string, FieldDef>>;
   readonly aliases: Readonly<Record<string, string>>;
-  context(input: RuleInput): EvaluationContext;
+  /** The context of one evaluation; its budget is the request's (budget.ts) unless one is given (benchmarks). */
+  context(input: RuleInput, budget?: RequestBudget): EvaluationContext;
 }
 
 export function defineFieldSet(
@@ -35,10 +36,14 @@ export function defineFieldSet(
     scheme,
     definitions,
     aliases,
-    context(input) {
+    context(input, budget) {
       const facts = new RequestFacts(input);
       // Every context of one request draws on the request's one budget (budget.ts), whichever phase builds it.
-      return new EvaluationContext(scheme, (field) => extractors[field.index]?.(facts), requestBudget(input.request));
+      return new EvaluationContext(
+        scheme,
+        (field) => extractors[field.index]?.(facts),
+        budget ?? requestBudget(input.request),
+      );
     },
   };
 }
