@@ -23,7 +23,8 @@ export const rulesetsOpenApi: OpenApiFragment = {
         description:
           "Every expression is compiled and every limit checked before anything is stored. On the free plan " +
           "`http_custom_errors` is refused (403, 1100); at most 5 firewall and 1 rate-limiting rule; paid plans " +
-          "25 / 50 / 300 rules per phase.",
+          "25 / 50 / 300 rules per phase. The zone's regular expressions, all phases together, compile to at most " +
+          "200,000 RE2 instructions (400, code 20021, naming the limit).",
         security: [{ bearer: ["zones:write"] }],
         requestBody: { required: true, content: { "application/json": { schema: ref("RulesetBody") } } },
         responses: {
