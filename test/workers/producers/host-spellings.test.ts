@@ -70,7 +70,11 @@ const HOST_FIELD_RULES: readonly (readonly [string, string])[] = [
   ["http.host wildcard", 'http.host strict wildcard "Z" and http.request.uri.path eq "/admin"'],
   ["http.host matches", 'http.host matches "^Z$" and http.request.uri.path eq "/admin"'],
   ["http.request.full_uri", 'http.request.full_uri in {"http://Z/admin" "https://Z/admin"}'],
-  ["full_uri starts_with", 'starts_with(http.request.full_uri, "http://Z/admin") or starts_with(http.request.full_uri, "https://Z/admin")'],
+  ["raw.http.request.full_uri", 'raw.http.request.full_uri in {"http://Z/admin" "https://Z/admin"}'],
+  [
+    "full_uri starts_with",
+    'starts_with(http.request.full_uri, "http://Z/admin") or starts_with(http.request.full_uri, "https://Z/admin")',
+  ],
 ];
 
 async function firewallZone(zone: string, expression: string): Promise<void> {
