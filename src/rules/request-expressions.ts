@@ -10,6 +10,7 @@ import type { RuleError } from "./errors";
 import { requestFields } from "./fields/request";
 import type { Rule } from "./rule";
 import type { Result } from "../result";
+import type { RuleUrl } from "../http/rule-url";
 
 const cache = new RuleCache(requestFields.scheme);
 
@@ -18,9 +19,13 @@ export function compileRequestExpression(source: string): Result<Rule, RuleError
   return cache.get(source);
 }
 
-/** The lazy field context of one request, shared by every rule of every request phase (fields computed once). */
-export function requestContext(request: Request): EvaluationContext {
-  return requestFields.context({ request });
+/**
+ * The lazy field context of one request, shared by every rule of every request phase (fields computed once).
+ * `ruleUrl` carries the zone host and the zone's URL normalisation (contract §2.2); without it, the host is
+ * `zoneOf(request.url)` and the path is normalised with the published defaults.
+ */
+export function requestContext(request: Request, ruleUrl?: RuleUrl): EvaluationContext {
+  return requestFields.context(ruleUrl === undefined ? { request } : { request, ruleUrl });
 }
 
 export type MatchOutcome =
