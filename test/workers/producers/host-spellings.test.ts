@@ -144,6 +144,26 @@ describe("custom error rules see the same host (generated errors, origin errors,
   });
 });
 
+describe("the preview endpoint: rules see the zone it names, not the API host", () => {
+  it("GET /zones/{zone}/preview/{code} answers the zone's custom rule on http.host", async () => {
+    const zone = uniqueZone("hostpreview");
+    await putZone(zone, { origin: loopback(ports.http) });
+    await put(entrypoint(zone, "http_custom_errors"), {
+      rules: [
+        {
+          expression: `http.host eq "${zone}" and starts_with(http.request.full_uri, "http://${zone}/")`,
+          action: "serve_error",
+          action_parameters: { content: "previewed", content_type: "text/plain" },
+        },
+      ],
+    });
+    for (const name of [zone, `${zone.toUpperCase()}.`]) {
+      const res = await exports.default.fetch(`http://localhost/zones/${name}/preview/1020`, { headers: ADMIN });
+      expect(await res.text(), name).toBe("previewed");
+    }
+  });
+});
+
 describe("a rate-limiting rule keyed on http.host: spellings share one counter", () => {
   it("the quota is not multiplied by the spellings of the host", async () => {
     const zone = uniqueZone("hostrate");
