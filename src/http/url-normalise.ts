@@ -37,8 +37,11 @@ export interface UrlNormalization {
 /** What a zone without a stored setting gets (the published API's defaults, contract §2.2). */
 export const DEFAULT_URL_NORMALIZATION: UrlNormalization = Object.freeze({ scope: "incoming", type: "cloudflare" });
 
-/** Characters kept as they are: unreserved and reserved (RFC 3986 §2.2–2.3), plus `%` (handled apart). */
-const KEPT = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]$/;
+/** ASCII characters kept as they are: unreserved and reserved (RFC 3986 §2.2–2.3); `%` is handled apart. */
+const KEPT = new Uint8Array(128);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=") {
+  KEPT[c.charCodeAt(0)] = 1;
+}
 /** A path that no step changes: kept characters only, no `%`, no `\`, no `//`, no `.`/`..` segment. */
 const ALREADY_NORMAL = /^(?:\/(?!\.\.?(?:\/|$))[A-Za-z0-9\-._~:@!$&'()*+,;=]+)*\/?$/;
 
@@ -82,32 +85,34 @@ function percentEncode(codePoint: number): string {
 /** The percent-encoding steps of RFC 3986 §6.2.2.1–6.2.2.2 over a whole path, in one scan. */
 function normaliseEncoding(path: string): string {
   let out = "";
+  let run = 0; // start of the current run of characters kept as they are (copied with one slice)
   let i = 0;
   while (i < path.length) {
     const code = path.charCodeAt(i);
+    if (code < 0x80 && KEPT[code] === 1) {
+      i += 1;
+      continue;
+    }
+    out += path.slice(run, i);
     if (code === 0x25 /* % */) {
       const hi = i + 2 < path.length ? hexValue(path.charCodeAt(i + 1)) : -1;
       const lo = hi === -1 ? -1 : hexValue(path.charCodeAt(i + 2));
       if (lo === -1) {
         out += "%25"; // a `%` that encodes nothing is an "other character": encoded (module comment)
         i += 1;
-        continue;
+      } else {
+        const byte = hi * 16 + lo;
+        out += isUnreserved(byte) ? String.fromCharCode(byte) : `%${HEX[hi]}${HEX[lo]}`;
+        i += 3;
       }
-      const byte = hi * 16 + lo;
-      out += isUnreserved(byte) ? String.fromCharCode(byte) : `%${HEX[hi]}${HEX[lo]}`;
-      i += 3;
-      continue;
+    } else {
+      const cp = path.codePointAt(i) ?? code;
+      out += percentEncode(cp);
+      i += cp > 0xffff ? 2 : 1;
     }
-    if (code < 0x80 && KEPT.test(path[i] as string)) {
-      out += path[i];
-      i += 1;
-      continue;
-    }
-    const cp = path.codePointAt(i) ?? code;
-    out += percentEncode(cp);
-    i += cp > 0xffff ? 2 : 1;
+    run = i;
   }
-  return out;
+  return run === 0 ? path : out + path.slice(run);
 }
 
 /**
