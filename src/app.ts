@@ -33,16 +33,27 @@ import { tagRoutes } from "./tags/routes";
 import { zonesOpenApi } from "./zones/openapi";
 import { zoneRoutes } from "./zones/routes";
 import { handleZoneTraffic } from "./traffic/zone-traffic";
+import { urlNormalizationOpenApi } from "./url-normalization/openapi";
+import { urlNormalizationRoutes } from "./url-normalization/routes";
 
 /** The management API: every feature's routes and its part of the OpenAPI document, side by side. */
 export const api = mountApi(
-  [...zoneRoutes, ...rulesetRoutes, ...customPageRoutes, ...accessRuleRoutes, ...previewRoutes, ...tagRoutes],
+  [
+    ...zoneRoutes,
+    ...rulesetRoutes,
+    ...customPageRoutes,
+    ...accessRuleRoutes,
+    ...urlNormalizationRoutes,
+    ...previewRoutes,
+    ...tagRoutes,
+  ],
   JSON.stringify(
     openApiDocument([
       zonesOpenApi,
       rulesetsOpenApi,
       customPagesOpenApi,
       accessRulesOpenApi,
+      urlNormalizationOpenApi,
       previewOpenApi,
       tagsOpenApi,
     ]),

@@ -11,6 +11,7 @@ import { negotiatedResponse } from "../errors/headers";
 import type { ErrorCustomization, GeneratedError } from "../errors/pipeline";
 import { renderHtmlBox } from "../errors/render-html";
 import { newRayId } from "../http/ray";
+import { RuleUrl } from "../http/rule-url";
 import { customErrorFields, logOverBudget, parseIp, type ErrorInfo, type EvaluationContext } from "../rules";
 import type { CompiledCustomErrors, CompiledRule } from "./compiled";
 import { pageHtml } from "./page-cache";
@@ -56,7 +57,12 @@ class GeneratedInfo implements ErrorInfo {
 
 /** §2.1 step 1 for a generated error. */
 function ruleStep(compiled: CompiledCustomErrors, error: GeneratedError): Response | null {
-  const matched = firstMatch(compiled, error.request, error.url, new GeneratedInfo(error));
+  const matched = firstMatch(
+    compiled,
+    error.request,
+    error.ruleUrl ?? ruleUrlOf(compiled, error.request, error.url),
+    new GeneratedInfo(error),
+  );
   if (!matched) return null;
   const headers = new Headers(error.headers);
   return serveRule(matched, error.request, headers, error.fields.ray_id, error.fields.status);
@@ -106,10 +112,11 @@ export function applyToOriginError(
   request: Request,
   response: Response,
   url?: URL,
+  ruleUrl?: RuleUrl,
 ): Response | null {
   if (!compiled.active || compiled.rules.length === 0 || response.status < 400) return null;
   const info: ErrorInfo = { status: response.status, code1xxx: 0, errorType: "", responseHeaders: response.headers };
-  const matched = firstMatch(compiled, request, url, info);
+  const matched = firstMatch(compiled, request, ruleUrl ?? ruleUrlOf(compiled, request, url), info);
   if (!matched) return null;
   void response.body?.cancel();
   const headers = new Headers(response.headers);
@@ -129,10 +136,10 @@ export function applyToOriginError(
 function firstMatch(
   compiled: CompiledCustomErrors,
   request: Request,
-  url: URL | undefined,
+  ruleUrl: RuleUrl,
   error: ErrorInfo,
 ): CompiledRule | null {
-  const context = customErrorFields.context(url === undefined ? { request, error } : { request, url, error });
+  const context = customErrorFields.context({ request, ruleUrl, error });
   for (const position of candidatesOf(compiled, context)) {
     const candidate = compiled.rules[position] as CompiledRule;
     const outcome = candidate.rule.evaluate(context);
@@ -141,6 +148,15 @@ function firstMatch(
       logOverBudget({ zone: compiled.zone, phase: "http_custom_errors", rule: candidate.id, reason: outcome.reason });
   }
   return null;
+}
+
+/**
+ * The URL custom error rules see when the producer made none (a `/cdn-cgi/error/{code}` page, a preview): the host
+ * is the zone's (for a preview, the zone it names, not the API host), the path normalised per the zone's setting.
+ * Built on an error only; the path is normalised only if a rule reads it.
+ */
+function ruleUrlOf(compiled: CompiledCustomErrors, request: Request, url: URL | undefined): RuleUrl {
+  return new RuleUrl(url ?? new URL(request.url), compiled.zone, compiled.normalization);
 }
 
 /** The index's candidates; every position if reading a guarded field throws (it should not), so a fault costs speed. */

@@ -9,6 +9,8 @@ import { pageMeta } from "../custom-pages/stored";
 import type { PageId } from "../custom-pages/validate";
 import { storedRuleset } from "../rulesets/stored";
 import type { ServeErrorParameters } from "../rulesets/validate";
+import type { UrlNormalization } from "../http/url-normalise";
+import { zoneUrlNormalization } from "../url-normalization/stored";
 import type { Zone } from "../zones/schema";
 import { VersionedMemo } from "../zones/versioned-memo";
 
@@ -28,6 +30,8 @@ export interface CompiledCustomErrors {
   readonly index: RuleIndex;
   /** The page classes that are customised (their HTML is read from KV on first use, page-cache.ts). */
   readonly pages: ReadonlySet<PageId>;
+  /** The zone's URL normalisation: the path custom error rules see (contract §2.2). */
+  readonly normalization: UrlNormalization;
 }
 
 const MAX_ZONES = 512;
@@ -75,5 +79,6 @@ function build(zone: Zone): CompiledCustomErrors {
     rules,
     index: new RuleIndex(rules.map((r) => r.rule)),
     pages,
+    normalization: zoneUrlNormalization(zone),
   };
 }

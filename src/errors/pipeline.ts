@@ -15,6 +15,7 @@
 import type { Settings } from "../config/settings";
 import { zoneOf } from "../http/host";
 import { newRayId } from "../http/ray";
+import type { RuleUrl } from "../http/rule-url";
 import { catalogEntry, type CatalogEntry } from "./catalog";
 import { logEdgeError, type Invocation } from "./error-log";
 import { errorFields, footerText, wireTimestamp, type ErrorFields } from "./fields";
@@ -38,6 +39,11 @@ export interface ErrorEvent {
   readonly request: Request;
   /** `request.url` already parsed, when the producer has it (custom rules then read it without a second parse). */
   readonly url?: URL;
+  /**
+   * The URL as the zone's rules see it (zone host, normalised path), when the producer has made it: custom error
+   * rules then reuse it, so a request normalises its path at most once (contract §2.2).
+   */
+  readonly ruleUrl?: RuleUrl;
   /** Seconds set dynamically (rate limiting); wins over the catalog default in header and body (contract §1.4). */
   readonly retryAfter?: number;
   /** Why it happened, for the structured log line only; never sent to the client. */
@@ -64,6 +70,7 @@ export interface GeneratedError {
   readonly fields: ErrorFields;
   readonly request: Request;
   readonly url?: URL;
+  readonly ruleUrl?: RuleUrl;
   /** The headers the error keeps whoever answers (`Ray-ID`, `Retry-After`, `Cache-Control`, `Vary`, ...). */
   readonly headers: Headers;
 }
@@ -89,6 +96,7 @@ class Generated implements GeneratedError {
     readonly fields: ErrorFields,
     readonly request: Request,
     readonly url: URL | undefined,
+    readonly ruleUrl: RuleUrl | undefined,
     private readonly record: HeaderRecord,
   ) {}
 
@@ -128,7 +136,7 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
   // Contract §2.1, in order; the first step that answers wins.
   const custom = scope.customization;
   if (custom) {
-    const generated = new Generated(entry, fields, request, event.url, headers);
+    const generated = new Generated(entry, fields, request, event.url, event.ruleUrl, headers);
     // A step that answers synchronously (rules always do) is not awaited: no microtask per error (issue 12).
     const ruled = custom.rule?.(generated); // 1. the zone's custom error rules
     const byRule = ruled instanceof Promise ? await ruled : ruled;

@@ -44,20 +44,23 @@ export function upstreamInit(request: Request, url: URL, scan: RequestHeaderScan
   };
 }
 
+/**
+ * `path` is the path and query the origin gets: the request's own (`url.pathname + url.search`) unless the zone's
+ * URL normalisation has scope `both` (contract §2.2; docs/origin.md).
+ */
 export async function forwardToOrigin(
   request: Request,
   url: URL,
   scan: RequestHeaderScan,
   plan: ForwardPlan,
   connector: Connector,
+  path: string = url.pathname + url.search,
 ): Promise<Result<Response, OriginFailure>> {
   const started = Date.now();
-  const pending: Promise<Settled> = connector
-    .fetch(plan.target.origin + url.pathname + url.search, upstreamInit(request, url, scan))
-    .then(
-      (response): Settled => ({ kind: "response", response }),
-      (e: unknown): Settled => ({ kind: "error", message: messageOf(e) }),
-    );
+  const pending: Promise<Settled> = connector.fetch(plan.target.origin + path, upstreamInit(request, url, scan)).then(
+    (response): Settled => ({ kind: "response", response }),
+    (e: unknown): Settled => ({ kind: "error", message: messageOf(e) }),
+  );
 
   let settled = await within(pending, Math.min(plan.connectTimeoutMs, plan.readTimeoutMs));
   if (settled === TIMEOUT) {

@@ -11,6 +11,7 @@ import { checkRateLimit, type RateLimitEnv } from "../ratelimit/check";
 import type { CompiledRequestPhase } from "./compile";
 import { logOverBudget } from "../rules/over-budget-log";
 import { requestContext } from "../rules/request-expressions";
+import type { RuleUrl } from "../http/rule-url";
 
 export type RequestPhaseOutcome =
   | { readonly kind: "pass" }
@@ -27,6 +28,8 @@ export interface RequestPhaseScope {
   readonly zone: string;
   /** Milliseconds since the epoch (injectable for tests). */
   readonly now: number;
+  /** The URL as rules see it: zone host, normalised path (contract §2.2); the defaults when absent. */
+  readonly ruleUrl?: RuleUrl;
 }
 
 const PASS: RequestPhaseOutcome = { kind: "pass" };
@@ -47,7 +50,7 @@ export async function requestPhase(
   if (compiled.firewall === null && compiled.rateLimits === null) return PASS;
 
   // One lazy field context for both expression phases: a field read by both is computed once.
-  const ctx = requestContext(request);
+  const ctx = requestContext(request, scope.ruleUrl);
   // 2. Firewall custom rules.
   if (compiled.firewall !== null) {
     const decision = evaluateFirewall(compiled.firewall, ctx);

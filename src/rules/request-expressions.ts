@@ -11,6 +11,7 @@ import { requestFields } from "./fields/request";
 import type { RulePhase } from "./over-budget-log";
 import type { Rule } from "./rule";
 import type { Result } from "../result";
+import type { RuleUrl } from "../http/rule-url";
 
 const cache = new RuleCache(requestFields.scheme);
 
@@ -22,9 +23,11 @@ export function compileRequestExpression(source: string): Result<Rule, RuleError
 /**
  * The lazy field context of one request, shared by every rule of every request phase (fields computed once); its
  * budget is the request's (budget.ts), which custom error rules on the same request's error path draw on too.
+ * `ruleUrl` carries the zone host and the zone's URL normalisation (contract §2.2); without it, the host is
+ * `zoneOf(request.url)` and the path is normalised with the published defaults.
  */
-export function requestContext(request: Request): EvaluationContext {
-  return requestFields.context({ request });
+export function requestContext(request: Request, ruleUrl?: RuleUrl): EvaluationContext {
+  return requestFields.context(ruleUrl === undefined ? { request } : { request, ruleUrl });
 }
 
 /** A rule that could not be used (failed to compile when read back, or went over budget): logged. */

@@ -11,6 +11,9 @@
 import type { Settings } from "../config/settings";
 import { errorResponse } from "../errors/pipeline";
 import { hostnameProblem, hostnameProblemMessage, isIpLiteral, zoneOf } from "../http/host";
+import { RuleUrl } from "../http/rule-url";
+import { DEFAULT_URL_NORMALIZATION, type UrlNormalization } from "../http/url-normalise";
+import { zoneUrlNormalization } from "../url-normalization/stored";
 import { connectorFor } from "../origin/connector";
 import { forwardToOrigin, type ForwardPlan } from "../origin/forward";
 import { scanRequestHeaders } from "../origin/headers";
@@ -39,11 +42,20 @@ export async function handleZoneTraffic(
   const zone = zoneOf(url);
   // Errors before the zone's config is known have no customisation; after it, the zone's rules and pages apply.
   let customization: ErrorCustomization | undefined;
-  const fail = (code: number, cause: string, retryAfter?: number): Promise<Response> =>
-    errorResponse(
-      retryAfter === undefined ? { code, request, url, cause } : { code, request, url, cause, retryAfter },
-      { settings, zone, customization, invocation: ctx },
-    );
+  // The URL as rules see it (contract §2.2: zone host, path normalised per the zone's setting), made once the
+  // zone is known and only if something reads it; its path is normalised at most once, on first read.
+  let normalization: UrlNormalization = DEFAULT_URL_NORMALIZATION;
+  let view: RuleUrl | undefined;
+  const ruleUrl = (): RuleUrl => (view ??= new RuleUrl(url, zone, normalization));
+  const fail = (code: number, cause: string, retryAfter?: number): Promise<Response> => {
+    const event = { code, request, url, cause, ...(customization ? { ruleUrl: ruleUrl() } : {}) };
+    return errorResponse(retryAfter === undefined ? event : { ...event, retryAfter }, {
+      settings,
+      zone,
+      customization,
+      invocation: ctx,
+    });
+  };
 
   // Contract §4: an IP literal is never a zone (API hosts never reach this function).
   if (isIpLiteral(zone)) return fail(1003, `direct IP access to ${zone}`);
@@ -60,6 +72,7 @@ export async function handleZoneTraffic(
     if (!found.ok) return fail(500, found.error.cause);
     config = found.value;
   }
+  if (config) normalization = zoneUrlNormalization(config);
   const custom = config ? compiledCustomErrors(config) : null;
   if (custom) customization = customizationFor(custom, env.CONFIG);
   const route = config ? zoneRoute(config) : defaultRoute(settings);
@@ -76,16 +89,18 @@ export async function handleZoneTraffic(
     const phases = zoneRequestPhase(config);
     // A zone without request-phase rules pays one memo lookup, no promise (issue 12: the proxy's own cost).
     if (phases.access !== null || phases.firewall !== null || phases.rateLimits !== null) {
-      const phase = await requestPhase(phases, request, { env, zone, now: Date.now() });
+      const phase = await requestPhase(phases, request, { env, zone, now: Date.now(), ruleUrl: ruleUrl() });
       if (phase.kind === "error") return fail(phase.code, phase.cause, phase.retryAfter);
     }
   }
 
-  const result = await forwardToOrigin(request, url, headers, route.value.plan, connectorFor(env));
+  // The origin gets the original path unless the zone's scope is `both` (contract §2.2; docs/origin.md).
+  const path = normalization.scope === "both" ? ruleUrl().originPath : url.pathname + url.search;
+  const result = await forwardToOrigin(request, url, headers, route.value.plan, connectorFor(env), path);
   if (!result.ok) return fail(result.error.code, result.error.cause);
   // Custom error rules also see the origin's own errors (contract §2.1); pages and defaults never replace them.
   if (custom && result.value.status >= 400)
-    return applyToOriginError(custom, request, result.value, url) ?? result.value;
+    return applyToOriginError(custom, request, result.value, url, ruleUrl()) ?? result.value;
   return result.value;
 }
 

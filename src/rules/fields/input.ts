@@ -3,6 +3,9 @@
  * (contract §2.1–§2.2). `RequestFacts` parses the URL and builds header maps at most once per evaluation and
  * only when a field needs them.
  */
+import { zoneOf } from "../../http/host";
+import { RuleUrl } from "../../http/rule-url";
+import { DEFAULT_URL_NORMALIZATION } from "../../http/url-normalise";
 import { parseIp } from "../ip";
 import { toByteString, type Value, type ValueMap } from "../values";
 
@@ -20,6 +23,11 @@ export interface RuleInput {
   readonly request: Request;
   /** The request's URL when the caller has already parsed it (the Worker parses it once per request, issue 12). */
   readonly url?: URL;
+  /**
+   * The URL as rules see it (contract §2.2): the zone host and the path normalised per the zone's setting. When
+   * absent, the host is `zoneOf(url)` and the path is normalised with the published defaults.
+   */
+  readonly ruleUrl?: RuleUrl;
   readonly error?: ErrorInfo;
 }
 
@@ -27,9 +35,17 @@ export class RequestFacts {
   private parsedUrl: URL | undefined;
   constructor(readonly input: RuleInput) {}
 
+  private view: RuleUrl | undefined;
+
   get url(): URL {
-    this.parsedUrl ??= this.input.url ?? new URL(this.input.request.url);
+    this.parsedUrl ??= this.input.ruleUrl?.url ?? this.input.url ?? new URL(this.input.request.url);
     return this.parsedUrl;
+  }
+
+  /** The host, path and query every URL field reads (one host everywhere: contract §2.2, issue 19). */
+  get ruleUrl(): RuleUrl {
+    this.view ??= this.input.ruleUrl ?? new RuleUrl(this.url, zoneOf(this.url), DEFAULT_URL_NORMALIZATION);
+    return this.view;
   }
 
   /** A request header as a byte string; "" when absent (Cloudflare's header fields are empty, not missing). */

@@ -14,8 +14,8 @@ const STRING_ARRAY_MAP = mapOf(STRING_ARRAY);
 export const REQUEST_FIELDS: Readonly<Record<string, FieldDef>> = {
   "http.host": {
     type: BYTES,
-    source: "URL hostname (lower-case, no port)",
-    extract: (f) => toByteString(f.url.hostname),
+    source: "the zone host: lower-case, no trailing dot, no port (as the zone lookup names it)",
+    extract: (f) => toByteString(f.ruleUrl.host),
   },
   "http.request.method": {
     type: BYTES,
@@ -24,24 +24,48 @@ export const REQUEST_FIELDS: Readonly<Record<string, FieldDef>> = {
   },
   "http.request.uri": {
     type: BYTES,
-    source: "path and query (`/a?b=1`)",
-    extract: (f) => toByteString(f.url.pathname + f.url.search),
+    source: "normalised path and query (`/a?b=1`)",
+    extract: (f) => toByteString(f.ruleUrl.path + f.ruleUrl.search),
   },
-  "http.request.uri.path": { type: BYTES, source: "URL path", extract: (f) => toByteString(f.url.pathname) },
+  "http.request.uri.path": {
+    type: BYTES,
+    source: "URL path, normalised (the zone's `url_normalization`)",
+    extract: (f) => toByteString(f.ruleUrl.path),
+  },
   "http.request.uri.query": {
     type: BYTES,
-    source: "query without `?`",
-    extract: (f) => toByteString(f.url.search.slice(1)),
+    source: "query without `?`, as sent",
+    extract: (f) => toByteString(f.ruleUrl.search.slice(1)),
   },
   "http.request.full_uri": {
     type: BYTES,
-    source: "full URL without fragment",
-    extract: (f) => toByteString(f.url.origin + f.url.pathname + f.url.search),
+    source: "`scheme://` + zone host + normalised path + query (no port, no fragment)",
+    extract: (f) => toByteString(f.ruleUrl.fullUri),
   },
   "http.request.uri.args": {
     type: STRING_ARRAY_MAP,
     source: "query arguments, not decoded",
-    extract: (f) => queryArgs(f.url.search),
+    extract: (f) => queryArgs(f.ruleUrl.search),
+  },
+  "raw.http.request.uri": {
+    type: BYTES,
+    source: "path (not normalised) and query",
+    extract: (f) => toByteString(f.url.pathname + f.url.search),
+  },
+  "raw.http.request.uri.path": {
+    type: BYTES,
+    source: "URL path, not normalised",
+    extract: (f) => toByteString(f.url.pathname),
+  },
+  "raw.http.request.uri.query": {
+    type: BYTES,
+    source: "query without `?`, as sent",
+    extract: (f) => toByteString(f.url.search.slice(1)),
+  },
+  "raw.http.request.full_uri": {
+    type: BYTES,
+    source: "`scheme://` + zone host + path (not normalised) + query",
+    extract: (f) => toByteString(f.ruleUrl.rawFullUri),
   },
   "http.request.headers": {
     type: STRING_ARRAY_MAP,
