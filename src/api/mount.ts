@@ -91,9 +91,12 @@ export function mountApi(routes: readonly ApiRoute[], openApiJson: string): Moun
   ): Promise<Response> {
     const path = url.pathname;
     if (isOpenApi(path)) {
-      return request.method === "GET"
-        ? openApiResponse(openApiJson)
-        : apiFailureResponse(API_FAILURES.methodNotAllowed(["GET"]));
+      if (request.method !== "GET") return apiFailureResponse(API_FAILURES.methodNotAllowed(["GET"]));
+      const response = openApiResponse(openApiJson);
+      // `npm run dev` proves the server on its port is the one it started before sending it the admin token
+      // (scripts/dev.mjs): DEV_INSTANCE is its per-run random value, never set in a deployment (check-config).
+      if (settings.devInstance !== null) response.headers.set("X-Dev-Instance", settings.devInstance);
+      return response;
     }
     const principal = await authenticate(request, env);
     if (!principal.ok) return apiFailureResponse(principal.error);

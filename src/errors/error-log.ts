@@ -1,6 +1,10 @@
 /**
  * The one structured log line per generated error (docs/errors.md "Observability"):
- * `{"event":"edge_error","ray","zone","code","status","cause"}`, to `console.error` for 5xx, else `console.log`.
+ * `{"event":"edge_error","ray","zone","code","status","cause"}`, at the level of what happened (`levelOf`,
+ * docs/configuration.md "Log levels"): `console.error` for the service's own failures (500, 1100–1105: an operator
+ * must act), `console.warn` for the other 5xx (the origin failing, as detected: the service did its job),
+ * `console.log` (info) for everything else (blocks, rate limits, unknown hosts) and for previews, which are no
+ * failure at all. So `wrangler dev` shows a red `✘ [ERROR]` only for a real fault. The line itself is unchanged.
  *
  * Issue 12: a console call is not free. In workerd (`wrangler dev`, Miniflare, self-hosted workerd) each one is a
  * synchronous write to the process's stdout or stderr, and the reader on the other end is woken for each. Measured
@@ -42,24 +46,41 @@ export function edgeErrorLine(e: EdgeErrorLine): string {
   );
 }
 
-/** Lines waiting for their window to close, per stream (5xx lines go to the error stream). */
+export type LogLevel = "error" | "warn" | "info";
+
+/**
+ * The causes of the preview endpoints (src/service/endpoints.ts `{prefix}/error/{code}`, src/custom-errors/
+ * preview.ts): the error is shown on request, nothing failed.
+ */
+const PREVIEW_CAUSES: ReadonlySet<string> = new Set(["preview endpoint", "preview through the zone API"]);
+
+/** The level of a generated error's line (docs/configuration.md "Log levels"). Exported for tests. */
+export function levelOf(e: Pick<EdgeErrorLine, "code" | "status" | "cause">): LogLevel {
+  if (e.cause !== undefined && PREVIEW_CAUSES.has(e.cause)) return "info";
+  // The service's own faults: the 500 of a CONFIG outage or a misconfiguration, the Worker's 1101 and kin.
+  if (e.code === 500 || (e.code >= 1100 && e.code <= 1105)) return "error";
+  // The origin failing (502, 504, 52x, 1016's 530…): expected, detected and answered as designed.
+  if (e.status >= 500) return "warn";
+  return "info";
+}
+
+/** Lines waiting for their window to close, per stream. */
 let windowOpenedAt: number | null = null;
-let waitingErrors: string[] = [];
-let waitingInfo: string[] = [];
+let waiting: Record<LogLevel, string[]> = { error: [], warn: [], info: [] };
 
 /** Writes (or, inside an open window, queues) the line of one generated error. */
 export function logEdgeError(e: EdgeErrorLine, coalesceMs: number, invocation?: Invocation, now = Date.now()): void {
   const line = edgeErrorLine(e);
-  const error = e.status >= 500;
+  const level = levelOf(e);
   if (windowOpenedAt !== null) {
     // A window whose flush did not come in twice its length is dead: write what waits, then carry on as if closed.
     if (now - windowOpenedAt <= 2 * coalesceMs) {
-      (error ? waitingErrors : waitingInfo).push(line);
+      waiting[level].push(line);
       return;
     }
     flush();
   }
-  write(line, error);
+  write(line, level);
   if (coalesceMs <= 0 || invocation === undefined) return;
   windowOpenedAt = now;
   invocation.waitUntil(new Promise<void>((resolve) => setTimeout(resolve, coalesceMs)).then(flush));
@@ -68,15 +89,23 @@ export function logEdgeError(e: EdgeErrorLine, coalesceMs: number, invocation?: 
 /** Closes the window: the waiting lines of each stream in one write, in order, one line per error. Exported for tests. */
 export function flush(): void {
   windowOpenedAt = null;
-  const errors = waitingErrors;
-  const info = waitingInfo;
-  waitingErrors = [];
-  waitingInfo = [];
-  if (errors.length > 0) write(errors.join("\n"), true);
-  if (info.length > 0) write(info.join("\n"), false);
+  const lines = waiting;
+  waiting = { error: [], warn: [], info: [] };
+  if (lines.error.length > 0) write(lines.error.join("\n"), "error");
+  if (lines.warn.length > 0) write(lines.warn.join("\n"), "warn");
+  if (lines.info.length > 0) write(lines.info.join("\n"), "info");
 }
 
-function write(text: string, error: boolean): void {
-  if (error) console.error(text);
-  else console.log(text);
+function write(text: string, level: LogLevel): void {
+  switch (level) {
+    case "error":
+      console.error(text);
+      return;
+    case "warn":
+      console.warn(text);
+      return;
+    case "info":
+      console.log(text);
+      return;
+  }
 }

@@ -6,7 +6,7 @@
 import { exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { parseSettings } from "../../../src/config/settings";
-import { edgeErrorLine, flush, logEdgeError, type EdgeErrorLine } from "../../../src/errors/error-log";
+import { edgeErrorLine, flush, levelOf, logEdgeError, type EdgeErrorLine } from "../../../src/errors/error-log";
 
 afterEach(() => {
   flush(); // no window left open for the next test
@@ -22,6 +22,7 @@ function invocation(): { waitUntil(promise: Promise<unknown>): void; settled(): 
 function spies() {
   return {
     error: vi.spyOn(console, "error").mockImplementation(() => undefined),
+    warn: vi.spyOn(console, "warn").mockImplementation(() => undefined),
     log: vi.spyOn(console, "log").mockImplementation(() => undefined),
   };
 }
@@ -33,7 +34,8 @@ function lines(spy: { mock: { calls: unknown[][] } }): Record<string, unknown>[]
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
-const line = (ray: string, status = 522, code = status): EdgeErrorLine => ({
+// 500: the service's own fault, written with console.error (levelOf).
+const line = (ray: string, status = 500, code = status): EdgeErrorLine => ({
   ray,
   zone: "shop.example",
   code,
@@ -62,7 +64,7 @@ describe("coalescing (unit)", () => {
     expect(error).toHaveBeenCalledTimes(1); // nothing more yet
     expect(log).not.toHaveBeenCalled();
     await first.settled(); // the window closes in the invocation that opened it
-    expect(error).toHaveBeenCalledTimes(2); // one write for the five waiting 5xx lines
+    expect(error).toHaveBeenCalledTimes(2); // one write for the five waiting 500 lines
     expect(lines(error).map((l) => l.ray)).toEqual(["a0", "a1", "a2", "a3", "a4", "a5"]);
     expect(lines(log)).toEqual([{ event: "edge_error", ...line("b1", 403, 1020) }]);
     // After the window: at once again.
@@ -101,9 +103,53 @@ describe("ERROR_LOG_COALESCE_MS", () => {
   });
 });
 
+describe('log levels (docs/configuration.md "Log levels")', () => {
+  it.each([
+    [500, 500, "CONFIG read failed", "error"],
+    [1101, 500, "TypeError: boom", "error"],
+    [1102, 503, "exceeded", "error"],
+    [522, 522, "connect timeout", "warn"],
+    [521, 521, "refused", "warn"],
+    [502, 502, "bad gateway", "warn"],
+    [1016, 530, "unresolvable", "warn"],
+    [1020, 403, "rule r1", "info"],
+    [1015, 429, "rate limited", "info"],
+    [1001, 409, "no zone config", "info"],
+    [522, 522, "preview endpoint", "info"],
+    [500, 500, "preview through the zone API", "info"],
+  ] as const)("%d (%d, %j) → %s", (code, status, cause, level) => {
+    expect(levelOf({ code, status, cause })).toBe(level);
+  });
+
+  it("a window keeps each level's lines on its own stream, in order", async () => {
+    const { error, warn, log } = spies();
+    const first = invocation();
+    logEdgeError(line("w0", 522), 50, first, 30_000);
+    logEdgeError(line("w1", 500), 50, invocation(), 30_001);
+    logEdgeError(line("w2", 522), 50, invocation(), 30_002);
+    logEdgeError(line("w3", 403, 1020), 50, invocation(), 30_003);
+    await first.settled();
+    expect(lines(warn).map((l) => l.ray)).toEqual(["w0", "w2"]);
+    expect(lines(error).map((l) => l.ray)).toEqual(["w1"]);
+    expect(lines(log).map((l) => l.ray)).toEqual(["w3"]);
+  });
+});
+
 describe("through the Worker", () => {
+  it("the README's first curl (a preview of 522) is info, not an error", async () => {
+    const { error, warn, log } = spies();
+    const res = await exports.default.fetch("http://localhost/cdn-cgi/error/522?readme", {
+      headers: { accept: "application/json" },
+    });
+    await res.arrayBuffer();
+    flush();
+    expect(lines(log).some((l) => l.ray === res.headers.get("Ray-ID"))).toBe(true);
+    expect(error).not.toHaveBeenCalled();
+    expect(warn).not.toHaveBeenCalled();
+  });
+
   it("a burst of errors: every error's line is written, with its own ray, within the window", async () => {
-    const { error } = spies();
+    const { log: error } = spies(); // previews are info
     const rays: string[] = [];
     await Promise.all(
       Array.from({ length: 30 }, async () => {

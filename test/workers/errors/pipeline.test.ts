@@ -148,9 +148,12 @@ describe("log line", () => {
       status: 403,
       cause: "rule r1",
     });
+    // An origin failure the service detected is a warning; its own fault (500) is an error (levelOf).
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
     await errorResponse({ code: 522, request: request("application/json") }, scope());
-    expect(error).toHaveBeenCalledTimes(1);
-    expect(JSON.parse(String(error.mock.calls[0]?.[0]))).toMatchObject({
+    expect(error).not.toHaveBeenCalled();
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(JSON.parse(String(warn.mock.calls[0]?.[0]))).toMatchObject({
       event: "edge_error",
       code: 522,
       status: 522,
