@@ -29,8 +29,9 @@ export function isWorkerdNoise(chunk: string): boolean {
 
 if (process.env.WORKERD_NOISE !== "1") {
   const write = process.stderr.write.bind(process.stderr);
-  process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) =>
-    typeof chunk === "string" && isWorkerdNoise(chunk) ? true : write(chunk, ...rest)) as typeof process.stderr.write;
+  const filtered: typeof process.stderr.write = (chunk: string | Uint8Array, ...rest: never[]) =>
+    typeof chunk === "string" && isWorkerdNoise(chunk) ? true : write(chunk, ...rest);
+  process.stderr.write = filtered;
 }
 
 export default defineConfig({

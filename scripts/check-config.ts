@@ -17,8 +17,7 @@
  * Exit 0 when the configuration is usable; every problem is one line naming the var, the problem and what is used.
  */
 import { spawnSync } from "node:child_process";
-import { experimental_readRawConfig, unstable_getVarsForDev } from "wrangler";
-import { checkSettings, type SettingsVars } from "../src/config/settings.ts";
+import { checkSettings } from "../src/config/settings.ts";
 import { parseApiTokens } from "../src/api/auth.ts";
 
 /** The KV namespace id wrangler.toml ships with (README "Deploying" step 1 replaces it). */
@@ -51,6 +50,23 @@ const options = parseArgs(process.argv.slice(2));
 const errors: string[] = [];
 const warnings: string[] = [];
 
+/** The part of wrangler's API used here: its own readers of wrangler.toml and .dev.vars (wrangler 4.86). */
+interface WranglerConfigApi {
+  experimental_readRawConfig(this: void, args: { config: string }): {
+    rawConfig: { vars?: Record<string, unknown>; kv_namespaces?: { binding: string; id?: string }[] };
+  };
+  unstable_getVarsForDev(
+    this: void,
+    configPath: string,
+    envFiles: undefined,
+    vars: Record<string, unknown>,
+    env: undefined,
+    silent: boolean,
+  ): Record<string, { value: unknown }>;
+}
+const wranglerModule = "wrangler";
+const { experimental_readRawConfig, unstable_getVarsForDev } = (await import(wranglerModule)) as WranglerConfigApi;
+
 const { rawConfig } = experimental_readRawConfig({ config: "wrangler.toml" });
 const tomlVars = Object.fromEntries(
   Object.entries(rawConfig.vars ?? {}).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]),
@@ -64,7 +80,7 @@ const vars: Record<string, string> = options.deploy
     );
 Object.assign(vars, options.overrides);
 
-for (const p of checkSettings(vars as SettingsVars).problems) {
+for (const p of checkSettings(vars).problems) {
   errors.push(`${p.var} = ${JSON.stringify(p.value)}: ${p.problem}; the Worker would use ${p.used}`);
 }
 

@@ -200,10 +200,12 @@ function forwardedVars(argv) {
 
 /** A key of .dev.vars, read as wrangler reads it (dotenv: `KEY=value`, optional quotes, `#` comments). */
 function devVar(key) {
-  const match = new RegExp(`^\\s*(?:export\\s+)?${key}\\s*=\\s*(.*)$`, "m").exec(readFileSync(".dev.vars", "utf8"));
+  const match = new RegExp(`^[ \\t]*(?:export[ \\t]+)?${key}[ \\t]*=(.*)$`, "m").exec(
+    readFileSync(".dev.vars", "utf8"),
+  );
   const raw = match?.[1]?.trim() ?? "";
   const quoted = /^(["'`])(.*)\1$/.exec(raw);
-  return (quoted ? quoted[2] : raw.replace(/\s+#.*$/, "")).trim();
+  return (quoted ? quoted[2] : raw.replace(/(^|\s)#.*$/, "")).trim();
 }
 
 /** Whether another process listens on HOST:p: try to listen there ourselves (no byte is sent to anyone). */

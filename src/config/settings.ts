@@ -80,8 +80,11 @@ const TAG_LIMIT_PATTERN = /^[1-9][0-9]{0,8}$/;
 const MAX_OPERATOR_NAME = 200;
 /** A path segment as the service endpoints match it (RFC 3986 §2.3 unreserved characters). */
 const PREFIX_PATTERN = /^(?:\/[A-Za-z0-9\-_.~]+)+$/;
-/** RFC 3986 §2: the characters a URI reference may hold (unreserved, reserved, `%` of a pct-encoding). */
-const URI_REFERENCE_CHARS = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]+$/;
+/**
+ * ASCII a URI reference never holds (RFC 3986 §2: not unreserved, reserved or `%`): whitespace, controls and
+ * `<>"{}|\^\``. Non-ASCII is allowed (an IRI, RFC 3987 §3.1: `new URL` percent-encodes it).
+ */
+const NOT_IN_URI = /[\x00-\x20\x7f<>"{}|\\^`]/;
 const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 /** A hostname or IP literal as API_HOSTS holds it (after the port is dropped). */
 const HOST_PATTERN =
@@ -231,14 +234,14 @@ function parseErrorDocsBase(value: string | undefined, servicePrefix: string, re
   const base = raw.replace(/\/+$/, "");
   const valid =
     base.length > 0 &&
-    URI_REFERENCE_CHARS.test(base) &&
+    !NOT_IN_URI.test(base) &&
     !/%(?![0-9a-f]{2})/i.test(base) &&
     (SCHEME.test(base) ? URL.canParse(base) : URL.canParse(base, "http://zone.invalid/"));
   if (valid) return base;
   report(
     "ERROR_DOCS_BASE",
     raw,
-    "must be a URI reference (RFC 3986): an absolute URI or a path, without spaces",
+    'must be a URI reference (RFC 3986): an absolute URI or a path, without spaces or <>"{}|\\^`',
     `${servicePrefix}/errors on the requested zone`,
   );
   return null;

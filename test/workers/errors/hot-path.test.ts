@@ -28,7 +28,7 @@ const BASES = [
   "/./x",
   "/x/../y",
   "//other.example/e",
-  "/sp ace",
+  "/sp%20ace", // a space is invalid in ERROR_DOCS_BASE (src/config/settings.ts); its encoding is not
   "/ünï",
 ];
 
