@@ -52,7 +52,10 @@ const warnings: string[] = [];
 
 /** The part of wrangler's API used here: its own readers of wrangler.toml and .dev.vars (wrangler 4.86). */
 interface WranglerConfigApi {
-  experimental_readRawConfig(this: void, args: { config: string }): {
+  experimental_readRawConfig(
+    this: void,
+    args: { config: string },
+  ): {
     rawConfig: { vars?: Record<string, unknown>; kv_namespaces?: { binding: string; id?: string }[] };
   };
   unstable_getVarsForDev(
