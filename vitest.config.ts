@@ -9,7 +9,7 @@ import { defineConfig } from "vitest/config";
 /**
  * Quiet by default (issue 21): workerd reports on its stderr, as log entries of its own, events the failure-injection
  * tests cause on purpose, and the pool (@cloudflare/vitest-pool-workers `handleStructuredLogs`) copies each entry to
- * this process's stderr in one write. Only these known entries are dropped, whole; anything else workerd says is
+ * this process's stdout or stderr in one write. Only these known entries are dropped, whole; anything else workerd says is
  * kept. Measured on a passing run: 1,040 refused connects (521 tests), each followed by workerd's own
  * "Network connection lost" uncaught-promise pair, and one WebSocket disconnect per test file (toolchain.md §8.9).
  * `WORKERD_NOISE=1 npx vitest run` shows them again.
@@ -22,16 +22,19 @@ const WORKERD_NOISE = [
   /^exception = workerd\/api\/web-socket\.c\+\+:\d+: disconnected: WebSocket peer disconnected\n?$/,
 ];
 
-/** Whether one write to stderr is a known workerd entry caused by a test on purpose. Exported for its test. */
+/** Whether one write to stdout or stderr is a known workerd entry caused by a test on purpose. Exported for its test. */
 export function isWorkerdNoise(chunk: string): boolean {
   return WORKERD_NOISE.some((pattern) => pattern.test(chunk));
 }
 
 if (process.env.WORKERD_NOISE !== "1") {
-  const write = process.stderr.write.bind(process.stderr);
-  const filtered: typeof process.stderr.write = (chunk: string | Uint8Array, ...rest: never[]) =>
-    typeof chunk === "string" && isWorkerdNoise(chunk) ? true : write(chunk, ...rest);
-  process.stderr.write = filtered;
+  // The pool writes workerd's error/warn entries to stderr and the others (these, mostly) to stdout.
+  for (const stream of [process.stdout, process.stderr]) {
+    const write = stream.write.bind(stream);
+    const filtered: typeof stream.write = (chunk: string | Uint8Array, ...rest: never[]) =>
+      typeof chunk === "string" && isWorkerdNoise(chunk) ? true : write(chunk, ...rest);
+    stream.write = filtered;
+  }
 }
 
 export default defineConfig({
