@@ -15,6 +15,9 @@ import { defineConfig } from "vitest/config";
  * `WORKERD_NOISE=1 npx vitest run` shows them again.
  */
 const WORKERD_NOISE = [
+  // Not workerd: wrangler's config reader, once per test file when a local .dev.vars exists (after `npm run dev`);
+  // the tests' bindings below override what it holds.
+  /^Using secrets defined in \.dev\.vars\n?$/,
   /^exception = kj\/async-io-unix\.c\+\+:\d+: disconnected: connect\(\): Connection refused\nstack: [^\n]*\n?$/,
   /^uncaught exception; source = Uncaught \(in promise\); stack = Error: Network connection lost\.\n?$/,
   /^uncaught exception; exception = workerd\/jsg\/[^\n]*: disconnected: jsg\.Error: Network connection lost\.\nstack: [^\n]*\n?$/,

@@ -13,6 +13,7 @@ describe("isWorkerdNoise", () => {
     "uncaught exception; source = Uncaught (in promise); stack = Error: Network connection lost.\n",
     `uncaught exception; exception = workerd/jsg/_virtual_includes/iterator/workerd/jsg/value.h:1480: disconnected: jsg.Error: Network connection lost.\n${STACK}\n`,
     "exception = workerd/api/web-socket.c++:821: disconnected: WebSocket peer disconnected\n",
+    "Using secrets defined in .dev.vars\n",
   ])("drops %j", (chunk) => {
     expect(isWorkerdNoise(chunk)).toBe(true);
   });
