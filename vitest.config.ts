@@ -57,7 +57,7 @@ export default defineConfig({
                 // any port): the tests reach the management API as `localhost` only.
                 API_HOSTS: "localhost",
                 // Test-only fault injection for origin failures that must never leave loopback (522, 523, 1016;
-                // contract §3): these hostnames never reach the network (src/origin/faults.ts).
+                // contract §3): these hostnames never reach the network (src/edge/origin/faults.ts).
                 ORIGIN_FAULTS: JSON.stringify({
                   "nxdomain.test": "unresolvable",
                   "unroutable.test": "unreachable",

@@ -1,6 +1,6 @@
 /**
  * `npm run check-config`: validates the Worker's configuration before anything starts, with the Worker's OWN parser
- * (src/config/settings.ts `checkSettings`, src/api/auth.ts `parseApiTokens`: imported, not copied). Run by
+ * (src/shared/settings.ts `checkSettings`, src/api/kit/auth.ts `parseApiTokens`: imported, not copied). Run by
  * `npm run dev` (scripts/dev.mjs) and `npm run deploy`.
  *
  *   tsx scripts/check-config.ts [--deploy] [--var KEY:VALUE]…
@@ -17,8 +17,8 @@
  * Exit 0 when the configuration is usable; every problem is one line naming the var, the problem and what is used.
  */
 import { spawnSync } from "node:child_process";
-import { checkSettings } from "../src/config/settings.ts";
-import { parseApiTokens } from "../src/api/auth.ts";
+import { checkSettings } from "../src/shared/settings.ts";
+import { parseApiTokens } from "../src/api/kit/auth.ts";
 
 /** The KV namespace id wrangler.toml ships with (README "Deploying" step 1 replaces it). */
 export const PLACEHOLDER_KV_ID = "00000000000000000000000000000001";

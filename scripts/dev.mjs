@@ -7,7 +7,7 @@
 //    .dev.vars has no ADMIN_TOKEN (nothing can be seeded, the management API answers 401 to everything);
 // 2. checks, before starting anything, that 127.0.0.1:{port} (default 8787) and 127.0.0.1:{origin port} (default
 //    8788) are free: a taken port stops it with a message naming the port and the flag that chooses another;
-// 3. validates wrangler.toml and .dev.vars with the Worker's own parser (`npm run check-config`, src/config/
+// 3. validates wrangler.toml and .dev.vars with the Worker's own parser (`npm run check-config`, src/shared/
 //    settings.ts): an invalid var stops it;
 // 4. starts the example origin (scripts/example-origin.mjs) on 127.0.0.1:{origin port}, unless --origin-port 0;
 // 5. runs `wrangler dev -c wrangler.toml` on 127.0.0.1:{port}, offline-friendly (no telemetry, no Request.cf
@@ -69,7 +69,7 @@ const devInstance = randomBytes(16).toString("hex");
 const workerVars = ["API_HOSTS:localhost", `DEV_INSTANCE:${devInstance}`];
 if (originPort !== 0) workerVars.push(`DEFAULT_ORIGIN:${origin}`);
 
-// The same parser as the Worker's (src/config/settings.ts), before anything starts.
+// The same parser as the Worker's (src/shared/settings.ts), before anything starts.
 const checked = await run(process.execPath, [
   "--import",
   "tsx",

@@ -10,31 +10,31 @@
  * It is also the last funnel for the service's own faults: an exception escaping a handler becomes the structured
  * error 1101 (zone traffic, service endpoints) or a 500 envelope (API), never a bare 500.
  */
-import { mountApi } from "./api/mount";
-import { openApiDocument } from "./api/openapi";
-import { API_FAILURES, apiFailureResponse } from "./api/envelope";
-import { settingsFor, type Settings } from "./config/settings";
-import { handleServiceRequest } from "./service/endpoints";
+import { mountApi } from "./api/kit/mount";
+import { openApiDocument } from "./api/kit/openapi";
+import { API_FAILURES, apiFailureResponse } from "./api/kit/envelope";
+import { settingsFor, type Settings } from "./shared/settings";
+import { handleServiceRequest } from "./edge/service-endpoints";
 import { errorResponse, fallbackErrorResponse } from "./errors/pipeline";
-import { isUnderPrefix, zoneOf } from "./http/host";
-import { newRayId } from "./http/ray";
-import { hasOwnLoopMark } from "./origin/headers";
-import { causeOf } from "./result";
-import { accessRulesOpenApi } from "./access-rules/openapi";
-import { accessRuleRoutes } from "./access-rules/routes";
-import { previewOpenApi } from "./custom-errors/openapi";
-import { previewRoutes } from "./custom-errors/preview";
-import { customPagesOpenApi } from "./custom-pages/openapi";
-import { customPageRoutes } from "./custom-pages/routes";
-import { rulesetsOpenApi } from "./rulesets/openapi";
-import { rulesetRoutes } from "./rulesets/routes";
-import { tagsOpenApi } from "./tags/openapi";
-import { tagRoutes } from "./tags/routes";
-import { zonesOpenApi } from "./zones/openapi";
-import { zoneRoutes } from "./zones/routes";
-import { handleZoneTraffic } from "./traffic/zone-traffic";
-import { urlNormalizationOpenApi } from "./url-normalization/openapi";
-import { urlNormalizationRoutes } from "./url-normalization/routes";
+import { isUnderPrefix, zoneOf } from "./shared/host";
+import { newRayId } from "./shared/ray";
+import { hasOwnLoopMark } from "./edge/origin/headers";
+import { causeOf } from "./shared/result";
+import { accessRulesOpenApi } from "./api/access-rules/openapi";
+import { accessRuleRoutes } from "./api/access-rules/routes";
+import { previewOpenApi } from "./api/preview/openapi";
+import { previewRoutes } from "./api/preview/routes";
+import { customPagesOpenApi } from "./api/custom-pages/openapi";
+import { customPageRoutes } from "./api/custom-pages/routes";
+import { rulesetsOpenApi } from "./api/rulesets/openapi";
+import { rulesetRoutes } from "./api/rulesets/routes";
+import { tagsOpenApi } from "./api/tags/openapi";
+import { tagRoutes } from "./api/tags/routes";
+import { zonesOpenApi } from "./api/zones/openapi";
+import { zoneRoutes } from "./api/zones/routes";
+import { handleZoneTraffic } from "./edge/zone-traffic";
+import { urlNormalizationOpenApi } from "./api/url-normalization/openapi";
+import { urlNormalizationRoutes } from "./api/url-normalization/routes";
 
 /** The management API: every feature's routes and its part of the OpenAPI document, side by side. */
 export const api = mountApi(
@@ -82,7 +82,7 @@ export async function handle(request: Request, env: Env, ctx: ExecutionContext):
         if (isLoop(request)) return loop(request, url, settings, ctx);
         return await api.handle(request, env, ctx, settings, url);
       case "zone":
-        // Zone traffic checks the mark in its single pass over the request headers (src/traffic/zone-traffic.ts).
+        // Zone traffic checks the mark in its single pass over the request headers (src/edge/zone-traffic.ts).
         return await handleZoneTraffic(request, env, ctx, settings, url);
     }
   } catch (error) {

@@ -4,7 +4,7 @@
 declare namespace Cloudflare {
   interface Env {
     API_TOKENS?: string;
-    /** Test-only: origin faults to inject (src/origin/faults.ts); never set in wrangler.toml. */
+    /** Test-only: origin faults to inject (src/edge/origin/faults.ts); never set in wrangler.toml. */
     ORIGIN_FAULTS?: string;
   }
 }

@@ -4,8 +4,8 @@
  */
 import { handle } from "./app";
 
-export { TagStore } from "./tags/tag-store";
-export { ZoneWriter } from "./zones/writer";
-export { RateLimiter } from "./ratelimit/rate-limiter";
+export { TagStore } from "./state/tags/tag-store";
+export { ZoneWriter } from "./state/zone/writer";
+export { RateLimiter } from "./state/rate-limiter/rate-limiter";
 
 export default { fetch: handle } satisfies ExportedHandler<Env>;

@@ -49,7 +49,7 @@ export function edgeErrorLine(e: EdgeErrorLine): string {
 export type LogLevel = "error" | "warn" | "info";
 
 /**
- * The causes of the preview endpoints (src/service/endpoints.ts `{prefix}/error/{code}`, src/custom-errors/
+ * The causes of the preview endpoints (src/edge/service-endpoints.ts `{prefix}/error/{code}`, src/edge/custom-errors/
  * preview.ts): the error is shown on request, nothing failed.
  */
 const PREVIEW_CAUSES: ReadonlySet<string> = new Set(["preview endpoint", "preview through the zone API"]);

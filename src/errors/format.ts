@@ -1,9 +1,9 @@
 /**
  * Which representation of a service-generated error a request gets (contract §1.5), and its Content-Type
- * (contract §1.4: always with `charset=utf-8`). The negotiation itself is generic (src/http/negotiate.ts);
+ * (contract §1.4: always with `charset=utf-8`). The negotiation itself is generic (src/shared/negotiate.ts);
  * this module only owns the error table and a small per-isolate memo of recent `Accept` values.
  */
-import { negotiate, type NegotiationTable } from "../http/negotiate";
+import { negotiate, type NegotiationTable } from "../shared/negotiate";
 
 /** The four representations of an error (contract §1.1–§1.3). */
 export type ErrorFormat = "json" | "problem+json" | "markdown" | "html";

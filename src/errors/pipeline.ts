@@ -7,15 +7,15 @@
  *   1. the zone's custom error rules   → `scope.customization.rule`
  *   2. the zone's error page           → `scope.customization.page`
  *   3. the structured default           → negotiated JSON / problem+json / Markdown / HTML
- * Steps 1–2 come from the zone's compiled config (src/custom-errors), already loaded: no KV read happens here.
+ * Steps 1–2 come from the zone's compiled config (src/edge/custom-errors), already loaded: no KV read happens here.
  * Whatever answers, the pipeline logs ONE structured line per error (error-log.ts). Per error it does only what
  * varies between occurrences (issue 12, docs/errors.md "What an error costs"): bodies spliced from per-code
  * templates as bytes, a prototype Response copied with its ray, no await once the isolate is warm.
  */
-import type { Settings } from "../config/settings";
-import { zoneOf } from "../http/host";
-import { newRayId } from "../http/ray";
-import type { RuleUrl } from "../http/rule-url";
+import type { Settings } from "../shared/settings";
+import { zoneOf } from "../shared/host";
+import { newRayId } from "../shared/ray";
+import type { RuleUrl } from "../shared/rule-url";
 import { catalogEntry, type CatalogEntry } from "./catalog";
 import { logEdgeError, type Invocation } from "./error-log";
 import { errorFields, footerText, wireTimestamp, type ErrorFields } from "./fields";

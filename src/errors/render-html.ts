@@ -54,7 +54,7 @@ export function renderHtmlBox(f: ErrorFields): string {
  * The largest box `renderHtmlBox` makes, in UTF-8 bytes (contract §2.1: "a stored page never renders past a
  * documented size"; docs/custom-errors.md). The catalog's texts are constants; what varies is the zone (a hostname,
  * at most 253 bytes, each `&` or quote escaped at most ×6) and Retry-After's digits. Tested with every code and the
- * longest zone (test/workers/custom-errors/box-bound.test.ts).
+ * longest zone (test/workers/edge/custom-errors/box-bound.test.ts).
  */
 export const MAX_BOX_BYTES = 16_384;
 

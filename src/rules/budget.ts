@@ -53,8 +53,8 @@ export class RequestBudget {
 
 /**
  * The budget of each request, keyed by the `Request` object itself: zone traffic hands the same object to the
- * request phases (src/producers), to the error pipeline (custom error rules on a generated error) and to the
- * origin-error path (src/custom-errors/apply.ts), so every phase of one request draws on one budget without a
+ * request phases (src/edge/request-phases), to the error pipeline (custom error rules on a generated error) and to the
+ * origin-error path (src/edge/custom-errors/apply.ts), so every phase of one request draws on one budget without a
  * parameter threaded through the error pipeline. A WeakMap: the entry goes with the request.
  */
 const budgets = new WeakMap<Request, RequestBudget>();

@@ -6,7 +6,7 @@
 import { compile, type CompileOptions, type Rule } from "./rule";
 import type { RuleError } from "./errors";
 import type { Scheme } from "./scheme";
-import type { Result } from "../result";
+import type { Result } from "../shared/result";
 
 export const DEFAULT_RULE_CACHE_SIZE = 2048;
 

@@ -14,7 +14,7 @@ import type { Scheme } from "./scheme";
 import { arrayOf, BOOL, BYTES, INT, IP, isBoolArray, typeName, type Type } from "./types";
 import type { Value } from "./values";
 import { compileWildcard, type WildcardMatcher } from "./wildcard";
-import { err, ok, type Result } from "../result";
+import { err, ok, type Result } from "../shared/result";
 
 export interface CheckOptions {
   /** Default 64 (contract §2.1). */

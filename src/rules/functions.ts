@@ -8,7 +8,7 @@
 import type { Span } from "./errors";
 import { arrayOf, BOOL, BYTES, INT, typeName, type Type } from "./types";
 import { asciiLower, asciiUpper, fromByteString, toByteString, type Value, type ValueArray } from "./values";
-import { err, ok, type Result } from "../result";
+import { err, ok, type Result } from "../shared/result";
 import { guardSize } from "./budget";
 
 /** What the checker knows about one argument. */

@@ -4,7 +4,7 @@
  * error message; positions are added by the caller.
  */
 import { cidrRange, parseIp, type IpAddress, type IpRange } from "./ip";
-import { err, ok, type Result } from "../result";
+import { err, ok, type Result } from "../shared/result";
 
 const INT = /^(-?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)$/;
 const I64_MIN = -(2n ** 63n);

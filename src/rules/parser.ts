@@ -9,7 +9,7 @@
 import type { Arg, ComparisonOp, Expr, Literal, LogicalOp, Rhs, Step, ValueExpr } from "./ast";
 import { ruleError, type RuleError, type Span } from "./errors";
 import { Lexer, type Lexed } from "./lexer";
-import { err, ok, type Result } from "../result";
+import { err, ok, type Result } from "../shared/result";
 
 export interface ParseOptions {
   /** Default 128 (wirefilter's default, contract §2.1). */

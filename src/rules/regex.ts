@@ -11,7 +11,7 @@
  * Patterns RE2 cannot run (look-around, back-references) are refused when the rule is written.
  */
 import { RE2JS } from "re2js";
-import { messageOf, err, ok, type Result } from "../result";
+import { messageOf, err, ok, type Result } from "../shared/result";
 import { fromByteString } from "./values";
 
 /** Cap on one compiled program (RE2 instructions); wirefilter caps compiled size at 10 MiB (§5). */

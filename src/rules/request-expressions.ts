@@ -10,8 +10,8 @@ import type { RuleError } from "./errors";
 import { requestFields } from "./fields/request";
 import type { RulePhase } from "./over-budget-log";
 import type { Rule } from "./rule";
-import type { Result } from "../result";
-import type { RuleUrl } from "../http/rule-url";
+import type { Result } from "../shared/result";
+import type { RuleUrl } from "../shared/rule-url";
 
 const cache = new RuleCache(requestFields.scheme);
 

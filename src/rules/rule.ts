@@ -10,7 +10,7 @@ import type { EvaluationContext } from "./context";
 import type { RuleError } from "./errors";
 import { parse, type ParseOptions } from "./parser";
 import type { Scheme } from "./scheme";
-import { err, ok, type Result } from "../result";
+import { err, ok, type Result } from "../shared/result";
 
 export type CompileOptions = ParseOptions & CheckOptions;
 

@@ -4,7 +4,7 @@
  * escape and `**` are invalid; `?` is an ordinary character. `wildcard` folds ASCII case, `strict` does not.
  * Matching is greedy-leftmost over the literal pieces, linear in the subject for each piece.
  */
-import { err, ok, type Result } from "../result";
+import { err, ok, type Result } from "../shared/result";
 import { asciiLower } from "./values";
 
 export type WildcardMatcher = (subject: string) => boolean;

@@ -1,6 +1,6 @@
 /**
  * What the origin servers' globalSetup hands to the tests (vitest `provide` / `inject`).
- * Shared by the Node side (test/servers/global-setup.ts) and the workerd tests (test/workers/origin/**),
+ * Shared by the Node side (test/servers/global-setup.ts) and the workerd tests (test/workers/edge/origin/**),
  * so it holds only types and constants.
  */
 

@@ -3,9 +3,9 @@
  * (contract §2.1–§2.2). `RequestFacts` parses the URL and builds header maps at most once per evaluation and
  * only when a field needs them.
  */
-import { zoneOf } from "../../http/host";
-import { RuleUrl } from "../../http/rule-url";
-import { DEFAULT_URL_NORMALIZATION } from "../../http/url-normalise";
+import { zoneOf } from "../../shared/host";
+import { RuleUrl } from "../../shared/rule-url";
+import { DEFAULT_URL_NORMALIZATION } from "../../shared/url-normalise";
 import { parseIp } from "../ip";
 import { toByteString, type Value, type ValueMap } from "../values";
 

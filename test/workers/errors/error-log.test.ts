@@ -5,7 +5,7 @@
  */
 import { exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { parseSettings } from "../../../src/config/settings";
+import { parseSettings } from "../../../src/shared/settings";
 import { edgeErrorLine, flush, levelOf, logEdgeError, type EdgeErrorLine } from "../../../src/errors/error-log";
 
 afterEach(() => {

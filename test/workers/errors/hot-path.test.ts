@@ -4,7 +4,7 @@
  * record sends the same headers as the `Headers` object it replaced.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { parseSettings } from "../../../src/config/settings";
+import { parseSettings } from "../../../src/shared/settings";
 import { catalogEntry } from "../../../src/errors/catalog";
 import { chooseErrorFormat } from "../../../src/errors/format";
 import { errorHeaders } from "../../../src/errors/headers";
@@ -28,7 +28,7 @@ const BASES = [
   "/./x",
   "/x/../y",
   "//other.example/e",
-  "/sp%20ace", // a space is invalid in ERROR_DOCS_BASE (src/config/settings.ts); its encoding is not
+  "/sp%20ace", // a space is invalid in ERROR_DOCS_BASE (src/shared/settings.ts); its encoding is not
   "/ünï",
 ];
 

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { parse } from "yaml";
-import { parseSettings } from "../../../src/config/settings";
+import { parseSettings } from "../../../src/shared/settings";
 import { wireTimestamp } from "../../../src/errors/fields";
 import { errorResponse, type ErrorScope } from "../../../src/errors/pipeline";
 

@@ -1,0 +1,70 @@
+/** The custom pages API's part of the OpenAPI document (contract §6). */
+import { COMMON_ERRORS, ok, param, ref, response, type OpenApiFragment } from "../kit/openapi";
+import { MAX_PAGE_BYTES, PAGE_IDS } from "../../state/zone/custom-pages/validate";
+
+export const customPagesOpenApi: OpenApiFragment = {
+  description: "Custom error pages per class (`500_errors`, `1000_errors`; paid plans).",
+  paths: {
+    "/zones/{zone}/custom_pages": {
+      parameters: [param("Zone")],
+      get: {
+        operationId: "listCustomPages",
+        summary: "Page types with their state",
+        security: [{ bearer: ["zones:read"] }],
+        responses: { "200": ok("The pages", { type: "array", items: ref("CustomPage") }), ...COMMON_ERRORS },
+      },
+    },
+    "/zones/{zone}/custom_pages/{id}": {
+      parameters: [param("Zone"), param("PageId")],
+      get: {
+        operationId: "getCustomPage",
+        summary: "One custom page (with its `content` when customised)",
+        security: [{ bearer: ["zones:read"] }],
+        responses: { "200": ok("The page", ref("CustomPage")), ...COMMON_ERRORS },
+      },
+      put: {
+        operationId: "putCustomPage",
+        summary: "Customise a page or restore the default",
+        description:
+          "The content must contain `<head>`, `</head>` and the class's box token exactly once " +
+          "(`::EDGE_ERROR_500S_BOX::` / `::EDGE_ERROR_1000S_BOX::`; the `::CLOUDFLARE_…::` spellings are aliases and " +
+          "count with it), never the other class's; at most 1,500,000 bytes with its `::RAY_ID::` and `::CLIENT_IP::` " +
+          "tokens at their longest. Paid plans only (403, 1100).",
+        security: [{ bearer: ["zones:write"] }],
+        requestBody: { required: true, content: { "application/json": { schema: ref("CustomPageBody") } } },
+        responses: { "200": ok("The page", ref("CustomPage")), ...COMMON_ERRORS, "413": response("TooLarge") },
+      },
+    },
+  },
+  parameters: {
+    PageId: { name: "id", in: "path", required: true, schema: { type: "string", enum: [...PAGE_IDS] } },
+  },
+  schemas: {
+    CustomPage: {
+      type: "object",
+      properties: {
+        id: { type: "string", enum: [...PAGE_IDS] },
+        state: { type: "string", enum: ["default", "customized"] },
+        description: { type: "string" },
+        required_tokens: { type: "array", items: { type: "string" } },
+        box_style_hash: {
+          type: "string",
+          description: "CSP hash-source of the box's inline style, for the page's own `style-src`",
+        },
+        modified_on: { type: ["string", "null"], format: "date-time" },
+        bytes: { type: "integer" },
+        content: { type: "string" },
+      },
+    },
+    CustomPageBody: {
+      oneOf: [
+        {
+          type: "object",
+          required: ["state", "content"],
+          properties: { state: { const: "customized" }, content: { type: "string", maxLength: MAX_PAGE_BYTES } },
+        },
+        { type: "object", required: ["state"], properties: { state: { const: "default" } } },
+      ],
+    },
+  },
+};

@@ -1,0 +1,168 @@
+/**
+ * Management API authentication and authorisation (contract §7).
+ *
+ * - `Authorization: Bearer <token>`; missing or unknown → 401 (code 10000); known but lacking the permission or
+ *   outside its accounts/zones → 403 (code 10001).
+ * - `ADMIN_TOKEN` (secret) has every permission. `API_TOKENS` (secret, optional) is a JSON array of scoped tokens
+ *   stored only as the SHA-256 hex of the token.
+ * - The presented token is hashed once and its digest compared with every known digest in constant time
+ *   (`crypto.subtle.timingSafeEqual`), so neither the comparison nor the loop reveals how much of a token matched.
+ *   Only digests are ever stored or logged.
+ */
+import { normaliseHostname } from "../../shared/host";
+import { err, ok, type Result } from "../../shared/result";
+import { API_FAILURES, type ApiFailure } from "./envelope";
+
+export const PERMISSIONS = ["tags:read", "tags:write", "zones:read", "zones:write"] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+/** `"*"` or an explicit list of account ids / zone hosts. */
+export type Scope = "*" | ReadonlySet<string>;
+
+/** Who is calling, once authenticated. */
+export interface Principal {
+  readonly name: string;
+  readonly accounts: Scope;
+  readonly zones: Scope;
+  readonly permissions: ReadonlySet<Permission>;
+}
+
+/** The secrets this module reads. */
+export interface AuthVars {
+  ADMIN_TOKEN?: string;
+  API_TOKENS?: string;
+}
+
+/** What a request is about: an account (tagging, contract §5) or a zone (contract §6). */
+export type AccessTarget =
+  { readonly kind: "account"; readonly id: string } | { readonly kind: "zone"; readonly name: string };
+
+/** What a route needs: a permission, on an account or a zone. */
+export interface Requirement {
+  readonly permission: Permission;
+  readonly target: AccessTarget;
+}
+
+interface KnownToken {
+  readonly digest: Uint8Array;
+  readonly principal: Principal;
+}
+
+/** Authenticates the request's bearer token. */
+export async function authenticate(request: Request, env: AuthVars): Promise<Result<Principal, ApiFailure>> {
+  const token = bearerToken(request.headers.get("Authorization"));
+  if (token === null) return err(API_FAILURES.unauthenticated());
+  const presented = await sha256(token);
+  let found: Principal | null = null;
+  // No early exit: every comparison runs whatever matched, so timing says nothing about which token matched.
+  for (const known of await knownTokens(env)) {
+    if (crypto.subtle.timingSafeEqual(known.digest, presented) && found === null) found = known.principal;
+  }
+  return found ? ok(found) : err(API_FAILURES.unauthenticated());
+}
+
+/** Checks an authenticated principal against what a route needs. */
+export function authorize(principal: Principal, need: Requirement): Result<Principal, ApiFailure> {
+  if (!principal.permissions.has(need.permission)) return err(API_FAILURES.forbidden());
+  const { target } = need;
+  const inScope =
+    target.kind === "account"
+      ? scopeIncludes(principal.accounts, target.id)
+      : scopeIncludes(principal.zones, normaliseHostname(target.name));
+  return inScope ? ok(principal) : err(API_FAILURES.forbidden());
+}
+
+/** SHA-256 of a token as lower-case hex: the only form of a token that is stored or logged. */
+export async function tokenDigestHex(token: string): Promise<string> {
+  return toHex(await sha256(token));
+}
+
+function scopeIncludes(scope: Scope, id: string): boolean {
+  return scope === "*" || scope.has(id);
+}
+
+/** RFC 6750 §2.1: `Bearer` is case-insensitive, one space, then the token68 credentials. */
+function bearerToken(header: string | null): string | null {
+  const match = header === null ? null : /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
+  return match?.[1] ?? null;
+}
+
+async function sha256(text: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+}
+
+function toHex(bytes: Uint8Array): string {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function fromHex(hex: string): Uint8Array | null {
+  if (!/^[0-9a-fA-F]{64}$/.test(hex)) return null;
+  const out = new Uint8Array(32);
+  for (let i = 0; i < 32; i++) out[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  return out;
+}
+
+// Parsed once per distinct secret value per isolate: secrets change only on deploy. The resolved list is kept,
+// never a pending Promise: workerd refuses to let one request await work started by another.
+let cachedKey: string | null = null;
+let cachedTokens: readonly KnownToken[] = [];
+
+async function knownTokens(env: AuthVars): Promise<readonly KnownToken[]> {
+  const key = `${env.ADMIN_TOKEN ?? ""}\u0000${env.API_TOKENS ?? ""}`;
+  if (key !== cachedKey) {
+    const tokens = await loadTokens(env);
+    cachedKey = key;
+    cachedTokens = tokens;
+  }
+  return cachedTokens;
+}
+
+const ADMIN: Omit<Principal, "name"> = { accounts: "*", zones: "*", permissions: new Set(PERMISSIONS) };
+
+async function loadTokens(env: AuthVars): Promise<readonly KnownToken[]> {
+  const tokens: KnownToken[] = [];
+  if (env.ADMIN_TOKEN) tokens.push({ digest: await sha256(env.ADMIN_TOKEN), principal: { name: "admin", ...ADMIN } });
+  if (env.API_TOKENS) {
+    const parsed = parseApiTokens(env.API_TOKENS);
+    if (!parsed.ok) console.error(JSON.stringify({ event: "api_tokens_invalid", reason: parsed.error }));
+    else tokens.push(...parsed.value);
+  }
+  return tokens;
+}
+
+/**
+ * Parses `API_TOKENS`. A malformed secret fails closed (no scoped token works) and is logged, rather than
+ * half-applying a configuration the operator did not mean.
+ */
+export function parseApiTokens(raw: string): Result<KnownToken[], string> {
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch {
+    return err("API_TOKENS is not valid JSON");
+  }
+  if (!Array.isArray(data)) return err("API_TOKENS must be a JSON array");
+  const tokens: KnownToken[] = [];
+  for (const [index, entry] of data.entries()) {
+    if (typeof entry !== "object" || entry === null) return err(`API_TOKENS[${index}] must be an object`);
+    const e = entry as Record<string, unknown>;
+    const digest = typeof e.sha256 === "string" ? fromHex(e.sha256) : null;
+    if (!digest) return err(`API_TOKENS[${index}].sha256 must be 64 hex characters`);
+    const accounts = parseScope(e.accounts, (s) => s.toLowerCase());
+    // Zones as the routes compare them: lower-case, an absolute name's trailing dot dropped (RFC 1034 §3.1).
+    const zones = parseScope(e.zones, normaliseHostname);
+    if (!accounts || !zones) return err(`API_TOKENS[${index}]: accounts and zones must be arrays of strings`);
+    const permissions = Array.isArray(e.permissions) ? e.permissions : null;
+    if (!permissions || !permissions.every((p): p is Permission => (PERMISSIONS as readonly unknown[]).includes(p)))
+      return err(`API_TOKENS[${index}].permissions must list only ${PERMISSIONS.join(", ")}`);
+    const name = typeof e.name === "string" && e.name ? e.name : `token-${index}`;
+    tokens.push({ digest, principal: { name, accounts, zones, permissions: new Set(permissions) } });
+  }
+  return ok(tokens);
+}
+
+function parseScope(value: unknown, normalise: (s: string) => string): Scope | null {
+  if (value === undefined) return new Set();
+  if (!Array.isArray(value) || !value.every((v): v is string => typeof v === "string")) return null;
+  return value.includes("*") ? "*" : new Set(value.map(normalise));
+}

@@ -1,0 +1,131 @@
+/**
+ * The management API's mount (contract §0 step 2, §5–§7): the root (src/app.ts) hands it every feature's route
+ * table and the OpenAPI document; it serves them with and without the `/client/v4` prefix and is the ONE wrapper
+ * every endpoint goes through:
+ *
+ *   authenticate (401) → match the path (404) and method (405 + Allow) → the route's target (e.g. a malformed
+ *   account id, 404) → authorise the permission on that target (403) → the handler.
+ *
+ * Authentication comes first (contract §7): without a valid token nothing about the API's shape is disclosed,
+ * not even which paths exist. `GET /openapi.json` is the one public document (contract §9).
+ *
+ * itty-router compiles the patterns (its route table); it does not dispatch: `Router.fetch` first builds
+ * `request.query` with one `[].concat` per repeated query key, quadratic in the query string (40,000 `a=1` pairs
+ * cost ~6 s of CPU, measured), before any handler and so before authentication. `match` walks the same compiled
+ * table; handlers read `url.searchParams` (contract §8).
+ */
+import { Router, type RouterType } from "itty-router";
+import type { Settings } from "../../shared/settings";
+import { authenticate, authorize } from "./auth";
+import { API_FAILURES, apiFailureResponse } from "./envelope";
+import { OPENAPI_PATH, openApiResponse } from "./openapi";
+import type { ApiRoute } from "./types";
+
+const V4_BASE = "/client/v4";
+
+/** A path pattern with every method it serves, compiled once per isolate by itty-router. */
+interface CompiledPath {
+  readonly pattern: RegExp;
+  readonly byMethod: ReadonlyMap<string, ApiRoute>;
+  readonly allow: string;
+}
+
+function compile(base: string, routes: readonly ApiRoute[]): readonly CompiledPath[] {
+  const router: RouterType = Router({ base });
+  const paths = new Map<string, Map<string, ApiRoute>>();
+  for (const route of routes) {
+    let methods = paths.get(route.path);
+    if (!methods) {
+      methods = new Map();
+      paths.set(route.path, methods);
+      router.all(route.path, () => undefined);
+    }
+    methods.set(route.method, route);
+  }
+  // itty appends one entry per registration, in order: zip its compiled patterns with our paths.
+  return [...paths.values()].map((byMethod, i) => ({
+    pattern: router.routes[i]![1],
+    byMethod,
+    allow: [...byMethod.keys()].join(", "),
+  }));
+}
+
+/** Where a method + path lands. */
+export type RouteMatch =
+  | { readonly kind: "route"; readonly route: ApiRoute; readonly params: Record<string, string> }
+  | { readonly kind: "method-not-allowed"; readonly allow: string }
+  | { readonly kind: "not-found" };
+
+export interface MountedApi {
+  /** Every endpoint, in matching order (first match wins, as in itty). */
+  readonly routes: readonly ApiRoute[];
+  /** Which route serves `method` + `path`, or why none does. Pure. */
+  match(method: string, path: string): RouteMatch;
+  /** Serves one management API request. Handlers return Responses; thrown errors are the caller's to funnel. */
+  handle(request: Request, env: Env, ctx: ExecutionContext, settings: Settings, url: URL): Promise<Response>;
+}
+
+/** Mounts the features' routes (compiled once per isolate) and the serialised OpenAPI document. */
+export function mountApi(routes: readonly ApiRoute[], openApiJson: string): MountedApi {
+  const bare = compile("", routes);
+  const v4 = compile(V4_BASE, routes);
+
+  function match(method: string, path: string): RouteMatch {
+    const table = path === V4_BASE || path.startsWith(V4_BASE + "/") ? v4 : bare;
+    for (const compiled of table) {
+      const found = compiled.pattern.exec(path);
+      if (found === null) continue;
+      const route = compiled.byMethod.get(method);
+      if (!route) return { kind: "method-not-allowed", allow: compiled.allow };
+      return { kind: "route", route, params: { ...found.groups } };
+    }
+    return { kind: "not-found" };
+  }
+
+  async function handle(
+    request: Request,
+    env: Env,
+    ctx: ExecutionContext,
+    settings: Settings,
+    url: URL,
+  ): Promise<Response> {
+    const path = url.pathname;
+    if (isOpenApi(path)) {
+      if (request.method !== "GET") return apiFailureResponse(API_FAILURES.methodNotAllowed(["GET"]));
+      const response = openApiResponse(openApiJson);
+      // `npm run dev` proves the server on its port is the one it started before sending it the admin token
+      // (scripts/dev.mjs): DEV_INSTANCE is its per-run random value, never set in a deployment (check-config).
+      if (settings.devInstance !== null) response.headers.set("X-Dev-Instance", settings.devInstance);
+      return response;
+    }
+    const principal = await authenticate(request, env);
+    if (!principal.ok) return apiFailureResponse(principal.error);
+    const found = match(request.method, path);
+    switch (found.kind) {
+      case "not-found":
+        return apiFailureResponse(API_FAILURES.notFound());
+      case "method-not-allowed":
+        return apiFailureResponse(API_FAILURES.methodNotAllowed(found.allow.split(", ")));
+      case "route":
+        break;
+    }
+    const { route, params } = found;
+    const target = route.target(params);
+    if (!target.ok) return apiFailureResponse(target.error);
+    const access = authorize(principal.value, { permission: route.permission, target: target.value });
+    if (!access.ok) return apiFailureResponse(access.error);
+    return route.handle({ request, url, params, env, ctx, settings, principal: access.value });
+  }
+
+  return { routes, match, handle };
+}
+
+/** Whether a path is the public OpenAPI document (with or without the v4 prefix). */
+function isOpenApi(path: string): boolean {
+  return path === OPENAPI_PATH || path === V4_BASE + OPENAPI_PATH;
+}
+
+/** A route table as `METHOD /path` lines with `{param}` placeholders (compared with the OpenAPI document in tests). */
+export function routeSignatures(routes: readonly ApiRoute[]): string[] {
+  return routes.map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`);
+}

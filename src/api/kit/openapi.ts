@@ -1,0 +1,154 @@
+/**
+ * The OpenAPI 3.1 kit of the management API (contract §5–§8): the envelope, common parameters and responses, and
+ * the document builder. Each feature describes its own paths and schemas next to its routes
+ * (`src/api/tags/openapi.ts`, `src/api/zones/openapi.ts`); the root (src/app.ts) assembles them, and a test compares the
+ * assembled document with the route table in both directions, so the document never promises a route that does
+ * not exist. Served as `GET /openapi.json` on API hosts without a token (contract §9): it holds no data.
+ */
+import { MAX_API_BODY_BYTES } from "./body";
+
+export type Json = string | number | boolean | null | readonly Json[] | { readonly [key: string]: Json };
+
+export const OPENAPI_PATH = "/openapi.json";
+
+export const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
+export const param = (name: string): Json => ({ $ref: `#/components/parameters/${name}` });
+export const response = (name: string): Json => ({ $ref: `#/components/responses/${name}` });
+
+/** `{success: true, result: <schema>}`, with `result_info` for cursor-paginated lists. */
+function envelope(result: Json, paginated = false): Json {
+  return {
+    allOf: [
+      ref("Envelope"),
+      {
+        type: "object",
+        required: paginated ? ["result", "result_info"] : ["result"],
+        properties: paginated ? { result, result_info: ref("ResultInfo") } : { result },
+      },
+    ],
+  };
+}
+
+/** A 200 response in the envelope. */
+export function ok(description: string, result: Json, paginated = false, headers?: Json): Json {
+  return {
+    description,
+    ...(headers ? { headers } : {}),
+    content: { "application/json": { schema: envelope(result, paginated) } },
+  };
+}
+
+export const COMMON_ERRORS: Readonly<Record<string, Json>> = {
+  "400": response("BadRequest"),
+  "401": response("Unauthenticated"),
+  "403": response("Forbidden"),
+  "404": response("NotFound"),
+};
+
+function errorResponse(description: string): Json {
+  return { description, content: { "application/json": { schema: ref("FailureEnvelope") } } };
+}
+
+const KIT_SCHEMAS: Record<string, Json> = {
+  Envelope: {
+    type: "object",
+    required: ["success", "errors", "messages", "result"],
+    properties: {
+      success: { type: "boolean" },
+      errors: { type: "array", items: ref("Message") },
+      messages: { type: "array", items: ref("Message") },
+      result: {},
+    },
+  },
+  FailureEnvelope: {
+    type: "object",
+    required: ["success", "errors", "messages", "result"],
+    properties: {
+      success: { const: false },
+      errors: { type: "array", minItems: 1, items: ref("Message") },
+      messages: { type: "array", items: ref("Message") },
+      result: { type: "null" },
+    },
+    example: {
+      success: false,
+      errors: [{ code: 1010, message: "too many tag filters (maximum 20)" }],
+      messages: [],
+      result: null,
+    },
+  },
+  Message: {
+    type: "object",
+    required: ["code", "message"],
+    properties: { code: { type: "integer", minimum: 1000 }, message: { type: "string" } },
+  },
+  ResultInfo: {
+    type: "object",
+    description: "`cursor` (docs) and `cursors.after` (SDKs) carry the same opaque cursor; null on the last page.",
+    required: ["count", "per_page", "cursor", "cursors"],
+    properties: {
+      count: { type: "integer" },
+      per_page: { const: 100 },
+      cursor: { type: ["string", "null"] },
+      cursors: { type: "object", properties: { after: { type: ["string", "null"] } } },
+    },
+  },
+};
+
+/** What one feature contributes to the document. */
+export interface OpenApiFragment {
+  readonly paths: Record<string, Json>;
+  readonly parameters?: Record<string, Json>;
+  readonly schemas?: Record<string, Json>;
+  /** One sentence for the document's description. */
+  readonly description?: string;
+}
+
+/** The whole document from the features' fragments. */
+export function openApiDocument(fragments: readonly OpenApiFragment[]): Json {
+  const merged = <K extends "paths" | "parameters" | "schemas">(key: K): Record<string, Json> =>
+    Object.assign({}, ...fragments.map((f) => f[key] ?? {})) as Record<string, Json>;
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Edge management API",
+      version: "1.0.0",
+      description: [
+        "Cloudflare v4 envelope; paths are also served under `/client/v4`. Every request needs a bearer token",
+        `(401 before anything else), except this document. Bodies are limited to ${MAX_API_BODY_BYTES} bytes (413)`,
+        "unless an operation names its own limit.",
+        ...fragments.flatMap((f) => (f.description ? [f.description] : [])),
+      ].join(" "),
+    },
+    servers: [{ url: "/" }, { url: "/client/v4" }],
+    security: [{ bearer: [] }],
+    paths: merged("paths"),
+    components: {
+      securitySchemes: {
+        bearer: {
+          type: "http",
+          scheme: "bearer",
+          description:
+            "ADMIN_TOKEN, or a scoped API_TOKENS entry (permissions tags:read, tags:write, zones:read, zones:write).",
+        },
+      },
+      parameters: merged("parameters"),
+      responses: {
+        BadRequest: errorResponse("Validation error: the first failing check's code"),
+        Unauthenticated: errorResponse("Missing or unknown token (10000)"),
+        Forbidden: errorResponse("The token lacks the permission or the account/zone (10001)"),
+        NotFound: errorResponse("Unknown route, or an account_id that is not 32 lower-case hex characters (7003)"),
+        MethodNotAllowed: errorResponse("The path exists, the method does not (10405, with `Allow`)"),
+        PreconditionFailed: errorResponse("If-Match does not match the current ETag (1018)"),
+        TooLarge: errorResponse("Body over 1 MiB (10413)"),
+      },
+      schemas: { ...KIT_SCHEMAS, ...merged("schemas") },
+    },
+  };
+}
+
+/** `GET /openapi.json`: the document serialised once per isolate by the caller and served from memory. */
+export function openApiResponse(serialised: string): Response {
+  return new Response(serialised, {
+    headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "public, max-age=300" },
+  });
+}

@@ -1,0 +1,38 @@
+/**
+ * The shapes every management API feature shares (contract §5–§7). A leaf of the api kit: features import these
+ * types and export their route tables; only `src/api/kit/mount.ts` (the root) imports the features, so the arrows run
+ * one way, root → feature → kit (docs/architecture.md).
+ */
+import type { Settings } from "../../shared/settings";
+import type { Result } from "../../shared/result";
+import type { AccessTarget, Permission, Principal } from "./auth";
+import type { ApiFailure } from "./envelope";
+
+/** What one authenticated, authorised API request hands its handler. */
+export interface ApiContext {
+  readonly request: Request;
+  readonly url: URL;
+  /** Path parameters of the matched route, raw as they appear in the path (not percent-decoded). */
+  readonly params: Readonly<Record<string, string>>;
+  readonly env: Env;
+  readonly ctx: ExecutionContext;
+  readonly settings: Settings;
+  readonly principal: Principal;
+}
+
+export type ApiMethod = "GET" | "HEAD" | "PUT" | "DELETE" | "POST" | "PATCH";
+
+/**
+ * One endpoint of a feature. The root authenticates first (contract §7: every management request, 401 before
+ * any 404/405), then matches the route, then asks `target` what the request is about (an account or a zone;
+ * a malformed id answers its own failure here, e.g. 404), then authorises `permission` on that target (403),
+ * and only then runs `handle`.
+ */
+export interface ApiRoute {
+  readonly method: ApiMethod;
+  /** itty-router pattern, e.g. `/zones/:zone`. */
+  readonly path: string;
+  readonly permission: Permission;
+  readonly target: (params: Readonly<Record<string, string>>) => Result<AccessTarget, ApiFailure>;
+  readonly handle: (c: ApiContext) => Promise<Response>;
+}

@@ -1,0 +1,280 @@
+/**
+ * The tagging API's part of the OpenAPI document (contract §5; notes/tagging.md §6–§8).
+ */
+import { COMMON_ERRORS, ok, param, ref, response, type Json, type OpenApiFragment } from "../kit/openapi";
+import {
+  MAX_FILTERS,
+  MAX_FILTER_VALUES,
+  MAX_ID_PARAMS,
+  MAX_KEY_CODE_POINTS,
+  MAX_NAME_CODE_POINTS,
+  MAX_RESOURCE_ID_CODE_POINTS,
+  MAX_VALUE_CODE_POINTS,
+} from "../../state/tags/errors";
+import { ACCOUNT_RESOURCE_TYPES, ZONE_RESOURCE_TYPES } from "../../state/tags/resource-types";
+import { TAG_KEY_PATTERN } from "./validate";
+
+const ETAG_HEADER: Json = {
+  ETag: { description: 'The tag set\'s ETag, quoted: `"v1:…"`', schema: { type: "string" } },
+};
+
+const TAG_ERROR_CODES = [
+  "1002 invalid PUT payload",
+  "1003 resource_type/resource_id missing (also: more than 50 `id`, `name` too long)",
+  "1006 unknown resource type",
+  "1007 bad filter syntax (also: `case_insensitive` not true/false)",
+  "1009 tag_key missing",
+  `1010 more than ${MAX_FILTERS} tag filters`,
+  `1011 key longer than ${MAX_KEY_CODE_POINTS} code points`,
+  `1012 value longer than ${MAX_VALUE_CODE_POINTS} code points`,
+  `1013 more than ${MAX_FILTER_VALUES} values in one filter`,
+  "1014 invalid key characters",
+  "1015 invalid DELETE payload",
+  "1016 account tag limit reached",
+  "1017 invalid cursor",
+  "1018 If-Match mismatch (HTTP 412)",
+].join("; ");
+
+const tagPaths: Record<string, Json> = {
+  "/accounts/{account_id}/tags": {
+    parameters: [param("AccountId")],
+    get: {
+      operationId: "getResourceTags",
+      summary: "Tags of one resource",
+      description: "An untagged or unknown resource answers 200 with `tags: {}` and the ETag of the empty set.",
+      security: [{ bearer: ["tags:read"] }],
+      parameters: [
+        { name: "resource_type", in: "query", required: true, schema: ref("AccountResourceType") },
+        { name: "resource_id", in: "query", required: true, schema: ref("ResourceId") },
+        { name: "worker_id", in: "query", description: "Required for `worker_version`.", schema: ref("ResourceId") },
+      ],
+      responses: { "200": ok("The resource's tags", ref("TaggedResource"), false, ETAG_HEADER), ...COMMON_ERRORS },
+    },
+    put: {
+      operationId: "setResourceTags",
+      summary: "Replace the whole tag set of one resource",
+      description:
+        "No merge: the body's `tags` become the resource's only tags; `{}` or no `tags` removes them all. " +
+        "Optimistic concurrency with `If-Match`. Refused with 1016 when the account would exceed its tag limit.",
+      security: [{ bearer: ["tags:write"] }],
+      parameters: [param("IfMatch")],
+      requestBody: { required: true, content: { "application/json": { schema: ref("SetTagsBody") } } },
+      responses: {
+        "200": ok("The resource with its new tags", ref("TaggedResource"), false, ETAG_HEADER),
+        ...COMMON_ERRORS,
+        "412": response("PreconditionFailed"),
+        "413": response("TooLarge"),
+      },
+    },
+    delete: {
+      operationId: "deleteResourceTags",
+      summary: "Remove every tag of one resource (idempotent)",
+      security: [{ bearer: ["tags:write"] }],
+      parameters: [param("IfMatch")],
+      requestBody: { required: true, content: { "application/json": { schema: ref("ResourceBody") } } },
+      responses: {
+        "204": { description: "Removed (or there was nothing to remove); no body" },
+        ...COMMON_ERRORS,
+        "412": response("PreconditionFailed"),
+        "413": response("TooLarge"),
+      },
+    },
+  },
+  "/accounts/{account_id}/tags/keys": {
+    parameters: [param("AccountId")],
+    get: {
+      operationId: "listTagKeys",
+      summary: "Distinct tag keys, ascending by code point",
+      security: [{ bearer: ["tags:read"] }],
+      parameters: [param("Cursor")],
+      responses: {
+        "200": ok("One page (at most 100 keys)", { type: "array", items: ref("TagKey") }, true),
+        ...COMMON_ERRORS,
+      },
+    },
+  },
+  "/accounts/{account_id}/tags/values/{tag_key}": {
+    parameters: [param("AccountId")],
+    get: {
+      operationId: "listTagValues",
+      summary: "Distinct values of one key, ascending by code point",
+      security: [{ bearer: ["tags:read"] }],
+      parameters: [
+        { name: "tag_key", in: "path", required: true, description: "URL-encoded key.", schema: ref("TagKey") },
+        { name: "type", in: "query", schema: ref("ResourceType") },
+        param("Cursor"),
+      ],
+      responses: {
+        "200": ok("One page (at most 100 values)", { type: "array", items: ref("TagValue") }, true),
+        ...COMMON_ERRORS,
+      },
+    },
+  },
+  "/accounts/{account_id}/tags/values": {
+    parameters: [param("AccountId")],
+    get: {
+      operationId: "listTagValuesWithoutKey",
+      summary: "The values listing without its key: always 400 (1009, tag_key is required)",
+      security: [{ bearer: ["tags:read"] }],
+      responses: COMMON_ERRORS,
+    },
+  },
+  "/accounts/{account_id}/tags/resources": {
+    parameters: [param("AccountId")],
+    get: {
+      operationId: "listTaggedResources",
+      summary: "Tagged resources matching every filter",
+      description:
+        "Filters (`tag`, repeatable, ANDed): `k` (has k), `k=v`, `k=v1,v2` (one of, ≤10), `!k` (lacks k), " +
+        "`k!=v[,v2]` (exact negation of `k=v…`: includes resources lacking k). Encode `+` as `%2B`. " +
+        "Order: resource type, worker id, resource id, by code point.",
+      security: [{ bearer: ["tags:read"] }],
+      parameters: [
+        {
+          name: "tag",
+          in: "query",
+          style: "form",
+          explode: true,
+          schema: { type: "array", maxItems: MAX_FILTERS, items: { type: "string" } },
+          example: ["env=prod,staging", "!archived"],
+        },
+        {
+          name: "type",
+          in: "query",
+          style: "form",
+          explode: true,
+          schema: { type: "array", items: ref("ResourceType") },
+        },
+        {
+          name: "id",
+          in: "query",
+          style: "form",
+          explode: true,
+          schema: { type: "array", maxItems: MAX_ID_PARAMS, items: ref("ResourceId") },
+        },
+        {
+          name: "name",
+          in: "query",
+          description: "Case-insensitive substring of the resource name.",
+          schema: { type: "string", maxLength: MAX_NAME_CODE_POINTS },
+        },
+        {
+          name: "case_insensitive",
+          in: "query",
+          description: "Compare `tag` keys and values case-insensitively (stored casing is unchanged).",
+          schema: { type: "string", enum: ["true", "false"] },
+        },
+        param("Cursor"),
+      ],
+      responses: {
+        "200": ok("One page (at most 100 resources)", { type: "array", items: ref("TaggedResource") }, true),
+        ...COMMON_ERRORS,
+      },
+    },
+  },
+  "/accounts/{account_id}/tags/summary": {
+    parameters: [param("AccountId")],
+    get: {
+      operationId: "tagSummary",
+      summary: "Keys with all their distinct values (100 keys per page)",
+      security: [{ bearer: ["tags:read"] }],
+      parameters: [param("Cursor")],
+      responses: {
+        "200": ok(
+          "One page",
+          {
+            type: "array",
+            items: {
+              type: "object",
+              required: ["key", "values"],
+              properties: { key: ref("TagKey"), values: { type: "array", items: ref("TagValue") } },
+            },
+          },
+          true,
+        ),
+        ...COMMON_ERRORS,
+      },
+    },
+  },
+};
+
+const resourceIdSchema: Json = { type: "string", minLength: 1, maxLength: MAX_RESOURCE_ID_CODE_POINTS };
+
+export const tagsOpenApi: OpenApiFragment = {
+  paths: tagPaths,
+  description: `Account resource tagging (contract §5). Tagging error codes: ${TAG_ERROR_CODES}.`,
+  parameters: {
+    AccountId: {
+      name: "account_id",
+      in: "path",
+      required: true,
+      schema: { type: "string", pattern: "^[0-9a-f]{32}$" },
+    },
+    Cursor: {
+      name: "cursor",
+      in: "query",
+      description: "Opaque; from `result_info.cursor` of the previous page of the same query. Never expires.",
+      schema: { type: "string" },
+    },
+    IfMatch: {
+      name: "If-Match",
+      in: "header",
+      description: "`*` or the resource's ETag (quoted or bare); a mismatch answers 412 (1018).",
+      schema: { type: "string" },
+    },
+  },
+  schemas: {
+    TagKey: {
+      type: "string",
+      minLength: 1,
+      maxLength: MAX_KEY_CODE_POINTS,
+      pattern: TAG_KEY_PATTERN.source,
+      description:
+        "Letters of any script with combining marks, decimal digits, `_ . -`; case-sensitive; lengths in code points.",
+    },
+    TagValue: {
+      type: "string",
+      maxLength: MAX_VALUE_CODE_POINTS,
+      description: 'Any well-formed string; `""` for key-only tags.',
+    },
+    Tags: { type: "object", propertyNames: ref("TagKey"), additionalProperties: ref("TagValue") },
+    AccountResourceType: { type: "string", enum: [...ACCOUNT_RESOURCE_TYPES] },
+    ResourceType: { type: "string", enum: [...ACCOUNT_RESOURCE_TYPES, ...ZONE_RESOURCE_TYPES] },
+    ResourceId: resourceIdSchema,
+    TaggedResource: {
+      type: "object",
+      required: ["id", "type", "name", "tags", "etag"],
+      properties: {
+        id: { type: "string" },
+        type: { type: "string" },
+        name: { type: "string" },
+        tags: ref("Tags"),
+        etag: { type: "string", pattern: "^v1:[A-Za-z0-9_-]{22}$" },
+        tags_updated_at: { type: "string", format: "date-time" },
+        worker_id: { type: "string" },
+      },
+    },
+    ResourceBody: {
+      type: "object",
+      additionalProperties: false,
+      required: ["resource_type", "resource_id"],
+      properties: {
+        resource_type: ref("AccountResourceType"),
+        resource_id: ref("ResourceId"),
+        worker_id: ref("ResourceId"),
+      },
+    },
+    SetTagsBody: {
+      type: "object",
+      additionalProperties: false,
+      required: ["resource_type", "resource_id"],
+      properties: {
+        resource_type: ref("AccountResourceType"),
+        resource_id: ref("ResourceId"),
+        worker_id: ref("ResourceId"),
+        tags: ref("Tags"),
+      },
+      example: { resource_type: "worker", resource_id: "api", tags: { environment: "production", team: "platform" } },
+    },
+  },
+};

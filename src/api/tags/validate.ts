@@ -1,0 +1,266 @@
+/**
+ * Validation of every tagging API input (contract §5), pure: no bindings, no I/O. Each function returns the
+ * FIRST failing check, in the order fixed by notes/tagging.md §6 ("check order"), so a request with several
+ * problems always gets the same error.
+ */
+import { err, ok, type Result } from "../../shared/result";
+import {
+  MAX_FILTERS,
+  MAX_FILTER_VALUES,
+  MAX_ID_PARAMS,
+  MAX_KEY_CODE_POINTS,
+  MAX_NAME_CODE_POINTS,
+  MAX_RESOURCE_ID_CODE_POINTS,
+  MAX_VALUE_CODE_POINTS,
+  type ValidationFailure,
+} from "../../state/tags/errors";
+import { isAccountResourceType, isKnownResourceType, needsWorkerId } from "../../state/tags/resource-types";
+import { codePointLength, fold, isWellFormed } from "../../state/tags/text";
+import type { IfMatch, ResourceQuery, ResourceRef, TagFilter, TagPairs } from "../../state/tags/types";
+
+/**
+ * Tag keys (contract §5, §9): letters of any script with their combining marks, decimal digits, `_ . -`.
+ * The `u` flag is what makes `\p{…}` a property escape (without it `\p{L}` matches the text "p{L}").
+ * Lone surrogates never match a property class, so this also refuses them.
+ */
+export const TAG_KEY_PATTERN = /^[\p{L}\p{Mn}\p{Mc}\p{Nd}_.\-]+$/u;
+
+const ACCOUNT_ID = /^[0-9a-f]{32}$/;
+
+/** `account_id` is 32 lower-case hex characters (contract §5); anything else is a 404. */
+export function isAccountId(value: string): boolean {
+  return ACCOUNT_ID.test(value);
+}
+
+/** Key checks in order: empty or bad characters (1014), then length in code points (1011). */
+export function validateKey(key: string): Result<string, ValidationFailure> {
+  if (!TAG_KEY_PATTERN.test(key)) return err({ kind: "invalid-key", key });
+  if (codePointLength(key) > MAX_KEY_CODE_POINTS) return err({ kind: "key-too-long" });
+  return ok(key);
+}
+
+function valueTooLong(value: string): boolean {
+  // Cheap bound first: a string of at most 1,024 UTF-16 units has at most 1,024 code points.
+  return value.length > MAX_VALUE_CODE_POINTS && codePointLength(value) > MAX_VALUE_CODE_POINTS;
+}
+
+/**
+ * Parses one `tag=` filter (notes §6 "filter parsing"): a leading `!` makes the rest a key that must be
+ * absent; otherwise split at the first `=`, negated when the character before it is `!`, values split on `,`.
+ * Keys cannot contain `= ! ,`, so the grammar is unambiguous. Checks: syntax 1007 → key 1014/1011 →
+ * more than 10 values 1013 → value length 1012.
+ */
+export function parseFilter(raw: string): Result<TagFilter, ValidationFailure> {
+  if (raw === "") return err({ kind: "invalid-filter", why: "empty filter" });
+  if (raw.startsWith("!")) {
+    const key = raw.slice(1);
+    if (key === "" || key.includes("=") || key.startsWith("!"))
+      return err({ kind: "invalid-filter", why: "'!' must be followed by a key alone" });
+    const checked = validateKey(key);
+    return checked.ok ? ok({ kind: "lacks", key }) : checked;
+  }
+  const eq = raw.indexOf("=");
+  if (eq === -1) {
+    const checked = validateKey(raw);
+    return checked.ok ? ok({ kind: "has", key: raw }) : checked;
+  }
+  const negated = eq > 0 && raw[eq - 1] === "!";
+  const key = raw.slice(0, negated ? eq - 1 : eq);
+  const rest = raw.slice(eq + 1);
+  if (key === "") return err({ kind: "invalid-filter", why: "missing key before '='" });
+  if (negated && rest === "") return err({ kind: "invalid-filter", why: "'!=' needs at least one value" });
+  const values = rest.split(",");
+  // `k=` alone is one empty value (key-only tags are stored as ""), but an empty member of a list is a typo.
+  if (values.length > 1 && values.includes("")) return err({ kind: "invalid-filter", why: "empty value in list" });
+  if (!values.every(isWellFormed)) return err({ kind: "invalid-filter", why: "value is not well-formed Unicode" });
+  const checked = validateKey(key);
+  if (!checked.ok) return checked;
+  if (values.length > MAX_FILTER_VALUES) return err({ kind: "too-many-values" });
+  if (values.some(valueTooLong)) return err({ kind: "value-too-long" });
+  return ok({ kind: negated ? "notEquals" : "equals", key, values });
+}
+
+/** Folds a filter for `case_insensitive=true`: compared against the folded columns (notes §4.5). */
+export function foldFilter(filter: TagFilter): TagFilter {
+  switch (filter.kind) {
+    case "has":
+    case "lacks":
+      return { kind: filter.kind, key: fold(filter.key) };
+    case "equals":
+    case "notEquals":
+      return { kind: filter.kind, key: fold(filter.key), values: filter.values.map(fold) };
+  }
+}
+
+/**
+ * `GET /tags/resources` query (contract §5): `tag` (≤20, ANDed), `type` (ORed), `id` (≤50, ORed), `name`
+ * (case-insensitive substring), `case_insensitive`. Order: 1010 → each filter → `type` 1006 → `id`/`name` 1003.
+ */
+export function parseResourceQuery(params: URLSearchParams): Result<ResourceQuery, ValidationFailure> {
+  const rawFilters = params.getAll("tag");
+  if (rawFilters.length > MAX_FILTERS) return err({ kind: "too-many-filters" });
+  const filters: TagFilter[] = [];
+  for (const raw of rawFilters) {
+    const filter = parseFilter(raw);
+    if (!filter.ok) return filter;
+    filters.push(filter.value);
+  }
+  const types = params.getAll("type");
+  const unknownType = types.find((t) => !isKnownResourceType(t));
+  if (unknownType !== undefined) return err({ kind: "invalid-resource-type", type: unknownType });
+  const ids = params.getAll("id");
+  if (ids.length > MAX_ID_PARAMS)
+    return err({ kind: "resource-required", why: `at most ${MAX_ID_PARAMS} id parameters` });
+  if (!ids.every((id) => id !== "" && isWellFormed(id)))
+    return err({ kind: "resource-required", why: "id must be a non-empty, well-formed string" });
+  const name = params.get("name");
+  if (name !== null && (!isWellFormed(name) || codePointLength(name) > MAX_NAME_CODE_POINTS))
+    return err({
+      kind: "resource-required",
+      why: `name must be well-formed and at most ${MAX_NAME_CODE_POINTS} characters`,
+    });
+  const ci = params.get("case_insensitive");
+  if (ci !== null && ci !== "true" && ci !== "false")
+    return err({ kind: "invalid-filter", why: "case_insensitive must be true or false" });
+  const caseInsensitive = ci === "true";
+  return ok({
+    filters: caseInsensitive ? filters.map(foldFilter) : filters,
+    types: [...new Set(types)].sort(),
+    ids: [...new Set(ids)].sort(),
+    name: name === null || name === "" ? null : fold(name),
+    caseInsensitive,
+  });
+}
+
+/** `GET /tags/values/{tag_key}?type=`: the key is URL-decoded here, then empty 1009 → 1014/1011 → type 1006. */
+export function parseValuesQuery(
+  rawKey: string,
+  params: URLSearchParams,
+): Result<{ key: string; type: string | null }, ValidationFailure> {
+  let key: string;
+  try {
+    key = decodeURIComponent(rawKey);
+  } catch {
+    return err({ kind: "invalid-key", key: rawKey });
+  }
+  if (key === "") return err({ kind: "tag-key-required" });
+  const checked = validateKey(key);
+  if (!checked.ok) return checked;
+  const type = params.get("type");
+  if (type !== null && !isKnownResourceType(type)) return err({ kind: "invalid-resource-type", type });
+  return ok({ key, type });
+}
+
+type IdentityFailure = (why: string) => ValidationFailure;
+
+function isResourceIdString(value: unknown): value is string {
+  return (
+    typeof value === "string" &&
+    value !== "" &&
+    isWellFormed(value) &&
+    codePointLength(value) <= MAX_RESOURCE_ID_CODE_POINTS
+  );
+}
+
+/**
+ * The resource a body or query names (notes §6 check order: shape → resource_type 1006 → extra ids).
+ * `missing` is the code for an absent or malformed field: 1002 (PUT), 1015 (DELETE), 1003 (GET).
+ */
+function resourceRef(
+  fields: { resource_type: unknown; resource_id: unknown; worker_id: unknown },
+  missing: IdentityFailure,
+): Result<ResourceRef, ValidationFailure> {
+  const { resource_type: type, resource_id: id, worker_id: workerId } = fields;
+  if (typeof type !== "string" || type === "") return err(missing("resource_type is required (a string)"));
+  if (!isResourceIdString(id))
+    return err(missing(`resource_id is required (a string of 1 to ${MAX_RESOURCE_ID_CODE_POINTS} characters)`));
+  if (!isAccountResourceType(type)) return err({ kind: "invalid-resource-type", type });
+  if (needsWorkerId(type)) {
+    if (!isResourceIdString(workerId)) return err(missing("worker_id is required for resource_type worker_version"));
+    return ok({ type, parent: workerId, id });
+  }
+  if (workerId !== undefined && workerId !== null)
+    return err(missing("worker_id is only accepted with resource_type worker_version"));
+  return ok({ type, parent: "", id });
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+const PUT_FIELDS: ReadonlySet<string> = new Set(["resource_type", "resource_id", "worker_id", "tags"]);
+const DELETE_FIELDS: ReadonlySet<string> = new Set(["resource_type", "resource_id", "worker_id"]);
+
+function unknownField(body: Record<string, unknown>, allowed: ReadonlySet<string>): string | undefined {
+  return Object.keys(body).find((k) => !allowed.has(k));
+}
+
+/**
+ * `PUT /tags` body (notes §6): shape 1002 → resource_type 1006 → worker_id 1002 → every key 1014/1011 →
+ * every value 1012. An omitted `tags` is the empty set (the resource leaves every listing).
+ */
+export function parsePutBody(body: unknown): Result<{ ref: ResourceRef; tags: TagPairs }, ValidationFailure> {
+  const invalid = (why: string): ValidationFailure => ({ kind: "invalid-set-payload", why });
+  if (!isPlainObject(body)) return err(invalid("the body must be a JSON object"));
+  const extra = unknownField(body, PUT_FIELDS);
+  if (extra !== undefined) return err(invalid(`unknown field ${JSON.stringify(extra)}`));
+  const tags = body.tags ?? {};
+  if (!isPlainObject(tags)) return err(invalid("tags must be an object of string values"));
+  const pairs: [string, string][] = [];
+  for (const [key, value] of Object.entries(tags)) {
+    if (typeof value !== "string") return err(invalid(`the value of tag ${JSON.stringify(key)} must be a string`));
+    if (!isWellFormed(value)) return err(invalid(`the value of tag ${JSON.stringify(key)} is not well-formed Unicode`));
+    pairs.push([key, value]);
+  }
+  const ref = resourceRef(
+    { resource_type: body.resource_type, resource_id: body.resource_id, worker_id: body.worker_id },
+    invalid,
+  );
+  if (!ref.ok) return ref;
+  for (const [key] of pairs) {
+    const checked = validateKey(key);
+    if (!checked.ok) return checked;
+  }
+  if (pairs.some(([, value]) => valueTooLong(value))) return err({ kind: "value-too-long" });
+  return ok({ ref: ref.value, tags: pairs });
+}
+
+/** `DELETE /tags` body: `{resource_type, resource_id, worker_id?}`; anything malformed is 1015. */
+export function parseDeleteBody(body: unknown): Result<ResourceRef, ValidationFailure> {
+  const invalid = (why: string): ValidationFailure => ({ kind: "invalid-delete-payload", why });
+  if (!isPlainObject(body)) return err(invalid("the body must be a JSON object"));
+  const extra = unknownField(body, DELETE_FIELDS);
+  if (extra !== undefined) return err(invalid(`unknown field ${JSON.stringify(extra)}`));
+  return resourceRef(
+    { resource_type: body.resource_type, resource_id: body.resource_id, worker_id: body.worker_id },
+    invalid,
+  );
+}
+
+/** `GET /tags?resource_type=&resource_id=[&worker_id=]`: missing → 1003, unknown type → 1006. */
+export function parseResourceParams(params: URLSearchParams): Result<ResourceRef, ValidationFailure> {
+  return resourceRef(
+    {
+      resource_type: params.get("resource_type") ?? undefined,
+      resource_id: params.get("resource_id") ?? undefined,
+      worker_id: params.get("worker_id") ?? undefined,
+    },
+    (why) => ({ kind: "resource-required", why }),
+  );
+}
+
+/**
+ * `If-Match` (RFC 9110 §13.1.1; notes §8.1): `*`, or a comma-separated list of entity tags, quoted or bare.
+ * Weak tags (`W/"…"`) never match: If-Match uses the strong comparison. An absent header is `null`.
+ */
+export function parseIfMatch(header: string | null): IfMatch | null {
+  if (header === null) return null;
+  const trimmed = header.trim();
+  if (trimmed === "*") return { kind: "any" };
+  const etags = trimmed
+    .split(",")
+    .map((part) => part.trim())
+    .filter((part) => part !== "" && !part.startsWith("W/"))
+    .map((part) => (part.length >= 2 && part.startsWith('"') && part.endsWith('"') ? part.slice(1, -1) : part));
+  return { kind: "tags", etags };
+}

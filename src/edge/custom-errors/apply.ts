@@ -1,0 +1,214 @@
+/**
+ * Applying a zone's custom errors (contract §2.1), in its order:
+ *   1. the first enabled custom error rule whose expression matches serves its content (status_code if set);
+ *   2. else the zone's error page of the error's class, as `text/html` whatever `Accept`;
+ *   3. else the pipeline's structured default.
+ * Rules also apply to the origin's own error responses (status ≥ 400); pages and defaults never replace those.
+ * Tokens `::RAY_ID::`, `::CLIENT_IP::`, `::GEO::` are replaced only by validated values, never by request text.
+ */
+import { BOX_TOKENS, MAX_PAGE_BYTES, pageClassOf, type PageId } from "../../state/zone/custom-pages/validate";
+import { negotiatedResponse } from "../../errors/headers";
+import type { ErrorCustomization, GeneratedError } from "../../errors/pipeline";
+import { MAX_BOX_BYTES, renderHtmlBox } from "../../errors/render-html";
+import { newRayId } from "../../shared/ray";
+import { RuleUrl } from "../../shared/rule-url";
+import { customErrorFields, logOverBudget, parseIp, type ErrorInfo, type EvaluationContext } from "../../rules";
+import type { CompiledCustomErrors, CompiledRule } from "./compiled";
+import { pageHtml } from "./page-cache";
+
+/** The customisation steps of contract §2.1 for one zone, filled for the error pipeline's seam. */
+export function customizationFor(compiled: CompiledCustomErrors, kv: KVNamespace): ErrorCustomization | undefined {
+  if (!compiled.active || (compiled.rules.length === 0 && compiled.pages.size === 0)) return undefined;
+  // Built once per compiled version and KV binding, not per error (issue 12).
+  const known = customizations.get(compiled);
+  if (known !== undefined && known.kv === kv) return known.steps;
+  const steps: ErrorCustomization = {
+    rule: compiled.rules.length === 0 ? undefined : (error) => ruleStep(compiled, error),
+    page: compiled.pages.size === 0 ? undefined : (error) => pageStep(compiled, kv, error),
+  };
+  customizations.set(compiled, { kv, steps });
+  return steps;
+}
+
+const customizations = new WeakMap<
+  CompiledCustomErrors,
+  { readonly kv: KVNamespace; readonly steps: ErrorCustomization }
+>();
+
+/**
+ * What rules see of a generated error. A class, not a literal with a getter (made per error, issue 12): the
+ * response headers are read only if a rule uses `http.response.headers` (the field is extracted lazily).
+ */
+class GeneratedInfo implements ErrorInfo {
+  readonly status: number;
+  readonly code1xxx: number;
+  readonly errorType: "1xxx" | "5xx";
+  constructor(private readonly error: GeneratedError) {
+    const code = error.entry.code;
+    this.status = error.fields.status;
+    this.code1xxx = code >= 1000 ? code : 0;
+    this.errorType = code >= 1000 ? "1xxx" : "5xx";
+  }
+
+  get responseHeaders(): Headers {
+    return this.error.headers;
+  }
+}
+
+/** §2.1 step 1 for a generated error. */
+function ruleStep(compiled: CompiledCustomErrors, error: GeneratedError): Response | null {
+  const matched = firstMatch(
+    compiled,
+    error.request,
+    error.ruleUrl ?? ruleUrlOf(compiled, error.request, error.url),
+    new GeneratedInfo(error),
+  );
+  if (!matched) return null;
+  const headers = new Headers(error.headers);
+  return serveRule(matched, error.request, headers, error.fields.ray_id, error.fields.status);
+}
+
+/** §2.1 step 2: the class's page with the default box and the tokens in place. */
+async function pageStep(
+  compiled: CompiledCustomErrors,
+  kv: KVNamespace,
+  error: GeneratedError,
+): Promise<Response | null> {
+  const id = pageClassOf(error.entry.code);
+  if (!compiled.pages.has(id)) return null;
+  const page = await pageHtml(kv, compiled, id);
+  if (page === null) return null;
+  const body = substituteTokens(withBox(page, id, renderHtmlBox(error.fields)), error.request, error.fields.ray_id);
+  const headers = customHeaders(error.headers, "text/html; charset=utf-8");
+  return negotiatedResponse(error.request.method, error.fields.status, headers, body);
+}
+
+/**
+ * The largest body a custom page is served as (docs/custom-errors.md "Maximum rendered size"): a page accepted by
+ * the API is at most MAX_PAGE_BYTES with its value tokens at their longest, minus its one box token, plus one box.
+ */
+export const MAX_RENDERED_PAGE_BYTES = MAX_PAGE_BYTES + MAX_BOX_BYTES;
+
+/**
+ * The page with ONE box, at its class's first box token (contract §2.1: the token "at most once: a stored page
+ * never renders past a documented size"). The API refuses a second token (custom-pages/validate.ts); a page stored
+ * before that check may hold many (issue 19 item 3: 45,581 of them rendered 119,650,138 bytes per error), so the
+ * others are removed here, which bounds it to its own size plus one box (docs/custom-errors.md).
+ */
+export function withBox(page: string, id: PageId, box: string): string {
+  const [own, alias] = BOX_TOKENS[id];
+  const ownAt = page.indexOf(own);
+  const aliasAt = page.indexOf(alias);
+  const first = ownAt === -1 || (aliasAt !== -1 && aliasAt < ownAt) ? alias : own;
+  const at = first === own ? ownAt : aliasAt;
+  if (at === -1) return page;
+  const rest = page.slice(at + first.length);
+  const tail = rest.includes("_BOX::") ? rest.replaceAll(own, "").replaceAll(alias, "") : rest;
+  return page.slice(0, at) + box + tail;
+}
+
+/**
+ * Custom error rules on an origin's error response (contract §2.1): the rule sees the origin's status, and
+ * `edge.response.error_type` is "". A match replaces the body; `Content-Encoding`, `Content-Length`,
+ * `Content-Range` and `ETag` are dropped, `Ray-ID` and `Cache-Control: private, no-store` set. `null` = no rule
+ * matched: the origin's response passes through unchanged.
+ */
+export function applyToOriginError(
+  compiled: CompiledCustomErrors,
+  request: Request,
+  response: Response,
+  url?: URL,
+  ruleUrl?: RuleUrl,
+): Response | null {
+  if (!compiled.active || compiled.rules.length === 0 || response.status < 400) return null;
+  const info: ErrorInfo = { status: response.status, code1xxx: 0, errorType: "", responseHeaders: response.headers };
+  const matched = firstMatch(compiled, request, ruleUrl ?? ruleUrlOf(compiled, request, url), info);
+  if (!matched) return null;
+  void response.body?.cancel();
+  const headers = new Headers(response.headers);
+  for (const name of ["Content-Encoding", "Content-Length", "Content-Range", "ETag"]) headers.delete(name);
+  const rayId = newRayId();
+  headers.set("Ray-ID", rayId);
+  headers.set("Cache-Control", "private, no-store");
+  return serveRule(matched, request, headers, rayId, response.status);
+}
+
+/**
+ * The first enabled rule that matches. Only the rules the index names are evaluated, in order: the others cannot
+ * match (src/rules/guard.ts), so the first match is the same as in a pass over every rule. A rule over the evaluation
+ * budget is a non-match, logged (contract §2.2), so a rule can never turn an error page into a crash; the budget is
+ * the request's, shared with its request phases (src/rules/budget.ts).
+ */
+function firstMatch(
+  compiled: CompiledCustomErrors,
+  request: Request,
+  ruleUrl: RuleUrl,
+  error: ErrorInfo,
+): CompiledRule | null {
+  const context = customErrorFields.context({ request, ruleUrl, error });
+  for (const position of candidatesOf(compiled, context)) {
+    const candidate = compiled.rules[position] as CompiledRule;
+    const outcome = candidate.rule.evaluate(context);
+    if (outcome.kind === "match") return candidate;
+    if (outcome.kind === "over-budget")
+      logOverBudget({ zone: compiled.zone, phase: "http_custom_errors", rule: candidate.id, reason: outcome.reason });
+  }
+  return null;
+}
+
+/**
+ * The URL custom error rules see when the producer made none (a `/cdn-cgi/error/{code}` page, a preview): the host
+ * is the zone's (for a preview, the zone it names, not the API host), the path normalised per the zone's setting.
+ * Built on an error only; the path is normalised only if a rule reads it.
+ */
+function ruleUrlOf(compiled: CompiledCustomErrors, request: Request, url: URL | undefined): RuleUrl {
+  return new RuleUrl(url ?? new URL(request.url), compiled.zone, compiled.normalization);
+}
+
+/** The index's candidates; every position if reading a guarded field throws (it should not), so a fault costs speed. */
+function candidatesOf(compiled: CompiledCustomErrors, context: EvaluationContext): Iterable<number> {
+  try {
+    return compiled.index.candidates(context);
+  } catch {
+    return compiled.rules.keys();
+  }
+}
+
+function serveRule(matched: CompiledRule, request: Request, headers: Headers, rayId: string, status: number): Response {
+  const { content, content_type, status_code } = matched.parameters;
+  const out = customHeaders(headers, `${content_type}; charset=utf-8`);
+  const body = substituteTokens(content, request, rayId);
+  return negotiatedResponse(request.method, status_code ?? status, out, body);
+}
+
+/**
+ * The error's headers for an operator's own content: its Content-Type, and without our page's CSP (the operator's
+ * HTML may carry its own styles and scripts; a strict policy meant for our page would break it).
+ */
+function customHeaders(from: Headers, contentType: string): Headers {
+  const headers = new Headers(from);
+  headers.set("Content-Type", contentType);
+  headers.delete("Content-Security-Policy");
+  return headers;
+}
+
+/** `::RAY_ID::`, `::CLIENT_IP::`, `::GEO::`, each replaced only by a validated value (else by nothing). */
+export function substituteTokens(content: string, request: Request, rayId: string): string {
+  if (!content.includes("::")) return content;
+  return content
+    .replaceAll("::RAY_ID::", /^[0-9a-f]{16}$/.test(rayId) ? rayId : "")
+    .replaceAll("::CLIENT_IP::", clientIp(request))
+    .replaceAll("::GEO::", country(request));
+}
+
+/** `CF-Connecting-IP` when it is one valid address (contract §2.2), as its own characters (hex, `.`, `:`). */
+function clientIp(request: Request): string {
+  const raw = request.headers.get("cf-connecting-ip")?.trim() ?? "";
+  return raw !== "" && /^[0-9A-Fa-f:.]+$/.test(raw) && parseIp(raw) !== undefined ? raw : "";
+}
+
+/** `request.cf.country` when it is a two-letter code. */
+function country(request: Request): string {
+  const value = (request as { readonly cf?: Readonly<Record<string, unknown>> }).cf?.country;
+  return typeof value === "string" && /^[A-Z]{2}$/.test(value) ? value : "";
+}

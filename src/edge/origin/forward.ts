@@ -1,0 +1,93 @@
+/**
+ * The proxy (contract §3): forward one request to the zone's origin and stream the answer back, or say
+ * precisely why no answer could be had.
+ *
+ * Timeline of one request (connect and read timeouts are per zone):
+ *   t=0          fetch starts; the body streams from the client to the origin, nothing is buffered.
+ *   response     any status, streamed back unchanged (redirects are not followed).
+ *   fetch fails  → a TCP probe, then (https) a TLS probe, classify.ts picks the code.
+ *   t=connect    still pending → a TCP probe (racing the fetch): no connection → 522 (or 521/523/1016);
+ *                connected → the origin is just slow, keep waiting;
+ *   t=read       still pending → 524 (the invocation then ends, which cancels the upstream request).
+ * The happy path costs one timer; the probes run only after a failure or a stall.
+ */
+import { messageOf, err, ok, type Result } from "../../shared/result";
+import type { OriginTarget } from "../../shared/origin-url";
+import { classifyReachedOrigin, classifyTls, fetchErrorKind, unreachedOrigin, type OriginFailure } from "./classify";
+import type { Connector } from "./connector";
+import { upstreamHeaders, type RequestHeaderScan } from "./headers";
+import { TIMEOUT, within } from "./probe";
+
+/** Where and how patiently to forward. */
+export interface ForwardPlan {
+  readonly target: OriginTarget;
+  readonly connectTimeoutMs: number;
+  readonly readTimeoutMs: number;
+}
+
+type Settled =
+  { readonly kind: "response"; readonly response: Response } | { readonly kind: "error"; readonly message: string };
+
+/**
+ * The upstream request's init: a fresh one, never the incoming Request object (toolchain.md §8.2).
+ * No AbortSignal: when the proxy gives up (522, 524) it returns the error and the invocation ends, which
+ * cancels the pending subrequest and closes its connection (tested: "a 524 leaves no upstream connection
+ * open"); a signal on every request measured ~20 µs of CPU per request (docs/benchmarks.md).
+ */
+export function upstreamInit(request: Request, url: URL, scan: RequestHeaderScan): RequestInit {
+  const hasBody = request.method !== "GET" && request.method !== "HEAD";
+  return {
+    method: request.method,
+    headers: upstreamHeaders(request.headers, scan, { proto: url.protocol.slice(0, -1), host: url.host }),
+    body: hasBody ? request.body : null,
+    redirect: "manual",
+  };
+}
+
+/**
+ * `path` is the path and query the origin gets: the request's own (`url.pathname + url.search`) unless the zone's
+ * URL normalisation has scope `both` (contract §2.2; docs/origin.md).
+ */
+export async function forwardToOrigin(
+  request: Request,
+  url: URL,
+  scan: RequestHeaderScan,
+  plan: ForwardPlan,
+  connector: Connector,
+  path: string = url.pathname + url.search,
+): Promise<Result<Response, OriginFailure>> {
+  const started = Date.now();
+  const pending: Promise<Settled> = connector.fetch(plan.target.origin + path, upstreamInit(request, url, scan)).then(
+    (response): Settled => ({ kind: "response", response }),
+    (e: unknown): Settled => ({ kind: "error", message: messageOf(e) }),
+  );
+
+  let settled = await within(pending, Math.min(plan.connectTimeoutMs, plan.readTimeoutMs));
+  if (settled === TIMEOUT) {
+    // Still nothing at the connect timeout: is the origin reachable at all (522) or merely slow (524)?
+    const probe = connector.probeTcp(plan.target, plan.connectTimeoutMs);
+    const first = await Promise.race([pending, probe.then((p) => ({ kind: "probe" as const, probe: p }))]);
+    if (first.kind === "probe") {
+      if (first.probe.kind !== "open") {
+        return err(unreachedOrigin(first.probe, "no response headers yet"));
+      }
+      settled = await within(pending, plan.readTimeoutMs - (Date.now() - started));
+      if (settled === TIMEOUT) {
+        return err({ code: 524, cause: `connected, no response headers within ${plan.readTimeoutMs} ms` });
+      }
+    } else {
+      settled = first;
+    }
+  }
+  if (settled.kind === "response") return ok(settled.response);
+  return err(await diagnose(settled.message, plan, connector));
+}
+
+/** After a failed fetch: probe, then classify (only failures pay for this). */
+async function diagnose(message: string, plan: ForwardPlan, connector: Connector): Promise<OriginFailure> {
+  const tcp = await connector.probeTcp(plan.target, plan.connectTimeoutMs);
+  if (tcp.kind !== "open") return unreachedOrigin(tcp, `fetch failed: ${message}`);
+  const verdict = classifyReachedOrigin(fetchErrorKind(message), plan.target.scheme, message);
+  if (verdict.kind === "final") return verdict.failure;
+  return classifyTls(await connector.probeTls(plan.target, plan.connectTimeoutMs), message);
+}

@@ -1,0 +1,117 @@
+/**
+ * A zone's request-phase config, compiled once per zone document version (AGENTS.md; memo bounded per isolate,
+ * contract §8): the IP access matcher, the firewall rules and the rate-limiting rules, with the plan's limits of
+ * contract §2.1 applied (on `free`, at most 5 firewall rules and 1 rate-limiting rule are evaluated: the first
+ * enabled ones, in order; rules stored before a downgrade are kept, not evaluated).
+ */
+import { AccessMatcher } from "./ip-access";
+import { storedAccessRules } from "../../state/zone/access-rules/stored";
+import type { AccessRules } from "../../state/zone/access-rules/types";
+import { compileFirewall, type CompiledFirewall } from "./firewall/compile";
+import type { FirewallRulesetInput } from "../../state/zone/rulesets/firewall";
+import { compileRateLimits, type CompiledRateLimits } from "./rate-limit/compile";
+import type { RateLimitRulesetInput } from "../../state/zone/rulesets/ratelimit";
+import type { RuleProblem } from "../../rules/request-expressions";
+import { storedRuleset } from "../../state/zone/rulesets/stored";
+import type { StoredRule } from "../../state/zone/rulesets/validate";
+import type { Zone } from "../../state/zone/schema";
+import { VersionedMemo } from "../../state/zone/versioned-memo";
+
+export type PlanName = "free" | "pro" | "business" | "enterprise";
+
+/** Rules evaluated per request phase (contract §2.1). Paid plans are bounded by the write-time limits instead. */
+export const PLAN_REQUEST_LIMITS: Readonly<
+  Record<PlanName, { readonly firewall: number; readonly rateLimits: number }>
+> = {
+  free: { firewall: 5, rateLimits: 1 },
+  pro: { firewall: Infinity, rateLimits: Infinity },
+  business: { firewall: Infinity, rateLimits: Infinity },
+  enterprise: { firewall: Infinity, rateLimits: Infinity },
+};
+
+/** The sections of the zone document the request phases read (each absent when never written). */
+export interface RequestPhaseConfig {
+  readonly plan: PlanName;
+  readonly accessRules?: AccessRules;
+  readonly firewall?: FirewallRulesetInput;
+  readonly rateLimits?: RateLimitRulesetInput;
+}
+
+export interface CompiledRequestPhase {
+  /** null when the zone has no rule of that kind: the phase costs nothing. */
+  readonly access: AccessMatcher | null;
+  readonly firewall: CompiledFirewall | null;
+  readonly rateLimits: CompiledRateLimits | null;
+  /** Stored rules that cannot run (logged once, when compiled). */
+  readonly problems: readonly RuleProblem[];
+}
+
+export const REQUEST_PHASE_MEMO_SIZE = 1024;
+const memo = new VersionedMemo<CompiledRequestPhase>(REQUEST_PHASE_MEMO_SIZE);
+
+/** The compiled request phases of `zone` at `version`, compiled on the first request of that version. */
+export function compiledRequestPhase(zone: string, version: number, config: RequestPhaseConfig): CompiledRequestPhase {
+  return compiledRequestPhaseOf(zone, version, () => config);
+}
+
+/**
+ * The compiled request phases of a configured zone: the memo is looked up first, so a request of an unchanged
+ * version reads no section of the document and compiles nothing.
+ */
+export function zoneRequestPhase(zone: Zone): CompiledRequestPhase {
+  return compiledRequestPhaseOf(zone.zone, zone.version, () => requestPhaseConfig(zone));
+}
+
+function compiledRequestPhaseOf(zone: string, version: number, config: () => RequestPhaseConfig): CompiledRequestPhase {
+  return memo.get(zone, version, () => {
+    const compiled = compileRequestPhase(config());
+    for (const p of compiled.problems) {
+      console.error(
+        JSON.stringify({
+          event: "request_rule_unusable",
+          zone,
+          version,
+          phase: p.phase,
+          rule: p.ruleId,
+          cause: p.reason,
+        }),
+      );
+    }
+    return compiled;
+  });
+}
+
+/** The sections of the zone document the request phases read (written by src/state/zone/rulesets and src/state/zone/access-rules). */
+export function requestPhaseConfig(zone: Zone): RequestPhaseConfig {
+  const accessRules = storedAccessRules(zone.document);
+  const firewall = storedRuleset(zone.document, "http_request_firewall_custom");
+  const rateLimits = storedRuleset(zone.document, "http_ratelimit");
+  return {
+    plan: zone.settings.plan,
+    ...(accessRules ? { accessRules } : {}),
+    ...(firewall ? { firewall } : {}),
+    // Every stored http_ratelimit rule has its `ratelimit` (validated when written); the filter only narrows the type.
+    ...(rateLimits ? { rateLimits: { rules: rateLimits.rules.filter(hasRateLimit) } } : {}),
+  };
+}
+
+function hasRateLimit(
+  rule: StoredRule,
+): rule is StoredRule & { readonly ratelimit: NonNullable<StoredRule["ratelimit"]> } {
+  return rule.ratelimit !== undefined;
+}
+
+/** Compiles without the memo (tests, benchmarks). */
+export function compileRequestPhase(config: RequestPhaseConfig): CompiledRequestPhase {
+  const limits = PLAN_REQUEST_LIMITS[config.plan];
+  const access =
+    config.accessRules && config.accessRules.rules.length > 0 ? new AccessMatcher(config.accessRules) : null;
+  const firewall = config.firewall ? compileFirewall(config.firewall, limits.firewall) : null;
+  const rateLimits = config.rateLimits ? compileRateLimits(config.rateLimits, limits.rateLimits) : null;
+  return {
+    access: access && !access.empty ? access : null,
+    firewall: firewall && firewall.rules.length > 0 ? firewall : null,
+    rateLimits: rateLimits && rateLimits.rules.length > 0 ? rateLimits : null,
+    problems: [...(firewall?.problems ?? []), ...(rateLimits?.problems ?? [])],
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * Rate limiting on one request (contract §4): each enabled rule whose expression matches counts the request
+ * under its counting key in a `RateLimiter` object; the first rule that says "blocked" answers 1015 with
+ * `Retry-After` = whole seconds until the client may send again (rounded up, ≥ 1).
+ *
+ * Fail open (contract §3): a missing binding, a counter that throws, or one that does not answer within
+ * `COUNTER_TIMEOUT_MS` never blocks traffic; the request goes on and the failure is logged.
+ */
+import type { EvaluationContext } from "../../../rules";
+import { logOverBudget } from "../../../rules/over-budget-log";
+import { requestContext } from "../../../rules/request-expressions";
+import { BlockedCache } from "./blocked-cache";
+import { countingKey } from "../../../state/zone/rulesets/characteristics";
+import type { CompiledRateLimitRule, CompiledRateLimits } from "./compile";
+import type { CounterDecision } from "../../../state/rate-limiter/counter";
+import type { RateLimiter } from "../../../state/rate-limiter/rate-limiter";
+
+/** The bindings this needs; the binding may be absent (a deployment without it fails open). */
+export interface RateLimitEnv {
+  readonly RATE_LIMITER?: DurableObjectNamespace<RateLimiter>;
+}
+
+export type RateLimitDecision =
+  { readonly kind: "allow" } | { readonly kind: "block"; readonly retryAfter: number; readonly ruleId: string };
+
+/** How long a request waits for its counter before going on without it (fail open). */
+export const COUNTER_TIMEOUT_MS = 1000;
+
+const blocked = new BlockedCache();
+const ALLOW: RateLimitDecision = { kind: "allow" };
+
+export async function checkRateLimit(
+  env: RateLimitEnv,
+  zone: string,
+  limits: CompiledRateLimits,
+  request: Request,
+  now: number,
+  ctx: EvaluationContext = requestContext(request),
+): Promise<RateLimitDecision> {
+  for (const rule of limits.rules) {
+    const outcome = rule.rule.evaluate(ctx);
+    // Over budget (contract §2.2): a non-match, so the request is not counted; logged like every phase's.
+    if (outcome.kind === "over-budget")
+      logOverBudget({ zone, phase: "http_ratelimit", rule: rule.id, reason: outcome.reason });
+    if (outcome.kind !== "match") continue;
+    const until = await blockedUntil(env, zone, rule, ctx, request, now);
+    if (until !== undefined) return { kind: "block", retryAfter: retryAfterSeconds(until, now), ruleId: rule.id };
+  }
+  return ALLOW;
+}
+
+/** Contract §4: whole seconds until the client may send again, rounded up, at least 1. */
+export function retryAfterSeconds(blockedUntil: number, now: number): number {
+  return Math.max(1, Math.ceil((blockedUntil - now) / 1000));
+}
+
+/** The end of the client's block under `rule`, or undefined when the request may pass (counted, or failed open). */
+async function blockedUntil(
+  env: RateLimitEnv,
+  zone: string,
+  rule: CompiledRateLimitRule,
+  ctx: EvaluationContext,
+  request: Request,
+  now: number,
+): Promise<number | undefined> {
+  const key = await sha256Hex(countingKey(rule.characteristics, ctx, request));
+  // One object per (zone, rule, counting key): see rate-limiter.ts for why.
+  const name = `${zone}\n${rule.id}\n${key}`;
+  const cached = blocked.blockedUntil(name, now);
+  if (cached !== undefined) return cached;
+  const namespace = env.RATE_LIMITER;
+  if (namespace === undefined) {
+    log("rate_limiter_unavailable", zone, rule.id, "no RATE_LIMITER binding");
+    return undefined;
+  }
+  try {
+    const stub = namespace.get(namespace.idFromName(name));
+    const call = async (): Promise<CounterDecision> => {
+      const d = await stub.hit({
+        key,
+        period: rule.period,
+        requestsPerPeriod: rule.requestsPerPeriod,
+        mitigationTimeout: rule.mitigationTimeout,
+        now,
+      });
+      // A plain value of the union (RPC results are typed per member, not as the union).
+      return d.kind === "block" ? { kind: "block", blockedUntil: d.blockedUntil } : { kind: "allow" };
+    };
+    const decision = await withTimeout(call(), COUNTER_TIMEOUT_MS);
+    if (decision === null) {
+      log("rate_limiter_unavailable", zone, rule.id, `no answer within ${COUNTER_TIMEOUT_MS} ms`);
+      return undefined;
+    }
+    if (decision.kind === "allow") return undefined;
+    blocked.remember(name, decision.blockedUntil);
+    return decision.blockedUntil;
+  } catch (error) {
+    log("rate_limiter_unavailable", zone, rule.id, error instanceof Error ? error.message : String(error));
+    return undefined;
+  }
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | null> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+  }
+}
+
+const encoder = new TextEncoder();
+
+/** The counting key as 32 hex characters (128 bits of SHA-256): fixed size whatever the header values. */
+async function sha256Hex(text: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
+  let hex = "";
+  for (let i = 0; i < 16; i++) hex += (digest[i] ?? 0).toString(16).padStart(2, "0");
+  return hex;
+}
+
+/** Fail-open: one structured line each (contract §3: the failure is logged). */
+function log(event: string, zone: string, ruleId: string, cause: string): void {
+  console.error(JSON.stringify({ event, zone, phase: "http_ratelimit", rule: ruleId, cause }));
+}

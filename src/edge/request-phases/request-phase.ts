@@ -1,0 +1,76 @@
+/**
+ * The request phases of zone traffic (contract §4), in the issue's order, each short-circuiting:
+ *   IP access (1006 / 1009) → firewall custom rules (1020) → rate limiting (1015 + Retry-After) → origin.
+ * Runs after the loop check and the zone lookup; its `error` outcome goes to `errorResponse` (src/errors/
+ * pipeline.ts) with `retryAfter`, so custom error rules and pages apply to these codes like to any other.
+ * Returns values, never Responses (AGENTS.md).
+ */
+import { clientAddress, clientCountry } from "../../state/zone/access-rules/address";
+import { evaluateFirewall } from "./firewall/evaluate";
+import { checkRateLimit, type RateLimitEnv } from "./rate-limit/check";
+import type { CompiledRequestPhase } from "./compile";
+import { logOverBudget } from "../../rules/over-budget-log";
+import { requestContext } from "../../rules/request-expressions";
+import type { RuleUrl } from "../../shared/rule-url";
+
+export type RequestPhaseOutcome =
+  | { readonly kind: "pass" }
+  | {
+      readonly kind: "error";
+      readonly code: 1006 | 1009 | 1015 | 1020;
+      readonly retryAfter?: number;
+      readonly cause: string;
+    };
+
+export interface RequestPhaseScope {
+  readonly env: RateLimitEnv;
+  /** The zone (requested hostname, lower-case, no port). */
+  readonly zone: string;
+  /** Milliseconds since the epoch (injectable for tests). */
+  readonly now: number;
+  /** The URL as rules see it: zone host, normalised path (contract §2.2); the defaults when absent. */
+  readonly ruleUrl?: RuleUrl;
+}
+
+const PASS: RequestPhaseOutcome = { kind: "pass" };
+
+export async function requestPhase(
+  compiled: CompiledRequestPhase,
+  request: Request,
+  scope: RequestPhaseScope,
+): Promise<RequestPhaseOutcome> {
+  // 1. IP access rules: the client address only from CF-Connecting-IP, validated; the country from request.cf.
+  if (compiled.access !== null) {
+    const decision = compiled.access.decide({ address: clientAddress(request), country: clientCountry(request) });
+    if (decision.kind === "block_ip")
+      return { kind: "error", code: 1006, cause: `IP access rule ${decision.ruleId} blocks the client address` };
+    if (decision.kind === "block_country")
+      return { kind: "error", code: 1009, cause: `IP access rule ${decision.ruleId} blocks the client country` };
+  }
+  if (compiled.firewall === null && compiled.rateLimits === null) return PASS;
+
+  // One lazy field context for both expression phases: a field read by both is computed once.
+  const ctx = requestContext(request, scope.ruleUrl);
+  // 2. Firewall custom rules.
+  if (compiled.firewall !== null) {
+    const decision = evaluateFirewall(compiled.firewall, ctx);
+    // Over-budget rules (contract §2.2): one event for every phase, volume bounded per rule (over-budget-log.ts).
+    for (const p of decision.problems)
+      logOverBudget({ zone: scope.zone, phase: p.phase, rule: p.ruleId, reason: p.reason });
+    if (decision.kind === "block")
+      return { kind: "error", code: 1020, cause: `firewall rule ${decision.ruleId} blocks the request` };
+  }
+  // 3. Rate limiting (fails open, contract §3).
+  if (compiled.rateLimits !== null) {
+    const decision = await checkRateLimit(scope.env, scope.zone, compiled.rateLimits, request, scope.now, ctx);
+    if (decision.kind === "block") {
+      return {
+        kind: "error",
+        code: 1015,
+        retryAfter: decision.retryAfter,
+        cause: `rate-limiting rule ${decision.ruleId} exceeded`,
+      };
+    }
+  }
+  return PASS;
+}

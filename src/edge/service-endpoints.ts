@@ -1,0 +1,149 @@
+/**
+ * Service endpoints on every host under SERVICE_PREFIX (contract §1.6):
+ *   GET|HEAD {prefix}/error/{code}    the error as if it had just occurred on this zone (through the pipeline)
+ *   GET|HEAD {prefix}/errors          the reference of every code
+ *   GET|HEAD {prefix}/errors/{code}   the reference page of one code (the target of `type`)
+ * An unknown or malformed code, or an unknown path, answers a 404 RFC 9457 problem; another method 405 + `Allow`.
+ *
+ * Dispatch is a direct match of the path (three fixed shapes), not itty-router: itty's `Router.fetch` re-parses the
+ * URL and builds `request.query` with `[].concat` per repeated key, which is quadratic in the query string
+ * (16,000 `a=1` pairs took ~650 ms of CPU per request, measured) and runs before any handler on every host; these
+ * endpoints read no query at all. Handlers never copy the request (toolchain.md §8.2).
+ */
+import type { Settings } from "../shared/settings";
+import { customizationFor } from "./custom-errors/apply";
+import { compiledCustomErrors } from "./custom-errors/compiled";
+import { cachedZone, zoneConfig } from "../state/zone/cache";
+import { zoneOf } from "../shared/host";
+import { err, ok, type Result } from "../shared/result";
+import { catalogEntry, type CatalogEntry } from "../errors/catalog";
+import { chooseErrorFormat } from "../errors/format";
+import { negotiatedResponse, serviceHeaders } from "../errors/headers";
+import { errorResponse, typeUri } from "../errors/pipeline";
+import { PROBLEMS, renderProblem, type Problem } from "../errors/problem";
+import { referenceEntry, renderReferenceEntry, renderReferenceList } from "../errors/reference";
+
+const ALLOW = ["GET", "HEAD"] as const;
+/** The reference changes only on deploy; a short shared-cache lifetime keeps it fresh after one. */
+const REFERENCE_CACHE_CONTROL = "public, max-age=300";
+const PROBLEM_CACHE_CONTROL = "private, no-store";
+
+export async function handleServiceRequest(
+  request: Request,
+  env: Env,
+  ctx: ExecutionContext,
+  settings: Settings,
+  url: URL = new URL(request.url),
+): Promise<Response> {
+  const route = serviceRoute(url.pathname, settings.servicePrefix);
+  if (route.kind === "unknown") return problemResponse(request, PROBLEMS.unknownPath());
+  if (request.method !== "GET" && request.method !== "HEAD") {
+    return problemResponse(request, PROBLEMS.methodNotAllowed(ALLOW), { Allow: ALLOW.join(", ") });
+  }
+  switch (route.kind) {
+    case "error":
+      return previewError(request, url, route.code, settings, env, ctx);
+    case "errors":
+      return referenceList(request, settings);
+    case "errors-code":
+      return referencePage(request, route.code, settings);
+  }
+}
+
+/** Which endpoint a path names; the code segment is still raw (validated by `parseCode`). */
+export type ServiceRoute =
+  | { readonly kind: "error"; readonly code: string }
+  | { readonly kind: "errors" }
+  | { readonly kind: "errors-code"; readonly code: string }
+  | { readonly kind: "unknown" };
+
+/**
+ * `{prefix}/error/{code}`, `{prefix}/errors`, `{prefix}/errors/{code}`, each with optional trailing slashes; the
+ * prefix is matched literally (it is a var, never a pattern). Pure; exported for tests.
+ */
+export function serviceRoute(path: string, prefix: string): ServiceRoute {
+  if (!path.startsWith(prefix + "/")) return UNKNOWN;
+  // Trailing slashes trimmed by a loop: `/\/+$/` backtracks quadratically on a long run of inner slashes.
+  let end = path.length;
+  while (end > prefix.length + 1 && path.charCodeAt(end - 1) === 0x2f) end--;
+  const rest = path.slice(prefix.length + 1, end);
+  if (rest === "errors") return ERRORS;
+  const slash = rest.indexOf("/");
+  if (slash === -1 || rest.indexOf("/", slash + 1) !== -1) return UNKNOWN;
+  const head = rest.slice(0, slash);
+  const code = rest.slice(slash + 1);
+  if (code === "") return UNKNOWN;
+  if (head === "error") return { kind: "error", code };
+  if (head === "errors") return { kind: "errors-code", code };
+  return UNKNOWN;
+}
+
+const UNKNOWN: ServiceRoute = { kind: "unknown" };
+const ERRORS: ServiceRoute = { kind: "errors" };
+
+/**
+ * A code in a path is a canonical decimal integer that exists: no sign, no leading zero, no exponent, no
+ * fraction, no padding, no percent-encoding (`0522`, `-1`, `1e3`, `522.0`, ` 522`, `%00` are all refused). The
+ * length check comes first so a 10 KB segment costs nothing.
+ */
+export function parseCode(segment: string): Result<CatalogEntry, "malformed" | "unknown"> {
+  if (segment.length > 6 || !/^[1-9][0-9]*$/.test(segment)) return err("malformed");
+  const entry = catalogEntry(Number(segment));
+  return entry ? ok(entry) : err("unknown");
+}
+
+/**
+ * `{prefix}/error/{code}`: the error as if it had just occurred on this zone, with the zone's custom error rules
+ * and pages applied (contract §1.6, §2.1): exactly what the zone would serve to this request.
+ */
+async function previewError(
+  request: Request,
+  url: URL,
+  segment: string,
+  settings: Settings,
+  env: Env,
+  invocation: ExecutionContext,
+): Promise<Response> {
+  const code = parseCode(segment);
+  if (!code.ok) return problemResponse(request, PROBLEMS.unknownCode());
+  const zone = zoneOf(url);
+  const cached = cachedZone(zone); // the hot path: a Map lookup, no promise
+  const config = cached === undefined ? await zoneConfig(env, zone) : ok(cached);
+  if (!config.ok) {
+    return errorResponse({ code: 500, request, url, cause: config.error.cause }, { settings, zone, invocation });
+  }
+  const customization = config.value ? customizationFor(compiledCustomErrors(config.value), env.CONFIG) : undefined;
+  return errorResponse(
+    { code: code.value.code, request, url, cause: "preview endpoint" },
+    { settings, zone, customization, invocation },
+  );
+}
+
+async function referenceList(request: Request, settings: Settings): Promise<Response> {
+  const choice = chooseErrorFormat(request.headers.get("Accept"));
+  // Rendered per request: the reference is not a hot path, and no benchmark row showed a cache paying (issue 8).
+  const body = renderReferenceList((code) => typeUri(code, request.url, settings), choice);
+  const headers = await serviceHeaders(choice, REFERENCE_CACHE_CONTROL);
+  return negotiatedResponse(request.method, 200, headers, body);
+}
+
+async function referencePage(request: Request, segment: string, settings: Settings): Promise<Response> {
+  const code = parseCode(segment);
+  if (!code.ok) return problemResponse(request, PROBLEMS.unknownCode());
+  const choice = chooseErrorFormat(request.headers.get("Accept"));
+  const entry = referenceEntry(code.value, typeUri(code.value.code, request.url, settings));
+  const body = renderReferenceEntry(entry, choice, `${settings.servicePrefix}/errors`);
+  const headers = await serviceHeaders(choice, REFERENCE_CACHE_CONTROL);
+  return negotiatedResponse(request.method, 200, headers, body);
+}
+
+async function problemResponse(
+  request: Request,
+  problem: Problem,
+  extra: Record<string, string> = {},
+): Promise<Response> {
+  const choice = chooseErrorFormat(request.headers.get("Accept"));
+  const headers = await serviceHeaders(choice, PROBLEM_CACHE_CONTROL);
+  for (const [name, value] of Object.entries(extra)) headers.set(name, value);
+  return negotiatedResponse(request.method, problem.status, headers, renderProblem(problem, choice));
+}

@@ -1,0 +1,160 @@
+/**
+ * Zone traffic: everything that is neither a service endpoint nor the management API (contract §0 step 3).
+ * Cheap refusals first, then the zone (per-isolate cache, KV behind it), then its request phases, then the origin:
+ *   IP-literal host → 1003 · own CDN-Loop mark → 1000 · not a DNS hostname → 1001 (no KV read) ·
+ *   CONFIG failing → 500 · no zone and no DEFAULT_ORIGIN → 1001 ·
+ *   headers over the zone's limit → 1038 (a limit, checked before any rule runs, §8) ·
+ *   IP access → 1006/1009 · firewall → 1020 · rate limiting → 1015 (§4, src/edge/request-phases) ·
+ *   origin failures → 52x/502/1016 (§3).
+ * Every error goes through the one pipeline with the zone's customisation, so custom rules and pages apply.
+ */
+import type { Settings } from "../shared/settings";
+import { errorResponse } from "../errors/pipeline";
+import { hostnameProblem, hostnameProblemMessage, isIpLiteral, zoneOf } from "../shared/host";
+import { RuleUrl } from "../shared/rule-url";
+import { DEFAULT_URL_NORMALIZATION, type UrlNormalization } from "../shared/url-normalise";
+import { zoneUrlNormalization } from "../state/zone/url-normalization/stored";
+import { connectorFor } from "./origin/connector";
+import { forwardToOrigin, type ForwardPlan } from "./origin/forward";
+import { scanRequestHeaders } from "./origin/headers";
+import { applyToOriginError, customizationFor } from "./custom-errors/apply";
+import { compiledCustomErrors } from "./custom-errors/compiled";
+import { zoneRequestPhase } from "./request-phases/compile";
+import { requestPhase } from "./request-phases/request-phase";
+import type { ErrorCustomization } from "../errors/pipeline";
+import { cachedZone, zoneConfig } from "../state/zone/cache";
+import { err, ok, type Result } from "../shared/result";
+import { parseOriginUrl, pointsAtApi, type OriginTarget } from "../shared/origin-url";
+import { ZONE_LIMITS, type Zone, type ZoneSettings } from "../state/zone/schema";
+
+interface Route {
+  readonly plan: ForwardPlan;
+  readonly maxRequestHeaderBytes: number;
+}
+
+export async function handleZoneTraffic(
+  request: Request,
+  env: Env,
+  ctx: ExecutionContext,
+  settings: Settings,
+  url: URL = new URL(request.url),
+): Promise<Response> {
+  const zone = zoneOf(url);
+  // Errors before the zone's config is known have no customisation; after it, the zone's rules and pages apply.
+  let customization: ErrorCustomization | undefined;
+  // The URL as rules see it (contract §2.2: zone host, path normalised per the zone's setting), made once the
+  // zone is known and only if something reads it; its path is normalised at most once, on first read.
+  let normalization: UrlNormalization = DEFAULT_URL_NORMALIZATION;
+  let view: RuleUrl | undefined;
+  const ruleUrl = (): RuleUrl => (view ??= new RuleUrl(url, zone, normalization));
+  const fail = (code: number, cause: string, retryAfter?: number): Promise<Response> => {
+    const event = { code, request, url, cause, ...(customization ? { ruleUrl: ruleUrl() } : {}) };
+    return errorResponse(retryAfter === undefined ? event : { ...event, retryAfter }, {
+      settings,
+      zone,
+      customization,
+      invocation: ctx,
+    });
+  };
+
+  // Contract §4: an IP literal is never a zone (API hosts never reach this function).
+  if (isIpLiteral(zone)) return fail(1003, `direct IP access to ${zone}`);
+  // RFC 8586: our own mark means this request already went through this service once.
+  const headers = scanRequestHeaders(request.headers); // one pass: loop mark, size, fields to forward
+  if (headers.loop) return fail(1000, "CDN-Loop already carries this service's mark");
+
+  let config = cachedZone(zone);
+  if (config === undefined) {
+    // Contract §4 1001: a Host that is not a DNS hostname is never a zone, whatever DEFAULT_ORIGIN (docs/producers.md).
+    const problem = hostnameProblem(zone);
+    if (problem !== null) return fail(1001, `host is not a hostname: ${hostnameProblemMessage(problem)}`);
+    const found = await zoneConfig(env, zone);
+    if (!found.ok) return fail(500, found.error.cause);
+    config = found.value;
+  }
+  if (config) normalization = zoneUrlNormalization(config);
+  const custom = config ? compiledCustomErrors(config) : null;
+  if (custom) customization = customizationFor(custom, env.CONFIG);
+  const route = config ? zoneRoute(config) : defaultRoute(settings);
+  if (route === null) return fail(1001, "no zone config and no DEFAULT_ORIGIN");
+  if (!route.ok) return fail(500, route.error);
+
+  if (headers.bytes > route.value.maxRequestHeaderBytes) {
+    return fail(1038, `request headers are ${headers.bytes} bytes, limit ${route.value.maxRequestHeaderBytes}`);
+  }
+
+  if (config) {
+    // Contract §4: IP access → firewall → rate limiting, each short-circuiting. The clock is `Date.now()` here;
+    // `requestPhase` takes it as a value so tests can move it (docs/producers.md).
+    const phases = zoneRequestPhase(config);
+    // A zone without request-phase rules pays one memo lookup, no promise (issue 12: the proxy's own cost).
+    if (phases.access !== null || phases.firewall !== null || phases.rateLimits !== null) {
+      const phase = await requestPhase(phases, request, { env, zone, now: Date.now(), ruleUrl: ruleUrl() });
+      if (phase.kind === "error") return fail(phase.code, phase.cause, phase.retryAfter);
+    }
+  }
+
+  // The origin gets the original path unless the zone's scope is `both` (contract §2.2; docs/origin.md).
+  const path = normalization.scope === "both" ? ruleUrl().originPath : url.pathname + url.search;
+  const result = await forwardToOrigin(request, url, headers, route.value.plan, connectorFor(env), path);
+  if (!result.ok) return fail(result.error.code, result.error.cause);
+  // Custom error rules also see the origin's own errors (contract §2.1); pages and defaults never replace them.
+  if (custom && result.value.status >= 400)
+    return applyToOriginError(custom, request, result.value, url, ruleUrl()) ?? result.value;
+  return result.value;
+}
+
+/** Where traffic goes and the limits it meets: the same shape for a configured zone and for DEFAULT_ORIGIN. */
+function routeTo(
+  target: OriginTarget,
+  limits: Pick<ZoneSettings, "connect_timeout" | "read_timeout" | "max_request_header_bytes">,
+): Route {
+  return {
+    plan: { target, connectTimeoutMs: limits.connect_timeout * 1000, readTimeoutMs: limits.read_timeout * 1000 },
+    maxRequestHeaderBytes: limits.max_request_header_bytes,
+  };
+}
+
+/** A zone's route, built once per zone document (the cache keeps the `Zone` object; routes are memoised by it). */
+const zoneRoutes = new WeakMap<Zone, Route>();
+function zoneRoute(zone: Zone): Result<Route, string> {
+  let route = zoneRoutes.get(zone);
+  if (!route) {
+    route = routeTo(zone.target, zone.settings);
+    zoneRoutes.set(zone, route);
+  }
+  return ok(route);
+}
+
+const DEFAULT_LIMITS = {
+  connect_timeout: ZONE_LIMITS.connectTimeout.default,
+  read_timeout: ZONE_LIMITS.readTimeout.default,
+  max_request_header_bytes: ZONE_LIMITS.maxRequestHeaderBytes.default,
+} as const;
+
+/**
+ * The route of a host without zone config. DEFAULT_ORIGIN is an origin like any other (contract §3): never a host
+ * of API_HOSTS on any port, so a misconfigured value answers a structured 500 instead of handing zone traffic to
+ * the management API.
+ */
+function defaultRoute(settings: Settings): Result<Route, string> | null {
+  const route = parsedDefaultRoute(settings.defaultOrigin);
+  if (route?.ok && pointsAtApi(route.value.plan.target, settings.apiHosts)) {
+    return err("DEFAULT_ORIGIN must not be a host of API_HOSTS (contract §3)");
+  }
+  return route;
+}
+
+// DEFAULT_ORIGIN is parsed once per distinct value per isolate.
+let defaultKey: string | null = null;
+let defaultValue: Result<Route, string> | null = null;
+
+function parsedDefaultRoute(origin: string | null): Result<Route, string> | null {
+  if (origin === null) return null;
+  if (origin !== defaultKey) {
+    defaultKey = origin;
+    const target = parseOriginUrl(origin);
+    defaultValue = target.ok ? ok(routeTo(target.value, DEFAULT_LIMITS)) : err(`DEFAULT_ORIGIN ${target.error}`);
+  }
+  return defaultValue;
+}

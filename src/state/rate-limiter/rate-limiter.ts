@@ -1,0 +1,183 @@
+/**
+ * `RateLimiter`: the counters of rate-limiting rules (contract §0 `RATE_LIMITER`, §4), a SQLite-backed Durable
+ * Object. One object per (zone, rule, counting key) (check.ts names them), so one hot zone or one flooding client
+ * never serialises anybody else's traffic; the table is keyed anyway, so a coarser sharding would work unchanged.
+ *
+ * Cost per counted request: the RPC and a `Map` update. The object is single-threaded, so its in-memory state is
+ * the truth while it lives; SQLite is written behind (issue 10's benchmark: a write per request held every answer
+ * behind the storage output gate, 0.45× → 0.6× of a zone without rules):
+ *   - a block is written through (it must outlive the object: a restarted object still blocks);
+ *   - other changes mark the counter dirty and arm a flush alarm `FLUSH_MS` ahead, so a busy counter costs one
+ *     row write and two alarm writes per second, whatever its request rate;
+ *   - a counter is read from SQLite once per object lifetime.
+ * Loss bound: an object that dies between a count and its flush (a deploy, a crash; an idle object is evicted
+ * only long after its flush) forgets at most `FLUSH_MS` of counts; never a block.
+ * State expires with alarms (contract §8): the alarm flushes, deletes rows past their expiry and re-arms for the
+ * next one; an object left with no row deletes its storage.
+ *
+ * The clock is the caller's `now` (the edge's `Date.now()`, injectable for tests). The alarm compares expiries
+ * with the later of the object's clock and the latest caller clock it saw, so state counted on a caller's clock
+ * expires on that clock too (a caller running ahead only makes deletion earlier by that skew).
+ * Invalid input throws (a bug of the caller): the caller fails open (contract §3).
+ */
+import { DurableObject } from "cloudflare:workers";
+import { countRequest, expiresAt, type CounterDecision, type CounterState } from "./counter";
+import { RATE_LIMIT_BOUNDS } from "../zone/rulesets/ratelimit";
+
+export interface HitInput {
+  /** The counting key (a hash of the characteristics' values). */
+  readonly key: string;
+  readonly period: number;
+  readonly requestsPerPeriod: number;
+  readonly mitigationTimeout: number;
+  /** Milliseconds since the epoch on the caller's clock. */
+  readonly now: number;
+}
+
+interface Row extends Record<string, SqlStorageValue> {
+  window_start: number;
+  count: number;
+  previous: number;
+  blocked_until: number;
+  expires_at: number;
+}
+
+const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS counters (
+     key TEXT PRIMARY KEY,
+     window_start INTEGER NOT NULL,
+     count INTEGER NOT NULL,
+     previous INTEGER NOT NULL,
+     blocked_until INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL
+   ) WITHOUT ROWID`,
+  "CREATE INDEX IF NOT EXISTS counters_expiry ON counters (expires_at)",
+];
+
+/** How long a counted request may stay only in memory (the write-behind delay, see the header). */
+export const FLUSH_MS = 1000;
+
+interface Entry {
+  state: CounterState;
+  expiry: number;
+  /** Changed since it was last written. */
+  dirty: boolean;
+}
+
+export class RateLimiter extends DurableObject<Env> {
+  private ready = false;
+  /** The counters this instance has touched: the truth while it lives (one per object with the default sharding). */
+  private readonly entries = new Map<string, Entry>();
+  /** The alarm time this instance set (null: none known); avoids an alarm write per request. */
+  private alarmAt: number | null = null;
+  /** The latest caller clock seen by this instance (see the header). */
+  private latestNow = 0;
+
+  /** Counts one request (or refuses to, while blocked) and says whether it may pass. */
+  hit(input: HitInput): CounterDecision {
+    const { key, now } = input;
+    checkInput(input);
+    if (now > this.latestNow) this.latestNow = now;
+    const entry = this.entries.get(key) ?? this.load(key);
+    const periodMs = input.period * 1000;
+    const step = countRequest(
+      entry?.state ?? null,
+      { periodMs, limit: input.requestsPerPeriod, timeoutMs: input.mitigationTimeout * 1000 },
+      now,
+    );
+    if (step.changed) {
+      const next: Entry = { state: step.state, expiry: expiresAt(step.state, periodMs), dirty: true };
+      this.entries.set(key, next);
+      if (step.decision.kind === "block") {
+        this.write(key, next); // written through: a block survives the object
+        this.armFor(next.expiry);
+      } else {
+        this.armFor(Math.min(next.expiry, Date.now() + FLUSH_MS));
+      }
+    }
+    return step.decision;
+  }
+
+  /** Deletes expired counters; re-arms for the next expiry, or drops the object's storage when none is left. */
+  override async alarm(): Promise<void> {
+    this.alarmAt = null;
+    for (const [key, entry] of this.entries) if (entry.dirty) this.write(key, entry);
+    const sql = this.sql();
+    const cutoff = Math.max(Date.now(), this.latestNow);
+    sql.exec("DELETE FROM counters WHERE expires_at <= ?", cutoff);
+    for (const [key, entry] of this.entries) if (entry.expiry <= cutoff) this.entries.delete(key);
+    const next = sql.exec<{ next: number | null }>("SELECT MIN(expires_at) AS next FROM counters").one().next;
+    if (next === null) {
+      await this.ctx.storage.deleteAll();
+      this.ready = false; // deleteAll dropped the table too
+      return;
+    }
+    this.armFor(next);
+  }
+
+  private load(key: string): Entry | undefined {
+    const row = this.sql()
+      .exec<Row>("SELECT window_start, count, previous, blocked_until, expires_at FROM counters WHERE key = ?", key)
+      .toArray()[0];
+    if (row === undefined) return undefined;
+    const entry: Entry = {
+      state: {
+        windowStart: row.window_start,
+        count: row.count,
+        previous: row.previous,
+        blockedUntil: row.blocked_until,
+      },
+      expiry: row.expires_at,
+      dirty: false,
+    };
+    this.entries.set(key, entry);
+    return entry;
+  }
+
+  private write(key: string, entry: Entry): void {
+    const s = entry.state;
+    this.sql().exec(
+      `INSERT INTO counters (key, window_start, count, previous, blocked_until, expires_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET window_start = excluded.window_start, count = excluded.count,
+         previous = excluded.previous, blocked_until = excluded.blocked_until, expires_at = excluded.expires_at`,
+      key,
+      s.windowStart,
+      s.count,
+      s.previous,
+      s.blockedUntil,
+      entry.expiry,
+    );
+    entry.dirty = false;
+  }
+
+  private armFor(expiry: number): void {
+    if (this.alarmAt !== null && this.alarmAt <= expiry) return;
+    this.alarmAt = expiry;
+    void this.ctx.storage.setAlarm(expiry);
+  }
+
+  private sql(): SqlStorage {
+    const sql = this.ctx.storage.sql;
+    if (!this.ready) {
+      for (const statement of SCHEMA) sql.exec(statement);
+      this.ready = true;
+    }
+    return sql;
+  }
+}
+
+function checkInput(input: HitInput): void {
+  const b = RATE_LIMIT_BOUNDS;
+  const whole = (n: number, min: number, max: number) => Number.isInteger(n) && n >= min && n <= max;
+  if (
+    typeof input.key !== "string" ||
+    input.key.length === 0 ||
+    input.key.length > 256 ||
+    !whole(input.period, b.period.min, b.period.max) ||
+    !whole(input.requestsPerPeriod, b.requestsPerPeriod.min, b.requestsPerPeriod.max) ||
+    !whole(input.mitigationTimeout, b.mitigationTimeout.min, b.mitigationTimeout.max) ||
+    !Number.isFinite(input.now)
+  ) {
+    throw new TypeError("RateLimiter.hit: invalid input");
+  }
+}

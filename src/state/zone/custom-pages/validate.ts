@@ -1,0 +1,103 @@
+/**
+ * Zone error pages (contract §2.1 step 2, §6): `500_errors` for 5xx, `1000_errors` for 1xxx. Pure validation of
+ * `PUT /zones/{zone}/custom_pages/{id}` bodies: `{state: "customized", content}` or `{state: "default"}`.
+ * A page must contain `<head>` and `</head>` and its class's box token exactly once (the published `::CLOUDFLARE_…::`
+ * spellings are accepted as aliases and count with it), never the other class's; at most 1.5 MB (in practice the
+ * 1 MiB body limit of contract §8 comes first), its value tokens at their longest included. Paid plans only.
+ *
+ * Why once (contract §2.1 "at most once: a stored page never renders past a documented size"; issue 19 item 3):
+ * each token becomes a whole box (~14 KB), so a 1 MiB page of 45,581 tokens rendered 119,650,138 bytes on every
+ * error of the zone. With one box and the value tokens bounded here, a page renders to at most
+ * MAX_RENDERED_PAGE_BYTES (edge/custom-errors/apply.ts); the renderer also replaces only the first box token, so a page
+ * stored before this check is bounded too.
+ */
+import { err, ok, type Result } from "../../../shared/result";
+import type { Plan } from "../schema";
+
+export const PAGE_IDS = ["500_errors", "1000_errors"] as const;
+export type PageId = (typeof PAGE_IDS)[number];
+
+/** The box tokens of each class: ours first, then the published platform's alias. */
+export const BOX_TOKENS: Readonly<Record<PageId, readonly [string, string]>> = {
+  "500_errors": ["::EDGE_ERROR_500S_BOX::", "::CLOUDFLARE_ERROR_500S_BOX::"],
+  "1000_errors": ["::EDGE_ERROR_1000S_BOX::", "::CLOUDFLARE_ERROR_1000S_BOX::"],
+};
+
+export const MAX_PAGE_BYTES = 1_500_000;
+
+/**
+ * How much longer than its token a value token's value can be, in bytes: `::RAY_ID::` (10) → 16 hex characters;
+ * `::CLIENT_IP::` (13) → an IP address, at most 45 characters (`parseIp` refuses longer text); `::GEO::` (7) → 2.
+ */
+const TOKEN_GROWTH: readonly (readonly [string, number])[] = [
+  ["::RAY_ID::", 16 - 10],
+  ["::CLIENT_IP::", 45 - 13],
+];
+
+/** Non-overlapping occurrences of `part` in `text` (a token cannot overlap itself: it starts and ends with `::`). */
+export function occurrences(text: string, part: string): number {
+  let count = 0;
+  for (let at = text.indexOf(part); at !== -1; at = text.indexOf(part, at + part.length)) count++;
+  return count;
+}
+
+export function isPageId(value: string): value is PageId {
+  return (PAGE_IDS as readonly string[]).includes(value);
+}
+
+/** The page class of a generated error (contract §2.1: `500_errors` for 5xx, `1000_errors` for 1xxx). */
+export function pageClassOf(code: number): PageId {
+  return code >= 1000 ? "1000_errors" : "500_errors";
+}
+
+export type PageBody = { readonly state: "default" } | { readonly state: "customized"; readonly content: string };
+
+export type PageFailure =
+  | { readonly kind: "plan-forbids"; readonly plan: Plan }
+  | { readonly kind: "invalid-page"; readonly field: string; readonly message: string };
+
+export function parsePageBody(body: unknown, id: PageId, plan: Plan): Result<PageBody, PageFailure> {
+  if (plan === "free") return err({ kind: "plan-forbids", plan });
+  const invalid = (field: string, message: string): Result<never, PageFailure> =>
+    err({ kind: "invalid-page", field, message });
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return invalid("body", "must be a JSON object");
+  const input = body as Record<string, unknown>;
+  const unknown = Object.keys(input).find((k) => k !== "state" && k !== "content");
+  if (unknown !== undefined) return invalid(unknown, "is not a custom page field");
+  if (input.state === "default") {
+    return input.content === undefined
+      ? ok({ state: "default" })
+      : invalid("content", "must be absent when state is default");
+  }
+  if (input.state !== "customized") return invalid("state", 'must be "customized" or "default"');
+  const content = input.content;
+  if (typeof content !== "string" || content.length === 0) return invalid("content", "must be a non-empty HTML string");
+  const size = new TextEncoder().encode(content).byteLength;
+  if (size > MAX_PAGE_BYTES) return invalid("content", `must be at most ${MAX_PAGE_BYTES} bytes`);
+  const growth = TOKEN_GROWTH.reduce((sum, [token, extra]) => sum + occurrences(content, token) * extra, 0);
+  if (size + growth > MAX_PAGE_BYTES) {
+    return invalid(
+      "content",
+      `must be at most ${MAX_PAGE_BYTES} bytes once its ::RAY_ID:: and ::CLIENT_IP:: tokens are replaced (up to ${size + growth})`,
+    );
+  }
+  const lower = content.toLowerCase();
+  if (!lower.includes("<head>") || !lower.includes("</head>"))
+    return invalid("content", "must contain <head> and </head>");
+  const [own, alias] = BOX_TOKENS[id];
+  const ownCount = occurrences(content, own);
+  const aliasCount = occurrences(content, alias);
+  if (ownCount + aliasCount === 0) return invalid("content", `must contain the ${id} box token ${own} (or ${alias})`);
+  if (ownCount + aliasCount > 1) {
+    const found = [ownCount > 0 && `${own} ×${ownCount}`, aliasCount > 0 && `${alias} ×${aliasCount}`].filter(Boolean);
+    return invalid(
+      "content",
+      `must contain the ${id} box token once, found it ${ownCount + aliasCount} times (${found.join(", ")})`,
+    );
+  }
+  const other = id === "500_errors" ? BOX_TOKENS["1000_errors"] : BOX_TOKENS["500_errors"];
+  const wrong = other.find((token) => content.includes(token));
+  if (wrong !== undefined)
+    return invalid("content", `must not contain ${wrong}, the box token of the other page class`);
+  return ok({ state: "customized", content });
+}

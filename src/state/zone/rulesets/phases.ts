@@ -1,0 +1,33 @@
+/**
+ * The three phases a zone's rulesets live in (contract §6), each with its one action and its field set
+ * (contract §2.2: the request phases lack the `http.response.*` / `edge.response.*` fields), and the plan limits of
+ * contract §2.1 / §4.
+ */
+import { customErrorFields, requestFields, type FieldSet } from "../../../rules";
+import type { Plan } from "../schema";
+
+export const PHASES = ["http_custom_errors", "http_request_firewall_custom", "http_ratelimit"] as const;
+export type Phase = (typeof PHASES)[number];
+
+export interface PhaseSpec {
+  /** The only action a rule of the phase may take. */
+  readonly action: "serve_error" | "block";
+  readonly fields: FieldSet;
+  /** Most rules per zone in this phase, by plan; 0 = the plan cannot use the phase (403, code 1100). */
+  readonly maxRules: Readonly<Record<Plan, number>>;
+}
+
+/** Rules per zone on paid plans (contract §2.1: pro 25, business 50, enterprise 300). */
+const PAID = { pro: 25, business: 50, enterprise: 300 } as const;
+
+export const PHASE_SPECS: Readonly<Record<Phase, PhaseSpec>> = {
+  // Custom error rules require a paid plan (contract §2.1).
+  http_custom_errors: { action: "serve_error", fields: customErrorFields, maxRules: { free: 0, ...PAID } },
+  // Request phases on free: at most 5 firewall rules and 1 rate-limiting rule (contract §2.1).
+  http_request_firewall_custom: { action: "block", fields: requestFields, maxRules: { free: 5, ...PAID } },
+  http_ratelimit: { action: "block", fields: requestFields, maxRules: { free: 1, ...PAID } },
+};
+
+export function isPhase(value: string): value is Phase {
+  return (PHASES as readonly string[]).includes(value);
+}

@@ -1,0 +1,60 @@
+/**
+ * Zone documents in KV `CONFIG`, the read path of traffic (contract §6; layout in docs/configuration.md):
+ *
+ *   zone:{zone}            one versioned JSON document per zone:
+ *                          {"schema":1,"version":N,"zone":"…","modified_on":"…","settings":{…}, …other sections}
+ *   zone:{zone}:{part}     parts stored under keys of their own (error pages), deleted with the zone
+ *
+ * Only the zone's writer of record (`writer.ts`, a Durable Object per zone) writes them; this module reads and
+ * parses. A KV exception is a value here (`unavailable`), so the edge answers a structured 500 rather than
+ * letting it escape as 1101 (contract §3).
+ */
+import { causeOf, err, ok, type Result } from "../../shared/result";
+import { parseZoneSettings, ZONE_DOC_SCHEMA, type Zone, type ZoneDocument } from "./schema";
+
+export type StoreFailure =
+  { readonly kind: "unavailable"; readonly cause: string } | { readonly kind: "corrupt"; readonly cause: string };
+
+/** The KV key of a zone's document. */
+export const zoneKey = (zone: string): string => `zone:${zone}`;
+/** The prefix of a zone's parts (the colon keeps `zone:a.example` from matching `zone:a.example.org`). */
+export const zonePartsPrefix = (zone: string): string => `zone:${zone}:`;
+
+/** Reads a zone from KV; `null` when none is configured. */
+export async function readZone(kv: KVNamespace, zone: string): Promise<Result<Zone | null, StoreFailure>> {
+  let text: string | null;
+  try {
+    text = await kv.get(zoneKey(zone));
+  } catch (e) {
+    return err({ kind: "unavailable", cause: `CONFIG.get failed: ${causeOf(e)}` });
+  }
+  if (text === null) return ok(null);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = null;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return err({ kind: "corrupt", cause: `CONFIG ${zoneKey(zone)} is not a JSON object` });
+  }
+  return parseDocument(zone, value as ZoneDocument);
+}
+
+/** A stored document as the service uses it; a document that fails validation is never trusted. */
+export function parseDocument(zone: string, doc: ZoneDocument): Result<Zone, StoreFailure> {
+  const corrupt = (why: string): Result<Zone, StoreFailure> =>
+    err({ kind: "corrupt", cause: `CONFIG ${zoneKey(zone)}: ${why}` });
+  if (doc.schema !== ZONE_DOC_SCHEMA) return corrupt(`unsupported schema ${String(doc.schema)}`);
+  if (!Number.isSafeInteger(doc.version)) return corrupt("version is not an integer");
+  const parsed = parseZoneSettings(doc.settings);
+  if (!parsed.ok) return corrupt(parsed.error.map((e) => `${e.field} ${e.message}`).join("; "));
+  return ok({
+    zone,
+    settings: parsed.value.settings,
+    target: parsed.value.target,
+    version: doc.version,
+    modifiedOn: typeof doc.modified_on === "string" ? doc.modified_on : "",
+    document: doc,
+  });
+}

@@ -1,0 +1,36 @@
+/**
+ * Where a zone's URL normalisation setting lives: one section of the zone document (`url_normalization`), written
+ * only by routes.ts. Absent = the published defaults (contract §2.2).
+ */
+import {
+  DEFAULT_URL_NORMALIZATION,
+  URL_NORMALIZATION_SCOPES,
+  URL_NORMALIZATION_TYPES,
+  type UrlNormalization,
+} from "../../../shared/url-normalise";
+import type { Zone, ZoneDocument } from "../schema";
+
+export const URL_NORMALIZATION_SECTION = "url_normalization";
+
+/** The stored setting, or `null` when none was written (or what is stored is not one: never trusted). */
+export function storedUrlNormalization(document: ZoneDocument): UrlNormalization | null {
+  const value = document[URL_NORMALIZATION_SECTION];
+  if (typeof value !== "object" || value === null) return null;
+  const { scope, type } = value as Record<string, unknown>;
+  const known =
+    (URL_NORMALIZATION_SCOPES as readonly unknown[]).includes(scope) &&
+    (URL_NORMALIZATION_TYPES as readonly unknown[]).includes(type);
+  return known ? (value as UrlNormalization) : null;
+}
+
+/** The setting traffic uses, read once per zone document (the zone cache hands out one `Zone` per version). */
+export function zoneUrlNormalization(zone: Zone): UrlNormalization {
+  let setting = byZone.get(zone);
+  if (setting === undefined) {
+    setting = storedUrlNormalization(zone.document) ?? DEFAULT_URL_NORMALIZATION;
+    byZone.set(zone, setting);
+  }
+  return setting;
+}
+
+const byZone = new WeakMap<Zone, UrlNormalization>();
