@@ -66,4 +66,11 @@ export type Rhs =
   /** A regex, as the byte string handed to the regex engine (quoted form already unescaped per §3.2). */
   | { readonly kind: "regex"; readonly pattern: string; readonly span: Span }
   | { readonly kind: "set"; readonly items: readonly Literal[]; readonly span: Span }
-  | { readonly kind: "list"; readonly name: string; readonly span: Span };
+  | { readonly kind: "list"; readonly name: string; readonly span: Span }
+  /**
+   * A dynamic value on the right of an equality or ordering operator: a function call or an indexed field
+   * (`len(a) gt len(b)`, `x eq m["k"][0]`). A bare word that names a field (`path ne raw.http.request.uri.path`)
+   * stays a `word` here and becomes a field in check.ts, which knows the scheme (the 2026 addition; see
+   * docs/rules-language.md "Dynamic values on both sides").
+   */
+  | { readonly kind: "value"; readonly value: ValueExpr; readonly span: Span };

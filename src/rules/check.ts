@@ -38,7 +38,15 @@ export type Test =
   | { readonly kind: "bytes-in"; readonly values: readonly string[] }
   | { readonly kind: "int-in"; readonly ranges: readonly (readonly [number, number])[] }
   | { readonly kind: "ip-in"; readonly ranges: readonly IpRange[] }
-  | { readonly kind: "bitwise-and"; readonly mask: number };
+  | { readonly kind: "bitwise-and"; readonly mask: number }
+  /**
+   * A dynamic value on the right (2026 addition): compared with the left value by `op`, both of type `operand`.
+   * False when either side is missing (contract §2.2). Never a rule-index guard (guard.ts).
+   */
+  | { readonly kind: "dynamic-order"; readonly op: Ordering; readonly operand: ScalarKind; readonly rhs: TValue };
+
+/** The types a dynamic comparison compares. */
+export type ScalarKind = "Bytes" | "Int" | "Ip";
 
 /** A typed value: a base and its index steps. `type` is the type after the steps (per element if `mapped`). */
 export interface TValue {
@@ -213,14 +221,18 @@ class Checker {
       case "le":
       case "gt":
       case "ge": {
+        const dynamic = this.dynamic(rhs);
+        if (dynamic !== undefined) return this.dynamicTest(type, op, dynamic, rhs.span);
         const literal = this.scalar(rhs);
         if (type.kind === "Int") return { kind: "int-order", op, value: this.int(literal) };
         if (type.kind === "Ip") return { kind: "ip-order", op, value: this.ip(literal) };
         return { kind: "bytes-order", op, value: this.bytes(literal) };
       }
       case "contains":
+        this.refuseDynamic(op, rhs);
         return { kind: "contains", needle: this.bytes(this.scalar(rhs)) };
       case "bitwise_and": {
+        this.refuseDynamic(op, rhs);
         const mask = this.int(this.scalar(rhs));
         return { kind: "bitwise-and", mask };
       }
@@ -260,6 +272,49 @@ class Checker {
           return { kind: "ip-in", ranges: mergeIpRanges(rhs.items.map((item) => this.ipRange(item))) };
         return { kind: "bytes-in", values: [...new Set(rhs.items.map((item) => this.bytes(item)))] };
       }
+    }
+  }
+
+  /**
+   * The right side as a dynamic value, when it is one: a call or an indexed field (parsed as such), or a bare word
+   * that names a field of the scheme (`raw.http.request.uri.path`). A bare word that names no field stays a literal,
+   * so every literal keeps its meaning and its error (`num == true`: "expected an integer").
+   */
+  private dynamic(rhs: Rhs): TValue | undefined {
+    if (rhs.kind === "value") return this.value(rhs.value, false);
+    if (rhs.kind === "word" && this.scheme.field(rhs.text) !== undefined) {
+      return this.value({ kind: "field", name: rhs.text, steps: [], span: rhs.span }, false);
+    }
+    return undefined;
+  }
+
+  /**
+   * Both sides must have the same scalar type (wirefilter's TypeMismatch), refused when written with the position
+   * of the right side. Published: developers.cloudflare.com/ruleset-engine/rules-language/operators/#compare-dynamic-values.
+   */
+  private dynamicTest(left: Type, op: Ordering, rhs: TValue, span: Span): Test {
+    const right = rhs.type;
+    if (left.kind !== "Bytes" && left.kind !== "Int" && left.kind !== "Ip") {
+      return this.fail("type", `operator \`${op}\` is not supported on ${typeName(left)}`, span);
+    }
+    if (right.kind !== left.kind) {
+      return this.fail(
+        "type",
+        `expected a value of type ${typeName(left)} (the type of the left side), got ${typeName(right)}`,
+        span,
+      );
+    }
+    return { kind: "dynamic-order", op, operand: left.kind, rhs };
+  }
+
+  /** `contains` and `&` keep a literal on the right (the published addition covers equality and ordering only). */
+  private refuseDynamic(op: ComparisonOp, rhs: Rhs): void {
+    if (rhs.kind === "word" && this.scheme.field(rhs.text) !== undefined) {
+      this.fail(
+        "syntax",
+        `\`${op}\` takes a literal on the right; a field or a function result on the right is allowed only with eq, ne, lt, le, gt, ge`,
+        rhs.span,
+      );
     }
   }
 

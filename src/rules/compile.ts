@@ -6,7 +6,7 @@
  * (contract §2.2).
  */
 import type { Step } from "./ast";
-import type { Ordering, TArg, TBool, Test, TValue } from "./check";
+import type { Ordering, ScalarKind, TArg, TBool, Test, TValue } from "./check";
 import { valueUnits } from "./budget";
 import type { EvaluationContext } from "./context";
 import type { Scheme } from "./scheme";
@@ -264,6 +264,8 @@ function compileTest(test: Test): ValueTest {
       const in6 = inRanges(v6);
       return (v) => (typeof v === "number" ? in4(v) : in6(v as bigint));
     }
+    case "dynamic-order":
+      return dynamicTest(test.op, test.operand, value(test.rhs));
     case "bitwise-and": {
       const mask = test.mask;
       if (Number.isInteger(mask) && mask >= -(2 ** 31) && mask < 2 ** 31) {
@@ -277,6 +279,57 @@ function compileTest(test: Test): ValueTest {
       const big = BigInt(mask);
       return (v) => (BigInt.asIntN(64, BigInt(v as number)) & big) !== 0n;
     }
+  }
+}
+
+/**
+ * A comparison of two dynamic values (the 2026 addition: `http.request.uri.path ne raw.http.request.uri.path`).
+ * The right side is read only when the left is present; either missing makes every operator false, `ne` included
+ * (contract §2.2). Comparing two byte strings is linear in the shorter one (`===` stops at the first difference,
+ * `<` at the first differing byte), and neither side is bounded by a literal any more, so it is charged that length
+ * before it runs (budget.ts). Ints and IPs compare in constant time and are not charged.
+ */
+function dynamicTest(op: Ordering, operand: ScalarKind, rhs: Getter): ValueTest {
+  const compare = dynamicOrder(op);
+  switch (operand) {
+    case "Bytes":
+      return (v, ctx) => {
+        const r = rhs(ctx);
+        if (r === undefined) return false;
+        const a = v as string;
+        const b = r as string;
+        ctx.charge(Math.min(a.length, b.length), "a comparison of two values");
+        return compare(a, b);
+      };
+    case "Int":
+      return (v, ctx) => {
+        const r = rhs(ctx);
+        return r !== undefined && compare(v as number, r as number);
+      };
+    case "Ip":
+      // IPv4 and IPv6 are incomparable: across families only `ne` is true, as with a literal (§2.1).
+      return (v, ctx) => {
+        const r = rhs(ctx);
+        if (r === undefined) return false;
+        return typeof v === typeof r ? compare(v as IpAddress, r as IpAddress) : op === "ne";
+      };
+  }
+}
+
+function dynamicOrder(op: Ordering): <T extends string | number | bigint>(a: T, b: T) => boolean {
+  switch (op) {
+    case "eq":
+      return (a, b) => a === b;
+    case "ne":
+      return (a, b) => a !== b;
+    case "lt":
+      return (a, b) => a < b;
+    case "le":
+      return (a, b) => a <= b;
+    case "gt":
+      return (a, b) => a > b;
+    case "ge":
+      return (a, b) => a >= b;
   }
 }
 
@@ -393,6 +446,8 @@ function base(v: TValue): Getter {
           ctx.charge(valueUnits(a), name);
           return produced(ctx, one(a), name);
         };
+      } else if (b.fn.evaluation === "first-present") {
+        compute = firstPresent(b.args, b.mapsFirstArg, name);
       } else {
         compute = call(b.fn.apply, b.args, b.mapsFirstArg, name);
       }
@@ -450,6 +505,43 @@ function call(
       getters.map((g) => g(ctx)),
       ctx,
     );
+}
+
+/**
+ * `coalesce(a, b, …)`: the arguments are evaluated left to right and the first present one is the result, so a
+ * fallback after a present value costs nothing. Charges (budget.ts: a function's arguments and its result): the
+ * chosen argument's units, as an argument and again as the result (a missing argument is 0 units); calls among the
+ * arguments charge their own work when they run. With `[*]` in the first argument, each element that is missing
+ * falls back to the other arguments, evaluated at most once per call.
+ */
+function firstPresent(args: readonly TArg[], mapsFirstArg: boolean, name: string): Getter {
+  const getters = args.map(argument);
+  const pick = (ctx: EvaluationContext, from: number): Value | undefined => {
+    for (let i = from; i < getters.length; i++) {
+      const v = (getters[i] as Getter)(ctx);
+      if (v !== undefined) {
+        ctx.charge(2 * valueUnits(v), name);
+        return v;
+      }
+    }
+    return undefined;
+  };
+  const first = args[0];
+  if (mapsFirstArg && first?.kind === "value") {
+    const list = mappedValue(first.value);
+    return (ctx) => {
+      let fallback: { readonly v: Value | undefined } | undefined;
+      return list(ctx).map((item) => {
+        if (item !== undefined) {
+          ctx.charge(2 * valueUnits(item), name);
+          return item;
+        }
+        fallback ??= { v: pick(ctx, 1) };
+        return fallback.v;
+      });
+    };
+  }
+  return (ctx) => pick(ctx, 0);
 }
 
 function argument(arg: TArg): Getter {

@@ -2,11 +2,12 @@
  * The functions of contract §2.2 with their argument rules (rules-language.md §4). Each has a type check
  * (run once, at compile time) and an implementation (run per evaluation). Implementations receive evaluated
  * arguments (`undefined` = missing) and return `undefined` for a missing result (contract §2.2: a missing
- * argument gives a missing result, except `concat`, which reads a missing String as "").
+ * argument gives a missing result, except `concat`, which reads a missing String as "", and `coalesce`, whose
+ * point is to skip missing arguments).
  * `any`/`all` are quantifiers handled by the parser and compiler, as in wirefilter.
  */
 import type { Span } from "./errors";
-import { arrayOf, BOOL, BYTES, INT, typeName, type Type } from "./types";
+import { arrayOf, BOOL, BYTES, INT, sameType, typeName, type Type } from "./types";
 import { asciiLower, asciiUpper, fromByteString, toByteString, type Value, type ValueArray } from "./values";
 import { err, ok, type Result } from "../shared/result";
 import { guardSize } from "./budget";
@@ -31,6 +32,11 @@ export interface FunctionDef {
   readonly name: string;
   readonly check: (args: readonly ArgInfo[]) => Result<Type, ArgProblem>;
   readonly apply: (args: readonly (Value | undefined)[]) => Value | undefined;
+  /**
+   * `"first-present"` (coalesce): compile.ts evaluates the arguments one by one and stops at the first that is
+   * not missing, instead of evaluating them all before `apply`.
+   */
+  readonly evaluation?: "first-present";
   /** The same for exactly one argument, without an argument array (hot: lower/upper/len). */
   readonly apply1?: (arg: Value | undefined) => Value | undefined;
 }
@@ -41,7 +47,8 @@ const problem = (message: string, arg?: number): Result<never, ArgProblem> =>
 function arity(name: string, args: readonly ArgInfo[], min: number, max: number): Result<true, ArgProblem> {
   if (args.length < min || args.length > max) {
     const expected = min === max ? `${min}` : max === Infinity ? `at least ${min}` : `${min} to ${max}`;
-    return problem(`${name}() takes ${expected} argument${max === 1 ? "" : "s"}, got ${args.length}`);
+    const one = max === 1 || (max === Infinity && min === 1);
+    return problem(`${name}() takes ${expected} argument${one ? "" : "s"}, got ${args.length}`);
   }
   return ok(true);
 }
@@ -136,10 +143,16 @@ const len: FunctionDef = {
   apply1: (v) => (typeof v === "string" || Array.isArray(v) ? (v as string | ValueArray).length : undefined),
 };
 
+/**
+ * At most 32 arguments: the published limit since 2026-09-22 (docs/rules-language.md "2026 additions"); an
+ * expression with 33 is refused when written.
+ */
+export const MAX_CONCAT_ARGS = 32;
+
 const concat: FunctionDef = {
   name: "concat",
   check: (args) => {
-    const r = arity("concat", args, 1, Infinity);
+    const r = arity("concat", args, 1, MAX_CONCAT_ARGS);
     if (!r.ok) return r;
     const first = args[0]?.type ?? BYTES;
     if (first.kind !== "Bytes" && first.kind !== "Array") {
@@ -170,6 +183,31 @@ const concat: FunctionDef = {
     for (const a of args) if (typeof a === "string") out += a;
     return out;
   },
+};
+
+/**
+ * `coalesce(a, b, …)`: "returns the first argument that is not nil" (developers.cloudflare.com/changelog/post/
+ * 2026-10-01-coalesce-function/), e.g. `http.request.uri.path eq coalesce(http.request.uri.args["p"][0], "/")`.
+ * Arguments are fields, function results or literals, all of one type (any type: String, Int, IP, Bool, Array,
+ * Map); the result has that type and is missing only when every argument is. Only a missing value is skipped: ""
+ * and an empty array are values. compile.ts evaluates the arguments lazily, left to right, and stops at the first
+ * present one (`evaluation: "first-present"`); `apply` is the same rule on evaluated arguments.
+ */
+const coalesce: FunctionDef = {
+  name: "coalesce",
+  evaluation: "first-present",
+  check: (args) => {
+    const r = arity("coalesce", args, 1, Infinity);
+    if (!r.ok) return r;
+    const first = args[0]?.type ?? BYTES;
+    for (let i = 1; i < args.length; i++) {
+      const t = args[i]?.type ?? BYTES;
+      if (!sameType(t, first))
+        return problem(`coalesce() arguments must all be ${typeName(first)}, got ${typeName(t)}`, i);
+    }
+    return ok(first);
+  },
+  apply: (args) => args.find((a) => a !== undefined),
 };
 
 const substring: FunctionDef = {
@@ -405,6 +443,7 @@ const FUNCTIONS: readonly FunctionDef[] = [
   affix("starts_with", (s, a) => s.startsWith(a)),
   affix("ends_with", (s, a) => s.endsWith(a)),
   concat,
+  coalesce,
   substring,
   urlDecode,
   join,

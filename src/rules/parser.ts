@@ -24,6 +24,12 @@ export const DEFAULT_MAX_LENGTH = 4096;
 /** Functions people write as operators (the dashboard shows them so; notes §2.1). */
 const FUNCTION_OPERATORS: ReadonlySet<string> = new Set(["starts_with", "ends_with"]);
 
+/** Operators that take a dynamic value (a field or a function result) on the right (2026 addition). */
+const DYNAMIC_OPS: ReadonlySet<ComparisonOp> = new Set(["eq", "ne", "lt", "le", "gt", "ge"]);
+
+/** Operators whose right side is never a bare word (a regex, a string, a set or a list): an identifier there is a field. */
+const WORD_ONLY_LITERAL_OPS: ReadonlySet<ComparisonOp> = new Set(["matches", "wildcard", "strict wildcard", "in"]);
+
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$/;
 
 const ENGLISH_OPS: Readonly<Record<string, ComparisonOp>> = {
@@ -214,7 +220,7 @@ class Parser {
       return { kind: "value", value: lhs, span: lhs.span };
     }
     this.lex.skipWs();
-    const rhs = this.rhs(op);
+    const rhs = this.rhs(op, depth);
     return { kind: "comparison", lhs, op, rhs, span: { start: lhs.span.start, end: rhs.span.end } };
   }
 
@@ -243,8 +249,24 @@ class Parser {
     return op;
   }
 
-  private rhs(op: ComparisonOp): Rhs {
+  private rhs(op: ComparisonOp, depth: number): Rhs {
     const start = this.lex.pos;
+    if (this.atDynamicValue() || (WORD_ONLY_LITERAL_OPS.has(op) && this.atIdent())) {
+      // Published 2026 addition: "dynamic values on both sides of equality and ordering comparisons"
+      // (developers.cloudflare.com/changelog/post/2026-10-01-dynamic-comparison-values/). Other operators keep a
+      // literal on the right.
+      if (!DYNAMIC_OPS.has(op)) {
+        const word = this.lex.peekWord();
+        this.fail(
+          "syntax",
+          `\`${op}\` takes a literal on the right; a field or a function result on the right is allowed only with eq, ne, lt, le, gt, ge`,
+          word.span.start,
+          word.span.end,
+        );
+      }
+      const value = this.value(depth);
+      return { kind: "value", value, span: value.span };
+    }
     switch (op) {
       case "matches":
         return this.lexed(this.lex.readRegex(), (pattern, span) => ({ kind: "regex", pattern, span }));
@@ -384,6 +406,22 @@ class Parser {
   }
 
   // ---- helpers ----
+
+  /**
+   * True when the right-hand side is a function call or an indexed field (`ident(` or `ident[`). A bare word is
+   * left to check.ts: `raw.http.request.uri.path` is a field there, `de.ad.be.ef` stays hex bytes when no field
+   * has that name, and the old literal errors (`num == true`) are unchanged.
+   */
+  private atIdent(): boolean {
+    return !this.lex.atString() && IDENT.test(this.lex.peekWord().text);
+  }
+
+  private atDynamicValue(): boolean {
+    if (this.lex.atString()) return false;
+    const word = this.lex.peekWord();
+    if (!IDENT.test(word.text)) return false;
+    return this.source.charAt(word.span.end) === "[" || this.followedByParen(word.span.end);
+  }
 
   private followedByParen(from: number): boolean {
     let p = from;

@@ -62,6 +62,8 @@ function rhs(r: Rhs): string {
       return `{ ${r.items.map(literal).join(" ")} }`.replace("{  }", "{}");
     case "list":
       return `$${r.name}`;
+    case "value":
+      return value(r.value);
     default:
       return literal(r);
   }
