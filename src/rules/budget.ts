@@ -13,9 +13,15 @@
  *   - `contains`, `wildcard`/`strict wildcard`: the subject's bytes (× the wildcard's literal pieces);
  *   - a function call: the bytes (Strings) and 8 per element (Arrays) of its arguments, before it runs, and of its
  *     result, after it is built (each result is also capped at `MAX_VALUE_BYTES`, so "after" overshoots by ≤ 1 MiB).
- * `==`/`!=`/`<`… compare at most the literal's length, and `in {…}` hashes a value once (V8 caches a string's hash):
- * both are bounded by the expression and the request, not by rules × subject, and are not charged, so a rule
- * index's guard (guard.ts) costs nothing and skipping a rule stays unobservable.
+ *   - a comparison of two dynamic values (issue 22: `http.request.uri.path ne raw.http.request.uri.path`,
+ *     `lower(a) eq b`): the shorter String's bytes, before it runs (Ints and IPs: nothing, constant time);
+ *   - `coalesce()`: the chosen argument's units twice (as its argument and as its result); `concat()` (≤ 32
+ *     arguments) is a function call like any other.
+ * `==`/`!=`/`<`… against a LITERAL compare at most the literal's length, and `in {…}` hashes a value once (V8
+ * caches a string's hash): both are bounded by the expression and the request, not by rules × subject, and are not
+ * charged, so a rule index's guard (guard.ts) costs nothing and skipping a rule stays unobservable. A comparison
+ * with a dynamic value on the right is no longer bounded by a literal (two 1 MiB `concat` results, or two long
+ * header values), hence its charge; it is never a guard.
  */
 
 /** The largest string (bytes) or array (elements) a function may produce: 1 MiB (memory, not time). */

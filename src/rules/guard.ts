@@ -10,7 +10,9 @@
  *   - a Bool field alone (`ssl`): `{true}`.
  * Each is false for a missing field, exactly as compile.ts evaluates it (`ctx.get(i) === c`, `set.has(v)` on a
  * present value, `get(ctx) === true`), so "the field's value is not one of the guard's values" implies "the rule
- * does not match". `not`, `or`, `ne`, ranges, indexes and calls never make a guard.
+ * does not match". `not`, `or`, `ne`, ranges, indexes and calls never make a guard, nor does a comparison with a
+ * dynamic value on the right (`field eq other.field`, test kind `dynamic-order`: it has no literal to index by, and
+ * it charges the budget, so it cannot be hoisted for free).
  *
  * Skipping a rule must also be unobservable, and evaluating one can be observed through the evaluation budget
  * (budget.ts: what a rule spends is taken from the request's budget, and an over-budget rule is logged). A guard
@@ -74,6 +76,8 @@ function conjunctGuard(node: TBool): Guard | null {
     case "bytes-order":
     case "int-order":
       return test.op === "eq" ? { field, values: [test.value] } : null;
+    case "dynamic-order":
+      return null;
     case "bytes-in":
       return { field, values: test.values };
     case "int-in":
