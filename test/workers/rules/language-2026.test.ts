@@ -91,7 +91,9 @@ describe("dynamic values on both sides of eq/ne/lt/le/gt/ge", () => {
     ]) {
       const e = failure(source);
       expect(e.kind, source).toBe("syntax");
-      expect(e.message, source).toMatch(/takes a literal on the right; a field or a function result on the right is allowed only with eq, ne, lt, le, gt, ge/);
+      expect(e.message, source).toMatch(
+        /takes a literal on the right; a field or a function result on the right is allowed only with eq, ne, lt, le, gt, ge/,
+      );
     }
   });
 

@@ -31,7 +31,7 @@ async function putFirewall(
     headers: { ...ADMIN, "Content-Type": "application/json" },
     body: JSON.stringify({ rules: expressions.map((expression) => ({ expression, action: "block" })) }),
   });
-  const body = (await res.json()) as { errors: { code: number; message: string }[] };
+  const body = await res.json<{ errors: { code: number; message: string }[] }>();
   return { status: res.status, errors: body.errors };
 }
 
