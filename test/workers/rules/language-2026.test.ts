@@ -105,6 +105,12 @@ describe("dynamic values on both sides of eq/ne/lt/le/gt/ge", () => {
     expect(failure("s eq nosuch(s)").kind).toBe("unknown-identifier");
   });
 
+  it("works with [*] on the left, inside any()/all()", () => {
+    expect(evaluate("any(arr[*] eq s)", { arr: ["a", "b"], s: "b" })).toBe(true);
+    expect(evaluate("all(arr[*] eq s)", { arr: ["a", "b"], s: "b" })).toBe(false);
+    expect(evaluate("any(arr[*] eq s)", { arr: ["a", "b"] })).toBe(false);
+  });
+
   it("refuses [*] on the right", () => {
     expect(failure("s eq arr[*]").message).toMatch(/\[\*\] is only allowed/);
   });
