@@ -79,6 +79,9 @@ export default defineConfig({
           name: "node",
           include: ["test/node/**/*.test.ts"],
           environment: "node",
+          // These tests start real processes (scripts/dev.mjs, check-config under tsx: ~4 s of wall clock alone, far
+          // more on a loaded 2-core machine); each bounds its own child, so vitest's 5 s default only made them flaky.
+          testTimeout: 60_000,
         },
       },
       {
