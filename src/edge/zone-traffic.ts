@@ -10,7 +10,8 @@
  */
 import type { Settings } from "../shared/settings";
 import { errorResponse } from "../errors/pipeline";
-import { hostnameProblem, hostnameProblemMessage, isIpLiteral, zoneOf } from "../shared/host";
+import { hostnameProblem, hostnameProblemMessage, zoneOf } from "../shared/host";
+import { isIpLiteral } from "../shared/ip";
 import { RuleUrl } from "../shared/rule-url";
 import { DEFAULT_URL_NORMALIZATION, type UrlNormalization } from "../shared/url-normalise";
 import { zoneUrlNormalization } from "../state/zone/url-normalization/stored";

@@ -6,7 +6,7 @@
 import type { Arg, ComparisonOp, Expr, Literal, Rhs, Step, ValueExpr } from "./ast";
 import { ruleError, type RuleError, type RuleErrorKind, type Span } from "./errors";
 import { lookupFunction, type ArgInfo, type FunctionDef } from "./functions";
-import type { IpAddress, IpRange } from "./ip";
+import type { IpAddress, IpRange } from "../shared/ip";
 import { parseHexBytes, parseInt64, parseIntRange, parseIpLiteral, parseIpSetItem } from "./literals";
 import { compileRegex, MAX_REPETITION_BUDGET, repetitionCost, type CompiledRegex } from "./regex";
 import { printValue } from "./printer";

@@ -10,7 +10,7 @@ import type { Ordering, ScalarKind, TArg, TBool, Test, TValue } from "./check";
 import { valueUnits } from "./budget";
 import type { EvaluationContext } from "./context";
 import type { Scheme } from "./scheme";
-import type { IpAddress } from "./ip";
+import type { IpAddress } from "../shared/ip";
 import type { Value, ValueArray, ValueMap } from "./values";
 
 export type Predicate = (ctx: EvaluationContext) => boolean;

@@ -16,7 +16,7 @@ export { formatRuleError, type RuleError, type RuleErrorKind, type Span } from "
 export { defineScheme, type FieldDecl, type Scheme } from "./scheme";
 export { arrayOf, BOOL, BYTES, INT, IP, mapOf, parseTypeName, typeName, type Type } from "./types";
 export { toByteString, fromByteString, type Value } from "./values";
-export { parseIp } from "./ip";
+export { parseIp } from "../shared/ip";
 export { parse } from "./parser";
 export { print } from "./printer";
 export { customErrorFields } from "./fields/custom-errors";

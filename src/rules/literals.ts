@@ -3,7 +3,7 @@
  * "the right-hand side is read according to the left-hand type"). Each function returns the value or an
  * error message; positions are added by the caller.
  */
-import { cidrRange, parseIp, type IpAddress, type IpRange } from "./ip";
+import { cidrRange, parseIp, type IpAddress, type IpRange } from "../shared/ip";
 import { err, ok, type Result } from "../shared/result";
 
 const INT = /^(-?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)$/;

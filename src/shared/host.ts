@@ -77,8 +77,3 @@ export function hostnameProblemMessage(problem: HostnameProblem): string {
       return "a label starts or ends with a hyphen (RFC 1123 §2.1)";
   }
 }
-
-/** An IP literal as the URL parser leaves it: `1.2.3.4` (every IPv4 spelling normalised to this) or `[v6]`. */
-export function isIpLiteral(hostname: string): boolean {
-  return hostname.startsWith("[") || /^\d{1,3}(\.\d{1,3}){3}$/.test(hostname);
-}

@@ -12,7 +12,8 @@ import type { ErrorCustomization, GeneratedError } from "../../errors/pipeline";
 import { MAX_BOX_BYTES, renderHtmlBox } from "../../errors/render-html";
 import { newRayId } from "../../shared/ray";
 import { RuleUrl } from "../../shared/rule-url";
-import { customErrorFields, logOverBudget, parseIp, type ErrorInfo, type EvaluationContext } from "../../rules";
+import { clientAddress } from "../../shared/client-address";
+import { customErrorFields, logOverBudget, type ErrorInfo, type EvaluationContext } from "../../rules";
 import type { CompiledCustomErrors, CompiledRule } from "./compiled";
 import { pageHtml } from "./page-cache";
 
@@ -197,14 +198,8 @@ export function substituteTokens(content: string, request: Request, rayId: strin
   if (!content.includes("::")) return content;
   return content
     .replaceAll("::RAY_ID::", /^[0-9a-f]{16}$/.test(rayId) ? rayId : "")
-    .replaceAll("::CLIENT_IP::", clientIp(request))
+    .replaceAll("::CLIENT_IP::", clientAddress(request)?.text ?? "")
     .replaceAll("::GEO::", country(request));
-}
-
-/** `CF-Connecting-IP` when it is one valid address (contract §2.2), as its own characters (hex, `.`, `:`). */
-function clientIp(request: Request): string {
-  const raw = request.headers.get("cf-connecting-ip")?.trim() ?? "";
-  return raw !== "" && /^[0-9A-Fa-f:.]+$/.test(raw) && parseIp(raw) !== undefined ? raw : "";
 }
 
 /** `request.cf.country` when it is a two-letter code. */

@@ -16,7 +16,7 @@ import type { OriginTarget } from "../../shared/origin-url";
 import { classifyReachedOrigin, classifyTls, fetchErrorKind, unreachedOrigin, type OriginFailure } from "./classify";
 import type { Connector } from "./connector";
 import { upstreamHeaders, type RequestHeaderScan } from "./headers";
-import { TIMEOUT, within } from "./probe";
+import { TIMEOUT, within } from "../../shared/timeout";
 
 /** Where and how patiently to forward. */
 export interface ForwardPlan {

@@ -7,6 +7,7 @@
  *   `X-Forwarded-Proto` / `X-Forwarded-Host` say what the client asked for;
  * - `CDN-Loop` (RFC 8586) gets this service's mark, and a request already carrying it is a loop (1000).
  */
+import { clientAddress } from "../../shared/client-address";
 
 /** This service's `cdn-id` in `CDN-Loop` (RFC 8586 §2: a token). */
 export const CDN_LOOP_ID = "edge-errors";
@@ -46,7 +47,6 @@ export interface RequestHeaderScan {
   readonly loop: boolean;
   /** Present fields that must not be forwarded (hop-by-hop, and those named in `Connection`). */
   readonly drop: readonly string[];
-  readonly clientIp: string | null;
   readonly forwardedFor: string | null;
   readonly cdnLoop: string | null;
 }
@@ -54,7 +54,6 @@ export interface RequestHeaderScan {
 export function scanRequestHeaders(headers: Headers): RequestHeaderScan {
   let bytes = 0;
   let connection: string | null = null;
-  let clientIp: string | null = null;
   let forwardedFor: string | null = null;
   let cdnLoop: string | null = null;
   const drop: string[] = [];
@@ -64,7 +63,6 @@ export function scanRequestHeaders(headers: Headers): RequestHeaderScan {
     if (name === "connection") connection = value;
     else if (name === "x-forwarded-for") forwardedFor = value;
     else if (name === "cdn-loop") cdnLoop = value;
-    else if (name === "cf-connecting-ip") clientIp = value;
     if (HOP_BY_HOP.has(name)) drop.push(name);
   }
   if (connection !== null) {
@@ -74,21 +72,22 @@ export function scanRequestHeaders(headers: Headers): RequestHeaderScan {
       if (name !== "" && /^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name)) drop.push(name);
     }
   }
-  return { bytes, loop: cdnLoop !== null && hasOwnLoopMark(cdnLoop), drop, clientIp, forwardedFor, cdnLoop };
+  return { bytes, loop: cdnLoop !== null && hasOwnLoopMark(cdnLoop), drop, forwardedFor, cdnLoop };
 }
 
 /**
  * The upstream request's headers: the incoming ones minus `scan.drop`, `X-Forwarded-For` with the client
- * address appended (from `CF-Connecting-IP` only, as `ip.src` in contract §2.2; nothing invented without it),
+ * address appended (from `CF-Connecting-IP` only and only when it is one valid address, as `ip.src` in contract
+ * §2.2: src/shared/client-address.ts; nothing invented without it, a list or garbage never passed on),
  * `X-Forwarded-Proto`/`-Host` from what the client asked for (incoming values are overwritten, never trusted),
  * and this service's `CDN-Loop` mark. Never mutates `incoming`.
  */
 export function upstreamHeaders(incoming: Headers, scan: RequestHeaderScan, forwarded: ForwardedFor): Headers {
   const headers = new Headers(incoming);
   for (const name of scan.drop) headers.delete(name);
-  const { clientIp, forwardedFor, cdnLoop } = scan;
-  if (clientIp !== null && clientIp !== "")
-    headers.set("x-forwarded-for", forwardedFor ? `${forwardedFor}, ${clientIp}` : clientIp);
+  const { forwardedFor, cdnLoop } = scan;
+  const client = clientAddress(incoming)?.text;
+  if (client !== undefined) headers.set("x-forwarded-for", forwardedFor ? `${forwardedFor}, ${client}` : client);
   headers.set("x-forwarded-proto", forwarded.proto);
   headers.set("x-forwarded-host", forwarded.host);
   headers.set("cdn-loop", cdnLoop ? `${cdnLoop}, ${CDN_LOOP_ID}` : CDN_LOOP_ID);

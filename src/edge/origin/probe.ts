@@ -9,27 +9,13 @@
  *   plain socket and only the first byte of the reply is read: the handshake is never completed.
  */
 import { messageOf } from "../../shared/result";
+import { randomBytes } from "../../shared/crypto";
+import { isIpLiteral } from "../../shared/ip";
+import { TIMEOUT, within } from "../../shared/timeout";
 import { connect } from "cloudflare:sockets";
 import type { OriginTarget } from "../../shared/origin-url";
 import type { TcpProbe, TlsProbe } from "./connector";
 
-const TIMEOUT = Symbol("timeout");
-
-/**
- * Resolves to `TIMEOUT` if `promise` has not settled within `ms`; the timer never outlives the race.
- * `promise` must not reject (the proxy maps its fetch to a value first). One promise and one timer, no
- * `Promise.race`: this runs on every proxied request.
- */
-export function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMEOUT> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(TIMEOUT), ms);
-    void promise.then((value) => {
-      clearTimeout(timer);
-      resolve(value);
-    });
-  });
-}
-export { TIMEOUT };
 
 function socketAddress(target: OriginTarget): { hostname: string; port: number } {
   // URLs bracket IPv6 literals; connect() wants the bare address.
@@ -112,15 +98,14 @@ export function clientHello(hostname: string): Uint8Array {
   const extensions: number[] = [];
   const extension = (type: number, data: number[]): void =>
     void extensions.push(...u16(type), ...u16(data.length), ...data);
-  const isIp = /^[0-9.]+$/.test(hostname) || hostname.includes(":") || hostname.startsWith("[");
-  if (!isIp) {
+  if (!isIpLiteral(hostname)) {
     const name = Array.from(new TextEncoder().encode(hostname));
     extension(0x0000, [...u16(name.length + 3), 0x00, ...u16(name.length), ...name]);
   }
   extension(0x000a, [...u16(4), ...u16(0x001d), ...u16(0x0017)]); // supported_groups: x25519, secp256r1
   extension(0x000b, [1, 0]); // ec_point_formats: uncompressed
   extension(0x000d, [...u16(8), ...[0x0804, 0x0403, 0x0401, 0x0501].flatMap(u16)]); // signature_algorithms
-  const random = Array.from(crypto.getRandomValues(new Uint8Array(32)));
+  const random = Array.from(randomBytes(32));
   const body = [
     0x03,
     0x03,

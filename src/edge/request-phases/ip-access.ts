@@ -6,8 +6,8 @@
  * first i+1 ranges, so "some range covers x" is `maxEnd[last start ≤ x] ≥ x`: one binary search. Only on a match
  * do we walk back to name the rule (for the log line).
  */
-import type { IpAddress } from "../../rules/ip";
-import { parseIp } from "../../rules/ip";
+import type { IpAddress } from "../../shared/ip";
+import { parseIp } from "../../shared/ip";
 import { parseCidr, unmapV4 } from "../../state/zone/access-rules/address";
 import type { AccessRules } from "../../state/zone/access-rules/types";
 

@@ -5,7 +5,8 @@
  * pipeline.ts) with `retryAfter`, so custom error rules and pages apply to these codes like to any other.
  * Returns values, never Responses (AGENTS.md).
  */
-import { clientAddress, clientCountry } from "../../state/zone/access-rules/address";
+import { clientAddress } from "../../shared/client-address";
+import { clientCountry } from "../../state/zone/access-rules/address";
 import { evaluateFirewall } from "./firewall/evaluate";
 import { checkRateLimit, type RateLimitEnv } from "./rate-limit/check";
 import type { CompiledRequestPhase } from "./compile";
@@ -41,7 +42,7 @@ export async function requestPhase(
 ): Promise<RequestPhaseOutcome> {
   // 1. IP access rules: the client address only from CF-Connecting-IP, validated; the country from request.cf.
   if (compiled.access !== null) {
-    const decision = compiled.access.decide({ address: clientAddress(request), country: clientCountry(request) });
+    const decision = compiled.access.decide({ address: clientAddress(request)?.address, country: clientCountry(request) });
     if (decision.kind === "block_ip")
       return { kind: "error", code: 1006, cause: `IP access rule ${decision.ruleId} blocks the client address` };
     if (decision.kind === "block_country")

@@ -6,7 +6,7 @@
 import { zoneOf } from "../../shared/host";
 import { RuleUrl } from "../../shared/rule-url";
 import { DEFAULT_URL_NORMALIZATION } from "../../shared/url-normalise";
-import { parseIp } from "../ip";
+import { clientAddress } from "../../shared/client-address";
 import { toByteString, type Value, type ValueMap } from "../values";
 
 export interface ErrorInfo {
@@ -64,8 +64,7 @@ export class RequestFacts {
 
   /** `ip.src` only from `CF-Connecting-IP`, validated; never from `X-Forwarded-For` (contract §2.2). */
   clientIp(): Value | undefined {
-    const raw = this.input.request.headers.get("cf-connecting-ip");
-    return raw === null ? undefined : parseIp(raw.trim());
+    return clientAddress(this.input.request)?.address;
   }
 }
 

@@ -1,9 +1,9 @@
 /**
  * Addresses of IP access rules (contract §4, §6): one IP, a CIDR range, or the client's own address. Pure.
- * The parsing is the Rules language's (`src/rules/ip.ts`), so `ip.src` in a firewall expression and an IP access
+ * The parsing is the one the Rules language uses (`src/shared/ip.ts`), so `ip.src` in a firewall expression and an IP access
  * rule always agree on what an address is.
  */
-import { cidrRange, parseIp, type IpAddress, type IpRange } from "../../../rules/ip";
+import { cidrRange, parseIp, type IpAddress, type IpRange } from "../../../shared/ip";
 
 /**
  * Prefix lengths an `ip_range` may have. The published API allows only /16 and /24 (IPv4) and /32, /48, /64
@@ -74,16 +74,6 @@ function formatV4(n: number): string {
 /** The IPv4 address inside an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`, RFC 4291 §2.5.5.2), else undefined. */
 export function unmapV4(address: IpAddress): number | undefined {
   return typeof address === "bigint" && address >> 32n === 0xffffn ? Number(address & 0xffffffffn) : undefined;
-}
-
-/**
- * The client's address: `CF-Connecting-IP` only (contract §2.2, §4), one valid address. A list
- * (`1.2.3.4, 5.6.7.8`), a port, garbage or an absent header is no address, never passed through;
- * `X-Forwarded-For` is never read (a client writes it).
- */
-export function clientAddress(request: Request): IpAddress | undefined {
-  const raw = request.headers.get("cf-connecting-ip");
-  return raw === null ? undefined : parseIp(raw.trim());
 }
 
 /** `request.cf.country` when it is a two-letter code (contract §2.1: `[A-Z]{2}`), else undefined. */

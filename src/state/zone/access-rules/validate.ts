@@ -5,7 +5,7 @@
  * back from storage, so the matcher never compiles an unchecked value.
  */
 import { err, ok, type Result } from "../../../shared/result";
-import { parseIp } from "../../../rules/ip";
+import { parseIp } from "../../../shared/ip";
 import { formatAddress, parseCidr, type RangeFailure } from "./address";
 import {
   ACCESS_RULE_MODES,

@@ -8,7 +8,7 @@ import {
 } from "../../../../src/edge/origin/classify";
 import { hasOwnLoopMark, scanRequestHeaders, upstreamHeaders } from "../../../../src/edge/origin/headers";
 import { clientHello, connectFailure } from "../../../../src/edge/origin/probe";
-import { isIpLiteral } from "../../../../src/shared/host";
+import { isIpLiteral } from "../../../../src/shared/ip";
 
 describe("upstreamHeaders", () => {
   const forwarded = { proto: "https", host: "shop.example:8443" };
@@ -26,6 +26,10 @@ describe("upstreamHeaders", () => {
       { "CF-Connecting-IP": "2001:db8::1", "X-Forwarded-For": "1.1.1.1, 3.3.3.3" },
       { "x-forwarded-for": "1.1.1.1, 3.3.3.3, 2001:db8::1" },
     ],
+    // Only a valid CF-Connecting-IP is the client's address (contract §2.2): a list, a port or garbage is not appended.
+    [{ "CF-Connecting-IP": "2.2.2.2, 4.4.4.4", "X-Forwarded-For": "1.1.1.1" }, { "x-forwarded-for": "1.1.1.1" }],
+    [{ "CF-Connecting-IP": "2.2.2.2:443" }, { "x-forwarded-for": null }],
+    [{ "CF-Connecting-IP": "unknown" }, { "x-forwarded-for": null }],
     [
       { "X-Forwarded-Proto": "http", "X-Forwarded-Host": "spoofed" },
       { "x-forwarded-proto": "https", "x-forwarded-host": "shop.example:8443" },

@@ -1,12 +1,8 @@
 /** IP access rules (contract §4, §6): validation at write time, the presented shape, the compiled matcher. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  clientAddress,
-  clientCountry,
-  formatAddress,
-  parseCidr,
-} from "../../../../src/state/zone/access-rules/address";
+import { clientCountry, formatAddress, parseCidr } from "../../../../src/state/zone/access-rules/address";
+import { clientAddress } from "../../../../src/shared/client-address";
 import { AccessMatcher } from "../../../../src/edge/request-phases/ip-access";
 import { presentAccessRules, type AccessRules } from "../../../../src/state/zone/access-rules/types";
 import {
@@ -15,7 +11,7 @@ import {
   parseAccessRules,
   type AccessRuleFailure,
 } from "../../../../src/state/zone/access-rules/validate";
-import { parseIp } from "../../../../src/rules/ip";
+import { parseIp } from "../../../../src/shared/ip";
 
 let n = 0;
 const newId = () => (++n).toString(16).padStart(32, "0");
@@ -211,7 +207,9 @@ describe("addresses", () => {
     ["unknown", undefined],
     ["", undefined],
   ])("CF-Connecting-IP %j → %s", (header, expected) => {
-    const address = clientAddress(new Request("https://z.example/", { headers: { "CF-Connecting-IP": header } }));
+    const address = clientAddress(
+      new Request("https://z.example/", { headers: { "CF-Connecting-IP": header } }),
+    )?.address;
     expect(address === undefined ? undefined : formatAddress(address)).toBe(expected);
   });
 

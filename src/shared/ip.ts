@@ -1,6 +1,7 @@
 /**
- * IP addresses for the Rules language: IPv4 as a number, IPv6 as a bigint (see values.ts), plus CIDR and
- * range parsing for `{…}` sets (rules-language.md §3.1). Pure; no `node:net` in workerd.
+ * IP addresses, the one parser every layer uses: IPv4 as a number, IPv6 as a bigint (the Rules language's IP values,
+ * src/rules/values.ts), CIDR ranges (rules' `{…}` sets, rules-language.md §3.1; IP access rules), the client
+ * address (client-address.ts) and the IP-literal test of hostnames. Pure; no `node:net` in workerd.
  */
 export type IpAddress = number | bigint;
 
@@ -70,4 +71,14 @@ export function cidrRange(address: IpAddress, prefix: number): IpRange {
   const hostBits = BigInt(128 - prefix);
   const start = (address >> hostBits) << hostBits;
   return [start, start + (1n << hostBits) - 1n];
+}
+
+/**
+ * Whether a hostname is an IP literal rather than a name: `[v6]` as the URL parser brackets it, a bare IPv6 address
+ * (`::1`: a name never holds a colon), or a dotted quad (`1.2.3.4`; the URL parser normalises every IPv4 spelling
+ * to it, `127.1` and `0x7f.1` included). Used for direct IP access (1003) and for the TLS probe's SNI, which RFC
+ * 6066 §3 forbids for literals.
+ */
+export function isIpLiteral(hostname: string): boolean {
+  return hostname.startsWith("[") || hostname.includes(":") || /^\d{1,3}(\.\d{1,3}){3}$/.test(hostname);
 }

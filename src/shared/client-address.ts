@@ -1,0 +1,25 @@
+/**
+ * The client's address, read in one place: `CF-Connecting-IP` only, never `X-Forwarded-For`, which the client
+ * writes (contract §2.2 `ip.src`, §4 IP access rules). One valid IPv4 or IPv6 address after trimming; a list
+ * (`1.2.3.4, 5.6.7.8`), a port, garbage or an absent header is no address, never passed through. Every user takes
+ * it from here: the Rules field `ip.src`, IP access rules, rate limiting's `ip.src` characteristic (through the
+ * field), `::CLIENT_IP::` on custom pages and the `X-Forwarded-For` sent to the origin.
+ */
+import { parseIp, type IpAddress } from "./ip";
+
+export interface ClientAddress {
+  /** The header's own characters, trimmed (hex digits, `.`, `:`), as the client's address is shown or forwarded. */
+  readonly text: string;
+  /** The parsed address: a number for IPv4, a bigint for IPv6 (src/shared/ip.ts). */
+  readonly address: IpAddress;
+}
+
+/** The validated client address of a request (or of its headers), or undefined when there is none. */
+export function clientAddress(from: Request | Headers): ClientAddress | undefined {
+  const headers = from instanceof Headers ? from : from.headers;
+  const raw = headers.get("cf-connecting-ip");
+  if (raw === null) return undefined;
+  const text = raw.trim();
+  const address = parseIp(text);
+  return address === undefined ? undefined : { text, address };
+}
