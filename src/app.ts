@@ -17,6 +17,7 @@ import { settingsFor, type Settings } from "./shared/settings";
 import { handleServiceRequest } from "./edge/service-endpoints";
 import { errorResponse, fallbackErrorResponse } from "./errors/pipeline";
 import { isUnderPrefix, zoneOf } from "./shared/host";
+import { logEvent } from "./shared/log";
 import { newRayId } from "./shared/ray";
 import { hasOwnLoopMark } from "./edge/origin/headers";
 import { causeOf } from "./shared/result";
@@ -112,7 +113,7 @@ async function unhandled(
   const cause = causeOf(error);
   if (destination === "api") {
     const ray = newRayId();
-    console.error(JSON.stringify({ event: "api_exception", ray, path: url.pathname, cause }));
+    logEvent("api_exception", { ray, path: url.pathname, cause });
     return apiFailureResponse(API_FAILURES.internal(ray));
   }
   try {

@@ -1,10 +1,10 @@
 /**
  * The one structured log line per generated error (docs/errors.md "Observability"):
  * `{"event":"edge_error","ray","zone","code","status","cause"}`, at the level of what happened (`levelOf`,
- * docs/configuration.md "Log levels"): `console.error` for the service's own failures (500, 1100–1105: an operator
- * must act), `console.warn` for the other 5xx (the origin failing, as detected: the service did its job),
- * `console.log` (info) for everything else (blocks, rate limits, unknown hosts) and for previews, which are no
- * failure at all. So `wrangler dev` shows a red `✘ [ERROR]` only for a real fault. The line itself is unchanged.
+ * docs/configuration.md "Log levels"): error for the service's own failures (500, 1100–1105: an operator must act),
+ * warn for the other 5xx (the origin failing, as detected: the service did its job), info for everything else
+ * (blocks, rate limits, unknown hosts) and for previews, which are no failure at all. So `wrangler dev` shows a red
+ * `✘ [ERROR]` only for a real fault. Written through src/shared/log.ts (`edge_error` is its one `per-call` event).
  *
  * Issue 12: a console call is not free. In workerd (`wrangler dev`, Miniflare, self-hosted workerd) each one is a
  * synchronous write to the process's stdout or stderr, and the reader on the other end is woken for each. Measured
@@ -26,6 +26,8 @@
  * calling the pipeline directly, the last-resort funnel) a line is always written at once.
  */
 
+import { eventLinePrefix, writeEventLines, type LogLevel } from "../shared/log";
+
 export interface EdgeErrorLine {
   readonly ray: string;
   readonly zone: string;
@@ -37,16 +39,19 @@ export interface EdgeErrorLine {
 /** What the log needs of the invocation: a way to finish work after the response. */
 export type Invocation = Pick<ExecutionContext, "waitUntil">;
 
-/** The JSON line: `JSON.stringify({event, ray, zone, code, status, cause})`, built without an object. */
+const PREFIX = eventLinePrefix("edge_error");
+
+/**
+ * The JSON line: `JSON.stringify({event, ray, zone, code, status, cause})` (the fields of `edge_error` in
+ * src/shared/log.ts `EVENTS`), built without an object.
+ */
 export function edgeErrorLine(e: EdgeErrorLine): string {
   // Only the strings that can hold anything are serialised; the ray is hex and the numbers are integers.
   return (
-    `{"event":"edge_error","ray":"${e.ray}","zone":${JSON.stringify(e.zone)},"code":${e.code},` +
+    `${PREFIX},"ray":"${e.ray}","zone":${JSON.stringify(e.zone)},"code":${e.code},` +
     `"status":${e.status},"cause":${e.cause === undefined ? "null" : JSON.stringify(e.cause)}}`
   );
 }
-
-export type LogLevel = "error" | "warn" | "info";
 
 /**
  * The causes of the preview endpoints (src/edge/service-endpoints.ts `{prefix}/error/{code}`, src/edge/custom-errors/
@@ -80,7 +85,7 @@ export function logEdgeError(e: EdgeErrorLine, coalesceMs: number, invocation?: 
     }
     flush();
   }
-  write(line, level);
+  writeEventLines("edge_error", line, level);
   if (coalesceMs <= 0 || invocation === undefined) return;
   windowOpenedAt = now;
   invocation.waitUntil(new Promise<void>((resolve) => setTimeout(resolve, coalesceMs)).then(flush));
@@ -91,21 +96,7 @@ export function flush(): void {
   windowOpenedAt = null;
   const lines = waiting;
   waiting = { error: [], warn: [], info: [] };
-  if (lines.error.length > 0) write(lines.error.join("\n"), "error");
-  if (lines.warn.length > 0) write(lines.warn.join("\n"), "warn");
-  if (lines.info.length > 0) write(lines.info.join("\n"), "info");
-}
-
-function write(text: string, level: LogLevel): void {
-  switch (level) {
-    case "error":
-      console.error(text);
-      return;
-    case "warn":
-      console.warn(text);
-      return;
-    case "info":
-      console.log(text);
-      return;
-  }
+  if (lines.error.length > 0) writeEventLines("edge_error", lines.error.join("\n"), "error");
+  if (lines.warn.length > 0) writeEventLines("edge_error", lines.warn.join("\n"), "warn");
+  if (lines.info.length > 0) writeEventLines("edge_error", lines.info.join("\n"), "info");
 }

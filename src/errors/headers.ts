@@ -8,6 +8,7 @@
  * can never leave a stale hash behind; after the first error the value is a plain string and the hot path awaits
  * nothing.
  */
+import { sha256 } from "../shared/crypto";
 import type { ErrorFormatChoice } from "./format";
 import { BOX_STYLE, PAGE_SCRIPT, PAGE_STYLE } from "./page";
 
@@ -16,7 +17,7 @@ let csp: string | null = null;
 
 /** The CSP header value, computed on first use (crypto is async and not allowed at global scope). */
 export function contentSecurityPolicy(): Promise<string> {
-  cspPromise ??= Promise.all([sha256(PAGE_STYLE), sha256(PAGE_SCRIPT)]).then(([style, script]) => {
+  cspPromise ??= Promise.all([sha256Base64(PAGE_STYLE), sha256Base64(PAGE_SCRIPT)]).then(([style, script]) => {
     csp =
       `default-src 'none'; style-src 'sha256-${style}'; script-src 'sha256-${script}'; ` +
       "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -33,13 +34,13 @@ let boxHash: Promise<string> | null = null;
  * `style-src` (CSP3 §8.4 hash-source). Shown by the custom pages API; constant per release.
  */
 export function boxStyleHash(): Promise<string> {
-  boxHash ??= sha256(BOX_STYLE).then((hash) => `'sha256-${hash}'`);
+  boxHash ??= sha256Base64(BOX_STYLE).then((hash) => `'sha256-${hash}'`);
   return boxHash;
 }
 
-async function sha256(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return btoa(String.fromCharCode(...new Uint8Array(digest)));
+/** The base64 SHA-256 of a CSP hash-source (CSP3 §2.3.1 `hash-source`). */
+async function sha256Base64(text: string): Promise<string> {
+  return btoa(String.fromCharCode(...(await sha256(text))));
 }
 
 /**

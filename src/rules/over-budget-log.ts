@@ -1,6 +1,6 @@
 /**
  * The one log line of an over-budget evaluation (contract §2.2: "logged with zone, phase and rule, in every phase"):
- * `{"event":"rule_over_budget","zone","phase","rule","cause","suppressed"}` on `console.error`, from the firewall,
+ * `{"event":"rule_over_budget","zone","phase","rule","cause","suppressed"}` at level error (src/shared/log.ts), from the firewall,
  * rate-limiting and custom error loops alike.
  *
  * Bounded volume: 25 over-budget rules on every request of a busy zone must not write 25 lines per request forever.
@@ -10,6 +10,8 @@
  * first); a key pushed out simply writes its next occurrence at once. What can be lost: the count of a window whose
  * key never occurs again, or leaves the map, or dies with the isolate.
  */
+
+import { logEvent } from "../shared/log";
 
 export type RulePhase = "http_custom_errors" | "http_request_firewall_custom" | "http_ratelimit";
 
@@ -38,16 +40,13 @@ export function logOverBudget(event: OverBudgetEvent, now: number = Date.now()):
     open.suppressed++;
     return;
   }
-  console.error(
-    JSON.stringify({
-      event: "rule_over_budget",
-      zone: event.zone,
-      phase: event.phase,
-      rule: event.rule,
-      cause: event.reason,
-      suppressed: open?.suppressed ?? 0,
-    }),
-  );
+  logEvent("rule_over_budget", {
+    zone: event.zone,
+    phase: event.phase,
+    rule: event.rule,
+    cause: event.reason,
+    suppressed: open?.suppressed ?? 0,
+  });
   windows.delete(key); // re-inserted last: a Map iterates in insertion order, so the first key is the oldest
   windows.set(key, { openedAt: now, suppressed: 0 });
   if (windows.size > OVER_BUDGET_LOG_KEYS) {

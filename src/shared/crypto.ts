@@ -11,10 +11,9 @@ const encoder = new TextEncoder();
  * error's CPU in the profile of the errors benchmark (docs/benchmarks.md), where Ray IDs are encoded. */
 const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
 
-/** SHA-256 of `text` (as UTF-8) or of bytes: the 32-byte digest. */
-export async function sha256(input: string | Uint8Array): Promise<Uint8Array> {
-  const data = typeof input === "string" ? encoder.encode(input) : input;
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", data));
+/** SHA-256 of `text` as UTF-8: the 32-byte digest. */
+export async function sha256(text: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
 }
 
 /** SHA-256 of `text` as lower-case hex, of the whole digest or of its first `bytes` bytes (a shorter fixed-size key). */
@@ -39,7 +38,7 @@ export function fromHex(hex: string, length: number): Uint8Array | null {
 }
 
 /** `count` bytes from the CSPRNG. */
-export function randomBytes(count: number): Uint8Array {
+export function randomBytes(count: number): Uint8Array<ArrayBuffer> {
   return crypto.getRandomValues(new Uint8Array(count));
 }
 

@@ -5,11 +5,12 @@
  *
  * Every var has a working default so a bare `wrangler dev` serves something sensible. A value that is present but
  * invalid is never silently replaced: it is one problem `{var, value, problem, used}` naming what is used instead,
- * written once per isolate as the log line `{"event":"config_invalid",…}` (console.error: the operator must act)
+ * written once per isolate as the log line `{"event":"config_invalid",…}` (level error: the operator must act)
  * and printed by `npm run check-config`. The model is API_TOKENS (src/api/kit/auth.ts): logged precisely, fails closed.
  * docs/configuration.md lists each var's rules and fallback.
  */
 import { normaliseHostname } from "./host";
+import { eventLine, writeEventLines } from "./log";
 import { parseOriginUrl } from "./origin-url";
 
 export interface Settings {
@@ -111,14 +112,14 @@ export function settingsFor(env: SettingsVars): Settings {
 
 /** The log line of one invalid var (docs/configuration.md "Validation"). Exported for tests. */
 export function configInvalidLine(p: SettingsProblem): string {
-  return JSON.stringify({ event: "config_invalid", var: p.var, value: p.value, problem: p.problem, used: p.used });
+  return eventLine("config_invalid", { var: p.var, value: p.value, problem: p.problem, used: p.used });
 }
 
 function logProblem(problem: SettingsProblem): void {
   const line = configInvalidLine(problem);
   if (logged.has(line) || logged.size >= 64) return;
   logged.add(line);
-  console.error(line);
+  writeEventLines("config_invalid", line);
 }
 
 /** Parses the vars (the problems dropped); exported for unit tests. Empty strings mean "unset" (contract §4). */

@@ -9,7 +9,9 @@
  *   (`crypto.subtle.timingSafeEqual`), so neither the comparison nor the loop reveals how much of a token matched.
  *   Only digests are ever stored or logged.
  */
+import { fromHex, sha256, toHex } from "../../shared/crypto";
 import { normaliseHostname } from "../../shared/host";
+import { logEvent } from "../../shared/log";
 import { err, ok, type Result } from "../../shared/result";
 import { API_FAILURES, type ApiFailure } from "./envelope";
 
@@ -87,21 +89,6 @@ function bearerToken(header: string | null): string | null {
   return match?.[1] ?? null;
 }
 
-async function sha256(text: string): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-}
-
-function toHex(bytes: Uint8Array): string {
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-function fromHex(hex: string): Uint8Array | null {
-  if (!/^[0-9a-fA-F]{64}$/.test(hex)) return null;
-  const out = new Uint8Array(32);
-  for (let i = 0; i < 32; i++) out[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16);
-  return out;
-}
-
 // Parsed once per distinct secret value per isolate: secrets change only on deploy. The resolved list is kept,
 // never a pending Promise: workerd refuses to let one request await work started by another.
 let cachedKey: string | null = null;
@@ -124,7 +111,7 @@ async function loadTokens(env: AuthVars): Promise<readonly KnownToken[]> {
   if (env.ADMIN_TOKEN) tokens.push({ digest: await sha256(env.ADMIN_TOKEN), principal: { name: "admin", ...ADMIN } });
   if (env.API_TOKENS) {
     const parsed = parseApiTokens(env.API_TOKENS);
-    if (!parsed.ok) console.error(JSON.stringify({ event: "api_tokens_invalid", reason: parsed.error }));
+    if (!parsed.ok) logEvent("api_tokens_invalid", { reason: parsed.error });
     else tokens.push(...parsed.value);
   }
   return tokens;
@@ -146,7 +133,7 @@ export function parseApiTokens(raw: string): Result<KnownToken[], string> {
   for (const [index, entry] of data.entries()) {
     if (typeof entry !== "object" || entry === null) return err(`API_TOKENS[${index}] must be an object`);
     const e = entry as Record<string, unknown>;
-    const digest = typeof e.sha256 === "string" ? fromHex(e.sha256) : null;
+    const digest = typeof e.sha256 === "string" ? fromHex(e.sha256, 32) : null;
     if (!digest) return err(`API_TOKENS[${index}].sha256 must be 64 hex characters`);
     const accounts = parseScope(e.accounts, (s) => s.toLowerCase());
     // Zones as the routes compare them: lower-case, an absolute name's trailing dot dropped (RFC 1034 §3.1).

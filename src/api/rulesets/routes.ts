@@ -7,6 +7,7 @@
 import { readJsonBody } from "../kit/body";
 import { apiFailureResponse, apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
+import { randomId } from "../../shared/crypto";
 import { err, type Result } from "../../shared/result";
 import { parseDocument } from "../../state/zone/store";
 import { rememberWritten, withWriter, zoneFailure, zoneName, zoneTarget, type ZoneFailure } from "../zones/routes";
@@ -96,7 +97,7 @@ async function putRuleset(c: ApiContext): Promise<Response> {
       current.value.settings.plan,
       storedRuleset(found.value, phase.value),
       new Date(),
-      newRuleId,
+      randomId,
       others,
     );
     if (!parsed.ok) return failure(parsed.error, zone.value);
@@ -110,11 +111,6 @@ async function putRuleset(c: ApiContext): Promise<Response> {
     }
     if (written.error.kind !== "conflict" || attempt === ATTEMPTS) return failure(written.error, zone.value);
   }
-}
-
-/** Rule and ruleset ids: 32 random lower-case hex characters, as the published API's. */
-function newRuleId(): string {
-  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 const PATH = "/zones/:zone/rulesets/phases/:phase/entrypoint";

@@ -8,6 +8,7 @@ import { readJsonBody } from "../kit/body";
 import { API_FAILURES, apiFailureResponse, apiSuccess, type ApiFailure } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
 import { normaliseHostname } from "../../shared/host";
+import { logEvent } from "../../shared/log";
 import { newRayId } from "../../shared/ray";
 import { causeOf, err, ok, type Result } from "../../shared/result";
 import { remember } from "../../state/zone/cache";
@@ -60,7 +61,7 @@ export function zoneFailure(failure: ZoneFailure, zone: string): Response {
     case "corrupt": {
       // CONFIG (or the writer) failing is the service's own failure: a 500 with a ray to quote, logged once.
       const ray = newRayId();
-      console.error(JSON.stringify({ event: "api_error", ray, zone, code: 500, cause: failure.cause }));
+      logEvent("api_error", { ray, zone, code: 500, cause: failure.cause });
       return apiFailureResponse(API_FAILURES.internal(ray));
     }
     case "too-large":

@@ -4,6 +4,7 @@
  * and kept per isolate in a bounded map, so an error costs rule evaluation only: no compile, no KV read of the
  * document (the zone cache already holds it).
  */
+import { logEvent } from "../../shared/log";
 import { compile, customErrorFields, RuleIndex, type Rule } from "../../rules";
 import { pageMeta } from "../../state/zone/custom-pages/stored";
 import type { PageId } from "../../state/zone/custom-pages/validate";
@@ -58,14 +59,13 @@ function build(zone: Zone): CompiledCustomErrors {
     const compiled = compile(stored.expression, customErrorFields.scheme);
     // Validated when written; a rule that no longer compiles (an engine change) is skipped and said so.
     if (!compiled.ok) {
-      console.error(
-        JSON.stringify({
-          event: "custom_rule_skipped",
-          zone: zone.zone,
-          rule: stored.id,
-          cause: compiled.error.message,
-        }),
-      );
+      logEvent("rule_unusable", {
+        zone: zone.zone,
+        version: zone.version,
+        phase: "http_custom_errors",
+        rule: stored.id,
+        cause: compiled.error.message,
+      });
       continue;
     }
     rules.push({ id: stored.id, rule: compiled.value, parameters: stored.action_parameters });

@@ -4,6 +4,7 @@
  * version, so a new page is read once and a stale one is never served past the zone cache's TTL. Bounded by count
  * and bytes (contract §8).
  */
+import { logEvent } from "../../shared/log";
 import { pageKey } from "../../state/zone/custom-pages/stored";
 import type { PageId } from "../../state/zone/custom-pages/validate";
 import type { CompiledCustomErrors } from "./compiled";
@@ -22,9 +23,7 @@ export async function pageHtml(kv: KVNamespace, compiled: CompiledCustomErrors, 
   try {
     html = await kv.get(pageKey(compiled.zone, id));
   } catch (e) {
-    console.error(
-      JSON.stringify({ event: "custom_page_unavailable", zone: compiled.zone, page: id, cause: String(e) }),
-    );
+    logEvent("custom_page_unavailable", { zone: compiled.zone, page: id, cause: String(e) });
     return null;
   }
   if (html === null) return null;

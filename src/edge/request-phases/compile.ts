@@ -4,6 +4,7 @@
  * contract §2.1 applied (on `free`, at most 5 firewall rules and 1 rate-limiting rule are evaluated: the first
  * enabled ones, in order; rules stored before a downgrade are kept, not evaluated).
  */
+import { logEvent } from "../../shared/log";
 import { AccessMatcher } from "./ip-access";
 import { storedAccessRules } from "../../state/zone/access-rules/stored";
 import type { AccessRules } from "../../state/zone/access-rules/types";
@@ -66,16 +67,7 @@ function compiledRequestPhaseOf(zone: string, version: number, config: () => Req
   return memo.get(zone, version, () => {
     const compiled = compileRequestPhase(config());
     for (const p of compiled.problems) {
-      console.error(
-        JSON.stringify({
-          event: "request_rule_unusable",
-          zone,
-          version,
-          phase: p.phase,
-          rule: p.ruleId,
-          cause: p.reason,
-        }),
-      );
+      logEvent("rule_unusable", { zone, version, phase: p.phase, rule: p.ruleId, cause: p.reason });
     }
     return compiled;
   });

@@ -3,6 +3,7 @@
  * `"v1:" + base64url(first 128 bits of SHA-256(RFC 8785 JCS(tags)))`. Verified against the SDK's examples
  * (`{}` → `v1:RBNvo1WzZ4oRRq0W9-hkng`).
  */
+import { sha256 } from "../../shared/crypto";
 import { bytesToBase64Url } from "./base64url";
 import type { TagPairs } from "./types";
 
@@ -20,6 +21,6 @@ export function canonicalJson(tags: TagPairs): string {
 
 export async function etagOf(tags: TagPairs): Promise<string> {
   if (tags.length === 0) return EMPTY_TAGS_ETAG;
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonicalJson(tags)));
-  return `v1:${bytesToBase64Url(new Uint8Array(digest, 0, 16))}`;
+  const digest = await sha256(canonicalJson(tags));
+  return `v1:${bytesToBase64Url(digest.subarray(0, 16))}`;
 }

@@ -12,6 +12,7 @@
  *   object's RPC return value, which the runtime caps at 32 MiB.
  */
 import { DurableObject } from "cloudflare:workers";
+import { randomBytes } from "../../shared/crypto";
 import { err, ok, type Result } from "../../shared/result";
 import { importCursorKey, signCursor, verifyCursor, type CursorScope, type DecodedCursor } from "./cursor";
 import type { InvalidCursor, LimitReached, PreconditionFailed } from "./errors";
@@ -265,7 +266,7 @@ export class TagStore extends DurableObject<Env> {
         .toArray()[0];
       let raw = row?.value;
       if (!raw) {
-        raw = crypto.getRandomValues(new Uint8Array(32)).buffer;
+        raw = randomBytes(32).buffer;
         this.sql.exec("INSERT INTO meta (name, value) VALUES ('cursor_key', ?)", raw);
       }
       this.cursorKey = importCursorKey(raw);

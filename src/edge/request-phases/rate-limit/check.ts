@@ -7,6 +7,9 @@
  * `COUNTER_TIMEOUT_MS` never blocks traffic; the request goes on and the failure is logged.
  */
 import type { EvaluationContext } from "../../../rules";
+import { logEvent } from "../../../shared/log";
+import { sha256Hex } from "../../../shared/crypto";
+import { TIMEOUT, within } from "../../../shared/timeout";
 import { logOverBudget } from "../../../rules/over-budget-log";
 import { requestContext } from "../../../rules/request-expressions";
 import { BlockedCache } from "./blocked-cache";
@@ -63,14 +66,15 @@ async function blockedUntil(
   request: Request,
   now: number,
 ): Promise<number | undefined> {
-  const key = await sha256Hex(countingKey(rule.characteristics, ctx, request));
+  // The counting key as 32 hex characters (128 bits of SHA-256): fixed size whatever the header values.
+  const key = await sha256Hex(countingKey(rule.characteristics, ctx, request), 16);
   // One object per (zone, rule, counting key): see rate-limiter.ts for why.
   const name = `${zone}\n${rule.id}\n${key}`;
   const cached = blocked.blockedUntil(name, now);
   if (cached !== undefined) return cached;
   const namespace = env.RATE_LIMITER;
   if (namespace === undefined) {
-    log("rate_limiter_unavailable", zone, rule.id, "no RATE_LIMITER binding");
+    logUnavailable(zone, rule.id, "no RATE_LIMITER binding");
     return undefined;
   }
   try {
@@ -86,43 +90,22 @@ async function blockedUntil(
       // A plain value of the union (RPC results are typed per member, not as the union).
       return d.kind === "block" ? { kind: "block", blockedUntil: d.blockedUntil } : { kind: "allow" };
     };
-    const decision = await withTimeout(call(), COUNTER_TIMEOUT_MS);
-    if (decision === null) {
-      log("rate_limiter_unavailable", zone, rule.id, `no answer within ${COUNTER_TIMEOUT_MS} ms`);
+    const decision = await within(call(), COUNTER_TIMEOUT_MS);
+    if (decision === TIMEOUT) {
+      logUnavailable(zone, rule.id, `no answer within ${COUNTER_TIMEOUT_MS} ms`);
       return undefined;
     }
     if (decision.kind === "allow") return undefined;
     blocked.remember(name, decision.blockedUntil);
     return decision.blockedUntil;
   } catch (error) {
-    log("rate_limiter_unavailable", zone, rule.id, error instanceof Error ? error.message : String(error));
+    logUnavailable(zone, rule.id, error instanceof Error ? error.message : String(error));
     return undefined;
   }
 }
 
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | null> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    if (timer !== undefined) clearTimeout(timer);
-  }
-}
-
-const encoder = new TextEncoder();
-
-/** The counting key as 32 hex characters (128 bits of SHA-256): fixed size whatever the header values. */
-async function sha256Hex(text: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
-  let hex = "";
-  for (let i = 0; i < 16; i++) hex += (digest[i] ?? 0).toString(16).padStart(2, "0");
-  return hex;
-}
 
 /** Fail-open: one structured line each (contract §3: the failure is logged). */
-function log(event: string, zone: string, ruleId: string, cause: string): void {
-  console.error(JSON.stringify({ event, zone, phase: "http_ratelimit", rule: ruleId, cause }));
+function logUnavailable(zone: string, ruleId: string, cause: string): void {
+  logEvent("rate_limiter_unavailable", { zone, phase: "http_ratelimit", rule: ruleId, cause });
 }

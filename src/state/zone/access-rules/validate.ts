@@ -4,6 +4,7 @@
  * API edge maps kinds to messages with `accessRuleMessage`). Pure; the same function re-checks a document read
  * back from storage, so the matcher never compiles an unchecked value.
  */
+import { randomId } from "../../../shared/crypto";
 import { err, ok, type Result } from "../../../shared/result";
 import { parseIp } from "../../../shared/ip";
 import { formatAddress, parseCidr, type RangeFailure } from "./address";
@@ -213,8 +214,4 @@ function rangeMessage(reason: RangeFailure): string {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function randomId(): string {
-  return crypto.randomUUID().replaceAll("-", "");
 }

@@ -182,7 +182,7 @@ describe("over-budget rules are non-matches, reported", () => {
     expect(a.firewall?.rules.map((r) => r.id)).toEqual(["ok"]);
     expect(logged).toHaveBeenCalledTimes(1);
     expect(JSON.parse(String(logged.mock.calls[0]?.[0]))).toMatchObject({
-      event: "request_rule_unusable",
+      event: "rule_unusable",
       rule: "bad",
       version: 1,
     });
