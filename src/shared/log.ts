@@ -89,7 +89,9 @@ export type FieldValue = string | number | boolean | null | undefined;
 export type EventFields<N extends EventName> = { readonly [F in (typeof EVENTS)[N]["fields"][number]]: FieldValue };
 
 /** A level argument only for a `per-call` event, where it is required. */
-export type LevelArgument<N extends EventName> = (typeof EVENTS)[N]["level"] extends "per-call" ? [level: LogLevel] : [];
+export type LevelArgument<N extends EventName> = (typeof EVENTS)[N]["level"] extends "per-call"
+  ? [level: LogLevel]
+  : [];
 
 /** The event's JSON line: `{"event":name, …fields}` in the fields' order. */
 export function eventLine<N extends EventName>(name: N, fields: EventFields<N>): string {

@@ -16,7 +16,6 @@ import { connect } from "cloudflare:sockets";
 import type { OriginTarget } from "../../shared/origin-url";
 import type { TcpProbe, TlsProbe } from "./connector";
 
-
 function socketAddress(target: OriginTarget): { hostname: string; port: number } {
   // URLs bracket IPv6 literals; connect() wants the bare address.
   const hostname = target.hostname.startsWith("[") ? target.hostname.slice(1, -1) : target.hostname;

@@ -42,7 +42,10 @@ export async function requestPhase(
 ): Promise<RequestPhaseOutcome> {
   // 1. IP access rules: the client address only from CF-Connecting-IP, validated; the country from request.cf.
   if (compiled.access !== null) {
-    const decision = compiled.access.decide({ address: clientAddress(request)?.address, country: clientCountry(request) });
+    const decision = compiled.access.decide({
+      address: clientAddress(request)?.address,
+      country: clientCountry(request),
+    });
     if (decision.kind === "block_ip")
       return { kind: "error", code: 1006, cause: `IP access rule ${decision.ruleId} blocks the client address` };
     if (decision.kind === "block_country")

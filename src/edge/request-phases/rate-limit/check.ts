@@ -104,7 +104,6 @@ async function blockedUntil(
   }
 }
 
-
 /** Fail-open: one structured line each (contract §3: the failure is logged). */
 function logUnavailable(zone: string, ruleId: string, cause: string): void {
   logEvent("rate_limiter_unavailable", { zone, phase: "http_ratelimit", rule: ruleId, cause });
