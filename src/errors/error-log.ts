@@ -36,8 +36,13 @@ export interface EdgeErrorLine {
   readonly cause: string | undefined;
 }
 
-/** What the log needs of the invocation: a way to finish work after the response. */
-export type Invocation = Pick<ExecutionContext, "waitUntil">;
+/**
+ * What the log needs of the invocation: a way to finish work after the response (`ExecutionContext.waitUntil`),
+ * written structurally so the module also type-checks outside workerd (test/node/log-events.test.ts reads it).
+ */
+export interface Invocation {
+  waitUntil(promise: Promise<unknown>): void;
+}
 
 const PREFIX = eventLinePrefix("edge_error");
 
