@@ -51,6 +51,9 @@ export function pageClassOf(code: number): PageId {
   return code >= 1000 ? "1000_errors" : "500_errors";
 }
 
+/** A page's states: the service's own page, or the zone's. */
+export const PAGE_STATES = ["default", "customized"] as const;
+
 export type PageBody = { readonly state: "default" } | { readonly state: "customized"; readonly content: string };
 
 /** The first failing check only: a page is one value, and its checks depend on each other. */

@@ -11,6 +11,7 @@
 import { parseCharacteristic } from "./characteristics";
 import { RATE_LIMIT_BOUNDS } from "./ratelimit";
 import { compile } from "../../../rules";
+import { DEFAULT_MAX_LENGTH } from "../../../rules/parser";
 import { err, ok, type Result } from "../../../shared/result";
 import {
   IssueList,
@@ -27,7 +28,7 @@ import {
   type Issues,
 } from "../../../shared/validation";
 import type { Plan, PlanForbids } from "../schema";
-import { PHASE_SPECS, type Phase } from "./phases";
+import { PHASE_SPECS, type Phase, type RuleAction } from "./phases";
 
 /** contract §2.1: custom error responses. */
 export const CONTENT_TYPES = ["application/json", "text/html", "text/plain", "text/xml"] as const;
@@ -43,7 +44,12 @@ export const LIMITS = {
   contentBytes: { min: 1, max: 10_240 },
   statusCode: { min: 400, max: 599 },
   descriptionLength: 500,
+  /** An expression's length in characters: the engine's own limit (rules/parser.ts), restated for the API. */
+  expressionLength: DEFAULT_MAX_LENGTH,
 } as const;
+
+/** The `kind` of every ruleset this API holds (the published API's zone-level entry points). */
+export const RULESET_KINDS = ["zone"] as const;
 
 export interface ServeErrorParameters {
   readonly content: string;
@@ -63,7 +69,7 @@ export interface StoredRule {
   readonly id: string;
   readonly version: string;
   readonly expression: string;
-  readonly action: "serve_error" | "block";
+  readonly action: RuleAction;
   readonly action_parameters?: ServeErrorParameters;
   readonly ratelimit?: RateLimit;
   readonly description: string;
@@ -346,7 +352,7 @@ export function presentRuleset(zone: string, phase: Phase, stored: StoredRuleset
     id: stored?.id ?? "",
     name: `${zone} ${phase}`,
     description: "",
-    kind: "zone",
+    kind: RULESET_KINDS[0],
     phase,
     version: stored?.version ?? "0",
     last_updated: stored?.last_updated ?? null,
