@@ -183,6 +183,17 @@ describe("refusals name the problem and store nothing", () => {
     expect(await env.CONFIG.get(`zone:${z}`)).toBe(before);
   });
 
+  it("lists at most 20 errors (20021) and counts the rest in one more line (issue 20: one capped issue list)", async () => {
+    const z = await zone();
+    const rules = Array.from({ length: 25 }, () => ({ expression: "nope ==", action: "block" }));
+    const res = await api("PUT", entry(z, "http_request_firewall_custom"), { rules });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toHaveLength(21);
+    expect(res.body.errors.every((e) => e.code === 20021)).toBe(true);
+    expect(res.body.errors[0]?.message).toMatch(/^rules\[0\]\.expression: 1:/);
+    expect(res.body.errors[20]?.message).toBe("and 5 more errors not listed");
+  });
+
   it("free plan: custom error rules 403 (1100); at most 5 firewall rules and 1 rate-limiting rule", async () => {
     const z = await zone("free");
     await refused(z, "http_custom_errors", { rules: [serve("true")] }, 403, 1100, /free plan/);
