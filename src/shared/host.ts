@@ -33,11 +33,11 @@ export function normaliseHostname(host: string): string {
  */
 export type HostnameProblem =
   | { readonly kind: "empty" }
-  | { readonly kind: "too_long"; readonly length: number }
-  | { readonly kind: "empty_label" }
-  | { readonly kind: "label_too_long"; readonly length: number }
-  | { readonly kind: "bad_character" }
-  | { readonly kind: "edge_hyphen" };
+  | { readonly kind: "too-long"; readonly length: number }
+  | { readonly kind: "empty-label" }
+  | { readonly kind: "label-too-long"; readonly length: number }
+  | { readonly kind: "bad-character" }
+  | { readonly kind: "edge-hyphen" };
 
 export const HOSTNAME_LIMITS = { maxLength: 253, maxLabel: 63 } as const;
 
@@ -50,12 +50,12 @@ const LABEL_CHARACTERS = /^[a-z0-9-]+$/;
  */
 export function hostnameProblem(name: string): HostnameProblem | null {
   if (name.length === 0) return { kind: "empty" };
-  if (name.length > HOSTNAME_LIMITS.maxLength) return { kind: "too_long", length: name.length };
+  if (name.length > HOSTNAME_LIMITS.maxLength) return { kind: "too-long", length: name.length };
   for (const label of name.split(".")) {
-    if (label.length === 0) return { kind: "empty_label" };
-    if (label.length > HOSTNAME_LIMITS.maxLabel) return { kind: "label_too_long", length: label.length };
-    if (!LABEL_CHARACTERS.test(label)) return { kind: "bad_character" };
-    if (label.startsWith("-") || label.endsWith("-")) return { kind: "edge_hyphen" };
+    if (label.length === 0) return { kind: "empty-label" };
+    if (label.length > HOSTNAME_LIMITS.maxLabel) return { kind: "label-too-long", length: label.length };
+    if (!LABEL_CHARACTERS.test(label)) return { kind: "bad-character" };
+    if (label.startsWith("-") || label.endsWith("-")) return { kind: "edge-hyphen" };
   }
   return null;
 }
@@ -65,15 +65,15 @@ export function hostnameProblemMessage(problem: HostnameProblem): string {
   switch (problem.kind) {
     case "empty":
       return "it is empty";
-    case "too_long":
+    case "too-long":
       return `${problem.length} characters, at most ${HOSTNAME_LIMITS.maxLength} characters (RFC 1035 §2.3.4)`;
-    case "empty_label":
+    case "empty-label":
       return "it has an empty label (two dots in a row, or a leading dot)";
-    case "label_too_long":
+    case "label-too-long":
       return `a label of ${problem.length} characters, at most ${HOSTNAME_LIMITS.maxLabel} characters per label (RFC 1035 §2.3.4)`;
-    case "bad_character":
+    case "bad-character":
       return "labels hold only letters, digits and hyphens (RFC 1123 §2.1; IDNs as punycode xn--…)";
-    case "edge_hyphen":
+    case "edge-hyphen":
       return "a label starts or ends with a hyphen (RFC 1123 §2.1)";
   }
 }

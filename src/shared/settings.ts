@@ -52,7 +52,7 @@ export interface SettingsVars {
 
 /** One invalid var: what it held, what is wrong with it, and what the service uses instead. */
 export interface SettingsProblem {
-  readonly kind: "invalid_var";
+  readonly kind: "invalid-var";
   readonly var: keyof SettingsVars;
   readonly value: string;
   readonly problem: string;
@@ -131,7 +131,7 @@ export function parseSettings(env: SettingsVars): Settings {
 export function checkSettings(env: SettingsVars): CheckedSettings {
   const problems: SettingsProblem[] = [];
   const problem = (name: keyof SettingsVars, value: string, what: string, used: string) =>
-    problems.push({ kind: "invalid_var", var: name, value, problem: what, used });
+    problems.push({ kind: "invalid-var", var: name, value, problem: what, used });
 
   const servicePrefix = parsePrefix(env.SERVICE_PREFIX, problem);
   const apiHosts = parseApiHosts(env.API_HOSTS, problem);

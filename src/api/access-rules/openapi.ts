@@ -61,6 +61,12 @@ export const accessRulesOpenApi: OpenApiFragment = {
       required: ["rules"],
       additionalProperties: false,
       properties: { rules: { type: "array", maxItems: ACCESS_RULE_LIMITS.maxRules, items: ref("AccessRule") } },
+      example: {
+        rules: [
+          { mode: "block", configuration: { target: "ip_range", value: "198.51.100.0/24" }, notes: "abuse, ticket 42" },
+          { mode: "block", configuration: { target: "country", value: "AQ" } },
+        ],
+      },
     },
     AccessRules: {
       type: "object",

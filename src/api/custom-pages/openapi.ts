@@ -1,6 +1,6 @@
 /** The custom pages API's part of the OpenAPI document (contract §6). */
 import { COMMON_ERRORS, ok, param, ref, response, type OpenApiFragment } from "../kit/openapi";
-import { MAX_PAGE_BYTES, PAGE_IDS } from "../../state/zone/custom-pages/validate";
+import { BOX_TOKENS, MAX_PAGE_BYTES, PAGE_IDS, PAGE_STATES } from "../../state/zone/custom-pages/validate";
 
 export const customPagesOpenApi: OpenApiFragment = {
   description: "Custom error pages per class (`500_errors`, `1000_errors`; paid plans).",
@@ -27,9 +27,10 @@ export const customPagesOpenApi: OpenApiFragment = {
         summary: "Customise a page or restore the default",
         description:
           "The content must contain `<head>`, `</head>` and the class's box token exactly once " +
-          "(`::EDGE_ERROR_500S_BOX::` / `::EDGE_ERROR_1000S_BOX::`; the `::CLOUDFLARE_…::` spellings are aliases and " +
-          "count with it), never the other class's; at most 1,500,000 bytes with its `::RAY_ID::` and `::CLIENT_IP::` " +
-          "tokens at their longest. Paid plans only (403, 1100).",
+          `(${PAGE_IDS.map((id) => `\`${BOX_TOKENS[id][0]}\``).join(" / ")}; the \`::CLOUDFLARE_…::\` spellings ` +
+          "are aliases and count with it), never the other class's; at most " +
+          `${MAX_PAGE_BYTES} bytes with its \`::RAY_ID::\` and \`::CLIENT_IP::\` tokens at their longest. ` +
+          "Paid plans only (403, 1100).",
         security: [{ bearer: ["zones:write"] }],
         requestBody: { required: true, content: { "application/json": { schema: ref("CustomPageBody") } } },
         responses: { "200": ok("The page", ref("CustomPage")), ...COMMON_ERRORS, "413": response("TooLarge") },
@@ -37,14 +38,20 @@ export const customPagesOpenApi: OpenApiFragment = {
     },
   },
   parameters: {
-    PageId: { name: "id", in: "path", required: true, schema: { type: "string", enum: [...PAGE_IDS] } },
+    PageId: {
+      name: "id",
+      in: "path",
+      required: true,
+      schema: { type: "string", enum: [...PAGE_IDS] },
+      example: "1000_errors",
+    },
   },
   schemas: {
     CustomPage: {
       type: "object",
       properties: {
         id: { type: "string", enum: [...PAGE_IDS] },
-        state: { type: "string", enum: ["default", "customized"] },
+        state: { type: "string", enum: [...PAGE_STATES] },
         description: { type: "string" },
         required_tokens: { type: "array", items: { type: "string" } },
         box_style_hash: {
@@ -65,6 +72,11 @@ export const customPagesOpenApi: OpenApiFragment = {
         },
         { type: "object", required: ["state"], properties: { state: { const: "default" } } },
       ],
+      // For the `PageId` parameter's example (1000_errors).
+      example: {
+        state: "customized",
+        content: `<!doctype html><html><head><title>Sorry</title></head><body>${BOX_TOKENS["1000_errors"][0]}</body></html>`,
+      },
     },
   },
 };

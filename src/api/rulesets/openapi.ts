@@ -1,8 +1,13 @@
 /** The rulesets API's part of the OpenAPI document (contract §6), from the same constants as the validators. */
 import { COMMON_ERRORS, ok, param, ref, response, type OpenApiFragment } from "../kit/openapi";
 import { RATE_LIMIT_BOUNDS } from "../../state/zone/rulesets/ratelimit";
-import { PHASES } from "../../state/zone/rulesets/phases";
-import { CONTENT_TYPES, LIMITS } from "../../state/zone/rulesets/validate";
+import { PHASE_SPECS, PHASES, RULE_ACTIONS } from "../../state/zone/rulesets/phases";
+import { CONTENT_TYPES, LIMITS, MAX_RULESET_ISSUES, RULESET_KINDS } from "../../state/zone/rulesets/validate";
+import { PLANS } from "../../state/zone/schema";
+
+/** `free 0, pro 25, …` for one phase, from the validator's own table. */
+const perPlan = (phase: (typeof PHASES)[number]): string =>
+  PLANS.map((plan) => `${plan} ${PHASE_SPECS[phase].maxRules[plan]}`).join(", ");
 
 export const rulesetsOpenApi: OpenApiFragment = {
   description:
@@ -21,10 +26,12 @@ export const rulesetsOpenApi: OpenApiFragment = {
         operationId: "putPhaseEntrypoint",
         summary: "Replace the zone's ruleset of one phase",
         description:
-          "Every expression is compiled and every limit checked before anything is stored. On the free plan " +
-          "`http_custom_errors` is refused (403, 1100); at most 5 firewall and 1 rate-limiting rule; paid plans " +
-          "25 / 50 / 300 rules per phase. The zone's regular expressions, all phases together, compile to at most " +
-          "200,000 RE2 instructions (400, code 20021, naming the limit).",
+          "Every expression is compiled and every limit checked before anything is stored. A phase a plan cannot " +
+          "use (0 rules) is refused with 403 (1100). Rules per phase and plan: " +
+          PHASES.map((phase) => `${phase}: ${perPlan(phase)}`).join("; ") +
+          ". The zone's regular expressions, all phases together, compile to at most " +
+          `${LIMITS.zoneProgramSize} RE2 instructions (400, code 20021, naming the limit). At most ` +
+          `${MAX_RULESET_ISSUES} errors are listed, then one line counts the rest.`,
         security: [{ bearer: ["zones:write"] }],
         requestBody: { required: true, content: { "application/json": { schema: ref("RulesetBody") } } },
         responses: {
@@ -37,7 +44,13 @@ export const rulesetsOpenApi: OpenApiFragment = {
     },
   },
   parameters: {
-    Phase: { name: "phase", in: "path", required: true, schema: { type: "string", enum: [...PHASES] } },
+    Phase: {
+      name: "phase",
+      in: "path",
+      required: true,
+      schema: { type: "string", enum: [...PHASES] },
+      example: "http_request_firewall_custom",
+    },
   },
   schemas: {
     RuleBody: {
@@ -47,13 +60,17 @@ export const rulesetsOpenApi: OpenApiFragment = {
       properties: {
         id: { type: "string", pattern: "^[0-9a-f]{32}$" },
         ref: { type: "string" },
-        expression: { type: "string", maxLength: 4096 },
-        action: { type: "string", enum: ["serve_error", "block"] },
+        expression: { type: "string", minLength: 1, maxLength: LIMITS.expressionLength },
+        action: { type: "string", enum: [...RULE_ACTIONS] },
         action_parameters: {
           type: "object",
           required: ["content", "content_type"],
           properties: {
-            content: { type: "string", description: `${LIMITS.contentBytes.min}–${LIMITS.contentBytes.max} bytes` },
+            content: {
+              type: "string",
+              minLength: LIMITS.contentBytes.min,
+              description: `${LIMITS.contentBytes.min}–${LIMITS.contentBytes.max} bytes of UTF-8`,
+            },
             content_type: { type: "string", enum: [...CONTENT_TYPES] },
             status_code: { type: "integer", minimum: LIMITS.statusCode.min, maximum: LIMITS.statusCode.max },
           },
@@ -93,14 +110,31 @@ export const rulesetsOpenApi: OpenApiFragment = {
     RulesetBody: {
       type: "object",
       required: ["rules"],
-      properties: { rules: { type: "array", items: ref("RuleBody") } },
+      properties: {
+        rules: {
+          type: "array",
+          maxItems: Math.max(...PHASES.flatMap((phase) => PLANS.map((plan) => PHASE_SPECS[phase].maxRules[plan]))),
+          items: ref("RuleBody"),
+        },
+        phase: { type: "string", enum: [...PHASES], description: "When present, the path's phase" },
+      },
+      // For the `Phase` parameter's example (http_request_firewall_custom).
+      example: {
+        rules: [
+          {
+            expression: 'http.request.uri.path eq "/admin" and not ip.src in {192.0.2.0/24}',
+            action: "block",
+            description: "Only the office reaches /admin",
+          },
+        ],
+      },
     },
     Ruleset: {
       type: "object",
       properties: {
         id: { type: "string" },
         name: { type: "string" },
-        kind: { type: "string", enum: ["zone"] },
+        kind: { type: "string", enum: [...RULESET_KINDS] },
         phase: { type: "string", enum: [...PHASES] },
         version: { type: "string" },
         last_updated: { type: ["string", "null"], format: "date-time" },

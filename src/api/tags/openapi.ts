@@ -263,6 +263,7 @@ export const tagsOpenApi: OpenApiFragment = {
         resource_id: ref("ResourceId"),
         worker_id: ref("ResourceId"),
       },
+      example: { resource_type: "worker", resource_id: "api" },
     },
     SetTagsBody: {
       type: "object",

@@ -66,6 +66,7 @@ export const urlNormalizationOpenApi: OpenApiFragment = {
             "segments removed); `cloudflare`: also backslashes to slashes and successive slashes merged, first",
         },
       },
+      example: { scope: "both", type: "rfc3986" },
     },
   },
 };

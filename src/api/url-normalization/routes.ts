@@ -5,73 +5,47 @@
  * removes the stored setting, which restores the defaults, and answers 204 as published. Every plan (as published).
  */
 import { readJsonBody } from "../kit/body";
-import { apiFailureResponse, apiSuccess } from "../kit/envelope";
+import { apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
+import { readZone, writeZone, zoneHandler, zoneTarget, ZONE_API_CODES, type ZoneAnswer } from "../kit/zone-section";
+import { err, ok } from "../../shared/result";
 import { DEFAULT_URL_NORMALIZATION, type UrlNormalization } from "../../shared/url-normalise";
-import { rememberWritten, withWriter, zoneFailure, zoneName, zoneTarget, type ZoneFailure } from "../zones/routes";
 import { storedUrlNormalization, URL_NORMALIZATION_SECTION } from "../../state/zone/url-normalization/stored";
-import { parseUrlNormalization, type UrlNormalizationProblem } from "../../state/zone/url-normalization/validate";
+import { parseUrlNormalization } from "../../state/zone/url-normalization/validate";
 
 /** The envelope code of an invalid setting (this service's 200xx block of zone configuration errors). */
-export const INVALID_URL_NORMALIZATION = 20027;
-
-type Failure =
-  ZoneFailure | { readonly kind: "invalid-url-normalization"; readonly problems: readonly UrlNormalizationProblem[] };
-
-function failure(f: Failure, zone: string): Response {
-  if (f.kind === "invalid-url-normalization") {
-    return apiFailureResponse({
-      status: 400,
-      errors: f.problems.map((p) => ({
-        code: INVALID_URL_NORMALIZATION,
-        message: `Invalid url_normalization: ${p.field} ${p.message}`,
-      })),
-    });
-  }
-  return zoneFailure(f, zone);
-}
+export const INVALID_URL_NORMALIZATION = ZONE_API_CODES.invalidUrlNormalization;
 
 /** The published result shape: exactly `{scope, type}`. */
 const present = (s: UrlNormalization): UrlNormalization => ({ scope: s.scope, type: s.type });
 
-async function getSetting(c: ApiContext): Promise<Response> {
-  const zone = zoneName(c);
-  if (!zone.ok) return failure(zone.error, "");
-  const found = await withWriter(c.env, zone.value, (w) => w.read(zone.value));
-  if (!found.ok) return failure(found.error, zone.value);
-  if (found.value === null) return failure({ kind: "not-found" }, zone.value);
-  return apiSuccess(present(storedUrlNormalization(found.value) ?? DEFAULT_URL_NORMALIZATION));
+async function getSetting(c: ApiContext, zone: string): Promise<ZoneAnswer> {
+  const current = await readZone(c.env, zone);
+  if (!current.ok) return current;
+  return ok(apiSuccess(present(storedUrlNormalization(current.value.document) ?? DEFAULT_URL_NORMALIZATION)));
 }
 
-async function putSetting(c: ApiContext): Promise<Response> {
-  const zone = zoneName(c);
-  if (!zone.ok) return failure(zone.error, "");
+async function putSetting(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const body = await readJsonBody(c.request);
-  if (!body.ok) return failure({ kind: "api", failure: body.error }, zone.value);
+  if (!body.ok) return err({ kind: "api", failure: body.error });
   const parsed = parseUrlNormalization(body.value);
-  if (!parsed.ok) return failure({ kind: "invalid-url-normalization", problems: parsed.error }, zone.value);
-  const written = await withWriter(c.env, zone.value, (w) =>
-    w.putSection(zone.value, URL_NORMALIZATION_SECTION, present(parsed.value)),
-  );
-  if (!written.ok) return failure(written.error, zone.value);
-  rememberWritten(zone.value, written.value);
-  return apiSuccess(present(parsed.value));
+  if (!parsed.ok) return err({ kind: "invalid-url-normalization", issues: parsed.error });
+  const change = { kind: "section", name: URL_NORMALIZATION_SECTION, value: present(parsed.value) } as const;
+  const written = await writeZone(c.env, zone, change);
+  return written.ok ? ok(apiSuccess(present(parsed.value))) : written;
 }
 
-async function deleteSetting(c: ApiContext): Promise<Response> {
-  const zone = zoneName(c);
-  if (!zone.ok) return failure(zone.error, "");
-  const written = await withWriter(c.env, zone.value, (w) => w.putSection(zone.value, URL_NORMALIZATION_SECTION, null));
-  if (!written.ok) return failure(written.error, zone.value);
-  rememberWritten(zone.value, written.value);
+async function deleteSetting(c: ApiContext, zone: string): Promise<ZoneAnswer> {
+  const written = await writeZone(c.env, zone, { kind: "section", name: URL_NORMALIZATION_SECTION, value: null });
+  if (!written.ok) return written;
   // The published API answers 204 (no body, RFC 9110 §15.3.5, hence no envelope), as the tags DELETE does.
-  return new Response(null, { status: 204, headers: { "Cache-Control": "no-store" } });
+  return ok(new Response(null, { status: 204, headers: { "Cache-Control": "no-store" } }));
 }
 
 const PATH = "/zones/:zone/url_normalization";
 
 export const urlNormalizationRoutes: readonly ApiRoute[] = [
-  { method: "GET", path: PATH, permission: "zones:read", target: zoneTarget, handle: getSetting },
-  { method: "PUT", path: PATH, permission: "zones:write", target: zoneTarget, handle: putSetting },
-  { method: "DELETE", path: PATH, permission: "zones:write", target: zoneTarget, handle: deleteSetting },
+  { method: "GET", path: PATH, permission: "zones:read", target: zoneTarget, handle: zoneHandler(getSetting) },
+  { method: "PUT", path: PATH, permission: "zones:write", target: zoneTarget, handle: zoneHandler(putSetting) },
+  { method: "DELETE", path: PATH, permission: "zones:write", target: zoneTarget, handle: zoneHandler(deleteSetting) },
 ];

@@ -2,7 +2,8 @@
  * The zone configuration API's part of the OpenAPI document (contract §6).
  */
 import { COMMON_ERRORS, ok, param, ref, response, type Json, type OpenApiFragment } from "../kit/openapi";
-import { PLANS } from "../../state/zone/schema";
+import { HOSTNAME_LIMITS } from "../../shared/host";
+import { PLANS, ZONE_LIMITS } from "../../state/zone/schema";
 
 const zonePaths: Record<string, Json> = {
   "/zones/{zone}": {
@@ -36,19 +37,45 @@ export const zonesOpenApi: OpenApiFragment = {
   paths: zonePaths,
   description: "Zone configuration (contract §6).",
   parameters: {
-    Zone: { name: "zone", in: "path", required: true, description: "Hostname.", schema: { type: "string" } },
+    Zone: {
+      name: "zone",
+      in: "path",
+      required: true,
+      description: "Hostname.",
+      schema: { type: "string", maxLength: HOSTNAME_LIMITS.maxLength },
+      example: "www.example.com",
+    },
   },
   schemas: {
     ZoneSettings: {
       type: "object",
       required: ["plan", "origin"],
+      additionalProperties: false,
       properties: {
         plan: { type: "string", enum: [...PLANS] },
         origin: { type: "string", format: "uri", description: "`http(s)://host[:port]`" },
-        connect_timeout: { type: "number", description: "seconds" },
-        read_timeout: { type: "number", description: "seconds" },
-        max_request_header_bytes: { type: "integer" },
+        connect_timeout: {
+          type: "number",
+          description: "seconds",
+          minimum: ZONE_LIMITS.connectTimeout.min,
+          maximum: ZONE_LIMITS.connectTimeout.max,
+          default: ZONE_LIMITS.connectTimeout.default,
+        },
+        read_timeout: {
+          type: "number",
+          description: "seconds",
+          minimum: ZONE_LIMITS.readTimeout.min,
+          maximum: ZONE_LIMITS.readTimeout.max,
+          default: ZONE_LIMITS.readTimeout.default,
+        },
+        max_request_header_bytes: {
+          type: "integer",
+          minimum: ZONE_LIMITS.maxRequestHeaderBytes.min,
+          maximum: ZONE_LIMITS.maxRequestHeaderBytes.max,
+          default: ZONE_LIMITS.maxRequestHeaderBytes.default,
+        },
       },
+      example: { plan: "pro", origin: "https://origin.example.com", connect_timeout: 10 },
     },
     Zone: {
       description: "The zone's settings as written, with its name and the document's revision.",

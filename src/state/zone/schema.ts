@@ -5,10 +5,21 @@
  */
 import { hostnameProblem, hostnameProblemMessage, normaliseHostname } from "../../shared/host";
 import { err, ok, type Result } from "../../shared/result";
+import { IssueList, isObject, isOneOf, readNumber, readInt, readString, type Issues } from "../../shared/validation";
 import { parseOriginUrl, type OriginTarget } from "../../shared/origin-url";
 
 export const PLANS = ["free", "pro", "business", "enterprise"] as const;
 export type Plan = (typeof PLANS)[number];
+
+/** The zone's plan cannot use a feature (contract §2.1: 403 with code 1100), e.g. custom error rules on free. */
+export interface PlanForbids {
+  readonly kind: "plan-forbids";
+  readonly plan: Plan;
+  /** What the plan cannot use (`custom error pages`, a phase name). */
+  readonly feature: string;
+  /** Why, for the client (`custom error rules need a paid plan`). */
+  readonly reason: string;
+}
 
 /** Defaults and bounds of the per-zone settings (contract §3, §4). Timeouts are seconds, fractions allowed. */
 export const ZONE_LIMITS = {
@@ -52,12 +63,6 @@ export interface Zone {
   readonly document: ZoneDocument;
 }
 
-/** One invalid field, reported in the API's `errors`. */
-export interface FieldError {
-  readonly field: string;
-  readonly message: string;
-}
-
 const KNOWN_FIELDS = new Set(["plan", "origin", "connect_timeout", "read_timeout", "max_request_header_bytes"]);
 /**
  * Validates a zone name (a DNS hostname, contract §0) and returns it lower-cased. The shape is `hostnameProblem`'s,
@@ -72,38 +77,35 @@ export function parseZoneName(raw: string): Result<string, string> {
   return ok(name);
 }
 
-/** Validates a `PUT /zones/{zone}` body; every invalid field is reported at once. */
-export function parseZoneSettings(
-  body: unknown,
-): Result<{ settings: ZoneSettings; target: OriginTarget }, FieldError[]> {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    return err([{ field: "body", message: "must be a JSON object" }]);
+/** Validates a `PUT /zones/{zone}` body; every invalid field is reported at once (capped, `IssueList`). */
+export function parseZoneSettings(body: unknown): Result<{ settings: ZoneSettings; target: OriginTarget }, Issues> {
+  const issues = new IssueList();
+  if (!isObject(body)) {
+    issues.add("wrong-type", "body", "must be a JSON object");
+    return err(issues.issues);
   }
-  const input = body as Record<string, unknown>;
-  const errors: FieldError[] = [];
+  const input = body;
   for (const key of Object.keys(input)) {
-    if (!KNOWN_FIELDS.has(key)) errors.push({ field: key, message: "is not a zone setting" });
+    if (!KNOWN_FIELDS.has(key)) issues.add("unknown-field", key, "is not a zone setting");
   }
-
   const plan = input.plan;
-  if (typeof plan !== "string" || !(PLANS as readonly string[]).includes(plan)) {
-    errors.push({ field: "plan", message: `must be one of ${PLANS.join(", ")}` });
-  }
+  if (!isOneOf(PLANS, plan)) issues.add("not-allowed", "plan", `must be one of ${PLANS.join(", ")}`);
   let target: OriginTarget | null = null;
-  if (typeof input.origin !== "string") errors.push({ field: "origin", message: "must be a URL string" });
+  const origin = readString(input.origin, "origin", { message: "must be a URL string" });
+  if (!origin.ok) issues.push(origin.error);
   else {
-    const parsed = parseOriginUrl(input.origin);
+    const parsed = parseOriginUrl(origin.value);
     if (parsed.ok) target = parsed.value;
-    else errors.push({ field: "origin", message: parsed.error });
+    else issues.add("invalid", "origin", parsed.error);
   }
-  const connect = bounded(input, "connect_timeout", ZONE_LIMITS.connectTimeout, false, errors);
-  const read = bounded(input, "read_timeout", ZONE_LIMITS.readTimeout, false, errors);
-  const headerBytes = bounded(input, "max_request_header_bytes", ZONE_LIMITS.maxRequestHeaderBytes, true, errors);
+  const connect = bounded(input, "connect_timeout", ZONE_LIMITS.connectTimeout, false, issues);
+  const read = bounded(input, "read_timeout", ZONE_LIMITS.readTimeout, false, issues);
+  const headerBytes = bounded(input, "max_request_header_bytes", ZONE_LIMITS.maxRequestHeaderBytes, true, issues);
 
-  if (errors.length > 0 || target === null) return err(errors);
+  if (issues.count > 0 || target === null || !isOneOf(PLANS, plan)) return err(issues.issues);
   return ok({
     settings: {
-      plan: plan as Plan,
+      plan,
       origin: target.origin,
       connect_timeout: connect,
       read_timeout: read,
@@ -114,19 +116,20 @@ export function parseZoneSettings(
 }
 
 function bounded(
-  input: Record<string, unknown>,
+  input: Readonly<Record<string, unknown>>,
   field: string,
   limits: { readonly default: number; readonly min: number; readonly max: number },
   integer: boolean,
-  errors: FieldError[],
+  issues: IssueList,
 ): number {
   const value = input[field];
   if (value === undefined) return limits.default;
-  const valid = typeof value === "number" && Number.isFinite(value) && (!integer || Number.isInteger(value));
-  if (!valid || value < limits.min || value > limits.max) {
-    const kind = integer ? "an integer" : "a number";
-    errors.push({ field, message: `must be ${kind} from ${limits.min} to ${limits.max}` });
-    return limits.default;
-  }
-  return value;
+  const bounds = {
+    ...limits,
+    message: `must be ${integer ? "an integer" : "a number"} from ${limits.min} to ${limits.max}`,
+  };
+  const read = integer ? readInt(value, field, bounds) : readNumber(value, field, bounds);
+  if (read.ok) return read.value;
+  issues.push(read.error);
+  return limits.default;
 }

@@ -48,7 +48,7 @@ export function parseDocument(zone: string, doc: ZoneDocument): Result<Zone, Sto
   if (doc.schema !== ZONE_DOC_SCHEMA) return corrupt(`unsupported schema ${String(doc.schema)}`);
   if (!Number.isSafeInteger(doc.version)) return corrupt("version is not an integer");
   const parsed = parseZoneSettings(doc.settings);
-  if (!parsed.ok) return corrupt(parsed.error.map((e) => `${e.field} ${e.message}`).join("; "));
+  if (!parsed.ok) return corrupt(parsed.error.listed.map((e) => `${e.path} ${e.message}`).join("; "));
   return ok({
     zone,
     settings: parsed.value.settings,

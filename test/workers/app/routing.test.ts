@@ -65,19 +65,20 @@ describe("an absolute host name (trailing dot) is the same zone (RFC 1034 §3.1)
 
 describe("every management request is authenticated first (contract §7; issue 8, hostile input 6)", () => {
   const ACCOUNT = "0123456789abcdef0123456789abcdef";
-  it.each<[string, string, string]>([
-    ["an unknown path", "GET", "/no/such/endpoint"],
-    ["an unknown path under /client/v4", "GET", "/client/v4/nope"],
-    ["a wrong method on a zone", "POST", "/zones/shop.example"],
-    ["a wrong method on tags", "PATCH", `/accounts/${ACCOUNT}/tags`],
-    ["a malformed account id", "GET", "/accounts/NOT-AN-ACCOUNT/tags/keys"],
-    ["a malformed zone name", "GET", "/zones/bad_name.example"],
-  ])("%s answers 401 without a token, and its own error with one", async (_name, method, path) => {
+  it.each<[string, string, string, number, number]>([
+    ["an unknown path", "GET", "/no/such/endpoint", 404, 7003],
+    ["an unknown path under /client/v4", "GET", "/client/v4/nope", 404, 7003],
+    ["a wrong method on a zone", "POST", "/zones/shop.example", 405, 10405],
+    ["a wrong method on tags", "PATCH", `/accounts/${ACCOUNT}/tags`, 405, 10405],
+    ["a malformed account id", "GET", "/accounts/NOT-AN-ACCOUNT/tags/keys", 404, 7003],
+    ["a malformed zone name", "GET", "/zones/bad_name.example", 400, 7003],
+  ])("%s answers 401 without a token, and its own error with one", async (_name, method, path, status, code) => {
     const anonymous = await exports.default.fetch(`http://localhost${path}`, { method });
     expect(anonymous.status).toBe(401);
     expect(await anonymous.json()).toMatchObject({ success: false, errors: [{ code: 10000 }] });
     const known = await exports.default.fetch(`http://localhost${path}`, { method, headers: ADMIN });
-    expect([400, 404, 405]).toContain(known.status);
+    expect(known.status).toBe(status);
+    expect(await known.json()).toMatchObject({ success: false, errors: [{ code }] });
   });
 
   it("a wrong method with a token answers 405 with Allow", async () => {

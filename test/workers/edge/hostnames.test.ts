@@ -16,6 +16,7 @@ import worker from "../../../src/index";
 import { cachedHostCount } from "../../../src/state/zone/cache";
 import { zoneKey } from "../../../src/state/zone/store";
 import { ADMIN, expectGeneratedError, loopback, ports, putZone } from "../support/origin";
+import type { Envelope } from "../support/envelope";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -173,11 +174,6 @@ describe("the exact boundaries are ordinary hosts", () => {
     await res.body?.cancel();
   });
 });
-
-interface Envelope {
-  readonly success: boolean;
-  readonly errors: { code: number; message: string }[];
-}
 
 describe("the zones API refuses the same names with a precise 400 (never a 500)", () => {
   it.each([

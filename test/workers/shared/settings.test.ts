@@ -48,7 +48,7 @@ describe("checkSettings (the parser check-config shares)", () => {
   ] as const)("%s = %j: %s; uses %s", (name, value, problem, used) => {
     const { problems } = checkSettings({ [name]: value });
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatchObject({ kind: "invalid_var", var: name, value });
+    expect(problems[0]).toMatchObject({ kind: "invalid-var", var: name, value });
     expect(problems[0]?.problem).toContain(problem);
     expect(problems[0]?.used).toContain(used);
   });
@@ -119,7 +119,7 @@ describe("through the Worker: one log line per isolate, and the fallback in the 
   });
 
   it("the line is exactly {event, var, value, problem, used}", () => {
-    const line = configInvalidLine({ kind: "invalid_var", var: "TAG_LIMIT", value: "x", problem: "p", used: "u" });
+    const line = configInvalidLine({ kind: "invalid-var", var: "TAG_LIMIT", value: "x", problem: "p", used: "u" });
     expect(Object.keys(JSON.parse(line) as object)).toEqual(["event", "var", "value", "problem", "used"]);
   });
 

@@ -3,16 +3,11 @@ import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { etagOf } from "../../../src/state/tags/etag";
 import type { TagStore } from "../../../src/state/tags/tag-store";
+import type { Envelope } from "./envelope";
 
 export const ADMIN = { Authorization: "Bearer test-admin-token" };
 
-export interface Envelope<T = unknown> {
-  success: boolean;
-  errors: { code: number; message: string }[];
-  messages: unknown[];
-  result: T;
-  result_info?: { count: number; per_page: number; cursor: string | null; cursors: { after: string | null } };
-}
+export type { Envelope } from "./envelope";
 
 export interface Resource {
   id: string;

@@ -13,9 +13,9 @@ import { cidrRange, parseIp, type IpAddress, type IpRange } from "../../../share
 export const PREFIX_BOUNDS = { v4: { min: 8, max: 32 }, v6: { min: 16, max: 128 } } as const;
 
 export type RangeFailure =
-  | { readonly kind: "not_cidr" }
-  | { readonly kind: "bad_address" }
-  | { readonly kind: "prefix_out_of_bounds"; readonly family: "v4" | "v6"; readonly min: number; readonly max: number };
+  | { readonly kind: "not-cidr" }
+  | { readonly kind: "bad-address" }
+  | { readonly kind: "prefix-out-of-bounds"; readonly family: "v4" | "v6"; readonly min: number; readonly max: number };
 
 /** A parsed `ip_range`: the network (host bits cleared) and its inclusive range. */
 export interface ParsedRange {
@@ -27,13 +27,13 @@ export interface ParsedRange {
 /** `a.b.c.d/n` or `v6/n`; the network address is taken when host bits are set (docs/producers.md). */
 export function parseCidr(text: string): ParsedRange | RangeFailure {
   const slash = text.indexOf("/");
-  if (slash === -1 || !/^\d{1,3}$/.test(text.slice(slash + 1))) return { kind: "not_cidr" };
+  if (slash === -1 || !/^\d{1,3}$/.test(text.slice(slash + 1))) return { kind: "not-cidr" };
   const address = parseIp(text.slice(0, slash));
-  if (address === undefined) return { kind: "bad_address" };
+  if (address === undefined) return { kind: "bad-address" };
   const prefix = Number(text.slice(slash + 1));
   const family = typeof address === "number" ? "v4" : "v6";
   const bounds = PREFIX_BOUNDS[family];
-  if (prefix < bounds.min || prefix > bounds.max) return { kind: "prefix_out_of_bounds", family, ...bounds };
+  if (prefix < bounds.min || prefix > bounds.max) return { kind: "prefix-out-of-bounds", family, ...bounds };
   const range = cidrRange(address, prefix);
   return { network: range[0], prefix, range };
 }

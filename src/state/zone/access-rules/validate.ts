@@ -7,6 +7,7 @@
 import { randomId } from "../../../shared/crypto";
 import { err, ok, type Result } from "../../../shared/result";
 import { parseIp } from "../../../shared/ip";
+import { isObject, isOneOf, type FieldIssue, type Issues } from "../../../shared/validation";
 import { formatAddress, parseCidr, type RangeFailure } from "./address";
 import {
   ACCESS_RULE_MODES,
@@ -28,23 +29,23 @@ export const ACCESS_RULE_LIMITS = {
 } as const;
 
 export type AccessRuleFailure =
-  | { readonly kind: "not_object" }
-  | { readonly kind: "rules_not_array" }
-  | { readonly kind: "unknown_field"; readonly index: number | null; readonly field: string }
-  | { readonly kind: "too_many_rules"; readonly count: number; readonly max: number }
-  | { readonly kind: "rule_not_object"; readonly index: number }
-  | { readonly kind: "bad_id"; readonly index: number }
-  | { readonly kind: "duplicate_id"; readonly index: number; readonly first: number }
-  | { readonly kind: "bad_mode"; readonly index: number }
-  | { readonly kind: "bad_configuration"; readonly index: number }
-  | { readonly kind: "bad_target"; readonly index: number }
-  | { readonly kind: "bad_ip"; readonly index: number }
-  | { readonly kind: "bad_range"; readonly index: number; readonly reason: RangeFailure }
-  | { readonly kind: "bad_country"; readonly index: number }
-  | { readonly kind: "duplicate_configuration"; readonly index: number; readonly first: number }
-  | { readonly kind: "bad_notes"; readonly index: number }
+  | { readonly kind: "not-object" }
+  | { readonly kind: "rules-not-array" }
+  | { readonly kind: "unknown-field"; readonly index: number | null; readonly field: string }
+  | { readonly kind: "too-many-rules"; readonly count: number; readonly max: number }
+  | { readonly kind: "rule-not-object"; readonly index: number }
+  | { readonly kind: "bad-id"; readonly index: number }
+  | { readonly kind: "duplicate-id"; readonly index: number; readonly first: number }
+  | { readonly kind: "bad-mode"; readonly index: number }
+  | { readonly kind: "bad-configuration"; readonly index: number }
+  | { readonly kind: "bad-target"; readonly index: number }
+  | { readonly kind: "bad-ip"; readonly index: number }
+  | { readonly kind: "bad-range"; readonly index: number; readonly reason: RangeFailure }
+  | { readonly kind: "bad-country"; readonly index: number }
+  | { readonly kind: "duplicate-configuration"; readonly index: number; readonly first: number }
+  | { readonly kind: "bad-notes"; readonly index: number }
   /** The valid list would render larger than GET's limit (ids and `notes` filled in, values canonical). */
-  | { readonly kind: "list_too_large"; readonly bytes: number; readonly max: number };
+  | { readonly kind: "list-too-large"; readonly bytes: number; readonly max: number };
 
 export interface ValidateOptions {
   /** Id of a rule written without one (injectable so tests are deterministic). */
@@ -60,15 +61,15 @@ export function parseAccessRules(
   body: unknown,
   options: ValidateOptions = {},
 ): Result<AccessRules, AccessRuleFailure[]> {
-  if (!isObject(body)) return err([{ kind: "not_object" }]);
+  if (!isObject(body)) return err([{ kind: "not-object" }]);
   const failures: AccessRuleFailure[] = [];
   for (const key of Object.keys(body))
-    if (!BODY_FIELDS.has(key)) failures.push({ kind: "unknown_field", index: null, field: key });
+    if (!BODY_FIELDS.has(key)) failures.push({ kind: "unknown-field", index: null, field: key });
   const list = body.rules;
-  if (!Array.isArray(list)) return err([...failures, { kind: "rules_not_array" }]);
+  if (!Array.isArray(list)) return err([...failures, { kind: "rules-not-array" }]);
   // Enforced before any rule is looked at (contract §8: limits before work).
   if (list.length > ACCESS_RULE_LIMITS.maxRules)
-    return err([{ kind: "too_many_rules", count: list.length, max: ACCESS_RULE_LIMITS.maxRules }]);
+    return err([{ kind: "too-many-rules", count: list.length, max: ACCESS_RULE_LIMITS.maxRules }]);
 
   const newId = options.newId ?? randomId;
   const rules: AccessRule[] = [];
@@ -79,12 +80,12 @@ export function parseAccessRules(
     if (rule === null) continue;
     const id = rule.id ?? newId();
     const sameId = ids.get(id);
-    if (sameId !== undefined) failures.push({ kind: "duplicate_id", index, first: sameId });
+    if (sameId !== undefined) failures.push({ kind: "duplicate-id", index, first: sameId });
     ids.set(id, index);
     // The published API refuses a second rule for the same configuration; so do we (it would be dead weight).
     const key = `${rule.target}\u0000${rule.value}`;
     const same = configurations.get(key);
-    if (same !== undefined) failures.push({ kind: "duplicate_configuration", index, first: same });
+    if (same !== undefined) failures.push({ kind: "duplicate-configuration", index, first: same });
     configurations.set(key, index);
     rules.push({ ...rule, id });
   }
@@ -95,21 +96,22 @@ type ParsedRule = Omit<AccessRule, "id"> & { readonly id: string | undefined };
 
 function parseRule(raw: unknown, index: number, failures: AccessRuleFailure[]): ParsedRule | null {
   if (!isObject(raw)) {
-    failures.push({ kind: "rule_not_object", index });
+    failures.push({ kind: "rule-not-object", index });
     return null;
   }
   const before = failures.length;
   for (const key of Object.keys(raw))
-    if (!RULE_FIELDS.has(key)) failures.push({ kind: "unknown_field", index, field: key });
+    if (!RULE_FIELDS.has(key)) failures.push({ kind: "unknown-field", index, field: key });
   const id = raw.id;
-  if (id !== undefined && (typeof id !== "string" || !ID.test(id))) failures.push({ kind: "bad_id", index });
-  if (!(ACCESS_RULE_MODES as readonly unknown[]).includes(raw.mode)) failures.push({ kind: "bad_mode", index });
+  const validId = id === undefined || (typeof id === "string" && ID.test(id));
+  if (!validId) failures.push({ kind: "bad-id", index });
+  if (!isOneOf(ACCESS_RULE_MODES, raw.mode)) failures.push({ kind: "bad-mode", index });
   const notes = raw.notes ?? "";
-  if (typeof notes !== "string" || notes.length > ACCESS_RULE_LIMITS.maxNotes)
-    failures.push({ kind: "bad_notes", index });
+  const validNotes = typeof notes === "string" && notes.length <= ACCESS_RULE_LIMITS.maxNotes;
+  if (!validNotes) failures.push({ kind: "bad-notes", index });
   const configuration = parseConfiguration(raw.configuration, index, failures);
-  if (failures.length > before || configuration === null) return null;
-  return { id: id as string | undefined, mode: "block", ...configuration, notes: notes as string };
+  if (failures.length > before || configuration === null || typeof notes !== "string") return null;
+  return { id: typeof id === "string" ? id : undefined, mode: "block", ...configuration, notes };
 }
 
 function parseConfiguration(
@@ -118,31 +120,31 @@ function parseConfiguration(
   failures: AccessRuleFailure[],
 ): { target: AccessRuleTarget; value: string } | null {
   if (!isObject(raw)) {
-    failures.push({ kind: "bad_configuration", index });
+    failures.push({ kind: "bad-configuration", index });
     return null;
   }
   for (const key of Object.keys(raw))
-    if (!CONFIGURATION_FIELDS.has(key)) failures.push({ kind: "unknown_field", index, field: `configuration.${key}` });
+    if (!CONFIGURATION_FIELDS.has(key)) failures.push({ kind: "unknown-field", index, field: `configuration.${key}` });
   const target = raw.target;
-  if (typeof target !== "string" || !(ACCESS_RULE_TARGETS as readonly string[]).includes(target)) {
-    failures.push({ kind: "bad_target", index });
+  if (!isOneOf(ACCESS_RULE_TARGETS, target)) {
+    failures.push({ kind: "bad-target", index });
     return null;
   }
   const value = typeof raw.value === "string" ? raw.value.trim() : null;
-  switch (target as AccessRuleTarget) {
+  switch (target) {
     case "ip": {
       // A single address; a CIDR belongs to `ip_range` (as in the published API).
       const address = value === null ? undefined : parseIp(value);
       if (address === undefined) {
-        failures.push({ kind: "bad_ip", index });
+        failures.push({ kind: "bad-ip", index });
         return null;
       }
       return { target: "ip", value: formatAddress(address) };
     }
     case "ip_range": {
-      const parsed = value === null ? ({ kind: "not_cidr" } as const) : parseCidr(value);
+      const parsed = value === null ? ({ kind: "not-cidr" } as const) : parseCidr(value);
       if ("kind" in parsed) {
-        failures.push({ kind: "bad_range", index, reason: parsed });
+        failures.push({ kind: "bad-range", index, reason: parsed });
         return null;
       }
       return { target: "ip_range", value: `${formatAddress(parsed.network)}/${parsed.prefix}` };
@@ -150,7 +152,7 @@ function parseConfiguration(
     case "country": {
       // ISO 3166-1 alpha-2, compared with `request.cf.country` (upper-case); `de` is accepted as `DE`.
       if (value === null || !/^[A-Za-z]{2}$/.test(value)) {
-        failures.push({ kind: "bad_country", index });
+        failures.push({ kind: "bad-country", index });
         return null;
       }
       return { target: "country", value: value.toUpperCase() };
@@ -158,60 +160,77 @@ function parseConfiguration(
   }
 }
 
-/** The message of one failure, for the API envelope's `errors[].message` (rule indexes are 0-based, as sent). */
-export function accessRuleMessage(failure: AccessRuleFailure): string {
+/**
+ * One failure in the validation vocabulary's shape (src/shared/validation.ts): `path` is the field as sent
+ * (`rules[3].configuration.value`; `""` for the list as a whole), `message` what is wrong with it.
+ */
+export function accessRuleIssue(failure: AccessRuleFailure): FieldIssue<AccessRuleFailure["kind"]> {
+  const issue = (path: string, message: string): FieldIssue<AccessRuleFailure["kind"]> => ({
+    kind: failure.kind,
+    path,
+    message,
+  });
+  const rule = "index" in failure && failure.index !== null ? `rules[${failure.index}]` : "";
   switch (failure.kind) {
-    case "not_object":
-      return "body must be a JSON object {rules: [...]}";
-    case "rules_not_array":
-      return "rules must be an array";
-    case "unknown_field":
+    case "not-object":
+      return issue("body", "must be a JSON object {rules: [...]}");
+    case "rules-not-array":
+      return issue("rules", "must be an array");
+    case "unknown-field":
       return failure.index === null
-        ? `${failure.field} is not a field of the body`
-        : `rules[${failure.index}].${failure.field} is not a field of an access rule`;
-    case "too_many_rules":
-      return `at most ${failure.max} access rules per zone (got ${failure.count})`;
-    case "rule_not_object":
-      return `rules[${failure.index}] must be an object`;
-    case "bad_id":
-      return `rules[${failure.index}].id must be 32 lower-case hex characters (or be left out)`;
-    case "duplicate_id":
-      return `rules[${failure.index}].id is already used by rules[${failure.first}]`;
-    case "bad_mode":
-      return `rules[${failure.index}].mode must be one of: ${ACCESS_RULE_MODES.join(", ")}`;
-    case "bad_configuration":
-      return `rules[${failure.index}].configuration must be an object {target, value}`;
-    case "bad_target":
-      return `rules[${failure.index}].configuration.target must be one of: ${ACCESS_RULE_TARGETS.join(", ")}`;
-    case "bad_ip":
-      return `rules[${failure.index}].configuration.value must be one IPv4 or IPv6 address (a range needs target ip_range)`;
-    case "bad_range":
-      return `rules[${failure.index}].configuration.value ${rangeMessage(failure.reason)}`;
-    case "bad_country":
-      return `rules[${failure.index}].configuration.value must be a two-letter country code (ISO 3166-1 alpha-2)`;
-    case "duplicate_configuration":
-      return `rules[${failure.index}] has the same configuration as rules[${failure.first}]`;
-    case "bad_notes":
-      return `rules[${failure.index}].notes must be a string of at most ${ACCESS_RULE_LIMITS.maxNotes} characters`;
-    case "list_too_large":
-      return (
+        ? issue(failure.field, "is not a field of the body")
+        : issue(`${rule}.${failure.field}`, "is not a field of an access rule");
+    case "too-many-rules":
+      return issue("", `at most ${failure.max} access rules per zone (got ${failure.count})`);
+    case "rule-not-object":
+      return issue(rule, "must be an object");
+    case "bad-id":
+      return issue(`${rule}.id`, "must be 32 lower-case hex characters (or be left out)");
+    case "duplicate-id":
+      return issue(`${rule}.id`, `is already used by rules[${failure.first}]`);
+    case "bad-mode":
+      return issue(`${rule}.mode`, `must be one of: ${ACCESS_RULE_MODES.join(", ")}`);
+    case "bad-configuration":
+      return issue(`${rule}.configuration`, "must be an object {target, value}");
+    case "bad-target":
+      return issue(`${rule}.configuration.target`, `must be one of: ${ACCESS_RULE_TARGETS.join(", ")}`);
+    case "bad-ip":
+      return issue(`${rule}.configuration.value`, "must be one IPv4 or IPv6 address (a range needs target ip_range)");
+    case "bad-range":
+      return issue(`${rule}.configuration.value`, rangeMessage(failure.reason));
+    case "bad-country":
+      return issue(`${rule}.configuration.value`, "must be a two-letter country code (ISO 3166-1 alpha-2)");
+    case "duplicate-configuration":
+      return issue(rule, `has the same configuration as rules[${failure.first}]`);
+    case "bad-notes":
+      return issue(`${rule}.notes`, `must be a string of at most ${ACCESS_RULE_LIMITS.maxNotes} characters`);
+    case "list-too-large":
+      return issue(
+        "",
         `the rules as GET returns them (ids, notes and canonical values filled in) would be ${failure.bytes} bytes, ` +
-        `at most ${failure.max}: shorten notes or remove rules`
+          `at most ${failure.max}: shorten notes or remove rules`,
       );
   }
 }
 
-function rangeMessage(reason: RangeFailure): string {
-  switch (reason.kind) {
-    case "not_cidr":
-      return "must be a CIDR range address/prefix";
-    case "bad_address":
-      return "has an invalid network address";
-    case "prefix_out_of_bounds":
-      return `must have an ${reason.family === "v4" ? "IPv4" : "IPv6"} prefix length from /${reason.min} to /${reason.max}`;
-  }
+/** Failures as the capped issue list of the API's 400 (already capped at `maxReported` while collected). */
+export function accessRuleIssues(failures: readonly AccessRuleFailure[]): Issues<AccessRuleFailure["kind"]> {
+  return { listed: failures.map(accessRuleIssue), more: 0 };
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+/** The message of one failure, as the API envelope's `errors[].message` (rule indexes are 0-based, as sent). */
+export function accessRuleMessage(failure: AccessRuleFailure): string {
+  const { path, message } = accessRuleIssue(failure);
+  return path === "" ? message : `${path} ${message}`;
+}
+
+function rangeMessage(reason: RangeFailure): string {
+  switch (reason.kind) {
+    case "not-cidr":
+      return "must be a CIDR range address/prefix";
+    case "bad-address":
+      return "has an invalid network address";
+    case "prefix-out-of-bounds":
+      return `must have an ${reason.family === "v4" ? "IPv4" : "IPv6"} prefix length from /${reason.min} to /${reason.max}`;
+  }
 }

@@ -12,7 +12,8 @@
  * stored before this check is bounded too.
  */
 import { err, ok, type Result } from "../../../shared/result";
-import type { Plan } from "../schema";
+import { isObject, isOneOf, oneIssue, type IssueKind, type Issues } from "../../../shared/validation";
+import type { Plan, PlanForbids } from "../schema";
 
 export const PAGE_IDS = ["500_errors", "1000_errors"] as const;
 export type PageId = (typeof PAGE_IDS)[number];
@@ -42,7 +43,7 @@ export function occurrences(text: string, part: string): number {
 }
 
 export function isPageId(value: string): value is PageId {
-  return (PAGE_IDS as readonly string[]).includes(value);
+  return isOneOf(PAGE_IDS, value);
 }
 
 /** The page class of a generated error (contract §2.1: `500_errors` for 5xx, `1000_errors` for 1xxx). */
@@ -50,20 +51,24 @@ export function pageClassOf(code: number): PageId {
   return code >= 1000 ? "1000_errors" : "500_errors";
 }
 
+/** A page's states: the service's own page, or the zone's. */
+export const PAGE_STATES = ["default", "customized"] as const;
+
 export type PageBody = { readonly state: "default" } | { readonly state: "customized"; readonly content: string };
 
-export type PageFailure =
-  | { readonly kind: "plan-forbids"; readonly plan: Plan }
-  | { readonly kind: "invalid-page"; readonly field: string; readonly message: string };
+/** The first failing check only: a page is one value, and its checks depend on each other. */
+export type PageFailure = PlanForbids | { readonly kind: "invalid-page"; readonly issues: Issues };
 
 export function parsePageBody(body: unknown, id: PageId, plan: Plan): Result<PageBody, PageFailure> {
-  if (plan === "free") return err({ kind: "plan-forbids", plan });
-  const invalid = (field: string, message: string): Result<never, PageFailure> =>
-    err({ kind: "invalid-page", field, message });
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return invalid("body", "must be a JSON object");
-  const input = body as Record<string, unknown>;
+  if (plan === "free") {
+    return err({ kind: "plan-forbids", plan, feature: "custom error pages", reason: "they need a paid plan" });
+  }
+  const invalid = (field: string, message: string, kind: IssueKind = "invalid"): Result<never, PageFailure> =>
+    err({ kind: "invalid-page", issues: oneIssue(kind, field, message) });
+  if (!isObject(body)) return invalid("body", "must be a JSON object", "wrong-type");
+  const input = body;
   const unknown = Object.keys(input).find((k) => k !== "state" && k !== "content");
-  if (unknown !== undefined) return invalid(unknown, "is not a custom page field");
+  if (unknown !== undefined) return invalid(unknown, "is not a custom page field", "unknown-field");
   if (input.state === "default") {
     return input.content === undefined
       ? ok({ state: "default" })

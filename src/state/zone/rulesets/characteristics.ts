@@ -17,7 +17,7 @@ import { err, ok, type Result } from "../../../shared/result";
 export type Characteristic =
   | { readonly kind: "colo" }
   | { readonly kind: "field"; readonly name: string; readonly index: number }
-  | { readonly kind: "map_key"; readonly name: string; readonly index: number; readonly key: string }
+  | { readonly kind: "map-key"; readonly name: string; readonly index: number; readonly key: string }
   | { readonly kind: "cookie"; readonly cookie: string };
 
 const SIMPLE_FIELDS = ["ip.src", "ip.src.country", "ip.src.asnum", "http.host", "http.request.uri.path"] as const;
@@ -35,7 +35,7 @@ export function parseCharacteristic(text: string): Result<Characteristic, string
     if (field === "http.request.headers" && !HEADER_NAME.test(key)) {
       return err(`${text}: header names are lower-case tokens (as in expressions)`);
     }
-    return ok({ kind: "map_key", name: field, index: fieldIndex(field), key });
+    return ok({ kind: "map-key", name: field, index: fieldIndex(field), key });
   }
   return err(
     `${text} is not a supported characteristic (one of cf.colo.id, ${SIMPLE_FIELDS.join(", ")}, ` +
@@ -66,7 +66,7 @@ export function countingKey(
       case "field":
         values.push(scalar(c.name, ctx.get(c.index)));
         break;
-      case "map_key": {
+      case "map-key": {
         const map = ctx.get(c.index);
         const list = typeof map === "object" && !Array.isArray(map) ? (map as ValueMap).get(c.key) : undefined;
         values.push(

@@ -4,14 +4,19 @@
  * contract §2.1 / §4.
  */
 import { customErrorFields, requestFields, type FieldSet } from "../../../rules";
+import { isOneOf } from "../../../shared/validation";
 import type { Plan } from "../schema";
 
 export const PHASES = ["http_custom_errors", "http_request_firewall_custom", "http_ratelimit"] as const;
 export type Phase = (typeof PHASES)[number];
 
+/** The actions of the phases' rules (one per phase, `PhaseSpec.action`). */
+export const RULE_ACTIONS = ["serve_error", "block"] as const;
+export type RuleAction = (typeof RULE_ACTIONS)[number];
+
 export interface PhaseSpec {
   /** The only action a rule of the phase may take. */
-  readonly action: "serve_error" | "block";
+  readonly action: RuleAction;
   readonly fields: FieldSet;
   /** Most rules per zone in this phase, by plan; 0 = the plan cannot use the phase (403, code 1100). */
   readonly maxRules: Readonly<Record<Plan, number>>;
@@ -29,5 +34,5 @@ export const PHASE_SPECS: Readonly<Record<Phase, PhaseSpec>> = {
 };
 
 export function isPhase(value: string): value is Phase {
-  return (PHASES as readonly string[]).includes(value);
+  return isOneOf(PHASES, value);
 }

@@ -11,9 +11,24 @@
 import { parseCharacteristic } from "./characteristics";
 import { RATE_LIMIT_BOUNDS } from "./ratelimit";
 import { compile } from "../../../rules";
+import { DEFAULT_MAX_LENGTH } from "../../../rules/parser";
 import { err, ok, type Result } from "../../../shared/result";
-import type { Plan } from "../schema";
-import { PHASE_SPECS, type Phase } from "./phases";
+import {
+  IssueList,
+  isObject,
+  optional,
+  readArray,
+  readBoolean,
+  readEnum,
+  readInt,
+  readObject,
+  readString,
+  unknownKeys,
+  type IssueKind,
+  type Issues,
+} from "../../../shared/validation";
+import type { Plan, PlanForbids } from "../schema";
+import { PHASE_SPECS, type Phase, type RuleAction } from "./phases";
 
 /** contract §2.1: custom error responses. */
 export const CONTENT_TYPES = ["application/json", "text/html", "text/plain", "text/xml"] as const;
@@ -29,7 +44,12 @@ export const LIMITS = {
   contentBytes: { min: 1, max: 10_240 },
   statusCode: { min: 400, max: 599 },
   descriptionLength: 500,
+  /** An expression's length in characters: the engine's own limit (rules/parser.ts), restated for the API. */
+  expressionLength: DEFAULT_MAX_LENGTH,
 } as const;
+
+/** The `kind` of every ruleset this API holds (the published API's zone-level entry points). */
+export const RULESET_KINDS = ["zone"] as const;
 
 export interface ServeErrorParameters {
   readonly content: string;
@@ -49,7 +69,7 @@ export interface StoredRule {
   readonly id: string;
   readonly version: string;
   readonly expression: string;
-  readonly action: "serve_error" | "block";
+  readonly action: RuleAction;
   readonly action_parameters?: ServeErrorParameters;
   readonly ratelimit?: RateLimit;
   readonly description: string;
@@ -64,17 +84,14 @@ export interface StoredRuleset {
   readonly rules: readonly StoredRule[];
 }
 
-/** One refused field; `index` is the rule's position in `rules` when the field belongs to a rule. */
-export interface RulesetFieldError {
-  readonly index?: number;
-  readonly field: string;
-  readonly message: string;
-}
-
 export type RulesetFailure =
   /** The zone's plan cannot use the phase (contract §2.1: 403, code 1100). */
-  | { readonly kind: "plan-forbids"; readonly plan: Plan; readonly phase: Phase }
-  | { readonly kind: "invalid-ruleset"; readonly errors: readonly RulesetFieldError[] };
+  | PlanForbids
+  /** Rule fields are named `rules[i].field` (0-based, as sent); at most `MAX_RULESET_ISSUES` are listed. */
+  | { readonly kind: "invalid-ruleset"; readonly issues: Issues };
+
+/** Issues listed for one body; the rest are counted. */
+export const MAX_RULESET_ISSUES = 20;
 
 const RULESET_FIELDS = new Set(["rules", "name", "description", "kind", "phase"]);
 const RULE_FIELDS = new Set([
@@ -87,7 +104,12 @@ const RULE_FIELDS = new Set([
   "description",
   "enabled",
 ]);
+const SERVE_ERROR_FIELDS = new Set(["content", "content_type", "status_code"]);
+const RATE_LIMIT_FIELDS = new Set(["characteristics", "period", "requests_per_period", "mitigation_timeout"]);
 const ID = /^[0-9a-f]{32}$/;
+
+/** Where a rule's issues go: `at("invalid", "id", …)` is `rules[i].id`. */
+type At = (kind: IssueKind, field: string, message: string) => void;
 
 /**
  * Validates a body for `phase` on a zone of `plan`, against the ruleset stored before (kept ids keep their rule's
@@ -104,35 +126,37 @@ export function parseRuleset(
   otherPhasesProgramSize = 0,
 ): Result<StoredRuleset, RulesetFailure> {
   const spec = PHASE_SPECS[phase];
-  if (spec.maxRules[plan] === 0) return err({ kind: "plan-forbids", plan, phase });
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    return invalid([{ field: "body", message: "must be a JSON object with a `rules` array" }]);
+  if (spec.maxRules[plan] === 0) {
+    return err({ kind: "plan-forbids", plan, feature: phase, reason: "custom error rules need a paid plan" });
   }
-  const input = body as Record<string, unknown>;
-  const errors: RulesetFieldError[] = [];
-  for (const key of Object.keys(input))
-    if (!RULESET_FIELDS.has(key)) errors.push({ field: key, message: "is not a ruleset field" });
-  if (input.phase !== undefined && input.phase !== phase)
-    errors.push({ field: "phase", message: `must be ${phase} (the path's phase)` });
-  if (!Array.isArray(input.rules)) return invalid([...errors, { field: "rules", message: "must be an array" }]);
-  const rules = input.rules as unknown[];
+  const issues = new IssueList(MAX_RULESET_ISSUES);
+  const input = readObject(body, "body", "must be a JSON object with a `rules` array");
+  if (!input.ok) return invalid(issues, input.error.kind, "body", input.error.message);
+  for (const key of unknownKeys(input.value, RULESET_FIELDS))
+    issues.add("unknown-field", key, "is not a ruleset field");
+  if (input.value.phase !== undefined && input.value.phase !== phase)
+    issues.add("not-allowed", "phase", `must be ${phase} (the path's phase)`);
   const max = spec.maxRules[plan];
-  if (rules.length > max) {
-    errors.push({ field: "rules", message: `at most ${max} rules in ${phase} on the ${plan} plan (contract §2.1)` });
-    return invalid(errors);
+  const rules = readArray(input.value.rules, "rules", {
+    max,
+    message: `at most ${max} rules in ${phase} on the ${plan} plan (contract §2.1)`,
+  });
+  if (!rules.ok) {
+    const message = rules.error.kind === "wrong-type" ? "must be an array" : rules.error.message;
+    return invalid(issues, rules.error.kind, "rules", message);
   }
   const stamp = now.toISOString();
   const before = new Map((previous?.rules ?? []).map((r) => [r.id, r]));
   const seen = new Set<string>();
   const stored: StoredRule[] = [];
   let programSize = 0;
-  for (const [index, raw] of rules.entries()) {
-    const rule = parseRule(raw, index, phase, errors);
+  for (const [index, raw] of rules.value.entries()) {
+    const rule = parseRule(raw, index, phase, issues);
     if (!rule) continue;
     programSize += rule.programSize;
     const id = rule.id ?? newId();
     if (seen.has(id)) {
-      errors.push({ index, field: "id", message: "is used by another rule of this ruleset" });
+      issues.add("duplicate", `rules[${index}].id`, "is used by another rule of this ruleset");
       continue;
     }
     seen.add(id);
@@ -145,16 +169,16 @@ export function parseRuleset(
       last_updated: unchanged ? old.last_updated : stamp,
     });
   }
-  if (errors.length === 0 && otherPhasesProgramSize + programSize > LIMITS.zoneProgramSize) {
-    errors.push({
-      field: "rules",
-      message:
-        `the zone's regular expressions would compile to ${otherPhasesProgramSize + programSize} instructions ` +
+  if (issues.count === 0 && otherPhasesProgramSize + programSize > LIMITS.zoneProgramSize) {
+    issues.add(
+      "out-of-range",
+      "rules",
+      `the zone's regular expressions would compile to ${otherPhasesProgramSize + programSize} instructions ` +
         `(${programSize} in ${phase}, ${otherPhasesProgramSize} in the other phases), over the zone's limit of ` +
         `${LIMITS.zoneProgramSize} (docs/rules-language.md "Evaluation budget")`,
-    });
+    );
   }
-  if (errors.length > 0) return invalid(errors);
+  if (issues.count > 0) return err({ kind: "invalid-ruleset", issues: issues.issues });
   return ok({
     id: previous?.id ?? newId(),
     version: String(Number(previous?.version ?? "0") + 1),
@@ -169,123 +193,137 @@ function parseRule(
   raw: unknown,
   index: number,
   phase: Phase,
-  errors: RulesetFieldError[],
+  issues: IssueList,
 ): { id: string | undefined; value: RuleFields; programSize: number } | null {
   const spec = PHASE_SPECS[phase];
-  const at = (field: string, message: string): void => void errors.push({ index, field, message });
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    at("rule", "must be an object");
+  const at: At = (kind, field, message) => issues.add(kind, `rules[${index}].${field}`, message);
+  if (!isObject(raw)) {
+    at("wrong-type", "rule", "must be an object");
     return null;
   }
-  const r = raw as Record<string, unknown>;
-  const count = errors.length;
-  for (const key of Object.keys(r)) if (!RULE_FIELDS.has(key)) at(key, "is not a rule field");
-  if (r.id !== undefined && (typeof r.id !== "string" || !ID.test(r.id)))
-    at("id", "must be 32 lower-case hex characters");
-  if (r.action !== spec.action) at("action", `must be "${spec.action}" in ${phase}`);
-  if (
-    r.description !== undefined &&
-    (typeof r.description !== "string" || r.description.length > LIMITS.descriptionLength)
-  ) {
-    at("description", `must be a string of at most ${LIMITS.descriptionLength} characters`);
-  }
-  if (r.enabled !== undefined && typeof r.enabled !== "boolean") at("enabled", "must be true or false");
-  let expression = "";
+  const r = raw;
+  const count = issues.count;
+  for (const key of unknownKeys(r, RULE_FIELDS)) at("unknown-field", key, "is not a rule field");
+  const id = optional(r.id, (v) => readString(v, "id", { message: "must be 32 lower-case hex characters" }));
+  if (!id.ok) at(id.error.kind, "id", id.error.message);
+  else if (id.value !== undefined && !ID.test(id.value)) at("invalid", "id", "must be 32 lower-case hex characters");
+  if (r.action !== spec.action) at("not-allowed", "action", `must be "${spec.action}" in ${phase}`);
+  const description = optional(r.description, (v) =>
+    readString(v, "description", {
+      max: LIMITS.descriptionLength,
+      message: `must be a string of at most ${LIMITS.descriptionLength} characters`,
+    }),
+  );
+  if (!description.ok) at(description.error.kind, "description", description.error.message);
+  const enabled = optional(r.enabled, (v) => readBoolean(v, "enabled"));
+  if (!enabled.ok) at(enabled.error.kind, "enabled", enabled.error.message);
   let programSize = 0;
-  if (typeof r.expression !== "string" || r.expression.length === 0) at("expression", "must be a non-empty string");
+  const expression = readString(r.expression, "expression", { min: 1, message: "must be a non-empty string" });
+  if (!expression.ok) at(expression.error.kind, "expression", expression.error.message);
   else {
-    expression = r.expression;
     // Compiled against the phase's fields, with the engine's limits (length, depth, regex count: contract §2.1).
-    const compiled = compile(expression, spec.fields.scheme);
+    const compiled = compile(expression.value, spec.fields.scheme);
     if (!compiled.ok) {
       const e = compiled.error;
-      at("expression", `${e.line}:${e.column}: ${e.message}`);
+      at("invalid", "expression", `${e.line}:${e.column}: ${e.message}`);
     } else programSize = compiled.value.programSize;
   }
   const parameters = phase === "http_custom_errors" ? parseServeError(r.action_parameters, at) : undefined;
   if (phase !== "http_custom_errors" && r.action_parameters !== undefined)
-    at("action_parameters", `is not used in ${phase}`);
+    at("unknown-field", "action_parameters", `is not used in ${phase}`);
   const ratelimit = phase === "http_ratelimit" ? parseRateLimit(r.ratelimit, at) : undefined;
-  if (phase !== "http_ratelimit" && r.ratelimit !== undefined) at("ratelimit", `is only used in http_ratelimit`);
-  if (errors.length > count) return null;
+  if (phase !== "http_ratelimit" && r.ratelimit !== undefined)
+    at("unknown-field", "ratelimit", `is only used in http_ratelimit`);
+  if (issues.count > count || !expression.ok || !id.ok || !description.ok || !enabled.ok) return null;
   return {
-    id: r.id as string | undefined,
+    id: id.value,
     programSize,
     value: {
-      expression,
+      expression: expression.value,
       action: spec.action,
       ...(parameters ? { action_parameters: parameters } : {}),
       ...(ratelimit ? { ratelimit } : {}),
-      description: (r.description as string | undefined) ?? "",
-      enabled: (r.enabled as boolean | undefined) ?? true,
+      description: description.value ?? "",
+      enabled: enabled.value ?? true,
     },
   };
 }
 
-function parseServeError(raw: unknown, at: (field: string, message: string) => void): ServeErrorParameters | undefined {
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    at("action_parameters", "must be an object {content, content_type, status_code?}");
+function parseServeError(raw: unknown, at: At): ServeErrorParameters | undefined {
+  const p = readObject(raw, "action_parameters", "must be an object {content, content_type, status_code?}");
+  if (!p.ok) {
+    at(p.error.kind, "action_parameters", p.error.message);
     return undefined;
   }
-  const p = raw as Record<string, unknown>;
-  for (const key of Object.keys(p)) {
-    if (!["content", "content_type", "status_code"].includes(key))
-      at(`action_parameters.${key}`, "is not a parameter of serve_error");
-  }
+  for (const key of unknownKeys(p.value, SERVE_ERROR_FIELDS))
+    at("unknown-field", `action_parameters.${key}`, "is not a parameter of serve_error");
   const { min, max } = LIMITS.contentBytes;
-  const bytes = typeof p.content === "string" ? new TextEncoder().encode(p.content).byteLength : -1;
-  if (bytes < min || bytes > max) at("action_parameters.content", `must be a string of ${min} to ${max} bytes`);
-  if (typeof p.content_type !== "string" || !(CONTENT_TYPES as readonly string[]).includes(p.content_type)) {
-    at("action_parameters.content_type", `must be one of ${CONTENT_TYPES.join(", ")}`);
-  }
-  const status = p.status_code;
-  if (status !== undefined && !(Number.isInteger(status) && (status as number) >= 400 && (status as number) <= 599)) {
-    at("action_parameters.status_code", "must be an integer from 400 to 599 (contract §2.1)");
-  }
-  if (typeof p.content !== "string" || typeof p.content_type !== "string") return undefined;
+  const content = p.value.content;
+  const bytes = typeof content === "string" ? new TextEncoder().encode(content).byteLength : -1;
+  if (bytes < min || bytes > max)
+    at(
+      bytes < 0 ? "wrong-type" : "out-of-range",
+      "action_parameters.content",
+      `must be a string of ${min} to ${max} bytes`,
+    );
+  const contentType = readEnum(p.value.content_type, "action_parameters.content_type", CONTENT_TYPES);
+  if (!contentType.ok) at(contentType.error.kind, "action_parameters.content_type", contentType.error.message);
+  const status = optional(p.value.status_code, (v) =>
+    readInt(v, "action_parameters.status_code", {
+      ...LIMITS.statusCode,
+      message: `must be an integer from ${LIMITS.statusCode.min} to ${LIMITS.statusCode.max} (contract §2.1)`,
+    }),
+  );
+  if (!status.ok) at(status.error.kind, "action_parameters.status_code", status.error.message);
+  if (typeof content !== "string" || !contentType.ok || !status.ok) return undefined;
   return {
-    content: p.content,
-    content_type: p.content_type as ContentType,
-    ...(status === undefined ? {} : { status_code: status as number }),
+    content,
+    content_type: contentType.value,
+    ...(status.value === undefined ? {} : { status_code: status.value }),
   };
 }
 
-function parseRateLimit(raw: unknown, at: (field: string, message: string) => void): RateLimit | undefined {
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    at("ratelimit", "must be an object {characteristics, period, requests_per_period, mitigation_timeout}");
+function parseRateLimit(raw: unknown, at: At): RateLimit | undefined {
+  const p = readObject(
+    raw,
+    "ratelimit",
+    "must be an object {characteristics, period, requests_per_period, mitigation_timeout}",
+  );
+  if (!p.ok) {
+    at(p.error.kind, "ratelimit", p.error.message);
     return undefined;
   }
-  const p = raw as Record<string, unknown>;
-  for (const key of Object.keys(p)) {
-    if (!["characteristics", "period", "requests_per_period", "mitigation_timeout"].includes(key))
-      at(`ratelimit.${key}`, "is not a rate-limiting field");
-  }
+  for (const key of unknownKeys(p.value, RATE_LIMIT_FIELDS))
+    at("unknown-field", `ratelimit.${key}`, "is not a rate-limiting field");
   // The request phase's own parser and bounds (src/edge/request-phases/rate-limit): what is accepted here is exactly what counts.
-  const chars = p.characteristics;
   const { min: fewest, max: most } = RATE_LIMIT_BOUNDS.characteristics;
-  if (!Array.isArray(chars) || chars.length < fewest || chars.length > most) {
-    at("ratelimit.characteristics", `must be a list of ${fewest} to ${most} characteristics, e.g. ["ip.src"]`);
-  } else {
-    for (const [i, c] of chars.entries()) {
+  const chars = readArray(p.value.characteristics, "ratelimit.characteristics", {
+    min: fewest,
+    max: most,
+    message: `must be a list of ${fewest} to ${most} characteristics, e.g. ["ip.src"]`,
+  });
+  const characteristics: string[] = [];
+  if (!chars.ok) at(chars.error.kind, "ratelimit.characteristics", chars.error.message);
+  else {
+    for (const [i, c] of chars.value.entries()) {
       const parsed = typeof c === "string" ? parseCharacteristic(c) : err("must be a string");
-      if (!parsed.ok) at(`ratelimit.characteristics[${i}]`, parsed.error);
+      if (!parsed.ok) at("invalid", `ratelimit.characteristics[${i}]`, parsed.error);
+      else if (typeof c === "string") characteristics.push(c);
     }
-    if (new Set(chars).size !== chars.length) at("ratelimit.characteristics", "must not repeat a characteristic");
+    if (new Set(chars.value).size !== chars.value.length)
+      at("duplicate", "ratelimit.characteristics", "must not repeat a characteristic");
   }
-  const whole = (field: string, value: unknown, bounds: { readonly min: number; readonly max: number }): void => {
-    if (!Number.isInteger(value) || (value as number) < bounds.min || (value as number) > bounds.max)
-      at(`ratelimit.${field}`, `must be an integer from ${bounds.min} to ${bounds.max}`);
+  const whole = (field: string, bounds: { readonly min: number; readonly max: number }): number | undefined => {
+    const read = readInt(p.value[field], `ratelimit.${field}`, bounds);
+    if (read.ok) return read.value;
+    at(read.error.kind, `ratelimit.${field}`, read.error.message);
+    return undefined;
   };
-  whole("period", p.period, RATE_LIMIT_BOUNDS.period);
-  whole("requests_per_period", p.requests_per_period, RATE_LIMIT_BOUNDS.requestsPerPeriod);
-  whole("mitigation_timeout", p.mitigation_timeout, RATE_LIMIT_BOUNDS.mitigationTimeout);
-  if (!Array.isArray(chars)) return undefined;
-  return {
-    characteristics: chars as string[],
-    period: p.period as number,
-    requests_per_period: p.requests_per_period as number,
-    mitigation_timeout: p.mitigation_timeout as number,
-  };
+  const period = whole("period", RATE_LIMIT_BOUNDS.period);
+  const requests = whole("requests_per_period", RATE_LIMIT_BOUNDS.requestsPerPeriod);
+  const timeout = whole("mitigation_timeout", RATE_LIMIT_BOUNDS.mitigationTimeout);
+  if (!chars.ok || period === undefined || requests === undefined || timeout === undefined) return undefined;
+  return { characteristics, period, requests_per_period: requests, mitigation_timeout: timeout };
 }
 
 /** The compiled regex program size of a stored ruleset (its expressions compiled against the phase's fields). */
@@ -303,8 +341,9 @@ function sameRule(a: StoredRule, b: RuleFields & { id: string }): boolean {
   return JSON.stringify(strip(a)) === JSON.stringify(b);
 }
 
-function invalid(errors: readonly RulesetFieldError[]): Result<never, RulesetFailure> {
-  return err({ kind: "invalid-ruleset", errors });
+function invalid(issues: IssueList, kind: IssueKind, path: string, message: string): Result<never, RulesetFailure> {
+  issues.add(kind, path, message);
+  return err({ kind: "invalid-ruleset", issues: issues.issues });
 }
 
 /** The ruleset as the published API shows it. */
@@ -313,7 +352,7 @@ export function presentRuleset(zone: string, phase: Phase, stored: StoredRuleset
     id: stored?.id ?? "",
     name: `${zone} ${phase}`,
     description: "",
-    kind: "zone",
+    kind: RULESET_KINDS[0],
     phase,
     version: stored?.version ?? "0",
     last_updated: stored?.last_updated ?? null,

@@ -12,15 +12,12 @@ import type { PresentedAccessRule } from "../../../../src/state/zone/access-rule
 import { ACCESS_RULE_LIMITS, parseAccessRules } from "../../../../src/state/zone/access-rules/validate";
 import { MAX_API_BODY_BYTES } from "../../../../src/api/kit/body";
 import { ADMIN, loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import type { Envelope as V4Envelope } from "../../support/envelope";
 
 // Lists of 1.6 MB go through the API several times per test.
 vi.setConfig({ testTimeout: 60_000 });
 
-interface Envelope {
-  readonly success: boolean;
-  readonly errors: readonly { code: number; message: string }[];
-  readonly result: { rules: PresentedAccessRule[] } | null;
-}
+type Envelope = V4Envelope<{ rules: PresentedAccessRule[] } | null>;
 
 const bytes = (text: string): number => new TextEncoder().encode(text).byteLength;
 

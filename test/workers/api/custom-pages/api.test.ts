@@ -5,12 +5,9 @@ import { catalogEntry } from "../../../../src/errors/catalog";
 import { errorFields, footerText } from "../../../../src/errors/fields";
 import { renderHtmlBox } from "../../../../src/errors/render-html";
 import { ADMIN, uniqueZone } from "../../support/origin";
+import type { Envelope as V4Envelope } from "../../support/envelope";
 
-interface Envelope<T = Record<string, unknown>> {
-  readonly success: boolean;
-  readonly errors: { code: number; message: string }[];
-  readonly result: T | null;
-}
+type Envelope<T = Record<string, unknown>> = V4Envelope<T | null>;
 
 async function api<T = Record<string, unknown>>(method: string, path: string, body?: unknown) {
   const res = await exports.default.fetch(`http://localhost${path}`, {
@@ -98,6 +95,7 @@ describe("custom pages", () => {
     const before = await env.CONFIG.get(`zone:${z}`);
     const res = await api("PUT", `/zones/${z}/custom_pages/500_errors`, body);
     expect(res.status).toBe(400);
+    expect(res.body.errors.map((e) => e.code)).toEqual([20023]);
     expect(res.body.errors[0]?.message).toMatch(message);
     expect(await env.CONFIG.get(`zone:${z}`)).toBe(before);
     expect(await env.CONFIG.get(`zone:${z}:page:500_errors`)).toBeNull();

@@ -8,14 +8,10 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { authenticate, parseApiTokens, tokenDigestHex } from "../../../../src/api/kit/auth";
 import worker from "../../../../src/index";
+import type { Envelope } from "../../support/envelope";
 
 const ACCOUNT = "0123456789abcdef0123456789abcdef";
 const OTHER_ACCOUNT = "fedcba9876543210fedcba9876543210";
-
-interface Envelope {
-  readonly success: boolean;
-  readonly errors: { code: number }[];
-}
 
 async function apiTokens(): Promise<string> {
   const tokens = [

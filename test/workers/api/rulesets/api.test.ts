@@ -6,12 +6,9 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ADMIN, uniqueZone } from "../../support/origin";
+import type { Envelope as V4Envelope } from "../../support/envelope";
 
-interface Envelope<T = Record<string, unknown>> {
-  readonly success: boolean;
-  readonly errors: { code: number; message: string }[];
-  readonly result: T | null;
-}
+type Envelope<T = Record<string, unknown>> = V4Envelope<T | null>;
 interface Rule {
   id: string;
   ref: string;
@@ -177,11 +174,24 @@ describe("refusals name the problem and store nothing", () => {
   it("malformed JSON → 400, an unknown phase → 400, nothing stored", async () => {
     const z = await zone();
     const before = await env.CONFIG.get(`zone:${z}`);
-    expect((await api("PUT", entry(z), "{nope")).status).toBe(400);
+    const malformed = await api("PUT", entry(z), "{nope");
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.errors.map((e) => e.code)).toEqual([10002]);
     const unknown = await api("PUT", entry(z, "http_nope"), { rules: [] });
     expect(unknown.status).toBe(400);
     expect(unknown.body.errors[0]?.code).toBe(20022);
     expect(await env.CONFIG.get(`zone:${z}`)).toBe(before);
+  });
+
+  it("lists at most 20 errors (20021) and counts the rest in one more line (issue 20: one capped issue list)", async () => {
+    const z = await zone();
+    const rules = Array.from({ length: 25 }, () => ({ expression: "nope ==", action: "block" }));
+    const res = await api("PUT", entry(z, "http_request_firewall_custom"), { rules });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toHaveLength(21);
+    expect(res.body.errors.every((e) => e.code === 20021)).toBe(true);
+    expect(res.body.errors[0]?.message).toMatch(/^rules\[0\]\.expression: 1:/);
+    expect(res.body.errors[20]?.message).toBe("and 5 more errors not listed");
   });
 
   it("free plan: custom error rules 403 (1100); at most 5 firewall rules and 1 rate-limiting rule", async () => {

@@ -103,7 +103,9 @@ describe("concurrent PUTs on one account", () => {
       ),
     );
     expect(results.filter((r) => r.status === 200).length).toBe(5);
-    expect(results.filter((r) => r.status === 400).length).toBe(7);
+    const refused = results.filter((r) => r.status === 400);
+    expect(refused.length).toBe(7);
+    for (const r of refused) expect((await r.json<Envelope>()).errors[0]?.code).toBe(1016);
     expect(await invariant(a)).toEqual({ total: 5, rows: 5 });
   });
 

@@ -7,12 +7,9 @@ import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../../../src/index";
 import { ADMIN, JSON_ACCEPT, expectGeneratedError, loopback, ports, uniqueZone } from "../../support/origin";
+import type { Envelope as V4Envelope } from "../../support/envelope";
 
-interface Envelope<T = Record<string, unknown>> {
-  readonly success: boolean;
-  readonly errors: { code: number; message: string }[];
-  readonly result: T | null;
-}
+type Envelope<T = Record<string, unknown>> = V4Envelope<T | null>;
 
 function api(path: string, init: RequestInit = {}): Promise<Response> {
   return exports.default.fetch(`http://localhost${path}`, {
@@ -154,13 +151,23 @@ describe("validation (400, nothing stored)", () => {
 
   it("reports every invalid field at once", async () => {
     const res = await put(uniqueZone("many"), { plan: "x", origin: "nope", read_timeout: 0 });
-    expect((await res.json<Envelope>()).errors).toHaveLength(3);
+    const errors = (await res.json<Envelope>()).errors;
+    expect(errors).toHaveLength(3);
+    expect(errors.every((e) => e.code === 1004)).toBe(true);
   });
 
-  it.each(["[]", "null", '"text"', "{not json", ""])("body %j → 400", async (raw) => {
+  it.each([
+    ["[]", 1004],
+    ["null", 1004],
+    ['"text"', 1004],
+    ["{not json", 10002],
+    ["", 10002],
+  ])("body %j → 400 (%i)", async (raw, code) => {
     const res = await put(uniqueZone("body"), raw);
     expect(res.status).toBe(400);
-    expect((await res.json<Envelope>()).success).toBe(false);
+    const body = await res.json<Envelope>();
+    expect(body.success).toBe(false);
+    expect(body.errors.map((e) => e.code)).toEqual([code]);
   });
 
   it("a loopback address that is not an API host is an origin like any other (API_HOSTS is `localhost` here)", async () => {
@@ -177,6 +184,7 @@ describe("validation (400, nothing stored)", () => {
     expect(text.length).toBeLessThan(4096);
     const errors = (JSON.parse(text) as Envelope).errors;
     expect(errors).toHaveLength(21);
+    expect(errors.every((e) => e.code === 1004)).toBe(true);
     expect(errors[20]?.message).toContain("and 49980 more errors not listed");
   });
 
@@ -198,6 +206,7 @@ describe("validation (400, nothing stored)", () => {
       for (const method of ["GET", "DELETE"]) {
         const other = await api(`/zones/${name}`, { method });
         expect(other.status, method).toBe(400);
+        expect((await other.json<Envelope>()).errors[0]?.code, method).toBe(7003);
       }
       // Still authentication first: without a token it is a 401, not a 500.
       const anonymous = await exports.default.fetch(`http://localhost/zones/${name}`);

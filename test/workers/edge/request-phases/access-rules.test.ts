@@ -66,70 +66,70 @@ describe("validation", () => {
   });
 
   it.each<[string, unknown, Partial<AccessRuleFailure>]>([
-    ["a non-object body", [], { kind: "not_object" }],
-    ["rules not an array", { rules: {} }, { kind: "rules_not_array" }],
-    ["an unknown top-level field", { rules: [], extra: 1 }, { kind: "unknown_field", index: null, field: "extra" }],
-    ["a rule not an object", { rules: ["1.2.3.4"] }, { kind: "rule_not_object", index: 0 }],
+    ["a non-object body", [], { kind: "not-object" }],
+    ["rules not an array", { rules: {} }, { kind: "rules-not-array" }],
+    ["an unknown top-level field", { rules: [], extra: 1 }, { kind: "unknown-field", index: null, field: "extra" }],
+    ["a rule not an object", { rules: ["1.2.3.4"] }, { kind: "rule-not-object", index: 0 }],
     [
       "an unknown rule field",
       { rules: [rule("ip", "1.2.3.4", { scope: "zone" })] },
-      { kind: "unknown_field", index: 0, field: "scope" },
+      { kind: "unknown-field", index: 0, field: "scope" },
     ],
     [
       "an unknown configuration field",
       { rules: [{ mode: "block", configuration: { target: "ip", value: "1.2.3.4", x: 1 } }] },
-      { kind: "unknown_field", index: 0, field: "configuration.x" },
+      { kind: "unknown-field", index: 0, field: "configuration.x" },
     ],
     [
       "mode challenge",
       { rules: [{ mode: "challenge", configuration: { target: "ip", value: "1.2.3.4" } }] },
-      { kind: "bad_mode", index: 0 },
+      { kind: "bad-mode", index: 0 },
     ],
     [
       "mode missing",
       { rules: [{ configuration: { target: "ip", value: "1.2.3.4" } }] },
-      { kind: "bad_mode", index: 0 },
+      { kind: "bad-mode", index: 0 },
     ],
-    ["target asn", { rules: [rule("asn", "AS13335")] }, { kind: "bad_target", index: 0 }],
-    ["no configuration", { rules: [{ mode: "block" }] }, { kind: "bad_configuration", index: 0 }],
-    ["an ip that is a range", { rules: [rule("ip", "1.2.3.0/24")] }, { kind: "bad_ip", index: 0 }],
-    ["an ip list", { rules: [rule("ip", "1.2.3.4, 5.6.7.8")] }, { kind: "bad_ip", index: 0 }],
-    ["an octet over 255", { rules: [rule("ip", "1.2.3.256")] }, { kind: "bad_ip", index: 0 }],
-    ["a number value", { rules: [rule("ip", 16909060 as unknown as string)] }, { kind: "bad_ip", index: 0 }],
+    ["target asn", { rules: [rule("asn", "AS13335")] }, { kind: "bad-target", index: 0 }],
+    ["no configuration", { rules: [{ mode: "block" }] }, { kind: "bad-configuration", index: 0 }],
+    ["an ip that is a range", { rules: [rule("ip", "1.2.3.0/24")] }, { kind: "bad-ip", index: 0 }],
+    ["an ip list", { rules: [rule("ip", "1.2.3.4, 5.6.7.8")] }, { kind: "bad-ip", index: 0 }],
+    ["an octet over 255", { rules: [rule("ip", "1.2.3.256")] }, { kind: "bad-ip", index: 0 }],
+    ["a number value", { rules: [rule("ip", 16909060 as unknown as string)] }, { kind: "bad-ip", index: 0 }],
     [
       "a range without prefix",
       { rules: [rule("ip_range", "10.0.0.0")] },
-      { kind: "bad_range", index: 0, reason: { kind: "not_cidr" } },
+      { kind: "bad-range", index: 0, reason: { kind: "not-cidr" } },
     ],
     [
       "an IPv4 /0",
       { rules: [rule("ip_range", "0.0.0.0/0")] },
-      { kind: "bad_range", index: 0, reason: { kind: "prefix_out_of_bounds", family: "v4", min: 8, max: 32 } },
+      { kind: "bad-range", index: 0, reason: { kind: "prefix-out-of-bounds", family: "v4", min: 8, max: 32 } },
     ],
     [
       "an IPv4 /33",
       { rules: [rule("ip_range", "10.0.0.0/33")] },
-      { kind: "bad_range", index: 0, reason: { kind: "prefix_out_of_bounds", family: "v4", min: 8, max: 32 } },
+      { kind: "bad-range", index: 0, reason: { kind: "prefix-out-of-bounds", family: "v4", min: 8, max: 32 } },
     ],
     [
       "an IPv6 /8",
       { rules: [rule("ip_range", "2000::/8")] },
-      { kind: "bad_range", index: 0, reason: { kind: "prefix_out_of_bounds", family: "v6", min: 16, max: 128 } },
+      { kind: "bad-range", index: 0, reason: { kind: "prefix-out-of-bounds", family: "v6", min: 16, max: 128 } },
     ],
     [
       "a bad network",
       { rules: [rule("ip_range", "10.0.0/24")] },
-      { kind: "bad_range", index: 0, reason: { kind: "bad_address" } },
+      { kind: "bad-range", index: 0, reason: { kind: "bad-address" } },
     ],
-    ["a country of three letters", { rules: [rule("country", "DEU")] }, { kind: "bad_country", index: 0 }],
-    ["a country with a digit", { rules: [rule("country", "T1")] }, { kind: "bad_country", index: 0 }],
-    ["notes not a string", { rules: [rule("ip", "1.2.3.4", { notes: 5 })] }, { kind: "bad_notes", index: 0 }],
+    ["a country of three letters", { rules: [rule("country", "DEU")] }, { kind: "bad-country", index: 0 }],
+    ["a country with a digit", { rules: [rule("country", "T1")] }, { kind: "bad-country", index: 0 }],
+    ["notes not a string", { rules: [rule("ip", "1.2.3.4", { notes: 5 })] }, { kind: "bad-notes", index: 0 }],
     [
       "notes too long",
       { rules: [rule("ip", "1.2.3.4", { notes: "x".repeat(1025) })] },
-      { kind: "bad_notes", index: 0 },
+      { kind: "bad-notes", index: 0 },
     ],
-    ["a malformed id", { rules: [rule("ip", "1.2.3.4", { id: "abc" })] }, { kind: "bad_id", index: 0 }],
+    ["a malformed id", { rules: [rule("ip", "1.2.3.4", { id: "abc" })] }, { kind: "bad-id", index: 0 }],
   ])("refuses %s", (_label, body, expected) => {
     const [first] = failures(body);
     expect(first).toMatchObject(expected);
@@ -139,26 +139,26 @@ describe("validation", () => {
   it("names the index of the failing rule and reports every failure", () => {
     const errors = failures({ rules: [rule("ip", "1.2.3.4"), rule("ip", "nope"), rule("country", "x")] });
     expect(errors).toEqual([
-      { kind: "bad_ip", index: 1 },
-      { kind: "bad_country", index: 2 },
+      { kind: "bad-ip", index: 1 },
+      { kind: "bad-country", index: 2 },
     ]);
     expect(accessRuleMessage(errors[0]!)).toContain("rules[1]");
   });
 
   it("refuses a duplicate configuration (after normalisation) and a duplicate id", () => {
     expect(failures({ rules: [rule("ip", "2001:db8::1"), rule("ip", "2001:DB8:0::1")] })).toEqual([
-      { kind: "duplicate_configuration", index: 1, first: 0 },
+      { kind: "duplicate-configuration", index: 1, first: 0 },
     ]);
     const id = "a".repeat(32);
     expect(failures({ rules: [rule("ip", "1.1.1.1", { id }), rule("ip", "1.1.1.2", { id })] })).toEqual([
-      { kind: "duplicate_id", index: 1, first: 0 },
+      { kind: "duplicate-id", index: 1, first: 0 },
     ]);
   });
 
   it(`refuses more than ${ACCESS_RULE_LIMITS.maxRules} rules before looking at any`, () => {
     const rules = Array.from({ length: ACCESS_RULE_LIMITS.maxRules + 1 }, () => "garbage");
     expect(failures({ rules })).toEqual([
-      { kind: "too_many_rules", count: ACCESS_RULE_LIMITS.maxRules + 1, max: ACCESS_RULE_LIMITS.maxRules },
+      { kind: "too-many-rules", count: ACCESS_RULE_LIMITS.maxRules + 1, max: ACCESS_RULE_LIMITS.maxRules },
     ]);
   });
 

@@ -303,8 +303,13 @@ describe("plan limits on free (contract §2.1): 5 firewall rules and 1 rate-limi
       rules: Array.from({ length: 6 }, () => block("true")),
     });
     expect(six.status).toBe(400);
+    expect(six.json.errors.map((e) => e.code)).toEqual([20021]);
+    expect(six.json.errors[0]?.message).toBe(
+      "rules: at most 5 rules in http_request_firewall_custom on the free plan (contract §2.1)",
+    );
     const two = await api("PUT", entrypoint(zone, "http_ratelimit"), { rules: [limit("true", 1), limit("true", 2)] });
     expect(two.status).toBe(400);
+    expect(two.json.errors.map((e) => e.code)).toEqual([20021]);
   });
 });
 
@@ -374,9 +379,11 @@ describe("GET/PUT /zones/{zone}/access_rules", () => {
       rules: [block('http.request.uri.path eq "/x"'), block("http.response.code eq 500")],
     });
     expect(bad.status).toBe(400);
+    expect(bad.json.errors.map((e) => e.code)).toEqual([20021]);
     expect(bad.json.errors[0]?.message).toMatch(/^rules\[1\]\.expression: 1:1: /);
     const badLimit = await api("PUT", entrypoint(zone, "http_ratelimit"), { rules: [limit("true", 1, 0)] });
     expect(badLimit.status).toBe(400);
+    expect(badLimit.json.errors.map((e) => e.code)).toEqual([20021]);
     expect((await api("GET", entrypoint(zone, "http_ratelimit"))).json.result?.rules).toEqual([]);
     await expectGeneratedError(await send(zone, "/admin", { ip: "192.0.2.1" }), 1020);
     await expectOrigin(await send(zone, "/x", { ip: "192.0.2.1" }));

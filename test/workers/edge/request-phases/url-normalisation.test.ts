@@ -243,14 +243,18 @@ describe("GET/PUT/DELETE /zones/{zone}/url_normalization", () => {
   it("malformed JSON is 400; an unknown zone 404; no token 401; a bad zone name 400", async () => {
     const zone = uniqueZone("urlnormerr");
     await putZone(zone, { origin: loopback(ports.http) });
-    expect((await api("PUT", `/zones/${zone}/url_normalization`, "{")).status).toBe(400);
+    const malformed = await api("PUT", `/zones/${zone}/url_normalization`, "{");
+    expect(malformed.status).toBe(400);
+    expect(malformed.json?.errors.map((e) => e.code)).toEqual([10002]);
     for (const method of ["GET", "PUT", "DELETE"]) {
       const body = method === "PUT" ? { scope: "both", type: "rfc3986" } : undefined;
       const res = await api(method, `/zones/nowhere-${zone}/url_normalization`, body);
       expect(res.status, method).toBe(404);
       expect((await api(method, `/zones/${zone}/url_normalization`, undefined, {})).status, method).toBe(401);
     }
-    expect((await api("GET", "/zones/not_a_host!/url_normalization")).status).toBe(400);
+    const badName = await api("GET", "/zones/not_a_host!/url_normalization");
+    expect(badName.status).toBe(400);
+    expect(badName.json?.errors.map((e) => e.code)).toEqual([7003]);
     expect((await api("GET", `/client/v4/zones/${zone}/url_normalization`)).status).toBe(200);
   });
 });

@@ -1,0 +1,282 @@
+/**
+ * The kit of every zone-section route (`/zones/{zone}` and its sections: access_rules, custom_pages, rulesets
+ * entrypoints, url_normalization, preview; contract §6). What each of them did by hand is here once:
+ *
+ *   zone name (400, 7003) → the document from the zone's writer of record (not configured: 404, 1001) →
+ *   the route's work → an optimistic read-modify-write (`updateZone`: written only if the zone is still at the
+ *   version read, prepared again on a conflict) → the new document visible on this isolate at once (contract §6)
+ *
+ * and every failure on the way is a `ZoneApiFailure` value that ONE exhaustive switch (`zoneApiFailure`) maps to
+ * HTTP status and v4 code: the switch has no `default`, and its `never` check makes a new kind a compile error,
+ * so no failure ships unmapped. The plan-forbids answer (403, code 1100, contract §2.1) is one of its cases.
+ */
+import { logEvent } from "../../shared/log";
+import { API_FAILURES, apiFailureResponse, type ApiFailure, type ApiMessage } from "./envelope";
+import type { ApiContext } from "./types";
+import { normaliseHostname } from "../../shared/host";
+import { newRayId } from "../../shared/ray";
+import { causeOf, err, ok, type Result } from "../../shared/result";
+import type { Issues } from "../../shared/validation";
+import { remember } from "../../state/zone/cache";
+import type { AccessRuleFailure } from "../../state/zone/access-rules/validate";
+import { PAGE_IDS, type PageFailure } from "../../state/zone/custom-pages/validate";
+import { PHASES } from "../../state/zone/rulesets/phases";
+import type { RulesetFailure } from "../../state/zone/rulesets/validate";
+import { parseZoneName, type Zone, type ZoneDocument } from "../../state/zone/schema";
+import { parseDocument, type StoreFailure } from "../../state/zone/store";
+import type { ZoneWriteFailure, ZoneWriter } from "../../state/zone/writer";
+
+/** The envelope codes of this service's zone configuration errors (200xx block; docs/configuration.md). */
+export const ZONE_API_CODES = {
+  invalidZoneName: 7003,
+  zoneNotFound: 1001,
+  invalidSettings: 1004,
+  planForbids: 1100,
+  invalidRuleset: 20021,
+  unknownPhase: 20022,
+  invalidPage: 20023,
+  unknownPage: 20024,
+  unknownErrorCode: 20025,
+  invalidAccessRules: 20026,
+  invalidUrlNormalization: 20027,
+} as const;
+
+/** Everything that can go wrong in a zone-section route, as values. */
+export type ZoneApiFailure =
+  | { readonly kind: "invalid-name"; readonly why: string }
+  | { readonly kind: "invalid-settings"; readonly issues: Issues }
+  | { readonly kind: "invalid-access-rules"; readonly issues: Issues<AccessRuleFailure["kind"]> }
+  | { readonly kind: "invalid-url-normalization"; readonly issues: Issues }
+  | { readonly kind: "unknown-phase"; readonly phase: string }
+  | { readonly kind: "unknown-page"; readonly id: string }
+  | { readonly kind: "unknown-error-code"; readonly code: string }
+  | RulesetFailure
+  | PageFailure
+  | ZoneWriteFailure
+  | StoreFailure
+  /** A failure the api kit already shaped (body too large, body not JSON). */
+  | { readonly kind: "api"; readonly failure: ApiFailure };
+
+/** A handler's answer: a Response, or a failure for the one switch. */
+export type ZoneAnswer = Result<Response, ZoneApiFailure>;
+
+/** The one mapping of zone-section failures to HTTP status and v4 code (Cloudflare's codes where one exists). */
+export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailure {
+  const one = (status: number, code: number, message: string): ApiFailure => ({
+    status,
+    errors: [{ code, message }],
+  });
+  switch (failure.kind) {
+    case "invalid-name":
+      return one(400, ZONE_API_CODES.invalidZoneName, `Invalid zone identifier: ${failure.why}`);
+    case "invalid-settings":
+      return invalid(failure.issues, ZONE_API_CODES.invalidSettings, "Invalid zone setting: ", " ");
+    case "invalid-ruleset":
+      return invalid(failure.issues, ZONE_API_CODES.invalidRuleset, "", ": ");
+    case "invalid-page":
+      return invalid(failure.issues, ZONE_API_CODES.invalidPage, "", ": ");
+    case "invalid-access-rules":
+      return invalid(failure.issues, ZONE_API_CODES.invalidAccessRules, "", " ");
+    case "invalid-url-normalization":
+      return invalid(failure.issues, ZONE_API_CODES.invalidUrlNormalization, "Invalid url_normalization: ", " ");
+    case "unknown-phase":
+      return one(
+        400,
+        ZONE_API_CODES.unknownPhase,
+        `Unknown phase ${JSON.stringify(failure.phase)}: one of ${PHASES.join(", ")}`,
+      );
+    case "unknown-page":
+      return one(
+        404,
+        ZONE_API_CODES.unknownPage,
+        `Unknown custom page ${JSON.stringify(failure.id)}: one of ${PAGE_IDS.join(", ")}`,
+      );
+    case "unknown-error-code":
+      return one(404, ZONE_API_CODES.unknownErrorCode, `No error code ${JSON.stringify(failure.code)} in the catalog`);
+    case "plan-forbids":
+      // contract §2.1: a feature the zone's plan lacks is 403 with code 1100, whichever section asks.
+      return one(
+        403,
+        ZONE_API_CODES.planForbids,
+        `The ${failure.plan} plan cannot use ${failure.feature}: ${failure.reason} (contract §2.1)`,
+      );
+    case "not-found":
+      return one(404, ZONE_API_CODES.zoneNotFound, `Zone not found: ${zone}`);
+    case "conflict":
+      // Only after the kit's retries ran out (a zone written to without pause): the client may retry.
+      return one(409, 10409, `The zone changed while this write was prepared (now version ${failure.current}); retry`);
+    case "unavailable":
+    case "corrupt": {
+      // CONFIG (or the writer) failing is the service's own failure: a 500 with a ray to quote, logged once.
+      const ray = newRayId();
+      logEvent("api_error", { ray, zone, code: 500, cause: failure.cause });
+      return API_FAILURES.internal(ray);
+    }
+    case "too-large":
+      // The request is fine on its own; the zone's whole configuration would outgrow what one zone can store.
+      return one(
+        413,
+        10413,
+        `The zone's configuration would be ${failure.bytes} bytes, over its limit of ${failure.limit} ` +
+          "bytes (rules, notes and descriptions of every section together); nothing was stored",
+      );
+    case "api":
+      return failure.failure;
+  }
+  // No `default`: every kind returns above, so `failure` is `never` here; a new kind without a case fails to compile.
+  const unmapped: never = failure;
+  return unmapped;
+}
+
+/**
+ * A capped issue list as envelope errors: `prefix + path + separator + message` for each listed issue (`path` `""`
+ * is the body as a whole: the message alone), then one line counting those not listed.
+ */
+function invalid(issues: Issues, code: number, prefix: string, separator: string): ApiFailure {
+  const errors: ApiMessage[] = issues.listed.map((i) => ({
+    code,
+    message: `${prefix}${i.path === "" ? "" : i.path + separator}${i.message}`,
+  }));
+  if (issues.more > 0) errors.push({ code, message: `${prefix}and ${issues.more} more errors not listed` });
+  return { status: 400, errors };
+}
+
+/** The zone path segment, percent-decoded, lower-cased, without a trailing dot; a malformed escape kept as sent. */
+export function zoneParam(params: Readonly<Record<string, string>>): string {
+  const segment = params.zone ?? "";
+  let decoded = segment;
+  try {
+    decoded = decodeURIComponent(segment);
+  } catch {
+    // `%zz`: kept as sent; a scoped token never matches it (403) and the name check refuses the `%` (400).
+  }
+  return normaliseHostname(decoded);
+}
+
+/** The route target of every zone endpoint: the zone named in the path, for the token's zone scope. */
+export function zoneTarget(
+  params: Readonly<Record<string, string>>,
+): Result<{ kind: "zone"; name: string }, ApiFailure> {
+  return ok({ kind: "zone", name: zoneParam(params) });
+}
+
+/**
+ * A zone-section handler: the zone name is validated first (400), and whatever failure the handler returns goes
+ * through `zoneApiFailure`, the one switch.
+ */
+export function zoneHandler(
+  handle: (c: ApiContext, zone: string) => Promise<ZoneAnswer>,
+): (c: ApiContext) => Promise<Response> {
+  return async (c) => {
+    const name = parseZoneName(zoneParam(c.params));
+    if (!name.ok) return apiFailureResponse(zoneApiFailure({ kind: "invalid-name", why: name.error }, ""));
+    const answer = await handle(c, name.value);
+    return answer.ok ? answer.value : apiFailureResponse(zoneApiFailure(answer.error, name.value));
+  };
+}
+
+/**
+ * The writer's RPC surface as the class declares it. Its values are plain JSON (structured clone keeps them as
+ * they are), so the stub is typed by the class itself rather than by the RPC mapping, which turns the document's
+ * `unknown` sections into `never`.
+ */
+export type WriterRpc = Pick<ZoneWriter, "read" | "putSettings" | "putSection" | "putPart" | "remove">;
+
+/** The zone's writer of record. An RPC that throws (the object unreachable) is `unavailable`, never an escape. */
+export async function withWriter<T>(
+  env: Env,
+  zone: string,
+  call: (writer: WriterRpc) => Promise<Result<T, ZoneWriteFailure>>,
+): Promise<Result<T, ZoneWriteFailure>> {
+  try {
+    const stub: unknown = env.ZONE_WRITER.get(env.ZONE_WRITER.idFromName(zone));
+    return await call(stub as WriterRpc);
+  } catch (e) {
+    return err({ kind: "unavailable", cause: `ZONE_WRITER failed: ${causeOf(e)}` });
+  }
+}
+
+/** A zone as its writer of record holds it: the raw document and its validated settings. */
+export interface CurrentZone {
+  readonly document: ZoneDocument;
+  readonly zone: Zone;
+}
+
+/** The zone's current document from its writer of record; a zone not configured is `not-found` (404). */
+export async function readZone(env: Env, zone: string): Promise<Result<CurrentZone, ZoneApiFailure>> {
+  const found = await withWriter(env, zone, (w) => w.read(zone));
+  if (!found.ok) return found;
+  if (found.value === null) return err({ kind: "not-found" });
+  const parsed = parseDocument(zone, found.value);
+  return parsed.ok ? ok({ document: found.value, zone: parsed.value }) : parsed;
+}
+
+/** One change of a zone document: a section (`null` removes it), or a part with the section referencing it. */
+export type ZoneChange =
+  | { readonly kind: "section"; readonly name: string; readonly value: unknown }
+  | {
+      readonly kind: "part";
+      readonly part: string;
+      readonly content: string | null;
+      readonly section: { readonly name: string; readonly value: unknown };
+    };
+
+/** How often a write is prepared again when the zone changed under it (optimistic concurrency). */
+export const WRITE_ATTEMPTS = 5;
+
+/**
+ * An optimistic read-modify-write: read the zone, `prepare` the change from it, write it only if the zone is still
+ * at the version read (the writer serialises; contract §6), and prepare again on a conflict, `WRITE_ATTEMPTS`
+ * times. What `prepare` computes from the zone (a rule's version history, the plan) is never written over a
+ * change it did not see. The written document is visible on this isolate at once.
+ */
+export async function updateZone<T>(
+  env: Env,
+  zone: string,
+  prepare: (current: CurrentZone) => Result<{ readonly change: ZoneChange; readonly result: T }, ZoneApiFailure>,
+): Promise<Result<{ readonly result: T; readonly document: ZoneDocument }, ZoneApiFailure>> {
+  for (let attempt = 1; ; attempt++) {
+    const current = await readZone(env, zone);
+    if (!current.ok) return current;
+    const prepared = prepare(current.value);
+    if (!prepared.ok) return prepared;
+    const written = await applyChange(env, zone, prepared.value.change, current.value.document.version);
+    if (written.ok) return ok({ result: prepared.value.result, document: written.value });
+    if (written.error.kind !== "conflict" || attempt === WRITE_ATTEMPTS) return written;
+  }
+}
+
+/**
+ * A change that does not depend on what was stored (a whole list replaced, a setting removed): the last write
+ * wins, serialised by the writer. A zone not configured is `not-found`.
+ */
+export function writeZone(env: Env, zone: string, change: ZoneChange): Promise<Result<ZoneDocument, ZoneApiFailure>> {
+  return applyChange(env, zone, change, undefined);
+}
+
+async function applyChange(
+  env: Env,
+  zone: string,
+  change: ZoneChange,
+  expected: number | undefined,
+): Promise<Result<ZoneDocument, ZoneWriteFailure>> {
+  const written = await withWriter(env, zone, (w) => {
+    switch (change.kind) {
+      case "section":
+        return w.putSection(zone, change.name, change.value, expected);
+      case "part":
+        return w.putPart(zone, change.part, change.content, change.section, expected);
+    }
+  });
+  if (written.ok) rememberWritten(zone, written.value);
+  return written;
+}
+
+/**
+ * Makes a document the writer just stored visible on this isolate at once (contract §6: a change is visible on the
+ * writing isolate immediately), whichever section changed.
+ */
+export function rememberWritten(zone: string, document: ZoneDocument): void {
+  const parsed = parseDocument(zone, document);
+  if (parsed.ok) remember(zone, parsed.value);
+}
