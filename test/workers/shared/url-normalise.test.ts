@@ -102,11 +102,17 @@ describe("linear time on long paths", () => {
     ["literal bytes", (n) => "\u00e9".repeat(n * 5)],
   ];
   it.each(cases)("%s: 8× the input costs well under 64× the time", (_label, make) => {
+    // The best of three runs: a run slowed by another process on a shared machine does not count (a loaded CI
+    // machine once measured 32.5× with a single run each).
     const time = (n: number): number => {
       const input = make(n);
-      const start = performance.now();
-      for (let i = 0; i < 5; i++) normalisePath(input, "cloudflare");
-      return performance.now() - start;
+      let best = Infinity;
+      for (let run = 0; run < 3; run++) {
+        const start = performance.now();
+        for (let i = 0; i < 5; i++) normalisePath(input, "cloudflare");
+        best = Math.min(best, performance.now() - start);
+      }
+      return best;
     };
     time(1_000); // warm up
     const small = Math.max(time(20_000), 1);
