@@ -11,6 +11,7 @@
 import { sha256 } from "../shared/crypto";
 import type { ErrorFormatChoice } from "./format";
 import { BOX_STYLE, PAGE_SCRIPT, PAGE_STYLE } from "./page";
+import { proxyStatus } from "./proxy-status";
 
 let cspPromise: Promise<string> | null = null;
 let csp: string | null = null;
@@ -46,14 +47,16 @@ async function sha256Base64(text: string): Promise<string> {
 /**
  * Headers of a generated error: Content-Type with charset, `Cache-Control: private, no-store` (a negotiated,
  * per-occurrence answer must never be cached and served to another client), `Vary: Accept`, `Ray-ID`, `nosniff`,
- * and `Retry-After` only when retryable, equal to the body's `retry_after` (contract §1.4, seed-spec 7.1).
+ * `Proxy-Status` of the code (RFC 9209, proxy-status.ts), and `Retry-After` only when retryable, equal to the body's
+ * `retry_after` (contract §1.4, seed-spec 7.1).
  */
 export async function errorHeaders(
   choice: ErrorFormatChoice,
   rayId: string,
   retryAfter: number | null,
+  code: number,
 ): Promise<HeaderRecord> {
-  return buildErrorHeaders(choice, rayId, retryAfter, csp ?? (await contentSecurityPolicy()));
+  return buildErrorHeaders(choice, rayId, retryAfter, csp ?? (await contentSecurityPolicy()), code);
 }
 
 /** `errorHeaders` without a promise once the CSP value is known (every error after the isolate's first); else null. */
@@ -61,8 +64,9 @@ export function errorHeadersNow(
   choice: ErrorFormatChoice,
   rayId: string,
   retryAfter: number | null,
+  code: number,
 ): HeaderRecord | null {
-  return csp === null ? null : buildErrorHeaders(choice, rayId, retryAfter, csp);
+  return csp === null ? null : buildErrorHeaders(choice, rayId, retryAfter, csp, code);
 }
 
 function buildErrorHeaders(
@@ -70,6 +74,7 @@ function buildErrorHeaders(
   rayId: string,
   retryAfter: number | null,
   policy: string,
+  code: number,
 ): HeaderRecord {
   // A plain record, not `Headers` (issue 12): `new Response(body, {headers})` builds its own header list from
   // either, so a `Headers` made first is built twice. Callers that need one (custom rules) make it on demand.
@@ -80,6 +85,7 @@ function buildErrorHeaders(
     "Ray-ID": rayId,
     "X-Content-Type-Options": "nosniff",
     "Content-Security-Policy": policy,
+    "Proxy-Status": proxyStatus(code),
   };
   if (retryAfter !== null) headers["Retry-After"] = String(retryAfter);
   return headers;
@@ -87,7 +93,7 @@ function buildErrorHeaders(
 
 /**
  * Issue 12: a generated error's `Response` copied from a prototype Response that holds the status and the constant
- * headers of its (format, status, Retry-After), then given its ray: the runtime copies the prototype's header list
+ * headers of its (format, code, Retry-After), then given its ray: the runtime copies the prototype's header list
  * natively, so one header per error crosses from JavaScript instead of seven (measured ~2 µs of workerd CPU less
  * per error). Null until the CSP value is known (the isolate's first error), and for HEAD (negotiatedResponse).
  * The prototypes have no body and belong to no request, so every request may copy them.
@@ -95,6 +101,7 @@ function buildErrorHeaders(
 export function prototypedErrorResponse(
   choice: ErrorFormatChoice,
   status: number,
+  code: number,
   rayId: string,
   retryAfter: number | null,
   body: string | Uint8Array,
@@ -102,13 +109,14 @@ export function prototypedErrorResponse(
   if (csp === null) return null;
   let byKey = prototypes.get(choice);
   if (byKey === undefined) prototypes.set(choice, (byKey = new Map<number, Response>()));
-  // Status (< 1000) and Retry-After (< 2^32, or none) in one number: no string is built per error.
-  const key = status * 0x1_0000_0000 + (retryAfter ?? 0xffff_ffff);
+  // Code (< 2^20: it decides status and Proxy-Status) and Retry-After (< 2^32, or none) in one number, below
+  // 2^53: no string is built per error.
+  const key = code * 0x1_0000_0000 + (retryAfter ?? 0xffff_ffff);
   let prototype = byKey.get(key);
   if (prototype === undefined) {
     // Dynamic Retry-After values (rate limiting) make one prototype each: bounded, a full map starts again.
     if (byKey.size >= MAX_PROTOTYPES) byKey.clear();
-    const headers = buildErrorHeaders(choice, "", retryAfter, csp);
+    const headers = buildErrorHeaders(choice, "", retryAfter, csp, code);
     delete headers["Ray-ID"];
     prototype = new Response(null, { status, headers });
     byKey.set(key, prototype);

@@ -25,6 +25,8 @@ interface Template {
   /** Text between the slots: `parts.length === slots.length + 1`. */
   readonly parts: readonly string[];
   readonly slots: readonly Slot[];
+  /** How each slot is encoded: `encodings[i]` applies to `slots[i]`. */
+  readonly encodings: readonly Encode[];
   /** The parts as UTF-8, encoded on first use of `bytes`. */
   partBytes?: readonly Uint8Array[];
   /** Sum of the parts' byte lengths. */
@@ -41,6 +43,7 @@ export interface OccurrenceRenderer {
   readonly bytes: (fields: ErrorFields) => Uint8Array;
 }
 
+type Encode = (value: string) => string;
 type ByRetry = Map<number | undefined, Template | null>;
 type ByFooter = Map<string, ByRetry>;
 
@@ -54,17 +57,23 @@ const MAX_TEMPLATES = 512;
 /**
  * `render` made cheap per occurrence. `encode` is how the renderer writes one slot value into its output (JSON
  * string literal, HTML text, YAML double-quoted scalar): it must be applied to the marker and to the values alike,
- * and it must be what `render` does to those fields.
+ * and it must be what `render` does to those fields. `more` are other encodings the same body uses for the same
+ * fields elsewhere (the HTML page's JSON island, issue 23): each must turn the marker into text that no other
+ * encoding makes, so the split knows which encoding each place wants.
  */
 export function occurrenceTemplate(
   render: (fields: ErrorFields) => string,
-  encode: (value: string) => string,
+  encode: Encode,
+  ...more: readonly Encode[]
 ): OccurrenceRenderer {
   // Keyed by code, then by footer, then by retry value: no string is built per error to find the template.
   const byCode = new Map<number, ByFooter>();
   let size = 0;
-  const pattern = new RegExp(SLOTS.map((slot) => escapeRegExp(encode(`${MARK}${slot}${MARK}`))).join("|"), "g");
-  const slotOf = new Map(SLOTS.map((slot) => [encode(`${MARK}${slot}${MARK}`), slot]));
+  const slotOf = new Map<string, { readonly slot: Slot; readonly encoding: Encode }>();
+  for (const encoding of [encode, ...more]) {
+    for (const slot of SLOTS) slotOf.set(encoding(`${MARK}${slot}${MARK}`), { slot, encoding });
+  }
+  const pattern = new RegExp([...slotOf.keys()].map(escapeRegExp).join("|"), "g");
 
   function build(f: ErrorFields): Template | null {
     if (`${f.footer}${f.what_you_should_do}${f.detail}${f.title}${f.error_name}`.includes(MARK)) return null;
@@ -79,16 +88,20 @@ export function occurrenceTemplate(
     const text = render(marked);
     const parts: string[] = [];
     const slots: Slot[] = [];
+    const encodings: Encode[] = [];
     let last = 0;
     for (const match of text.matchAll(pattern)) {
+      const found = slotOf.get(match[0]);
+      if (found === undefined) return null;
       parts.push(text.slice(last, match.index));
-      slots.push(slotOf.get(match[0]) as Slot);
+      slots.push(found.slot);
+      encodings.push(found.encoding);
       last = match.index + match[0].length;
     }
     parts.push(text.slice(last));
     // A marker that the renderer transformed some other way (it should not) means the split is not trustworthy.
     if (parts.some((part) => part.includes(MARK))) return null;
-    return { parts, slots };
+    return { parts, slots, encodings };
   }
 
   function templateFor(f: ErrorFields): Template | null {
@@ -116,9 +129,11 @@ export function occurrenceTemplate(
     text: (f) => {
       const template = templateFor(f);
       if (template === null) return render(f);
-      const { parts, slots } = template;
+      const { parts, slots, encodings } = template;
       let out = parts[0] as string;
-      for (let i = 0; i < slots.length; i++) out += encode(f[slots[i] as Slot]) + (parts[i + 1] as string);
+      for (let i = 0; i < slots.length; i++) {
+        out += (encodings[i] as Encode)(f[slots[i] as Slot]) + (parts[i + 1] as string);
+      }
       return out;
     },
     bytes: (f) => {
@@ -126,7 +141,8 @@ export function occurrenceTemplate(
       if (template === null) return utf8.encode(render(f));
       const partBytes = (template.partBytes ??= template.parts.map((part) => utf8.encode(part)));
       const fixed = (template.partBytesLength ??= partBytes.reduce((sum, part) => sum + part.length, 0));
-      const values = template.slots.map((slot) => encode(f[slot]));
+      const encodings = template.encodings;
+      const values = template.slots.map((slot, i) => (encodings[i] as Encode)(f[slot]));
       // UTF-8 takes at most 3 bytes per UTF-16 code unit: room for the worst case, so encodeInto never truncates.
       const room = fixed + 3 * values.reduce((sum, value) => sum + value.length, 0);
       if (scratch.length < room) scratch = new Uint8Array(Math.max(room, 2 * scratch.length));

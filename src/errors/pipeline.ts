@@ -126,7 +126,7 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
     footer: footerText(scope.settings.operatorName),
   });
   // The CSP value is known after the first error: no await on the hot path (issue 12).
-  const headers = errorHeadersNow(choice, rayId, retryAfter) ?? (await errorHeaders(choice, rayId, retryAfter));
+  const headers = errorHeadersNow(choice, rayId, retryAfter, entry.code) ?? (await errorHeaders(choice, rayId, retryAfter, entry.code));
   logEdgeError(
     { ray: rayId, zone: scope.zone, code: entry.code, status: entry.status, cause },
     scope.settings.errorLogCoalesceMs,
@@ -172,7 +172,7 @@ export async function fallbackErrorResponse(
     footer: footerText(settings.operatorName),
   });
   const choice = chooseErrorFormat("application/json");
-  const headers = await errorHeaders(choice, rayId, entry.retryAfter);
+  const headers = await errorHeaders(choice, rayId, entry.retryAfter, entry.code);
   logEdgeError({ ray: rayId, zone, code: entry.code, status: entry.status, cause }, 0);
   return negotiatedResponse("GET", fields.status, headers, renderJson(fields));
 }
@@ -186,7 +186,14 @@ function structuredDefault(
 ): Response {
   const body = render(fields, choice);
   if (method !== "HEAD") {
-    const copied = prototypedErrorResponse(choice, fields.status, fields.ray_id, fields.retry_after ?? null, body);
+    const copied = prototypedErrorResponse(
+      choice,
+      fields.status,
+      fields.error_code,
+      fields.ray_id,
+      fields.retry_after ?? null,
+      body,
+    );
     if (copied !== null) return copied;
   }
   return negotiatedResponse(method, fields.status, headers, body);

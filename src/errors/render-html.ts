@@ -18,7 +18,7 @@ import { whereItBroke, type Hop, type HopState } from "./where-it-broke";
  * (occurrence-template.ts); the same bytes as `renderPage`, which stays the one definition of the page (~70 µs of
  * workerd CPU per error when the template tree ran per error).
  */
-export const htmlBody = occurrenceTemplate(renderPage, escapeText);
+export const htmlBody = occurrenceTemplate(renderPage, escapeText, islandText);
 export const renderHtml: (fields: ErrorFields) => string = htmlBody.text;
 
 /** The whole page from the template tree (the reference for the cached form; tests compare the two). */
@@ -28,8 +28,38 @@ export function renderPage(f: ErrorFields): string {
     html`<main>
 ${errorBox(f)}
 <footer><p>${f.footer} <a href="${f.type}">About error ${f.error_code}</a></p></footer>
-</main>`,
+</main>
+${raw(`<script type="application/problem+json" id="edge-error">${islandJson(f)}</script>`)}`,
   );
+}
+
+/**
+ * The machine-readable island (contract §1.3, issue 23): the 17 fields as the JSON body has them, in a data block
+ * (`<script>` of a non-JavaScript type: HTML Living Standard §4.12.1.1 "data block", never executed, so the page's
+ * CSP `script-src` hash does not need to cover it). The content of a `<script>` is raw text, not HTML: `<`, `>`
+ * and `&` are written as JSON escapes (`\u003c`…), so no value can close the element (`</script`) or open a
+ * comment (`<!--`); the text still parses with JSON.parse to exactly the JSON body's value. U+2028/2029 are escaped
+ * too (valid in JSON, but not in older JavaScript string literals a client might embed them in).
+ */
+export function islandJson(f: ErrorFields): string {
+  return escapeIsland(JSON.stringify(f));
+}
+
+/** One string value as `islandJson` writes it inside its quotes: the occurrence template's second encoding. */
+function islandText(value: string): string {
+  return escapeIsland(JSON.stringify(value).slice(1, -1));
+}
+
+const ISLAND_ESCAPES: Readonly<Record<string, string>> = {
+  "<": "\\u003c",
+  ">": "\\u003e",
+  "&": "\\u0026",
+  "\u2028": "\\u2028",
+  "\u2029": "\\u2029",
+};
+
+function escapeIsland(json: string): string {
+  return json.replace(/[<>&\u2028\u2029]/g, (c) => ISLAND_ESCAPES[c] ?? c);
 }
 
 /**

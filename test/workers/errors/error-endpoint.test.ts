@@ -153,8 +153,12 @@ describe.each(ROWS)("GET /cdn-cgi/error/%i, Accept: %s", (_code, _accept, entry,
       expect(text).toContain(
         entry.retryAfter === null ? "Retrying will not help" : `try again in ${entry.retryAfter} seconds`,
       );
-      // Self-contained: the page's own inline script (allowed by the CSP's hash) and nothing fetched.
-      expect(text.match(/<script/gi)).toEqual(["<script"]);
+      // Self-contained: the page's own inline script (allowed by the CSP's hash), the data island (a data block,
+      // never executed: issue 23) and nothing fetched.
+      expect(text.match(/<script[^>]*>/gi)).toEqual([
+        "<script>",
+        '<script type="application/problem+json" id="edge-error">',
+      ]);
       expect(text).toContain("<script>(function(){");
       expect(text).not.toMatch(/<link|<img|src=|style="|\son[a-z]+=/i);
       expect(text).toContain("prefers-color-scheme:dark");

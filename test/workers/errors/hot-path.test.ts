@@ -85,6 +85,7 @@ describe("the header record", () => {
         "cache-control",
         "content-security-policy",
         "content-type",
+        "proxy-status",
         "ray-id",
         "retry-after",
         "vary",
@@ -125,6 +126,7 @@ describe("the prototype Response (issue 12)", () => {
           chooseErrorFormat(accept),
           ray,
           res.headers.has("Retry-After") ? Number(res.headers.get("Retry-After")) : null,
+          code,
         );
         const expected = new Response(body, { status: res.status, headers: record });
         expect([...res.headers]).toEqual([...expected.headers]);
