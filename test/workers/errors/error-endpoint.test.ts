@@ -156,8 +156,8 @@ describe.each(ROWS)("GET /cdn-cgi/error/%i, Accept: %s", (_code, _accept, entry,
       // Self-contained: the page's own inline script (allowed by the CSP's hash), the data island (a data block,
       // never executed: issue 23) and nothing fetched.
       expect(text.match(/<script[^>]*>/gi)).toEqual([
-        "<script>",
         '<script type="application/problem+json" id="edge-error">',
+        "<script>",
       ]);
       expect(text).toContain("<script>(function(){");
       expect(text).not.toMatch(/<link|<img|src=|style="|\son[a-z]+=/i);

@@ -1,0 +1,67 @@
+/**
+ * `fetchWithRetry` (contract §10): `fetch` that asks for structure (`ACCEPT`, unless the caller set `Accept`),
+ * parses every error response and retries as `decideRetry` says. Abortable (`signal` stops a wait at once);
+ * `fetch`, `sleep` and `random` are injectable, so tests run against the real Worker without waiting for real.
+ */
+import { ACCEPT } from "./accept";
+import { parse } from "./parse";
+import { decideRetry, type RetryDecision, type RetryOptions } from "./retry";
+import type { EdgeError } from "./types";
+
+export interface FetchWithRetryOptions extends RetryOptions {
+  /** The fetch to use (default: the global one). */
+  readonly fetch?: (request: Request) => Promise<Response>;
+  /** Waits `ms` or rejects when `signal` aborts (default: a timer). */
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Called before each retry (logging, metrics). */
+  readonly onRetry?: (info: { attempt: number; error: EdgeError | null; delayMs: number }) => void;
+}
+
+/** The outcome: the last response, its parsed error (null on success or a non-edge answer) and the last decision. */
+export interface FetchResult {
+  readonly response: Response;
+  readonly error: EdgeError | null;
+  readonly attempts: number;
+  /** Null when the last response was not an error. */
+  readonly decision: RetryDecision | null;
+}
+
+export async function fetchWithRetry(
+  input: Request | string | URL,
+  init: RequestInit = {},
+  options: FetchWithRetryOptions = {},
+): Promise<FetchResult> {
+  const doFetch = options.fetch ?? ((request: Request) => fetch(request));
+  const sleep = options.sleep ?? defaultSleep;
+  const template = new Request(input, init);
+  if (!init.headers || !new Headers(init.headers).has("Accept")) {
+    if (!(input instanceof Request && input.headers.has("Accept"))) template.headers.set("Accept", ACCEPT);
+  }
+  const signal = init.signal ?? (input instanceof Request ? input.signal : undefined) ?? undefined;
+  for (let attempt = 1; ; attempt++) {
+    signal?.throwIfAborted();
+    const response = await doFetch(template.clone());
+    if (response.status < 400) return { response, error: null, attempts: attempt, decision: null };
+    const error = await parse(response);
+    const decision = decideRetry(error, { attempt, method: template.method, status: response.status }, options);
+    if (decision.kind !== "retry") return { response, error, attempts: attempt, decision };
+    options.onRetry?.({ attempt, error, delayMs: decision.delayMs });
+    await response.body?.cancel();
+    await sleep(decision.delayMs, signal);
+  }
+}
+
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

@@ -1,0 +1,219 @@
+/**
+ * `parse(response)` (contract §10): one typed `EdgeError` from any format the service answers in (JSON,
+ * problem+json, Markdown frontmatter, the HTML page's island, `Proxy-Status` alone on HEAD) and from the published
+ * platform's legacy bodies (its HTML error pages, `error code: NNNN` text); `null` when the response is not an edge
+ * error (a success, or an origin's own error passed through). Reads a clone: the caller's response stays unread.
+ */
+import { RETRY_DEFAULTS } from "./codes";
+import { readFrontmatter } from "./frontmatter";
+import { parseSfList } from "./structured-field";
+import type { EdgeError, EdgeErrorFields, EdgeErrorSource, ProxyStatus } from "./types";
+
+/** This service's name in `Proxy-Status` (the service's src/errors/proxy-status.ts). */
+export const PROXY_NAME = "edge-errors";
+
+/** Bodies larger than this are not read (an error body is ~1 KB, a page ~12 KB; the platform's pages ~50 KB). */
+const MAX_BODY_BYTES = 256 * 1024;
+
+export async function parse(response: Response): Promise<EdgeError | null> {
+  if (response.status < 400) return null;
+  const proxy = ourProxyStatus(response.headers.get("Proxy-Status"));
+  const type = (response.headers.get("Content-Type") ?? "").toLowerCase();
+  const text = await bodyText(response);
+  if (text !== null && text.length > 0) {
+    const fromBody = parseBody(text, type);
+    if (fromBody !== null) return build(response, fromBody.source, fromBody.fields, fromBody.code, proxy);
+  }
+  // HEAD, or a body nothing here reads: the headers alone, when this service's Proxy-Status says so.
+  if (proxy !== null) {
+    const m = /^(\d{3,4}) ([a-z0-9_]+)$/.exec(proxy.details ?? "");
+    if (m) {
+      const fields: Partial<EdgeErrorFields> = { error_code: Number(m[1]), error_name: m[2] as string };
+      return build(response, "proxy-status", fields, Number(m[1]), proxy);
+    }
+  }
+  return null;
+}
+
+interface BodyResult {
+  readonly source: EdgeErrorSource;
+  readonly fields: Partial<EdgeErrorFields>;
+  readonly code: number;
+}
+
+function parseBody(text: string, type: string): BodyResult | null {
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith("{")) {
+    const fields = jsonFields(trimmed);
+    if (fields !== null) return { source: "json", fields, code: fields.error_code };
+  }
+  if (trimmed.startsWith("---")) {
+    const fields = markdownFields(trimmed);
+    if (fields !== null) return { source: "markdown", fields, code: fields.error_code as number };
+  }
+  if (type.includes("html") || /^<(?:!doctype|html)/i.test(trimmed)) {
+    const island = islandFields(trimmed);
+    if (island !== null) return { source: "html-island", fields: island, code: island.error_code };
+    const legacy = legacyHtml(trimmed);
+    if (legacy !== null) return legacy;
+  }
+  const plain = /^error code: (\d{3,4})\s*$/i.exec(trimmed);
+  if (plain) return { source: "legacy-text", fields: {}, code: Number(plain[1]) };
+  return null;
+}
+
+/** An edge error's JSON (contract §1.1): `edge_error: true` and a numeric `error_code`. */
+function jsonFields(text: string): EdgeErrorFields | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  return isEdgeFields(value) ? value : null;
+}
+
+function isEdgeFields(value: unknown): value is EdgeErrorFields {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return v.edge_error === true && typeof v.error_code === "number" && typeof v.retryable === "boolean";
+}
+
+/** Markdown (contract §1.2): the frontmatter, `# {title}` and the footer after the last `---`. */
+function markdownFields(text: string): Partial<EdgeErrorFields> | null {
+  const read = readFrontmatter(text);
+  if (read === null) return null;
+  const v = read.values;
+  if (v.get("edge_error") !== true || typeof v.get("error_code") !== "number") return null;
+  const fields: Record<string, unknown> = {};
+  const title = /^# (.+)$/m.exec(read.rest)?.[1];
+  if (title !== undefined) fields.title = title;
+  const status = v.get("status");
+  if (status !== undefined) fields.status = status;
+  const detail = v.get("detail");
+  if (detail !== undefined) fields.detail = detail;
+  const ray = v.get("ray_id");
+  if (typeof ray === "string") fields.instance = ray; // contract §1.1: instance = ray_id
+  for (const key of ["error_code", "error_name", "error_category", "ray_id", "timestamp", "zone", "edge_error"]) {
+    const value = v.get(key);
+    if (value !== undefined) fields[key] = value;
+  }
+  for (const key of ["retryable", "retry_after", "owner_action_required", "what_you_should_do"]) {
+    const value = v.get(key);
+    if (value !== undefined) fields[key] = value;
+  }
+  const sections = read.rest.split(/\n---\n/);
+  if (sections.length > 1) {
+    const footer = (sections[sections.length - 1] as string).trim();
+    if (footer.length > 0) fields.footer = footer;
+  }
+  return fields as Partial<EdgeErrorFields>;
+}
+
+const ISLAND = /<script\b[^>]*\btype="application\/problem\+json"[^>]*>([^<]*)<\/script>/i;
+
+/** The HTML page's island (contract §1.3): JSON with `<`, `>`, `&` as \u escapes, so `[^<]*` is the whole of it. */
+function islandFields(html: string): EdgeErrorFields | null {
+  const m = ISLAND.exec(html);
+  return m ? jsonFields((m[1] as string).trim()) : null;
+}
+
+/**
+ * The published platform's HTML error pages: the code as "Error 1020" / "error code: 1020" / "Error code 1020" in
+ * the title or body (1xxx pages carry the status in the status line and the code in the body, notes/errors.md
+ * §1.11), and the ray in "Ray ID: <strong>…</strong>". Only 5xx codes the platform generates (500-526) and 1xxx codes
+ * count: a bare "Error 503" on an origin's page is not an edge error.
+ */
+function legacyHtml(html: string): BodyResult | null {
+  const text = html
+    .replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, " ")
+    .replace(/<[^>]*>/g, " ")
+    .replace(/&nbsp;|&#160;/g, " ")
+    .replace(/\s+/g, " ");
+  const m = /\berror(?: code)?:? ?(1\d{3}|5(?:00|02|04|2[0-6]))\b/i.exec(text);
+  if (!m) return null;
+  const hasPlatformMark = /\bray id\b|cloudflare|cf-error|cf-wrapper/i.test(html);
+  if (!hasPlatformMark) return null;
+  const ray = /\bray id:? ?([0-9a-f]{16})\b/i.exec(text)?.[1];
+  const fields: Partial<EdgeErrorFields> = ray === undefined ? {} : { ray_id: ray };
+  return { source: "legacy-html", fields, code: Number(m[1]) };
+}
+
+/** This service's member of `Proxy-Status`, if any (RFC 9209: a list, one member per intermediary). */
+function ourProxyStatus(header: string | null): ProxyStatus | null {
+  if (header === null) return null;
+  const list = parseSfList(header);
+  if (list === null) return null;
+  for (const member of list) {
+    if (member.kind !== "item") continue;
+    const name = typeof member.value === "string" ? member.value : tokenValue(member.value);
+    if (name !== PROXY_NAME) continue;
+    const error = member.params.get("error");
+    const details = member.params.get("details");
+    return {
+      name,
+      error: tokenValue(error) ?? (typeof error === "string" ? error : null),
+      details: typeof details === "string" ? details : null,
+    };
+  }
+  return null;
+}
+
+function tokenValue(value: unknown): string | null {
+  if (typeof value === "object" && value !== null && (value as { kind?: unknown }).kind === "token") {
+    return (value as { value: string }).value;
+  }
+  return null;
+}
+
+function build(
+  response: Response,
+  source: EdgeErrorSource,
+  fields: Partial<EdgeErrorFields>,
+  code: number,
+  proxyStatus: ProxyStatus | null,
+): EdgeError {
+  const header = retryAfterHeader(response.headers.get("Retry-After"));
+  const fromBody = typeof fields.retryable === "boolean" ? fields.retryable : null;
+  const known = RETRY_DEFAULTS[code] ?? null;
+  const retryable = fromBody ?? (header !== null || known !== null);
+  const retryAfter = retryable ? (header ?? fields.retry_after ?? known) : null;
+  return {
+    kind: "edge-error",
+    source,
+    status: response.status,
+    code,
+    name: fields.error_name ?? null,
+    rayId: response.headers.get("Ray-ID") ?? fields.ray_id ?? null,
+    retryable,
+    retryAfter,
+    ownerActionRequired: typeof fields.owner_action_required === "boolean" ? fields.owner_action_required : null,
+    fields,
+    proxyStatus,
+  };
+}
+
+/**
+ * `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP-date, in whole seconds from `now` (never negative);
+ * null when absent or unreadable.
+ */
+export function retryAfterHeader(value: string | null, now: number = Date.now()): number | null {
+  if (value === null) return null;
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v);
+  const date = Date.parse(v);
+  if (Number.isNaN(date) || !/[A-Za-z]/.test(v)) return null;
+  return Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+async function bodyText(response: Response): Promise<string | null> {
+  if (response.body === null) return null;
+  const length = Number(response.headers.get("Content-Length") ?? "0");
+  if (length > MAX_BODY_BYTES) return null;
+  try {
+    const text = await response.clone().text();
+    return text.length > MAX_BODY_BYTES ? null : text;
+  } catch {
+    return null;
+  }
+}
