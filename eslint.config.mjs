@@ -10,7 +10,9 @@ export default tseslint.config(
     files: ["**/*.ts"],
     extends: [tseslint.configs.recommendedTypeChecked],
     languageOptions: {
-      parserOptions: { project: ["./tsconfig.json", "./tsconfig.node.json"], tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        project: ["./tsconfig.json", "./tsconfig.node.json", "./packages/client/tsconfig.json"],
+       , tsconfigRootDir: import.meta.dirname },
     },
     rules: {
       // `_`-prefixed parameters are the documented way to keep a handler's signature.

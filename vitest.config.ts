@@ -1,11 +1,12 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
-// Three projects (toolchain.md §2):
+// Four projects (toolchain.md §2):
 // - "workers": tests run inside workerd with the real Worker, real KV and real SQLite Durable Objects.
 // - "node": tests that need Node (servers on loopback, Miniflare driven from outside).
 // - "browser": the real Worker on 127.0.0.1 (Miniflare) driven by Debian's chromium through playwright-core
 //   (docs/errors.md "Browser tests"); its global setup installs chromium with apt when it is missing.
+// - "client": the client package's tests (packages/client/test, docs/client.md).
 /**
  * Quiet by default (issue 21): workerd reports on its stderr, as log entries of its own, events the failure-injection
  * tests cause on purpose, and the pool (@cloudflare/vitest-pool-workers `handleStructuredLogs`) copies each entry to
@@ -82,6 +83,14 @@ export default defineConfig({
           // These tests start real processes (scripts/dev.mjs, check-config under tsx: ~4 s of wall clock alone, far
           // more on a loaded 2-core machine); each bounds its own child, so vitest's 5 s default only made them flaky.
           testTimeout: 60_000,
+        },
+      },
+      {
+        // The client package (packages/client, contract §10): its own tests, on Node.
+        test: {
+          name: "client",
+          include: ["packages/client/test/**/*.test.ts"],
+          environment: "node",
         },
       },
       {

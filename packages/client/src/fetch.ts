@@ -3,10 +3,10 @@
  * parses every error response and retries as `decideRetry` says. Abortable (`signal` stops a wait at once);
  * `fetch`, `sleep` and `random` are injectable, so tests run against the real Worker without waiting for real.
  */
-import { ACCEPT } from "./accept";
-import { parse } from "./parse";
-import { decideRetry, type RetryDecision, type RetryOptions } from "./retry";
-import type { EdgeError } from "./types";
+import { ACCEPT } from "./accept.js";
+import { parse } from "./parse.js";
+import { decideRetry, type RetryDecision, type RetryOptions } from "./retry.js";
+import type { EdgeError } from "./types.js";
 
 export interface FetchWithRetryOptions extends RetryOptions {
   /** The fetch to use (default: the global one). */

@@ -4,9 +4,9 @@
  * `decideRetry`, and `kyHooks` an `afterResponse` hook that attaches the parsed error. No import of ky: the shapes
  * below are the parts of ky's options this uses, so the package has no dependency.
  */
-import { parse } from "./parse";
-import { decideRetry, type RetryOptions } from "./retry";
-import type { EdgeError } from "./types";
+import { parse } from "./parse.js";
+import { decideRetry, type RetryOptions } from "./retry.js";
+import type { EdgeError } from "./types.js";
 
 /** The parts of ky's `retry` option used here (ky 2.x `RetryOptions`). */
 export interface KyRetryLike {

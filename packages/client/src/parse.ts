@@ -4,10 +4,10 @@
  * platform's legacy bodies (its HTML error pages, `error code: NNNN` text); `null` when the response is not an edge
  * error (a success, or an origin's own error passed through). Reads a clone: the caller's response stays unread.
  */
-import { RETRY_DEFAULTS } from "./codes";
-import { readFrontmatter } from "./frontmatter";
-import { parseSfList } from "./structured-field";
-import type { EdgeError, EdgeErrorFields, EdgeErrorSource, ProxyStatus } from "./types";
+import { RETRY_DEFAULTS } from "./codes.js";
+import { readFrontmatter } from "./frontmatter.js";
+import { parseSfList } from "./structured-field.js";
+import type { EdgeError, EdgeErrorFields, EdgeErrorSource, ProxyStatus } from "./types.js";
 
 /** This service's name in `Proxy-Status` (the service's src/errors/proxy-status.ts). */
 export const PROXY_NAME = "edge-errors";

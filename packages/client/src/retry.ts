@@ -11,7 +11,7 @@
  * 7. otherwise **retry** after the hint plus jitter (0..`jitter` × hint, itself capped by `maxDelayMs`): a crowd of
  *    clients told the same `Retry-After` does not come back in the same second.
  */
-import type { EdgeError } from "./types";
+import type { EdgeError } from "./types.js";
 
 export interface RetryOptions {
   /** Total attempts, the first included (default 3). */

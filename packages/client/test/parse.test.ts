@@ -1,0 +1,144 @@
+/**
+ * `parse` against the conformance kit (generated from the Worker by `npm run conformance`): every catalog code ×
+ * every format gives the value the JSON body gives, ray and timestamp included; the legacy bodies; `null` for an
+ * origin's own errors; the RFC 8941 parser against `structured-headers`; the retry table against the Worker's JSON.
+ */
+import { readFileSync } from "node:fs";
+import { parseList, Token } from "structured-headers";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { parse, parseSfList, RETRY_DEFAULTS, retryAfterHeader } from "../src/index.js";
+
+interface Case {
+  readonly code: number;
+  readonly request: { readonly method: string };
+  readonly response: { readonly status: number; readonly headers: Record<string, string>; readonly body: string };
+  readonly expected: Record<string, unknown>;
+}
+
+const FORMATS = ["json", "problem-json", "markdown", "html", "head"] as const;
+const kit = Object.fromEntries(
+  FORMATS.map((f) => [f, JSON.parse(readFileSync(new URL(`../conformance/${f}.json`, import.meta.url), "utf8")) as Case[]]),
+) as Record<(typeof FORMATS)[number], Case[]>;
+
+function responseOf(c: Case): Response {
+  const body = c.request.method === "HEAD" ? null : c.response.body;
+  return new Response(body, { status: c.response.status, headers: c.response.headers });
+}
+
+describe("the conformance kit (generated from the Worker)", () => {
+  it("covers every code in every format", () => {
+    const codes = kit.json.map((c) => c.code);
+    expect(codes.length).toBeGreaterThan(60);
+    for (const format of FORMATS) expect(kit[format].map((c) => c.code)).toEqual(codes);
+  });
+
+  for (const format of FORMATS) {
+    it(`${format}: parse gives the expected value for every code`, async () => {
+      for (const c of kit[format]) {
+        const parsed = await parse(responseOf(c));
+        expect(parsed, `${format} ${c.code}`).not.toBeNull();
+        const { proxyStatus, ...rest } = parsed!;
+        expect(rest, `${format} ${c.code}`).toEqual(c.expected);
+        expect(proxyStatus?.name).toBe("edge-errors");
+      }
+    });
+  }
+
+  it("JSON and problem+json give the JSON body's 17 fields exactly", async () => {
+    for (const c of [...kit.json, ...kit["problem-json"]]) {
+      expect((await parse(responseOf(c)))?.fields).toEqual(JSON.parse(c.response.body));
+    }
+  });
+
+  it("a body this package cannot read still yields the error from Proxy-Status", async () => {
+    const c = kit.json.find((x) => x.code === 1020)!;
+    const res = new Response("garbage", { status: 403, headers: c.response.headers });
+    expect(await parse(res)).toMatchObject({ source: "proxy-status", code: 1020, retryable: false });
+  });
+
+  it("RETRY_DEFAULTS is the Worker's retry table: every retryable code with its retry_after, nothing else", () => {
+    const fromWorker = Object.fromEntries(
+      kit.json
+        .map((c) => JSON.parse(c.response.body) as { error_code: number; retry_after?: number })
+        .filter((f) => f.retry_after !== undefined)
+        .map((f) => [f.error_code, f.retry_after]),
+    );
+    expect(RETRY_DEFAULTS).toEqual(fromWorker);
+  });
+});
+
+const legacy = JSON.parse(readFileSync(new URL("./fixtures/legacy.json", import.meta.url), "utf8")) as {
+  text: { status: number; contentType: string; body: string; code: number }[];
+  html: { status: number; body: string; code: number; rayId: string }[];
+  notEdge: { status: number; contentType: string; body: string }[];
+};
+
+describe("the published platform's legacy bodies", () => {
+  it.each(legacy.text)("text/plain $body", async (c) => {
+    const parsed = await parse(new Response(c.body, { status: c.status, headers: { "Content-Type": c.contentType } }));
+    expect(parsed).toMatchObject({ source: "legacy-text", code: c.code, ownerActionRequired: null });
+    expect(parsed?.retryable).toBe(c.code in RETRY_DEFAULTS);
+  });
+
+  it.each(legacy.html)("HTML page of $code", async (c) => {
+    const parsed = await parse(new Response(c.body, { status: c.status, headers: { "Content-Type": "text/html" } }));
+    expect(parsed).toMatchObject({ source: "legacy-html", code: c.code, rayId: c.rayId });
+  });
+
+  it.each(legacy.notEdge)("an origin's own $status is not an edge error", async (c) => {
+    expect(await parse(new Response(c.body, { status: c.status, headers: { "Content-Type": c.contentType } }))).toBeNull();
+  });
+
+  it("a success is not an edge error", async () => {
+    expect(await parse(new Response("{}", { status: 200 }))).toBeNull();
+  });
+
+  it("Retry-After as an HTTP-date counts from now; unreadable is null", () => {
+    const now = Date.parse("2026-11-23T10:00:00Z");
+    expect(retryAfterHeader("Mon, 23 Nov 2026 10:00:20 GMT", now)).toBe(20);
+    expect(retryAfterHeader("Mon, 23 Nov 2026 09:00:00 GMT", now)).toBe(0);
+    expect(retryAfterHeader("soon", now)).toBeNull();
+    expect(retryAfterHeader("120", now)).toBe(120);
+  });
+});
+
+describe("the RFC 8941 list parser", () => {
+  it("reads every Proxy-Status of the kit as structured-headers does", () => {
+    for (const c of kit.head) {
+      const header = c.response.headers["proxy-status"]!;
+      const ours = parseSfList(header)!;
+      const theirs = parseList(header);
+      expect(ours).toHaveLength(theirs.length);
+      const [name, params] = theirs[0] as [Token, Map<string, unknown>];
+      const first = ours[0]!;
+      expect(first.kind).toBe("item");
+      if (first.kind !== "item") continue;
+      expect(first.value).toEqual({ kind: "token", value: name.toString() });
+      expect(first.params.get("details")).toBe(params.get("details"));
+      expect((first.params.get("error") as { value: string }).value).toBe(String(params.get("error")));
+    }
+  });
+
+  it("accepts what structured-headers accepts and refuses what it refuses (tokens, strings, params)", () => {
+    const member = fc
+      .tuple(
+        fc.oneof(fc.stringMatching(/^[a-z][a-z0-9_.-]{0,8}$/), fc.stringMatching(/^"[ -!#-[\]-~]{0,6}"$/)),
+        fc.array(fc.tuple(fc.stringMatching(/^[a-z][a-z0-9_]{0,5}$/), fc.stringMatching(/^(?:\d{1,4}|\?[01]|[a-z]{1,4}|"[a-z ]{0,4}")$/))),
+      )
+      .map(([item, ps]) => item + ps.map(([k, v]) => `;${k}=${v}`).join(""));
+    fc.assert(
+      fc.property(fc.array(member, { minLength: 1, maxLength: 3 }), fc.constantFrom(", ", ",", " ,"), (members, sep) => {
+        const header = members.join(sep);
+        let theirs: unknown = null;
+        try {
+          theirs = parseList(header);
+        } catch {
+          theirs = null;
+        }
+        const ours = parseSfList(header);
+        expect(ours === null).toBe(theirs === null);
+      }),
+    );
+  });
+});

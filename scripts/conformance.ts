@@ -1,0 +1,169 @@
+/**
+ * The client's conformance kit (contract §10: "generated from the Worker, never written by hand"; issue 23):
+ * every catalog code × every format (JSON, problem+json, Markdown, HTML, HEAD with `Proxy-Status` only), as the real
+ * Worker answers on 127.0.0.1 (Miniflare, bench/lib/serve.ts), each with the value `parse` must give.
+ *
+ * The expected value never comes from the client: it is the JSON body of the same code (fetched alongside) with the
+ * occurrence's own ray (its `Ray-ID` header) and timestamp (read from that response by format-specific means
+ * independent of the client: the YAML parser `yaml`, the page's "Time (UTC)" row), restricted to the fields that
+ * format carries. `type` is made constant by ERROR_DOCS_BASE, so only ray and timestamp vary between runs;
+ * test/node/conformance.test.ts regenerates in memory and compares with the committed files with those masked.
+ *
+ * `npm run conformance` writes packages/client/conformance/{format}.json.
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { parse as parseYaml } from "yaml";
+import { serveWorker } from "../bench/lib/serve.ts";
+import { CATALOG } from "../src/errors/catalog.ts";
+
+export const CONFORMANCE_FORMATS = ["json", "problem-json", "markdown", "html", "head"] as const;
+export type ConformanceFormat = (typeof CONFORMANCE_FORMATS)[number];
+
+const ACCEPT: Readonly<Record<ConformanceFormat, string>> = {
+  json: "application/json",
+  "problem-json": "application/problem+json",
+  markdown: "text/markdown",
+  html: "text/html",
+  head: "application/json",
+};
+
+/** The headers a client reads (the CSP and caching headers are the Worker's tests' business). */
+const KEPT_HEADERS = ["content-type", "ray-id", "retry-after", "proxy-status"] as const;
+
+export interface ConformanceCase {
+  readonly code: number;
+  readonly request: { readonly method: "GET" | "HEAD"; readonly path: string; readonly accept: string };
+  readonly response: {
+    readonly status: number;
+    readonly headers: Readonly<Record<string, string>>;
+    readonly body: string;
+  };
+  /** What `parse(response)` gives, field for field. */
+  readonly expected: {
+    readonly kind: "edge-error";
+    readonly source: "json" | "markdown" | "html-island" | "proxy-status";
+    readonly status: number;
+    readonly code: number;
+    readonly name: string;
+    readonly rayId: string;
+    readonly retryable: boolean;
+    readonly retryAfter: number | null;
+    readonly ownerActionRequired: boolean | null;
+    readonly fields: Readonly<Record<string, unknown>>;
+  };
+}
+
+export type ConformanceKit = Readonly<Record<ConformanceFormat, readonly ConformanceCase[]>>;
+
+/** The Worker's settings for the kit: a constant `type` base, so fixtures differ between runs only by occurrence. */
+export const CONFORMANCE_BINDINGS = {
+  ADMIN_TOKEN: "conformance-token",
+  ERROR_DOCS_BASE: "https://docs.edge-errors.example/errors",
+};
+
+export async function generateConformance(base: string): Promise<ConformanceKit> {
+  const kit: Record<ConformanceFormat, ConformanceCase[]> = {
+    json: [],
+    "problem-json": [],
+    markdown: [],
+    html: [],
+    head: [],
+  };
+  for (const entry of CATALOG) {
+    const path = `/cdn-cgi/error/${entry.code}`;
+    const json = (await (await fetch(base + path, { headers: { Accept: "application/json" } })).json()) as Record<
+      string,
+      unknown
+    >;
+    for (const format of CONFORMANCE_FORMATS) {
+      const method = format === "head" ? "HEAD" : "GET";
+      const res = await fetch(base + path, { method, headers: { Accept: ACCEPT[format] } });
+      const body = await res.text();
+      const headers: Record<string, string> = {};
+      for (const name of KEPT_HEADERS) {
+        const value = res.headers.get(name);
+        if (value !== null) headers[name] = value;
+      }
+      const ray = res.headers.get("ray-id") ?? "";
+      const fields = expectedFields(format, json, ray, body);
+      const retryAfter = res.headers.get("retry-after");
+      kit[format].push({
+        code: entry.code,
+        request: { method, path, accept: ACCEPT[format] },
+        response: { status: res.status, headers, body },
+        expected: {
+          kind: "edge-error",
+          source: format === "head" ? "proxy-status" : format === "html" ? "html-island" : format === "markdown" ? "markdown" : "json",
+          status: res.status,
+          code: entry.code,
+          name: entry.errorName,
+          rayId: ray,
+          retryable: json.retryable as boolean,
+          retryAfter: retryAfter === null ? null : Number(retryAfter),
+          ownerActionRequired: format === "head" ? null : (json.owner_action_required as boolean),
+          fields,
+        },
+      });
+    }
+  }
+  return kit;
+}
+
+/** The fields each format carries, from the JSON of the code with this occurrence's ray and timestamp. */
+function expectedFields(
+  format: ConformanceFormat,
+  json: Record<string, unknown>,
+  ray: string,
+  body: string,
+): Record<string, unknown> {
+  switch (format) {
+    case "json":
+    case "problem-json":
+      return JSON.parse(body) as Record<string, unknown>;
+    case "markdown": {
+      const front = parseYaml(body.split("\n---\n")[0]?.replace(/^---\n/, "") ?? "") as Record<string, unknown>;
+      const { type: _type, ...rest } = json;
+      return { ...rest, ray_id: ray, instance: ray, timestamp: front.timestamp };
+    }
+    case "html": {
+      const time = /<dt>Time \(UTC\)<\/dt><dd class="mono">([^<]+)<\/dd>/.exec(body)?.[1];
+      return { ...json, ray_id: ray, instance: ray, timestamp: time };
+    }
+    case "head":
+      return { error_code: json.error_code, error_name: json.error_name };
+  }
+}
+
+/** Ray and timestamp of a case, masked: what stays equal between two runs. */
+export function maskOccurrence(c: ConformanceCase): unknown {
+  const ray = c.expected.rayId;
+  const time = c.expected.fields.timestamp;
+  let text = JSON.stringify(c).replaceAll(ray, "<ray>");
+  if (typeof time === "string") text = text.replaceAll(time, "<timestamp>");
+  return JSON.parse(text);
+}
+
+export const CONFORMANCE_DIR = "packages/client/conformance";
+
+export function serialiseCases(cases: readonly ConformanceCase[]): string {
+  return JSON.stringify(cases, null, 1) + "\n";
+}
+
+async function main(): Promise<void> {
+  const root = resolve(import.meta.dirname, "..");
+  const served = await serveWorker({ root, entry: "src/index.ts", bindings: CONFORMANCE_BINDINGS });
+  try {
+    const kit = await generateConformance(served.url.href.replace(/\/$/, ""));
+    await mkdir(resolve(root, CONFORMANCE_DIR), { recursive: true });
+    for (const format of CONFORMANCE_FORMATS) {
+      await writeFile(resolve(root, CONFORMANCE_DIR, `${format}.json`), serialiseCases(kit[format]));
+      console.log(`${CONFORMANCE_DIR}/${format}.json: ${kit[format].length} cases`);
+    }
+  } finally {
+    await served.dispose();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await main();
