@@ -1,0 +1,135 @@
+/**
+ * The client package's `fetchWithRetry` (packages/client, contract §10, issue 23) against the real Worker and real
+ * failing origins on 127.0.0.1 (test/servers/): 521 (refused port), 522 (the injected blackhole fault), 524 (an
+ * origin that never answers), 525 (plain HTTP on the TLS port), and a rate-limited zone whose dynamic Retry-After
+ * the client waits out. The waits go through an injected sleep that moves the clock the Worker reads (Date.now),
+ * so nothing really waits 20 or 120 s.
+ */
+import { exports } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { fetchWithRetry, type FetchWithRetryOptions } from "../../../packages/client/src/index.js";
+import { ADMIN, loopback, ports, putZone, uniqueZone } from "../support/origin";
+
+afterEach(() => vi.restoreAllMocks());
+
+const worker = (request: Request): Promise<Response> => exports.default.fetch(request);
+
+/** A clock the Worker reads, moved by the client's sleep; the waits are recorded. */
+function fakeTime(): { waits: number[]; options: FetchWithRetryOptions } {
+  let now = Date.now();
+  vi.spyOn(Date, "now").mockImplementation(() => now);
+  const waits: number[] = [];
+  return {
+    waits,
+    options: {
+      fetch: worker,
+      random: () => 0.5,
+      sleep: async (ms) => {
+        waits.push(ms);
+        now += ms;
+      },
+    },
+  };
+}
+
+async function zone(origin: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const name = uniqueZone("client");
+  await putZone(name, { origin, connect_timeout: 0.3, read_timeout: 0.5, ...extra });
+  return name;
+}
+
+describe("fetchWithRetry against failing origins", () => {
+  it.each([
+    { code: 521, origin: () => loopback(ports.closed), path: "/" },
+    { code: 522, origin: () => "http://blackhole.test", path: "/" },
+    { code: 524, origin: () => loopback(ports.raw), path: "/hang" },
+  ])("$code: waits the error's 120 s (+ jitter, under the cap) between attempts, then escalates", async (c) => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const { waits, options } = fakeTime();
+    const host = await zone(c.origin());
+    const result = await fetchWithRetry(`http://${host}${c.path}`, {}, { ...options, maxAttempts: 3 });
+    expect(result.response.status).toBe(c.code);
+    expect(result.error).toMatchObject({ code: c.code, source: "json", retryable: true, retryAfter: 120 });
+    expect(result.attempts).toBe(3);
+    // The hint (120 s) plus half the 10 % jitter, every time; never over the default 130 s cap.
+    expect(waits).toEqual([126_000, 126_000]);
+    expect(result.decision).toMatchObject({ kind: "escalate" });
+    expect(result.error?.proxyStatus?.name).toBe("edge-errors");
+  });
+
+  it("525: not retryable: one attempt, no wait, escalate (the owner must fix TLS)", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const { waits, options } = fakeTime();
+    const host = await zone(loopback(ports.http, "https"));
+    const result = await fetchWithRetry(`http://${host}/echo`, {}, options);
+    expect(result.response.status).toBe(525);
+    expect(result.attempts).toBe(1);
+    expect(waits).toEqual([]);
+    expect(result.decision?.kind).toBe("escalate");
+  });
+
+  it("a POST is not retried (not idempotent) unless asked", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const { waits, options } = fakeTime();
+    const host = await zone(loopback(ports.closed));
+    const post = await fetchWithRetry(`http://${host}/`, { method: "POST", body: "x" }, options);
+    expect([post.attempts, waits.length, post.decision?.kind]).toEqual([1, 0, "give-up"]);
+    const asked = await fetchWithRetry(
+      `http://${host}/`,
+      { method: "POST", body: "x" },
+      { ...options, retryNonIdempotent: true, maxAttempts: 2 },
+    );
+    expect([asked.attempts, waits.length]).toEqual([2, 1]);
+  });
+
+  it("a cap below the hint: no retry at all (never a shorter wait than the error asks)", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const { waits, options } = fakeTime();
+    const host = await zone(loopback(ports.closed));
+    const result = await fetchWithRetry(`http://${host}/`, {}, { ...options, maxDelayMs: 30_000 });
+    expect([result.attempts, waits.length, result.decision?.kind]).toEqual([1, 0, "escalate"]);
+  });
+
+  it("an abort during the wait stops at once", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const host = await zone(loopback(ports.closed));
+    const controller = new AbortController();
+    const pending = fetchWithRetry(
+      `http://${host}/`,
+      { signal: controller.signal },
+      { fetch: worker, onRetry: () => controller.abort(new Error("stop")) },
+    );
+    await expect(pending).rejects.toThrow("stop");
+  });
+});
+
+describe("fetchWithRetry against a rate-limited zone", () => {
+  it("waits the dynamic Retry-After (not the catalog's 30 s), then succeeds", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const host = await zone(loopback(ports.http));
+    const res = await exports.default.fetch(`http://localhost/zones/${host}/rulesets/phases/http_ratelimit/entrypoint`, {
+      method: "PUT",
+      headers: { ...ADMIN, "Content-Type": "application/json" },
+      body: JSON.stringify({
+        rules: [
+          {
+            expression: "true",
+            action: "block",
+            ratelimit: { characteristics: ["ip.src"], period: 60, requests_per_period: 1, mitigation_timeout: 20 },
+          },
+        ],
+      }),
+    });
+    expect(res.status, await res.text()).toBe(200);
+    const { waits, options } = fakeTime();
+    const first = await fetchWithRetry(`http://${host}/`, {}, options);
+    expect(first.response.status).toBe(200);
+    await first.response.body?.cancel();
+    const second = await fetchWithRetry(`http://${host}/`, {}, { ...options, jitter: 0 });
+    expect(waits).toEqual([20_000]);
+    expect(second.attempts).toBe(2);
+    expect(second.response.status).toBe(200);
+    await second.response.body?.cancel();
+  });
+});
