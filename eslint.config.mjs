@@ -12,7 +12,8 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         project: ["./tsconfig.json", "./tsconfig.node.json", "./packages/client/tsconfig.json"],
-       , tsconfigRootDir: import.meta.dirname },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       // `_`-prefixed parameters are the documented way to keep a handler's signature.

@@ -95,7 +95,14 @@ export async function generateConformance(base: string): Promise<ConformanceKit>
         response: { status: res.status, headers, body },
         expected: {
           kind: "edge-error",
-          source: format === "head" ? "proxy-status" : format === "html" ? "html-island" : format === "markdown" ? "markdown" : "json",
+          source:
+            format === "head"
+              ? "proxy-status"
+              : format === "html"
+                ? "html-island"
+                : format === "markdown"
+                  ? "markdown"
+                  : "json",
           status: res.status,
           code: entry.code,
           name: entry.errorName,

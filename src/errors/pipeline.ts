@@ -126,7 +126,9 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
     footer: footerText(scope.settings.operatorName),
   });
   // The CSP value is known after the first error: no await on the hot path (issue 12).
-  const headers = errorHeadersNow(choice, rayId, retryAfter, entry.code) ?? (await errorHeaders(choice, rayId, retryAfter, entry.code));
+  const headers =
+    errorHeadersNow(choice, rayId, retryAfter, entry.code) ??
+    (await errorHeaders(choice, rayId, retryAfter, entry.code));
   logEdgeError(
     { ray: rayId, zone: scope.zone, code: entry.code, status: entry.status, cause },
     scope.settings.errorLogCoalesceMs,

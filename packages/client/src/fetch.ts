@@ -53,15 +53,21 @@ export async function fetchWithRetry(
 
 function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
+    if (signal?.aborted) return reject(abortReason(signal));
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
       resolve();
     }, ms);
     const onAbort = (): void => {
       clearTimeout(timer);
-      reject(signal?.reason);
+      reject(abortReason(signal));
     };
     signal?.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/** The signal's reason when it is an Error (AbortController.abort() gives a DOMException "AbortError"). */
+function abortReason(signal: AbortSignal | undefined): Error {
+  const reason: unknown = signal?.reason;
+  return reason instanceof Error ? reason : new DOMException("The operation was aborted.", "AbortError");
 }

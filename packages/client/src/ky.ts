@@ -45,11 +45,12 @@ export function kyRetry(options: RetryOptions = {}): KyRetryLike {
       const parsed = await parse(response);
       const decision = decideRetry(
         parsed,
-        { attempt: retryCount + 1, method: request?.method ?? "GET", status: response.status },
+        // ky counts retries from 1 (the first retry follows attempt 1) and passes the same number to `delay`.
+        { attempt: retryCount, method: request?.method ?? "GET", status: response.status },
         options,
       );
       if (decision.kind !== "retry") return false;
-      chosen.set(retryCount + 1, decision.delayMs);
+      chosen.set(retryCount, decision.delayMs);
       return true;
     },
     delay: (attemptCount) => chosen.get(attemptCount) ?? 0,
@@ -57,9 +58,7 @@ export function kyRetry(options: RetryOptions = {}): KyRetryLike {
 }
 
 /** An `afterResponse` hook: parses an error response and passes it to `onError` (logging, escalation). */
-export function kyAfterResponse(
-  onError: (error: EdgeError) => void,
-): (state: { response: Response }) => Promise<void> {
+export function kyAfterResponse(onError: (error: EdgeError) => void): (state: { response: Response }) => Promise<void> {
   return async ({ response }) => {
     if (response.status < 400) return;
     const parsed = await parse(response);
@@ -69,7 +68,7 @@ export function kyAfterResponse(
 
 function responseOf(error: unknown): Response | null {
   if (typeof error === "object" && error !== null && "response" in error) {
-    const response = (error as { response: unknown }).response;
+    const response = error.response;
     if (response instanceof Response) return response;
   }
   return null;
@@ -77,7 +76,7 @@ function responseOf(error: unknown): Response | null {
 
 function requestOf(error: unknown): Request | null {
   if (typeof error === "object" && error !== null && "request" in error) {
-    const request = (error as { request: unknown }).request;
+    const request = error.request;
     if (request instanceof Request) return request;
   }
   return null;

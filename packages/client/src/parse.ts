@@ -28,7 +28,7 @@ export async function parse(response: Response): Promise<EdgeError | null> {
   if (proxy !== null) {
     const m = /^(\d{3,4}) ([a-z0-9_]+)$/.exec(proxy.details ?? "");
     if (m) {
-      const fields: Partial<EdgeErrorFields> = { error_code: Number(m[1]), error_name: m[2] as string };
+      const fields: Partial<EdgeErrorFields> = { error_code: Number(m[1]), error_name: m[2] };
       return build(response, "proxy-status", fields, Number(m[1]), proxy);
     }
   }
@@ -107,7 +107,7 @@ function markdownFields(text: string): Partial<EdgeErrorFields> | null {
     const footer = (sections[sections.length - 1] as string).trim();
     if (footer.length > 0) fields.footer = footer;
   }
-  return fields as Partial<EdgeErrorFields>;
+  return fields;
 }
 
 const ISLAND = /<script\b[^>]*\btype="application\/problem\+json"[^>]*>([^<]*)<\/script>/i;

@@ -65,7 +65,8 @@ export function decideRetry(
 
   let hintMs: number;
   if (error === null) {
-    if (!(options.retryStatuses ?? []).includes(context.status)) return { kind: "give-up", reason: "not an edge error" };
+    if (!(options.retryStatuses ?? []).includes(context.status))
+      return { kind: "give-up", reason: "not an edge error" };
     hintMs = options.fallbackDelayMs ?? 1000;
   } else {
     if (!error.retryable || error.retryAfter === null) {
@@ -74,7 +75,7 @@ export function decideRetry(
     hintMs = error.retryAfter * 1000;
   }
   if (!options.retryNonIdempotent && !IDEMPOTENT.has(context.method.toUpperCase())) {
-    return { kind: "give-up", reason: `${context.method} is not idempotent` };
+    return stop(`${context.method} is not idempotent`);
   }
   if (context.attempt >= maxAttempts) return stop(`${maxAttempts} attempts used`);
   const base = Math.max(hintMs, minDelay);

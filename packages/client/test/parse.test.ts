@@ -18,7 +18,10 @@ interface Case {
 
 const FORMATS = ["json", "problem-json", "markdown", "html", "head"] as const;
 const kit = Object.fromEntries(
-  FORMATS.map((f) => [f, JSON.parse(readFileSync(new URL(`../conformance/${f}.json`, import.meta.url), "utf8")) as Case[]]),
+  FORMATS.map((f) => [
+    f,
+    JSON.parse(readFileSync(new URL(`../conformance/${f}.json`, import.meta.url), "utf8")) as Case[],
+  ]),
 ) as Record<(typeof FORMATS)[number], Case[]>;
 
 function responseOf(c: Case): Response {
@@ -87,7 +90,9 @@ describe("the published platform's legacy bodies", () => {
   });
 
   it.each(legacy.notEdge)("an origin's own $status is not an edge error", async (c) => {
-    expect(await parse(new Response(c.body, { status: c.status, headers: { "Content-Type": c.contentType } }))).toBeNull();
+    expect(
+      await parse(new Response(c.body, { status: c.status, headers: { "Content-Type": c.contentType } })),
+    ).toBeNull();
   });
 
   it("a success is not an edge error", async () => {
@@ -124,21 +129,30 @@ describe("the RFC 8941 list parser", () => {
     const member = fc
       .tuple(
         fc.oneof(fc.stringMatching(/^[a-z][a-z0-9_.-]{0,8}$/), fc.stringMatching(/^"[ -!#-[\]-~]{0,6}"$/)),
-        fc.array(fc.tuple(fc.stringMatching(/^[a-z][a-z0-9_]{0,5}$/), fc.stringMatching(/^(?:\d{1,4}|\?[01]|[a-z]{1,4}|"[a-z ]{0,4}")$/))),
+        fc.array(
+          fc.tuple(
+            fc.stringMatching(/^[a-z][a-z0-9_]{0,5}$/),
+            fc.stringMatching(/^(?:\d{1,4}|\?[01]|[a-z]{1,4}|"[a-z ]{0,4}")$/),
+          ),
+        ),
       )
       .map(([item, ps]) => item + ps.map(([k, v]) => `;${k}=${v}`).join(""));
     fc.assert(
-      fc.property(fc.array(member, { minLength: 1, maxLength: 3 }), fc.constantFrom(", ", ",", " ,"), (members, sep) => {
-        const header = members.join(sep);
-        let theirs: unknown = null;
-        try {
-          theirs = parseList(header);
-        } catch {
-          theirs = null;
-        }
-        const ours = parseSfList(header);
-        expect(ours === null).toBe(theirs === null);
-      }),
+      fc.property(
+        fc.array(member, { minLength: 1, maxLength: 3 }),
+        fc.constantFrom(", ", ",", " ,"),
+        (members, sep) => {
+          const header = members.join(sep);
+          let theirs: unknown = null;
+          try {
+            theirs = parseList(header);
+          } catch {
+            theirs = null;
+          }
+          const ours = parseSfList(header);
+          expect(ours === null).toBe(theirs === null);
+        },
+      ),
     );
   });
 });

@@ -108,19 +108,22 @@ describe("fetchWithRetry against a rate-limited zone", () => {
   it("waits the dynamic Retry-After (not the catalog's 30 s), then succeeds", async () => {
     vi.spyOn(console, "log").mockImplementation(() => {});
     const host = await zone(loopback(ports.http));
-    const res = await exports.default.fetch(`http://localhost/zones/${host}/rulesets/phases/http_ratelimit/entrypoint`, {
-      method: "PUT",
-      headers: { ...ADMIN, "Content-Type": "application/json" },
-      body: JSON.stringify({
-        rules: [
-          {
-            expression: "true",
-            action: "block",
-            ratelimit: { characteristics: ["ip.src"], period: 60, requests_per_period: 1, mitigation_timeout: 20 },
-          },
-        ],
-      }),
-    });
+    const res = await exports.default.fetch(
+      `http://localhost/zones/${host}/rulesets/phases/http_ratelimit/entrypoint`,
+      {
+        method: "PUT",
+        headers: { ...ADMIN, "Content-Type": "application/json" },
+        body: JSON.stringify({
+          rules: [
+            {
+              expression: "true",
+              action: "block",
+              ratelimit: { characteristics: ["ip.src"], period: 60, requests_per_period: 1, mitigation_timeout: 20 },
+            },
+          ],
+        }),
+      },
+    );
     expect(res.status, await res.text()).toBe(200);
     const { waits, options } = fakeTime();
     const first = await fetchWithRetry(`http://${host}/`, {}, options);

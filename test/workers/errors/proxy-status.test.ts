@@ -120,9 +120,10 @@ describe("the HTML island (contract §1.3)", () => {
     const m = /<script type="application\/problem\+json" id="edge-error">([^<]*)<\/script>/.exec(page);
     expect(m, "island present").not.toBeNull();
     const island = JSON.parse(m?.[1] ?? "") as Record<string, unknown>;
-    const json = (await (
-      await exports.default.fetch(`http://localhost/cdn-cgi/error/${code}`, { headers: { Accept: "application/json" } })
-    ).json()) as Record<string, unknown>;
+    const jsonRes = await exports.default.fetch(`http://localhost/cdn-cgi/error/${code}`, {
+      headers: { Accept: "application/json" },
+    });
+    const json = await jsonRes.json<Record<string, unknown>>();
     const varying = ["ray_id", "instance", "timestamp"];
     expect(Object.keys(island)).toEqual(Object.keys(json));
     for (const key of Object.keys(json)) if (!varying.includes(key)) expect(island[key], key).toEqual(json[key]);

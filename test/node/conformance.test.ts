@@ -1,0 +1,42 @@
+/**
+ * The client's conformance kit cannot drift from the Worker (contract §10, issue 23): the kit is regenerated in
+ * memory from the real Worker (Miniflare on 127.0.0.1, as `npm run conformance` does) and compared with the
+ * committed packages/client/conformance/*.json, case by case, with each occurrence's ray and timestamp masked (the
+ * only values that differ between two runs). A change to any body, header or field fails here until
+ * `npm run conformance` is run and its output committed.
+ */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serveWorker, type Served } from "../../bench/lib/serve.ts";
+import {
+  CONFORMANCE_BINDINGS,
+  CONFORMANCE_DIR,
+  CONFORMANCE_FORMATS,
+  generateConformance,
+  maskOccurrence,
+  type ConformanceCase,
+  type ConformanceKit,
+} from "../../scripts/conformance.ts";
+
+const root = resolve(import.meta.dirname, "../..");
+let served: Served;
+let kit: ConformanceKit;
+
+beforeAll(async () => {
+  served = await serveWorker({ root, entry: "src/index.ts", bindings: CONFORMANCE_BINDINGS });
+  kit = await generateConformance(served.url.href.replace(/\/$/, ""));
+}, 120_000);
+
+afterAll(async () => {
+  await served?.dispose();
+});
+
+describe("packages/client/conformance is what the Worker answers", () => {
+  it.each(CONFORMANCE_FORMATS)("%s.json", (format) => {
+    const committed = JSON.parse(
+      readFileSync(resolve(root, CONFORMANCE_DIR, `${format}.json`), "utf8"),
+    ) as ConformanceCase[];
+    expect(committed.map(maskOccurrence)).toEqual(kit[format].map(maskOccurrence));
+  });
+});
