@@ -10,7 +10,8 @@ import { parse } from "../../packages/client/src/index.ts";
 import { median, round } from "../lib/stats.ts";
 import type { ResultRow, SuiteContext, SuiteResult } from "../lib/suite.ts";
 
-export const description = "client parse() per format (JSON, problem+json, Markdown, HTML island, HEAD) vs reading the body";
+export const description =
+  "client parse() per format (JSON, problem+json, Markdown, HTML island, HEAD) vs reading the body";
 
 interface Case {
   readonly request: { readonly method: string };
