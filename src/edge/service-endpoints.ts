@@ -12,8 +12,7 @@
  */
 import type { Settings } from "../shared/settings";
 import { customizationFor } from "./custom-errors/apply";
-import { compiledCustomErrors } from "./custom-errors/compiled";
-import { cachedZone, zoneConfig } from "../state/zone/cache";
+import { compiledZone } from "./compiled-zone";
 import { zoneOf } from "../shared/host";
 import { err, ok, type Result } from "../shared/result";
 import { catalogEntry, type CatalogEntry } from "../errors/catalog";
@@ -107,12 +106,12 @@ async function previewError(
   const code = parseCode(segment);
   if (!code.ok) return problemResponse(request, PROBLEMS.unknownCode());
   const zone = zoneOf(url);
-  const cached = cachedZone(zone); // the hot path: a Map lookup, no promise
-  const config = cached === undefined ? await zoneConfig(env, zone) : ok(cached);
+  const lookup = compiledZone(env, zone); // the hot path: a value on a hit, no promise
+  const config = lookup instanceof Promise ? await lookup : lookup;
   if (!config.ok) {
     return errorResponse({ code: 500, request, url, cause: config.error.cause }, { settings, zone, invocation });
   }
-  const customization = config.value ? customizationFor(compiledCustomErrors(config.value), env.CONFIG) : undefined;
+  const customization = config.value ? customizationFor(config.value.customErrors, env.CONFIG) : undefined;
   return errorResponse(
     { code: code.value.code, request, url, cause: "preview endpoint" },
     { settings, zone, customization, invocation },

@@ -14,24 +14,16 @@ import { hostnameProblem, hostnameProblemMessage, zoneOf } from "../shared/host"
 import { isIpLiteral } from "../shared/ip";
 import { RuleUrl } from "../shared/rule-url";
 import { DEFAULT_URL_NORMALIZATION, type UrlNormalization } from "../shared/url-normalise";
-import { zoneUrlNormalization } from "../state/zone/url-normalization/stored";
 import { connectorFor } from "./origin/connector";
-import { forwardToOrigin, type ForwardPlan } from "./origin/forward";
+import { forwardToOrigin } from "./origin/forward";
 import { scanRequestHeaders } from "./origin/headers";
 import { applyToOriginError, customizationFor } from "./custom-errors/apply";
-import { compiledCustomErrors } from "./custom-errors/compiled";
-import { zoneRequestPhase } from "./request-phases/compile";
+import { compiledZone, routeTo, type Route } from "./compiled-zone";
 import { requestPhase } from "./request-phases/request-phase";
 import type { ErrorCustomization } from "../errors/pipeline";
-import { cachedZone, zoneConfig } from "../state/zone/cache";
 import { err, ok, type Result } from "../shared/result";
-import { parseOriginUrl, pointsAtApi, type OriginTarget } from "../shared/origin-url";
-import { ZONE_LIMITS, type Zone, type ZoneSettings } from "../state/zone/schema";
-
-interface Route {
-  readonly plan: ForwardPlan;
-  readonly maxRequestHeaderBytes: number;
-}
+import { parseOriginUrl, pointsAtApi } from "../shared/origin-url";
+import { ZONE_LIMITS } from "../state/zone/schema";
 
 export async function handleZoneTraffic(
   request: Request,
@@ -64,19 +56,21 @@ export async function handleZoneTraffic(
   const headers = scanRequestHeaders(request.headers); // one pass: loop mark, size, fields to forward
   if (headers.loop) return fail(1000, "CDN-Loop already carries this service's mark");
 
-  let config = cachedZone(zone);
-  if (config === undefined) {
-    // Contract §4 1001: a Host that is not a DNS hostname is never a zone, whatever DEFAULT_ORIGIN (docs/producers.md).
+  // The one zone lookup: a value on a hit, one KV read on a miss (compiled-zone.ts).
+  const lookup = compiledZone(env, zone);
+  const found = lookup instanceof Promise ? await lookup : lookup;
+  if (!found.ok) return fail(500, found.error.cause);
+  const config = found.value;
+  if (config === null) {
+    // Contract §4 1001: a Host that is not a DNS hostname is never a zone, whatever DEFAULT_ORIGIN (docs/producers.md);
+    // the lookup never read KV for it.
     const problem = hostnameProblem(zone);
     if (problem !== null) return fail(1001, `host is not a hostname: ${hostnameProblemMessage(problem)}`);
-    const found = await zoneConfig(env, zone);
-    if (!found.ok) return fail(500, found.error.cause);
-    config = found.value;
+  } else {
+    normalization = config.normalization;
+    customization = customizationFor(config.customErrors, env.CONFIG);
   }
-  if (config) normalization = zoneUrlNormalization(config);
-  const custom = config ? compiledCustomErrors(config) : null;
-  if (custom) customization = customizationFor(custom, env.CONFIG);
-  const route = config ? zoneRoute(config) : defaultRoute(settings);
+  const route = config ? ok(config.route) : defaultRoute(settings);
   if (route === null) return fail(1001, "no zone config and no DEFAULT_ORIGIN");
   if (!route.ok) return fail(500, route.error);
 
@@ -84,15 +78,12 @@ export async function handleZoneTraffic(
     return fail(1038, `request headers are ${headers.bytes} bytes, limit ${route.value.maxRequestHeaderBytes}`);
   }
 
-  if (config) {
-    // Contract §4: IP access → firewall → rate limiting, each short-circuiting. The clock is `Date.now()` here;
-    // `requestPhase` takes it as a value so tests can move it (docs/producers.md).
-    const phases = zoneRequestPhase(config);
-    // A zone without request-phase rules pays one memo lookup, no promise (issue 12: the proxy's own cost).
-    if (phases.access !== null || phases.firewall !== null || phases.rateLimits !== null) {
-      const phase = await requestPhase(phases, request, { env, zone, now: Date.now(), ruleUrl: ruleUrl() });
-      if (phase.kind === "error") return fail(phase.code, phase.cause, phase.retryAfter);
-    }
+  // Contract §4: IP access → firewall → rate limiting, each short-circuiting. The clock is `Date.now()` here;
+  // `requestPhase` takes it as a value so tests can move it (docs/producers.md). A zone without request-phase rules
+  // pays one boolean, no promise (issue 12: the proxy's own cost).
+  if (config?.hasPhases === true) {
+    const phase = await requestPhase(config.phases, request, { env, zone, now: Date.now(), ruleUrl: ruleUrl() });
+    if (phase.kind === "error") return fail(phase.code, phase.cause, phase.retryAfter);
   }
 
   // The origin gets the original path unless the zone's scope is `both` (contract §2.2; docs/origin.md).
@@ -100,31 +91,9 @@ export async function handleZoneTraffic(
   const result = await forwardToOrigin(request, url, headers, route.value.plan, connectorFor(env), path);
   if (!result.ok) return fail(result.error.code, result.error.cause);
   // Custom error rules also see the origin's own errors (contract §2.1); pages and defaults never replace them.
-  if (custom && result.value.status >= 400)
-    return applyToOriginError(custom, request, result.value, url, ruleUrl()) ?? result.value;
+  if (config && result.value.status >= 400)
+    return applyToOriginError(config.customErrors, request, result.value, url, ruleUrl()) ?? result.value;
   return result.value;
-}
-
-/** Where traffic goes and the limits it meets: the same shape for a configured zone and for DEFAULT_ORIGIN. */
-function routeTo(
-  target: OriginTarget,
-  limits: Pick<ZoneSettings, "connect_timeout" | "read_timeout" | "max_request_header_bytes">,
-): Route {
-  return {
-    plan: { target, connectTimeoutMs: limits.connect_timeout * 1000, readTimeoutMs: limits.read_timeout * 1000 },
-    maxRequestHeaderBytes: limits.max_request_header_bytes,
-  };
-}
-
-/** A zone's route, built once per zone document (the cache keeps the `Zone` object; routes are memoised by it). */
-const zoneRoutes = new WeakMap<Zone, Route>();
-function zoneRoute(zone: Zone): Result<Route, string> {
-  let route = zoneRoutes.get(zone);
-  if (!route) {
-    route = routeTo(zone.target, zone.settings);
-    zoneRoutes.set(zone, route);
-  }
-  return ok(route);
 }
 
 const DEFAULT_LIMITS = {

@@ -3,6 +3,7 @@
  * (contract §1.4: always with `charset=utf-8`). The negotiation itself is generic (src/shared/negotiate.ts);
  * this module only owns the error table and a small per-isolate memo of recent `Accept` values.
  */
+import { BoundedCache } from "../shared/bounded-cache";
 import { negotiate, type NegotiationTable } from "../shared/negotiate";
 
 /** The four representations of an error (contract §1.1–§1.3). */
@@ -42,23 +43,19 @@ const CHOICES: Readonly<Record<ErrorMediaType, ErrorFormatChoice>> = {
  * Clients resend the same few Accept strings, so a memo turns negotiation into one Map lookup. It is
  * bounded (contract §8): at most MEMO_ENTRIES keys of at most MEMO_MAX_KEY characters (≈256 KiB worst
  * case); longer headers are negotiated every time (linear anyway) so they cannot evict the common ones.
- * When full, the oldest insertion is evicted (FIFO, O(1)); see docs/negotiation.md for the measurement.
+ * When full, the oldest insertion is evicted (FIFO: a hit is `peek`, one Map lookup); see docs/negotiation.md.
  */
 const MEMO_ENTRIES = 256;
 const MEMO_MAX_KEY = 1024;
-const memo = new Map<string, ErrorFormatChoice>();
+const memo = new BoundedCache<string, ErrorFormatChoice>({ capacity: MEMO_ENTRIES });
 
 /** The format and Content-Type of an error for this `Accept` header value (`null` when absent). */
 export function chooseErrorFormat(accept: string | null): ErrorFormatChoice {
   if (accept === null) return CHOICES[negotiate(null, ERROR_NEGOTIATION)];
   if (accept.length > MEMO_MAX_KEY) return CHOICES[negotiate(accept, ERROR_NEGOTIATION)];
-  const known = memo.get(accept);
+  const known = memo.peek(accept);
   if (known !== undefined) return known;
   const choice = CHOICES[negotiate(accept, ERROR_NEGOTIATION)];
-  if (memo.size >= MEMO_ENTRIES) {
-    const oldest = memo.keys().next();
-    if (oldest.done !== true) memo.delete(oldest.value);
-  }
   memo.set(accept, choice);
   return choice;
 }

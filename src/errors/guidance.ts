@@ -5,6 +5,7 @@
  * every other character is text, escaped by the `html` template, so no input can produce markup beyond these
  * elements. Pure.
  */
+import { BoundedCache } from "../shared/bounded-cache";
 import { html, join, type Html } from "./html";
 
 /** A block of the subset: `kind` is the discriminant. */
@@ -66,18 +67,17 @@ export function guidanceBlocks(markdown: string): GuidanceBlock[] {
 }
 
 // The texts are the catalog's (plus a variant per dynamic Retry-After): a small memo makes the page's guidance a
-// lookup. Bounded (contract §8): cleared when full, and only short texts are kept.
-const memo = new Map<string, Html>();
+// lookup. Bounded (contract §8): oldest made first out (a hit is `peek`, one Map lookup), and only short texts kept.
 const MEMO_ENTRIES = 256;
+const memo = new BoundedCache<string, Html>({ capacity: MEMO_ENTRIES });
 const MEMO_MAX_TEXT = 4096;
 
 /** The blocks as HTML: `<p>`, `<ol>` (with `start` when not 1), `<ul>`; text escaped, `**x**` → `<strong>`. */
 export function renderGuidance(markdown: string): Html {
-  const known = memo.get(markdown);
+  const known = memo.peek(markdown);
   if (known !== undefined) return known;
   const rendered = renderBlocks(markdown);
   if (markdown.length <= MEMO_MAX_TEXT) {
-    if (memo.size >= MEMO_ENTRIES) memo.clear();
     memo.set(markdown, rendered);
   }
   return rendered;

@@ -8,6 +8,7 @@
  * can never leave a stale hash behind; after the first error the value is a plain string and the hot path awaits
  * nothing.
  */
+import { BoundedCache } from "../shared/bounded-cache";
 import { sha256 } from "../shared/crypto";
 import type { ErrorFormatChoice } from "./format";
 import { BOX_STYLE, PAGE_SCRIPT, PAGE_STYLE } from "./page";
@@ -108,14 +109,15 @@ export function prototypedErrorResponse(
 ): Response | null {
   if (csp === null) return null;
   let byKey = prototypes.get(choice);
-  if (byKey === undefined) prototypes.set(choice, (byKey = new Map<number, Response>()));
+  if (byKey === undefined)
+    prototypes.set(choice, (byKey = new BoundedCache<number, Response>({ capacity: MAX_PROTOTYPES })));
   // Code (< 2^20: it decides status and Proxy-Status) and Retry-After (< 2^32, or none) in one number, below
   // 2^53: no string is built per error.
   const key = code * 0x1_0000_0000 + (retryAfter ?? 0xffff_ffff);
-  let prototype = byKey.get(key);
+  // A hit does not refresh recency (`peek`: one Map lookup per error): dynamic Retry-After values (rate limiting)
+  // make one prototype each, and past the bound the oldest made leaves first.
+  let prototype = byKey.peek(key);
   if (prototype === undefined) {
-    // Dynamic Retry-After values (rate limiting) make one prototype each: bounded, a full map starts again.
-    if (byKey.size >= MAX_PROTOTYPES) byKey.clear();
     const headers = buildErrorHeaders(choice, "", retryAfter, csp, code);
     delete headers["Ray-ID"];
     prototype = new Response(null, { status, headers });
@@ -127,7 +129,8 @@ export function prototypedErrorResponse(
 }
 
 const MAX_PROTOTYPES = 512;
-const prototypes = new Map<ErrorFormatChoice, Map<number, Response>>();
+/** One cache per format (the choices are a closed set of constants). */
+const prototypes = new Map<ErrorFormatChoice, BoundedCache<number, Response>>();
 
 /** Header names → values, in the order they are sent. */
 export type HeaderRecord = Record<string, string>;

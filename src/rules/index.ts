@@ -23,6 +23,14 @@ export { customErrorFields } from "./fields/custom-errors";
 export { requestFields } from "./fields/request";
 export type { FieldSet } from "./fields/field-set";
 export type { ErrorInfo, RuleInput } from "./fields/input";
-export { RuleCache } from "./cache";
+export {
+  compileRuleList,
+  firstMatch,
+  allMatches,
+  requestContext,
+  type RuleList,
+  type RuleListEntry,
+  type RuleProblem,
+} from "./rule-list";
 export { guardOf, type Guard } from "./guard";
 export { RuleIndex } from "./rule-index";

@@ -10,7 +10,7 @@
  * first); a key pushed out simply writes its next occurrence at once. What can be lost: the count of a window whose
  * key never occurs again, or leaves the map, or dies with the isolate.
  */
-
+import { BoundedCache } from "../shared/bounded-cache";
 import { logEvent } from "../shared/log";
 
 export type RulePhase = "http_custom_errors" | "http_request_firewall_custom" | "http_ratelimit";
@@ -30,12 +30,12 @@ interface Window {
   suppressed: number;
 }
 
-const windows = new Map<string, Window>();
+const windows = new BoundedCache<string, Window>({ capacity: OVER_BUDGET_LOG_KEYS });
 
 /** Writes the event's line, or counts it when its key already wrote one within the window. */
 export function logOverBudget(event: OverBudgetEvent, now: number = Date.now()): void {
   const key = `${event.zone}\n${event.phase}\n${event.rule}`;
-  const open = windows.get(key);
+  const open = windows.peek(key); // counting does not refresh: the least recently *written* key leaves first
   if (open !== undefined && now - open.openedAt < OVER_BUDGET_LOG_WINDOW_MS) {
     open.suppressed++;
     return;
@@ -47,12 +47,7 @@ export function logOverBudget(event: OverBudgetEvent, now: number = Date.now()):
     cause: event.reason,
     suppressed: open?.suppressed ?? 0,
   });
-  windows.delete(key); // re-inserted last: a Map iterates in insertion order, so the first key is the oldest
   windows.set(key, { openedAt: now, suppressed: 0 });
-  if (windows.size > OVER_BUDGET_LOG_KEYS) {
-    const oldest = windows.keys().next();
-    if (!oldest.done) windows.delete(oldest.value);
-  }
 }
 
 /** Forgets every window (tests). */

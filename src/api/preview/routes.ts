@@ -8,20 +8,19 @@ import { zoneHandler, zoneTarget, type ZoneAnswer } from "../kit/zone-section";
 import { err, ok } from "../../shared/result";
 import { catalogEntry } from "../../errors/catalog";
 import { errorResponse } from "../../errors/pipeline";
-import { zoneConfig } from "../../state/zone/cache";
 import { customizationFor } from "../../edge/custom-errors/apply";
-import { compiledCustomErrors } from "../../edge/custom-errors/compiled";
+import { compiledZone } from "../../edge/compiled-zone";
 
 async function preview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const raw = c.params.code ?? "";
   const entry = /^[1-9][0-9]{2,3}$/.test(raw) ? catalogEntry(Number(raw)) : undefined;
   if (!entry) return err({ kind: "unknown-error-code", code: raw });
-  // The zone as traffic sees it (the per-isolate cache, KV behind it), not the writer's copy: the preview is
-  // exactly what the edge would serve now.
-  const config = await zoneConfig(c.env, zone);
+  // The zone as traffic sees it (the compiled zone, KV behind it), not the writer's copy: the preview is exactly
+  // what the edge would serve now.
+  const config = await compiledZone(c.env, zone);
   if (!config.ok) return config;
   if (config.value === null) return err({ kind: "not-found" });
-  const customization = customizationFor(compiledCustomErrors(config.value), c.env.CONFIG);
+  const customization = customizationFor(config.value.customErrors, c.env.CONFIG);
   return ok(
     await errorResponse(
       { code: entry.code, request: c.request, cause: "preview through the zone API" },

@@ -13,28 +13,24 @@ import { MAX_BOX_BYTES, renderHtmlBox } from "../../errors/render-html";
 import { newRayId } from "../../shared/ray";
 import { RuleUrl } from "../../shared/rule-url";
 import { clientAddress } from "../../shared/client-address";
-import { customErrorFields, logOverBudget, type ErrorInfo, type EvaluationContext } from "../../rules";
+import { customErrorFields, type ErrorInfo } from "../../rules";
+import { firstMatch } from "../../rules/rule-list";
 import type { CompiledCustomErrors, CompiledRule } from "./compiled";
 import { pageHtml } from "./page-cache";
 
 /** The customisation steps of contract §2.1 for one zone, filled for the error pipeline's seam. */
 export function customizationFor(compiled: CompiledCustomErrors, kv: KVNamespace): ErrorCustomization | undefined {
-  if (!compiled.active || (compiled.rules.length === 0 && compiled.pages.size === 0)) return undefined;
-  // Built once per compiled version and KV binding, not per error (issue 12).
-  const known = customizations.get(compiled);
+  if (!compiled.active || (compiled.rules.rules.length === 0 && compiled.pages.size === 0)) return undefined;
+  // Built once per compiled version and KV binding, not per error (issue 12); kept in the compiled value itself.
+  const known = compiled.steps;
   if (known !== undefined && known.kv === kv) return known.steps;
   const steps: ErrorCustomization = {
-    rule: compiled.rules.length === 0 ? undefined : (error) => ruleStep(compiled, error),
+    rule: compiled.rules.rules.length === 0 ? undefined : (error) => ruleStep(compiled, error),
     page: compiled.pages.size === 0 ? undefined : (error) => pageStep(compiled, kv, error),
   };
-  customizations.set(compiled, { kv, steps });
+  compiled.steps = { kv, steps };
   return steps;
 }
-
-const customizations = new WeakMap<
-  CompiledCustomErrors,
-  { readonly kv: KVNamespace; readonly steps: ErrorCustomization }
->();
 
 /**
  * What rules see of a generated error. A class, not a literal with a getter (made per error, issue 12): the
@@ -58,7 +54,7 @@ class GeneratedInfo implements ErrorInfo {
 
 /** §2.1 step 1 for a generated error. */
 function ruleStep(compiled: CompiledCustomErrors, error: GeneratedError): Response | null {
-  const matched = firstMatch(
+  const matched = matchingRule(
     compiled,
     error.request,
     error.ruleUrl ?? ruleUrlOf(compiled, error.request, error.url),
@@ -121,9 +117,9 @@ export function applyToOriginError(
   url?: URL,
   ruleUrl?: RuleUrl,
 ): Response | null {
-  if (!compiled.active || compiled.rules.length === 0 || response.status < 400) return null;
+  if (!compiled.active || compiled.rules.rules.length === 0 || response.status < 400) return null;
   const info: ErrorInfo = { status: response.status, code1xxx: 0, errorType: "", responseHeaders: response.headers };
-  const matched = firstMatch(compiled, request, ruleUrl ?? ruleUrlOf(compiled, request, url), info);
+  const matched = matchingRule(compiled, request, ruleUrl ?? ruleUrlOf(compiled, request, url), info);
   if (!matched) return null;
   void response.body?.cancel();
   const headers = new Headers(response.headers);
@@ -135,26 +131,17 @@ export function applyToOriginError(
 }
 
 /**
- * The first enabled rule that matches. Only the rules the index names are evaluated, in order: the others cannot
- * match (src/rules/guard.ts), so the first match is the same as in a pass over every rule. A rule over the evaluation
- * budget is a non-match, logged (contract §2.2), so a rule can never turn an error page into a crash; the budget is
- * the request's, shared with its request phases (src/rules/budget.ts).
+ * The first enabled rule that matches (rule-list.ts `firstMatch`: the index's candidates in order; a rule over the
+ * evaluation budget is a non-match, logged, contract §2.2), so a rule can never turn an error page into a crash; the
+ * budget is the request's, shared with its request phases (src/rules/budget.ts).
  */
-function firstMatch(
+function matchingRule(
   compiled: CompiledCustomErrors,
   request: Request,
   ruleUrl: RuleUrl,
   error: ErrorInfo,
 ): CompiledRule | null {
-  const context = customErrorFields.context({ request, ruleUrl, error });
-  for (const position of candidatesOf(compiled, context)) {
-    const candidate = compiled.rules[position] as CompiledRule;
-    const outcome = candidate.rule.evaluate(context);
-    if (outcome.kind === "match") return candidate;
-    if (outcome.kind === "over-budget")
-      logOverBudget({ zone: compiled.zone, phase: "http_custom_errors", rule: candidate.id, reason: outcome.reason });
-  }
-  return null;
+  return firstMatch(compiled.rules, customErrorFields.context({ request, ruleUrl, error }), compiled.zone);
 }
 
 /**
@@ -164,15 +151,6 @@ function firstMatch(
  */
 function ruleUrlOf(compiled: CompiledCustomErrors, request: Request, url: URL | undefined): RuleUrl {
   return new RuleUrl(url ?? new URL(request.url), compiled.zone, compiled.normalization);
-}
-
-/** The index's candidates; every position if reading a guarded field throws (it should not), so a fault costs speed. */
-function candidatesOf(compiled: CompiledCustomErrors, context: EvaluationContext): Iterable<number> {
-  try {
-    return compiled.index.candidates(context);
-  } catch {
-    return compiled.rules.keys();
-  }
 }
 
 function serveRule(matched: CompiledRule, request: Request, headers: Headers, rayId: string, status: number): Response {

@@ -8,11 +8,16 @@ import { logEvent } from "../../shared/log";
 import { pageKey } from "../../state/zone/custom-pages/stored";
 import type { PageId } from "../../state/zone/custom-pages/validate";
 import type { CompiledCustomErrors } from "./compiled";
+import { BoundedCache } from "../../shared/bounded-cache";
 
 const MAX_PAGES = 64;
+/** UTF-16 code units, the unit `string.length` counts (a JavaScript string holds up to 2 bytes per unit). */
 const MAX_BYTES = 32 * 1024 * 1024;
-const pages = new Map<string, string>();
-let bytes = 0;
+const pages = new BoundedCache<string, string>({
+  capacity: MAX_PAGES,
+  maxBytes: MAX_BYTES,
+  sizeOf: (html) => html.length,
+});
 
 /** The page's HTML, or `null` when it cannot be read (the pipeline then answers the structured default). */
 export async function pageHtml(kv: KVNamespace, compiled: CompiledCustomErrors, id: PageId): Promise<string | null> {
@@ -28,12 +33,5 @@ export async function pageHtml(kv: KVNamespace, compiled: CompiledCustomErrors, 
   }
   if (html === null) return null;
   pages.set(key, html);
-  bytes += html.length;
-  while (pages.size > MAX_PAGES || bytes > MAX_BYTES) {
-    const oldest = pages.entries().next();
-    if (oldest.done) break;
-    pages.delete(oldest.value[0]);
-    bytes -= oldest.value[1].length;
-  }
   return html;
 }

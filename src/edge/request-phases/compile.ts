@@ -1,22 +1,20 @@
 /**
- * A zone's request-phase config, compiled once per zone document version (AGENTS.md; memo bounded per isolate,
- * contract §8): the IP access matcher, the firewall rules and the rate-limiting rules, with the plan's limits of
- * contract §2.1 applied (on `free`, at most 5 firewall rules and 1 rate-limiting rule are evaluated: the first
- * enabled ones, in order; rules stored before a downgrade are kept, not evaluated).
+ * A zone's request phases compiled (contract §4): the IP access matcher and the firewall and rate-limiting rule
+ * lists (src/rules/rule-list.ts), with the plan's limits of contract §2.1 applied (on `free`, at most 5 firewall
+ * rules and 1 rate-limiting rule are evaluated: the first enabled ones, in order; rules stored before a downgrade are
+ * kept, not evaluated). Built once per zone version as part of the compiled zone (src/edge/compiled-zone.ts).
  */
-import { logEvent } from "../../shared/log";
 import { AccessMatcher } from "./ip-access";
 import { storedAccessRules } from "../../state/zone/access-rules/stored";
 import type { AccessRules } from "../../state/zone/access-rules/types";
-import { compileFirewall, type CompiledFirewall } from "./firewall/compile";
-import type { FirewallRulesetInput } from "../../state/zone/rulesets/firewall";
 import { compileRateLimits, type CompiledRateLimits } from "./rate-limit/compile";
+import type { FirewallRulesetInput } from "../../state/zone/rulesets/firewall";
 import type { RateLimitRulesetInput } from "../../state/zone/rulesets/ratelimit";
-import type { RuleProblem } from "../../rules/request-expressions";
+import { admitAction, compileRuleList, type RuleList, type RuleProblem } from "../../rules/rule-list";
+import { ok } from "../../shared/result";
 import { storedRuleset } from "../../state/zone/rulesets/stored";
 import type { StoredRule } from "../../state/zone/rulesets/validate";
 import type { Zone } from "../../state/zone/schema";
-import { VersionedMemo } from "../../state/zone/versioned-memo";
 
 export type PlanName = "free" | "pro" | "business" | "enterprise";
 
@@ -38,6 +36,9 @@ export interface RequestPhaseConfig {
   readonly rateLimits?: RateLimitRulesetInput;
 }
 
+/** Enabled `block` firewall rules, in order, at most the plan's limit. */
+export type CompiledFirewall = RuleList;
+
 export interface CompiledRequestPhase {
   /** null when the zone has no rule of that kind: the phase costs nothing. */
   readonly access: AccessMatcher | null;
@@ -45,32 +46,6 @@ export interface CompiledRequestPhase {
   readonly rateLimits: CompiledRateLimits | null;
   /** Stored rules that cannot run (logged once, when compiled). */
   readonly problems: readonly RuleProblem[];
-}
-
-export const REQUEST_PHASE_MEMO_SIZE = 1024;
-const memo = new VersionedMemo<CompiledRequestPhase>(REQUEST_PHASE_MEMO_SIZE);
-
-/** The compiled request phases of `zone` at `version`, compiled on the first request of that version. */
-export function compiledRequestPhase(zone: string, version: number, config: RequestPhaseConfig): CompiledRequestPhase {
-  return compiledRequestPhaseOf(zone, version, () => config);
-}
-
-/**
- * The compiled request phases of a configured zone: the memo is looked up first, so a request of an unchanged
- * version reads no section of the document and compiles nothing.
- */
-export function zoneRequestPhase(zone: Zone): CompiledRequestPhase {
-  return compiledRequestPhaseOf(zone.zone, zone.version, () => requestPhaseConfig(zone));
-}
-
-function compiledRequestPhaseOf(zone: string, version: number, config: () => RequestPhaseConfig): CompiledRequestPhase {
-  return memo.get(zone, version, () => {
-    const compiled = compileRequestPhase(config());
-    for (const p of compiled.problems) {
-      logEvent("rule_unusable", { zone, version, phase: p.phase, rule: p.ruleId, cause: p.reason });
-    }
-    return compiled;
-  });
 }
 
 /** The sections of the zone document the request phases read (written by src/state/zone/rulesets and src/state/zone/access-rules). */
@@ -93,7 +68,7 @@ function hasRateLimit(
   return rule.ratelimit !== undefined;
 }
 
-/** Compiles without the memo (tests, benchmarks). */
+/** Compiles a zone's request phases (once per version: src/edge/compiled-zone.ts). */
 export function compileRequestPhase(config: RequestPhaseConfig): CompiledRequestPhase {
   const limits = PLAN_REQUEST_LIMITS[config.plan];
   const access =
@@ -106,4 +81,13 @@ export function compileRequestPhase(config: RequestPhaseConfig): CompiledRequest
     rateLimits: rateLimits && rateLimits.rules.length > 0 ? rateLimits : null,
     problems: [...(firewall?.problems ?? []), ...(rateLimits?.problems ?? [])],
   };
+}
+
+/** Firewall custom rules (contract §4): enabled `block` rules, at most `maxRules`; evaluation is `firstMatch`. */
+export function compileFirewall(ruleset: FirewallRulesetInput, maxRules: number): CompiledFirewall {
+  return compileRuleList("http_request_firewall_custom", ruleset.rules, {
+    maxRules,
+    admit: admitAction("block"),
+    prepare: () => ok({}),
+  });
 }

@@ -7,11 +7,9 @@
  */
 import { clientAddress } from "../../shared/client-address";
 import { clientCountry } from "../../state/zone/access-rules/address";
-import { evaluateFirewall } from "./firewall/evaluate";
 import { checkRateLimit, type RateLimitEnv } from "./rate-limit/check";
 import type { CompiledRequestPhase } from "./compile";
-import { logOverBudget } from "../../rules/over-budget-log";
-import { requestContext } from "../../rules/request-expressions";
+import { firstMatch, requestContext } from "../../rules/rule-list";
 import type { RuleUrl } from "../../shared/rule-url";
 
 export type RequestPhaseOutcome =
@@ -57,12 +55,10 @@ export async function requestPhase(
   const ctx = requestContext(request, scope.ruleUrl);
   // 2. Firewall custom rules.
   if (compiled.firewall !== null) {
-    const decision = evaluateFirewall(compiled.firewall, ctx);
-    // Over-budget rules (contract §2.2): one event for every phase, volume bounded per rule (over-budget-log.ts).
-    for (const p of decision.problems)
-      logOverBudget({ zone: scope.zone, phase: p.phase, rule: p.ruleId, reason: p.reason });
-    if (decision.kind === "block")
-      return { kind: "error", code: 1020, cause: `firewall rule ${decision.ruleId} blocks the request` };
+    // The first enabled `block` rule that matches answers 1020; a rule over the evaluation budget is a non-match,
+    // logged by the rule list (contract §2.2), and later rules still run on what is left of the request's budget.
+    const matched = firstMatch(compiled.firewall, ctx, scope.zone);
+    if (matched !== null) return { kind: "error", code: 1020, cause: `firewall rule ${matched.id} blocks the request` };
   }
   // 3. Rate limiting (fails open, contract §3).
   if (compiled.rateLimits !== null) {

@@ -1,4 +1,5 @@
 /**
+ * The raw zone documents behind the compiled zone (src/edge/compiled-zone.ts, the one lookup traffic uses).
  * Per-isolate zone cache (contract §6, §8): at most `TTL_MS` old, at most `MAX_ENTRIES` entries (LRU), and
  * unknown hosts cached too (negative entries), so a flood of requests for random hosts costs one KV read per
  * host per TTL and bounded memory. Writes through the API update the entry at once, so a change is visible on
@@ -9,8 +10,9 @@
  * subrequest fails ("Cannot perform I/O on behalf of a different request"; found under load by the proxy
  * benchmark). Concurrent misses for one host therefore each read KV once; the first to finish fills the entry.
  */
+import { BoundedCache } from "../../shared/bounded-cache";
 import { hostnameProblem } from "../../shared/host";
-import { causeOf, err, ok, type Result } from "../../shared/result";
+import { ok, type Result } from "../../shared/result";
 import type { Zone } from "./schema";
 import { readZone, type StoreFailure } from "./store";
 
@@ -24,7 +26,7 @@ interface Entry {
   readonly storedAt: number;
 }
 
-const entries = new Map<string, Entry>();
+const entries = new BoundedCache<string, Entry>({ capacity: MAX_ENTRIES });
 
 /**
  * The cached zone for `host` when fresh (`null` = known to have none), or `undefined` on a miss. Synchronous,
@@ -33,9 +35,6 @@ const entries = new Map<string, Entry>();
 export function cachedZone(host: string, now = Date.now()): Zone | null | undefined {
   const hit = entries.get(host);
   if (hit === undefined || hit.expires <= now) return undefined;
-  // Refresh recency: Map iteration order is insertion order, so re-inserting makes this the newest.
-  entries.delete(host);
-  entries.set(host, hit);
   return hit.zone;
 }
 
@@ -53,40 +52,17 @@ export async function lookupZone(
   if (hostnameProblem(host) !== null) return ok(null);
   const result = await readZone(kv, host);
   // Failures are not cached (the next request retries KV); a write that landed during the read wins.
-  const current = entries.get(host);
+  const current = entries.peek(host);
   if (result.ok && (current === undefined || current.storedAt <= now)) remember(host, result.value, Date.now());
   return result;
 }
 
 /** Records what the writing isolate just stored (or deleted: `null`). */
 export function remember(host: string, zone: Zone | null, now = Date.now()): void {
-  entries.delete(host);
   entries.set(host, { zone, expires: now + TTL_MS, storedAt: now });
-  if (entries.size > MAX_ENTRIES) {
-    const oldest = entries.keys().next();
-    if (!oldest.done) entries.delete(oldest.value);
-  }
 }
 
 /** Number of cached hosts (for tests of the bound). */
 export function cachedHostCount(): number {
   return entries.size;
-}
-
-/**
- * The zone's config for serving traffic or an error: the cache, else KV. `CONFIG` unavailable (a KV failure, or even
- * the binding itself) is the service's own internal failure outside user code: a value the caller answers with a
- * structured 500 (contract §3), never an exception's 1101.
- */
-export async function zoneConfig(
-  env: { readonly CONFIG: KVNamespace },
-  zone: string,
-): Promise<Result<Zone | null, StoreFailure>> {
-  const hit = cachedZone(zone);
-  if (hit !== undefined) return ok(hit);
-  try {
-    return await lookupZone(env.CONFIG, zone);
-  } catch (e) {
-    return err({ kind: "unavailable", cause: `CONFIG unavailable: ${causeOf(e)}` });
-  }
 }

@@ -10,9 +10,8 @@ import type { EvaluationContext } from "../../../rules";
 import { logEvent } from "../../../shared/log";
 import { sha256Hex } from "../../../shared/crypto";
 import { TIMEOUT, within } from "../../../shared/timeout";
-import { logOverBudget } from "../../../rules/over-budget-log";
-import { requestContext } from "../../../rules/request-expressions";
-import { BlockedCache } from "./blocked-cache";
+import { allMatches, requestContext } from "../../../rules/rule-list";
+import { BoundedCache } from "../../../shared/bounded-cache";
 import { countingKey } from "../../../state/zone/rulesets/characteristics";
 import type { CompiledRateLimitRule, CompiledRateLimits } from "./compile";
 import type { CounterDecision } from "../../../state/rate-limiter/counter";
@@ -29,7 +28,21 @@ export type RateLimitDecision =
 /** How long a request waits for its counter before going on without it (fail open). */
 export const COUNTER_TIMEOUT_MS = 1000;
 
-const blocked = new BlockedCache();
+/**
+ * Per-isolate "blocked until" cache (contract §4): once a counter says a client is blocked until T, further requests
+ * of that client on this isolate are answered 1015 without a Durable Object round trip until T, so a flood of
+ * blocked requests costs a Map lookup each, not a call to the counter. Bounded (contract §8); an expired entry is
+ * dropped when read, and past the bound the least recently used leaves first.
+ */
+export const BLOCKED_CACHE_SIZE = 10_000;
+const blocked = new BoundedCache<string, number>({ capacity: BLOCKED_CACHE_SIZE });
+
+function knownBlock(name: string, now: number): number | undefined {
+  const until = blocked.get(name);
+  if (until === undefined || until > now) return until;
+  blocked.delete(name);
+  return undefined;
+}
 const ALLOW: RateLimitDecision = { kind: "allow" };
 
 export async function checkRateLimit(
@@ -40,12 +53,9 @@ export async function checkRateLimit(
   now: number,
   ctx: EvaluationContext = requestContext(request),
 ): Promise<RateLimitDecision> {
-  for (const rule of limits.rules) {
-    const outcome = rule.rule.evaluate(ctx);
-    // Over budget (contract §2.2): a non-match, so the request is not counted; logged like every phase's.
-    if (outcome.kind === "over-budget")
-      logOverBudget({ zone, phase: "http_ratelimit", rule: rule.id, reason: outcome.reason });
-    if (outcome.kind !== "match") continue;
+  // Every matching rule counts the request, in order, until one blocks; a rule over budget (contract §2.2) is a
+  // non-match, so the request is not counted under it, and is logged like every phase's (rule-list.ts).
+  for (const rule of allMatches(limits, ctx, zone)) {
     const until = await blockedUntil(env, zone, rule, ctx, request, now);
     if (until !== undefined) return { kind: "block", retryAfter: retryAfterSeconds(until, now), ruleId: rule.id };
   }
@@ -70,7 +80,7 @@ async function blockedUntil(
   const key = await sha256Hex(countingKey(rule.characteristics, ctx, request), 16);
   // One object per (zone, rule, counting key): see rate-limiter.ts for why.
   const name = `${zone}\n${rule.id}\n${key}`;
-  const cached = blocked.blockedUntil(name, now);
+  const cached = knownBlock(name, now);
   if (cached !== undefined) return cached;
   const namespace = env.RATE_LIMITER;
   if (namespace === undefined) {
@@ -96,7 +106,7 @@ async function blockedUntil(
       return undefined;
     }
     if (decision.kind === "allow") return undefined;
-    blocked.remember(name, decision.blockedUntil);
+    blocked.set(name, decision.blockedUntil);
     return decision.blockedUntil;
   } catch (error) {
     logUnavailable(zone, rule.id, error instanceof Error ? error.message : String(error));

@@ -3,12 +3,11 @@
  * only by routes.ts. Absent = the published defaults (contract §2.2).
  */
 import {
-  DEFAULT_URL_NORMALIZATION,
   URL_NORMALIZATION_SCOPES,
   URL_NORMALIZATION_TYPES,
   type UrlNormalization,
 } from "../../../shared/url-normalise";
-import type { Zone, ZoneDocument } from "../schema";
+import type { ZoneDocument } from "../schema";
 
 export const URL_NORMALIZATION_SECTION = "url_normalization";
 
@@ -22,15 +21,3 @@ export function storedUrlNormalization(document: ZoneDocument): UrlNormalization
     (URL_NORMALIZATION_TYPES as readonly unknown[]).includes(type);
   return known ? (value as UrlNormalization) : null;
 }
-
-/** The setting traffic uses, read once per zone document (the zone cache hands out one `Zone` per version). */
-export function zoneUrlNormalization(zone: Zone): UrlNormalization {
-  let setting = byZone.get(zone);
-  if (setting === undefined) {
-    setting = storedUrlNormalization(zone.document) ?? DEFAULT_URL_NORMALIZATION;
-    byZone.set(zone, setting);
-  }
-  return setting;
-}
-
-const byZone = new WeakMap<Zone, UrlNormalization>();

@@ -7,15 +7,17 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { parseSettings } from "../../../../src/shared/settings";
 import { errorResponse } from "../../../../src/errors/pipeline";
-import { compileFirewall } from "../../../../src/edge/request-phases/firewall/compile";
-import { evaluateFirewall } from "../../../../src/edge/request-phases/firewall/evaluate";
 import {
-  compiledRequestPhase,
+  compileFirewall,
   compileRequestPhase,
   type RequestPhaseConfig,
 } from "../../../../src/edge/request-phases/compile";
-import { requestContext } from "../../../../src/rules/request-expressions";
-import { VersionedMemo } from "../../../../src/state/zone/versioned-memo";
+import { compiledOf } from "../../../../src/edge/compiled-zone";
+import { resetOverBudgetLog } from "../../../../src/rules/over-budget-log";
+import { firstMatch, requestContext } from "../../../../src/rules/rule-list";
+import { rulesetSection } from "../../../../src/state/zone/rulesets/stored";
+import { parseDocument } from "../../../../src/state/zone/store";
+import { ZONE_DOC_SCHEMA, type Zone } from "../../../../src/state/zone/schema";
 import { requestPhase, type RequestPhaseOutcome } from "../../../../src/edge/request-phases/request-phase";
 import { parseAccessRules } from "../../../../src/state/zone/access-rules/validate";
 import type { RateLimitRuleInput } from "../../../../src/state/zone/rulesets/ratelimit";
@@ -151,6 +153,8 @@ describe("plan limits on free (contract §2.1)", () => {
 describe("over-budget rules are non-matches, reported", () => {
   it("a rule over the evaluation budget does not block, and later rules still run", () => {
     // The real nested join(split(…)) (issue 9), not a stub: the engine reports it as an outcome, never a throw.
+    resetOverBudgetLog();
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
     const level = (x: string): string => `join(split(${x}, "a", 128), ${x})`;
     const compiled = compileFirewall(
       {
@@ -159,27 +163,24 @@ describe("over-budget rules are non-matches, reported", () => {
       Infinity,
     );
     const req = new Request("https://shop.example/", { headers: { "User-Agent": "a".repeat(227) } });
-    const decision = evaluateFirewall(compiled, requestContext(req));
-    expect(decision).toEqual({
-      kind: "block",
-      ruleId: "next",
-      problems: [
-        {
-          phase: "http_request_firewall_custom",
-          ruleId: "boom",
-          reason: expect.stringMatching(/join\(\) would be \d+ bytes, over/) as unknown,
-        },
-      ],
+    expect(firstMatch(compiled, requestContext(req), "shop.example")?.id).toBe("next");
+    expect(logged).toHaveBeenCalledTimes(1);
+    expect(JSON.parse(String(logged.mock.calls[0]?.[0]))).toMatchObject({
+      event: "rule_over_budget",
+      zone: "shop.example",
+      phase: "http_request_firewall_custom",
+      rule: "boom",
+      cause: expect.stringMatching(/join\(\) would be \d+ bytes, over/) as unknown,
     });
   });
 
   it("a stored rule that does not compile is reported once when compiled, and skipped", () => {
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
-    const cfg = config({ firewall: { rules: [fw("bad", "http.nope eq 1"), fw("ok", "true")] } });
     const zone = newZone();
-    const a = compiledRequestPhase(zone, 1, cfg);
-    compiledRequestPhase(zone, 1, cfg);
-    expect(a.firewall?.rules.map((r) => r.id)).toEqual(["ok"]);
+    const doc = zoneWith(zone, 1, [fw("bad", "http.nope eq 1"), fw("ok", "true")]);
+    const a = compiledOf(doc);
+    compiledOf(doc);
+    expect(a.phases.firewall?.rules.map((r) => r.id)).toEqual(["ok"]);
     expect(logged).toHaveBeenCalledTimes(1);
     expect(JSON.parse(String(logged.mock.calls[0]?.[0]))).toMatchObject({
       event: "rule_unusable",
@@ -190,30 +191,35 @@ describe("over-budget rules are non-matches, reported", () => {
 });
 
 describe("compile once per version", () => {
-  it("the same version is the same compiled object; a new version recompiles", () => {
+  it("the same version is the same compiled object, also when re-read; a new version recompiles", () => {
     const zone = newZone();
-    const a = compiledRequestPhase(zone, 7, config());
-    expect(compiledRequestPhase(zone, 7, config())).toBe(a);
-    const b = compiledRequestPhase(zone, 8, config({ firewall: { rules: [] } }));
+    const a = compiledOf(zoneWith(zone, 7, [fw("x", "true")]));
+    expect(compiledOf(zoneWith(zone, 7, [fw("x", "true")]))).toBe(a);
+    const b = compiledOf(zoneWith(zone, 8, []));
     expect(b).not.toBe(a);
-    expect(b.firewall).toBeNull();
-  });
-
-  it("the memo is bounded, least recently used out", () => {
-    const memo = new VersionedMemo<number>(2);
-    let builds = 0;
-    const get = (k: string) => memo.get(k, 1, () => ++builds);
-    get("a");
-    get("b");
-    get("a");
-    get("c"); // evicts b
-    expect(memo.size).toBe(2);
-    get("a");
-    expect(builds).toBe(3);
-    get("b");
-    expect(builds).toBe(4);
+    expect(b.phases.firewall).toBeNull();
+    expect(b.hasPhases).toBe(false);
   });
 });
+
+/** A parsed zone document (as the zone cache holds it) with these firewall rules. */
+function zoneWith(zone: string, version: number, rules: readonly ReturnType<typeof fw>[]): Zone {
+  const parsed = parseDocument(zone, {
+    schema: ZONE_DOC_SCHEMA,
+    version,
+    zone,
+    modified_on: "2026-11-23T00:00:00Z",
+    settings: { plan: "pro", origin: "http://127.0.0.1:9" },
+    [rulesetSection("http_request_firewall_custom")]: {
+      id: "rs",
+      version: "1",
+      last_updated: "",
+      rules: rules.map((r) => ({ ...r, version: "1", description: "", last_updated: "2026-11-23T00:00:00Z" })),
+    },
+  });
+  if (!parsed.ok) throw new Error(parsed.error.cause);
+  return parsed.value;
+}
 
 describe("through the error pipeline", () => {
   const settings = parseSettings({});

@@ -1,0 +1,113 @@
+/**
+ * A zone compiled once per (zone, version) (AGENTS.md: compile once per config version), behind the one lookup
+ * every reader of a zone uses (zone traffic, `/cdn-cgi/error/{code}`, the preview API): its route (origin plan and
+ * limits), its URL normalisation, its request phases (IP access matcher, firewall and rate-limiting rule lists) and
+ * its custom errors (rule list and customised pages). Synchronous on a hit: a fresh zone costs two Map lookups and
+ * no promise; a miss reads KV once (src/state/zone/cache.ts, the raw documents, TTL and negative entries).
+ *
+ * Keyed by zone and checked against the document's version, not its object: the raw cache re-reads KV every 10 s
+ * and gets a new object for the same version, which must not recompile anything. Bounded like the raw cache
+ * (contract §8). Here, not in state/, because it holds edge values (the access matcher, the origin plan).
+ */
+import { compileCustomErrors, type CompiledCustomErrors } from "./custom-errors/compiled";
+import type { ForwardPlan } from "./origin/forward";
+import { compileRequestPhase, requestPhaseConfig, type CompiledRequestPhase } from "./request-phases/compile";
+import { BoundedCache } from "../shared/bounded-cache";
+import { logEvent } from "../shared/log";
+import type { OriginTarget } from "../shared/origin-url";
+import { causeOf, err, ok, type Result } from "../shared/result";
+import { DEFAULT_URL_NORMALIZATION, type UrlNormalization } from "../shared/url-normalise";
+import { cachedZone, lookupZone, MAX_ENTRIES } from "../state/zone/cache";
+import type { Zone, ZoneSettings } from "../state/zone/schema";
+import type { StoreFailure } from "../state/zone/store";
+import { storedUrlNormalization } from "../state/zone/url-normalization/stored";
+
+/** Where traffic goes and the limits it meets: the same shape for a configured zone and for DEFAULT_ORIGIN. */
+export interface Route {
+  readonly plan: ForwardPlan;
+  readonly maxRequestHeaderBytes: number;
+}
+
+export interface CompiledZone {
+  readonly zone: string;
+  readonly version: number;
+  readonly route: Route;
+  /** The zone's `url_normalization` (contract §2.2), the defaults when never written. */
+  readonly normalization: UrlNormalization;
+  readonly phases: CompiledRequestPhase;
+  /** False when the zone has no request-phase rule: the request skips the phases without a promise (issue 12). */
+  readonly hasPhases: boolean;
+  readonly customErrors: CompiledCustomErrors;
+}
+
+/** The zone (`null`: no zone config for this host), or why CONFIG could not be read. */
+export type ZoneLookup = Result<CompiledZone | null, StoreFailure>;
+
+const compiled = new BoundedCache<string, CompiledZone>({ capacity: MAX_ENTRIES });
+const NO_ZONE: ZoneLookup = ok(null);
+
+/**
+ * The compiled zone of `host`: a value on a hit (no promise), a promise on a miss (one KV read). `CONFIG`
+ * unavailable (a KV failure, or even the binding itself) is the service's own internal failure outside user code:
+ * a value the caller answers with a structured 500 (contract §3), never an exception's 1101. A host that is not a
+ * DNS hostname is never read from KV and is `null` (state/zone/cache.ts).
+ */
+export function compiledZone(env: { readonly CONFIG: KVNamespace }, host: string): ZoneLookup | Promise<ZoneLookup> {
+  const hit = cachedZone(host);
+  if (hit !== undefined) return hit === null ? NO_ZONE : ok(compiledOf(hit));
+  return readCompiledZone(env, host);
+}
+
+async function readCompiledZone(env: { readonly CONFIG: KVNamespace }, host: string): Promise<ZoneLookup> {
+  try {
+    const read = await lookupZone(env.CONFIG, host);
+    if (!read.ok) return read;
+    return read.value === null ? NO_ZONE : ok(compiledOf(read.value));
+  } catch (e) {
+    return err({ kind: "unavailable", cause: `CONFIG unavailable: ${causeOf(e)}` });
+  }
+}
+
+/** The compiled value of this version of the zone, compiled on its first request on this isolate. */
+export function compiledOf(zone: Zone): CompiledZone {
+  const known = compiled.get(zone.zone);
+  if (known !== undefined && known.version === zone.version) return known;
+  const value = compileZone(zone);
+  compiled.set(zone.zone, value);
+  return value;
+}
+
+/** Compiles without the cache (tests, benchmarks). */
+export function compileZone(zone: Zone): CompiledZone {
+  const normalization = storedUrlNormalization(zone.document) ?? DEFAULT_URL_NORMALIZATION;
+  const phases = compileRequestPhase(requestPhaseConfig(zone));
+  // Stored rules that cannot run: logged once per version, when compiled (docs/producers.md).
+  for (const p of phases.problems)
+    logEvent("rule_unusable", {
+      zone: zone.zone,
+      version: zone.version,
+      phase: p.phase,
+      rule: p.ruleId,
+      cause: p.reason,
+    });
+  return {
+    zone: zone.zone,
+    version: zone.version,
+    route: routeTo(zone.target, zone.settings),
+    normalization,
+    phases,
+    hasPhases: phases.access !== null || phases.firewall !== null || phases.rateLimits !== null,
+    customErrors: compileCustomErrors(zone, normalization),
+  };
+}
+
+/** A route from an origin and its limits (contract §3: timeouts in seconds in the document, ms in the plan). */
+export function routeTo(
+  target: OriginTarget,
+  limits: Pick<ZoneSettings, "connect_timeout" | "read_timeout" | "max_request_header_bytes">,
+): Route {
+  return {
+    plan: { target, connectTimeoutMs: limits.connect_timeout * 1000, readTimeoutMs: limits.read_timeout * 1000 },
+    maxRequestHeaderBytes: limits.max_request_header_bytes,
+  };
+}

@@ -1,0 +1,181 @@
+/**
+ * One rule list for the three phases that run stored rules (contract §2.1 custom errors, §4 firewall custom rules
+ * and rate limiting): a stored ruleset compiled once into an ordered list with its rule index (rule-index.ts), and
+ * the two ways of running it, `firstMatch` (firewall, custom errors: the first matching rule wins) and `allMatches`
+ * (rate limiting: every matching rule, in order, until the caller stops). Skipping the rules the index leaves out
+ * is unobservable (guard.ts: a guard is hoisted from the expression, so a rule it leaves out cannot match), which is
+ * why the index serves all three phases. Every over-budget evaluation, in every phase, is a non-match reported
+ * through the one `logOverBudget` with zone, phase and rule id (contract §2.2). Pure: no bindings.
+ *
+ * Expressions are compiled through one bounded per-isolate cache keyed by field set and source text (contract §8),
+ * so a new zone version recompiles only the rules whose text changed, and zones sharing a rule share its closures.
+ */
+import type { EvaluationContext } from "./context";
+import type { RuleError } from "./errors";
+import { customErrorFields } from "./fields/custom-errors";
+import type { FieldSet } from "./fields/field-set";
+import { requestFields } from "./fields/request";
+import { logOverBudget, type RulePhase } from "./over-budget-log";
+import { compile, type Rule } from "./rule";
+import { RuleIndex } from "./rule-index";
+import { BoundedCache } from "../shared/bounded-cache";
+import type { Result } from "../shared/result";
+import type { RuleUrl } from "../shared/rule-url";
+
+/** What every stored rule has (state/zone/rulesets/validate.ts `StoredRule` and the phases' inputs). */
+export interface StoredRuleInput {
+  readonly id: string;
+  readonly expression: string;
+  readonly enabled?: boolean;
+}
+
+/** A compiled rule: its id, its expression, and what its phase needs of it (`T`). */
+export type RuleListEntry<T extends object = object> = { readonly id: string; readonly rule: Rule } & T;
+
+/** A stored rule that cannot run (should not happen: rules are checked when written); the caller logs it. */
+export interface RuleProblem {
+  readonly phase: RulePhase;
+  readonly ruleId: string;
+  readonly reason: string;
+}
+
+export interface RuleList<T extends object = object> {
+  readonly phase: RulePhase;
+  /** The rules that can run, in stored order. */
+  readonly rules: readonly RuleListEntry<T>[];
+  readonly index: RuleIndex;
+  readonly problems: readonly RuleProblem[];
+}
+
+/** Before compiling: use the rule, skip it silently (disabled, nothing to serve), or report why it cannot run. */
+export type Admission =
+  { readonly kind: "use" } | { readonly kind: "skip" } | { readonly kind: "problem"; readonly reason: string };
+
+export interface RuleListOptions<S extends StoredRuleInput, T extends object> {
+  /** At most this many rules are kept: the first usable ones, in order (contract §2.1 plan limits). */
+  readonly maxRules?: number;
+  /** Default: a rule with `enabled: false` is skipped, every other is used. */
+  readonly admit?: (stored: S) => Admission;
+  /** After the expression compiled: what the phase needs of the rule, or why it cannot run. */
+  readonly prepare: (stored: S) => Result<T, string>;
+}
+
+export const RULE_COMPILE_CACHE_SIZE = 2048;
+
+/** Compiled expressions (failures too, so a bad stored rule is not re-parsed per version), per isolate. */
+const compiled = new BoundedCache<string, Result<Rule, RuleError>>({ capacity: RULE_COMPILE_CACHE_SIZE });
+
+/** The fields a phase's rules see: custom error rules also see the error (contract §2.1), the others the request. */
+export function fieldsOf(phase: RulePhase): FieldSet {
+  return phase === "http_custom_errors" ? customErrorFields : requestFields;
+}
+
+/** The compiled expression of a rule of `phase` (from the isolate's cache). */
+export function compileExpression(phase: RulePhase, source: string): Result<Rule, RuleError> {
+  const fields = phase === "http_custom_errors" ? "error" : "request";
+  return compiled.getOrBuild(`${fields}\u0000${source}`, () => compile(source, fieldsOf(phase).scheme));
+}
+
+const USE: Admission = { kind: "use" };
+const SKIP: Admission = { kind: "skip" };
+const defaultAdmit = (stored: StoredRuleInput): Admission => (stored.enabled === false ? SKIP : USE);
+
+/** `admit` for the request phases: enabled rules whose action is `action`; another action cannot run (reported). */
+export function admitAction(action: string): (stored: StoredRuleInput & { readonly action: string }) => Admission {
+  return (stored) =>
+    stored.enabled === false
+      ? SKIP
+      : stored.action === action
+        ? USE
+        : { kind: "problem", reason: `unsupported action ${stored.action}` };
+}
+
+/** Compiles a stored ruleset of `phase` into its rule list. */
+export function compileRuleList<S extends StoredRuleInput, T extends object>(
+  phase: RulePhase,
+  stored: readonly S[],
+  options: RuleListOptions<S, T>,
+): RuleList<T> {
+  const maxRules = options.maxRules ?? Infinity;
+  const admit = options.admit ?? defaultAdmit;
+  const rules: RuleListEntry<T>[] = [];
+  const problems: RuleProblem[] = [];
+  for (const rule of stored) {
+    if (rules.length >= maxRules) break;
+    const admission = admit(rule);
+    if (admission.kind === "skip") continue;
+    if (admission.kind === "problem") {
+      problems.push({ phase, ruleId: rule.id, reason: admission.reason });
+      continue;
+    }
+    const expression = compileExpression(phase, rule.expression);
+    if (!expression.ok) {
+      problems.push({ phase, ruleId: rule.id, reason: `expression does not compile: ${expression.error.message}` });
+      continue;
+    }
+    const data = options.prepare(rule);
+    if (!data.ok) {
+      problems.push({ phase, ruleId: rule.id, reason: data.error });
+      continue;
+    }
+    rules.push({ ...data.value, id: rule.id, rule: expression.value });
+  }
+  return { phase, rules, index: new RuleIndex(rules.map((r) => r.rule)), problems };
+}
+
+/**
+ * The first rule that matches, or null. Only the rules the index names are evaluated, in order (the others cannot
+ * match). A rule over the evaluation budget is a non-match, logged, and later rules still run on what is left of the
+ * request's budget (contract §2.2, budget.ts).
+ */
+export function firstMatch<T extends object>(
+  list: RuleList<T>,
+  ctx: EvaluationContext,
+  zone: string,
+): RuleListEntry<T> | null {
+  for (const position of candidatesOf(list, ctx)) {
+    const entry = list.rules[position] as RuleListEntry<T>;
+    const outcome = entry.rule.evaluate(ctx);
+    if (outcome.kind === "match") return entry;
+    if (outcome.kind === "over-budget")
+      logOverBudget({ zone, phase: list.phase, rule: entry.id, reason: outcome.reason });
+  }
+  return null;
+}
+
+/**
+ * Every rule that matches, in order, lazily: the caller stops when it has its answer (rate limiting stops at the
+ * first rule that blocks), and rules after that are not evaluated, exactly as in a loop over the list.
+ */
+export function* allMatches<T extends object>(
+  list: RuleList<T>,
+  ctx: EvaluationContext,
+  zone: string,
+): Generator<RuleListEntry<T>, void, undefined> {
+  for (const position of candidatesOf(list, ctx)) {
+    const entry = list.rules[position] as RuleListEntry<T>;
+    const outcome = entry.rule.evaluate(ctx);
+    if (outcome.kind === "match") yield entry;
+    else if (outcome.kind === "over-budget")
+      logOverBudget({ zone, phase: list.phase, rule: entry.id, reason: outcome.reason });
+  }
+}
+
+/** The index's candidates; every position if reading a guarded field throws (it should not), so a fault costs speed. */
+function candidatesOf(list: RuleList, ctx: EvaluationContext): Iterable<number> {
+  try {
+    return list.index.candidates(ctx);
+  } catch {
+    return list.rules.keys();
+  }
+}
+
+/**
+ * The lazy field context of one request, shared by every rule of both request phases (fields computed once); its
+ * budget is the request's (budget.ts), which custom error rules on the same request's error path draw on too.
+ * `ruleUrl` carries the zone host and the zone's URL normalisation (contract §2.2); without it, the host is
+ * `zoneOf(request.url)` and the path is normalised with the published defaults.
+ */
+export function requestContext(request: Request, ruleUrl?: RuleUrl): EvaluationContext {
+  return requestFields.context(ruleUrl === undefined ? { request } : { request, ruleUrl });
+}

@@ -1,0 +1,87 @@
+/**
+ * The one per-isolate cache type (contract §8: "caches are bounded"): at most `capacity` entries and, when a
+ * `sizeOf` is given, at most `maxBytes` of values; the least recently used entry leaves first. A Map iterates in
+ * insertion order, so deleting and re-inserting a key on every hit makes the first key the least recently used:
+ * a hit costs two Map operations, an eviction one. Every per-isolate cache of the service is one of these
+ * (docs/architecture.md "Per-isolate caches").
+ */
+export interface BoundedCacheOptions<V> {
+  /** Most entries kept (≥ 1). */
+  readonly capacity: number;
+  /** Most bytes kept, as measured by `sizeOf` (both or neither). A value larger than the budget is not kept. */
+  readonly maxBytes?: number;
+  readonly sizeOf?: (value: V) => number;
+}
+
+export class BoundedCache<K, V> {
+  private readonly entries = new Map<K, V>();
+  private readonly capacity: number;
+  private readonly maxBytes: number;
+  private readonly sizeOf: ((value: V) => number) | undefined;
+  private total = 0;
+
+  constructor(options: BoundedCacheOptions<V>) {
+    this.capacity = Math.max(1, options.capacity);
+    this.maxBytes = options.maxBytes ?? Infinity;
+    this.sizeOf = options.sizeOf;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Bytes held (0 without `sizeOf`). */
+  get bytes(): number {
+    return this.total;
+  }
+
+  /** The value for `key`, made the most recently used; undefined on a miss. */
+  get(key: K): V | undefined {
+    const hit = this.entries.get(key);
+    if (hit === undefined) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, hit);
+    return hit;
+  }
+
+  /** The value without touching its recency (for a check that must not keep an entry alive). */
+  peek(key: K): V | undefined {
+    return this.entries.get(key);
+  }
+
+  /** Stores `value` as the most recently used, replacing any value of `key`, then evicts past the bounds. */
+  set(key: K, value: V): void {
+    this.delete(key);
+    const bytes = this.sizeOf === undefined ? 0 : this.sizeOf(value);
+    if (bytes > this.maxBytes) return;
+    this.entries.set(key, value);
+    this.total += bytes;
+    while (this.entries.size > this.capacity || this.total > this.maxBytes) {
+      const oldest = this.entries.keys().next();
+      if (oldest.done === true) break;
+      this.delete(oldest.value);
+    }
+  }
+
+  /** The cached value, or `build()`'s, stored. */
+  getOrBuild(key: K, build: () => V): V {
+    const hit = this.get(key);
+    if (hit !== undefined) return hit;
+    const value = build();
+    this.set(key, value);
+    return value;
+  }
+
+  delete(key: K): boolean {
+    const old = this.entries.get(key);
+    if (old === undefined) return false;
+    this.entries.delete(key);
+    if (this.sizeOf !== undefined) this.total -= this.sizeOf(old);
+    return true;
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.total = 0;
+  }
+}
