@@ -3,7 +3,8 @@
  *
  *   scheme.ts → lexer.ts → parser.ts → check.ts → compile.ts → context.ts (lazy field values)
  *
- * and, for ordered lists where the first match wins, guard.ts → rule-index.ts (rules that cannot match are skipped).
+ * and, for a phase's ordered rule list, guard.ts → rule-index.ts (rules that cannot match are skipped) → rule-list.ts
+ * (one compile cache; `firstMatch` for custom errors and firewall, `allMatches` for rate limiting).
  *
  * `compile(source, scheme)` runs it once and returns a `Rule` (or a `RuleError` value); `rule.evaluate(ctx)`
  * evaluates the closures against one context within the budget (budget.ts) and gives a `RuleOutcome`. Pure: no bindings, no `eval`.

@@ -2,9 +2,9 @@
  * An ordered list of rules indexed by their guards (guard.ts): for one evaluation context, the positions of the
  * rules that may match, in list order, without touching the others. Rules without a guard are always candidates.
  *
- * Used where the first matching rule wins (custom error rules, contract §2.1): evaluating the candidates in order
- * finds the same first match as evaluating every rule in order, because a rule left out cannot match and leaving
- * it out is unobservable (guard.ts). Per context it reads each guarded field once (memoised in the context, so the
+ * Used by every phase's rule list (rule-list.ts: custom errors, firewall, rate limiting): evaluating the candidates
+ * in order finds the same first match, and the same matches in the same order, as evaluating every rule in order,
+ * because a rule left out cannot match and leaving it out is unobservable (guard.ts). Per context it reads each guarded field once (memoised in the context, so the
  * rules that test it read it again for free) and does one Map lookup per field. Pure: no bindings.
  */
 import type { EvaluationContext } from "./context";

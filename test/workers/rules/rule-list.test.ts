@@ -1,0 +1,106 @@
+/**
+ * The one rule list of the three phases (src/rules/rule-list.ts): compiled once through the shared compile cache,
+ * evaluated on the rule index's candidates. `firstMatch` and `allMatches` must answer exactly what a pass over every
+ * rule answers (skipping is unobservable, guard.ts), and every over-budget outcome is logged with zone, phase, rule.
+ */
+import fc from "fast-check";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { resetOverBudgetLog } from "../../../src/rules/over-budget-log";
+import { allMatches, compileRuleList, firstMatch, requestContext } from "../../../src/rules/rule-list";
+import { ok } from "../../../src/shared/result";
+
+afterEach(() => vi.restoreAllMocks());
+
+const POOL = [
+  'http.request.uri.path eq "/a"',
+  'http.request.uri.path eq "/b" and http.host eq "x.example"',
+  'http.request.uri.path in {"/a" "/c"}',
+  'http.host eq "y.example"',
+  'starts_with(http.request.uri.path, "/a")',
+  'http.request.uri.path ne "/b"',
+  'http.request.method eq "POST"',
+  'http.request.uri.path eq "/c" or http.host eq "x.example"',
+];
+
+const list = (picks: readonly number[]) =>
+  compileRuleList(
+    "http_ratelimit",
+    picks.map((i, n) => ({ id: `r${n}`, expression: POOL[i] ?? "true" })),
+    { prepare: () => ok({}) },
+  );
+
+const request = (host: string, path: string, method: string) =>
+  new Request(`https://${host}${path}`, { method, headers: { "CF-Connecting-IP": "192.0.2.1" } });
+
+describe("firstMatch / allMatches over the rule index", () => {
+  it("answer what a pass over every rule answers, for any list and request", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: POOL.length - 1 }), { maxLength: 20 }),
+        fc.constantFrom("x.example", "y.example"),
+        fc.constantFrom("/a", "/ab", "/b", "/c", "/d"),
+        fc.constantFrom("GET", "POST"),
+        (picks, host, path, method) => {
+          const rules = list(picks);
+          const every = rules.rules.filter((r) => r.rule.matches(requestContext(request(host, path, method))));
+          expect(firstMatch(rules, requestContext(request(host, path, method)), host)?.id).toBe(every[0]?.id);
+          expect([...allMatches(rules, requestContext(request(host, path, method)), host)].map((r) => r.id)).toEqual(
+            every.map((r) => r.id),
+          );
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("allMatches is lazy: a caller that stops at the first match evaluates nothing after it", () => {
+    resetOverBudgetLog();
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    const level = (x: string): string => `join(split(${x}, "a", 128), ${x})`;
+    const rules = compileRuleList(
+      "http_ratelimit",
+      [
+        { id: "first", expression: "true" },
+        { id: "boom", expression: `len(${level(level("http.user_agent"))}) > 0` },
+      ],
+      { prepare: () => ok({}) },
+    );
+    const ctx = requestContext(new Request("https://z.example/", { headers: { "User-Agent": "a".repeat(227) } }));
+    for (const match of allMatches(rules, ctx, "z.example")) {
+      expect(match.id).toBe("first");
+      break;
+    }
+    expect(logged).not.toHaveBeenCalled();
+    expect([...allMatches(rules, ctx, "z.example")].map((r) => r.id)).toEqual(["first"]);
+    expect(JSON.parse(String(logged.mock.calls[0]?.[0]))).toMatchObject({
+      event: "rule_over_budget",
+      zone: "z.example",
+      phase: "http_ratelimit",
+      rule: "boom",
+    });
+  });
+});
+
+describe("compileRuleList", () => {
+  it("skips disabled rules, reports what cannot run, keeps at most maxRules, and shares compiled expressions", () => {
+    const stored = [
+      { id: "off", expression: "true", enabled: false },
+      { id: "bad", expression: "http.nope eq 1" },
+      { id: "a", expression: 'http.host eq "a.example"' },
+      { id: "b", expression: 'http.host eq "a.example"' },
+      { id: "c", expression: "true" },
+    ];
+    const rules = compileRuleList("http_request_firewall_custom", stored, { maxRules: 2, prepare: () => ok({}) });
+    expect(rules.rules.map((r) => r.id)).toEqual(["a", "b"]);
+    expect(rules.rules[0]?.rule).toBe(rules.rules[1]?.rule); // one compile per source text
+    expect(rules.problems).toEqual([
+      {
+        phase: "http_request_firewall_custom",
+        ruleId: "bad",
+        reason: expect.stringContaining("expression does not compile") as unknown,
+      },
+    ]);
+    const again = compileRuleList("http_request_firewall_custom", stored, { prepare: () => ok({}) });
+    expect(again.rules[0]?.rule).toBe(rules.rules[0]?.rule); // the compile cache is shared across lists
+  });
+});
