@@ -6,7 +6,8 @@
  * no promise; a miss reads KV once (src/state/zone/cache.ts, the raw documents, TTL and negative entries).
  *
  * Keyed by zone and checked against the document's version, not its object: the raw cache re-reads KV every 10 s
- * and gets a new object for the same version, which must not recompile anything. Bounded like the raw cache
+ * and gets a new object for the same version, which must not recompile anything; a version number is never reused
+ * for a zone (the writer's counter survives deletion, src/state/zone/writer.ts). Bounded like the raw cache
  * (contract §8). Here, not in state/, because it holds edge values (the access matcher, the origin plan).
  */
 import { compileCustomErrors, type CompiledCustomErrors } from "./custom-errors/compiled";
