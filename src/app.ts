@@ -36,6 +36,9 @@ import { zoneRoutes } from "./api/zones/routes";
 import { handleZoneTraffic } from "./edge/zone-traffic";
 import { urlNormalizationOpenApi } from "./api/url-normalization/openapi";
 import { urlNormalizationRoutes } from "./api/url-normalization/routes";
+import { analyticsOpenApi } from "./api/analytics/openapi";
+import { analyticsRoutes } from "./api/analytics/routes";
+import { analyticsPage } from "./api/analytics/page";
 
 /** The management API: every feature's routes and its part of the OpenAPI document, side by side. */
 export const api = mountApi(
@@ -47,6 +50,7 @@ export const api = mountApi(
     ...urlNormalizationRoutes,
     ...previewRoutes,
     ...tagRoutes,
+    ...analyticsRoutes,
   ],
   JSON.stringify(
     openApiDocument([
@@ -57,6 +61,7 @@ export const api = mountApi(
       urlNormalizationOpenApi,
       previewOpenApi,
       tagsOpenApi,
+      analyticsOpenApi,
     ]),
   ),
 );
@@ -81,7 +86,8 @@ export async function handle(request: Request, env: Env, ctx: ExecutionContext):
         return await handleServiceRequest(request, env, ctx, settings, url);
       case "api":
         if (isLoop(request)) return loop(request, url, settings, ctx);
-        return await api.handle(request, env, ctx, settings, url);
+        // The analytics page is a public shell holding no data (docs/analytics.md "Page"): served before auth.
+        return analyticsPage(request, url) ?? (await api.handle(request, env, ctx, settings, url));
       case "zone":
         // Zone traffic checks the mark in its single pass over the request headers (src/edge/zone-traffic.ts).
         return await handleZoneTraffic(request, env, ctx, settings, url);

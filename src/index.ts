@@ -7,5 +7,6 @@ import { handle } from "./app";
 export { TagStore } from "./state/tags/tag-store";
 export { ZoneWriter } from "./state/zone/writer";
 export { RateLimiter } from "./state/rate-limiter/rate-limiter";
+export { ZoneAnalytics } from "./state/analytics/zone-analytics";
 
 export default { fetch: handle } satisfies ExportedHandler<Env>;

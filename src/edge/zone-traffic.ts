@@ -21,6 +21,7 @@ import { applyToOriginError, customizationFor } from "./custom-errors/apply";
 import { compiledZone, routeTo, type Route } from "./compiled-zone";
 import { requestPhase } from "./request-phases/request-phase";
 import type { ErrorCustomization } from "../errors/pipeline";
+import { recordError } from "./analytics/occurrence";
 import { err, ok, type Result } from "../shared/result";
 import { parseOriginUrl, pointsAtApi } from "../shared/origin-url";
 import { ZONE_LIMITS } from "../state/zone/schema";
@@ -40,14 +41,19 @@ export async function handleZoneTraffic(
   let normalization: UrlNormalization = DEFAULT_URL_NORMALIZATION;
   let view: RuleUrl | undefined;
   const ruleUrl = (): RuleUrl => (view ??= new RuleUrl(url, zone, normalization));
-  const fail = (code: number, cause: string, retryAfter?: number): Promise<Response> => {
+  // Issue 24: errors of a configured zone are recorded (docs/analytics.md); a host without zone config is not
+  // (a Host header must not create analytics storage), so this is set once the zone's config is known.
+  let recorded = false;
+  const fail = async (code: number, cause: string, retryAfter?: number): Promise<Response> => {
     const event = { code, request, url, cause, ...(customization ? { ruleUrl: ruleUrl() } : {}) };
-    return errorResponse(retryAfter === undefined ? event : { ...event, retryAfter }, {
+    const response = await errorResponse(retryAfter === undefined ? event : { ...event, retryAfter }, {
       settings,
       zone,
       customization,
       invocation: ctx,
     });
+    if (recorded) recordError({ zone, source: "edge", code, cause, request, url, response }, env, ctx);
+    return response;
   };
 
   // Contract §4: an IP literal is never a zone (API hosts never reach this function).
@@ -69,6 +75,7 @@ export async function handleZoneTraffic(
   } else {
     normalization = config.normalization;
     customization = customizationFor(config.customErrors, env.CONFIG);
+    recorded = true;
   }
   const route = config ? ok(config.route) : defaultRoute(settings);
   if (route === null) return fail(1001, "no zone config and no DEFAULT_ORIGIN");
@@ -90,10 +97,15 @@ export async function handleZoneTraffic(
   const path = normalization.scope === "both" ? ruleUrl().originPath : url.pathname + url.search;
   const result = await forwardToOrigin(request, url, headers, route.value.plan, connectorFor(env), path);
   if (!result.ok) return fail(result.error.code, result.error.cause);
+  if (result.value.status < 400) return result.value;
   // Custom error rules also see the origin's own errors (contract §2.1); pages and defaults never replace them.
-  if (config && result.value.status >= 400)
-    return applyToOriginError(config.customErrors, request, result.value, url, ruleUrl()) ?? result.value;
-  return result.value;
+  const answered =
+    (config ? applyToOriginError(config.customErrors, request, result.value, url, ruleUrl()) : null) ?? result.value;
+  if (!recorded) return answered;
+  // Issue 24: an origin error passed through is recorded too. It passes through unchanged (contract §2.1), so
+  // without a rule it carries no Ray-ID: the record gets one of its own (docs/analytics.md "Records").
+  recordError({ zone, source: "origin", code: result.value.status, request, url, response: answered }, env, ctx);
+  return answered;
 }
 
 const DEFAULT_LIMITS = {

@@ -18,6 +18,20 @@ import { firstMatch } from "../../rules/rule-list";
 import type { CompiledCustomErrors, CompiledRule } from "./compiled";
 import { pageHtml } from "./page-cache";
 
+/** What answered an error (issue 24, docs/analytics.md): a custom error rule (its id) or an error page (its id). */
+export interface Answer {
+  readonly kind: "rule" | "page";
+  readonly id: string;
+}
+
+/** The answers of the responses made here, for the analytics record; a response not made here has none. */
+const answers = new WeakMap<Response, Answer>();
+
+/** What answered this response, when a custom error rule or page did (else the default or the origin did). */
+export function answerOf(response: Response): Answer | undefined {
+  return answers.get(response);
+}
+
 /** The customisation steps of contract §2.1 for one zone, filled for the error pipeline's seam. */
 export function customizationFor(compiled: CompiledCustomErrors, kv: KVNamespace): ErrorCustomization | undefined {
   if (!compiled.active || (compiled.rules.rules.length === 0 && compiled.pages.size === 0)) return undefined;
@@ -77,7 +91,9 @@ async function pageStep(
   if (page === null) return null;
   const body = substituteTokens(withBox(page, id, renderHtmlBox(error.fields)), error.request, error.fields.ray_id);
   const headers = customHeaders(error.headers, "text/html; charset=utf-8");
-  return negotiatedResponse(error.request.method, error.fields.status, headers, body);
+  const response = negotiatedResponse(error.request.method, error.fields.status, headers, body);
+  answers.set(response, { kind: "page", id });
+  return response;
 }
 
 /**
@@ -157,7 +173,9 @@ function serveRule(matched: CompiledRule, request: Request, headers: Headers, ra
   const { content, content_type, status_code } = matched.parameters;
   const out = customHeaders(headers, `${content_type}; charset=utf-8`);
   const body = substituteTokens(content, request, rayId);
-  return negotiatedResponse(request.method, status_code ?? status, out, body);
+  const response = negotiatedResponse(request.method, status_code ?? status, out, body);
+  answers.set(response, { kind: "rule", id: matched.id });
+  return response;
 }
 
 /**

@@ -1,0 +1,130 @@
+/**
+ * `GET /zones/{zone}/analytics/errors` and `GET /zones/{zone}/errors/{ray}` (contract §6, issue 24,
+ * docs/analytics.md). Permission `zones:read` (contract §6 names it): a token scoped to another zone is refused
+ * (403) by the kit before the handler runs, so it never learns whether a record exists.
+ */
+import { apiFailure, apiFailureResponse, apiSuccess } from "../kit/envelope";
+import type { ApiContext, ApiRoute } from "../kit/types";
+import { zoneConfig } from "../../state/zone/cache";
+import { zoneFailure, zoneName, zoneTarget } from "../zones/routes";
+import { STEP_MS, RETENTION } from "../../state/analytics/schema";
+import type { CountQuery } from "../../state/analytics/query";
+import type { CountResult, SeriesRow, ZoneAnalytics } from "../../state/analytics/zone-analytics";
+import { ANALYTICS_CODES, parseCountQuery } from "./params";
+
+/** The zone's analytics object, after checking the zone exists (reading never creates storage for any name). */
+async function store(
+  c: ApiContext,
+): Promise<
+  { kind: "ok"; zone: string; stub: DurableObjectStub<ZoneAnalytics> } | { kind: "failed"; response: Response }
+> {
+  const zone = zoneName(c);
+  if (!zone.ok) return { kind: "failed", response: zoneFailure(zone.error, "") };
+  const config = await zoneConfig(c.env, zone.value);
+  if (!config.ok) return { kind: "failed", response: zoneFailure(config.error, zone.value) };
+  if (config.value === null) return { kind: "failed", response: zoneFailure({ kind: "not-found" }, zone.value) };
+  const ns = c.env.ZONE_ANALYTICS;
+  return { kind: "ok", zone: zone.value, stub: ns.get(ns.idFromName(zone.value)) };
+}
+
+async function counts(c: ApiContext): Promise<Response> {
+  const query = parseCountQuery(c.url.searchParams, Date.now());
+  if (!query.ok) return apiFailureResponse(query.error);
+  const found = await store(c);
+  if (found.kind === "failed") return found.response;
+  const result = await found.stub.counts(query.value);
+  if (!result.ok) {
+    const { series, limit } = result.error;
+    return apiFailureResponse(
+      apiFailure(
+        400,
+        ANALYTICS_CODES.tooManySeries,
+        `group_by yields ${series} series, over the limit of ${limit}; add a filter or group by fewer dimensions`,
+      ),
+    );
+  }
+  return apiSuccess(shape(found.zone, query.value, result.value));
+}
+
+/** Dense series: one count per step for every group, aligned with `timestamps`. */
+function shape(zone: string, q: CountQuery, r: CountResult): unknown {
+  const size = STEP_MS[q.step];
+  const points = Math.round((q.until - q.since) / size);
+  const timestamps = Array.from({ length: points }, (_, i) => new Date(q.since + i * size).toISOString());
+  const series = new Map<string, { group: SeriesRow["group"]; counts: number[]; total: number }>();
+  let total = 0;
+  for (const row of r.rows) {
+    const key = JSON.stringify(row.group);
+    let s = series.get(key);
+    if (!s) {
+      s = { group: row.group, counts: new Array<number>(points).fill(0), total: 0 };
+      series.set(key, s);
+    }
+    const at = Math.round((row.bucket - q.since) / size);
+    if (at >= 0 && at < points) s.counts[at] = (s.counts[at] ?? 0) + row.n;
+    s.total += row.n;
+    total += row.n;
+  }
+  return {
+    zone,
+    since: new Date(q.since).toISOString(),
+    until: new Date(q.until).toISOString(),
+    step: q.step,
+    group_by: q.groupBy,
+    filters: q.filters,
+    total,
+    timestamps,
+    series: [...series.values()].sort((a, b) => b.total - a.total),
+    top_codes: r.topCodes,
+    top_paths: r.topPaths,
+  };
+}
+
+async function byRay(c: ApiContext): Promise<Response> {
+  const ray = c.params.ray ?? "";
+  if (!/^[0-9a-f]{16}$/.test(ray)) {
+    return apiFailureResponse(
+      apiFailure(
+        400,
+        ANALYTICS_CODES.invalidParameter,
+        `a Ray ID is 16 lower-case hex characters; got ${JSON.stringify(decodeSafe(ray).slice(0, 64))}`,
+      ),
+    );
+  }
+  const found = await store(c);
+  if (found.kind === "failed") return found.response;
+  const record = await found.stub.lookup(ray, Date.now());
+  if (record === null) {
+    return apiFailureResponse(
+      apiFailure(
+        404,
+        10404,
+        `No error with Ray ID ${ray} recorded for zone ${found.zone} in the last ${RETENTION.eventsMs / 86_400_000} days`,
+      ),
+    );
+  }
+  return apiSuccess({
+    ...record,
+    zone: found.zone,
+    time: new Date(record.at).toISOString(),
+  });
+}
+
+function decodeSafe(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+export const analyticsRoutes: readonly ApiRoute[] = [
+  {
+    method: "GET",
+    path: "/zones/:zone/analytics/errors",
+    permission: "zones:read",
+    target: zoneTarget,
+    handle: counts,
+  },
+  { method: "GET", path: "/zones/:zone/errors/:ray", permission: "zones:read", target: zoneTarget, handle: byRay },
+];

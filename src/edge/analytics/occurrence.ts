@@ -1,0 +1,57 @@
+/**
+ * Turning an answered error into a record (issue 24): what answered comes from where it was decided (a custom
+ * error rule or page, src/edge/custom-errors/apply.ts `answerOf`; otherwise the pipeline's structured default), the
+ * format from what was served (the response's `Content-Type`, set by the pipeline's negotiation or the rule).
+ */
+import { answerOf } from "../custom-errors/apply";
+import {
+  countryOf,
+  formatOf,
+  recordedPath,
+  sanitiseCause,
+  type ErrorRecord,
+  type ErrorSource,
+} from "../../state/analytics/record";
+import { analyticsSink, recorder } from "./recorder";
+
+export interface Occurrence {
+  readonly zone: string;
+  readonly source: ErrorSource;
+  /** Catalog code (edge) or the origin's status (origin). */
+  readonly code: number;
+  readonly cause?: string;
+  readonly request: Request;
+  readonly url: URL;
+  readonly response: Response;
+}
+
+/** The record of one answered error; null when the response carries no Ray ID (nothing to look it up by). */
+export function recordOf(o: Occurrence, now = Date.now()): ErrorRecord | null {
+  const ray = o.response.headers.get("Ray-ID");
+  if (ray === null || !/^[0-9a-f]{16}$/.test(ray)) return null;
+  const answer = answerOf(o.response);
+  return {
+    ray,
+    at: now,
+    code: o.code,
+    status: o.response.status,
+    source: o.source,
+    answered_by: answer?.kind ?? (o.source === "origin" ? "origin" : "default"),
+    answer_id: answer?.id ?? null,
+    format: formatOf(o.response.headers.get("Content-Type")),
+    method: o.request.method.slice(0, 16),
+    path: recordedPath(o.url.pathname),
+    country: countryOf(o.request),
+    cause: o.source === "origin" ? null : sanitiseCause(o.cause),
+  };
+}
+
+/** Records an answered error after the response (never awaited by the response path, never throws). */
+export function recordError(o: Occurrence, env: Env, invocation: Pick<ExecutionContext, "waitUntil">): void {
+  try {
+    const record = recordOf(o);
+    if (record !== null) recorder.add(o.zone, record, analyticsSink(env), invocation);
+  } catch (error) {
+    console.error(JSON.stringify({ event: "analytics_record_failed", zone: o.zone, cause: String(error) }));
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Recording errors without delaying or failing the response (issue 24, docs/analytics.md "Loss bound").
+ *
+ * Records are batched per isolate and written to the zone's ZoneAnalytics object after the response, always from
+ * a `waitUntil`:
+ *   - the first record of an empty batch opens a window of `maxWaitMs`; the request that opened it flushes the
+ *     batch when it closes (`waitUntil`), as the error log coalesces its lines (src/errors/error-log.ts);
+ *   - a batch that reaches `maxRecords` is flushed at once, from the request that filled it (`waitUntil`);
+ *   - a window whose flush never came (its request was cancelled) is flushed by the next record after twice its
+ *     length.
+ * So an isolate that dies loses at most the one batch it holds: fewer than `maxRecords` records, at most
+ * `maxWaitMs` of them (plus any batch whose RPC was in flight). A failed write is logged once per batch and
+ * dropped: recording never retries into the response path.
+ */
+import type { ErrorRecord } from "../../state/analytics/record";
+
+/** Where a batch goes: one call per zone. */
+export type RecordSink = (zone: string, batch: readonly ErrorRecord[]) => Promise<void>;
+
+export interface BatchLimits {
+  readonly maxRecords: number;
+  readonly maxWaitMs: number;
+}
+
+export const DEFAULT_BATCH: BatchLimits = { maxRecords: 100, maxWaitMs: 1000 };
+
+export class RecordBatcher {
+  private pending = new Map<string, ErrorRecord[]>();
+  private size = 0;
+  private openedAt: number | null = null;
+
+  constructor(
+    private readonly limits: BatchLimits = DEFAULT_BATCH,
+    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+  ) {}
+
+  /** Records held and not yet handed to a sink. */
+  get held(): number {
+    return this.size;
+  }
+
+  add(
+    zone: string,
+    record: ErrorRecord,
+    sink: RecordSink,
+    invocation: Pick<ExecutionContext, "waitUntil">,
+    now = Date.now(),
+  ): void {
+    let list = this.pending.get(zone);
+    if (list === undefined) {
+      list = [];
+      this.pending.set(zone, list);
+    }
+    list.push(record);
+    this.size += 1;
+    if (
+      this.size >= this.limits.maxRecords ||
+      (this.openedAt !== null && now - this.openedAt > 2 * this.limits.maxWaitMs)
+    ) {
+      invocation.waitUntil(this.flush(sink));
+      return;
+    }
+    if (this.openedAt !== null) return;
+    this.openedAt = now;
+    invocation.waitUntil(this.sleep(this.limits.maxWaitMs).then(() => this.flush(sink)));
+  }
+
+  /** Hands every held batch to the sink (one call per zone); never rejects. */
+  async flush(sink: RecordSink): Promise<void> {
+    const batches = this.pending;
+    this.pending = new Map();
+    this.size = 0;
+    this.openedAt = null;
+    await Promise.all(
+      [...batches].map(async ([zone, batch]) => {
+        try {
+          await sink(zone, batch);
+        } catch (error) {
+          console.error(
+            JSON.stringify({ event: "analytics_write_failed", zone, records: batch.length, cause: String(error) }),
+          );
+        }
+      }),
+    );
+  }
+}
+
+/** The isolate's batcher. */
+export const recorder = new RecordBatcher();
+
+/** The sink of a Worker's environment: the zone's ZoneAnalytics object. */
+export function analyticsSink(env: Env): RecordSink {
+  return async (zone, batch) => {
+    const stub = env.ZONE_ANALYTICS.get(env.ZONE_ANALYTICS.idFromName(zone));
+    await stub.record(batch);
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * One recorded error (issue 24, docs/analytics.md "Records"): a generated error or an origin error passed through,
+ * as the zone's analytics store keeps it. Plain JSON: it crosses the Durable Object RPC boundary as is.
+ */
+
+/** Who produced the status the client saw: the service (`edge`, contract §1) or the origin (contract §2.1). */
+export type ErrorSource = "edge" | "origin";
+
+/** What answered (contract §2.1): a custom error rule, the zone's error page, the structured default, the origin. */
+export type AnsweredBy = "rule" | "page" | "default" | "origin";
+
+export const SOURCES: readonly ErrorSource[] = ["edge", "origin"];
+export const ANSWERED_BY: readonly AnsweredBy[] = ["rule", "page", "default", "origin"];
+/** The short names of what was served (`formatOf`); the structured default is one of the first four. */
+export const FORMATS = ["json", "problem+json", "markdown", "html", "text", "xml", "other"] as const;
+export type ServedFormat = (typeof FORMATS)[number];
+
+export interface ErrorRecord {
+  /** The occurrence's Ray ID: 16 lower-case hex (contract §1.1), the key of the Ray lookup. */
+  readonly ray: string;
+  /** Milliseconds since the epoch. */
+  readonly at: number;
+  /** Catalog code (edge) or the origin's status (origin). */
+  readonly code: number;
+  /** The status served (a rule's `status_code` may differ from the catalog's). */
+  readonly status: number;
+  readonly source: ErrorSource;
+  readonly answered_by: AnsweredBy;
+  /** The rule's id (answered_by `rule`) or the page id (`page`), else null. */
+  readonly answer_id: string | null;
+  readonly format: ServedFormat;
+  readonly method: string;
+  /** Path only (never the query: it may hold secrets), at most MAX_RECORDED_PATH characters, no control characters. */
+  readonly path: string;
+  /** `request.cf.country` when it is two capital letters, else null. */
+  readonly country: string | null;
+  /** Why the error was generated, sanitised (`sanitiseCause`); null for an origin's own error. */
+  readonly cause: string | null;
+}
+
+export const MAX_RECORDED_PATH = 256;
+const MAX_RECORDED_CAUSE = 300;
+
+/** The media type's short name. */
+export function formatOf(contentType: string | null): ServedFormat {
+  const type = (contentType ?? "").split(";", 1)[0]!.trim().toLowerCase();
+  switch (type) {
+    case "application/json":
+      return "json";
+    case "application/problem+json":
+      return "problem+json";
+    case "text/markdown":
+      return "markdown";
+    case "text/html":
+      return "html";
+    case "text/plain":
+      return "text";
+    case "application/xml":
+    case "text/xml":
+      return "xml";
+    default:
+      return "other";
+  }
+}
+
+/**
+ * The path as recorded: a URL's pathname is already percent-encoded by the URL parser (WHATWG URL §4.4, C0
+ * controls encoded), but a record may come from elsewhere, so control characters are encoded again here and the
+ * length is bounded (a 10 KB path is one row of 256 characters, marked cut with `…`).
+ */
+export function recordedPath(pathname: string): string {
+  const clean = withoutControls(pathname, (code) => `%${code.toString(16).padStart(2, "0").toUpperCase()}`);
+  return clean.length <= MAX_RECORDED_PATH ? clean : `${clean.slice(0, MAX_RECORDED_PATH - 1)}…`;
+}
+
+/**
+ * The cause as recorded and shown by the Ray lookup: origin causes name the origin's address ("GET
+ * http://10.0.0.7:8080/x; TCP connection refused (…)"), which the zone's API readers need not see, so URLs, IP
+ * addresses and `host:port` pairs are replaced by `[origin]` / `[address]`. Bounded in length.
+ */
+export function sanitiseCause(cause: string | undefined): string | null {
+  if (cause === undefined) return null;
+  const clean = cause
+    .replace(/[a-z][a-z0-9+.-]*:\/\/[^\s;,()]+/gi, "[origin]")
+    .replace(/\[?[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}\]?(?::\d+)?/gi, (m) =>
+      m.includes(":") && /[0-9a-f]/i.test(m) ? "[address]" : m,
+    )
+    .replace(/\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b/g, "[address]")
+    .replace(/\b[a-z0-9-]+(?:\.[a-z0-9-]+)+:\d+\b/gi, "[address]");
+  const plain = withoutControls(clean, () => " ");
+  return plain.length <= MAX_RECORDED_CAUSE ? plain : `${plain.slice(0, MAX_RECORDED_CAUSE - 1)}…`;
+}
+
+/** `request.cf.country` when it is a two-letter code. */
+export function countryOf(request: Request): string | null {
+  const value = (request as { readonly cf?: Readonly<Record<string, unknown>> }).cf?.country;
+  return typeof value === "string" && /^[A-Z]{2}$/.test(value) ? value : null;
+}
+
+/** The text with each C0 control character and DEL replaced. */
+function withoutControls(text: string, replace: (code: number) => string): string {
+  let out = "";
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) {
+      out += text.slice(from, i) + replace(code);
+      from = i + 1;
+    }
+  }
+  return from === 0 ? text : out + text.slice(from);
+}

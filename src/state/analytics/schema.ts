@@ -1,0 +1,64 @@
+/**
+ * The ZoneAnalytics SQLite schema (append-only migrations, as src/state/tags/migrations.ts) and the retention and
+ * query limits (docs/analytics.md "Retention", "Limits").
+ */
+import type { Migration } from "../tags/migrations";
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+
+/** How long each kind of row is kept (pruned by the object's alarm; queries never read past it). */
+export const RETENTION = {
+  /** One row per occurrence: the Ray lookup and the top paths' source. */
+  eventsMs: 7 * DAY_MS,
+  /** Counts per minute. */
+  minutesMs: 3 * DAY_MS,
+  /** Counts per hour and paths per hour. */
+  hoursMs: 35 * DAY_MS,
+} as const;
+
+export const STEP_MS = { minute: MINUTE_MS, hour: HOUR_MS } as const;
+export type Step = keyof typeof STEP_MS;
+
+/** The longest range one query may ask, per step: at most 1,440 minutes or 840 hours of points. */
+export const MAX_RANGE_MS: Readonly<Record<Step, number>> = { minute: DAY_MS, hour: RETENTION.hoursMs };
+
+/** A query grouping into more series than this is refused (400): a chart of 50 stacked series is unreadable. */
+export const MAX_SERIES = 50;
+/** Distinct paths counted per hour; the others are counted as OTHER_PATH (a path scan cannot grow the table). */
+export const MAX_PATHS_PER_HOUR = 1000;
+export const OTHER_PATH = "(other paths)";
+export const TOP_N = 10;
+/** The alarm's period: retention is enforced at most this late. */
+export const PRUNE_EVERY_MS = HOUR_MS;
+
+export const ANALYTICS_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "events, minutes, hours, path_hours",
+    statements: [
+      `CREATE TABLE events (
+         ray TEXT PRIMARY KEY, at INTEGER NOT NULL, code INTEGER NOT NULL, status INTEGER NOT NULL,
+         source TEXT NOT NULL, answered_by TEXT NOT NULL, answer_id TEXT, format TEXT NOT NULL,
+         method TEXT NOT NULL, path TEXT NOT NULL, country TEXT, cause TEXT
+       ) WITHOUT ROWID`,
+      // Retention deletes by time.
+      "CREATE INDEX events_by_at ON events (at)",
+      // Counts are kept per (bucket, dimensions): a range query is one primary-key range scan.
+      `CREATE TABLE minutes (
+         bucket INTEGER NOT NULL, code INTEGER NOT NULL, source TEXT NOT NULL, answered_by TEXT NOT NULL,
+         format TEXT NOT NULL, count INTEGER NOT NULL,
+         PRIMARY KEY (bucket, code, source, answered_by, format)
+       ) WITHOUT ROWID`,
+      `CREATE TABLE hours (
+         bucket INTEGER NOT NULL, code INTEGER NOT NULL, source TEXT NOT NULL, answered_by TEXT NOT NULL,
+         format TEXT NOT NULL, count INTEGER NOT NULL,
+         PRIMARY KEY (bucket, code, source, answered_by, format)
+       ) WITHOUT ROWID`,
+      `CREATE TABLE path_hours (
+         bucket INTEGER NOT NULL, path TEXT NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (bucket, path)
+       ) WITHOUT ROWID`,
+    ],
+  },
+];
