@@ -12,6 +12,7 @@ import {
   type ErrorRecord,
   type ErrorSource,
 } from "../../state/analytics/record";
+import { newRayId } from "../../shared/ray";
 import { analyticsSink, recorder } from "./recorder";
 
 export interface Occurrence {
@@ -25,10 +26,14 @@ export interface Occurrence {
   readonly response: Response;
 }
 
-/** The record of one answered error; null when the response carries no Ray ID (nothing to look it up by). */
+/**
+ * The record of one answered error, under the Ray ID the client saw; an origin error passed through unchanged
+ * (contract §2.1) has none, so its record gets a new one, found through the analytics (docs/analytics.md).
+ */
 export function recordOf(o: Occurrence, now = Date.now()): ErrorRecord | null {
-  const ray = o.response.headers.get("Ray-ID");
-  if (ray === null || !/^[0-9a-f]{16}$/.test(ray)) return null;
+  const sent = o.response.headers.get("Ray-ID");
+  const ray = sent !== null && /^[0-9a-f]{16}$/.test(sent) ? sent : o.source === "origin" ? newRayId() : null;
+  if (ray === null) return null;
   const answer = answerOf(o.response);
   return {
     ray,

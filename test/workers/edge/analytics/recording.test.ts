@@ -1,0 +1,160 @@
+/**
+ * Recording through the real Worker (issue 24): a concurrent mixed burst (failing-origin kinds, a custom rule, a
+ * page, the default, an origin 503 passed through) gives exact counts and a Ray lookup for each; the batcher's
+ * loss bound.
+ */
+import { exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { RecordBatcher } from "../../../../src/edge/analytics/recorder";
+import type { ErrorRecord } from "../../../../src/state/analytics/record";
+import { ADMIN, JSON_ACCEPT, loopback, ports, putZone, uniqueZone } from "../../support/origin";
+
+const RULE_ID = "0123456789abcdef0123456789abcdef";
+const PAGE_500 = "<!DOCTYPE html><html><head><title>Down</title></head><body>::EDGE_ERROR_500S_BOX::</body></html>";
+
+async function call(method: string, path: string, body: unknown): Promise<void> {
+  const res = await exports.default.fetch(`http://localhost${path}`, {
+    method,
+    headers: { ...ADMIN, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  expect(res.status, await res.text()).toBe(200);
+}
+
+interface Counts {
+  total: number;
+  series: { group: Record<string, string | number>; total: number }[];
+}
+
+async function counts(zone: string, groupBy: string): Promise<Counts> {
+  const res = await exports.default.fetch(`http://localhost/zones/${zone}/analytics/errors?group_by=${groupBy}`, {
+    headers: ADMIN,
+  });
+  const body = (await res.json()) as { result: Counts };
+  expect(res.status).toBe(200);
+  return body.result;
+}
+
+/** Waits until the zone's total reaches `expected` (records are written up to 1 s after the response). */
+async function settled(zone: string, expected: number): Promise<void> {
+  for (let i = 0; i < 60; i++) {
+    if ((await counts(zone, "code")).total >= expected) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const byGroup = (c: Counts) => Object.fromEntries(c.series.map((s) => [Object.values(s.group).join("/"), s.total]));
+
+describe("a concurrent mixed burst is counted exactly", () => {
+  it("origin kinds, a rule, a page, the default and an origin 503 passed through", async () => {
+    const raw = uniqueZone("an-raw");
+    await putZone(raw, { origin: loopback(ports.raw), connect_timeout: 0.3, read_timeout: 0.8 });
+    const custom = uniqueZone("an-custom");
+    await putZone(custom, { origin: loopback(ports.closed), connect_timeout: 0.3 });
+    await call("PUT", `/zones/${custom}/rulesets/phases/http_custom_errors/entrypoint`, {
+      rules: [
+        {
+          id: RULE_ID,
+          expression: 'http.request.uri.path eq "/ruled"',
+          action: "serve_error",
+          action_parameters: { content: "ruled", content_type: "text/plain" },
+        },
+      ],
+    });
+    await call("PUT", `/zones/${custom}/custom_pages/500_errors`, { state: "customized", content: PAGE_500 });
+    const healthy = uniqueZone("an-http");
+    await putZone(healthy, { origin: loopback(ports.http) });
+
+    const get = (zone: string, path: string) => exports.default.fetch(`http://${zone}${path}`, { headers: JSON_ACCEPT });
+    const plan: [string, string][] = [
+      ...Array.from({ length: 3 }, (): [string, string] => [raw, "/garbage"]),
+      ...Array.from({ length: 2 }, (): [string, string] => [raw, "/reset"]),
+      ...Array.from({ length: 2 }, (): [string, string] => [custom, "/ruled"]),
+      ...Array.from({ length: 3 }, (): [string, string] => [custom, "/paged"]),
+      ...Array.from({ length: 4 }, (): [string, string] => [healthy, "/status/503-json"]),
+      [healthy, "/"],
+    ];
+    const responses = await Promise.all(plan.map(([z, p]) => get(z, p)));
+    const rays = await Promise.all(
+      responses.map(async (r) => {
+        await r.body?.cancel();
+        return { status: r.status, ray: r.headers.get("Ray-ID") };
+      }),
+    );
+    expect(rays.map((r) => r.status)).toEqual([502, 502, 502, 520, 520, 521, 521, 521, 521, 521, 503, 503, 503, 503, 200]);
+
+    await settled(raw, 5);
+    await settled(custom, 5);
+    await settled(healthy, 4);
+    await new Promise((r) => setTimeout(r, 1200)); // nothing more arrives later: counts are exact, not at-least
+    expect(byGroup(await counts(raw, "code,answered_by"))).toEqual({ "502/default": 3, "520/default": 2 });
+    expect(byGroup(await counts(custom, "answered_by,format"))).toEqual({ "rule/text": 2, "page/html": 3 });
+    expect(byGroup(await counts(healthy, "source,answered_by"))).toEqual({ "origin/origin": 4 });
+
+    // Ray lookup for each generated error (the pass-through's records carry their own rays: see docs).
+    for (const [i, [zone, path]] of plan.entries()) {
+      const ray = rays[i]!.ray;
+      if (ray === null) continue;
+      const res = await exports.default.fetch(`http://localhost/zones/${zone}/errors/${ray}`, { headers: ADMIN });
+      const body = (await res.json()) as { result: ErrorRecord & { zone: string } };
+      expect(res.status, `${zone}${path}`).toBe(200);
+      expect(body.result.path).toBe(path);
+      expect(body.result.zone).toBe(zone);
+      if (path === "/ruled") expect(body.result.answer_id).toBe(RULE_ID);
+      if (path === "/paged") expect(body.result.answer_id).toBe("500_errors");
+      if (path === "/garbage") expect(body.result.cause).not.toMatch(/127\.0\.0\.1/);
+    }
+    // Another zone's ray is not this zone's record.
+    const other = rays[0]!.ray!;
+    const res = await exports.default.fetch(`http://localhost/zones/${custom}/errors/${other}`, { headers: ADMIN });
+    expect(res.status).toBe(404);
+  }, 30_000);
+});
+
+describe("the batcher's loss bound", () => {
+  const record = (i: number): ErrorRecord => ({
+    ray: i.toString(16).padStart(16, "0"),
+    at: 0,
+    code: 502,
+    status: 502,
+    source: "edge",
+    answered_by: "default",
+    answer_id: null,
+    format: "json",
+    method: "GET",
+    path: "/",
+    country: null,
+    cause: null,
+  });
+
+  it("holds at most one batch: flushed at maxRecords at once, or by the window's waitUntil", async () => {
+    const written: number[] = [];
+    const waits: Promise<unknown>[] = [];
+    const sleeping: (() => void)[] = [];
+    const release = () => sleeping.splice(0).forEach((wake) => wake());
+    const batcher = new RecordBatcher({ maxRecords: 3, maxWaitMs: 50 }, () => new Promise<void>((r) => sleeping.push(r)));
+    const sink = async (_zone: string, batch: readonly ErrorRecord[]) => {
+      written.push(batch.length);
+    };
+    const invocation = { waitUntil: (p: Promise<unknown>) => void waits.push(p) };
+    batcher.add("z", record(1), sink, invocation, 0);
+    batcher.add("z", record(2), sink, invocation, 1);
+    expect(batcher.held).toBe(2); // nothing written yet: an isolate dying now loses these two (< maxRecords)
+    batcher.add("z", record(3), sink, invocation, 2);
+    expect(batcher.held).toBe(0); // the full batch left at once, through waitUntil
+    await Promise.all(waits.slice(1));
+    expect(written).toEqual([3]);
+    batcher.add("z", record(4), sink, invocation, 3);
+    release();
+    await Promise.all(waits);
+    expect(written).toEqual([3, 1]);
+    expect(waits.length).toBe(3); // every write went through waitUntil
+  });
+
+  it("a failing sink never throws into the request", async () => {
+    const batcher = new RecordBatcher({ maxRecords: 1, maxWaitMs: 10 });
+    const waits: Promise<unknown>[] = [];
+    batcher.add("z", record(9), () => Promise.reject(new Error("down")), { waitUntil: (p) => void waits.push(p) });
+    await expect(Promise.all(waits)).resolves.toBeDefined();
+  });
+});

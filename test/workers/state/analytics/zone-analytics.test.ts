@@ -1,0 +1,152 @@
+/**
+ * The ZoneAnalytics object on its own (issue 24): records, Ray lookup within retention, retention by the alarm
+ * with an injected clock (minute rows go, their hours stay), the path cap, and every query a primary-key range scan.
+ */
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { ErrorRecord } from "../../../../src/state/analytics/record";
+import { recordedPath, sanitiseCause } from "../../../../src/state/analytics/record";
+import { groupCountSql, LOOKUP_SQL, seriesSql, topCodesSql, topPathsSql, type CountQuery } from "../../../../src/state/analytics/query";
+import { MAX_PATHS_PER_HOUR, OTHER_PATH, RETENTION, STEP_MS } from "../../../../src/state/analytics/schema";
+import type { ZoneAnalytics } from "../../../../src/state/analytics/zone-analytics";
+
+const HOUR = STEP_MS.hour;
+let n = 0;
+const stubFor = () => env.ZONE_ANALYTICS.get(env.ZONE_ANALYTICS.idFromName(`store-${++n}-${Math.random()}.example`));
+const ray = (i: number) => i.toString(16).padStart(16, "0");
+
+function rec(i: number, at: number, extra: Partial<ErrorRecord> = {}): ErrorRecord {
+  return {
+    ray: ray(i),
+    at,
+    code: 502,
+    status: 502,
+    source: "edge",
+    answered_by: "default",
+    answer_id: null,
+    format: "json",
+    method: "GET",
+    path: "/p",
+    country: null,
+    cause: "origin sent garbage",
+    ...extra,
+  };
+}
+
+describe("ZoneAnalytics", () => {
+  it("stores a batch once: a retried batch counts nothing twice", async () => {
+    const stub = stubFor();
+    const now = Date.now();
+    const batch = [rec(1, now), rec(2, now, { code: 521, status: 521 })];
+    expect(await stub.record(batch)).toBe(2);
+    expect(await stub.record(batch)).toBe(0);
+    const q: CountQuery = { since: now - HOUR, until: now + HOUR, step: "minute", groupBy: ["code"], filters: {} };
+    const r = await stub.counts(q);
+    expect(r.ok && r.value.rows.reduce((s, x) => s + x.n, 0)).toBe(2);
+    expect((await stub.lookup(ray(2), now))?.code).toBe(521);
+  });
+
+  it("retention: old records and minute rows are pruned, hours stay; the Ray lookup says 404 after retention", async () => {
+    const stub = stubFor();
+    const now = Date.UTC(2026, 10, 20, 12, 0, 0);
+    const old = now - 4 * 86_400_000; // past minutes (3 d), within events (7 d) and hours (35 d)
+    const older = now - 8 * 86_400_000; // past events too
+    await stub.record([rec(10, old), rec(11, old + 1000), rec(12, older)]);
+    expect(await stub.lookup(ray(12), now)).toBeNull(); // past retention: not answered even before pruning
+    expect((await stub.lookup(ray(10), now))?.ray).toBe(ray(10));
+    const pruned = await stub.prune(now);
+    expect(pruned).toEqual({ events: 1, minutes: 2, hours: 0, paths: 0 });
+    const hours: CountQuery = { since: older - HOUR, until: now, step: "hour", groupBy: [], filters: {} };
+    const r = await stub.counts(hours);
+    expect(r.ok && r.value.rows.reduce((s, x) => s + x.n, 0)).toBe(3); // rolled into hours
+    const minutes: CountQuery = { ...hours, step: "minute", since: old - HOUR, until: old + HOUR };
+    const m = await stub.counts(minutes);
+    expect(m.ok && m.value.rows.length).toBe(0);
+    expect(await stub.prune(now + 40 * 86_400_000)).toEqual({ events: 2, minutes: 0, hours: 2, paths: 2 });
+  });
+
+  it("the alarm prunes (armed by the first write)", async () => {
+    const stub = stubFor();
+    await stub.record([rec(20, Date.now() - 40 * 86_400_000)]);
+    expect(await runInDurableObject(stub, (_: ZoneAnalytics, state) => state.storage.getAlarm())).not.toBeNull();
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const left = await runInDurableObject(stub, (_: ZoneAnalytics, state) =>
+      state.storage.sql.exec<{ n: number }>("SELECT (SELECT count(*) FROM events) + (SELECT count(*) FROM hours) AS n").one().n,
+    );
+    expect(left).toBe(0);
+  });
+
+  it("paths per hour are capped: a path scan cannot grow the table", async () => {
+    const stub = stubFor();
+    const at = Date.now();
+    const batch = Array.from({ length: MAX_PATHS_PER_HOUR + 5 }, (_, i) => rec(1000 + i, at, { path: `/scan/${i}` }));
+    await stub.record(batch);
+    const rows = await runInDurableObject(stub, (_: ZoneAnalytics, state) =>
+      state.storage.sql.exec<{ path: string; count: number }>("SELECT path, count FROM path_hours").toArray(),
+    );
+    expect(rows.length).toBe(MAX_PATHS_PER_HOUR + 1); // the distinct paths and OTHER_PATH
+    expect(rows.find((r) => r.path === OTHER_PATH)?.count).toBe(5);
+  });
+
+  it("every query is a primary-key (or index) search, never a full scan", async () => {
+    const stub = stubFor();
+    await stub.record([rec(30, Date.now())]);
+    const q: CountQuery = {
+      since: Date.now() - HOUR,
+      until: Date.now(),
+      step: "minute",
+      groupBy: ["code", "source"],
+      filters: { format: "json" },
+    };
+    const plans = await runInDurableObject(stub, (_: ZoneAnalytics, state) => {
+      const plan = (text: string, params: (string | number)[]) =>
+        state.storage.sql
+          .exec<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, ...params)
+          .toArray()
+          .map((r) => r.detail)
+          .join(" | ");
+      return [
+        plan(seriesSql(q).text, seriesSql(q).params),
+        plan(groupCountSql(q).text, groupCountSql(q).params),
+        plan(topCodesSql({ ...q, step: "hour" }, 10).text, topCodesSql({ ...q, step: "hour" }, 10).params),
+        plan(topPathsSql(0, 1, 10).text, [0, 1]),
+        plan(LOOKUP_SQL, [ray(30), 0]),
+        plan("DELETE FROM events WHERE at < ?", [0]),
+      ];
+    });
+    for (const p of plans) {
+      expect(p).toMatch(/SEARCH \w+ USING (PRIMARY KEY|INDEX|COVERING INDEX)/);
+      expect(p).not.toMatch(/SCAN (minutes|hours|events|path_hours)\b/);
+    }
+  });
+
+  it("write rate of one object (measured; docs/analytics.md 'Sharding')", async () => {
+    const stub = stubFor();
+    const at = Date.now();
+    const batches = 20;
+    const size = 100;
+    const started = performance.now();
+    for (let b = 0; b < batches; b++) {
+      await stub.record(Array.from({ length: size }, (_, i) => rec(1_000_000 + b * size + i, at, { path: `/w/${i % 50}` })));
+    }
+    const ms = performance.now() - started;
+    console.log(JSON.stringify({ event: "analytics_write_rate", records: batches * size, ms, per_second: Math.round((batches * size * 1000) / Math.max(ms, 1)) }));
+    expect(ms).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe("what a record keeps", () => {
+  it("the path: no control characters, bounded", () => {
+    expect(recordedPath("/a\u0000b\nc")).toBe("/a%00b%0Ac");
+    const long = recordedPath("/" + "x".repeat(10_000));
+    expect(long.length).toBe(256);
+    expect(long.endsWith("…")).toBe(true);
+  });
+
+  it("the cause: no internal addresses", () => {
+    const cause = sanitiseCause("GET http://10.0.0.7:8080/x?y=1; TCP connection refused (connect 10.0.0.7:8080, [fd00::1]:443, db.internal:5432)");
+    expect(cause).not.toMatch(/10\.0\.0\.7|fd00|db\.internal|8080/);
+    expect(cause).toContain("TCP connection refused");
+  });
+});
