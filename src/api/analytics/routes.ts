@@ -87,7 +87,7 @@ async function byRay(c: ApiContext): Promise<Response> {
       apiFailure(
         400,
         ANALYTICS_CODES.invalidParameter,
-        `a Ray ID is 16 lower-case hex characters; got ${JSON.stringify(decodeSafe(ray).slice(0, 64))}`,
+        `a Ray ID is 16 lower-case hex characters; got ${quoted(decodeSafe(ray).slice(0, 64))}`,
       ),
     );
   }
@@ -108,6 +108,11 @@ async function byRay(c: ApiContext): Promise<Response> {
     zone: found.zone,
     time: new Date(record.at).toISOString(),
   });
+}
+
+/** JSON-quoted with `<`, `>` and `&` escaped too, so a quoted value is inert wherever the message is shown. */
+function quoted(value: string): string {
+  return JSON.stringify(value).replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 function decodeSafe(raw: string): string {

@@ -65,7 +65,8 @@ describe("a concurrent mixed burst is counted exactly", () => {
     const healthy = uniqueZone("an-http");
     await putZone(healthy, { origin: loopback(ports.http) });
 
-    const get = (zone: string, path: string) => exports.default.fetch(`http://${zone}${path}`, { headers: JSON_ACCEPT });
+    const get = (zone: string, path: string) =>
+      exports.default.fetch(`http://${zone}${path}`, { headers: JSON_ACCEPT });
     const plan: [string, string][] = [
       ...Array.from({ length: 3 }, (): [string, string] => [raw, "/garbage"]),
       ...Array.from({ length: 2 }, (): [string, string] => [raw, "/reset"]),
@@ -81,7 +82,9 @@ describe("a concurrent mixed burst is counted exactly", () => {
         return { status: r.status, ray: r.headers.get("Ray-ID") };
       }),
     );
-    expect(rays.map((r) => r.status)).toEqual([502, 502, 502, 520, 520, 521, 521, 521, 521, 521, 503, 503, 503, 503, 200]);
+    expect(rays.map((r) => r.status)).toEqual([
+      502, 502, 502, 520, 520, 521, 521, 521, 521, 521, 503, 503, 503, 503, 200,
+    ]);
 
     await settled(raw, 5);
     await settled(custom, 5);
@@ -132,7 +135,10 @@ describe("the batcher's loss bound", () => {
     const waits: Promise<unknown>[] = [];
     const sleeping: (() => void)[] = [];
     const release = () => sleeping.splice(0).forEach((wake) => wake());
-    const batcher = new RecordBatcher({ maxRecords: 3, maxWaitMs: 50 }, () => new Promise<void>((r) => sleeping.push(r)));
+    const batcher = new RecordBatcher(
+      { maxRecords: 3, maxWaitMs: 50 },
+      () => new Promise<void>((r) => sleeping.push(r)),
+    );
     const sink = async (_zone: string, batch: readonly ErrorRecord[]) => {
       written.push(batch.length);
     };

@@ -7,7 +7,14 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { ErrorRecord } from "../../../../src/state/analytics/record";
 import { recordedPath, sanitiseCause } from "../../../../src/state/analytics/record";
-import { groupCountSql, LOOKUP_SQL, seriesSql, topCodesSql, topPathsSql, type CountQuery } from "../../../../src/state/analytics/query";
+import {
+  groupCountSql,
+  LOOKUP_SQL,
+  seriesSql,
+  topCodesSql,
+  topPathsSql,
+  type CountQuery,
+} from "../../../../src/state/analytics/query";
 import { MAX_PATHS_PER_HOUR, OTHER_PATH, RETENTION, STEP_MS } from "../../../../src/state/analytics/schema";
 import type { ZoneAnalytics } from "../../../../src/state/analytics/zone-analytics";
 
@@ -71,8 +78,12 @@ describe("ZoneAnalytics", () => {
     await stub.record([rec(20, Date.now() - 40 * 86_400_000)]);
     expect(await runInDurableObject(stub, (_: ZoneAnalytics, state) => state.storage.getAlarm())).not.toBeNull();
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    const left = await runInDurableObject(stub, (_: ZoneAnalytics, state) =>
-      state.storage.sql.exec<{ n: number }>("SELECT (SELECT count(*) FROM events) + (SELECT count(*) FROM hours) AS n").one().n,
+    const left = await runInDurableObject(
+      stub,
+      (_: ZoneAnalytics, state) =>
+        state.storage.sql
+          .exec<{ n: number }>("SELECT (SELECT count(*) FROM events) + (SELECT count(*) FROM hours) AS n")
+          .one().n,
     );
     expect(left).toBe(0);
   });
@@ -128,10 +139,19 @@ describe("ZoneAnalytics", () => {
     const size = 100;
     const started = performance.now();
     for (let b = 0; b < batches; b++) {
-      await stub.record(Array.from({ length: size }, (_, i) => rec(1_000_000 + b * size + i, at, { path: `/w/${i % 50}` })));
+      await stub.record(
+        Array.from({ length: size }, (_, i) => rec(1_000_000 + b * size + i, at, { path: `/w/${i % 50}` })),
+      );
     }
     const ms = performance.now() - started;
-    console.log(JSON.stringify({ event: "analytics_write_rate", records: batches * size, ms, per_second: Math.round((batches * size * 1000) / Math.max(ms, 1)) }));
+    console.log(
+      JSON.stringify({
+        event: "analytics_write_rate",
+        records: batches * size,
+        ms,
+        per_second: Math.round((batches * size * 1000) / Math.max(ms, 1)),
+      }),
+    );
     expect(ms).toBeGreaterThanOrEqual(0);
   });
 });
@@ -145,7 +165,9 @@ describe("what a record keeps", () => {
   });
 
   it("the cause: no internal addresses", () => {
-    const cause = sanitiseCause("GET http://10.0.0.7:8080/x?y=1; TCP connection refused (connect 10.0.0.7:8080, [fd00::1]:443, db.internal:5432)");
+    const cause = sanitiseCause(
+      "GET http://10.0.0.7:8080/x?y=1; TCP connection refused (connect 10.0.0.7:8080, [fd00::1]:443, db.internal:5432)",
+    );
     expect(cause).not.toMatch(/10\.0\.0\.7|fd00|db\.internal|8080/);
     expect(cause).toContain("TCP connection refused");
   });
