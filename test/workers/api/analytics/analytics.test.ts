@@ -10,7 +10,7 @@ const get = (path: string, headers: Record<string, string> = ADMIN) =>
   exports.default.fetch(`http://localhost${path}`, { headers });
 
 async function failure(res: Response): Promise<{ code: number; message: string }> {
-  const body = (await res.json()) as { success: boolean; errors: { code: number; message: string }[] };
+  const body = await res.json<{ success: boolean; errors: { code: number; message: string }[] }>();
   expect(body.success).toBe(false);
   return body.errors[0]!;
 }

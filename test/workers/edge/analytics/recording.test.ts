@@ -30,7 +30,7 @@ async function counts(zone: string, groupBy: string): Promise<Counts> {
   const res = await exports.default.fetch(`http://localhost/zones/${zone}/analytics/errors?group_by=${groupBy}`, {
     headers: ADMIN,
   });
-  const body = (await res.json()) as { result: Counts };
+  const body = await res.json<{ result: Counts }>();
   expect(res.status).toBe(200);
   return body.result;
 }
@@ -99,7 +99,7 @@ describe("a concurrent mixed burst is counted exactly", () => {
       const ray = rays[i]!.ray;
       if (ray === null) continue;
       const res = await exports.default.fetch(`http://localhost/zones/${zone}/errors/${ray}`, { headers: ADMIN });
-      const body = (await res.json()) as { result: ErrorRecord & { zone: string } };
+      const body = await res.json<{ result: ErrorRecord & { zone: string } }>();
       expect(res.status, `${zone}${path}`).toBe(200);
       expect(body.result.path).toBe(path);
       expect(body.result.zone).toBe(zone);

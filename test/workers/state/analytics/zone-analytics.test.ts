@@ -15,7 +15,7 @@ import {
   topPathsSql,
   type CountQuery,
 } from "../../../../src/state/analytics/query";
-import { MAX_PATHS_PER_HOUR, OTHER_PATH, RETENTION, STEP_MS } from "../../../../src/state/analytics/schema";
+import { MAX_PATHS_PER_HOUR, OTHER_PATH, STEP_MS } from "../../../../src/state/analytics/schema";
 import type { ZoneAnalytics } from "../../../../src/state/analytics/zone-analytics";
 
 const HOUR = STEP_MS.hour;
