@@ -78,6 +78,20 @@ export const EVENTS = {
     fields: ["ray", "path", "cause"],
     when: "an exception escaped a management API handler, answered 500 (code 10500) with the ray",
   },
+  analytics_record_failed: {
+    level: "error",
+    fields: ["zone", "cause"],
+    when:
+      "an answered error could not be turned into an analytics record (issue 24); the response was already sent, " +
+      "the record is lost (docs/analytics.md)",
+  },
+  analytics_write_failed: {
+    level: "error",
+    fields: ["zone", "records", "cause"],
+    when:
+      "a batch of analytics records could not be written to the zone's `ZONE_ANALYTICS` object; once per batch, " +
+      'the batch is dropped, never retried (docs/analytics.md "Loss bound")',
+  },
 } as const satisfies Readonly<Record<string, EventSpec>>;
 
 export type EventName = keyof typeof EVENTS;

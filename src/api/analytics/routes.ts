@@ -3,47 +3,47 @@
  * docs/analytics.md). Permission `zones:read` (contract §6 names it): a token scoped to another zone is refused
  * (403) by the kit before the handler runs, so it never learns whether a record exists.
  */
-import { apiFailure, apiFailureResponse, apiSuccess } from "../kit/envelope";
+import { apiFailure, apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
+import { zoneHandler, zoneTarget, type ZoneAnswer, type ZoneApiFailure } from "../kit/zone-section";
+import { err, ok, type Result } from "../../shared/result";
 import { zoneConfig } from "../../state/zone/cache";
-import { zoneFailure, zoneName, zoneTarget } from "../zones/routes";
 import { STEP_MS, RETENTION } from "../../state/analytics/schema";
 import type { CountQuery } from "../../state/analytics/query";
 import type { CountResult, SeriesRow, ZoneAnalytics } from "../../state/analytics/zone-analytics";
 import { ANALYTICS_CODES, parseCountQuery } from "./params";
 
-/** The zone's analytics object, after checking the zone exists (reading never creates storage for any name). */
-async function store(
-  c: ApiContext,
-): Promise<
-  { kind: "ok"; zone: string; stub: DurableObjectStub<ZoneAnalytics> } | { kind: "failed"; response: Response }
-> {
-  const zone = zoneName(c);
-  if (!zone.ok) return { kind: "failed", response: zoneFailure(zone.error, "") };
-  const config = await zoneConfig(c.env, zone.value);
-  if (!config.ok) return { kind: "failed", response: zoneFailure(config.error, zone.value) };
-  if (config.value === null) return { kind: "failed", response: zoneFailure({ kind: "not-found" }, zone.value) };
+/**
+ * The zone's analytics object, after checking the zone is configured (reading never creates storage for any name).
+ * The zone is read through the isolate's cache (the KV read path), not the writer: the analytics of a zone just
+ * created are empty anyway.
+ */
+async function store(c: ApiContext, zone: string): Promise<Result<DurableObjectStub<ZoneAnalytics>, ZoneApiFailure>> {
+  const config = await zoneConfig(c.env, zone);
+  if (!config.ok) return config;
+  if (config.value === null) return err({ kind: "not-found" });
   const ns = c.env.ZONE_ANALYTICS;
-  return { kind: "ok", zone: zone.value, stub: ns.get(ns.idFromName(zone.value)) };
+  return ok(ns.get(ns.idFromName(zone)));
 }
 
-async function counts(c: ApiContext): Promise<Response> {
+async function counts(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const query = parseCountQuery(c.url.searchParams, Date.now());
-  if (!query.ok) return apiFailureResponse(query.error);
-  const found = await store(c);
-  if (found.kind === "failed") return found.response;
-  const result = await found.stub.counts(query.value);
+  if (!query.ok) return err({ kind: "api", failure: query.error });
+  const found = await store(c, zone);
+  if (!found.ok) return found;
+  const result = await found.value.counts(query.value);
   if (!result.ok) {
     const { series, limit } = result.error;
-    return apiFailureResponse(
-      apiFailure(
+    return err({
+      kind: "api",
+      failure: apiFailure(
         400,
         ANALYTICS_CODES.tooManySeries,
         `group_by yields ${series} series, over the limit of ${limit}; add a filter or group by fewer dimensions`,
       ),
-    );
+    });
   }
-  return apiSuccess(shape(found.zone, query.value, result.value));
+  return ok(apiSuccess(shape(zone, query.value, result.value)));
 }
 
 /** Dense series: one count per step for every group, aligned with `timestamps`. */
@@ -80,34 +80,32 @@ function shape(zone: string, q: CountQuery, r: CountResult): unknown {
   };
 }
 
-async function byRay(c: ApiContext): Promise<Response> {
+async function byRay(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const ray = c.params.ray ?? "";
   if (!/^[0-9a-f]{16}$/.test(ray)) {
-    return apiFailureResponse(
-      apiFailure(
+    return err({
+      kind: "api",
+      failure: apiFailure(
         400,
         ANALYTICS_CODES.invalidParameter,
         `a Ray ID is 16 lower-case hex characters; got ${quoted(decodeSafe(ray).slice(0, 64))}`,
       ),
-    );
+    });
   }
-  const found = await store(c);
-  if (found.kind === "failed") return found.response;
-  const record = await found.stub.lookup(ray, Date.now());
+  const found = await store(c, zone);
+  if (!found.ok) return found;
+  const record = await found.value.lookup(ray, Date.now());
   if (record === null) {
-    return apiFailureResponse(
-      apiFailure(
+    return err({
+      kind: "api",
+      failure: apiFailure(
         404,
         10404,
-        `No error with Ray ID ${ray} recorded for zone ${found.zone} in the last ${RETENTION.eventsMs / 86_400_000} days`,
+        `No error with Ray ID ${ray} recorded for zone ${zone} in the last ${RETENTION.eventsMs / 86_400_000} days`,
       ),
-    );
+    });
   }
-  return apiSuccess({
-    ...record,
-    zone: found.zone,
-    time: new Date(record.at).toISOString(),
-  });
+  return ok(apiSuccess({ ...record, zone, time: new Date(record.at).toISOString() }));
 }
 
 /** JSON-quoted with `<`, `>` and `&` escaped too, so a quoted value is inert wherever the message is shown. */
@@ -129,7 +127,13 @@ export const analyticsRoutes: readonly ApiRoute[] = [
     path: "/zones/:zone/analytics/errors",
     permission: "zones:read",
     target: zoneTarget,
-    handle: counts,
+    handle: zoneHandler(counts),
   },
-  { method: "GET", path: "/zones/:zone/errors/:ray", permission: "zones:read", target: zoneTarget, handle: byRay },
+  {
+    method: "GET",
+    path: "/zones/:zone/errors/:ray",
+    permission: "zones:read",
+    target: zoneTarget,
+    handle: zoneHandler(byRay),
+  },
 ];

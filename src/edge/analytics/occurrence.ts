@@ -12,6 +12,7 @@ import {
   type ErrorRecord,
   type ErrorSource,
 } from "../../state/analytics/record";
+import { logEvent } from "../../shared/log";
 import { newRayId } from "../../shared/ray";
 import { analyticsSink, recorder } from "./recorder";
 
@@ -57,6 +58,6 @@ export function recordError(o: Occurrence, env: Env, invocation: Pick<ExecutionC
     const record = recordOf(o);
     if (record !== null) recorder.add(o.zone, record, analyticsSink(env), invocation);
   } catch (error) {
-    console.error(JSON.stringify({ event: "analytics_record_failed", zone: o.zone, cause: String(error) }));
+    logEvent("analytics_record_failed", { zone: o.zone, cause: String(error) });
   }
 }

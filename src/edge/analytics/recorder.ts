@@ -13,6 +13,7 @@
  * dropped: recording never retries into the response path.
  */
 import type { ErrorRecord } from "../../state/analytics/record";
+import { logEvent } from "../../shared/log";
 
 /** Where a batch goes: one call per zone. */
 export type RecordSink = (zone: string, batch: readonly ErrorRecord[]) => Promise<void>;
@@ -77,9 +78,7 @@ export class RecordBatcher {
         try {
           await sink(zone, batch);
         } catch (error) {
-          console.error(
-            JSON.stringify({ event: "analytics_write_failed", zone, records: batch.length, cause: String(error) }),
-          );
+          logEvent("analytics_write_failed", { zone, records: batch.length, cause: String(error) });
         }
       }),
     );
