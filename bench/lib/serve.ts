@@ -21,7 +21,7 @@ export interface ServeOptions {
   readonly bindings?: Readonly<Record<string, string>>;
   /** KV namespaces to create (in memory); defaults to the project's `CONFIG`. */
   readonly kvNamespaces?: readonly string[];
-  /** SQLite Durable Object bindings → class names exported by the entry; defaults to the project's own (`TAG_STORE`, `ZONE_WRITER`, `RATE_LIMITER`). */
+  /** SQLite Durable Object bindings → class names exported by the entry; defaults to the project's own (`TAG_STORE`, `ZONE_WRITER`, `RATE_LIMITER`, `ZONE_ANALYTICS`). */
   readonly durableObjects?: Readonly<Record<string, string>>;
   /**
    * Remove `console.*` calls at bundle time (esbuild `drop`): for profiling only, to see what the
@@ -50,6 +50,7 @@ const PROJECT_DOS: Readonly<Record<string, string>> = {
   TAG_STORE: "TagStore",
   ZONE_WRITER: "ZoneWriter",
   RATE_LIMITER: "RateLimiter",
+  ZONE_ANALYTICS: "ZoneAnalytics",
 };
 
 /** Bundle `entry` to one ES module, as wrangler would (toolchain.md §2 "Miniflare from plain Node"). */

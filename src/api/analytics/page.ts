@@ -95,9 +95,12 @@ input{min-width:0;flex:1 1 12rem}
 button{cursor:pointer}
 button:focus-visible,input:focus-visible,select:focus-visible{outline:2px solid var(--accent);outline-offset:2px}
 .note{color:var(--muted);font-size:.9rem;margin:0}
-#chart svg{width:100%;height:auto;display:block}
+#chart svg{display:block;max-width:100%}
 .legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:.4rem 0}
-.legend span{display:inline-block;width:.8rem;height:.8rem;margin-right:.35rem;vertical-align:middle}
+.legend .swatch{display:inline-block;width:.8rem;height:.8rem;margin-right:.35rem;vertical-align:middle;border-radius:2px}
+#chart{width:100%;min-height:2rem}
+section{margin-top:1rem}
+td:first-child{font-family:ui-monospace,monospace;font-size:.9rem}
 .cols{display:grid;grid-template-columns:1fr;gap:1rem}
 @media (min-width:48rem){.cols{grid-template-columns:1fr 1fr}}
 table{border-collapse:collapse;width:100%;table-layout:fixed}
@@ -132,32 +135,49 @@ const SCRIPT = `
   function rows(tbody, items, key) {
     tbody.replaceChildren(...items.map((it) => { const tr = document.createElement("tr"); const a = document.createElement("td"); a.textContent = String(it[key]); const b = document.createElement("td"); b.textContent = String(it.count); tr.append(a, b); return tr; }));
   }
+  const hhmm = (iso) => iso.slice(11, 16);
+  const day = (iso) => iso.slice(0, 10);
   function chart(r) {
-    const W = 640, H = 240, P = 32;
+    // Drawn at the container's own width (never scaled), so the axis text keeps its size on a 360 px screen.
+    const W = Math.max(280, Math.round($("chart").getBoundingClientRect().width)), H = 260;
+    const L = 44, R = 8, T = 12, B = 40;
     const n = r.timestamps.length;
     const totals = r.timestamps.map((_, i) => r.series.reduce((s, x) => s + x.counts[i], 0));
-    const max = Math.max(1, ...totals);
-    const svg = svgEl("svg", { viewBox: "0 0 " + W + " " + H, role: "img" });
-    const title = svgEl("title", {}); title.textContent = r.total + " errors from " + r.since + " to " + r.until + " by " + (r.group_by[0] || "total"); svg.append(title);
-    svg.setAttribute("aria-label", title.textContent);
+    const peak = Math.max(1, ...totals);
+    const step = Math.pow(10, Math.floor(Math.log10(peak)));
+    const top = [1, 2, 5, 10].map((m) => m * step).find((v) => v >= peak) || peak;
+    const svg = svgEl("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img" });
     const fg = getComputedStyle(document.body).color;
-    svg.append(svgEl("line", { x1: P, y1: H - P, x2: W - 4, y2: H - P, stroke: fg }));
-    svg.append(svgEl("line", { x1: P, y1: 8, x2: P, y2: H - P, stroke: fg }));
-    const maxText = svgEl("text", { x: P - 4, y: 16, "text-anchor": "end", fill: fg, "font-size": 12 }); maxText.textContent = String(max); svg.append(maxText);
-    const bw = (W - P - 8) / Math.max(1, n);
-    const base = new Array(n).fill(0);
+    const line = getComputedStyle(document.documentElement).getPropertyValue("--line").trim();
+    const text = (x, y, value, anchor) => { const t = svgEl("text", { x: x, y: y, "text-anchor": anchor, fill: fg, "font-size": 12 }); t.textContent = value; svg.append(t); };
+    const plotH = H - T - B;
+    for (const f of [0, 0.5, 1]) {
+      const y = T + plotH * (1 - f);
+      svg.append(svgEl("line", { x1: L, y1: y, x2: W - R, y2: y, stroke: f === 0 ? fg : line }));
+      text(L - 6, y + 4, String(Math.round(top * f * 10) / 10), "end");
+    }
+    const bw = (W - L - R) / Math.max(1, n);
+    const stacked = new Array(n).fill(0);
     r.series.forEach((s, si) => {
       s.counts.forEach((c, i) => {
         if (!c) return;
-        const h = (c / max) * (H - P - 12);
-        base[i] += h;
-        svg.append(svgEl("rect", { x: P + 2 + i * bw, y: H - P - base[i], width: Math.max(1, bw - 1), height: h, fill: colour(si) }));
+        const h = (c / top) * plotH;
+        stacked[i] += h;
+        const rect = svgEl("rect", { x: L + i * bw + (bw > 3 ? 0.5 : 0), y: T + plotH - stacked[i], width: Math.max(1, bw > 3 ? bw - 1 : bw), height: h, fill: colour(si), "data-series": label(s.group), "data-count": c });
+        const tip = svgEl("title", {}); tip.textContent = label(s.group) + ": " + c + " at " + hhmm(r.timestamps[i]) + " UTC"; rect.append(tip);
+        svg.append(rect);
       });
     });
-    const from = svgEl("text", { x: P, y: H - 10, fill: fg, "font-size": 12 }); from.textContent = r.since.slice(0, 16).replace("T", " "); svg.append(from);
-    const to = svgEl("text", { x: W - 4, y: H - 10, "text-anchor": "end", fill: fg, "font-size": 12 }); to.textContent = r.until.slice(0, 16).replace("T", " "); svg.append(to);
+    const ticks = W < 480 ? [0, n] : [0, Math.round(n / 2), n];
+    const iso = (i) => new Date(Date.parse(r.since) + (i / Math.max(1, n)) * (Date.parse(r.until) - Date.parse(r.since))).toISOString();
+    ticks.forEach((i, k) => text(L + i * bw, H - B + 16, hhmm(iso(i)), k === 0 ? "start" : k === ticks.length - 1 ? "end" : "middle"));
+    text(L, H - 6, day(r.since) + " (UTC), " + r.step + " steps", "start");
+    text(W - R, H - 6, "errors per " + r.step, "end");
+    const title = svgEl("title", {}); title.textContent = r.total + " errors from " + r.since + " to " + r.until + " by " + (r.group_by[0] || "total");
+    svg.prepend(title);
+    svg.setAttribute("aria-label", title.textContent);
     $("chart").replaceChildren(svg);
-    $("legend").replaceChildren(...r.series.map((s, si) => { const li = document.createElement("li"); const sw = document.createElement("span"); sw.style.background = colour(si); li.append(sw, label(s.group) + ": " + s.total); return li; }));
+    $("legend").replaceChildren(...r.series.map((s, si) => { const li = document.createElement("li"); li.dataset.series = label(s.group); const sw = document.createElement("span"); sw.className = "swatch"; sw.style.background = colour(si); const name = document.createElement("span"); name.textContent = label(s.group); const count = document.createElement("strong"); count.textContent = String(s.total); li.append(sw, name, " ", count); return li; }));
   }
   async function load() {
     if (!token()) { status("Enter a token to load the zone's errors."); return; }

@@ -54,6 +54,10 @@ export function recordOf(o: Occurrence, now = Date.now()): ErrorRecord | null {
 
 /** Records an answered error after the response (never awaited by the response path, never throws). */
 export function recordError(o: Occurrence, env: Env, invocation: Pick<ExecutionContext, "waitUntil">): void {
+  // A deployment without the `ZONE_ANALYTICS` binding records nothing (docs/analytics.md "Turning it off"): no
+  // batch is held and no failure is logged per batch.
+  const namespace: Env["ZONE_ANALYTICS"] | undefined = env.ZONE_ANALYTICS;
+  if (namespace === undefined) return;
   try {
     const record = recordOf(o);
     if (record !== null) recorder.add(o.zone, record, analyticsSink(env), invocation);

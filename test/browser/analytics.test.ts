@@ -1,0 +1,363 @@
+/// <reference lib="dom" />
+// The callbacks passed to page.evaluate run in the page: they need the DOM types.
+/**
+ * The analytics page in a real browser (issue 24, docs/analytics.md "Page"): the real Worker on 127.0.0.1
+ * (Miniflare, with its ZONE_ANALYTICS object), one zone configured through the real API whose origin (a raw TCP
+ * server on 127.0.0.1 started here) fails in several ways, a burst of real zone traffic: origin resets (520,
+ * answered by the zone's custom 500 page), garbage (502), a custom error rule, firewall blocks (1020), an origin 503
+ * passed through, and a hostile path. Then the page at 360 and 1280 px, light and dark: the token is entered, and
+ * the chart's rects, the legend and the top-codes table must show exactly the burst; a Ray lookup shows the record;
+ * hostile values are text; no request leaves the page's origin, no console error, axe-core without serious or
+ * critical violations. Screenshots go to docs/img/analytics/ (committed: README and docs/analytics.md show them).
+ */
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { createServer, type Server, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serveWorker, type Served } from "../../bench/lib/serve.ts";
+import { CHROMIUM_PATH } from "./ensure-chromium.ts";
+
+const root = resolve(import.meta.dirname, "../..");
+const shots = join(root, "docs/img/analytics");
+const TOKEN = "browser-analytics-token";
+const ZONE = "shop-analytics.test";
+const RULE_ID = "0123456789abcdef0123456789abcdef";
+const HOSTILE_PATH = "/<script>window.pwned=1</script>\u0001<img src=x onerror=window.pwned=2>";
+
+const FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--host-resolver-rules=MAP *.test 127.0.0.1, EXCLUDE localhost",
+];
+
+/**
+ * An origin that fails on purpose, by path: `/down` is an HTTP 503 (passed through unchanged, contract §2.1),
+ * `/garbage` answers bytes that are not HTTP, anything else is reset after the request head.
+ */
+async function startFailingOrigin(): Promise<{ server: Server; port: number }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => undefined);
+    let head = "";
+    socket.on("data", (chunk: Buffer) => {
+      head += chunk.toString("latin1");
+      if (!head.includes("\r\n\r\n")) return;
+      const path = head.split(" ")[1] ?? "/";
+      if (path.startsWith("/down")) {
+        socket.end("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\ndown\n");
+      } else if (path.startsWith("/garbage")) {
+        socket.end("this is not HTTP at all\r\n\r\n");
+      } else {
+        socket.resetAndDestroy();
+      }
+    });
+  });
+  server.on("close", () => sockets.forEach((s) => s.destroy()));
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return { server, port: address.port };
+}
+
+let served: Served;
+let origin: { server: Server; port: number };
+let context: BrowserContext;
+let profile: string;
+let base: string;
+
+async function api(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+  const res = await served.miniflare.dispatchFetch(`http://localhost${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  expect(res.status, `${method} ${path}: ${text}`).toBe(200);
+  return (JSON.parse(text) as { result: Record<string, unknown> }).result;
+}
+
+/** What the burst sends, and the code each request is recorded under. */
+const BURST: readonly { path: string; times: number; code: number | "garbage"; source: "edge" | "origin" }[] = [
+  { path: "/reset", times: 4, code: 520, source: "edge" },
+  { path: "/ruled", times: 2, code: 520, source: "edge" },
+  { path: HOSTILE_PATH, times: 1, code: 520, source: "edge" },
+  { path: "/garbage", times: 3, code: "garbage", source: "edge" },
+  { path: "/admin", times: 2, code: 1020, source: "edge" },
+  { path: "/down", times: 5, code: 503, source: "origin" },
+];
+
+/** Expected counts, filled from the responses (garbage is 502 or 520 by how workerd reads it, contract §3). */
+const expected = { codes: new Map<number, number>(), edge: 0, origin: 0, total: 0, ruledRay: "", hostileRay: "" };
+
+beforeAll(async () => {
+  origin = await startFailingOrigin();
+  // API_HOSTS without 127.0.0.1: an origin is never an API host (contract §3), and the zone's origin is loopback;
+  // the page is opened on `localhost` (chromium resolves it itself, no DNS lookup).
+  served = await serveWorker({ root, entry: "src/index.ts", bindings: { ADMIN_TOKEN: TOKEN, API_HOSTS: "localhost" } });
+  base = `http://localhost:${served.url.port}`;
+  await api("PUT", `/zones/${ZONE}`, { plan: "pro", origin: `http://127.0.0.1:${origin.port}`, read_timeout: 5 });
+  await api("PUT", `/zones/${ZONE}/rulesets/phases/http_request_firewall_custom/entrypoint`, {
+    rules: [{ expression: 'starts_with(http.request.uri.path, "/admin")', action: "block" }],
+  });
+  await api("PUT", `/zones/${ZONE}/rulesets/phases/http_custom_errors/entrypoint`, {
+    rules: [
+      {
+        id: RULE_ID,
+        expression: 'http.request.uri.path eq "/ruled"',
+        action: "serve_error",
+        action_parameters: { content: '{"ruled":true}', content_type: "application/json" },
+      },
+    ],
+  });
+  await api("PUT", `/zones/${ZONE}/custom_pages/500_errors`, {
+    state: "customized",
+    content: "<!DOCTYPE html><html><head><title>Down</title></head><body>::EDGE_ERROR_500S_BOX::</body></html>",
+  });
+
+  const sends = BURST.flatMap((b) => Array.from({ length: b.times }, () => b));
+  const answers = await Promise.all(
+    sends.map(async (b) => {
+      const res = await served.miniflare.dispatchFetch(`http://${ZONE}${b.path}`);
+      await res.arrayBuffer();
+      return { b, status: res.status, ray: res.headers.get("Ray-ID") };
+    }),
+  );
+  for (const { b, status, ray } of answers) {
+    let code = b.code;
+    if (code === "garbage") {
+      expect([502, 520]).toContain(status);
+      code = status;
+    } else if (code !== 1020) expect(status).toBe(code);
+    else expect(status).toBe(403);
+    expected.codes.set(code, (expected.codes.get(code) ?? 0) + 1);
+    expected[b.source] += 1;
+    expected.total += 1;
+    if (b.path === "/ruled" && ray !== null) expected.ruledRay = ray;
+    if (b.path === HOSTILE_PATH && ray !== null) expected.hostileRay = ray;
+  }
+  expect(expected.ruledRay).toMatch(/^[0-9a-f]{16}$/);
+  // The records are written after the responses, in batches (docs/analytics.md): wait until all are counted.
+  for (let i = 0; i < 100; i++) {
+    const r = await api("GET", `/zones/${ZONE}/analytics/errors`);
+    if (r.total === expected.total) break;
+    await new Promise((done) => setTimeout(done, 100));
+  }
+
+  await mkdir(shots, { recursive: true });
+  profile = await mkdtemp(join(tmpdir(), "edge-errors-chromium-"));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: FLAGS,
+    viewport: { width: 1280, height: 800 },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await context?.close();
+  await served?.dispose();
+  await new Promise((r) => (origin ? origin.server.close(r) : r(undefined)));
+  if (profile !== undefined) await rm(profile, { recursive: true, force: true });
+});
+
+interface Watched {
+  readonly page: Page;
+  readonly requests: string[];
+  readonly problems: string[];
+}
+
+/** The page with the token entered and the counts drawn. */
+async function openWithToken(width: number, scheme: "light" | "dark", stack = "source"): Promise<Watched> {
+  const page = await context.newPage();
+  const requests: string[] = [];
+  const problems: string[] = [];
+  page.on("request", (r) => requests.push(r.url()));
+  page.on("console", (m) => {
+    if (m.type() === "error" || m.type() === "warning") problems.push(m.text());
+  });
+  page.on("pageerror", (e) => problems.push(String(e)));
+  await page.setViewportSize({ width, height: 900 });
+  await page.emulateMedia({ colorScheme: scheme });
+  await page.goto(`${base}/zones/${ZONE}/analytics`, { waitUntil: "load" });
+  expect(await page.locator("#status").textContent()).toBe("Enter a token to load the zone's errors.");
+  await page.locator("#stack").selectOption(stack);
+  await page.locator("#token").fill(TOKEN);
+  await page.locator("#auth button[type=submit]").click();
+  await expect.poll(() => page.locator("#status").textContent()).toBe(`${expected.total} errors, minute steps.`);
+  return { page, requests, problems };
+}
+
+interface Drawn {
+  readonly rects: { series: string; count: number; height: number }[];
+  readonly legend: Record<string, string>;
+  readonly codes: [string, string][];
+  readonly paths: [string, string][];
+  readonly scrollWidth: number;
+  readonly innerWidth: number;
+  readonly svgWidth: number;
+  readonly background: string;
+}
+
+async function drawn(page: Page): Promise<Drawn> {
+  return page.evaluate(() => {
+    const cells = (id: string): [string, string][] =>
+      [...document.querySelectorAll(`#${id} tr`)].map((tr) => {
+        const [a, b] = [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "");
+        return [a ?? "", b ?? ""];
+      });
+    return {
+      rects: [...document.querySelectorAll("#chart rect")].map((r) => ({
+        series: r.getAttribute("data-series") ?? "",
+        count: Number(r.getAttribute("data-count")),
+        height: Number(r.getAttribute("height")),
+      })),
+      legend: Object.fromEntries(
+        [...document.querySelectorAll("#legend li")].map((li) => [
+          (li as HTMLElement).dataset.series ?? "",
+          li.querySelector("strong")?.textContent ?? "",
+        ]),
+      ),
+      codes: cells("codes"),
+      paths: cells("paths"),
+      scrollWidth: document.documentElement.scrollWidth,
+      innerWidth: window.innerWidth,
+      svgWidth: document.querySelector("#chart svg")?.getBoundingClientRect().width ?? 0,
+      background: getComputedStyle(document.body).backgroundColor,
+    };
+  });
+}
+
+const sum = (rects: Drawn["rects"], series?: string): number =>
+  rects.filter((r) => series === undefined || r.series === series).reduce((s, r) => s + r.count, 0);
+
+describe.each([360, 1280] as const)("the analytics page at %i px", (width) => {
+  it.each(["light", "dark"] as const)(
+    "%s: the chart, legend and top codes show exactly the burst; screenshot",
+    async (scheme) => {
+      const { page, requests, problems } = await openWithToken(width, scheme);
+      const d = await drawn(page);
+      // The stacked series by source: each rect carries its count; their sums are the burst's.
+      expect(sum(d.rects)).toBe(expected.total);
+      expect(sum(d.rects, "edge")).toBe(expected.edge);
+      expect(sum(d.rects, "origin")).toBe(expected.origin);
+      expect(d.rects.every((r) => r.height > 0)).toBe(true);
+      expect(d.legend).toEqual({ edge: String(expected.edge), origin: String(expected.origin) });
+      // Top codes: every code with its exact count, most frequent first.
+      const codes = [...expected.codes].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+      expect(d.codes).toEqual(codes.map(([c, n]) => [String(c), String(n)]));
+      // Drawn at the page's width: no horizontal scroll, the chart fills its column.
+      expect(d.scrollWidth, "horizontal scroll").toBeLessThanOrEqual(d.innerWidth);
+      expect(d.svgWidth).toBeGreaterThan(Math.min(width, 1152) * 0.8);
+      const [r = 0, g = 0, b = 0] = (d.background.match(/\d+/g) ?? []).map(Number);
+      expect((r + g + b) / 3 < 128, `background ${d.background}`).toBe(scheme === "dark");
+
+      // Ray lookup of the custom rule's error: its record.
+      await page.locator("#ray-id").fill(expected.ruledRay);
+      await page.locator("#ray button[type=submit]").click();
+      await expect.poll(() => page.locator("#occurrence dd").first().textContent()).toBe(expected.ruledRay);
+      const record = Object.fromEntries(
+        await page.evaluate(() =>
+          [...document.querySelectorAll("#occurrence dt")].map((dt) => [
+            dt.textContent ?? "",
+            dt.nextElementSibling?.textContent ?? "",
+          ]),
+        ),
+      );
+      expect(record).toMatchObject({
+        Code: "520",
+        Status: "520",
+        Source: "edge",
+        "Answered by": `rule (${RULE_ID})`,
+        Format: "json",
+        Request: "GET /ruled",
+      });
+
+      // Nothing but the page and its own API; no console error (a CSP violation would be one).
+      expect(requests.every((u) => u.startsWith(`${base}/zones/${ZONE}/`))).toBe(true);
+      expect(problems).toEqual([]);
+      await page.screenshot({ path: join(shots, `analytics-${width}-${scheme}.png`), fullPage: true });
+      await page.close();
+    },
+  );
+});
+
+describe("the analytics page, behaviour", () => {
+  it("stacked by code, the rects' series are the codes with their exact counts", async () => {
+    const { page } = await openWithToken(1280, "light", "code");
+    const d = await drawn(page);
+    for (const [code, n] of expected.codes) expect(sum(d.rects, String(code)), `code ${code}`).toBe(n);
+    expect(Object.keys(d.legend).sort()).toEqual([...expected.codes.keys()].map(String).sort());
+    await page.close();
+  });
+
+  it("hostile values are text: the path and its Ray lookup inject nothing", async () => {
+    const { page, problems } = await openWithToken(1280, "light");
+    const d = await drawn(page);
+    const hostile = d.paths.find(([p]) => p.includes("script"));
+    expect(hostile, JSON.stringify(d.paths)).toBeDefined();
+    // The URL parser percent-encodes `<`, `>`, spaces and controls; whatever arrives is shown as the text it is.
+    expect(hostile![0]).toContain("%3Cscript%3E");
+    expect(hostile![1]).toBe("1");
+    await page.locator("#ray-id").fill(expected.hostileRay);
+    await page.locator("#ray button[type=submit]").click();
+    await expect.poll(() => page.locator("#occurrence dd").first().textContent()).toBe(expected.hostileRay);
+    const state = await page.evaluate(() => ({
+      pwned: (window as unknown as { pwned?: number }).pwned ?? null,
+      scripts: document.querySelectorAll("script").length,
+      images: document.querySelectorAll("img").length,
+      request: [...document.querySelectorAll("#occurrence dt")].find((dt) => dt.textContent === "Request")
+        ?.nextElementSibling?.textContent,
+    }));
+    expect(state).toMatchObject({ pwned: null, scripts: 1, images: 0 });
+    expect(state.request).toMatch(/^GET \/%3Cscript%3E/);
+    expect(state.request).not.toMatch(/[\u0000-\u001f]/);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("a wrong token is refused in words; the token lives in sessionStorage and Forget removes it", async () => {
+    const page = await context.newPage();
+    await page.goto(`${base}/zones/${ZONE}/analytics`);
+    await page.locator("#token").fill("not-a-token");
+    await page.locator("#auth button[type=submit]").click();
+    await expect.poll(() => page.locator("#status").textContent()).toMatch(/^Could not load: 10000: /);
+    expect(await page.evaluate(() => sessionStorage.getItem("analytics-token"))).toBe("not-a-token");
+    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    await page.locator("#forget").click();
+    expect(await page.evaluate(() => sessionStorage.getItem("analytics-token"))).toBeNull();
+    await page.close();
+  });
+
+  it("axe-core: no serious or critical violations, light and dark, with data drawn", async () => {
+    const axe = await readFile(join(root, "node_modules/axe-core/axe.min.js"), "utf8");
+    for (const scheme of ["light", "dark"] as const) {
+      const { page } = await openWithToken(360, scheme);
+      await page.locator("#ray-id").fill(expected.ruledRay);
+      await page.locator("#ray button[type=submit]").click();
+      await expect.poll(() => page.locator("#occurrence dd").count()).toBeGreaterThan(1);
+      await page.evaluate(axe);
+      const violations = await page.evaluate(async () => {
+        const result = await (window as unknown as { axe: { run: () => Promise<AxeResult> } }).axe.run();
+        return result.violations
+          .filter((v) => v.impact === "serious" || v.impact === "critical")
+          .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+      });
+      expect(violations, scheme).toEqual([]);
+      await page.close();
+    }
+  });
+});
+
+interface AxeResult {
+  violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[];
+}
