@@ -171,8 +171,7 @@ const SCRIPT = `
     const ticks = W < 480 ? [0, n] : [0, Math.round(n / 2), n];
     const iso = (i) => new Date(Date.parse(r.since) + (i / Math.max(1, n)) * (Date.parse(r.until) - Date.parse(r.since))).toISOString();
     ticks.forEach((i, k) => text(L + i * bw, H - B + 16, hhmm(iso(i)), k === 0 ? "start" : k === ticks.length - 1 ? "end" : "middle"));
-    text(L, H - 6, day(r.since) + " (UTC), " + r.step + " steps", "start");
-    text(W - R, H - 6, "errors per " + r.step, "end");
+    text(L, H - 6, day(r.since) + " UTC · errors per " + r.step, "start");
     const title = svgEl("title", {}); title.textContent = r.total + " errors from " + r.since + " to " + r.until + " by " + (r.group_by[0] || "total");
     svg.prepend(title);
     svg.setAttribute("aria-label", title.textContent);
