@@ -54,6 +54,20 @@ describe("ZoneAnalytics", () => {
     expect((await stub.lookup(ray(2), now))?.code).toBe(521);
   });
 
+  it("a batch over several insert statements, half already stored and a ray twice, counts each new ray once", async () => {
+    const stub = stubFor();
+    const now = Date.now();
+    expect(await stub.record(Array.from({ length: 10 }, (_, i) => rec(100 + i, now)))).toBe(10);
+    // 25 records: 10 stored before, 15 new, one new ray sent twice (statements of 8 rows: 4 statements).
+    const mixed = [...Array.from({ length: 24 }, (_, i) => rec(100 + i, now, { path: `/m${i % 3}` })), rec(123, now)];
+    expect(await stub.record(mixed)).toBe(14);
+    const q: CountQuery = { since: now - HOUR, until: now + HOUR, step: "minute", groupBy: [], filters: {} };
+    const r = await stub.counts(q);
+    expect(r.ok && r.value.rows.reduce((s, x) => s + x.n, 0)).toBe(24);
+    expect(r.ok && r.value.topPaths.reduce((s, x) => s + x.count, 0)).toBe(24);
+    expect(r.ok && r.value.topCodes).toEqual([{ code: 502, count: 24 }]);
+  });
+
   it("retention: old records and minute rows are pruned, hours stay; the Ray lookup says 404 after retention", async () => {
     const stub = stubFor();
     const now = Date.UTC(2026, 10, 20, 12, 0, 0);
