@@ -3,8 +3,10 @@
  *
  * Records are batched per isolate and written to the zone's ZoneAnalytics object after the response, always from
  * a `waitUntil`:
- *   - the first record of an empty batch opens a window of `maxWaitMs`; the request that opened it flushes the
- *     batch when it closes (`waitUntil`), as the error log coalesces its lines (src/errors/error-log.ts);
+ *   - a record arriving when no window is open is written at once (a lone error waits for no window) and opens a
+ *     window of `maxWaitMs`;
+ *   - the records arriving inside an open window wait; the request of the first of them flushes them all when the
+ *     window closes (`waitUntil`), as the error log coalesces its lines (src/errors/error-log.ts);
  *   - a batch that reaches `maxRecords` is flushed at once, from the request that filled it (`waitUntil`);
  *   - a window whose flush never came (its request was cancelled) is flushed by the next record after twice its
  *     length.
@@ -48,6 +50,15 @@ export class RecordBatcher {
     invocation: Pick<ExecutionContext, "waitUntil">,
     now = Date.now(),
   ): void {
+    // A window whose flush never came (its request was cancelled) is dead: what waits goes with this record.
+    const dead = this.openedAt !== null && now - this.openedAt > 2 * this.limits.maxWaitMs;
+    if (this.openedAt === null) {
+      // No window open: a lone error is stored at once (its request waits for one RPC, not for a window), and the
+      // records of a burst behind it wait for the window to close, as the error log's lines do.
+      this.openedAt = now;
+      invocation.waitUntil(this.write(sink, new Map([[zone, [record]]])));
+      return;
+    }
     let list = this.pending.get(zone);
     if (list === undefined) {
       list = [];
@@ -55,16 +66,15 @@ export class RecordBatcher {
     }
     list.push(record);
     this.size += 1;
-    if (
-      this.size >= this.limits.maxRecords ||
-      (this.openedAt !== null && now - this.openedAt > 2 * this.limits.maxWaitMs)
-    ) {
+    if (dead || this.size >= this.limits.maxRecords) {
       invocation.waitUntil(this.flush(sink));
       return;
     }
-    if (this.openedAt !== null) return;
-    this.openedAt = now;
-    invocation.waitUntil(this.sleep(this.limits.maxWaitMs).then(() => this.flush(sink)));
+    // The first record to wait closes the window from its own request, when the window ends.
+    if (this.size === 1) {
+      const left = Math.max(0, this.openedAt + this.limits.maxWaitMs - now);
+      invocation.waitUntil(this.sleep(left).then(() => this.flush(sink)));
+    }
   }
 
   /** Hands every held batch to the sink (one call per zone); never rejects. */
@@ -73,6 +83,11 @@ export class RecordBatcher {
     this.pending = new Map();
     this.size = 0;
     this.openedAt = null;
+    await this.write(sink, batches);
+  }
+
+  /** One sink call per zone; a failure is logged once per batch and dropped (never rejects). */
+  private async write(sink: RecordSink, batches: ReadonlyMap<string, readonly ErrorRecord[]>): Promise<void> {
     await Promise.all(
       [...batches].map(async ([zone, batch]) => {
         try {

@@ -144,17 +144,20 @@ describe("the batcher's loss bound", () => {
     };
     const invocation = { waitUntil: (p: Promise<unknown>) => void waits.push(p) };
     batcher.add("z", record(1), sink, invocation, 0);
+    await Promise.all(waits);
+    expect(written).toEqual([1]); // a lone error is written at once and opens a window
     batcher.add("z", record(2), sink, invocation, 1);
-    expect(batcher.held).toBe(2); // nothing written yet: an isolate dying now loses these two (< maxRecords)
     batcher.add("z", record(3), sink, invocation, 2);
-    expect(batcher.held).toBe(0); // the full batch left at once, through waitUntil
-    await Promise.all(waits.slice(1));
-    expect(written).toEqual([3]);
+    expect(batcher.held).toBe(2); // inside the window: an isolate dying now loses these two (< maxRecords)
     batcher.add("z", record(4), sink, invocation, 3);
+    expect(batcher.held).toBe(0); // the full batch left at once, through waitUntil
+    await Promise.all(waits.slice(2));
+    expect(written).toEqual([1, 3]);
+    batcher.add("z", record(5), sink, invocation, 4); // no window open any more: written at once
     release();
     await Promise.all(waits);
-    expect(written).toEqual([3, 1]);
-    expect(waits.length).toBe(3); // every write went through waitUntil
+    expect(written).toEqual([1, 3, 1]);
+    expect(waits.length).toBe(4); // every write went through waitUntil (and the window's closer)
   });
 
   it("a failing sink never throws into the request", async () => {
