@@ -7,7 +7,7 @@ import { apiFailure, apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
 import { zoneHandler, zoneTarget, type ZoneAnswer, type ZoneApiFailure } from "../kit/zone-section";
 import { err, ok, type Result } from "../../shared/result";
-import { zoneConfig } from "../../state/zone/cache";
+import { lookupZone } from "../../state/zone/cache";
 import { STEP_MS, RETENTION } from "../../state/analytics/schema";
 import type { CountQuery } from "../../state/analytics/query";
 import type { CountResult, SeriesRow, ZoneAnalytics } from "../../state/analytics/zone-analytics";
@@ -19,7 +19,7 @@ import { ANALYTICS_CODES, parseCountQuery } from "./params";
  * created are empty anyway.
  */
 async function store(c: ApiContext, zone: string): Promise<Result<DurableObjectStub<ZoneAnalytics>, ZoneApiFailure>> {
-  const config = await zoneConfig(c.env, zone);
+  const config = await lookupZone(c.env.CONFIG, zone);
   if (!config.ok) return config;
   if (config.value === null) return err({ kind: "not-found" });
   const ns = c.env.ZONE_ANALYTICS;
