@@ -8,7 +8,8 @@
  * passed through, and a hostile path. Then the page at 360 and 1280 px, light and dark: the token is entered, and
  * the chart's rects, the legend and the top-codes table must show exactly the burst; a Ray lookup shows the record;
  * hostile values are text; no request leaves the page's origin, no console error, axe-core without serious or
- * critical violations. Screenshots go to docs/img/analytics/ (committed: README and docs/analytics.md show them).
+ * critical violations. Screenshots go to test/artifacts/, or with UPDATE_SCREENSHOTS=1 to docs/img/analytics/
+ * (committed: README and docs/analytics.md show them).
  */
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
@@ -20,7 +21,9 @@ import { serveWorker, type Served } from "../../bench/lib/serve.ts";
 import { CHROMIUM_PATH } from "./ensure-chromium.ts";
 
 const root = resolve(import.meta.dirname, "../..");
-const shots = join(root, "docs/img/analytics");
+// Every run writes its screenshots to test/artifacts/ (git-ignored); `UPDATE_SCREENSHOTS=1` writes the committed
+// ones in docs/img/analytics/ instead, so a plain test run leaves the tree clean.
+const shots = process.env.UPDATE_SCREENSHOTS === "1" ? join(root, "docs/img/analytics") : join(root, "test/artifacts");
 const TOKEN = "browser-analytics-token";
 const ZONE = "shop-analytics.test";
 const RULE_ID = "0123456789abcdef0123456789abcdef";
