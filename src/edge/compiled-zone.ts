@@ -14,7 +14,7 @@ import { compileCustomErrors, type CompiledCustomErrors } from "./custom-errors/
 import type { ForwardPlan } from "./origin/forward";
 import { compileRequestPhase, requestPhaseConfig, type CompiledRequestPhase } from "./request-phases/compile";
 import { BoundedCache } from "../shared/bounded-cache";
-import { logEvent } from "../shared/log";
+import { logUnusableRules } from "../rules/rule-list";
 import type { OriginTarget } from "../shared/origin-url";
 import { causeOf, err, ok, type Result } from "../shared/result";
 import { DEFAULT_URL_NORMALIZATION, type UrlNormalization } from "../shared/url-normalise";
@@ -83,14 +83,7 @@ export function compileZone(zone: Zone): CompiledZone {
   const normalization = storedUrlNormalization(zone.document) ?? DEFAULT_URL_NORMALIZATION;
   const phases = compileRequestPhase(requestPhaseConfig(zone));
   // Stored rules that cannot run: logged once per version, when compiled (docs/producers.md).
-  for (const p of phases.problems)
-    logEvent("rule_unusable", {
-      zone: zone.zone,
-      version: zone.version,
-      phase: p.phase,
-      rule: p.ruleId,
-      cause: p.reason,
-    });
+  logUnusableRules(zone.zone, zone.version, phases.problems);
   return {
     zone: zone.zone,
     version: zone.version,

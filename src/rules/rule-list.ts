@@ -19,6 +19,7 @@ import { logOverBudget, type RulePhase } from "./over-budget-log";
 import { compile, type Rule } from "./rule";
 import { RuleIndex } from "./rule-index";
 import { BoundedCache } from "../shared/bounded-cache";
+import { logEvent } from "../shared/log";
 import type { Result } from "../shared/result";
 import type { RuleUrl } from "../shared/rule-url";
 
@@ -178,4 +179,13 @@ function candidatesOf(list: RuleList, ctx: EvaluationContext): Iterable<number> 
  */
 export function requestContext(request: Request, ruleUrl?: RuleUrl): EvaluationContext {
   return requestFields.context(ruleUrl === undefined ? { request } : { request, ruleUrl });
+}
+
+/**
+ * Logs the stored rules a compiled list could not use (validated when written, so only an engine change or a plan
+ * downgrade makes one): once per zone version, when the list is compiled (docs/configuration.md "Events", `rule_unusable`).
+ */
+export function logUnusableRules(zone: string, version: number, problems: readonly RuleProblem[]): void {
+  for (const p of problems)
+    logEvent("rule_unusable", { zone, version, phase: p.phase, rule: p.ruleId, cause: p.reason });
 }

@@ -11,7 +11,8 @@
  * critical violations. Screenshots go to test/artifacts/, or with UPDATE_SCREENSHOTS=1 to docs/img/analytics/
  * (committed: README and docs/analytics.md show them).
  */
-import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { seriousAxeViolations } from "./axe.ts";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -342,25 +343,14 @@ describe("the analytics page, behaviour", () => {
   });
 
   it("axe-core: no serious or critical violations, light and dark, with data drawn", async () => {
-    const axe = await readFile(join(root, "node_modules/axe-core/axe.min.js"), "utf8");
     for (const scheme of ["light", "dark"] as const) {
       const { page } = await openWithToken(360, scheme);
       await page.locator("#ray-id").fill(expected.ruledRay);
       await page.locator("#ray button[type=submit]").click();
       await expect.poll(() => page.locator("#occurrence dd").count()).toBeGreaterThan(1);
-      await page.evaluate(axe);
-      const violations = await page.evaluate(async () => {
-        const result = await (window as unknown as { axe: { run: () => Promise<AxeResult> } }).axe.run();
-        return result.violations
-          .filter((v) => v.impact === "serious" || v.impact === "critical")
-          .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-      });
+      const violations = await seriousAxeViolations(page);
       expect(violations, scheme).toEqual([]);
       await page.close();
     }
   });
 });
-
-interface AxeResult {
-  violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[];
-}

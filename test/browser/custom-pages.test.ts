@@ -11,6 +11,7 @@
  * key colours (computed styles), page height; axe-core, no request beyond the page, no console error (a CSP
  * violation is one). Screenshots go to test/artifacts/ (`custom-*.png`).
  */
+import { seriousAxeViolations } from "./axe.ts";
 import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -291,26 +292,15 @@ describe.each(CASES)("$klass ($code) inside an operator's page", ({ klass, code,
     );
 
     it("axe-core: no serious or critical violations, light and dark", async () => {
-      const axe = await readFile(join(root, "node_modules/axe-core/axe.min.js"), "utf8");
       for (const scheme of SCHEMES) {
         const { page } = await open(`http://${host}:${port}${path}`, 360, scheme);
-        await page.evaluate(axe);
-        const violations = await page.evaluate(async () => {
-          const result = await (window as unknown as { axe: { run: () => Promise<AxeResult> } }).axe.run();
-          return result.violations
-            .filter((v) => v.impact === "serious" || v.impact === "critical")
-            .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-        });
+        const violations = await seriousAxeViolations(page);
         expect(violations, scheme).toEqual([]);
         await page.close();
       }
     });
   });
 });
-
-interface AxeResult {
-  violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[];
-}
 
 describe("around the box", () => {
   it.each(WIDTHS.flatMap((w) => SCHEMES.map((s) => [w, s] as const)))(

@@ -7,7 +7,8 @@
  * would check: no horizontal scroll, no request beyond the page, no CSP violation, an axe-core audit without
  * serious or critical violations, hostile zone and path values shown as text, a working copy button and filter.
  */
-import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { seriousAxeViolations } from "./axe.ts";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
@@ -125,26 +126,15 @@ describe.each(PAGES)("$name ($path)", ({ name, path: route }) => {
   );
 
   it("axe-core: no serious or critical violations, light and dark", async () => {
-    const axe = await readFile(join(root, "node_modules/axe-core/axe.min.js"), "utf8");
     for (const scheme of SCHEMES) {
       const { page } = await open(url(), 360, scheme);
       // Injected through the DevTools protocol: the page's strict CSP rightly refuses an added <script>.
-      await page.evaluate(axe);
-      const violations = await page.evaluate(async () => {
-        const result = await (window as unknown as { axe: { run: () => Promise<AxeResult> } }).axe.run();
-        return result.violations
-          .filter((v) => v.impact === "serious" || v.impact === "critical")
-          .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-      });
+      const violations = await seriousAxeViolations(page);
       expect(violations, scheme).toEqual([]);
       await page.close();
     }
   });
 });
-
-interface AxeResult {
-  violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[];
-}
 
 describe("error page behaviour", () => {
   it.each(PAGES.map((p) => [p.path]))("%s: no horizontal scroll at 320 px either (contract §1.3)", async (path) => {

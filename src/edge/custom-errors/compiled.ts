@@ -5,8 +5,7 @@
  * the document.
  */
 import type { ErrorCustomization } from "../../errors/pipeline";
-import { compileRuleList, type RuleList, type RuleListEntry } from "../../rules/rule-list";
-import { logEvent } from "../../shared/log";
+import { compileRuleList, logUnusableRules, type RuleList, type RuleListEntry } from "../../rules/rule-list";
 import { err, ok } from "../../shared/result";
 import type { UrlNormalization } from "../../shared/url-normalise";
 import { pageMeta } from "../../state/zone/custom-pages/stored";
@@ -40,14 +39,7 @@ export function compileCustomErrors(zone: Zone, normalization: UrlNormalization)
     prepare: (rule) => (rule.action_parameters ? ok({ parameters: rule.action_parameters }) : err("nothing to serve")),
   });
   // Validated when written; a rule that no longer compiles (an engine change) is skipped and said so.
-  for (const p of rules.problems)
-    logEvent("rule_unusable", {
-      zone: zone.zone,
-      version: zone.version,
-      phase: p.phase,
-      rule: p.ruleId,
-      cause: p.reason,
-    });
+  logUnusableRules(zone.zone, zone.version, rules.problems);
   const pages = new Set<PageId>();
   for (const id of ["500_errors", "1000_errors"] as const) if (pageMeta(zone.document, id)) pages.add(id);
   return {
