@@ -11,6 +11,7 @@
  * critical violations. Screenshots go to test/artifacts/, or with UPDATE_SCREENSHOTS=1 to docs/img/analytics/
  * (committed: README and docs/analytics.md show them).
  */
+import { CHROMIUM_FLAGS } from "./chromium.ts";
 import { seriousAxeViolations } from "./axe.ts";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
@@ -29,18 +30,6 @@ const TOKEN = "browser-analytics-token";
 const ZONE = "shop-analytics.test";
 const RULE_ID = "0123456789abcdef0123456789abcdef";
 const HOSTILE_PATH = "/<script>window.pwned=1</script>\u0001<img src=x onerror=window.pwned=2>";
-
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--host-resolver-rules=MAP *.test 127.0.0.1, EXCLUDE localhost",
-];
 
 /**
  * An origin that fails on purpose, by path: `/down` is an HTTP 503 (passed through unchanged, contract §2.1),
@@ -162,7 +151,7 @@ beforeAll(async () => {
   context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: FLAGS,
+    args: CHROMIUM_FLAGS,
     viewport: { width: 1280, height: 800 },
   });
 }, 120_000);

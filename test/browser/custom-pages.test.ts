@@ -11,6 +11,7 @@
  * key colours (computed styles), page height; axe-core, no request beyond the page, no console error (a CSP
  * violation is one). Screenshots go to test/artifacts/ (`custom-*.png`).
  */
+import { CHROMIUM_FLAGS, WIDTHS, SCHEMES } from "./chromium.ts";
 import { seriousAxeViolations } from "./axe.ts";
 import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
@@ -25,20 +26,6 @@ import { CHROMIUM_PATH } from "./ensure-chromium.ts";
 const root = resolve(import.meta.dirname, "../..");
 const artifacts = join(root, "test/artifacts");
 
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--host-resolver-rules=MAP *.test 127.0.0.1, EXCLUDE localhost",
-];
-
-const WIDTHS = [360, 1280] as const;
-const SCHEMES = ["light", "dark"] as const;
 const TOKEN_500 = "::EDGE_ERROR_500S_BOX::";
 const TOKEN_1000 = "::EDGE_ERROR_1000S_BOX::";
 
@@ -151,7 +138,7 @@ beforeAll(async () => {
   context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: FLAGS,
+    args: CHROMIUM_FLAGS,
     viewport: { width: 1280, height: 800 },
   });
 });

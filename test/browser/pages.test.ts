@@ -7,6 +7,7 @@
  * would check: no horizontal scroll, no request beyond the page, no CSP violation, an axe-core audit without
  * serious or critical violations, hostile zone and path values shown as text, a working copy button and filter.
  */
+import { CHROMIUM_FLAGS, WIDTHS, SCHEMES } from "./chromium.ts";
 import { seriousAxeViolations } from "./axe.ts";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -22,23 +23,6 @@ import { CHROMIUM_PATH } from "./ensure-chromium.ts";
 const root = resolve(import.meta.dirname, "../..");
 const artifacts = join(root, "test/artifacts");
 
-/** The brief's flags: headless, no sandbox (root in CI), and nothing that reaches the network on its own. */
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  // Zone traffic for `*.test` hosts goes to the local Worker; nothing else resolves (no DNS lookup leaves).
-  "--host-resolver-rules=MAP *.test 127.0.0.1, EXCLUDE localhost",
-];
-
-const WIDTHS = [360, 1280] as const;
-const SCHEMES = ["light", "dark"] as const;
-
 let served: Served;
 let context: BrowserContext;
 let profile: string;
@@ -53,7 +37,7 @@ beforeAll(async () => {
   context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: FLAGS,
+    args: CHROMIUM_FLAGS,
     viewport: { width: 1280, height: 800 },
   });
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
