@@ -10,7 +10,8 @@
  * It is also the last funnel for the service's own faults: an exception escaping a handler becomes the structured
  * error 1101 (zone traffic, service endpoints) or a 500 envelope (API), never a bare 500.
  */
-import { mountApi } from "./api/kit/mount";
+import { mountApi, routeSignatures } from "./api/kit/mount";
+import type { ApiRoute } from "./api/kit/types";
 import { openApiDocument } from "./api/kit/openapi";
 import { API_FAILURES, apiFailureResponse } from "./api/kit/envelope";
 import { settingsFor, type Settings } from "./shared/settings";
@@ -41,28 +42,33 @@ import { analyticsRoutes } from "./api/analytics/routes";
 import { analyticsPage } from "./api/analytics/page";
 
 /** The management API: every feature's routes and its part of the OpenAPI document, side by side. */
+const apiRoutes: readonly ApiRoute[] = [
+  ...zoneRoutes,
+  ...rulesetRoutes,
+  ...customPageRoutes,
+  ...accessRuleRoutes,
+  ...urlNormalizationRoutes,
+  ...previewRoutes,
+  ...tagRoutes,
+  ...analyticsRoutes,
+];
+
 export const api = mountApi(
-  [
-    ...zoneRoutes,
-    ...rulesetRoutes,
-    ...customPageRoutes,
-    ...accessRuleRoutes,
-    ...urlNormalizationRoutes,
-    ...previewRoutes,
-    ...tagRoutes,
-    ...analyticsRoutes,
-  ],
+  apiRoutes,
   JSON.stringify(
-    openApiDocument([
-      zonesOpenApi,
-      rulesetsOpenApi,
-      customPagesOpenApi,
-      accessRulesOpenApi,
-      urlNormalizationOpenApi,
-      previewOpenApi,
-      tagsOpenApi,
-      analyticsOpenApi,
-    ]),
+    openApiDocument(
+      [
+        zonesOpenApi,
+        rulesetsOpenApi,
+        customPagesOpenApi,
+        accessRulesOpenApi,
+        urlNormalizationOpenApi,
+        previewOpenApi,
+        tagsOpenApi,
+        analyticsOpenApi,
+      ],
+      routeSignatures(apiRoutes.filter((route) => route.dryRun === true)),
+    ),
   ),
 );
 

@@ -37,7 +37,7 @@ async function putAccessRules(c: ApiContext, zone: string): Promise<ZoneAnswer> 
     return err({ kind: "invalid-access-rules", issues: accessRuleIssues([tooLarge]) });
   }
   // The list does not depend on what was stored before, so no version check: the last write wins, serialised.
-  const written = await writeZone(c.env, zone, { kind: "section", name: ACCESS_RULES_SECTION, value: parsed.value });
+  const written = await writeZone(c, zone, { kind: "section", name: ACCESS_RULES_SECTION, value: parsed.value });
   return written.ok ? ok(apiSuccess(presentAccessRules(parsed.value))) : written;
 }
 
@@ -45,5 +45,12 @@ const PATH = "/zones/:zone/access_rules";
 
 export const accessRuleRoutes: readonly ApiRoute[] = [
   { method: "GET", path: PATH, permission: "zones:read", target: zoneTarget, handle: zoneHandler(getAccessRules) },
-  { method: "PUT", path: PATH, permission: "zones:write", target: zoneTarget, handle: zoneHandler(putAccessRules) },
+  {
+    method: "PUT",
+    path: PATH,
+    permission: "zones:write",
+    target: zoneTarget,
+    handle: zoneHandler(putAccessRules),
+    dryRun: true,
+  },
 ];

@@ -57,7 +57,7 @@ async function putPage(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const body = await readJsonBody(c.request);
   if (!body.ok) return err({ kind: "api", failure: body.error });
   // The plan is read with the zone: written only if the zone (and so its plan) did not change since.
-  const written = await updateZone(c.env, zone, ({ zone: current }) => {
+  const written = await updateZone(c, zone, ({ zone: current }) => {
     const page = parsePageBody(body.value, id, current.settings.plan);
     if (!page.ok) return page;
     const content = page.value.state === "customized" ? page.value.content : null;
@@ -96,5 +96,6 @@ export const customPageRoutes: readonly ApiRoute[] = [
     permission: "zones:write",
     target: zoneTarget,
     handle: zoneHandler(putPage),
+    dryRun: true,
   },
 ];

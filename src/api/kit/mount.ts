@@ -4,7 +4,8 @@
  * every endpoint goes through:
  *
  *   authenticate (401) → match the path (404) and method (405 + Allow) → the route's target (e.g. a malformed
- *   account id, 404) → authorise the permission on that target (403) → the handler.
+ *   account id, 404) → authorise the permission on that target (403) → `?dry_run` (400 unless `true`/`false`,
+ *   kit/dry-run.ts) → the handler.
  *
  * Authentication comes first (contract §7): without a valid token nothing about the API's shape is disclosed,
  * not even which paths exist. `GET /openapi.json` is the one public document (contract §9).
@@ -18,6 +19,7 @@ import { Router, type RouterType } from "itty-router";
 import type { Settings } from "../../shared/settings";
 import { authenticate, authorize } from "./auth";
 import { API_FAILURES, apiFailureResponse } from "./envelope";
+import { dryRunAnswer, readDryRun } from "./dry-run";
 import { OPENAPI_PATH, openApiResponse } from "./openapi";
 import type { ApiRoute } from "./types";
 
@@ -114,7 +116,20 @@ export function mountApi(routes: readonly ApiRoute[], openApiJson: string): Moun
     if (!target.ok) return apiFailureResponse(target.error);
     const access = authorize(principal.value, { permission: route.permission, target: target.value });
     if (!access.ok) return apiFailureResponse(access.error);
-    return route.handle({ request, url, params, env, ctx, settings, principal: access.value });
+    // After authorisation, before the body: a dry run is authorised exactly as the write (published semantics).
+    const dryRun = readDryRun(request.method, url, route.dryRun === true);
+    if (!dryRun.ok) return apiFailureResponse(dryRun.error);
+    const response = await route.handle({
+      request,
+      url,
+      params,
+      env,
+      ctx,
+      settings,
+      principal: access.value,
+      dryRun: dryRun.value,
+    });
+    return dryRun.value ? dryRunAnswer(response) : response;
   }
 
   return { routes, match, handle };

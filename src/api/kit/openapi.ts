@@ -103,10 +103,47 @@ export interface OpenApiFragment {
   readonly description?: string;
 }
 
-/** The whole document from the features' fragments. */
-export function openApiDocument(fragments: readonly OpenApiFragment[]): Json {
+/** `?dry_run=` as every operation that can rehearse documents it (kit/dry-run.ts; contract §6 "any write"). */
+const DRY_RUN_PARAMETER: Json = {
+  name: "dry_run",
+  in: "query",
+  required: false,
+  description:
+    "`true`: authorise and validate exactly as the write, store nothing; a 200 answers `result: null`, a 204 " +
+    "stays a 204. Only `true` and `false` are valid (else 400, code 10003).",
+  schema: { type: "string", enum: ["true", "false"] },
+};
+
+/** A path with its parameter names erased, so `/zones/:zone` and `/zones/{zone_id}` compare equal. */
+const pathShape = (path: string): string => path.replace(/\{[^}]+\}|:\w+/g, "{}");
+
+/**
+ * Adds the `dry_run` parameter to each operation named in `dryRun` (`METHOD /path`, as `routeSignatures` writes
+ * them): the document is told by the route table which writes can rehearse, so the two cannot disagree.
+ */
+function withDryRun(paths: Record<string, Json>, dryRun: ReadonlySet<string>): Record<string, Json> {
+  const out: Record<string, Json> = {};
+  for (const [path, item] of Object.entries(paths)) {
+    const operations: Record<string, Json> = { ...(item as Record<string, Json>) };
+    for (const [method, operation] of Object.entries(operations)) {
+      if (!dryRun.has(`${method.toUpperCase()} ${pathShape(path)}`)) continue;
+      const op = operation as Record<string, Json>;
+      const parameters = Array.isArray(op.parameters) ? (op.parameters as readonly Json[]) : [];
+      operations[method] = { ...op, parameters: [...parameters, param("DryRun")] };
+    }
+    out[path] = operations;
+  }
+  return out;
+}
+
+/**
+ * The whole document from the features' fragments. `dryRun` lists the operations (`METHOD /path`) whose routes
+ * honour `?dry_run` (the route table's `dryRun` flag).
+ */
+export function openApiDocument(fragments: readonly OpenApiFragment[], dryRun: readonly string[] = []): Json {
   const merged = <K extends "paths" | "parameters" | "schemas">(key: K): Record<string, Json> =>
     Object.assign({}, ...fragments.map((f) => f[key] ?? {})) as Record<string, Json>;
+  const rehearsable = new Set(dryRun.map((signature) => pathShape(signature)));
   return {
     openapi: "3.1.0",
     info: {
@@ -121,7 +158,7 @@ export function openApiDocument(fragments: readonly OpenApiFragment[]): Json {
     },
     servers: [{ url: "/" }, { url: "/client/v4" }],
     security: [{ bearer: [] }],
-    paths: merged("paths"),
+    paths: withDryRun(merged("paths"), rehearsable),
     components: {
       securitySchemes: {
         bearer: {
@@ -131,7 +168,7 @@ export function openApiDocument(fragments: readonly OpenApiFragment[]): Json {
             "ADMIN_TOKEN, or a scoped API_TOKENS entry (permissions tags:read, tags:write, zones:read, zones:write).",
         },
       },
-      parameters: merged("parameters"),
+      parameters: { ...merged("parameters"), DryRun: DRY_RUN_PARAMETER },
       responses: {
         BadRequest: errorResponse("Validation error: the first failing check's code"),
         Unauthenticated: errorResponse("Missing or unknown token (10000)"),

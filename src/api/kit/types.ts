@@ -18,6 +18,11 @@ export interface ApiContext {
   readonly ctx: ExecutionContext;
   readonly settings: Settings;
   readonly principal: Principal;
+  /**
+   * `?dry_run=true` on a write (contract §6, kit/dry-run.ts): validate and authorise as usual, store nothing. The
+   * zone-section kit's writers read it, so a route cannot store by mistake while rehearsing.
+   */
+  readonly dryRun: boolean;
 }
 
 export type ApiMethod = "GET" | "HEAD" | "PUT" | "DELETE" | "POST" | "PATCH";
@@ -35,4 +40,6 @@ export interface ApiRoute {
   readonly permission: Permission;
   readonly target: (params: Readonly<Record<string, string>>) => Result<AccessTarget, ApiFailure>;
   readonly handle: (c: ApiContext) => Promise<Response>;
+  /** The route honours `?dry_run=true` (kit/dry-run.ts); a write route without it refuses the parameter (400). */
+  readonly dryRun?: true;
 }

@@ -225,22 +225,30 @@ export type ZoneChange =
 export const WRITE_ATTEMPTS = 5;
 
 /**
+ * Where a zone-section write goes: the bindings, and whether the request is a rehearsal (`?dry_run=true`, contract §6,
+ * kit/dry-run.ts). Taking the context rather than `env` alone means no route can store while rehearsing.
+ */
+export type ZoneWriteContext = Pick<ApiContext, "env" | "dryRun">;
+
+/**
  * An optimistic read-modify-write: read the zone, `prepare` the change from it, write it only if the zone is still
  * at the version read (the writer serialises; contract §6), and prepare again on a conflict, `WRITE_ATTEMPTS`
  * times. What `prepare` computes from the zone (a rule's version history, the plan) is never written over a
- * change it did not see. The written document is visible on this isolate at once.
+ * change it did not see. The written document is visible on this isolate at once. A dry run prepares (validates)
+ * exactly the same and writes nothing: `document` is then the zone as read.
  */
 export async function updateZone<T>(
-  env: Env,
+  c: ZoneWriteContext,
   zone: string,
   prepare: (current: CurrentZone) => Result<{ readonly change: ZoneChange; readonly result: T }, ZoneApiFailure>,
 ): Promise<Result<{ readonly result: T; readonly document: ZoneDocument }, ZoneApiFailure>> {
   for (let attempt = 1; ; attempt++) {
-    const current = await readZone(env, zone);
+    const current = await readZone(c.env, zone);
     if (!current.ok) return current;
     const prepared = prepare(current.value);
     if (!prepared.ok) return prepared;
-    const written = await applyChange(env, zone, prepared.value.change, current.value.document.version);
+    if (c.dryRun) return ok({ result: prepared.value.result, document: current.value.document });
+    const written = await applyChange(c.env, zone, prepared.value.change, current.value.document.version);
     if (written.ok) return ok({ result: prepared.value.result, document: written.value });
     if (written.error.kind !== "conflict" || attempt === WRITE_ATTEMPTS) return written;
   }
@@ -248,10 +256,17 @@ export async function updateZone<T>(
 
 /**
  * A change that does not depend on what was stored (a whole list replaced, a setting removed): the last write
- * wins, serialised by the writer. A zone not configured is `not-found`.
+ * wins, serialised by the writer. A zone not configured is `not-found`, in a dry run too (which writes nothing and
+ * answers the zone as read).
  */
-export function writeZone(env: Env, zone: string, change: ZoneChange): Promise<Result<ZoneDocument, ZoneApiFailure>> {
-  return applyChange(env, zone, change, undefined);
+export async function writeZone(
+  c: ZoneWriteContext,
+  zone: string,
+  change: ZoneChange,
+): Promise<Result<ZoneDocument, ZoneApiFailure>> {
+  if (!c.dryRun) return applyChange(c.env, zone, change, undefined);
+  const current = await readZone(c.env, zone);
+  return current.ok ? ok(current.value.document) : current;
 }
 
 async function applyChange(

@@ -28,7 +28,7 @@ async function putRuleset(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const body = await readJsonBody(c.request);
   if (!body.ok) return err({ kind: "api", failure: body.error });
   // A rule's version history is computed from the stored ruleset: written only over the version it was read at.
-  const written = await updateZone(c.env, zone, ({ document, zone: current }) => {
+  const written = await updateZone(c, zone, ({ document, zone: current }) => {
     // The zone's cap on compiled regexes covers every phase (validate.ts LIMITS.zoneProgramSize).
     const others = PHASES.filter((p) => p !== phase).reduce(
       (n, p) => n + rulesetProgramSize(p, storedRuleset(document, p)),
@@ -46,5 +46,12 @@ const PATH = "/zones/:zone/rulesets/phases/:phase/entrypoint";
 
 export const rulesetRoutes: readonly ApiRoute[] = [
   { method: "GET", path: PATH, permission: "zones:read", target: zoneTarget, handle: zoneHandler(getRuleset) },
-  { method: "PUT", path: PATH, permission: "zones:write", target: zoneTarget, handle: zoneHandler(putRuleset) },
+  {
+    method: "PUT",
+    path: PATH,
+    permission: "zones:write",
+    target: zoneTarget,
+    handle: zoneHandler(putRuleset),
+    dryRun: true,
+  },
 ];

@@ -31,12 +31,12 @@ async function putSetting(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const parsed = parseUrlNormalization(body.value);
   if (!parsed.ok) return err({ kind: "invalid-url-normalization", issues: parsed.error });
   const change = { kind: "section", name: URL_NORMALIZATION_SECTION, value: present(parsed.value) } as const;
-  const written = await writeZone(c.env, zone, change);
+  const written = await writeZone(c, zone, change);
   return written.ok ? ok(apiSuccess(present(parsed.value))) : written;
 }
 
 async function deleteSetting(c: ApiContext, zone: string): Promise<ZoneAnswer> {
-  const written = await writeZone(c.env, zone, { kind: "section", name: URL_NORMALIZATION_SECTION, value: null });
+  const written = await writeZone(c, zone, { kind: "section", name: URL_NORMALIZATION_SECTION, value: null });
   if (!written.ok) return written;
   // The published API answers 204 (no body, RFC 9110 §15.3.5, hence no envelope), as the tags DELETE does.
   return ok(new Response(null, { status: 204, headers: { "Cache-Control": "no-store" } }));
@@ -46,6 +46,20 @@ const PATH = "/zones/:zone/url_normalization";
 
 export const urlNormalizationRoutes: readonly ApiRoute[] = [
   { method: "GET", path: PATH, permission: "zones:read", target: zoneTarget, handle: zoneHandler(getSetting) },
-  { method: "PUT", path: PATH, permission: "zones:write", target: zoneTarget, handle: zoneHandler(putSetting) },
-  { method: "DELETE", path: PATH, permission: "zones:write", target: zoneTarget, handle: zoneHandler(deleteSetting) },
+  {
+    method: "PUT",
+    path: PATH,
+    permission: "zones:write",
+    target: zoneTarget,
+    handle: zoneHandler(putSetting),
+    dryRun: true,
+  },
+  {
+    method: "DELETE",
+    path: PATH,
+    permission: "zones:write",
+    target: zoneTarget,
+    handle: zoneHandler(deleteSetting),
+    dryRun: true,
+  },
 ];

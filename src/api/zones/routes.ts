@@ -2,7 +2,8 @@
  * Zone configuration API: `PUT/GET/DELETE /zones/{zone}` (contract §6), in the v4 envelope, behind `zones:read` /
  * `zones:write` scoped by zone (contract §7). The root (src/api/kit/mount.ts) has already authenticated and authorised;
  * here, cheapest first and nothing stored until everything passed: zone name (400) → body size (413) and JSON (400)
- * → settings (400) → the zone's writer of record (writer.ts), which serialises writes of one zone.
+ * → settings (400) → the zone's writer of record (writer.ts), which serialises writes of one zone. `?dry_run=true`
+ * stops before the writer (kit/dry-run.ts).
  */
 import { readJsonBody } from "../kit/body";
 import { apiSuccess } from "../kit/envelope";
@@ -36,6 +37,7 @@ async function putZone(c: ApiContext, zone: string): Promise<ZoneAnswer> {
       issues: { listed: [{ kind: "not-allowed", path: "origin", message }], more: 0 },
     });
   }
+  if (c.dryRun) return ok(apiSuccess(null)); // validated, nothing stored (kit/dry-run.ts)
   // Settings replace settings whatever was stored (the sections are kept): no version check, the writer serialises.
   const written = await withWriter(c.env, zone, (w) => w.putSettings(zone, parsed.value.settings));
   if (!written.ok) return written;
@@ -46,6 +48,11 @@ async function putZone(c: ApiContext, zone: string): Promise<ZoneAnswer> {
 }
 
 async function removeZone(c: ApiContext, zone: string): Promise<ZoneAnswer> {
+  if (c.dryRun) {
+    // A rehearsed delete answers as the delete would (404 for a zone not configured) and removes nothing.
+    const current = await readZone(c.env, zone);
+    return current.ok ? ok(apiSuccess(null)) : current;
+  }
   const deleted = await withWriter(c.env, zone, (w) => w.remove(zone));
   if (!deleted.ok) return deleted;
   remember(zone, null);
@@ -54,12 +61,20 @@ async function removeZone(c: ApiContext, zone: string): Promise<ZoneAnswer> {
 
 export const zoneRoutes: readonly ApiRoute[] = [
   { method: "GET", path: "/zones/:zone", permission: "zones:read", target: zoneTarget, handle: zoneHandler(getZone) },
-  { method: "PUT", path: "/zones/:zone", permission: "zones:write", target: zoneTarget, handle: zoneHandler(putZone) },
+  {
+    method: "PUT",
+    path: "/zones/:zone",
+    permission: "zones:write",
+    target: zoneTarget,
+    handle: zoneHandler(putZone),
+    dryRun: true,
+  },
   {
     method: "DELETE",
     path: "/zones/:zone",
     permission: "zones:write",
     target: zoneTarget,
     handle: zoneHandler(removeZone),
+    dryRun: true,
   },
 ];

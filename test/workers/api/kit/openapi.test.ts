@@ -81,6 +81,28 @@ describe("OpenAPI document", () => {
     }
   });
 
+  it("documents dry_run on exactly the writes whose routes rehearse (every zone write, no tags write)", async () => {
+    const doc = await fetchDoc("/openapi.json");
+    const shape = (op: string): string => op.replace(/\{[^}]+\}|:\w+/g, "{}");
+    const documented = Object.entries(doc.paths)
+      .flatMap(([p, item]) =>
+        Object.entries(item)
+          .filter(([, op]) => JSON.stringify((op as { parameters?: unknown }).parameters ?? []).includes("DryRun"))
+          .map(([m]) => shape(`${m.toUpperCase()} ${p}`)),
+      )
+      .sort();
+    const routed = routeSignatures(api.routes.filter((r) => r.dryRun === true))
+      .map(shape)
+      .sort();
+    expect(documented).toEqual(routed);
+    // Every write (a route needing a write permission) of a zone rehearses; the tagging API's writes do not.
+    const writes = api.routes.filter((r) => r.permission.endsWith(":write"));
+    for (const route of writes) {
+      expect(route.dryRun === true, `${route.method} ${route.path}`).toBe(route.permission === "zones:write");
+    }
+    expect(routed).toContain("PUT /zones/{}/rulesets/phases/{}/entrypoint");
+  });
+
   it("gives the key pattern in a form that accepts every script (u flag)", async () => {
     const doc = await fetchDoc("/openapi.json");
     const key = doc.components.schemas?.TagKey as { pattern: string };

@@ -1,0 +1,43 @@
+/**
+ * `?dry_run=` on management API writes (contract §6 "any write"; notes/platform-2026.md: the published Rulesets API
+ * validates with full authorisation and persists nothing). Published semantics:
+ *
+ * - only `true` and `false` are valid values; anything else (another spelling, an empty value, the parameter
+ *   repeated) is a 400 before any work, so a typo never turns a rehearsal into a real write;
+ * - authorisation and validation are the write's own (the handler runs as usual, only the store is skipped:
+ *   `updateZone`/`writeZone` in zone-section.ts read `dryRun` from the context);
+ * - a 200 answers `result: null`, a 204 stays a 204; failures are the write's own failures.
+ *
+ * A write route that cannot rehearse (the tagging API, which the published platform gives no dry run) refuses the
+ * parameter rather than ignoring it: an operator who asked for a dry run must never get a real write.
+ */
+import { apiFailure, apiSuccess, type ApiFailure } from "./envelope";
+import { err, ok, type Result } from "../../shared/result";
+
+/** The envelope code of an invalid or unsupported `dry_run` parameter (docs/configuration.md, error table). */
+export const DRY_RUN_CODE = 10003;
+
+const WRITE_METHODS = new Set(["PUT", "POST", "PATCH", "DELETE"]);
+
+/**
+ * The request's `dry_run` for a route: `false` when absent (or not a write), `true` only for exactly `true`.
+ * `supported` is whether the route can rehearse.
+ */
+export function readDryRun(method: string, url: URL, supported: boolean): Result<boolean, ApiFailure> {
+  if (!WRITE_METHODS.has(method)) return ok(false);
+  const values = url.searchParams.getAll("dry_run");
+  if (values.length === 0) return ok(false);
+  if (!supported) {
+    return err(apiFailure(400, DRY_RUN_CODE, "dry_run is not supported on this endpoint; nothing was done"));
+  }
+  if (values.length > 1) return err(apiFailure(400, DRY_RUN_CODE, "dry_run must be given once"));
+  const [value] = values;
+  if (value === "true") return ok(true);
+  if (value === "false") return ok(false);
+  return err(apiFailure(400, DRY_RUN_CODE, `dry_run must be true or false, not ${JSON.stringify(value)}`));
+}
+
+/** A rehearsed write's answer: a 200 becomes `result: null` (published), anything else is returned as it is. */
+export function dryRunAnswer(response: Response): Response {
+  return response.status === 200 ? apiSuccess(null) : response;
+}
