@@ -28,6 +28,11 @@ export interface ServeOptions {
    * Worker's own log lines cost. Default false: the Worker is measured as it ships.
    */
   readonly dropConsole?: boolean;
+  /**
+   * esbuild `alias`: module specifier → path relative to `root`, e.g. `{ re2js: "bench/baseline/re2-stub.ts" }` to
+   * see what a dependency costs a fresh isolate (the startup suite). Default: none, the Worker as it ships.
+   */
+  readonly alias?: Readonly<Record<string, string>>;
   /** Forward workerd's stdout/stderr (the Worker's console lines, warnings) to ours; default: discard. */
   readonly showLogs?: boolean;
 }
@@ -54,7 +59,12 @@ const PROJECT_DOS: Readonly<Record<string, string>> = {
 };
 
 /** Bundle `entry` to one ES module, as wrangler would (toolchain.md §2 "Miniflare from plain Node"). */
-export async function bundleWorker(root: string, entry: string, dropConsole = false): Promise<string> {
+export async function bundleWorker(
+  root: string,
+  entry: string,
+  dropConsole = false,
+  alias: Readonly<Record<string, string>> = {},
+): Promise<string> {
   const result = await build({
     entryPoints: [resolve(root, entry)],
     bundle: true,
@@ -65,6 +75,7 @@ export async function bundleWorker(root: string, entry: string, dropConsole = fa
     write: false,
     logLevel: "silent",
     ...(dropConsole ? { drop: ["console" as const] } : {}),
+    alias: Object.fromEntries(Object.entries(alias).map(([name, path]) => [name, resolve(root, path)])),
   });
   const output = result.outputFiles[0];
   if (output === undefined) throw new Error(`esbuild produced no output for ${entry}`);
@@ -74,7 +85,7 @@ export async function bundleWorker(root: string, entry: string, dropConsole = fa
 async function scriptOf(options: ServeOptions): Promise<string> {
   if (options.script !== undefined) return options.script;
   if (options.entry === undefined) throw new Error("serveWorker needs `entry` or `script`");
-  return bundleWorker(options.root, options.entry, options.dropConsole);
+  return bundleWorker(options.root, options.entry, options.dropConsole, options.alias);
 }
 
 /**
