@@ -21,10 +21,10 @@ import { remember } from "../../state/zone/cache";
 import type { AccessRuleFailure } from "../../state/zone/access-rules/validate";
 import { PAGE_IDS, type PageFailure } from "../../state/zone/custom-pages/validate";
 import { PHASES } from "../../state/zone/rulesets/phases";
-import type { RulesetFailure } from "../../state/zone/rulesets/validate";
+import type { RulesetEditFailure } from "../../state/zone/rulesets/edits";
 import { parseZoneName, type Zone, type ZoneDocument } from "../../state/zone/schema";
 import { parseDocument, type StoreFailure } from "../../state/zone/store";
-import type { ZoneWriteFailure, ZoneWriter } from "../../state/zone/writer";
+import type { VersionFailure, ZoneWriteFailure, ZoneWriter } from "../../state/zone/writer";
 
 /** The envelope codes of this service's zone configuration errors (200xx block; docs/configuration.md). */
 export const ZONE_API_CODES = {
@@ -39,6 +39,12 @@ export const ZONE_API_CODES = {
   unknownErrorCode: 20025,
   invalidAccessRules: 20026,
   invalidUrlNormalization: 20027,
+  // The rulesets API (docs/rulesets-api.md); a block of their own so other sections' codes can grow below it.
+  unknownRuleset: 20040,
+  unknownRule: 20041,
+  unknownVersion: 20042,
+  currentVersion: 20043,
+  phaseTaken: 20044,
 } as const;
 
 /** Everything that can go wrong in a zone-section route, as values. */
@@ -47,10 +53,11 @@ export type ZoneApiFailure =
   | { readonly kind: "invalid-settings"; readonly issues: Issues }
   | { readonly kind: "invalid-access-rules"; readonly issues: Issues<AccessRuleFailure["kind"]> }
   | { readonly kind: "invalid-url-normalization"; readonly issues: Issues }
-  | { readonly kind: "unknown-phase"; readonly phase: string }
   | { readonly kind: "unknown-page"; readonly id: string }
   | { readonly kind: "unknown-error-code"; readonly code: string }
-  | RulesetFailure
+  /** Every failure of a rulesets API write (unknown-phase, unknown-ruleset, unknown-rule, phase-taken, …). */
+  | RulesetEditFailure
+  | VersionFailure
   | PageFailure
   | ZoneWriteFailure
   | StoreFailure
@@ -84,6 +91,40 @@ export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailur
         400,
         ZONE_API_CODES.unknownPhase,
         `Unknown phase ${JSON.stringify(failure.phase)}: one of ${PHASES.join(", ")}`,
+      );
+    case "unknown-ruleset":
+      return one(
+        404,
+        ZONE_API_CODES.unknownRuleset,
+        `No ruleset ${JSON.stringify(failure.id)} in zone ${zone} (a ruleset id is 32 hex characters; list them ` +
+          "with GET /zones/{zone}/rulesets)",
+      );
+    case "unknown-rule":
+      return one(
+        404,
+        ZONE_API_CODES.unknownRule,
+        `No rule ${JSON.stringify(failure.ruleId)} in ruleset ${failure.rulesetId}; nothing was changed`,
+      );
+    case "unknown-version":
+      return one(
+        404,
+        ZONE_API_CODES.unknownVersion,
+        `No version ${JSON.stringify(failure.version)} of ruleset ${failure.rulesetId} (deleted, never written, ` +
+          "or past the versions kept)",
+      );
+    case "current-version":
+      return one(
+        400,
+        ZONE_API_CODES.currentVersion,
+        `Version ${failure.version} is the current version of ruleset ${failure.rulesetId} and cannot be deleted ` +
+          "(delete the ruleset, or write a new version first); nothing was deleted",
+      );
+    case "phase-taken":
+      return one(
+        400,
+        ZONE_API_CODES.phaseTaken,
+        `The zone already has its ${failure.phase} ruleset (${failure.id}): a zone has one ruleset per phase; ` +
+          "update that one (PUT /zones/{zone}/rulesets/{id}); nothing was stored",
       );
     case "unknown-page":
       return one(
@@ -180,7 +221,18 @@ export function zoneHandler(
  * they are), so the stub is typed by the class itself rather than by the RPC mapping, which turns the document's
  * `unknown` sections into `never`.
  */
-export type WriterRpc = Pick<ZoneWriter, "read" | "putSettings" | "putSection" | "putPart" | "remove">;
+export type WriterRpc = Pick<
+  ZoneWriter,
+  | "read"
+  | "putSettings"
+  | "putSection"
+  | "putPart"
+  | "remove"
+  | "editRuleset"
+  | "rulesetVersions"
+  | "rulesetVersion"
+  | "deleteRulesetVersion"
+>;
 
 /** The zone's writer of record. An RPC that throws (the object unreachable) is `unavailable`, never an escape. */
 export async function withWriter<T>(

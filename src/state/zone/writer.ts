@@ -14,9 +14,21 @@
  * before the document that references them). Failures are domain values, never HTTP.
  */
 import { DurableObject } from "cloudflare:workers";
+import { randomId } from "../../shared/crypto";
 import { causeOf, err, ok, type Result } from "../../shared/result";
+import {
+  applyRulesetEdit,
+  findRuleset,
+  type RulesetEdit,
+  type RulesetEditFailure,
+  type RulesetEdited,
+} from "./rulesets/edits";
+import { rulesetSection } from "./rulesets/stored";
+import { RulesetVersions, type StoredVersion, type VersionSummary } from "./rulesets/versions";
+import type { StoredRuleset } from "./rulesets/validate";
+import type { Phase } from "./rulesets/phases";
 import { ZONE_DOC_SCHEMA, type ZoneDocument, type ZoneSettings } from "./schema";
-import { zoneKey, zonePartsPrefix } from "./store";
+import { parseDocument, zoneKey, zonePartsPrefix, type StoreFailure } from "./store";
 
 export type ZoneWriteFailure =
   | { readonly kind: "not-found" }
@@ -26,6 +38,27 @@ export type ZoneWriteFailure =
   | { readonly kind: "unavailable"; readonly cause: string }
   /** The changed document would pass `MAX_DOCUMENT_BYTES`: nothing was written (contract §8). */
   | { readonly kind: "too-large"; readonly bytes: number; readonly limit: number };
+
+/** Why a version cannot be read or deleted (docs/rulesets-api.md "Versions"). */
+export type VersionFailure =
+  | { readonly kind: "unknown-ruleset"; readonly id: string }
+  /** No such version of this ruleset: never written, deleted, dropped past the bound, or another ruleset's. */
+  | { readonly kind: "unknown-version"; readonly rulesetId: string; readonly version: string }
+  /** The current version is the ruleset itself: delete the ruleset instead. */
+  | { readonly kind: "current-version"; readonly rulesetId: string; readonly version: string };
+
+/** A rulesets API write as the writer answers it: the stored document and the phase's ruleset after the edit. */
+export interface RulesetWritten {
+  readonly document: ZoneDocument;
+  readonly edited: RulesetEdited;
+}
+
+/** A ruleset's versions as listed, with the ruleset they belong to. */
+export interface VersionList {
+  readonly phase: Phase;
+  readonly current: StoredRuleset;
+  readonly versions: readonly VersionSummary[];
+}
 
 /**
  * The zone document is one value in this object's SQLite storage, where a value is at most 2 MB (Cloudflare Durable
@@ -104,6 +137,106 @@ export class ZoneWriter extends DurableObject<Env> {
     );
   }
 
+  /**
+   * One write of the rulesets API (rulesets/edits.ts), applied here, inside the serialised step, to the document as
+   * it is now: concurrent rule-level edits of one zone each see the previous one's result, so none is lost and none
+   * has to be retried (20 parallel adds land 20 rules, test/workers/api/rulesets/concurrency.test.ts). The version
+   * the write makes is recorded in the same step, after KV accepted the document (rulesets/versions.ts).
+   */
+  editRuleset(
+    zone: string,
+    edit: RulesetEdit,
+  ): Promise<Result<RulesetWritten, ZoneWriteFailure | RulesetEditFailure | StoreFailure>> {
+    let edited: RulesetEdited | undefined;
+    const written = this.mutate<RulesetEditFailure | StoreFailure>(
+      zone,
+      (previous) => {
+        if (!previous) return err({ kind: "not-found" });
+        const parsed = parseDocument(zone, previous);
+        if (!parsed.ok) return parsed;
+        const applied = applyRulesetEdit(previous, parsed.value.settings.plan, edit, new Date(), randomId);
+        if (!applied.ok) return applied;
+        edited = applied.value;
+        return ok(withSection(previous, rulesetSection(applied.value.phase), applied.value.ruleset));
+      },
+      undefined,
+      () => {
+        if (!edited) return;
+        if (edited.ruleset) this.versions.record(edited.phase, edited.ruleset);
+        else this.versions.deleteRuleset(edited.id);
+      },
+    );
+    return written.then((result) =>
+      result.ok && edited ? ok({ document: result.value, edited }) : result.ok ? err({ kind: "not-found" }) : result,
+    );
+  }
+
+  /** A ruleset's versions, oldest first; the current one always among them (also for a ruleset written before versions were kept). */
+  async rulesetVersions(
+    zone: string,
+    rulesetId: string,
+  ): Promise<Result<VersionList, ZoneWriteFailure | VersionFailure>> {
+    const found = await this.ruleset(zone, rulesetId);
+    if (!found.ok) return found;
+    const { phase, ruleset } = found.value;
+    const versions = this.versions.list(rulesetId);
+    if (!versions.some((v) => v.version === ruleset.version)) versions.push(summary(phase, ruleset));
+    return ok({ phase, current: ruleset, versions });
+  }
+
+  /** One version of a ruleset of this zone. */
+  async rulesetVersion(
+    zone: string,
+    rulesetId: string,
+    version: string,
+  ): Promise<Result<StoredVersion, ZoneWriteFailure | VersionFailure>> {
+    const found = await this.ruleset(zone, rulesetId);
+    if (!found.ok) return found;
+    const { phase, ruleset } = found.value;
+    if (version === ruleset.version) return ok({ phase, ruleset });
+    const number = versionNumber(version);
+    const stored = number === null ? null : this.versions.get(rulesetId, number);
+    return stored ? ok(stored) : err({ kind: "unknown-version", rulesetId, version });
+  }
+
+  /** Deletes a version that is not the current one (`dryRun`: checks exactly the same, deletes nothing). */
+  deleteRulesetVersion(
+    zone: string,
+    rulesetId: string,
+    version: string,
+    dryRun: boolean,
+  ): Promise<Result<true, ZoneWriteFailure | VersionFailure>> {
+    return this.ctx.blockConcurrencyWhile(async () => {
+      const found = await this.ruleset(zone, rulesetId);
+      if (!found.ok) return found;
+      if (version === found.value.ruleset.version) return err({ kind: "current-version", rulesetId, version });
+      const number = versionNumber(version);
+      if (number === null || this.versions.get(rulesetId, number) === null)
+        return err({ kind: "unknown-version", rulesetId, version });
+      if (!dryRun) this.versions.delete(rulesetId, number);
+      return ok(true as const);
+    });
+  }
+
+  private get versions(): RulesetVersions {
+    this.versionTable ??= new RulesetVersions(this.ctx.storage.sql);
+    return this.versionTable;
+  }
+
+  private versionTable: RulesetVersions | undefined;
+
+  /** A ruleset of this zone by id (another zone's id is unknown here: its versions live in its own writer). */
+  private async ruleset(
+    zone: string,
+    rulesetId: string,
+  ): Promise<Result<{ phase: Phase; ruleset: StoredRuleset }, ZoneWriteFailure | VersionFailure>> {
+    const current = await this.current(zone);
+    if (!current.ok) return current;
+    if (current.value === null) return err({ kind: "not-found" });
+    const found = findRuleset(current.value, rulesetId);
+    return found ? ok(found) : err({ kind: "unknown-ruleset", id: rulesetId });
+  }
+
   /** Deletes the zone with every section and part. `false` when there was none. */
   async remove(zone: string): Promise<Result<boolean, ZoneWriteFailure>> {
     return this.ctx.blockConcurrencyWhile(async () => {
@@ -122,6 +255,8 @@ export class ZoneWriter extends DurableObject<Env> {
         return err(unavailable("delete", e));
       }
       this.ctx.storage.kv.put("document", null);
+      // The zone's ruleset versions go with it (docs/rulesets-api.md "Versions").
+      this.versions.deleteAll();
       return ok(previous.value !== null);
     });
   }
@@ -130,11 +265,13 @@ export class ZoneWriter extends DurableObject<Env> {
    * One serialised read-modify-write: the next version, the change, KV (part first, then document), then this
    * object's own storage. Nothing is recorded here unless KV accepted the document.
    */
-  private mutate(
+  private mutate<E = never>(
     zone: string,
-    change: (previous: ZoneDocument | null) => Result<Readonly<Record<string, unknown>>, ZoneWriteFailure>,
+    change: (previous: ZoneDocument | null) => Result<Readonly<Record<string, unknown>>, ZoneWriteFailure | E>,
     before?: () => Promise<void>,
-  ): Promise<Result<ZoneDocument, ZoneWriteFailure>> {
+    /** This object's own records of the change (ruleset versions), stored with the document. */
+    after?: () => void,
+  ): Promise<Result<ZoneDocument, ZoneWriteFailure | E>> {
     return this.ctx.blockConcurrencyWhile(async () => {
       const previous = await this.current(zone);
       if (!previous.ok) return previous;
@@ -161,6 +298,7 @@ export class ZoneWriter extends DurableObject<Env> {
       }
       this.ctx.storage.kv.put("version", version);
       this.ctx.storage.kv.put("document", bytes);
+      after?.();
       return ok(document);
     });
   }
@@ -185,6 +323,22 @@ export class ZoneWriter extends DurableObject<Env> {
     if (adopted && Number.isSafeInteger(adopted.version)) this.ctx.storage.kv.put("version", adopted.version);
     return ok(adopted);
   }
+}
+
+/** A version's number from the path: a positive decimal integer, else no version. */
+function versionNumber(version: string): number | null {
+  return /^[1-9][0-9]{0,14}$/.test(version) ? Number(version) : null;
+}
+
+function summary(phase: Phase, ruleset: StoredRuleset): VersionSummary {
+  return {
+    id: ruleset.id,
+    phase,
+    version: ruleset.version,
+    last_updated: ruleset.last_updated,
+    ...(ruleset.name === undefined ? {} : { name: ruleset.name }),
+    ...(ruleset.description === undefined ? {} : { description: ruleset.description }),
+  };
 }
 
 function withSection(document: ZoneDocument, name: string, value: unknown): Record<string, unknown> {

@@ -44,6 +44,8 @@ export const LIMITS = {
   contentBytes: { min: 1, max: 10_240 },
   statusCode: { min: 400, max: 599 },
   descriptionLength: 500,
+  /** A ruleset's `name` (rulesets API, `POST /zones/{zone}/rulesets`): the project's bound, docs/rulesets-api.md. */
+  nameLength: 255,
   /** An expression's length in characters: the engine's own limit (rules/parser.ts), restated for the API. */
   expressionLength: DEFAULT_MAX_LENGTH,
 } as const;
@@ -82,6 +84,12 @@ export interface StoredRuleset {
   readonly version: string;
   readonly last_updated: string;
   readonly rules: readonly StoredRule[];
+  /**
+   * Set only when a client sent one (rulesets API create/update, or the entrypoint PUT); absent, the ruleset shows
+   * `{zone} {phase}` and `""`, as every ruleset did before (docs/rulesets-api.md), so stored documents stay valid.
+   */
+  readonly name?: string;
+  readonly description?: string;
 }
 
 export type RulesetFailure =
@@ -136,6 +144,23 @@ export function parseRuleset(
     issues.add("unknown-field", key, "is not a ruleset field");
   if (input.value.phase !== undefined && input.value.phase !== phase)
     issues.add("not-allowed", "phase", `must be ${phase} (the path's phase)`);
+  if (input.value.kind !== undefined && input.value.kind !== RULESET_KINDS[0])
+    issues.add("not-allowed", "kind", `must be "${RULESET_KINDS[0]}" (a zone's entry point ruleset)`);
+  const name = optional(input.value.name, (v) =>
+    readString(v, "name", {
+      min: 1,
+      max: LIMITS.nameLength,
+      message: `must be a string of 1 to ${LIMITS.nameLength} characters`,
+    }),
+  );
+  if (!name.ok) issues.add(name.error.kind, "name", name.error.message);
+  const description = optional(input.value.description, (v) =>
+    readString(v, "description", {
+      max: LIMITS.descriptionLength,
+      message: `must be a string of at most ${LIMITS.descriptionLength} characters`,
+    }),
+  );
+  if (!description.ok) issues.add(description.error.kind, "description", description.error.message);
   const max = spec.maxRules[plan];
   const rules = readArray(input.value.rules, "rules", {
     max,
@@ -178,12 +203,19 @@ export function parseRuleset(
         `${LIMITS.zoneProgramSize} (docs/rules-language.md "Evaluation budget")`,
     );
   }
-  if (issues.count > 0) return err({ kind: "invalid-ruleset", issues: issues.issues });
+  if (issues.count > 0 || !name.ok || !description.ok) return err({ kind: "invalid-ruleset", issues: issues.issues });
+  // Sent: stored; not sent: the previous value kept (a rule-level edit never names the ruleset).
+  const kept = {
+    name: name.value ?? previous?.name,
+    description: description.value ?? previous?.description,
+  };
   return ok({
     id: previous?.id ?? newId(),
     version: String(Number(previous?.version ?? "0") + 1),
     last_updated: stamp,
     rules: stored,
+    ...(kept.name === undefined ? {} : { name: kept.name }),
+    ...(kept.description === undefined ? {} : { description: kept.description }),
   });
 }
 
@@ -350,8 +382,8 @@ function invalid(issues: IssueList, kind: IssueKind, path: string, message: stri
 export function presentRuleset(zone: string, phase: Phase, stored: StoredRuleset | null): Record<string, unknown> {
   return {
     id: stored?.id ?? "",
-    name: `${zone} ${phase}`,
-    description: "",
+    name: stored?.name ?? `${zone} ${phase}`,
+    description: stored?.description ?? "",
     kind: RULESET_KINDS[0],
     phase,
     version: stored?.version ?? "0",
