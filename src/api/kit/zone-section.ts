@@ -235,11 +235,11 @@ export type WriterRpc = Pick<
 >;
 
 /** The zone's writer of record. An RPC that throws (the object unreachable) is `unavailable`, never an escape. */
-export async function withWriter<T>(
+export async function withWriter<T, E = never>(
   env: Env,
   zone: string,
-  call: (writer: WriterRpc) => Promise<Result<T, ZoneWriteFailure>>,
-): Promise<Result<T, ZoneWriteFailure>> {
+  call: (writer: WriterRpc) => Promise<Result<T, ZoneWriteFailure | E>>,
+): Promise<Result<T, ZoneWriteFailure | E>> {
   try {
     const stub: unknown = env.ZONE_WRITER.get(env.ZONE_WRITER.idFromName(zone));
     return await call(stub as WriterRpc);

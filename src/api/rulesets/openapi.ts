@@ -1,9 +1,137 @@
 /** The rulesets API's part of the OpenAPI document (contract §6), from the same constants as the validators. */
-import { COMMON_ERRORS, ok, param, ref, response, type OpenApiFragment } from "../kit/openapi";
+import { COMMON_ERRORS, ok, param, ref, response, type Json, type OpenApiFragment } from "../kit/openapi";
+import { MAX_VERSIONS_KEPT } from "../../state/zone/rulesets/versions";
 import { RATE_LIMIT_BOUNDS } from "../../state/zone/rulesets/ratelimit";
 import { PHASE_SPECS, PHASES, RULE_ACTIONS } from "../../state/zone/rulesets/phases";
 import { CONTENT_TYPES, LIMITS, MAX_RULESET_ISSUES, RULESET_KINDS } from "../../state/zone/rulesets/validate";
 import { PLANS } from "../../state/zone/schema";
+
+const WRITE_ERRORS = {
+  ...COMMON_ERRORS,
+  "413": response("TooLarge"),
+};
+const read = (operationId: string, summary: string, result: Json, description?: string): Json => ({
+  operationId,
+  summary,
+  ...(description ? { description } : {}),
+  security: [{ bearer: ["zones:read"] }],
+  responses: { "200": ok(summary, result), ...COMMON_ERRORS },
+});
+const write = (
+  operationId: string,
+  summary: string,
+  description: string,
+  body: string | null,
+  answer: "ruleset" | "none",
+): Json => ({
+  operationId,
+  summary,
+  description,
+  security: [{ bearer: ["zones:write"] }],
+  ...(body ? { requestBody: { required: true, content: { "application/json": { schema: ref(body) } } } } : {}),
+  responses: {
+    ...(answer === "ruleset"
+      ? { "200": ok("The ruleset after the write (its new version)", ref("Ruleset")) }
+      : { "204": { description: "Done; no body" } }),
+    ...WRITE_ERRORS,
+  },
+});
+const VERSIONS =
+  `Every write of a ruleset makes a version; the newest ${MAX_VERSIONS_KEPT} of each ruleset are kept (older ` +
+  "ones are dropped), and deleting the ruleset or the zone deletes them.";
+
+/** The published Rulesets API beyond the entry points (docs/rulesets-api.md). */
+const RULESETS_API_PATHS: Record<string, Json> = {
+  "/zones/{zone}/rulesets": {
+    parameters: [param("Zone")],
+    get: read("listRulesets", "The zone's rulesets (one per phase that has one), without their rules", {
+      type: "array",
+      items: ref("RulesetSummary"),
+    }),
+    post: write(
+      "createRuleset",
+      "Create the zone's ruleset of a phase",
+      "`kind` must be `zone`; a phase that already has its ruleset is refused (400, 20044): update that one. " +
+        "Rules are validated exactly as on the entry point PUT.",
+      "RulesetCreateBody",
+      "ruleset",
+    ),
+  },
+  "/zones/{zone}/rulesets/{ruleset_id}": {
+    parameters: [param("Zone"), param("RulesetId")],
+    get: read("getRuleset", "One ruleset with its rules", ref("Ruleset")),
+    put: write(
+      "updateRuleset",
+      "Replace a ruleset's rules (and name, description)",
+      "As the entry point PUT of the ruleset's phase; `phase` and `kind`, when sent, must be the ruleset's.",
+      "RulesetBody",
+      "ruleset",
+    ),
+    delete: write(
+      "deleteRuleset",
+      "Delete a ruleset and every version of it",
+      "Allowed on every plan (removing rules never adds a feature).",
+      null,
+      "none",
+    ),
+  },
+  "/zones/{zone}/rulesets/{ruleset_id}/rules": {
+    parameters: [param("Zone"), param("RulesetId")],
+    post: write(
+      "createRulesetRule",
+      "Add one rule at a position",
+      "Last by default. The ruleset's limits apply as on a PUT of the whole list; issues of the rule sent are " +
+        "named by its own fields (`expression`, `position.before`). A position naming no rule of the ruleset, two " +
+        "position keys, or an index out of range is refused (400, 20021) and nothing is stored.",
+      "RuleRequest",
+      "ruleset",
+    ),
+  },
+  "/zones/{zone}/rulesets/{ruleset_id}/rules/{rule_id}": {
+    parameters: [param("Zone"), param("RulesetId"), param("RuleId")],
+    patch: write(
+      "editRulesetRule",
+      "Edit one rule: its definition, its position, or both",
+      "The rule keeps its id; its version goes up when its definition changes.",
+      "RuleRequest",
+      "ruleset",
+    ),
+    delete: write("deleteRulesetRule", "Delete one rule", "Answers the ruleset after the delete.", null, "ruleset"),
+  },
+  "/zones/{zone}/rulesets/{ruleset_id}/versions": {
+    parameters: [param("Zone"), param("RulesetId")],
+    get: read(
+      "listRulesetVersions",
+      "The ruleset's versions, oldest first",
+      { type: "array", items: ref("RulesetSummary") },
+      VERSIONS,
+    ),
+  },
+  "/zones/{zone}/rulesets/{ruleset_id}/versions/{ruleset_version}": {
+    parameters: [param("Zone"), param("RulesetId"), param("RulesetVersion")],
+    get: read("getRulesetVersion", "One version of the ruleset, with its rules as they were", ref("Ruleset")),
+    delete: write(
+      "deleteRulesetVersion",
+      "Delete a version that is not the current one",
+      "The current version cannot be deleted (400, 20043); a deleted number is never reused.",
+      null,
+      "none",
+    ),
+  },
+  "/zones/{zone}/rulesets/phases/{phase}/entrypoint/versions": {
+    parameters: [param("Zone"), param("Phase")],
+    get: read(
+      "listPhaseEntrypointVersions",
+      "The versions of the phase's ruleset, oldest first",
+      { type: "array", items: ref("RulesetSummary") },
+      VERSIONS + " A phase without a ruleset answers 404 (20040).",
+    ),
+  },
+  "/zones/{zone}/rulesets/phases/{phase}/entrypoint/versions/{ruleset_version}": {
+    parameters: [param("Zone"), param("Phase"), param("RulesetVersion")],
+    get: read("getPhaseEntrypointVersion", "One version of the phase's ruleset", ref("Ruleset")),
+  },
+};
 
 /** `free 0, pro 25, …` for one phase, from the validator's own table. */
 const perPlan = (phase: (typeof PHASES)[number]): string =>
@@ -14,6 +142,7 @@ export const rulesetsOpenApi: OpenApiFragment = {
     "Rulesets per phase (contract §6): custom error rules (`http_custom_errors`, paid plans), firewall custom rules " +
     "and rate-limiting rules; invalid rules answer 400 (20021) naming the rule index, line and column.",
   paths: {
+    ...RULESETS_API_PATHS,
     "/zones/{zone}/rulesets/phases/{phase}/entrypoint": {
       parameters: [param("Zone"), param("Phase")],
       get: {
@@ -31,7 +160,8 @@ export const rulesetsOpenApi: OpenApiFragment = {
           PHASES.map((phase) => `${phase}: ${perPlan(phase)}`).join("; ") +
           ". The zone's regular expressions, all phases together, compile to at most " +
           `${LIMITS.zoneProgramSize} RE2 instructions (400, code 20021, naming the limit). At most ` +
-          `${MAX_RULESET_ISSUES} errors are listed, then one line counts the rest.`,
+          `${MAX_RULESET_ISSUES} errors are listed, then one line counts the rest. Every write makes a version ` +
+          "(`…/entrypoint/versions`).",
         security: [{ bearer: ["zones:write"] }],
         requestBody: { required: true, content: { "application/json": { schema: ref("RulesetBody") } } },
         responses: {
@@ -44,6 +174,28 @@ export const rulesetsOpenApi: OpenApiFragment = {
     },
   },
   parameters: {
+    RulesetId: {
+      name: "ruleset_id",
+      in: "path",
+      required: true,
+      description: "A ruleset of this zone (32 hex characters, as listed); any other id answers 404 (20040)",
+      schema: { type: "string" },
+    },
+    RuleId: {
+      name: "rule_id",
+      in: "path",
+      required: true,
+      description: "A rule of the ruleset; any other id answers 404 (20041)",
+      schema: { type: "string" },
+    },
+    RulesetVersion: {
+      name: "ruleset_version",
+      in: "path",
+      required: true,
+      description: "A version number of the ruleset, as listed; any other answers 404 (20042)",
+      schema: { type: "string", pattern: "^[1-9][0-9]*$" },
+      example: "1",
+    },
     Phase: {
       name: "phase",
       in: "path",
@@ -117,6 +269,9 @@ export const rulesetsOpenApi: OpenApiFragment = {
           items: ref("RuleBody"),
         },
         phase: { type: "string", enum: [...PHASES], description: "When present, the path's phase" },
+        kind: { const: "zone", description: "When present, `zone`" },
+        name: { type: "string", minLength: 1, maxLength: LIMITS.nameLength, description: "Kept when absent" },
+        description: { type: "string", maxLength: LIMITS.descriptionLength, description: "Kept when absent" },
       },
       // For the `Phase` parameter's example (http_request_firewall_custom).
       example: {
@@ -127,6 +282,81 @@ export const rulesetsOpenApi: OpenApiFragment = {
             description: "Only the office reaches /admin",
           },
         ],
+      },
+    },
+    RulesetCreateBody: {
+      type: "object",
+      required: ["name", "kind", "phase"],
+      properties: {
+        name: { type: "string", minLength: 1, maxLength: LIMITS.nameLength },
+        description: { type: "string", maxLength: LIMITS.descriptionLength },
+        kind: { const: "zone" },
+        phase: { type: "string", enum: [...PHASES] },
+        rules: { type: "array", items: ref("RuleBody"), default: [] },
+      },
+      example: {
+        name: "Firewall",
+        kind: "zone",
+        phase: "http_request_firewall_custom",
+        rules: [{ expression: 'http.request.uri.path eq "/admin"', action: "block", description: "No /admin" }],
+      },
+    },
+    RuleRequest: {
+      description:
+        "A rule (`RuleBody`) and where to put it. On PATCH, a body of only `position` moves the rule and keeps " +
+        "its definition; any other field makes the body the rule's whole new definition.",
+      allOf: [
+        ref("RuleBody"),
+        {
+          type: "object",
+          properties: {
+            position: {
+              description:
+                'Exactly one of `before` (a rule id; `""` = first), `after` (a rule id; `""` = last) or ' +
+                "`index` (1 = first; at most the ruleset's rule count after the write). Absent: last on POST, " +
+                "unchanged on PATCH.",
+              oneOf: [
+                {
+                  type: "object",
+                  required: ["before"],
+                  additionalProperties: false,
+                  properties: { before: { type: "string" } },
+                },
+                {
+                  type: "object",
+                  required: ["after"],
+                  additionalProperties: false,
+                  properties: { after: { type: "string" } },
+                },
+                {
+                  type: "object",
+                  required: ["index"],
+                  additionalProperties: false,
+                  properties: { index: { type: "integer", minimum: 1 } },
+                },
+              ],
+            },
+          },
+        },
+      ],
+      example: {
+        expression: 'http.request.uri.path eq "/wp-login.php"',
+        action: "block",
+        description: "No WordPress here",
+        position: { index: 1 },
+      },
+    },
+    RulesetSummary: {
+      type: "object",
+      required: ["id", "name", "kind", "phase", "version", "last_updated"],
+      properties: {
+        id: { type: "string" },
+        name: { type: "string" },
+        description: { type: "string" },
+        kind: { type: "string", enum: [...RULESET_KINDS] },
+        phase: { type: "string", enum: [...PHASES] },
+        version: { type: "string" },
+        last_updated: { type: "string", format: "date-time" },
       },
     },
     Ruleset: {

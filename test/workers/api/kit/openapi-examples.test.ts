@@ -56,17 +56,30 @@ describe("OpenAPI request examples", () => {
         const zone = uniqueZone(`example-${op.operationId.toLowerCase()}`);
         const account = newAccount();
         const params = [...shared, ...(op.parameters ?? [])].map((p) => doc.components.parameters[refName(p)]);
-        const path = template.replace(/\{([^}]+)\}/g, (_, name: string) => {
-          if (name === "zone") return zone;
-          if (name === "account_id") return account;
-          const declared = params.find((p) => p?.name === name)?.example;
-          expect(declared, `${op.operationId}: path parameter ${name} has no example`).toBeDefined();
-          return encodeURIComponent(declared ?? "");
-        });
         // Zone sections need their zone: created from the ZoneSettings example (a paid plan, so every phase).
         if (template.startsWith("/zones/{zone}/")) {
           expect((await send("PUT", `/zones/${zone}`, zoneExample)).status).toBe(200);
         }
+        // A ruleset's paths need one of the zone's rulesets (and its rule): made from the create example.
+        const ids: Record<string, string> = {};
+        if (template.includes("{ruleset_id}")) {
+          const created = await send(
+            "POST",
+            `/zones/${zone}/rulesets`,
+            doc.components.schemas.RulesetCreateBody?.example,
+          );
+          const ruleset = (await created.json<Envelope<{ id: string; rules: { id: string }[] }>>()).result;
+          ids.ruleset_id = ruleset?.id ?? "";
+          ids.rule_id = ruleset?.rules[0]?.id ?? "";
+        }
+        const path = template.replace(/\{([^}]+)\}/g, (_, name: string) => {
+          if (name === "zone") return zone;
+          if (name === "account_id") return account;
+          if (ids[name] !== undefined) return ids[name];
+          const declared = params.find((p) => p?.name === name)?.example;
+          expect(declared, `${op.operationId}: path parameter ${name} has no example`).toBeDefined();
+          return encodeURIComponent(declared ?? "");
+        });
         const res = await send(method.toUpperCase(), path, example);
         const text = await res.text();
         expect([200, 204], `${op.operationId} ${method.toUpperCase()} ${path}: ${text}`).toContain(res.status);
@@ -79,6 +92,10 @@ describe("OpenAPI request examples", () => {
       [
         "deleteResourceTags",
         "putAccessRules",
+        "createRuleset",
+        "updateRuleset",
+        "createRulesetRule",
+        "editRulesetRule",
         "putCustomPage",
         "putPhaseEntrypoint",
         "putUrlNormalization",
