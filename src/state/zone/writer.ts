@@ -143,7 +143,7 @@ export class ZoneWriter extends DurableObject<Env> {
    * has to be retried (20 parallel adds land 20 rules, test/workers/api/rulesets/concurrency.test.ts). The version
    * the write makes is recorded in the same step, after KV accepted the document (rulesets/versions.ts).
    */
-  editRuleset(
+  async editRuleset(
     zone: string,
     edit: RulesetEdit,
   ): Promise<Result<RulesetWritten, ZoneWriteFailure | RulesetEditFailure | StoreFailure>> {
@@ -166,12 +166,16 @@ export class ZoneWriter extends DurableObject<Env> {
         else this.versions.deleteRuleset(edited.id);
       },
     );
-    return written.then((result) =>
-      result.ok && edited ? ok({ document: result.value, edited }) : result.ok ? err({ kind: "not-found" }) : result,
-    );
+    const result = await written;
+    if (!result.ok) return result;
+    // `edited` is set whenever the change was applied (the document was written only then).
+    return edited ? ok({ document: result.value, edited }) : err({ kind: "not-found" });
   }
 
-  /** A ruleset's versions, oldest first; the current one always among them (also for a ruleset written before versions were kept). */
+  /**
+   * A ruleset's versions, oldest first; the current one is always among them (read from the document for a ruleset
+   * written before versions were kept).
+   */
   async rulesetVersions(
     zone: string,
     rulesetId: string,
