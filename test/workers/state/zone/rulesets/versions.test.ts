@@ -34,9 +34,13 @@ describe("ruleset versions in the zone writer", () => {
       expect(versions.get(b, 6)).toBeNull();
       expect(versions.list(b).map((v) => v.phase)).toEqual(["http_ratelimit"]);
       const plan = state.storage.sql
-        .exec("EXPLAIN QUERY PLAN SELECT phase, body FROM ruleset_versions WHERE ruleset_id = ? AND version = ?", a, 6)
+        .exec<{ detail: string }>(
+          "EXPLAIN QUERY PLAN SELECT phase, body FROM ruleset_versions WHERE ruleset_id = ? AND version = ?",
+          a,
+          6,
+        )
         .toArray()
-        .map((row) => String(row.detail));
+        .map((row) => row.detail);
       expect(plan.join(" ")).toMatch(/USING PRIMARY KEY/);
       versions.deleteRuleset(a);
       expect(versions.list(a)).toEqual([]);
