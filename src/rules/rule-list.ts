@@ -16,7 +16,7 @@ import { customErrorFields } from "./fields/custom-errors";
 import type { FieldSet } from "./fields/field-set";
 import { requestFields } from "./fields/request";
 import { logOverBudget, type RulePhase } from "./over-budget-log";
-import { compile, type Rule } from "./rule";
+import { compile, type Rule, type RuleOutcome } from "./rule";
 import { RuleIndex } from "./rule-index";
 import { BoundedCache } from "../shared/bounded-cache";
 import { logEvent } from "../shared/log";
@@ -125,6 +125,17 @@ export function compileRuleList<S extends StoredRuleInput, T extends object>(
 }
 
 /**
+ * Sees what `firstMatch` does: the context it runs on (to read, afterwards, the fields the rules read: memoised, so
+ * reading them again extracts nothing twice), then every evaluation in order: the position in the list, the outcome
+ * and the units it spent. A position the loop did not evaluate was left out by the index (before the match) or not
+ * reached (after it).
+ */
+export interface RuleListTracer {
+  started(ctx: EvaluationContext): void;
+  evaluated(position: number, outcome: RuleOutcome, units: number): void;
+}
+
+/**
  * The first rule that matches, or null. Only the rules the index names are evaluated, in order (the others cannot
  * match). A rule over the evaluation budget is a non-match, logged, and later rules still run on what is left of the
  * request's budget (contract §2.2, budget.ts).
@@ -133,10 +144,15 @@ export function firstMatch<T extends object>(
   list: RuleList<T>,
   ctx: EvaluationContext,
   zone: string,
+  tracer?: RuleListTracer,
 ): RuleListEntry<T> | null {
+  tracer?.started(ctx);
   for (const position of candidatesOf(list, ctx)) {
     const entry = list.rules[position] as RuleListEntry<T>;
     const outcome = entry.rule.evaluate(ctx);
+    // The draft preview's trace (src/edge/custom-errors/trace.ts) is recorded here, in the loop traffic runs, so
+    // what it shows is what traffic does; `ctx.spent` holds the units of this evaluation (rule.ts resets it).
+    tracer?.evaluated(position, outcome, ctx.spent);
     if (outcome.kind === "match") return entry;
     if (outcome.kind === "over-budget")
       logOverBudget({ zone, phase: list.phase, rule: entry.id, reason: outcome.reason });

@@ -1,5 +1,29 @@
-/** The preview endpoint's part of the OpenAPI document (contract §6). */
-import { COMMON_ERRORS, param, type OpenApiFragment } from "../kit/openapi";
+/** The preview endpoints' part of the OpenAPI document (contract §6), from the same constants as the code. */
+import { COMMON_ERRORS, ok, param, ref, type OpenApiFragment } from "../kit/openapi";
+import { MAX_SHOWN_BODY_CHARS, ORIGIN_FAILURES, PREVIEW_FORMATS } from "../../edge/custom-errors/explain";
+import { MAX_SHOWN_CHARS, MAX_SHOWN_ENTRIES } from "../../edge/custom-errors/trace";
+import { PAGE_IDS } from "../../state/zone/custom-pages/validate";
+import { PREVIEW_CODE, REQUEST_LIMITS } from "./draft";
+
+const headerMap = {
+  type: "object",
+  maxProperties: REQUEST_LIMITS.headers,
+  additionalProperties: { type: "string", maxLength: REQUEST_LIMITS.headerValueChars },
+  description:
+    `Header name → value; at most ${REQUEST_LIMITS.headers} headers and ${REQUEST_LIMITS.headerBytes} bytes of ` +
+    "names and values; no control characters. `Host` and `CF-Connecting-IP` are refused (the host is the zone; " +
+    "give `client_ip`).",
+};
+
+const answeredBy = {
+  type: "object",
+  required: ["kind"],
+  properties: {
+    kind: { type: "string", enum: ["rule", "page", "default", "origin"] },
+    id: { type: "string", description: "The rule's id, or the page's id" },
+    index: { type: "integer", description: "The rule's 0-based position in the ruleset" },
+  },
+};
 
 export const previewOpenApi: OpenApiFragment = {
   paths: {
@@ -25,6 +49,187 @@ export const previewOpenApi: OpenApiFragment = {
         summary: "Headers of the preview",
         security: [{ bearer: ["zones:read"] }],
         responses: { default: { description: "The error response's headers" } },
+      },
+    },
+    "/zones/{zone}/preview": {
+      parameters: [param("Zone")],
+      post: {
+        operationId: "previewDraft",
+        summary: "What a draft (or the saved configuration) would serve a described request, and why",
+        description:
+          "A draft (custom error rules and/or pages, validated exactly as the entrypoint and custom pages PUTs " +
+          "validate them, never stored) or, without `draft`, the saved configuration, and a described request. " +
+          "Runs the request through the code zone traffic runs (request phases excepted) and answers, for each " +
+          "format, exactly what the zone would serve, plus a trace: which step of contract §2.1 answered, every " +
+          "rule's outcome (match, no-match, over-budget, skipped-by-index, not-reached, disabled, unusable), the " +
+          "values of the fields the rules read, and the evaluation cost in budget units. A refused body is 400 " +
+          `(code ${PREVIEW_CODE} for the body and request, 20021 for draft rules, 20023 for draft pages; 403 1100 ` +
+          'when the plan cannot use them). docs/custom-errors.md "Draft preview".',
+        security: [{ bearer: ["zones:read"] }],
+        requestBody: { required: true, content: { "application/json": { schema: ref("PreviewBody") } } },
+        responses: { "200": ok("The preview and its trace", ref("PreviewResult")), ...COMMON_ERRORS },
+      },
+    },
+  },
+  schemas: {
+    PreviewBody: {
+      type: "object",
+      required: ["request"],
+      additionalProperties: false,
+      properties: {
+        draft: {
+          type: "object",
+          additionalProperties: false,
+          description: "What the draft omits is the saved configuration",
+          properties: {
+            rules: {
+              type: "array",
+              items: ref("RuleBody"),
+              description: "The http_custom_errors rules, as the entrypoint PUT takes them (same plan limits)",
+            },
+            pages: {
+              type: "object",
+              additionalProperties: false,
+              properties: Object.fromEntries(PAGE_IDS.map((id) => [id, ref("CustomPageBody")])),
+            },
+          },
+        },
+        request: ref("DescribedRequest"),
+      },
+    },
+    DescribedRequest: {
+      type: "object",
+      additionalProperties: false,
+      description: "Exactly one of `code` and `origin`",
+      properties: {
+        method: { type: "string", enum: [...REQUEST_LIMITS.methods], default: "GET" },
+        scheme: { type: "string", enum: ["http", "https"], default: "https" },
+        path: {
+          type: "string",
+          default: "/",
+          maxLength: REQUEST_LIMITS.pathChars,
+          pattern: "^/[\\x21-\\x22\\x24-\\x7e]*$",
+          description: "Path and query as a client sends them (percent-encoded, no fragment)",
+        },
+        headers: headerMap,
+        client_ip: { type: "string", description: "Sent as CF-Connecting-IP (ip.src, ::CLIENT_IP::)" },
+        country: { type: "string", pattern: "^[A-Z]{2}$", description: "request.cf.country (ip.src.country, ::GEO::)" },
+        code: { type: "integer", description: "A catalog error the edge generates (a block, a rate limit, a 52x)" },
+        origin: {
+          type: "object",
+          additionalProperties: false,
+          description: "Exactly one of `status` (the origin answered) and `failure` (it did not)",
+          properties: {
+            status: {
+              type: "integer",
+              minimum: REQUEST_LIMITS.originStatus.min,
+              maximum: REQUEST_LIMITS.originStatus.max,
+            },
+            headers: headerMap,
+            body: { type: "string", maxLength: REQUEST_LIMITS.originBodyChars },
+            failure: {
+              type: "string",
+              enum: [...ORIGIN_FAILURES],
+              description:
+                "Classified by the proxy's own classifier (contract §3): refused 521, unreachable 523, " +
+                "unresolvable 1016, connect-timeout 522, read-timeout 524, reset 520, malformed 502, " +
+                "tls-handshake 525, tls-certificate 526",
+            },
+          },
+        },
+      },
+    },
+    PreviewShownResponse: {
+      type: "object",
+      required: ["status", "headers", "body", "body_bytes", "body_truncated", "answered_by"],
+      properties: {
+        status: { type: "integer" },
+        headers: { type: "object", additionalProperties: { type: "string" } },
+        body: { type: "string", description: `The body as text, cut at ${MAX_SHOWN_BODY_CHARS} characters` },
+        body_bytes: { type: "integer", description: "The whole body's size" },
+        body_truncated: { type: "boolean" },
+        answered_by: answeredBy,
+      },
+    },
+    PreviewResult: {
+      type: "object",
+      properties: {
+        zone: { type: "string" },
+        version: { type: "integer", description: "The saved configuration's version the preview started from" },
+        draft: { type: "boolean" },
+        request: { type: "object", properties: { method: { type: "string" }, url: { type: "string" } } },
+        error: {
+          type: "object",
+          description: "{kind: generated, code, status, cause} or {kind: origin-response, status}",
+        },
+        format: { type: "string", enum: ["json", "problem+json", "markdown", "html"] },
+        answered_by: answeredBy,
+        response: ref("PreviewShownResponse"),
+        responses: {
+          type: "object",
+          properties: Object.fromEntries(Object.keys(PREVIEW_FORMATS).map((f) => [f, ref("PreviewShownResponse")])),
+        },
+        trace: {
+          type: "object",
+          properties: {
+            steps: {
+              type: "array",
+              items: {
+                type: "object",
+                properties: {
+                  step: { type: "string", enum: ["rules", "page", "default", "origin"] },
+                  outcome: {
+                    type: "string",
+                    enum: ["answered", "no-match", "not-customized", "not-run", "passed-through"],
+                  },
+                  id: { type: "string" },
+                  reason: { type: "string" },
+                },
+              },
+            },
+            rules: {
+              type: "array",
+              items: {
+                type: "object",
+                properties: {
+                  index: { type: "integer" },
+                  id: { type: "string" },
+                  description: { type: "string" },
+                  expression: { type: "string" },
+                  outcome: {
+                    type: "string",
+                    enum: [
+                      "match",
+                      "no-match",
+                      "over-budget",
+                      "skipped-by-index",
+                      "not-reached",
+                      "disabled",
+                      "unusable",
+                    ],
+                  },
+                  cost: { type: "integer", description: "Budget units spent" },
+                  reason: { type: "string" },
+                  fields: { type: "array", items: { type: "string" } },
+                },
+              },
+            },
+            fields: {
+              type: "object",
+              description:
+                `Every field a rule reads → its value for this request (strings cut at ${MAX_SHOWN_CHARS} ` +
+                `characters, arrays and maps at ${MAX_SHOWN_ENTRIES} entries)`,
+            },
+          },
+        },
+        cost: {
+          type: "object",
+          properties: {
+            units: { type: "integer" },
+            budget: { type: "integer", description: "The request's budget (contract §2.2)" },
+            rule_budget: { type: "integer", description: "One rule's budget" },
+          },
+        },
       },
     },
   },

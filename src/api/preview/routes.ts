@@ -1,15 +1,29 @@
 /**
- * `GET|HEAD /zones/{zone}/preview/{code}` (contract §6): exactly the response the zone would serve for error `{code}`
- * to this request (its `Accept` and other headers), the zone's custom error rules and pages applied, through the
- * same pipeline as real errors. Authenticated like every management request (`zones:read` on the zone).
+ * The preview endpoints (contract §6), authenticated like every management request (`zones:read` on the zone:
+ * they store nothing):
+ *
+ * - `GET|HEAD /zones/{zone}/preview/{code}`: exactly the response the zone would serve for error `{code}` to this
+ *   request (its `Accept` and other headers), the zone's custom error rules and pages applied, through the same
+ *   pipeline as real errors.
+ * - `POST /zones/{zone}/preview` (issue 22): a draft (rules and/or pages, not saved) or the saved configuration, and
+ *   a described request → what each format would serve, which step answered, every rule's outcome and the cost,
+ *   from the code traffic runs (src/edge/custom-errors/explain.ts). docs/custom-errors.md "Draft preview".
  */
+import { readJsonBody } from "../kit/body";
+import { apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
 import { zoneHandler, zoneTarget, type ZoneAnswer } from "../kit/zone-section";
-import { err, ok } from "../../shared/result";
+import { causeOf, err, ok } from "../../shared/result";
 import { catalogEntry } from "../../errors/catalog";
 import { errorResponse } from "../../errors/pipeline";
-import { customizationFor } from "../../edge/custom-errors/apply";
-import { compiledZone } from "../../edge/compiled-zone";
+import { customizationFor, type PageSource } from "../../edge/custom-errors/apply";
+import { compileCustomErrors } from "../../edge/custom-errors/compiled";
+import { explain } from "../../edge/custom-errors/explain";
+import { pageHtml } from "../../edge/custom-errors/page-cache";
+import { compiledOf, compiledZone } from "../../edge/compiled-zone";
+import { lookupZone } from "../../state/zone/cache";
+import { storedRuleset } from "../../state/zone/rulesets/stored";
+import { applyDraft, parsePreviewBody } from "./draft";
 
 async function preview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const raw = c.params.code ?? "";
@@ -29,6 +43,59 @@ async function preview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   );
 }
 
+async function draftPreview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
+  const body = await readJsonBody(c.request);
+  if (!body.ok) return err({ kind: "api", failure: body.error });
+  const input = parsePreviewBody(body.value, zone);
+  if (!input.ok) return input;
+  // The zone as traffic sees it (the per-isolate cache, KV behind it), like the GET preview.
+  const read = await lookupZone(c.env.CONFIG, zone).catch((e: unknown) =>
+    err({ kind: "unavailable" as const, cause: `CONFIG unavailable: ${causeOf(e)}` }),
+  );
+  if (!read.ok) return read;
+  if (read.value === null) return err({ kind: "not-found" });
+  const current = read.value;
+  // The saved configuration compiled once per version, the very value traffic uses (compiled-zone.ts).
+  const saved = compiledOf(current).customErrors;
+  const savedPages: PageSource = (id) => pageHtml(c.env.CONFIG, saved, id);
+  let setup = {
+    compiled: saved,
+    stored: storedRuleset(current.document, "http_custom_errors")?.rules ?? [],
+    pages: savedPages,
+  };
+  if (input.value.draft !== null) {
+    const draft = applyDraft(current, input.value.draft);
+    if (!draft.ok) return draft;
+    const { document, rules, pages } = draft.value;
+    // Compiled exactly as a saved version is (compiled.ts), never cached: a draft must not serve traffic. Pages
+    // the draft does not change are read as saved.
+    setup = {
+      compiled: compileCustomErrors({ ...current, document }, saved.normalization),
+      stored: rules,
+      pages: (id) => {
+        const own = pages.get(id);
+        return own === undefined ? savedPages(id) : Promise.resolve(own);
+      },
+    };
+  }
+  const explained = await explain(input.value.request, {
+    ...setup,
+    zone,
+    settings: c.settings,
+    invocation: c.ctx,
+  });
+  const { request } = input.value;
+  return ok(
+    apiSuccess({
+      zone,
+      version: current.version,
+      draft: input.value.draft !== null,
+      request: { method: request.method, url: request.url.href },
+      ...explained,
+    }),
+  );
+}
+
 export const previewRoutes: readonly ApiRoute[] = [
   {
     method: "GET",
@@ -43,5 +110,12 @@ export const previewRoutes: readonly ApiRoute[] = [
     permission: "zones:read",
     target: zoneTarget,
     handle: zoneHandler(preview),
+  },
+  {
+    method: "POST",
+    path: "/zones/:zone/preview",
+    permission: "zones:read",
+    target: zoneTarget,
+    handle: zoneHandler(draftPreview),
   },
 ];

@@ -14,7 +14,7 @@ import { newRayId } from "../../shared/ray";
 import { RuleUrl } from "../../shared/rule-url";
 import { clientAddress } from "../../shared/client-address";
 import { customErrorFields, type ErrorInfo } from "../../rules";
-import { firstMatch } from "../../rules/rule-list";
+import { firstMatch, type RuleListTracer } from "../../rules/rule-list";
 import type { CompiledCustomErrors, CompiledRule } from "./compiled";
 import { pageHtml } from "./page-cache";
 
@@ -38,12 +38,37 @@ export function customizationFor(compiled: CompiledCustomErrors, kv: KVNamespace
   // Built once per compiled version and KV binding, not per error (issue 12); kept in the compiled value itself.
   const known = compiled.steps;
   if (known !== undefined && known.kv === kv) return known.steps;
-  const steps: ErrorCustomization = {
-    rule: compiled.rules.rules.length === 0 ? undefined : (error) => ruleStep(compiled, error),
-    page: compiled.pages.size === 0 ? undefined : (error) => pageStep(compiled, kv, error),
-  };
+  const steps = stepsOf(compiled, (id) => pageHtml(kv, compiled, id), undefined);
   compiled.steps = { kv, steps };
   return steps;
+}
+
+/** Where the page step reads a customised page's HTML: KV through the page cache, or a draft (the draft preview). */
+export type PageSource = (id: PageId) => Promise<string | null>;
+
+/**
+ * The same steps as `customizationFor`, with a tracer on the rule step and the pages read from `pages` (the draft
+ * preview, src/edge/custom-errors/explain.ts): what answers is decided by exactly the code traffic runs. Built per
+ * call, never cached in the compiled value (a traced step must not serve traffic).
+ */
+export function tracedCustomization(
+  compiled: CompiledCustomErrors,
+  pages: PageSource,
+  tracer: RuleListTracer,
+): ErrorCustomization | undefined {
+  if (!compiled.active || (compiled.rules.rules.length === 0 && compiled.pages.size === 0)) return undefined;
+  return stepsOf(compiled, pages, tracer);
+}
+
+function stepsOf(
+  compiled: CompiledCustomErrors,
+  pages: PageSource,
+  tracer: RuleListTracer | undefined,
+): ErrorCustomization {
+  return {
+    rule: compiled.rules.rules.length === 0 ? undefined : (error) => ruleStep(compiled, error, tracer),
+    page: compiled.pages.size === 0 ? undefined : (error) => pageStep(compiled, pages, error),
+  };
 }
 
 /**
@@ -67,12 +92,17 @@ class GeneratedInfo implements ErrorInfo {
 }
 
 /** §2.1 step 1 for a generated error. */
-function ruleStep(compiled: CompiledCustomErrors, error: GeneratedError): Response | null {
+function ruleStep(
+  compiled: CompiledCustomErrors,
+  error: GeneratedError,
+  tracer: RuleListTracer | undefined,
+): Response | null {
   const matched = matchingRule(
     compiled,
     error.request,
     error.ruleUrl ?? ruleUrlOf(compiled, error.request, error.url),
     new GeneratedInfo(error),
+    tracer,
   );
   if (!matched) return null;
   const headers = new Headers(error.headers);
@@ -82,12 +112,12 @@ function ruleStep(compiled: CompiledCustomErrors, error: GeneratedError): Respon
 /** §2.1 step 2: the class's page with the default box and the tokens in place. */
 async function pageStep(
   compiled: CompiledCustomErrors,
-  kv: KVNamespace,
+  pages: PageSource,
   error: GeneratedError,
 ): Promise<Response | null> {
   const id = pageClassOf(error.entry.code);
   if (!compiled.pages.has(id)) return null;
-  const page = await pageHtml(kv, compiled, id);
+  const page = await pages(id);
   if (page === null) return null;
   const body = substituteTokens(withBox(page, id, renderHtmlBox(error.fields)), error.request, error.fields.ray_id);
   const headers = customHeaders(error.headers, "text/html; charset=utf-8");
@@ -132,10 +162,12 @@ export function applyToOriginError(
   response: Response,
   url?: URL,
   ruleUrl?: RuleUrl,
+  /** The draft preview's trace (explain.ts); traffic passes none. */
+  tracer?: RuleListTracer,
 ): Response | null {
   if (!compiled.active || compiled.rules.rules.length === 0 || response.status < 400) return null;
   const info: ErrorInfo = { status: response.status, code1xxx: 0, errorType: "", responseHeaders: response.headers };
-  const matched = matchingRule(compiled, request, ruleUrl ?? ruleUrlOf(compiled, request, url), info);
+  const matched = matchingRule(compiled, request, ruleUrl ?? ruleUrlOf(compiled, request, url), info, tracer);
   if (!matched) return null;
   void response.body?.cancel();
   const headers = new Headers(response.headers);
@@ -156,8 +188,9 @@ function matchingRule(
   request: Request,
   ruleUrl: RuleUrl,
   error: ErrorInfo,
+  tracer: RuleListTracer | undefined,
 ): CompiledRule | null {
-  return firstMatch(compiled.rules, customErrorFields.context({ request, ruleUrl, error }), compiled.zone);
+  return firstMatch(compiled.rules, customErrorFields.context({ request, ruleUrl, error }), compiled.zone, tracer);
 }
 
 /**

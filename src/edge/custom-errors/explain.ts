@@ -1,0 +1,288 @@
+/**
+ * The draft preview's engine (issue 22, docs/custom-errors.md "Draft preview"): a described request (method, URL,
+ * headers, client IP, country, and what went wrong: a catalog code, an origin failure, or the origin's own error
+ * response) run through exactly the code zone traffic runs, on a compiled custom-errors value (the zone's saved
+ * one, or a draft's compiled the same way), with a tracer in the rule loop:
+ *
+ *   generated error  → errorResponse (src/errors/pipeline.ts) with the zone's steps: rules → page → default
+ *   origin response  → applyToOriginError (apply.ts), else the origin's response unchanged
+ *
+ * Only the request phases are not run (IP access, firewall, rate limiting: they would count the described request
+ * against the zone's rate limits); a described `code` stands for what they would produce. The described request
+ * has the whole request budget (contract §2.2), as a request that reached its error path without spending any.
+ */
+import { errorResponse } from "../../errors/pipeline";
+import { chooseErrorFormat, type ErrorFormat } from "../../errors/format";
+import { catalogEntry } from "../../errors/catalog";
+import { MAX_REQUEST_UNITS, MAX_RULE_UNITS } from "../../rules/budget";
+import { RuleUrl } from "../../shared/rule-url";
+import type { Settings } from "../../shared/settings";
+import { pageClassOf, type PageId } from "../../state/zone/custom-pages/validate";
+import type { StoredRule } from "../../state/zone/rulesets/validate";
+import { classifyReachedOrigin, classifyTls, unreachedOrigin, type OriginFailure } from "../origin/classify";
+import { answerOf, applyToOriginError, tracedCustomization, type PageSource } from "./apply";
+import type { CompiledCustomErrors } from "./compiled";
+import { RuleRecorder, ruleTraces, type RuleTrace, type ShownValue } from "./trace";
+
+/** The origin failures a described request may name, each classified by the proxy's own classifier (contract §3). */
+export const ORIGIN_FAILURES = [
+  "refused",
+  "unreachable",
+  "unresolvable",
+  "connect-timeout",
+  "read-timeout",
+  "reset",
+  "malformed",
+  "tls-handshake",
+  "tls-certificate",
+] as const;
+export type OriginFailureName = (typeof ORIGIN_FAILURES)[number];
+
+export type DescribedError =
+  | { readonly kind: "code"; readonly code: number }
+  | { readonly kind: "origin-failure"; readonly failure: OriginFailureName }
+  | {
+      readonly kind: "origin-response";
+      readonly status: number;
+      readonly headers: readonly (readonly [string, string])[];
+      readonly body: string;
+    };
+
+export interface DescribedRequest {
+  readonly method: string;
+  /** `{scheme}://{zone}{path}`: the URL traffic for this zone has. */
+  readonly url: URL;
+  readonly headers: readonly (readonly [string, string])[];
+  /** Sent as `CF-Connecting-IP`, the one header `ip.src` is read from (contract §2.2). */
+  readonly clientIp: string | null;
+  /** `request.cf.country` (`ip.src.country`, `::GEO::`). */
+  readonly country: string | null;
+  readonly error: DescribedError;
+}
+
+export interface ExplainSetup {
+  readonly zone: string;
+  readonly compiled: CompiledCustomErrors;
+  /** The ruleset the compiled list came from, in its order (the trace names every rule, disabled ones too). */
+  readonly stored: readonly StoredRule[];
+  readonly pages: PageSource;
+  readonly settings: Settings;
+  readonly invocation?: ExecutionContext;
+}
+
+/** The four formats answered, with the `Accept` that asks for each (contract §1.5). */
+export const PREVIEW_FORMATS = {
+  json: "application/json",
+  problem_json: "application/problem+json",
+  markdown: "text/markdown",
+  html: "text/html",
+} as const;
+export type PreviewFormat = keyof typeof PREVIEW_FORMATS;
+
+/**
+ * A body is shown up to this many characters (a custom page can be 1.5 MB and is answered for up to five runs):
+ * `body_bytes` is always the whole body's size, `body_truncated` says when the text was cut.
+ */
+export const MAX_SHOWN_BODY_CHARS = 262_144;
+
+export type AnsweredBy =
+  | { readonly kind: "rule"; readonly id: string; readonly index: number }
+  | { readonly kind: "page"; readonly id: string }
+  | { readonly kind: "default" }
+  | { readonly kind: "origin" };
+
+export interface ShownResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+  readonly body_bytes: number;
+  readonly body_truncated: boolean;
+  readonly answered_by: AnsweredBy;
+}
+
+export type StepOutcome = "answered" | "no-match" | "not-customized" | "not-run" | "passed-through";
+
+export interface StepTrace {
+  readonly step: "rules" | "page" | "default" | "origin";
+  readonly outcome: StepOutcome;
+  readonly id?: PageId;
+  readonly reason?: string;
+}
+
+export interface Explanation {
+  readonly error:
+    | { readonly kind: "generated"; readonly code: number; readonly status: number; readonly cause: string }
+    | { readonly kind: "origin-response"; readonly status: number };
+  /** The format the described request's own `Accept` negotiates to (contract §1.5). */
+  readonly format: ErrorFormat;
+  readonly answered_by: AnsweredBy;
+  /** What the described request, with its own headers, is served. */
+  readonly response: ShownResponse;
+  readonly responses: Readonly<Record<PreviewFormat, ShownResponse>>;
+  readonly trace: {
+    readonly steps: readonly StepTrace[];
+    readonly rules: readonly RuleTrace[];
+    /** The value of every field a rule reads, as the rules saw it (bounded: trace.ts). */
+    readonly fields: Readonly<Record<string, ShownValue>>;
+  };
+  readonly cost: { readonly units: number; readonly budget: number; readonly rule_budget: number };
+}
+
+/** Runs the described request as described (traced), then once per format with `Accept` set to it. */
+export async function explain(described: DescribedRequest, setup: ExplainSetup): Promise<Explanation> {
+  const recorder = new RuleRecorder();
+  const main = await runOnce(described, undefined, setup, recorder);
+  const responses = {} as Record<PreviewFormat, ShownResponse>;
+  for (const [format, accept] of Object.entries(PREVIEW_FORMATS) as [PreviewFormat, string][]) {
+    responses[format] = (await runOnce(described, accept, setup, new RuleRecorder())).shown;
+  }
+  const { rules, fields } = ruleTraces(setup.stored, setup.compiled, recorder);
+  return {
+    error: main.error,
+    format: chooseErrorFormat(new Headers(described.headers as [string, string][]).get("Accept")).format,
+    answered_by: main.shown.answered_by,
+    response: main.shown,
+    responses,
+    trace: { steps: steps(setup.compiled, recorder, main.shown.answered_by, main.error), rules, fields },
+    cost: { units: recorder.units, budget: MAX_REQUEST_UNITS, rule_budget: MAX_RULE_UNITS },
+  };
+}
+
+interface Run {
+  readonly error: Explanation["error"];
+  readonly shown: ShownResponse;
+}
+
+async function runOnce(
+  described: DescribedRequest,
+  accept: string | undefined,
+  setup: ExplainSetup,
+  recorder: RuleRecorder,
+): Promise<Run> {
+  const request = requestOf(described, accept);
+  const { url } = described;
+  const ruleUrl = new RuleUrl(url, setup.zone, setup.compiled.normalization);
+  const error = described.error;
+  if (error.kind === "origin-response") {
+    // As zone traffic (zone-traffic.ts): under 400 the origin's response passes; else rules, else unchanged.
+    const origin = originResponse(error);
+    const ruled =
+      error.status < 400 ? null : applyToOriginError(setup.compiled, request, origin, url, ruleUrl, recorder);
+    const response = ruled ?? originResponse(error);
+    return { error: { kind: "origin-response", status: error.status }, shown: await shownOf(response, setup, true) };
+  }
+  const failure = error.kind === "code" ? null : classified(error.failure);
+  const code = failure?.code ?? (error.kind === "code" ? error.code : 500);
+  const cause = failure?.cause ?? "described in a draft preview through the zone API";
+  const customization = tracedCustomization(setup.compiled, setup.pages, recorder);
+  const response = await errorResponse(
+    { code, request, url, cause, ...(customization ? { ruleUrl } : {}) },
+    { settings: setup.settings, zone: setup.zone, customization, invocation: setup.invocation },
+  );
+  const status = catalogEntry(code)?.status ?? response.status;
+  return { error: { kind: "generated", code, status, cause }, shown: await shownOf(response, setup, false) };
+}
+
+/** The request traffic would carry: the zone's URL, the described headers, the client address, `cf.country`. */
+function requestOf(described: DescribedRequest, accept: string | undefined): Request {
+  const headers = new Headers(described.headers as [string, string][]);
+  if (accept !== undefined) headers.set("Accept", accept);
+  if (described.clientIp !== null) headers.set("CF-Connecting-IP", described.clientIp);
+  const init: RequestInit = { method: described.method, headers };
+  return new Request(
+    described.url,
+    described.country === null ? init : { ...init, cf: { country: described.country } },
+  );
+}
+
+function originResponse(error: Extract<DescribedError, { kind: "origin-response" }>): Response {
+  const empty = error.body === "" || [204, 205, 304].includes(error.status);
+  return new Response(empty ? null : error.body, {
+    status: error.status,
+    headers: error.headers as [string, string][],
+  });
+}
+
+/** What the proxy's classifier (origin/classify.ts) makes of each described failure: the same codes as traffic. */
+function classified(failure: OriginFailureName): OriginFailure {
+  const context = "described origin failure";
+  switch (failure) {
+    case "refused":
+      return unreachedOrigin({ kind: "refused", detail: "described" }, context);
+    case "unreachable":
+      return unreachedOrigin({ kind: "unreachable", detail: "described" }, context);
+    case "unresolvable":
+      return unreachedOrigin({ kind: "unresolvable", detail: "described" }, context);
+    case "connect-timeout":
+      return unreachedOrigin({ kind: "timeout" }, context);
+    case "read-timeout":
+      // forward.ts: connected, no response headers within the read timeout (contract §3).
+      return { code: 524, cause: `${context}; connected, no response headers within the read timeout` };
+    case "reset":
+      return final(classifyReachedOrigin("connection-lost", "http", context));
+    case "malformed":
+      return final(classifyReachedOrigin("internal", "http", context));
+    case "tls-handshake":
+      return classifyTls({ kind: "alert" }, context);
+    case "tls-certificate":
+      return classifyTls({ kind: "server-hello" }, context);
+  }
+}
+
+function final(verdict: ReturnType<typeof classifyReachedOrigin>): OriginFailure {
+  // On http the classifier always decides (a TLS probe is only asked for on https).
+  return verdict.kind === "final" ? verdict.failure : { code: 502, cause: "described failure" };
+}
+
+async function shownOf(response: Response, setup: ExplainSetup, fromOrigin: boolean): Promise<ShownResponse> {
+  const answer = answerOf(response);
+  const answeredBy: AnsweredBy =
+    answer === undefined
+      ? { kind: fromOrigin ? "origin" : "default" }
+      : answer.kind === "rule"
+        ? { kind: "rule", id: answer.id, index: setup.stored.findIndex((r) => r.id === answer.id) }
+        : { kind: "page", id: answer.id };
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  const text = new TextDecoder().decode(bytes);
+  return {
+    status: response.status,
+    headers: Object.fromEntries(response.headers),
+    body: text.length > MAX_SHOWN_BODY_CHARS ? text.slice(0, MAX_SHOWN_BODY_CHARS) : text,
+    body_bytes: bytes.byteLength,
+    body_truncated: text.length > MAX_SHOWN_BODY_CHARS,
+    answered_by: answeredBy,
+  };
+}
+
+/** The steps of contract §2.1 as they ran for the described request. */
+function steps(
+  compiled: CompiledCustomErrors,
+  recorder: RuleRecorder,
+  answeredBy: AnsweredBy,
+  error: Explanation["error"],
+): StepTrace[] {
+  const rules: StepTrace = !compiled.active
+    ? { step: "rules", outcome: "not-run", reason: "the zone's plan does not serve custom errors (contract §2.1)" }
+    : compiled.rules.rules.length === 0
+      ? { step: "rules", outcome: "not-run", reason: "no enabled rule" }
+      : !recorder.ran
+        ? { step: "rules", outcome: "not-run", reason: "the origin's response is not an error (status < 400)" }
+        : { step: "rules", outcome: answeredBy.kind === "rule" ? "answered" : "no-match" };
+  if (error.kind === "origin-response") {
+    const passed = answeredBy.kind === "origin";
+    return [rules, { step: "origin", outcome: passed ? "passed-through" : "not-run" }];
+  }
+  const id = pageClassOf(error.code);
+  const page: StepTrace =
+    answeredBy.kind === "rule"
+      ? { step: "page", id, outcome: "not-run" }
+      : answeredBy.kind === "page"
+        ? { step: "page", id, outcome: "answered" }
+        : !compiled.active
+          ? { step: "page", id, outcome: "not-run", reason: "the zone's plan does not serve custom errors" }
+          : compiled.pages.has(id)
+            ? { step: "page", id, outcome: "not-run", reason: "the page's HTML could not be read from CONFIG" }
+            : { step: "page", id, outcome: "not-customized" };
+  const fallback: StepTrace = { step: "default", outcome: answeredBy.kind === "default" ? "answered" : "not-run" };
+  return [rules, page, fallback];
+}
