@@ -79,6 +79,7 @@ const RULES = [
     '{"api":"down"}',
     "application/json",
   ),
+  serve('ip.src.country eq "DE" and http.response.code eq 521', "Entschuldigung (::GEO::)"),
 ];
 
 async function api(method: string, path: string, body?: unknown): Promise<Response> {
@@ -134,6 +135,8 @@ interface Row {
   readonly path: string;
   readonly headers?: Record<string, string>;
   readonly clientIp?: string;
+  /** `request.cf.country` on traffic, `country` in the described request. */
+  readonly country?: string;
   /** How the preview describes what the origin does on this row. */
   readonly described: Record<string, unknown>;
   /** Who answers each format on traffic (checked on the preview's answer too). */
@@ -156,6 +159,14 @@ const TABLE: Row[] = [
     clientIp: "198.51.100.4",
     described: { origin: { failure: "refused" } },
     expected: { json: "rule:2", problem_json: "page:500_errors", markdown: "page:500_errors", html: "page:500_errors" },
+  },
+  {
+    name: "refused origin (521) from Germany: the JSON rule for JSON, the country rule before the page for the rest",
+    origin: "closed",
+    path: "/checkout",
+    country: "DE",
+    described: { origin: { failure: "refused" } },
+    expected: { json: "rule:2", problem_json: "rule:5", markdown: "rule:5", html: "rule:5" },
   },
   {
     name: "refused origin (521), /admin: the guarded rule before the JSON rule, every format",
@@ -226,6 +237,9 @@ async function tableZones(): Promise<Record<Row["origin"], string>> {
   return zones;
 }
 
+/** The edge sets `request.cf`; the test pool lets traffic carry it. */
+const cfOf = (row: Row): { cf?: { country: string } } => (row.country ? { cf: { country: row.country } } : {});
+
 function trafficHeaders(row: Row, accept: string): Record<string, string> {
   return { ...row.headers, Accept: accept, ...(row.clientIp ? { "CF-Connecting-IP": row.clientIp } : {}) };
 }
@@ -236,6 +250,7 @@ function described(row: Row, extra: Record<string, unknown> = {}): Record<string
     path: row.path,
     ...(row.headers ? { headers: row.headers } : {}),
     ...(row.clientIp ? { client_ip: row.clientIp } : {}),
+    ...(row.country ? { country: row.country } : {}),
     ...row.described,
     ...extra,
   };
@@ -248,13 +263,17 @@ describe("the saved configuration's preview equals traffic, over a table of requ
     const result = await preview(zone, { request: described(row) });
     expect(result.draft).toBe(false);
     for (const [format, accept] of Object.entries(FORMATS) as [Format, string][]) {
-      const real = await exports.default.fetch(`http://${zone}${row.path}`, { headers: trafficHeaders(row, accept) });
+      const real = await exports.default.fetch(`http://${zone}${row.path}`, {
+        ...cfOf(row),
+        headers: trafficHeaders(row, accept),
+      });
       const shown = result.responses[format];
       await expectSame(real, shown, `${row.name}: ${format}`);
       expect(answered(shown), format).toBe(row.expected[format]);
     }
     // The request as described (no Accept: HTML, contract §1.5) is the traced one.
     const real = await exports.default.fetch(`http://${zone}${row.path}`, {
+      ...cfOf(row),
       headers: { ...row.headers, ...(row.clientIp ? { "CF-Connecting-IP": row.clientIp } : {}) },
     });
     await expectSame(real, result.response, `${row.name}: as described`);
@@ -278,6 +297,7 @@ describe("a draft previews what traffic gets once it is saved", () => {
     );
     // Nothing stored: traffic still gets the defaults (or the origin's own response).
     const before = await exports.default.fetch(`http://${zone}${row.path}`, {
+      ...cfOf(row),
       headers: trafficHeaders(row, "text/html"),
     });
     await before.body?.cancel();
@@ -290,7 +310,10 @@ describe("a draft previews what traffic gets once it is saved", () => {
     for (const [i, [format, accept]] of (Object.entries(FORMATS) as [Format, string][]).entries()) {
       const result = results[i] as Preview;
       expect(result.draft).toBe(true);
-      const real = await exports.default.fetch(`http://${zone}${row.path}`, { headers: trafficHeaders(row, accept) });
+      const real = await exports.default.fetch(`http://${zone}${row.path}`, {
+        ...cfOf(row),
+        headers: trafficHeaders(row, accept),
+      });
       await expectSame(real, result.response, `${row.name}: ${format}`);
       expect(answered(result.response)).toBe(row.expected[format]);
     }
@@ -312,7 +335,11 @@ describe("the trace: why a rule did or did not match", () => {
       [2, "no-match"],
       [3, "skipped-by-index"],
       [4, "no-match"],
+      [5, "skipped-by-index"],
     ]);
+    expect(result.trace.rules[5]?.reason).toBe(
+      'the rule index left it out: it needs ip.src.country in {"DE"}, the request has no value',
+    );
     expect(result.trace.rules[1]?.reason).toBe(
       'the rule index left it out: it needs http.request.uri.path in {"/admin"}, the request has "/checkout"',
     );
@@ -336,6 +363,7 @@ describe("the trace: why a rule did or did not match", () => {
     expect(admin.trace.rules.map((r) => r.outcome)).toEqual([
       "disabled",
       "match",
+      "not-reached",
       "not-reached",
       "not-reached",
       "not-reached",
@@ -370,6 +398,7 @@ describe("the trace: why a rule did or did not match", () => {
     expect(free.trace.steps[0]).toMatchObject({ step: "rules", outcome: "not-run" });
     expect(free.trace.rules.map((r) => r.outcome)).toEqual([
       "disabled",
+      "not-reached",
       "not-reached",
       "not-reached",
       "not-reached",
