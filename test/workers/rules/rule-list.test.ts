@@ -53,6 +53,45 @@ describe("firstMatch / allMatches over the rule index", () => {
     );
   });
 
+  it("a tracer sees exactly the evaluations firstMatch does and changes no answer (issue 22, the draft preview)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: POOL.length - 1 }), { maxLength: 20 }),
+        fc.constantFrom("x.example", "y.example"),
+        fc.constantFrom("/a", "/ab", "/b", "/c", "/d"),
+        fc.constantFrom("GET", "POST"),
+        (picks, host, path, method) => {
+          const rules = list(picks);
+          const ctx = requestContext(request(host, path, method));
+          const seen: number[] = [];
+          const kinds: string[] = [];
+          let started = 0;
+          const matched = firstMatch(rules, ctx, host, {
+            started: (c) => {
+              expect(c).toBe(ctx);
+              started++;
+            },
+            evaluated: (position, outcome, units) => {
+              seen.push(position);
+              kinds.push(outcome.kind);
+              expect(units).toBeGreaterThanOrEqual(0);
+            },
+          });
+          expect(started).toBe(1);
+          expect(matched?.id).toBe(firstMatch(rules, requestContext(request(host, path, method)), host)?.id);
+          // The positions evaluated are the index's candidates, in order, up to and including the match.
+          const candidates = [...rules.index.candidates(requestContext(request(host, path, method)))];
+          const end = matched === null ? candidates.length : candidates.indexOf(rules.rules.indexOf(matched)) + 1;
+          expect(seen).toEqual(candidates.slice(0, end));
+          // Only the last evaluation may be a match, and it is one exactly when firstMatch answered a rule.
+          expect(kinds.slice(0, -1)).not.toContain("match");
+          expect(kinds.at(-1) === "match").toBe(matched !== null);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it("allMatches is lazy: a caller that stops at the first match evaluates nothing after it", () => {
     resetOverBudgetLog();
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
