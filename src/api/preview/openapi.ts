@@ -76,6 +76,23 @@ export const previewOpenApi: OpenApiFragment = {
       type: "object",
       required: ["request"],
       additionalProperties: false,
+      example: {
+        draft: {
+          rules: [
+            {
+              expression: 'starts_with(http.request.uri.path, "/checkout") and http.response.code eq 522',
+              action: "serve_error",
+              action_parameters: { content: "<p>Checkout is resting</p>", content_type: "text/html" },
+            },
+          ],
+        },
+        request: {
+          path: "/checkout/cart",
+          headers: { Accept: "text/html" },
+          client_ip: "198.51.100.7",
+          origin: { failure: "connect-timeout" },
+        },
+      },
       properties: {
         draft: {
           type: "object",

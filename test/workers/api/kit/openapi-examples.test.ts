@@ -91,6 +91,7 @@ describe("OpenAPI request examples", () => {
     expect(sent.sort()).toEqual(
       [
         "deleteResourceTags",
+        "previewDraft",
         "putAccessRules",
         "createRuleset",
         "updateRuleset",
