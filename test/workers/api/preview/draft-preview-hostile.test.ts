@@ -227,6 +227,16 @@ describe("hostile drafts and described requests: a precise refusal, nothing stor
     await bad.body?.cancel();
   });
 
+  it("?dry_run is refused (10003): the preview stores nothing, a rehearsal of it would answer nothing", async () => {
+    const res = await exports.default.fetch(`http://localhost/zones/${zone}/preview?dry_run=true`, {
+      method: "POST",
+      headers: { ...ADMIN, "Content-Type": "application/json" },
+      body: JSON.stringify({ request: ok }),
+    });
+    expect(res.status).toBe(400);
+    expect((await res.json<Envelope>()).errors[0]?.code).toBe(10003);
+  });
+
   it("a valid draft stores nothing either: the saved rule still answers traffic", async () => {
     const before = await snapshot(zone);
     const res = await post(zone, {
