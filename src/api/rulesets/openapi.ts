@@ -1,7 +1,7 @@
 /** The rulesets API's part of the OpenAPI document (contract §6), from the same constants as the validators. */
 import { COMMON_ERRORS, ok, param, ref, response, type Json, type OpenApiFragment } from "../kit/openapi";
 import { MAX_VERSIONS_KEPT } from "../../state/zone/rulesets/versions";
-import { RATE_LIMIT_BOUNDS } from "../../state/zone/rulesets/ratelimit";
+import { DEFAULT_COUNTING, RATE_LIMIT_BOUNDS, RATE_LIMIT_COUNTINGS } from "../../state/zone/rulesets/ratelimit";
 import { PHASE_SPECS, PHASES, RULE_ACTIONS } from "../../state/zone/rulesets/phases";
 import { CONTENT_TYPES, LIMITS, MAX_RULESET_ISSUES, RULESET_KINDS } from "../../state/zone/rulesets/validate";
 import { PLANS } from "../../state/zone/schema";
@@ -252,6 +252,17 @@ export const rulesetsOpenApi: OpenApiFragment = {
               type: "integer",
               minimum: RATE_LIMIT_BOUNDS.mitigationTimeout.min,
               maximum: RATE_LIMIT_BOUNDS.mitigationTimeout.max,
+            },
+            counting: {
+              type: "string",
+              enum: [...RATE_LIMIT_COUNTINGS],
+              default: DEFAULT_COUNTING,
+              description:
+                "Our addition (not in the published shape; stored and shown only when sent). `approximate`: each " +
+                "isolate admits from a lease of the allowance, one counter round trip per lease; never more than " +
+                "`requests_per_period` pass per window, but a block reaches other isolates up to 1 s late and may " +
+                "start early by what other isolates hold unspent. `exact`: one round trip per counted request; " +
+                "N allowed, N+1 blocked at once everywhere. docs/producers.md.",
             },
           },
         },

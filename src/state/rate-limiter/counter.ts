@@ -79,3 +79,79 @@ function roll(state: CounterState, periodMs: number, now: number): CounterState 
 }
 
 const ALLOW: CounterDecision = { kind: "allow" };
+
+/**
+ * Leases (approximate counting, docs/producers.md "Approximate counting: leases"): instead of one request, a caller
+ * (an isolate) reserves up to `want` requests of the counter's allowance at once and admits them locally, without a
+ * round trip, until they are spent or the lease expires. The reservation is counted at once, so the sum of what is
+ * admitted, spent or not, never exceeds what `countRequest` would allow at the instants the leases were granted
+ * (the sliding estimate only falls as the window goes on): leases never let more than the limit through.
+ *
+ * A lease is:
+ *   - at most `floor(available / LEASE_DIVISOR)` (1 when fewer than 2 × LEASE_DIVISOR remain: exact at the edge of
+ *     the limit) and at most `MAX_LEASE`, so the capacity reserved but unspent elsewhere, which may block a client
+ *     early, stays a bounded share of what was left;
+ *   - valid until `min(now + LEASE_MS, window end)`: it never spans two windows (a request admitted in window W+1
+ *     on W's reservation would be weighted as W's "previous" and under-counted), and since LEASE_MS ≤ the smallest
+ *     `mitigation_timeout` (1 s), no lease granted before a block is usable after that block ends;
+ *   - returned when its holder next asks: its unspent part is taken off the window it was counted in.
+ */
+export const LEASE_MS = 1000;
+export const LEASE_DIVISOR = 8;
+export const MAX_LEASE = 128;
+
+/** What a holder gives back of its previous lease when it asks again. */
+export interface LeaseReturn {
+  /** The window the lease was counted in (its `windowStart` as granted). */
+  readonly windowStart: number;
+  /** Requests of it not admitted. */
+  readonly unspent: number;
+}
+
+export type LeaseDecision =
+  /** `size` requests reserved (≥ 1; the asking request is the first), usable until `expiresAt`. */
+  | { readonly kind: "lease"; readonly size: number; readonly windowStart: number; readonly expiresAt: number }
+  | { readonly kind: "block"; readonly blockedUntil: number };
+
+export interface LeaseStep {
+  readonly state: CounterState;
+  readonly decision: LeaseDecision;
+  readonly changed: boolean;
+}
+
+export function leaseRequests(
+  current: CounterState | null,
+  limits: CounterLimits,
+  now: number,
+  want: number,
+  returned: LeaseReturn | null,
+): LeaseStep {
+  if (current !== null && now < current.blockedUntil) {
+    // Blocked: not counted; a return is moot (the counter starts afresh when the block ends).
+    return { state: current, decision: { kind: "block", blockedUntil: current.blockedUntil }, changed: false };
+  }
+  let state = current === null || current.blockedUntil > 0 ? fresh(now) : roll(current, limits.periodMs, now);
+  if (returned !== null && returned.unspent > 0) state = giveBack(state, returned, limits.periodMs);
+  const elapsed = Math.max(0, now - state.windowStart);
+  const weight = Math.max(0, (limits.periodMs - elapsed) / limits.periodMs);
+  // The most requests that fit: estimate + size ≤ limit (countRequest's test, size times over).
+  const available = Math.floor(limits.limit - (state.previous * weight + state.count));
+  if (available < 1) {
+    const blockedUntil = now + limits.timeoutMs;
+    state = { windowStart: blockedUntil, count: 0, previous: 0, blockedUntil };
+    return { state, decision: { kind: "block", blockedUntil }, changed: true };
+  }
+  const size = Math.max(1, Math.min(Math.floor(want), MAX_LEASE, Math.floor(available / LEASE_DIVISOR)));
+  state = { ...state, count: state.count + size };
+  const expiresAt = Math.min(now + LEASE_MS, state.windowStart + limits.periodMs);
+  return { state, decision: { kind: "lease", size, windowStart: state.windowStart, expiresAt }, changed: true };
+}
+
+/** Takes a lease's unspent part off the window it was counted in (the current one, or the one before). */
+function giveBack(state: CounterState, returned: LeaseReturn, periodMs: number): CounterState {
+  if (returned.windowStart === state.windowStart)
+    return { ...state, count: Math.max(0, state.count - returned.unspent) };
+  if (returned.windowStart === state.windowStart - periodMs)
+    return { ...state, previous: Math.max(0, state.previous - returned.unspent) };
+  return state; // older, or from before a block: already forgotten
+}

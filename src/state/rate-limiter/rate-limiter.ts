@@ -3,7 +3,11 @@
  * Object. One object per (zone, rule, counting key) (check.ts names them), so one hot zone or one flooding client
  * never serialises anybody else's traffic; the table is keyed anyway, so a coarser sharding would work unchanged.
  *
- * Cost per counted request: the RPC and a `Map` update. The object is single-threaded, so its in-memory state is
+ * Two ways to count (a per-rule choice, `ratelimit.counting`): `hit` counts one request (exact counting), `lease`
+ * reserves a batch of requests the calling isolate admits locally (approximate counting, counter.ts
+ * `leaseRequests`; the isolate side is src/edge/request-phases/rate-limit/leases.ts). Both are one step of the same
+ * counter state, so the same counter may be driven by either.
+ * Cost per call (a counted request, or a lease): the RPC and a `Map` update. The object is single-threaded, so its in-memory state is
  * the truth while it lives; SQLite is written behind (issue 10's benchmark: a write per request held every answer
  * behind the storage output gate, 0.45× → 0.6× of a zone without rules):
  *   - a block is written through (it must outlive the object: a restarted object still blocks);
@@ -21,7 +25,17 @@
  * Invalid input throws (a bug of the caller): the caller fails open (contract §3).
  */
 import { DurableObject } from "cloudflare:workers";
-import { countRequest, expiresAt, type CounterDecision, type CounterState } from "./counter";
+import {
+  countRequest,
+  expiresAt,
+  leaseRequests,
+  MAX_LEASE,
+  type CounterDecision,
+  type CounterLimits,
+  type CounterState,
+  type LeaseDecision,
+  type LeaseReturn,
+} from "./counter";
 import { RATE_LIMIT_BOUNDS } from "../zone/rulesets/ratelimit";
 
 export interface HitInput {
@@ -32,6 +46,14 @@ export interface HitInput {
   readonly mitigationTimeout: number;
   /** Milliseconds since the epoch on the caller's clock. */
   readonly now: number;
+}
+
+/** `lease` (approximate counting, counter.ts `leaseRequests`): `hit`'s input plus what the caller wants and gives back. */
+export interface LeaseInput extends HitInput {
+  /** Requests the caller expects to admit within a lease's lifetime (1–MAX_LEASE; the object may grant fewer). */
+  readonly want: number;
+  /** The unspent part of the caller's previous lease of this counter, if any. */
+  readonly returned: LeaseReturn | null;
 }
 
 interface Row extends Record<string, SqlStorageValue> {
@@ -73,18 +95,40 @@ export class RateLimiter extends DurableObject<Env> {
   /** The latest caller clock seen by this instance (see the header). */
   private latestNow = 0;
 
-  /** Counts one request (or refuses to, while blocked) and says whether it may pass. */
+  /** Counts one request (or refuses to, while blocked) and says whether it may pass (exact counting). */
   hit(input: HitInput): CounterDecision {
-    const { key, now } = input;
     checkInput(input);
+    const limits = this.limitsOf(input);
+    return this.step(input, limits.periodMs, (state) => countRequest(state, limits, input.now));
+  }
+
+  /**
+   * Reserves up to `want` requests for the caller to admit locally (approximate counting), after taking back the
+   * unspent part of its previous lease; or says the client is blocked.
+   */
+  lease(input: LeaseInput): LeaseDecision {
+    checkInput(input);
+    checkLease(input);
+    const limits = this.limitsOf(input);
+    return this.step(input, limits.periodMs, (state) =>
+      leaseRequests(state, limits, input.now, input.want, input.returned),
+    );
+  }
+
+  private limitsOf(input: HitInput): CounterLimits {
+    return { periodMs: input.period * 1000, limit: input.requestsPerPeriod, timeoutMs: input.mitigationTimeout * 1000 };
+  }
+
+  /** One counter step in memory, written behind (a block written through), alarms armed: see the header. */
+  private step<D extends { readonly kind: string }>(
+    input: HitInput,
+    periodMs: number,
+    count: (state: CounterState | null) => { state: CounterState; decision: D; changed: boolean },
+  ): D {
+    const { key, now } = input;
     if (now > this.latestNow) this.latestNow = now;
     const entry = this.entries.get(key) ?? this.load(key);
-    const periodMs = input.period * 1000;
-    const step = countRequest(
-      entry?.state ?? null,
-      { periodMs, limit: input.requestsPerPeriod, timeoutMs: input.mitigationTimeout * 1000 },
-      now,
-    );
+    const step = count(entry?.state ?? null);
     if (step.changed) {
       const next: Entry = { state: step.state, expiry: expiresAt(step.state, periodMs), dirty: true };
       this.entries.set(key, next);
@@ -179,5 +223,22 @@ function checkInput(input: HitInput): void {
     !Number.isFinite(input.now)
   ) {
     throw new TypeError("RateLimiter.hit: invalid input");
+  }
+}
+
+function checkLease(input: LeaseInput): void {
+  const r = input.returned;
+  if (
+    !Number.isInteger(input.want) ||
+    input.want < 1 ||
+    input.want > MAX_LEASE ||
+    (r !== null &&
+      (typeof r !== "object" ||
+        !Number.isFinite(r.windowStart) ||
+        !Number.isInteger(r.unspent) ||
+        r.unspent < 0 ||
+        r.unspent > MAX_LEASE))
+  ) {
+    throw new TypeError("RateLimiter.lease: invalid input");
   }
 }

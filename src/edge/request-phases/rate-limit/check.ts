@@ -3,6 +3,10 @@
  * under its counting key in a `RateLimiter` object; the first rule that says "blocked" answers 1015 with
  * `Retry-After` = whole seconds until the client may send again (rounded up, ≥ 1).
  *
+ * A rule counts as its `counting` says (docs/producers.md): `exact` asks the object on every request (`hit`);
+ * `approximate` (the default) admits from a lease the object granted this isolate and asks only when it is spent or
+ * expired (`lease`, isolate-counters.ts).
+ *
  * Fail open (contract §3): a missing binding, a counter that throws, or one that does not answer within
  * `COUNTER_TIMEOUT_MS` never blocks traffic; the request goes on and the failure is logged.
  */
@@ -11,7 +15,7 @@ import { logEvent } from "../../../shared/log";
 import { sha256Hex } from "../../../shared/crypto";
 import { TIMEOUT, within } from "../../../shared/timeout";
 import { allMatches, requestContext } from "../../../rules/rule-list";
-import { BoundedCache } from "../../../shared/bounded-cache";
+import { IsolateCounters, type Acquired } from "./isolate-counters";
 import { countingKey } from "../../../state/zone/rulesets/characteristics";
 import type { CompiledRateLimitRule, CompiledRateLimits } from "./compile";
 import type { CounterDecision } from "../../../state/rate-limiter/counter";
@@ -29,20 +33,11 @@ export type RateLimitDecision =
 export const COUNTER_TIMEOUT_MS = 1000;
 
 /**
- * Per-isolate "blocked until" cache (contract §4): once a counter says a client is blocked until T, further requests
- * of that client on this isolate are answered 1015 without a Durable Object round trip until T, so a flood of
- * blocked requests costs a Map lookup each, not a call to the counter. Bounded (contract §8); an expired entry is
- * dropped when read, and past the bound the least recently used leaves first.
+ * This isolate's blocks and leases (isolate-counters.ts): a known block answers 1015 without a round trip until it
+ * ends (a flood of blocked requests costs a Map lookup each); a lease admits approximate-counting requests locally.
  */
-export const BLOCKED_CACHE_SIZE = 10_000;
-const blocked = new BoundedCache<string, number>({ capacity: BLOCKED_CACHE_SIZE });
+const ISOLATE = new IsolateCounters();
 
-function knownBlock(name: string, now: number): number | undefined {
-  const until = blocked.get(name);
-  if (until === undefined || until > now) return until;
-  blocked.delete(name);
-  return undefined;
-}
 const ALLOW: RateLimitDecision = { kind: "allow" };
 
 export async function checkRateLimit(
@@ -52,11 +47,13 @@ export async function checkRateLimit(
   request: Request,
   now: number,
   ctx: EvaluationContext = requestContext(request),
+  /** Tests pass their own to play several isolates against one object. */
+  isolate: IsolateCounters = ISOLATE,
 ): Promise<RateLimitDecision> {
   // Every matching rule counts the request, in order, until one blocks; a rule over budget (contract §2.2) is a
   // non-match, so the request is not counted under it, and is logged like every phase's (rule-list.ts).
   for (const rule of allMatches(limits, ctx, zone)) {
-    const until = await blockedUntil(env, zone, rule, ctx, request, now);
+    const until = await blockedUntil(env, zone, rule, ctx, request, now, isolate);
     if (until !== undefined) return { kind: "block", retryAfter: retryAfterSeconds(until, now), ruleId: rule.id };
   }
   return ALLOW;
@@ -75,43 +72,61 @@ async function blockedUntil(
   ctx: EvaluationContext,
   request: Request,
   now: number,
+  isolate: IsolateCounters,
 ): Promise<number | undefined> {
   // The counting key as 32 hex characters (128 bits of SHA-256): fixed size whatever the header values.
   const key = await sha256Hex(countingKey(rule.characteristics, ctx, request), 16);
   // One object per (zone, rule, counting key): see rate-limiter.ts for why.
   const name = `${zone}\n${rule.id}\n${key}`;
-  const cached = knownBlock(name, now);
+  const cached = isolate.knownBlock(name, now);
   if (cached !== undefined) return cached;
   const namespace = env.RATE_LIMITER;
   if (namespace === undefined) {
     logUnavailable(zone, rule.id, "no RATE_LIMITER binding");
     return undefined;
   }
-  try {
-    const stub = namespace.get(namespace.idFromName(name));
-    const call = async (): Promise<CounterDecision> => {
-      const d = await stub.hit({
-        key,
-        period: rule.period,
-        requestsPerPeriod: rule.requestsPerPeriod,
-        mitigationTimeout: rule.mitigationTimeout,
-        now,
-      });
-      // A plain value of the union (RPC results are typed per member, not as the union).
-      return d.kind === "block" ? { kind: "block", blockedUntil: d.blockedUntil } : { kind: "allow" };
-    };
-    const decision = await within(call(), COUNTER_TIMEOUT_MS);
-    if (decision === TIMEOUT) {
-      logUnavailable(zone, rule.id, `no answer within ${COUNTER_TIMEOUT_MS} ms`);
-      return undefined;
-    }
-    if (decision.kind === "allow") return undefined;
-    blocked.set(name, decision.blockedUntil);
-    return decision.blockedUntil;
-  } catch (error) {
-    logUnavailable(zone, rule.id, error instanceof Error ? error.message : String(error));
-    return undefined;
+  const input = {
+    key,
+    period: rule.period,
+    requestsPerPeriod: rule.requestsPerPeriod,
+    mitigationTimeout: rule.mitigationTimeout,
+    now,
+  };
+  const stub = (): DurableObjectStub<RateLimiter> => namespace.get(namespace.idFromName(name));
+  if (rule.counting === "approximate") {
+    const admission = await isolate.admit(name, now, (want, returned) =>
+      ask(zone, rule.id, async (): Promise<Acquired> => {
+        const d = await stub().lease({ ...input, want, returned });
+        // Plain values of the union (RPC results are typed per member, not as the union).
+        return d.kind === "block"
+          ? { kind: "block", blockedUntil: d.blockedUntil }
+          : { kind: "lease", size: d.size, windowStart: d.windowStart, expiresAt: d.expiresAt };
+      }),
+    );
+    return admission.kind === "block" ? admission.blockedUntil : undefined;
   }
+  const decision = await ask(zone, rule.id, async (): Promise<CounterDecision | Unavailable> => {
+    const d = await stub().hit(input);
+    return d.kind === "block" ? { kind: "block", blockedUntil: d.blockedUntil } : { kind: "allow" };
+  });
+  if (decision.kind !== "block") return undefined;
+  isolate.noteBlock(name, decision.blockedUntil);
+  return decision.blockedUntil;
+}
+
+type Unavailable = { readonly kind: "unavailable" };
+const UNAVAILABLE: Unavailable = { kind: "unavailable" };
+
+/** One call to the counter object within `COUNTER_TIMEOUT_MS`; a failure is logged and answered "unavailable". */
+async function ask<T>(zone: string, ruleId: string, call: () => Promise<T>): Promise<T | Unavailable> {
+  try {
+    const answer = await within(call(), COUNTER_TIMEOUT_MS);
+    if (answer !== TIMEOUT) return answer;
+    logUnavailable(zone, ruleId, `no answer within ${COUNTER_TIMEOUT_MS} ms`);
+  } catch (error) {
+    logUnavailable(zone, ruleId, error instanceof Error ? error.message : String(error));
+  }
+  return UNAVAILABLE;
 }
 
 /** Fail-open: one structured line each (contract §3: the failure is logged). */

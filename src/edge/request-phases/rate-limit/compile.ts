@@ -6,7 +6,12 @@
 import { admitAction, compileRuleList, type RuleList, type RuleListEntry } from "../../../rules/rule-list";
 import { err, ok, type Result } from "../../../shared/result";
 import { parseCharacteristic, type Characteristic } from "../../../state/zone/rulesets/characteristics";
-import type { RateLimitRuleInput, RateLimitRulesetInput } from "../../../state/zone/rulesets/ratelimit";
+import {
+  DEFAULT_COUNTING,
+  type RateLimitCounting,
+  type RateLimitRuleInput,
+  type RateLimitRulesetInput,
+} from "../../../state/zone/rulesets/ratelimit";
 
 /** What counting needs of a rule besides its expression. */
 export interface RateLimitParameters {
@@ -14,6 +19,8 @@ export interface RateLimitParameters {
   readonly period: number;
   readonly requestsPerPeriod: number;
   readonly mitigationTimeout: number;
+  /** How the counter is kept (docs/producers.md): absent in a stored rule means `DEFAULT_COUNTING`. */
+  readonly counting: RateLimitCounting;
 }
 
 export type CompiledRateLimitRule = RuleListEntry<RateLimitParameters>;
@@ -42,5 +49,6 @@ function parameters(stored: RateLimitRuleInput): Result<RateLimitParameters, str
     period: r.period,
     requestsPerPeriod: r.requests_per_period,
     mitigationTimeout: r.mitigation_timeout,
+    counting: r.counting ?? DEFAULT_COUNTING,
   });
 }

@@ -10,7 +10,21 @@ export interface RateLimitParameters {
   readonly requests_per_period: number;
   /** Seconds, 1–3600: how long a client that exceeded stays blocked. */
   readonly mitigation_timeout: number;
+  /** Our addition (absent: `DEFAULT_COUNTING`); stored only when the operator sent it. */
+  readonly counting?: RateLimitCounting;
 }
+
+/**
+ * `ratelimit.counting`, a deliberate addition to the published shape (docs/producers.md "Exact or approximate
+ * counting"): `exact` asks the counter object on every counted request (N allowed, N+1 blocked, at once, on every
+ * isolate; one round trip per request); `approximate` counts on leases the object grants each isolate (never more
+ * than N pass per window either, but a block reaches other isolates up to `LEASE_MS` late and may start early by
+ * what other isolates hold unspent; one round trip per lease).
+ */
+export const RATE_LIMIT_COUNTINGS = ["approximate", "exact"] as const;
+export type RateLimitCounting = (typeof RATE_LIMIT_COUNTINGS)[number];
+/** Approximate, as the published platform counts (per location, eventually consistent). */
+export const DEFAULT_COUNTING: RateLimitCounting = "approximate";
 
 export interface RateLimitRuleInput {
   readonly id: string;

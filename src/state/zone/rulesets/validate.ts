@@ -9,7 +9,7 @@
  * `last_updated` (and `ratelimit` in `http_ratelimit`), so its official clients can drive this API.
  */
 import { parseCharacteristic } from "./characteristics";
-import { RATE_LIMIT_BOUNDS } from "./ratelimit";
+import { RATE_LIMIT_BOUNDS, RATE_LIMIT_COUNTINGS, type RateLimitCounting } from "./ratelimit";
 import { compile } from "../../../rules";
 import { DEFAULT_MAX_LENGTH } from "../../../rules/parser";
 import { err, ok, type Result } from "../../../shared/result";
@@ -64,6 +64,7 @@ export interface RateLimit {
   readonly period: number;
   readonly requests_per_period: number;
   readonly mitigation_timeout: number;
+  readonly counting?: RateLimitCounting;
 }
 
 /** A rule as stored in the zone document's `rulesets` section (and shown by the API). */
@@ -113,7 +114,13 @@ const RULE_FIELDS = new Set([
   "enabled",
 ]);
 const SERVE_ERROR_FIELDS = new Set(["content", "content_type", "status_code"]);
-const RATE_LIMIT_FIELDS = new Set(["characteristics", "period", "requests_per_period", "mitigation_timeout"]);
+const RATE_LIMIT_FIELDS = new Set([
+  "characteristics",
+  "period",
+  "requests_per_period",
+  "mitigation_timeout",
+  "counting",
+]);
 const ID = /^[0-9a-f]{32}$/;
 
 /** Where a rule's issues go: `at("invalid", "id", …)` is `rules[i].id`. */
@@ -354,8 +361,18 @@ function parseRateLimit(raw: unknown, at: At): RateLimit | undefined {
   const period = whole("period", RATE_LIMIT_BOUNDS.period);
   const requests = whole("requests_per_period", RATE_LIMIT_BOUNDS.requestsPerPeriod);
   const timeout = whole("mitigation_timeout", RATE_LIMIT_BOUNDS.mitigationTimeout);
-  if (!chars.ok || period === undefined || requests === undefined || timeout === undefined) return undefined;
-  return { characteristics, period, requests_per_period: requests, mitigation_timeout: timeout };
+  // Our addition (ratelimit.ts): stored only when sent, so rules written without it keep the published shape.
+  const counting = optional(p.value.counting, (v) => readEnum(v, "ratelimit.counting", RATE_LIMIT_COUNTINGS));
+  if (!counting.ok) at(counting.error.kind, "ratelimit.counting", counting.error.message);
+  if (!chars.ok || period === undefined || requests === undefined || timeout === undefined || !counting.ok)
+    return undefined;
+  return {
+    characteristics,
+    period,
+    requests_per_period: requests,
+    mitigation_timeout: timeout,
+    ...(counting.value === undefined ? {} : { counting: counting.value }),
+  };
 }
 
 /** The compiled regex program size of a stored ruleset (its expressions compiled against the phase's fields). */
