@@ -64,6 +64,19 @@ export function retryAfterSeconds(blockedUntil: number, now: number): number {
   return Math.max(1, Math.ceil((blockedUntil - now) / 1000));
 }
 
+/** The counter a request counts in under `rule`: its key in the object and the object's name. */
+export async function counterOf(
+  zone: string,
+  rule: CompiledRateLimitRule,
+  ctx: EvaluationContext,
+  request: Request,
+): Promise<{ readonly key: string; readonly name: string }> {
+  // The counting key as 32 hex characters (128 bits of SHA-256): fixed size whatever the header values.
+  const key = await sha256Hex(countingKey(rule.characteristics, ctx, request), 16);
+  // One object per (zone, rule, counting key): see rate-limiter.ts for why.
+  return { key, name: `${zone}\n${rule.id}\n${key}` };
+}
+
 /** The end of the client's block under `rule`, or undefined when the request may pass (counted, or failed open). */
 async function blockedUntil(
   env: RateLimitEnv,
@@ -74,10 +87,7 @@ async function blockedUntil(
   now: number,
   isolate: IsolateCounters,
 ): Promise<number | undefined> {
-  // The counting key as 32 hex characters (128 bits of SHA-256): fixed size whatever the header values.
-  const key = await sha256Hex(countingKey(rule.characteristics, ctx, request), 16);
-  // One object per (zone, rule, counting key): see rate-limiter.ts for why.
-  const name = `${zone}\n${rule.id}\n${key}`;
+  const { key, name } = await counterOf(zone, rule, ctx, request);
   const cached = isolate.knownBlock(name, now);
   if (cached !== undefined) return cached;
   const namespace = env.RATE_LIMITER;

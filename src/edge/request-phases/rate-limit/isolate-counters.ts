@@ -58,6 +58,8 @@ const UNAVAILABLE: Admission = { kind: "unavailable" };
 export class IsolateCounters {
   private readonly blocked: BoundedCache<string, number>;
   private readonly slots: BoundedCache<string, Slot>;
+  /** Lease requests sent to the objects by this isolate (what leases save is requests minus this). */
+  roundTrips = 0;
 
   constructor(capacity: { readonly blocked?: number; readonly leases?: number } = {}) {
     this.blocked = new BoundedCache({ capacity: capacity.blocked ?? BLOCKED_CACHE_SIZE });
@@ -102,6 +104,7 @@ export class IsolateCounters {
       }
       const { want, returned } = nextAsk(slot, now);
       slot.lease = null;
+      this.roundTrips++;
       const inflight = acquire(want, returned);
       slot.inflight = inflight;
       let got: Acquired;
