@@ -16,6 +16,7 @@ import { sha256Hex } from "../../../shared/crypto";
 import { TIMEOUT, within } from "../../../shared/timeout";
 import { allMatches, requestContext } from "../../../rules/rule-list";
 import { IsolateCounters, type Acquired } from "./isolate-counters";
+import { BoundedCache } from "../../../shared/bounded-cache";
 import { countingKey } from "../../../state/zone/rulesets/characteristics";
 import type { CompiledRateLimitRule, CompiledRateLimits } from "./compile";
 import type { CounterDecision } from "../../../state/rate-limiter/counter";
@@ -64,6 +65,16 @@ export function retryAfterSeconds(blockedUntil: number, now: number): number {
   return Math.max(1, Math.ceil((blockedUntil - now) / 1000));
 }
 
+/**
+ * Counting keys already hashed by this isolate: with leases most requests need no round trip, and the digest (a
+ * WebCrypto call and its promise) was then most of what a counted request cost. Bounded (contract §8): at most
+ * `KEY_MEMO_SIZE` keys of at most `KEY_MEMO_TEXT` characters (an address, a host, a short header: what clients
+ * are usually counted by); a longer key is hashed every time.
+ */
+export const KEY_MEMO_SIZE = 10_000;
+const KEY_MEMO_TEXT = 256;
+const keyMemo = new BoundedCache<string, string>({ capacity: KEY_MEMO_SIZE });
+
 /** The counter a request counts in under `rule`: its key in the object and the object's name. */
 export async function counterOf(
   zone: string,
@@ -72,7 +83,12 @@ export async function counterOf(
   request: Request,
 ): Promise<{ readonly key: string; readonly name: string }> {
   // The counting key as 32 hex characters (128 bits of SHA-256): fixed size whatever the header values.
-  const key = await sha256Hex(countingKey(rule.characteristics, ctx, request), 16);
+  const text = countingKey(rule.characteristics, ctx, request);
+  let key = text.length <= KEY_MEMO_TEXT ? keyMemo.get(text) : undefined;
+  if (key === undefined) {
+    key = await sha256Hex(text, 16);
+    if (text.length <= KEY_MEMO_TEXT) keyMemo.set(text, key);
+  }
   // One object per (zone, rule, counting key): see rate-limiter.ts for why.
   return { key, name: `${zone}\n${rule.id}\n${key}` };
 }
