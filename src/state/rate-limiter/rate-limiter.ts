@@ -222,7 +222,7 @@ function checkInput(input: HitInput): void {
     !whole(input.mitigationTimeout, b.mitigationTimeout.min, b.mitigationTimeout.max) ||
     !Number.isFinite(input.now)
   ) {
-    throw new TypeError("RateLimiter.hit: invalid input");
+    throw new TypeError("RateLimiter: invalid input");
   }
 }
 

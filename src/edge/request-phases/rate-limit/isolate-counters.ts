@@ -19,6 +19,7 @@
  * (several "isolates") against one real object.
  */
 import { BoundedCache } from "../../../shared/bounded-cache";
+import { TIMEOUT, within } from "../../../shared/timeout";
 import { MAX_LEASE, type LeaseDecision, type LeaseReturn } from "../../../state/rate-limiter/counter";
 
 /** Most counters with a known block, and most counters with a lease, per isolate (each least recently used out). */
@@ -31,8 +32,8 @@ export type Acquired = LeaseDecision | { readonly kind: "unavailable" };
 export type Admission =
   | { readonly kind: "admit" }
   | { readonly kind: "block"; readonly blockedUntil: number }
-  /** The object could not be asked: fail open (contract §3). */
-  | { readonly kind: "unavailable" };
+  /** The object could not be asked: fail open (contract §3); `logged` false when the caller must log it. */
+  | { readonly kind: "unavailable"; readonly logged: boolean };
 
 /** Asks the object for a lease of `want`, giving back `returned`; never rejects. */
 export type Acquire = (want: number, returned: LeaseReturn | null) => Promise<Acquired>;
@@ -53,7 +54,8 @@ interface Slot {
 }
 
 const ADMIT: Admission = { kind: "admit" };
-const UNAVAILABLE: Admission = { kind: "unavailable" };
+const UNAVAILABLE: Admission = { kind: "unavailable", logged: true };
+const WAIT_TIMED_OUT: Admission = { kind: "unavailable", logged: false };
 
 export class IsolateCounters {
   private readonly blocked: BoundedCache<string, number>;
@@ -84,7 +86,7 @@ export class IsolateCounters {
    * Admits one request of counter `name` from the lease held here, or asks the object (`acquire`) for a new one.
    * A request that waits for another's round trip and finds the lease it brought spent asks again itself.
    */
-  async admit(name: string, now: number, acquire: Acquire): Promise<Admission> {
+  async admit(name: string, now: number, acquire: Acquire, waitMs: number): Promise<Admission> {
     for (;;) {
       let slot = this.slots.get(name);
       if (slot === undefined) {
@@ -97,7 +99,10 @@ export class IsolateCounters {
         return ADMIT;
       }
       if (slot.inflight !== null) {
-        const got = await slot.inflight;
+        // Bounded by this request's own timer: the asking request's (in its own request context) does not guard a
+        // waiter whose asker was cancelled (contract §3: fail open, never hang).
+        const got = await within(slot.inflight, waitMs);
+        if (got === TIMEOUT) return WAIT_TIMED_OUT;
         if (got.kind === "block") return got;
         if (got.kind === "unavailable") return UNAVAILABLE; // the asking request logged it
         continue;
@@ -120,7 +125,8 @@ export class IsolateCounters {
         return ADMIT;
       }
       slot.want = 1;
-      if (got.kind === "block") this.noteBlock(name, got.blockedUntil);
+      if (got.kind === "unavailable") return UNAVAILABLE;
+      this.noteBlock(name, got.blockedUntil);
       return got;
     }
   }
