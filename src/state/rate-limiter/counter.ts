@@ -94,7 +94,9 @@ const ALLOW: CounterDecision = { kind: "allow" };
  *   - valid until `min(now + LEASE_MS, window end)`: it never spans two windows (a request admitted in window W+1
  *     on W's reservation would be weighted as W's "previous" and under-counted), and since LEASE_MS ≤ the smallest
  *     `mitigation_timeout` (1 s), no lease granted before a block is usable after that block ends;
- *   - returned when its holder next asks: its unspent part is taken off the window it was counted in.
+ *   - returned when its holder next asks: its unspent part is taken off the window it was counted in;
+ *   - asked for ahead (`ahead`) by a holder that still has some: then nothing left means "exhausted", not a block
+ *     (the holder may still admit what it holds; the block comes when it asks with nothing left).
  */
 export const LEASE_MS = 1000;
 export const LEASE_DIVISOR = 8;
@@ -109,8 +111,10 @@ export interface LeaseReturn {
 }
 
 export type LeaseDecision =
-  /** `size` requests reserved (≥ 1; the asking request is the first), usable until `expiresAt`. */
+  /** `size` requests reserved (≥ 1), usable until `expiresAt`. */
   | { readonly kind: "lease"; readonly size: number; readonly windowStart: number; readonly expiresAt: number }
+  /** Asked ahead (the caller still holds some): nothing left, but no block either, the caller spends what it holds. */
+  | { readonly kind: "exhausted" }
   | { readonly kind: "block"; readonly blockedUntil: number };
 
 export interface LeaseStep {
@@ -125,6 +129,8 @@ export function leaseRequests(
   now: number,
   want: number,
   returned: LeaseReturn | null,
+  /** The caller asks ahead, still holding some of the counter (it is not a request to admit now). */
+  ahead = false,
 ): LeaseStep {
   if (current !== null && now < current.blockedUntil) {
     // Blocked: not counted; a return is moot (the counter starts afresh when the block ends).
@@ -137,6 +143,8 @@ export function leaseRequests(
   // The most requests that fit: estimate + size ≤ limit (countRequest's test, size times over).
   const available = Math.floor(limits.limit - (state.previous * weight + state.count));
   if (available < 1) {
+    // Only a request to admit now exceeds; one asking ahead is told to spend what it holds first.
+    if (ahead) return { state, decision: EXHAUSTED, changed: state !== current };
     const blockedUntil = now + limits.timeoutMs;
     state = { windowStart: blockedUntil, count: 0, previous: 0, blockedUntil };
     return { state, decision: { kind: "block", blockedUntil }, changed: true };
@@ -146,6 +154,8 @@ export function leaseRequests(
   const expiresAt = Math.min(now + LEASE_MS, state.windowStart + limits.periodMs);
   return { state, decision: { kind: "lease", size, windowStart: state.windowStart, expiresAt }, changed: true };
 }
+
+const EXHAUSTED: LeaseDecision = { kind: "exhausted" };
 
 /** Takes a lease's unspent part off the window it was counted in (the current one, or the one before). */
 function giveBack(state: CounterState, returned: LeaseReturn, periodMs: number): CounterState {

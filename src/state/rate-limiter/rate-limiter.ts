@@ -52,8 +52,10 @@ export interface HitInput {
 export interface LeaseInput extends HitInput {
   /** Requests the caller expects to admit within a lease's lifetime (1–MAX_LEASE; the object may grant fewer). */
   readonly want: number;
-  /** The unspent part of the caller's previous lease of this counter, if any. */
+  /** The unspent part of the caller's expired leases of this counter (one window), if any. */
   readonly returned: LeaseReturn | null;
+  /** Asked ahead: the caller still holds some of the counter (nothing left is then not a block). */
+  readonly ahead: boolean;
 }
 
 interface Row extends Record<string, SqlStorageValue> {
@@ -111,7 +113,7 @@ export class RateLimiter extends DurableObject<Env> {
     checkLease(input);
     const limits = this.limitsOf(input);
     return this.step(input, limits.periodMs, (state) =>
-      leaseRequests(state, limits, input.now, input.want, input.returned),
+      leaseRequests(state, limits, input.now, input.want, input.returned, input.ahead),
     );
   }
 
@@ -237,7 +239,8 @@ function checkLease(input: LeaseInput): void {
         !Number.isFinite(r.windowStart) ||
         !Number.isInteger(r.unspent) ||
         r.unspent < 0 ||
-        r.unspent > MAX_LEASE))
+        r.unspent > input.requestsPerPeriod)) ||
+    typeof input.ahead !== "boolean"
   ) {
     throw new TypeError("RateLimiter.lease: invalid input");
   }

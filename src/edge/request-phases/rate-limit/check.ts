@@ -123,18 +123,16 @@ async function blockedUntil(
     const admission = await isolate.admit(
       name,
       now,
-      (want, returned) =>
+      (want, returned, ahead) =>
         ask(zone, rule.id, async (): Promise<Acquired> => {
-          const d = await stub().lease({ ...input, want, returned });
+          const d = await stub().lease({ ...input, want, returned, ahead });
           // Plain values of the union (RPC results are typed per member, not as the union).
-          return d.kind === "block"
-            ? { kind: "block", blockedUntil: d.blockedUntil }
-            : { kind: "lease", size: d.size, windowStart: d.windowStart, expiresAt: d.expiresAt };
+          if (d.kind === "lease")
+            return { kind: "lease", size: d.size, windowStart: d.windowStart, expiresAt: d.expiresAt };
+          return d.kind === "block" ? { kind: "block", blockedUntil: d.blockedUntil } : { kind: "exhausted" };
         }),
       COUNTER_TIMEOUT_MS,
     );
-    if (admission.kind === "unavailable" && !admission.logged)
-      logUnavailable(zone, rule.id, `no lease within ${COUNTER_TIMEOUT_MS} ms (waiting for another request's)`);
     return admission.kind === "block" ? admission.blockedUntil : undefined;
   }
   const decision = await ask(zone, rule.id, async (): Promise<CounterDecision | Unavailable> => {

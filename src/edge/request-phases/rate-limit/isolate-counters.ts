@@ -2,29 +2,39 @@
  * What one isolate knows of the rate limiter's counters (contract §4, §8: bounded per-isolate caches), so most
  * requests need no Durable Object round trip:
  *   - blocks: "this counter is blocked until T", answered 1015 locally until T (both counting modes);
- *   - leases (approximate counting, docs/producers.md "Approximate counting: leases"): a batch of requests the
+ *   - leases (approximate counting, docs/producers.md "Approximate counting: leases"): batches of requests the
  *     `RateLimiter` reserved for this isolate (src/state/rate-limiter/counter.ts `leaseRequests`), admitted here one
  *     by one without a round trip until spent or expired.
  *
- * Lease sizes follow this isolate's own demand: it first asks for 1; a lease spent before it expired makes it ask
- * for twice as many (up to `MAX_LEASE`); a lease that expired unspent makes it ask for what it did spend. The
- * object caps every lease by what is left (`LEASE_DIVISOR`), so near the limit leases are 1. The unspent part of a
- * lease goes back to the object with the next request that asks.
+ * Lease sizes follow this isolate's own demand: it first asks for 1; while leases are spent before they expire it
+ * asks for twice the last one (up to `MAX_LEASE`); after one expired it asks for what it did spend of it. The object
+ * caps every lease by what is left (`LEASE_DIVISOR`), so near the limit leases are 1. The unspent part of expired
+ * leases goes back to the object with the next request that asks.
  *
- * Concurrent requests of one counter share one request to the object: while it is in flight the others wait for
- * it and then take from the lease it brought (or ask again when it is spent), so a spent lease costs one round trip,
- * not one per waiting request.
+ * No promise is shared between requests: in workerd a continuation runs in the context of the request that settled
+ * the promise, so a request waiting on another's round trip would do its own I/O (the origin fetch, analytics) on
+ * behalf of that other request, which the runtime refuses ("Cannot perform I/O on behalf of a different request";
+ * measured: 521s and 500s under load when requests awaited one shared lease request). Requests share plain data
+ * only (the leases held), and each round trip is awaited by the request that made it:
+ *   - refill ahead: the request that finds the leases held down to half of the last one asks for the next lease
+ *     itself (and waits for it), while the other requests keep spending what is left, so under steady traffic no
+ *     request waits for a lease it needs;
+ *   - when nothing is left and another request is already asking, a request polls the leases on its own timer
+ *     (`POLL_MS`) for up to its wait budget, then asks itself.
+ * At most one lease request per counter is in flight per isolate, except when the poll budget runs out; so an
+ * isolate holds at most two leases of a counter (the one being spent and the next).
  *
  * Pure bookkeeping: the round trip itself is the caller's `acquire` (check.ts), so tests can run several instances
  * (several "isolates") against one real object.
  */
 import { BoundedCache } from "../../../shared/bounded-cache";
-import { TIMEOUT, within } from "../../../shared/timeout";
 import { MAX_LEASE, type LeaseDecision, type LeaseReturn } from "../../../state/rate-limiter/counter";
 
-/** Most counters with a known block, and most counters with a lease, per isolate (each least recently used out). */
+/** Most counters with a known block, and most counters with leases, per isolate (each least recently used out). */
 export const BLOCKED_CACHE_SIZE = 10_000;
 export const LEASE_CACHE_SIZE = 10_000;
+/** How often a request waiting for another's lease request looks at the leases again. */
+export const POLL_MS = 1;
 
 /** What the object answered to a lease request, or that it could not be asked (the caller failed open and logged). */
 export type Acquired = LeaseDecision | { readonly kind: "unavailable" };
@@ -32,11 +42,11 @@ export type Acquired = LeaseDecision | { readonly kind: "unavailable" };
 export type Admission =
   | { readonly kind: "admit" }
   | { readonly kind: "block"; readonly blockedUntil: number }
-  /** The object could not be asked: fail open (contract §3); `logged` false when the caller must log it. */
-  | { readonly kind: "unavailable"; readonly logged: boolean };
+  /** The object could not be asked (the caller logged it): fail open (contract §3). */
+  | { readonly kind: "unavailable" };
 
-/** Asks the object for a lease of `want`, giving back `returned`; never rejects. */
-export type Acquire = (want: number, returned: LeaseReturn | null) => Promise<Acquired>;
+/** Asks the object for a lease of `want`, giving back `returned` (`ahead`: still holding some); never rejects. */
+export type Acquire = (want: number, returned: LeaseReturn | null, ahead: boolean) => Promise<Acquired>;
 
 interface HeldLease {
   readonly windowStart: number;
@@ -47,15 +57,19 @@ interface HeldLease {
 }
 
 interface Slot {
-  lease: HeldLease | null;
-  /** What to ask for when no lease is held (after a block, a failure or an eviction: 1). */
-  want: number;
-  inflight: Promise<Acquired> | null;
+  /** Oldest first (at most two but for the poll budget running out). */
+  leases: HeldLease[];
+  /** The size of the last lease granted (0: none yet, or since a block). */
+  last: number;
+  /** What to ask for after a lease expired: what was spent of it. */
+  spentOfExpired: number | null;
+  /** Unspent parts of expired leases, to give back with the next request (one window's worth). */
+  returned: LeaseReturn | null;
+  /** Lease requests in flight. */
+  asking: number;
 }
 
 const ADMIT: Admission = { kind: "admit" };
-const UNAVAILABLE: Admission = { kind: "unavailable", logged: true };
-const WAIT_TIMED_OUT: Admission = { kind: "unavailable", logged: false };
 
 export class IsolateCounters {
   private readonly blocked: BoundedCache<string, number>;
@@ -76,75 +90,112 @@ export class IsolateCounters {
     return undefined;
   }
 
-  /** Remembers a block; a lease of the counter is void from now on (the object has forgotten it). */
+  /** Remembers a block; the leases of the counter are void from now on (the object has forgotten them). */
   noteBlock(name: string, blockedUntil: number): void {
     this.blocked.set(name, blockedUntil);
     this.slots.delete(name);
   }
 
   /**
-   * Admits one request of counter `name` from the lease held here, or asks the object (`acquire`) for a new one.
-   * A request that waits for another's round trip and finds the lease it brought spent asks again itself.
+   * Admits one request of counter `name` from a lease held here, or asks the object (`acquire`) for one; `waitMs`
+   * bounds how long it polls for another request's lease before asking itself.
    */
   async admit(name: string, now: number, acquire: Acquire, waitMs: number): Promise<Admission> {
-    for (;;) {
-      let slot = this.slots.get(name);
-      if (slot === undefined) {
-        slot = { lease: null, want: 1, inflight: null };
-        this.slots.set(name, slot);
-      }
-      const lease = slot.lease;
-      if (lease !== null && lease.left > 0 && now < lease.expiresAt) {
-        lease.left--;
+    let slot = this.slots.get(name);
+    if (slot === undefined) {
+      slot = { leases: [], last: 0, spentOfExpired: null, returned: null, asking: 0 };
+      this.slots.set(name, slot);
+    }
+    for (let waited = 0; ; waited += POLL_MS) {
+      if (take(slot, now)) {
+        // Refill ahead: this request fetches the next lease while the others spend what is left.
+        if (slot.asking === 0 && slot.last > 1 && held(slot) <= slot.last / 2)
+          await this.ask(name, slot, now, acquire, false);
         return ADMIT;
       }
-      if (slot.inflight !== null) {
-        // Bounded by this request's own timer: the asking request's (in its own request context) does not guard a
-        // waiter whose asker was cancelled (contract §3: fail open, never hang).
-        const got = await within(slot.inflight, waitMs);
-        if (got === TIMEOUT) return WAIT_TIMED_OUT;
-        if (got.kind === "block") return got;
-        if (got.kind === "unavailable") return UNAVAILABLE; // the asking request logged it
-        continue;
+      // Nothing left here: ask, unless another request is asking (then look again shortly, on this request's timer).
+      if (slot.asking === 0 || waited >= waitMs) return this.ask(name, slot, now, acquire, true);
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      if (this.slots.peek(name) !== slot) {
+        // Voided meanwhile: by a block (which answers this request too), or evicted (start again).
+        const until = this.knownBlock(name, now);
+        return until === undefined
+          ? this.admit(name, now, acquire, waitMs - waited)
+          : { kind: "block", blockedUntil: until };
       }
-      const { want, returned } = nextAsk(slot, now);
-      slot.lease = null;
-      this.roundTrips++;
-      const inflight = acquire(want, returned);
-      slot.inflight = inflight;
-      let got: Acquired;
-      try {
-        got = await inflight;
-      } finally {
-        slot.inflight = null;
-      }
-      if (got.kind === "lease") {
-        // The asking request is the lease's first.
-        slot.lease = { windowStart: got.windowStart, expiresAt: got.expiresAt, size: got.size, left: got.size - 1 };
-        slot.want = got.size;
-        return ADMIT;
-      }
-      slot.want = 1;
-      if (got.kind === "unavailable") return UNAVAILABLE;
-      this.noteBlock(name, got.blockedUntil);
-      return got;
     }
   }
 
-  /** The unspent requests of the lease held for `name` (tests). */
+  /** The unspent requests of the leases held for `name` (tests). */
   unspent(name: string): number {
-    return this.slots.peek(name)?.lease?.left ?? 0;
+    const slot = this.slots.peek(name);
+    return slot === undefined ? 0 : held(slot);
+  }
+
+  /** One lease request; `forThisRequest`: the request has not been admitted yet and takes the lease's first. */
+  private async ask(
+    name: string,
+    slot: Slot,
+    now: number,
+    acquire: Acquire,
+    forThisRequest: boolean,
+  ): Promise<Admission> {
+    const want = slot.spentOfExpired ?? (slot.last === 0 ? 1 : slot.last * 2);
+    const returned = slot.returned;
+    slot.returned = null;
+    slot.spentOfExpired = null;
+    slot.asking++;
+    this.roundTrips++;
+    let got: Acquired;
+    try {
+      got = await acquire(Math.max(1, Math.min(MAX_LEASE, want)), returned, !forThisRequest);
+    } finally {
+      slot.asking--;
+    }
+    if (got.kind === "unavailable") return forThisRequest ? got : ADMIT;
+    if (got.kind === "exhausted") return ADMIT; // only asked ahead: this request was admitted from a lease
+    if (got.kind === "block") {
+      this.noteBlock(name, got.blockedUntil);
+      return forThisRequest ? got : ADMIT; // a request admitted before the block stays admitted
+    }
+    // Granted before any block: this request may pass; the rest is void if a block came in meanwhile.
+    if (this.slots.peek(name) !== slot) return ADMIT;
+    slot.leases.push({
+      windowStart: got.windowStart,
+      expiresAt: got.expiresAt,
+      size: got.size,
+      left: forThisRequest ? got.size - 1 : got.size,
+    });
+    slot.last = got.size;
+    return ADMIT;
   }
 }
 
-/** What to ask for next, from how the last lease went (see the header), and what of it to give back. */
-function nextAsk(slot: Slot, now: number): { want: number; returned: LeaseReturn | null } {
-  const lease = slot.lease;
-  if (lease === null) return { want: slot.want, returned: null };
-  const spent = lease.size - lease.left;
-  const want = lease.left === 0 && now < lease.expiresAt ? lease.size * 2 : spent;
-  return {
-    want: Math.max(1, Math.min(MAX_LEASE, want)),
-    returned: lease.left > 0 ? { windowStart: lease.windowStart, unspent: lease.left } : null,
-  };
+/** Takes one request from the oldest usable lease; drops expired ones, keeping their unspent part to give back. */
+function take(slot: Slot, now: number): boolean {
+  while (slot.leases.length > 0) {
+    const lease = slot.leases[0]!;
+    if (now < lease.expiresAt && lease.left > 0) {
+      lease.left--;
+      return true;
+    }
+    slot.leases.shift();
+    if (now >= lease.expiresAt) {
+      slot.spentOfExpired = lease.size - lease.left;
+      if (lease.left > 0) {
+        const r = slot.returned;
+        slot.returned =
+          r !== null && r.windowStart === lease.windowStart
+            ? { windowStart: r.windowStart, unspent: r.unspent + lease.left }
+            : { windowStart: lease.windowStart, unspent: lease.left };
+      }
+    }
+  }
+  return false;
+}
+
+function held(slot: Slot): number {
+  let sum = 0;
+  for (const lease of slot.leases) sum += lease.left;
+  return sum;
 }

@@ -1,61 +1,85 @@
 /**
  * The isolate's side of leases (src/edge/request-phases/rate-limit/isolate-counters.ts) with a given `acquire`:
- * concurrent requests share one round trip, lease sizes follow demand, a waiter is bounded by its own timer.
- * Against the real object: rate-limit-leases.test.ts.
+ * lease sizes follow demand, the next lease is fetched ahead, concurrent requests share leases (never a promise),
+ * a waiting request is bounded by its own budget. Against the real object: rate-limit-leases.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { IsolateCounters, type Acquire } from "../../../../src/edge/request-phases/rate-limit/isolate-counters";
+import {
+  IsolateCounters,
+  type Acquire,
+  type Acquired,
+} from "../../../../src/edge/request-phases/rate-limit/isolate-counters";
 import type { LeaseReturn } from "../../../../src/state/rate-limiter/counter";
 
 /** An object that grants what is asked (capped at `cap`), recording each ask. */
-function granting(cap: number, delayMs = 0) {
-  const asks: { want: number; returned: LeaseReturn | null }[] = [];
-  const acquire: Acquire = async (want, returned) => {
-    asks.push({ want, returned });
+function granting(cap: number, delayMs = 0, answer?: (ahead: boolean) => Acquired | undefined) {
+  const asks: { want: number; returned: LeaseReturn | null; ahead: boolean }[] = [];
+  const acquire: Acquire = async (want, returned, ahead) => {
+    asks.push({ want, returned, ahead });
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
-    return { kind: "lease", size: Math.min(want, cap), windowStart: 0, expiresAt: 1000 };
+    return answer?.(ahead) ?? { kind: "lease", size: Math.min(want, cap), windowStart: 0, expiresAt: 1000 };
   };
   return { asks, acquire };
 }
 
 describe("IsolateCounters", () => {
-  it("concurrent requests share one round trip; each spent lease asks for twice as many", async () => {
+  it("leases double while spent; the request that brings them to half of the last fetches the next ahead", async () => {
+    const isolate = new IsolateCounters();
+    const { asks, acquire } = granting(128);
+    for (let i = 0; i < 20; i++) expect(await isolate.admit("c", 0, acquire, 1000)).toEqual({ kind: "admit" });
+    expect(asks.map((a) => [a.want, a.ahead])).toEqual([
+      [1, false], // nothing held: asked for this request
+      [2, false], // the lease of 1 was spent before it expired
+      [4, true], // the lease of 2 down to 0 ≤ 1: next lease fetched ahead
+      [8, true],
+      [16, true],
+    ]);
+    expect(isolate.roundTrips).toBe(5);
+    expect(isolate.unspent("c")).toBe(1 + 2 + 4 + 8 + 16 - 20);
+  });
+
+  it("concurrent requests share the leases: one asks, the others look again on their own timers", async () => {
     const isolate = new IsolateCounters();
     const { asks, acquire } = granting(128, 5);
     const admissions = await Promise.all(Array.from({ length: 10 }, () => isolate.admit("c", 0, acquire, 1000)));
     expect(admissions.every((a) => a.kind === "admit")).toBe(true);
-    // 1, then 2, 4, 8: four round trips for ten concurrent requests, not ten.
-    expect(asks.map((a) => a.want)).toEqual([1, 2, 4, 8]);
-    expect(isolate.roundTrips).toBe(4);
-    expect(isolate.unspent("c")).toBe(15 - 10);
+    // Never two requests asking at once: each lease request waited for by its own request only.
+    expect(asks.length).toBeLessThan(10);
+    expect(asks[0]).toEqual({ want: 1, returned: null, ahead: false });
   });
 
-  it("an expired lease gives back its unspent part and asks for what it spent", async () => {
+  it("an expired lease's unspent part goes back with the next request; it then asks for what it spent", async () => {
     const isolate = new IsolateCounters();
     const { asks, acquire } = granting(128);
-    for (let i = 0; i < 4; i++) await isolate.admit("c", 0, acquire, 1000); // leases 1, 2, 4: 1 of the 4 spent
-    expect(isolate.unspent("c")).toBe(3);
+    for (let i = 0; i < 4; i++) await isolate.admit("c", 0, acquire, 1000); // leases 1, 2, then 4 ahead
+    expect(isolate.unspent("c")).toBe(1 + 2 + 4 - 4);
     await isolate.admit("c", 1000, acquire, 1000);
-    expect(asks.at(-1)).toEqual({ want: 1, returned: { windowStart: 0, unspent: 3 } });
+    // The lease of 4 expired with 1 spent: 3 go back, and it asks for 1.
+    expect(asks.at(-1)).toEqual({ want: 1, returned: { windowStart: 0, unspent: 3 }, ahead: false });
   });
 
-  it("a request waiting for another's round trip gives up after its own timer (fail open, for the caller to log)", async () => {
+  it("a request waiting for another's lease request asks itself when its budget runs out", async () => {
     const isolate = new IsolateCounters();
-    const { acquire } = granting(128, 300);
-    const asker = isolate.admit("c", 0, acquire, 1000);
-    const started = Date.now();
-    expect(await isolate.admit("c", 0, acquire, 20)).toEqual({ kind: "unavailable", logged: false });
-    expect(Date.now() - started).toBeLessThan(250);
-    expect(await asker).toEqual({ kind: "admit" });
+    const { asks, acquire } = granting(128, 100);
+    const first = isolate.admit("c", 0, acquire, 1000);
+    expect(await isolate.admit("c", 0, acquire, 5)).toEqual({ kind: "admit" });
+    expect(asks).toHaveLength(2);
+    expect(await first).toEqual({ kind: "admit" });
   });
 
-  it("a block ends the lease and is answered locally until it ends; a failure admits (the asker logged it)", async () => {
+  it("asked ahead with nothing left: 'exhausted', the leases held are still spent; a block voids them", async () => {
     const isolate = new IsolateCounters();
-    const blocking: Acquire = () => Promise.resolve({ kind: "block", blockedUntil: 5000 });
-    expect(await isolate.admit("c", 0, blocking, 1000)).toEqual({ kind: "block", blockedUntil: 5000 });
+    let blockNow = false;
+    const { acquire } = granting(128, 0, (ahead) =>
+      blockNow ? { kind: "block", blockedUntil: 5000 } : ahead ? { kind: "exhausted" } : undefined,
+    );
+    for (let i = 0; i < 3; i++) await isolate.admit("c", 0, acquire, 1000); // 1, then 2; the third asks ahead
+    expect(isolate.unspent("c")).toBe(0);
+    blockNow = true;
+    expect(await isolate.admit("c", 0, acquire, 1000)).toEqual({ kind: "block", blockedUntil: 5000 });
     expect(isolate.knownBlock("c", 4999)).toBe(5000);
     expect(isolate.knownBlock("c", 5000)).toBeUndefined();
     const failing: Acquire = () => Promise.resolve({ kind: "unavailable" });
-    expect(await isolate.admit("d", 0, failing, 1000)).toEqual({ kind: "unavailable", logged: true });
+    expect(await isolate.admit("d", 0, failing, 1000)).toEqual({ kind: "unavailable" });
   });
 });

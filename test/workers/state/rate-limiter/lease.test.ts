@@ -38,8 +38,8 @@ describe("lease sizes", () => {
     for (let i = 0; ; i++) {
       const step = leaseRequests(state, limits, i, MAX_LEASE, null);
       state = step.state;
-      if (step.decision.kind === "block") {
-        expect(step.decision.blockedUntil).toBe(i + 30_000);
+      if (step.decision.kind !== "lease") {
+        expect(step.decision).toEqual({ kind: "block", blockedUntil: i + 30_000 });
         break;
       }
       granted += step.decision.size;
@@ -76,10 +76,22 @@ describe("lease sizes", () => {
     for (;;) {
       const step = leaseRequests(s, limits, 15_000, MAX_LEASE, null);
       s = step.state;
-      if (step.decision.kind === "block") break;
+      if (step.decision.kind !== "lease") break;
       granted += step.decision.size;
     }
     expect(granted).toBe(600);
+  });
+});
+
+describe("asked ahead", () => {
+  it("with nothing left: 'exhausted', no block (the holder spends what it holds); with some left: a lease", () => {
+    const full: CounterState = { windowStart: 0, count: 1000, previous: 0, blockedUntil: 0 };
+    expect(leaseRequests(full, limits, 5, 8, null, true).decision).toEqual({ kind: "exhausted" });
+    expect(leaseRequests(full, limits, 5, 8, null, false).decision).toEqual({ kind: "block", blockedUntil: 30_005 });
+    // A return asked ahead still counts.
+    const back = leaseRequests(full, limits, 5, 8, { windowStart: 0, unspent: 10 }, true);
+    expect(back.state.count).toBe(990 + 1);
+    expect(back.decision).toMatchObject({ kind: "lease", size: 1 });
   });
 });
 
