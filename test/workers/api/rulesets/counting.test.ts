@@ -83,3 +83,20 @@ describe("ratelimit.counting", () => {
     await expectGeneratedError(blocked, 1015);
   });
 });
+
+describe("approximate counting (the default) on zone traffic", () => {
+  it("100 concurrent requests against a limit of 60: exactly 60 reach the origin, 40 get 1015, nothing else", async () => {
+    const z = await zone();
+    const rule = { ...limit(), ratelimit: { ...limit().ratelimit, requests_per_period: 60 } };
+    expect((await api("PUT", entry(z), { rules: [rule] })).status).toBe(200);
+    const statuses = await Promise.all(
+      Array.from({ length: 100 }, async () => {
+        const res = await exports.default.fetch(`http://${z}/`, { headers: { "CF-Connecting-IP": "192.0.2.7" } });
+        await res.body?.cancel();
+        return res.status;
+      }),
+    );
+    const count = (status: number) => statuses.filter((s) => s === status).length;
+    expect([count(200), count(429)]).toEqual([60, 40]);
+  });
+});
