@@ -21,8 +21,9 @@
  *     request waits for a lease it needs;
  *   - when nothing is left and another request is already asking, a request polls the leases on its own timer
  *     (`POLL_MS`) for up to its wait budget, then asks itself.
- * At most one lease request per counter is in flight per isolate, except when the poll budget runs out; so an
- * isolate holds at most two leases of a counter (the one being spent and the next).
+ * At most one lease request per counter is in flight per isolate, except when the poll budget runs out (or the
+ * asking request was cancelled: the "asking" mark is a deadline); so an isolate holds at most two leases of a
+ * counter (the one being spent and the next), but for those cases.
  *
  * Pure bookkeeping: the round trip itself is the caller's `acquire` (check.ts), so tests can run several instances
  * (several "isolates") against one real object.
@@ -65,8 +66,11 @@ interface Slot {
   spentOfExpired: number | null;
   /** Unspent parts of expired leases, to give back with the next request (one window's worth). */
   returned: LeaseReturn | null;
-  /** Lease requests in flight. */
-  asking: number;
+  /**
+   * Until when (on the asking request's clock) a lease request is in flight; 0 when none. A deadline, not a count:
+   * a request cancelled mid-call (its client went away) never runs its continuation, and a count would stay up.
+   */
+  askingUntil: number;
 }
 
 const ADMIT: Admission = { kind: "admit" };
@@ -103,18 +107,18 @@ export class IsolateCounters {
   async admit(name: string, now: number, acquire: Acquire, waitMs: number): Promise<Admission> {
     let slot = this.slots.get(name);
     if (slot === undefined) {
-      slot = { leases: [], last: 0, spentOfExpired: null, returned: null, asking: 0 };
+      slot = { leases: [], last: 0, spentOfExpired: null, returned: null, askingUntil: 0 };
       this.slots.set(name, slot);
     }
     for (let waited = 0; ; waited += POLL_MS) {
       if (take(slot, now)) {
         // Refill ahead: this request fetches the next lease while the others spend what is left.
-        if (slot.asking === 0 && slot.last > 1 && held(slot) <= slot.last / 2)
-          await this.ask(name, slot, now, acquire, false);
+        if (slot.askingUntil <= now && slot.last > 1 && held(slot) <= slot.last / 2)
+          await this.ask(name, slot, now, acquire, waitMs, false);
         return ADMIT;
       }
       // Nothing left here: ask, unless another request is asking (then look again shortly, on this request's timer).
-      if (slot.asking === 0 || waited >= waitMs) return this.ask(name, slot, now, acquire, true);
+      if (slot.askingUntil <= now || waited >= waitMs) return this.ask(name, slot, now, acquire, waitMs, true);
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       if (this.slots.peek(name) !== slot) {
         // Voided meanwhile: by a block (which answers this request too), or evicted (start again).
@@ -138,19 +142,21 @@ export class IsolateCounters {
     slot: Slot,
     now: number,
     acquire: Acquire,
+    waitMs: number,
     forThisRequest: boolean,
   ): Promise<Admission> {
     const want = slot.spentOfExpired ?? (slot.last === 0 ? 1 : slot.last * 2);
     const returned = slot.returned;
     slot.returned = null;
     slot.spentOfExpired = null;
-    slot.asking++;
+    // A failed call loses `returned` (it stays counted: the object may have taken it back before the call failed).
+    slot.askingUntil = now + waitMs;
     this.roundTrips++;
     let got: Acquired;
     try {
       got = await acquire(Math.max(1, Math.min(MAX_LEASE, want)), returned, !forThisRequest);
     } finally {
-      slot.asking--;
+      slot.askingUntil = 0;
     }
     if (got.kind === "unavailable") return forThisRequest ? got : ADMIT;
     if (got.kind === "exhausted") return ADMIT; // only asked ahead: this request was admitted from a lease

@@ -67,6 +67,23 @@ describe("IsolateCounters", () => {
     expect(await first).toEqual({ kind: "admit" });
   });
 
+  it("a lease request that never settles (its request cancelled) holds nobody up past its deadline", async () => {
+    const isolate = new IsolateCounters();
+    const asks: number[] = [];
+    const acquire: Acquire = (want) => {
+      asks.push(want);
+      return asks.length === 1
+        ? new Promise<Acquired>(() => {}) // never settles, like the call of a cancelled request
+        : Promise.resolve({ kind: "lease", size: want, windowStart: 0, expiresAt: 10_000 });
+    };
+    void isolate.admit("c", 0, acquire, 1000);
+    // A request whose clock is past the first one's deadline (0 + 1000) asks at once.
+    const started = Date.now();
+    expect(await isolate.admit("c", 1000, acquire, 1000)).toEqual({ kind: "admit" });
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(asks).toEqual([1, 1]);
+  });
+
   it("asked ahead with nothing left: 'exhausted', the leases held are still spent; a block voids them", async () => {
     const isolate = new IsolateCounters();
     let blockNow = false;
