@@ -71,4 +71,28 @@ export function topPathsSql(sinceHour: number, untilHour: number, limit: number)
   };
 }
 
-export const LOOKUP_SQL = "SELECT * FROM events WHERE ray = ? AND at >= ?";
+const EVENT_COLUMNS = "ray, at, code, status, source, answered_by, answer_id, format, method, path, country, cause";
+
+/** One occurrence by Ray ID (`?1`) within retention (`?2`): the ray's id from either part of the Ray index. */
+export const LOOKUP_SQL = `SELECT ${EVENT_COLUMNS} FROM events
+  WHERE id = coalesce((SELECT id FROM rays WHERE ray = ?1), (SELECT id FROM recent_rays WHERE ray = ?1)) AND at >= ?2`;
+
+/**
+ * The new rays of a batch (`?1`: a JSON array of its rays, in order) into `recent_rays`, each with the id its event
+ * will get (`?2` + its position): a ray already in either part of the Ray index, or earlier in the batch (OR
+ * IGNORE keeps the first), is left out, so a retried batch counts nothing twice. `RETURNING` names the new ones.
+ */
+export const NEW_RAYS_SQL = `INSERT OR IGNORE INTO recent_rays (ray, id)
+  SELECT value, ?2 + key FROM json_each(?1) WHERE NOT EXISTS (SELECT 1 FROM rays WHERE ray = value)
+  ORDER BY key RETURNING id`;
+
+/** The head of a multi-row events insert (`id` then the columns of record.ts `RECORD_COLUMNS`); rows follow. */
+export const INSERT_EVENTS_SQL = `INSERT INTO events (id, ${EVENT_COLUMNS}) VALUES`;
+
+/** Counts of the rows stored by one batch (`events.id > ?`), summed per key of a counters table and added. */
+export function addCountsSql(target: "minutes" | "hours", step: number): string {
+  return `INSERT INTO ${target} (bucket, code, source, answered_by, format, count)
+    SELECT at / ${step} * ${step}, code, source, answered_by, format, count(*) FROM events WHERE id > ?
+    GROUP BY 1, 2, 3, 4, 5
+    ON CONFLICT (bucket, code, source, answered_by, format) DO UPDATE SET count = count + excluded.count`;
+}

@@ -12,9 +12,12 @@
 import { DurableObject } from "cloudflare:workers";
 import { err, ok, type Result } from "../../shared/result";
 import { migrate } from "../tags/migrations";
-import type { ErrorRecord } from "./record";
+import { encodeBatch, RECORD_COLUMNS, type EncodedRecord, type ErrorRecord } from "./record";
 import {
+  addCountsSql,
   groupCountSql,
+  INSERT_EVENTS_SQL,
+  NEW_RAYS_SQL,
   LOOKUP_SQL,
   seriesSql,
   topCodesSql,
@@ -28,6 +31,7 @@ import {
   MAX_SERIES,
   OTHER_PATH,
   PRUNE_EVERY_MS,
+  RAY_INDEX_EVERY,
   RETENTION,
   STEP_MS,
   TOP_N,
@@ -61,12 +65,16 @@ type EventRow = {
 
 const floorTo = (ms: number, step: number): number => Math.floor(ms / step) * step;
 
-/** Rows per event insert: 8 rows × 12 columns = 96 bound parameters, under the storage's limit of 100 per query. */
-const EVENT_ROWS = 8;
-const EVENT_TUPLE = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+/** Rows per events insert: 7 rows × 13 columns (id and RECORD_COLUMNS) = 91 bound parameters, under the limit of 100. */
+const EVENT_ROWS = 7;
+const EVENT_TUPLE = `(${Array.from({ length: RECORD_COLUMNS.length + 1 }, () => "?").join(", ")})`;
 
 export class ZoneAnalytics extends DurableObject<Env> {
   private readonly sql: SqlStorage;
+  /** Rows of `recent_rays`, once counted (null: not yet, or changed by pruning). */
+  private recentRays: number | null = null;
+  /** Whether this object life has seen its alarm armed (then no write reads it again). */
+  private alarmArmed = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -75,70 +83,54 @@ export class ZoneAnalytics extends DurableObject<Env> {
   }
 
   /** Stores a batch; a Ray ID already stored is ignored (a retried batch counts nothing twice). Returns how many. */
-  async record(batch: readonly ErrorRecord[]): Promise<number> {
+  record(batch: readonly ErrorRecord[]): Promise<number> {
+    return this.recordEncoded(encodeBatch(batch));
+  }
+
+  /**
+   * Stores a batch encoded by `encodeBatch` (what the recorder sends: one string crosses the RPC). One synchronous
+   * transaction, per batch and not per record wherever SQLite can do it:
+   *   - the batch's rays go into `recent_rays` with the ids their events will get (max id + 1 + position): a ray
+   *     already in `rays` or `recent_rays`, or earlier in the batch, is ignored, and `RETURNING` names the new ones;
+   *   - the new events are inserted with those ids, 7 rows a statement (91 bound parameters, under the limit of 100);
+   *   - the counters are summed per key from the rows just stored (one upsert per distinct key), the paths per
+   *     distinct (hour, path);
+   *   - every RAY_INDEX_EVERY rays, `recent_rays` moves to `rays` in key order (schema.ts).
+   * Returns how many records were new.
+   */
+  async recordEncoded(rows: string): Promise<number> {
+    const batch = JSON.parse(rows) as readonly EncodedRecord[];
     const stored = this.ctx.storage.transactionSync(() => {
-      // Counters are summed over the batch first, so a batch of a burst (mostly the same code and path) costs one
-      // upsert per distinct key and table, not three per record.
-      const counters = new Map<string, { table: "minutes" | "hours"; key: readonly (string | number)[]; n: number }>();
-      const paths = new Map<string, { bucket: number; path: string; n: number }>();
-      // Events go in by statements of EVENT_ROWS rows (each statement's bound parameters stay under the storage's
-      // limit of 100), `RETURNING ray` naming the rows stored: a Ray ID already stored is not counted again.
-      const fresh = new Set<string>();
-      for (let start = 0; start < batch.length; start += EVENT_ROWS) {
-        const chunk = batch.slice(start, start + EVENT_ROWS);
-        const values = chunk.flatMap((r) => [
-          r.ray,
-          r.at,
-          r.code,
-          r.status,
-          r.source,
-          r.answered_by,
-          r.answer_id,
-          r.format,
-          r.method,
-          r.path,
-          r.country,
-          r.cause,
-        ]);
-        const rows = this.sql.exec<{ ray: string }>(
-          `INSERT OR IGNORE INTO events (ray, at, code, status, source, answered_by, answer_id, format, method, path,
-             country, cause) VALUES ${chunk.map(() => EVENT_TUPLE).join(", ")} RETURNING ray`,
-          ...values,
-        );
-        for (const row of rows) fresh.add(row.ray);
+      const before = this.sql.exec<{ id: number | null }>("SELECT max(id) AS id FROM events").one().id ?? 0;
+      const fresh = this.sql
+        .exec<{ id: number }>(NEW_RAYS_SQL, JSON.stringify(batch.map((r) => r[0])), before + 1)
+        .toArray();
+      if (fresh.length === 0) return 0;
+      for (let start = 0; start < fresh.length; start += EVENT_ROWS) {
+        const chunk = fresh.slice(start, start + EVENT_ROWS);
+        const values: SqlStorageValue[] = [];
+        for (const { id } of chunk) values.push(id, ...batch[id - before - 1]!);
+        this.sql.exec(`${INSERT_EVENTS_SQL} ${chunk.map(() => EVENT_TUPLE).join(", ")}`, ...values);
       }
-      let count = 0;
-      for (const r of batch) {
-        if (!fresh.delete(r.ray)) continue;
-        count += 1;
-        for (const [table, step] of [
-          ["minutes", STEP_MS.minute],
-          ["hours", STEP_MS.hour],
-        ] as const) {
-          const key = [floorTo(r.at, step), r.code, r.source, r.answered_by, r.format] as const;
-          const id = JSON.stringify([table, ...key]);
-          const counter = counters.get(id);
-          if (counter) counter.n += 1;
-          else counters.set(id, { table, key, n: 1 });
-        }
-        const bucket = floorTo(r.at, STEP_MS.hour);
-        const pathId = JSON.stringify([bucket, r.path]);
-        const path = paths.get(pathId);
-        if (path) path.n += 1;
-        else paths.set(pathId, { bucket, path: r.path, n: 1 });
-      }
-      for (const { table, key, n } of counters.values()) {
-        this.sql.exec(
-          `INSERT INTO ${table} (bucket, code, source, answered_by, format, count) VALUES (?, ?, ?, ?, ?, ?)
-           ON CONFLICT (bucket, code, source, answered_by, format) DO UPDATE SET count = count + excluded.count`,
-          ...key,
-          n,
-        );
-      }
-      for (const { bucket, path, n } of paths.values()) this.countPath(bucket, path, n);
-      return count;
+      this.sql.exec(addCountsSql("minutes", STEP_MS.minute), before);
+      this.sql.exec(addCountsSql("hours", STEP_MS.hour), before);
+      const paths = this.sql
+        .exec<{ bucket: number; path: string; n: number }>(
+          `SELECT at / ${STEP_MS.hour} * ${STEP_MS.hour} AS bucket, path, count(*) AS n FROM events WHERE id > ?
+           GROUP BY 1, 2`,
+          before,
+        )
+        .toArray();
+      for (const { bucket, path, n } of paths) this.countPath(bucket, path, n);
+      this.recentRays = this.recentRays === null ? this.countRecentRays() : this.recentRays + fresh.length;
+      if (this.recentRays >= RAY_INDEX_EVERY) this.moveRecentRays();
+      return fresh.length;
     });
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + PRUNE_EVERY_MS);
+    // The alarm is armed once per object life (an alarm that fired re-arms itself in `alarm`), not read per batch.
+    if (!this.alarmArmed) {
+      if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + PRUNE_EVERY_MS);
+      this.alarmArmed = true;
+    }
     return stored;
   }
 
@@ -190,8 +182,9 @@ export class ZoneAnalytics extends DurableObject<Env> {
 
   /** Deletes what is past retention as of `now`. */
   prune(now: number = Date.now()): Pruned {
+    this.recentRays = null;
     return this.ctx.storage.transactionSync(() => ({
-      events: this.sql.exec("DELETE FROM events WHERE at < ?", now - RETENTION.eventsMs).rowsWritten,
+      events: this.pruneEvents(now - RETENTION.eventsMs),
       minutes: this.sql.exec("DELETE FROM minutes WHERE bucket < ?", now - RETENTION.minutesMs).rowsWritten,
       hours: this.sql.exec("DELETE FROM hours WHERE bucket < ?", now - RETENTION.hoursMs).rowsWritten,
       paths: this.sql.exec("DELETE FROM path_hours WHERE bucket < ?", now - RETENTION.hoursMs).rowsWritten,
@@ -201,7 +194,26 @@ export class ZoneAnalytics extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     this.prune(Date.now());
     const left = this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM (SELECT 1 FROM hours LIMIT 1)").one().n;
+    this.alarmArmed = left > 0;
     if (left > 0) await this.ctx.storage.setAlarm(Date.now() + PRUNE_EVERY_MS);
+  }
+
+  /** Deletes the events before `cutoff` and their rays (by the time index, then each ray by its key). */
+  private pruneEvents(cutoff: number): number {
+    this.sql.exec("DELETE FROM rays WHERE ray IN (SELECT ray FROM events WHERE at < ?)", cutoff);
+    this.sql.exec("DELETE FROM recent_rays WHERE ray IN (SELECT ray FROM events WHERE at < ?)", cutoff);
+    return this.sql.exec("DELETE FROM events WHERE at < ?", cutoff).rowsWritten;
+  }
+
+  private countRecentRays(): number {
+    return this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM recent_rays").one().n;
+  }
+
+  /** `recent_rays` into `rays`: read in key order, so consecutive rays share the pages they are written to. */
+  private moveRecentRays(): void {
+    this.sql.exec("INSERT INTO rays (ray, id) SELECT ray, id FROM recent_rays ORDER BY ray");
+    this.sql.exec("DELETE FROM recent_rays");
+    this.recentRays = 0;
   }
 
   /** Adds `n` to the path's hour, or to OTHER_PATH once the hour has MAX_PATHS_PER_HOUR distinct paths. */
