@@ -73,18 +73,16 @@ export function topPathsSql(sinceHour: number, untilHour: number, limit: number)
 
 const EVENT_COLUMNS = "ray, at, code, status, source, answered_by, answer_id, format, method, path, country, cause";
 
-/** One occurrence by Ray ID (`?1`) within retention (`?2`): the ray's id from either part of the Ray index. */
+/** One occurrence by Ray ID (`?1`) within retention (`?2`), through the Ray index (`rays`, schema.ts). */
 export const LOOKUP_SQL = `SELECT ${EVENT_COLUMNS} FROM events
-  WHERE id = coalesce((SELECT id FROM rays WHERE ray = ?1), (SELECT id FROM recent_rays WHERE ray = ?1)) AND at >= ?2`;
+  WHERE id = (SELECT id FROM rays WHERE ray = ?1) AND at >= ?2`;
 
-/**
- * The new rays of a batch (`?1`: a JSON array of its rays, in order) into `recent_rays`, each with the id its event
- * will get (`?2` + its position): a ray already in either part of the Ray index, or earlier in the batch (OR
- * IGNORE keeps the first), is left out, so a retried batch counts nothing twice. `RETURNING` names the new ones.
- */
-export const NEW_RAYS_SQL = `INSERT OR IGNORE INTO recent_rays (ray, id)
-  SELECT value, ?2 + key FROM json_each(?1) WHERE NOT EXISTS (SELECT 1 FROM rays WHERE ray = value)
-  ORDER BY key RETURNING id`;
+/** One occurrence by id (`?1`, from the object's in-memory index of the recent rays) within retention (`?2`). */
+export const EVENT_BY_ID_SQL = `SELECT ${EVENT_COLUMNS} FROM events WHERE id = ?1 AND at >= ?2`;
+
+/** The rays of a JSON array (`?1`) already in `rays`. */
+export const INDEXED_RAYS_SQL =
+  "SELECT value AS ray FROM json_each(?1) WHERE EXISTS (SELECT 1 FROM rays WHERE ray = value)";
 
 /** The head of a multi-row events insert (`id` then the columns of record.ts `RECORD_COLUMNS`); rows follow. */
 export const INSERT_EVENTS_SQL = `INSERT INTO events (id, ${EVENT_COLUMNS}) VALUES`;

@@ -32,11 +32,12 @@ export const OTHER_PATH = "(other paths)";
 export const TOP_N = 10;
 /**
  * Ray IDs are random (contract §1.1), so a B-tree keyed by them takes each insert on a different page once it is
- * large: every record of a batch dirtied its own page of `events`, and SQLite writes every dirty page at commit.
- * Since version 2 the object keys `events` by arrival (appends fill the same pages) and keeps the Ray index in two
- * parts: `recent_rays`, small (at most RAY_INDEX_EVERY + one batch rows, a few dozen pages), written per batch;
- * `rays`, the rest, written RAY_INDEX_EVERY rays at a time in key order, so a page takes many rays per write
- * (docs/analytics.md "Cost per error").
+ * large: every record of a batch dirtied its own page of `events`, and SQLite writes every dirty page at commit
+ * (and again at checkpoint). Since version 2 the object keys `events` by arrival (a batch's rows fill the same few
+ * pages) and writes the Ray index, `rays`, RAY_INDEX_EVERY rays at a time in key order, so each page it writes
+ * takes many rays. The rays of the events above `rays_upto` (fewer than RAY_INDEX_EVERY + one batch) are indexed in
+ * the object's memory, rebuilt from that range of `events` when the object starts (docs/analytics.md "Cost per
+ * error").
  */
 export const RAY_INDEX_EVERY = 4096;
 
@@ -73,7 +74,7 @@ export const ANALYTICS_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 2,
-    name: "events keyed by arrival; the Ray index in rays (bulk) and recent_rays (per batch)",
+    name: "events keyed by arrival; the Ray index (rays) written in bulk up to rays_upto",
     statements: [
       `CREATE TABLE events_by_arrival (
          id INTEGER PRIMARY KEY, ray TEXT NOT NULL, at INTEGER NOT NULL, code INTEGER NOT NULL,
@@ -88,10 +89,11 @@ export const ANALYTICS_MIGRATIONS: readonly Migration[] = [
       "ALTER TABLE events_by_arrival RENAME TO events",
       // Retention deletes by time (appends: the index's writes stay on its last pages).
       "CREATE INDEX events_by_at ON events (at)",
-      // Ray → events.id. `rays` is written in bulk, `recent_rays` per batch; a ray is in one of them.
+      // Ray → events.id for every event up to rays_upto; the events above it are indexed in memory.
       "CREATE TABLE rays (ray TEXT PRIMARY KEY, id INTEGER NOT NULL) WITHOUT ROWID",
       "INSERT INTO rays (ray, id) SELECT ray, id FROM events",
-      "CREATE TABLE recent_rays (ray TEXT PRIMARY KEY, id INTEGER NOT NULL) WITHOUT ROWID",
+      "CREATE TABLE analytics_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
+      "INSERT INTO analytics_meta (name, value) SELECT 'rays_upto', coalesce(max(id), 0) FROM events",
     ],
   },
 ];

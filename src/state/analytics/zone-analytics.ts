@@ -16,8 +16,9 @@ import { encodeBatch, RECORD_COLUMNS, type EncodedRecord, type ErrorRecord } fro
 import {
   addCountsSql,
   groupCountSql,
+  EVENT_BY_ID_SQL,
+  INDEXED_RAYS_SQL,
   INSERT_EVENTS_SQL,
-  NEW_RAYS_SQL,
   LOOKUP_SQL,
   seriesSql,
   topCodesSql,
@@ -71,8 +72,8 @@ const EVENT_TUPLE = `(${Array.from({ length: RECORD_COLUMNS.length + 1 }, () => 
 
 export class ZoneAnalytics extends DurableObject<Env> {
   private readonly sql: SqlStorage;
-  /** Rows of `recent_rays`, once counted (null: not yet, or changed by pruning). */
-  private recentRays: number | null = null;
+  /** Ray → id of the events above `rays_upto` (not yet in `rays`); loaded when first needed. */
+  private recent: Map<string, number> | null = null;
   /** Whether this object life has seen its alarm armed (then no write reads it again). */
   private alarmArmed = false;
 
@@ -90,26 +91,41 @@ export class ZoneAnalytics extends DurableObject<Env> {
   /**
    * Stores a batch encoded by `encodeBatch` (what the recorder sends: one string crosses the RPC). One synchronous
    * transaction, per batch and not per record wherever SQLite can do it:
-   *   - the batch's rays go into `recent_rays` with the ids their events will get (max id + 1 + position): a ray
-   *     already in `rays` or `recent_rays`, or earlier in the batch, is ignored, and `RETURNING` names the new ones;
-   *   - the new events are inserted with those ids, 7 rows a statement (91 bound parameters, under the limit of 100);
+   *   - a ray already stored (in the recent rays in memory, or in `rays`), or earlier in the batch, is ignored: a
+   *     retried batch counts nothing twice;
+   *   - the new events are inserted with ids max + 1, + 2, …, 7 rows a statement (91 bound parameters, under the
+   *     storage's limit of 100);
    *   - the counters are summed per key from the rows just stored (one upsert per distinct key), the paths per
    *     distinct (hour, path);
-   *   - every RAY_INDEX_EVERY rays, `recent_rays` moves to `rays` in key order (schema.ts).
+   *   - every RAY_INDEX_EVERY new rays, the recent rays go to `rays` in key order (schema.ts).
    * Returns how many records were new.
    */
   async recordEncoded(rows: string): Promise<number> {
     const batch = JSON.parse(rows) as readonly EncodedRecord[];
+    const recent = this.recentRays();
     const stored = this.ctx.storage.transactionSync(() => {
+      const seen = new Set<string>();
+      const candidates: EncodedRecord[] = [];
+      for (const record of batch) {
+        const ray = record[0];
+        if (recent.has(ray) || seen.has(ray)) continue;
+        seen.add(ray);
+        candidates.push(record);
+      }
+      if (candidates.length === 0) return [];
+      const indexed = new Set(
+        this.sql
+          .exec<{ ray: string }>(INDEXED_RAYS_SQL, JSON.stringify(candidates.map((r) => r[0])))
+          .toArray()
+          .map((r) => r.ray),
+      );
+      const fresh = indexed.size === 0 ? candidates : candidates.filter((r) => !indexed.has(r[0]));
+      if (fresh.length === 0) return [];
       const before = this.sql.exec<{ id: number | null }>("SELECT max(id) AS id FROM events").one().id ?? 0;
-      const fresh = this.sql
-        .exec<{ id: number }>(NEW_RAYS_SQL, JSON.stringify(batch.map((r) => r[0])), before + 1)
-        .toArray();
-      if (fresh.length === 0) return 0;
       for (let start = 0; start < fresh.length; start += EVENT_ROWS) {
         const chunk = fresh.slice(start, start + EVENT_ROWS);
         const values: SqlStorageValue[] = [];
-        for (const { id } of chunk) values.push(id, ...batch[id - before - 1]!);
+        chunk.forEach((record, i) => values.push(before + 1 + start + i, ...record));
         this.sql.exec(`${INSERT_EVENTS_SQL} ${chunk.map(() => EVENT_TUPLE).join(", ")}`, ...values);
       }
       this.sql.exec(addCountsSql("minutes", STEP_MS.minute), before);
@@ -122,21 +138,28 @@ export class ZoneAnalytics extends DurableObject<Env> {
         )
         .toArray();
       for (const { bucket, path, n } of paths) this.countPath(bucket, path, n);
-      this.recentRays = this.recentRays === null ? this.countRecentRays() : this.recentRays + fresh.length;
-      if (this.recentRays >= RAY_INDEX_EVERY) this.moveRecentRays();
-      return fresh.length;
+      return fresh.map((record, i) => [record[0], before + 1 + i] as const);
     });
+    // Only once the rows are written: the memory index never names an event the storage does not hold.
+    for (const [ray, id] of stored) recent.set(ray, id);
+    if (recent.size >= RAY_INDEX_EVERY) this.indexRecentRays();
     // The alarm is armed once per object life (an alarm that fired re-arms itself in `alarm`), not read per batch.
     if (!this.alarmArmed) {
       if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + PRUNE_EVERY_MS);
       this.alarmArmed = true;
     }
-    return stored;
+    return stored.length;
   }
 
   /** One occurrence by Ray ID, within the events' retention as of `now`; null when unknown or expired. */
   lookup(ray: string, now: number = Date.now()): ErrorRecord | null {
-    const row = this.sql.exec<EventRow>(LOOKUP_SQL, ray, now - RETENTION.eventsMs).toArray()[0];
+    const id = this.recentRays().get(ray);
+    const since = now - RETENTION.eventsMs;
+    const row = (
+      id === undefined
+        ? this.sql.exec<EventRow>(LOOKUP_SQL, ray, since)
+        : this.sql.exec<EventRow>(EVENT_BY_ID_SQL, id, since)
+    ).toArray()[0];
     if (!row) return null;
     return {
       ray: row.ray,
@@ -182,7 +205,7 @@ export class ZoneAnalytics extends DurableObject<Env> {
 
   /** Deletes what is past retention as of `now`. */
   prune(now: number = Date.now()): Pruned {
-    this.recentRays = null;
+    this.recent = null; // reloaded from what is left
     return this.ctx.storage.transactionSync(() => ({
       events: this.pruneEvents(now - RETENTION.eventsMs),
       minutes: this.sql.exec("DELETE FROM minutes WHERE bucket < ?", now - RETENTION.minutesMs).rowsWritten,
@@ -201,19 +224,35 @@ export class ZoneAnalytics extends DurableObject<Env> {
   /** Deletes the events before `cutoff` and their rays (by the time index, then each ray by its key). */
   private pruneEvents(cutoff: number): number {
     this.sql.exec("DELETE FROM rays WHERE ray IN (SELECT ray FROM events WHERE at < ?)", cutoff);
-    this.sql.exec("DELETE FROM recent_rays WHERE ray IN (SELECT ray FROM events WHERE at < ?)", cutoff);
     return this.sql.exec("DELETE FROM events WHERE at < ?", cutoff).rowsWritten;
   }
 
-  private countRecentRays(): number {
-    return this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM recent_rays").one().n;
+  /** The in-memory index of the events above `rays_upto` (at most RAY_INDEX_EVERY + one batch of them). */
+  private recentRays(): Map<string, number> {
+    if (this.recent !== null) return this.recent;
+    const upto = this.sql
+      .exec<{ value: number }>("SELECT value FROM analytics_meta WHERE name = 'rays_upto'")
+      .one().value;
+    const recent = new Map<string, number>();
+    for (const row of this.sql.exec<{ ray: string; id: number }>("SELECT ray, id FROM events WHERE id > ?", upto)) {
+      recent.set(row.ray, row.id);
+    }
+    this.recent = recent;
+    return recent;
   }
 
-  /** `recent_rays` into `rays`: read in key order, so consecutive rays share the pages they are written to. */
-  private moveRecentRays(): void {
-    this.sql.exec("INSERT INTO rays (ray, id) SELECT ray, id FROM recent_rays ORDER BY ray");
-    this.sql.exec("DELETE FROM recent_rays");
-    this.recentRays = 0;
+  /** The recent rays into `rays`, in key order, so consecutive rays share the pages they are written to. */
+  private indexRecentRays(): void {
+    const recent = this.recentRays();
+    this.ctx.storage.transactionSync(() => {
+      const upto = this.sql
+        .exec<{ value: number }>("SELECT value FROM analytics_meta WHERE name = 'rays_upto'")
+        .one().value;
+      const top = this.sql.exec<{ id: number | null }>("SELECT max(id) AS id FROM events").one().id ?? upto;
+      this.sql.exec("INSERT OR IGNORE INTO rays (ray, id) SELECT ray, id FROM events WHERE id > ? ORDER BY ray", upto);
+      this.sql.exec("UPDATE analytics_meta SET value = ? WHERE name = 'rays_upto'", top);
+    });
+    recent.clear();
   }
 
   /** Adds `n` to the path's hour, or to OTHER_PATH once the hour has MAX_PATHS_PER_HOUR distinct paths. */
