@@ -1,9 +1,12 @@
 /**
  * One SQLite-backed Durable Object per zone: the zone's recorded errors (issue 24, docs/analytics.md).
  *
- * - `record` takes a batch (one RPC per isolate batch, src/edge/analytics/recorder.ts) and, in one synchronous
- *   transaction, inserts each occurrence and adds it to its minute, hour and path-hour counters. Hours are counted as
- *   records arrive, so pruning minute rows loses nothing: they are already rolled into their hour.
+ * - `recordEncoded` takes a batch as one string (one RPC per isolate batch, src/edge/analytics/recorder.ts; `record`
+ *   takes records, for tests and callers that have them) and, in one synchronous transaction, inserts its new
+ *   occurrences and adds them to their minute, hour and path-hour counters. Hours are counted as records arrive, so
+ *   pruning minute rows loses nothing: they are already rolled into their hour.
+ * - The Ray index is `rays`, written in bulk, plus the recent rays in this object's memory (schema.ts
+ *   RAY_INDEX_EVERY, docs/analytics.md "The Ray index").
  * - Retention is enforced by an alarm (every PRUNE_EVERY_MS while the object holds rows) and by the queries, which
  *   never read past it; the clock is a parameter so tests move it.
  * - Every read is a primary-key lookup or range scan (query.ts; asserted with EXPLAIN QUERY PLAN in the tests).
