@@ -77,6 +77,8 @@ export class ZoneAnalytics extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   /** Ray → id of the events above `rays_upto` (not yet in `rays`); loaded when first needed. */
   private recent: Map<string, number> | null = null;
+  /** `analytics_meta.rays_upto`: every event up to this id is in `rays` (loaded with `recent`). */
+  private raysUpto = 0;
   /** Whether this object life has seen its alarm armed (then no write reads it again). */
   private alarmArmed = false;
 
@@ -124,7 +126,10 @@ export class ZoneAnalytics extends DurableObject<Env> {
       );
       const fresh = indexed.size === 0 ? candidates : candidates.filter((r) => !indexed.has(r[0]));
       if (fresh.length === 0) return [];
-      const before = this.sql.exec<{ id: number | null }>("SELECT max(id) AS id FROM events").one().id ?? 0;
+      // New ids are above `rays_upto` even when retention emptied the table's end (an idle zone's events all
+      // expire), so the events the memory index names are exactly those above it, after a restart too.
+      const largest = this.sql.exec<{ id: number | null }>("SELECT max(id) AS id FROM events").one().id ?? 0;
+      const before = Math.max(largest, this.raysUpto);
       for (let start = 0; start < fresh.length; start += EVENT_ROWS) {
         const chunk = fresh.slice(start, start + EVENT_ROWS);
         const values: SqlStorageValue[] = [];
@@ -233,13 +238,12 @@ export class ZoneAnalytics extends DurableObject<Env> {
   /** The in-memory index of the events above `rays_upto` (at most RAY_INDEX_EVERY + one batch of them). */
   private recentRays(): Map<string, number> {
     if (this.recent !== null) return this.recent;
-    const upto = this.sql
+    this.raysUpto = this.sql
       .exec<{ value: number }>("SELECT value FROM analytics_meta WHERE name = 'rays_upto'")
       .one().value;
     const recent = new Map<string, number>();
-    for (const row of this.sql.exec<{ ray: string; id: number }>("SELECT ray, id FROM events WHERE id > ?", upto)) {
-      recent.set(row.ray, row.id);
-    }
+    const rows = this.sql.exec<{ ray: string; id: number }>("SELECT ray, id FROM events WHERE id > ?", this.raysUpto);
+    for (const row of rows) recent.set(row.ray, row.id);
     this.recent = recent;
     return recent;
   }
@@ -247,14 +251,17 @@ export class ZoneAnalytics extends DurableObject<Env> {
   /** The recent rays into `rays`, in key order, so consecutive rays share the pages they are written to. */
   private indexRecentRays(): void {
     const recent = this.recentRays();
-    this.ctx.storage.transactionSync(() => {
-      const upto = this.sql
-        .exec<{ value: number }>("SELECT value FROM analytics_meta WHERE name = 'rays_upto'")
-        .one().value;
-      const top = this.sql.exec<{ id: number | null }>("SELECT max(id) AS id FROM events").one().id ?? upto;
-      this.sql.exec("INSERT OR IGNORE INTO rays (ray, id) SELECT ray, id FROM events WHERE id > ? ORDER BY ray", upto);
-      this.sql.exec("UPDATE analytics_meta SET value = ? WHERE name = 'rays_upto'", top);
+    const upto = this.ctx.storage.transactionSync(() => {
+      const top = this.sql.exec<{ id: number | null }>("SELECT max(id) AS id FROM events").one().id ?? 0;
+      const next = Math.max(top, this.raysUpto);
+      this.sql.exec(
+        "INSERT OR IGNORE INTO rays (ray, id) SELECT ray, id FROM events WHERE id > ? ORDER BY ray",
+        this.raysUpto,
+      );
+      this.sql.exec("UPDATE analytics_meta SET value = ? WHERE name = 'rays_upto'", next);
+      return next;
     });
+    this.raysUpto = upto;
     recent.clear();
   }
 

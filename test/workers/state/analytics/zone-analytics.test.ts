@@ -195,6 +195,24 @@ describe("ZoneAnalytics", () => {
     expect(r.ok && r.value.rows.reduce((s, x) => s + x.n, 0)).toBe(total + 1);
   });
 
+  it("after retention emptied an indexed store, new events are still found and counted once after a restart", async () => {
+    const name = `store-expired-${Math.random()}.example`;
+    const stubOf = () => env.ZONE_ANALYTICS.get(env.ZONE_ANALYTICS.idFromName(name));
+    const stub = stubOf();
+    const then = Date.now() - 8 * 86_400_000; // past the events' retention
+    const size = 1000;
+    for (let start = 0; start < RAY_INDEX_EVERY + size; start += size) {
+      await stub.record(Array.from({ length: size }, (_, i) => rec(200_000 + start + i, then)));
+    }
+    await stub.prune(Date.now()); // every event and its ray gone; rays_upto stays where the bulk write left it
+    const now = Date.now();
+    expect(await stub.record([rec(300_000, now), rec(300_001, now)])).toBe(2);
+    await runInDurableObject(stub, (_: ZoneAnalytics, state) => state.abort()).catch(() => undefined);
+    const again = stubOf();
+    expect((await again.lookup(ray(300_001), now))?.ray).toBe(ray(300_001));
+    expect(await again.record([rec(300_000, now), rec(300_001, now)])).toBe(0);
+  });
+
   it("migration 2 keeps the version 1 events: found by Ray ID, counted once", async () => {
     const stub = stubFor();
     const now = Date.now();
