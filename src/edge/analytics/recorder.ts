@@ -3,12 +3,10 @@
  *
  * Records are batched per isolate and written to the zone's ZoneAnalytics object after the response, always from
  * a `waitUntil`:
- *   - a record arriving when the isolate is idle (no batch left in the last `maxWaitMs`) is written at once: a lone
- *     error waits for no window;
- *   - otherwise it opens a window of `maxWaitMs` (or joins the open one); the request of the window's first record
- *     flushes them all when the window closes (`waitUntil`), as the error log coalesces its lines
- *     (src/errors/error-log.ts). A sustained stream of errors thus costs one RPC, and one storage commit in the
- *     object, per window (docs/analytics.md "Cost per error");
+ *   - a record arriving when no window is open is written at once (a lone error waits for no window) and opens a
+ *     window of `maxWaitMs`;
+ *   - the records arriving inside an open window wait; the request of the first of them flushes them all when the
+ *     window closes (`waitUntil`), as the error log coalesces its lines (src/errors/error-log.ts);
  *   - a batch that reaches `maxRecords` is flushed at once, from the request that filled it (`waitUntil`);
  *   - a window whose flush never came (its request was cancelled) is flushed by the next record after twice its
  *     length.
@@ -28,15 +26,14 @@ export interface BatchLimits {
 }
 
 // 50 ms: the error log's window (src/errors/error-log.ts), so a request that opens both waits no longer than before.
-// 500 records: a window's worth at 10,000 errors/s from one isolate; one RPC then carries ~100 KB.
+// 500 records: a window's worth at 10,000 errors/s from one isolate (one RPC then carries ~100 KB). At 100, a window
+// of a few thousand errors/s was split into several RPCs and storage commits (docs/analytics.md "Cost per error").
 export const DEFAULT_BATCH: BatchLimits = { maxRecords: 500, maxWaitMs: 50 };
 
 export class RecordBatcher {
   private pending = new Map<string, ErrorRecord[]>();
   private size = 0;
   private openedAt: number | null = null;
-  /** When a batch last left (an idle isolate writes a lone error at once). */
-  private lastWriteAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly limits: BatchLimits = DEFAULT_BATCH,
@@ -58,16 +55,11 @@ export class RecordBatcher {
     // A window whose flush never came (its request was cancelled) is dead: what waits goes with this record.
     const dead = this.openedAt !== null && now - this.openedAt > 2 * this.limits.maxWaitMs;
     if (this.openedAt === null) {
-      if (now - this.lastWriteAt >= this.limits.maxWaitMs) {
-        // Idle (nothing written for a window's length): a lone error is stored at once; its request waits for one
-        // RPC, not for a window.
-        this.lastWriteAt = now;
-        invocation.waitUntil(this.write(sink, new Map([[zone, [record]]])));
-        return;
-      }
-      // Errors keep coming: this one opens a window and waits with the ones behind it, so a sustained stream
-      // costs one RPC (and one storage commit) per window, not one more per lone write.
+      // No window open: a lone error is stored at once (its request waits for one RPC, not for a window), and the
+      // records of a burst behind it wait for the window to close, as the error log's lines do.
       this.openedAt = now;
+      invocation.waitUntil(this.write(sink, new Map([[zone, [record]]])));
+      return;
     }
     let list = this.pending.get(zone);
     if (list === undefined) {
@@ -77,24 +69,22 @@ export class RecordBatcher {
     list.push(record);
     this.size += 1;
     if (dead || this.size >= this.limits.maxRecords) {
-      invocation.waitUntil(this.flush(sink, now));
+      invocation.waitUntil(this.flush(sink));
       return;
     }
     // The first record to wait closes the window from its own request, when the window ends.
     if (this.size === 1) {
-      const closesAt = this.openedAt + this.limits.maxWaitMs;
-      invocation.waitUntil(this.sleep(Math.max(0, closesAt - now)).then(() => this.flush(sink, closesAt)));
+      const left = Math.max(0, this.openedAt + this.limits.maxWaitMs - now);
+      invocation.waitUntil(this.sleep(left).then(() => this.flush(sink)));
     }
   }
 
-  /** Hands every held batch to the sink (one call per zone) at `now`; never rejects. */
-  async flush(sink: RecordSink, now = Date.now()): Promise<void> {
+  /** Hands every held batch to the sink (one call per zone); never rejects. */
+  async flush(sink: RecordSink): Promise<void> {
     const batches = this.pending;
     this.pending = new Map();
     this.size = 0;
     this.openedAt = null;
-    if (batches.size === 0) return; // a window flushed early (full) leaves its closer nothing
-    this.lastWriteAt = now;
     await this.write(sink, batches);
   }
 

@@ -145,7 +145,7 @@ describe("the batcher's loss bound", () => {
     const invocation = { waitUntil: (p: Promise<unknown>) => void waits.push(p) };
     batcher.add("z", record(1), sink, invocation, 0);
     await Promise.all(waits);
-    expect(written).toEqual([1]); // an idle isolate writes a lone error at once
+    expect(written).toEqual([1]); // a lone error is written at once and opens a window
     batcher.add("z", record(2), sink, invocation, 1);
     batcher.add("z", record(3), sink, invocation, 2);
     expect(batcher.held).toBe(2); // inside the window: an isolate dying now loses these two (< maxRecords)
@@ -153,38 +153,11 @@ describe("the batcher's loss bound", () => {
     expect(batcher.held).toBe(0); // the full batch left at once, through waitUntil
     await Promise.all(waits.slice(2));
     expect(written).toEqual([1, 3]);
-    batcher.add("z", record(5), sink, invocation, 4); // a batch left just now: not idle, so it waits for a window
-    expect(batcher.held).toBe(1);
+    batcher.add("z", record(5), sink, invocation, 4); // no window open any more: written at once
     release();
     await Promise.all(waits);
     expect(written).toEqual([1, 3, 1]);
     expect(waits.length).toBe(4); // every write went through waitUntil (and the window's closer)
-  });
-
-  it("an idle isolate writes a lone error at once; a stream waits for windows (one write per window)", async () => {
-    const written: number[] = [];
-    const waits: Promise<unknown>[] = [];
-    const sleeping: (() => void)[] = [];
-    const batcher = new RecordBatcher(
-      { maxRecords: 100, maxWaitMs: 50 },
-      () => new Promise<void>((r) => sleeping.push(r)),
-    );
-    const sink = async (_zone: string, batch: readonly ErrorRecord[]) => void written.push(batch.length);
-    const invocation = { waitUntil: (p: Promise<unknown>) => void waits.push(p) };
-    const settle = async () => {
-      sleeping.splice(0).forEach((wake) => wake());
-      await Promise.all(waits);
-    };
-    batcher.add("z", record(1), sink, invocation, 1000); // idle: at once
-    for (let t = 1; t <= 40; t++) batcher.add("z", record(1 + t), sink, invocation, 1000 + t); // one window
-    expect(batcher.held).toBe(40);
-    await settle(); // the window closes at 1051
-    for (let t = 60; t < 100; t++) batcher.add("z", record(t), sink, invocation, 1000 + t); // 9 ms after: a window
-    await settle();
-    expect(written).toEqual([1, 40, 40]);
-    batcher.add("z", record(200), sink, invocation, 1000 + 99 + 50 + 50); // 50 ms after the last write: idle again
-    await Promise.all(waits);
-    expect(written).toEqual([1, 40, 40, 1]);
   });
 
   it("a failing sink never throws into the request", async () => {
