@@ -71,4 +71,26 @@ export function topPathsSql(sinceHour: number, untilHour: number, limit: number)
   };
 }
 
-export const LOOKUP_SQL = "SELECT * FROM events WHERE ray = ? AND at >= ?";
+const EVENT_COLUMNS = "ray, at, code, status, source, answered_by, answer_id, format, method, path, country, cause";
+
+/** One occurrence by Ray ID (`?1`) within retention (`?2`), through the Ray index (`rays`, schema.ts). */
+export const LOOKUP_SQL = `SELECT ${EVENT_COLUMNS} FROM events
+  WHERE id = (SELECT id FROM rays WHERE ray = ?1) AND at >= ?2`;
+
+/** One occurrence by id (`?1`, from the object's in-memory index of the recent rays) within retention (`?2`). */
+export const EVENT_BY_ID_SQL = `SELECT ${EVENT_COLUMNS} FROM events WHERE id = ?1 AND at >= ?2`;
+
+/** The rays of a JSON array (`?1`) already in `rays`. */
+export const INDEXED_RAYS_SQL =
+  "SELECT value AS ray FROM json_each(?1) WHERE EXISTS (SELECT 1 FROM rays WHERE ray = value)";
+
+/** The head of a multi-row events insert (`id` then the columns of record.ts `RECORD_COLUMNS`); rows follow. */
+export const INSERT_EVENTS_SQL = `INSERT INTO events (id, ${EVENT_COLUMNS}) VALUES`;
+
+/** Counts of the rows stored by one batch (`events.id > ?`), summed per key of a counters table and added. */
+export function addCountsSql(target: "minutes" | "hours", step: number): string {
+  return `INSERT INTO ${target} (bucket, code, source, answered_by, format, count)
+    SELECT at / ${step} * ${step}, code, source, answered_by, format, count(*) FROM events WHERE id > ?
+    GROUP BY 1, 2, 3, 4, 5
+    ON CONFLICT (bucket, code, source, answered_by, format) DO UPDATE SET count = count + excluded.count`;
+}

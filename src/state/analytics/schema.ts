@@ -30,6 +30,17 @@ export const MAX_SERIES = 50;
 export const MAX_PATHS_PER_HOUR = 1000;
 export const OTHER_PATH = "(other paths)";
 export const TOP_N = 10;
+/**
+ * Ray IDs are random (contract §1.1), so a B-tree keyed by them takes each insert on a different page once it is
+ * large: every record of a batch dirtied its own page of `events`, and SQLite writes every dirty page at commit
+ * (and again at checkpoint). Since version 2 the object keys `events` by arrival (a batch's rows fill the same few
+ * pages) and writes the Ray index, `rays`, RAY_INDEX_EVERY rays at a time in key order, so each page it writes
+ * takes many rays. The rays of the events above `rays_upto` (fewer than RAY_INDEX_EVERY + one batch) are indexed in
+ * the object's memory, rebuilt from that range of `events` when the object starts (docs/analytics.md "Cost per
+ * error").
+ */
+export const RAY_INDEX_EVERY = 4096;
+
 /** The alarm's period: retention is enforced at most this late. */
 export const PRUNE_EVERY_MS = HOUR_MS;
 
@@ -59,6 +70,30 @@ export const ANALYTICS_MIGRATIONS: readonly Migration[] = [
       `CREATE TABLE path_hours (
          bucket INTEGER NOT NULL, path TEXT NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (bucket, path)
        ) WITHOUT ROWID`,
+    ],
+  },
+  {
+    version: 2,
+    name: "events keyed by arrival; the Ray index (rays) written in bulk up to rays_upto",
+    statements: [
+      `CREATE TABLE events_by_arrival (
+         id INTEGER PRIMARY KEY, ray TEXT NOT NULL, at INTEGER NOT NULL, code INTEGER NOT NULL,
+         status INTEGER NOT NULL, source TEXT NOT NULL, answered_by TEXT NOT NULL, answer_id TEXT,
+         format TEXT NOT NULL, method TEXT NOT NULL, path TEXT NOT NULL, country TEXT, cause TEXT
+       )`,
+      `INSERT INTO events_by_arrival (ray, at, code, status, source, answered_by, answer_id, format, method, path,
+         country, cause)
+       SELECT ray, at, code, status, source, answered_by, answer_id, format, method, path, country, cause
+       FROM events ORDER BY at`,
+      "DROP TABLE events",
+      "ALTER TABLE events_by_arrival RENAME TO events",
+      // Retention deletes by time (appends: the index's writes stay on its last pages).
+      "CREATE INDEX events_by_at ON events (at)",
+      // Ray → events.id for every event up to rays_upto; the events above it are indexed in memory.
+      "CREATE TABLE rays (ray TEXT PRIMARY KEY, id INTEGER NOT NULL) WITHOUT ROWID",
+      "INSERT INTO rays (ray, id) SELECT ray, id FROM events",
+      "CREATE TABLE analytics_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
+      "INSERT INTO analytics_meta (name, value) SELECT 'rays_upto', coalesce(max(id), 0) FROM events",
     ],
   },
 ];

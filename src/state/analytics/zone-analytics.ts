@@ -1,9 +1,12 @@
 /**
  * One SQLite-backed Durable Object per zone: the zone's recorded errors (issue 24, docs/analytics.md).
  *
- * - `record` takes a batch (one RPC per isolate batch, src/edge/analytics/recorder.ts) and, in one synchronous
- *   transaction, inserts each occurrence and adds it to its minute, hour and path-hour counters. Hours are counted as
- *   records arrive, so pruning minute rows loses nothing: they are already rolled into their hour.
+ * - `recordEncoded` takes a batch as one string (one RPC per isolate batch, src/edge/analytics/recorder.ts; `record`
+ *   takes records, for tests and callers that have them) and, in one synchronous transaction, inserts its new
+ *   occurrences and adds them to their minute, hour and path-hour counters. Hours are counted as records arrive, so
+ *   pruning minute rows loses nothing: they are already rolled into their hour.
+ * - The Ray index is `rays`, written in bulk, plus the recent rays in this object's memory (schema.ts
+ *   RAY_INDEX_EVERY, docs/analytics.md "The Ray index").
  * - Retention is enforced by an alarm (every PRUNE_EVERY_MS while the object holds rows) and by the queries, which
  *   never read past it; the clock is a parameter so tests move it.
  * - Every read is a primary-key lookup or range scan (query.ts; asserted with EXPLAIN QUERY PLAN in the tests).
@@ -12,9 +15,13 @@
 import { DurableObject } from "cloudflare:workers";
 import { err, ok, type Result } from "../../shared/result";
 import { migrate } from "../tags/migrations";
-import type { ErrorRecord } from "./record";
+import { encodeBatch, RECORD_COLUMNS, type EncodedRecord, type ErrorRecord } from "./record";
 import {
+  addCountsSql,
   groupCountSql,
+  EVENT_BY_ID_SQL,
+  INDEXED_RAYS_SQL,
+  INSERT_EVENTS_SQL,
   LOOKUP_SQL,
   seriesSql,
   topCodesSql,
@@ -28,6 +35,7 @@ import {
   MAX_SERIES,
   OTHER_PATH,
   PRUNE_EVERY_MS,
+  RAY_INDEX_EVERY,
   RETENTION,
   STEP_MS,
   TOP_N,
@@ -61,12 +69,18 @@ type EventRow = {
 
 const floorTo = (ms: number, step: number): number => Math.floor(ms / step) * step;
 
-/** Rows per event insert: 8 rows × 12 columns = 96 bound parameters, under the storage's limit of 100 per query. */
-const EVENT_ROWS = 8;
-const EVENT_TUPLE = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+/** Rows per events insert: 7 rows × 13 columns (id and RECORD_COLUMNS) = 91 bound parameters, under the limit of 100. */
+const EVENT_ROWS = 7;
+const EVENT_TUPLE = `(${Array.from({ length: RECORD_COLUMNS.length + 1 }, () => "?").join(", ")})`;
 
 export class ZoneAnalytics extends DurableObject<Env> {
   private readonly sql: SqlStorage;
+  /** Ray → id of the events above `rays_upto` (not yet in `rays`); loaded when first needed. */
+  private recent: Map<string, number> | null = null;
+  /** `analytics_meta.rays_upto`: every event up to this id is in `rays` (loaded with `recent`). */
+  private raysUpto = 0;
+  /** Whether this object life has seen its alarm armed (then no write reads it again). */
+  private alarmArmed = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -75,76 +89,85 @@ export class ZoneAnalytics extends DurableObject<Env> {
   }
 
   /** Stores a batch; a Ray ID already stored is ignored (a retried batch counts nothing twice). Returns how many. */
-  async record(batch: readonly ErrorRecord[]): Promise<number> {
+  record(batch: readonly ErrorRecord[]): Promise<number> {
+    return this.recordEncoded(encodeBatch(batch));
+  }
+
+  /**
+   * Stores a batch encoded by `encodeBatch` (what the recorder sends: one string crosses the RPC). One synchronous
+   * transaction, per batch and not per record wherever SQLite can do it:
+   *   - a ray already stored (in the recent rays in memory, or in `rays`), or earlier in the batch, is ignored: a
+   *     retried batch counts nothing twice;
+   *   - the new events are inserted with ids max + 1, + 2, …, 7 rows a statement (91 bound parameters, under the
+   *     storage's limit of 100);
+   *   - the counters are summed per key from the rows just stored (one upsert per distinct key), the paths per
+   *     distinct (hour, path);
+   *   - every RAY_INDEX_EVERY new rays, the recent rays go to `rays` in key order (schema.ts).
+   * Returns how many records were new.
+   */
+  async recordEncoded(rows: string): Promise<number> {
+    const batch = JSON.parse(rows) as readonly EncodedRecord[];
+    const recent = this.recentRays();
     const stored = this.ctx.storage.transactionSync(() => {
-      // Counters are summed over the batch first, so a batch of a burst (mostly the same code and path) costs one
-      // upsert per distinct key and table, not three per record.
-      const counters = new Map<string, { table: "minutes" | "hours"; key: readonly (string | number)[]; n: number }>();
-      const paths = new Map<string, { bucket: number; path: string; n: number }>();
-      // Events go in by statements of EVENT_ROWS rows (each statement's bound parameters stay under the storage's
-      // limit of 100), `RETURNING ray` naming the rows stored: a Ray ID already stored is not counted again.
-      const fresh = new Set<string>();
-      for (let start = 0; start < batch.length; start += EVENT_ROWS) {
-        const chunk = batch.slice(start, start + EVENT_ROWS);
-        const values = chunk.flatMap((r) => [
-          r.ray,
-          r.at,
-          r.code,
-          r.status,
-          r.source,
-          r.answered_by,
-          r.answer_id,
-          r.format,
-          r.method,
-          r.path,
-          r.country,
-          r.cause,
-        ]);
-        const rows = this.sql.exec<{ ray: string }>(
-          `INSERT OR IGNORE INTO events (ray, at, code, status, source, answered_by, answer_id, format, method, path,
-             country, cause) VALUES ${chunk.map(() => EVENT_TUPLE).join(", ")} RETURNING ray`,
-          ...values,
-        );
-        for (const row of rows) fresh.add(row.ray);
+      const seen = new Set<string>();
+      const candidates: EncodedRecord[] = [];
+      for (const record of batch) {
+        const ray = record[0];
+        if (recent.has(ray) || seen.has(ray)) continue;
+        seen.add(ray);
+        candidates.push(record);
       }
-      let count = 0;
-      for (const r of batch) {
-        if (!fresh.delete(r.ray)) continue;
-        count += 1;
-        for (const [table, step] of [
-          ["minutes", STEP_MS.minute],
-          ["hours", STEP_MS.hour],
-        ] as const) {
-          const key = [floorTo(r.at, step), r.code, r.source, r.answered_by, r.format] as const;
-          const id = JSON.stringify([table, ...key]);
-          const counter = counters.get(id);
-          if (counter) counter.n += 1;
-          else counters.set(id, { table, key, n: 1 });
-        }
-        const bucket = floorTo(r.at, STEP_MS.hour);
-        const pathId = JSON.stringify([bucket, r.path]);
-        const path = paths.get(pathId);
-        if (path) path.n += 1;
-        else paths.set(pathId, { bucket, path: r.path, n: 1 });
+      if (candidates.length === 0) return [];
+      const indexed = new Set(
+        this.sql
+          .exec<{ ray: string }>(INDEXED_RAYS_SQL, JSON.stringify(candidates.map((r) => r[0])))
+          .toArray()
+          .map((r) => r.ray),
+      );
+      const fresh = indexed.size === 0 ? candidates : candidates.filter((r) => !indexed.has(r[0]));
+      if (fresh.length === 0) return [];
+      // New ids are above `rays_upto` even when retention emptied the table's end (an idle zone's events all
+      // expire), so the events the memory index names are exactly those above it, after a restart too.
+      const largest = this.sql.exec<{ id: number | null }>("SELECT max(id) AS id FROM events").one().id ?? 0;
+      const before = Math.max(largest, this.raysUpto);
+      for (let start = 0; start < fresh.length; start += EVENT_ROWS) {
+        const chunk = fresh.slice(start, start + EVENT_ROWS);
+        const values: SqlStorageValue[] = [];
+        chunk.forEach((record, i) => values.push(before + 1 + start + i, ...record));
+        this.sql.exec(`${INSERT_EVENTS_SQL} ${chunk.map(() => EVENT_TUPLE).join(", ")}`, ...values);
       }
-      for (const { table, key, n } of counters.values()) {
-        this.sql.exec(
-          `INSERT INTO ${table} (bucket, code, source, answered_by, format, count) VALUES (?, ?, ?, ?, ?, ?)
-           ON CONFLICT (bucket, code, source, answered_by, format) DO UPDATE SET count = count + excluded.count`,
-          ...key,
-          n,
-        );
-      }
-      for (const { bucket, path, n } of paths.values()) this.countPath(bucket, path, n);
-      return count;
+      this.sql.exec(addCountsSql("minutes", STEP_MS.minute), before);
+      this.sql.exec(addCountsSql("hours", STEP_MS.hour), before);
+      const paths = this.sql
+        .exec<{ bucket: number; path: string; n: number }>(
+          `SELECT at / ${STEP_MS.hour} * ${STEP_MS.hour} AS bucket, path, count(*) AS n FROM events WHERE id > ?
+           GROUP BY 1, 2`,
+          before,
+        )
+        .toArray();
+      for (const { bucket, path, n } of paths) this.countPath(bucket, path, n);
+      return fresh.map((record, i) => [record[0], before + 1 + i] as const);
     });
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + PRUNE_EVERY_MS);
-    return stored;
+    // Only once the rows are written: the memory index never names an event the storage does not hold.
+    for (const [ray, id] of stored) recent.set(ray, id);
+    if (recent.size >= RAY_INDEX_EVERY) this.indexRecentRays();
+    // The alarm is armed once per object life (an alarm that fired re-arms itself in `alarm`), not read per batch.
+    if (!this.alarmArmed) {
+      if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + PRUNE_EVERY_MS);
+      this.alarmArmed = true;
+    }
+    return stored.length;
   }
 
   /** One occurrence by Ray ID, within the events' retention as of `now`; null when unknown or expired. */
   lookup(ray: string, now: number = Date.now()): ErrorRecord | null {
-    const row = this.sql.exec<EventRow>(LOOKUP_SQL, ray, now - RETENTION.eventsMs).toArray()[0];
+    const id = this.recentRays().get(ray);
+    const since = now - RETENTION.eventsMs;
+    const row = (
+      id === undefined
+        ? this.sql.exec<EventRow>(LOOKUP_SQL, ray, since)
+        : this.sql.exec<EventRow>(EVENT_BY_ID_SQL, id, since)
+    ).toArray()[0];
     if (!row) return null;
     return {
       ray: row.ray,
@@ -190,8 +213,9 @@ export class ZoneAnalytics extends DurableObject<Env> {
 
   /** Deletes what is past retention as of `now`. */
   prune(now: number = Date.now()): Pruned {
+    this.recent = null; // reloaded from what is left
     return this.ctx.storage.transactionSync(() => ({
-      events: this.sql.exec("DELETE FROM events WHERE at < ?", now - RETENTION.eventsMs).rowsWritten,
+      events: this.pruneEvents(now - RETENTION.eventsMs),
       minutes: this.sql.exec("DELETE FROM minutes WHERE bucket < ?", now - RETENTION.minutesMs).rowsWritten,
       hours: this.sql.exec("DELETE FROM hours WHERE bucket < ?", now - RETENTION.hoursMs).rowsWritten,
       paths: this.sql.exec("DELETE FROM path_hours WHERE bucket < ?", now - RETENTION.hoursMs).rowsWritten,
@@ -201,7 +225,44 @@ export class ZoneAnalytics extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     this.prune(Date.now());
     const left = this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM (SELECT 1 FROM hours LIMIT 1)").one().n;
+    this.alarmArmed = left > 0;
     if (left > 0) await this.ctx.storage.setAlarm(Date.now() + PRUNE_EVERY_MS);
+  }
+
+  /** Deletes the events before `cutoff` and their rays (by the time index, then each ray by its key). */
+  private pruneEvents(cutoff: number): number {
+    this.sql.exec("DELETE FROM rays WHERE ray IN (SELECT ray FROM events WHERE at < ?)", cutoff);
+    return this.sql.exec("DELETE FROM events WHERE at < ?", cutoff).rowsWritten;
+  }
+
+  /** The in-memory index of the events above `rays_upto` (at most RAY_INDEX_EVERY + one batch of them). */
+  private recentRays(): Map<string, number> {
+    if (this.recent !== null) return this.recent;
+    this.raysUpto = this.sql
+      .exec<{ value: number }>("SELECT value FROM analytics_meta WHERE name = 'rays_upto'")
+      .one().value;
+    const recent = new Map<string, number>();
+    const rows = this.sql.exec<{ ray: string; id: number }>("SELECT ray, id FROM events WHERE id > ?", this.raysUpto);
+    for (const row of rows) recent.set(row.ray, row.id);
+    this.recent = recent;
+    return recent;
+  }
+
+  /** The recent rays into `rays`, in key order, so consecutive rays share the pages they are written to. */
+  private indexRecentRays(): void {
+    const recent = this.recentRays();
+    const upto = this.ctx.storage.transactionSync(() => {
+      const top = this.sql.exec<{ id: number | null }>("SELECT max(id) AS id FROM events").one().id ?? 0;
+      const next = Math.max(top, this.raysUpto);
+      this.sql.exec(
+        "INSERT OR IGNORE INTO rays (ray, id) SELECT ray, id FROM events WHERE id > ? ORDER BY ray",
+        this.raysUpto,
+      );
+      this.sql.exec("UPDATE analytics_meta SET value = ? WHERE name = 'rays_upto'", next);
+      return next;
+    });
+    this.raysUpto = upto;
+    recent.clear();
   }
 
   /** Adds `n` to the path's hour, or to OTHER_PATH once the hour has MAX_PATHS_PER_HOUR distinct paths. */

@@ -8,14 +8,24 @@ import { describe, expect, it } from "vitest";
 import type { ErrorRecord } from "../../../../src/state/analytics/record";
 import { recordedPath, sanitiseCause } from "../../../../src/state/analytics/record";
 import {
+  addCountsSql,
+  EVENT_BY_ID_SQL,
   groupCountSql,
+  INDEXED_RAYS_SQL,
   LOOKUP_SQL,
   seriesSql,
   topCodesSql,
   topPathsSql,
   type CountQuery,
 } from "../../../../src/state/analytics/query";
-import { MAX_PATHS_PER_HOUR, OTHER_PATH, STEP_MS } from "../../../../src/state/analytics/schema";
+import { migrate } from "../../../../src/state/tags/migrations";
+import {
+  ANALYTICS_MIGRATIONS,
+  MAX_PATHS_PER_HOUR,
+  OTHER_PATH,
+  RAY_INDEX_EVERY,
+  STEP_MS,
+} from "../../../../src/state/analytics/schema";
 import type { ZoneAnalytics } from "../../../../src/state/analytics/zone-analytics";
 
 const HOUR = STEP_MS.hour;
@@ -137,13 +147,111 @@ describe("ZoneAnalytics", () => {
         plan(topCodesSql({ ...q, step: "hour" }, 10).text, topCodesSql({ ...q, step: "hour" }, 10).params),
         plan(topPathsSql(0, 1, 10).text, [0, 1]),
         plan(LOOKUP_SQL, [ray(30), 0]),
+        plan(EVENT_BY_ID_SQL, [1, 0]),
         plan("DELETE FROM events WHERE at < ?", [0]),
+        // The write path: the rays of a batch against the index, the rows just stored (ids above the previous
+        // largest), the recent rays when the object starts, retention of the index.
+        plan(INDEXED_RAYS_SQL, [JSON.stringify([ray(30)])]),
+        plan(addCountsSql("minutes", STEP_MS.minute), [0]),
+        plan("SELECT ray, id FROM events WHERE id > ?", [0]),
+        plan("DELETE FROM rays WHERE ray IN (SELECT ray FROM events WHERE at < ?)", [0]),
       ];
     });
     for (const p of plans) {
-      expect(p).toMatch(/SEARCH \w+ USING (PRIMARY KEY|INDEX|COVERING INDEX)/);
-      expect(p).not.toMatch(/SCAN (minutes|hours|events|path_hours)\b/);
+      expect(p).toMatch(/SEARCH \w+ USING (INTEGER PRIMARY KEY|PRIMARY KEY|INDEX|COVERING INDEX)/);
+      expect(p).not.toMatch(/SCAN (minutes|hours|events|path_hours|rays)\b/);
     }
+  });
+
+  it("the Ray index across its bulk writes: found before and after, a re-sent ray counted once, after a restart too", async () => {
+    const name = `store-restart-${Math.random()}.example`;
+    const stub = env.ZONE_ANALYTICS.get(env.ZONE_ANALYTICS.idFromName(name));
+    const now = Date.now();
+    const size = 500;
+    const total = (Math.ceil(RAY_INDEX_EVERY / size) + 2) * size; // crosses one bulk write of the recent rays
+    for (let start = 0; start < total; start += size) {
+      const batch = Array.from({ length: size }, (_, i) => rec(50_000 + start + i, now, { code: 520 + (i % 3) }));
+      expect(await stub.record(batch)).toBe(size);
+    }
+    const where = await runInDurableObject(stub, (_: ZoneAnalytics, state) => ({
+      indexed: state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM rays").one().n,
+      upto: state.storage.sql.exec<{ v: number }>("SELECT value AS v FROM analytics_meta").one().v,
+    }));
+    expect(where.indexed).toBeGreaterThanOrEqual(RAY_INDEX_EVERY);
+    expect(where.indexed).toBeLessThan(total);
+    const first = ray(50_000); // in `rays`
+    const last = ray(50_000 + total - 1); // in the object's memory
+    expect((await stub.lookup(first, now))?.ray).toBe(first);
+    expect((await stub.lookup(last, now))?.code).toBe(520 + (((total - 1) % size) % 3));
+    // Re-sent: one ray of each part and one new ray.
+    expect(await stub.record([rec(50_000, now), rec(50_000 + total - 1, now), rec(99_999, now)])).toBe(1);
+    // A new object life (the memory index is gone): rebuilt from storage, so nothing is counted twice.
+    await runInDurableObject(stub, (_: ZoneAnalytics, state) => state.abort()).catch(() => undefined);
+    const again = env.ZONE_ANALYTICS.get(env.ZONE_ANALYTICS.idFromName(name));
+    expect((await again.lookup(last, now))?.ray).toBe(last);
+    expect(await again.record([rec(50_000 + total - 1, now), rec(99_999, now), rec(50_000, now)])).toBe(0);
+    const q: CountQuery = { since: now - HOUR, until: now + HOUR, step: "minute", groupBy: [], filters: {} };
+    const r = await again.counts(q);
+    expect(r.ok && r.value.rows.reduce((s, x) => s + x.n, 0)).toBe(total + 1);
+  });
+
+  it("after retention emptied an indexed store, new events are still found and counted once after a restart", async () => {
+    const name = `store-expired-${Math.random()}.example`;
+    const stubOf = () => env.ZONE_ANALYTICS.get(env.ZONE_ANALYTICS.idFromName(name));
+    const stub = stubOf();
+    const then = Date.now() - 8 * 86_400_000; // past the events' retention
+    const size = 1000;
+    for (let start = 0; start < RAY_INDEX_EVERY + size; start += size) {
+      await stub.record(Array.from({ length: size }, (_, i) => rec(200_000 + start + i, then)));
+    }
+    await stub.prune(Date.now()); // every event and its ray gone; rays_upto stays where the bulk write left it
+    const now = Date.now();
+    expect(await stub.record([rec(300_000, now), rec(300_001, now)])).toBe(2);
+    await runInDurableObject(stub, (_: ZoneAnalytics, state) => state.abort()).catch(() => undefined);
+    const again = stubOf();
+    expect((await again.lookup(ray(300_001), now))?.ray).toBe(ray(300_001));
+    expect(await again.record([rec(300_000, now), rec(300_001, now)])).toBe(0);
+  });
+
+  it("migration 2 keeps the version 1 events: found by Ray ID, counted once", async () => {
+    const stub = stubFor();
+    const now = Date.now();
+    const found = await runInDurableObject(stub, (instance: ZoneAnalytics, state) => {
+      const sql = state.storage.sql;
+      // Back to a version 1 store holding two events.
+      for (const table of ["events", "rays", "analytics_meta", "minutes", "hours", "path_hours"]) {
+        sql.exec(`DROP TABLE IF EXISTS ${table}`);
+      }
+      sql.exec("DELETE FROM schema_migrations");
+      migrate(state.storage, ANALYTICS_MIGRATIONS.slice(0, 1));
+      for (const [r, at] of [
+        [ray(7), now - 1000],
+        [ray(8), now],
+      ] as const) {
+        sql.exec(
+          `INSERT INTO events (ray, at, code, status, source, answered_by, answer_id, format, method, path, country,
+             cause) VALUES (?, ?, 522, 522, 'edge', 'default', NULL, 'json', 'GET', '/v1', NULL, NULL)`,
+          r,
+          at,
+        );
+      }
+      migrate(state.storage, ANALYTICS_MIGRATIONS);
+      return {
+        events: sql.exec<{ id: number; ray: string }>("SELECT id, ray FROM events ORDER BY id").toArray(),
+        rays: sql.exec<{ n: number }>("SELECT count(*) AS n FROM rays").one().n,
+        upto: sql.exec<{ v: number }>("SELECT value AS v FROM analytics_meta").one().v,
+        lookup: instance.lookup(ray(7), now)?.path,
+      };
+    });
+    expect(found).toEqual({
+      events: [
+        { id: 1, ray: ray(7) },
+        { id: 2, ray: ray(8) },
+      ],
+      rays: 2,
+      upto: 2,
+      lookup: "/v1",
+    });
   });
 
   it("write rate of one object (measured; docs/analytics.md 'Sharding')", async () => {
