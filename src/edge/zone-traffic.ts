@@ -17,7 +17,7 @@ import { DEFAULT_URL_NORMALIZATION, type UrlNormalization } from "../shared/url-
 import { connectorFor } from "./origin/connector";
 import { forwardToOrigin } from "./origin/forward";
 import { scanRequestHeaders } from "./origin/headers";
-import { applyToOriginError, customizationFor } from "./custom-errors/apply";
+import { applyToOriginError, assetsOf, customizationFor } from "./custom-errors/apply";
 import { compiledZone, routeTo, type Route } from "./compiled-zone";
 import { requestPhase } from "./request-phases/request-phase";
 import type { ErrorCustomization } from "../errors/pipeline";
@@ -99,8 +99,19 @@ export async function handleZoneTraffic(
   if (!result.ok) return fail(result.error.code, result.error.cause);
   if (result.value.status < 400) return result.value;
   // Custom error rules also see the origin's own errors (contract §2.1); pages and defaults never replace them.
-  const answered =
-    (config ? applyToOriginError(config.customErrors, request, result.value, url, ruleUrl()) : null) ?? result.value;
+  const custom = config
+    ? applyToOriginError(
+        config.customErrors,
+        request,
+        result.value,
+        url,
+        ruleUrl(),
+        undefined,
+        assetsOf(config.customErrors, env.CONFIG),
+      )
+    : null;
+  // Synchronous unless a rule's asset is read from KV (once per zone version on this isolate).
+  const answered = (custom instanceof Promise ? await custom : custom) ?? result.value;
   if (!recorded) return answered;
   // Issue 24: an origin error passed through is recorded too. It passes through unchanged (contract §2.1), so
   // without a rule it carries no Ray-ID: the record gets one of its own (docs/analytics.md "Records").

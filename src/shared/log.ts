@@ -58,6 +58,13 @@ export const EVENTS = {
     fields: ["zone", "page", "cause"],
     when: "a custom error page could not be read from `CONFIG`; the structured default is served instead",
   },
+  custom_asset_unavailable: {
+    level: "error",
+    fields: ["zone", "asset", "cause"],
+    when:
+      "a matching custom error rule's asset could not be read from `CONFIG` (a failure, or no value yet); the next " +
+      "step answers instead: the error page or structured default, or the origin's error response unchanged",
+  },
   config_invalid: {
     level: "error",
     fields: ["var", "value", "problem", "used"],

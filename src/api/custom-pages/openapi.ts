@@ -1,10 +1,14 @@
 /** The custom pages API's part of the OpenAPI document (contract §6). */
 import { COMMON_ERRORS, ok, param, ref, response, type OpenApiFragment } from "../kit/openapi";
+import { assetsOpenApi } from "./assets-openapi";
 import { BOX_TOKENS, MAX_PAGE_BYTES, PAGE_IDS, PAGE_STATES } from "../../state/zone/custom-pages/validate";
 
 export const customPagesOpenApi: OpenApiFragment = {
-  description: "Custom error pages per class (`500_errors`, `1000_errors`; paid plans).",
+  description:
+    "Custom error pages per class (`500_errors`, `1000_errors`; paid plans) and custom error assets " +
+    "(`/custom_pages/assets`, served by `serve_error` rules with `asset_name`).",
   paths: {
+    ...assetsOpenApi.paths,
     "/zones/{zone}/custom_pages": {
       parameters: [param("Zone")],
       get: {
@@ -38,6 +42,7 @@ export const customPagesOpenApi: OpenApiFragment = {
     },
   },
   parameters: {
+    ...assetsOpenApi.parameters,
     PageId: {
       name: "id",
       in: "path",
@@ -47,6 +52,7 @@ export const customPagesOpenApi: OpenApiFragment = {
     },
   },
   schemas: {
+    ...assetsOpenApi.schemas,
     CustomPage: {
       type: "object",
       properties: {

@@ -3,6 +3,7 @@
  * The page HTML is a part of its own (`zone:{zone}:page:{id}`), written to KV before the document section that
  * references it (`custom_page:{id}`: state, modification time, size), in one serialised step of the zone's writer.
  */
+import { assetRoutes } from "./assets";
 import { readJsonBody } from "../kit/body";
 import { boxStyleHash } from "../../errors/headers";
 import { apiSuccess } from "../kit/envelope";
@@ -76,6 +77,8 @@ async function putPage(c: ApiContext, zone: string): Promise<ZoneAnswer> {
 }
 
 export const customPageRoutes: readonly ApiRoute[] = [
+  // Custom error assets first: `/custom_pages/assets` would otherwise match `/custom_pages/:id` (first match wins).
+  ...assetRoutes,
   {
     method: "GET",
     path: "/zones/:zone/custom_pages",

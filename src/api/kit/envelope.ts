@@ -26,9 +26,21 @@ export interface ResultInfo {
   readonly cursors: { readonly after: string | null };
 }
 
+/**
+ * Page-number pagination block (the published v4 `V4PagePaginationArray`, e.g. custom error assets): `page` and
+ * `per_page` as asked, `count` on this page, `total_count` and `total_pages` in all.
+ */
+export interface PageResultInfo {
+  readonly page: number;
+  readonly per_page: number;
+  readonly count: number;
+  readonly total_count: number;
+  readonly total_pages: number;
+}
+
 export interface SuccessOptions {
   readonly status?: number;
-  readonly resultInfo?: ResultInfo;
+  readonly resultInfo?: ResultInfo | PageResultInfo;
   readonly headers?: HeadersInit;
 }
 

@@ -20,6 +20,7 @@ import type { Issues } from "../../shared/validation";
 import { remember } from "../../state/zone/cache";
 import type { AccessRuleFailure } from "../../state/zone/access-rules/validate";
 import { PAGE_IDS, type PageFailure } from "../../state/zone/custom-pages/validate";
+import { ASSET_LIMITS, type AssetFailure } from "../../state/zone/custom-pages/assets";
 import { PHASES } from "../../state/zone/rulesets/phases";
 import type { RulesetEditFailure } from "../../state/zone/rulesets/edits";
 import { parseZoneName, type Zone, type ZoneDocument } from "../../state/zone/schema";
@@ -45,6 +46,14 @@ export const ZONE_API_CODES = {
   unknownVersion: 20042,
   currentVersion: 20043,
   phaseTaken: 20044,
+  /** Custom error assets (docs/custom-errors.md "Custom error assets"): 20050–20056. */
+  invalidAsset: 20050,
+  unknownAsset: 20051,
+  assetExists: 20052,
+  assetLimit: 20053,
+  assetInUse: 20054,
+  assetFetchFailed: 20055,
+  assetTooLarge: 20056,
 } as const;
 
 /** Everything that can go wrong in a zone-section route, as values. */
@@ -59,6 +68,7 @@ export type ZoneApiFailure =
   | RulesetEditFailure
   | VersionFailure
   | PageFailure
+  | AssetFailure
   | ZoneWriteFailure
   | StoreFailure
   /** A failure the api kit already shaped (body too large, body not JSON). */
@@ -131,6 +141,46 @@ export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailur
         404,
         ZONE_API_CODES.unknownPage,
         `Unknown custom page ${JSON.stringify(failure.id)}: one of ${PAGE_IDS.join(", ")}`,
+      );
+    case "invalid-asset":
+      return invalid(failure.issues, ZONE_API_CODES.invalidAsset, "Invalid custom asset: ", " ");
+    case "unknown-asset":
+      return one(404, ZONE_API_CODES.unknownAsset, `No custom asset named ${JSON.stringify(failure.name)} in ${zone}`);
+    case "asset-exists":
+      return one(
+        409,
+        ZONE_API_CODES.assetExists,
+        `A custom asset named ${JSON.stringify(failure.name)} already exists; update it with PUT …/custom_pages/assets/${failure.name}`,
+      );
+    case "asset-limit":
+      return one(
+        400,
+        ZONE_API_CODES.assetLimit,
+        `The ${failure.plan} plan allows at most ${failure.limit} custom assets per zone; delete one first`,
+      );
+    case "asset-in-use": {
+      const rules = failure.rules
+        .map((r) => `rules[${r.index}] (id ${r.id}${r.description === "" ? "" : `, ${JSON.stringify(r.description)}`})`)
+        .join(", ");
+      return one(
+        409,
+        ZONE_API_CODES.assetInUse,
+        `The custom asset ${JSON.stringify(failure.name)} is used by the http_custom_errors rule${failure.rules.length > 1 ? "s" : ""} ` +
+          `${rules}: change or delete ${failure.rules.length > 1 ? "them" : "it"} first; nothing was deleted`,
+      );
+    }
+    case "asset-fetch-failed":
+      return one(
+        400,
+        ZONE_API_CODES.assetFetchFailed,
+        `Could not make a custom asset from ${failure.url}: ${failure.reason}; nothing was stored`,
+      );
+    case "asset-too-large":
+      return one(
+        400,
+        ZONE_API_CODES.assetTooLarge,
+        `The custom asset would be ${failure.bytes} bytes (${failure.what}), over the limit of ${failure.limit} ` +
+          `bytes (${ASSET_LIMITS.bytes / 1_000_000} MB); nothing was stored`,
       );
     case "unknown-error-code":
       return one(404, ZONE_API_CODES.unknownErrorCode, `No error code ${JSON.stringify(failure.code)} in the catalog`);

@@ -16,7 +16,7 @@ import { zoneHandler, zoneTarget, type ZoneAnswer } from "../kit/zone-section";
 import { causeOf, err, ok } from "../../shared/result";
 import { catalogEntry } from "../../errors/catalog";
 import { errorResponse } from "../../errors/pipeline";
-import { customizationFor, type PageSource } from "../../edge/custom-errors/apply";
+import { assetsOf, customizationFor, type PageSource } from "../../edge/custom-errors/apply";
 import { compileCustomErrors } from "../../edge/custom-errors/compiled";
 import { explain } from "../../edge/custom-errors/explain";
 import { pageHtml } from "../../edge/custom-errors/page-cache";
@@ -80,6 +80,8 @@ async function draftPreview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   }
   const explained = await explain(input.value.request, {
     ...setup,
+    // Custom error assets are not part of a draft: a rule naming one serves the zone's saved asset.
+    assets: assetsOf(saved, c.env.CONFIG),
     zone,
     settings: c.settings,
     invocation: c.ctx,

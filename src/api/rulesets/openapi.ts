@@ -215,17 +215,33 @@ export const rulesetsOpenApi: OpenApiFragment = {
         expression: { type: "string", minLength: 1, maxLength: LIMITS.expressionLength },
         action: { type: "string", enum: [...RULE_ACTIONS] },
         action_parameters: {
-          type: "object",
-          required: ["content", "content_type"],
-          properties: {
-            content: {
-              type: "string",
-              minLength: LIMITS.contentBytes.min,
-              description: `${LIMITS.contentBytes.min}–${LIMITS.contentBytes.max} bytes of UTF-8`,
+          oneOf: [
+            {
+              type: "object",
+              required: ["content", "content_type"],
+              properties: {
+                content: {
+                  type: "string",
+                  minLength: LIMITS.contentBytes.min,
+                  description: `${LIMITS.contentBytes.min}–${LIMITS.contentBytes.max} bytes of UTF-8`,
+                },
+                content_type: { type: "string", enum: [...CONTENT_TYPES] },
+                status_code: { type: "integer", minimum: LIMITS.statusCode.min, maximum: LIMITS.statusCode.max },
+              },
             },
-            content_type: { type: "string", enum: [...CONTENT_TYPES] },
-            status_code: { type: "integer", minimum: LIMITS.statusCode.min, maximum: LIMITS.statusCode.max },
-          },
+            {
+              type: "object",
+              required: ["asset_name"],
+              description:
+                "A custom error asset of the zone (`/custom_pages/assets`), served as text/html; it must exist " +
+                "when the rule is written (400, 20021), and cannot be deleted while a rule names it (409, 20044).",
+              properties: {
+                asset_name: { type: "string", pattern: "^[A-Za-z0-9_]+$", maxLength: 200 },
+                content_type: { const: "text/html" },
+                status_code: { type: "integer", minimum: LIMITS.statusCode.min, maximum: LIMITS.statusCode.max },
+              },
+            },
+          ],
         },
         ratelimit: {
           type: "object",

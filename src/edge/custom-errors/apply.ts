@@ -16,7 +16,8 @@ import { clientAddress } from "../../shared/client-address";
 import { customErrorFields, type ErrorInfo } from "../../rules";
 import { firstMatch, type RuleListTracer } from "../../rules/rule-list";
 import type { CompiledCustomErrors, CompiledRule } from "./compiled";
-import { pageHtml } from "./page-cache";
+import { cachedAsset, loadAsset, pageHtml, type CachedPart } from "./page-cache";
+import { servesAsset } from "../../state/zone/rulesets/serve-error";
 
 /** What answered an error (issue 24, docs/analytics.md): a custom error rule (its id) or an error page (its id). */
 export interface Answer {
@@ -38,13 +39,29 @@ export function customizationFor(compiled: CompiledCustomErrors, kv: KVNamespace
   // Built once per compiled version and KV binding, not per error (issue 12); kept in the compiled value itself.
   const known = compiled.steps;
   if (known !== undefined && known.kv === kv) return known.steps;
-  const steps = stepsOf(compiled, (id) => pageHtml(kv, compiled, id), undefined);
+  const steps = stepsOf(compiled, (id) => pageHtml(kv, compiled, id), assetsOf(compiled, kv), undefined);
   compiled.steps = { kv, steps };
   return steps;
 }
 
 /** Where the page step reads a customised page's HTML: KV through the page cache, or a draft (the draft preview). */
 export type PageSource = (id: PageId) => Promise<string | null>;
+
+/**
+ * Where a rule with `asset_name` reads its custom error asset (docs/custom-errors.md "Custom error assets"):
+ * synchronous when this isolate holds it for the zone's version, a promise while it is read from KV (once per
+ * version); `null` when it cannot be read (the rule then does not answer: the next step does).
+ */
+export type AssetSource = (name: string) => CachedPart | null | Promise<CachedPart | null>;
+
+/** The zone's assets from KV through the part cache; one function per compiled version and binding. */
+export function assetsOf(compiled: CompiledCustomErrors, kv: KVNamespace): AssetSource {
+  const known = compiled.assets;
+  if (known !== undefined && known.kv === kv) return known.source;
+  const source: AssetSource = (name) => cachedAsset(compiled, name) ?? loadAsset(kv, compiled, name);
+  compiled.assets = { kv, source };
+  return source;
+}
 
 /**
  * The same steps as `customizationFor`, with a tracer on the rule step and the pages read from `pages` (the draft
@@ -55,18 +72,23 @@ export function tracedCustomization(
   compiled: CompiledCustomErrors,
   pages: PageSource,
   tracer: RuleListTracer,
+  assets: AssetSource = NO_ASSETS,
 ): ErrorCustomization | undefined {
   if (!compiled.active || (compiled.rules.rules.length === 0 && compiled.pages.size === 0)) return undefined;
-  return stepsOf(compiled, pages, tracer);
+  return stepsOf(compiled, pages, assets, tracer);
 }
+
+/** No asset can be read: a rule naming one does not answer (the next step does). */
+const NO_ASSETS: AssetSource = () => null;
 
 function stepsOf(
   compiled: CompiledCustomErrors,
   pages: PageSource,
+  assets: AssetSource,
   tracer: RuleListTracer | undefined,
 ): ErrorCustomization {
   return {
-    rule: compiled.rules.rules.length === 0 ? undefined : (error) => ruleStep(compiled, error, tracer),
+    rule: compiled.rules.rules.length === 0 ? undefined : (error) => ruleStep(compiled, assets, error, tracer),
     page: compiled.pages.size === 0 ? undefined : (error) => pageStep(compiled, pages, error),
   };
 }
@@ -91,12 +113,13 @@ class GeneratedInfo implements ErrorInfo {
   }
 }
 
-/** §2.1 step 1 for a generated error. */
+/** §2.1 step 1 for a generated error (a promise only while a rule's asset is read from KV, once per version). */
 function ruleStep(
   compiled: CompiledCustomErrors,
+  assets: AssetSource,
   error: GeneratedError,
   tracer: RuleListTracer | undefined,
-): Response | null {
+): Response | null | Promise<Response | null> {
   const matched = matchingRule(
     compiled,
     error.request,
@@ -106,7 +129,7 @@ function ruleStep(
   );
   if (!matched) return null;
   const headers = new Headers(error.headers);
-  return serveRule(matched, error.request, headers, error.fields.ray_id, error.fields.status);
+  return serveRule(assets, matched, error.request, headers, error.fields.ray_id, error.fields.status);
 }
 
 /** §2.1 step 2: the class's page with the default box and the tokens in place. */
@@ -164,18 +187,25 @@ export function applyToOriginError(
   ruleUrl?: RuleUrl,
   /** The draft preview's trace (explain.ts); traffic passes none. */
   tracer?: RuleListTracer,
-): Response | null {
+  /** Where a rule's asset is read (`assetsOf` for traffic); none: a rule naming an asset does not answer. */
+  assets: AssetSource = NO_ASSETS,
+): Response | null | Promise<Response | null> {
   if (!compiled.active || compiled.rules.rules.length === 0 || response.status < 400) return null;
   const info: ErrorInfo = { status: response.status, code1xxx: 0, errorType: "", responseHeaders: response.headers };
   const matched = matchingRule(compiled, request, ruleUrl ?? ruleUrlOf(compiled, request, url), info, tracer);
   if (!matched) return null;
-  void response.body?.cancel();
   const headers = new Headers(response.headers);
   for (const name of ["Content-Encoding", "Content-Length", "Content-Range", "ETag"]) headers.delete(name);
   const rayId = newRayId();
   headers.set("Ray-ID", rayId);
   headers.set("Cache-Control", "private, no-store");
-  return serveRule(matched, request, headers, rayId, response.status);
+  // The origin's body is let go only once the rule answers: a rule whose asset cannot be read passes it through.
+  const served = serveRule(assets, matched, request, headers, rayId, response.status);
+  const replaced = (answer: Response | null): Response | null => {
+    if (answer) void response.body?.cancel();
+    return answer;
+  };
+  return served instanceof Promise ? served.then(replaced) : replaced(served);
 }
 
 /**
@@ -202,13 +232,33 @@ function ruleUrlOf(compiled: CompiledCustomErrors, request: Request, url: URL | 
   return new RuleUrl(url ?? new URL(request.url), compiled.zone, compiled.normalization);
 }
 
-function serveRule(matched: CompiledRule, request: Request, headers: Headers, rayId: string, status: number): Response {
-  const { content, content_type, status_code } = matched.parameters;
-  const out = customHeaders(headers, `${content_type}; charset=utf-8`);
-  const body = substituteTokens(content, request, rayId);
-  const response = negotiatedResponse(request.method, status_code ?? status, out, body);
-  answers.set(response, { kind: "rule", id: matched.id });
-  return response;
+/**
+ * The matched rule's answer: its inline content, or its custom error asset (docs/custom-errors.md "Custom error
+ * assets"), served as `text/html` from this isolate's cache (read from KV once per zone version, page-cache.ts). An
+ * asset that cannot be read (KV failing, or its value not propagated yet) answers `null`: the next step of §2.1
+ * answers instead (the page or the structured default; an origin's error passes through), logged.
+ */
+function serveRule(
+  assets: AssetSource,
+  matched: CompiledRule,
+  request: Request,
+  headers: Headers,
+  rayId: string,
+  status: number,
+): Response | null | Promise<Response | null> {
+  const parameters = matched.parameters;
+  const answer = (contentType: string, content: string, tokens: boolean): Response => {
+    const out = customHeaders(headers, `${contentType}; charset=utf-8`);
+    const body = tokens ? substituteTokens(content, request, rayId) : content;
+    const response = negotiatedResponse(request.method, parameters.status_code ?? status, out, body);
+    answers.set(response, { kind: "rule", id: matched.id });
+    return response;
+  };
+  if (!servesAsset(parameters)) return answer(parameters.content_type, parameters.content, true);
+  const fromAsset = (part: CachedPart | null): Response | null =>
+    part?.kind === "text" ? answer("text/html", part.text, part.tokens) : null;
+  const part = assets(parameters.asset_name);
+  return part instanceof Promise ? part.then(fromAsset) : fromAsset(part);
 }
 
 /**

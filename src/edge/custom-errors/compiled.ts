@@ -5,6 +5,7 @@
  * the document.
  */
 import type { ErrorCustomization } from "../../errors/pipeline";
+import type { CachedPart } from "./page-cache";
 import { compileRuleList, logUnusableRules, type RuleList, type RuleListEntry } from "../../rules/rule-list";
 import { err, ok } from "../../shared/result";
 import type { UrlNormalization } from "../../shared/url-normalise";
@@ -28,6 +29,11 @@ export interface CompiledCustomErrors {
   readonly normalization: UrlNormalization;
   /** The pipeline's customisation steps, built on the first error and kept with the version (apply.ts). */
   steps?: { readonly kv: KVNamespace; readonly steps: ErrorCustomization };
+  /** Where its rules' custom error assets are read (apply.ts `assetsOf`), made once per version and binding. */
+  assets?: {
+    readonly kv: KVNamespace;
+    readonly source: (name: string) => CachedPart | null | Promise<CachedPart | null>;
+  };
 }
 
 /** Compiles the zone's custom errors (once per version: src/edge/compiled-zone.ts). */

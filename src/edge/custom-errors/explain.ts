@@ -20,7 +20,7 @@ import type { Settings } from "../../shared/settings";
 import { pageClassOf, type PageId } from "../../state/zone/custom-pages/validate";
 import type { StoredRule } from "../../state/zone/rulesets/validate";
 import { classifyReachedOrigin, classifyTls, unreachedOrigin, type OriginFailure } from "../origin/classify";
-import { answerOf, applyToOriginError, tracedCustomization, type PageSource } from "./apply";
+import { answerOf, applyToOriginError, tracedCustomization, type AssetSource, type PageSource } from "./apply";
 import type { CompiledCustomErrors } from "./compiled";
 import { RuleRecorder, ruleTraces, type RuleTrace, type ShownValue } from "./trace";
 
@@ -66,6 +66,8 @@ export interface ExplainSetup {
   /** The ruleset the compiled list came from, in its order (the trace names every rule, disabled ones too). */
   readonly stored: readonly StoredRule[];
   readonly pages: PageSource;
+  /** Where a rule's custom error asset is read (apply.ts `assetsOf`); none: such a rule does not answer. */
+  readonly assets?: AssetSource;
   readonly settings: Settings;
   readonly invocation?: ExecutionContext;
 }
@@ -167,14 +169,16 @@ async function runOnce(
     // As zone traffic (zone-traffic.ts): under 400 the origin's response passes; else rules, else unchanged.
     const origin = originResponse(error);
     const ruled =
-      error.status < 400 ? null : applyToOriginError(setup.compiled, request, origin, url, ruleUrl, recorder);
+      error.status < 400
+        ? null
+        : await applyToOriginError(setup.compiled, request, origin, url, ruleUrl, recorder, setup.assets);
     const response = ruled ?? originResponse(error);
     return { error: { kind: "origin-response", status: error.status }, shown: await shownOf(response, setup, true) };
   }
   const failure = error.kind === "code" ? null : classified(error.failure);
   const code = failure?.code ?? (error.kind === "code" ? error.code : 500);
   const cause = failure?.cause ?? "described in a draft preview through the zone API";
-  const customization = tracedCustomization(setup.compiled, setup.pages, recorder);
+  const customization = tracedCustomization(setup.compiled, setup.pages, recorder, setup.assets);
   const response = await errorResponse(
     { code, request, url, cause, ...(customization ? { ruleUrl } : {}) },
     { settings: setup.settings, zone: setup.zone, customization, invocation: setup.invocation },

@@ -1,37 +1,82 @@
 /**
- * Error page HTML per isolate (contract §6: pages live under keys of their own). Read from KV on the first error
- * that needs a page after the zone's document changed, then served from memory; keyed by zone and document
- * version, so a new page is read once and a stale one is never served past the zone cache's TTL. Bounded by count
- * and bytes (contract §8).
+ * Error page and custom error asset HTML per isolate (contract §6: pages and assets live under keys of their own).
+ * Read from KV on the first error that needs one after the zone's document changed, then served from memory; keyed
+ * by zone, document version and part, so a new page or asset is read once per isolate and a stale one is never
+ * served past the zone cache's TTL (AGENTS.md: no KV read on the hot path when nothing changed). One cache for both,
+ * bounded by count and bytes (contract §8).
  */
 import { logEvent } from "../../shared/log";
+import { assetKey } from "../../state/zone/custom-pages/assets";
 import { pageKey } from "../../state/zone/custom-pages/stored";
 import type { PageId } from "../../state/zone/custom-pages/validate";
 import type { CompiledCustomErrors } from "./compiled";
 import { BoundedCache } from "../../shared/bounded-cache";
 
-const MAX_PAGES = 64;
+/** A part as served: its text, and whether it holds a value token (scanned once here, not on every error). */
+export type CachedPart =
+  | { readonly kind: "text"; readonly text: string; readonly tokens: boolean }
+  /** KV has no value for it (yet: KV propagates within ≈60 s); asked again after `until`. */
+  | { readonly kind: "missing"; readonly until: number };
+
+const MAX_PARTS = 256;
 /** UTF-16 code units, the unit `string.length` counts (a JavaScript string holds up to 2 bytes per unit). */
 const MAX_BYTES = 32 * 1024 * 1024;
-const pages = new BoundedCache<string, string>({
-  capacity: MAX_PAGES,
+/** How long a part found missing is not asked for again (the zone cache's TTL, src/state/zone/cache.ts). */
+const MISSING_MS = 10_000;
+const parts = new BoundedCache<string, CachedPart>({
+  capacity: MAX_PARTS,
   maxBytes: MAX_BYTES,
-  sizeOf: (html) => html.length,
+  sizeOf: (part) => (part.kind === "text" ? part.text.length : 0) + 64,
 });
+
+const keyOf = (compiled: CompiledCustomErrors, part: string): string =>
+  `${compiled.zone}\u0000${compiled.version}\u0000${part}`;
 
 /** The page's HTML, or `null` when it cannot be read (the pipeline then answers the structured default). */
 export async function pageHtml(kv: KVNamespace, compiled: CompiledCustomErrors, id: PageId): Promise<string | null> {
-  const key = `${compiled.zone}\u0000${compiled.version}\u0000${id}`;
-  const hit = pages.get(key);
-  if (hit !== undefined) return hit;
-  let html: string | null;
+  const hit = cached(compiled, id);
+  const part = hit ?? (await load(kv, compiled, id, pageKey(compiled.zone, id), { page: id }));
+  return part?.kind === "text" ? part.text : null;
+}
+
+/** A custom error asset as cached on this isolate for this version: synchronous, `undefined` when not loaded. */
+export function cachedAsset(compiled: CompiledCustomErrors, name: string): CachedPart | undefined {
+  return cached(compiled, `asset:${name}`);
+}
+
+/** Loads a custom error asset from KV into the cache; `null` when KV failed (logged, not cached: asked again). */
+export function loadAsset(kv: KVNamespace, compiled: CompiledCustomErrors, name: string): Promise<CachedPart | null> {
+  return load(kv, compiled, `asset:${name}`, assetKey(compiled.zone, name), { asset: name });
+}
+
+function cached(compiled: CompiledCustomErrors, part: string): CachedPart | undefined {
+  const hit = parts.get(keyOf(compiled, part));
+  if (hit?.kind === "missing" && hit.until <= Date.now()) return undefined;
+  return hit;
+}
+
+async function load(
+  kv: KVNamespace,
+  compiled: CompiledCustomErrors,
+  part: string,
+  key: string,
+  which: { readonly page: PageId } | { readonly asset: string },
+): Promise<CachedPart | null> {
+  let text: string | null;
   try {
-    html = await kv.get(pageKey(compiled.zone, id));
+    text = await kv.get(key);
   } catch (e) {
-    logEvent("custom_page_unavailable", { zone: compiled.zone, page: id, cause: String(e) });
+    if ("page" in which)
+      logEvent("custom_page_unavailable", { zone: compiled.zone, page: which.page, cause: String(e) });
+    else logEvent("custom_asset_unavailable", { zone: compiled.zone, asset: which.asset, cause: String(e) });
     return null;
   }
-  if (html === null) return null;
-  pages.set(key, html);
-  return html;
+  const value: CachedPart =
+    text === null
+      ? { kind: "missing", until: Date.now() + MISSING_MS }
+      : { kind: "text", text, tokens: /::(?:RAY_ID|CLIENT_IP|GEO)::/.test(text) };
+  if (value.kind === "missing" && "asset" in which)
+    logEvent("custom_asset_unavailable", { zone: compiled.zone, asset: which.asset, cause: `CONFIG has no ${key}` });
+  parts.set(keyOf(compiled, part), value);
+  return value;
 }

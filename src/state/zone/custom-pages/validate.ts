@@ -30,7 +30,7 @@ export const MAX_PAGE_BYTES = 1_500_000;
  * How much longer than its token a value token's value can be, in bytes: `::RAY_ID::` (10) → 16 hex characters;
  * `::CLIENT_IP::` (13) → an IP address, at most 45 characters (`parseIp` refuses longer text); `::GEO::` (7) → 2.
  */
-const TOKEN_GROWTH: readonly (readonly [string, number])[] = [
+export const TOKEN_GROWTH: readonly (readonly [string, number])[] = [
   ["::RAY_ID::", 16 - 10],
   ["::CLIENT_IP::", 45 - 13],
 ];

@@ -15,6 +15,7 @@ import { isObject, oneIssue, type IssueKind } from "../../../shared/validation";
 import type { Plan, ZoneDocument } from "../schema";
 import { PHASES, isPhase, type Phase } from "./phases";
 import { storedRuleset } from "./stored";
+import { missingAssetIssues } from "../custom-pages/assets";
 import { parseRuleset, rulesetProgramSize, type RulesetFailure, type StoredRule, type StoredRuleset } from "./validate";
 
 /** One write of the rulesets API, as plain data (it crosses the RPC boundary to the zone's writer). */
@@ -75,8 +76,17 @@ export function applyRulesetEdit(
 ): Result<RulesetEdited, RulesetEditFailure> {
   const others = (phase: Phase): number =>
     PHASES.filter((p) => p !== phase).reduce((n, p) => n + rulesetProgramSize(p, storedRuleset(document, p)), 0);
-  const parse = (body: unknown, phase: Phase, previous: StoredRuleset | null) =>
-    parseRuleset(body, phase, plan, previous, now, newId, others(phase));
+  const parse = (
+    body: unknown,
+    phase: Phase,
+    previous: StoredRuleset | null,
+  ): Result<StoredRuleset, RulesetFailure> => {
+    const parsed = parseRuleset(body, phase, plan, previous, now, newId, others(phase));
+    if (!parsed.ok) return parsed;
+    // An asset a rule names must exist in the document this edit is applied to (docs/custom-errors.md).
+    const missing = missingAssetIssues(parsed.value.rules, document);
+    return missing === null ? parsed : err(missing);
+  };
   const done = (phase: Phase, id: string, parsed: Result<StoredRuleset, RulesetFailure>) =>
     parsed.ok ? ok({ phase, id, ruleset: parsed.value }) : parsed;
 

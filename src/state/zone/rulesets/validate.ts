@@ -29,6 +29,7 @@ import {
 } from "../../../shared/validation";
 import type { Plan, PlanForbids } from "../schema";
 import { PHASE_SPECS, type Phase, type RuleAction } from "./phases";
+import { parseAssetServeError, type AssetServeError } from "./serve-error";
 
 /** contract §2.1: custom error responses. */
 export const CONTENT_TYPES = ["application/json", "text/html", "text/plain", "text/xml"] as const;
@@ -53,7 +54,10 @@ export const LIMITS = {
 /** The `kind` of every ruleset this API holds (the published API's zone-level entry points). */
 export const RULESET_KINDS = ["zone"] as const;
 
-export interface ServeErrorParameters {
+/** Inline content (contract §2.1), or a custom error asset named by `asset_name` (serve-error.ts). */
+export type ServeErrorParameters = InlineServeError | AssetServeError;
+
+export interface InlineServeError {
   readonly content: string;
   readonly content_type: ContentType;
   readonly status_code?: number;
@@ -289,11 +293,17 @@ function parseRule(
 }
 
 function parseServeError(raw: unknown, at: At): ServeErrorParameters | undefined {
-  const p = readObject(raw, "action_parameters", "must be an object {content, content_type, status_code?}");
+  const p = readObject(
+    raw,
+    "action_parameters",
+    "must be an object {content, content_type, status_code?} or {asset_name, status_code?}",
+  );
   if (!p.ok) {
     at(p.error.kind, "action_parameters", p.error.message);
     return undefined;
   }
+  // The published alternative to inline content: a custom error asset (serve-error.ts).
+  if (p.value.asset_name !== undefined) return parseAssetServeError(p.value, at, LIMITS.statusCode);
   for (const key of unknownKeys(p.value, SERVE_ERROR_FIELDS))
     at("unknown-field", `action_parameters.${key}`, "is not a parameter of serve_error");
   const { min, max } = LIMITS.contentBytes;

@@ -1,0 +1,169 @@
+/** The custom error assets' part of the OpenAPI document (contract §6; docs/custom-errors.md "Custom error assets"). */
+import { COMMON_ERRORS, ok, param, ref, type Json, type OpenApiFragment } from "../kit/openapi";
+import { ASSET_PAGES } from "./assets";
+import { ASSET_LIMITS } from "../../state/zone/custom-pages/assets";
+
+const failure = (description: string): Json => ({
+  description,
+  content: { "application/json": { schema: ref("FailureEnvelope") } },
+});
+
+const FETCHED =
+  "The URL must be http(s), without credentials, on the zone's host or one of its subdomains, and never a host of " +
+  "API_HOSTS (400, 20040). Its path and query are fetched from the zone's origin as zone traffic is (the zone's " +
+  "timeouts; redirects are not followed), then its `<link rel=stylesheet>`, `<img src>` and CSS `url(…)` references " +
+  "on the same scope, which are inlined (`<style>`, `data:` URIs). A page answered with 4xx/5xx is accepted; a " +
+  `linked resource must answer 2xx. Everything must arrive within the zone's read timeout; at most ` +
+  `${ASSET_LIMITS.resources} linked resources; the final HTML at most ${ASSET_LIMITS.bytes} bytes (400, 20046). ` +
+  "Any fetch failure is 400 (20045) naming the URL and the origin's failure. Paid plans only (403, 1100); at most " +
+  `${Object.entries(ASSET_LIMITS.perPlan)
+    .map(([plan, n]) => `${n} on ${plan}`)
+    .join(", ")} (400, 20043).`;
+
+export const assetsOpenApi: OpenApiFragment = {
+  paths: {
+    "/zones/{zone}/custom_pages/assets": {
+      parameters: [param("Zone")],
+      get: {
+        operationId: "listCustomAssets",
+        summary: "Custom error assets, by name",
+        security: [{ bearer: ["zones:read"] }],
+        parameters: [
+          { name: "page", in: "query", required: false, schema: { type: "integer", minimum: 1, default: 1 } },
+          {
+            name: "per_page",
+            in: "query",
+            required: false,
+            schema: {
+              type: "integer",
+              minimum: 1,
+              maximum: ASSET_PAGES.maxPerPage,
+              default: ASSET_PAGES.defaultPerPage,
+            },
+          },
+        ],
+        responses: {
+          "200": {
+            description: "One page of assets",
+            content: {
+              "application/json": {
+                schema: {
+                  allOf: [
+                    ref("Envelope"),
+                    {
+                      type: "object",
+                      required: ["result", "result_info"],
+                      properties: {
+                        result: { type: "array", items: ref("CustomAsset") },
+                        result_info: ref("PageResultInfo"),
+                      },
+                    },
+                  ],
+                },
+              },
+            },
+          },
+          ...COMMON_ERRORS,
+        },
+      },
+      post: {
+        operationId: "createCustomAsset",
+        summary: "Create an asset from a URL of the zone (fetched once, stylesheets and images inlined)",
+        description: FETCHED,
+        security: [{ bearer: ["zones:write"] }],
+        requestBody: { required: true, content: { "application/json": { schema: ref("CustomAssetCreate") } } },
+        responses: {
+          "200": ok("The asset", ref("CustomAsset")),
+          ...COMMON_ERRORS,
+          "409": failure("An asset of that name exists (20042)"),
+        },
+      },
+    },
+    "/zones/{zone}/custom_pages/assets/{asset_name}": {
+      parameters: [param("Zone"), param("AssetName")],
+      get: {
+        operationId: "getCustomAsset",
+        summary: "One custom error asset",
+        security: [{ bearer: ["zones:read"] }],
+        responses: { "200": ok("The asset", ref("CustomAsset")), ...COMMON_ERRORS },
+      },
+      put: {
+        operationId: "updateCustomAsset",
+        summary: "Change an asset's description or URL; always fetches again (the same URL refetches)",
+        description: `${FETCHED} The name cannot change. Unknown name: 404 (20041).`,
+        security: [{ bearer: ["zones:write"] }],
+        requestBody: { required: true, content: { "application/json": { schema: ref("CustomAssetUpdate") } } },
+        responses: { "200": ok("The asset", ref("CustomAsset")), ...COMMON_ERRORS },
+      },
+      delete: {
+        operationId: "deleteCustomAsset",
+        summary: "Delete an asset no custom error rule names",
+        security: [{ bearer: ["zones:write"] }],
+        responses: {
+          "204": { description: "Deleted" },
+          ...COMMON_ERRORS,
+          "409": failure("A custom error rule names the asset (20044): the message lists the rules; nothing deleted"),
+        },
+      },
+    },
+  },
+  parameters: {
+    AssetName: {
+      name: "asset_name",
+      in: "path",
+      required: true,
+      schema: { type: "string", pattern: "^[A-Za-z0-9_]+$", maxLength: ASSET_LIMITS.nameLength },
+      example: "maintenance_page",
+    },
+  },
+  schemas: {
+    CustomAsset: {
+      type: "object",
+      properties: {
+        name: { type: "string", pattern: "^[A-Za-z0-9_]+$", maxLength: ASSET_LIMITS.nameLength },
+        description: { type: "string" },
+        url: { type: "string", format: "uri" },
+        last_updated: { type: "string", format: "date-time" },
+        size_bytes: { type: "integer", description: "UTF-8 bytes of the stored (inlined) HTML" },
+      },
+    },
+    CustomAssetCreate: {
+      type: "object",
+      required: ["name", "url"],
+      additionalProperties: false,
+      properties: {
+        name: { type: "string", pattern: "^[A-Za-z0-9_]+$", minLength: 1, maxLength: ASSET_LIMITS.nameLength },
+        description: { type: "string", maxLength: ASSET_LIMITS.descriptionLength, default: "" },
+        url: { type: "string", format: "uri", maxLength: ASSET_LIMITS.urlLength },
+      },
+      example: {
+        name: "maintenance_page",
+        description: "Shown while the origin is down",
+        url: "https://shop.example/errors/maintenance.html",
+      },
+    },
+    CustomAssetUpdate: {
+      type: "object",
+      required: ["url"],
+      additionalProperties: false,
+      properties: {
+        name: { type: "string", description: "Optional; must equal the path's name (names are immutable)" },
+        description: { type: "string", maxLength: ASSET_LIMITS.descriptionLength, default: "" },
+        url: { type: "string", format: "uri", maxLength: ASSET_LIMITS.urlLength },
+      },
+      example: { description: "Shown while the origin is down", url: "https://shop.example/errors/maintenance.html" },
+    },
+    PageResultInfo: {
+      type: "object",
+      description: "Page-number pagination (the published V4PagePaginationArray)",
+      required: ["page", "per_page", "count", "total_count", "total_pages"],
+      properties: {
+        page: { type: "integer" },
+        per_page: { type: "integer" },
+        count: { type: "integer" },
+        total_count: { type: "integer" },
+        total_pages: { type: "integer" },
+      },
+    },
+  },
+};

@@ -1,0 +1,230 @@
+/**
+ * `/zones/{zone}/custom_pages/assets` (list, create) and `/zones/{zone}/custom_pages/assets/{name}` (get, update,
+ * delete): custom error assets with the published shapes (contract §6; cloudflare-typescript
+ * `resources/custom-pages/assets.ts`; docs/custom-errors.md "Custom error assets"). Result `{name, description, url,
+ * last_updated, size_bytes}`; delete answers 204; the list is page-number paginated (`page`, `per_page`).
+ *
+ * A create or update fetches the URL (asset-fetch.ts: through the zone's origin, stylesheets and images inlined)
+ * BEFORE the zone's read-modify-write, then writes the part and the `custom_assets` section in one serialised step,
+ * re-checking name, plan and count against the zone as it is then. `?dry_run=true` fetches and validates all the
+ * same and stores nothing (kit/zone-section.ts). An asset a custom error rule names cannot be deleted (409 naming the
+ * rules), so a rule never points at nothing.
+ */
+import { fetchAsset, type AssetFetchPlan } from "./asset-fetch";
+import { routeTo } from "../../edge/compiled-zone";
+import { connectorFor } from "../../edge/origin/connector";
+import { readJsonBody } from "../kit/body";
+import { apiFailure, apiSuccess } from "../kit/envelope";
+import type { ApiContext, ApiRoute } from "../kit/types";
+import {
+  readZone,
+  updateZone,
+  ZONE_API_CODES,
+  zoneHandler,
+  zoneTarget,
+  type CurrentZone,
+  type ZoneAnswer,
+} from "../kit/zone-section";
+import { err, ok, type Result } from "../../shared/result";
+import {
+  ASSETS_SECTION,
+  assetPart,
+  assetUsers,
+  checkAssetName,
+  parseAssetBody,
+  planAllowsAnother,
+  storedAssets,
+  type AssetBody,
+  type AssetFailure,
+  type AssetMeta,
+  type AssetScope,
+} from "../../state/zone/custom-pages/assets";
+import { storedRuleset } from "../../state/zone/rulesets/stored";
+
+/** Page-number pagination of the list (published `page`, `per_page`). */
+export const ASSET_PAGES = { defaultPerPage: 20, maxPerPage: 100 } as const;
+
+const scopeOf = (c: ApiContext, zone: string): AssetScope => ({ zone, apiHosts: c.settings.apiHosts });
+
+async function listAssets(c: ApiContext, zone: string): Promise<ZoneAnswer> {
+  const paging = readPaging(c.url);
+  if (!paging.ok) return err({ kind: "api", failure: paging.error });
+  const current = await readZone(c.env, zone);
+  if (!current.ok) return current;
+  const all = Object.values(storedAssets(current.value.document)).sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  );
+  const { page, perPage } = paging.value;
+  const shown = all.slice((page - 1) * perPage, page * perPage);
+  return ok(
+    apiSuccess(shown.map(present), {
+      resultInfo: {
+        page,
+        per_page: perPage,
+        count: shown.length,
+        total_count: all.length,
+        total_pages: Math.ceil(all.length / perPage),
+      },
+    }),
+  );
+}
+
+function readPaging(url: URL): Result<{ page: number; perPage: number }, ReturnType<typeof apiFailure>> {
+  const read = (name: string, fallback: number, max: number): number | string => {
+    const values = url.searchParams.getAll(name);
+    if (values.length === 0) return fallback;
+    const value = values[0]!;
+    if (values.length > 1 || !/^[1-9][0-9]{0,8}$/.test(value) || Number(value) > max)
+      return `${name} must be given once, as an integer from 1 to ${max}`;
+    return Number(value);
+  };
+  const page = read("page", 1, 1_000_000);
+  const perPage = read("per_page", ASSET_PAGES.defaultPerPage, ASSET_PAGES.maxPerPage);
+  if (typeof page === "string") return err(apiFailure(400, ZONE_API_CODES.invalidAsset, page));
+  if (typeof perPage === "string") return err(apiFailure(400, ZONE_API_CODES.invalidAsset, perPage));
+  return ok({ page, perPage });
+}
+
+async function getAsset(c: ApiContext, zone: string): Promise<ZoneAnswer> {
+  const name = checkAssetName(decodeName(c.params.name), "asset_name");
+  if (!name.ok) return name;
+  const current = await readZone(c.env, zone);
+  if (!current.ok) return current;
+  const meta = storedAssets(current.value.document)[name.value];
+  return meta ? ok(apiSuccess(present(meta))) : err({ kind: "unknown-asset", name: name.value });
+}
+
+async function createAsset(c: ApiContext, zone: string): Promise<ZoneAnswer> {
+  return writeAsset(c, zone, null);
+}
+
+async function updateAsset(c: ApiContext, zone: string): Promise<ZoneAnswer> {
+  const name = checkAssetName(decodeName(c.params.name), "asset_name");
+  if (!name.ok) return name;
+  return writeAsset(c, zone, name.value);
+}
+
+/** Create (`pathName` null) or update: validate, fetch (always: a PUT with the same URL refetches), write. */
+async function writeAsset(c: ApiContext, zone: string, pathName: string | null): Promise<ZoneAnswer> {
+  const body = await readJsonBody(c.request);
+  if (!body.ok) return err({ kind: "api", failure: body.error });
+  const current = await readZone(c.env, zone);
+  if (!current.ok) return current;
+  // Cheap refusals first (contract §8: limits before work), the fetch only for a write that can land.
+  const parsed = parseAssetBody(body.value, scopeOf(c, zone), pathName);
+  if (!parsed.ok) return parsed;
+  const allowed = mayWrite(current.value, parsed.value, pathName === null);
+  if (!allowed.ok) return allowed;
+  const { target, settings } = current.value.zone;
+  const plan: AssetFetchPlan = {
+    forward: routeTo(target, settings).plan,
+    connector: connectorFor(c.env),
+    scope: scopeOf(c, zone),
+  };
+  const fetched = await fetchAsset(parsed.value.url, plan);
+  if (!fetched.ok) return fetched;
+  const written = await updateZone(c, zone, (now) => {
+    // Again on the zone as it is now: the fetch took time, and another write may have landed meanwhile.
+    const still = mayWrite(now, parsed.value, pathName === null);
+    if (!still.ok) return still;
+    const meta: AssetMeta = {
+      name: parsed.value.name,
+      description: parsed.value.description,
+      url: parsed.value.url.href,
+      last_updated: new Date().toISOString(),
+      size_bytes: fetched.value.bytes,
+    };
+    const section = { name: ASSETS_SECTION, value: { ...storedAssets(now.document), [meta.name]: meta } };
+    return ok({
+      change: { kind: "part", part: assetPart(meta.name), content: fetched.value.html, section },
+      result: meta,
+    });
+  });
+  return written.ok ? ok(apiSuccess(present(written.value.result))) : written;
+}
+
+/** Plan, count and existence: a create needs a free name and room on the plan, an update an existing asset. */
+function mayWrite(current: CurrentZone, body: AssetBody, create: boolean): Result<void, AssetFailure> {
+  const assets = storedAssets(current.document);
+  const exists = Object.hasOwn(assets, body.name);
+  const plan = current.zone.settings.plan;
+  if (create) {
+    const room = planAllowsAnother(plan, Object.keys(assets).length);
+    if (!room.ok) return room;
+    if (exists) return err({ kind: "asset-exists", name: body.name });
+    return ok(undefined);
+  }
+  // An update adds nothing, but a free zone refuses every write of the feature (contract §2.1, as pages).
+  const paid = planAllowsAnother(plan, 0);
+  if (!paid.ok) return paid;
+  return exists ? ok(undefined) : err({ kind: "unknown-asset", name: body.name });
+}
+
+async function deleteAsset(c: ApiContext, zone: string): Promise<ZoneAnswer> {
+  const name = checkAssetName(decodeName(c.params.name), "asset_name");
+  if (!name.ok) return name;
+  const written = await updateZone(c, zone, ({ document }) => {
+    const assets = storedAssets(document);
+    if (!Object.hasOwn(assets, name.value)) return err({ kind: "unknown-asset", name: name.value });
+    // Refused while a custom error rule names it (docs/custom-errors.md "Deleting an asset in use").
+    const users = assetUsers(storedRuleset(document, "http_custom_errors")?.rules ?? [], name.value);
+    if (users.length > 0) return err({ kind: "asset-in-use", name: name.value, rules: users });
+    const rest = Object.fromEntries(Object.entries(assets).filter(([key]) => key !== name.value));
+    const section = { name: ASSETS_SECTION, value: Object.keys(rest).length === 0 ? null : rest };
+    return ok({ change: { kind: "part", part: assetPart(name.value), content: null, section }, result: null });
+  });
+  // Published: a delete answers 204 without a body (the official client sends `Accept: */*`).
+  return written.ok ? ok(new Response(null, { status: 204 })) : written;
+}
+
+/** The path segment, percent-decoded (a malformed escape is kept, and refused by the name check). */
+function decodeName(segment: string | undefined): string {
+  try {
+    return decodeURIComponent(segment ?? "");
+  } catch {
+    return segment ?? "";
+  }
+}
+
+function present(meta: AssetMeta): Record<string, unknown> {
+  return {
+    name: meta.name,
+    description: meta.description,
+    url: meta.url,
+    last_updated: meta.last_updated,
+    size_bytes: meta.size_bytes,
+  };
+}
+
+const LIST = "/zones/:zone/custom_pages/assets";
+const ONE = "/zones/:zone/custom_pages/assets/:name";
+
+/** Before `/custom_pages/:id` in the route table: the first match wins, and `assets` is not a page id. */
+export const assetRoutes: readonly ApiRoute[] = [
+  { method: "GET", path: LIST, permission: "zones:read", target: zoneTarget, handle: zoneHandler(listAssets) },
+  {
+    method: "POST",
+    path: LIST,
+    permission: "zones:write",
+    target: zoneTarget,
+    handle: zoneHandler(createAsset),
+    dryRun: true,
+  },
+  { method: "GET", path: ONE, permission: "zones:read", target: zoneTarget, handle: zoneHandler(getAsset) },
+  {
+    method: "PUT",
+    path: ONE,
+    permission: "zones:write",
+    target: zoneTarget,
+    handle: zoneHandler(updateAsset),
+    dryRun: true,
+  },
+  {
+    method: "DELETE",
+    path: ONE,
+    permission: "zones:write",
+    target: zoneTarget,
+    handle: zoneHandler(deleteAsset),
+    dryRun: true,
+  },
+];
