@@ -6,6 +6,9 @@
 
 /** The body of the origin's `/status/503-json` (non-ASCII on purpose): must reach the client byte for byte. */
 export const ORIGIN_503_BODY = '{"origin":"down for maintenance","retry":true,"bytes":"\u00e9\u2603"}\n';
+/** The bytes the origin serves as `image/png` under `/asset/` (not a real image: only the bytes matter). */
+export const ASSET_PNG: readonly number[] = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff, 0x10, 0x80];
+
 export interface OriginPorts {
   /** node:http origin with well-behaved modes (healthy, echo, slow body, 503 JSON, big bodies, ...). */
   readonly http: number;

@@ -11,11 +11,19 @@
  * | `/redirect` | 302 to `/elsewhere` (must not be followed by the proxy) |
  * | `/big?id=X&mb=N` | sends 1 MiB, then waits for `/release?id=X` before the remaining N-1 MiB |
  * | `/upload?id=X` | counts the request body; `/progress?id=X` reports the bytes received so far |
+ * | `/asset/page.html` | 200 HTML linking `/asset/style.css`, `<img src="logo.png">`, a `<style>` with `url(bg.png)`, and a stylesheet on another host |
+ * | `/asset/style.css` | CSS with `url("img/dot.png")` (relative to the stylesheet) |
+ * | `/asset/logo.png`, `/asset/bg.png`, `/asset/img/dot.png` | `image/png` bytes (ASSET_PNG) |
+ * | `/asset/404.html` | 404 HTML page (accepted as an asset since 2025-06-09) |
+ * | `/asset/huge.html?kb=N` | 200 HTML of N KiB (default 2,000) |
+ * | `/asset/broken-link.html` | 200 HTML linking a stylesheet that answers 404 |
+ * | `/asset/counter.html?id=X` | 200 HTML naming how often `id` was asked (refetch on update), and the request's X-Forwarded-Host |
+ * | `/asset/slow-image.html` | 200 HTML whose image (`/slow-headers?ms=5000`) answers late |
  *
  * Control endpoints (`/release`, `/progress`) let a test inside workerd observe streaming from the outside.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { ORIGIN_503_BODY } from "./context.ts";
+import { ASSET_PNG, ORIGIN_503_BODY } from "./context.ts";
 
 const MIB = 1024 * 1024;
 
@@ -88,6 +96,54 @@ async function route(req: IncomingMessage, res: ServerResponse, state: State): P
     case "/redirect":
       await drain(req);
       res.writeHead(302, { Location: "/elsewhere" }).end();
+      return;
+    case "/asset/page.html":
+      await drain(req);
+      res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
+      res.end(
+        '<!doctype html><html><head><title>Down</title><link rel="stylesheet" href="/asset/style.css" media="screen">' +
+          '<link rel="stylesheet" href="https://fonts.other.example/font.css">' +
+          "<style>body{background:url(bg.png)}</style></head>" +
+          '<body><img src="logo.png" srcset="logo-2x.png 2x" alt="logo"><p>Ray ::RAY_ID:: \u00e9</p></body></html>',
+      );
+      return;
+    case "/asset/style.css":
+      await drain(req);
+      res.writeHead(200, { "Content-Type": "text/css" }).end('h1{color:red}.dot{background:url("img/dot.png")}');
+      return;
+    case "/asset/logo.png":
+    case "/asset/bg.png":
+    case "/asset/img/dot.png":
+      await drain(req);
+      res.writeHead(200, { "Content-Type": "image/png" }).end(Buffer.from(ASSET_PNG));
+      return;
+    case "/asset/404.html":
+      await drain(req);
+      res.writeHead(404, { "Content-Type": "text/html" }).end("<html><head></head><body>Not here (origin 404)</body></html>");
+      return;
+    case "/asset/huge.html": {
+      await drain(req);
+      const kb = Number(url.searchParams.get("kb") ?? "2000");
+      res.writeHead(200, { "Content-Type": "text/html" });
+      res.end(`<html><body>${"x".repeat(kb * 1024)}</body></html>`);
+      return;
+    }
+    case "/asset/broken-link.html":
+      await drain(req);
+      res.writeHead(200, { "Content-Type": "text/html" });
+      res.end('<html><head><link rel="stylesheet" href="/status/404"></head><body>broken</body></html>');
+      return;
+    case "/asset/counter.html": {
+      await drain(req);
+      const n = (state.progress.get(`counter:${id}`) ?? 0) + 1;
+      state.progress.set(`counter:${id}`, n);
+      res.writeHead(200, { "Content-Type": "text/html" });
+      res.end(`<html><body>fetch ${n} host ${String(req.headers["x-forwarded-host"])}</body></html>`);
+      return;
+    }
+    case "/asset/slow-image.html":
+      await drain(req);
+      res.writeHead(200, { "Content-Type": "text/html" }).end('<html><body><img src="/slow-headers?ms=5000"></body></html>');
       return;
     case "/release":
       state.releaseOf(id).resolve();
