@@ -119,7 +119,9 @@ async function route(req: IncomingMessage, res: ServerResponse, state: State): P
       return;
     case "/asset/404.html":
       await drain(req);
-      res.writeHead(404, { "Content-Type": "text/html" }).end("<html><head></head><body>Not here (origin 404)</body></html>");
+      res
+        .writeHead(404, { "Content-Type": "text/html" })
+        .end("<html><head></head><body>Not here (origin 404)</body></html>");
       return;
     case "/asset/huge.html": {
       await drain(req);
@@ -143,7 +145,9 @@ async function route(req: IncomingMessage, res: ServerResponse, state: State): P
     }
     case "/asset/slow-image.html":
       await drain(req);
-      res.writeHead(200, { "Content-Type": "text/html" }).end('<html><body><img src="/slow-headers?ms=5000"></body></html>');
+      res
+        .writeHead(200, { "Content-Type": "text/html" })
+        .end('<html><body><img src="/slow-headers?ms=5000"></body></html>');
       return;
     case "/release":
       state.releaseOf(id).resolve();

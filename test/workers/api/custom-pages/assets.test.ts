@@ -49,7 +49,11 @@ const PNG_URI = `data:image/png;base64,${btoa(String.fromCharCode(...ASSET_PNG))
 describe("custom error assets: create, inline, read, list", () => {
   it("fetches the page through the zone's origin and inlines its stylesheets and images (published shape)", async () => {
     const z = await zone();
-    const made = await create(z, { name: "down_page", description: "Origin down", url: `https://${z}/asset/page.html` });
+    const made = await create(z, {
+      name: "down_page",
+      description: "Origin down",
+      url: `https://${z}/asset/page.html`,
+    });
     expect(made.status, made.text).toBe(200);
     const html = (await env.CONFIG.get(`zone:${z}:asset:down_page`))!;
     expect(made.body?.result).toEqual({
@@ -131,7 +135,9 @@ describe("custom error assets: refused precisely, nothing stored", () => {
     const big = await create(z, { name: "big", url: `http://${z}/asset/huge.html?kb=2000` });
     expect(big.status).toBe(400);
     expect(errorOf(big)?.code).toBe(20046);
-    expect(errorOf(big)?.message).toMatch(/^The custom asset would be \d+ bytes \(.*\), over the limit of 1500000 bytes/);
+    expect(errorOf(big)?.message).toMatch(
+      /^The custom asset would be \d+ bytes \(.*\), over the limit of 1500000 bytes/,
+    );
     // Just under the limit is stored.
     const fits = await create(z, { name: "fits", url: `http://${z}/asset/huge.html?kb=1400` });
     expect(fits.status, fits.text).toBe(200);
@@ -146,7 +152,9 @@ describe("custom error assets: refused precisely, nothing stored", () => {
     expect(hung.status).toBe(400);
     expect(errorOf(hung)?.code).toBe(20045);
     expect(errorOf(hung)?.message).toMatch(
-      new RegExp(`^Could not make a custom asset from http://${z.replace(/\./g, "\\.")}/hang: the zone's origin gave no response for the asset URL: error 524 `),
+      new RegExp(
+        `^Could not make a custom asset from http://${z.replace(/\./g, "\\.")}/hang: the zone's origin gave no response for the asset URL: error 524 `,
+      ),
     );
     expect(took).toBeLessThan(3000);
   });
@@ -170,7 +178,9 @@ describe("custom error assets: refused precisely, nothing stored", () => {
         "or image (2xx needed); nothing was stored",
     });
     const moved = await create(z, { name: "moved", url: `http://${z}/redirect` });
-    expect(errorOf(moved)?.message).toContain("the origin answered 302 (a redirect to /elsewhere); redirects are not followed");
+    expect(errorOf(moved)?.message).toContain(
+      "the origin answered 302 (a redirect to /elsewhere); redirects are not followed",
+    );
     const closed = await zone("pro", loopback(ports.closed));
     const refused = await create(closed, { name: "refused", url: `http://${closed}/x.html` });
     expect(errorOf(refused)?.message).toContain("error 521");
@@ -252,7 +262,13 @@ describe("custom error assets: refused precisely, nothing stored", () => {
   it("needs a token, zones:read to read and zones:write to write (a dry run too)", async () => {
     const z = await zone();
     const tokens = JSON.stringify([
-      { name: "reader", sha256: await tokenDigestHex("tok-reader"), accounts: [], zones: [z], permissions: ["zones:read"] },
+      {
+        name: "reader",
+        sha256: await tokenDigestHex("tok-reader"),
+        accounts: [],
+        zones: [z],
+        permissions: ["zones:read"],
+      },
     ]);
     const as = async (method: string, path: string, token: string | null, body?: unknown): Promise<number> => {
       const res = await worker.fetch(
