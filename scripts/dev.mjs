@@ -138,9 +138,10 @@ if (ready.kind === "foreign") {
   seedExampleZone().then(
     () =>
       log(
-        `seeded zone shop.example → ${origin}, with a custom error rule, a 500-class page, a firewall rule (/admin), a rate limit (/api/) and an IP access rule. Try:\n` +
+        `seeded zone shop.example → ${origin}, with custom error rules (one serving the custom error asset maintenance_page), a 500-class page, a firewall rule (/admin), a rate limit (/api/) and an IP access rule. Try:\n` +
           `  curl -H 'Accept: application/json' http://localhost:${port}/cdn-cgi/error/522\n` +
-          `  curl -H 'Host: shop.example' http://127.0.0.1:${port}/hello`,
+          `  curl -H 'Host: shop.example' http://127.0.0.1:${port}/hello\n` +
+          `  curl -H 'Host: shop.example' http://127.0.0.1:${port}/status/503    (the maintenance page asset)`,
       ),
     (e) =>
       console.error(
@@ -288,8 +289,12 @@ function httpCall(method, path, body, withToken = true) {
 }
 
 /** Every write must answer 200 with `success: true` (the v4 envelope), or the seeding failed. */
-async function put(path, body, what) {
-  const res = await httpCall("PUT", path, body);
+function put(path, body, what) {
+  return write("PUT", path, body, what);
+}
+
+async function write(method, path, body, what) {
+  const res = await httpCall(method, path, body);
   let success = false;
   try {
     success = JSON.parse(res.text).success === true;
@@ -297,14 +302,30 @@ async function put(path, body, what) {
     success = false;
   }
   if (res.status !== 200 || !success)
-    throw new Error(`${what}: PUT ${path} answered ${res.status}: ${res.text.slice(0, 300)}`);
+    throw new Error(`${what}: ${method} ${path} answered ${res.status}: ${res.text.slice(0, 300)}`);
 }
 
 async function seedExampleZone() {
   const example = JSON.parse(readFileSync("fixtures/example-zone.json", "utf8"));
   await put("/zones/shop.example", { plan: "pro", origin }, "the zone");
+  // Custom error assets first (fetched from the example origin through the zone): the rules that name them must
+  // find them when they are written (docs/custom-errors.md "Custom error assets").
+  for (const asset of example.custom_assets) {
+    const what = `the custom error asset ${asset.name}`;
+    // State kept from an earlier run already has it (409): update it instead, which fetches it again.
+    const created = await httpCall("POST", "/zones/shop.example/custom_pages/assets", asset);
+    if (created.status === 409) {
+      const { description, url } = asset;
+      await put(`/zones/shop.example/custom_pages/assets/${asset.name}`, { description, url }, what);
+    } else if (created.status !== 200) {
+      throw new Error(
+        `${what}: POST /zones/shop.example/custom_pages/assets answered ${created.status}: ${created.text.slice(0, 300)}`,
+      );
+    }
+  }
   for (const [phase, ruleset] of Object.entries(example.rulesets)) {
-    await put(`/zones/shop.example/rulesets/phases/${phase}/entrypoint`, ruleset, `the ${phase} ruleset`);
+    const rules = [...ruleset.rules, ...(example.asset_rules[phase] ?? [])];
+    await put(`/zones/shop.example/rulesets/phases/${phase}/entrypoint`, { ...ruleset, rules }, `the ${phase} ruleset`);
   }
   await put("/zones/shop.example/access_rules", example.access_rules, "the IP access rules");
   for (const [id, content] of Object.entries(example.custom_pages)) {

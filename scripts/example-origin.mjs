@@ -12,6 +12,8 @@
  * | `/bytes?n=N` | N bytes (≤ 100 MiB) of `a`, application/octet-stream |
  * | `/hello` | 200 `hello from the origin` (the cheapest answer; used by the benchmark) |
  * | `/drop` | closes the connection without answering: the edge answers 520 (try the zone's custom errors on it) |
+ * | `/errors/maintenance.html` | the shop's maintenance page, linking `maintenance.css` and `logo.svg` (the seed's custom error asset) |
+ * | `/errors/maintenance.css`, `/errors/logo.svg` | its stylesheet and image |
  * | anything else | 200 JSON describing the request as received (method, url, headers) |
  */
 import { createServer } from "node:http";
@@ -20,11 +22,36 @@ const args = process.argv.slice(2);
 const flag = args.indexOf("--port");
 const port = Number(flag !== -1 ? args[flag + 1] : (process.env.PORT ?? 8788));
 
+/** The maintenance page `npm run dev` makes a custom error asset of (its stylesheet and image are inlined then). */
+const MAINTENANCE = {
+  "/errors/maintenance.html": [
+    "text/html; charset=utf-8",
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop under maintenance</title>' +
+      '<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="stylesheet" href="maintenance.css">' +
+      '</head><body><main><img src="logo.svg" alt="" width="48" height="48"><h1>We will be right back</h1>' +
+      "<p>The shop is under maintenance. Please try again in a few minutes.</p>" +
+      "<p class=ray>Reference: ::RAY_ID::</p></main></body></html>\n",
+  ],
+  "/errors/maintenance.css": [
+    "text/css; charset=utf-8",
+    "body{font-family:system-ui,sans-serif;margin:0;display:grid;place-items:center;min-height:100vh;" +
+      "background:#f6f7f9;color:#1d2330}main{max-width:32rem;padding:2rem;text-align:center}" +
+      ".ray{font-family:ui-monospace,monospace;color:#5a6270}\n",
+  ],
+  "/errors/logo.svg": [
+    "image/svg+xml",
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 48 48"><circle cx="24" cy="24" r="22" fill="#f38020"/></svg>\n',
+  ],
+};
+
 const server = createServer((req, res) => {
   const url = new URL(req.url ?? "/", "http://origin.invalid");
   const status = /^\/status\/([1-5]\d\d)$/.exec(url.pathname);
   req.resume();
-  if (url.pathname === "/drop") {
+  const file = MAINTENANCE[url.pathname];
+  if (file) {
+    res.writeHead(200, { "Content-Type": file[0] }).end(file[1]);
+  } else if (url.pathname === "/drop") {
     req.socket.destroy();
   } else if (url.pathname === "/hello") {
     res.writeHead(200, { "Content-Type": "text/plain; charset=utf-8", "Content-Length": "22" });

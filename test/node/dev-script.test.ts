@@ -173,6 +173,13 @@ describe("a real start", () => {
     expect(await get(port, "/drop", "shop.example", { Accept: "application/json" })).toMatchObject({ status: 503 });
     expect((await get(port, "/", "shop.example", { "CF-Connecting-IP": "198.51.100.7" })).status).toBe(403); // 1006
     expect((await get(port, "/drop", "shop.example")).body).toContain("<html"); // the 500-class page
+    // The asset-based rule: the origin's 503 replaced by the maintenance page asset, its stylesheet and logo inlined.
+    const maintenance = await get(port, "/status/503", "shop.example");
+    expect(maintenance.status).toBe(503);
+    expect(maintenance.body).toContain("<title>Shop under maintenance</title>");
+    expect(maintenance.body).toContain("<style>body{font-family:system-ui");
+    expect(maintenance.body).toContain('<img src="data:image/svg+xml;base64,');
+    expect(maintenance.body).toMatch(/Reference: [0-9a-f]{16}</);
   }, 90_000);
 });
 
