@@ -56,13 +56,15 @@ describe("custom error assets: create, inline, read, list", () => {
     });
     expect(made.status, made.text).toBe(200);
     const html = (await env.CONFIG.get(`zone:${z}:asset:down_page`))!;
-    expect(made.body?.result).toEqual({
+    const result = made.body?.result;
+    expect(result).toMatchObject({
       name: "down_page",
       description: "Origin down",
       url: `https://${z}/asset/page.html`,
-      last_updated: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as unknown as string,
       size_bytes: new TextEncoder().encode(html).byteLength,
     });
+    expect(Object.keys(result ?? {})).toEqual(["name", "description", "url", "last_updated", "size_bytes"]);
+    expect(result?.last_updated).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z$/);
     // The linked stylesheet became a <style> (media kept), its url() resolved against the stylesheet's own URL.
     expect(html).toContain(`<style media="screen">h1{color:red}.dot{background:url("${PNG_URI}")}</style>`);
     // The page's own <style> url(bg.png), resolved against the page.

@@ -89,7 +89,7 @@ describe("serve_error with asset_name", () => {
     );
     const res = await exports.default.fetch(`http://${z}/`, { headers: { Accept: "application/json" } });
     expect(res.status).toBe(521);
-    expect(((await res.json()) as { error_code: number }).error_code).toBe(521);
+    expect((await res.json<{ error_code: number }>()).error_code).toBe(521);
   });
 
   it("refuses a rule naming an asset the zone does not have (400, 20021), nothing stored", async () => {
