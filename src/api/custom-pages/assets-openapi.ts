@@ -10,15 +10,15 @@ const failure = (description: string): Json => ({
 
 const FETCHED =
   "The URL must be http(s), without credentials, on the zone's host or one of its subdomains, and never a host of " +
-  "API_HOSTS (400, 20040). Its path and query are fetched from the zone's origin as zone traffic is (the zone's " +
+  "API_HOSTS (400, 20050). Its path and query are fetched from the zone's origin as zone traffic is (the zone's " +
   "timeouts; redirects are not followed), then its `<link rel=stylesheet>`, `<img src>` and CSS `url(…)` references " +
   "on the same scope, which are inlined (`<style>`, `data:` URIs). A page answered with 4xx/5xx is accepted; a " +
   `linked resource must answer 2xx. Everything must arrive within the zone's read timeout; at most ` +
-  `${ASSET_LIMITS.resources} linked resources; the final HTML at most ${ASSET_LIMITS.bytes} bytes (400, 20046). ` +
-  "Any fetch failure is 400 (20045) naming the URL and the origin's failure. Paid plans only (403, 1100); at most " +
+  `${ASSET_LIMITS.resources} linked resources; the final HTML at most ${ASSET_LIMITS.bytes} bytes (400, 20056). ` +
+  "Any fetch failure is 400 (20055) naming the URL and the origin's failure. Paid plans only (403, 1100); at most " +
   `${Object.entries(ASSET_LIMITS.perPlan)
     .map(([plan, n]) => `${n} on ${plan}`)
-    .join(", ")} (400, 20043).`;
+    .join(", ")} (400, 20053).`;
 
 export const assetsOpenApi: OpenApiFragment = {
   paths: {
@@ -75,7 +75,7 @@ export const assetsOpenApi: OpenApiFragment = {
         responses: {
           "200": ok("The asset", ref("CustomAsset")),
           ...COMMON_ERRORS,
-          "409": failure("An asset of that name exists (20042)"),
+          "409": failure("An asset of that name exists (20052)"),
         },
       },
     },
@@ -90,7 +90,7 @@ export const assetsOpenApi: OpenApiFragment = {
       put: {
         operationId: "updateCustomAsset",
         summary: "Change an asset's description or URL; always fetches again (the same URL refetches)",
-        description: `${FETCHED} The name cannot change. Unknown name: 404 (20041).`,
+        description: `${FETCHED} The name cannot change. Unknown name: 404 (20051).`,
         security: [{ bearer: ["zones:write"] }],
         requestBody: { required: true, content: { "application/json": { schema: ref("CustomAssetUpdate") } } },
         responses: { "200": ok("The asset", ref("CustomAsset")), ...COMMON_ERRORS },
@@ -102,7 +102,7 @@ export const assetsOpenApi: OpenApiFragment = {
         responses: {
           "204": { description: "Deleted" },
           ...COMMON_ERRORS,
-          "409": failure("A custom error rule names the asset (20044): the message lists the rules; nothing deleted"),
+          "409": failure("A custom error rule names the asset (20054): the message lists the rules; nothing deleted"),
         },
       },
     },

@@ -99,7 +99,7 @@ describe("custom error assets: create, inline, read, list", () => {
     expect(second.body?.result?.map((a) => a.name)).toEqual(["c_page"]);
     const bad = await api("GET", `/zones/${z}/custom_pages/assets?per_page=0`);
     expect(bad.status).toBe(400);
-    expect(errorOf(bad)).toEqual({ code: 20040, message: "per_page must be given once, as an integer from 1 to 100" });
+    expect(errorOf(bad)).toEqual({ code: 20050, message: "per_page must be given once, as an integer from 1 to 100" });
   });
 
   it("PUT fetches again, with the same URL (refetch), and keeps the name", async () => {
@@ -119,7 +119,7 @@ describe("custom error assets: create, inline, read, list", () => {
     );
     const unknown = await api("PUT", `/zones/${z}/custom_pages/assets/nope`, { url });
     expect(unknown.status).toBe(404);
-    expect(errorOf(unknown)).toEqual({ code: 20041, message: `No custom asset named "nope" in ${z}` });
+    expect(errorOf(unknown)).toEqual({ code: 20051, message: `No custom asset named "nope" in ${z}` });
   });
 
   it("refuses a second asset of the same name (409) and names over the plan's limit", async () => {
@@ -127,16 +127,16 @@ describe("custom error assets: create, inline, read, list", () => {
     expect((await create(z, { name: "one", url: `http://${z}/asset/404.html` })).status).toBe(200);
     const twice = await create(z, { name: "one", url: `http://${z}/asset/404.html` });
     expect(twice.status).toBe(409);
-    expect(errorOf(twice)?.code).toBe(20042);
+    expect(errorOf(twice)?.code).toBe(20052);
   });
 });
 
 describe("custom error assets: refused precisely, nothing stored", () => {
-  it("refuses an oversized page before reading it all (400, 20046)", async () => {
+  it("refuses an oversized page before reading it all (400, 20056)", async () => {
     const z = await zone();
     const big = await create(z, { name: "big", url: `http://${z}/asset/huge.html?kb=2000` });
     expect(big.status).toBe(400);
-    expect(errorOf(big)?.code).toBe(20046);
+    expect(errorOf(big)?.code).toBe(20056);
     expect(errorOf(big)?.message).toMatch(
       /^The custom asset would be \d+ bytes \(.*\), over the limit of 1500000 bytes/,
     );
@@ -152,7 +152,7 @@ describe("custom error assets: refused precisely, nothing stored", () => {
     const hung = await create(z, { name: "hang", url: `http://${z}/hang` });
     const took = Date.now() - started;
     expect(hung.status).toBe(400);
-    expect(errorOf(hung)?.code).toBe(20045);
+    expect(errorOf(hung)?.code).toBe(20055);
     expect(errorOf(hung)?.message).toMatch(
       new RegExp(
         `^Could not make a custom asset from http://${z.replace(/\./g, "\\.")}/hang: the zone's origin gave no response for the asset URL: error 524 `,
@@ -174,7 +174,7 @@ describe("custom error assets: refused precisely, nothing stored", () => {
     const z = await zone();
     const broken = await create(z, { name: "broken", url: `http://${z}/asset/broken-link.html` });
     expect(errorOf(broken)).toEqual({
-      code: 20045,
+      code: 20055,
       message:
         `Could not make a custom asset from http://${z}/status/404: the origin answered 404 for a linked stylesheet ` +
         "or image (2xx needed); nothing was stored",
@@ -202,12 +202,12 @@ describe("custom error assets: refused precisely, nothing stored", () => {
     ["an IP literal", { name: "ip", url: `http://127.0.0.1:${ports.http}/asset/404.html` }, "url", "same scope only"],
     ["no URL", { name: "nourl" }, "url", "is required"],
     ["an unknown field", { name: "x", url: "http://Z/", kind: "html" }, "kind", "is not a custom asset field"],
-  ])("refuses %s (400, 20040)", async (_label, raw, field, message) => {
+  ])("refuses %s (400, 20050)", async (_label, raw, field, message) => {
     const z = await zone();
     const body = JSON.parse(JSON.stringify(raw).replaceAll("Z", z)) as Record<string, unknown>;
     const refused = await create(z, body);
     expect(refused.status).toBe(400);
-    expect(errorOf(refused)?.code).toBe(20040);
+    expect(errorOf(refused)?.code).toBe(20050);
     expect(errorOf(refused)?.message).toContain(`Invalid custom asset: ${field} `);
     expect(errorOf(refused)?.message).toContain(message);
     expect((await api<Asset[]>("GET", `/zones/${z}/custom_pages/assets`)).body?.result).toEqual([]);
@@ -220,7 +220,7 @@ describe("custom error assets: refused precisely, nothing stored", () => {
     expect((await api("GET", `/zones/${z}/custom_pages/assets/missing`)).status).toBe(404);
   });
 
-  it("applies the plan's limits: free none (403, 1100), pro 25 (400, 20043)", async () => {
+  it("applies the plan's limits: free none (403, 1100), pro 25 (400, 20053)", async () => {
     const free = await zone("free");
     const refused = await create(free, { name: "x", url: `http://${free}/asset/404.html` });
     expect(refused.status).toBe(403);
@@ -232,7 +232,7 @@ describe("custom error assets: refused precisely, nothing stored", () => {
     const over = await create(z, { name: "p25", url: `http://${z}/asset/404.html` });
     expect(over.status).toBe(400);
     expect(errorOf(over)).toEqual({
-      code: 20043,
+      code: 20053,
       message: "The pro plan allows at most 25 custom assets per zone; delete one first",
     });
   });
@@ -246,7 +246,7 @@ describe("custom error assets: refused precisely, nothing stored", () => {
     expect((await api("GET", `/zones/${z}/custom_pages/assets/dry`)).status).toBe(404);
     // The fetch and the checks run as for the real write.
     const failing = await create(z, { name: "dry", url: `http://${z}/asset/huge.html` }, "?dry_run=true");
-    expect(errorOf(failing)?.code).toBe(20046);
+    expect(errorOf(failing)?.code).toBe(20056);
     expect((await create(z, { name: "real", url: `http://${z}/asset/404.html` })).status).toBe(200);
     const before = await env.CONFIG.get(`zone:${z}:asset:real`);
     const update = await api("PUT", `/zones/${z}/custom_pages/assets/real?dry_run=true`, {

@@ -149,7 +149,7 @@ describe("serve_error with asset_name", () => {
     expect(refused.status).toBe(409);
     expect(refused.body?.errors).toEqual([
       {
-        code: 20044,
+        code: 20054,
         message:
           `The custom asset "down" is used by the http_custom_errors rules rules[1] (id ${ids[1]}, "the maintenance page"), ` +
           `rules[2] (id ${ids[2]}): change or delete them first; nothing was deleted`,
