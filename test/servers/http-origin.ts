@@ -18,6 +18,7 @@
  * | `/asset/huge.html?kb=N` | 200 HTML of N KiB (default 2,000) |
  * | `/asset/broken-link.html` | 200 HTML linking a stylesheet that answers 404 |
  * | `/asset/counter.html?id=X` | 200 HTML naming how often `id` was asked (refetch on update), and the request's X-Forwarded-Host |
+ * | `/errors/maintenance.html` | 200 HTML (the path of the assets' OpenAPI examples) |
  * | `/asset/slow-image.html` | 200 HTML whose image (`/slow-headers?ms=5000`) answers late |
  *
  * Control endpoints (`/release`, `/progress`) let a test inside workerd observe streaming from the outside.
@@ -143,6 +144,10 @@ async function route(req: IncomingMessage, res: ServerResponse, state: State): P
       res.end(`<html><body>fetch ${n} host ${String(req.headers["x-forwarded-host"])}</body></html>`);
       return;
     }
+    case "/errors/maintenance.html":
+      await drain(req);
+      res.writeHead(200, { "Content-Type": "text/html" }).end("<html><head></head><body>maintenance</body></html>");
+      return;
     case "/asset/slow-image.html":
       await drain(req);
       res

@@ -8,7 +8,7 @@ import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Envelope } from "../../support/envelope";
 import { ADMIN, newAccount } from "../../support/tags";
-import { uniqueZone } from "../../support/origin";
+import { loopback, ports, uniqueZone } from "../../support/origin";
 
 interface Ref {
   readonly $ref?: string;
@@ -60,6 +60,22 @@ describe("OpenAPI request examples", () => {
         if (template.startsWith("/zones/{zone}/")) {
           expect((await send("PUT", `/zones/${zone}`, zoneExample)).status).toBe(200);
         }
+        // A custom error asset is fetched from the zone's origin and must be on the zone's host (same scope): the
+        // zone points at the test origin (which serves the example's path), and the example's host is the zone's.
+        let body = example;
+        if (template.startsWith("/zones/{zone}/custom_pages/assets")) {
+          expect((await send("PUT", `/zones/${zone}`, { plan: "pro", origin: loopback(ports.http) })).status).toBe(200);
+          body = JSON.parse(JSON.stringify(example).replaceAll("shop.example", zone)) as unknown;
+          if (template.includes("{asset_name}")) {
+            const create = doc.components.schemas.CustomAssetCreate?.example;
+            const made = await send(
+              "POST",
+              `/zones/${zone}/custom_pages/assets`,
+              JSON.parse(JSON.stringify(create).replaceAll("shop.example", zone)),
+            );
+            expect(made.status, await made.text()).toBe(200);
+          }
+        }
         // A ruleset's paths need one of the zone's rulesets (and its rule): made from the create example.
         const ids: Record<string, string> = {};
         if (template.includes("{ruleset_id}")) {
@@ -80,7 +96,7 @@ describe("OpenAPI request examples", () => {
           expect(declared, `${op.operationId}: path parameter ${name} has no example`).toBeDefined();
           return encodeURIComponent(declared ?? "");
         });
-        const res = await send(method.toUpperCase(), path, example);
+        const res = await send(method.toUpperCase(), path, body);
         const text = await res.text();
         expect([200, 204], `${op.operationId} ${method.toUpperCase()} ${path}: ${text}`).toContain(res.status);
         if (res.status === 200) expect((JSON.parse(text) as Envelope).success, op.operationId).toBe(true);
@@ -93,6 +109,8 @@ describe("OpenAPI request examples", () => {
         "deleteResourceTags",
         "previewDraft",
         "putAccessRules",
+        "createCustomAsset",
+        "updateCustomAsset",
         "createRuleset",
         "updateRuleset",
         "createRulesetRule",
