@@ -61,6 +61,15 @@ describe("serve_error with asset_name", () => {
     expect(body).toBe((await env.CONFIG.get(`zone:${z}:asset:down`))!.replace("::RAY_ID::", ray));
   });
 
+  it("the preview answers what traffic gets: the asset", async () => {
+    const z = await zoneWithAsset("closed");
+    expect((await api("PUT", rulesPath(z), { rules: [ASSET_RULE("http.response.code eq 521")] })).status).toBe(200);
+    const res = await exports.default.fetch(`http://localhost/zones/${z}/preview/521`, { headers: ADMIN });
+    expect(res.status).toBe(521);
+    expect(res.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
+    expect(await res.text()).toContain("<title>Down</title>");
+  });
+
   it("serves the asset on the origin's own error response, replacing its body", async () => {
     const z = await zoneWithAsset();
     expect((await api("PUT", rulesPath(z), { rules: [ASSET_RULE("http.response.code eq 503")] })).status).toBe(200);
