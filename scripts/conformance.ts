@@ -78,44 +78,98 @@ export async function generateConformance(base: string): Promise<ConformanceKit>
       unknown
     >;
     for (const format of CONFORMANCE_FORMATS) {
-      const method = format === "head" ? "HEAD" : "GET";
-      const res = await fetch(base + path, { method, headers: { Accept: ACCEPT[format] } });
-      const body = await res.text();
-      const headers: Record<string, string> = {};
-      for (const name of KEPT_HEADERS) {
-        const value = res.headers.get(name);
-        if (value !== null) headers[name] = value;
-      }
-      const ray = res.headers.get("ray-id") ?? "";
-      const fields = expectedFields(format, json, ray, body);
-      const retryAfter = res.headers.get("retry-after");
-      kit[format].push({
-        code: entry.code,
-        request: { method, path, accept: ACCEPT[format] },
-        response: { status: res.status, headers, body },
-        expected: {
-          kind: "edge-error",
-          source:
-            format === "head"
-              ? "proxy-status"
-              : format === "html"
-                ? "html-island"
-                : format === "markdown"
-                  ? "markdown"
-                  : "json",
-          status: res.status,
-          code: entry.code,
-          name: entry.errorName,
-          rayId: ray,
-          retryable: json.retryable as boolean,
-          retryAfter: retryAfter === null ? null : Number(retryAfter),
-          ownerActionRequired: format === "head" ? null : (json.owner_action_required as boolean),
-          fields,
-        },
-      });
+      kit[format].push(await fetchCase(base, path, entry.code, entry.errorName, format, json, {}));
     }
   }
   return kit;
+}
+
+/** One request of the kit and what `parse` must give for its response. */
+async function fetchCase(
+  base: string,
+  path: string,
+  code: number,
+  name: string,
+  format: ConformanceFormat,
+  json: Record<string, unknown>,
+  headersSent: Readonly<Record<string, string>>,
+): Promise<ConformanceCase> {
+  const method = format === "head" ? "HEAD" : "GET";
+  const res = await fetch(base + path, { method, headers: { ...headersSent, Accept: ACCEPT[format] } });
+  const body = await res.text();
+  const headers: Record<string, string> = {};
+  for (const header of KEPT_HEADERS) {
+    const value = res.headers.get(header);
+    if (value !== null) headers[header] = value;
+  }
+  const ray = res.headers.get("ray-id") ?? "";
+  const fields = expectedFields(format, json, ray, body);
+  const retryAfter = res.headers.get("retry-after");
+  return {
+    code,
+    request: { method, path, accept: ACCEPT[format] },
+    response: { status: res.status, headers, body },
+    expected: {
+      kind: "edge-error",
+      source:
+        format === "head"
+          ? "proxy-status"
+          : format === "html"
+            ? "html-island"
+            : format === "markdown"
+              ? "markdown"
+              : "json",
+      status: res.status,
+      code,
+      name,
+      rayId: ray,
+      retryable: json.retryable as boolean,
+      retryAfter: retryAfter === null ? null : Number(retryAfter),
+      ownerActionRequired: format === "head" ? null : (json.owner_action_required as boolean),
+      fields,
+    },
+  };
+}
+
+/**
+ * Issue 23: errors overlaid by a custom error rule (docs/custom-errors.md "Overlay"), in every format, from a zone
+ * configured through the real API and answered by its preview endpoint (exactly what its traffic gets): the
+ * overlay's texts in `detail` and `what_you_should_do` (with characters every format must escape or quote) and the
+ * new member `links`, for clients that must read them. Written to `overlay.json`.
+ */
+export const OVERLAY_FILE = "overlay.json";
+const OVERLAY_ZONE = "overlay.conformance.example";
+const OVERLAY_CODES = [521, 1020] as const;
+export const CONFORMANCE_OVERLAY = {
+  detail: 'Our shop is being restocked: back soon.\n<b>Thank you</b> for your patience & "understanding".',
+  what_you_should_do: "1. Wait a minute.\n2. Check **our status page**.",
+  links: [
+    { title: "Status page", href: "https://status.shop.example/" },
+    { title: "Contact [support]", href: "https://shop.example/contact?from=error" },
+  ],
+  branding: { name: "Shop & Co", accent_color: "#0a7cff" },
+};
+
+export async function generateOverlayConformance(base: string): Promise<ConformanceCase[]> {
+  const auth = { Authorization: `Bearer ${CONFORMANCE_BINDINGS.ADMIN_TOKEN}`, "Content-Type": "application/json" };
+  const put = async (path: string, body: unknown): Promise<void> => {
+    const res = await fetch(base + path, { method: "PUT", headers: auth, body: JSON.stringify(body) });
+    if (!res.ok) throw new Error(`PUT ${path}: ${res.status} ${await res.text()}`);
+  };
+  await put(`/zones/${OVERLAY_ZONE}`, { plan: "pro", origin: "http://origin.invalid" });
+  await put(`/zones/${OVERLAY_ZONE}/rulesets/phases/http_custom_errors/entrypoint`, {
+    rules: [{ expression: "true", action: "serve_error", action_parameters: { overlay: CONFORMANCE_OVERLAY } }],
+  });
+  const cases: ConformanceCase[] = [];
+  for (const code of OVERLAY_CODES) {
+    const path = `/zones/${OVERLAY_ZONE}/preview/${code}`;
+    const res = await fetch(base + path, { headers: { ...auth, Accept: "application/json" } });
+    const json = (await res.json()) as Record<string, unknown>;
+    for (const format of CONFORMANCE_FORMATS) {
+      cases.push(await fetchCase(base, path, code, json.error_name as string, format, json, auth));
+    }
+  }
+  return cases;
 }
 
 /** The fields each format carries, from the JSON of the code with this occurrence's ray and timestamp. */
@@ -168,6 +222,9 @@ async function main(): Promise<void> {
       await writeFile(resolve(root, CONFORMANCE_DIR, `${format}.json`), serialiseCases(kit[format]));
       console.log(`${CONFORMANCE_DIR}/${format}.json: ${kit[format].length} cases`);
     }
+    const overlay = await generateOverlayConformance(served.url.href.replace(/\/$/, ""));
+    await writeFile(resolve(root, CONFORMANCE_DIR, OVERLAY_FILE), serialiseCases(overlay));
+    console.log(`${CONFORMANCE_DIR}/${OVERLAY_FILE}: ${overlay.length} cases`);
   } finally {
     await served.dispose();
   }

@@ -1,11 +1,13 @@
 /**
  * Error rendering (contract §1.1–§1.3) as pure-function micro-benchmarks in Node: what building and rendering
  * one error costs in each format, against the irreducible work of any JSON error answer, `JSON.stringify` of the
- * same 17 fields. Also the YAML emitter on a hostile string against `JSON.stringify` of that string (both escape).
+ * same 17 fields. Also the YAML emitter on a hostile string against `JSON.stringify` of that string (both escape),
+ * and an error overlaid by a custom error rule (issue 23: rendered in full, without the per-code templates).
  * The load suite `errors` measures the same path end to end in workerd.
  */
 import { catalogEntry } from "../../src/errors/catalog.ts";
 import { errorFields, footerText, wireTimestamp, type ErrorFields } from "../../src/errors/fields.ts";
+import { overlaidFields, PreparedOverlay, renderOverlaid } from "../../src/errors/overlay.ts";
 import { renderHtml } from "../../src/errors/render-html.ts";
 import { renderJson } from "../../src/errors/render-json.ts";
 import { renderMarkdown } from "../../src/errors/render-markdown.ts";
@@ -29,6 +31,17 @@ function fieldsOf(i: number): ErrorFields {
   });
 }
 
+/** An overlay with both texts, two links and branding (docs/custom-errors.md "Overlay"), prepared once as a rule is. */
+const OVERLAY = new PreparedOverlay({
+  detail: 'Our shop is being restocked: back soon.\n<b>Thank you</b> for your patience & "understanding".',
+  what_you_should_do: "1. Wait a minute.\n2. Check **our status page**.",
+  links: [
+    { title: "Status page", href: "https://status.shop.example/" },
+    { title: "Contact [support]", href: "https://shop.example/contact?from=error" },
+  ],
+  branding: { name: "Shop & Co", accent_color: "#0a7cff" },
+});
+
 export async function run(context: SuiteContext): Promise<SuiteResult> {
   const rounds = context.quick ? 3 : 21;
   const prepared = CODES.map((_, i) => fieldsOf(i));
@@ -38,6 +51,12 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
     ["errorFields + renderJson (a whole JSON body)", (i) => renderJson(fieldsOf(i))],
     ["renderMarkdown", (i) => renderMarkdown(at(i))],
     ["renderHtml", (i) => renderHtml(at(i))],
+    ["overlay: overlaidFields + JSON", (i) => renderOverlaid(overlaidFields(at(i), OVERLAY.overlay), "json", OVERLAY)],
+    [
+      "overlay: overlaidFields + Markdown",
+      (i) => renderOverlaid(overlaidFields(at(i), OVERLAY.overlay), "markdown", OVERLAY),
+    ],
+    ["overlay: overlaidFields + HTML", (i) => renderOverlaid(overlaidFields(at(i), OVERLAY.overlay), "html", OVERLAY)],
   ];
   const rows: ResultRow[] = [];
   let baselineNs = 0;

@@ -19,13 +19,25 @@ let csp: string | null = null;
 
 /** The CSP header value, computed on first use (crypto is async and not allowed at global scope). */
 export function contentSecurityPolicy(): Promise<string> {
-  cspPromise ??= Promise.all([sha256Base64(PAGE_STYLE), sha256Base64(PAGE_SCRIPT)]).then(([style, script]) => {
-    csp =
-      `default-src 'none'; style-src 'sha256-${style}'; script-src 'sha256-${script}'; ` +
-      "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-    return csp;
-  });
+  cspPromise ??= pagePolicy(null, false).then((policy) => (csp = policy));
   return cspPromise;
+}
+
+/**
+ * The page's policy, also allowing a second stylesheet `extraStyle` by its hash and, with `dataImages`, inline
+ * `data:` images (an overlay's branding and logo, issue 23: still no request leaves the page, contract §1.3).
+ */
+export async function pagePolicy(extraStyle: string | null, dataImages: boolean): Promise<string> {
+  const [style, script, extra] = await Promise.all([
+    sha256Base64(PAGE_STYLE),
+    sha256Base64(PAGE_SCRIPT),
+    extraStyle === null ? null : sha256Base64(extraStyle),
+  ]);
+  return (
+    `default-src 'none'; style-src 'sha256-${style}'${extra === null ? "" : ` 'sha256-${extra}'`}; ` +
+    `${dataImages ? "img-src data:; " : ""}script-src 'sha256-${script}'; ` +
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+  );
 }
 
 let boxHash: Promise<string> | null = null;

@@ -146,7 +146,13 @@ const HEAD_START =
 const HEAD_END = raw(`\n<style>${PAGE_STYLE}</style>\n</head>\n<body>\n`);
 const BODY_END = raw(`\n<script>${PAGE_SCRIPT}</script>\n</body>\n</html>\n`);
 
-/** A complete document around `body`. `lang` is English: every text of the catalog is. */
-export function htmlPage(title: string, body: Html): string {
-  return HEAD_START + html`<title>${title}</title>${HEAD_END}${body}${BODY_END}`.toString();
+/**
+ * A complete document around `body`. `lang` is English: every text of the catalog is. `style`: a second
+ * stylesheet after the page's (an overlay's branding, issue 23), which the page's CSP then allows by its hash too
+ * (headers.ts `pagePolicy`).
+ */
+export function htmlPage(title: string, body: Html, style?: string): string {
+  const head =
+    style === undefined ? HEAD_END : raw(`\n<style>${PAGE_STYLE}</style>\n<style>${style}</style>\n</head>\n<body>\n`);
+  return HEAD_START + html`<title>${title}</title>${head}${body}${BODY_END}`.toString();
 }

@@ -71,6 +71,8 @@ export interface GeneratedError {
   readonly request: Request;
   readonly url?: URL;
   readonly ruleUrl?: RuleUrl;
+  /** The negotiated format (contract §1.5): what an overlay rule answers in (issue 23). */
+  readonly choice: ErrorFormatChoice;
   /** The headers the error keeps whoever answers (`Ray-ID`, `Retry-After`, `Cache-Control`, `Vary`, ...). */
   readonly headers: Headers;
 }
@@ -97,6 +99,7 @@ class Generated implements GeneratedError {
     readonly request: Request,
     readonly url: URL | undefined,
     readonly ruleUrl: RuleUrl | undefined,
+    readonly choice: ErrorFormatChoice,
     private readonly record: HeaderRecord,
   ) {}
 
@@ -138,7 +141,7 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
   // Contract §2.1, in order; the first step that answers wins.
   const custom = scope.customization;
   if (custom) {
-    const generated = new Generated(entry, fields, request, event.url, event.ruleUrl, headers);
+    const generated = new Generated(entry, fields, request, event.url, event.ruleUrl, choice, headers);
     // A step that answers synchronously (rules always do) is not awaited: no microtask per error (issue 12).
     const ruled = custom.rule?.(generated); // 1. the zone's custom error rules
     const byRule = ruled instanceof Promise ? await ruled : ruled;

@@ -22,14 +22,50 @@ export const htmlBody = occurrenceTemplate(renderPage, escapeText, islandText);
 export const renderHtml: (fields: ErrorFields) => string = htmlBody.text;
 
 /** The whole page from the template tree (the reference for the cached form; tests compare the two). */
-export function renderPage(f: ErrorFields): string {
+export function renderPage(f: ErrorFields, overlay?: PageOverlay): string {
   return htmlPage(
     f.title,
     html`<main>
-${errorBox(f)}
+${overlay?.brand}${errorBox(f, true, overlay?.links)}
 <footer><p>${f.footer} <a href="${f.type}">About error ${f.error_code}</a></p></footer>
 </main>
 ${raw(`<script type="application/problem+json" id="edge-error">${islandJson(f)}</script>`)}`,
+    overlay?.style,
+  );
+}
+
+/**
+ * What a custom error rule's overlay adds to the page (issue 23, docs/custom-errors.md "Overlay"): the fields it
+ * replaced are already in `f`; this is the rest, prepared once per rule (overlay.ts).
+ */
+export interface PageOverlay {
+  /** The "More help" links, in a section after the guidance. */
+  readonly links?: readonly PageLink[];
+  /** The brand bar above the error box (escaped markup made by `renderBrand`). */
+  readonly brand?: Html;
+  /** The brand bar's stylesheet (the page's CSP allows it by hash). */
+  readonly style?: string;
+}
+
+export interface PageLink {
+  readonly title: string;
+  readonly href: string;
+}
+
+/** The brand bar: the logo (an inline `data:` image) and the name, as text. */
+export function renderBrand(name: string | undefined, logo: string | undefined): Html {
+  // With a name the logo is decorative (the name says it); alone it is the brand's only sign.
+  const img = logo === undefined ? "" : html`<img src="${logo}" alt="${name === undefined ? "Logo" : ""}">`;
+  return html`<div class="brand">${img}${name === undefined ? "" : html`<span>${name}</span>`}</div>
+`;
+}
+
+/** The brand bar's rules; `accent` is a validated `#rrggbb`. */
+export function brandStyle(accent: string | undefined): string {
+  return (
+    ".brand{display:flex;align-items:center;gap:.75rem;margin:0 0 .25rem;padding:0 0 .6rem;" +
+    `border-bottom:4px solid ${accent ?? "var(--line)"};font-weight:700;font-size:1.15rem}` +
+    ".brand img{height:2.5rem;width:auto;max-width:12rem}"
   );
 }
 
@@ -94,7 +130,7 @@ const BOX_STYLE_ELEMENT = raw(`<style>${BOX_STYLE}</style>`);
  * The error box: the page minus document shell and footer. Contains the page's only `h1`. `ids` = false for the
  * fallback copy in an operator's page (renderHtmlBox): ids there would live in the page's own id space.
  */
-function errorBox(f: ErrorFields, ids = true): Html {
+function errorBox(f: ErrorFields, ids = true, links?: readonly PageLink[]): Html {
   return html`<div class="edge-error-box">
 <header class="card">
 <p class="eyebrow">Error ${f.error_code} · HTTP ${f.status}</p>
@@ -111,7 +147,7 @@ ${renderStrip(f.error_category, f.zone)}
 ${renderGuidance(f.what_you_should_do)}
 ${retryNote(f.retry_after)}
 </section>
-<section class="card"${ids && raw(' aria-labelledby="details"')}>
+${links && moreHelp(links)}<section class="card"${ids && raw(' aria-labelledby="details"')}>
 <h2${ids && raw(' id="details"')}>Details</h2>
 <dl>
 <dt>Ray ID</dt>${ids ? raw('<dd class="ray"><code id="ray-id" class="mono">') : raw('<dd class="ray"><code class="mono">')}${f.ray_id}</code>${ids && raw('<button type="button" data-copy="ray-id" hidden>Copy</button>')}</dd>
@@ -123,6 +159,15 @@ ${retryNote(f.retry_after)}
 </dl>
 </section>
 </div>`;
+}
+
+/** An overlay's links (issue 23): each `href` an http(s) URL validated when the rule was written, escaped here. */
+function moreHelp(links: readonly PageLink[]): Html {
+  return html`<section class="card" aria-labelledby="more-help">
+<h2 id="more-help">More help</h2>
+<ul class="links">${links.map((l) => html`<li><a href="${l.href}">${l.title}</a></li>`)}</ul>
+</section>
+`;
 }
 
 /** Whether retrying helps and when (contract §1.3), the same number as `retry_after` and `Retry-After`. */

@@ -168,10 +168,14 @@ export function* allMatches<T extends object>(
   list: RuleList<T>,
   ctx: EvaluationContext,
   zone: string,
+  /** As `firstMatch`'s: custom errors pass overlay rules over on an origin's error (issue 23), traced the same way. */
+  tracer?: RuleListTracer,
 ): Generator<RuleListEntry<T>, void, undefined> {
+  tracer?.started(ctx);
   for (const position of candidatesOf(list, ctx)) {
     const entry = list.rules[position] as RuleListEntry<T>;
     const outcome = entry.rule.evaluate(ctx);
+    tracer?.evaluated(position, outcome, ctx.spent);
     if (outcome.kind === "match") yield entry;
     else if (outcome.kind === "over-budget")
       logOverBudget({ zone, phase: list.phase, rule: entry.id, reason: outcome.reason });

@@ -14,7 +14,9 @@ import {
   CONFORMANCE_DIR,
   CONFORMANCE_FORMATS,
   generateConformance,
+  generateOverlayConformance,
   maskOccurrence,
+  OVERLAY_FILE,
   type ConformanceCase,
   type ConformanceKit,
 } from "../../scripts/conformance.ts";
@@ -22,10 +24,12 @@ import {
 const root = resolve(import.meta.dirname, "../..");
 let served: Served;
 let kit: ConformanceKit;
+let overlay: ConformanceCase[];
 
 beforeAll(async () => {
   served = await serveWorker({ root, entry: "src/index.ts", bindings: CONFORMANCE_BINDINGS });
   kit = await generateConformance(served.url.href.replace(/\/$/, ""));
+  overlay = await generateOverlayConformance(served.url.href.replace(/\/$/, ""));
 }, 120_000);
 
 afterAll(async () => {
@@ -38,5 +42,12 @@ describe("packages/client/conformance is what the Worker answers", () => {
       readFileSync(resolve(root, CONFORMANCE_DIR, `${format}.json`), "utf8"),
     ) as ConformanceCase[];
     expect(committed.map(maskOccurrence)).toEqual(kit[format].map(maskOccurrence));
+  });
+
+  it(`${OVERLAY_FILE} (errors overlaid by a custom error rule, issue 23)`, () => {
+    const committed = JSON.parse(
+      readFileSync(resolve(root, CONFORMANCE_DIR, OVERLAY_FILE), "utf8"),
+    ) as ConformanceCase[];
+    expect(committed.map(maskOccurrence)).toEqual(overlay.map(maskOccurrence));
   });
 });

@@ -1,10 +1,17 @@
 /**
  * The YAML subset the service's Markdown frontmatter uses (contract §1.2; the emitter is the service's
  * src/errors/yaml.ts): one `key: value` per line at the top level, where a value is an integer, `true`/`false`, a
- * plain scalar, a double-quoted scalar with YAML 1.2 escapes (§5.7), or a literal block `|-` indented by two spaces.
+ * plain scalar, a double-quoted scalar with YAML 1.2 escapes (§5.7), a literal block `|-` indented by two spaces, or
+ * a block sequence of small mappings (an overlay's `links`).
  * Anything else makes the whole frontmatter unreadable (`null`): this is not a general YAML parser.
  */
-export type FrontmatterValue = string | number | boolean;
+export type FrontmatterScalar = string | number | boolean;
+
+/**
+ * A value: a scalar, or (issue 23: `links` of an error overlaid by a custom error rule) a block sequence of
+ * mappings of scalars, each item `  - key: value` followed by `    key: value` lines.
+ */
+export type FrontmatterValue = FrontmatterScalar | readonly Readonly<Record<string, FrontmatterScalar>>[];
 
 /** The frontmatter at the start of `text` (`---` … `---`) and the rest of the document after it, or null. */
 export function readFrontmatter(
@@ -31,6 +38,19 @@ export function readFrontmatter(
       values.set(key, block.join("\n") + (raw === "|" ? "\n" : ""));
       continue;
     }
+    if (raw === "" && i + 1 < lines.length && lines[i + 1]!.startsWith("  - ")) {
+      const items: Record<string, FrontmatterScalar>[] = [];
+      while (i + 1 < lines.length && (lines[i + 1]!.startsWith("  - ") || lines[i + 1]!.startsWith("    "))) {
+        const next = lines[++i]!;
+        if (next.startsWith("  - ")) items.push({});
+        const entry = /^([A-Za-z_][A-Za-z0-9_]*): (.*)$/.exec(next.slice(4));
+        const value = entry ? scalar(entry[2] as string) : null;
+        if (entry === null || value === null) return null;
+        (items[items.length - 1] as Record<string, FrontmatterScalar>)[entry[1] as string] = value;
+      }
+      values.set(key, items);
+      continue;
+    }
     const value = scalar(raw);
     if (value === null) return null;
     values.set(key, value);
@@ -38,7 +58,7 @@ export function readFrontmatter(
   return { values, rest: body.slice(end + 5) };
 }
 
-function scalar(raw: string): FrontmatterValue | null {
+function scalar(raw: string): FrontmatterScalar | null {
   if (raw.startsWith('"')) return doubleQuoted(raw);
   if (raw.startsWith("'")) {
     if (!raw.endsWith("'") || raw.length < 2) return null;

@@ -6,4 +6,4 @@ export { kyAfterResponse, kyRetry, type KyRetryLike } from "./ky.js";
 export { parse, PROXY_NAME, retryAfterHeader } from "./parse.js";
 export { decideRetry, type RetryDecision, type RetryOptions } from "./retry.js";
 export { parseSfList, type SfBareItem, type SfItem, type SfMember, type SfToken } from "./structured-field.js";
-export type { EdgeError, EdgeErrorFields, EdgeErrorSource, ProxyStatus } from "./types.js";
+export type { EdgeError, EdgeErrorFields, EdgeErrorLink, EdgeErrorSource, ProxyStatus } from "./types.js";

@@ -7,7 +7,7 @@
 import { RETRY_DEFAULTS } from "./codes.js";
 import { readFrontmatter } from "./frontmatter.js";
 import { parseSfList } from "./structured-field.js";
-import type { EdgeError, EdgeErrorFields, EdgeErrorSource, ProxyStatus } from "./types.js";
+import type { EdgeError, EdgeErrorFields, EdgeErrorLink, EdgeErrorSource, ProxyStatus } from "./types.js";
 
 /** This service's name in `Proxy-Status` (the service's src/errors/proxy-status.ts). */
 export const PROXY_NAME = "edge-errors";
@@ -102,12 +102,23 @@ function markdownFields(text: string): Partial<EdgeErrorFields> | null {
     const value = v.get(key);
     if (value !== undefined) fields[key] = value;
   }
+  const links = v.get("links");
+  if (Array.isArray(links)) {
+    const read = links.filter(isLink);
+    if (read.length === links.length) fields.links = read.map((l) => ({ title: l.title, href: l.href }));
+  }
   const sections = read.rest.split(/\n---\n/);
   if (sections.length > 1) {
     const footer = (sections[sections.length - 1] as string).trim();
     if (footer.length > 0) fields.footer = footer;
   }
   return fields;
+}
+
+function isLink(value: unknown): value is EdgeErrorLink {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v.title === "string" && typeof v.href === "string";
 }
 
 const ISLAND = /<script\b[^>]*\btype="application\/problem\+json"[^>]*>([^<]*)<\/script>/i;

@@ -21,6 +21,18 @@ export interface EdgeErrorFields {
   readonly owner_action_required: boolean;
   readonly what_you_should_do: string;
   readonly footer: string;
+  /**
+   * Links a custom error rule's overlay added (issue 23, the service's docs/custom-errors.md "Overlay"): present
+   * only on an overlaid error, after `footer` in JSON and the page's island, after `what_you_should_do` in the
+   * frontmatter.
+   */
+  readonly links?: readonly EdgeErrorLink[];
+}
+
+/** One link of an overlay: an `https:` or `http:` URL and its title. */
+export interface EdgeErrorLink {
+  readonly title: string;
+  readonly href: string;
 }
 
 /** Where the value came from. */

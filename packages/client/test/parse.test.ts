@@ -11,7 +11,7 @@ import { parse, parseSfList, RETRY_DEFAULTS, retryAfterHeader } from "../src/ind
 
 interface Case {
   readonly code: number;
-  readonly request: { readonly method: string };
+  readonly request: { readonly method: string; readonly accept: string };
   readonly response: { readonly status: number; readonly headers: Record<string, string>; readonly body: string };
   readonly expected: Record<string, unknown>;
 }
@@ -68,6 +68,39 @@ describe("the conformance kit (generated from the Worker)", () => {
         .map((f) => [f.error_code, f.retry_after]),
     );
     expect(RETRY_DEFAULTS).toEqual(fromWorker);
+  });
+});
+
+describe("errors overlaid by a custom error rule (conformance/overlay.json, issue 23)", () => {
+  const overlaid = JSON.parse(readFileSync(new URL("../conformance/overlay.json", import.meta.url), "utf8")) as Case[];
+
+  it("covers two codes in every format", () => {
+    expect(overlaid).toHaveLength(2 * FORMATS.length);
+  });
+
+  it("parse gives the expected value, the overlay's texts and links included", async () => {
+    for (const c of overlaid) {
+      const parsed = await parse(responseOf(c));
+      expect(parsed, `${c.request.accept} ${c.request.method} ${c.code}`).not.toBeNull();
+      const { proxyStatus, ...rest } = parsed!;
+      expect(rest, `${c.request.accept} ${c.request.method} ${c.code}`).toEqual(c.expected);
+      expect(proxyStatus?.name).toBe("edge-errors");
+      if (c.request.method === "GET") {
+        expect(parsed!.fields.links).toEqual([
+          { title: "Status page", href: "https://status.shop.example/" },
+          { title: "Contact [support]", href: "https://shop.example/contact?from=error" },
+        ]);
+        expect(parsed!.fields.detail).toContain('<b>Thank you</b> for your patience & "understanding".');
+      }
+    }
+  });
+
+  it("a frontmatter `links` that is not a list of {title, href} is not read as links", async () => {
+    const c = overlaid.find((x) => x.response.headers["content-type"]?.startsWith("text/markdown"))!;
+    const broken = c.response.body.replace('    href: "https://status.shop.example/"\n', "");
+    const parsed = await parse(new Response(broken, { status: c.response.status, headers: c.response.headers }));
+    expect(parsed?.source).toBe("markdown");
+    expect(parsed?.fields.links).toBeUndefined();
   });
 });
 

@@ -4,6 +4,7 @@ import { MAX_VERSIONS_KEPT } from "../../state/zone/rulesets/versions";
 import { DEFAULT_COUNTING, RATE_LIMIT_BOUNDS, RATE_LIMIT_COUNTINGS } from "../../state/zone/rulesets/ratelimit";
 import { PHASE_SPECS, PHASES, RULE_ACTIONS } from "../../state/zone/rulesets/phases";
 import { CONTENT_TYPES, LIMITS, MAX_RULESET_ISSUES, RULESET_KINDS } from "../../state/zone/rulesets/validate";
+import { OVERLAY_LIMITS } from "../../state/zone/rulesets/overlay";
 import { PLANS } from "../../state/zone/schema";
 
 const WRITE_ERRORS = {
@@ -215,6 +216,12 @@ export const rulesetsOpenApi: OpenApiFragment = {
         expression: { type: "string", minLength: 1, maxLength: LIMITS.expressionLength },
         action: { type: "string", enum: [...RULE_ACTIONS] },
         action_parameters: {
+          description:
+            "`serve_error` (http_custom_errors): fixed content (the published shape; `text/markdown` and " +
+            "`application/problem+json` are this service's addition), a custom error asset, or instead `overlay` " +
+            '(this service\'s addition, docs/custom-errors.md "Overlay"): the structured error keeps its negotiated ' +
+            "format, status, machine fields and headers, with the overlay's texts, links and page branding. " +
+            "`overlay` beside `content`, `asset_name`, `content_type` or `status_code` is refused by name.",
           oneOf: [
             {
               type: "object",
@@ -240,6 +247,12 @@ export const rulesetsOpenApi: OpenApiFragment = {
                 content_type: { const: "text/html" },
                 status_code: { type: "integer", minimum: LIMITS.statusCode.min, maximum: LIMITS.statusCode.max },
               },
+            },
+            {
+              type: "object",
+              required: ["overlay"],
+              additionalProperties: false,
+              properties: { overlay: ref("Overlay") },
             },
           ],
         },
@@ -284,6 +297,60 @@ export const rulesetsOpenApi: OpenApiFragment = {
         },
         description: { type: "string", maxLength: LIMITS.descriptionLength },
         enabled: { type: "boolean", default: true },
+      },
+    },
+    Overlay: {
+      type: "object",
+      minProperties: 1,
+      additionalProperties: false,
+      description:
+        "What a custom error rule overlays on the structured error (this service's addition, contract §9). Text is " +
+        "operator text: never HTML (escaped on the page, quoted in YAML, markup-escaped in the Markdown body); no " +
+        "control characters (a line break only in `detail` and `what_you_should_do`). Replaces `detail` and " +
+        "`what_you_should_do` in every format; `links` is a new member after `footer` (JSON, the page's island) and " +
+        "after `what_you_should_do` (Markdown frontmatter); `branding` dresses the HTML page only.",
+      properties: {
+        detail: { type: "string", minLength: 1, maxLength: OVERLAY_LIMITS.detail },
+        what_you_should_do: {
+          type: "string",
+          minLength: 1,
+          maxLength: OVERLAY_LIMITS.whatYouShouldDo,
+          description: "On the page: paragraphs, numbered and bulleted lists and **bold**, like the catalog's texts",
+        },
+        links: {
+          type: "array",
+          minItems: 1,
+          maxItems: OVERLAY_LIMITS.links,
+          items: {
+            type: "object",
+            required: ["title", "href"],
+            additionalProperties: false,
+            properties: {
+              title: { type: "string", minLength: 1, maxLength: OVERLAY_LIMITS.linkTitle },
+              href: {
+                type: "string",
+                format: "uri",
+                maxLength: OVERLAY_LIMITS.href,
+                description: "An absolute https: or http: URL without credentials; stored as its serialisation",
+              },
+            },
+          },
+        },
+        branding: {
+          type: "object",
+          minProperties: 1,
+          additionalProperties: false,
+          properties: {
+            name: { type: "string", minLength: 1, maxLength: OVERLAY_LIMITS.brandName },
+            logo_url: {
+              type: "string",
+              maxLength: OVERLAY_LIMITS.logoUrl,
+              pattern: "^data:image/(png|gif|jpeg|webp);base64,[A-Za-z0-9+/]+={0,2}$",
+              description: "An inline image only: the page makes no external request (contract §1.3)",
+            },
+            accent_color: { type: "string", pattern: "^#[0-9a-fA-F]{6}$" },
+          },
+        },
       },
     },
     RulesetBody: {

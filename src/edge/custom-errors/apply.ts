@@ -7,15 +7,16 @@
  * Tokens `::RAY_ID::`, `::CLIENT_IP::`, `::GEO::` are replaced only by validated values, never by request text.
  */
 import { BOX_TOKENS, MAX_PAGE_BYTES, pageClassOf, type PageId } from "../../state/zone/custom-pages/validate";
-import { negotiatedResponse } from "../../errors/headers";
+import { negotiatedResponse, pagePolicy } from "../../errors/headers";
 import type { ErrorCustomization, GeneratedError } from "../../errors/pipeline";
 import { MAX_BOX_BYTES, renderHtmlBox } from "../../errors/render-html";
 import { newRayId } from "../../shared/ray";
 import { RuleUrl } from "../../shared/rule-url";
 import { clientAddress } from "../../shared/client-address";
 import { customErrorFields, type ErrorInfo } from "../../rules";
-import { firstMatch, type RuleListTracer } from "../../rules/rule-list";
-import type { CompiledCustomErrors, CompiledRule } from "./compiled";
+import { allMatches, firstMatch, type RuleListTracer } from "../../rules/rule-list";
+import { overlaidFields, renderOverlaid, type PreparedOverlay } from "../../errors/overlay";
+import type { CompiledCustomErrors, CompiledRule, ContentParameters } from "./compiled";
 import { cachedAsset, loadAsset, pageHtml, type CachedPart } from "./page-cache";
 import { servesAsset } from "../../state/zone/rulesets/serve-error";
 
@@ -128,8 +129,36 @@ function ruleStep(
     tracer,
   );
   if (!matched) return null;
+  const answer = matched.answer;
+  if (answer.kind === "overlay") return serveOverlay(matched.id, answer.overlay, error);
   const headers = new Headers(error.headers);
-  return serveRule(assets, matched, error.request, headers, error.fields.ray_id, error.fields.status);
+  return serveRule(
+    assets,
+    matched.id,
+    answer.parameters,
+    error.request,
+    headers,
+    error.fields.ray_id,
+    error.fields.status,
+  );
+}
+
+/**
+ * An overlay rule's answer (issue 23, docs/custom-errors.md "Overlay"): the structured error in the negotiated
+ * format with the rule's texts, links and branding, and every header of the error kept (`Proxy-Status` included:
+ * it is still the service's error, contract §1.4); only the page's CSP grows to allow the brand stylesheet.
+ */
+function serveOverlay(id: string, prepared: PreparedOverlay, error: GeneratedError): Response | Promise<Response> {
+  const body = renderOverlaid(overlaidFields(error.fields, prepared.overlay), error.choice.format, prepared);
+  const respond = (policy: string | null): Response => {
+    const headers = new Headers(error.headers);
+    if (policy !== null) headers.set("Content-Security-Policy", policy);
+    const response = negotiatedResponse(error.request.method, error.fields.status, headers, body);
+    answers.set(response, { kind: "rule", id });
+    return response;
+  };
+  const policy = error.choice.format === "html" ? prepared.policy(pagePolicy) : null;
+  return policy instanceof Promise ? policy.then(respond) : respond(policy);
 }
 
 /** §2.1 step 2: the class's page with the default box and the tokens in place. */
@@ -192,7 +221,7 @@ export function applyToOriginError(
 ): Response | null | Promise<Response | null> {
   if (!compiled.active || compiled.rules.rules.length === 0 || response.status < 400) return null;
   const info: ErrorInfo = { status: response.status, code1xxx: 0, errorType: "", responseHeaders: response.headers };
-  const matched = matchingRule(compiled, request, ruleUrl ?? ruleUrlOf(compiled, request, url), info, tracer);
+  const matched = matchingContentRule(compiled, request, ruleUrl ?? ruleUrlOf(compiled, request, url), info, tracer);
   if (!matched) return null;
   const headers = new Headers(response.headers);
   for (const name of ["Content-Encoding", "Content-Length", "Content-Range", "ETag"]) headers.delete(name);
@@ -200,12 +229,32 @@ export function applyToOriginError(
   headers.set("Ray-ID", rayId);
   headers.set("Cache-Control", "private, no-store");
   // The origin's body is let go only once the rule answers: a rule whose asset cannot be read passes it through.
-  const served = serveRule(assets, matched, request, headers, rayId, response.status);
+  const served = serveRule(assets, matched.id, matched.parameters, request, headers, rayId, response.status);
   const replaced = (answer: Response | null): Response | null => {
     if (answer) void response.body?.cancel();
     return answer;
   };
   return served instanceof Promise ? served.then(replaced) : replaced(served);
+}
+
+/**
+ * The first matching rule that serves content, for an origin's error: an overlay rule is passed over (an origin's
+ * own error is not the service's structured error, so there is nothing to overlay; docs/custom-errors.md
+ * "Overlay"), and the rules after it are still tried, in order.
+ */
+function matchingContentRule(
+  compiled: CompiledCustomErrors,
+  request: Request,
+  ruleUrl: RuleUrl,
+  error: ErrorInfo,
+  tracer: RuleListTracer | undefined,
+): { readonly id: string; readonly parameters: ContentParameters } | null {
+  const ctx = customErrorFields.context({ request, ruleUrl, error });
+  // The draft preview's trace then shows the overlay rule as a match and the content rule after it as the answer.
+  for (const entry of allMatches(compiled.rules, ctx, compiled.zone, tracer)) {
+    if (entry.answer.kind === "content") return { id: entry.id, parameters: entry.answer.parameters };
+  }
+  return null;
 }
 
 /**
@@ -240,18 +289,18 @@ function ruleUrlOf(compiled: CompiledCustomErrors, request: Request, url: URL | 
  */
 function serveRule(
   assets: AssetSource,
-  matched: CompiledRule,
+  id: string,
+  parameters: ContentParameters,
   request: Request,
   headers: Headers,
   rayId: string,
   status: number,
 ): Response | null | Promise<Response | null> {
-  const parameters = matched.parameters;
   const answer = (contentType: string, content: string, tokens: boolean): Response => {
     const out = customHeaders(headers, `${contentType}; charset=utf-8`);
     const body = tokens ? substituteTokens(content, request, rayId) : content;
     const response = negotiatedResponse(request.method, parameters.status_code ?? status, out, body);
-    answers.set(response, { kind: "rule", id: matched.id });
+    answers.set(response, { kind: "rule", id });
     return response;
   };
   if (!servesAsset(parameters)) return answer(parameters.content_type, parameters.content, true);

@@ -12,17 +12,30 @@ import type { UrlNormalization } from "../../shared/url-normalise";
 import { pageMeta } from "../../state/zone/custom-pages/stored";
 import type { PageId } from "../../state/zone/custom-pages/validate";
 import { storedRuleset } from "../../state/zone/rulesets/stored";
-import type { ServeErrorParameters } from "../../state/zone/rulesets/validate";
+import { PreparedOverlay } from "../../errors/overlay";
+import type { AssetServeError } from "../../state/zone/rulesets/serve-error";
+import type { InlineServeError, ServeErrorParameters } from "../../state/zone/rulesets/validate";
 import type { Zone } from "../../state/zone/schema";
 
-export type CompiledRule = RuleListEntry<{ readonly parameters: ServeErrorParameters }>;
+/** A rule's own content: inline, or a custom error asset (serve-error.ts). */
+export type ContentParameters = InlineServeError | AssetServeError;
+
+/**
+ * What a rule answers with: fixed content (the published `serve_error`), or an overlay of the structured error
+ * (issue 23), prepared here once per zone version (its brand bar and stylesheet), not per error.
+ */
+export type RuleAnswer =
+  | { readonly kind: "content"; readonly parameters: ContentParameters }
+  | { readonly kind: "overlay"; readonly overlay: PreparedOverlay };
+
+export type CompiledRule = RuleListEntry<{ readonly answer: RuleAnswer }>;
 
 export interface CompiledCustomErrors {
   readonly zone: string;
   readonly version: number;
   /** Rules and pages need a paid plan; on `free` they are kept but not served (contract §2.1). */
   readonly active: boolean;
-  readonly rules: RuleList<{ readonly parameters: ServeErrorParameters }>;
+  readonly rules: RuleList<{ readonly answer: RuleAnswer }>;
   /** The page classes that are customised (their HTML is read from KV on first use, page-cache.ts). */
   readonly pages: ReadonlySet<PageId>;
   /** The zone's URL normalisation: the path custom error rules see (contract §2.2). */
@@ -42,7 +55,8 @@ export function compileCustomErrors(zone: Zone, normalization: UrlNormalization)
   const rules = compileRuleList("http_custom_errors", stored, {
     // A disabled rule, or one with nothing to serve, is not a rule of the list.
     admit: (rule) => (rule.enabled && rule.action_parameters ? { kind: "use" } : { kind: "skip" }),
-    prepare: (rule) => (rule.action_parameters ? ok({ parameters: rule.action_parameters }) : err("nothing to serve")),
+    prepare: (rule) =>
+      rule.action_parameters ? ok({ answer: answerOf(rule.action_parameters) }) : err("nothing to serve"),
   });
   // Validated when written; a rule that no longer compiles (an engine change) is skipped and said so.
   logUnusableRules(zone.zone, zone.version, rules.problems);
@@ -56,4 +70,10 @@ export function compileCustomErrors(zone: Zone, normalization: UrlNormalization)
     pages,
     normalization,
   };
+}
+
+function answerOf(parameters: ServeErrorParameters): RuleAnswer {
+  return "overlay" in parameters
+    ? { kind: "overlay", overlay: new PreparedOverlay(parameters.overlay) }
+    : { kind: "content", parameters };
 }

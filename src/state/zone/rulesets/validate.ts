@@ -30,9 +30,20 @@ import {
 import type { Plan, PlanForbids } from "../schema";
 import { PHASE_SPECS, type Phase, type RuleAction } from "./phases";
 import { parseAssetServeError, type AssetServeError } from "./serve-error";
+import { parseOverlayParameters, type Overlay } from "./overlay";
 
-/** contract §2.1: custom error responses. */
-export const CONTENT_TYPES = ["application/json", "text/html", "text/plain", "text/xml"] as const;
+/**
+ * contract §2.1: custom error responses: the published four, and (our addition, contract §9) `text/markdown` and
+ * `application/problem+json`, the two structured formats the service itself answers in.
+ */
+export const CONTENT_TYPES = [
+  "application/json",
+  "text/html",
+  "text/plain",
+  "text/xml",
+  "text/markdown",
+  "application/problem+json",
+] as const;
 export type ContentType = (typeof CONTENT_TYPES)[number];
 export const LIMITS = {
   /**
@@ -54,8 +65,16 @@ export const LIMITS = {
 /** The `kind` of every ruleset this API holds (the published API's zone-level entry points). */
 export const RULESET_KINDS = ["zone"] as const;
 
-/** Inline content (contract §2.1), or a custom error asset named by `asset_name` (serve-error.ts). */
-export type ServeErrorParameters = InlineServeError | AssetServeError;
+/**
+ * Inline content (contract §2.1), a custom error asset named by `asset_name` (serve-error.ts), or an overlay of the
+ * structured error (overlay.ts; contract §2.1, §9).
+ */
+export type ServeErrorParameters = InlineServeError | AssetServeError | ServeOverlayParameters;
+
+/** `serve_error` overlaying the structured error (issue 23): the error keeps its status and format. */
+export interface ServeOverlayParameters {
+  readonly overlay: Overlay;
+}
 
 export interface InlineServeError {
   readonly content: string;
@@ -296,12 +315,14 @@ function parseServeError(raw: unknown, at: At): ServeErrorParameters | undefined
   const p = readObject(
     raw,
     "action_parameters",
-    "must be an object {content, content_type, status_code?} or {asset_name, status_code?}",
+    "must be an object {content, content_type, status_code?}, {asset_name, status_code?} or {overlay}",
   );
   if (!p.ok) {
     at(p.error.kind, "action_parameters", p.error.message);
     return undefined;
   }
+  // Our addition: an overlay of the structured error, alone (overlay.ts).
+  if (p.value.overlay !== undefined) return parseOverlayParameters(p.value, at);
   // The published alternative to inline content: a custom error asset (serve-error.ts).
   if (p.value.asset_name !== undefined) return parseAssetServeError(p.value, at, LIMITS.statusCode);
   for (const key of unknownKeys(p.value, SERVE_ERROR_FIELDS))

@@ -1,0 +1,92 @@
+/**
+ * A structured error overlaid by a custom error rule (contract §2.1 "a rule may instead overlay the structured
+ * error … and keep negotiation, machine fields, retry hints and headers", §9; issue 23; docs/custom-errors.md
+ * "Overlay"). The rule's texts replace `detail` and `what_you_should_do`; its links become the new member `links`
+ * (JSON and the page's island after `footer`, the frontmatter after `what_you_should_do`); its branding dresses the
+ * HTML page only. Every other field, the status, the negotiated format and every header (`Ray-ID`, `Retry-After`,
+ * `Proxy-Status`, `Vary`, `Cache-Control`, `nosniff`) stay the service's: the answer is still its structured error.
+ *
+ * The default path is untouched (its per-code templates, occurrence-template.ts); an overlay is rendered in full by
+ * the same renderers, from what `prepareOverlay` built once per compiled rule (the brand bar, its stylesheet and the
+ * page's policy). Pure but for the policy's hash (WebCrypto), computed once per rule and then kept.
+ */
+import type { ErrorFields } from "./fields";
+import type { ErrorFormat } from "./format";
+import { brandStyle, renderBrand, renderPage, type PageOverlay } from "./render-html";
+import { renderMarkdownOverlaid } from "./render-markdown";
+
+export interface ErrorOverlayLink {
+  readonly title: string;
+  readonly href: string;
+}
+
+/** What a rule overlays (validated when written: src/state/zone/rulesets/overlay.ts). */
+export interface ErrorOverlay {
+  readonly detail?: string;
+  readonly what_you_should_do?: string;
+  readonly links?: readonly ErrorOverlayLink[];
+  readonly branding?: {
+    readonly name?: string;
+    readonly logo_url?: string;
+    readonly accent_color?: string;
+  };
+}
+
+/** The fields of an overlaid error: the 17 in their order, then `links` when the overlay has some. */
+export type OverlaidFields = ErrorFields & { readonly links?: readonly ErrorOverlayLink[] };
+
+/** An overlay made ready once per compiled rule (src/edge/custom-errors/compiled.ts). */
+export class PreparedOverlay {
+  readonly page: PageOverlay;
+  /** The page's CSP once known (null: the default page's policy applies, or it is not computed yet). */
+  #policy: string | null = null;
+  #pending: Promise<string> | null = null;
+
+  constructor(readonly overlay: ErrorOverlay) {
+    const b = overlay.branding;
+    this.page = {
+      ...(overlay.links === undefined ? {} : { links: overlay.links }),
+      ...(b === undefined ? {} : { brand: renderBrand(b.name, b.logo_url), style: brandStyle(b.accent_color) }),
+    };
+  }
+
+  /**
+   * The CSP of the overlaid page when it differs from the default page's (a brand stylesheet, a `data:` logo):
+   * a string after the first use, else a promise; `null` when the default policy fits.
+   */
+  policy(
+    /** headers.ts `pagePolicy`, passed in so this module stays free of the runtime's Response types (Node bench). */
+    compute: (style: string, dataImages: boolean) => Promise<string>,
+  ): string | Promise<string> | null {
+    if (this.page.style === undefined) return null;
+    if (this.#policy !== null) return this.#policy;
+    this.#pending ??= compute(this.page.style, this.overlay.branding?.logo_url !== undefined).then(
+      (p) => (this.#policy = p),
+    );
+    return this.#pending;
+  }
+}
+
+/** The error's fields with the overlay's texts in place and `links` appended (JSON key order: contract §1.1 + 1). */
+export function overlaidFields(f: ErrorFields, overlay: ErrorOverlay): OverlaidFields {
+  // A spread keeps every key of `f` where it is (replaced values included); `links` comes after `footer`.
+  const fields = {
+    ...f,
+    detail: overlay.detail ?? f.detail,
+    what_you_should_do: overlay.what_you_should_do ?? f.what_you_should_do,
+  };
+  return overlay.links === undefined ? fields : { ...fields, links: overlay.links };
+}
+
+/** The overlaid error's body in the negotiated format. */
+export function renderOverlaid(f: OverlaidFields, format: ErrorFormat, prepared: PreparedOverlay): string {
+  switch (format) {
+    case "json":
+    case "problem+json":
+      return JSON.stringify(f);
+    case "markdown":
+      return renderMarkdownOverlaid(f, f.links);
+    case "html":
+      return renderPage(f, prepared.page);
+  }
+}
