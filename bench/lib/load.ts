@@ -113,3 +113,23 @@ export async function interleavedRounds<S extends { readonly name: string }>(
   }
   return runs;
 }
+
+/**
+ * The load suites' common run: `passes` warm-up slices of 1 s per scenario (one per workerd process, so each
+ * process's JIT settles), then `interleavedRounds` of `seconds` each. `drive(scenario, seconds)` sends the load.
+ */
+export async function warmedRounds<S extends { readonly name: string }>(
+  scenarios: readonly S[],
+  options: {
+    readonly rounds: number;
+    readonly seconds: number;
+    readonly passes?: number;
+    readonly drive: (scenario: S, durationSeconds: number) => Promise<LoadResult>;
+    readonly log: (line: string) => void;
+  },
+): Promise<LoadResult[][]> {
+  const { rounds, seconds, passes = 1, drive, log } = options;
+  log("warm-up");
+  for (let i = 0; i < passes; i++) for (const scenario of scenarios) await drive(scenario, 1);
+  return interleavedRounds(scenarios, rounds, (scenario) => drive(scenario, seconds), log);
+}

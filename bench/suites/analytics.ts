@@ -10,7 +10,7 @@
  * batches settle, the zone's analytics total is compared with the count of answers.
  */
 import { api as apiCall, send } from "../lib/http.ts";
-import { interleavedRounds, load } from "../lib/load.ts";
+import { warmedRounds, load } from "../lib/load.ts";
 import { loadRows } from "../lib/rows.ts";
 import { serveWorker, type Served } from "../lib/serve.ts";
 import { round } from "../lib/stats.ts";
@@ -65,14 +65,12 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
         serverCpu: served.cpuSeconds,
       });
     };
-    context.log("warm-up");
-    for (const scenario of scenarios) await drive(scenario, 1);
-    const results = await interleavedRounds(
-      scenarios,
+    const results = await warmedRounds(scenarios, {
       rounds,
-      (s) => drive(s, seconds),
-      (line) => context.log(line),
-    );
+      seconds,
+      drive,
+      log: (line) => context.log(line),
+    });
     const rows: ResultRow[] = loadRows(scenarios, results, () => 0);
 
     // Records written vs lost at the highest rate: a fresh zone, more connections, every answer counted (autocannon

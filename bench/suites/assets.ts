@@ -10,7 +10,7 @@
  * not a difference of bytes. Also measured: the first error after the asset changed (its part read from KV once).
  */
 import { api as apiCall, send } from "../lib/http.ts";
-import { interleavedRounds, load, type LoadResult } from "../lib/load.ts";
+import { warmedRounds, load, type LoadResult } from "../lib/load.ts";
 import { startExampleOrigin } from "../lib/origin.ts";
 import { loadRows } from "../lib/rows.ts";
 import { serveWorker, type Served } from "../lib/serve.ts";
@@ -107,14 +107,12 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
         expectStatus: STATUS,
         serverCpu: served.cpuSeconds,
       });
-    context.log("warm-up");
-    for (const scenario of SCENARIOS) await drive(scenario, 1);
-    const results = await interleavedRounds(
-      SCENARIOS,
+    const results = await warmedRounds(SCENARIOS, {
       rounds,
-      (s) => drive(s, seconds),
-      (line) => context.log(line),
-    );
+      seconds,
+      drive,
+      log: (line) => context.log(line),
+    });
     const rows = loadRows(SCENARIOS, results, (i) => (SCENARIOS[i]?.host === INLINE ? i : i - 1));
     notes.push(
       `${rounds} round(s) × ${seconds} s per scenario, ${connections} connections; one Worker (Miniflare), two zones;`,

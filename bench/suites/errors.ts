@@ -27,7 +27,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { api, send, type Answer } from "../lib/http.ts";
-import { interleavedRounds, load, type LoadResult } from "../lib/load.ts";
+import { warmedRounds, load, type LoadResult } from "../lib/load.ts";
 import { loadRows } from "../lib/rows.ts";
 import { inTurn, serveWorker, type ServeOptions, type Served } from "../lib/serve.ts";
 import { sequentialRequests, serveCounted } from "../lib/instructions.ts";
@@ -156,15 +156,13 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
       });
     };
 
-    context.log("warm-up");
-    for (let i = 0; i < processes; i++) for (const scenario of SCENARIOS) await drive(scenario, 1);
-
-    const results = await interleavedRounds(
-      SCENARIOS,
+    const results = await warmedRounds(SCENARIOS, {
       rounds,
-      (scenario) => drive(scenario, seconds),
-      (line) => context.log(line),
-    );
+      seconds,
+      drive,
+      passes: processes,
+      log: (line) => context.log(line),
+    });
 
     const rows = loadRows(SCENARIOS, results, () => 0);
     notes.push(

@@ -13,7 +13,7 @@
  * `/cdn-cgi/*` is not used (Miniflare refuses it for other hosts: toolchain.md §9); this is plain zone traffic.
  */
 import { api as apiCall } from "../lib/http.ts";
-import { interleavedRounds, load, type LoadResult } from "../lib/load.ts";
+import { warmedRounds, load, type LoadResult } from "../lib/load.ts";
 import { startExampleOrigin } from "../lib/origin.ts";
 import { loadRows } from "../lib/rows.ts";
 import { serveWorker, type Served } from "../lib/serve.ts";
@@ -118,14 +118,12 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
         durationSeconds,
         serverCpu: target.cpuSeconds,
       });
-    context.log("warm-up");
-    for (const scenario of SCENARIOS) await drive(scenario, 1);
-    const results = await interleavedRounds(
-      SCENARIOS,
+    const results = await warmedRounds(SCENARIOS, {
       rounds,
-      (s) => drive(s, seconds),
-      (line) => context.log(line),
-    );
+      seconds,
+      drive,
+      log: (line) => context.log(line),
+    });
     const rows = loadRows(SCENARIOS, results, (index) => SCENARIOS[index]?.baseline ?? 0);
     return {
       rows,

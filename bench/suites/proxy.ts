@@ -12,7 +12,7 @@
  * method as the errors suite).
  */
 import { request } from "node:http";
-import { interleavedRounds, load, type LoadResult } from "../lib/load.ts";
+import { warmedRounds, load, type LoadResult } from "../lib/load.ts";
 import { startExampleOrigin } from "../lib/origin.ts";
 import { loadRows } from "../lib/rows.ts";
 import { inTurn, serveWorker, type ServeOptions, type Served } from "../lib/serve.ts";
@@ -159,15 +159,13 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
       });
     };
 
-    context.log("warm-up");
-    for (let i = 0; i < processes; i++) for (const scenario of SCENARIOS) await drive(scenario, 1);
-
-    const results = await interleavedRounds(
-      SCENARIOS,
+    const results = await warmedRounds(SCENARIOS, {
       rounds,
-      (scenario) => drive(scenario, seconds),
-      (line) => context.log(line),
-    );
+      seconds,
+      drive,
+      passes: processes,
+      log: (line) => context.log(line),
+    });
 
     // Each subject row is compared with the baseline row of the same payload, round by round.
     const rows = loadRows(SCENARIOS, results, (i) =>
