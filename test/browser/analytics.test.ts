@@ -11,16 +11,14 @@
  * critical violations. Screenshots go to test/artifacts/, or with UPDATE_SCREENSHOTS=1 to docs/img/analytics/
  * (committed: README and docs/analytics.md show them).
  */
-import { CHROMIUM_FLAGS } from "./chromium.ts";
+import { launchChromium } from "./chromium.ts";
 import { seriousAxeViolations } from "./axe.ts";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveWorker, type Served } from "../../bench/lib/serve.ts";
-import { CHROMIUM_PATH } from "./ensure-chromium.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 // Every run writes its screenshots to test/artifacts/ (git-ignored); `UPDATE_SCREENSHOTS=1` writes the committed
@@ -65,7 +63,7 @@ async function startFailingOrigin(): Promise<{ server: Server; port: number }> {
 let served: Served;
 let origin: { server: Server; port: number };
 let context: BrowserContext;
-let profile: string;
+let closeChromium: (() => Promise<void>) | undefined;
 let base: string;
 
 async function api(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
@@ -147,20 +145,13 @@ beforeAll(async () => {
   }
 
   await mkdir(shots, { recursive: true });
-  profile = await mkdtemp(join(tmpdir(), "edge-errors-chromium-"));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    args: CHROMIUM_FLAGS,
-    viewport: { width: 1280, height: 800 },
-  });
+  ({ context, close: closeChromium } = await launchChromium());
 }, 120_000);
 
 afterAll(async () => {
-  await context?.close();
+  await closeChromium?.();
   await served?.dispose();
   await new Promise((r) => (origin ? origin.server.close(r) : r(undefined)));
-  if (profile !== undefined) await rm(profile, { recursive: true, force: true });
 });
 
 interface Watched {

@@ -11,17 +11,15 @@
  * key colours (computed styles), page height; axe-core, no request beyond the page, no console error (a CSP
  * violation is one). Screenshots go to test/artifacts/ (`custom-*.png`).
  */
-import { CHROMIUM_FLAGS, WIDTHS, SCHEMES } from "./chromium.ts";
+import { launchChromium, WIDTHS, SCHEMES } from "./chromium.ts";
 import { seriousAxeViolations } from "./axe.ts";
 import { createHash } from "node:crypto";
-import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveWorker, type Served } from "../../bench/lib/serve.ts";
 import { BOX_STYLE } from "../../src/errors/page.ts";
-import { CHROMIUM_PATH } from "./ensure-chromium.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 const artifacts = join(root, "test/artifacts");
@@ -82,7 +80,7 @@ interface Example {
 
 let served: Served;
 let context: BrowserContext;
-let profile: string;
+let closeChromium: (() => Promise<void>) | undefined;
 let base: string;
 let port: string;
 let examplePage: string;
@@ -134,19 +132,12 @@ beforeAll(async () => {
       action_parameters: { content: RULE_HTML, content_type: "text/html" },
     },
   ]);
-  profile = await mkdtemp(join(tmpdir(), "edge-errors-chromium-"));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    args: CHROMIUM_FLAGS,
-    viewport: { width: 1280, height: 800 },
-  });
+  ({ context, close: closeChromium } = await launchChromium());
 });
 
 afterAll(async () => {
-  await context?.close();
+  await closeChromium?.();
   await served?.dispose();
-  if (profile !== undefined) await rm(profile, { recursive: true, force: true });
 });
 
 interface Watched {

@@ -8,16 +8,14 @@
  * lets the brand bar's stylesheet and the logo through and nothing else (no console error, no request beyond the
  * page); the operator's text is text (no element, handler or dialog of its making); axe-core finds nothing serious.
  */
-import { CHROMIUM_FLAGS, SCHEMES } from "./chromium.ts";
+import { launchChromium, SCHEMES } from "./chromium.ts";
 import { seriousAxeViolations } from "./axe.ts";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveWorker, type Served } from "../../bench/lib/serve.ts";
-import { CHROMIUM_PATH } from "./ensure-chromium.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 const artifacts = join(root, "test/artifacts");
@@ -42,7 +40,7 @@ const OVERLAY = {
 
 let served: Served;
 let context: BrowserContext;
-let profile: string;
+let closeChromium: (() => Promise<void>) | undefined;
 let url: string;
 
 /** A loopback port nobody listens on (bound, then released). */
@@ -79,19 +77,12 @@ beforeAll(async () => {
   });
   // `*.test` resolves to 127.0.0.1 (--host-resolver-rules): zone traffic for overlay.test, a real 521.
   url = `http://${ZONE}:${served.url.port}/checkout`;
-  profile = await mkdtemp(join(tmpdir(), "edge-errors-chromium-"));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    args: CHROMIUM_FLAGS,
-    viewport: { width: 1280, height: 800 },
-  });
+  ({ context, close: closeChromium } = await launchChromium());
 }, 60_000);
 
 afterAll(async () => {
-  await context?.close();
+  await closeChromium?.();
   await served?.dispose();
-  if (profile !== undefined) await rm(profile, { recursive: true, force: true });
 });
 
 interface Watched {

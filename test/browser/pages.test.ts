@@ -7,25 +7,23 @@
  * would check: no horizontal scroll, no request beyond the page, no CSP violation, an axe-core audit without
  * serious or critical violations, hostile zone and path values shown as text, a working copy button and filter.
  */
-import { CHROMIUM_FLAGS, WIDTHS, SCHEMES } from "./chromium.ts";
+import { launchChromium, WIDTHS, SCHEMES } from "./chromium.ts";
 import { seriousAxeViolations } from "./axe.ts";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveWorker, type Served } from "../../bench/lib/serve.ts";
 import { CATALOG } from "../../src/errors/catalog.ts";
 import { errorFields, footerText } from "../../src/errors/fields.ts";
 import { renderHtml } from "../../src/errors/render-html.ts";
-import { CHROMIUM_PATH } from "./ensure-chromium.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 const artifacts = join(root, "test/artifacts");
 
 let served: Served;
 let context: BrowserContext;
-let profile: string;
+let closeChromium: (() => Promise<void>) | undefined;
 let base: string;
 
 beforeAll(async () => {
@@ -33,20 +31,13 @@ beforeAll(async () => {
   served = await serveWorker({ root, entry: "src/index.ts", bindings: { ADMIN_TOKEN: "browser-test-token" } });
   base = served.url.href.replace(/\/$/, "");
   // A fresh profile per run (`--user-data-dir`): a reused one makes chromium try the network for its state.
-  profile = await mkdtemp(join(tmpdir(), "edge-errors-chromium-"));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    args: CHROMIUM_FLAGS,
-    viewport: { width: 1280, height: 800 },
-  });
+  ({ context, close: closeChromium } = await launchChromium());
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
 });
 
 afterAll(async () => {
-  await context?.close();
+  await closeChromium?.();
   await served?.dispose();
-  if (profile !== undefined) await rm(profile, { recursive: true, force: true });
 });
 
 /** A page that records every request it makes and every console error (a CSP violation is one). */
