@@ -2,7 +2,7 @@
  * The SQL of analytics queries, built from whitelisted names only (values are always bound parameters). Exported
  * so tests assert with `EXPLAIN QUERY PLAN` that each one is a primary-key range scan (docs/analytics.md).
  */
-import type { Step } from "./schema";
+import { BATCH_SLOTS, type Step } from "./schema";
 
 export const DIMENSIONS = ["code", "source", "answered_by", "format"] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
@@ -71,26 +71,42 @@ export function topPathsSql(sinceHour: number, untilHour: number, limit: number)
   };
 }
 
-const EVENT_COLUMNS = "ray, at, code, status, source, answered_by, answer_id, format, method, path, country, cause";
+/**
+ * One occurrence by Ray ID (`?1`), through the Ray index: the record's JSON array (record.ts RECORD_COLUMNS), taken
+ * from its batch row by its index (schema.ts BATCH_SLOTS). Retention is checked on the record's own time.
+ */
+export const LOOKUP_SQL = `SELECT json_extract(b.records, '$[' || (r.id % ${BATCH_SLOTS}) || ']') AS record
+  FROM rays r JOIN batches b ON b.id = r.id / ${BATCH_SLOTS} WHERE r.ray = ?1`;
 
-/** One occurrence by Ray ID (`?1`) within retention (`?2`), through the Ray index (`rays`, schema.ts). */
-export const LOOKUP_SQL = `SELECT ${EVENT_COLUMNS} FROM events
-  WHERE id = (SELECT id FROM rays WHERE ray = ?1) AND at >= ?2`;
-
-/** One occurrence by id (`?1`, from the object's in-memory index of the recent rays) within retention (`?2`). */
-export const EVENT_BY_ID_SQL = `SELECT ${EVENT_COLUMNS} FROM events WHERE id = ?1 AND at >= ?2`;
+/**
+ * One occurrence by id (`?1`, from the object's in-memory index of the recent rays). A JavaScript number is bound as
+ * a REAL, so it is made an INTEGER before the arithmetic (`1025.0 % 1024` would make the path `$[1.0]`).
+ */
+export const EVENT_BY_ID_SQL = `SELECT json_extract(records, '$[' || (CAST(?1 AS INTEGER) % ${BATCH_SLOTS}) || ']')
+  AS record FROM batches WHERE id = CAST(?1 AS INTEGER) / ${BATCH_SLOTS}`;
 
 /** The rays of a JSON array (`?1`) already in `rays`. */
 export const INDEXED_RAYS_SQL =
   "SELECT value AS ray FROM json_each(?1) WHERE EXISTS (SELECT 1 FROM rays WHERE ray = value)";
 
-/** The head of a multi-row events insert (`id` then the columns of record.ts `RECORD_COLUMNS`); rows follow. */
-export const INSERT_EVENTS_SQL = `INSERT INTO events (id, ${EVENT_COLUMNS}) VALUES`;
+/** The batches above `?1` (the ones whose rays are indexed in the object's memory, not yet in `rays`). */
+export const RECENT_BATCHES_SQL = "SELECT id, records FROM batches WHERE id > ?1";
 
-/** Counts of the rows stored by one batch (`events.id > ?`), summed per key of a counters table and added. */
-export function addCountsSql(target: "minutes" | "hours", step: number): string {
-  return `INSERT INTO ${target} (bucket, code, source, answered_by, format, count)
-    SELECT at / ${step} * ${step}, code, source, answered_by, format, count(*) FROM events WHERE id > ?
-    GROUP BY 1, 2, 3, 4, 5
+/** The rays of the batches above `?1` into `rays`, in key order (consecutive rays share the pages written). */
+export const INDEX_RAYS_SQL = `INSERT OR IGNORE INTO rays (ray, id)
+  SELECT j.value ->> 0, b.id * ${BATCH_SLOTS} + j.key FROM batches b, json_each(b.records) j WHERE b.id > ?1
+  ORDER BY 1`;
+
+/** One batch: its id, its newest record's time, its records' JSON text. */
+export const INSERT_BATCH_SQL = "INSERT INTO batches (id, newest, records) VALUES (?1, ?2, ?3)";
+
+/** Retention: the rays of the batches whose newest record is before `?1`, then the batches. */
+export const PRUNE_RAYS_SQL = `DELETE FROM rays WHERE ray IN
+  (SELECT j.value ->> 0 FROM batches b, json_each(b.records) j WHERE b.newest < ?1)`;
+export const PRUNE_BATCHES_SQL = "DELETE FROM batches WHERE newest < ?1 RETURNING json_array_length(records) AS n";
+
+/** Adds `?6` to one counter row of `minutes` or `hours` (bucket, code, source, answered_by, format). */
+export function addCountSql(target: "minutes" | "hours"): string {
+  return `INSERT INTO ${target} (bucket, code, source, answered_by, format, count) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
     ON CONFLICT (bucket, code, source, answered_by, format) DO UPDATE SET count = count + excluded.count`;
 }

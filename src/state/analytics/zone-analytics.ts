@@ -15,14 +15,18 @@
 import { DurableObject } from "cloudflare:workers";
 import { err, ok, type Result } from "../../shared/result";
 import { migrate } from "../tags/migrations";
-import { encodeBatch, RECORD_COLUMNS, type EncodedRecord, type ErrorRecord } from "./record";
+import { encodeBatch, type EncodedRecord, type ErrorRecord } from "./record";
 import {
-  addCountsSql,
+  addCountSql,
   groupCountSql,
   EVENT_BY_ID_SQL,
+  INDEX_RAYS_SQL,
   INDEXED_RAYS_SQL,
-  INSERT_EVENTS_SQL,
+  INSERT_BATCH_SQL,
   LOOKUP_SQL,
+  PRUNE_BATCHES_SQL,
+  PRUNE_RAYS_SQL,
+  RECENT_BATCHES_SQL,
   seriesSql,
   topCodesSql,
   topPathsSql,
@@ -31,6 +35,7 @@ import {
 } from "./query";
 import {
   ANALYTICS_MIGRATIONS,
+  BATCH_SLOTS,
   MAX_PATHS_PER_HOUR,
   MAX_SERIES,
   OTHER_PATH,
@@ -62,22 +67,22 @@ export interface Pruned {
   readonly paths: number;
 }
 
-/** A row of `events`, as the migration declares it (the values the `record` method wrote). */
-type EventRow = {
-  [K in keyof ErrorRecord]: ErrorRecord[K];
-};
-
 const floorTo = (ms: number, step: number): number => Math.floor(ms / step) * step;
 
-/** Rows per events insert: 7 rows × 13 columns (id and RECORD_COLUMNS) = 91 bound parameters, under the limit of 100. */
-const EVENT_ROWS = 7;
-const EVENT_TUPLE = `(${Array.from({ length: RECORD_COLUMNS.length + 1 }, () => "?").join(", ")})`;
+/** A counters row's key (schema.ts `minutes`, `hours`). */
+interface CounterKey {
+  readonly bucket: number;
+  readonly code: number;
+  readonly source: string;
+  readonly answered_by: string;
+  readonly format: string;
+}
 
 export class ZoneAnalytics extends DurableObject<Env> {
   private readonly sql: SqlStorage;
-  /** Ray → id of the events above `rays_upto` (not yet in `rays`); loaded when first needed. */
+  /** Ray → occurrence id of the batches above `rays_upto` (not yet in `rays`); loaded when first needed. */
   private recent: Map<string, number> | null = null;
-  /** `analytics_meta.rays_upto`: every event up to this id is in `rays` (loaded with `recent`). */
+  /** `analytics_meta.rays_upto`: the rays of every batch up to this id are in `rays` (loaded with `recent`). */
   private raysUpto = 0;
   /** Whether this object life has seen its alarm armed (then no write reads it again). */
   private alarmArmed = false;
@@ -98,10 +103,10 @@ export class ZoneAnalytics extends DurableObject<Env> {
    * transaction, per batch and not per record wherever SQLite can do it:
    *   - a ray already stored (in the recent rays in memory, or in `rays`), or earlier in the batch, is ignored: a
    *     retried batch counts nothing twice;
-   *   - the new events are inserted with ids max + 1, + 2, …, 7 rows a statement (91 bound parameters, under the
-   *     storage's limit of 100);
-   *   - the counters are summed per key from the rows just stored (one upsert per distinct key), the paths per
-   *     distinct (hour, path);
+   *   - the new records are stored as one `batches` row per BATCH_SLOTS of them, as JSON text (the text received
+   *     when nothing was dropped), with ids above every batch the memory index may name (schema.ts BATCH_SLOTS);
+   *   - the counters are summed per key here and added with one upsert per distinct key, the paths per distinct
+   *     (hour, path): a burst of one error is one row each;
    *   - every RAY_INDEX_EVERY new rays, the recent rays go to `rays` in key order (schema.ts).
    * Returns how many records were new.
    */
@@ -109,44 +114,22 @@ export class ZoneAnalytics extends DurableObject<Env> {
     const batch = JSON.parse(rows) as readonly EncodedRecord[];
     const recent = this.recentRays();
     const stored = this.ctx.storage.transactionSync(() => {
-      const seen = new Set<string>();
-      const candidates: EncodedRecord[] = [];
-      for (const record of batch) {
-        const ray = record[0];
-        if (recent.has(ray) || seen.has(ray)) continue;
-        seen.add(ray);
-        candidates.push(record);
-      }
-      if (candidates.length === 0) return [];
-      const indexed = new Set(
-        this.sql
-          .exec<{ ray: string }>(INDEXED_RAYS_SQL, JSON.stringify(candidates.map((r) => r[0])))
-          .toArray()
-          .map((r) => r.ray),
-      );
-      const fresh = indexed.size === 0 ? candidates : candidates.filter((r) => !indexed.has(r[0]));
+      const fresh = this.unseen(batch, recent);
       if (fresh.length === 0) return [];
-      // New ids are above `rays_upto` even when retention emptied the table's end (an idle zone's events all
-      // expire), so the events the memory index names are exactly those above it, after a restart too.
-      const largest = this.sql.exec<{ id: number | null }>("SELECT max(id) AS id FROM events").one().id ?? 0;
-      const before = Math.max(largest, this.raysUpto);
-      for (let start = 0; start < fresh.length; start += EVENT_ROWS) {
-        const chunk = fresh.slice(start, start + EVENT_ROWS);
-        const values: SqlStorageValue[] = [];
-        chunk.forEach((record, i) => values.push(before + 1 + start + i, ...record));
-        this.sql.exec(`${INSERT_EVENTS_SQL} ${chunk.map(() => EVENT_TUPLE).join(", ")}`, ...values);
+      // New batch ids are above `rays_upto` even when retention emptied the table's end (an idle zone's batches
+      // all expire), so the batches the memory index names are exactly those above it, after a restart too.
+      const largest = this.sql.exec<{ id: number | null }>("SELECT max(id) AS id FROM batches").one().id ?? 0;
+      let next = Math.max(largest, this.raysUpto) + 1;
+      const ids: (readonly [string, number])[] = [];
+      for (let start = 0; start < fresh.length; start += BATCH_SLOTS, next++) {
+        const part = fresh.slice(start, start + BATCH_SLOTS);
+        // The received text is stored as it is when every record of it is new and fits one row.
+        const text = part.length === batch.length ? rows : JSON.stringify(part);
+        this.sql.exec(INSERT_BATCH_SQL, next, Math.max(...part.map((r) => r[1])), text);
+        part.forEach((record, i) => ids.push([record[0], next * BATCH_SLOTS + i]));
       }
-      this.sql.exec(addCountsSql("minutes", STEP_MS.minute), before);
-      this.sql.exec(addCountsSql("hours", STEP_MS.hour), before);
-      const paths = this.sql
-        .exec<{ bucket: number; path: string; n: number }>(
-          `SELECT at / ${STEP_MS.hour} * ${STEP_MS.hour} AS bucket, path, count(*) AS n FROM events WHERE id > ?
-           GROUP BY 1, 2`,
-          before,
-        )
-        .toArray();
-      for (const { bucket, path, n } of paths) this.countPath(bucket, path, n);
-      return fresh.map((record, i) => [record[0], before + 1 + i] as const);
+      this.addCounts(fresh);
+      return ids;
     });
     // Only once the rows are written: the memory index never names an event the storage does not hold.
     for (const [ray, id] of stored) recent.set(ray, id);
@@ -159,29 +142,81 @@ export class ZoneAnalytics extends DurableObject<Env> {
     return stored.length;
   }
 
+  /** The records of a batch whose ray is neither stored (memory index, then `rays`) nor earlier in the batch. */
+  private unseen(batch: readonly EncodedRecord[], recent: ReadonlyMap<string, number>): readonly EncodedRecord[] {
+    const seen = new Set<string>();
+    const candidates: EncodedRecord[] = [];
+    for (const record of batch) {
+      const ray = record[0];
+      if (recent.has(ray) || seen.has(ray)) continue;
+      seen.add(ray);
+      candidates.push(record);
+    }
+    if (candidates.length === 0) return candidates;
+    const indexed = new Set(
+      this.sql
+        .exec<{ ray: string }>(INDEXED_RAYS_SQL, JSON.stringify(candidates.map((r) => r[0])))
+        .toArray()
+        .map((r) => r.ray),
+    );
+    return indexed.size === 0 ? candidates : candidates.filter((r) => !indexed.has(r[0]));
+  }
+
+  /** Adds the records to their minute, hour and path-hour counters: one upsert per distinct key. */
+  private addCounts(records: readonly EncodedRecord[]): void {
+    const minutes = new Map<string, CounterKey & { n: number }>();
+    const hours = new Map<string, CounterKey & { n: number }>();
+    const paths = new Map<string, { bucket: number; path: string; n: number }>();
+    const bump = (into: Map<string, CounterKey & { n: number }>, bucket: number, r: EncodedRecord): void => {
+      const key = `${bucket} ${r[2]} ${r[4]} ${r[5]} ${r[7]}`;
+      const row = into.get(key);
+      if (row !== undefined) row.n += 1;
+      else into.set(key, { bucket, code: r[2], source: r[4], answered_by: r[5], format: r[7], n: 1 });
+    };
+    for (const r of records) {
+      const hour = floorTo(r[1], STEP_MS.hour);
+      bump(minutes, floorTo(r[1], STEP_MS.minute), r);
+      bump(hours, hour, r);
+      const pathKey = `${hour} ${r[9]}`;
+      const row = paths.get(pathKey);
+      if (row !== undefined) row.n += 1;
+      else paths.set(pathKey, { bucket: hour, path: r[9], n: 1 });
+    }
+    for (const [table, rows] of [
+      ["minutes", minutes],
+      ["hours", hours],
+    ] as const) {
+      const sql = addCountSql(table);
+      for (const c of rows.values()) this.sql.exec(sql, c.bucket, c.code, c.source, c.answered_by, c.format, c.n);
+    }
+    for (const { bucket, path, n } of paths.values()) this.countPath(bucket, path, n);
+  }
+
   /** One occurrence by Ray ID, within the events' retention as of `now`; null when unknown or expired. */
   lookup(ray: string, now: number = Date.now()): ErrorRecord | null {
     const id = this.recentRays().get(ray);
-    const since = now - RETENTION.eventsMs;
     const row = (
       id === undefined
-        ? this.sql.exec<EventRow>(LOOKUP_SQL, ray, since)
-        : this.sql.exec<EventRow>(EVENT_BY_ID_SQL, id, since)
+        ? this.sql.exec<{ record: string | null }>(LOOKUP_SQL, ray)
+        : this.sql.exec<{ record: string | null }>(EVENT_BY_ID_SQL, id)
     ).toArray()[0];
-    if (!row) return null;
+    if (!row?.record) return null;
+    const r = JSON.parse(row.record) as EncodedRecord;
+    // Retention is each record's own (a batch stays until its newest record expires).
+    if (r[1] < now - RETENTION.eventsMs) return null;
     return {
-      ray: row.ray,
-      at: row.at,
-      code: row.code,
-      status: row.status,
-      source: row.source,
-      answered_by: row.answered_by,
-      answer_id: row.answer_id,
-      format: row.format,
-      method: row.method,
-      path: row.path,
-      country: row.country,
-      cause: row.cause,
+      ray: r[0],
+      at: r[1],
+      code: r[2],
+      status: r[3],
+      source: r[4] as ErrorRecord["source"],
+      answered_by: r[5] as ErrorRecord["answered_by"],
+      answer_id: r[6],
+      format: r[7] as ErrorRecord["format"],
+      method: r[8],
+      path: r[9],
+      country: r[10],
+      cause: r[11],
     };
   }
 
@@ -229,21 +264,30 @@ export class ZoneAnalytics extends DurableObject<Env> {
     if (left > 0) await this.ctx.storage.setAlarm(Date.now() + PRUNE_EVERY_MS);
   }
 
-  /** Deletes the events before `cutoff` and their rays (by the time index, then each ray by its key). */
+  /**
+   * Deletes the batches whose newest record is before `cutoff`, and their rays (by the time index, then each ray
+   * by its key); returns how many records went.
+   */
   private pruneEvents(cutoff: number): number {
-    this.sql.exec("DELETE FROM rays WHERE ray IN (SELECT ray FROM events WHERE at < ?)", cutoff);
-    return this.sql.exec("DELETE FROM events WHERE at < ?", cutoff).rowsWritten;
+    this.sql.exec(PRUNE_RAYS_SQL, cutoff);
+    return this.sql
+      .exec<{ n: number }>(PRUNE_BATCHES_SQL, cutoff)
+      .toArray()
+      .reduce((sum, row) => sum + row.n, 0);
   }
 
-  /** The in-memory index of the events above `rays_upto` (at most RAY_INDEX_EVERY + one batch of them). */
+  /** The in-memory index of the batches above `rays_upto` (at most RAY_INDEX_EVERY + one batch of rays). */
   private recentRays(): Map<string, number> {
     if (this.recent !== null) return this.recent;
     this.raysUpto = this.sql
       .exec<{ value: number }>("SELECT value FROM analytics_meta WHERE name = 'rays_upto'")
       .one().value;
     const recent = new Map<string, number>();
-    const rows = this.sql.exec<{ ray: string; id: number }>("SELECT ray, id FROM events WHERE id > ?", this.raysUpto);
-    for (const row of rows) recent.set(row.ray, row.id);
+    for (const row of this.sql.exec<{ id: number; records: string }>(RECENT_BATCHES_SQL, this.raysUpto)) {
+      (JSON.parse(row.records) as readonly EncodedRecord[]).forEach((r, i) =>
+        recent.set(r[0], row.id * BATCH_SLOTS + i),
+      );
+    }
     this.recent = recent;
     return recent;
   }
@@ -252,12 +296,9 @@ export class ZoneAnalytics extends DurableObject<Env> {
   private indexRecentRays(): void {
     const recent = this.recentRays();
     const upto = this.ctx.storage.transactionSync(() => {
-      const top = this.sql.exec<{ id: number | null }>("SELECT max(id) AS id FROM events").one().id ?? 0;
+      const top = this.sql.exec<{ id: number | null }>("SELECT max(id) AS id FROM batches").one().id ?? 0;
       const next = Math.max(top, this.raysUpto);
-      this.sql.exec(
-        "INSERT OR IGNORE INTO rays (ray, id) SELECT ray, id FROM events WHERE id > ? ORDER BY ray",
-        this.raysUpto,
-      );
+      this.sql.exec(INDEX_RAYS_SQL, this.raysUpto);
       this.sql.exec("UPDATE analytics_meta SET value = ? WHERE name = 'rays_upto'", next);
       return next;
     });
