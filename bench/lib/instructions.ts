@@ -20,9 +20,11 @@ import http from "node:http";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { ensureDebianTool } from "./debian-tool.ts";
 import { serveWorker, type ServeOptions, type Served } from "./serve.ts";
 import { median } from "./stats.ts";
+import { isV8Flag } from "./workerd-config.ts";
 
 /** The total instruction count of a callgrind dump (`summary:` in newer files, `totals:` in others), or null. */
 export function callgrindTotal(dump: string): number | null {
@@ -65,32 +67,82 @@ function workerdBinary(): string {
   return workerd.default;
 }
 
-/** Serves `options` like `serveWorker`, with workerd under callgrind. Start-ups must not overlap (they don't). */
-export async function serveCounted(options: ServeOptions): Promise<CountedWorker> {
-  ensureDebianTool("valgrind", ["--version"]);
-  const directory = mkdtempSync(join(tmpdir(), "bench-callgrind-"));
+/** How the wrapper starts workerd: under callgrind or not, and with which V8 flags (`Config.v8Flags`). */
+export interface WorkerdLaunch {
+  readonly callgrind: boolean;
+  /**
+   * V8 flags, e.g. `["--no-flush-bytecode"]`: Miniflare's binary config on stdin is rewritten with them
+   * (bench/lib/workerd-config.ts) before workerd starts. Empty or absent: the config goes through untouched.
+   */
+  readonly v8Flags?: readonly string[];
+}
+
+/**
+ * Writes `directory/workerd.sh`, a `MINIFLARE_WORKERD_PATH` for `launch`, and returns its path. `exec` keeps the
+ * pid: the script writes it to `directory/pid`, then becomes valgrind (or workerd), which becomes workerd.
+ */
+export function writeWorkerdWrapper(directory: string, launch: WorkerdLaunch): string {
+  const flags = launch.v8Flags ?? [];
+  for (const flag of flags) if (!isV8Flag(flag)) throw new Error(`not a V8 flag: ${JSON.stringify(flag)}`);
+  const require = createRequire(import.meta.url);
+  const lines = ["#!/bin/sh", `echo $$ > '${directory}/pid'`];
+  let stdin = "";
+  if (flags.length > 0) {
+    // Miniflare writes the config to stdin and closes it (`serve --binary … -`): rewrite it into a file first.
+    const tsx = pathToFileURL(require.resolve("tsx")).href;
+    const rewrite = fileURLToPath(new URL("with-v8-flags.ts", import.meta.url));
+    lines.push(`'${process.execPath}' --import '${tsx}' '${rewrite}' ${flags.join(" ")} > '${directory}/config.bin' || exit 1`);
+    stdin = ` < '${directory}/config.bin'`;
+  }
+  const tool = launch.callgrind
+    ? `valgrind --tool=callgrind --callgrind-out-file='${directory}/cg.%p.out' --smc-check=all-non-file ` +
+      "--error-limit=no "
+    : "";
+  lines.push(`exec ${tool}'${workerdBinary()}' "$@"${stdin}`, "");
   const wrapper = join(directory, "workerd.sh");
-  // `exec` keeps the pid: the script writes it, then becomes valgrind, which becomes workerd.
-  writeFileSync(
-    wrapper,
-    [
-      "#!/bin/sh",
-      `echo $$ > '${directory}/pid'`,
-      `exec valgrind --tool=callgrind --callgrind-out-file='${directory}/cg.%p.out' --smc-check=all-non-file ` +
-        `--error-limit=no '${workerdBinary()}' "$@"`,
-      "",
-    ].join("\n"),
-  );
+  writeFileSync(wrapper, lines.join("\n"));
   chmodSync(wrapper, 0o755);
+  return wrapper;
+}
+
+/** `serveWorker(options)` with Miniflare starting `wrapper` instead of its workerd. Start-ups do not overlap. */
+export async function serveWrapped(options: ServeOptions, wrapper: string): Promise<Served> {
   const previous = process.env.MINIFLARE_WORKERD_PATH;
   process.env.MINIFLARE_WORKERD_PATH = wrapper;
-  let served: Served;
   try {
-    served = await serveWorker(options);
+    return await serveWorker(options);
   } finally {
     if (previous === undefined) delete process.env.MINIFLARE_WORKERD_PATH;
     else process.env.MINIFLARE_WORKERD_PATH = previous;
   }
+}
+
+/** A Worker served with V8 flags, not counted (e.g. to check a flag takes effect). `dispose()` cleans up. */
+export async function serveWithV8Flags(options: ServeOptions, v8Flags: readonly string[]): Promise<Served> {
+  const directory = mkdtempSync(join(tmpdir(), "bench-v8flags-"));
+  try {
+    const served = await serveWrapped(options, writeWorkerdWrapper(directory, { callgrind: false, v8Flags }));
+    return {
+      ...served,
+      async dispose() {
+        await served.dispose();
+        rmSync(directory, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    rmSync(directory, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/**
+ * Serves `options` like `serveWorker`, with workerd under callgrind and `v8Flags` (none by default) given to V8.
+ * Start-ups must not overlap (they don't).
+ */
+export async function serveCounted(options: ServeOptions, v8Flags: readonly string[] = []): Promise<CountedWorker> {
+  ensureDebianTool("valgrind", ["--version"]);
+  const directory = mkdtempSync(join(tmpdir(), "bench-callgrind-"));
+  const served = await serveWrapped(options, writeWorkerdWrapper(directory, { callgrind: true, v8Flags }));
   const pid = readFileSync(join(directory, "pid"), "utf8").trim();
   const dumps = (): string[] => readdirSync(directory).filter((name) => name.startsWith(`cg.${pid}.out.`));
 
