@@ -75,6 +75,11 @@ export interface WorkerdLaunch {
    * (bench/lib/workerd-config.ts) before workerd starts. Empty or absent: the config goes through untouched.
    */
   readonly v8Flags?: readonly string[];
+  /**
+   * Line-buffered stdout and stderr (coreutils' stdbuf, which execs): V8's traces (`--trace-gc`) go through stdio's
+   * buffers, which a pipe holds until they fill; with this, Miniflare's `handleRuntimeStdio` sees them as they come.
+   */
+  readonly lineBuffered?: boolean;
 }
 
 /**
@@ -91,14 +96,17 @@ export function writeWorkerdWrapper(directory: string, launch: WorkerdLaunch): s
     // Miniflare writes the config to stdin and closes it (`serve --binary … -`): rewrite it into a file first.
     const tsx = pathToFileURL(require.resolve("tsx")).href;
     const rewrite = fileURLToPath(new URL("with-v8-flags.ts", import.meta.url));
-    lines.push(`'${process.execPath}' --import '${tsx}' '${rewrite}' ${flags.join(" ")} > '${directory}/config.bin' || exit 1`);
+    lines.push(
+      `'${process.execPath}' --import '${tsx}' '${rewrite}' ${flags.join(" ")} > '${directory}/config.bin' || exit 1`,
+    );
     stdin = ` < '${directory}/config.bin'`;
   }
   const tool = launch.callgrind
     ? `valgrind --tool=callgrind --callgrind-out-file='${directory}/cg.%p.out' --smc-check=all-non-file ` +
       "--error-limit=no "
     : "";
-  lines.push(`exec ${tool}'${workerdBinary()}' "$@"${stdin}`, "");
+  const buffering = launch.lineBuffered === true ? "stdbuf -oL -eL " : "";
+  lines.push(`exec ${buffering}${tool}'${workerdBinary()}' "$@"${stdin}`, "");
   const wrapper = join(directory, "workerd.sh");
   writeFileSync(wrapper, lines.join("\n"));
   chmodSync(wrapper, 0o755);
@@ -136,36 +144,46 @@ export async function serveWithV8Flags(options: ServeOptions, v8Flags: readonly 
 }
 
 /**
- * Serves `options` like `serveWorker`, with workerd under callgrind and `v8Flags` (none by default) given to V8.
+ * The count of `CountOptions` for the callgrind process `pid` whose dumps (`cg.<pid>.out.N`) land in `directory`:
+ * the median over the windows of instructions per request.
+ */
+export function windowCounter(pid: string, directory: string): CountedWorker["perRequest"] {
+  const dumps = (): string[] => readdirSync(directory).filter((name) => name.startsWith(`cg.${pid}.out.`));
+  return async (send, { warmup, requests, windows, idleMs, onWindow }) => {
+    for (let i = 0; i < warmup; i++) await send();
+    const counts: number[] = [];
+    for (let window = 0; window < windows; window++) {
+      await new Promise((resolve) => setTimeout(resolve, idleMs));
+      await send();
+      execFileSync("callgrind_control", ["-z", pid], { stdio: "ignore" });
+      for (let i = 0; i < requests; i++) await send();
+      const before = new Set(dumps());
+      execFileSync("callgrind_control", ["-d", pid], { stdio: "ignore" });
+      const fresh = dumps().find((name) => !before.has(name));
+      const total = fresh === undefined ? null : callgrindTotal(readFileSync(join(directory, fresh), "utf8"));
+      if (total === null) throw new Error(`no callgrind dump for workerd ${pid} in ${directory}`);
+      counts.push(total / requests);
+      onWindow?.(total / requests);
+    }
+    return median(counts);
+  };
+}
+
+/**
+ * Serves `options` like `serveWorker`, with workerd under callgrind, given `launch.v8Flags` (none by default).
  * Start-ups must not overlap (they don't).
  */
-export async function serveCounted(options: ServeOptions, v8Flags: readonly string[] = []): Promise<CountedWorker> {
+export async function serveCounted(
+  options: ServeOptions,
+  launch: Omit<WorkerdLaunch, "callgrind"> = {},
+): Promise<CountedWorker> {
   ensureDebianTool("valgrind", ["--version"]);
   const directory = mkdtempSync(join(tmpdir(), "bench-callgrind-"));
-  const served = await serveWrapped(options, writeWorkerdWrapper(directory, { callgrind: true, v8Flags }));
+  const served = await serveWrapped(options, writeWorkerdWrapper(directory, { ...launch, callgrind: true }));
   const pid = readFileSync(join(directory, "pid"), "utf8").trim();
-  const dumps = (): string[] => readdirSync(directory).filter((name) => name.startsWith(`cg.${pid}.out.`));
-
   return {
     served,
-    async perRequest(send, { warmup, requests, windows, idleMs, onWindow }) {
-      for (let i = 0; i < warmup; i++) await send();
-      const counts: number[] = [];
-      for (let window = 0; window < windows; window++) {
-        await new Promise((resolve) => setTimeout(resolve, idleMs));
-        await send();
-        execFileSync("callgrind_control", ["-z", pid], { stdio: "ignore" });
-        for (let i = 0; i < requests; i++) await send();
-        const before = new Set(dumps());
-        execFileSync("callgrind_control", ["-d", pid], { stdio: "ignore" });
-        const fresh = dumps().find((name) => !before.has(name));
-        const total = fresh === undefined ? null : callgrindTotal(readFileSync(join(directory, fresh), "utf8"));
-        if (total === null) throw new Error(`no callgrind dump for workerd ${pid} in ${directory}`);
-        counts.push(total / requests);
-        onWindow?.(total / requests);
-      }
-      return median(counts);
-    },
+    perRequest: windowCounter(pid, directory),
     async dispose() {
       await served.dispose();
       if (existsSync(directory)) rmSync(directory, { recursive: true, force: true });

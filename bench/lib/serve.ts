@@ -6,6 +6,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
+import { createInterface } from "node:readline";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
 import { childPids, cpuProbe, type CpuProbe } from "./cpu.ts";
@@ -35,6 +36,8 @@ export interface ServeOptions {
   readonly alias?: Readonly<Record<string, string>>;
   /** Forward workerd's stdout/stderr (the Worker's console lines, warnings) to ours; default: discard. */
   readonly showLogs?: boolean;
+  /** Or hand each line workerd writes (stdout and stderr) to this function, e.g. to time V8's `--trace-gc` lines. */
+  readonly onOutput?: (line: string) => void;
 }
 
 export interface Served {
@@ -125,7 +128,10 @@ async function startWorker(options: ServeOptions): Promise<Served> {
     // is thousands of lines per second: keep reading them (a full pipe would stall workerd) but do not
     // print them unless asked.
     handleRuntimeStdio: (stdout, stderr) => {
-      if (options.showLogs === true) {
+      const { onOutput } = options;
+      if (onOutput !== undefined) {
+        for (const stream of [stdout, stderr]) createInterface({ input: stream }).on("line", onOutput);
+      } else if (options.showLogs === true) {
         stdout.pipe(process.stdout);
         stderr.pipe(process.stderr);
       } else {

@@ -34,7 +34,8 @@ function framing(message: Uint8Array): Framing {
   const sizes: number[] = [];
   for (let i = 0; i < count; i++) sizes.push(view.getUint32(4 + 4 * i, true));
   const total = sizes.reduce((sum, size) => sum + size * WORD, start);
-  if (total !== message.byteLength) throw new Error(`not a Cap'n Proto message: ${total} bytes framed, ${message.byteLength} given`);
+  if (total !== message.byteLength)
+    throw new Error(`not a Cap'n Proto message: ${total} bytes framed, ${message.byteLength} given`);
   return { sizes, start };
 }
 
