@@ -40,6 +40,14 @@ export interface CountOptions {
   /** Windows; the count is their median. */
   readonly windows: number;
   /**
+   * With `traceV8`: a window during which V8 compiled or deoptimised (`V8Events`) is reported but not counted, and
+   * another window is run in its place, up to this many times (then the median takes what there is). The JIT of
+   * the real Worker and of Miniflare's entry Worker still compiles after thousands of requests (docs/benchmarks.md,
+   * "Issue 25: the two instruction levels"): one TurboFan compile of the rules' `evaluate` lifts its window by
+   * 10–16 %. Default 0: every window counts.
+   */
+  readonly replaceCompiling?: number;
+  /**
    * Idle time before each window, then one uncounted request. Work a Worker does per period of time, not per
    * request, must stay out of the windows: under callgrind ~60 requests go by per second instead of thousands, so
    * such work would weigh ~50 times its share under load. The real Worker reads its zone from KV again every 10 s
@@ -47,9 +55,42 @@ export interface CountOptions {
    * before the window refreshes the zone, and a window of a few seconds holds no refresh.
    */
   readonly idleMs: number;
-  /** Called with each window's count per request (progress, and to see a process's windows agree). */
-  readonly onWindow?: (perRequest: number) => void;
+  /**
+   * Called with each window's count per request (progress, and to see a process's windows agree), what V8 did
+   * during the window when the worker was served with `traceV8` (else null), and whether the window counts (false:
+   * replaced, `replaceCompiling`).
+   */
+  readonly onWindow?: (perRequest: number, events: V8Events | null, counted: boolean) => void;
 }
+
+/**
+ * What V8 did during a window, from its traces (`--trace-gc`, `--trace-opt`, `--trace-deopt`; docs/benchmarks.md,
+ * "Issue 25: the two instruction levels"). A window's count moves with these, not with the Worker's code: one
+ * young-generation GC of the trivial Worker's isolate is ~25 million instructions (+10 % on a window of 300 of its
+ * requests), one optimizing compile of a large function tens of millions; both come at fixed request counts.
+ */
+export interface V8Events {
+  /** Young-generation collections (`Scavenge`, `Minor Mark-Sweep`), every isolate of the process. */
+  scavenges: number;
+  /** Full collections (`Mark-Compact`, `Mark-Sweep`). */
+  fullGcs: number;
+  /** Optimizing compiles started or finished (Maglev, TurboFan). */
+  compiles: number;
+  /** Deoptimizations. */
+  deopts: number;
+}
+
+/** The V8 event a trace line reports (see `V8Events`), or null for any other line. */
+export function v8EventOf(line: string): keyof V8Events | null {
+  if (/ ms: (?:Scavenge|Minor Mark-Sweep)\b/.test(line)) return "scavenges";
+  if (/ ms: (?:Mark-Compact|Mark-Sweep)\b/.test(line)) return "fullGcs";
+  if (/^\[(?:compiling method|completed compiling|completed optimizing) /.test(line)) return "compiles";
+  if (/^\[(?:bailout|deoptimizing)\b/.test(line)) return "deopts";
+  return null;
+}
+
+/** V8 flags that print what `V8Events` counts, one line per event. */
+export const V8_TRACE_FLAGS: readonly string[] = ["--trace-gc", "--trace-opt", "--trace-deopt"];
 
 /** A Worker served by a workerd that runs under callgrind. */
 export interface CountedWorker {
@@ -143,27 +184,60 @@ export async function serveWithV8Flags(options: ServeOptions, v8Flags: readonly 
   }
 }
 
+/** Counts `V8Events` from trace lines; `take()` returns those since the last `take()`. */
+export function v8EventCounter(): { readonly onLine: (line: string) => void; take(): V8Events } {
+  let events: V8Events = { scavenges: 0, fullGcs: 0, compiles: 0, deopts: 0 };
+  return {
+    onLine(line) {
+      const kind = v8EventOf(line);
+      if (kind !== null) events[kind] += 1;
+    },
+    take() {
+      const taken = events;
+      events = { scavenges: 0, fullGcs: 0, compiles: 0, deopts: 0 };
+      return taken;
+    },
+  };
+}
+
+/** Time for trace lines already in workerd's pipes to reach their reader (`execFileSync` blocked the event loop). */
+const PIPE_SETTLE_MS = 50;
+
 /**
  * The count of `CountOptions` for the callgrind process `pid` whose dumps (`cg.<pid>.out.N`) land in `directory`:
- * the median over the windows of instructions per request.
+ * the median over the windows of instructions per request. With `events` (workerd's V8 trace lines counted), each
+ * window also reports what V8 did during it.
  */
-export function windowCounter(pid: string, directory: string): CountedWorker["perRequest"] {
+export function windowCounter(
+  pid: string,
+  directory: string,
+  events: ReturnType<typeof v8EventCounter> | null = null,
+): CountedWorker["perRequest"] {
   const dumps = (): string[] => readdirSync(directory).filter((name) => name.startsWith(`cg.${pid}.out.`));
-  return async (send, { warmup, requests, windows, idleMs, onWindow }) => {
+  const settle = (): Promise<unknown> =>
+    events === null ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, PIPE_SETTLE_MS));
+  return async (send, { warmup, requests, windows, idleMs, onWindow, replaceCompiling = 0 }) => {
     for (let i = 0; i < warmup; i++) await send();
     const counts: number[] = [];
-    for (let window = 0; window < windows; window++) {
+    let replaced = 0;
+    while (counts.length < windows) {
       await new Promise((resolve) => setTimeout(resolve, idleMs));
       await send();
+      await settle();
+      events?.take();
       execFileSync("callgrind_control", ["-z", pid], { stdio: "ignore" });
       for (let i = 0; i < requests; i++) await send();
       const before = new Set(dumps());
       execFileSync("callgrind_control", ["-d", pid], { stdio: "ignore" });
+      await settle();
+      const seen = events?.take() ?? null;
       const fresh = dumps().find((name) => !before.has(name));
       const total = fresh === undefined ? null : callgrindTotal(readFileSync(join(directory, fresh), "utf8"));
       if (total === null) throw new Error(`no callgrind dump for workerd ${pid} in ${directory}`);
-      counts.push(total / requests);
-      onWindow?.(total / requests);
+      const replace = seen !== null && seen.compiles + seen.deopts > 0 && replaced < replaceCompiling;
+      onWindow?.(total / requests, seen, !replace);
+      if (replace) replaced += 1;
+      else counts.push(total / requests);
     }
     return median(counts);
   };
@@ -175,15 +249,32 @@ export function windowCounter(pid: string, directory: string): CountedWorker["pe
  */
 export async function serveCounted(
   options: ServeOptions,
-  launch: Omit<WorkerdLaunch, "callgrind"> = {},
+  launch: Omit<WorkerdLaunch, "callgrind"> & {
+    /** Count V8's GCs and compiles per window (`V8_TRACE_FLAGS`; `CountOptions.onWindow`). Default false. */
+    readonly traceV8?: boolean;
+  } = {},
 ): Promise<CountedWorker> {
   ensureDebianTool("valgrind", ["--version"]);
   const directory = mkdtempSync(join(tmpdir(), "bench-callgrind-"));
-  const served = await serveWrapped(options, writeWorkerdWrapper(directory, { ...launch, callgrind: true }));
+  const events = launch.traceV8 === true ? v8EventCounter() : null;
+  const flags = [...(launch.v8Flags ?? []), ...(events === null ? [] : V8_TRACE_FLAGS)];
+  const wrapper = writeWorkerdWrapper(directory, {
+    callgrind: true,
+    v8Flags: flags,
+    lineBuffered: launch.lineBuffered === true || events !== null,
+  });
+  const onOutput =
+    events === null
+      ? options.onOutput
+      : (line: string): void => {
+          events.onLine(line);
+          options.onOutput?.(line);
+        };
+  const served = await serveWrapped({ ...options, ...(onOutput === undefined ? {} : { onOutput }) }, wrapper);
   const pid = readFileSync(join(directory, "pid"), "utf8").trim();
   return {
     served,
-    perRequest: windowCounter(pid, directory),
+    perRequest: windowCounter(pid, directory, events),
     async dispose() {
       await served.dispose();
       if (existsSync(directory)) rmSync(directory, { recursive: true, force: true });

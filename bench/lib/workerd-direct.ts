@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { ensureDebianTool } from "./debian-tool.ts";
-import { windowCounter, type CountedWorker } from "./instructions.ts";
+import { V8_TRACE_FLAGS, v8EventCounter, windowCounter, type CountedWorker } from "./instructions.ts";
 import { bundleWorker } from "./serve.ts";
 import { isV8Flag } from "./workerd-config.ts";
 
@@ -28,6 +28,8 @@ export interface DirectOptions {
   readonly callgrind?: boolean;
   /** Each line workerd writes to stdout or stderr (e.g. what `--trace-gc` prints); default: discarded. */
   readonly onOutput?: (line: string) => void;
+  /** Count V8's GCs and compiles per window (bench/lib/instructions.ts `V8Events`); default false. */
+  readonly traceV8?: boolean;
 }
 
 /** workerd's text config: one Worker `worker.js` (a file next to the config) on 127.0.0.1, an OS-chosen port. */
@@ -77,7 +79,19 @@ function listeningPort(child: ChildProcess): Promise<number> {
 }
 
 /** Starts workerd on `options` (see `DirectOptions`); `dispose()` stops it and removes its files. */
-export async function serveDirect(options: DirectOptions): Promise<DirectWorker> {
+export async function serveDirect(given: DirectOptions): Promise<DirectWorker> {
+  const events = given.traceV8 === true ? v8EventCounter() : null;
+  const options: DirectOptions =
+    events === null
+      ? given
+      : {
+          ...given,
+          v8Flags: [...(given.v8Flags ?? []), ...V8_TRACE_FLAGS],
+          onOutput: (line) => {
+            events.onLine(line);
+            given.onOutput?.(line);
+          },
+        };
   const script = options.script ?? (await bundleWorker(options.root, options.entry ?? ""));
   const directory = mkdtempSync(join(tmpdir(), "bench-direct-"));
   writeFileSync(join(directory, "worker.js"), script);
@@ -123,7 +137,7 @@ export async function serveDirect(options: DirectOptions): Promise<DirectWorker>
     pid,
     perRequest:
       options.callgrind === true
-        ? windowCounter(String(pid), directory)
+        ? windowCounter(String(pid), directory, events)
         : () => Promise.reject(new Error("serveDirect: counting needs callgrind: true")),
     async dispose() {
       if (child.exitCode === null) {

@@ -30,7 +30,7 @@ import { api, send, type Answer } from "../lib/http.ts";
 import { warmedRounds, load, type LoadResult } from "../lib/load.ts";
 import { loadRows } from "../lib/rows.ts";
 import { inTurn, serveWorker, type ServeOptions, type Served } from "../lib/serve.ts";
-import { sequentialRequests, serveCounted } from "../lib/instructions.ts";
+import { sequentialRequests, serveCounted, type V8Events } from "../lib/instructions.ts";
 import type { SuiteContext, SuiteResult } from "../lib/suite.ts";
 import { pinApart, type Pinning } from "../lib/pin.ts";
 import { wrkLoad } from "../lib/wrk.ts";
@@ -195,8 +195,8 @@ const ADMIN_TOKEN = "bench-admin-token";
 async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
   const { root } = context;
   const count = context.quick
-    ? { warmup: 200, requests: 100, windows: 1, idleMs: 10_500 }
-    : { warmup: 1500, requests: 300, windows: 3, idleMs: 10_500 };
+    ? { warmup: 200, requests: 100, windows: 1, idleMs: 10_500, replaceCompiling: 0 }
+    : { warmup: 1500, requests: 300, windows: 3, idleMs: 10_500, replaceCompiling: 3 };
   // The constant Workers answer what the real Worker answers: taken from one served the usual way.
   const reference = await serveWorker({ root, entry: "src/index.ts", bindings: { ADMIN_TOKEN } });
   let sameJson: string;
@@ -218,7 +218,9 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
   const counts: number[] = [];
   const notes: string[] = [];
   for (const scenario of SCENARIOS) {
-    const worker = await serveCounted(options[scenario.server]);
+    // V8's traces say which windows held a GC or a compile (docs/benchmarks.md, "Issue 25: the two instruction
+    // levels"): a window during which V8 compiled is shown and replaced (`replaceCompiling`).
+    const worker = await serveCounted(options[scenario.server], { traceV8: true });
     try {
       // Under valgrind the first requests (the bundle's compile, the zone writer's Durable Object) are slow
       // enough that a connection is sometimes reset: the set-up is retried; the counted requests are not.
@@ -231,8 +233,9 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
       const headers = { host: "localhost", accept: scenario.accept };
       const sender = sequentialRequests(new URL(PATH, served.url), headers, scenario.expectStatus);
       try {
-        const windows: number[] = [];
-        const onWindow = (perWindow: number): number => windows.push(Math.round(perWindow));
+        const windows: string[] = [];
+        const onWindow = (perWindow: number, events: V8Events | null, counted: boolean): number =>
+          windows.push(`${Math.round(perWindow)}${events === null ? "" : ` ${describeEvents(events, counted)}`}`);
         const perRequest = await worker.perRequest(sender.send, { ...count, onWindow });
         counts.push(perRequest);
         context.log(
@@ -260,13 +263,23 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
     `instructions of the Worker's workerd process (all threads) under valgrind's callgrind, per request: ` +
       `${count.warmup} requests of warm-up, then ${count.windows} window(s) of ${count.requests} requests one after ` +
       `the other on one connection, each after ${count.idleMs / 1000} s of idle and one request (the zone cache's ` +
-      `10 s refresh stays out of the windows: bench/lib/instructions.ts); median over the windows; one fresh ` +
-      `process per scenario (processes of the real Worker keep levels 10–17 % apart: ` +
-      `docs/benchmarks.md, issue 12 fourth pass; compare builds over several runs);`,
+      `10 s refresh stays out of the windows: bench/lib/instructions.ts); a window during which V8 compiled ` +
+      `(its traces) is replaced, up to ${count.replaceCompiling} times; median over the windows; one fresh process ` +
+      `per scenario. A window moves with the GCs it holds: the trivial Worker's own young-generation GC, every ` +
+      `~1,200 requests, lifts its window ~10 % and the median leaves it out (docs/benchmarks.md, issue 25, the two ` +
+      `instruction levels); compare builds over several runs;`,
     "ratio = baseline instructions ÷ the row's (higher is better, like a throughput ratio); real Workers with " +
       "ERROR_LOG_COALESCE_MS=1000 (one log write per ~60 requests; bench/suites/errors.ts).",
   );
   return { rows, notes };
+}
+
+/** A window's V8 events for the log, e.g. `[6 GC, 3 compile lines; replaced]`. */
+function describeEvents(events: V8Events, counted: boolean): string {
+  const parts = [`${events.scavenges + events.fullGcs} GC`];
+  if (events.compiles > 0) parts.push(`${events.compiles} compile lines`);
+  if (events.deopts > 0) parts.push(`${events.deopts} deopts`);
+  return `[${parts.join(", ")}${counted ? "" : "; replaced"}]`;
 }
 
 /**
