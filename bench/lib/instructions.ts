@@ -3,16 +3,20 @@
  * issue 12, fourth pass). On this machine req/s and CPU time per request move by ±10 % between runs with whatever
  * else the 2 shared cores do (other processes, hypervisor steal, and the VM exposes no hardware counters to
  * `perf`). An instruction count does not depend on that. It is not a time: it misses cache misses and waits, which
- * the load suites see; it tells which of two builds does less work. Windows move by up to ±5 % (a garbage
- * collection falls in one or not), and processes of the real Worker keep levels 10–17 % apart for their life
- * (docs/benchmarks.md, issue 12 fourth pass): compare builds over several processes.
+ * the load suites see; it tells which of two builds does less work. A window moves with what V8 does in it, at
+ * nearly the same request counts in every process (docs/benchmarks.md, "Issue 25: the two instruction levels"):
+ * a young-generation GC of the trivial Worker's isolate (every ~1,200 requests) lifts its window ~10 %, an
+ * optimizing compile of the real Worker's rules evaluator (around 3,300 and 4,800 requests) 10–16 %. With
+ * `traceV8` each window says which it held, and `replaceCompiling` runs another window in place of one during
+ * which V8 compiled. Compare builds over several processes.
  *
  * How: Miniflare starts `MINIFLARE_WORKERD_PATH` instead of its own workerd binary when that variable is set; here
  * it is a script that execs workerd under callgrind (same pid) with its output in a directory of ours. After a
  * warm-up (the JIT settles), in each window `callgrind_control -z <pid>` zeroes the counters, `requests` requests
  * go one after the other on one keep-alive connection, `callgrind_control -d <pid>` writes a dump, and its total ÷
  * `requests` is the window's count per request (`CountOptions.idleMs` says what a window must avoid). Under
- * valgrind a request takes ~15 ms.
+ * valgrind a request takes ~15 ms. `v8Flags` reach V8 through the same script: it rewrites the binary config
+ * Miniflare writes to its stdin (bench/lib/workerd-config.ts) before it execs workerd.
  */
 import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { serializeConfig } from "miniflare";
 import { describe, expect, it } from "vitest";
-import { serveWithV8Flags } from "../../bench/lib/instructions.ts";
+import { serveWithV8Flags, v8EventCounter, v8EventOf } from "../../bench/lib/instructions.ts";
 import { serveWorker } from "../../bench/lib/serve.ts";
 import { isV8Flag, v8FlagsOf, withV8Flags } from "../../bench/lib/workerd-config.ts";
 import { directConfig, serveDirect } from "../../bench/lib/workerd-direct.ts";
@@ -42,6 +42,49 @@ describe("bench/lib/workerd-config withV8Flags", () => {
     expect(() => withV8Flags(once, ["--trace-gc"])).toThrow(/already sets v8Flags/);
     expect(() => withV8Flags(new Uint8Array(3), [])).toThrow(/not a Cap'n Proto message/);
     expect(() => withV8Flags(new Uint8Array(16), [])).toThrow(/not a Cap'n Proto message/);
+  });
+});
+
+describe("bench/lib/instructions v8EventOf", () => {
+  // Lines as workerd's V8 printed them in the probes of docs/benchmarks.md ("Issue 25: the two instruction levels").
+  it.each([
+    [
+      "[7304:0x7221bfd08000]     4582 ms: Scavenge 2.1 (3.2) -> 1.8 (3.0) MB, pooled: 1.0 MB, 47.44 / 0.00 ms (average mu = 1.000, current mu = 1.000) allocation failure; ",
+      "scavenges",
+    ],
+    ["[1:0x1]       12 ms: Minor Mark-Sweep 2.1 (3.2) -> 1.8 (3.0) MB, 1.0 / 0.0 ms allocation failure;", "scavenges"],
+    [
+      "[1:0x1]     3012 ms: Mark-Compact 7.1 (8.0) -> 5.2 (7.5) MB, 20.1 / 0.0 ms  (average mu = 0.9) finalize;",
+      "fullGcs",
+    ],
+    [
+      "[compiling method 0x139b00621ad5 <JSFunction evaluate (sfi = 0x139b005397a9)> (target TURBOFAN_JS), mode: ConcurrencyMode::kConcurrent]",
+      "compiles",
+    ],
+    [
+      "[completed compiling 0x139b00dd7e75 <JSFunction evaluate (sfi = 0x139b005397a9)> (target MAGLEV) - took 0.004, 149.094, 0.235 ms]",
+      "compiles",
+    ],
+    ["[bailout (kind: deopt-eager, reason: wrong map): begin. deoptimizing 0x1 <JSFunction f>]", "deopts"],
+    [
+      "[marking 0x139b00624bad <JSFunction isWordChar (sfi = 0x139b004c0191)> for optimization to MAGLEV, ConcurrencyMode::kConcurrent, reason: hot and stable]",
+      null,
+    ],
+    ['{"level":"error","event":"edge.error","code":522}', null],
+  ] as const)("%s → %s", (line, kind) => {
+    expect(v8EventOf(line)).toBe(kind);
+  });
+
+  it("counts per kind and starts again after take()", () => {
+    const counter = v8EventCounter();
+    counter.onLine("[1:0x1]  5 ms: Scavenge 2.1 (3.2) -> 1.8 (3.0) MB, 1.0 / 0.0 ms allocation failure;");
+    counter.onLine("[1:0x2]  6 ms: Scavenge 2.1 (3.2) -> 1.8 (3.0) MB, 1.0 / 0.0 ms allocation failure;");
+    counter.onLine(
+      "[compiling method 0x1 <JSFunction f (sfi = 0x2)> (target MAGLEV), mode: ConcurrencyMode::kConcurrent]",
+    );
+    counter.onLine("ok");
+    expect(counter.take()).toEqual({ scavenges: 2, fullGcs: 0, compiles: 1, deopts: 0 });
+    expect(counter.take()).toEqual({ scavenges: 0, fullGcs: 0, compiles: 0, deopts: 0 });
   });
 });
 
