@@ -181,7 +181,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
   }
 }
 
-const ADMIN_TOKEN = "bench-admin-token";
+export const ADMIN_TOKEN = "bench-admin-token";
 
 /**
  * `--instructions`: the same Workers and answers, each request's cost as the instructions its workerd process
@@ -288,7 +288,7 @@ function describeEvents(events: V8Events, counted: boolean): string {
  * expression is kept and scoped to another host, which the engine still evaluates (`and` short-circuits after the
  * host comparison, as a real zone's non-matching rule would).
  */
-async function configureLocalhost(root: string, served: Served): Promise<void> {
+export async function configureLocalhost(root: string, served: Served): Promise<void> {
   const example = JSON.parse(readFileSync(resolve(root, "fixtures/example-zone.json"), "utf8")) as {
     rulesets: { http_custom_errors: { rules: { expression: string }[] } };
   };
