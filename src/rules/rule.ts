@@ -4,7 +4,7 @@
  */
 import { check, type CheckOptions } from "./check";
 import { compilePredicate } from "./compile";
-import { BudgetExceeded, MAX_RULE_UNITS } from "./budget";
+import { BudgetExceeded } from "./budget";
 import { hoistGuard, type Guard } from "./guard";
 import type { EvaluationContext } from "./context";
 import type { RuleError } from "./errors";
@@ -55,9 +55,10 @@ export function compile(source: string, scheme: Scheme, options: CompileOptions 
   const predicate = compilePredicate(root, scheme);
   const evaluate = (ctx: EvaluationContext): RuleOutcome => {
     if (ctx.scheme !== scheme) throw new TypeError("rule evaluated against a context of another scheme");
-    const budget = ctx.budget;
     ctx.spent = 0;
-    ctx.limit = Math.min(MAX_RULE_UNITS, budget.remaining);
+    // The limit is set on the rule's first charge (context.ts `charge`): a rule that charges nothing never needs
+    // the request's budget.
+    ctx.limit = -1;
     try {
       return predicate(ctx) ? MATCH : NO_MATCH;
     } catch (e) {
@@ -66,7 +67,7 @@ export function compile(source: string, scheme: Scheme, options: CompileOptions 
       if (e instanceof BudgetExceeded) return { kind: "over-budget", reason: e.reason };
       return { kind: "over-budget", reason: `evaluation stopped: ${e instanceof Error ? e.message : String(e)}` };
     } finally {
-      budget.remaining -= ctx.spent;
+      if (ctx.spent > 0) ctx.budget.remaining -= ctx.spent;
     }
   };
   return ok({

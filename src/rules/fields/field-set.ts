@@ -42,7 +42,7 @@ export function defineFieldSet(
       return new EvaluationContext(
         scheme,
         (field) => extractors[field.index]?.(facts),
-        budget ?? requestBudget(input.request),
+        budget ?? (() => requestBudget(input.request)),
       );
     },
   };
