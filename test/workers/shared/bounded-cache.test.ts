@@ -15,6 +15,32 @@ describe("BoundedCache", () => {
     expect(cache.get("c")).toBe(3);
   });
 
+  it("a hit on the most recently used key keeps the order; deleting or evicting it forgets it (issue 25)", () => {
+    const cache = new BoundedCache<string | undefined, number>({ capacity: 2 });
+    cache.set("a", 1);
+    expect(cache.get("a")).toBe(1); // already the newest
+    cache.set("b", 2);
+    expect(cache.get("b")).toBe(2); // already the newest: "a" stays the least recently used
+    cache.set("c", 3);
+    expect(cache.peek("a")).toBeUndefined();
+    expect(cache.get("b")).toBe(2); // "b" becomes the newest, "c" the least recently used
+    cache.delete("b");
+    cache.set("d", 4);
+    cache.set("b", 5);
+    expect(cache.peek("c")).toBeUndefined();
+    expect(cache.get("d")).toBe(4); // not the newest ("b" is): refreshed, so "b" leaves next
+    cache.set("e", 6);
+    expect(cache.peek("b")).toBeUndefined();
+    // `undefined` is a key like any other, never mistaken for "no newest key".
+    cache.clear();
+    cache.set(undefined, 7);
+    cache.set("f", 8);
+    expect(cache.get(undefined)).toBe(7);
+    cache.set("g", 9);
+    expect(cache.peek("f")).toBeUndefined();
+    expect(cache.peek(undefined)).toBe(7);
+  });
+
   it("peek does not refresh recency (insertion order: FIFO for memos that only peek)", () => {
     const cache = new BoundedCache<string, number>({ capacity: 2 });
     cache.set("a", 1);
