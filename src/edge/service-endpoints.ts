@@ -86,8 +86,16 @@ const ERRORS: ServiceRoute = { kind: "errors" };
  * length check comes first so a 10 KB segment costs nothing.
  */
 export function parseCode(segment: string): Result<CatalogEntry, "malformed" | "unknown"> {
-  if (segment.length > 6 || !/^[1-9][0-9]*$/.test(segment)) return err("malformed");
-  const entry = catalogEntry(Number(segment));
+  // `^[1-9][0-9]*$` read as a loop that also makes the number: no regular expression run and no `Number()` of
+  // the string per preview (issue 25: parseCode was ~0.8 % of an error's samples in workerd's profiler).
+  if (segment.length === 0 || segment.length > 6) return err("malformed");
+  let code = 0;
+  for (let i = 0; i < segment.length; i++) {
+    const digit = segment.charCodeAt(i) - 0x30;
+    if (digit < 0 || digit > 9 || (i === 0 && digit === 0)) return err("malformed");
+    code = code * 10 + digit;
+  }
+  const entry = catalogEntry(code);
   return entry ? ok(entry) : err("unknown");
 }
 

@@ -3,10 +3,12 @@
  * unknown or malformed codes and paths, 405 with `Allow`, HEAD, and the zone-traffic placeholder's 1001.
  */
 import { exports } from "cloudflare:workers";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { CATALOG } from "../../../src/errors/catalog";
-import { serviceRoute } from "../../../src/edge/service-endpoints";
+import { parseCode, serviceRoute } from "../../../src/edge/service-endpoints";
+import { catalogEntry } from "../../../src/errors/catalog";
 
 const get = (path: string, accept?: string, method = "GET", host = "localhost") =>
   exports.default.fetch(`http://${host}${path}`, { method, headers: accept === undefined ? {} : { Accept: accept } });
@@ -132,6 +134,32 @@ describe("hostile URLs cost linear time (contract §8)", () => {
       "Not Found",
     );
     expect(performance.now() - started).toBeLessThan(500);
+  });
+});
+
+describe("parseCode: a canonical decimal code of at most 6 digits that exists", () => {
+  // The definition parseCode implements without a regular expression (issue 25).
+  const reference = (segment: string) => {
+    if (segment.length > 6 || !/^[1-9][0-9]*$/.test(segment)) return { ok: false, error: "malformed" };
+    const entry = catalogEntry(Number(segment));
+    return entry ? { ok: true, value: entry } : { ok: false, error: "unknown" };
+  };
+
+  it.each([...BAD_CODES, "", "522", "1015", "5", "0", "00", "9999", "999999", "1000000", "52a", "５２２", "522 "])(
+    "%j",
+    (segment) => {
+      expect(parseCode(segment)).toEqual(reference(segment));
+    },
+  );
+
+  it("agrees with the definition on any string of digits, signs and letters", () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[0-9a-z+\-. ]{0,8}$/), fc.string({ maxLength: 8 }), (digits, any) => {
+        expect(parseCode(digits)).toEqual(reference(digits));
+        expect(parseCode(any)).toEqual(reference(any));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
