@@ -14,6 +14,12 @@ import { BOX_STYLE, htmlPage } from "./page";
 import { whereItBroke, type Hop, type HopState } from "./where-it-broke";
 
 /**
+ * Printable ASCII but the quote and the backslash (which JSON escapes) and `<`, `>`, `&` (which the island
+ * escapes): written as is by `islandText`. Defined before `htmlBody`, whose template calls `islandText` at once.
+ */
+const ISLAND_VERBATIM = /^[\x20\x21\x23-\x25\x27-\x3b\x3d\x3f-\x5b\x5d-\x7e]*$/;
+
+/**
  * Issue 12: the page spliced from a per-(code, retry, footer) template with the per-occurrence values escaped
  * (occurrence-template.ts); the same bytes as `renderPage`, which stays the one definition of the page (~70 µs of
  * workerd CPU per error when the template tree ran per error).
@@ -83,7 +89,8 @@ export function islandJson(f: ErrorFields): string {
 
 /** One string value as `islandJson` writes it inside its quotes: the occurrence template's second encoding. */
 function islandText(value: string): string {
-  return escapeIsland(JSON.stringify(value).slice(1, -1));
+  // Issue 25: a slot value (URL, ray, timestamp, zone) nearly always needs no escape: one test, not the stringifier.
+  return ISLAND_VERBATIM.test(value) ? value : escapeIsland(JSON.stringify(value).slice(1, -1));
 }
 
 const ISLAND_ESCAPES: Readonly<Record<string, string>> = {

@@ -4,6 +4,7 @@
  * body must be byte for byte the body the full renderer gives, for every code of the catalog, dynamic retry values
  * and hostile per-occurrence values.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { CATALOG } from "../../../src/errors/catalog";
@@ -11,7 +12,7 @@ import { errorFields, footerText, type ErrorFields } from "../../../src/errors/f
 import { withRetryGuidance } from "../../../src/errors/pipeline";
 import type { OccurrenceRenderer } from "../../../src/errors/occurrence-template";
 import { htmlBody, renderHtml, renderPage } from "../../../src/errors/render-html";
-import { jsonBody, renderJson, renderJsonFull } from "../../../src/errors/render-json";
+import { jsonBody, jsonString, renderJson, renderJsonFull } from "../../../src/errors/render-json";
 import { markdownBody, renderMarkdown, renderMarkdownFull } from "../../../src/errors/render-markdown";
 
 const HOSTILE_ZONE = `<script>alert("z")</script>&'.example\\ \u0000 \u2028 "quoted" ☃ \ud83d\ude00`;
@@ -41,6 +42,30 @@ function fields(code: number, retry: number | null, zone: string, type: string, 
     footer,
   });
 }
+
+describe("issue 25: values that need no escape are only quoted, every other value is escaped as before", () => {
+  // Any UTF-16 string (lone surrogates, controls, quotes, backslashes, `<>&`, U+2028) and printable ASCII.
+  const anyText = fc.oneof(fc.string({ unit: "binary", maxLength: 40 }), fc.string({ maxLength: 40 }));
+
+  it("jsonString is JSON.stringify", () => {
+    fc.assert(
+      fc.property(anyText, (value) => {
+        expect(jsonString(value)).toBe(JSON.stringify(value));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it.each(FORMATS)("%s: any zone and type splice to the full rendering", (_name, spliced, full) => {
+    fc.assert(
+      fc.property(anyText, anyText, (zone, type) => {
+        const f = fields(522, null, zone, type);
+        expect(spliced(f)).toBe(full(f));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
 
 describe.each(FORMATS)("%s: the spliced body equals the full rendering", (_name, spliced, full) => {
   it.each(CATALOG.map((e) => e.code))(
