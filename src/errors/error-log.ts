@@ -27,6 +27,7 @@
  */
 
 import { eventLinePrefix, writeEventLines, type LogLevel } from "../shared/log";
+import { jsonString } from "./render-json";
 
 export interface EdgeErrorLine {
   readonly ray: string;
@@ -51,10 +52,11 @@ const PREFIX = eventLinePrefix("edge_error");
  * src/shared/log.ts `EVENTS`), built without an object.
  */
 export function edgeErrorLine(e: EdgeErrorLine): string {
-  // Only the strings that can hold anything are serialised; the ray is hex and the numbers are integers.
+  // Only the strings that can hold anything are serialised (`jsonString`: JSON.stringify, without the stringifier
+  // for the usual zone and cause that need no escape); the ray is hex and the numbers are integers.
   return (
-    `${PREFIX},"ray":"${e.ray}","zone":${JSON.stringify(e.zone)},"code":${e.code},` +
-    `"status":${e.status},"cause":${e.cause === undefined ? "null" : JSON.stringify(e.cause)}}`
+    `${PREFIX},"ray":"${e.ray}","zone":${jsonString(e.zone)},"code":${e.code},` +
+    `"status":${e.status},"cause":${e.cause === undefined ? "null" : jsonString(e.cause)}}`
   );
 }
 

@@ -72,17 +72,13 @@ export async function errorHeaders(
   return buildErrorHeaders(choice, rayId, retryAfter, csp ?? (await contentSecurityPolicy()), code);
 }
 
-/** `errorHeaders` without a promise once the CSP value is known (every error after the isolate's first); else null. */
-export function errorHeadersNow(
-  choice: ErrorFormatChoice,
-  rayId: string,
-  retryAfter: number | null,
-  code: number,
-): HeaderRecord | null {
-  return csp === null ? null : buildErrorHeaders(choice, rayId, retryAfter, csp, code);
+/** The page's CSP value: a string once known (every error after the isolate's first), else its promise. */
+export function pagePolicyNow(): string | Promise<string> {
+  return csp ?? contentSecurityPolicy();
 }
 
-function buildErrorHeaders(
+/** `errorHeaders` with the CSP value given (`pagePolicyNow`): no promise. */
+export function buildErrorHeaders(
   choice: ErrorFormatChoice,
   rayId: string,
   retryAfter: number | null,

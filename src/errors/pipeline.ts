@@ -21,9 +21,10 @@ import { logEdgeError, type Invocation } from "./error-log";
 import { errorFields, footerText, wireTimestamp, type ErrorFields } from "./fields";
 import { chooseErrorFormat, type ErrorFormatChoice } from "./format";
 import {
+  buildErrorHeaders,
   errorHeaders,
-  errorHeadersNow,
   negotiatedResponse,
+  pagePolicyNow,
   prototypedErrorResponse,
   type HeaderRecord,
 } from "./headers";
@@ -100,12 +101,21 @@ class Generated implements GeneratedError {
     readonly url: URL | undefined,
     readonly ruleUrl: RuleUrl | undefined,
     readonly choice: ErrorFormatChoice,
-    private readonly record: HeaderRecord,
+    private readonly policy: string,
   ) {}
 
   get headers(): Headers {
-    return (this.built ??= new Headers(this.record));
+    return (this.built ??= new Headers(headerRecord(this.fields, this.choice, this.policy)));
   }
+}
+
+/**
+ * The §1.4 headers of an error as a record, made only where one is used (a step reading or answering with the
+ * headers, HEAD, the isolate's first error): the structured default of every other error is copied from its
+ * prototype Response (headers.ts), and building the record anyway was one 8-property object per error (issue 25).
+ */
+function headerRecord(fields: ErrorFields, choice: ErrorFormatChoice, policy: string): HeaderRecord {
+  return buildErrorHeaders(choice, fields.ray_id, fields.retry_after ?? null, policy, fields.error_code);
 }
 
 /** The catalog code the pipeline answers when a producer passes a code the catalog does not have. */
@@ -129,9 +139,8 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
     footer: footerText(scope.settings.operatorName),
   });
   // The CSP value is known after the first error: no await on the hot path (issue 12).
-  const headers =
-    errorHeadersNow(choice, rayId, retryAfter, entry.code) ??
-    (await errorHeaders(choice, rayId, retryAfter, entry.code));
+  const policyNow = pagePolicyNow();
+  const policy = typeof policyNow === "string" ? policyNow : await policyNow;
   logEdgeError(
     { ray: rayId, zone: scope.zone, code: entry.code, status: entry.status, cause },
     scope.settings.errorLogCoalesceMs,
@@ -141,7 +150,7 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
   // Contract §2.1, in order; the first step that answers wins.
   const custom = scope.customization;
   if (custom) {
-    const generated = new Generated(entry, fields, request, event.url, event.ruleUrl, choice, headers);
+    const generated = new Generated(entry, fields, request, event.url, event.ruleUrl, choice, policy);
     // A step that answers synchronously (rules always do) is not awaited: no microtask per error (issue 12).
     const ruled = custom.rule?.(generated); // 1. the zone's custom error rules
     const byRule = ruled instanceof Promise ? await ruled : ruled;
@@ -150,7 +159,7 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
     const byPage = paged instanceof Promise ? await paged : paged;
     if (byPage) return byPage;
   }
-  return structuredDefault(fields, choice, headers, request.method); // 3. the structured default
+  return structuredDefault(fields, choice, policy, request.method); // 3. the structured default
 }
 
 /**
@@ -183,12 +192,7 @@ export async function fallbackErrorResponse(
 }
 
 /** §2.1 step 3: the structured default in the negotiated format; `HEAD` gets the headers only. */
-function structuredDefault(
-  fields: ErrorFields,
-  choice: ErrorFormatChoice,
-  headers: HeaderRecord,
-  method: string,
-): Response {
+function structuredDefault(fields: ErrorFields, choice: ErrorFormatChoice, policy: string, method: string): Response {
   const body = render(fields, choice);
   if (method !== "HEAD") {
     const copied = prototypedErrorResponse(
@@ -201,7 +205,7 @@ function structuredDefault(
     );
     if (copied !== null) return copied;
   }
-  return negotiatedResponse(method, fields.status, headers, body);
+  return negotiatedResponse(method, fields.status, headerRecord(fields, choice, policy), body);
 }
 
 /** The body as UTF-8 bytes in the renderer's scratch buffer: used at once (the Response copies it), never kept. */
