@@ -12,7 +12,7 @@
  */
 import type { Settings } from "../shared/settings";
 import { customizationFor } from "./custom-errors/apply";
-import { compiledZone } from "./compiled-zone";
+import { compiledZone, type ZoneLookup } from "./compiled-zone";
 import { zoneOf } from "../shared/host";
 import { err, ok, type Result } from "../shared/result";
 import { catalogEntry, type CatalogEntry } from "../errors/catalog";
@@ -27,7 +27,12 @@ const ALLOW = ["GET", "HEAD"] as const;
 const REFERENCE_CACHE_CONTROL = "public, max-age=300";
 const PROBLEM_CACHE_CONTROL = "private, no-store";
 
-export async function handleServiceRequest(
+/**
+ * Not `async`, nor is `previewError` (issue 25): they return the pipeline's promise itself, so a preview does not
+ * resolve a promise of its own with another (each such `async` layer cost a promise and two promise jobs per
+ * error). A throw here is caught by the caller's `try` around `await` (app.ts), as a rejection would be.
+ */
+export function handleServiceRequest(
   request: Request,
   env: Env,
   ctx: ExecutionContext,
@@ -103,7 +108,7 @@ export function parseCode(segment: string): Result<CatalogEntry, "malformed" | "
  * `{prefix}/error/{code}`: the error as if it had just occurred on this zone, with the zone's custom error rules
  * and pages applied (contract §1.6, §2.1): exactly what the zone would serve to this request.
  */
-async function previewError(
+function previewError(
   request: Request,
   url: URL,
   segment: string,
@@ -115,13 +120,29 @@ async function previewError(
   if (!code.ok) return problemResponse(request, PROBLEMS.unknownCode());
   const zone = zoneOf(url);
   const lookup = compiledZone(env, zone); // the hot path: a value on a hit, no promise
-  const config = lookup instanceof Promise ? await lookup : lookup;
+  if (lookup instanceof Promise) {
+    return lookup.then((config) => previewOn(config, code.value, request, url, zone, settings, env, invocation));
+  }
+  return previewOn(lookup, code.value, request, url, zone, settings, env, invocation);
+}
+
+/** The preview of `entry` on the zone's compiled config (a 500 when the config could not be read). */
+function previewOn(
+  config: ZoneLookup,
+  entry: CatalogEntry,
+  request: Request,
+  url: URL,
+  zone: string,
+  settings: Settings,
+  env: Env,
+  invocation: ExecutionContext,
+): Promise<Response> {
   if (!config.ok) {
     return errorResponse({ code: 500, request, url, cause: config.error.cause }, { settings, zone, invocation });
   }
   const customization = config.value ? customizationFor(config.value.customErrors, env.CONFIG) : undefined;
   return errorResponse(
-    { code: code.value.code, request, url, cause: "preview endpoint" },
+    { code: entry.code, request, url, cause: "preview endpoint" },
     { settings, zone, customization, invocation },
   );
 }
