@@ -119,6 +119,51 @@ describe("the byte bodies", () => {
     }
   });
 
+  it("issue 25: a run of occurrences, each written over the last body where it can, is always the full rendering", () => {
+    // Small pools so that values repeat (the in-place path) and change (same length, other lengths, non-ASCII of
+    // the same length, values needing escapes), in any order, across codes (templates) and formats.
+    const rays = [
+      "0123456789abcdef",
+      "fedcba9876543210",
+      "00000000ffffffff",
+      "ééééééééééééééé1",
+      '<&>"\'\\<&>"\'\\<&>"',
+    ];
+    const stamps = ["2026-11-22T16:00:00Z", "2026-11-22T16:00:01Z", "2026-11-22T16:00:0\u00e9"];
+    const zones = ["shop.example", "shop.examplf", "localhost", HOSTILE_ZONE, "\ud83d\ude00.example", ""];
+    const types = [
+      "http://shop.example/cdn-cgi/errors/522",
+      "http://shop.example/cdn-cgi/errors/52\u0001",
+      HOSTILE_TYPE,
+    ];
+    const occurrence = fc.record({
+      code: fc.constantFrom(522, 1020, 1015),
+      ray: fc.constantFrom(...rays),
+      stamp: fc.constantFrom(...stamps),
+      zone: fc.constantFrom(...zones),
+      type: fc.constantFrom(...types),
+    });
+    fc.assert(
+      fc.property(fc.array(occurrence, { minLength: 1, maxLength: 12 }), (run) => {
+        for (const o of run) {
+          const entry = CATALOG.find((e) => e.code === o.code)!;
+          const f = errorFields(entry, {
+            type: o.type,
+            rayId: o.ray,
+            timestamp: o.stamp,
+            zone: o.zone,
+            retryAfter: entry.retryAfter,
+            footer: footerText("the edge"),
+          });
+          for (const [name, , full, renderer] of FORMATS) {
+            expect(new TextDecoder().decode(renderer.bytes(f)), name).toBe(full(f));
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it("a body larger than the buffer so far grows it", () => {
     const huge = fields(522, null, "z".repeat(40_000), "http://x/");
     for (const [, , full, renderer] of FORMATS) expect(renderer.bytes(huge)).toEqual(utf8.encode(full(huge)));
