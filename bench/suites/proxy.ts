@@ -10,6 +10,10 @@
  * Rounds are interleaved with a rotating order; each round's ratio uses that round's baseline; the row
  * shows the median over rounds, and each Worker is served by PROCESSES workerd processes used in turn (the same
  * method as the errors suite).
+ *
+ * `--instructions` (issue 25, second pass): no load; each Worker's workerd runs under callgrind, one after the
+ * other, and the rows give instructions per request on `/hello` (bench/lib/instructions.ts), with the contract's
+ * minimum also built without some of its parts, to say what each part costs over the bare Worker.
  */
 import { request } from "node:http";
 import { warmedRounds, load, type LoadResult } from "../lib/load.ts";
@@ -19,6 +23,8 @@ import { inTurn, serveWorker, type ServeOptions, type Served } from "../lib/serv
 import type { SuiteContext, SuiteResult } from "../lib/suite.ts";
 import { pinApart, type Pinning } from "../lib/pin.ts";
 import { wrkLoad } from "../lib/wrk.ts";
+import { median } from "../lib/stats.ts";
+import { sequentialRequests, serveCounted, type CountOptions } from "../lib/instructions.ts";
 
 export const description = "zone traffic through the real Worker vs a minimal fetch(origin) Worker, same origin";
 
@@ -38,35 +44,53 @@ const MINIMAL_PROXY = `export default {
   },
 };`;
 
+/** The parts of `CONTRACT_MINIMUM_PROXY`, each of which can be left out (`--instructions` splits its cost). */
+interface MinimumParts {
+  /** The one pass over the request headers: the 1038 size and the 1000 loop mark. */
+  readonly scan: boolean;
+  /** A copy of the headers without the hop-by-hop ones, plus `X-Forwarded-Proto`/`-Host` and `CDN-Loop`. */
+  readonly edit: boolean;
+  /** The fetch raced against a timer (522/524). */
+  readonly timer: boolean;
+}
+
 /**
  * Diagnostic (issue 12, fourth pass): the least a Worker must do per request to proxy as contract §3 says, inline
  * and without structure: measure the header section (1038) and look for the loop mark (1000) in one pass, copy the
  * headers without the hop-by-hop ones, add `X-Forwarded-Proto`/`-Host` and the `CDN-Loop` mark, and race the fetch
  * against a timer (522/524). No zone lookup, no request phases, no failure classification. How close the proxy can
- * get to the bare `fetch(origin)` Worker, on this machine, whatever its code.
+ * get to the bare `fetch(origin)` Worker, on this machine, whatever its code. With parts left out (issue 25, second
+ * pass: `--instructions` only), what each part costs.
  */
-const CONTRACT_MINIMUM_PROXY = `const HOP = new Set(["connection", "proxy-connection", "keep-alive", "te", "transfer-encoding",
+function minimumProxy(parts: MinimumParts): string {
+  const lines = [
+    `const HOP = new Set(["connection", "proxy-connection", "keep-alive", "te", "transfer-encoding",
   "upgrade", "trailer", "proxy-authorization", "proxy-authenticate", "host"]);
 export default {
   async fetch(request, env) {
     const url = new URL(request.url);
     let bytes = 0;
     let loop = null;
-    const drop = [];
-    for (const [name, value] of request.headers) {
+    const drop = [];`,
+    parts.scan
+      ? `    for (const [name, value] of request.headers) {
       bytes += name.length + value.length + 4;
       if (name === "cdn-loop") loop = value;
       if (HOP.has(name)) drop.push(name);
     }
     if (bytes > 16384) return new Response("1038", { status: 400 });
-    if (loop !== null && loop.includes("edge-errors")) return new Response("1000", { status: 403 });
-    const headers = new Headers(request.headers);
+    if (loop !== null && loop.includes("edge-errors")) return new Response("1000", { status: 403 });`
+      : "",
+    parts.edit
+      ? `    const headers = new Headers(request.headers);
     for (const name of drop) headers.delete(name);
     headers.set("x-forwarded-proto", url.protocol.slice(0, -1));
     headers.set("x-forwarded-host", url.host);
-    headers.set("cdn-loop", loop ? loop + ", edge-errors" : "edge-errors");
-    const hasBody = request.method !== "GET" && request.method !== "HEAD";
-    let timer;
+    headers.set("cdn-loop", loop ? loop + ", edge-errors" : "edge-errors");`
+      : "    const headers = request.headers;",
+    `    const hasBody = request.method !== "GET" && request.method !== "HEAD";`,
+    parts.timer
+      ? `    let timer;
     const response = await new Promise((resolve, reject) => {
       timer = setTimeout(() => resolve(new Response("timeout", { status: 524 })), 15000);
       fetch(env.ORIGIN + url.pathname + url.search, {
@@ -74,9 +98,17 @@ export default {
       }).then(resolve, reject);
     });
     clearTimeout(timer);
-    return response;
-  },
-};`;
+    return response;`
+      : `    return fetch(env.ORIGIN + url.pathname + url.search, {
+      method: request.method, headers, body: hasBody ? request.body : null, redirect: "manual",
+    });`,
+    `  },
+};`,
+  ];
+  return lines.filter((line) => line !== "").join("\n");
+}
+
+const CONTRACT_MINIMUM_PROXY = minimumProxy({ scan: true, edit: true, timer: true });
 
 interface Scenario {
   readonly name: string;
@@ -98,6 +130,7 @@ const SCENARIOS: readonly Scenario[] = [
 ];
 
 export async function run(context: SuiteContext): Promise<SuiteResult> {
+  if (context.instructions) return countInstructions(context);
   const rounds = context.quick ? 1 : 16;
   const seconds = 1;
   const connections = 8;
@@ -220,4 +253,108 @@ function statusOf(url: URL): Promise<number> {
     outgoing.on("error", reject);
     outgoing.end();
   });
+}
+
+interface CountedScenario {
+  readonly name: string;
+  /** The real Worker, or a generated one. */
+  readonly script: "real" | string;
+}
+
+const COUNTED: readonly CountedScenario[] = [
+  { name: "minimal fetch(origin) Worker, GET /hello (22 B)", script: MINIMAL_PROXY },
+  { name: "proxy, GET /hello (22 B)", script: "real" },
+  { name: "diagnostic: the contract's minimum proxy Worker", script: CONTRACT_MINIMUM_PROXY },
+  {
+    name: "diagnostic: the minimum with the header scan only",
+    script: minimumProxy({ scan: true, edit: false, timer: false }),
+  },
+  {
+    name: "diagnostic: the minimum with the scan and the header edits (no timer)",
+    script: minimumProxy({ scan: true, edit: true, timer: false }),
+  },
+];
+
+/**
+ * `--instructions`: instructions per request of each Worker's workerd process under callgrind, one fresh process
+ * per scenario and `processes` processes each (the windows of one process agree, processes may not: compare over
+ * several). `BENCH_PROXY_ROWS` (a comma-separated list of row numbers, 0 = the baseline) runs only some rows while
+ * developing. Each window follows 10.5 s of idle, so the zone's refresh every 10 s (contract §8) stays out of it.
+ */
+async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
+  const count: CountOptions = context.quick
+    ? { warmup: 300, requests: 200, windows: 1, idleMs: 10_500 }
+    : { warmup: 1000, requests: 300, windows: 3, idleMs: 10_500 };
+  const processes = context.quick ? 1 : 2;
+  const only = process.env.BENCH_PROXY_ROWS?.split(",").map(Number);
+  const origin = await startExampleOrigin(context.root);
+  const counts: number[][] = COUNTED.map(() => []);
+  try {
+    for (let p = 0; p < processes; p++) {
+      for (const [i, scenario] of COUNTED.entries()) {
+        if (only !== undefined && !only.includes(i)) continue;
+        const real = scenario.script === "real";
+        const worker = await serveCounted(
+          real
+            ? { root: context.root, entry: "src/index.ts", bindings: { ADMIN_TOKEN, API_HOSTS: "localhost" } }
+            : { root: context.root, script: scenario.script, bindings: { ORIGIN: origin.url }, durableObjects: {} },
+        );
+        try {
+          if (real) await retryReset(() => configureZone(worker.served.url, origin.url));
+          const status = await retryReset(() => statusOf(new URL("/hello", worker.served.url)));
+          if (status !== 200) throw new Error(`${scenario.name}: status ${status} before counting`);
+          const sender = sequentialRequests(new URL("/hello", worker.served.url), { host: ZONE }, 200);
+          try {
+            const windows: number[] = [];
+            const perRequest = await worker.perRequest(sender.send, {
+              ...count,
+              onWindow: (n) => windows.push(Math.round(n)),
+            });
+            counts[i]?.push(perRequest);
+            context.log(
+              `${scenario.name}: ${Math.round(perRequest)} instructions/request (windows: ${windows.join(", ")})`,
+            );
+          } finally {
+            sender.close();
+          }
+        } finally {
+          await worker.dispose();
+        }
+      }
+    }
+  } finally {
+    origin.process.kill("SIGTERM");
+  }
+  const perRow = counts.map((all) => (all.length === 0 ? Number.NaN : median(all)));
+  const baseline = perRow[0] ?? Number.NaN;
+  const rows = COUNTED.map((scenario, i) => ({
+    name: scenario.name,
+    ...(i === 0 ? { baseline: true } : {}),
+    instructionsPerRequest: perRow[i] ?? Number.NaN,
+    ratio: baseline / (perRow[i] ?? Number.NaN),
+    ...(scenario.script === "real" ? { target: 0.95 } : {}),
+  }));
+  return {
+    rows,
+    notes: [
+      `instructions of the Worker's workerd process (all threads) under valgrind's callgrind, per request on /hello: ` +
+        `${count.warmup} requests of warm-up, then ${count.windows} window(s) of ${count.requests} requests one after ` +
+        `the other on one connection, each after ${count.idleMs / 1000} s of idle and one request; median over the ` +
+        `windows, then over ${processes} fresh process(es) per row (counts per process: ` +
+        counts.map((all) => all.map((n) => Math.round(n)).join("/")).join("; ") +
+        ");",
+      "ratio = baseline instructions ÷ the row's (higher is better, like a throughput ratio).",
+    ],
+  };
+}
+
+/** `work()`, again (up to 3 times in all) while it fails with a reset connection (slow start-ups under valgrind). */
+async function retryReset<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= 3 || (error as NodeJS.ErrnoException).code !== "ECONNRESET") throw error;
+    }
+  }
 }

@@ -17,7 +17,11 @@ export interface ClientAddress {
 /** The validated client address of a request (or of its headers), or undefined when there is none. */
 export function clientAddress(from: Request | Headers): ClientAddress | undefined {
   const headers = from instanceof Headers ? from : from.headers;
-  const raw = headers.get("cf-connecting-ip");
+  return clientAddressOf(headers.get("cf-connecting-ip"));
+}
+
+/** The validated client address of a `CF-Connecting-IP` value already read (`null`: absent), or undefined. */
+export function clientAddressOf(raw: string | null): ClientAddress | undefined {
   if (raw === null) return undefined;
   const text = raw.trim();
   const address = parseIp(text);

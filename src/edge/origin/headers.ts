@@ -7,7 +7,7 @@
  *   `X-Forwarded-Proto` / `X-Forwarded-Host` say what the client asked for;
  * - `CDN-Loop` (RFC 8586) gets this service's mark, and a request already carrying it is a loop (1000).
  */
-import { clientAddress } from "../../shared/client-address";
+import { clientAddressOf } from "../../shared/client-address";
 
 /** This service's `cdn-id` in `CDN-Loop` (RFC 8586 §2: a token). */
 export const CDN_LOOP_ID = "edge-errors";
@@ -35,10 +35,16 @@ export interface ForwardedFor {
 }
 
 /**
- * Everything the proxy needs from the request headers, gathered in ONE pass. The upstream headers are then a
- * runtime-side copy of the incoming ones with only the needed edits: every call into the runtime's `Headers`
- * crosses from JavaScript into the runtime, and the proxy's overhead per request is measured against a bare
- * `fetch(origin)` Worker (bench/suites/proxy.ts; rebuilding the headers from a JS array measured ~10 % slower).
+ * Everything the proxy needs from the request headers, gathered in ONE pass, including the fields to forward.
+ *
+ * Why a plain record and not a copy of the incoming `Headers` with edits (issue 25, second pass): every call into
+ * the runtime's `Headers` crosses from JavaScript into the runtime, and counted under callgrind each `set` on a copy
+ * cost ~20,000 instructions per request, about 60,000 for the three or four the proxy needs (~4 % of a proxied
+ * request), while handing `fetch` a record of the fields the scan already read cost ~15,000 in all (docs/benchmarks.md
+ * "Issue 25: the proxy, second pass"). An array of pairs cost more than the copy. The record carries the same
+ * fields and values: iterating `Headers` already gives one value per name, a repeated field's values joined with
+ * ", " (Fetch standard; RFC 9110 §5.3 allows a proxy to combine them so). The two names a record cannot carry
+ * take the copy: `Set-Cookie` (iterated once per value, never joined) and `__proto__` (not an own key of a record).
  */
 export interface RequestHeaderScan {
   /** Size of the header section as sent on HTTP/1.1 (`name: value\r\n` per field): the 1038 limit's measure. */
@@ -49,6 +55,13 @@ export interface RequestHeaderScan {
   readonly drop: readonly string[];
   readonly forwardedFor: string | null;
   readonly cdnLoop: string | null;
+  /** `CF-Connecting-IP` as sent (read here so the proxy needs no second call into the runtime's `Headers`). */
+  readonly connectingIp: string | null;
+  /**
+   * The fields to forward (lower-case names), without the hop-by-hop ones: filled by the scan, then completed by
+   * `upstreamHeaders` (the one user, which writes to it); `null` when a field forbids a record (above).
+   */
+  readonly fields: Record<string, string> | null;
 }
 
 export function scanRequestHeaders(headers: Headers): RequestHeaderScan {
@@ -56,23 +69,35 @@ export function scanRequestHeaders(headers: Headers): RequestHeaderScan {
   let connection: string | null = null;
   let forwardedFor: string | null = null;
   let cdnLoop: string | null = null;
+  let connectingIp: string | null = null;
+  let fields: Record<string, string> | null = {};
   const drop: string[] = [];
   // Header values are byte strings, so `length` counts bytes.
   for (const [name, value] of headers) {
     bytes += name.length + value.length + 4;
-    if (name === "connection") connection = value;
-    else if (name === "x-forwarded-for") forwardedFor = value;
+    if (HOP_BY_HOP.has(name)) {
+      drop.push(name);
+      if (name === "connection") connection = value;
+      continue;
+    }
+    if (name === "x-forwarded-for") forwardedFor = value;
     else if (name === "cdn-loop") cdnLoop = value;
-    if (HOP_BY_HOP.has(name)) drop.push(name);
+    else if (name === "cf-connecting-ip") connectingIp = value;
+    else if (name === "set-cookie" || name === "__proto__") fields = null;
+    if (fields !== null) fields[name] = value;
   }
   if (connection !== null) {
     // RFC 9110 §7.6.1: the fields named in Connection are hop-by-hop too.
     for (const field of connection.split(",")) {
       const name = field.trim().toLowerCase();
-      if (name !== "" && /^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name)) drop.push(name);
+      if (name !== "" && /^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name)) {
+        drop.push(name);
+        if (fields !== null) delete fields[name];
+      }
     }
   }
-  return { bytes, loop: cdnLoop !== null && hasOwnLoopMark(cdnLoop), drop, forwardedFor, cdnLoop };
+  const loop = cdnLoop !== null && hasOwnLoopMark(cdnLoop);
+  return { bytes, loop, drop, forwardedFor, cdnLoop, connectingIp, fields };
 }
 
 /**
@@ -80,17 +105,28 @@ export function scanRequestHeaders(headers: Headers): RequestHeaderScan {
  * address appended (from `CF-Connecting-IP` only and only when it is one valid address, as `ip.src` in contract
  * §2.2: src/shared/client-address.ts; nothing invented without it, a list or garbage never passed on),
  * `X-Forwarded-Proto`/`-Host` from what the client asked for (incoming values are overwritten, never trusted),
- * and this service's `CDN-Loop` mark. Never mutates `incoming`.
+ * and this service's `CDN-Loop` mark. Never mutates `incoming`; completes and returns `scan.fields` when the scan
+ * made a record (once per scan), else a copy of `incoming`.
  */
-export function upstreamHeaders(incoming: Headers, scan: RequestHeaderScan, forwarded: ForwardedFor): Headers {
+export function upstreamHeaders(incoming: Headers, scan: RequestHeaderScan, forwarded: ForwardedFor): HeadersInit {
+  const { forwardedFor, cdnLoop } = scan;
+  const client = clientAddressOf(scan.connectingIp)?.text;
+  const xff = client === undefined ? null : forwardedFor ? `${forwardedFor}, ${client}` : client;
+  const loopMark = cdnLoop ? `${cdnLoop}, ${CDN_LOOP_ID}` : CDN_LOOP_ID;
+  const fields = scan.fields;
+  if (fields !== null) {
+    if (xff !== null) fields["x-forwarded-for"] = xff;
+    fields["x-forwarded-proto"] = forwarded.proto;
+    fields["x-forwarded-host"] = forwarded.host;
+    fields["cdn-loop"] = loopMark;
+    return fields;
+  }
   const headers = new Headers(incoming);
   for (const name of scan.drop) headers.delete(name);
-  const { forwardedFor, cdnLoop } = scan;
-  const client = clientAddress(incoming)?.text;
-  if (client !== undefined) headers.set("x-forwarded-for", forwardedFor ? `${forwardedFor}, ${client}` : client);
+  if (xff !== null) headers.set("x-forwarded-for", xff);
   headers.set("x-forwarded-proto", forwarded.proto);
   headers.set("x-forwarded-host", forwarded.host);
-  headers.set("cdn-loop", cdnLoop ? `${cdnLoop}, ${CDN_LOOP_ID}` : CDN_LOOP_ID);
+  headers.set("cdn-loop", loopMark);
   return headers;
 }
 

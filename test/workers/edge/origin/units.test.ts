@@ -45,8 +45,36 @@ describe("upstreamHeaders", () => {
     [{ "CDN-Loop": "a, b;x=1" }, { "cdn-loop": "a, b;x=1, edge-errors" }],
   ])("%j → %j", (incoming, expected) => {
     const headers = new Headers(incoming);
-    const out = upstreamHeaders(headers, scanRequestHeaders(headers), forwarded);
+    const out = new Headers(upstreamHeaders(headers, scanRequestHeaders(headers), forwarded));
     for (const [name, value] of Object.entries(expected)) expect(out.get(name), name).toBe(value);
+  });
+
+  // Issue 25: the fields go to fetch as a record of what iterating the incoming Headers gives (one value per
+  // name, repeated fields joined with ", "), except the two names a record cannot carry, which take a copy.
+  it("forwards every field once with the values a copy would have, Set-Cookie and __proto__ included", () => {
+    const incoming = new Headers([
+      ["X-Dup", "a"],
+      ["X-Dup", "b"],
+      ["Accept", "text/html, */*;q=0.8"],
+    ]);
+    const plain = new Headers(upstreamHeaders(incoming, scanRequestHeaders(incoming), forwarded));
+    expect(plain.get("x-dup")).toBe("a, b");
+    expect(plain.get("accept")).toBe("text/html, */*;q=0.8");
+    const scan = scanRequestHeaders(incoming);
+    expect(scan.fields).not.toBeNull();
+
+    const cookies = new Headers([["X-A", "1"]]);
+    cookies.append("Set-Cookie", "s=1");
+    cookies.append("Set-Cookie", "t=2");
+    expect(scanRequestHeaders(cookies).fields).toBeNull();
+    const copied = new Headers(upstreamHeaders(cookies, scanRequestHeaders(cookies), forwarded));
+    expect(copied.getSetCookie()).toEqual(["s=1", "t=2"]);
+    expect(copied.get("x-a")).toBe("1");
+    expect(copied.get("cdn-loop")).toBe("edge-errors");
+
+    const proto = new Headers([["__proto__", "p"]]);
+    const kept = new Headers(upstreamHeaders(proto, scanRequestHeaders(proto), forwarded));
+    expect(kept.get("__proto__")).toBe("p");
   });
 });
 
