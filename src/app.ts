@@ -74,17 +74,19 @@ export const api = mountApi(
 
 type Destination = "service" | "api" | "zone";
 
-/** Which part of the service answers this URL (pure; exported for tests). */
-export function destinationOf(url: URL, settings: Settings): Destination {
+/** Which part of the service answers this URL (pure; exported for tests). `zone` is `zoneOf(url)`, when known. */
+export function destinationOf(url: URL, settings: Settings, zone?: string): Destination {
   if (isUnderPrefix(url.pathname, settings.servicePrefix)) return "service";
-  if (settings.apiHosts.has(zoneOf(url))) return "api";
+  if (settings.apiHosts.has(zone ?? zoneOf(url))) return "api";
   return "zone";
 }
 
 export async function handle(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
   const settings = settingsFor(env);
   const url = new URL(request.url);
-  const destination = destinationOf(url, settings);
+  // Computed once and handed to zone traffic: each read of `url.hostname` is a call into the runtime (issue 25).
+  const zone = zoneOf(url);
+  const destination = destinationOf(url, settings, zone);
   try {
     switch (destination) {
       case "service":
@@ -96,7 +98,7 @@ export async function handle(request: Request, env: Env, ctx: ExecutionContext):
         return analyticsPage(request, url) ?? (await api.handle(request, env, ctx, settings, url));
       case "zone":
         // Zone traffic checks the mark in its single pass over the request headers (src/edge/zone-traffic.ts).
-        return await handleZoneTraffic(request, env, ctx, settings, url);
+        return await handleZoneTraffic(request, env, ctx, settings, url, zone);
     }
   } catch (error) {
     return unhandled(error, destination, request, url, settings, ctx);

@@ -46,6 +46,13 @@ export type ZoneLookup = Result<CompiledZone | null, StoreFailure>;
 
 const compiled = new BoundedCache<string, CompiledZone>({ capacity: MAX_ENTRIES });
 const NO_ZONE: ZoneLookup = ok(null);
+/**
+ * The lookup answered for one raw zone object of the raw cache (issue 25, second pass): a hit then costs the raw
+ * cache's touch and one WeakMap read, not a second LRU touch of `compiled` and a new `ok()` per request. The raw
+ * cache replaces its object at each 10 s refresh, so `compiled` is still touched (and its recency kept) once per
+ * refresh per zone; entries leave with their raw object (a WeakMap holds no key alive).
+ */
+const lookups = new WeakMap<Zone, ZoneLookup>();
 
 /**
  * The compiled zone of `host`: a value on a hit (no promise), a promise on a miss (one KV read). `CONFIG`
@@ -55,8 +62,13 @@ const NO_ZONE: ZoneLookup = ok(null);
  */
 export function compiledZone(env: { readonly CONFIG: KVNamespace }, host: string): ZoneLookup | Promise<ZoneLookup> {
   const hit = cachedZone(host);
-  if (hit !== undefined) return hit === null ? NO_ZONE : ok(compiledOf(hit));
-  return readCompiledZone(env, host);
+  if (hit === undefined) return readCompiledZone(env, host);
+  if (hit === null) return NO_ZONE;
+  const known = lookups.get(hit);
+  if (known !== undefined) return known;
+  const lookup: ZoneLookup = ok(compiledOf(hit));
+  lookups.set(hit, lookup);
+  return lookup;
 }
 
 async function readCompiledZone(env: { readonly CONFIG: KVNamespace }, host: string): Promise<ZoneLookup> {

@@ -32,8 +32,8 @@ export async function handleZoneTraffic(
   ctx: ExecutionContext,
   settings: Settings,
   url: URL = new URL(request.url),
+  zone: string = zoneOf(url),
 ): Promise<Response> {
-  const zone = zoneOf(url);
   // Errors before the zone's config is known have no customisation; after it, the zone's rules and pages apply.
   let customization: ErrorCustomization | undefined;
   // The URL as rules see it (contract §2.2: zone host, path normalised per the zone's setting), made once the
@@ -77,12 +77,17 @@ export async function handleZoneTraffic(
     customization = customizationFor(config.customErrors, env.CONFIG);
     recorded = true;
   }
-  const route = config ? ok(config.route) : defaultRoute(settings);
-  if (route === null) return fail(1001, "no zone config and no DEFAULT_ORIGIN");
-  if (!route.ok) return fail(500, route.error);
+  let route: Route;
+  if (config !== null) route = config.route;
+  else {
+    const fallback = defaultRoute(settings);
+    if (fallback === null) return fail(1001, "no zone config and no DEFAULT_ORIGIN");
+    if (!fallback.ok) return fail(500, fallback.error);
+    route = fallback.value;
+  }
 
-  if (headers.bytes > route.value.maxRequestHeaderBytes) {
-    return fail(1038, `request headers are ${headers.bytes} bytes, limit ${route.value.maxRequestHeaderBytes}`);
+  if (headers.bytes > route.maxRequestHeaderBytes) {
+    return fail(1038, `request headers are ${headers.bytes} bytes, limit ${route.maxRequestHeaderBytes}`);
   }
 
   // Contract §4: IP access → firewall → rate limiting, each short-circuiting. The clock is `Date.now()` here;
@@ -95,7 +100,7 @@ export async function handleZoneTraffic(
 
   // The origin gets the original path unless the zone's scope is `both` (contract §2.2; docs/origin.md).
   const path = normalization.scope === "both" ? ruleUrl().originPath : url.pathname + url.search;
-  const result = await forwardToOrigin(request, url, headers, route.value.plan, connectorFor(env), path);
+  const result = await forwardToOrigin(request, url, headers, route.plan, connectorFor(env), path);
   if (!result.ok) return fail(result.error.code, result.error.cause);
   if (result.value.status < 400) return result.value;
   // Custom error rules also see the origin's own errors (contract §2.1); pages and defaults never replace them.

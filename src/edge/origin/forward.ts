@@ -35,9 +35,10 @@ type Settled =
  * open"); a signal on every request measured ~20 µs of CPU per request (docs/benchmarks.md).
  */
 export function upstreamInit(request: Request, url: URL, scan: RequestHeaderScan): RequestInit {
-  const hasBody = request.method !== "GET" && request.method !== "HEAD";
+  const method = request.method; // one read: each is a call into the runtime
+  const hasBody = method !== "GET" && method !== "HEAD";
   return {
-    method: request.method,
+    method,
     headers: upstreamHeaders(request.headers, scan, { proto: url.protocol.slice(0, -1), host: url.host }),
     body: hasBody ? request.body : null,
     redirect: "manual",
@@ -57,14 +58,19 @@ export async function forwardToOrigin(
   path: string = url.pathname + url.search,
 ): Promise<Result<Response, OriginFailure>> {
   const started = Date.now();
-  const pending: Promise<Settled> = connector.fetch(plan.target.origin + path, upstreamInit(request, url, scan)).then(
-    (response): Settled => ({ kind: "response", response }),
-    (e: unknown): Settled => ({ kind: "error", message: messageOf(e) }),
-  );
-
-  let settled = await within(pending, Math.min(plan.connectTimeoutMs, plan.readTimeoutMs));
+  const fetched = connector.fetch(plan.target.origin + path, upstreamInit(request, url, scan));
+  // The happy path races the fetch itself, not a mapped copy of it: a response is the value, a rejection is
+  // caught here. Mapping every fetch into a `Settled` value first cost a promise, a reaction and an object per
+  // request (issue 25, second pass); only the stall path below needs the mapped promise.
+  let settled: Response | Settled | typeof TIMEOUT;
+  try {
+    settled = await within(fetched, Math.min(plan.connectTimeoutMs, plan.readTimeoutMs));
+  } catch (e) {
+    settled = failed(e);
+  }
   if (settled === TIMEOUT) {
     // Still nothing at the connect timeout: is the origin reachable at all (522) or merely slow (524)?
+    const pending = fetched.then((response): Settled => ({ kind: "response", response }), failed);
     const probe = connector.probeTcp(plan.target, plan.connectTimeoutMs);
     const first = await Promise.race([pending, probe.then((p) => ({ kind: "probe" as const, probe: p }))]);
     if (first.kind === "probe") {
@@ -79,8 +85,13 @@ export async function forwardToOrigin(
       settled = first;
     }
   }
+  if (settled instanceof Response) return ok(settled);
   if (settled.kind === "response") return ok(settled.response);
   return err(await diagnose(settled.message, plan, connector));
+}
+
+function failed(e: unknown): Settled {
+  return { kind: "error", message: messageOf(e) };
 }
 
 /** After a failed fetch: probe, then classify (only failures pay for this). */
