@@ -45,11 +45,15 @@ const MINIMAL_PROXY = `export default {
 };`;
 
 /** The parts of `CONTRACT_MINIMUM_PROXY`, each of which can be left out (`--instructions` splits its cost). */
-interface MinimumParts {
+export interface MinimumParts {
   /** The one pass over the request headers: the 1038 size and the 1000 loop mark. */
   readonly scan: boolean;
-  /** A copy of the headers without the hop-by-hop ones, plus `X-Forwarded-Proto`/`-Host` and `CDN-Loop`. */
-  readonly edit: boolean;
+  /**
+   * The headers without the hop-by-hop ones, plus `X-Forwarded-Proto`/`-Host` and `CDN-Loop`: as a copy of the
+   * incoming `Headers` with `set`s (`copy`), or as a record filled by the scan (`record`, what the proxy does since
+   * issue 25's second pass, src/edge/origin/headers.ts; needs `scan`), or not at all (`none`).
+   */
+  readonly edit: "copy" | "record" | "none";
   /** The fetch raced against a timer (522/524). */
   readonly timer: boolean;
 }
@@ -62,7 +66,7 @@ interface MinimumParts {
  * get to the bare `fetch(origin)` Worker, on this machine, whatever its code. With parts left out (issue 25, second
  * pass: `--instructions` only), what each part costs.
  */
-function minimumProxy(parts: MinimumParts): string {
+export function minimumProxy(parts: MinimumParts): string {
   const lines = [
     `const HOP = new Set(["connection", "proxy-connection", "keep-alive", "te", "transfer-encoding",
   "upgrade", "trailer", "proxy-authorization", "proxy-authenticate", "host"]);
@@ -71,23 +75,40 @@ export default {
     const url = new URL(request.url);
     let bytes = 0;
     let loop = null;
-    const drop = [];`,
-    parts.scan
+    const drop = [];
+    const fields = {};`,
+    parts.scan && parts.edit === "record"
+      ? `    for (const [name, value] of request.headers) {
+      bytes += name.length + value.length + 4;
+      if (HOP.has(name)) continue;
+      if (name === "cdn-loop") loop = value;
+      fields[name] = value;
+    }`
+      : "",
+    parts.scan && parts.edit !== "record"
       ? `    for (const [name, value] of request.headers) {
       bytes += name.length + value.length + 4;
       if (name === "cdn-loop") loop = value;
       if (HOP.has(name)) drop.push(name);
-    }
+    }`
+      : "",
+    parts.scan
+      ? `
     if (bytes > 16384) return new Response("1038", { status: 400 });
     if (loop !== null && loop.includes("edge-errors")) return new Response("1000", { status: 403 });`
       : "",
-    parts.edit
+    parts.edit === "copy"
       ? `    const headers = new Headers(request.headers);
     for (const name of drop) headers.delete(name);
     headers.set("x-forwarded-proto", url.protocol.slice(0, -1));
     headers.set("x-forwarded-host", url.host);
     headers.set("cdn-loop", loop ? loop + ", edge-errors" : "edge-errors");`
-      : "    const headers = request.headers;",
+      : parts.edit === "record"
+        ? `    const headers = fields;
+    headers["x-forwarded-proto"] = url.protocol.slice(0, -1);
+    headers["x-forwarded-host"] = url.host;
+    headers["cdn-loop"] = loop ? loop + ", edge-errors" : "edge-errors";`
+        : "    const headers = request.headers;",
     `    const hasBody = request.method !== "GET" && request.method !== "HEAD";`,
     parts.timer
       ? `    let timer;
@@ -108,7 +129,7 @@ export default {
   return lines.filter((line) => line !== "").join("\n");
 }
 
-const CONTRACT_MINIMUM_PROXY = minimumProxy({ scan: true, edit: true, timer: true });
+const CONTRACT_MINIMUM_PROXY = minimumProxy({ scan: true, edit: "copy", timer: true });
 
 interface Scenario {
   readonly name: string;
@@ -267,11 +288,15 @@ const COUNTED: readonly CountedScenario[] = [
   { name: "diagnostic: the contract's minimum proxy Worker", script: CONTRACT_MINIMUM_PROXY },
   {
     name: "diagnostic: the minimum with the header scan only",
-    script: minimumProxy({ scan: true, edit: false, timer: false }),
+    script: minimumProxy({ scan: true, edit: "none", timer: false }),
   },
   {
     name: "diagnostic: the minimum with the scan and the header edits (no timer)",
-    script: minimumProxy({ scan: true, edit: true, timer: false }),
+    script: minimumProxy({ scan: true, edit: "copy", timer: false }),
+  },
+  {
+    name: "diagnostic: the contract's minimum, fields as a record (as the proxy now)",
+    script: minimumProxy({ scan: true, edit: "record", timer: true }),
   },
 ];
 
