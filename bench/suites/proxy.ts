@@ -2,7 +2,7 @@
  * Origin proxy pass-through (issue 4): zone traffic through the real Worker (zone lookup in the per-isolate
  * cache, header rewriting, CDN-Loop, the connect-timeout race) against a minimal `fetch(origin)` Worker,
  * both served the same way (bench/lib/serve.ts) in front of the same origin (scripts/example-origin.mjs, in
- * its own process). Target: ≥ 0.9× the minimal Worker's throughput.
+ * its own process). Target: ≥ 0.95× the minimal Worker's throughput (issue 25; issue 4 asked 0.9×).
  *
  * Scenarios: a tiny answer (`/hello`, 22 bytes: the per-request overhead) and a 64 KiB answer (streaming).
  * A diagnostic row (no target) serves the tiny answer from `CONTRACT_MINIMUM_PROXY`, the least a Worker must do
@@ -28,7 +28,8 @@ import { sequentialRequests, serveCounted, type CountOptions } from "../lib/inst
 
 export const description = "zone traffic through the real Worker vs a minimal fetch(origin) Worker, same origin";
 
-const TARGET = 0.9;
+/** Issue 25: ≥ 0.95× a bare `fetch(origin)` Worker (issue 4 asked 0.9×). */
+const TARGET = 0.95;
 /** workerd processes per Worker, used in turn from round to round (docs/benchmarks.md, Method). */
 const PROCESSES = 2;
 const ZONE = "bench-proxy.example";
@@ -357,7 +358,7 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
     ...(i === 0 ? { baseline: true } : {}),
     instructionsPerRequest: perRow[i] ?? Number.NaN,
     ratio: baseline / (perRow[i] ?? Number.NaN),
-    ...(scenario.script === "real" ? { target: 0.95 } : {}),
+    ...(scenario.script === "real" ? { target: TARGET } : {}),
   }));
   return {
     rows,
