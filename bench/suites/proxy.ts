@@ -279,13 +279,13 @@ function statusOf(url: URL): Promise<number> {
 
 interface CountedScenario {
   readonly name: string;
-  /** The real Worker, or a generated one. */
-  readonly script: "real" | string;
+  /** `null`: the real Worker (src/index.ts); else a generated Worker's module. */
+  readonly script: string | null;
 }
 
 const COUNTED: readonly CountedScenario[] = [
   { name: "minimal fetch(origin) Worker, GET /hello (22 B)", script: MINIMAL_PROXY },
-  { name: "proxy, GET /hello (22 B)", script: "real" },
+  { name: "proxy, GET /hello (22 B)", script: null },
   { name: "diagnostic: the contract's minimum proxy Worker", script: CONTRACT_MINIMUM_PROXY },
   {
     name: "diagnostic: the minimum with the header scan only",
@@ -319,9 +319,9 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
     for (let p = 0; p < processes; p++) {
       for (const [i, scenario] of COUNTED.entries()) {
         if (only !== undefined && !only.includes(i)) continue;
-        const real = scenario.script === "real";
+        const real = scenario.script === null;
         const worker = await serveCounted(
-          real
+          scenario.script === null
             ? { root: context.root, entry: "src/index.ts", bindings: { ADMIN_TOKEN, API_HOSTS: "localhost" } }
             : { root: context.root, script: scenario.script, bindings: { ORIGIN: origin.url }, durableObjects: {} },
         );
@@ -358,7 +358,7 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
     ...(i === 0 ? { baseline: true } : {}),
     instructionsPerRequest: perRow[i] ?? Number.NaN,
     ratio: baseline / (perRow[i] ?? Number.NaN),
-    ...(scenario.script === "real" ? { target: TARGET } : {}),
+    ...(scenario.script === null ? { target: TARGET } : {}),
   }));
   return {
     rows,
