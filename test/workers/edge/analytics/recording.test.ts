@@ -160,6 +160,38 @@ describe("the batcher's loss bound", () => {
     expect(waits.length).toBe(4); // every write went through waitUntil (and the window's closer)
   });
 
+  it("a window after a busy one is longer; after a quiet one it is short again", async () => {
+    const asked: number[] = [];
+    const sleeping: (() => void)[] = [];
+    const release = () => sleeping.splice(0).forEach((wake) => wake());
+    const batcher = new RecordBatcher({ maxRecords: 10, maxWaitMs: 50, busyWaitMs: 250, busyRecords: 3 }, (ms) => {
+      asked.push(ms);
+      return new Promise<void>((r) => sleeping.push(r));
+    });
+    const written: number[] = [];
+    const waits: Promise<unknown>[] = [];
+    const sink = async (_zone: string, batch: readonly ErrorRecord[]) => void written.push(batch.length);
+    const invocation = { waitUntil: (p: Promise<unknown>) => void waits.push(p) };
+    const settle = async () => {
+      release();
+      await Promise.all(waits);
+    };
+    batcher.add("z", record(1), sink, invocation, 0); // written at once, opens a 50 ms window
+    for (const at of [1, 2, 3]) batcher.add("z", record(1 + at), sink, invocation, at);
+    expect(asked).toEqual([49]);
+    await settle();
+    expect(written).toEqual([1, 3]); // 3 ≥ busyRecords: the next window is the busy one
+    batcher.add("z", record(5), sink, invocation, 100);
+    batcher.add("z", record(6), sink, invocation, 101);
+    expect(asked).toEqual([49, 249]);
+    await settle();
+    expect(written).toEqual([1, 3, 1, 1]); // a quiet window: the next one is short again
+    batcher.add("z", record(7), sink, invocation, 400);
+    batcher.add("z", record(8), sink, invocation, 401);
+    expect(asked).toEqual([49, 249, 49]);
+    await settle();
+  });
+
   it("a failing sink never throws into the request", async () => {
     const batcher = new RecordBatcher({ maxRecords: 1, maxWaitMs: 10 });
     const waits: Promise<unknown>[] = [];
