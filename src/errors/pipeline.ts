@@ -118,6 +118,24 @@ function headerRecord(fields: ErrorFields, choice: ErrorFormatChoice, policy: st
   return buildErrorHeaders(choice, fields.ray_id, fields.retry_after ?? null, policy, fields.error_code);
 }
 
+/** A structured default as the pipeline made it (§2.1 step 3): its Ray ID and format. */
+export interface StructuredDefault {
+  readonly ray: string;
+  readonly format: ErrorFormatChoice["format"];
+}
+
+/**
+ * The structured defaults made here, for the analytics record (issue 24, src/edge/analytics/occurrence.ts): what it
+ * needs without reading the response's `Ray-ID` and `Content-Type` back, two calls into the runtime per error
+ * (~2,500 instructions each, docs/benchmarks.md "the error path, second pass"). A WeakMap holds no response alive.
+ */
+const defaults = new WeakMap<Response, StructuredDefault>();
+
+/** The Ray ID and format of a structured default this pipeline made; undefined for any other response. */
+export function structuredDefaultOf(response: Response): StructuredDefault | undefined {
+  return defaults.get(response);
+}
+
 /** The catalog code the pipeline answers when a producer passes a code the catalog does not have. */
 const FALLBACK_CODE = 500;
 
@@ -159,7 +177,9 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
     const byPage = paged instanceof Promise ? await paged : paged;
     if (byPage) return byPage;
   }
-  return structuredDefault(fields, choice, policy, request.method); // 3. the structured default
+  const response = structuredDefault(fields, choice, policy, request.method); // 3. the structured default
+  defaults.set(response, { ray: rayId, format: choice.format });
+  return response;
 }
 
 /**

@@ -4,6 +4,7 @@
  * format from what was served (the response's `Content-Type`, set by the pipeline's negotiation or the rule).
  */
 import { answerOf } from "../custom-errors/apply";
+import { structuredDefaultOf } from "../../errors/pipeline";
 import {
   countryOf,
   formatOf,
@@ -32,10 +33,12 @@ export interface Occurrence {
  * (contract §2.1) has none, so its record gets a new one, found through the analytics (docs/analytics.md).
  */
 export function recordOf(o: Occurrence, now = Date.now()): ErrorRecord | null {
-  const sent = o.response.headers.get("Ray-ID");
+  // The pipeline's structured default is known without reading its headers back (src/errors/pipeline.ts).
+  const generated = structuredDefaultOf(o.response);
+  const sent = generated?.ray ?? o.response.headers.get("Ray-ID");
   const ray = sent !== null && /^[0-9a-f]{16}$/.test(sent) ? sent : o.source === "origin" ? newRayId() : null;
   if (ray === null) return null;
-  const answer = answerOf(o.response);
+  const answer = generated === undefined ? answerOf(o.response) : undefined;
   return {
     ray,
     at: now,
@@ -44,7 +47,7 @@ export function recordOf(o: Occurrence, now = Date.now()): ErrorRecord | null {
     source: o.source,
     answered_by: answer?.kind ?? (o.source === "origin" ? "origin" : "default"),
     answer_id: answer?.id ?? null,
-    format: formatOf(o.response.headers.get("Content-Type")),
+    format: generated?.format ?? formatOf(o.response.headers.get("Content-Type")),
     method: o.request.method.slice(0, 16),
     path: recordedPath(o.url.pathname),
     country: countryOf(o.request),

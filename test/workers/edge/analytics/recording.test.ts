@@ -35,7 +35,7 @@ async function counts(zone: string, groupBy: string): Promise<Counts> {
   return body.result;
 }
 
-/** Waits until the zone's total reaches `expected` (records are written up to 50 ms after the response). */
+/** Waits until the zone's total reaches `expected` (records are written up to 250 ms after the response). */
 async function settled(zone: string, expected: number): Promise<void> {
   for (let i = 0; i < 60; i++) {
     if ((await counts(zone, "code")).total >= expected) return;
@@ -112,6 +112,34 @@ describe("a concurrent mixed burst is counted exactly", () => {
     const res = await exports.default.fetch(`http://localhost/zones/${custom}/errors/${other}`, { headers: ADMIN });
     expect(res.status).toBe(404);
   }, 30_000);
+});
+
+describe("what a record says", () => {
+  it("a structured default is recorded with the Ray ID and format it was served with, in every format", async () => {
+    const zone = uniqueZone("formats");
+    await putZone(zone, { origin: loopback(ports.http), max_request_header_bytes: 1024 });
+    const served: { ray: string; format: string }[] = [];
+    for (const [accept, format] of [
+      ["application/json", "json"],
+      ["application/problem+json", "problem+json"],
+      ["text/markdown", "markdown"],
+      ["text/html", "html"],
+    ] as const) {
+      const res = await exports.default.fetch(`http://${zone}/big`, {
+        headers: { Accept: accept, "X-Pad": "p".repeat(1500) },
+      });
+      await res.body?.cancel();
+      expect(res.status).toBe(431); // 1038: over the zone's header limit
+      served.push({ ray: res.headers.get("Ray-ID") ?? "", format });
+    }
+    await settled(zone, served.length);
+    for (const { ray, format } of served) {
+      const res = await exports.default.fetch(`http://localhost/zones/${zone}/errors/${ray}`, { headers: ADMIN });
+      const body = await res.json<{ result: ErrorRecord }>();
+      expect(res.status).toBe(200);
+      expect(body.result).toMatchObject({ ray, format, code: 1038, answered_by: "default", answer_id: null });
+    }
+  });
 });
 
 describe("the batcher's loss bound", () => {
