@@ -20,7 +20,7 @@ import { scanRequestHeaders } from "./origin/headers";
 import { applyToOriginError, assetsOf, customizationFor } from "./custom-errors/apply";
 import { compiledZone, routeTo, type Route } from "./compiled-zone";
 import { requestPhase } from "./request-phases/request-phase";
-import type { ErrorCustomization } from "../errors/pipeline";
+import type { ErrorCustomization, ServedDefault } from "../errors/pipeline";
 import { recordError } from "./analytics/occurrence";
 import { err, ok, type Result } from "../shared/result";
 import { parseOriginUrl, pointsAtApi } from "../shared/origin-url";
@@ -46,13 +46,16 @@ export async function handleZoneTraffic(
   let recorded = false;
   const fail = async (code: number, cause: string, retryAfter?: number): Promise<Response> => {
     const event = { code, request, url, cause, ...(customization ? { ruleUrl: ruleUrl() } : {}) };
+    // A recorded error's Ray ID and format come back here from the pipeline (ErrorScope.served).
+    const served: ServedDefault | undefined = recorded ? {} : undefined;
     const response = await errorResponse(retryAfter === undefined ? event : { ...event, retryAfter }, {
       settings,
       zone,
       customization,
       invocation: ctx,
+      served,
     });
-    if (recorded) recordError({ zone, source: "edge", code, cause, request, url, response }, env, ctx);
+    if (recorded) recordError({ zone, source: "edge", code, cause, request, url, response, served }, env, ctx);
     return response;
   };
 

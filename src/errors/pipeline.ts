@@ -63,6 +63,20 @@ export interface ErrorScope {
    * already loaded (the pipeline reads no KV); absent for a host without zone config.
    */
   readonly customization?: ErrorCustomization;
+  /**
+   * Filled when given (issue 24): the Ray ID and format of the structured default the pipeline answered with, so
+   * the analytics record need not read them back from the response's headers (two calls into the runtime per
+   * error, ~2,500 instructions each). An object the caller passes, not a WeakMap keyed by the response: a WeakMap
+   * entry per error measured +14–21 µs of CPU per error in `npm run bench -- --wrk errors` (V8 processes each
+   * entry as an ephemeron in every young-generation collection; docs/analytics.md "Cost per error").
+   */
+  readonly served?: ServedDefault;
+}
+
+/** What `errorResponse` writes into `ErrorScope.served` when the structured default answered (else nothing). */
+export interface ServedDefault {
+  ray?: string;
+  format?: ErrorFormatChoice["format"];
 }
 
 /** Everything a customisation step may use to build its answer. */
@@ -118,24 +132,6 @@ function headerRecord(fields: ErrorFields, choice: ErrorFormatChoice, policy: st
   return buildErrorHeaders(choice, fields.ray_id, fields.retry_after ?? null, policy, fields.error_code);
 }
 
-/** A structured default as the pipeline made it (§2.1 step 3): its Ray ID and format. */
-export interface StructuredDefault {
-  readonly ray: string;
-  readonly format: ErrorFormatChoice["format"];
-}
-
-/**
- * The structured defaults made here, for the analytics record (issue 24, src/edge/analytics/occurrence.ts): what it
- * needs without reading the response's `Ray-ID` and `Content-Type` back, two calls into the runtime per error
- * (~2,500 instructions each, docs/benchmarks.md "the error path, second pass"). A WeakMap holds no response alive.
- */
-const defaults = new WeakMap<Response, StructuredDefault>();
-
-/** The Ray ID and format of a structured default this pipeline made; undefined for any other response. */
-export function structuredDefaultOf(response: Response): StructuredDefault | undefined {
-  return defaults.get(response);
-}
-
 /** The catalog code the pipeline answers when a producer passes a code the catalog does not have. */
 const FALLBACK_CODE = 500;
 
@@ -177,9 +173,11 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
     const byPage = paged instanceof Promise ? await paged : paged;
     if (byPage) return byPage;
   }
-  const response = structuredDefault(fields, choice, policy, request.method); // 3. the structured default
-  defaults.set(response, { ray: rayId, format: choice.format });
-  return response;
+  if (scope.served) {
+    scope.served.ray = rayId;
+    scope.served.format = choice.format;
+  }
+  return structuredDefault(fields, choice, policy, request.method); // 3. the structured default
 }
 
 /**

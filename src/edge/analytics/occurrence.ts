@@ -4,7 +4,7 @@
  * format from what was served (the response's `Content-Type`, set by the pipeline's negotiation or the rule).
  */
 import { answerOf } from "../custom-errors/apply";
-import { structuredDefaultOf } from "../../errors/pipeline";
+import type { ServedDefault } from "../../errors/pipeline";
 import {
   countryOf,
   formatOf,
@@ -26,6 +26,8 @@ export interface Occurrence {
   readonly request: Request;
   readonly url: URL;
   readonly response: Response;
+  /** What the pipeline filled in when its structured default answered (src/errors/pipeline.ts `ErrorScope.served`). */
+  readonly served?: ServedDefault;
 }
 
 /**
@@ -34,7 +36,7 @@ export interface Occurrence {
  */
 export function recordOf(o: Occurrence, now = Date.now()): ErrorRecord | null {
   // The pipeline's structured default is known without reading its headers back (src/errors/pipeline.ts).
-  const generated = structuredDefaultOf(o.response);
+  const generated = o.served?.ray === undefined ? undefined : o.served;
   const sent = generated?.ray ?? o.response.headers.get("Ray-ID");
   const ray = sent !== null && /^[0-9a-f]{16}$/.test(sent) ? sent : o.source === "origin" ? newRayId() : null;
   if (ray === null) return null;
