@@ -322,3 +322,42 @@ export function sequentialRequests(
     close: () => agent.destroy(),
   };
 }
+
+/** A window's V8 events for the log, e.g. `[6 GC, 3 compile lines; replaced]`. */
+export function describeEvents(events: V8Events, counted: boolean): string {
+  const parts = [`${events.scavenges + events.fullGcs} GC`];
+  if (events.compiles > 0) parts.push(`${events.compiles} compile lines`);
+  if (events.deopts > 0) parts.push(`${events.deopts} deopts`);
+  return `[${parts.join(", ")}${counted ? "" : "; replaced"}]`;
+}
+
+/** What one counted row sends: one request after the other to `url`, each answered with `expectStatus`. */
+export interface CountedRequest {
+  readonly url: URL;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly expectStatus: number;
+}
+
+/**
+ * One counted row of a suite (`--instructions`): the requests sent one after the other on one connection, counted
+ * in `worker` with `count`, and a log line with the row's count and each window's (with what V8 did in it, when
+ * traced). Returns instructions per request.
+ */
+export async function countRequests(
+  worker: CountedWorker,
+  request: CountedRequest,
+  count: Omit<CountOptions, "onWindow">,
+  logRow: (countsText: string) => void,
+): Promise<number> {
+  const sender = sequentialRequests(request.url, request.headers, request.expectStatus);
+  try {
+    const windows: string[] = [];
+    const onWindow = (perWindow: number, events: V8Events | null, counted: boolean): number =>
+      windows.push(`${Math.round(perWindow)}${events === null ? "" : ` ${describeEvents(events, counted)}`}`);
+    const perRequest = await worker.perRequest(sender.send, { ...count, onWindow });
+    logRow(`${Math.round(perRequest)} instructions/request (windows: ${windows.join(", ")})`);
+    return perRequest;
+  } finally {
+    sender.close();
+  }
+}

@@ -30,7 +30,7 @@ import { api, send, type Answer } from "../lib/http.ts";
 import { warmedRounds, load, type LoadResult } from "../lib/load.ts";
 import { loadRows } from "../lib/rows.ts";
 import { inTurn, serveWorker, type ServeOptions, type Served } from "../lib/serve.ts";
-import { sequentialRequests, serveCounted, type V8Events } from "../lib/instructions.ts";
+import { countRequests, serveCounted } from "../lib/instructions.ts";
 import type { SuiteContext, SuiteResult } from "../lib/suite.ts";
 import { pinApart, type Pinning } from "../lib/pin.ts";
 import { wrkLoad } from "../lib/wrk.ts";
@@ -231,19 +231,8 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
       const problem = await retryReset(() => checkOnce(served, scenario));
       if (problem !== null) notes.push(`WARNING ${scenario.name}: ${problem}`);
       const headers = { host: "localhost", accept: scenario.accept };
-      const sender = sequentialRequests(new URL(PATH, served.url), headers, scenario.expectStatus);
-      try {
-        const windows: string[] = [];
-        const onWindow = (perWindow: number, events: V8Events | null, counted: boolean): number =>
-          windows.push(`${Math.round(perWindow)}${events === null ? "" : ` ${describeEvents(events, counted)}`}`);
-        const perRequest = await worker.perRequest(sender.send, { ...count, onWindow });
-        counts.push(perRequest);
-        context.log(
-          `${scenario.name}: ${Math.round(perRequest)} instructions/request (windows: ${windows.join(", ")})`,
-        );
-      } finally {
-        sender.close();
-      }
+      const request = { url: new URL(PATH, served.url), headers, expectStatus: scenario.expectStatus };
+      counts.push(await countRequests(worker, request, count, (text) => context.log(`${scenario.name}: ${text}`)));
     } finally {
       await worker.dispose();
     }
@@ -272,14 +261,6 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
       "ERROR_LOG_COALESCE_MS=1000 (one log write per ~60 requests; bench/suites/errors.ts).",
   );
   return { rows, notes };
-}
-
-/** A window's V8 events for the log, e.g. `[6 GC, 3 compile lines; replaced]`. */
-function describeEvents(events: V8Events, counted: boolean): string {
-  const parts = [`${events.scavenges + events.fullGcs} GC`];
-  if (events.compiles > 0) parts.push(`${events.compiles} compile lines`);
-  if (events.deopts > 0) parts.push(`${events.deopts} deopts`);
-  return `[${parts.join(", ")}${counted ? "" : "; replaced"}]`;
 }
 
 /**

@@ -24,7 +24,7 @@ import type { SuiteContext, SuiteResult } from "../lib/suite.ts";
 import { pinApart, type Pinning } from "../lib/pin.ts";
 import { wrkLoad } from "../lib/wrk.ts";
 import { median } from "../lib/stats.ts";
-import { sequentialRequests, serveCounted, type CountOptions } from "../lib/instructions.ts";
+import { countRequests, serveCounted, type CountOptions } from "../lib/instructions.ts";
 
 export const description = "zone traffic through the real Worker vs a minimal fetch(origin) Worker, same origin";
 
@@ -329,20 +329,11 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
           if (real) await retryReset(() => configureZone(worker.served.url, origin.url));
           const status = await retryReset(() => statusOf(new URL("/hello", worker.served.url)));
           if (status !== 200) throw new Error(`${scenario.name}: status ${status} before counting`);
-          const sender = sequentialRequests(new URL("/hello", worker.served.url), { host: ZONE }, 200);
-          try {
-            const windows: number[] = [];
-            const perRequest = await worker.perRequest(sender.send, {
-              ...count,
-              onWindow: (n) => windows.push(Math.round(n)),
-            });
-            counts[i]?.push(perRequest);
-            context.log(
-              `${scenario.name}: ${Math.round(perRequest)} instructions/request (windows: ${windows.join(", ")})`,
-            );
-          } finally {
-            sender.close();
-          }
+          const request = { url: new URL("/hello", worker.served.url), headers: { host: ZONE }, expectStatus: 200 };
+          const perRequest = await countRequests(worker, request, count, (text) =>
+            context.log(`${scenario.name}: ${text}`),
+          );
+          counts[i]?.push(perRequest);
         } finally {
           await worker.dispose();
         }
