@@ -361,3 +361,18 @@ export async function countRequests(
     sender.close();
   }
 }
+
+/**
+ * `work()`, again (up to 3 times in all) while it fails with a reset connection: under valgrind the first requests
+ * (the bundle's compile, a Durable Object's start) are slow enough that a connection is sometimes reset. For a
+ * suite's set-up only; counted requests are never retried this way.
+ */
+export async function retryReset<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= 3 || (error as NodeJS.ErrnoException).code !== "ECONNRESET") throw error;
+    }
+  }
+}

@@ -30,7 +30,7 @@ import { api, send, type Answer } from "../lib/http.ts";
 import { warmedRounds, load, type LoadResult } from "../lib/load.ts";
 import { loadRows } from "../lib/rows.ts";
 import { inTurn, serveWorker, type ServeOptions, type Served } from "../lib/serve.ts";
-import { countRequests, serveCounted } from "../lib/instructions.ts";
+import { countRequests, retryReset, serveCounted } from "../lib/instructions.ts";
 import type { SuiteContext, SuiteResult } from "../lib/suite.ts";
 import { pinApart, type Pinning } from "../lib/pin.ts";
 import { wrkLoad } from "../lib/wrk.ts";
@@ -291,17 +291,6 @@ export async function configureLocalhost(root: string, served: Served): Promise<
   await api(served.url, ADMIN_TOKEN, "PUT", "/zones/localhost", zone);
   const path = "/zones/localhost/rulesets/phases/http_custom_errors/entrypoint";
   await api(served.url, ADMIN_TOKEN, "PUT", path, { rules: [...scoped, ...more] });
-}
-
-/** `work()`, again (up to 3 times in all) while it fails with a reset connection. */
-async function retryReset<T>(work: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      if (attempt >= 3 || (error as NodeJS.ErrnoException).code !== "ECONNRESET") throw error;
-    }
-  }
 }
 
 /** A Worker answering, from constants, exactly what the real Worker answers to `accept` (before any rule is set). */

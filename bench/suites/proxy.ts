@@ -24,7 +24,7 @@ import type { SuiteContext, SuiteResult } from "../lib/suite.ts";
 import { pinApart, type Pinning } from "../lib/pin.ts";
 import { wrkLoad } from "../lib/wrk.ts";
 import { median } from "../lib/stats.ts";
-import { countRequests, serveCounted, type CountOptions } from "../lib/instructions.ts";
+import { countRequests, retryReset, serveCounted, type CountOptions } from "../lib/instructions.ts";
 
 export const description = "zone traffic through the real Worker vs a minimal fetch(origin) Worker, same origin";
 
@@ -363,15 +363,4 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
       "ratio = baseline instructions ÷ the row's (higher is better, like a throughput ratio).",
     ],
   };
-}
-
-/** `work()`, again (up to 3 times in all) while it fails with a reset connection (slow start-ups under valgrind). */
-async function retryReset<T>(work: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      if (attempt >= 3 || (error as NodeJS.ErrnoException).code !== "ECONNRESET") throw error;
-    }
-  }
 }
