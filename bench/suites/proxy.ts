@@ -6,7 +6,10 @@
  *
  * Scenarios: a tiny answer (`/hello`, 22 bytes: the per-request overhead) and a 64 KiB answer (streaming).
  * A diagnostic row (no target) serves the tiny answer from `CONTRACT_MINIMUM_PROXY`, the least a Worker must do
- * per request under contract §3: how close any proxy can come to the bare Worker on this machine.
+ * per request under contract §3: how close any proxy can come to the bare Worker on this machine. Another
+ * (issue 25) serves it from bench/baseline/forward-step.ts, the proxy's own header scan and `forwardToOrigin` with
+ * nothing before them (no dispatch, no zone lookup): between the two, whether a gap lies in the forward step or in
+ * what comes before it.
  * Rounds are interleaved with a rotating order; each round's ratio uses that round's baseline; the row
  * shows the median over rounds, and each Worker is served by PROCESSES workerd processes used in turn (the same
  * method as the errors suite).
@@ -134,7 +137,7 @@ const CONTRACT_MINIMUM_PROXY = minimumProxy({ scan: true, edit: "copy", timer: t
 
 interface Scenario {
   readonly name: string;
-  readonly server: "baseline" | "real" | "minimum";
+  readonly server: "baseline" | "real" | "minimum" | "forward";
   readonly path: string;
   readonly target?: number;
 }
@@ -145,6 +148,11 @@ const SCENARIOS: readonly Scenario[] = [
   {
     name: "diagnostic: the contract's minimum proxy Worker, GET /hello (22 B)",
     server: "minimum",
+    path: "/hello",
+  },
+  {
+    name: "diagnostic: the proxy's forward step alone (bench/baseline/forward-step.ts), GET /hello (22 B)",
+    server: "forward",
     path: "/hello",
   },
   { name: "minimal fetch(origin) Worker, GET 64 KiB", server: "baseline", path: "/bytes?n=65536" },
@@ -163,7 +171,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
     const { root } = context;
     // The example origin listens on 127.0.0.1, which an origin may not be while it is an API host (contract §3).
     const processes = context.quick ? 1 : PROCESSES;
-    const servers: Record<Scenario["server"], Served[]> = { real: [], baseline: [], minimum: [] };
+    const servers: Record<Scenario["server"], Served[]> = { real: [], baseline: [], minimum: [], forward: [] };
     // A Worker of its own served once more, remembered with its scenario kind and stopped at the end.
     const serve = async (server: Scenario["server"], options: ServeOptions): Promise<Served> => {
       const served = await serveWorker(options);
@@ -185,6 +193,12 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
       });
       await serve("baseline", forwarding(MINIMAL_PROXY));
       await serve("minimum", forwarding(CONTRACT_MINIMUM_PROXY));
+      await serve("forward", {
+        root,
+        entry: "bench/baseline/forward-step.ts",
+        bindings: { ORIGIN: origin.url },
+        durableObjects: {},
+      });
       await configureZone(real.url, origin.url);
     }
 

@@ -69,6 +69,28 @@ describe("unhandled exceptions", () => {
     expect(JSON.stringify(body)).not.toContain("exploded");
   });
 
+  it("on zone traffic, when reading the request and then the pipeline throw: the 1101 still, never a rejection", async () => {
+    // The header scan of zone traffic throws, then the pipeline's 1101 throws reading the same headers, and the
+    // funnel's fallback answers (the preview endpoint's case below takes the service path instead).
+    const local: Env = { ...env, DEFAULT_ORIGIN: "http://127.0.0.1:9" };
+    const real = new Request("http://shop-funnel.example/x", { headers: { Accept: "text/html" } });
+    const unreadable = new Proxy(real, {
+      get(target, key) {
+        if (key === "headers") throw new TypeError("headers exploded");
+        const value: unknown = Reflect.get(target, key);
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(unreadable, local, ctx);
+    await waitOnExecutionContext(ctx);
+    expect(res.status).toBe(500);
+    expect(res.headers.get("Content-Type")).toBe("application/json; charset=utf-8");
+    const body = await res.json<Record<string, unknown>>();
+    expect(body).toMatchObject({ error_code: 1101, zone: "shop-funnel.example", edge_error: true });
+    expect(JSON.stringify(body)).not.toContain("exploded");
+  });
+
   it("when the pipeline itself throws, still the structured 1101 with the headers of contract §1.4", async () => {
     // A request whose headers cannot be read: the zone path and then the pipeline's own 1101 both throw.
     const real = new Request("http://shop-funnel.example/cdn-cgi/error/522", { headers: { Accept: "text/html" } });
