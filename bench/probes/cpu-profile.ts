@@ -21,11 +21,10 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs, promisify } from "node:util";
 import { ensureDebianTool } from "../lib/debian-tool.ts";
-import { send } from "../lib/http.ts";
 import { serveWrapped, writeWorkerdWrapper } from "../lib/instructions.ts";
 import { serveWorker, type ServeOptions } from "../lib/serve.ts";
 import { ensureWrk } from "../lib/wrk.ts";
-import { ADMIN_TOKEN, configureLocalhost } from "../suites/errors.ts";
+import { ADMIN_TOKEN, configureLocalhost, constantWorker } from "../suites/errors.ts";
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, "../..");
@@ -58,14 +57,7 @@ interface Profile {
 async function constantScript(): Promise<string> {
   const real = await serveWorker({ root, entry: "src/index.ts", bindings: { ADMIN_TOKEN } });
   try {
-    const answer = await send(new URL(PATH, real.url), "GET", { host: "localhost", accept });
-    const skip = new Set(["content-length", "date", "connection", "keep-alive", "transfer-encoding"]);
-    const headers = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !skip.has(name)));
-    return [
-      `const BODY = ${JSON.stringify(answer.body)};`,
-      `const HEADERS = ${JSON.stringify(headers)};`,
-      `export default { fetch() { return new Response(BODY, { status: ${answer.status}, headers: HEADERS }); } };`,
-    ].join("\n");
+    return await constantWorker(real, accept);
   } finally {
     await real.dispose();
   }

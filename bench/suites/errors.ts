@@ -316,7 +316,7 @@ export async function configureLocalhost(root: string, served: Served, more = 20
 }
 
 /** A Worker answering, from constants, exactly what the real Worker answers to `accept` (before any rule is set). */
-async function constantWorker(real: Served, accept: string): Promise<string> {
+export async function constantWorker(real: Served, accept: string): Promise<string> {
   const answer = await get(new URL(PATH, real.url), { host: "localhost", accept });
   // Hop-by-hop and per-connection fields are the server's own, not the Worker's.
   const skip = new Set(["content-length", "date", "connection", "keep-alive", "transfer-encoding"]);

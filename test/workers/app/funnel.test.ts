@@ -18,6 +18,17 @@ function brokenEnv(binding: "CONFIG" | "TAG_STORE" | "ORIGIN_FAULTS"): Env {
   });
 }
 
+/** `request` whose `headers` throw when read, as a broken request object would. */
+function withUnreadableHeaders(request: Request): Request {
+  return new Proxy(request, {
+    get(target, key) {
+      if (key === "headers") throw new TypeError("headers exploded");
+      const value: unknown = Reflect.get(target, key);
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 async function call(url: string, init: RequestInit, e: Env): Promise<Response> {
   const ctx = createExecutionContext();
   const res = await worker.fetch(new Request(url, init), e, ctx);
@@ -74,13 +85,7 @@ describe("unhandled exceptions", () => {
     // funnel's fallback answers (the preview endpoint's case below takes the service path instead).
     const local: Env = { ...env, DEFAULT_ORIGIN: "http://127.0.0.1:9" };
     const real = new Request("http://shop-funnel.example/x", { headers: { Accept: "text/html" } });
-    const unreadable = new Proxy(real, {
-      get(target, key) {
-        if (key === "headers") throw new TypeError("headers exploded");
-        const value: unknown = Reflect.get(target, key);
-        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+    const unreadable = withUnreadableHeaders(real);
     const ctx = createExecutionContext();
     const res = await worker.fetch(unreadable, local, ctx);
     await waitOnExecutionContext(ctx);
@@ -94,13 +99,7 @@ describe("unhandled exceptions", () => {
   it("when the pipeline itself throws, still the structured 1101 with the headers of contract §1.4", async () => {
     // A request whose headers cannot be read: the zone path and then the pipeline's own 1101 both throw.
     const real = new Request("http://shop-funnel.example/cdn-cgi/error/522", { headers: { Accept: "text/html" } });
-    const unreadable = new Proxy(real, {
-      get(target, key) {
-        if (key === "headers") throw new TypeError("headers exploded");
-        const value: unknown = Reflect.get(target, key);
-        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+    const unreadable = withUnreadableHeaders(real);
     const ctx = createExecutionContext();
     const res = await worker.fetch(unreadable, env, ctx);
     await waitOnExecutionContext(ctx);
