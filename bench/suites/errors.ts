@@ -13,6 +13,7 @@
  * custom-errors suite uses: the error path evaluates them all and none answers. Two diagnostic rows (issue 25)
  * answer from a real Worker whose zone has the example zone's rule only (issue 12's own words: "the example zone's
  * custom error rules loaded, none matching"): what the 20 further rules cost, 5 of which read a request header each.
+ * Another from the example rule as shipped, which answers the JSON error with its own content: a rule's answer.
  *
  * `--wrk`: the load comes from `wrk` (a native process) instead of autocannon in this Node process.
  * `--instructions`: no load; each Worker's workerd runs under callgrind and the rows give instructions per request
@@ -44,7 +45,7 @@ const TARGET = 0.85;
 /** workerd processes per Worker, used in turn (see above). */
 const PROCESSES = 2;
 
-type Server = "baseline" | "real" | "exampleOnly" | "sameBytes" | "sameHtml" | "noConsole";
+type Server = "baseline" | "real" | "exampleOnly" | "ruleAnswers" | "sameBytes" | "sameHtml" | "noConsole";
 
 interface Scenario {
   readonly name: string;
@@ -106,6 +107,14 @@ const SCENARIOS: readonly Scenario[] = [
     expectContentType: "text/html; charset=utf-8",
   },
   {
+    // The example rule as shipped answers a JSON client's 5xx with its own content and status 503 (issue 25).
+    name: "diagnostic: 522 answered by the example zone's rule (JSON, 503)",
+    server: "ruleAnswers",
+    accept: "application/json",
+    expectStatus: 503,
+    expectContentType: JSON_TYPE,
+  },
+  {
     name: "diagnostic: real Worker, console dropped (JSON)",
     server: "noConsole",
     accept: "application/json",
@@ -144,6 +153,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
     const servers: Record<Server, Served[]> = {
       real,
       exampleOnly: await serve({ root, entry: "src/index.ts", bindings: { ADMIN_TOKEN } }),
+      ruleAnswers: await serve({ root, entry: "src/index.ts", bindings: { ADMIN_TOKEN } }),
       baseline: await serve({ root, entry: "bench/baseline/worker.ts", durableObjects: {} }),
       sameBytes: await serve({ root, script: await constantWorker(first, "application/json"), durableObjects: {} }),
       sameHtml: await serve({ root, script: await constantWorker(first, "text/html"), durableObjects: {} }),
@@ -151,6 +161,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
     };
     for (const served of [...servers.real, ...servers.noConsole]) await configureLocalhost(root, served);
     for (const served of servers.exampleOnly) await configureLocalhost(root, served, 0);
+    for (const served of servers.ruleAnswers) await configureLocalhost(root, served, 0, true);
     for (const scenario of SCENARIOS) {
       for (const served of servers[scenario.server]) {
         const problem = await checkOnce(served, scenario);
@@ -229,6 +240,7 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
   const options: Record<Server, ServeOptions> = {
     real: { root, entry: "src/index.ts", bindings: realBindings },
     exampleOnly: { root, entry: "src/index.ts", bindings: realBindings },
+    ruleAnswers: { root, entry: "src/index.ts", bindings: realBindings },
     baseline: { root, entry: "bench/baseline/worker.ts", durableObjects: {} },
     sameBytes: { root, script: sameJson, durableObjects: {} },
     sameHtml: { root, script: sameHtml, durableObjects: {} },
@@ -246,8 +258,8 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
       const served = worker.served;
       if (scenario.server === "real" || scenario.server === "noConsole") {
         await retryReset(() => configureLocalhost(root, served));
-      } else if (scenario.server === "exampleOnly") {
-        await retryReset(() => configureLocalhost(root, served, 0));
+      } else if (scenario.server === "exampleOnly" || scenario.server === "ruleAnswers") {
+        await retryReset(() => configureLocalhost(root, served, 0, scenario.server === "ruleAnswers"));
       }
       const problem = await retryReset(() => checkOnce(served, scenario));
       if (problem !== null) notes.push(`WARNING ${scenario.name}: ${problem}`);
@@ -290,15 +302,15 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
  * expression is kept and scoped to another host, which the engine still evaluates (`and` short-circuits after the
  * host comparison, as a real zone's non-matching rule would). Then `more` (20 by default) non-matching rules of four
  * shapes, a quarter of which the rule index cannot skip (`any(http.request.headers["x-bench-N"][*] eq "yes")`).
+ * `answering`: the example rule as shipped, which answers the JSON scenario (a rule-answered error's cost).
  */
-export async function configureLocalhost(root: string, served: Served, more = 20): Promise<void> {
+export async function configureLocalhost(root: string, served: Served, more = 20, answering = false): Promise<void> {
   const example = JSON.parse(readFileSync(resolve(root, "fixtures/example-zone.json"), "utf8")) as {
     rulesets: { http_custom_errors: { rules: { expression: string }[] } };
   };
-  const scoped = example.rulesets.http_custom_errors.rules.map((rule) => ({
-    ...rule,
-    expression: `http.host eq "shop.example" and (${rule.expression})`,
-  }));
+  const scoped = example.rulesets.http_custom_errors.rules.map((rule) =>
+    answering ? rule : { ...rule, expression: `http.host eq "shop.example" and (${rule.expression})` },
+  );
   const further = Array.from({ length: more }, (_, i) => ({
     expression: [
       `http.request.uri.path eq "/never/${i}" and edge.response.error_type eq "5xx"`,

@@ -20,7 +20,7 @@ import { scanRequestHeaders } from "./origin/headers";
 import { applyToOriginError, assetsOf, customizationFor } from "./custom-errors/apply";
 import { compiledZone, routeTo, type Route } from "./compiled-zone";
 import { requestPhase } from "./request-phases/request-phase";
-import type { ErrorCustomization, ServedDefault } from "../errors/pipeline";
+import type { AnswerSink, ErrorCustomization, Served } from "../errors/pipeline";
 import { recordError } from "./analytics/occurrence";
 import { err, ok, type Result } from "../shared/result";
 import { parseOriginUrl, pointsAtApi } from "../shared/origin-url";
@@ -46,8 +46,9 @@ export async function handleZoneTraffic(
   let recorded = false;
   const fail = async (code: number, cause: string, retryAfter?: number): Promise<Response> => {
     const event = { code, request, url, cause, ...(customization ? { ruleUrl: ruleUrl() } : {}) };
-    // A recorded error's Ray ID and format come back here from the pipeline (ErrorScope.served).
-    const served: ServedDefault | undefined = recorded ? {} : undefined;
+    // A recorded error's Ray ID and format, or the rule or page that answered, come back here from the pipeline
+    // (ErrorScope.served).
+    const served: Served | undefined = recorded ? {} : undefined;
     const response = await errorResponse(retryAfter === undefined ? event : { ...event, retryAfter }, {
       settings,
       zone,
@@ -107,6 +108,7 @@ export async function handleZoneTraffic(
   if (!result.ok) return fail(result.error.code, result.error.cause);
   if (result.value.status < 400) return result.value;
   // Custom error rules also see the origin's own errors (contract §2.1); pages and defaults never replace them.
+  const byRule: AnswerSink = {};
   const custom = config
     ? applyToOriginError(
         config.customErrors,
@@ -116,6 +118,7 @@ export async function handleZoneTraffic(
         ruleUrl(),
         undefined,
         assetsOf(config.customErrors, env.CONFIG),
+        byRule,
       )
     : null;
   // Synchronous unless a rule's asset is read from KV (once per zone version on this isolate).
@@ -123,7 +126,8 @@ export async function handleZoneTraffic(
   if (!recorded) return answered;
   // Issue 24: an origin error passed through is recorded too. It passes through unchanged (contract §2.1), so
   // without a rule it carries no Ray-ID: the record gets one of its own (docs/analytics.md "Records").
-  recordError({ zone, source: "origin", code: result.value.status, request, url, response: answered }, env, ctx);
+  const code = result.value.status;
+  recordError({ zone, source: "origin", code, request, url, response: answered, served: byRule }, env, ctx);
   return answered;
 }
 

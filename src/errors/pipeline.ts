@@ -70,17 +70,35 @@ export interface ErrorScope {
    * entry per error measured +14–21 µs of CPU per error in `npm run bench -- --wrk errors` (V8 processes each
    * entry as an ephemeron in every young-generation collection; docs/analytics.md "Cost per error").
    */
-  readonly served?: ServedDefault;
+  readonly served?: Served;
 }
 
-/** What `errorResponse` writes into `ErrorScope.served` when the structured default answered (else nothing). */
-export interface ServedDefault {
+/** Which custom error rule or error page answered an error (contract §2.1 steps 1–2), by its id. */
+export interface CustomAnswer {
+  readonly kind: "rule" | "page";
+  readonly id: string;
+}
+
+/**
+ * Where the step that answers an error says which rule or page it was (issue 24's analytics, the draft preview's
+ * `answered_by`). An object the caller hands down and reads back, not a WeakMap keyed by the response: see
+ * `ErrorScope.served` (each WeakMap entry is an ephemeron that every young-generation collection processes).
+ */
+export interface AnswerSink {
+  answer?: CustomAnswer;
+}
+
+/**
+ * What `errorResponse` writes into `ErrorScope.served`: the Ray ID and format when the structured default
+ * answered, or the rule or page that answered (else nothing).
+ */
+export interface Served extends AnswerSink {
   ray?: string;
   format?: ErrorFormatChoice["format"];
 }
 
-/** Everything a customisation step may use to build its answer. */
-export interface GeneratedError {
+/** Everything a customisation step may use to build its answer; the step that answers also sets `answer`. */
+export interface GeneratedError extends AnswerSink {
   readonly entry: CatalogEntry;
   readonly fields: ErrorFields;
   readonly request: Request;
@@ -90,6 +108,11 @@ export interface GeneratedError {
   readonly choice: ErrorFormatChoice;
   /** The headers the error keeps whoever answers (`Ray-ID`, `Retry-After`, `Cache-Control`, `Vary`, ...). */
   readonly headers: Headers;
+  /**
+   * The same headers as a new record, for a step that answers: `new Response(body, { headers: record })` builds its
+   * header list once, where a `Headers` copied and edited first is built twice (issue 12, headers.ts).
+   */
+  readonly headerRecord: HeaderRecord;
 }
 
 /** A customisation step answers with a Response, or `null` to let the next step of §2.1 answer. */
@@ -108,6 +131,7 @@ export interface ErrorCustomization {
  */
 class Generated implements GeneratedError {
   private built: Headers | undefined;
+  answer: CustomAnswer | undefined = undefined;
   constructor(
     readonly entry: CatalogEntry,
     readonly fields: ErrorFields,
@@ -119,7 +143,11 @@ class Generated implements GeneratedError {
   ) {}
 
   get headers(): Headers {
-    return (this.built ??= new Headers(headerRecord(this.fields, this.choice, this.policy)));
+    return (this.built ??= new Headers(this.headerRecord));
+  }
+
+  get headerRecord(): HeaderRecord {
+    return headerRecord(this.fields, this.choice, this.policy);
   }
 }
 
@@ -168,16 +196,22 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
     // A step that answers synchronously (rules always do) is not awaited: no microtask per error (issue 12).
     const ruled = custom.rule?.(generated); // 1. the zone's custom error rules
     const byRule = ruled instanceof Promise ? await ruled : ruled;
-    if (byRule) return byRule;
+    if (byRule) return answeredBy(byRule, generated, scope.served);
     const paged = custom.page?.(generated); // 2. the zone's error page of the error's class
     const byPage = paged instanceof Promise ? await paged : paged;
-    if (byPage) return byPage;
+    if (byPage) return answeredBy(byPage, generated, scope.served);
   }
   if (scope.served) {
     scope.served.ray = rayId;
     scope.served.format = choice.format;
   }
   return structuredDefault(fields, choice, policy, request.method); // 3. the structured default
+}
+
+/** A customisation step's response, with the rule or page it named handed to the caller's `served`. */
+function answeredBy(response: Response, generated: Generated, served: Served | undefined): Response {
+  if (served && generated.answer) served.answer = generated.answer;
+  return response;
 }
 
 /**

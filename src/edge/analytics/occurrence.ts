@@ -1,10 +1,10 @@
 /**
  * Turning an answered error into a record (issue 24): what answered comes from where it was decided (a custom
- * error rule or page, src/edge/custom-errors/apply.ts `answerOf`; otherwise the pipeline's structured default), the
- * format from what was served (the response's `Content-Type`, set by the pipeline's negotiation or the rule).
+ * error rule or page, told by the step that answered through `Occurrence.served`; otherwise the pipeline's
+ * structured default), the format from what was served (the response's `Content-Type`, set by the pipeline's
+ * negotiation or the rule).
  */
-import { answerOf } from "../custom-errors/apply";
-import type { ServedDefault } from "../../errors/pipeline";
+import type { Served } from "../../errors/pipeline";
 import {
   countryOf,
   formatOf,
@@ -26,8 +26,11 @@ export interface Occurrence {
   readonly request: Request;
   readonly url: URL;
   readonly response: Response;
-  /** What the pipeline filled in when its structured default answered (src/errors/pipeline.ts `ErrorScope.served`). */
-  readonly served?: ServedDefault;
+  /**
+   * What the pipeline filled in (src/errors/pipeline.ts `ErrorScope.served`): the structured default's Ray ID and
+   * format, or the custom error rule or page that answered (for an origin's error, the rule, from `applyToOriginError`).
+   */
+  readonly served?: Served;
 }
 
 /**
@@ -40,7 +43,7 @@ export function recordOf(o: Occurrence, now = Date.now()): ErrorRecord | null {
   const sent = generated?.ray ?? o.response.headers.get("Ray-ID");
   const ray = sent !== null && /^[0-9a-f]{16}$/.test(sent) ? sent : o.source === "origin" ? newRayId() : null;
   if (ray === null) return null;
-  const answer = generated === undefined ? answerOf(o.response) : undefined;
+  const answer = o.served?.answer;
   return {
     ray,
     at: now,

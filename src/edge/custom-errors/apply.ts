@@ -7,8 +7,8 @@
  * Tokens `::RAY_ID::`, `::CLIENT_IP::`, `::GEO::` are replaced only by validated values, never by request text.
  */
 import { BOX_TOKENS, MAX_PAGE_BYTES, pageClassOf, type PageId } from "../../state/zone/custom-pages/validate";
-import { negotiatedResponse, pagePolicy } from "../../errors/headers";
-import type { ErrorCustomization, GeneratedError } from "../../errors/pipeline";
+import { negotiatedResponse, pagePolicy, type HeaderRecord } from "../../errors/headers";
+import type { AnswerSink, ErrorCustomization, GeneratedError } from "../../errors/pipeline";
 import { MAX_BOX_BYTES, renderHtmlBox } from "../../errors/render-html";
 import { newRayId } from "../../shared/ray";
 import { RuleUrl } from "../../shared/rule-url";
@@ -19,20 +19,6 @@ import { overlaidFields, renderOverlaid, type PreparedOverlay } from "../../erro
 import type { CompiledCustomErrors, CompiledRule, ContentParameters } from "./compiled";
 import { cachedAsset, loadAsset, pageHtml, type CachedPart } from "./page-cache";
 import { servesAsset } from "../../state/zone/rulesets/serve-error";
-
-/** What answered an error (issue 24, docs/analytics.md): a custom error rule (its id) or an error page (its id). */
-export interface Answer {
-  readonly kind: "rule" | "page";
-  readonly id: string;
-}
-
-/** The answers of the responses made here, for the analytics record; a response not made here has none. */
-const answers = new WeakMap<Response, Answer>();
-
-/** What answered this response, when a custom error rule or page did (else the default or the origin did). */
-export function answerOf(response: Response): Answer | undefined {
-  return answers.get(response);
-}
 
 /** The customisation steps of contract §2.1 for one zone, filled for the error pipeline's seam. */
 export function customizationFor(compiled: CompiledCustomErrors, kv: KVNamespace): ErrorCustomization | undefined {
@@ -131,7 +117,7 @@ function ruleStep(
   if (!matched) return null;
   const answer = matched.answer;
   if (answer.kind === "overlay") return serveOverlay(matched.id, answer.overlay, error);
-  const headers = new Headers(error.headers);
+  const headers = error.headerRecord;
   return serveRule(
     assets,
     matched.id,
@@ -140,6 +126,7 @@ function ruleStep(
     headers,
     error.fields.ray_id,
     error.fields.status,
+    error,
   );
 }
 
@@ -151,11 +138,10 @@ function ruleStep(
 function serveOverlay(id: string, prepared: PreparedOverlay, error: GeneratedError): Response | Promise<Response> {
   const body = renderOverlaid(overlaidFields(error.fields, prepared.overlay), error.choice.format, prepared);
   const respond = (policy: string | null): Response => {
-    const headers = new Headers(error.headers);
-    if (policy !== null) headers.set("Content-Security-Policy", policy);
-    const response = negotiatedResponse(error.request.method, error.fields.status, headers, body);
-    answers.set(response, { kind: "rule", id });
-    return response;
+    const headers = error.headerRecord;
+    if (policy !== null) headers["Content-Security-Policy"] = policy;
+    error.answer = { kind: "rule", id };
+    return negotiatedResponse(error.request.method, error.fields.status, headers, body);
   };
   const policy = error.choice.format === "html" ? prepared.policy(pagePolicy) : null;
   return policy instanceof Promise ? policy.then(respond) : respond(policy);
@@ -172,10 +158,9 @@ async function pageStep(
   const page = await pages(id);
   if (page === null) return null;
   const body = substituteTokens(withBox(page, id, renderHtmlBox(error.fields)), error.request, error.fields.ray_id);
-  const headers = customHeaders(error.headers, "text/html; charset=utf-8");
-  const response = negotiatedResponse(error.request.method, error.fields.status, headers, body);
-  answers.set(response, { kind: "page", id });
-  return response;
+  const headers = customHeaders(error.headerRecord, "text/html; charset=utf-8");
+  error.answer = { kind: "page", id };
+  return negotiatedResponse(error.request.method, error.fields.status, headers, body);
 }
 
 /**
@@ -218,6 +203,8 @@ export function applyToOriginError(
   tracer?: RuleListTracer,
   /** Where a rule's asset is read (`assetsOf` for traffic); none: a rule naming an asset does not answer. */
   assets: AssetSource = NO_ASSETS,
+  /** Told which rule answered, when one does (the analytics record, the draft preview). */
+  answered: AnswerSink = {},
 ): Response | null | Promise<Response | null> {
   if (!compiled.active || compiled.rules.rules.length === 0 || response.status < 400) return null;
   const info: ErrorInfo = { status: response.status, code1xxx: 0, errorType: "", responseHeaders: response.headers };
@@ -229,7 +216,7 @@ export function applyToOriginError(
   headers.set("Ray-ID", rayId);
   headers.set("Cache-Control", "private, no-store");
   // The origin's body is let go only once the rule answers: a rule whose asset cannot be read passes it through.
-  const served = serveRule(assets, matched.id, matched.parameters, request, headers, rayId, response.status);
+  const served = serveRule(assets, matched.id, matched.parameters, request, headers, rayId, response.status, answered);
   const replaced = (answer: Response | null): Response | null => {
     if (answer) void response.body?.cancel();
     return answer;
@@ -292,16 +279,16 @@ function serveRule(
   id: string,
   parameters: ContentParameters,
   request: Request,
-  headers: Headers,
+  headers: Headers | HeaderRecord,
   rayId: string,
   status: number,
+  answered: AnswerSink,
 ): Response | null | Promise<Response | null> {
   const answer = (contentType: string, content: string, tokens: boolean): Response => {
     const out = customHeaders(headers, `${contentType}; charset=utf-8`);
     const body = tokens ? substituteTokens(content, request, rayId) : content;
-    const response = negotiatedResponse(request.method, parameters.status_code ?? status, out, body);
-    answers.set(response, { kind: "rule", id });
-    return response;
+    answered.answer = { kind: "rule", id };
+    return negotiatedResponse(request.method, parameters.status_code ?? status, out, body);
   };
   if (!servesAsset(parameters)) return answer(parameters.content_type, parameters.content, true);
   const fromAsset = (part: CachedPart | null): Response | null =>
@@ -314,7 +301,14 @@ function serveRule(
  * The error's headers for an operator's own content: its Content-Type, and without our page's CSP (the operator's
  * HTML may carry its own styles and scripts; a strict policy meant for our page would break it).
  */
-function customHeaders(from: Headers, contentType: string): Headers {
+function customHeaders(from: Headers | HeaderRecord, contentType: string): Headers | HeaderRecord {
+  if (!(from instanceof Headers)) {
+    // A generated error's record (pipeline.ts `headerRecord`): a new object per call, so it is edited in place,
+    // under the names `buildErrorHeaders` gives them.
+    from["Content-Type"] = contentType;
+    delete from["Content-Security-Policy"];
+    return from;
+  }
   const headers = new Headers(from);
   headers.set("Content-Type", contentType);
   headers.delete("Content-Security-Policy");

@@ -11,7 +11,7 @@
  * against the zone's rate limits); a described `code` stands for what they would produce. The described request
  * has the whole request budget (contract §2.2), as a request that reached its error path without spending any.
  */
-import { errorResponse } from "../../errors/pipeline";
+import { errorResponse, type AnswerSink, type CustomAnswer, type Served } from "../../errors/pipeline";
 import { chooseErrorFormat, type ErrorFormat } from "../../errors/format";
 import { catalogEntry } from "../../errors/catalog";
 import { MAX_REQUEST_UNITS, MAX_RULE_UNITS } from "../../rules/budget";
@@ -20,7 +20,7 @@ import type { Settings } from "../../shared/settings";
 import { pageClassOf, type PageId } from "../../state/zone/custom-pages/validate";
 import type { StoredRule } from "../../state/zone/rulesets/validate";
 import { classifyReachedOrigin, classifyTls, unreachedOrigin, type OriginFailure } from "../origin/classify";
-import { answerOf, applyToOriginError, tracedCustomization, type AssetSource, type PageSource } from "./apply";
+import { applyToOriginError, tracedCustomization, type AssetSource, type PageSource } from "./apply";
 import type { CompiledCustomErrors } from "./compiled";
 import { RuleRecorder, ruleTraces, type RuleTrace, type ShownValue } from "./trace";
 
@@ -168,23 +168,27 @@ async function runOnce(
   if (error.kind === "origin-response") {
     // As zone traffic (zone-traffic.ts): under 400 the origin's response passes; else rules, else unchanged.
     const origin = originResponse(error);
+    const byRule: AnswerSink = {};
     const ruled =
       error.status < 400
         ? null
-        : await applyToOriginError(setup.compiled, request, origin, url, ruleUrl, recorder, setup.assets);
+        : await applyToOriginError(setup.compiled, request, origin, url, ruleUrl, recorder, setup.assets, byRule);
     const response = ruled ?? originResponse(error);
-    return { error: { kind: "origin-response", status: error.status }, shown: await shownOf(response, setup, true) };
+    const shown = await shownOf(response, setup, true, byRule.answer);
+    return { error: { kind: "origin-response", status: error.status }, shown };
   }
   const failure = error.kind === "code" ? null : classified(error.failure);
   const code = failure?.code ?? (error.kind === "code" ? error.code : 500);
   const cause = failure?.cause ?? "described in a draft preview through the zone API";
   const customization = tracedCustomization(setup.compiled, setup.pages, recorder, setup.assets);
+  const served: Served = {};
   const response = await errorResponse(
     { code, request, url, cause, ...(customization ? { ruleUrl } : {}) },
-    { settings: setup.settings, zone: setup.zone, customization, invocation: setup.invocation },
+    { settings: setup.settings, zone: setup.zone, customization, invocation: setup.invocation, served },
   );
   const status = catalogEntry(code)?.status ?? response.status;
-  return { error: { kind: "generated", code, status, cause }, shown: await shownOf(response, setup, false) };
+  const shown = await shownOf(response, setup, false, served.answer);
+  return { error: { kind: "generated", code, status, cause }, shown };
 }
 
 /** The request traffic would carry: the zone's URL, the described headers, the client address, `cf.country`. */
@@ -238,8 +242,12 @@ function final(verdict: ReturnType<typeof classifyReachedOrigin>): OriginFailure
   return verdict.kind === "final" ? verdict.failure : { code: 502, cause: "described failure" };
 }
 
-async function shownOf(response: Response, setup: ExplainSetup, fromOrigin: boolean): Promise<ShownResponse> {
-  const answer = answerOf(response);
+async function shownOf(
+  response: Response,
+  setup: ExplainSetup,
+  fromOrigin: boolean,
+  answer: CustomAnswer | undefined,
+): Promise<ShownResponse> {
   const answeredBy: AnsweredBy =
     answer === undefined
       ? { kind: fromOrigin ? "origin" : "default" }

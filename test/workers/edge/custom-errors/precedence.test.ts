@@ -117,6 +117,10 @@ describe("what a rule or page answer carries", () => {
     expect(res.headers.get("Cache-Control")).toBe("private, no-store");
     expect(res.headers.get("Vary")).toBe("Accept");
     expect(res.headers.get("Retry-After")).toBe("120"); // 521's, kept
+    expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
+    expect(res.headers.get("Proxy-Status")).toContain("edge-errors"); // still the service's error (contract §1.4)
+    // Our page's policy is not the operator's content's: a rule's answer drops it (apply.ts `customHeaders`).
+    expect(res.headers.get("Content-Security-Policy")).toBeNull();
     const ray = res.headers.get("Ray-ID");
     expect(await res.json()).toEqual({ shop: "down", ray });
   });
@@ -125,6 +129,9 @@ describe("what a rule or page answer carries", () => {
     const zone = await zoneWith({ page: true });
     const res = await traffic(zone, "application/json", { "CF-Connecting-IP": "203.0.113.7" });
     expect(res.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
+    expect(res.headers.get("Content-Security-Policy")).toBeNull(); // the operator's page may carry its own
+    expect(res.headers.get("Ray-ID")).toMatch(/^[0-9a-f]{16}$/);
+    expect(res.headers.get("Cache-Control")).toBe("private, no-store");
     const html = await res.text();
     expect(html).toContain(`ray ${res.headers.get("Ray-ID")} ip 203.0.113.7 geo `);
     expect(html).toContain('<div class="edge-error-box">');
