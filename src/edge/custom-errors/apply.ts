@@ -299,19 +299,19 @@ function serveRule(
 
 /**
  * The error's headers for an operator's own content: its Content-Type, and without our page's CSP (the operator's
- * HTML may carry its own styles and scripts; a strict policy meant for our page would break it).
+ * HTML may carry its own styles and scripts; a strict policy meant for our page would break it). Edited in place:
+ * every caller hands over a copy of its own, a generated error's record (pipeline.ts `headerRecord`, under the names
+ * `buildErrorHeaders` gives them) or an origin response's copied headers (`applyToOriginError`), so no third copy
+ * is made per answer (issue 25).
  */
-function customHeaders(from: Headers | HeaderRecord, contentType: string): Headers | HeaderRecord {
-  if (!(from instanceof Headers)) {
-    // A generated error's record (pipeline.ts `headerRecord`): a new object per call, so it is edited in place,
-    // under the names `buildErrorHeaders` gives them.
-    from["Content-Type"] = contentType;
-    delete from["Content-Security-Policy"];
-    return from;
+function customHeaders(headers: Headers | HeaderRecord, contentType: string): Headers | HeaderRecord {
+  if (headers instanceof Headers) {
+    headers.set("Content-Type", contentType);
+    headers.delete("Content-Security-Policy");
+    return headers;
   }
-  const headers = new Headers(from);
-  headers.set("Content-Type", contentType);
-  headers.delete("Content-Security-Policy");
+  headers["Content-Type"] = contentType;
+  delete headers["Content-Security-Policy"];
   return headers;
 }
 
