@@ -66,7 +66,7 @@ export interface ErrorScope {
   /**
    * Filled when given (issue 24): the Ray ID and format of the structured default the pipeline answered with, so
    * the analytics record need not read them back from the response's headers (two calls into the runtime per
-   * error, ~2,500 instructions each). An object the caller passes, not a WeakMap keyed by the response: a WeakMap
+   * error, ~2,500 instructions each), or the custom error rule or page that answered. An object the caller passes, not a WeakMap keyed by the response: a WeakMap
    * entry per error measured +14–21 µs of CPU per error in `npm run bench -- --wrk errors` (V8 processes each
    * entry as an ephemeron in every young-generation collection; docs/analytics.md "Cost per error").
    */
@@ -110,7 +110,8 @@ export interface GeneratedError extends AnswerSink {
   readonly headers: Headers;
   /**
    * The same headers as a new record, for a step that answers: `new Response(body, { headers: record })` builds its
-   * header list once, where a `Headers` copied and edited first is built twice (issue 12, headers.ts).
+   * header list once, where a `Headers` copied and edited first is built twice (issue 12, headers.ts). A rule's
+   * answer made from it instead of two `Headers` copies measured 13–16 µs of CPU less (issue 25, docs/benchmarks.md).
    */
   readonly headerRecord: HeaderRecord;
 }
