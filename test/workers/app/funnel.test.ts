@@ -30,8 +30,13 @@ function withUnreadableHeaders(request: Request): Request {
 }
 
 async function call(url: string, init: RequestInit, e: Env): Promise<Response> {
+  return serve(new Request(url, init), e);
+}
+
+/** The Worker's answer to `request`, once its invocation has finished (its `waitUntil` work included). */
+async function serve(request: Request, e: Env): Promise<Response> {
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(url, init), e, ctx);
+  const res = await worker.fetch(request, e, ctx);
   await waitOnExecutionContext(ctx);
   return res;
 }
@@ -85,10 +90,7 @@ describe("unhandled exceptions", () => {
     // funnel's fallback answers (the preview endpoint's case below takes the service path instead).
     const local: Env = { ...env, DEFAULT_ORIGIN: "http://127.0.0.1:9" };
     const real = new Request("http://shop-funnel.example/x", { headers: { Accept: "text/html" } });
-    const unreadable = withUnreadableHeaders(real);
-    const ctx = createExecutionContext();
-    const res = await worker.fetch(unreadable, local, ctx);
-    await waitOnExecutionContext(ctx);
+    const res = await serve(withUnreadableHeaders(real), local);
     expect(res.status).toBe(500);
     expect(res.headers.get("Content-Type")).toBe("application/json; charset=utf-8");
     const body = await res.json<Record<string, unknown>>();
@@ -99,10 +101,7 @@ describe("unhandled exceptions", () => {
   it("when the pipeline itself throws, still the structured 1101 with the headers of contract §1.4", async () => {
     // A request whose headers cannot be read: the zone path and then the pipeline's own 1101 both throw.
     const real = new Request("http://shop-funnel.example/cdn-cgi/error/522", { headers: { Accept: "text/html" } });
-    const unreadable = withUnreadableHeaders(real);
-    const ctx = createExecutionContext();
-    const res = await worker.fetch(unreadable, env, ctx);
-    await waitOnExecutionContext(ctx);
+    const res = await serve(withUnreadableHeaders(real), env);
     expect(res.status).toBe(500);
     expect(res.headers.get("Content-Type")).toBe("application/json; charset=utf-8");
     expect(res.headers.get("Cache-Control")).toBe("private, no-store");
