@@ -1,9 +1,9 @@
 /**
- * Diagnostic Worker of the proxy suite (issue 25): the proxy's own forward step and nothing before it. The header
+ * Diagnostic Worker of the proxy suite: the proxy's own forward step and nothing before it. The header
  * scan (src/edge/origin/headers.ts) and `forwardToOrigin` (src/edge/origin/forward.ts) with the timeouts of a zone
- * at its defaults, to `ORIGIN`; no dispatch (src/app.ts), no zone lookup, no request phases. Between the contract's
+ * at its defaults, to `ORIGIN`; no dispatch (src/app.ts), no zone lookup, no request phases. Between the documented
  * minimum (inline, no structure) and the real Worker, its row says whether a gap lies in the forward step or in what
- * comes before it (docs/benchmarks.md "Issue 25: where the last gaps are").
+ * comes before it (docs/benchmarks-history.md "The performance-targets work (2026-11-24): where the last gaps are").
  */
 import { routeTo, type Route } from "../../src/edge/compiled-zone";
 import { runtimeConnector } from "../../src/edge/origin/connector";

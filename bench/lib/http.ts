@@ -1,6 +1,6 @@
 /**
  * One request to a served Worker with node:http, which (unlike fetch) sends the Host header it is given
- * (toolchain.md §9), and the management API call every suite that configures zones needs.
+ * (docs/development.md "wrangler dev and /cdn-cgi"), and the management API call every suite that configures zones needs.
  */
 import { request } from "node:http";
 

@@ -1,10 +1,10 @@
 /**
  * Instructions per request of a Worker's workerd process, counted by valgrind's callgrind (`--instructions`;
- * issue 12, fourth pass). On this machine req/s and CPU time per request move by ±10 % between runs with whatever
+ * the error-path performance work (2026-11-22), fourth pass). On this machine req/s and CPU time per request move by ±10 % between runs with whatever
  * else the 2 shared cores do (other processes, hypervisor steal, and the VM exposes no hardware counters to
  * `perf`). An instruction count does not depend on that. It is not a time: it misses cache misses and waits, which
  * the load suites see; it tells which of two builds does less work. A window moves with what V8 does in it, at
- * nearly the same request counts in every process (docs/benchmarks.md, "Issue 25: the two instruction levels"):
+ * nearly the same request counts in every process (docs/benchmarks-history.md, "The performance-targets work (2026-11-24): the two instruction levels"):
  * a young-generation GC of the trivial Worker's isolate (every ~1,200 requests) lifts its window ~10 %, an
  * optimizing compile of the real Worker's rules evaluator (around 3,300 and 4,800 requests) 10–16 %. With
  * `traceV8` each window says which it held, and `replaceCompiling` runs another window in place of one during
@@ -47,7 +47,7 @@ export interface CountOptions {
    * With `traceV8`: a window during which V8 compiled or deoptimised (`V8Events`) is reported but not counted, and
    * another window is run in its place, up to this many times (then the median takes what there is). The JIT of
    * the real Worker and of Miniflare's entry Worker still compiles after thousands of requests (docs/benchmarks.md,
-   * "Issue 25: the two instruction levels"): one TurboFan compile of the rules' `evaluate` lifts its window by
+   * "The performance-targets work (2026-11-24): the two instruction levels"): one TurboFan compile of the rules' `evaluate` lifts its window by
    * 10–16 %. Default 0: every window counts.
    */
   readonly replaceCompiling?: number;
@@ -55,7 +55,7 @@ export interface CountOptions {
    * Idle time before each window, then one uncounted request. Work a Worker does per period of time, not per
    * request, must stay out of the windows: under callgrind ~60 requests go by per second instead of thousands, so
    * such work would weigh ~50 times its share under load. The real Worker reads its zone from KV again every 10 s
-   * (contract §8), a KV read costing Miniflare millions of instructions: after more than 10 s of idle, the request
+   * (docs/configuration.md), a KV read costing Miniflare millions of instructions: after more than 10 s of idle, the request
    * before the window refreshes the zone, and a window of a few seconds holds no refresh.
    */
   readonly idleMs: number;
@@ -69,7 +69,7 @@ export interface CountOptions {
 
 /**
  * What V8 did during a window, from its traces (`--trace-gc`, `--trace-opt`, `--trace-deopt`; docs/benchmarks.md,
- * "Issue 25: the two instruction levels"). A window's count moves with these, not with the Worker's code: one
+ * "The performance-targets work (2026-11-24): the two instruction levels"). A window's count moves with these, not with the Worker's code: one
  * young-generation GC of the trivial Worker's isolate is ~25 million instructions (+10 % on a window of 300 of its
  * requests), one optimizing compile of a large function tens of millions; both come at fixed request counts.
  */

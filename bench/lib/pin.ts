@@ -1,5 +1,5 @@
 /**
- * Issue 12: "a run where the load generator is a separate native process so the bench process does not share the
+ * The error-path performance work (2026-11-22): "a run where the load generator is a separate native process so the bench process does not share the
  * Worker's cores with its own JavaScript". On Linux with `taskset` (util-linux) and at least 2 CPUs, the Workers'
  * workerd processes (all their threads) get the last CPU and this process (and so the `wrk` it starts, which
  * inherits the mask) the others. Both sides of every ratio are pinned the same way. `restore()` gives this process

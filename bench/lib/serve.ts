@@ -1,7 +1,7 @@
 /**
  * Serve a Worker entry on a 127.0.0.1 port for load tests: esbuild bundle → Miniflare with `port:`.
  * Not `wrangler dev`: its proxy layer costs ~4× Miniflare's throughput and adds 1–10 ms per request
- * (toolchain.md §6), which would drown what we measure. Every Worker a suite compares (the real one and
+ * (docs/development.md "Load testing"), which would drown what we measure. Every Worker a suite compares (the real one and
  * its baseline) goes through this same function, so both pay the same serving overhead.
  */
 import { readFile } from "node:fs/promises";
@@ -52,7 +52,7 @@ export interface Served {
   dispose(): Promise<void>;
 }
 
-/** The project's bindings (contract §0) that a Worker entry may need; unused ones cost nothing. */
+/** The project's bindings (docs/architecture.md) that a Worker entry may need; unused ones cost nothing. */
 const PROJECT_KV = ["CONFIG"];
 const PROJECT_DOS: Readonly<Record<string, string>> = {
   TAG_STORE: "TagStore",
@@ -61,7 +61,7 @@ const PROJECT_DOS: Readonly<Record<string, string>> = {
   ZONE_ANALYTICS: "ZoneAnalytics",
 };
 
-/** Bundle `entry` to one ES module, as wrangler would (toolchain.md §2 "Miniflare from plain Node"). */
+/** Bundle `entry` to one ES module, as wrangler would (docs/development.md "Tests inside workerd"). */
 export async function bundleWorker(
   root: string,
   entry: string,
@@ -120,7 +120,7 @@ async function startWorker(options: ServeOptions): Promise<Served> {
     compatibilityDate: wrangler.compatibilityDate,
     host: "127.0.0.1",
     port: 0,
-    cf: false, // no fetch of Request.cf from the internet (toolchain.md §3)
+    cf: false, // no fetch of Request.cf from the internet (docs/development.md "wrangler dev offline")
     kvNamespaces: [...(options.kvNamespaces ?? PROJECT_KV)],
     durableObjects,
     bindings: { ...wrangler.vars, ...options.bindings },

@@ -1,5 +1,5 @@
 /**
- * The contract between `bench/run.ts` and a suite in `bench/suites/<name>.ts` (documented in bench/README.md).
+ * The interface between `bench/run.ts` and a suite in `bench/suites/<name>.ts` (documented in bench/README.md).
  * A suite measures its subject AND a baseline in the same run, on the same machine, the same way, and
  * reports ratios: absolute numbers on a shared 2-core box move by ±20 % between runs, ratios much less.
  */

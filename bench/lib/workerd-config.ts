@@ -1,5 +1,5 @@
 /**
- * V8 flags for a workerd started by Miniflare (issue 25, the two instruction levels). workerd's config has a
+ * V8 flags for a workerd started by Miniflare (the two instruction levels). workerd's config has a
  * `v8Flags :List(Text)` field (`Config` field 2, pointer slot 2, in workerd.capnp) that Miniflare never sets, and
  * Miniflare writes its config as one binary Cap'n Proto message to workerd's stdin (`serve --binary … -`). This
  * module adds the flags to that message, so a `MINIFLARE_WORKERD_PATH` wrapper (bench/lib/instructions.ts) can

@@ -1,5 +1,5 @@
 /**
- * One Worker served by workerd started directly, without Miniflare (issue 25, the two instruction levels). Every
+ * One Worker served by workerd started directly, without Miniflare (the two instruction levels). Every
  * request to a Miniflare instance first runs Miniflare's own entry Worker (JavaScript: routing, the `cf` object,
  * error pretty-printing), which then calls ours; a workerd started with a config of our own runs only ours. Counting
  * both ways tells what is workerd and V8 from what is Miniflare's JavaScript. Only Workers without bindings: the

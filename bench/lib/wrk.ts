@@ -1,7 +1,7 @@
 /**
  * The same measurement as load.ts with `wrk` (a native load generator, Debian package `wrk`) instead of
  * autocannon: the load generator then runs as its own C process, and the bench's Node process does not share the
- * Worker's cores with a JavaScript client (issue 12). Installed with apt-get when missing (as root), else an error
+ * Worker's cores with a JavaScript client. Installed with apt-get when missing (as root), else an error
  * that says how.
  *
  * wrk reports req/s, latency percentiles (`--latency`) and socket errors; a small Lua script counts the answers

@@ -1,5 +1,5 @@
 /**
- * The probe of docs/benchmarks.md "Issue 25: where the last gaps are": where a workerd process spends its CPU per
+ * The probe of docs/benchmarks-history.md "The performance-targets work (2026-11-24): where the last gaps are": where a workerd process spends its CPU per
  * request, native code included, for the errors suite's `GET /cdn-cgi/error/522` on the real Worker and on the
  * constant Worker that answers the same bytes and headers. Complements `--instructions` (user-space instructions of
  * JavaScript and runtime alike) with time: a sampling profile of the whole process (`perf record -e cpu-clock`, a

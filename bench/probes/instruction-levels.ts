@@ -1,5 +1,5 @@
 /**
- * The probe of docs/benchmarks.md "Issue 25: the two instruction levels": fresh workerd processes under callgrind,
+ * The probe of docs/benchmarks-history.md "The performance-targets work (2026-11-24): the two instruction levels": fresh workerd processes under callgrind,
  * each counted in many windows with chosen idle times, printing every window's instructions per request and (with
  * `--trace`) the GCs and compiles V8 reported during it.
  *

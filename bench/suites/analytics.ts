@@ -1,5 +1,5 @@
 /**
- * Error analytics on the error path (issue 24, docs/analytics.md): the same Worker served twice in the same run,
+ * Error analytics on the error path (docs/analytics.md): the same Worker served twice in the same run,
  * with its `ZONE_ANALYTICS` binding (every error of a configured zone is recorded) and without it (recording off:
  * src/edge/analytics/occurrence.ts records nothing when the binding is absent), on the same generated error (1038:
  * request headers over the zone's 1 KiB limit, decided after the zone lookup and before any network I/O).

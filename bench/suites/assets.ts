@@ -1,5 +1,5 @@
 /**
- * Custom error assets on the error path (issue 22, docs/custom-errors.md "Custom error assets"): an error generated
+ * Custom error assets on the error path (docs/custom-errors.md "Custom error assets"): an error generated
  * on zone traffic (1038: request headers over the zone's 1 KiB limit, produced after the zone lookup and before any
  * network I/O) answered by a custom error rule that serves an asset (`asset_name`), against the same rule serving the
  * same bytes as inline `content`, on another zone of the same Worker, in the same run. Target: ≥ 0.95×.

@@ -1,5 +1,5 @@
 /**
- * The client package's `parse` (packages/client, contract §10) per format, in Node: µs per call on the
+ * The client package's `parse` (packages/client, docs/client.md) per format, in Node: µs per call on the
  * conformance kit's real bodies (generated from the Worker), against a baseline that only reads the same body from a
  * `Response` (`new Response(body).text()`: what any reader of the body pays). Rounds alternate subject and baseline;
  * medians over rounds. The codes rotate through the whole catalog.

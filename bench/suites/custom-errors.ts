@@ -1,8 +1,8 @@
 /**
- * Custom error rules on the error path (issue 9): an error generated on zone traffic (1038: request headers over the
+ * Custom error rules on the error path: an error generated on zone traffic (1038: request headers over the
  * zone's 1 KiB limit, produced after the zone lookup and before any network I/O) on a zone with 300 custom error
  * rules, none matching, against the same Worker and the same request on a zone with none, in the same run.
- * Target: ≥ 0.8×. (`/cdn-cgi/*` is refused by Miniflare for hosts other than localhost: toolchain.md §9.)
+ * Target: ≥ 0.8×. (`/cdn-cgi/*` is refused by Miniflare for hosts other than localhost: docs/development.md "wrangler dev and /cdn-cgi")
  * Also measured, in milliseconds: compiling the 300 rules (in this process, the engine alone), and the first error
  * after a config change (the isolate compiles the new version on that request) against the next one.
  */
@@ -52,7 +52,7 @@ const SCENARIOS: readonly Scenario[] = [
   { name: "zone without rules, JSON", host: PLAIN, accept: "application/json" },
   { name: "zone with 300 non-matching rules, JSON", host: RULES, accept: "application/json", target: TARGET },
   // Each format against the same request on the zone without rules: an HTML page is ten times the bytes of the
-  // JSON body, and against the JSON baseline its row measured the page's size as much as the rules (issue 12).
+  // JSON body, and against the JSON baseline its row measured the page's size as much as the rules.
   { name: "zone without rules, HTML", host: PLAIN, accept: "text/html" },
   { name: "zone with 300 non-matching rules, HTML", host: RULES, accept: "text/html", target: TARGET },
 ];

@@ -1,8 +1,8 @@
 /**
- * Error rendering (contract §1.1–§1.3) as pure-function micro-benchmarks in Node: what building and rendering
+ * Error rendering (docs/errors.md) as pure-function micro-benchmarks in Node: what building and rendering
  * one error costs in each format, against the irreducible work of any JSON error answer, `JSON.stringify` of the
  * same 17 fields. Also the YAML emitter on a hostile string against `JSON.stringify` of that string (both escape),
- * and an error overlaid by a custom error rule (issue 23: rendered in full, without the per-code templates).
+ * and an error overlaid by a custom error rule (rendered in full, without the per-code templates).
  * The load suite `errors` measures the same path end to end in workerd.
  */
 import { catalogEntry } from "../../src/errors/catalog.ts";

@@ -1,5 +1,5 @@
 /**
- * Error synthesis under load (issue 2): `GET /cdn-cgi/error/522` on the real Worker, negotiated as JSON
+ * Error synthesis under load: `GET /cdn-cgi/error/522` on the real Worker, negotiated as JSON
  * and as HTML, against a trivial Worker (`new Response("ok")`) served the same way. Target: ≥ 0.85× the
  * baseline's throughput.
  *
@@ -8,10 +8,10 @@
  *     constants: the cost of the response itself, with no per-request work;
  *   - "console dropped": the real Worker bundled without `console.*`: the cost of its log line.
  *
- * The zone `localhost` is configured first, as issue 12 asks, with the example zone's custom error rule
+ * The zone `localhost` is configured first, as the error-path performance work (2026-11-22) asks, with the example zone's custom error rule
  * (fixtures/example-zone.json), scoped to another host so it does not answer, plus 20 rules of the shapes the
- * custom-errors suite uses: the error path evaluates them all and none answers. Two diagnostic rows (issue 25)
- * answer from a real Worker whose zone has the example zone's rule only (issue 12's own words: "the example zone's
+ * custom-errors suite uses: the error path evaluates them all and none answers. Two diagnostic rows
+ * answer from a real Worker whose zone has the example zone's rule only (the error-path performance work (2026-11-22) own words: "the example zone's
  * custom error rules loaded, none matching"): what the 20 further rules cost, 5 of which read a request header each.
  * Another from the example rule as shipped, which answers the JSON error with its own content: a rule's answer.
  *
@@ -24,7 +24,7 @@
  * (rotating the order), each round's ratio uses that round's baseline, and the row shows the median.
  *
  * Each Worker is served by PROCESSES workerd processes, used in turn from round to round: two processes of one
- * build were measured 8–55 µs of CPU per request apart in one run (docs/benchmarks.md, issue 12 third pass), so
+ * build were measured 8–55 µs of CPU per request apart in one run (docs/benchmarks.md, the error-path performance work (2026-11-22) third pass), so
  * with one process per Worker a run measured the luck of its processes as much as the Workers.
  */
 import { readFileSync } from "node:fs";
@@ -107,7 +107,7 @@ const SCENARIOS: readonly Scenario[] = [
     expectContentType: "text/html; charset=utf-8",
   },
   {
-    // The example rule as shipped answers a JSON client's 5xx with its own content and status 503 (issue 25).
+    // The example rule as shipped answers a JSON client's 5xx with its own content and status 503.
     name: "diagnostic: 522 answered by the example zone's rule (JSON, 503)",
     server: "ruleAnswers",
     accept: "application/json",
@@ -129,7 +129,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
   // baseline slice taken seconds apart from its subject slice sees the same neighbours.
   const rounds = context.quick ? 1 : 12;
   const seconds = 1;
-  const connections = 8; // enough to keep workerd busy; more only queues on 2 cores (toolchain.md §6)
+  const connections = 8; // enough to keep workerd busy; more only queues on 2 cores (docs/development.md "Load testing")
   const notes: string[] = [];
   const started: Served[] = [];
   let pinning: Pinning | null = null;
@@ -249,7 +249,7 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
   const counts: number[] = [];
   const notes: string[] = [];
   for (const scenario of SCENARIOS) {
-    // V8's traces say which windows held a GC or a compile (docs/benchmarks.md, "Issue 25: the two instruction
+    // V8's traces say which windows held a GC or a compile (docs/benchmarks-history.md, "The performance-targets work (2026-11-24): the two instruction
     // levels"): a window during which V8 compiled is shown and replaced (`replaceCompiling`).
     const worker = await serveCounted(options[scenario.server], { traceV8: true });
     try {
@@ -288,7 +288,7 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
       `10 s refresh stays out of the windows: bench/lib/instructions.ts); a window during which V8 compiled ` +
       `(its traces) is replaced, up to ${count.replaceCompiling} times; median over the windows; one fresh process ` +
       `per scenario. A window moves with the GCs it holds: the trivial Worker's own young-generation GC, every ` +
-      `~1,200 requests, lifts its window ~10 % and the median leaves it out (docs/benchmarks.md, issue 25, the two ` +
+      `~1,200 requests, lifts its window ~10 % and the median leaves it out (docs/benchmarks.md, the two ` +
       `instruction levels); compare builds over several runs;`,
     "ratio = baseline instructions ÷ the row's (higher is better, like a throughput ratio); real Workers with " +
       "ERROR_LOG_COALESCE_MS=1000 (one log write per ~60 requests; bench/suites/errors.ts).",
@@ -297,7 +297,7 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
 }
 
 /**
- * Issue 12: "a zone whose config is cached, with the example zone's custom error rules loaded, none matching".
+ * The error-path performance work (2026-11-22): "a zone whose config is cached, with the example zone's custom error rules loaded, none matching".
  * The example rule answers JSON clients on every 5xx, so as shipped it would answer the JSON scenario; here its
  * expression is kept and scoped to another host, which the engine still evaluates (`and` short-circuits after the
  * host comparison, as a real zone's non-matching rule would). Then `more` (20 by default) non-matching rules of four
@@ -351,5 +351,5 @@ async function checkOnce(served: Served, scenario: Scenario): Promise<string | n
   return null;
 }
 
-/** A GET with the scenario's headers (node:http sends the Host given: toolchain.md §9). */
+/** A GET with the scenario's headers (node:http sends the Host given: docs/development.md "wrangler dev and /cdn-cgi"). */
 const get = (url: URL, headers: Record<string, string>): Promise<Answer> => send(url, "GET", headers);

@@ -1,5 +1,5 @@
 /**
- * Content negotiation (contract §1.5) as a pure-function micro-benchmark in Node:
+ * Content negotiation (docs/negotiation.md) as a pure-function micro-benchmark in Node:
  *   - the per-isolate memo of `chooseErrorFormat` against the same negotiation without it (does it pay?);
  *   - the scanner on a 64 KiB header against a 1 KiB one, per byte (is it linear?).
  */

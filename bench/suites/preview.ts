@@ -1,5 +1,5 @@
 /**
- * The draft preview (issue 22, `POST /zones/{zone}/preview`): time per call with a 300-rule draft (every rule
+ * The draft preview (`POST /zones/{zone}/preview`): time per call with a 300-rule draft (every rule
  * validated as a write would be, compiled, then the described request run five times with the trace), against the
  * same described request previewed on the zone's saved configuration of the same 300 rules (no validation, the
  * compiled version traffic uses), in the same run; the GET preview of the same error is shown too. Calls are sent

@@ -1,16 +1,16 @@
 /**
- * The request phases on zone traffic (issue 10): requests through the real Worker and its proxy to the same local
+ * The request phases on zone traffic: requests through the real Worker and its proxy to the same local
  * origin, on three zones of one Worker, in the same run:
  *   - a zone without rules (the baseline);
  *   - a zone with 50 firewall custom rules, none matching: target ≥ 0.8×;
  *   - the same 50 rules plus one rate-limiting rule that counts every request (limit never reached), against the
- *     zone with the 50 rules alone (issue 25: "the same zone without the rule"), once with `counting` left to its
+ *     zone with the 50 rules alone ("the same zone without the rule"), once with `counting` left to its
  *     default (approximate: leases, target ≥ 0.9×) and once with `counting: "exact"` (a round trip to the
- *     `RateLimiter` Durable Object per request, what every rule did before issue 25: target ≥ 0.5×);
+ *     `RateLimiter` Durable Object per request, what every rule did before the performance-targets work (2026-11-24): target ≥ 0.5×);
  *   - the one rate-limiting rule alone, both ways, against the zone without rules: the rule's cost with nothing else.
  * All requests come from one client (`CF-Connecting-IP: 192.0.2.1`), so they share one counter object: the
  * hot-client worst case.
- * `/cdn-cgi/*` is not used (Miniflare refuses it for other hosts: toolchain.md §9); this is plain zone traffic.
+ * `/cdn-cgi/*` is not used (Miniflare refuses it for other hosts: docs/development.md "wrangler dev and /cdn-cgi"); this is plain zone traffic.
  */
 import { api as apiCall } from "../lib/http.ts";
 import { warmedRounds, load, type LoadResult } from "../lib/load.ts";

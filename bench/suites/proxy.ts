@@ -1,21 +1,21 @@
 /**
- * Origin proxy pass-through (issue 4): zone traffic through the real Worker (zone lookup in the per-isolate
+ * Origin proxy pass-through: zone traffic through the real Worker (zone lookup in the per-isolate
  * cache, header rewriting, CDN-Loop, the connect-timeout race) against a minimal `fetch(origin)` Worker,
  * both served the same way (bench/lib/serve.ts) in front of the same origin (scripts/example-origin.mjs, in
- * its own process). Target: ≥ 0.95× the minimal Worker's throughput (issue 25; issue 4 asked 0.9×).
+ * its own process). Target: ≥ 0.95× the minimal Worker's throughput (the proxy work (2026-11-21) asked 0.9×).
  *
  * Scenarios: a tiny answer (`/hello`, 22 bytes: the per-request overhead) and a 64 KiB answer (streaming).
  * A diagnostic row (no target) serves the tiny answer from `CONTRACT_MINIMUM_PROXY`, the least a Worker must do
- * per request under contract §3: how close any proxy can come to the bare Worker on this machine. Another
- * (issue 25) serves it from bench/baseline/forward-step.ts, the proxy's own header scan and `forwardToOrigin` with
+ * per request under docs/origin.md: how close any proxy can come to the bare Worker on this machine. Another
+ * serves it from bench/baseline/forward-step.ts, the proxy's own header scan and `forwardToOrigin` with
  * nothing before them (no dispatch, no zone lookup): between the two, whether a gap lies in the forward step or in
  * what comes before it.
  * Rounds are interleaved with a rotating order; each round's ratio uses that round's baseline; the row
  * shows the median over rounds, and each Worker is served by PROCESSES workerd processes used in turn (the same
  * method as the errors suite).
  *
- * `--instructions` (issue 25, second pass): no load; each Worker's workerd runs under callgrind, one after the
- * other, and the rows give instructions per request on `/hello` (bench/lib/instructions.ts), with the contract's
+ * `--instructions`: no load; each Worker's workerd runs under callgrind, one after the
+ * other, and the rows give instructions per request on `/hello` (bench/lib/instructions.ts), with the documented
  * minimum also built without some of its parts, to say what each part costs over the bare Worker.
  */
 import { request } from "node:http";
@@ -31,7 +31,7 @@ import { countRequests, retryReset, serveCounted, type CountOptions } from "../l
 
 export const description = "zone traffic through the real Worker vs a minimal fetch(origin) Worker, same origin";
 
-/** Issue 25: ≥ 0.95× a bare `fetch(origin)` Worker (issue 4 asked 0.9×). */
+/** The performance-targets work (2026-11-24): ≥ 0.95× a bare `fetch(origin)` Worker (the proxy work (2026-11-21) asked 0.9×). */
 const TARGET = 0.95;
 /** workerd processes per Worker, used in turn from round to round (docs/benchmarks.md, Method). */
 const PROCESSES = 2;
@@ -55,7 +55,7 @@ export interface MinimumParts {
   /**
    * The headers without the hop-by-hop ones, plus `X-Forwarded-Proto`/`-Host` and `CDN-Loop`: as a copy of the
    * incoming `Headers` with `set`s (`copy`), or as a record filled by the scan (`record`, what the proxy does since
-   * issue 25's second pass, src/edge/origin/headers.ts; needs `scan`), or not at all (`none`).
+   * the second pass of the performance-targets work (2026-11-24), src/edge/origin/headers.ts; needs `scan`), or not at all (`none`).
    */
   readonly edit: "copy" | "record" | "none";
   /** The fetch raced against a timer (522/524). */
@@ -63,11 +63,11 @@ export interface MinimumParts {
 }
 
 /**
- * Diagnostic (issue 12, fourth pass): the least a Worker must do per request to proxy as contract §3 says, inline
+ * Diagnostic (fourth pass): the least a Worker must do per request to proxy as docs/origin.md says, inline
  * and without structure: measure the header section (1038) and look for the loop mark (1000) in one pass, copy the
  * headers without the hop-by-hop ones, add `X-Forwarded-Proto`/`-Host` and the `CDN-Loop` mark, and race the fetch
  * against a timer (522/524). No zone lookup, no request phases, no failure classification. How close the proxy can
- * get to the bare `fetch(origin)` Worker, on this machine, whatever its code. With parts left out (issue 25, second
+ * get to the bare `fetch(origin)` Worker, on this machine, whatever its code. With parts left out (second
  * pass: `--instructions` only), what each part costs.
  */
 export function minimumProxy(parts: MinimumParts): string {
@@ -146,7 +146,7 @@ const SCENARIOS: readonly Scenario[] = [
   { name: "minimal fetch(origin) Worker, GET /hello (22 B)", server: "baseline", path: "/hello" },
   { name: "proxy, GET /hello (22 B)", server: "real", path: "/hello", target: TARGET },
   {
-    name: "diagnostic: the contract's minimum proxy Worker, GET /hello (22 B)",
+    name: "diagnostic: the minimum proxy Worker, GET /hello (22 B)",
     server: "minimum",
     path: "/hello",
   },
@@ -169,7 +169,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
   let pinning: Pinning | null = null;
   try {
     const { root } = context;
-    // The example origin listens on 127.0.0.1, which an origin may not be while it is an API host (contract §3).
+    // The example origin listens on 127.0.0.1, which an origin may not be while it is an API host (docs/origin.md).
     const processes = context.quick ? 1 : PROCESSES;
     const servers: Record<Scenario["server"], Served[]> = { real: [], baseline: [], minimum: [], forward: [] };
     // A Worker of its own served once more, remembered with its scenario kind and stopped at the end.
@@ -279,7 +279,7 @@ async function configureZone(workerUrl: URL, origin: string): Promise<void> {
   if (status !== 200) throw new Error(`PUT /zones/${ZONE} answered ${status}`);
 }
 
-/** One GET with Host = the zone (node:http sends the Host we give it, fetch would not: toolchain.md §9). */
+/** One GET with Host = the zone (node:http sends the Host we give it, fetch would not: docs/development.md "wrangler dev and /cdn-cgi"). */
 function statusOf(url: URL): Promise<number> {
   return new Promise((resolvePromise, reject) => {
     const outgoing = request(url, { headers: { host: ZONE } }, (response) => {
@@ -300,7 +300,7 @@ interface CountedScenario {
 const COUNTED: readonly CountedScenario[] = [
   { name: "minimal fetch(origin) Worker, GET /hello (22 B)", script: MINIMAL_PROXY },
   { name: "proxy, GET /hello (22 B)", script: null },
-  { name: "diagnostic: the contract's minimum proxy Worker", script: CONTRACT_MINIMUM_PROXY },
+  { name: "diagnostic: the minimum proxy Worker", script: CONTRACT_MINIMUM_PROXY },
   {
     name: "diagnostic: the minimum with the header scan only",
     script: minimumProxy({ scan: true, edit: "none", timer: false }),
@@ -310,7 +310,7 @@ const COUNTED: readonly CountedScenario[] = [
     script: minimumProxy({ scan: true, edit: "copy", timer: false }),
   },
   {
-    name: "diagnostic: the contract's minimum, fields as a record (as the proxy now)",
+    name: "diagnostic: the minimum, fields as a record (as the proxy now)",
     script: minimumProxy({ scan: true, edit: "record", timer: true }),
   },
 ];
@@ -319,7 +319,7 @@ const COUNTED: readonly CountedScenario[] = [
  * `--instructions`: instructions per request of each Worker's workerd process under callgrind, one fresh process
  * per scenario and `processes` processes each (the windows of one process agree, processes may not: compare over
  * several). `BENCH_PROXY_ROWS` (a comma-separated list of row numbers, 0 = the baseline) runs only some rows while
- * developing. Each window follows 10.5 s of idle, so the zone's refresh every 10 s (contract §8) stays out of it.
+ * developing. Each window follows 10.5 s of idle, so the zone's refresh every 10 s (docs/configuration.md) stays out of it.
  */
 async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
   const count: CountOptions = context.quick

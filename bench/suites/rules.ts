@@ -1,11 +1,11 @@
 /**
- * The Rules engine (contract §2.2, issue 3) as micro-benchmarks in Node, each against hand-written JavaScript
+ * The Rules engine (docs/rules-language.md) as micro-benchmarks in Node, each against hand-written JavaScript
  * closures for the same predicates, measured in the same run (ratio = hand-written ns ÷ engine ns; the target
  * "≤ 3× hand-written" is a ratio ≥ 0.33):
  *   1. compiling 300 custom error rules (against JSON.parse of the same 300-rule config, the floor of any load);
- *   2. the wirefilter benchmark expressions (rules-language.md §8), each with a fresh lazy context per evaluation;
+ *   2. the wirefilter benchmark expressions (docs/rules-language.md), each with a fresh lazy context per evaluation;
  *   3. 300 non-matching custom error rules against one error, from the Request to the verdict.
- * Regex baselines use the same RE2 engine (re2js): the contract forbids JavaScript's backtracking RegExp here.
+ * Regex baselines use the same RE2 engine (re2js): the service never runs rules on JavaScript's backtracking RegExp (docs/rules-language.md).
  */
 import { RE2JS } from "re2js";
 import {
@@ -31,7 +31,7 @@ export const description =
 
 const TARGET = 0.33;
 
-// ---- 2. wirefilter's bench set (engine/benches/bench.rs, rules-language.md §8) ----
+// ---- 2. wirefilter's bench set (engine/benches/bench.rs, docs/rules-language.md) ----
 
 const benchScheme = defineScheme({
   "ip.addr": IP,
@@ -428,7 +428,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
       "Expression rows: `engine` creates a fresh context per evaluation over already-extracted values (the hand-written",
       "closure reads an object of extracted values); `engine, memoised context` reuses one context, so fields and calls",
       "are read from the memo, as for every rule after the first evaluated for one error.",
-      "Regex baselines call re2js directly: the contract forbids JavaScript's RegExp for rules, so both sides pay RE2.",
+      "Regex baselines call re2js directly: the service never runs rules on JavaScript's RegExp, so both sides pay RE2.",
       `300-rule evaluation: ${round(all.subjectNs / 1000, 1)} µs per error (budget: well under 1 ms).`,
     ],
   };

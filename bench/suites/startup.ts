@@ -1,5 +1,5 @@
 /**
- * Start-up (issue 25): what a fresh isolate of the real Worker pays before its first answer, against a trivial
+ * Start-up: what a fresh isolate of the real Worker pays before its first answer, against a trivial
  * Worker's, both served the same way (bench/lib/serve.ts). Each sample starts a new workerd process (a new
  * Miniflare), which compiles the bundle and evaluates its top-level code, then sends ONE request:
  *

@@ -1,5 +1,5 @@
 /**
- * Tagging API at its account limit (issue 5): 2,000 resources × 5 tags = 10,000 tags in one account, served
+ * Tagging API at its account limit: 2,000 resources × 5 tags = 10,000 tags in one account, served
  * by the real Worker with its SQLite TagStore (Miniflare on a port, bench/lib/serve.ts).
  *
  * Ratios, each against a baseline measured in the same run, interleaved in rounds:
@@ -10,7 +10,7 @@
  * - keys and values listings, GET of one resource and PUT (replace 5 tags) against the trivial Worker.
  * Plus the latency of one filtered page with ONE connection (no queueing behind other requests): its p50 covers
  * HTTP, the Worker, auth, the RPC and the object, so it bounds the time spent inside the object from above
- * (issue 5 target: p50 ≤ 10 ms inside the object). RPC from Node straight to the stub is no better a probe:
+ * (the tagging work (2026-11-22) target: p50 ≤ 10 ms inside the object). RPC from Node straight to the stub is no better a probe:
  * Miniflare's Node↔workerd proxy alone costs ~10 ms per call here, and workerd's clock does not advance
  * during synchronous SQL, so the object cannot time itself.
  */
@@ -243,7 +243,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
       notes: [
         `${RESOURCES} resources × 5 tags = 10,000 tags (the account limit); ${rounds} round(s) of ${duration} s per scenario, 8 connections`,
         "ratio = median over rounds of req/s ÷ that round's req/s of the reference row: deep pages vs first pages, the 20-filter page vs the unfiltered one, listings vs the trivial Worker",
-        "a throughput ratio ≥ 0.67 is a latency ratio ≤ 1.5 (issue 5: keyset pagination)",
+        "a throughput ratio ≥ 0.67 is a latency ratio ≤ 1.5 (keyset pagination)",
         "1-connection rows: end-to-end latency without queueing, an upper bound of the time inside the object",
       ],
     };
