@@ -1,7 +1,8 @@
 /**
  * The tree as the docs describe it (issue 20): every top-level layer of src/ appears in AGENTS.md and
  * docs/architecture.md, the allowed-imports table in docs/architecture.md is scripts/layers.json row for row, and
- * the tests mirror src/ (every test folder under test/workers/ except `support` names a folder or file of src/).
+ * the tests mirror src/ (every test folder under test/workers/ except `support` names a folder or file of src/);
+ * every folder two levels down in src/ and every Durable Object class the Worker exports is named in both docs.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -23,6 +24,39 @@ describe("the layout as documented", () => {
     expect(agents).toContain(name);
     expect(architecture).toContain(name);
   });
+
+  const folders = tops
+    .filter((top) => statSync(join("src", top)).isDirectory())
+    .flatMap((top) =>
+      readdirSync(join("src", top))
+        .filter((n) => statSync(join("src", top, n)).isDirectory())
+        .map((n) => `src/${top}/${n}/`),
+    );
+
+  it("finds the folders two levels down", () => {
+    expect(folders).toContain("src/state/zone/");
+  });
+
+  it.each(folders)("%s is named in AGENTS.md and docs/architecture.md", (folder) => {
+    expect(agents).toContain(folder);
+    expect(architecture).toContain(folder);
+  });
+
+  const index = readFileSync("src/index.ts", "utf8");
+  const durableObjects = [...index.matchAll(/export \{ (\w+) \} from "\.\/state\//g)].map((m) => m[1] ?? "");
+
+  it("finds the Durable Object classes the Worker exports", () => {
+    expect(durableObjects).toContain("TagStore");
+  });
+
+  it.each(durableObjects)(
+    "the Durable Object class %s is named in AGENTS.md, docs/architecture.md and wrangler.toml",
+    (name) => {
+      expect(agents).toContain(name);
+      expect(architecture).toContain(name);
+      expect(readFileSync("wrangler.toml", "utf8")).toContain(`class_name = "${name}"`);
+    },
+  );
 
   it("docs/architecture.md shows scripts/layers.json's table, row for row", () => {
     const rows = new Map<string, string>();
