@@ -7,11 +7,31 @@
  */
 import { html, raw, type Html } from "./html";
 
-/** The colour palette, light (the default) and dark (`prefers-color-scheme: dark`): custom properties. */
-const LIGHT =
-  "--bg:#f3f4f6;--fg:#1b2027;--muted:#566070;--card:#fff;--line:#d8dde4;--soft:#eef0f3;--bad:#b42318;--bad-bg:#fdecea;--ok:#137333;--ok-bg:#e6f4ea;--warn:#9a5800;--warn-bg:#fdf1dc;--link:#1a56c4;--focus:#1a56c4";
-const DARK =
-  "--bg:#0f1317;--fg:#e7eaee;--muted:#9ba6b3;--card:#171c22;--line:#2b333d;--soft:#1e252d;--bad:#ff8a80;--bad-bg:#3a1d1b;--ok:#73d990;--ok-bg:#15311f;--warn:#f2b45a;--warn-bg:#352712;--link:#8ab4ff;--focus:#8ab4ff";
+/**
+ * The colour palette: each custom property with its light value (the default) and its dark one
+ * (`prefers-color-scheme: dark` on the service's pages; the page's own colour scheme for the box in an operator's
+ * page, `BOX_STYLE`).
+ */
+const PALETTE: readonly (readonly [name: string, light: string, dark: string])[] = [
+  ["--bg", "#f3f4f6", "#0f1317"],
+  ["--fg", "#1b2027", "#e7eaee"],
+  ["--muted", "#566070", "#9ba6b3"],
+  ["--card", "#fff", "#171c22"],
+  ["--line", "#d8dde4", "#2b333d"],
+  ["--soft", "#eef0f3", "#1e252d"],
+  ["--bad", "#b42318", "#ff8a80"],
+  ["--bad-bg", "#fdecea", "#3a1d1b"],
+  ["--ok", "#137333", "#73d990"],
+  ["--ok-bg", "#e6f4ea", "#15311f"],
+  ["--warn", "#9a5800", "#f2b45a"],
+  ["--warn-bg", "#fdf1dc", "#352712"],
+  ["--link", "#1a56c4", "#8ab4ff"],
+  ["--focus", "#1a56c4", "#8ab4ff"],
+];
+const LIGHT = PALETTE.map(([name, light]) => `${name}:${light}`).join(";");
+const DARK = PALETTE.map(([name, , dark]) => `${name}:${dark}`).join(";");
+/** Each property as `light-dark(light, dark)` (CSS Color 5 §5.3): resolved by the element's used colour scheme. */
+const LIGHT_DARK = PALETTE.map(([name, light, dark]) => `${name}:light-dark(${light},${dark})`).join(";");
 const FONT = '16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",sans-serif';
 
 /**
@@ -94,9 +114,17 @@ footer{color:var(--muted);font-size:.85rem;margin-top:1.5rem}
  * outer page's, `!important` or not (CSS Cascade 5 §6.2 "Context"). `direction` is outside `all`, so it is set.
  * Lengths are in px, not rem: a rem is the *page's* root font size (`html{font-size:62.5%}` is common), which
  * would shrink the box; 1 rem = 16 px is the default page's own root size, so the box measures the same.
+ *
+ * Colours follow the page, not the reader's preference alone (docs/errors.md "The error box in an operator's
+ * page"): the one property let back in after `all` is `color-scheme`, inherited, so the box's used colour scheme
+ * is the page's (a `<meta name="color-scheme">`, `color-scheme` on `:root`, `html`, `body` or any ancestor of the
+ * box, in any of the page's stylesheets: the browser resolves it, the service scans nothing). The palette is
+ * light, then `light-dark()` (CSS Color 5 §5.3) where the browser has it: dark only in a page that declares dark
+ * support and in a reader's dark mode. A light-only page (no declaration, the usual case) keeps a light box; a
+ * browser without `light-dark()` (before Chromium 123, Firefox 120, Safari 17.5) shows the light box everywhere.
  */
-export const BOX_STYLE = `:host{all:initial!important;display:block!important;direction:ltr!important;unicode-bidi:isolate!important;color-scheme:light dark!important;${important(LIGHT)};font:${FONT}!important;color:var(--fg)!important;overflow-wrap:anywhere!important;-webkit-text-size-adjust:100%!important}
-@media (prefers-color-scheme:dark){:host{${important(DARK)}}}
+export const BOX_STYLE = `:host{all:initial!important;display:block!important;direction:ltr!important;unicode-bidi:isolate!important;color-scheme:inherit!important;${important(LIGHT)};font:${FONT}!important;color:var(--fg)!important;overflow-wrap:anywhere!important;-webkit-text-size-adjust:100%!important}
+@supports (color:light-dark(#000,#fff)){:host{${important(LIGHT_DARK)}}}
 :host::before,:host::after{content:none!important;display:none!important}
 *{box-sizing:border-box}
 [hidden]{display:none!important}

@@ -9,7 +9,10 @@
  * `header`, `div` rules, `!important`, a page-level `color-scheme`, a 10 px root font, a strict CSP), at 360 and
  * 1280 px, light and dark, and measured against the default page's box for the same code: icon sizes, box height,
  * key colours (computed styles), page height; axe-core, no request beyond the page, no console error (a CSP
- * violation is one). Screenshots go to test/artifacts/ (`custom-*.png`).
+ * violation is one). The box's colours follow the page (docs/errors.md "The error box in an operator's page"): light
+ * in a page that does not declare dark support, whatever the reader's system says; light or dark as the reader's
+ * system says in a page that declares `light dark` (the example page plus a `<meta name="color-scheme">`, and other
+ * declarations below). Screenshots go to test/artifacts/ (`custom-*.png`).
  */
 import { launchChromium, WIDTHS, SCHEMES } from "./chromium.ts";
 import { seriousAxeViolations } from "./axe.ts";
@@ -74,6 +77,12 @@ ${token}
 `;
 }
 
+/** The example page declaring dark support the way most pages do: a `<meta name="color-scheme">` in its head. */
+const withMeta = (page: string, content: string): string =>
+  page.replace("<title>", `<meta name="color-scheme" content="${content}">\n<title>`);
+/** The example page with a `color-scheme` declaration added to its own stylesheet. */
+const withRule = (page: string, rule: string): string => page.replace("<style>", `<style>${rule}`);
+
 interface Example {
   readonly custom_pages: { readonly "500_errors": string };
 }
@@ -123,6 +132,12 @@ beforeAll(async () => {
   examplePage = example.custom_pages["500_errors"];
   // The example zone has a 500-class page only; its 1000-class twin is the same page with the other token.
   await zone("example.test", examplePage, examplePage.replace(TOKEN_500, TOKEN_1000));
+  const darkPage = withMeta(examplePage, "light dark");
+  await zone("declares-dark.test", darkPage, darkPage.replace(TOKEN_500, TOKEN_1000));
+  for (const { host, page } of DECLARATIONS) {
+    const declared = page(examplePage);
+    await zone(host, declared, declared.replace(TOKEN_500, TOKEN_1000));
+  }
   const { box_style_hash: boxHash } = await api("GET", "/zones/example.test/custom_pages/500_errors");
   expect(boxHash).toBe(`'sha256-${sha256(BOX_STYLE)}'`);
   await zone("hostile.test", hostilePage(TOKEN_500, String(boxHash)), hostilePage(TOKEN_1000, String(boxHash)), [
@@ -223,17 +238,55 @@ const CASES = [
   { klass: "500_errors", code: 521, path: "/checkout", title: "Error 521: Web server is down" },
   { klass: "1000_errors", code: 1020, path: "/admin", title: "Error 1020: Access denied" },
 ] as const;
+/**
+ * `declaresDark`: whether the page declares dark support, so the box follows the reader's scheme; otherwise the box
+ * stays light (the example page declares nothing; the hostile one says `only light`).
+ */
 const HOSTS = [
-  { page: "example", host: "example.test" },
-  { page: "hostile", host: "hostile.test" },
+  { page: "example", host: "example.test", declaresDark: false },
+  { page: "hostile", host: "hostile.test", declaresDark: false },
+  { page: "declares-dark", host: "declares-dark.test", declaresDark: true },
+] as const;
+
+/**
+ * More ways a page states its colour scheme (the example page, 500 class), and the box's scheme under a light and a
+ * dark system: the browser resolves the declaration wherever the page makes it.
+ */
+const DECLARATIONS = [
+  {
+    host: "css-light-dark.test",
+    what: ":root{color-scheme:light dark} in its stylesheet",
+    page: (p: string) => withRule(p, ":root{color-scheme:light dark}"),
+    box: { light: "light", dark: "dark" },
+  },
+  {
+    host: "html-dark.test",
+    what: "html{color-scheme:dark} (a dark-only page)",
+    page: (p: string) => withRule(p, "html{color-scheme:dark}"),
+    box: { light: "dark", dark: "dark" },
+  },
+  {
+    host: "meta-light.test",
+    what: '<meta name="color-scheme" content="light">',
+    page: (p: string) => withMeta(p, "light"),
+    box: { light: "light", dark: "light" },
+  },
+  {
+    host: "body-light-dark.test",
+    what: "body{color-scheme:light dark} (on an ancestor of the box, not the root)",
+    page: (p: string) => withRule(p, "body{color-scheme:light dark}"),
+    box: { light: "light", dark: "dark" },
+  },
 ] as const;
 
 describe.each(CASES)("$klass ($code) inside an operator's page", ({ klass, code, path, title }) => {
-  describe.each(HOSTS)("$page page", ({ page: pageName, host }) => {
+  describe.each(HOSTS)("$page page", ({ page: pageName, host, declaresDark }) => {
     it.each(WIDTHS.flatMap((w) => SCHEMES.map((s) => [w, s] as const)))(
-      "%i px, %s: the box looks like the default page's box; screenshot",
+      "%i px, %s: the box looks like the default page's box (in the page's scheme); screenshot",
       async (width, scheme) => {
-        const reference = await open(`${base}/cdn-cgi/error/${code}`, width, scheme);
+        // The default page follows the reader; the box follows the page, which is light unless it declares dark.
+        const boxScheme = declaresDark ? scheme : "light";
+        const reference = await open(`${base}/cdn-cgi/error/${code}`, width, boxScheme);
         const expected = await metrics(reference.page);
         await reference.page.close();
 
@@ -278,6 +331,33 @@ describe.each(CASES)("$klass ($code) inside an operator's page", ({ klass, code,
       }
     });
   });
+});
+
+describe("the box's colour scheme follows the page's declaration (521 in the example page, 1280 px)", () => {
+  const rows = [
+    { host: "example.test", what: "no declaration (the example page)", box: { light: "light", dark: "light" } },
+    { host: "hostile.test", what: ":root{color-scheme:only light}", box: { light: "light", dark: "light" } },
+    {
+      host: "declares-dark.test",
+      what: '<meta name="color-scheme" content="light dark">',
+      box: { light: "light", dark: "dark" },
+    },
+    ...DECLARATIONS,
+  ] as const;
+  it.each(rows.flatMap((row) => SCHEMES.map((system) => [row.what, system, row] as const)))(
+    "%s, %s system",
+    async (_what, system, { host, box }) => {
+      const reference = await open(`${base}/cdn-cgi/error/521`, 1280, box[system]);
+      const expected = await metrics(reference.page);
+      await reference.page.close();
+      const { page, problems } = await open(`http://${host}:${port}/checkout`, 1280, system);
+      const got = await metrics(page);
+      expect(got.shadow).toBe(true);
+      expect(got.colours, `the box is ${box[system]}`).toEqual(expected.colours);
+      expect(problems).toEqual([]);
+      await page.close();
+    },
+  );
 });
 
 describe("around the box", () => {
