@@ -404,7 +404,7 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail: "The edge could not find the requested host, for example because the zone was added very recently.",
     whatYouShouldDo:
-      "**Do not retry right away.** If the zone is new, wait for it to propagate; otherwise the website operator must check its configuration.",
+      "**Do not retry.** The website operator must check the hostname's configuration on the edge; a zone added very recently may need a few minutes to propagate.",
   },
   {
     code: 1019,
@@ -449,7 +449,8 @@ export const CATALOG = [
     retryAfter: null,
     ownerActionRequired: true,
     detail: "The website has reached a request limit of its plan.",
-    whatYouShouldDo: "**Do not retry now.** Check back later; the website operator can raise the plan's limits.",
+    whatYouShouldDo:
+      "**Do not retry.** The website has used up a request limit of its plan; only the website operator can raise it.",
   },
   {
     code: 1026,
@@ -472,7 +473,8 @@ export const CATALOG = [
     ownerActionRequired: true,
     detail:
       "The site owner has exceeded their Workers free tier daily request limit. The limit resets at midnight UTC.",
-    whatYouShouldDo: "**Do not retry before the limit resets.** Try again after midnight UTC.",
+    whatYouShouldDo:
+      "**Do not retry.** The website's daily request limit resets at midnight UTC; until then every request gets this error.",
   },
   {
     code: 1028,

@@ -31,6 +31,7 @@ import {
 import { htmlBody } from "./render-html";
 import { jsonBody, renderJson } from "./render-json";
 import { markdownBody } from "./render-markdown";
+import { guidanceForWait } from "./wording";
 
 /** One occurrence of a service-generated error. */
 export interface ErrorEvent {
@@ -286,13 +287,12 @@ export function retryAfterOf(entry: CatalogEntry, dynamic: number | undefined): 
 }
 
 /**
- * The guidance names the catalog's wait ("Wait at least 30 seconds"); when a dynamic Retry-After replaces that
- * value, the text says the same number as the header and `retry_after`, so a client is never told two waits.
+ * The guidance names the catalog's wait ("Wait at least 30 seconds", and 1015's backoff examples); when a dynamic
+ * Retry-After replaces that value, the text says the same wait as the header and `retry_after` (wording.ts).
  */
 export function withRetryGuidance(entry: CatalogEntry, retryAfter: number | null): CatalogEntry {
   if (retryAfter === null || entry.retryAfter === null || retryAfter === entry.retryAfter) return entry;
-  const text = entry.whatYouShouldDo.replaceAll(`${entry.retryAfter} seconds`, `${retryAfter} seconds`);
-  return { ...entry, whatYouShouldDo: text };
+  return { ...entry, whatYouShouldDo: guidanceForWait(entry.whatYouShouldDo, entry.retryAfter, retryAfter) };
 }
 
 /** `/segment/segment`: no dot segments, nothing that resolution would encode or normalise, not `//host`. */

@@ -9,6 +9,7 @@ import { renderGuidance } from "./guidance";
 import { html, type Html } from "./html";
 import { htmlPage } from "./page";
 import { renderStrip } from "./render-html";
+import { NOT_RETRYABLE_LEAD, notRetryableReason, ownerSentence, seconds } from "./wording";
 import { yamlScalar } from "./yaml";
 
 /** What the reference says about one code: the catalog fields under their wire names, plus its `type`. */
@@ -185,10 +186,10 @@ ${renderStrip(e.error_category, null)}
 <dt>Category</dt><dd class="mono">${e.error_category}</dd>
 <dt>Retry</dt><dd>${
     e.retry_after === undefined
-      ? "Not retryable: retrying will not help until the cause is fixed. No Retry-After header."
-      : `Retryable: wait ${e.retry_after} seconds (Retry-After: ${e.retry_after}; a rate-limiting rule may set its own value).`
+      ? `Not retryable. ${NOT_RETRYABLE_LEAD}${notRetryableReason(e)} No Retry-After header.`
+      : `Retryable: wait ${seconds(e.retry_after)} (Retry-After: ${e.retry_after}; a rate-limiting rule may set its own value).`
   }</dd>
-<dt>Owner action</dt><dd>${e.owner_action_required ? "Required: the website's owner must fix the cause." : "Not required."}</dd>
+<dt>Owner action</dt><dd>${e.owner_action_required ? "Required." : "Not required."} ${ownerSentence(e)}</dd>
 </dl>
 </section>
 <section class="card" aria-labelledby="what-happened">

@@ -12,6 +12,7 @@ import { escapeText, html, raw, type Html } from "./html";
 import { occurrenceTemplate } from "./occurrence-template";
 import { BOX_STYLE, htmlPage } from "./page";
 import { whereItBroke, type Hop, type HopState } from "./where-it-broke";
+import { NOT_RETRYABLE_LEAD, notRetryableReason, ownerSentence, seconds, type WhoActs } from "./wording";
 
 /**
  * Printable ASCII but the quote and the backslash (which JSON escapes) and `<`, `>`, `&` (which the island
@@ -147,12 +148,12 @@ ${renderStrip(f.error_category, f.zone)}
 <section class="card"${ids && raw(' aria-labelledby="what-happened"')}>
 <h2${ids && raw(' id="what-happened"')}>What happened</h2>
 <p>${f.detail}</p>
-<p>${f.owner_action_required ? "The website's owner needs to fix this." : "The website's owner does not need to act."}</p>
+<p>${ownerSentence(f)}</p>
 </section>
 <section class="card guidance"${ids && raw(' aria-labelledby="what-to-do"')}>
 <h2${ids && raw(' id="what-to-do"')}>What you can do</h2>
 ${renderGuidance(f.what_you_should_do)}
-${retryNote(f.retry_after)}
+${retryNote(f, f.retry_after)}
 </section>
 ${links && moreHelp(links)}<section class="card"${ids && raw(' aria-labelledby="details"')}>
 <h2${ids && raw(' id="details"')}>Details</h2>
@@ -177,11 +178,14 @@ function moreHelp(links: readonly PageLink[]): Html {
 `;
 }
 
-/** Whether retrying helps and when (contract §1.3), the same number as `retry_after` and `Retry-After`. */
-function retryNote(retryAfter: number | undefined): Html {
+/**
+ * Whether retrying helps and when (contract §1.3), the same number as `retry_after` and `Retry-After`; when it does
+ * not, why, in words that agree with who has to act (wording.ts).
+ */
+function retryNote(f: WhoActs, retryAfter: number | undefined): Html {
   return retryAfter === undefined
-    ? html`<p class="retry no">${ICONS.error}<span><strong>Retrying will not help</strong> until the cause is fixed.</span></p>`
-    : html`<p class="retry yes">${ICONS.working}<span><strong>Retrying helps:</strong> try again in ${retryAfter} ${retryAfter === 1 ? "second" : "seconds"}.</span></p>`;
+    ? html`<p class="retry no">${ICONS.error}<span><strong>${NOT_RETRYABLE_LEAD}</strong>${notRetryableReason(f)}</span></p>`
+    : html`<p class="retry yes">${ICONS.working}<span><strong>Retrying helps:</strong> try again in ${seconds(retryAfter)}.</span></p>`;
 }
 
 const HOP_NAMES: Readonly<Record<Hop["kind"], string>> = { you: "You", edge: "The edge", website: "The website" };

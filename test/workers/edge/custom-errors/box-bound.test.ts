@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { MAX_RENDERED_PAGE_BYTES } from "../../../../src/edge/custom-errors/apply";
 import { CATALOG } from "../../../../src/errors/catalog";
 import { errorFields, footerText } from "../../../../src/errors/fields";
+import { withRetryGuidance } from "../../../../src/errors/pipeline";
 import { MAX_BOX_BYTES, renderHtmlBox } from "../../../../src/errors/render-html";
 import { ADMIN, loopback, ports, putZone, uniqueZone } from "../../support/origin";
 
@@ -55,13 +56,15 @@ describe("a page stored with its box token many times (before the write-time che
     const zone = `${"a".repeat(63)}.${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(61)}`;
     let largest = 0;
     for (const entry of CATALOG) {
-      const fields = errorFields(entry, {
+      // The longest Retry-After the pipeline sends (2^31 − 1 s, pipeline.ts `retryAfterOf`): the most digits, in
+      // the header's place and in the guidance that names it (1015's says it five times).
+      const retryAfter = entry.retryAfter === null ? null : 2_147_483_647;
+      const fields = errorFields(withRetryGuidance(entry, retryAfter), {
         type: `https://${zone}/cdn-cgi/errors/${entry.code}`,
         rayId: "0123456789abcdef",
         timestamp: "2026-04-24T09:22:40Z",
         zone,
-        // The longest Retry-After a rate limit can set (2^32 − 1 s): the most digits.
-        retryAfter: entry.retryAfter === null ? null : 4_294_967_295,
+        retryAfter,
         footer: footerText("the edge"),
       });
       largest = Math.max(largest, bytes(renderHtmlBox(fields)));

@@ -1,0 +1,65 @@
+/**
+ * The sentences the service adds around a code's own texts, derived from its fields so they can never contradict
+ * them (docs/errors.md "Words"): who has to act (`owner_action_required`, and whether the error is the owner's own
+ * block), whether retrying helps (`retryable`), and the wait the guidance names (`retry_after`, dynamic included).
+ * Pure.
+ */
+import type { ErrorCategory } from "./catalog";
+
+/** What the sentences read: the fields every surface (error page, box, reference) has. */
+export interface WhoActs {
+  readonly error_category: ErrorCategory;
+  readonly owner_action_required: boolean;
+}
+
+/**
+ * An intentional block: the website's owner chose to refuse this request (an IP, country, browser or firewall rule
+ * of theirs, category `access_denied` with owner action). Nothing is broken, so nothing is the owner's to "fix":
+ * only they can lift the block. 1003 (direct IP access) is `access_denied` too, but the edge's rule, not the
+ * owner's (`owner_action_required` false).
+ */
+export function isIntentionalBlock(f: WhoActs): boolean {
+  return f.owner_action_required && f.error_category === "access_denied";
+}
+
+/** Who has to act, one sentence (the page's and the box's "What happened", the reference's "Owner action"). */
+export function ownerSentence(f: WhoActs): string {
+  if (isIntentionalBlock(f)) return "The website's owner chose to block this request; only they can lift the block.";
+  return f.owner_action_required
+    ? "The website's owner needs to fix this."
+    : "The website's owner does not need to act.";
+}
+
+/** The lead words of the not-retryable note (the page sets them in bold). */
+export const NOT_RETRYABLE_LEAD = "Retrying will not help";
+
+/** Why retrying will not help, after `NOT_RETRYABLE_LEAD`, for a code that is not retryable. */
+export function notRetryableReason(f: WhoActs): string {
+  if (isIntentionalBlock(f)) return ": the block stays until the website's owner lifts it.";
+  return f.owner_action_required
+    ? " until the website's owner fixes the cause."
+    : ": the same request gets the same answer.";
+}
+
+/** `N second(s)`. */
+export function seconds(n: number): string {
+  return `${n} ${n === 1 ? "second" : "seconds"}`;
+}
+
+const WAIT = /\b(\d+) seconds?\b/g;
+const BACKOFF = /\((\d+)s, (\d+)s, etc\.\)/g;
+
+/**
+ * A guidance text written for the catalog's wait, said for the wait actually sent (a dynamic Retry-After, contract
+ * §1.4): every "N seconds" that names the catalog's wait names `wait` instead, and the exponential backoff's
+ * examples ("double the wait time (60s, 120s, etc.)", twice and four times the catalog's wait) are recomputed from
+ * `wait`. So a client is never told two waits: a 20-second block reads "Wait 20 seconds … (40s, 80s, etc.)".
+ */
+export function guidanceForWait(text: string, catalogWait: number, wait: number): string {
+  if (wait === catalogWait) return text;
+  return text
+    .replace(WAIT, (mention, n: string) => (Number(n) === catalogWait ? seconds(wait) : mention))
+    .replace(BACKOFF, (mention, a: string, b: string) =>
+      Number(a) === 2 * catalogWait && Number(b) === 4 * catalogWait ? `(${2 * wait}s, ${4 * wait}s, etc.)` : mention,
+    );
+}
