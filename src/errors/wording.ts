@@ -24,7 +24,7 @@ export function isIntentionalBlock(f: WhoActs): boolean {
 
 /** Who has to act, one sentence (the page's and the box's "What happened", the reference's "Owner action"). */
 export function ownerSentence(f: WhoActs): string {
-  if (isIntentionalBlock(f)) return "The website's owner chose to block this request; only they can lift the block.";
+  if (isIntentionalBlock(f)) return "Only the website's owner can lift this block.";
   return f.owner_action_required
     ? "The website's owner needs to fix this."
     : "The website's owner does not need to act.";
@@ -35,10 +35,8 @@ export const NOT_RETRYABLE_LEAD = "Retrying will not help";
 
 /** Why retrying will not help, after `NOT_RETRYABLE_LEAD`, for a code that is not retryable. */
 export function notRetryableReason(f: WhoActs): string {
-  if (isIntentionalBlock(f)) return ": the block stays until the website's owner lifts it.";
-  return f.owner_action_required
-    ? " until the website's owner fixes the cause."
-    : ": the same request gets the same answer.";
+  if (isIntentionalBlock(f)) return " while the block is in place.";
+  return f.owner_action_required ? " until the cause is fixed." : ": the same request gets the same answer.";
 }
 
 /** `N second(s)`. */
