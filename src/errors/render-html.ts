@@ -179,7 +179,7 @@ function moreHelp(links: readonly PageLink[]): Html {
 }
 
 /**
- * Whether retrying helps and when (contract §1.3), the same number as `retry_after` and `Retry-After`; when it does
+ * Whether retrying helps and when (docs/errors.md "The HTML page"), the same number as `retry_after` and `Retry-After`; when it does
  * not, why, in words that agree with who has to act (wording.ts).
  */
 function retryNote(f: WhoActs, retryAfter: number | undefined): Html {

@@ -48,10 +48,11 @@ const WAIT = /\b(\d+) seconds?\b/g;
 const BACKOFF = /\((\d+)s, (\d+)s, etc\.\)/g;
 
 /**
- * A guidance text written for the catalog's wait, said for the wait actually sent (a dynamic Retry-After, contract
- * §1.4): every "N seconds" that names the catalog's wait names `wait` instead, and the exponential backoff's
- * examples ("double the wait time (60s, 120s, etc.)", twice and four times the catalog's wait) are recomputed from
- * `wait`. So a client is never told two waits: a 20-second block reads "Wait 20 seconds … (40s, 80s, etc.)".
+ * A guidance text written for the catalog's wait, said for the wait actually sent (a dynamic Retry-After,
+ * docs/errors.md "Headers"): every "N seconds" that names the catalog's wait names `wait` instead, and the
+ * exponential backoff's examples ("double the wait time (60s, 120s, etc.)", twice and four times the catalog's wait)
+ * are recomputed from `wait`. So a client is never told two waits: a 20-second block reads "Wait 20 seconds …
+ * (40s, 80s, etc.)".
  */
 export function guidanceForWait(text: string, catalogWait: number, wait: number): string {
   if (wait === catalogWait) return text;
