@@ -9,7 +9,7 @@
  * format carries. `type` is made constant by ERROR_DOCS_BASE, so only ray and timestamp vary between runs;
  * test/node/conformance.test.ts regenerates in memory and compares with the committed files with those masked.
  *
- * `npm run conformance` writes packages/client/conformance/{format}.json.
+ * `npm run conformance` writes packages/conformance/kit/{format}.json (the `@edge-errors/conformance` package).
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
@@ -206,7 +206,7 @@ export function maskOccurrence(c: ConformanceCase): unknown {
   return JSON.parse(text);
 }
 
-export const CONFORMANCE_DIR = "packages/client/conformance";
+export const CONFORMANCE_DIR = "packages/conformance/kit";
 
 export function serialiseCases(cases: readonly ConformanceCase[]): string {
   return JSON.stringify(cases, null, 1) + "\n";

@@ -32,7 +32,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
   const rows: ResultRow[] = [];
   for (const format of FORMATS) {
     const cases = JSON.parse(
-      readFileSync(resolve(context.root, "packages/client/conformance", `${format}.json`), "utf8"),
+      readFileSync(resolve(context.root, "packages/conformance/kit", `${format}.json`), "utf8"),
     ) as Case[];
     const responseOf = (c: Case): Response =>
       new Response(c.request.method === "HEAD" ? null : c.response.body, {

@@ -1,9 +1,9 @@
 /**
- * The client's conformance kit cannot drift from the Worker (contract §10, issue 23): the kit is regenerated in
- * memory from the real Worker (Miniflare on 127.0.0.1, as `npm run conformance` does) and compared with the
- * committed packages/client/conformance/*.json, case by case, with each occurrence's ray and timestamp masked (the
- * only values that differ between two runs). A change to any body, header or field fails here until
- * `npm run conformance` is run and its output committed.
+ * The client's conformance kit cannot drift from the Worker (docs/client.md "The conformance kit"): the kit is
+ * regenerated in memory from the real Worker (Miniflare on 127.0.0.1, as `npm run conformance` does) and compared
+ * with the committed packages/conformance/kit/*.json (the `@edge-errors/conformance` package), case by case, with
+ * each occurrence's ray and timestamp masked (the only values that differ between two runs). A change to any body,
+ * header or field fails here until `npm run conformance` is run and its output committed.
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -36,7 +36,7 @@ afterAll(async () => {
   await served?.dispose();
 });
 
-describe("packages/client/conformance is what the Worker answers", () => {
+describe("packages/conformance/kit is what the Worker answers", () => {
   it.each(CONFORMANCE_FORMATS)("%s.json", (format) => {
     const committed = JSON.parse(
       readFileSync(resolve(root, CONFORMANCE_DIR, `${format}.json`), "utf8"),

@@ -1,8 +1,14 @@
-/** @edge-errors/client: read edge errors, retry the way they say (contract §10; README.md). */
+/** @edge-errors/client: read edge errors, retry the way they say (README.md; docs/client.md in the repository). */
 export { ACCEPT } from "./accept.js";
 export { RETRY_DEFAULTS } from "./codes.js";
 export { fetchWithRetry, type FetchResult, type FetchWithRetryOptions } from "./fetch.js";
-export { kyAfterResponse, kyRetry, type KyRetryLike } from "./ky.js";
+export {
+  kyAfterResponse,
+  kyRetry,
+  type KyAfterResponseArgs,
+  type KyAfterResponseHook,
+  type KyRetryLike,
+} from "./ky.js";
 export { parse, PROXY_NAME, retryAfterHeader } from "./parse.js";
 export { decideRetry, type RetryDecision, type RetryOptions } from "./retry.js";
 export { parseSfList, type SfBareItem, type SfItem, type SfMember, type SfToken } from "./structured-field.js";

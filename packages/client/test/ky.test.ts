@@ -1,57 +1,177 @@
 /**
- * ky (a devDependency, used only here) with `kyRetry`: ky alone would retry a 521 never and a 502 after 0.3 s;
- * with the policy ky waits what the error says. Responses come from the conformance kit (the Worker's own bodies);
- * the test records the delay ky is given and then waits 0 ms instead of 120 s.
+ * ky 1 and ky 2 with `kyRetry` and `kyAfterResponse`, against the real Worker (support/worker.ts). ky 1.14.3 is what
+ * `npm install ky` gives on Node 20 (ky 2 needs Node ≥ 22); the two call an `afterResponse` hook differently
+ * (docs/client.md "ky"), and each case below runs with both. Each ky is called with its own types, so this file's
+ * type check is the check that the hook and the retry option fit both.
+ *
+ * ky alone would retry a 521 never and a 502 after 0.3 s; with the policy ky waits what the error says. The waits ky is
+ * given are recorded and replaced by 0 ms, so nothing waits the real 120 s.
  */
-import { readFileSync } from "node:fs";
-import ky from "ky";
-import { describe, expect, it } from "vitest";
-import { kyAfterResponse, kyRetry, type EdgeError } from "../src/index.js";
+import { createServer, type Server } from "node:http";
+import ky2, { HTTPError as HTTPError2 } from "ky";
+import ky1, { HTTPError as HTTPError1 } from "ky1";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { kyAfterResponse, kyRetry, type EdgeError, type KyRetryLike, type RetryOptions } from "../src/index.js";
+import { closedPort, startWorker, type TestWorker } from "./support/worker.js";
 
-interface Case {
-  readonly code: number;
-  readonly response: { readonly status: number; readonly headers: Record<string, string>; readonly body: string };
+type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+interface Call {
+  readonly method?: "get" | "post";
+  readonly retry: KyRetryLike;
+  readonly onError: (error: EdgeError) => void;
+  readonly fetch?: Fetch;
 }
-const cases = JSON.parse(readFileSync(new URL("../conformance/json.json", import.meta.url), "utf8")) as Case[];
-const fixture = (code: number): Response => {
-  const c = cases.find((x) => x.code === code)!;
-  return new Response(c.response.body, { status: c.response.status, headers: c.response.headers });
-};
 
-describe("ky with kyRetry", () => {
-  it("retries a 521 (ky alone never does) after the delay the error asks, then succeeds", async () => {
-    const answers = [fixture(521), new Response("ok", { status: 200 })];
+interface Ky {
+  readonly name: string;
+  /** The request through this ky, its body as text. */
+  readonly text: (url: string, call: Call) => Promise<string>;
+  /** This ky's HTTPError class: what a caller must get for an error response, never a TypeError from a hook. */
+  readonly HTTPError: abstract new (...args: never[]) => Error;
+}
+
+const KIES: readonly Ky[] = [
+  {
+    name: "ky 1.14.3",
+    text: (url, call) =>
+      ky1(url, {
+        method: call.method ?? "get",
+        retry: call.retry,
+        hooks: { afterResponse: [kyAfterResponse(call.onError)] },
+        ...(call.fetch === undefined ? {} : { fetch: call.fetch }),
+      }).text(),
+    HTTPError: HTTPError1,
+  },
+  {
+    name: "ky 2.1.0",
+    text: (url, call) =>
+      ky2(url, {
+        method: call.method ?? "get",
+        retry: call.retry,
+        hooks: { afterResponse: [kyAfterResponse(call.onError)] },
+        ...(call.fetch === undefined ? {} : { fetch: call.fetch }),
+      }).text(),
+    HTTPError: HTTPError2,
+  },
+];
+
+/** `kyRetry` whose chosen waits are recorded; ky is told 0 ms. `onWait` runs during each wait. */
+function recorded(
+  options: RetryOptions = {},
+  onWait?: () => Promise<void>,
+): { retry: KyRetryLike; waits: number[]; done: Promise<void>[] } {
+  const retry = kyRetry({ random: () => 0, ...options });
+  const waits: number[] = [];
+  const done: Promise<void>[] = [];
+  const chosen = retry.delay;
+  return {
+    retry: {
+      ...retry,
+      delay: (attempt) => {
+        waits.push(chosen(attempt));
+        if (onWait !== undefined) done.push(onWait());
+        return 0;
+      },
+    },
+    waits,
+    done,
+  };
+}
+
+let worker: TestWorker;
+const servers: Server[] = [];
+
+beforeAll(async () => {
+  worker = await startWorker();
+}, 60_000);
+
+afterAll(async () => {
+  for (const server of servers) server.close();
+  await worker?.dispose();
+});
+
+describe.each(KIES)("$name with kyRetry and kyAfterResponse", (ky) => {
+  it("a 521: retried after the error's own 120 s, each error handed to the hook, then ky's HTTPError", async () => {
+    const { retry, waits } = recorded({ maxAttempts: 3 });
     const seen: EdgeError[] = [];
-    const retry = kyRetry({ random: () => 0, jitter: 0 });
-    const delays: number[] = [];
-    const delay = retry.delay;
-    retry.delay = (n) => {
-      const ms = delay(n);
-      delays.push(ms);
-      return 0; // the test does not wait the real 120 s: it checks what ky would wait
-    };
-    const text = await ky
-      .get("http://shop.test/", {
-        fetch: async () => answers.shift()!,
-        retry,
-        hooks: { afterResponse: [kyAfterResponse((e) => seen.push(e))] },
-      })
-      .text();
-    expect(text).toBe("ok");
-    expect(delays).toEqual([120_000]);
-    expect(seen.map((e) => e.code)).toEqual([521]);
+    const failure = await ky.text(`${worker.base}/cdn-cgi/error/521`, { retry, onError: (e) => seen.push(e) }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(ky.HTTPError);
+    expect((failure as { response: Response }).response.status).toBe(521);
+    expect(waits).toEqual([120_000, 120_000]);
+    expect(seen.map((e) => [e.code, e.source, e.retryAfter])).toEqual([
+      [521, "markdown", 120],
+      [521, "markdown", 120],
+      [521, "markdown", 120],
+    ]);
   });
 
-  it("does not retry a non-retryable 1020", async () => {
-    let calls = 0;
-    const request = ky.get("http://shop.test/", {
-      fetch: async () => {
-        calls++;
-        return fixture(1020);
-      },
-      retry: kyRetry(),
+  it("a 1020 (an intentional block): one request, and the caller gets ky's HTTPError, not a TypeError", async () => {
+    const { retry, waits } = recorded();
+    const seen: EdgeError[] = [];
+    const failure = await ky.text(`${worker.base}/cdn-cgi/error/1020`, { retry, onError: (e) => seen.push(e) }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(ky.HTTPError);
+    expect((failure as { response: Response }).response.status).toBe(403);
+    expect(waits).toEqual([]);
+    expect(seen.map((e) => [e.code, e.retryable])).toEqual([[1020, false]]);
+  });
+
+  it("a POST that meets a 521 is not retried (not idempotent; the error needs its owner)", async () => {
+    const zone = `post-${ky.name.replace(/\W+/g, "-")}.client.test`;
+    await worker.put(`/zones/${zone}`, { plan: "pro", origin: `http://127.0.0.1:${await closedPort()}` });
+    const { retry, waits } = recorded();
+    const seen: EdgeError[] = [];
+    const failure = await ky
+      .text(`http://${zone}/orders`, { method: "post", retry, onError: (e) => seen.push(e), fetch: worker.zoneFetch })
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
+    expect(failure).toBeInstanceOf(ky.HTTPError);
+    expect([waits, seen.map((e) => e.code)]).toEqual([[], [521]]);
+  });
+
+  it("zone traffic: a refused origin (a real 521) is retried until the origin is back, then its 200", async () => {
+    const zone = `${ky.name.replace(/\W+/g, "-")}.client.test`;
+    const port = await closedPort();
+    await worker.put(`/zones/${zone}`, { plan: "pro", origin: `http://127.0.0.1:${port}`, connect_timeout: 1 });
+    // The origin comes up during the first wait, on the port that refused.
+    let origin: Server | undefined;
+    const { retry, waits, done } = recorded({}, async () => {
+      if (origin !== undefined) return;
+      origin = createServer((_req, res) => res.end(`origin back on ${zone}`));
+      servers.push(origin);
+      await new Promise<void>((up) => origin?.listen(port, "127.0.0.1", up));
     });
-    await expect(request).rejects.toThrow();
-    expect(calls).toBe(1);
+    const seen: EdgeError[] = [];
+    const text = await ky.text(`http://${zone}/checkout`, {
+      retry,
+      onError: (e) => seen.push(e),
+      fetch: async (input, init) => {
+        await Promise.all(done);
+        return worker.zoneFetch(input, init);
+      },
+    });
+    expect(text).toBe(`origin back on ${zone}`);
+    expect(waits).toEqual([120_000]);
+    expect(seen.map((e) => [e.code, e.source, e.fields.zone])).toEqual([[521, "markdown", zone]]);
+  });
+});
+
+describe("kyAfterResponse", () => {
+  it("ignores what it does not recognise instead of throwing over the caller's error", async () => {
+    const seen: EdgeError[] = [];
+    // What a future ky, or a caller passing the hook somewhere else, might hand it.
+    const hook = kyAfterResponse((e) => seen.push(e)) as unknown as (...args: unknown[]) => Promise<void>;
+    await expect(hook({})).resolves.toBeUndefined();
+    await expect(hook(undefined)).resolves.toBeUndefined();
+    await expect(hook(new Request("http://x.test/"), {}, undefined, {})).resolves.toBeUndefined();
+    expect(seen).toEqual([]);
   });
 });

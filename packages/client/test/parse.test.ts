@@ -8,6 +8,7 @@ import { parseList, Token } from "structured-headers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parse, parseSfList, RETRY_DEFAULTS, retryAfterHeader } from "../src/index.js";
+import { readKit } from "./support/kit.js";
 
 interface Case {
   readonly code: number;
@@ -17,12 +18,10 @@ interface Case {
 }
 
 const FORMATS = ["json", "problem-json", "markdown", "html", "head"] as const;
-const kit = Object.fromEntries(
-  FORMATS.map((f) => [
-    f,
-    JSON.parse(readFileSync(new URL(`../conformance/${f}.json`, import.meta.url), "utf8")) as Case[],
-  ]),
-) as Record<(typeof FORMATS)[number], Case[]>;
+const kit = Object.fromEntries(FORMATS.map((f) => [f, readKit<Case>(`${f}.json`)])) as Record<
+  (typeof FORMATS)[number],
+  Case[]
+>;
 
 function responseOf(c: Case): Response {
   const body = c.request.method === "HEAD" ? null : c.response.body;
@@ -71,8 +70,8 @@ describe("the conformance kit (generated from the Worker)", () => {
   });
 });
 
-describe("errors overlaid by a custom error rule (conformance/overlay.json, issue 23)", () => {
-  const overlaid = JSON.parse(readFileSync(new URL("../conformance/overlay.json", import.meta.url), "utf8")) as Case[];
+describe("errors overlaid by a custom error rule (the kit's overlay.json)", () => {
+  const overlaid = readKit<Case>("overlay.json");
 
   it("covers two codes in every format", () => {
     expect(overlaid).toHaveLength(2 * FORMATS.length);
