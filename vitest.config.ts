@@ -86,11 +86,14 @@ export default defineConfig({
         },
       },
       {
-        // The client package (packages/client, contract §10): its own tests, on Node.
+        // The client package (packages/client, docs/client.md): its own tests, on Node. ky.test.ts and packed.test.ts
+        // serve the real Worker and run npm and tsc in child processes: slower than vitest's 5 s default on a loaded
+        // 2-core machine.
         test: {
           name: "client",
           include: ["packages/client/test/**/*.test.ts"],
           environment: "node",
+          testTimeout: 30_000,
         },
       },
       {

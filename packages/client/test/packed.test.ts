@@ -99,6 +99,7 @@ let packed: PackResult;
 let kitPacked: PackResult;
 let tarball: string;
 let readme: string;
+let snippetCount = { docs: 0, readme: 0 };
 const projects = new Map<string, string>();
 /** `tsc` of each project under the three resolutions (one `tsc -b`), started once installed: its output, "" if clean. */
 const checks = new Map<string, Promise<string>>();
@@ -123,6 +124,7 @@ beforeAll(async () => {
   readme = await readFile(join(packageDir, "README.md"), "utf8");
   const docs = await readFile(join(repoRoot, "docs/client.md"), "utf8");
   const snippets = [...tsBlocks(docs, "ky"), ...tsBlocks(readme)];
+  snippetCount = { docs: tsBlocks(docs, "ky").length, readme: tsBlocks(readme).length };
   worker = await started;
   // One fresh project per ky version, installed side by side (each install takes a few seconds).
   await Promise.all(
@@ -198,6 +200,10 @@ describe("the packed client", () => {
       "package.json",
     ]);
     expect(relativeLinks(await readFile(join(dir, "README.md"), "utf8"))).toEqual([]);
+  });
+
+  it('type checks the snippets of docs/client.md "ky" and of the README (found, not silently skipped)', () => {
+    expect(snippetCount).toEqual({ docs: 1, readme: 2 });
   });
 
   describe.each(KY_VERSIONS)("installed beside ky %s", (version) => {
