@@ -35,9 +35,14 @@ export interface AuthVars {
   API_TOKENS?: string;
 }
 
-/** What a request is about: an account (tagging, contract §5) or a zone (contract §6). */
+/**
+ * What a request is about: an account (tagging, contract §5), a zone (contract §6), or the list of zones
+ * (`GET /zones`), which needs only the permission: the listing itself shows only the zones in the token's scope.
+ */
 export type AccessTarget =
-  { readonly kind: "account"; readonly id: string } | { readonly kind: "zone"; readonly name: string };
+  | { readonly kind: "account"; readonly id: string }
+  | { readonly kind: "zone"; readonly name: string }
+  | { readonly kind: "zone-list" };
 
 /** What a route needs: a permission, on an account or a zone. */
 export interface Requirement {
@@ -70,7 +75,9 @@ export function authorize(principal: Principal, need: Requirement): Result<Princ
   const inScope =
     target.kind === "account"
       ? scopeIncludes(principal.accounts, target.id)
-      : scopeIncludes(principal.zones, normaliseHostname(target.name));
+      : target.kind === "zone"
+        ? scopeIncludes(principal.zones, normaliseHostname(target.name))
+        : true; // the zone list filters by `principal.zones` itself (src/api/zones/list.ts)
   return inScope ? ok(principal) : err(API_FAILURES.forbidden());
 }
 

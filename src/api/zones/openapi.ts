@@ -4,8 +4,61 @@
 import { COMMON_ERRORS, ok, param, ref, response, type Json, type OpenApiFragment } from "../kit/openapi";
 import { HOSTNAME_LIMITS } from "../../shared/host";
 import { PLANS, ZONE_LIMITS } from "../../state/zone/schema";
+import { ZONE_LIST, ZONE_LIST_CODES } from "./list";
 
 const zonePaths: Record<string, Json> = {
+  "/zones": {
+    get: {
+      operationId: "listZones",
+      summary: "The zones the token may read, by name",
+      description:
+        "Page with `page`/`per_page` (counts every zone for `total_count`: one KV list call per 1,000 keys, " +
+        `refused with ${ZONE_LIST_CODES.tooManyToCount} past ${ZONE_LIST.maxListCalls * ZONE_LIST.listLimit} keys) ` +
+        "or with `cursor` (keyset: resumes where the previous page ended; start without `page` and follow " +
+        "`result_info.cursor`, null on the last page). A token scoped to zones lists only those. Unknown or " +
+        `repeated parameters, both \`page\` and \`cursor\`, or a cursor this listing did not give: 400 (${ZONE_LIST_CODES.invalidParameter}).`,
+      security: [{ bearer: ["zones:read"] }],
+      parameters: [
+        { name: "page", in: "query", required: false, schema: { type: "integer", minimum: 1, default: 1 } },
+        {
+          name: "per_page",
+          in: "query",
+          required: false,
+          schema: { type: "integer", minimum: 1, maximum: ZONE_LIST.maxPerPage, default: ZONE_LIST.defaultPerPage },
+        },
+        {
+          name: "cursor",
+          in: "query",
+          required: false,
+          description: "`result_info.cursor` of the previous page (not with `page`).",
+          schema: { type: "string", maxLength: ZONE_LIST.maxCursorLength },
+        },
+      ],
+      responses: {
+        "200": {
+          description: "One page of zones",
+          content: {
+            "application/json": {
+              schema: {
+                allOf: [
+                  ref("Envelope"),
+                  {
+                    type: "object",
+                    required: ["result", "result_info"],
+                    properties: {
+                      result: { type: "array", items: ref("ListedZone") },
+                      result_info: { oneOf: [ref("ZonePageInfo"), ref("ZoneCursorInfo")] },
+                    },
+                  },
+                ],
+              },
+            },
+          },
+        },
+        ...COMMON_ERRORS,
+      },
+    },
+  },
   "/zones/{zone}": {
     parameters: [param("Zone")],
     get: {
@@ -47,6 +100,56 @@ export const zonesOpenApi: OpenApiFragment = {
     },
   },
   schemas: {
+    ListedZone: {
+      type: "object",
+      description:
+        "A zone as the published zone list shows it, as far as this service has its fields: `id` is the zone's " +
+        "name (every route names a zone by it). `plan` and `modified_on` are absent when the stored document " +
+        "failed validation.",
+      required: ["id", "name", "status"],
+      properties: {
+        id: { type: "string" },
+        name: { type: "string" },
+        status: { const: "active" },
+        plan: {
+          type: "object",
+          required: ["legacy_id", "name"],
+          properties: { legacy_id: { type: "string", enum: [...PLANS] }, name: { type: "string" } },
+        },
+        modified_on: { type: "string", format: "date-time" },
+      },
+      example: {
+        id: "shop.example",
+        name: "shop.example",
+        status: "active",
+        plan: { legacy_id: "pro", name: "Pro" },
+        modified_on: "2026-11-22T04:00:00.000Z",
+      },
+    },
+    ZonePageInfo: {
+      type: "object",
+      description: "Page-number pagination (the published shape), with the keyset cursor of the next page.",
+      required: ["page", "per_page", "count", "total_count", "total_pages", "cursor"],
+      properties: {
+        page: { type: "integer" },
+        per_page: { type: "integer" },
+        count: { type: "integer" },
+        total_count: { type: "integer" },
+        total_pages: { type: "integer" },
+        cursor: { type: ["string", "null"] },
+      },
+    },
+    ZoneCursorInfo: {
+      type: "object",
+      description: "Keyset pagination: `cursor` (and `cursors.after`) of the next page, null on the last.",
+      required: ["per_page", "count", "cursor", "cursors"],
+      properties: {
+        per_page: { type: "integer" },
+        count: { type: "integer" },
+        cursor: { type: ["string", "null"] },
+        cursors: { type: "object", properties: { after: { type: ["string", "null"] } } },
+      },
+    },
     ZoneSettings: {
       type: "object",
       required: ["plan", "origin"],

@@ -14,6 +14,7 @@ import { err, ok } from "../../shared/result";
 import { remember } from "../../state/zone/cache";
 import { parseZoneSettings, type Zone } from "../../state/zone/schema";
 import { parseDocument } from "../../state/zone/store";
+import { zoneListRoutes } from "./list";
 
 /** The zone as the API shows it: the settings as written, plus the document's version. */
 function present(zone: Zone): Record<string, unknown> {
@@ -60,6 +61,7 @@ async function removeZone(c: ApiContext, zone: string): Promise<ZoneAnswer> {
 }
 
 export const zoneRoutes: readonly ApiRoute[] = [
+  ...zoneListRoutes,
   { method: "GET", path: "/zones/:zone", permission: "zones:read", target: zoneTarget, handle: zoneHandler(getZone) },
   {
     method: "PUT",

@@ -1,0 +1,276 @@
+/**
+ * `GET /zones` (docs/configuration.md "Listing zones"): the zones a token may read, in the published v4 shape
+ * (`result` an array of zone objects, `result_info` with `page`, `per_page`, `count`, `total_count`,
+ * `total_pages`), by name.
+ *
+ * The index is KV `CONFIG` itself: every configured zone has exactly one document key, `zone:{zone}`, written and
+ * deleted by the zone's writer of record (src/state/zone/writer.ts); its parts sit under `zone:{zone}:…` and are
+ * skipped (a hostname holds no colon). Listing the prefix `zone:` therefore lists the zones, in key order, with
+ * no second copy to keep in step. KV lists are keyset pages (at most 1,000 keys per call, resumed by an opaque
+ * cursor), so there are two ways to page:
+ *
+ * - `page` / `per_page` (the published pagination): counts every zone in scope for `total_count`, so it reads
+ *   the whole `zone:` prefix, one list call per 1,000 keys, at most `maxListCalls` calls;
+ * - `cursor` (keyset): resumes where the previous page ended (the KV cursor of the list page that held its last
+ *   zone, and that zone's name), so a page costs one list call however deep it is. Every answer carries the
+ *   cursor of the page after it (`null` on the last), in both modes.
+ *
+ * A scoped token lists only the zones of its scope (src/api/kit/auth.ts `Principal.zones`); a cursor names a
+ * position, never a zone to show, so an altered cursor cannot reveal a zone outside the scope.
+ */
+import { apiFailure, apiFailureResponse, apiSuccess, type ApiFailure } from "../kit/envelope";
+import type { Scope } from "../kit/auth";
+import type { ApiContext, ApiRoute } from "../kit/types";
+import { zoneApiFailure } from "../kit/zone-section";
+import { causeOf, err, ok, type Result } from "../../shared/result";
+import { base64UrlToBytes, bytesToBase64Url } from "../../state/tags/base64url";
+import { parseZoneName, type Plan } from "../../state/zone/schema";
+import { readZone } from "../../state/zone/store";
+
+export const ZONE_LIST = {
+  defaultPerPage: 20,
+  /** The published maximum of `GET /zones`. */
+  maxPerPage: 50,
+  /** Keys per KV list call: the platform's maximum. */
+  listLimit: 1000,
+  /**
+   * KV list calls one request may make: 25,000 keys. A page-number request that cannot count every zone within
+   * it is refused (20061, use `cursor`); a cursor request answers what it found with a cursor to the rest.
+   */
+  maxListCalls: 25,
+  /** A cursor is a KV cursor and a zone name (≤ 253), base64url: far below this. */
+  maxCursorLength: 2048,
+} as const;
+
+export const ZONE_LIST_CODES = { invalidParameter: 20060, tooManyToCount: 20061 } as const;
+
+const PREFIX = "zone:";
+const PARAMETERS = new Set(["page", "per_page", "cursor"]);
+
+/** Where a listing resumes: the KV list page starting at `kv` (null = the first), zone names after `after`. */
+interface Position {
+  readonly kv: string | null;
+  readonly after: string;
+}
+
+/** One zone found in the index, with the KV cursor of the list page that held it (for the next position). */
+interface Found {
+  readonly name: string;
+  readonly page: string | null;
+}
+
+type Paging =
+  | { readonly kind: "page"; readonly page: number; readonly perPage: number }
+  | { readonly kind: "cursor"; readonly from: Position; readonly perPage: number };
+
+/** The zone object of the published API, as far as this service has its fields. */
+interface ListedZone {
+  readonly id: string;
+  readonly name: string;
+  readonly status: "active";
+  readonly plan?: { readonly legacy_id: Plan; readonly name: string };
+  readonly modified_on?: string;
+}
+
+async function listZones(c: ApiContext): Promise<Response> {
+  const paging = readPaging(c.url);
+  if (!paging.ok) return apiFailureResponse(paging.error);
+  const scope = c.principal.zones;
+  const kv = c.env.CONFIG;
+  let found: Result<{ shown: Found[]; next: Position | null; total?: number }, ApiFailure>;
+  if (paging.value.kind === "page") found = await byPage(kv, scope, paging.value.page, paging.value.perPage);
+  else found = await byCursor(kv, scope, paging.value.from, paging.value.perPage);
+  if (!found.ok) return apiFailureResponse(found.error);
+  const { shown, next, total } = found.value;
+  const zones = await Promise.all(shown.map((f) => present(kv, f.name)));
+  if (zones.some((z) => z === "unavailable")) return apiFailureResponse(internal("CONFIG.get failed"));
+  const result = zones.filter((z): z is ListedZone => z !== null && z !== "unavailable");
+  const cursor = next === null ? null : encodeCursor(next);
+  const perPage = paging.value.perPage;
+  // `count` is what this page carries: a zone deleted between the list and its read is left out.
+  const resultInfo =
+    paging.value.kind === "page"
+      ? {
+          page: paging.value.page,
+          per_page: perPage,
+          count: result.length,
+          total_count: total ?? 0,
+          total_pages: Math.ceil((total ?? 0) / perPage),
+          cursor,
+        }
+      : { per_page: perPage, count: result.length, cursor, cursors: { after: cursor } };
+  return apiSuccess(result, { resultInfo });
+}
+
+/** The zone's object from its document; null when it was deleted since the list. */
+async function present(kv: KVNamespace, name: string): Promise<ListedZone | null | "unavailable"> {
+  const read = await readZone(kv, name);
+  if (!read.ok) {
+    // A document that fails validation is still a configured zone (its traffic answers 500 until a PUT repairs
+    // it, docs/configuration.md): listed by name, without the fields it cannot vouch for.
+    return read.error.kind === "corrupt" ? { id: name, name, status: "active" } : "unavailable";
+  }
+  if (read.value === null) return null;
+  const plan = read.value.settings.plan;
+  return {
+    id: name,
+    name,
+    status: "active",
+    plan: { legacy_id: plan, name: plan[0]!.toUpperCase() + plan.slice(1) },
+    modified_on: read.value.modifiedOn,
+  };
+}
+
+/** Page `page`: every zone in scope is counted (`total_count`), the page sliced from them. */
+async function byPage(
+  kv: KVNamespace,
+  scope: Scope,
+  page: number,
+  perPage: number,
+): Promise<Result<{ shown: Found[]; next: Position | null; total: number }, ApiFailure>> {
+  const all: Found[] = [];
+  const scan = await walk(kv, scope, { kv: null, after: "" }, (f) => {
+    all.push(f);
+    return true;
+  });
+  if (!scan.ok) return scan;
+  if (scan.value.stoppedAt !== null) {
+    const keys = ZONE_LIST.maxListCalls * ZONE_LIST.listLimit;
+    const message =
+      `The zone index holds more than ${keys} keys, too many to count in one request; ` +
+      "page with `cursor` instead (start without `page`, then follow `result_info.cursor`)";
+    return err(apiFailure(400, ZONE_LIST_CODES.tooManyToCount, message));
+  }
+  const shown = all.slice((page - 1) * perPage, page * perPage);
+  const last = shown[shown.length - 1];
+  const more = page * perPage < all.length;
+  return ok({ shown, next: more && last ? { kv: last.page, after: last.name } : null, total: all.length });
+}
+
+/** `perPage` zones in scope after `from`; the next position only when another zone in scope follows. */
+async function byCursor(
+  kv: KVNamespace,
+  scope: Scope,
+  from: Position,
+  perPage: number,
+): Promise<Result<{ shown: Found[]; next: Position | null }, ApiFailure>> {
+  const shown: Found[] = [];
+  let more = false;
+  const scan = await walk(kv, scope, from, (f) => {
+    if (shown.length === perPage) {
+      more = true;
+      return false;
+    }
+    shown.push(f);
+    return true;
+  });
+  if (!scan.ok) return scan;
+  const last = shown[shown.length - 1];
+  if (more && last) return ok({ shown, next: { kv: last.page, after: last.name } });
+  // Out of list calls: what was found, and a cursor to the first list page not read.
+  if (scan.value.stoppedAt !== null) return ok({ shown, next: scan.value.stoppedAt });
+  return ok({ shown, next: null });
+}
+
+/**
+ * Walks the index from `from`, handing each zone in scope to `visit` until it answers false or the index ends.
+ * `stoppedAt` is where the walk stopped for want of list calls (null when it finished or `visit` stopped it).
+ */
+async function walk(
+  kv: KVNamespace,
+  scope: Scope,
+  from: Position,
+  visit: (found: Found) => boolean,
+): Promise<Result<{ stoppedAt: Position | null }, ApiFailure>> {
+  let cursor = from.kv;
+  for (let calls = 0; calls < ZONE_LIST.maxListCalls; calls++) {
+    let listed: KVNamespaceListResult<unknown>;
+    try {
+      listed = await kv.list({ prefix: PREFIX, limit: ZONE_LIST.listLimit, ...(cursor ? { cursor } : {}) });
+    } catch (e) {
+      // The first call resumes a client's cursor: KV refusing it is the cursor's fault (an old or altered one).
+      if (calls === 0 && cursor !== null) return err(invalid(`cursor was not accepted (${causeOf(e)})`));
+      return err(internal(`CONFIG.list failed: ${causeOf(e)}`));
+    }
+    for (const key of listed.keys) {
+      const name = key.name.slice(PREFIX.length);
+      // A part (`zone:{zone}:…`), or a zone the previous page already showed.
+      if (name.includes(":") || (calls === 0 && name <= from.after)) continue;
+      if (scope !== "*" && !scope.has(name)) continue;
+      if (!visit({ name, page: cursor })) return ok({ stoppedAt: null });
+    }
+    if (listed.list_complete) return ok({ stoppedAt: null });
+    cursor = listed.cursor;
+  }
+  return ok({ stoppedAt: { kv: cursor, after: "" } });
+}
+
+function readPaging(url: URL): Result<Paging, ApiFailure> {
+  for (const name of url.searchParams.keys()) {
+    if (!PARAMETERS.has(name)) {
+      const shown = JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name);
+      return err(invalid(`unknown parameter ${shown}: this listing takes page, per_page and cursor`));
+    }
+  }
+  const perPage = readInt(url, "per_page", ZONE_LIST.defaultPerPage, ZONE_LIST.maxPerPage);
+  if (typeof perPage === "string") return err(invalid(perPage));
+  const cursors = url.searchParams.getAll("cursor");
+  if (cursors.length > 0) {
+    if (url.searchParams.has("page")) return err(invalid("give either page or cursor, not both"));
+    if (cursors.length > 1) return err(invalid("cursor must be given once"));
+    const from = decodeCursor(cursors[0]!);
+    return from === null
+      ? err(invalid("cursor is not one this listing gave (use result_info.cursor as it came)"))
+      : ok({ kind: "cursor", from, perPage });
+  }
+  const page = readInt(url, "page", 1, 1_000_000);
+  if (typeof page === "string") return err(invalid(page));
+  return ok({ kind: "page", page, perPage });
+}
+
+/** A positive integer given at most once, or the message saying what it must be. */
+function readInt(url: URL, name: string, fallback: number, max: number): number | string {
+  const values = url.searchParams.getAll(name);
+  if (values.length === 0) return fallback;
+  const value = values[0]!;
+  if (values.length > 1 || !/^[1-9][0-9]{0,8}$/.test(value) || Number(value) > max)
+    return `${name} must be given once, as an integer from 1 to ${max}`;
+  return Number(value);
+}
+
+/** `[kv cursor or "", last zone name]` as JSON, base64url: opaque to clients, checked when it comes back. */
+function encodeCursor(position: Position): string {
+  return bytesToBase64Url(new TextEncoder().encode(JSON.stringify([position.kv ?? "", position.after])));
+}
+
+function decodeCursor(text: string): Position | null {
+  if (text === "" || text.length > ZONE_LIST.maxCursorLength) return null;
+  const bytes = base64UrlToBytes(text);
+  if (bytes === null) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes));
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(value) || value.length !== 2) return null;
+  const [kv, after] = value as unknown[];
+  if (typeof kv !== "string" || typeof after !== "string") return null;
+  if (after !== "" && !parseZoneName(after).ok) return null;
+  return { kv: kv === "" ? null : kv, after };
+}
+
+const invalid = (message: string): ApiFailure => apiFailure(400, ZONE_LIST_CODES.invalidParameter, message);
+
+/** KV failing is the service's own failure: the one mapping of store failures (a 500 with a ray, logged). */
+const internal = (cause: string): ApiFailure => zoneApiFailure({ kind: "unavailable", cause }, "");
+
+export const zoneListRoutes: readonly ApiRoute[] = [
+  {
+    method: "GET",
+    path: "/zones",
+    permission: "zones:read",
+    target: () => ok({ kind: "zone-list" }),
+    handle: listZones,
+  },
+];
