@@ -40,6 +40,7 @@ import { urlNormalizationRoutes } from "./api/url-normalization/routes";
 import { analyticsOpenApi } from "./api/analytics/openapi";
 import { analyticsRoutes } from "./api/analytics/routes";
 import { analyticsPage } from "./api/analytics/page";
+import { homePage } from "./api/home/page";
 
 /** The management API: every feature's routes and its part of the OpenAPI document, side by side. */
 const apiRoutes: readonly ApiRoute[] = [
@@ -94,8 +95,13 @@ export async function handle(request: Request, env: Env, ctx: ExecutionContext):
         return await handleServiceRequest(request, env, ctx, settings, url);
       case "api":
         if (isLoop(request)) return loop(request, url, settings, ctx);
-        // The analytics page is a public shell holding no data (docs/analytics.md "Page"): served before auth.
-        return analyticsPage(request, url) ?? (await api.handle(request, env, ctx, settings, url));
+        // The front door (docs/configuration.md "The front door") and the analytics page (docs/analytics.md
+        // "Page") are public shells holding no data: served before auth.
+        return (
+          homePage(request, url, settings) ??
+          analyticsPage(request, url, settings) ??
+          (await api.handle(request, env, ctx, settings, url))
+        );
       case "zone":
         // Zone traffic checks the mark in its single pass over the request headers (src/edge/zone-traffic.ts).
         return await handleZoneTraffic(request, env, ctx, settings, url, zone);

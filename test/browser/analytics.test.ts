@@ -186,6 +186,8 @@ interface Drawn {
   readonly legend: Record<string, string>;
   readonly codes: [string, string][];
   readonly paths: [string, string][];
+  /** Each top code's link (absent for a code the catalog does not hold) and the title under it. */
+  readonly codeLinks: { code: string; href: string | null; title: string }[];
   readonly scrollWidth: number;
   readonly innerWidth: number;
   readonly svgWidth: number;
@@ -195,10 +197,10 @@ interface Drawn {
 async function drawn(page: Page): Promise<Drawn> {
   return page.evaluate(() => {
     const cells = (id: string): [string, string][] =>
-      [...document.querySelectorAll(`#${id} tr`)].map((tr) => {
-        const [a, b] = [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "");
-        return [a ?? "", b ?? ""];
-      });
+      [...document.querySelectorAll<HTMLElement>(`#${id} tr`)].map((tr) => [
+        tr.dataset.key ?? "",
+        tr.querySelector("td:last-child")?.textContent ?? "",
+      ]);
     return {
       rects: [...document.querySelectorAll("#chart rect")].map((r) => ({
         series: r.getAttribute("data-series") ?? "",
@@ -213,6 +215,11 @@ async function drawn(page: Page): Promise<Drawn> {
       ),
       codes: cells("codes"),
       paths: cells("paths"),
+      codeLinks: [...document.querySelectorAll<HTMLElement>("#codes tr")].map((tr) => ({
+        code: tr.dataset.key ?? "",
+        href: tr.querySelector("a")?.getAttribute("href") ?? null,
+        title: tr.querySelector(".title")?.textContent ?? "",
+      })),
       scrollWidth: document.documentElement.scrollWidth,
       innerWidth: window.innerWidth,
       svgWidth: document.querySelector("#chart svg")?.getBoundingClientRect().width ?? 0,
@@ -257,8 +264,8 @@ describe.each([360, 1280] as const)("the analytics page at %i px", (width) => {
           ]),
         ),
       );
+      expect(record.Code).toMatch(/^520\S/); // the code, then its title
       expect(record).toMatchObject({
-        Code: "520",
         Status: "520",
         Source: "edge",
         "Answered by": `rule (${RULE_ID})`,
@@ -297,28 +304,123 @@ describe("the analytics page, behaviour", () => {
     await expect.poll(() => page.locator("#occurrence dd").first().textContent()).toBe(expected.hostileRay);
     const state = await page.evaluate(() => ({
       pwned: (window as unknown as { pwned?: number }).pwned ?? null,
-      scripts: document.querySelectorAll("script").length,
+      scripts: document.querySelectorAll("script:not([type='application/json'])").length,
+      dataBlocks: document.querySelectorAll("script[type='application/json']").length,
       images: document.querySelectorAll("img").length,
       request: [...document.querySelectorAll("#occurrence dt")].find((dt) => dt.textContent === "Request")
         ?.nextElementSibling?.textContent,
     }));
-    expect(state).toMatchObject({ pwned: null, scripts: 1, images: 0 });
+    expect(state).toMatchObject({ pwned: null, scripts: 1, dataBlocks: 1, images: 0 });
     expect(state.request).toMatch(/^GET \/%3Cscript%3E/);
     expect(state.request).not.toMatch(/[\u0000-\u001f]/);
     expect(problems).toEqual([]);
     await page.close();
   });
 
-  it("a wrong token is refused in words; the token lives in sessionStorage and Forget removes it", async () => {
+  it("a wrong token is refused in words and forgotten; a good one is shown in use; Forget removes it", async () => {
     const page = await context.newPage();
     await page.goto(`${base}/zones/${ZONE}/analytics`);
+    expect(await page.locator("#token-state").isHidden()).toBe(true);
     await page.locator("#token").fill("not-a-token");
     await page.locator("#auth button[type=submit]").click();
-    await expect.poll(() => page.locator("#status").textContent()).toMatch(/^Could not load: 10000: /);
-    expect(await page.evaluate(() => sessionStorage.getItem("analytics-token"))).toBe("not-a-token");
+    const problem = page.locator("#token-problem");
+    await expect.poll(() => problem.textContent()).toMatch(/^This token was not accepted: /);
+    expect(await problem.isVisible()).toBe(true);
+    expect(await problem.textContent()).not.toMatch(/10000|Bearer|Authorization/);
+    // A refused token is not kept, and the form is back to enter another.
+    expect(await page.evaluate(() => sessionStorage.getItem("analytics-token"))).toBeNull();
+    expect(await page.locator("#auth").isVisible()).toBe(true);
+    expect(await page.locator("#token-state").isHidden()).toBe(true);
+
+    await page.locator("#token").fill(TOKEN);
+    await page.locator("#auth button[type=submit]").click();
+    await expect.poll(() => page.locator("#status").textContent()).toBe(`${expected.total} errors, minute steps.`);
+    expect(await page.locator("#token-state").isVisible()).toBe(true);
+    expect(await page.locator("#token-state").textContent()).toContain(`Token in use ending in …${TOKEN.slice(-4)}`);
+    expect(await page.locator("#auth").isHidden()).toBe(true);
+    expect(await problem.isHidden()).toBe(true);
+    expect(await page.evaluate(() => sessionStorage.getItem("analytics-token"))).toBe(TOKEN);
     expect(await page.evaluate(() => localStorage.length)).toBe(0);
+
     await page.locator("#forget").click();
     expect(await page.evaluate(() => sessionStorage.getItem("analytics-token"))).toBeNull();
+    expect(await page.locator("#auth").isVisible()).toBe(true);
+    await page.close();
+  });
+
+  it("at 360 px the window, stack-by and refresh controls sit on one line, each label above its own select", async () => {
+    for (const scheme of ["light", "dark"] as const) {
+      const { page } = await openWithToken(360, scheme);
+      const boxes = await page.evaluate(() => {
+        const box = (selector: string): { top: number; bottom: number; left: number; right: number } => {
+          const r = document.querySelector(selector)!.getBoundingClientRect();
+          return { top: r.top, bottom: r.bottom, left: r.left, right: r.right };
+        };
+        return {
+          window: box("#window"),
+          stack: box("#stack"),
+          refresh: box("#range button[type=submit]"),
+          windowLabel: box("label[for=window]"),
+          stackLabel: box("label[for=stack]"),
+          width: document.documentElement.clientWidth,
+        };
+      });
+      // One line: the three controls share their vertical extent and follow each other left to right.
+      for (const b of [boxes.stack, boxes.refresh]) {
+        expect(Math.abs(b.top - boxes.window.top), JSON.stringify(boxes)).toBeLessThanOrEqual(1);
+        expect(Math.abs(b.bottom - boxes.window.bottom), JSON.stringify(boxes)).toBeLessThanOrEqual(1);
+      }
+      expect(boxes.window.right).toBeLessThanOrEqual(boxes.stack.left);
+      expect(boxes.stack.right).toBeLessThanOrEqual(boxes.refresh.left);
+      expect(boxes.refresh.right).toBeLessThanOrEqual(boxes.width);
+      // Each label directly above its own select, never left behind on the line before.
+      for (const [label, control] of [
+        [boxes.windowLabel, boxes.window],
+        [boxes.stackLabel, boxes.stack],
+      ] as const) {
+        expect(label.bottom).toBeLessThanOrEqual(control.top + 1);
+        expect(control.top - label.bottom).toBeLessThan(12);
+        expect(label.left).toBeGreaterThanOrEqual(control.left - 1);
+        expect(label.right).toBeLessThanOrEqual(control.right + 1);
+      }
+      // The select shows its chosen option whole (not clipped by a squeezed width).
+      const clipped = await page.evaluate(() =>
+        [...document.querySelectorAll<HTMLSelectElement>("#range select")].map((sel) => {
+          const probe = document.createElement("span");
+          probe.style.font = getComputedStyle(sel).font;
+          probe.textContent = sel.selectedOptions[0]?.textContent ?? "";
+          document.body.append(probe);
+          const need = probe.getBoundingClientRect().width;
+          probe.remove();
+          return sel.clientWidth - need;
+        }),
+      );
+      for (const room of clipped) expect(room).toBeGreaterThan(8);
+      await page.close();
+    }
+  });
+
+  it("each top code of the catalog links to its reference page, which the Worker serves", async () => {
+    const { page } = await openWithToken(1280, "light");
+    const d = await drawn(page);
+    for (const link of d.codeLinks) {
+      const code = Number(link.code);
+      if (code === 503) {
+        // An origin's 503 passed through: not a code of the catalog, so no link, and said so.
+        expect(link.href).toBeNull();
+        expect(link.title).toBe("the origin's status, passed through");
+        continue;
+      }
+      expect(link.href, link.code).toBe(`${base}/cdn-cgi/errors/${link.code}`);
+      expect(link.title.length).toBeGreaterThan(3);
+      const res = await served.miniflare.dispatchFetch(link.href!, { headers: { Accept: "text/html" } });
+      expect(res.status, link.href!).toBe(200);
+      expect(await res.text()).toContain(link.title);
+    }
+    // Following a link in the page opens the reference of that code.
+    await page.locator("#codes a", { hasText: "1020" }).click();
+    await page.waitForURL(`${base}/cdn-cgi/errors/1020`);
+    expect(await page.locator("h1").textContent()).toContain("1020");
     await page.close();
   });
 

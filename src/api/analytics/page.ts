@@ -5,12 +5,16 @@
  * the DOM (text only through `textContent`, never markup), so the page makes no request but to the API itself and
  * runs under a strict CSP: one nonce per response for its one script and one style, `connect-src 'self'`.
  */
+import { CATALOG } from "../../errors/catalog";
+import { typeUri } from "../../errors/pipeline";
+import type { Settings } from "../../shared/settings";
 import { parseZoneName } from "../../state/zone/schema";
+import { API_PAGE_STYLE, CHECK_ICON } from "../kit/page-style";
 
 const PAGE_PATH = /^\/zones\/([^/]+)\/analytics\/?$/;
 
 /** The page's Response, or null when the request is not for it. */
-export function analyticsPage(request: Request, url: URL): Response | null {
+export function analyticsPage(request: Request, url: URL, settings: Settings): Response | null {
   const match = PAGE_PATH.exec(url.pathname);
   if (match === null || (request.method !== "GET" && request.method !== "HEAD")) return null;
   let raw = match[1]!;
@@ -22,7 +26,7 @@ export function analyticsPage(request: Request, url: URL): Response | null {
   const zone = parseZoneName(raw.toLowerCase());
   if (!zone.ok) return null;
   const nonce = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))));
-  const html = renderPage(zone.value, nonce);
+  const html = renderPage(zone.value, nonce, referenceBase(url, settings));
   return new Response(request.method === "HEAD" ? null : html, {
     headers: {
       "Content-Type": "text/html; charset=utf-8",
@@ -38,84 +42,135 @@ export function analyticsPage(request: Request, url: URL): Response | null {
 
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-export function renderPage(zone: string, nonce: string): string {
+/**
+ * Where a code's reference page is: the catalog's own URL for it (the `type` of its errors, src/errors/pipeline.ts
+ * `typeUri`: `{SERVICE_PREFIX}/errors/{code}` on this host, or under ERROR_DOCS_BASE), without the code.
+ */
+function referenceBase(url: URL, settings: Settings): string {
+  const sample = typeUri(500, url.href, settings);
+  return sample.slice(0, sample.length - "500".length);
+}
+
+/** Each catalog code's title, as JSON: the page links a top code to its reference and names it. */
+let catalogTitles: string | undefined;
+function titlesJson(): string {
+  catalogTitles ??= JSON.stringify(Object.fromEntries(CATALOG.map((entry) => [entry.code, entry.title])));
+  return catalogTitles;
+}
+
+/**
+ * A JSON data block (HTML Living Standard §4.12.1.1: a `<script>` of a non-JavaScript type is never run, so the
+ * CSP's `script-src` does not concern it). `<` is written as its JSON escape, so no value can end the element.
+ */
+function dataBlock(id: string, json: string): string {
+  return `<script type="application/json" id="${id}">${json.replace(/</g, "\\u003c")}</script>`;
+}
+
+const REFRESH_ICON =
+  '<svg viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="M20 11a8 8 0 1 0-2.3 5.7"/><path d="M20 4v7h-7"/></svg>';
+
+export function renderPage(zone: string, nonce: string, reference: string): string {
   const z = escapeHtml(zone);
+  const data = dataBlock("catalog", `{"reference":${JSON.stringify(reference)},"titles":${titlesJson()}}`);
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
+<meta name="robots" content="noindex">
 <title>Errors served by ${z}</title>
-<style nonce="${nonce}">${STYLE}</style>
+<style nonce="${nonce}">${API_PAGE_STYLE}
+${STYLE}</style>
 </head>
 <body>
-<main data-zone="${z}">
+<main class="wide" data-zone="${z}">
+<p class="crumbs"><a href="/">All zones</a></p>
+<header class="card">
+<p class="eyebrow neutral">Error analytics</p>
 <h1>Errors served by <span class="zone">${z}</span></h1>
-<form id="auth" class="row">
-<label for="token">API token (zones:read)</label>
-<input id="token" type="password" autocomplete="off" spellcheck="false">
-<button type="submit">Use token</button>
-<button type="button" id="forget">Forget</button>
+<p class="lead">The errors this service answered for the zone, and the origin's errors it passed through, from its own records.</p>
+</header>
+<section class="card" aria-labelledby="token-title">
+<h2 id="token-title">API token</h2>
+<form id="auth" class="stack">
+<label for="token">A token with zones:read for ${z}</label>
+<div class="inline"><input id="token" type="password" autocomplete="off" spellcheck="false"><button type="submit" class="primary">Use token</button></div>
+<p class="hint">It stays in this tab's session storage and is sent only to this API.</p>
 </form>
-<p class="note">The token stays in this tab's session storage and is sent only to this API.</p>
-<form id="range" class="row">
-<label for="window">Window</label>
-<select id="window"><option value="3600">last hour</option><option value="21600">last 6 hours</option><option value="86400">last 24 hours</option><option value="604800">last 7 days</option></select>
-<label for="stack">Stack by</label>
-<select id="stack"><option value="source">source</option><option value="answered_by">what answered</option><option value="code">code</option><option value="format">format</option></select>
-<button type="submit">Refresh</button>
-</form>
-<p id="status" role="status" aria-live="polite">Enter a token to load the zone's errors.</p>
-<section aria-labelledby="chart-title"><h2 id="chart-title">Errors over time</h2><div id="chart"></div><ul id="legend" class="legend"></ul></section>
-<div class="cols">
-<section aria-labelledby="codes-title"><h2 id="codes-title">Top codes</h2><table><thead><tr><th scope="col">Code</th><th scope="col">Count</th></tr></thead><tbody id="codes"></tbody></table></section>
-<section aria-labelledby="paths-title"><h2 id="paths-title">Top paths</h2><table><thead><tr><th scope="col">Path</th><th scope="col">Count</th></tr></thead><tbody id="paths"></tbody></table></section>
+<div id="token-state" class="token-state" hidden>
+<p><span class="badge ok">${CHECK_ICON}Token in use</span> <span id="token-name"></span></p>
+<button type="button" id="forget" class="big">Forget token</button>
 </div>
-<section aria-labelledby="ray-title"><h2 id="ray-title">Look up a Ray ID</h2>
-<form id="ray" class="row"><label for="ray-id">Ray ID</label><input id="ray-id" inputmode="latin" pattern="[0-9a-f]{16}" maxlength="16" spellcheck="false"><button type="submit">Look up</button></form>
+<p id="token-problem" class="alert" role="alert" hidden></p>
+</section>
+<section class="card" aria-labelledby="chart-title">
+<div class="chart-head">
+<h2 id="chart-title">Errors over time</h2>
+<form id="range" class="controls">
+<div class="field"><label for="window">Window</label><select id="window"><option value="3600">1 hour</option><option value="21600">6 hours</option><option value="86400">24 hours</option><option value="604800">7 days</option></select></div>
+<div class="field"><label for="stack">Stack by</label><select id="stack"><option value="source">source</option><option value="answered_by">answered by</option><option value="code">code</option><option value="format">format</option></select></div>
+<button type="submit" class="icon" aria-label="Refresh" title="Refresh">${REFRESH_ICON}</button>
+</form>
+</div>
+<p id="status" role="status" aria-live="polite">Enter a token to load the zone's errors.</p>
+<div id="chart"></div><ul id="legend" class="legend"></ul>
+</section>
+<div class="cols">
+<section class="card" aria-labelledby="codes-title"><h2 id="codes-title">Top codes</h2><table><thead><tr><th scope="col">Code</th><th scope="col">Count</th></tr></thead><tbody id="codes"></tbody></table><p class="hint">A code links to its reference: what it means and what to do.</p></section>
+<section class="card" aria-labelledby="paths-title"><h2 id="paths-title">Top paths</h2><table class="paths"><thead><tr><th scope="col">Path</th><th scope="col">Count</th></tr></thead><tbody id="paths"></tbody></table></section>
+</div>
+<section class="card" aria-labelledby="ray-title"><h2 id="ray-title">Look up a Ray ID</h2>
+<form id="ray" class="stack"><label for="ray-id">Ray ID</label><div class="inline"><input id="ray-id" inputmode="latin" pattern="[0-9a-f]{16}" maxlength="16" spellcheck="false" autocomplete="off" aria-describedby="ray-hint"><button type="submit" class="big">Look up</button></div><p class="hint" id="ray-hint">16 characters, as an error's details show it.</p></form>
+<p id="ray-status" role="status" aria-live="polite"></p>
 <dl id="occurrence"></dl></section>
 </main>
+${data}
 <script nonce="${nonce}">${SCRIPT}</script>
 </body>
 </html>`;
 }
 
-const STYLE = `
-:root{--bg:#fff;--fg:#1a1a1a;--muted:#555;--line:#ccc;--accent:#0b57d0;--c0:#0b57d0;--c1:#b3261e;--c2:#1e7b34;--c3:#8a4b08;--c4:#6a1b9a;--c5:#00695c}
-@media (prefers-color-scheme:dark){:root{--bg:#121212;--fg:#ececec;--muted:#b0b0b0;--line:#444;--accent:#8ab4f8;--c0:#8ab4f8;--c1:#f28b82;--c2:#81c995;--c3:#fdd663;--c4:#d7aefb;--c5:#78d9ec}}
-*{box-sizing:border-box}
-body{margin:0;background:var(--bg);color:var(--fg);font:16px/1.5 system-ui,sans-serif}
-main{max-width:72rem;margin:0 auto;padding:1rem}
-h1{font-size:1.4rem;overflow-wrap:anywhere}
-h2{font-size:1.1rem;margin:1.2rem 0 .4rem}
-.row{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:.5rem 0}
-input,select,button{font:inherit;color:var(--fg);background:var(--bg);border:1px solid var(--muted);border-radius:4px;padding:.3rem .5rem;min-height:2.25rem}
-input{min-width:0;flex:1 1 12rem}
-button{cursor:pointer}
-button:focus-visible,input:focus-visible,select:focus-visible{outline:2px solid var(--accent);outline-offset:2px}
-.note{color:var(--muted);font-size:.9rem;margin:0}
-#chart svg{display:block;max-width:100%}
-.legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:.4rem 0}
-.legend .swatch{display:inline-block;width:.8rem;height:.8rem;margin-right:.35rem;vertical-align:middle;border-radius:2px}
+/** What only this page has: the chart's series colours, the controls row, the tables. */
+const STYLE = `:root{--c0:var(--link);--c1:var(--bad);--c2:var(--ok);--c3:var(--warn);--c4:#6a3fa0;--c5:#00695c}
+@media (prefers-color-scheme:dark){:root{--c4:#d7aefb;--c5:#78d9ec}}
+.zone{overflow-wrap:anywhere}
+.chart-head{display:flex;flex-wrap:wrap;align-items:flex-end;justify-content:space-between;gap:.5rem 1rem}
+.chart-head h2{margin:0}
+.controls{display:flex;align-items:flex-end;gap:.5rem;min-width:0;max-width:100%}
+.field{display:flex;flex-direction:column;gap:.2rem;min-width:0}
+.field label{font-size:.8rem;font-weight:600;color:var(--muted)}
+#status{color:var(--muted);margin:.75rem 0 .25rem}
 #chart{width:100%;min-height:2rem}
-section{margin-top:1rem}
-td:first-child{font-family:ui-monospace,monospace;font-size:.9rem}
-.cols{display:grid;grid-template-columns:1fr;gap:1rem}
-@media (min-width:48rem){.cols{grid-template-columns:1fr 1fr}}
+#chart svg{display:block;max-width:100%}
+.legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:.5rem 0 0}
+.legend .swatch{display:inline-block;width:.8rem;height:.8rem;margin-right:.35rem;vertical-align:middle;border-radius:2px}
+.cols{display:grid;grid-template-columns:minmax(0,1fr);column-gap:1rem}
+@media (min-width:48rem){.cols{grid-template-columns:minmax(0,1fr) minmax(0,1fr);align-items:start}}
 table{border-collapse:collapse;width:100%;table-layout:fixed}
-th,td{text-align:left;padding:.25rem .4rem;border-bottom:1px solid var(--line);overflow-wrap:anywhere}
-th:last-child,td:last-child{text-align:right;width:6rem}
-dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;overflow-wrap:anywhere}
-dt{color:var(--muted)}
-dd{margin:0;min-width:0}
-`;
+th,td{text-align:left;padding:.45rem .4rem;border-bottom:1px solid var(--line);overflow-wrap:anywhere;vertical-align:baseline}
+th{font-size:.8rem;color:var(--muted);font-weight:600;text-transform:uppercase;letter-spacing:.04em}
+th:first-child,td:first-child{padding-left:0}th:last-child,td:last-child{padding-right:0;text-align:right;width:4.5rem;font-variant-numeric:tabular-nums}
+tbody tr:last-child td{border-bottom:0}
+td .code{font-weight:700;font-variant-numeric:tabular-nums}
+.title{display:block;color:var(--muted);font-size:.85rem;line-height:1.35}
+.inline{max-width:32rem}
+#token-name .mono{font-size:.9rem}
+.paths td:first-child{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:.88rem}
+#ray-status:empty{display:none}
+#occurrence{margin-top:1rem}
+#occurrence:empty{display:none}`;
 
-/** The page's behaviour; data from the API reaches the document only through textContent and SVG attributes. */
+/**
+ * The page's behaviour; data from the API reaches the document only through textContent and SVG attributes. A
+ * failure is told in words, by what the API answered (401: the token is unknown; 403: it may not read this zone;
+ * 404: no such zone or record), never as the envelope's raw message.
+ */
 const SCRIPT = `
 (() => {
   const main = document.querySelector("main");
   const zone = main.dataset.zone;
+  const catalog = JSON.parse(document.getElementById("catalog").textContent);
   const KEY = "analytics-token";
   const base = "/zones/" + encodeURIComponent(zone);
   const $ = (id) => document.getElementById(id);
@@ -123,23 +178,61 @@ const SCRIPT = `
   const token = () => sessionStorage.getItem(KEY);
   const SVG = "http://www.w3.org/2000/svg";
   const svgEl = (name, attrs) => { const e = document.createElementNS(SVG, name); for (const k in attrs) e.setAttribute(k, String(attrs[k])); return e; };
+  const el = (name, props, ...children) => { const e = document.createElement(name); Object.assign(e, props || {}); e.append(...children); return e; };
   const colours = ["--c0", "--c1", "--c2", "--c3", "--c4", "--c5"];
   const colour = (i) => getComputedStyle(document.documentElement).getPropertyValue(colours[i % colours.length]).trim();
+
+  class ApiError extends Error { constructor(status, code, message) { super(message); this.status = status; this.code = code; } }
   async function api(path) {
-    const res = await fetch(base + path, { headers: { Authorization: "Bearer " + token() }, cache: "no-store" });
-    const body = await res.json();
-    if (!body.success) throw new Error(body.errors.map((e) => e.code + ": " + e.message).join("; "));
-    return body.result;
+    let res;
+    try { res = await fetch(base + path, { headers: { Authorization: "Bearer " + token() }, cache: "no-store" }); }
+    catch { throw new ApiError(0, 0, "The API could not be reached. Check the connection and try again."); }
+    let body = null;
+    try { body = await res.json(); } catch {}
+    if (body && body.success) return body.result;
+    const first = body && body.errors && body.errors[0];
+    throw new ApiError(res.status, first ? first.code : 0, first ? first.message : "HTTP " + res.status);
+  }
+
+  // The token: which one is in use, or why it was refused, in words.
+  function showToken() {
+    const t = token();
+    $("auth").hidden = t !== null;
+    $("token-state").hidden = t === null;
+    $("token-name").replaceChildren(...(t === null ? [] : ["ending in ", el("code", { className: "mono", textContent: "…" + t.slice(-4) })]));
+  }
+  function refuse(text) {
+    sessionStorage.removeItem(KEY);
+    showToken();
+    $("token-problem").textContent = text;
+    $("token-problem").hidden = false;
+    $("token").focus();
+  }
+  /** What a failed call means for the person reading: a token refused here, anything else in the status line. */
+  function explain(e, where) {
+    if (e.status === 401) { refuse("This token was not accepted: this service does not know it. Check that it was copied whole, then enter it again."); return "Enter a token to load the zone's errors."; }
+    if (e.status === 403) { refuse("This token is known, but it may not read " + zone + ": it needs the zones:read permission for this zone."); return "Enter a token to load the zone's errors."; }
+    if (e.status === 404 && e.code === 1001) return "No zone " + zone + " is configured on this service.";
+    if (e.status === 0) return e.message;
+    if (e.status >= 500) return "The API failed to answer (HTTP " + e.status + "). Try again in a moment; if it persists, quote this: " + e.message;
+    return where + " was refused (HTTP " + e.status + "): " + e.message;
+  }
+
+  function codeCell(code) {
+    const title = catalog.titles[code];
+    if (title === undefined) return el("td", {}, el("span", { className: "code", textContent: String(code) }), el("span", { className: "title", textContent: "the origin's status, passed through" }));
+    const link = el("a", { className: "code", href: catalog.reference + code, textContent: String(code) });
+    return el("td", {}, link, el("span", { className: "title", textContent: title }));
+  }
+  function rows(tbody, items, cell) {
+    tbody.replaceChildren(...items.map((it) => { const tr = el("tr", {}, cell(it), el("td", { textContent: String(it.count) })); tr.dataset.key = String(it.code ?? it.path); return tr; }));
   }
   function label(group) { const v = Object.values(group); return v.length ? v.join(" / ") : "all"; }
-  function rows(tbody, items, key) {
-    tbody.replaceChildren(...items.map((it) => { const tr = document.createElement("tr"); const a = document.createElement("td"); a.textContent = String(it[key]); const b = document.createElement("td"); b.textContent = String(it.count); tr.append(a, b); return tr; }));
-  }
   const hhmm = (iso) => iso.slice(11, 16);
   const day = (iso) => iso.slice(0, 10);
   function chart(r) {
     // Drawn at the container's own width (never scaled), so the axis text keeps its size on a 360 px screen.
-    const W = Math.max(280, Math.round($("chart").getBoundingClientRect().width)), H = 260;
+    const W = Math.max(260, Math.round($("chart").getBoundingClientRect().width)), H = 260;
     const L = 44, R = 8, T = 12, B = 40;
     const n = r.timestamps.length;
     const totals = r.timestamps.map((_, i) => r.series.reduce((s, x) => s + x.counts[i], 0));
@@ -176,30 +269,44 @@ const SCRIPT = `
     svg.prepend(title);
     svg.setAttribute("aria-label", title.textContent);
     $("chart").replaceChildren(svg);
-    $("legend").replaceChildren(...r.series.map((s, si) => { const li = document.createElement("li"); li.dataset.series = label(s.group); const sw = document.createElement("span"); sw.className = "swatch"; sw.style.background = colour(si); const name = document.createElement("span"); name.textContent = label(s.group); const count = document.createElement("strong"); count.textContent = String(s.total); li.append(sw, name, " ", count); return li; }));
+    $("legend").replaceChildren(...r.series.map((s, si) => { const li = el("li", {}, el("span", { className: "swatch" }), el("span", { textContent: label(s.group) }), " ", el("strong", { textContent: String(s.total) })); li.firstChild.style.background = colour(si); li.dataset.series = label(s.group); return li; }));
   }
   async function load() {
+    showToken();
     if (!token()) { status("Enter a token to load the zone's errors."); return; }
     status("Loading…");
     const until = Math.floor(Date.now() / 1000);
     const since = until - Number($("window").value);
     try {
       const r = await api("/analytics/errors?since=" + since + "&until=" + until + "&group_by=" + $("stack").value);
-      chart(r); rows($("codes"), r.top_codes, "code"); rows($("paths"), r.top_paths, "path");
+      $("token-problem").hidden = true;
+      chart(r);
+      rows($("codes"), r.top_codes, (it) => codeCell(it.code));
+      rows($("paths"), r.top_paths, (it) => el("td", { textContent: it.path }));
       status(r.total + " errors, " + r.step + " steps.");
-    } catch (e) { status("Could not load: " + e.message); }
+    } catch (e) { status(explain(e, "Loading the errors")); }
   }
-  $("auth").addEventListener("submit", (e) => { e.preventDefault(); const v = $("token").value.trim(); if (v) sessionStorage.setItem(KEY, v); $("token").value = ""; load(); });
-  $("forget").addEventListener("click", () => { sessionStorage.removeItem(KEY); status("Token forgotten."); });
+  $("auth").addEventListener("submit", (e) => { e.preventDefault(); const v = $("token").value.trim(); if (!v) return; sessionStorage.setItem(KEY, v); $("token").value = ""; $("token-problem").hidden = true; load(); });
+  $("forget").addEventListener("click", () => { sessionStorage.removeItem(KEY); showToken(); status("Token forgotten. Enter a token to load the zone's errors."); $("token").focus(); });
   $("range").addEventListener("submit", (e) => { e.preventDefault(); load(); });
+  $("window").addEventListener("change", load);
+  $("stack").addEventListener("change", load);
   $("ray").addEventListener("submit", async (e) => {
     e.preventDefault();
     const dl = $("occurrence");
+    const ray = $("ray-id").value.trim().toLowerCase();
+    dl.replaceChildren();
+    if (!/^[0-9a-f]{16}$/.test(ray)) { $("ray-status").textContent = "A Ray ID is 16 characters, digits and the letters a to f."; return; }
+    if (!token()) { $("ray-status").textContent = "Enter a token first."; return; }
+    $("ray-status").textContent = "Looking up…";
     try {
-      const o = await api("/errors/" + encodeURIComponent($("ray-id").value.trim()));
-      const fields = [["Ray ID", o.ray], ["Time", o.time], ["Code", o.code], ["Status", o.status], ["Source", o.source], ["Answered by", o.answered_by + (o.answer_id ? " (" + o.answer_id + ")" : "")], ["Format", o.format], ["Request", o.method + " " + o.path], ["Country", o.country || "unknown"], ["Cause", o.cause || "—"]];
-      dl.replaceChildren(...fields.flatMap(([k, v]) => { const dt = document.createElement("dt"); dt.textContent = k; const dd = document.createElement("dd"); dd.textContent = String(v); return [dt, dd]; }));
-    } catch (err) { const dd = document.createElement("dd"); dd.textContent = err.message; const dt = document.createElement("dt"); dt.textContent = "Error"; dl.replaceChildren(dt, dd); }
+      const o = await api("/errors/" + encodeURIComponent(ray));
+      const fields = [["Ray ID", o.ray, "mono"], ["Time", o.time, "mono"], ["Code", codeCell(o.code)], ["Status", o.status, "mono"], ["Source", o.source], ["Answered by", o.answered_by + (o.answer_id ? " (" + o.answer_id + ")" : "")], ["Format", o.format], ["Request", o.method + " " + o.path, "mono"], ["Country", o.country || "unknown"], ["Cause", o.cause || "—"]];
+      dl.replaceChildren(...fields.flatMap(([k, v, cls]) => [el("dt", { textContent: k }), typeof v === "object" ? el("dd", {}, ...v.childNodes) : el("dd", { className: cls || "", textContent: String(v) })]));
+      $("ray-status").textContent = "";
+    } catch (err) {
+      $("ray-status").textContent = err.status === 404 ? "No error with this Ray ID for " + zone + " in the last 7 days." : explain(err, "The lookup");
+    }
   });
   load();
 })();
