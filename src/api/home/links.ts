@@ -32,10 +32,9 @@ export const DOCS: readonly { readonly file: string; readonly title: string; rea
 ];
 
 export const DESCRIPTION =
-  "An edge service in front of websites' origins: every error it generates is a structured answer (JSON, " +
-  "problem+json, Markdown or HTML, by Accept) with retry hints, and each zone can answer errors with its own " +
-  "rules and pages, block and rate-limit requests, and see its errors' analytics. This host serves its " +
-  "management API.";
+  "Every error this edge generates is a structured answer (JSON, Markdown or HTML, by Accept) with retry hints. " +
+  "Each zone can add its own error rules and pages, firewall and rate limits, and see its errors' analytics. " +
+  "This host serves the management API.";
 
 /** Every link of the page, absolute on this host (the docs on the repository). */
 export interface HomeLinks {

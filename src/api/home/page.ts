@@ -84,7 +84,7 @@ ${raw(STYLE)}</style>
 </section>
 <section class="card" aria-labelledby="zones-title">
 <h2 id="zones-title">Your zones</h2>
-<p>Each zone has an analytics page: its errors over time, top codes and paths, and a Ray ID lookup. Enter an API token with <code class="mono">zones:read</code> to list the zones it can read.</p>
+<p>Each zone has an analytics page: its errors over time, top codes and paths, and a Ray ID lookup. Enter an API token with <code class="mono">zones:read</code> to list the zones it can read, each linked to its page.</p>
 <form id="auth" class="stack">
 <label for="token">API token</label>
 <div class="inline"><input id="token" type="password" autocomplete="off" spellcheck="false"><button type="submit" class="primary">List zones</button></div>
@@ -121,7 +121,7 @@ const STYLE = `.doors,.docs,.zones{list-style:none;margin:0;padding:0}
 .zones{margin-top:.75rem}
 .zones li{display:flex;flex-wrap:wrap;align-items:baseline;gap:.25rem .75rem;padding:.55rem 0;border-top:1px solid var(--line)}
 .zones li:first-child{border-top:0}
-.zones .name{font-weight:700;flex:1 1 12rem;min-width:0}
+.zones .name{font-weight:700;flex:1 1 auto;min-width:0;overflow-wrap:anywhere}
 .zones .chip{font-size:.8rem;color:var(--muted)}
 #status:empty{display:none}
 #token-name .mono{font-size:.9rem}
@@ -166,7 +166,7 @@ const SCRIPT = `
     if (!body.success) { status("The API could not list the zones (HTTP " + res.status + "): " + (body.errors[0] ? body.errors[0].message : "no reason given")); return; }
     $("token-problem").hidden = true;
     showToken();
-    const items = body.result.map((z) => el("li", {}, el("span", { className: "name mono", textContent: z.name }), el("span", { className: "chip", textContent: z.plan ? z.plan.name + " plan" : "" }), el("a", { href: "/zones/" + encodeURIComponent(z.name) + "/analytics", textContent: "Analytics" })));
+    const items = body.result.map((z) => el("li", {}, el("a", { className: "name mono", href: "/zones/" + encodeURIComponent(z.name) + "/analytics", textContent: z.name }), el("span", { className: "chip", textContent: z.plan ? z.plan.name + " plan" : "" })));
     $("zones").append(...items);
     cursor = body.result_info.cursor;
     $("more").hidden = !cursor;

@@ -1,0 +1,162 @@
+/// <reference lib="dom" />
+// The callbacks passed to page.evaluate run in the page: they need the DOM types.
+/**
+ * The front door in a real browser (docs/configuration.md "The front door"): the real Worker on 127.0.0.1
+ * (Miniflare, `API_HOSTS=localhost`), three zones made through the API, then `/` at 360 and 1280 px, light and dark:
+ * no horizontal scroll, the scheme's background, every link of the page resolving (this host's through the Worker,
+ * the docs' to a file of this repository's docs/), a token entered lists the zones each linked to its analytics
+ * page, a wrong token refused in words, the token never stored, axe-core without serious or critical violations.
+ * Screenshots go to test/artifacts/.
+ */
+import { launchChromium } from "./chromium.ts";
+import { seriousAxeViolations } from "./axe.ts";
+import { existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serveWorker, type Served } from "../../bench/lib/serve.ts";
+import { DOCS_BASE } from "../../src/api/home/links.ts";
+
+const root = resolve(import.meta.dirname, "../..");
+const shots = join(root, "test/artifacts");
+const TOKEN = "browser-front-door-token";
+const ZONES = ["alpha-door.test", "beta-door.test", "gamma-door.test"];
+
+let served: Served;
+let context: BrowserContext;
+let closeChromium: (() => Promise<void>) | undefined;
+let base: string;
+
+beforeAll(async () => {
+  served = await serveWorker({ root, entry: "src/index.ts", bindings: { ADMIN_TOKEN: TOKEN, API_HOSTS: "localhost" } });
+  base = `http://localhost:${served.url.port}`;
+  for (const zone of ZONES) {
+    const res = await served.miniflare.dispatchFetch(`http://localhost/zones/${zone}`, {
+      method: "PUT",
+      headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ plan: zone.startsWith("beta") ? "free" : "pro", origin: "http://127.0.0.1:9" }),
+    });
+    expect(res.status, await res.text()).toBe(200);
+  }
+  await mkdir(shots, { recursive: true });
+  ({ context, close: closeChromium } = await launchChromium());
+}, 120_000);
+
+afterAll(async () => {
+  await closeChromium?.();
+  await served?.dispose();
+});
+
+async function open(width: number, scheme: "light" | "dark"): Promise<{ page: Page; problems: string[] }> {
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error" || m.type() === "warning") problems.push(m.text());
+  });
+  page.on("pageerror", (e) => problems.push(String(e)));
+  await page.setViewportSize({ width, height: 900 });
+  await page.emulateMedia({ colorScheme: scheme });
+  const res = await page.goto(`${base}/`, { waitUntil: "load" });
+  expect(res?.status()).toBe(200);
+  return { page, problems };
+}
+
+async function listZones(page: Page, token = TOKEN): Promise<void> {
+  await page.locator("#token").fill(token);
+  await page.locator("#auth button[type=submit]").click();
+}
+
+describe.each([360, 1280] as const)("the front door at %i px", (width) => {
+  it.each(["light", "dark"] as const)(
+    "%s: fits the width, lists the zones with a token; screenshot",
+    async (scheme) => {
+      const { page, problems } = await open(width, scheme);
+      expect(await page.locator("h1").textContent()).toBe("Structured edge errors");
+      await listZones(page);
+      await expect.poll(() => page.locator("#status").textContent()).toBe("3 zones.");
+      const shown = await page.evaluate(() => ({
+        zones: [...document.querySelectorAll("#zones li")].map((li) => ({
+          name: li.querySelector(".name")?.textContent ?? "",
+          plan: li.querySelector(".chip")?.textContent ?? "",
+          href: li.querySelector("a")?.getAttribute("href") ?? "",
+        })),
+        token: document.querySelector("#token-state")?.textContent ?? "",
+        scrollWidth: document.documentElement.scrollWidth,
+        innerWidth: window.innerWidth,
+        background: getComputedStyle(document.body).backgroundColor,
+      }));
+      expect(shown.zones).toEqual(
+        ZONES.map((name) => ({
+          name,
+          plan: name.startsWith("beta") ? "Free plan" : "Pro plan",
+          href: `/zones/${name}/analytics`,
+        })),
+      );
+      expect(shown.token).toContain(`Token in use ending in …${TOKEN.slice(-4)}`);
+      expect(shown.scrollWidth, "horizontal scroll").toBeLessThanOrEqual(shown.innerWidth);
+      const [r = 0, g = 0, b = 0] = (shown.background.match(/\d+/g) ?? []).map(Number);
+      expect((r + g + b) / 3 < 128, `background ${shown.background}`).toBe(scheme === "dark");
+      expect(problems).toEqual([]);
+      await page.screenshot({ path: join(shots, `home-${width}-${scheme}.png`), fullPage: true });
+      await page.close();
+    },
+  );
+});
+
+describe("the front door, behaviour", () => {
+  it("every link resolves: this host's through the Worker (200), the docs' to a file of docs/", async () => {
+    const { page } = await open(1280, "light");
+    const hrefs = await page.evaluate(() => [...document.querySelectorAll("a")].map((a) => a.href));
+    expect(hrefs.length).toBeGreaterThan(10);
+    for (const href of hrefs) {
+      if (href.startsWith(DOCS_BASE)) {
+        const file = href.slice(DOCS_BASE.length);
+        // The docs folder itself, or one of its files.
+        expect(file === "" || existsSync(join(root, "docs", file)), href).toBe(true);
+        continue;
+      }
+      expect(href.startsWith(`${base}/`), href).toBe(true);
+      const res = await served.miniflare.dispatchFetch(href.replace(base, "http://localhost"));
+      expect(res.status, href).toBe(200);
+      await res.arrayBuffer();
+    }
+    await page.close();
+  });
+
+  it("a listed zone's link opens its analytics page", async () => {
+    const { page } = await open(1280, "light");
+    await listZones(page);
+    await page.locator("#zones a").nth(1).click();
+    await page.waitForURL(`${base}/zones/${ZONES[1]}/analytics`);
+    expect(await page.locator("h1").textContent()).toBe(`Errors served by ${ZONES[1]}`);
+    await page.close();
+  });
+
+  it("a wrong token is refused in words; the token is never stored and is gone on reload", async () => {
+    const { page } = await open(360, "light");
+    await listZones(page, "not-a-token");
+    await expect.poll(() => page.locator("#token-problem").textContent()).toMatch(/^This token was not accepted: /);
+    expect(await page.locator("#zones li").count()).toBe(0);
+    expect(await page.locator("#auth").isVisible()).toBe(true);
+    await listZones(page);
+    await expect.poll(() => page.locator("#zones li").count()).toBe(3);
+    expect(await page.locator("#token-problem").isHidden()).toBe(true);
+    const storage = await page.evaluate(() => ({ local: localStorage.length, session: sessionStorage.length }));
+    expect(storage).toEqual({ local: 0, session: 0 });
+    await page.reload();
+    expect(await page.locator("#zones li").count()).toBe(0);
+    expect(await page.locator("#auth").isVisible()).toBe(true);
+    await page.close();
+  });
+
+  it("axe-core: no serious or critical violations, light and dark, with the zones listed", async () => {
+    for (const scheme of ["light", "dark"] as const) {
+      const { page } = await open(360, scheme);
+      await listZones(page);
+      await expect.poll(() => page.locator("#zones li").count()).toBe(3);
+      expect(await seriousAxeViolations(page), scheme).toEqual([]);
+      await page.close();
+    }
+  });
+});
