@@ -276,6 +276,7 @@ describe.each([360, 1280] as const)("the analytics page at %i px", (width) => {
       // Nothing but the page and its own API; no console error (a CSP violation would be one).
       expect(requests.every((u) => u.startsWith(`${base}/zones/${ZONE}/`))).toBe(true);
       expect(problems).toEqual([]);
+      await page.mouse.move(0, 0); // no hover state in the picture
       await page.screenshot({ path: join(shots, `analytics-${width}-${scheme}.png`), fullPage: true });
       await page.close();
     },

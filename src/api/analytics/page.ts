@@ -121,7 +121,7 @@ ${STYLE}</style>
 <section class="card" aria-labelledby="paths-title"><h2 id="paths-title">Top paths</h2><table class="paths"><thead><tr><th scope="col">Path</th><th scope="col">Count</th></tr></thead><tbody id="paths"></tbody></table></section>
 </div>
 <section class="card" aria-labelledby="ray-title"><h2 id="ray-title">Look up a Ray ID</h2>
-<form id="ray" class="stack"><label for="ray-id">Ray ID</label><div class="inline"><input id="ray-id" inputmode="latin" pattern="[0-9a-f]{16}" maxlength="16" spellcheck="false" autocomplete="off" aria-describedby="ray-hint"><button type="submit" class="big">Look up</button></div><p class="hint" id="ray-hint">16 characters, as an error's details show it.</p></form>
+<form id="ray" class="stack"><label for="ray-id">Ray ID</label><div class="inline"><input id="ray-id" inputmode="latin" pattern="[0-9a-f]{16}" maxlength="16" spellcheck="false" autocomplete="off" aria-describedby="ray-hint"><button type="submit" class="big">Look up</button></div><p class="hint" id="ray-hint">16 characters, shown in an error's details.</p></form>
 <p id="ray-status" role="status" aria-live="polite"></p>
 <dl id="occurrence"></dl></section>
 </main>
