@@ -127,7 +127,21 @@ describe("the page", () => {
     const html = await res.text();
     expect(html).toContain(`data-zone="${zone}"`);
     expect(html).toContain("sessionStorage");
-    expect(html).not.toMatch(/\s(src|href)=/); // nothing the browser would fetch
+    expect(html).not.toMatch(/\ssrc=|<link\b/); // nothing the browser would fetch on its own
+    // Its one link is the front door's; top codes link to their reference once drawn, from this base and titles.
+    expect([...html.matchAll(/\shref="([^"]*)"/g)].map((m) => m[1])).toEqual(["/"]);
+    const catalog = /<script type="application\/json" id="catalog">([^<]*)<\/script>/.exec(html);
+    expect(JSON.parse(catalog![1]!)).toMatchObject({
+      reference: "http://localhost/cdn-cgi/errors/",
+      titles: { "520": expect.any(String), "1020": expect.any(String) },
+    });
+    // With ERROR_DOCS_BASE set, a code's reference is there, as its errors' `type` is.
+    const elsewhere = await worker.fetch(
+      new Request(`http://localhost/zones/${zone}/analytics`),
+      { ...env, ERROR_DOCS_BASE: "https://docs.example/errors/" },
+      createExecutionContext(),
+    );
+    expect(await elsewhere.text()).toContain('"reference":"https://docs.example/errors/"');
     const hostile = await exports.default.fetch(`http://localhost/zones/%3Cscript%3E/analytics`);
     expect(hostile.status).toBe(401); // not a zone name: not the page, so the API's auth answers
     await hostile.body?.cancel();
