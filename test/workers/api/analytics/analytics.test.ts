@@ -131,10 +131,10 @@ describe("the page", () => {
     // Its one link is the front door's; top codes link to their reference once drawn, from this base and titles.
     expect([...html.matchAll(/\shref="([^"]*)"/g)].map((m) => m[1])).toEqual(["/"]);
     const catalog = /<script type="application\/json" id="catalog">([^<]*)<\/script>/.exec(html);
-    expect(JSON.parse(catalog![1]!)).toMatchObject({
-      reference: "http://localhost/cdn-cgi/errors/",
-      titles: { "520": expect.any(String), "1020": expect.any(String) },
-    });
+    const data = JSON.parse(catalog![1]!) as { reference: string; titles: Record<string, string> };
+    expect(data.reference).toBe("http://localhost/cdn-cgi/errors/");
+    expect(typeof data.titles["520"]).toBe("string");
+    expect(typeof data.titles["1020"]).toBe("string");
     // With ERROR_DOCS_BASE set, a code's reference is there, as its errors' `type` is.
     const elsewhere = await worker.fetch(
       new Request(`http://localhost/zones/${zone}/analytics`),
