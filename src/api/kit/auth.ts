@@ -36,7 +36,7 @@ export interface AuthVars {
 }
 
 /**
- * What a request is about: an account (tagging, contract §5), a zone (contract §6), or the list of zones
+ * What a request is about: an account (tagging, docs/tags-api.md), a zone (docs/configuration.md "Zones"), or the list of zones
  * (`GET /zones`), which needs only the permission: the listing itself shows only the zones in the token's scope.
  */
 export type AccessTarget =
