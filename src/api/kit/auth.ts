@@ -36,8 +36,8 @@ export interface AuthVars {
 }
 
 /**
- * What a request is about: an account (tagging, docs/tags-api.md), a zone (docs/configuration.md "Zones"), or the list of zones
- * (`GET /zones`), which needs only the permission: the listing itself shows only the zones in the token's scope.
+ * What a request is about: an account (tagging, docs/tags-api.md), a zone (docs/configuration.md "Zones"), or the
+ * list of zones (`GET /zones`), which needs only the permission: the listing shows only the zones in the token's scope.
  */
 export type AccessTarget =
   | { readonly kind: "account"; readonly id: string }
