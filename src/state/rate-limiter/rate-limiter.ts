@@ -1,28 +1,28 @@
 /**
- * `RateLimiter`: the counters of rate-limiting rules (contract §0 `RATE_LIMITER`, §4), a SQLite-backed Durable
+ * `RateLimiter`: the counters of rate-limiting rules (docs/producers.md "Rate limiting"), a SQLite-backed Durable
  * Object. One object per (zone, rule, counting key) (check.ts names them), so one hot zone or one flooding client
  * never serialises anybody else's traffic; the table is keyed anyway, so a coarser sharding would work unchanged.
  *
  * Two ways to count (a per-rule choice, `ratelimit.counting`): `hit` counts one request (exact counting), `lease`
  * reserves a batch of requests the calling isolate admits locally (approximate counting, counter.ts
- * `leaseRequests`; the isolate side is src/edge/request-phases/rate-limit/leases.ts). Both are one step of the same
- * counter state, so the same counter may be driven by either.
- * Cost per call (a counted request, or a lease): the RPC and a `Map` update. The object is single-threaded, so its in-memory state is
- * the truth while it lives; SQLite is written behind (issue 10's benchmark: a write per request held every answer
- * behind the storage output gate, 0.45× → 0.6× of a zone without rules):
+ * `leaseRequests`; the isolate side is src/edge/request-phases/rate-limit/isolate-counters.ts). Both are one step of
+ * the same counter state, so the same counter may be driven by either.
+ * Cost per call (a counted request, or a lease): the RPC and a `Map` update. The object is single-threaded, so its
+ * in-memory state is the truth while it lives; SQLite is written behind (a write per request held every answer
+ * behind the storage output gate: 0.45× of a zone without rules in the producers benchmark, 0.6× written behind):
  *   - a block is written through (it must outlive the object: a restarted object still blocks);
  *   - other changes mark the counter dirty and arm a flush alarm `FLUSH_MS` ahead, so a busy counter costs one
  *     row write and two alarm writes per second, whatever its request rate;
  *   - a counter is read from SQLite once per object lifetime.
  * Loss bound: an object that dies between a count and its flush (a deploy, a crash; an idle object is evicted
  * only long after its flush) forgets at most `FLUSH_MS` of counts; never a block.
- * State expires with alarms (contract §8): the alarm flushes, deletes rows past their expiry and re-arms for the
- * next one; an object left with no row deletes its storage.
+ * State expires with alarms: the alarm flushes, deletes rows past their expiry and re-arms for the next one; an
+ * object left with no row deletes its storage.
  *
  * The clock is the caller's `now` (the edge's `Date.now()`, injectable for tests). The alarm compares expiries
  * with the later of the object's clock and the latest caller clock it saw, so state counted on a caller's clock
  * expires on that clock too (a caller running ahead only makes deletion earlier by that skew).
- * Invalid input throws (a bug of the caller): the caller fails open (contract §3).
+ * Invalid input throws (a bug of the caller): the caller fails open (docs/producers.md "Rate limiting").
  */
 import { DurableObject } from "cloudflare:workers";
 import {
@@ -30,6 +30,7 @@ import {
   expiresAt,
   leaseRequests,
   MAX_LEASE,
+  type Bucket,
   type CounterDecision,
   type CounterLimits,
   type CounterState,
@@ -52,30 +53,47 @@ export interface HitInput {
 export interface LeaseInput extends HitInput {
   /** Requests the caller expects to admit within a lease's lifetime (1–MAX_LEASE; the object may grant fewer). */
   readonly want: number;
-  /** The unspent part of the caller's expired leases of this counter (one window), if any. */
+  /** The unspent part of the caller's expired leases of this counter (one bucket's), if any. */
   readonly returned: LeaseReturn | null;
   /** Asked ahead: the caller still holds some of the counter (nothing left is then not a block). */
   readonly ahead: boolean;
 }
 
 interface Row extends Record<string, SqlStorageValue> {
-  window_start: number;
-  count: number;
-  previous: number;
+  buckets: string;
   blocked_until: number;
   expires_at: number;
 }
 
+/**
+ * One row per counter: its buckets as one JSON array of numbers (open, last, count, open, last, count, …; at most
+ * `MAX_BUCKETS` triples), the block's end and the row's expiry.
+ */
 const SCHEMA = [
-  `CREATE TABLE IF NOT EXISTS counters (
+  `CREATE TABLE IF NOT EXISTS sliding_counters (
      key TEXT PRIMARY KEY,
-     window_start INTEGER NOT NULL,
-     count INTEGER NOT NULL,
-     previous INTEGER NOT NULL,
+     buckets TEXT NOT NULL,
      blocked_until INTEGER NOT NULL,
      expires_at INTEGER NOT NULL
    ) WITHOUT ROWID`,
-  "CREATE INDEX IF NOT EXISTS counters_expiry ON counters (expires_at)",
+  "CREATE INDEX IF NOT EXISTS sliding_counters_expiry ON sliding_counters (expires_at)",
+];
+
+/**
+ * The counters of the two-fixed-window model (table `counters`: window_start, count, previous, blocked_until,
+ * expires_at) taken over once, conservatively, so a deploy forgets no count and no block: a row's `previous` and
+ * `count` become one bucket that counts until the row's expiry (window_start + 2 periods, the latest instant the old
+ * model forgot them), and its block is kept.
+ */
+const FROM_FIXED_WINDOWS = [
+  `INSERT OR IGNORE INTO sliding_counters (key, buckets, blocked_until, expires_at)
+     SELECT key,
+       CASE WHEN count + previous = 0 THEN '[]'
+         ELSE json_array(window_start - (expires_at - window_start) / 2, expires_at - (expires_at - window_start) / 2, count + previous)
+       END,
+       blocked_until, expires_at
+     FROM counters`,
+  "DROP TABLE counters",
 ];
 
 /** How long a counted request may stay only in memory (the write-behind delay, see the header). */
@@ -150,9 +168,9 @@ export class RateLimiter extends DurableObject<Env> {
     for (const [key, entry] of this.entries) if (entry.dirty) this.write(key, entry);
     const sql = this.sql();
     const cutoff = Math.max(Date.now(), this.latestNow);
-    sql.exec("DELETE FROM counters WHERE expires_at <= ?", cutoff);
+    sql.exec("DELETE FROM sliding_counters WHERE expires_at <= ?", cutoff);
     for (const [key, entry] of this.entries) if (entry.expiry <= cutoff) this.entries.delete(key);
-    const next = sql.exec<{ next: number | null }>("SELECT MIN(expires_at) AS next FROM counters").one().next;
+    const next = sql.exec<{ next: number | null }>("SELECT MIN(expires_at) AS next FROM sliding_counters").one().next;
     if (next === null) {
       await this.ctx.storage.deleteAll();
       this.ready = false; // deleteAll dropped the table too
@@ -163,16 +181,11 @@ export class RateLimiter extends DurableObject<Env> {
 
   private load(key: string): Entry | undefined {
     const row = this.sql()
-      .exec<Row>("SELECT window_start, count, previous, blocked_until, expires_at FROM counters WHERE key = ?", key)
+      .exec<Row>("SELECT buckets, blocked_until, expires_at FROM sliding_counters WHERE key = ?", key)
       .toArray()[0];
     if (row === undefined) return undefined;
     const entry: Entry = {
-      state: {
-        windowStart: row.window_start,
-        count: row.count,
-        previous: row.previous,
-        blockedUntil: row.blocked_until,
-      },
+      state: { buckets: parseBuckets(row.buckets), blockedUntil: row.blocked_until },
       expiry: row.expires_at,
       dirty: false,
     };
@@ -183,13 +196,11 @@ export class RateLimiter extends DurableObject<Env> {
   private write(key: string, entry: Entry): void {
     const s = entry.state;
     this.sql().exec(
-      `INSERT INTO counters (key, window_start, count, previous, blocked_until, expires_at) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (key) DO UPDATE SET window_start = excluded.window_start, count = excluded.count,
-         previous = excluded.previous, blocked_until = excluded.blocked_until, expires_at = excluded.expires_at`,
+      `INSERT INTO sliding_counters (key, buckets, blocked_until, expires_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET buckets = excluded.buckets, blocked_until = excluded.blocked_until,
+         expires_at = excluded.expires_at`,
       key,
-      s.windowStart,
-      s.count,
-      s.previous,
+      JSON.stringify(s.buckets.flatMap((b) => [b.open, b.last, b.count])),
       s.blockedUntil,
       entry.expiry,
     );
@@ -205,11 +216,27 @@ export class RateLimiter extends DurableObject<Env> {
   private sql(): SqlStorage {
     const sql = this.ctx.storage.sql;
     if (!this.ready) {
-      for (const statement of SCHEMA) sql.exec(statement);
+      this.ctx.storage.transactionSync(() => {
+        for (const statement of SCHEMA) sql.exec(statement);
+        const fixed = sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'counters'").toArray();
+        if (fixed.length > 0) for (const statement of FROM_FIXED_WINDOWS) sql.exec(statement);
+      });
       this.ready = true;
     }
     return sql;
   }
+}
+
+/** The stored form of `CounterState.buckets` (see SCHEMA); anything else is a bug and throws (the caller fails open). */
+function parseBuckets(text: string): Bucket[] {
+  const flat: unknown = JSON.parse(text);
+  if (!Array.isArray(flat) || flat.length % 3 !== 0 || !flat.every((n) => typeof n === "number"))
+    throw new TypeError("RateLimiter: unreadable stored counter");
+  const numbers = flat as number[];
+  const buckets: Bucket[] = [];
+  for (let i = 0; i < numbers.length; i += 3)
+    buckets.push({ open: numbers[i]!, last: numbers[i + 1]!, count: numbers[i + 2]! });
+  return buckets;
 }
 
 function checkInput(input: HitInput): void {
@@ -236,7 +263,7 @@ function checkLease(input: LeaseInput): void {
     input.want > MAX_LEASE ||
     (r !== null &&
       (typeof r !== "object" ||
-        !Number.isFinite(r.windowStart) ||
+        !Number.isFinite(r.bucket) ||
         !Number.isInteger(r.unspent) ||
         r.unspent < 0 ||
         r.unspent > input.requestsPerPeriod)) ||

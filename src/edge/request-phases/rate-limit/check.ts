@@ -127,8 +127,7 @@ async function blockedUntil(
         ask(zone, rule.id, async (): Promise<Acquired> => {
           const d = await stub().lease({ ...input, want, returned, ahead });
           // Plain values of the union (RPC results are typed per member, not as the union).
-          if (d.kind === "lease")
-            return { kind: "lease", size: d.size, windowStart: d.windowStart, expiresAt: d.expiresAt };
+          if (d.kind === "lease") return { kind: "lease", size: d.size, bucket: d.bucket, expiresAt: d.expiresAt };
           return d.kind === "block" ? { kind: "block", blockedUntil: d.blockedUntil } : { kind: "exhausted" };
         }),
       COUNTER_TIMEOUT_MS,

@@ -50,7 +50,8 @@ export type Admission =
 export type Acquire = (want: number, returned: LeaseReturn | null, ahead: boolean) => Promise<Acquired>;
 
 interface HeldLease {
-  readonly windowStart: number;
+  /** The object's bucket it was counted in (named in its return). */
+  readonly bucket: number;
   readonly expiresAt: number;
   readonly size: number;
   /** Requests of it not yet admitted. */
@@ -64,7 +65,7 @@ interface Slot {
   last: number;
   /** What to ask for after a lease expired: what was spent of it. */
   spentOfExpired: number | null;
-  /** Unspent parts of expired leases, to give back with the next request (one window's worth). */
+  /** Unspent parts of expired leases, to give back with the next request (one bucket's worth). */
   returned: LeaseReturn | null;
   /**
    * Until when (on the asking request's clock) a lease request is in flight; 0 when none. A deadline, not a count:
@@ -167,7 +168,7 @@ export class IsolateCounters {
     // Granted before any block: this request may pass; the rest is void if a block came in meanwhile.
     if (this.slots.peek(name) !== slot) return ADMIT;
     slot.leases.push({
-      windowStart: got.windowStart,
+      bucket: got.bucket,
       expiresAt: got.expiresAt,
       size: got.size,
       left: forThisRequest ? got.size - 1 : got.size,
@@ -191,9 +192,9 @@ function take(slot: Slot, now: number): boolean {
       if (lease.left > 0) {
         const r = slot.returned;
         slot.returned =
-          r !== null && r.windowStart === lease.windowStart
-            ? { windowStart: r.windowStart, unspent: r.unspent + lease.left }
-            : { windowStart: lease.windowStart, unspent: lease.left };
+          r !== null && r.bucket === lease.bucket
+            ? { bucket: r.bucket, unspent: r.unspent + lease.left }
+            : { bucket: lease.bucket, unspent: lease.left }; // an older bucket's return is lost: it stays counted
       }
     }
   }

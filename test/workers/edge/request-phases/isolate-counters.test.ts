@@ -17,7 +17,7 @@ function granting(cap: number, delayMs = 0, answer?: (ahead: boolean) => Acquire
   const acquire: Acquire = async (want, returned, ahead) => {
     asks.push({ want, returned, ahead });
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
-    return answer?.(ahead) ?? { kind: "lease", size: Math.min(want, cap), windowStart: 0, expiresAt: 1000 };
+    return answer?.(ahead) ?? { kind: "lease", size: Math.min(want, cap), bucket: 0, expiresAt: 1000 };
   };
   return { asks, acquire };
 }
@@ -55,7 +55,7 @@ describe("IsolateCounters", () => {
     expect(isolate.unspent("c")).toBe(1 + 2 + 4 - 4);
     await isolate.admit("c", 1000, acquire, 1000);
     // The lease of 4 expired with 1 spent: 3 go back, and it asks for 1.
-    expect(asks.at(-1)).toEqual({ want: 1, returned: { windowStart: 0, unspent: 3 }, ahead: false });
+    expect(asks.at(-1)).toEqual({ want: 1, returned: { bucket: 0, unspent: 3 }, ahead: false });
   });
 
   it("a request waiting for another's lease request asks itself when its budget runs out", async () => {
@@ -74,7 +74,7 @@ describe("IsolateCounters", () => {
       asks.push(want);
       return asks.length === 1
         ? new Promise<Acquired>(() => {}) // never settles, like the call of a cancelled request
-        : Promise.resolve({ kind: "lease", size: want, windowStart: 0, expiresAt: 10_000 });
+        : Promise.resolve({ kind: "lease", size: want, bucket: 0, expiresAt: 10_000 });
     };
     void isolate.admit("c", 0, acquire, 1000);
     // A request whose clock is past the first one's deadline (0 + 1000) asks at once.

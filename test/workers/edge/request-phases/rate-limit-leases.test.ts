@@ -21,6 +21,10 @@ const newZone = () => `lease-${++zones}-${Math.random().toString(36).slice(2, 8)
 const CLIENT = "192.0.2.1";
 const request = () => new Request("https://shop.example/api", { headers: { "CF-Connecting-IP": CLIENT } });
 
+/**
+ * A period of 20 s: leases then live LEASE_MS (1 s), and the 30 s mitigation outlasts the period, so every block
+ * here ends with its mitigation (test/workers/edge/request-phases/rate-limit-period.test.ts: shorter mitigations).
+ */
 function rules(limit: number, counting?: RateLimitCounting, mitigation = 30): CompiledRateLimits {
   const compiled = compileRateLimits(
     {
@@ -31,7 +35,7 @@ function rules(limit: number, counting?: RateLimitCounting, mitigation = 30): Co
           action: "block",
           ratelimit: {
             characteristics: ["ip.src"],
-            period: 60,
+            period: 20,
             requests_per_period: limit,
             mitigation_timeout: mitigation,
             ...(counting === undefined ? {} : { counting }),
@@ -233,10 +237,10 @@ describe("lease state expires with alarms (contract §8)", () => {
   const stubFor = (name: string) => env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(name));
   const rows = (stub: DurableObjectStub<RateLimiter>) =>
     runInDurableObject(stub, (_: RateLimiter, state) => {
-      const table = state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'counters'").toArray();
+      const table = state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'sliding_counters'").toArray();
       return table.length === 0
         ? 0
-        : state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM counters").one().n;
+        : state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM sliding_counters").one().n;
     });
   const input = { key: "k", period: 10, requestsPerPeriod: 1000, mitigationTimeout: 10, returned: null, ahead: false };
 
@@ -245,11 +249,12 @@ describe("lease state expires with alarms (contract §8)", () => {
     const lease = await stub.lease({ ...input, want: 8, now: Date.now() });
     expect(lease).toMatchObject({ kind: "lease", size: 8 });
     await vi.waitFor(async () => expect(await rows(stub)).toBe(1), { timeout: 5000, interval: 50 });
-    const count = await runInDurableObject(
+    const stored = await runInDurableObject(
       stub,
-      (_: RateLimiter, state) => state.storage.sql.exec<{ count: number }>("SELECT count FROM counters").one().count,
+      (_: RateLimiter, state) =>
+        state.storage.sql.exec<{ buckets: string }>("SELECT buckets FROM sliding_counters").one().buckets,
     );
-    expect(count).toBe(8);
+    expect(JSON.parse(stored)).toMatchObject([expect.any(Number), expect.any(Number), 8]);
 
     const old = stubFor(`lease-expired-${Math.random()}`);
     await old.lease({ ...input, want: 8, now: Date.now() - 3_600_000 });
@@ -263,7 +268,7 @@ describe("lease state expires with alarms (contract §8)", () => {
     await runInDurableObject(stub, (limiter: RateLimiter) => {
       expect(() => limiter.lease({ ...input, want: 0, now })).toThrow(/invalid input/);
       expect(() => limiter.lease({ ...input, want: MAX_LEASE + 1, now })).toThrow(/invalid input/);
-      expect(() => limiter.lease({ ...input, want: 1, returned: { windowStart: 0, unspent: -1 }, now })).toThrow(
+      expect(() => limiter.lease({ ...input, want: 1, returned: { bucket: 0, unspent: -1 }, now })).toThrow(
         /invalid input/,
       );
     });

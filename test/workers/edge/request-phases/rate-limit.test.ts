@@ -58,7 +58,8 @@ const rlEnv: RateLimitEnv = env;
 describe("boundary and Retry-After", () => {
   it("N allowed, N+1 blocked with Retry-After = mitigation_timeout; decreasing; allowed again after it", async () => {
     const zone = newZone();
-    const rules = limits();
+    // A period no longer than the mitigation: the block, not the window, says when the client may send again.
+    const rules = limits({ period: 30 });
     const t0 = Date.now();
     for (let i = 0; i < 3; i++)
       expect(await checkRateLimit(rlEnv, zone, rules, request("192.0.2.1"), t0 + i)).toEqual({ kind: "allow" });
@@ -87,17 +88,23 @@ describe("boundary and Retry-After", () => {
     expect(retryAfterSeconds(10, 10)).toBe(1);
   });
 
-  it("a flood during the block is not counted: right after the block the client has its full allowance", async () => {
+  it("a flood during the block is not counted: the client may send again when the period admits it", async () => {
     const zone = newZone();
     const rules = limits({ requests_per_period: 1, mitigation_timeout: 5 });
     const t0 = Date.now();
     await checkRateLimit(rlEnv, zone, rules, request("192.0.2.50"), t0);
-    expect((await checkRateLimit(rlEnv, zone, rules, request("192.0.2.50"), t0 + 1)).kind).toBe("block");
+    // The mitigation (5 s) is shorter than the period (60 s): the block lasts until the request at t0 leaves it.
+    expect(await checkRateLimit(rlEnv, zone, rules, request("192.0.2.50"), t0 + 1)).toEqual({
+      kind: "block",
+      retryAfter: 60,
+      ruleId: "rl1",
+    });
     for (let i = 0; i < 20; i++)
       expect((await checkRateLimit(rlEnv, zone, rules, request("192.0.2.50"), t0 + 100 + i)).kind).toBe("block");
-    // After the block: one request allowed (fresh counter), the second blocked again.
-    expect((await checkRateLimit(rlEnv, zone, rules, request("192.0.2.50"), t0 + 5001)).kind).toBe("allow");
-    expect((await checkRateLimit(rlEnv, zone, rules, request("192.0.2.50"), t0 + 5002)).kind).toBe("block");
+    expect((await checkRateLimit(rlEnv, zone, rules, request("192.0.2.50"), t0 + 5001)).kind).toBe("block");
+    // A period after the one request that passed: one more passes (the flood was not counted), the next is blocked.
+    expect((await checkRateLimit(rlEnv, zone, rules, request("192.0.2.50"), t0 + 60_000)).kind).toBe("allow");
+    expect((await checkRateLimit(rlEnv, zone, rules, request("192.0.2.50"), t0 + 60_001)).kind).toBe("block");
   });
 });
 
@@ -197,7 +204,7 @@ describe("counting keys", () => {
 describe("per-isolate blocked cache", () => {
   it("a known block is answered without the counter object (even when it is unreachable)", async () => {
     const zone = newZone();
-    const rules = limits({ requests_per_period: 1 });
+    const rules = limits({ requests_per_period: 1, period: 30 });
     const t0 = Date.now();
     await checkRateLimit(rlEnv, zone, rules, request("192.0.2.77"), t0);
     expect((await checkRateLimit(rlEnv, zone, rules, request("192.0.2.77"), t0)).kind).toBe("block");
@@ -254,10 +261,10 @@ describe("alarms remove expired state (contract §8)", () => {
   const stubFor = (name: string) => env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(name));
   const rows = (stub: DurableObjectStub<RateLimiter>) =>
     runInDurableObject(stub, (_: RateLimiter, state) => {
-      const table = state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'counters'").toArray();
+      const table = state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'sliding_counters'").toArray();
       return table.length === 0
         ? 0
-        : state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM counters").one().n;
+        : state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM sliding_counters").one().n;
     });
 
   const alarmOf = (stub: DurableObjectStub<RateLimiter>) =>
@@ -280,9 +287,10 @@ describe("alarms remove expired state (contract §8)", () => {
       await stub.hit({ key: "new", period: 60, requestsPerPeriod: 5, mitigationTimeout: 10, now: t + 30_000 }),
     ).toEqual({ kind: "allow" });
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    // Both flushed; "old" is past its expiry (two periods: t + 20 s) on the latest caller clock (t + 30 s).
+    // Both flushed; "old" is past its expiry (a period after its request: t + 10 s) on the latest caller clock
+    // (t + 30 s); the alarm is re-armed for "new"'s (a period after its request).
     expect(await rows(stub)).toBe(1);
-    expect(await alarmOf(stub)).toBe(t + 30_000 + 120_000);
+    expect(await alarmOf(stub)).toBe(t + 30_000 + 60_000);
   });
 
   it("a block is written through at once, and the alarm keeps it and re-arms for its end", async () => {
@@ -304,11 +312,13 @@ describe("alarms remove expired state (contract §8)", () => {
     for (let i = 0; i < 3; i++)
       await stub.hit({ key: "k", period: 60, requestsPerPeriod: 10, mitigationTimeout: 60, now: now + i });
     await vi.waitFor(async () => expect(await rows(stub)).toBe(1), { timeout: 5000, interval: 50 });
-    const count = await runInDurableObject(
+    const stored = await runInDurableObject(
       stub,
-      (_: RateLimiter, state) => state.storage.sql.exec<{ count: number }>("SELECT count FROM counters").one().count,
+      (_: RateLimiter, state) =>
+        state.storage.sql.exec<{ buckets: string }>("SELECT buckets FROM sliding_counters").one().buckets,
     );
-    expect(count).toBe(3);
+    // One bucket (open, last, count): the three requests.
+    expect(JSON.parse(stored)).toEqual([now, now + 2, 3]);
   });
 
   it("an object whose state has all expired drops its storage by itself (a real alarm) and still works after", async () => {

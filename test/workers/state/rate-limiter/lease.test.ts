@@ -1,10 +1,14 @@
-/** Leases of the counting model (src/state/rate-limiter/counter.ts `leaseRequests`): sizes, reservation, returns. */
+/**
+ * Leases of the counting model (src/state/rate-limiter/counter.ts `leaseRequests`): sizes, reservation, lifetimes,
+ * returns.
+ */
 import { describe, expect, it } from "vitest";
 import {
   LEASE_DIVISOR,
   LEASE_MS,
   MAX_LEASE,
   countRequest,
+  leaseMs,
   leaseRequests,
   type CounterLimits,
   type CounterState,
@@ -12,6 +16,11 @@ import {
 } from "../../../../src/state/rate-limiter/counter";
 
 const limits: CounterLimits = { periodMs: 10_000, limit: 1000, timeoutMs: 30_000 };
+
+/** A counter with `count` requests counted in one bucket opened at `open` (latest request at `last`). */
+function counted(count: number, open = 0, last = open): CounterState {
+  return { buckets: [{ open, last, count }], blockedUntil: 0 };
+}
 
 function lease(decision: LeaseDecision): Extract<LeaseDecision, { kind: "lease" }> {
   if (decision.kind !== "lease") throw new Error(`expected a lease, got ${JSON.stringify(decision)}`);
@@ -25,9 +34,9 @@ describe("lease sizes", () => {
     const big = { ...limits, limit: 1_000_000 };
     expect(lease(leaseRequests(null, big, 0, 10_000, null).decision).size).toBe(MAX_LEASE);
     // Near the limit: small, and 1 once fewer than 2 × LEASE_DIVISOR remain (exact at the edge).
-    const near: CounterState = { windowStart: 0, count: 1000 - 2 * LEASE_DIVISOR, previous: 0, blockedUntil: 0 };
+    const near = counted(1000 - 2 * LEASE_DIVISOR);
     expect(lease(leaseRequests(near, limits, 1, MAX_LEASE, null).decision).size).toBe(2);
-    const edge: CounterState = { ...near, count: 1000 - 2 * LEASE_DIVISOR + 1 };
+    const edge = counted(1000 - 2 * LEASE_DIVISOR + 1);
     expect(lease(leaseRequests(edge, limits, 1, MAX_LEASE, null).decision).size).toBe(1);
     expect(lease(leaseRequests(null, limits, 0, 0, null).decision).size).toBe(1);
   });
@@ -61,59 +70,88 @@ describe("lease sizes", () => {
     }
   });
 
-  it("expires LEASE_MS after it was granted, or at the window's end if sooner: a lease never spans two windows", () => {
-    expect(lease(leaseRequests(null, limits, 100, 8, null).decision).expiresAt).toBe(100 + LEASE_MS);
-    const late: CounterState = { windowStart: 0, count: 10, previous: 0, blockedUntil: 0 };
-    const d = lease(leaseRequests(late, limits, 9_700, 8, null).decision);
-    expect(d).toMatchObject({ windowStart: 0, expiresAt: 10_000 });
+  it("lives min(LEASE_MS, a twentieth of the period); counted until a period after it expires", () => {
+    expect(leaseMs(10_000)).toBe(500);
+    expect(leaseMs(60_000)).toBe(LEASE_MS);
+    const granted = leaseRequests(null, limits, 100, 8, null);
+    expect(lease(granted.decision)).toMatchObject({ size: 8, bucket: 100, expiresAt: 600 });
+    // Its last requests may be admitted at 599: it counts until 599 + period, not 100 + period.
+    expect(granted.state.buckets).toEqual([{ open: 100, last: 600, count: 8 }]);
+    expect(leaseRequests(granted.state, limits, 10_599, 1, null).state.buckets).toEqual([
+      { open: 100, last: 600, count: 8 },
+      { open: 10_599, last: 10_599, count: 1 },
+    ]);
+    expect(leaseRequests(granted.state, limits, 10_600, 1, null).state.buckets).toEqual([
+      { open: 10_600, last: 10_600, count: 1 },
+    ]);
   });
 
-  it("weighs the previous window like countRequest: leases fit under the sliding estimate", () => {
-    // 800 last window, half-way through this one: estimate 400, so 600 fit.
-    const state: CounterState = { windowStart: 10_000, count: 0, previous: 800, blockedUntil: 0 };
-    let s: CounterState | null = state;
+  it("a lease's tail spent at its end still counts a period later: N − tail fit then, not N", () => {
+    const period = { periodMs: 60_000, limit: 40, timeoutMs: 1_000 };
+    // Asked ahead at 0: 5 reserved (40 / 8), spendable until 1 s.
+    const tail = leaseRequests(null, period, 0, 8, null, true);
+    expect(lease(tail.decision)).toMatchObject({ size: 5, expiresAt: 1_000 });
+    let state: CounterState | null = tail.state;
     let granted = 0;
     for (;;) {
-      const step = leaseRequests(s, limits, 15_000, MAX_LEASE, null);
+      const step = leaseRequests(state, period, 60_010, MAX_LEASE, null);
+      state = step.state;
+      if (step.decision.kind !== "lease") break;
+      granted += step.decision.size;
+    }
+    expect(granted).toBe(35);
+  });
+
+  it("leases fit under the sliding count: what is still in the window is taken off the allowance", () => {
+    let s: CounterState | null = counted(800, 0, 4_000);
+    let granted = 0;
+    for (;;) {
+      const step = leaseRequests(s, limits, 13_999, MAX_LEASE, null);
       s = step.state;
       if (step.decision.kind !== "lease") break;
       granted += step.decision.size;
     }
-    expect(granted).toBe(600);
+    expect(granted).toBe(200);
+    expect(lease(leaseRequests(counted(800, 0, 4_000), limits, 14_000, 128, null).decision).size).toBe(125);
   });
 });
 
 describe("asked ahead", () => {
   it("with nothing left: 'exhausted', no block (the holder spends what it holds); with some left: a lease", () => {
-    const full: CounterState = { windowStart: 0, count: 1000, previous: 0, blockedUntil: 0 };
+    const full = counted(1000);
     expect(leaseRequests(full, limits, 5, 8, null, true).decision).toEqual({ kind: "exhausted" });
     expect(leaseRequests(full, limits, 5, 8, null, false).decision).toEqual({ kind: "block", blockedUntil: 30_005 });
     // A return asked ahead still counts.
-    const back = leaseRequests(full, limits, 5, 8, { windowStart: 0, unspent: 10 }, true);
-    expect(back.state.count).toBe(990 + 1);
+    const back = leaseRequests(full, limits, 5, 8, { bucket: 0, unspent: 10 }, true);
+    expect(back.state.buckets).toEqual([{ open: 0, last: 500 + 5, count: 990 + 1 }]);
     expect(back.decision).toMatchObject({ kind: "lease", size: 1 });
   });
 });
 
 describe("returns", () => {
-  it("the unspent part of a lease goes back to the window it was counted in", () => {
+  it("the unspent part of a lease goes back to the bucket it was counted in", () => {
     const first = leaseRequests(null, limits, 0, 100, null);
-    expect(first.state.count).toBe(100);
-    // 30 of it spent; the holder asks again and gives back 70.
-    const again = leaseRequests(first.state, limits, 500, 1, { windowStart: 0, unspent: 70 });
-    expect(again.state.count).toBe(30 + 1);
+    expect(first.state.buckets).toEqual([{ open: 0, last: 500, count: 100 }]);
+    // 30 of it spent; the holder asks again (a bucket later) and gives back 70.
+    const again = leaseRequests(first.state, limits, 600, 1, { bucket: 0, unspent: 70 });
+    expect(again.state.buckets).toEqual([
+      { open: 0, last: 500, count: 30 },
+      { open: 600, last: 600, count: 1 },
+    ]);
   });
 
-  it("to the previous window after a roll; a return from before a block or older is ignored", () => {
-    const counted: CounterState = { windowStart: 0, count: 100, previous: 0, blockedUntil: 0 };
-    const rolled = leaseRequests(counted, limits, 12_000, 1, { windowStart: 0, unspent: 40 });
-    expect(rolled.state).toMatchObject({ windowStart: 10_000, previous: 60, count: 1 });
-    const old = leaseRequests(rolled.state, limits, 12_001, 1, { windowStart: -50_000, unspent: 40 });
-    expect(old.state).toMatchObject({ previous: 60, count: 2 });
-    const blocked: CounterState = { windowStart: 40_000, count: 0, previous: 0, blockedUntil: 40_000 };
-    const during = leaseRequests(blocked, limits, 39_000, 1, { windowStart: 0, unspent: 40 });
-    expect(during).toMatchObject({ decision: { kind: "block", blockedUntil: 40_000 }, changed: false });
-    const after = leaseRequests(blocked, limits, 40_001, 1, { windowStart: 0, unspent: 40 });
-    expect(after.state).toMatchObject({ windowStart: 40_001, count: 1, previous: 0 });
+  it("a return to a bucket that no longer counts is ignored; during a block it still goes back", () => {
+    const old = leaseRequests(counted(100), limits, 12_000, 1, { bucket: 0, unspent: 40 });
+    expect(old.state.buckets).toEqual([{ open: 12_000, last: 12_000, count: 1 }]);
+    const unknown = leaseRequests(counted(100), limits, 1, 1, { bucket: -50_000, unspent: 40 });
+    expect(unknown.state.buckets).toEqual([{ open: 0, last: 1, count: 101 }]);
+    const blocked: CounterState = { buckets: [{ open: 0, last: 0, count: 1000 }], blockedUntil: 40_000 };
+    const during = leaseRequests(blocked, limits, 39_000, 1, { bucket: 0, unspent: 40 });
+    expect(during).toEqual({
+      state: { buckets: [{ open: 0, last: 0, count: 960 }], blockedUntil: 40_000 },
+      decision: { kind: "block", blockedUntil: 40_000 },
+      changed: true,
+    });
+    expect(leaseRequests(blocked, limits, 39_000, 1, null)).toMatchObject({ state: blocked, changed: false });
   });
 });
