@@ -119,7 +119,7 @@ describe("fetchWithRetry against a rate-limited zone", () => {
             {
               expression: "true",
               action: "block",
-              ratelimit: { characteristics: ["ip.src"], period: 60, requests_per_period: 1, mitigation_timeout: 20 },
+              ratelimit: { characteristics: ["ip.src"], period: 20, requests_per_period: 1, mitigation_timeout: 20 },
             },
           ],
         }),

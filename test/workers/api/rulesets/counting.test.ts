@@ -68,7 +68,7 @@ describe("ratelimit.counting", () => {
 
   it("an exact rule on zone traffic: N requests pass, N+1 is 1015 with Retry-After", async () => {
     const z = await zone();
-    expect((await api("PUT", entry(z), { rules: [limit({ counting: "exact" })] })).status).toBe(200);
+    expect((await api("PUT", entry(z), { rules: [limit({ counting: "exact", period: 30 })] })).status).toBe(200);
     const send = () =>
       exports.default.fetch(`http://${z}/`, {
         headers: { "CF-Connecting-IP": "192.0.2.1", Accept: "application/json" },

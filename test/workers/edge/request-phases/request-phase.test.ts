@@ -43,7 +43,7 @@ const rl = (id: string, expression: string, requests = 2): RateLimitRuleInput =>
   id,
   expression,
   action: "block",
-  ratelimit: { characteristics: ["ip.src"], period: 60, requests_per_period: requests, mitigation_timeout: 42 },
+  ratelimit: { characteristics: ["ip.src"], period: 42, requests_per_period: requests, mitigation_timeout: 42 },
 });
 
 const config = (extra: Partial<RequestPhaseConfig> = {}): RequestPhaseConfig => ({

@@ -103,7 +103,7 @@ describe("each producer end to end: code, status, headers, negotiated body", () 
     zoneWith({
       access: [ipRule("ip", "198.51.100.4"), ipRule("ip_range", "203.0.113.0/24"), ipRule("country", "kp")],
       firewall: [block('http.request.uri.path eq "/admin"')],
-      ratelimit: [limit('http.request.uri.path eq "/login"', 3)],
+      ratelimit: [limit('http.request.uri.path eq "/login"', 3, 30, 30)],
     });
 
   it("a client that matches nothing reaches the origin", async () => {
@@ -190,7 +190,7 @@ describe("order: IP access → firewall → rate limiting, each short-circuiting
 
 describe("rate limiting over time (contract §4)", () => {
   it("Retry-After decreases with the clock, is ≥ 1 and rounded up; the client is allowed again after it", async () => {
-    const zone = await zoneWith({ ratelimit: [limit("true", 2, 30)] });
+    const zone = await zoneWith({ ratelimit: [limit("true", 2, 30, 30)] });
     const t0 = Date.now();
     const at = async (ms: number) => {
       clockAt(t0 + ms);
@@ -207,7 +207,7 @@ describe("rate limiting over time (contract §4)", () => {
       await res.body?.cancel();
     }
     expect(seen).toEqual(["30", "21", "11", "1", "1"]);
-    // The block is over: a fresh allowance of 2 (the blocked requests were not counted).
+    // The block and the period are over: an allowance of 2 (the blocked requests were not counted).
     await expectOrigin(await at(30_200));
     await expectOrigin(await at(30_300));
     expect((await at(30_400)).status).toBe(429);
@@ -252,7 +252,7 @@ describe("precedence with custom error rules and pages (contract §2.1)", () => 
     const zone = await zoneWith({
       access: [ipRule("ip", "198.51.100.4")],
       firewall: [block('http.request.uri.path eq "/admin"')],
-      ratelimit: [limit('http.request.uri.path eq "/login"', 1, 20)],
+      ratelimit: [limit('http.request.uri.path eq "/login"', 1, 20, 20)],
       customErrors: [RULE],
       page1000: PAGE,
     });
