@@ -63,9 +63,10 @@ export interface CounterStep {
 /** Buckets per period: the share of a period by which a request may be counted too long (see the header). */
 export const BUCKETS_PER_PERIOD = 20;
 /**
- * The most buckets a counter keeps. With clocks in order, buckets open at least a bucket's span apart and count until
- * `last` + period ≤ open + 2 spans + period, so at most BUCKETS_PER_PERIOD + 3 are alive at once; the bound also holds
- * whatever clocks callers send, by merging the two oldest (which only counts their requests longer).
+ * The most buckets a counter keeps. With clocks in order, buckets open at least a bucket's span apart and one counts
+ * until `last` + period < open + span + period (+ a lease's lifetime ≤ a span, with leases), so at most
+ * BUCKETS_PER_PERIOD + 1 count at once (+ 2 with leases); past this bound, reached only with callers' clocks out of
+ * order, the two oldest are merged (which only counts their requests longer).
  */
 export const MAX_BUCKETS = BUCKETS_PER_PERIOD + 3;
 

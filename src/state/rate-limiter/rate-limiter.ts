@@ -89,7 +89,10 @@ const FROM_FIXED_WINDOWS = [
   `INSERT OR IGNORE INTO sliding_counters (key, buckets, blocked_until, expires_at)
      SELECT key,
        CASE WHEN count + previous = 0 THEN '[]'
-         ELSE json_array(window_start - (expires_at - window_start) / 2, expires_at - (expires_at - window_start) / 2, count + previous)
+         ELSE json_array(
+           window_start - (expires_at - window_start) / 2, -- open: the previous window's start
+           expires_at - (expires_at - window_start) / 2,   -- last: the current window's end
+           count + previous)
        END,
        blocked_until, expires_at
      FROM counters`,
@@ -230,9 +233,10 @@ export class RateLimiter extends DurableObject<Env> {
 /** The stored form of `CounterState.buckets` (see SCHEMA); anything else is a bug and throws (the caller fails open). */
 function parseBuckets(text: string): Bucket[] {
   const flat: unknown = JSON.parse(text);
-  if (!Array.isArray(flat) || flat.length % 3 !== 0 || !flat.every((n) => typeof n === "number"))
+  if (!Array.isArray(flat) || flat.length % 3 !== 0) throw new TypeError("RateLimiter: unreadable stored counter");
+  const numbers: unknown[] = flat;
+  if (!numbers.every((n): n is number => typeof n === "number"))
     throw new TypeError("RateLimiter: unreadable stored counter");
-  const numbers = flat as number[];
   const buckets: Bucket[] = [];
   for (let i = 0; i < numbers.length; i += 3)
     buckets.push({ open: numbers[i]!, last: numbers[i + 1]!, count: numbers[i + 2]! });

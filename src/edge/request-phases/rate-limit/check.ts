@@ -60,7 +60,11 @@ export async function checkRateLimit(
   return ALLOW;
 }
 
-/** Contract §4: whole seconds until the client may send again, rounded up, at least 1. */
+/**
+ * Whole seconds until the block ends, rounded up, at least 1. The block ends when the client may send again (the
+ * mitigation, or the window if later: counter.ts), so this is never early and less than a second late: exactly the
+ * mitigation on the request that starts a block the window does not outlast (docs/producers.md "Rate limiting").
+ */
 export function retryAfterSeconds(blockedUntil: number, now: number): number {
   return Math.max(1, Math.ceil((blockedUntil - now) / 1000));
 }

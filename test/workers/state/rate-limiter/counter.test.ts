@@ -3,6 +3,7 @@
  * add a floor without resetting the count, expiry. Random histories: properties.test.ts beside this file.
  */
 import { describe, expect, it } from "vitest";
+import { retryAfterSeconds } from "../../../../src/edge/request-phases/rate-limit/check";
 import {
   BUCKETS_PER_PERIOD,
   MAX_BUCKETS,
@@ -71,6 +72,22 @@ describe("counter", () => {
       kind: "block",
       blockedUntil: 70_000,
     });
+  });
+
+  it("the example of docs/producers.md: 3 per 60 s, mitigation 2 s", () => {
+    const l = { periodMs: 60_000, limit: 3, timeoutMs: 2_000 };
+    let state: CounterState | null = null;
+    for (const at of [0, 10_000, 50_000]) {
+      const step = countRequest(state, l, at);
+      expect(step.decision.kind).toBe("allow");
+      state = step.state;
+    }
+    const refused = countRequest(state, l, 51_000);
+    expect(refused.decision).toEqual({ kind: "block", blockedUntil: 60_000 });
+    expect(retryAfterSeconds(60_000, 51_000)).toBe(9);
+    const again = countRequest(refused.state, l, 60_000);
+    expect(again.decision.kind).toBe("allow");
+    expect(countRequest(again.state, l, 61_000).decision).toEqual({ kind: "block", blockedUntil: 70_000 });
   });
 
   it("5 per 3,600 s with a 2 s mitigation: a client flooding for an hour gets 5 through, not 5 per block", () => {

@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { retryAfterSeconds } from "../../../../src/edge/request-phases/rate-limit/check";
 import {
   BUCKETS_PER_PERIOD,
+  MAX_BUCKETS,
   countRequest,
   type CounterLimits,
   type CounterState,
@@ -76,6 +77,8 @@ describe("never more than N in any window of period, whatever the mitigation", (
         const decided = run(limits, timesOf(limits, steps));
         const admitted = decided.filter((d) => d.blockedUntil === null).map((d) => d.now);
         expect(maxInWindow(admitted, limits.periodMs)).toBeLessThanOrEqual(r.limit);
+        // O(1) state: with clocks in order, at most a period and a bucket's span of buckets.
+        for (const d of decided) expect(d.after.buckets.length).toBeLessThanOrEqual(BUCKETS_PER_PERIOD + 1);
       }),
       { numRuns: 400 },
     );
@@ -97,6 +100,7 @@ describe("never more than N in any window of period, whatever the mitigation", (
           const decided = run(limits, seen);
           const admitted = truth.filter((_, i) => decided[i]!.blockedUntil === null);
           expect(maxInWindow(admitted, limits.periodMs - d)).toBeLessThanOrEqual(r.limit);
+          for (const x of decided) expect(x.after.buckets.length).toBeLessThanOrEqual(MAX_BUCKETS);
         },
       ),
       { numRuns: 300 },
