@@ -2,8 +2,9 @@
  * The one validation vocabulary of the service's hand validators (zone settings and every zone section, issue 20):
  *
  * - one field-issue shape, `FieldIssue {kind, path, message}`, whatever the validator;
- * - one capped issue list, `IssueList`: it stops keeping issues after its cap and counts the rest, so a 1 MiB body
- *   of 50,000 unknown keys answers a short list ending "and N more" (contract §8: bounded work and answers);
+ * - one capped listing, `CappedList` (and `IssueList`, a list of field issues): it stops keeping items after its cap
+ *   and counts the rest, so a 1 MiB body of 50,000 unknown keys answers a short list ending "and N more" (bounded
+ *   work and bounded answers: docs/configuration.md "Zones");
  * - small typed readers (`readObject`, `readString`, `readNumber`, `readInt`, `readBoolean`, `readEnum`,
  *   `readArray`) that narrow `unknown` to a `Result`, so validators never cast.
  *
@@ -36,32 +37,36 @@ export interface FieldIssue<K extends string = IssueKind> {
   readonly message: string;
 }
 
-/** A capped list of issues: the first `cap`, and how many more were found but not kept. */
-export interface Issues<K extends string = string> {
-  readonly listed: readonly FieldIssue<K>[];
+/** A capped listing: the first items kept, and how many more were found but not kept. */
+export interface Capped<T> {
+  readonly listed: readonly T[];
   readonly more: number;
 }
+
+/** A capped list of issues: the first `cap`, and how many more were found but not kept. */
+export type Issues<K extends string = string> = Capped<FieldIssue<K>>;
 
 /** Issues listed by default before the rest are only counted (issue 8: a body of 50,000 unknown keys). */
 export const MAX_LISTED_ISSUES = 20;
 
-/** Collects issues up to `cap`, counting the rest (never more than `cap` objects are kept). */
-export class IssueList<K extends string = IssueKind> {
-  private readonly kept: FieldIssue<K>[] = [];
+/**
+ * Keeps the first `cap` items pushed and counts the rest (never more than `cap` are held): the one capped listing
+ * every validator reports through, so no body (140,000 unknown keys, 10,000 bad rules) makes an answer longer
+ * than its cap plus one line counting the rest. `IssueList` is this list of `FieldIssue`s; a validator with
+ * failures of its own shape (access rules) uses it directly.
+ */
+export class CappedList<T> {
+  private readonly kept: T[] = [];
   private dropped = 0;
 
-  constructor(private readonly cap: number = MAX_LISTED_ISSUES) {}
+  constructor(private readonly cap: number) {}
 
-  add(kind: K, path: string, message: string): void {
-    this.push({ kind, path, message });
-  }
-
-  push(issue: FieldIssue<K>): void {
-    if (this.kept.length < this.cap) this.kept.push(issue);
+  push(item: T): void {
+    if (this.kept.length < this.cap) this.kept.push(item);
     else this.dropped++;
   }
 
-  /** Every issue found so far, kept or not. */
+  /** Every item pushed so far, kept or not. */
   get count(): number {
     return this.kept.length + this.dropped;
   }
@@ -71,8 +76,23 @@ export class IssueList<K extends string = IssueKind> {
     return this.kept.length >= this.cap;
   }
 
-  get issues(): Issues<K> {
+  get capped(): Capped<T> {
     return { listed: [...this.kept], more: this.dropped };
+  }
+}
+
+/** Collects issues up to `cap`, counting the rest (never more than `cap` objects are kept). */
+export class IssueList<K extends string = IssueKind> extends CappedList<FieldIssue<K>> {
+  constructor(cap: number = MAX_LISTED_ISSUES) {
+    super(cap);
+  }
+
+  add(kind: K, path: string, message: string): void {
+    this.push({ kind, path, message });
+  }
+
+  get issues(): Issues<K> {
+    return this.capped;
   }
 }
 
@@ -170,7 +190,10 @@ export function optional<T>(value: unknown, read: (value: unknown) => Read<T>): 
   return value === undefined ? ok(undefined) : read(value);
 }
 
-/** The keys of `input` that `known` does not hold, in order. */
+/**
+ * The keys of `input` that `known` does not hold, in order. Bounded by the body they come from; the issues made of
+ * them go to a `CappedList`/`IssueList`, which keeps the listing capped.
+ */
 export function unknownKeys(input: Record<string, unknown>, known: ReadonlySet<string>): string[] {
   return Object.keys(input).filter((key) => !known.has(key));
 }

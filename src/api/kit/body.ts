@@ -1,8 +1,8 @@
 /**
  * Reading management API bodies within the 1 MiB limit (contract §8), enforced while streaming so an
  * oversized or lying `Content-Length` never makes the Worker buffer more than the limit; then a JSON body's nesting
- * depth, checked by a linear scan of the text before `JSON.parse` builds anything (docs/configuration.md "Zone
- * configuration API"): a 3,000-deep body is a 400 here, not a stack overflow in a validator or in the structured
+ * depth, checked by a linear scan of the text before `JSON.parse` builds anything (docs/configuration.md
+ * "Zones"): a 3,000-deep body is a 400 here, not a stack overflow in a validator or in the structured
  * clone that carries a body to the zone's writer.
  */
 import { messageOf, err, ok, type Result } from "../../shared/result";

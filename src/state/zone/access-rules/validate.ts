@@ -7,7 +7,7 @@
 import { randomId } from "../../../shared/crypto";
 import { err, ok, type Result } from "../../../shared/result";
 import { parseIp } from "../../../shared/ip";
-import { isObject, isOneOf, type FieldIssue, type Issues } from "../../../shared/validation";
+import { CappedList, isObject, isOneOf, type Capped, type FieldIssue, type Issues } from "../../../shared/validation";
 import { formatAddress, parseCidr, type RangeFailure } from "./address";
 import {
   ACCESS_RULE_MODES,
@@ -24,7 +24,10 @@ export const ACCESS_RULE_LIMITS = {
    */
   maxRules: 10_000,
   maxNotes: 1024,
-  /** Failures reported for one body: enough to fix a batch, bounded so a 1 MiB body cannot return 1 MiB of errors. */
+  /**
+   * Failures listed for one body: enough to fix a batch, bounded so a 1.6 MB body cannot return megabytes of
+   * errors (140,000 unknown keys answer 50 and one line counting the rest).
+   */
   maxReported: 50,
 } as const;
 
@@ -57,25 +60,31 @@ const RULE_FIELDS = new Set(["id", "mode", "configuration", "notes"]);
 const CONFIGURATION_FIELDS = new Set(["target", "value"]);
 const ID = /^[0-9a-f]{32}$/;
 
+/** Where failures go: the first `maxReported` kept, the rest counted (src/shared/validation.ts `CappedList`). */
+type Failures = CappedList<AccessRuleFailure>;
+
 export function parseAccessRules(
   body: unknown,
   options: ValidateOptions = {},
-): Result<AccessRules, AccessRuleFailure[]> {
-  if (!isObject(body)) return err([{ kind: "not-object" }]);
-  const failures: AccessRuleFailure[] = [];
+): Result<AccessRules, Capped<AccessRuleFailure>> {
+  const failures: Failures = new CappedList(ACCESS_RULE_LIMITS.maxReported);
+  if (!isObject(body)) return err({ listed: [{ kind: "not-object" }], more: 0 });
+  const list = body.rules;
+  // The one field first, so a body of many unknown keys still says what is wrong with it.
+  if (!Array.isArray(list)) failures.push({ kind: "rules-not-array" });
   for (const key of Object.keys(body))
     if (!BODY_FIELDS.has(key)) failures.push({ kind: "unknown-field", index: null, field: key });
-  const list = body.rules;
-  if (!Array.isArray(list)) return err([...failures, { kind: "rules-not-array" }]);
+  if (!Array.isArray(list)) return err(failures.capped);
   // Enforced before any rule is looked at (contract §8: limits before work).
   if (list.length > ACCESS_RULE_LIMITS.maxRules)
-    return err([{ kind: "too-many-rules", count: list.length, max: ACCESS_RULE_LIMITS.maxRules }]);
+    return err({ listed: [{ kind: "too-many-rules", count: list.length, max: ACCESS_RULE_LIMITS.maxRules }], more: 0 });
 
   const newId = options.newId ?? randomId;
   const rules: AccessRule[] = [];
   const ids = new Map<string, number>();
   const configurations = new Map<string, number>();
-  for (let index = 0; index < list.length && failures.length < ACCESS_RULE_LIMITS.maxReported; index++) {
+  // Every rule is checked, so the count of failures not listed is exact; the work is that of a valid list.
+  for (let index = 0; index < list.length; index++) {
     const rule = parseRule(list[index], index, failures);
     if (rule === null) continue;
     const id = rule.id ?? newId();
@@ -89,17 +98,17 @@ export function parseAccessRules(
     configurations.set(key, index);
     rules.push({ ...rule, id });
   }
-  return failures.length > 0 ? err(failures.slice(0, ACCESS_RULE_LIMITS.maxReported)) : ok({ rules });
+  return failures.count > 0 ? err(failures.capped) : ok({ rules });
 }
 
 type ParsedRule = Omit<AccessRule, "id"> & { readonly id: string | undefined };
 
-function parseRule(raw: unknown, index: number, failures: AccessRuleFailure[]): ParsedRule | null {
+function parseRule(raw: unknown, index: number, failures: Failures): ParsedRule | null {
   if (!isObject(raw)) {
     failures.push({ kind: "rule-not-object", index });
     return null;
   }
-  const before = failures.length;
+  const before = failures.count;
   for (const key of Object.keys(raw))
     if (!RULE_FIELDS.has(key)) failures.push({ kind: "unknown-field", index, field: key });
   const id = raw.id;
@@ -110,14 +119,14 @@ function parseRule(raw: unknown, index: number, failures: AccessRuleFailure[]): 
   const validNotes = typeof notes === "string" && notes.length <= ACCESS_RULE_LIMITS.maxNotes;
   if (!validNotes) failures.push({ kind: "bad-notes", index });
   const configuration = parseConfiguration(raw.configuration, index, failures);
-  if (failures.length > before || configuration === null || typeof notes !== "string") return null;
+  if (failures.count > before || configuration === null || typeof notes !== "string") return null;
   return { id: typeof id === "string" ? id : undefined, mode: "block", ...configuration, notes };
 }
 
 function parseConfiguration(
   raw: unknown,
   index: number,
-  failures: AccessRuleFailure[],
+  failures: Failures,
 ): { target: AccessRuleTarget; value: string } | null {
   if (!isObject(raw)) {
     failures.push({ kind: "bad-configuration", index });
@@ -213,9 +222,18 @@ export function accessRuleIssue(failure: AccessRuleFailure): FieldIssue<AccessRu
   }
 }
 
-/** Failures as the capped issue list of the API's 400 (already capped at `maxReported` while collected). */
-export function accessRuleIssues(failures: readonly AccessRuleFailure[]): Issues<AccessRuleFailure["kind"]> {
-  return { listed: failures.map(accessRuleIssue), more: 0 };
+/** Failures as the capped issue list of the API's 400 (capped at `maxReported` while collected). */
+export function accessRuleIssues(
+  failures: Capped<AccessRuleFailure> | readonly AccessRuleFailure[],
+): Issues<AccessRuleFailure["kind"]> {
+  const { listed, more } = isCapped(failures) ? failures : { listed: failures, more: 0 };
+  return { listed: listed.map(accessRuleIssue), more };
+}
+
+function isCapped(
+  failures: Capped<AccessRuleFailure> | readonly AccessRuleFailure[],
+): failures is Capped<AccessRuleFailure> {
+  return !Array.isArray(failures);
 }
 
 /** The message of one failure, as the API envelope's `errors[].message` (rule indexes are 0-based, as sent). */

@@ -1,6 +1,6 @@
 /**
- * JSON bodies nested deeper than `MAX_JSON_DEPTH` (src/api/kit/body.ts, docs/configuration.md "Zone configuration
- * API"): refused with 400, code 10004, by the one body reader, before `JSON.parse` and before anything reaches the
+ * JSON bodies nested deeper than `MAX_JSON_DEPTH` (src/api/kit/body.ts, docs/configuration.md "Zones"):
+ * refused with 400, code 10004, by the one body reader, before `JSON.parse` and before anything reaches the
  * zone's writer, on every write route; a body at the limit goes on to the route's own validation; brackets inside
  * strings are not nesting.
  */
