@@ -20,6 +20,9 @@
  * | `/asset/counter.html?id=X` | 200 HTML naming how often `id` was asked (refetch on update), and the request's X-Forwarded-Host |
  * | `/errors/maintenance.html` | 200 HTML (the path of the assets' OpenAPI examples) |
  * | `/asset/slow-image.html` | 200 HTML whose image (`/slow-headers?ms=5000`) answers late |
+ * | `/asset/repeat.html?n=N&kb=K&via=V` | 200 HTML referencing `/asset/blob.png?kb=K` N times: `<img>` tags (`via=img`), `url()`s in a `<style>` (`css`), or N links to `/asset/repeat.css?n=1&kb=K` (`sheet`) |
+ * | `/asset/repeat.css?n=N&kb=K` | CSS with N `url()`s of `/asset/blob.png?kb=K` |
+ * | `/asset/blob.png?kb=K` | `image/png`, K KiB |
  *
  * Control endpoints (`/release`, `/progress`) let a test inside workerd observe streaming from the outside.
  */
@@ -129,6 +132,36 @@ async function route(req: IncomingMessage, res: ServerResponse, state: State): P
       const kb = Number(url.searchParams.get("kb") ?? "2000");
       res.writeHead(200, { "Content-Type": "text/html" });
       res.end(`<html><body>${"x".repeat(kb * 1024)}</body></html>`);
+      return;
+    }
+    case "/asset/repeat.html": {
+      await drain(req);
+      const n = Number(url.searchParams.get("n") ?? "200");
+      const kb = Number(url.searchParams.get("kb") ?? "500");
+      const via = url.searchParams.get("via") ?? "img";
+      const image = `/asset/blob.png?kb=${kb}`;
+      const refs =
+        via === "css"
+          ? `<style>${`.a{background:url(${image})}`.repeat(n)}</style>`
+          : via === "sheet"
+            ? `<link rel="stylesheet" href="/asset/repeat.css?n=1&amp;kb=${kb}">`.repeat(n)
+            : `<img src="${image}">`.repeat(n);
+      res.writeHead(200, { "Content-Type": "text/html" });
+      res.end(`<html><head>${via === "img" ? "" : refs}</head><body>${via === "img" ? refs : ""}</body></html>`);
+      return;
+    }
+    case "/asset/repeat.css": {
+      await drain(req);
+      const n = Number(url.searchParams.get("n") ?? "200");
+      const kb = Number(url.searchParams.get("kb") ?? "500");
+      res.writeHead(200, { "Content-Type": "text/css" });
+      res.end(`.b{background:url("blob.png?kb=${kb}")}`.repeat(n));
+      return;
+    }
+    case "/asset/blob.png": {
+      await drain(req);
+      const kb = Number(url.searchParams.get("kb") ?? "500");
+      res.writeHead(200, { "Content-Type": "image/png" }).end(Buffer.alloc(kb * 1024, 7));
       return;
     }
     case "/asset/broken-link.html":

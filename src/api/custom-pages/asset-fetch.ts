@@ -9,7 +9,8 @@
  * Bounds (contract §8: limits before work): the whole asset (the page and every resource) within the zone's read
  * timeout from the first byte asked (a hanging origin answers a precise error then, never a hang), at most
  * ASSET_LIMITS.resources distinct resources, and at most ASSET_LIMITS.bytes read in all (a body is read as a stream
- * and abandoned as soon as it passes), then at most ASSET_LIMITS.bytes of final HTML.
+ * and abandoned as soon as it passes), then at most ASSET_LIMITS.bytes of final HTML, counted while it is written
+ * (inlining stops there: memory and work bounded by the limit whatever the page references).
  *
  * A page answered with 4xx/5xx is accepted (published since 2025-06-09); a redirect is refused (the proxy does not
  * follow redirects: give the final URL). A linked resource must answer 2xx: an error page is not a stylesheet.
@@ -27,7 +28,7 @@ import {
   type AssetScope,
   type AssetUrl,
 } from "../../state/zone/custom-pages/assets";
-import { cssLinks, dataUri, inlineCss, inlinePage, pageLinks } from "./inline";
+import { cssLinks, dataUri, inlinePage, pageLinks, type LinkedStylesheet } from "./inline";
 
 /** How the asset reaches the zone's origin. */
 export interface AssetFetchPlan {
@@ -67,7 +68,6 @@ export async function fetchAsset(url: AssetUrl, plan: AssetFetchPlan): Promise<R
 
   // Every in-scope reference the page makes, resolved against the page; stylesheets first (their url()s join).
   const links = pageLinks(html);
-  const stylesheets = new Map<string, string>();
   const resources = new Map<string, string>();
   const sheetUrls = unique(links.stylesheets.map((ref) => session.resolve(ref, url.href)));
   const sheets = await session.all(sheetUrls, async (sheet) => {
@@ -92,19 +92,31 @@ export async function fetchAsset(url: AssetUrl, plan: AssetFetchPlan): Promise<R
     const resolved = session.resolve(reference, base);
     return resolved === null ? null : (resources.get(resolved.href) ?? null);
   };
+  const stylesheets = new Map<string, LinkedStylesheet>();
   for (const { sheet, css } of sheets.value)
-    stylesheets.set(
-      sheet.href,
-      inlineCss(css, (ref) => uriOf(ref, sheet.href)),
-    );
+    stylesheets.set(sheet.href, { css, dataUri: (ref) => uriOf(ref, sheet.href) });
 
-  const final = inlinePage(html, {
-    stylesheet: (ref) => {
-      const resolved = session.resolve(ref, url.href);
-      return resolved === null ? null : (stylesheets.get(resolved.href) ?? null);
+  // Counted as it is written and stopped past the limit (inline.ts `Output`): what the fetch read is bounded, what
+  // inlining writes is bounded here, whatever the page references (an image named 200 times is 200 copies).
+  const inlined = inlinePage(
+    html,
+    {
+      stylesheet: (ref) => {
+        const resolved = session.resolve(ref, url.href);
+        return resolved === null ? null : (stylesheets.get(resolved.href) ?? null);
+      },
+      dataUri: (ref) => uriOf(ref, url.href),
     },
-    dataUri: (ref) => uriOf(ref, url.href),
-  });
+    ASSET_LIMITS.bytes,
+  );
+  if (inlined.kind === "too-large")
+    return err({
+      kind: "asset-too-large",
+      bytes: inlined.atLeast,
+      limit: ASSET_LIMITS.bytes,
+      what: "at least; counted while its stylesheets and images were inlined, which stopped there",
+    });
+  const final = inlined.html;
   const size = encoder.encode(final).byteLength;
   const growth = TOKEN_GROWTH.reduce((sum, [token, extra]) => sum + occurrences(final, token) * extra, 0);
   if (size + growth > ASSET_LIMITS.bytes) {

@@ -94,52 +94,133 @@ export function cssLinks(css: string): string[] {
 
 const unescapeCss = (value: string): string => value.replace(/\\(.)/g, "$1");
 
+/** A linked stylesheet as fetched: its text, and what its own `url(…)`s (resolved against it) become. */
+export interface LinkedStylesheet {
+  readonly css: string;
+  readonly dataUri: (reference: string) => string | null;
+}
+
 /**
  * What a reference became: the resolver answers `null` for a reference left as written (not in scope, not
- * fetched), else the stylesheet text or the data URI.
+ * fetched), else the stylesheet or the data URI.
  */
 export interface Inlined {
-  /** The text of the stylesheet a page reference names, its own `url(…)`s already rewritten. */
-  stylesheet(reference: string): string | null;
+  /** The stylesheet a page reference names (inlined into the page here, within the page's limit). */
+  stylesheet(reference: string): LinkedStylesheet | null;
   /** A `data:` URI for the resource (an image, a font) a page reference names. */
   dataUri(reference: string): string | null;
 }
 
-/** The page with its stylesheets and images inlined (`resolve` answers per reference). */
-export function inlinePage(html: string, resolve: Inlined): string {
-  return html.replace(
-    HTML_PARTS,
-    (whole, open?: string, css?: string, close?: string, tag?: string, attrText?: string) => {
-      if (open !== undefined && css !== undefined && close !== undefined)
-        return open + inlineCss(css, (ref) => resolve.dataUri(ref)) + close;
-      if (tag === undefined) return whole;
-      const attrs = attributes(attrText ?? "");
-      const get = (name: string): string | null => attrs.find((a) => a.name === name)?.value ?? null;
-      if (tag.toLowerCase() === "link") {
-        const href = get("href");
-        if (!isStylesheet(attrs) || href === null) return whole;
-        const text = resolve.stylesheet(href);
-        if (text === null) return whole;
-        const media = get("media");
-        return `<style${media === null ? "" : ` media="${escapeAttribute(media)}"`}>${styleText(text)}</style>`;
-      }
-      const src = get("src");
-      const uri = src === null ? null : resolve.dataUri(src);
-      if (uri === null) return whole;
-      const kept = attrs.filter((a) => a.name !== "src" && a.name !== "srcset").map((a) => ` ${a.raw}`);
-      const selfClosing = /\/\s*$/.test(attrText ?? "");
-      return `<img src="${uri}"${kept.join("")}${selfClosing ? " />" : ">"}`;
-    },
-  );
+/**
+ * The rewritten page, or where the rewriting stopped: `atLeast` is a lower bound of the page's UTF-8 size (the
+ * output counted in UTF-16 code units, each at least one UTF-8 byte) once it passed the limit.
+ */
+export type InlinedPage =
+  { readonly kind: "inlined"; readonly html: string } | { readonly kind: "too-large"; readonly atLeast: number };
+
+/**
+ * The output as it is built, counted as it grows: a piece that takes it past `limit` is not kept and the caller
+ * stops, so the memory and work of a rewrite are bounded by the limit whatever the page references (one 500 KB image
+ * referenced 200 times would otherwise be a 133 MB page before any size check). Counted in UTF-16 code units: never
+ * more than the UTF-8 bytes, so a page that fits is never stopped; the exact size is the caller's to check on the
+ * (bounded) result.
+ */
+class Output {
+  private readonly pieces: string[] = [];
+  private length = 0;
+
+  constructor(private readonly limit: number) {}
+
+  /** Appends `piece`; false (nothing kept) once the output would pass the limit. */
+  add(piece: string): boolean {
+    this.length += piece.length;
+    if (this.length > this.limit) return false;
+    this.pieces.push(piece);
+    return true;
+  }
+
+  get size(): number {
+    return this.length;
+  }
+
+  text(): string {
+    return this.pieces.join("");
+  }
 }
 
-/** A stylesheet's `url(…)`s rewritten to what `dataUri` gives (a reference it answers `null` for is kept). */
-export function inlineCss(css: string, dataUri: (reference: string) => string | null): string {
-  return css.replace(CSS_URL, (whole, double?: string, single?: string, bare?: string) => {
-    const reference = unescapeCss(double ?? single ?? bare ?? "");
+/** The page with its stylesheets and images inlined (`resolve` answers per reference), stopped past `limit`. */
+export function inlinePage(html: string, resolve: Inlined, limit = Number.POSITIVE_INFINITY): InlinedPage {
+  const out = new Output(limit);
+  const tooLarge = (): InlinedPage => ({ kind: "too-large", atLeast: out.size });
+  let written = 0;
+  for (const m of html.matchAll(HTML_PARTS)) {
+    if (!out.add(html.slice(written, m.index))) return tooLarge();
+    written = m.index + m[0].length;
+    const [whole, open, css, close, tag, attrText] = m;
+    if (open !== undefined && css !== undefined && close !== undefined) {
+      if (!out.add(open) || !writeCss(css, (ref) => resolve.dataUri(ref), out, false) || !out.add(close))
+        return tooLarge();
+      continue;
+    }
+    if (!out.add(tag === undefined ? whole : rewriteTag(tag, attrText ?? "", whole, resolve, out))) return tooLarge();
+  }
+  return out.add(html.slice(written)) ? { kind: "inlined", html: out.text() } : tooLarge();
+}
+
+/**
+ * A `<link>` or `<img>` tag rewritten. A stylesheet is written into `out` here, piece by piece (its text can be
+ * large, and linked any number of times), and `""` returned; anything else is returned for the caller to add.
+ */
+function rewriteTag(tag: string, attrText: string, whole: string, resolve: Inlined, out: Output): string {
+  const attrs = attributes(attrText);
+  const get = (name: string): string | null => attrs.find((a) => a.name === name)?.value ?? null;
+  if (tag.toLowerCase() === "link") {
+    const href = get("href");
+    if (!isStylesheet(attrs) || href === null) return whole;
+    const sheet = resolve.stylesheet(href);
+    if (sheet === null) return whole;
+    const media = get("media");
+    // Past the limit, the next piece the caller adds fails too (the count only grows): no separate answer needed.
+    const fits =
+      out.add(`<style${media === null ? "" : ` media="${escapeAttribute(media)}"`}>`) &&
+      writeCss(sheet.css, sheet.dataUri, out, true);
+    return fits ? "</style>" : whole;
+  }
+  const src = get("src");
+  const uri = src === null ? null : resolve.dataUri(src);
+  if (uri === null) return whole;
+  const kept = attrs.filter((a) => a.name !== "src" && a.name !== "srcset").map((a) => ` ${a.raw}`);
+  const selfClosing = /\/\s*$/.test(attrText);
+  return `<img src="${uri}"${kept.join("")}${selfClosing ? " />" : ">"}`;
+}
+
+/**
+ * Writes a stylesheet into `out` with its `url(…)`s rewritten to what `dataUri` gives (a reference it answers
+ * `null` for is kept); false once past the limit. `escape`: the text goes inside a `<style>` element the page did
+ * not have, so a `</style` in it is escaped (HTML's raw text rule); each piece is escaped alone, which is the same
+ * as escaping the whole, since a `url(…)` piece starts with `u` and ends with `)`, neither in `</style`.
+ */
+function writeCss(css: string, dataUri: (reference: string) => string | null, out: Output, escape: boolean): boolean {
+  const add = (piece: string): boolean => out.add(escape ? styleText(piece) : piece);
+  let written = 0;
+  for (const m of css.matchAll(CSS_URL)) {
+    if (!add(css.slice(written, m.index))) return false;
+    written = m.index + m[0].length;
+    const reference = unescapeCss(m[1] ?? m[2] ?? m[3] ?? "");
     const uri = reference === "" ? null : dataUri(reference);
-    return uri === null ? whole : `url("${uri}")`;
-  });
+    if (!add(uri === null ? m[0] : `url("${uri}")`)) return false;
+  }
+  return add(css.slice(written));
+}
+
+/** A stylesheet's `url(…)`s rewritten to what `dataUri` gives; `null` once the result would pass `limit`. */
+export function inlineCss(
+  css: string,
+  dataUri: (reference: string) => string | null,
+  limit = Number.POSITIVE_INFINITY,
+): string | null {
+  const out = new Output(limit);
+  return writeCss(css, dataUri, out, false) ? out.text() : null;
 }
 
 /** CSS inside `<style>`: a `</style` in it would end the element early (HTML's raw text rule), so it is escaped. */

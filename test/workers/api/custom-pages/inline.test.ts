@@ -2,10 +2,21 @@
 import { describe, expect, it } from "vitest";
 import { cssLinks, dataUri, inlineCss, inlinePage, pageLinks } from "../../../../src/api/custom-pages/inline";
 
+const image = (ref: string): string | null => (ref === "i.png" ? "data:image/png;base64,AA==" : null);
 const resolver = {
-  stylesheet: (ref: string) => (ref === "a.css" ? "p{color:red}</style><script>alert(1)</script>" : null),
-  dataUri: (ref: string) => (ref === "i.png" ? "data:image/png;base64,AA==" : null),
+  stylesheet: (ref: string) =>
+    ref === "a.css"
+      ? { css: "p{color:red;background:url(i.png)}</style><script>alert(1)</script>", dataUri: image }
+      : null,
+  dataUri: image,
 };
+
+/** The inlined page, asserting it was not stopped. */
+function inlined(html: string, limit?: number): string {
+  const out = inlinePage(html, resolver, limit);
+  if (out.kind !== "inlined") throw new Error(`stopped at ${out.atLeast}`);
+  return out.html;
+}
 
 describe("inlining a custom error asset", () => {
   it("finds stylesheets, images and url()s, not in comments or scripts", () => {
@@ -17,18 +28,16 @@ describe("inlining a custom error asset", () => {
   });
 
   it("rewrites a stylesheet link to <style>, escaping a </style in it; an image src to its data: URI", () => {
-    const out = inlinePage(
-      '<link href="a.css" rel="stylesheet"><img alt="a > b" src="i.png" srcset="i2.png 2x"/>',
-      resolver,
-    );
+    const out = inlined('<link href="a.css" rel="stylesheet"><img alt="a > b" src="i.png" srcset="i2.png 2x"/>');
     expect(out).toBe(
-      '<style>p{color:red}<\\/style><script>alert(1)</script></style><img src="data:image/png;base64,AA==" alt="a > b" />',
+      '<style>p{color:red;background:url("data:image/png;base64,AA==")}<\\/style><script>alert(1)</script></style>' +
+        '<img src="data:image/png;base64,AA==" alt="a > b" />',
     );
   });
 
   it("leaves what the resolver does not answer exactly as written", () => {
     const html = '<link rel="stylesheet" href="https://other.example/x.css"><img src="data:image/gif;base64,R0">';
-    expect(inlinePage(html, resolver)).toBe(html);
+    expect(inlined(html)).toBe(html);
   });
 
   it("rewrites CSS url()s in every quoting, keeping the ones it cannot resolve", () => {
@@ -47,5 +56,32 @@ describe("inlining a custom error asset", () => {
     expect(dataUri("image/svg+xml; charset=utf-8", new Uint8Array([60, 62]))).toBe("data:image/svg+xml;base64,PD4=");
     expect(dataUri('text/html"><script>', new Uint8Array([1]))).toBe("data:application/octet-stream;base64,AQ==");
     expect(dataUri(null, new Uint8Array([]))).toBe("data:application/octet-stream;base64,");
+  });
+
+  it("counts the output as it is written and stops past the limit, wherever the references are", () => {
+    const big = `data:image/png;base64,${"A".repeat(683_000)}`;
+    const many = {
+      stylesheet: (ref: string) =>
+        ref === "s.css" ? { css: ".a{background:url(b.png)}".repeat(200), dataUri: () => big } : null,
+      dataUri: (ref: string) => (ref === "b.png" ? big : null),
+    };
+    for (const html of [
+      '<img src="b.png">'.repeat(200),
+      `<style>${".a{background:url(b.png)}".repeat(200)}</style>`,
+      '<link rel="stylesheet" href="s.css">'.repeat(200),
+    ]) {
+      const out = inlinePage(html, many, 1_500_000);
+      // Stopped by the piece that passed the limit: the 136 MB page is never built.
+      expect(out).toEqual({ kind: "too-large", atLeast: expect.any(Number) as number });
+      if (out.kind === "too-large") expect(out.atLeast).toBeLessThanOrEqual(1_500_000 + big.length + 100);
+    }
+  });
+
+  it("the limit is exact: a page of the limit's length is inlined, one character less refuses it", () => {
+    const html = '<p>x</p><img src="i.png">';
+    const full = inlined(html);
+    expect(inlined(html, full.length)).toBe(full);
+    expect(inlinePage(html, resolver, full.length - 1)).toEqual({ kind: "too-large", atLeast: full.length });
+    expect(inlineCss("a{b:url(i.png)}", image, 10)).toBeNull();
   });
 });
