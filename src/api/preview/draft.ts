@@ -23,9 +23,9 @@ import {
 } from "../../shared/validation";
 import { pageSection, type PageMeta } from "../../state/zone/custom-pages/stored";
 import { isPageId, PAGE_IDS, parsePageBody, type PageId } from "../../state/zone/custom-pages/validate";
-import { PHASES } from "../../state/zone/rulesets/phases";
+import type { Phase } from "../../state/zone/rulesets/phases";
 import { rulesetSection, storedRuleset } from "../../state/zone/rulesets/stored";
-import { parseRuleset, rulesetProgramSize, type StoredRule } from "../../state/zone/rulesets/validate";
+import { parseRuleset, type StoredRule } from "../../state/zone/rulesets/validate";
 import type { Zone, ZoneDocument } from "../../state/zone/schema";
 import type { ZoneApiFailure } from "../kit/zone-section";
 
@@ -240,15 +240,20 @@ function readHeaders(raw: unknown, path: string, issues: IssueList): [string, st
  * The draft on top of the zone's saved document, validated as writes would be (contract §2.1 limits, plan
  * included): rules through `parseRuleset`, pages through `parsePageBody`. Refusals name `draft.…` fields.
  */
-export function applyDraft(zone: Zone, draft: Readonly<Record<string, unknown>>): Result<DraftPreview, ZoneApiFailure> {
+export function applyDraft(
+  zone: Zone,
+  draft: Readonly<Record<string, unknown>>,
+  /**
+   * The regex program size of the zone's saved rules outside `phase`, for the zone-wide cap (draft-cache.ts takes it
+   * from the compiled zone, once per version: the saved rules are never compiled per preview).
+   */
+  savedProgramSize: (phase: Phase) => number,
+): Result<DraftPreview, ZoneApiFailure> {
   const document: Record<string, unknown> = { ...zone.document };
   const phase = "http_custom_errors";
   let rules = storedRuleset(zone.document, phase)?.rules ?? [];
   if (draft.rules !== undefined) {
-    const others = PHASES.filter((p) => p !== phase).reduce(
-      (n, p) => n + rulesetProgramSize(p, storedRuleset(zone.document, p)),
-      0,
-    );
+    const others = savedProgramSize(phase);
     const previous = storedRuleset(zone.document, phase);
     const parsed = parseRuleset(
       { rules: draft.rules },

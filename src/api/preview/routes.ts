@@ -7,23 +7,26 @@
  *   pipeline as real errors.
  * - `POST /zones/{zone}/preview` (issue 22): a draft (rules and/or pages, not saved) or the saved configuration, and
  *   a described request → what each format would serve, which step answered, every rule's outcome and the cost,
- *   from the code traffic runs (src/edge/custom-errors/explain.ts). docs/custom-errors.md "Draft preview".
+ *   from the code traffic runs (src/edge/custom-errors/explain.ts). docs/custom-errors.md "Draft preview". It costs
+ *   what traffic costs: the saved configuration is the compiled zone's, a draft is compiled once per content
+ *   (draft-cache.ts), and each token's previews of a zone are bounded in number and rate (bound.ts, 429).
  */
 import { readJsonBody } from "../kit/body";
-import { apiSuccess } from "../kit/envelope";
+import { apiFailure, apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
 import { zoneHandler, zoneTarget, type ZoneAnswer } from "../kit/zone-section";
 import { causeOf, err, ok } from "../../shared/result";
 import { catalogEntry } from "../../errors/catalog";
 import { errorResponse } from "../../errors/pipeline";
 import { assetsOf, customizationFor, type PageSource } from "../../edge/custom-errors/apply";
-import { compileCustomErrors } from "../../edge/custom-errors/compiled";
 import { explain } from "../../edge/custom-errors/explain";
 import { pageHtml } from "../../edge/custom-errors/page-cache";
 import { compiledOf, compiledZone } from "../../edge/compiled-zone";
 import { lookupZone } from "../../state/zone/cache";
 import { storedRuleset } from "../../state/zone/rulesets/stored";
-import { applyDraft, parsePreviewBody } from "./draft";
+import { admitPreview, limitedMessage, PREVIEW_LIMITED_CODE } from "./bound";
+import { parsePreviewBody } from "./draft";
+import { compiledDraft } from "./draft-cache";
 
 async function preview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const raw = c.params.code ?? "";
@@ -44,6 +47,23 @@ async function preview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
 }
 
 async function draftPreview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
+  // Bounded per token and zone before the body is read (bound.ts): the only work a refused preview costs is this.
+  const admission = admitPreview(c.principal, zone);
+  if (admission.kind === "limited")
+    return err({
+      kind: "api",
+      failure: apiFailure(429, PREVIEW_LIMITED_CODE, limitedMessage(zone, admission), {
+        "Retry-After": String(admission.retryAfter),
+      }),
+    });
+  try {
+    return await runDraftPreview(c, zone);
+  } finally {
+    admission.release();
+  }
+}
+
+async function runDraftPreview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const body = await readJsonBody(c.request);
   if (!body.ok) return err({ kind: "api", failure: body.error });
   const input = parsePreviewBody(body.value, zone);
@@ -56,7 +76,8 @@ async function draftPreview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   if (read.value === null) return err({ kind: "not-found" });
   const current = read.value;
   // The saved configuration compiled once per version, the very value traffic uses (compiled-zone.ts).
-  const saved = compiledOf(current).customErrors;
+  const compiled = compiledOf(current);
+  const saved = compiled.customErrors;
   const savedPages: PageSource = (id) => pageHtml(c.env.CONFIG, saved, id);
   let setup = {
     compiled: saved,
@@ -64,13 +85,13 @@ async function draftPreview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
     pages: savedPages,
   };
   if (input.value.draft !== null) {
-    const draft = applyDraft(current, input.value.draft);
+    // Validated and compiled once per content and zone version (draft-cache.ts), never as a version: a draft must
+    // not serve traffic. Pages the draft does not change are read as saved.
+    const draft = await compiledDraft(current, compiled, input.value.draft);
     if (!draft.ok) return draft;
-    const { document, rules, pages } = draft.value;
-    // Compiled exactly as a saved version is (compiled.ts), never cached: a draft must not serve traffic. Pages
-    // the draft does not change are read as saved.
+    const { rules, pages } = draft.value;
     setup = {
-      compiled: compileCustomErrors({ ...current, document }, saved.normalization),
+      compiled: draft.value.compiled,
       stored: rules,
       pages: (id) => {
         const own = pages.get(id);
