@@ -3,6 +3,7 @@ import { COMMON_ERRORS, ok, param, ref, type OpenApiFragment } from "../kit/open
 import { MAX_SHOWN_BODY_CHARS, ORIGIN_FAILURES, PREVIEW_FORMATS } from "../../edge/custom-errors/explain";
 import { MAX_SHOWN_CHARS, MAX_SHOWN_ENTRIES } from "../../edge/custom-errors/trace";
 import { PAGE_IDS } from "../../state/zone/custom-pages/validate";
+import { PREVIEW_BOUNDS, PREVIEW_LIMITED_CODE } from "./bound";
 import { PREVIEW_CODE, REQUEST_LIMITS } from "./draft";
 
 const headerMap = {
@@ -67,7 +68,23 @@ export const previewOpenApi: OpenApiFragment = {
           'when the plan cannot use them). docs/custom-errors.md "Draft preview".',
         security: [{ bearer: ["zones:read"] }],
         requestBody: { required: true, content: { "application/json": { schema: ref("PreviewBody") } } },
-        responses: { "200": ok("The preview and its trace", ref("PreviewResult")), ...COMMON_ERRORS },
+        responses: {
+          "200": ok("The preview and its trace", ref("PreviewResult")),
+          ...COMMON_ERRORS,
+          "429": {
+            description:
+              `Too many draft previews of this zone for this token (code ${PREVIEW_LIMITED_CODE}): at most ` +
+              `${PREVIEW_BOUNDS.concurrent} running at once, a burst of ${PREVIEW_BOUNDS.burst}, then ` +
+              `${PREVIEW_BOUNDS.perSecond} per second, per token and zone on each server`,
+            headers: {
+              "Retry-After": {
+                description: "Whole seconds until a preview is admitted again",
+                schema: { type: "integer", minimum: 1 },
+              },
+            },
+            content: { "application/json": { schema: ref("FailureEnvelope") } },
+          },
+        },
       },
     },
   },
