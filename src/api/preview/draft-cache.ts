@@ -45,8 +45,8 @@ const drafts = new BoundedCache<string, Entry>({
   sizeOf: (entry) => entry.chars,
 });
 
-/** The other phases' program sizes, per compiled zone version (a WeakMap: gone with the compiled value). */
-const savedProgramSizes = new WeakMap<CompiledZone, number>();
+/** The other phases' program sizes, per compiled zone version and phase (a WeakMap: gone with the compiled value). */
+const savedProgramSizes = new WeakMap<CompiledZone, Map<Phase, number>>();
 
 /** What the preview compiled since the isolate started (for tests and benchmarks: never reset). */
 export interface DraftCacheStats {
@@ -70,7 +70,12 @@ export function draftCacheStats(): DraftCacheStats {
  * stored rule, disabled ones too), once per compiled zone version.
  */
 export function savedProgramSize(compiled: CompiledZone, zone: Zone, phase: Phase): number {
-  const known = savedProgramSizes.get(compiled);
+  let sizes = savedProgramSizes.get(compiled);
+  if (sizes === undefined) {
+    sizes = new Map();
+    savedProgramSizes.set(compiled, sizes);
+  }
+  const known = sizes.get(phase);
   if (known !== undefined) return known;
   stats.savedProgramSizes++;
   let size = 0;
@@ -83,7 +88,7 @@ export function savedProgramSize(compiled: CompiledZone, zone: Zone, phase: Phas
       if (expression.ok) size += expression.value.programSize;
     }
   }
-  savedProgramSizes.set(compiled, size);
+  sizes.set(phase, size);
   return size;
 }
 
