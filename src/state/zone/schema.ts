@@ -71,7 +71,8 @@ const KNOWN_FIELDS = new Set(["plan", "origin", "connect_timeout", "read_timeout
  */
 export function parseZoneName(raw: string): Result<string, string> {
   const name = normaliseHostname(raw);
-  if (/^[0-9.]+$/.test(name) || name.includes(":")) return err("zone must be a hostname, not an IP address");
+  if (/^[0-9.]+$/.test(name)) return err("zone must be a hostname, not an IP address");
+  if (name.includes(":")) return err("zone must be a hostname, without a port (nor an IPv6 address)");
   const problem = hostnameProblem(name);
   if (problem !== null) return err(`zone must be a hostname: ${hostnameProblemMessage(problem)}`);
   return ok(name);
