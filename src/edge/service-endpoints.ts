@@ -107,8 +107,8 @@ export function parseCode(segment: string): Result<CatalogEntry, "malformed" | "
 
 /**
  * `{prefix}/error/{code}`: the error as if it had just occurred on this zone, with the zone's custom error rules
- * and pages applied (contract §1.6, §2.1): exactly what the zone would serve to this request. On an API host, the
- * structured default only.
+ * and pages applied (docs/errors.md "Endpoints", docs/custom-errors.md "Precedence"): exactly what the zone would
+ * serve to this request. On an API host, the structured default only.
  */
 function previewError(
   request: Request,
