@@ -1,6 +1,7 @@
 /**
  * Service endpoints on every host under SERVICE_PREFIX (contract §1.6):
- *   GET|HEAD {prefix}/error/{code}    the error as if it had just occurred on this zone (through the pipeline)
+ *   GET|HEAD {prefix}/error/{code}    the error as if it had just occurred on this zone (through the pipeline);
+ *                                     on a host of API_HOSTS, the structured default only
  *   GET|HEAD {prefix}/errors          the reference of every code
  *   GET|HEAD {prefix}/errors/{code}   the reference page of one code (the target of `type`)
  * An unknown or malformed code, or an unknown path, answers a 404 RFC 9457 problem; another method 405 + `Allow`.
@@ -106,7 +107,8 @@ export function parseCode(segment: string): Result<CatalogEntry, "malformed" | "
 
 /**
  * `{prefix}/error/{code}`: the error as if it had just occurred on this zone, with the zone's custom error rules
- * and pages applied (contract §1.6, §2.1): exactly what the zone would serve to this request.
+ * and pages applied (docs/errors.md "Endpoints", docs/custom-errors.md "Precedence"): exactly what the zone would
+ * serve to this request. On an API host, the structured default only.
  */
 function previewError(
   request: Request,
@@ -119,12 +121,19 @@ function previewError(
   const code = parseCode(segment);
   if (!code.ok) return problemResponse(request, PROBLEMS.unknownCode());
   const zone = zoneOf(url);
+  // On a host of the management API only the structured default answers, never a zone's rules, pages or assets,
+  // whatever zone of that name is stored (one written before the zones API refused such names, or named before
+  // API_HOSTS listed it): operator content must never run on the API's origin (docs/configuration.md "Zone names").
+  if (settings.apiHosts.has(zone)) return previewOn(NO_ZONE, code.value, request, url, zone, settings, env, invocation);
   const lookup = compiledZone(env, zone); // the hot path: a value on a hit, no promise
   if (lookup instanceof Promise) {
     return lookup.then((config) => previewOn(config, code.value, request, url, zone, settings, env, invocation));
   }
   return previewOn(lookup, code.value, request, url, zone, settings, env, invocation);
 }
+
+/** No zone config: the structured default answers. */
+const NO_ZONE: ZoneLookup = ok(null);
 
 /** The preview of `entry` on the zone's compiled config (a 500 when the config could not be read). */
 function previewOn(

@@ -40,6 +40,18 @@ export async function pagePolicy(extraStyle: string | null, dataImages: boolean)
   );
 }
 
+/**
+ * The `Content-Security-Policy` of an operator's own content: a custom error rule's `content` or asset, a custom
+ * error page (src/edge/custom-errors/apply.ts; docs/custom-errors.md "Operator content runs sandboxed"). `sandbox`
+ * without `allow-same-origin` (CSP3 §6.3.2; HTML "sandboxing flag set") gives the document an opaque origin: its
+ * script runs, its images, styles and fonts load as the operator's own policy allows, its forms submit and its links
+ * open new windows (unsandboxed, `allow-popups-to-escape-sandbox`), but it shares no origin with anything, so
+ * whatever host serves it, it reads no storage or cookie of that host and no same-origin window (a management API
+ * page it opened included). A restriction only: the operator's own policy (a `<meta>` CSP) applies as well.
+ */
+export const CUSTOM_CONTENT_POLICY =
+  "sandbox allow-scripts allow-forms allow-popups allow-popups-to-escape-sandbox allow-modals";
+
 let boxHash: Promise<string> | null = null;
 
 /**

@@ -27,10 +27,12 @@ export interface MarkdownLink {
  * `links` after `what_you_should_do` in the frontmatter (a block sequence of double-quoted `title`/`href`, so any
  * text reads back exactly) and a `## More Help` list before the footer. The operator's texts are written into the
  * body with Markdown's markup characters for HTML, entities and links escaped (CommonMark §2.4 backslash escapes),
- * so a client that renders the body gets text, never the operator's markup or links of its own.
+ * so a client that renders the body gets text, never the operator's markup or links of its own; and no line of
+ * theirs opens a block that would reshape the document (`operatorText`): no heading, thematic break or fence, so
+ * the sections and the footer are the service's alone.
  */
 export function renderMarkdownOverlaid(f: ErrorFields, links: readonly MarkdownLink[] | undefined): string {
-  return markdown(f, links, escapeMarkdown);
+  return markdown(f, links, operatorText);
 }
 
 function markdown(f: ErrorFields, links: readonly MarkdownLink[] | undefined, text: (s: string) => string): string {
@@ -82,4 +84,45 @@ function verbatim(s: string): string {
 /** `\`, `<`, `>`, `&`, `[`, `]` and `` ` `` backslash-escaped: no HTML, entity, link, image or code span. */
 function escapeMarkdown(s: string): string {
   return s.replace(/[\\<>&[\]`]/g, "\\$&");
+}
+
+/**
+ * An overlay's text (`detail`, `what_you_should_do`) as body Markdown: `escapeMarkdown`, then each line kept from
+ * opening a block that would change the document's structure (docs/custom-errors.md "Overlay"). Paragraphs, the
+ * bulleted and numbered lists and the emphasis the overlay documents render as written; what is neutralised is
+ * what could forge the service's own sections or footer, by a backslash before its first character (CommonMark
+ * §2.4: the character then reads as itself):
+ *   - an ATX heading, `#` (§4.2);
+ *   - a thematic break, three or more `-`, `*` or `_` with spaces (§4.1): the footer's own separator;
+ *   - a setext heading underline, a run of `=` or `-` (§4.3), which would turn the line above into a heading;
+ *   - a fenced code block, ```` ``` ```` (already escaped) or `~~~` (§4.5), which left open runs to the end of the
+ *     document and swallows the sections after it.
+ * HTML blocks (§4.6), block quotes (§5.1) and link reference definitions (§4.7) cannot start: `<`, `>` and `[` are
+ * escaped everywhere. A line is read past its indentation and list markers (`- `, `* `, `+ `, `1. `, `1) `), so
+ * `- # x` is a list item of text, not a heading in a list; tabs never reach here (overlay.ts refuses them).
+ */
+function operatorText(s: string): string {
+  const escaped = escapeMarkdown(s);
+  return escaped.includes("\n") ? escaped.split("\n").map(blockSafeLine).join("\n") : blockSafeLine(escaped);
+}
+
+/** A run of `=`, or of `-`: a setext underline (also a thematic break from three `-` on). */
+const UNDERLINE = /^(?:=+|-+) *$/;
+/** A thematic break: three or more of one of `-`, `*`, `_`, spaces allowed between (`- - -`, `* * *`). */
+const BREAK = /^([-*_])(?: *\1){2,} *$/;
+/** A list item's marker with the space after it, when text follows (an empty item is matched as UNDERLINE first). */
+const LIST_MARKER = /^(?:[-+*]|[0-9]{1,9}[.)]) +(?=[^ ])/;
+
+function blockSafeLine(line: string): string {
+  let at = 0;
+  for (;;) {
+    while (line.charCodeAt(at) === 0x20) at++;
+    const rest = line.slice(at);
+    if (rest.startsWith("#") || rest.startsWith("~~~") || UNDERLINE.test(rest) || BREAK.test(rest)) {
+      return `${line.slice(0, at)}\\${rest}`;
+    }
+    const marker = LIST_MARKER.exec(rest);
+    if (marker === null) return line;
+    at += marker[0].length;
+  }
 }

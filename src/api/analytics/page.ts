@@ -36,6 +36,13 @@ export function analyticsPage(request: Request, url: URL, settings: Settings): R
         "img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
       "X-Content-Type-Options": "nosniff",
       "Referrer-Policy": "no-referrer",
+      // The token typed here is reachable by no other page (docs/analytics.md "Who can reach the token"): no opener
+      // keeps a handle on this window (COOP `same-origin`: a page that opened it, whatever its origin, gets a
+      // closed handle), no page may frame it (`frame-ancestors 'none'` above, `X-Frame-Options` for older
+      // browsers), and no other origin may load it as a resource (CORP).
+      "Cross-Origin-Opener-Policy": "same-origin",
+      "Cross-Origin-Resource-Policy": "same-origin",
+      "X-Frame-Options": "DENY",
     },
   });
 }

@@ -59,6 +59,8 @@ export const ZONE_API_CODES = {
 /** Everything that can go wrong in a zone-section route, as values. */
 export type ZoneApiFailure =
   | { readonly kind: "invalid-name"; readonly why: string }
+  /** The zone is named after a host of the management API (API_HOSTS): refused for every write but DELETE. */
+  | { readonly kind: "api-host"; readonly name: string }
   | { readonly kind: "invalid-settings"; readonly issues: Issues }
   | { readonly kind: "invalid-access-rules"; readonly issues: Issues<AccessRuleFailure["kind"]> }
   | { readonly kind: "invalid-url-normalization"; readonly issues: Issues }
@@ -86,6 +88,15 @@ export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailur
   switch (failure.kind) {
     case "invalid-name":
       return one(400, ZONE_API_CODES.invalidZoneName, `Invalid zone identifier: ${failure.why}`);
+    case "api-host":
+      return one(
+        400,
+        ZONE_API_CODES.invalidZoneName,
+        `Invalid zone identifier: ${failure.name} is a host of the management API (API_HOSTS), however it is ` +
+          "spelled (case, trailing dot, percent-encoding): a zone of that name would answer on the API's own " +
+          "origin; only GET and DELETE accept it, so a zone stored before this check can be read and removed " +
+          '(docs/configuration.md "Zone names")',
+      );
     case "invalid-settings":
       return invalid(failure.issues, ZONE_API_CODES.invalidSettings, "Invalid zone setting: ", " ");
     case "invalid-ruleset":
@@ -252,8 +263,17 @@ export function zoneTarget(
 }
 
 /**
+ * Methods that may name a zone after an API host: reads, and DELETE, so that a zone stored before the check (or
+ * named before API_HOSTS listed its name) can still be seen and removed. Every other method writes or renders
+ * a zone's configuration and is refused.
+ */
+const API_HOST_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "DELETE"]);
+
+/**
  * A zone-section handler: the zone name is validated first (400), and whatever failure the handler returns goes
- * through `zoneApiFailure`, the one switch.
+ * through `zoneApiFailure`, the one switch. This is the one place every zone route takes its name from, so the
+ * API-host check below covers them all (zones, rulesets, custom pages and assets, access rules, URL normalisation,
+ * previews, analytics).
  */
 export function zoneHandler(
   handle: (c: ApiContext, zone: string) => Promise<ZoneAnswer>,
@@ -261,6 +281,13 @@ export function zoneHandler(
   return async (c) => {
     const name = parseZoneName(zoneParam(c.params));
     if (!name.ok) return apiFailureResponse(zoneApiFailure({ kind: "invalid-name", why: name.error }, ""));
+    // A zone named after an API host would have its custom error rules, pages and assets served on the API's own
+    // origin (the service endpoints answer on every host), where a script could read what the analytics page holds
+    // (docs/configuration.md "Zone names"). The name is compared as `zoneOf` compares a request's host: lower-case,
+    // no trailing dot, no port (a port is already refused by `parseZoneName`).
+    if (c.settings.apiHosts.has(name.value) && !API_HOST_METHODS.has(c.request.method)) {
+      return apiFailureResponse(zoneApiFailure({ kind: "api-host", name: name.value }, name.value));
+    }
     const answer = await handle(c, name.value);
     return answer.ok ? answer.value : apiFailureResponse(zoneApiFailure(answer.error, name.value));
   };

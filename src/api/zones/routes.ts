@@ -3,14 +3,21 @@
  * `zones:write` scoped by zone (contract §7). The root (src/api/kit/mount.ts) has already authenticated and authorised;
  * here, cheapest first and nothing stored until everything passed: zone name (400) → body size (413) and JSON (400)
  * → settings (400) → the zone's writer of record (writer.ts), which serialises writes of one zone. `?dry_run=true`
- * stops before the writer (kit/dry-run.ts).
+ * stops before the writer (kit/dry-run.ts). DELETE also empties the zone's analytics object.
  */
 import { readJsonBody } from "../kit/body";
 import { apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
-import { readZone, withWriter, zoneHandler, zoneTarget, type ZoneAnswer } from "../kit/zone-section";
+import {
+  readZone,
+  withWriter,
+  zoneHandler,
+  zoneTarget,
+  type ZoneAnswer,
+  type ZoneApiFailure,
+} from "../kit/zone-section";
 import { pointsAtApi } from "../../shared/origin-url";
-import { err, ok } from "../../shared/result";
+import { causeOf, err, ok, type Result } from "../../shared/result";
 import { remember } from "../../state/zone/cache";
 import { parseZoneSettings, type Zone } from "../../state/zone/schema";
 import { parseDocument } from "../../state/zone/store";
@@ -57,7 +64,23 @@ async function removeZone(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const deleted = await withWriter(c.env, zone, (w) => w.remove(zone));
   if (!deleted.ok) return deleted;
   remember(zone, null);
+  // Everything else the zone owned goes with it (docs/configuration.md "Deleting a zone"): its error records now.
+  // Its rate-limit counters cannot be listed; they are named by the zone's incarnation, which a zone created again
+  // under the name never shares, and expire on their own. The records are wiped on every DELETE, of a zone not
+  // configured too: a DELETE retried after the wipe failed (500, the document already gone) completes it.
+  const wiped = await wipeAnalytics(c.env, zone);
+  if (!wiped.ok) return wiped;
   return deleted.value ? ok(apiSuccess({ id: zone })) : err({ kind: "not-found" });
+}
+
+/** The zone's ZoneAnalytics object emptied (src/state/analytics/zone-analytics.ts `wipe`); a failure is a value. */
+async function wipeAnalytics(env: Env, zone: string): Promise<Result<null, ZoneApiFailure>> {
+  try {
+    await env.ZONE_ANALYTICS.get(env.ZONE_ANALYTICS.idFromName(zone)).wipe();
+    return ok(null);
+  } catch (e) {
+    return err({ kind: "unavailable", cause: `ZONE_ANALYTICS wipe failed: ${causeOf(e)}` });
+  }
 }
 
 export const zoneRoutes: readonly ApiRoute[] = [

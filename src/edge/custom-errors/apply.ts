@@ -7,7 +7,7 @@
  * Tokens `::RAY_ID::`, `::CLIENT_IP::`, `::GEO::` are replaced only by validated values, never by request text.
  */
 import { BOX_TOKENS, MAX_PAGE_BYTES, pageClassOf, type PageId } from "../../state/zone/custom-pages/validate";
-import { negotiatedResponse, pagePolicy, type HeaderRecord } from "../../errors/headers";
+import { CUSTOM_CONTENT_POLICY, negotiatedResponse, pagePolicy, type HeaderRecord } from "../../errors/headers";
 import type { AnswerSink, ErrorCustomization, GeneratedError } from "../../errors/pipeline";
 import { MAX_BOX_BYTES, renderHtmlBox } from "../../errors/render-html";
 import { newRayId } from "../../shared/ray";
@@ -298,8 +298,10 @@ function serveRule(
 }
 
 /**
- * The error's headers for an operator's own content: its Content-Type, and without our page's CSP (the operator's
- * HTML may carry its own styles and scripts; a strict policy meant for our page would break it). Edited in place:
+ * The error's headers for an operator's own content: its Content-Type, and instead of our page's CSP (a strict
+ * policy meant for our page would break the operator's styles and scripts) the sandbox of CUSTOM_CONTENT_POLICY:
+ * the content runs in an opaque origin, so no host that serves it, an API host least of all, lends it its origin
+ * (docs/custom-errors.md "Operator content runs sandboxed"). Edited in place:
  * every caller hands over a copy of its own, a generated error's record (pipeline.ts `headerRecord`, under the names
  * `buildErrorHeaders` gives them) or an origin response's copied headers (`applyToOriginError`), so no third copy
  * is made per answer (issue 25).
@@ -307,11 +309,11 @@ function serveRule(
 function customHeaders(headers: Headers | HeaderRecord, contentType: string): Headers | HeaderRecord {
   if (headers instanceof Headers) {
     headers.set("Content-Type", contentType);
-    headers.delete("Content-Security-Policy");
+    headers.set("Content-Security-Policy", CUSTOM_CONTENT_POLICY);
     return headers;
   }
   headers["Content-Type"] = contentType;
-  delete headers["Content-Security-Policy"];
+  headers["Content-Security-Policy"] = CUSTOM_CONTENT_POLICY;
   return headers;
 }
 

@@ -34,6 +34,8 @@ export interface RequestPhaseConfig {
   readonly accessRules?: AccessRules;
   readonly firewall?: FirewallRulesetInput;
   readonly rateLimits?: RateLimitRulesetInput;
+  /** The zone's incarnation (schema.ts `Zone.incarnation`): names its rate-limit counters; 0 when absent. */
+  readonly incarnation?: number;
 }
 
 /** Enabled `block` firewall rules, in order, at most the plan's limit. */
@@ -55,6 +57,7 @@ export function requestPhaseConfig(zone: Zone): RequestPhaseConfig {
   const rateLimits = storedRuleset(zone.document, "http_ratelimit");
   return {
     plan: zone.settings.plan,
+    incarnation: zone.incarnation,
     ...(accessRules ? { accessRules } : {}),
     ...(firewall ? { firewall } : {}),
     // Every stored http_ratelimit rule has its `ratelimit` (validated when written); the filter only narrows the type.
@@ -74,7 +77,9 @@ export function compileRequestPhase(config: RequestPhaseConfig): CompiledRequest
   const access =
     config.accessRules && config.accessRules.rules.length > 0 ? new AccessMatcher(config.accessRules) : null;
   const firewall = config.firewall ? compileFirewall(config.firewall, limits.firewall) : null;
-  const rateLimits = config.rateLimits ? compileRateLimits(config.rateLimits, limits.rateLimits) : null;
+  const rateLimits = config.rateLimits
+    ? compileRateLimits(config.rateLimits, limits.rateLimits, config.incarnation ?? 0)
+    : null;
   return {
     access: access && !access.empty ? access : null,
     firewall: firewall && firewall.rules.length > 0 ? firewall : null,

@@ -86,11 +86,33 @@ export class ZoneAnalytics extends DurableObject<Env> {
   private raysUpto = 0;
   /** Whether this object life has seen its alarm armed (then no write reads it again). */
   private alarmArmed = false;
+  /** `analytics_meta.wiped_at`: when the zone was last deleted (`wipe`); a record made before it is refused. */
+  private wipedAt = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     migrate(ctx.storage, ANALYTICS_MIGRATIONS);
+    this.wipedAt =
+      this.sql.exec<{ value: number }>("SELECT value FROM analytics_meta WHERE name = 'wiped_at'").toArray()[0]
+        ?.value ?? 0;
+  }
+
+  /**
+   * The zone was deleted (docs/analytics.md "When a zone is deleted"): everything this object holds goes (its
+   * SQLite database and its alarm, `deleteAll`), and from now on a record made before `now` is refused, so a batch
+   * an isolate still held when the zone was deleted does not land in the empty object a zone created again under
+   * the name reads. What stays is one row: the time of the wipe.
+   */
+  async wipe(now: number = Date.now()): Promise<void> {
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    this.recent = null;
+    this.raysUpto = 0;
+    this.alarmArmed = false;
+    migrate(this.ctx.storage, ANALYTICS_MIGRATIONS);
+    this.sql.exec("INSERT OR REPLACE INTO analytics_meta (name, value) VALUES ('wiped_at', ?)", now);
+    this.wipedAt = now;
   }
 
   /** Stores a batch; a Ray ID already stored is ignored (a retried batch counts nothing twice). Returns how many. */
@@ -113,8 +135,10 @@ export class ZoneAnalytics extends DurableObject<Env> {
   async recordEncoded(rows: string): Promise<number> {
     const batch = JSON.parse(rows) as readonly EncodedRecord[];
     const recent = this.recentRays();
+    // Records made before the zone was deleted are not the zone's that exists now (`wipe`).
+    const current = this.wipedAt === 0 ? batch : batch.filter((r) => r[1] >= this.wipedAt);
     const stored = this.ctx.storage.transactionSync(() => {
-      const fresh = this.unseen(batch, recent);
+      const fresh = this.unseen(current, recent);
       if (fresh.length === 0) return [];
       // New batch ids are above `rays_upto` even when retention emptied the table's end (an idle zone's batches
       // all expire), so the batches the memory index names are exactly those above it, after a restart too.

@@ -61,6 +61,13 @@ export interface Zone {
   readonly modifiedOn: string;
   /** The whole stored document: the sections other features own (rulesets, pages, access rules) read from it. */
   readonly document: ZoneDocument;
+  /**
+   * Which life of the name this is: the version the zone was created at (writer.ts), unique per name because
+   * versions never repeat; 0 for a zone created before incarnations were recorded. What a deleted zone left behind
+   * and cannot be enumerated (rate-limit counters) is keyed by it, so a zone created again starts afresh
+   * (docs/configuration.md "Deleting a zone").
+   */
+  readonly incarnation: number;
 }
 
 const KNOWN_FIELDS = new Set(["plan", "origin", "connect_timeout", "read_timeout", "max_request_header_bytes"]);
@@ -71,7 +78,8 @@ const KNOWN_FIELDS = new Set(["plan", "origin", "connect_timeout", "read_timeout
  */
 export function parseZoneName(raw: string): Result<string, string> {
   const name = normaliseHostname(raw);
-  if (/^[0-9.]+$/.test(name) || name.includes(":")) return err("zone must be a hostname, not an IP address");
+  if (/^[0-9.]+$/.test(name)) return err("zone must be a hostname, not an IP address");
+  if (name.includes(":")) return err("zone must be a hostname, without a port (nor an IPv6 address)");
   const problem = hostnameProblem(name);
   if (problem !== null) return err(`zone must be a hostname: ${hostnameProblemMessage(problem)}`);
   return ok(name);

@@ -55,6 +55,8 @@ export function parseDocument(zone: string, doc: ZoneDocument): Result<Zone, Sto
     target: parsed.value.target,
     version: doc.version,
     modifiedOn: typeof doc.modified_on === "string" ? doc.modified_on : "",
+    incarnation:
+      Number.isSafeInteger(doc.incarnation) && (doc.incarnation as number) > 0 ? (doc.incarnation as number) : 0,
     document: doc,
   });
 }

@@ -75,7 +75,7 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /** The settings section is the zone's own; these names are reserved for it and the document's envelope. */
-const RESERVED = new Set(["schema", "version", "zone", "modified_on", "settings"]);
+const RESERVED = new Set(["schema", "version", "zone", "modified_on", "settings", "incarnation"]);
 
 export class ZoneWriter extends DurableObject<Env> {
   /** The zone document, or `null` when the zone is not configured. */
@@ -288,6 +288,11 @@ export class ZoneWriter extends DurableObject<Env> {
         version,
         zone,
         modified_on: new Date().toISOString(),
+        // A zone created now gets the version it is created at as its incarnation, kept by every later write
+        // (`changed` spreads the previous document): versions never repeat for a name, so neither do
+        // incarnations, and state keyed by one (rate-limit counters, schema.ts `Zone.incarnation`) is never
+        // found again by a zone re-created under the same name. A zone created before incarnations has none.
+        ...(previous.value === null ? { incarnation: version } : {}),
       };
       const text = JSON.stringify(document);
       const bytes = encoder.encode(text);

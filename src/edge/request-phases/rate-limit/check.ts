@@ -93,8 +93,11 @@ export async function counterOf(
     key = await sha256Hex(text, 16);
     if (text.length <= KEY_MEMO_TEXT) keyMemo.set(text, key);
   }
-  // One object per (zone, rule, counting key): see rate-limiter.ts for why.
-  return { key, name: `${zone}\n${rule.id}\n${key}` };
+  // One object per (zone, rule, counting key): see rate-limiter.ts for why. The zone's incarnation is part of the
+  // name (a zone created before incarnations has none, and keeps the names it had): a zone deleted and created
+  // again never finds its predecessor's counters, which expire on their own (docs/configuration.md).
+  const zoneName = rule.incarnation > 0 ? `${zone}\n${rule.incarnation}` : zone;
+  return { key, name: `${zoneName}\n${rule.id}\n${key}` };
 }
 
 /** The end of the client's block under `rule`, or undefined when the request may pass (counted, or failed open). */

@@ -21,20 +21,30 @@ export interface RateLimitParameters {
   readonly mitigationTimeout: number;
   /** How the counter is kept (docs/producers.md): absent in a stored rule means `DEFAULT_COUNTING`. */
   readonly counting: RateLimitCounting;
+  /**
+   * The zone's incarnation (schema.ts `Zone.incarnation`), part of every counter's name (check.ts `counterOf`):
+   * counters cannot be listed, so a deleted zone's are never found again by a zone re-created under its name.
+   */
+  readonly incarnation: number;
 }
 
 export type CompiledRateLimitRule = RuleListEntry<RateLimitParameters>;
 export type CompiledRateLimits = RuleList<RateLimitParameters>;
 
-export function compileRateLimits(ruleset: RateLimitRulesetInput, maxRules: number): CompiledRateLimits {
+export function compileRateLimits(
+  ruleset: RateLimitRulesetInput,
+  maxRules: number,
+  /** The zone's incarnation; 0 (a zone created before incarnations) keeps the counters' earlier names. */
+  incarnation = 0,
+): CompiledRateLimits {
   return compileRuleList("http_ratelimit", ruleset.rules, {
     maxRules,
     admit: admitAction("block"),
-    prepare: parameters,
+    prepare: (stored) => parameters(stored, incarnation),
   });
 }
 
-function parameters(stored: RateLimitRuleInput): Result<RateLimitParameters, string> {
+function parameters(stored: RateLimitRuleInput, incarnation: number): Result<RateLimitParameters, string> {
   const characteristics: Characteristic[] = [];
   let bad: string | null = null;
   for (const text of stored.ratelimit.characteristics) {
@@ -50,5 +60,6 @@ function parameters(stored: RateLimitRuleInput): Result<RateLimitParameters, str
     requestsPerPeriod: r.requests_per_period,
     mitigationTimeout: r.mitigation_timeout,
     counting: r.counting ?? DEFAULT_COUNTING,
+    incarnation,
   });
 }

@@ -124,6 +124,11 @@ describe("the page", () => {
     const csp = res.headers.get("Content-Security-Policy")!;
     expect(csp).toMatch(/default-src 'none'; script-src 'nonce-[A-Za-z0-9+/=]+'/);
     expect(csp).toContain("connect-src 'self'");
+    // The token typed here is reachable by no other page (docs/analytics.md "Who can reach the token").
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(res.headers.get("Cross-Origin-Opener-Policy")).toBe("same-origin");
+    expect(res.headers.get("Cross-Origin-Resource-Policy")).toBe("same-origin");
+    expect(res.headers.get("X-Frame-Options")).toBe("DENY");
     const html = await res.text();
     expect(html).toContain(`data-zone="${zone}"`);
     expect(html).toContain("sessionStorage");

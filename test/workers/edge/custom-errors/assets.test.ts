@@ -7,6 +7,7 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ADMIN, loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { CUSTOM_CONTENT_POLICY } from "../../../../src/errors/headers";
 import type { Envelope } from "../../support/envelope";
 
 async function api(method: string, path: string, body?: unknown) {
@@ -56,6 +57,8 @@ describe("serve_error with asset_name", () => {
     const ray = res.headers.get("Ray-ID")!;
     expect(ray).toMatch(/^[0-9a-f]{16}$/);
     expect(res.headers.get("Cache-Control")).toContain("no-store");
+    // An asset is operator content: sandboxed, script in an opaque origin (docs/custom-errors.md).
+    expect(res.headers.get("Content-Security-Policy")).toBe(CUSTOM_CONTENT_POLICY);
     expect(body).toContain(`Ray ${ray} \u00e9`);
     expect(body).toContain('<img src="data:image/png;base64,');
     expect(body).toBe((await env.CONFIG.get(`zone:${z}:asset:down`))!.replace("::RAY_ID::", ray));

@@ -6,6 +6,7 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ADMIN, loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { CUSTOM_CONTENT_POLICY } from "../../../../src/errors/headers";
 
 const PAGE_500 =
   "<!DOCTYPE html><html><head><title>Shop is down</title></head><body><p>Sorry! ray ::RAY_ID:: ip ::CLIENT_IP:: geo ::GEO::</p>::EDGE_ERROR_500S_BOX::</body></html>";
@@ -14,6 +15,17 @@ const JSON_RULE = {
   action: "serve_error",
   action_parameters: { content: '{"shop":"down","ray":"::RAY_ID::"}', content_type: "application/json" },
 };
+
+/**
+ * An operator's content carries the sandbox policy (docs/custom-errors.md "Operator content runs sandboxed"): script
+ * allowed, the same origin never (`allow-same-origin` would give the content the serving host's origin back).
+ */
+function expectSandboxed(res: Response): void {
+  const policy = res.headers.get("Content-Security-Policy") ?? "";
+  expect(policy).toBe(CUSTOM_CONTENT_POLICY);
+  expect(policy.split(/\s+/)).toEqual(expect.arrayContaining(["sandbox", "allow-scripts"]));
+  expect(policy).not.toContain("allow-same-origin");
+}
 
 async function call(method: string, path: string, body: unknown): Promise<number> {
   const res = await exports.default.fetch(`http://localhost${path}`, {
@@ -119,8 +131,9 @@ describe("what a rule or page answer carries", () => {
     expect(res.headers.get("Retry-After")).toBe("120"); // 521's, kept
     expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
     expect(res.headers.get("Proxy-Status")).toContain("edge-errors"); // still the service's error (contract §1.4)
-    // Our page's policy is not the operator's content's: a rule's answer drops it (apply.ts `customHeaders`).
-    expect(res.headers.get("Content-Security-Policy")).toBeNull();
+    // Our page's policy is not the operator's content's: a rule's answer carries the sandbox instead (apply.ts
+    // `customHeaders`): script may run, but in an opaque origin, never the serving host's.
+    expectSandboxed(res);
     const ray = res.headers.get("Ray-ID");
     expect(await res.json()).toEqual({ shop: "down", ray });
   });
@@ -129,7 +142,7 @@ describe("what a rule or page answer carries", () => {
     const zone = await zoneWith({ page: true });
     const res = await traffic(zone, "application/json", { "CF-Connecting-IP": "203.0.113.7" });
     expect(res.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
-    expect(res.headers.get("Content-Security-Policy")).toBeNull(); // the operator's page may carry its own
+    expectSandboxed(res); // the operator's page may carry its own policy too; ours only sandboxes it
     expect(res.headers.get("Ray-ID")).toMatch(/^[0-9a-f]{16}$/);
     expect(res.headers.get("Cache-Control")).toBe("private, no-store");
     const html = await res.text();
@@ -216,6 +229,7 @@ describe("rules on the origin's own error responses (contract §2.1)", () => {
     expect(res.headers.get("ETag")).toBeNull();
     expect(res.headers.get("Content-Type")).toBe("text/plain; charset=utf-8");
     expect(res.headers.get("X-Origin")).not.toBeNull(); // the origin's other headers are kept
+    expectSandboxed(res); // the rule's content replaces the origin's, so the policy is the operator content's
   });
 
   it("a page never replaces an origin's error; an unmatched origin error passes through unchanged", async () => {
@@ -244,6 +258,8 @@ describe("preview equals the real answer (contract §1.6, §6)", () => {
       });
       expect(preview.status).toBe(real.status);
       expect(preview.headers.get("Content-Type")).toBe(real.headers.get("Content-Type"));
+      // The preview answers on the API's own host: the rule's or page's content is sandboxed there as everywhere.
+      expect(preview.headers.get("Content-Security-Policy")).toBe(real.headers.get("Content-Security-Policy"));
       const previewBody = await preview.text();
       expect(stable(previewBody)).toBe(stable(await real.text()));
       const head = await exports.default.fetch(`http://localhost/zones/${zone}/preview/521`, {

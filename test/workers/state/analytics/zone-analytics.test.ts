@@ -319,3 +319,59 @@ describe("what a record keeps", () => {
     expect(cause).toContain("TCP connection refused");
   });
 });
+
+describe('ZoneAnalytics.wipe (the zone was deleted: docs/analytics.md "When a zone is deleted")', () => {
+  it("empties the object (records, counters, paths, the Ray index, the alarm); refuses records made before it", async () => {
+    const stub = stubFor();
+    const now = Date.now();
+    // More rays than the in-memory index holds, so some are in `rays` and some in memory.
+    const many = Array.from({ length: RAY_INDEX_EVERY + 5 }, (_, i) =>
+      rec(5000 + i, now - 1000, { path: `/p${i % 7}` }),
+    );
+    expect(await stub.record(many)).toBe(many.length);
+    expect((await stub.lookup(ray(5000), now))?.path).toBe("/p0");
+    expect((await stub.lookup(ray(5000 + RAY_INDEX_EVERY + 4), now))?.code).toBe(502);
+    await runInDurableObject(stub, async (_object: ZoneAnalytics, state) => {
+      expect(await state.storage.getAlarm()).not.toBeNull();
+    });
+
+    await stub.wipe(now);
+
+    const q: CountQuery = { since: now - HOUR, until: now + HOUR, step: "minute", groupBy: [], filters: {} };
+    const hours: CountQuery = { ...q, since: now - 24 * HOUR, step: "hour" };
+    for (const query of [q, hours]) {
+      const r = await stub.counts(query);
+      expect(r.ok && r.value).toEqual({ rows: [], topCodes: [], topPaths: [] });
+    }
+    expect(await stub.lookup(ray(5000), now)).toBeNull();
+    expect(await stub.lookup(ray(5000 + RAY_INDEX_EVERY + 4), now)).toBeNull();
+    await runInDurableObject(stub, async (_object: ZoneAnalytics, state) => {
+      expect(await state.storage.getAlarm()).toBeNull();
+      const tables = ["batches", "rays", "minutes", "hours", "path_hours"].map(
+        (t) => state.storage.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${t}`).one().n,
+      );
+      expect(tables).toEqual([0, 0, 0, 0, 0]);
+    });
+
+    // A batch an isolate still held (records made before the wipe) is refused; one made after it is the zone's
+    // that exists now, counted as usual, and survives the object's restart.
+    expect(await stub.record([rec(9001, now - 1), rec(9002, now - 60_000)])).toBe(0);
+    expect(await stub.record([rec(9003, now - 1), rec(9004, now + 1)])).toBe(1);
+    expect(await stub.lookup(ray(9001), now + 2)).toBeNull();
+    expect((await stub.lookup(ray(9004), now + 2))?.ray).toBe(ray(9004));
+    const after = await stub.counts({ ...q, until: now + 2 * HOUR });
+    expect(after.ok && after.value.rows.reduce((s, x) => s + x.n, 0)).toBe(1);
+  });
+
+  it("the refusal of earlier records survives the object's restart", async () => {
+    const name = `wiped-${Math.random()}.example`;
+    const now = Date.now();
+    const stub = env.ZONE_ANALYTICS.get(env.ZONE_ANALYTICS.idFromName(name));
+    await stub.wipe(now);
+    // A new object life: `wiped_at` is read back from storage by the constructor.
+    await runInDurableObject(stub, (_: ZoneAnalytics, state) => state.abort()).catch(() => undefined);
+    const again = env.ZONE_ANALYTICS.get(env.ZONE_ANALYTICS.idFromName(name));
+    expect(await again.record([rec(9100, now - 5), rec(9101, now + 5)])).toBe(1);
+    expect(await again.lookup(ray(9100), now + 10)).toBeNull();
+  });
+});
