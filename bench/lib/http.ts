@@ -31,12 +31,22 @@ export function send(url: URL, method: string, headers: Record<string, string>, 
   });
 }
 
-/** A management API call on `Host: localhost` with the bench's admin token; throws unless it answers 200. */
-export async function api(base: URL, token: string, method: string, path: string, body: unknown): Promise<void> {
+/**
+ * A management API call with the bench's admin token, on `Host: localhost` unless the suite serves the API on another
+ * host (`apiHost`); throws unless it answers 200.
+ */
+export async function api(
+  base: URL,
+  token: string,
+  method: string,
+  path: string,
+  body: unknown,
+  apiHost = "localhost",
+): Promise<void> {
   const answer = await send(
     new URL(path, base),
     method,
-    { host: "localhost", authorization: `Bearer ${token}`, "content-type": "application/json" },
+    { host: apiHost, authorization: `Bearer ${token}`, "content-type": "application/json" },
     JSON.stringify(body),
   );
   if (answer.status !== 200) throw new Error(`${method} ${path} answered ${answer.status}: ${answer.body}`);

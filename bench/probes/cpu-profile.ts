@@ -24,7 +24,7 @@ import { ensureDebianTool } from "../lib/debian-tool.ts";
 import { serveWrapped, writeWorkerdWrapper } from "../lib/instructions.ts";
 import { serveWorker, type ServeOptions } from "../lib/serve.ts";
 import { ensureWrk } from "../lib/wrk.ts";
-import { ADMIN_TOKEN, configureLocalhost, constantWorker } from "../suites/errors.ts";
+import { REAL_BINDINGS, configureLocalhost, constantWorker } from "../suites/errors.ts";
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, "../..");
@@ -55,7 +55,7 @@ interface Profile {
 
 /** The constant Worker of bench/suites/errors.ts, built from one answer of the real Worker. */
 async function constantScript(): Promise<string> {
-  const real = await serveWorker({ root, entry: "src/index.ts", bindings: { ADMIN_TOKEN } });
+  const real = await serveWorker({ root, entry: "src/index.ts", bindings: REAL_BINDINGS });
   try {
     return await constantWorker(real, accept);
   } finally {
@@ -135,7 +135,7 @@ function byPart(p: Profile): Map<string, number> {
 const constant = await profile("constant Worker", { root, script: await constantScript(), durableObjects: {} }, false);
 const real = await profile(
   `real Worker, the example rule + ${rules} rules`,
-  { root, entry: "src/index.ts", bindings: { ADMIN_TOKEN } },
+  { root, entry: "src/index.ts", bindings: REAL_BINDINGS },
   true,
 );
 const profiles = [constant, real];

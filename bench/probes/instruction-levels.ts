@@ -12,7 +12,7 @@
  */
 import { parseArgs } from "node:util";
 import { resolve } from "node:path";
-import { configureLocalhost, ADMIN_TOKEN } from "../suites/errors.ts";
+import { configureLocalhost, REAL_BINDINGS } from "../suites/errors.ts";
 import { sequentialRequests, serveCounted, type V8Events } from "../lib/instructions.ts";
 import { parseWranglerToml } from "../lib/serve.ts";
 import { serveDirect } from "../lib/workerd-direct.ts";
@@ -58,7 +58,7 @@ async function start(): Promise<Counted> {
   }
   const options =
     worker === "real"
-      ? { root, entry: "src/index.ts", bindings: { ADMIN_TOKEN, ERROR_LOG_COALESCE_MS: "1000" } }
+      ? { root, entry: "src/index.ts", bindings: { ...REAL_BINDINGS, ERROR_LOG_COALESCE_MS: "1000" } }
       : { root, entry: "bench/baseline/worker.ts", durableObjects: {} };
   const counted = await serveCounted(options, { v8Flags, traceV8: values.trace });
   if (worker === "real") await configureLocalhost(root, counted.served);

@@ -146,18 +146,18 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
       for (let i = 0; i < processes; i++) all.push(await start(serveWorker(options)));
       return all;
     };
-    const real = await serve({ root, entry: "src/index.ts", bindings: { ADMIN_TOKEN } });
+    const real = await serve({ root, entry: "src/index.ts", bindings: REAL_BINDINGS });
     const first = real[0] as Served;
     // Workers without the TagStore class get no Durable Object binding (workerd would warn); they keep the
     // same KV namespace, vars and serving path as the real Worker.
     const servers: Record<Server, Served[]> = {
       real,
-      exampleOnly: await serve({ root, entry: "src/index.ts", bindings: { ADMIN_TOKEN } }),
-      ruleAnswers: await serve({ root, entry: "src/index.ts", bindings: { ADMIN_TOKEN } }),
+      exampleOnly: await serve({ root, entry: "src/index.ts", bindings: REAL_BINDINGS }),
+      ruleAnswers: await serve({ root, entry: "src/index.ts", bindings: REAL_BINDINGS }),
       baseline: await serve({ root, entry: "bench/baseline/worker.ts", durableObjects: {} }),
       sameBytes: await serve({ root, script: await constantWorker(first, "application/json"), durableObjects: {} }),
       sameHtml: await serve({ root, script: await constantWorker(first, "text/html"), durableObjects: {} }),
-      noConsole: await serve({ root, entry: "src/index.ts", dropConsole: true, bindings: { ADMIN_TOKEN } }),
+      noConsole: await serve({ root, entry: "src/index.ts", dropConsole: true, bindings: REAL_BINDINGS }),
     };
     for (const served of [...servers.real, ...servers.noConsole]) await configureLocalhost(root, served);
     for (const served of servers.exampleOnly) await configureLocalhost(root, served, 0);
@@ -211,6 +211,14 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
 }
 
 export const ADMIN_TOKEN = "bench-admin-token";
+/**
+ * The real Workers serve the management API on 127.0.0.1 only, so that `localhost` is a zone like any other: the
+ * subject is `/cdn-cgi/error/522` on `Host: localhost` (Miniflare lets `/cdn-cgi/*` reach a Worker only for
+ * localhost hosts), and a zone may not be named after an API host (docs/configuration.md "Zone names").
+ */
+export const API_HOST = "127.0.0.1";
+/** Bindings of every real Worker of this suite and of the probes that configure `localhost` like it. */
+export const REAL_BINDINGS = { ADMIN_TOKEN, API_HOSTS: API_HOST };
 
 /**
  * `--instructions`: the same Workers and answers, each request's cost as the instructions its workerd process
@@ -227,7 +235,7 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
     ? { warmup: 200, requests: 100, windows: 1, idleMs: 10_500, replaceCompiling: 0 }
     : { warmup: 1500, requests: 300, windows: 3, idleMs: 10_500, replaceCompiling: 3 };
   // The constant Workers answer what the real Worker answers: taken from one served the usual way.
-  const reference = await serveWorker({ root, entry: "src/index.ts", bindings: { ADMIN_TOKEN } });
+  const reference = await serveWorker({ root, entry: "src/index.ts", bindings: REAL_BINDINGS });
   let sameJson: string;
   let sameHtml: string;
   try {
@@ -236,7 +244,7 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
   } finally {
     await reference.dispose();
   }
-  const realBindings = { ADMIN_TOKEN, ERROR_LOG_COALESCE_MS: "1000" };
+  const realBindings = { ...REAL_BINDINGS, ERROR_LOG_COALESCE_MS: "1000" };
   const options: Record<Server, ServeOptions> = {
     real: { root, entry: "src/index.ts", bindings: realBindings },
     exampleOnly: { root, entry: "src/index.ts", bindings: realBindings },
@@ -322,9 +330,9 @@ export async function configureLocalhost(root: string, served: Served, more = 20
     action_parameters: { content: `{"rule":${i}}`, content_type: "application/json" },
   }));
   const zone = { plan: "enterprise", origin: "http://origin.bench.example" };
-  await api(served.url, ADMIN_TOKEN, "PUT", "/zones/localhost", zone);
+  await api(served.url, ADMIN_TOKEN, "PUT", "/zones/localhost", zone, API_HOST);
   const path = "/zones/localhost/rulesets/phases/http_custom_errors/entrypoint";
-  await api(served.url, ADMIN_TOKEN, "PUT", path, { rules: [...scoped, ...further] });
+  await api(served.url, ADMIN_TOKEN, "PUT", path, { rules: [...scoped, ...further] }, API_HOST);
 }
 
 /** A Worker answering, from constants, exactly what the real Worker answers to `accept` (before any rule is set). */
