@@ -9,7 +9,7 @@ import { CATALOG } from "../../errors/catalog";
 import { typeUri } from "../../errors/pipeline";
 import type { Settings } from "../../shared/settings";
 import { parseZoneName } from "../../state/zone/schema";
-import { API_PAGE_STYLE, CHECK_ICON } from "../kit/page-style";
+import { API_PAGE_STYLE, CHECK_ICON, tokenPageHeaders } from "../kit/page-style";
 
 const PAGE_PATH = /^\/zones\/([^/]+)\/analytics\/?$/;
 
@@ -28,22 +28,7 @@ export function analyticsPage(request: Request, url: URL, settings: Settings): R
   const nonce = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))));
   const html = renderPage(zone.value, nonce, referenceBase(url, settings));
   return new Response(request.method === "HEAD" ? null : html, {
-    headers: {
-      "Content-Type": "text/html; charset=utf-8",
-      "Cache-Control": "no-store",
-      "Content-Security-Policy":
-        `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; ` +
-        "img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-      "X-Content-Type-Options": "nosniff",
-      "Referrer-Policy": "no-referrer",
-      // The token typed here is reachable by no other page (docs/analytics.md "Who can reach the token"): no opener
-      // keeps a handle on this window (COOP `same-origin`: a page that opened it, whatever its origin, gets a
-      // closed handle), no page may frame it (`frame-ancestors 'none'` above, `X-Frame-Options` for older
-      // browsers), and no other origin may load it as a resource (CORP).
-      "Cross-Origin-Opener-Policy": "same-origin",
-      "Cross-Origin-Resource-Policy": "same-origin",
-      "X-Frame-Options": "DENY",
-    },
+    headers: tokenPageHeaders(nonce),
   });
 }
 

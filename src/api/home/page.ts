@@ -11,7 +11,7 @@ import { html, raw, type Html } from "../../errors/html";
 import { negotiate, type NegotiationTable } from "../../shared/negotiate";
 import type { Settings } from "../../shared/settings";
 import { apiSuccess } from "../kit/envelope";
-import { API_PAGE_STYLE, CHECK_ICON } from "../kit/page-style";
+import { API_PAGE_STYLE, CHECK_ICON, tokenPageHeaders } from "../kit/page-style";
 import { DESCRIPTION, DOCS, DOCS_BASE, homeLinks, type HomeLinks } from "./links";
 
 type HomeMediaType = "text/html" | "application/json";
@@ -42,16 +42,7 @@ export function homePage(request: Request, url: URL, settings: Settings): Respon
   const nonce = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))));
   const body = renderHome(links, settings.servicePrefix, nonce);
   return new Response(request.method === "HEAD" ? null : body, {
-    headers: {
-      "Content-Type": "text/html; charset=utf-8",
-      "Cache-Control": "no-store",
-      Vary: "Accept",
-      "Content-Security-Policy":
-        `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; ` +
-        "img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-      "X-Content-Type-Options": "nosniff",
-      "Referrer-Policy": "no-referrer",
-    },
+    headers: { ...tokenPageHeaders(nonce), Vary: "Accept" },
   });
 }
 

@@ -38,3 +38,25 @@ export const API_PAGE_STYLE = `${PAGE_STYLE}\n${CONTROLS}`;
 /** A check mark in a circle, for the token badge (decorative: the badge says it in words). */
 export const CHECK_ICON =
   '<svg viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2.5" stroke-linecap="round" stroke-linejoin="round"><circle cx="12" cy="12" r="10"/><path d="M7.5 12.5l3 3 6-6.5"/></svg>';
+
+/**
+ * Headers of a page of the API host that takes a token (the front door, the analytics page). The token typed there
+ * is reachable by no other page (docs/analytics.md "Who can reach the token"): scripts and styles only with this
+ * answer's nonce, no opener keeps a handle on the window (COOP `same-origin`: a page that opened it, whatever its
+ * origin, gets a closed handle), no page may frame it (`frame-ancestors 'none'`, `X-Frame-Options` for older
+ * browsers), and no other origin may load it as a resource (CORP).
+ */
+export function tokenPageHeaders(nonce: string): Record<string, string> {
+  return {
+    "Content-Type": "text/html; charset=utf-8",
+    "Cache-Control": "no-store",
+    "Content-Security-Policy":
+      `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; ` +
+      "img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Resource-Policy": "same-origin",
+    "X-Frame-Options": "DENY",
+  };
+}

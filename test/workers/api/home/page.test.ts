@@ -37,6 +37,10 @@ describe("GET / on an API host", () => {
     expect(res.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
     expect(res.headers.get("Vary")).toBe("Accept");
     expect(res.headers.get("Content-Security-Policy")).toMatch(/^default-src 'none'; script-src 'nonce-/);
+    // The page takes a token: no other page may hold a handle on it, frame it or load it.
+    expect(res.headers.get("Cross-Origin-Opener-Policy")).toBe("same-origin");
+    expect(res.headers.get("Cross-Origin-Resource-Policy")).toBe("same-origin");
+    expect(res.headers.get("X-Frame-Options")).toBe("DENY");
     const page = await res.text();
     expect(page).toContain("<h1>Structured edge errors</h1>");
     expect(page).toContain('href="http://localhost/cdn-cgi/errors"');
