@@ -113,7 +113,8 @@ export async function compiledDraft(
   const result: Result<CompiledDraft, ZoneApiFailure> = applied.ok
     ? ok({
         ...applied.value,
-        // Compiled exactly as a saved version is (compiled.ts), with the zone's saved URL normalisation.
+        // Compiled exactly as a saved version is (src/edge/custom-errors/compiled.ts), with the zone's saved URL
+        // normalisation.
         compiled: compileCustomErrors({ ...zone, document: applied.value.document }, compiled.normalization),
       })
     : applied;

@@ -8,7 +8,7 @@
  * its own (`REQUEST_LIMITS`), each refusal a 400 naming the field (code `PREVIEW_CODE`).
  */
 import { catalogEntry } from "../../errors/catalog";
-import { ORIGIN_FAILURES, type DescribedError, type DescribedRequest } from "../../edge/custom-errors/explain";
+import { ORIGIN_FAILURES, type DescribedError, type DescribedRequest } from "./explain";
 import { randomId } from "../../shared/crypto";
 import { parseIp } from "../../shared/ip";
 import { err, ok, type Result } from "../../shared/result";

@@ -1,7 +1,7 @@
 /** The preview endpoints' part of the OpenAPI document (contract §6), from the same constants as the code. */
 import { COMMON_ERRORS, ok, param, ref, type OpenApiFragment } from "../kit/openapi";
-import { MAX_SHOWN_BODY_CHARS, ORIGIN_FAILURES, PREVIEW_FORMATS } from "../../edge/custom-errors/explain";
-import { MAX_SHOWN_CHARS, MAX_SHOWN_ENTRIES } from "../../edge/custom-errors/trace";
+import { MAX_SHOWN_BODY_CHARS, ORIGIN_FAILURES, PREVIEW_FORMATS } from "./explain";
+import { MAX_SHOWN_CHARS, MAX_SHOWN_ENTRIES } from "./trace";
 import { PAGE_IDS } from "../../state/zone/custom-pages/validate";
 import { PREVIEW_BOUNDS, PREVIEW_LIMITED_CODE } from "./bound";
 import { PREVIEW_CODE, REQUEST_LIMITS } from "./draft";

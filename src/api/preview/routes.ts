@@ -7,7 +7,7 @@
  *   pipeline as real errors.
  * - `POST /zones/{zone}/preview` (issue 22): a draft (rules and/or pages, not saved) or the saved configuration, and
  *   a described request → what each format would serve, which step answered, every rule's outcome and the cost,
- *   from the code traffic runs (src/edge/custom-errors/explain.ts). docs/custom-errors.md "Draft preview". It costs
+ *   from the code traffic runs (explain.ts, its trace in trace.ts). docs/custom-errors.md "Draft preview". It costs
  *   what traffic costs: the saved configuration is the compiled zone's, a draft is compiled once per content
  *   (draft-cache.ts), and each token's previews of a zone are bounded in number and rate (bound.ts, 429).
  */
@@ -19,7 +19,7 @@ import { causeOf, err, ok } from "../../shared/result";
 import { catalogEntry } from "../../errors/catalog";
 import { errorResponse } from "../../errors/pipeline";
 import { assetsOf, customizationFor, type PageSource } from "../../edge/custom-errors/apply";
-import { explain } from "../../edge/custom-errors/explain";
+import { explain } from "./explain";
 import { pageHtml } from "../../edge/custom-errors/page-cache";
 import { compiledOf, compiledZone } from "../../edge/compiled-zone";
 import { lookupZone } from "../../state/zone/cache";
@@ -75,7 +75,7 @@ async function runDraftPreview(c: ApiContext, zone: string): Promise<ZoneAnswer>
   if (!read.ok) return read;
   if (read.value === null) return err({ kind: "not-found" });
   const current = read.value;
-  // The saved configuration compiled once per version, the very value traffic uses (compiled-zone.ts).
+  // The saved configuration compiled once per version, the very value traffic uses (src/edge/compiled-zone.ts).
   const compiled = compiledOf(current);
   const saved = compiled.customErrors;
   const savedPages: PageSource = (id) => pageHtml(c.env.CONFIG, saved, id);

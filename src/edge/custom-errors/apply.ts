@@ -52,7 +52,7 @@ export function assetsOf(compiled: CompiledCustomErrors, kv: KVNamespace): Asset
 
 /**
  * The same steps as `customizationFor`, with a tracer on the rule step and the pages read from `pages` (the draft
- * preview, src/edge/custom-errors/explain.ts): what answers is decided by exactly the code traffic runs. Built per
+ * preview, src/api/preview/explain.ts): what answers is decided by exactly the code traffic runs. Built per
  * call, never cached in the compiled value (a traced step must not serve traffic).
  */
 export function tracedCustomization(
@@ -199,7 +199,7 @@ export function applyToOriginError(
   response: Response,
   url?: URL,
   ruleUrl?: RuleUrl,
-  /** The draft preview's trace (explain.ts); traffic passes none. */
+  /** The draft preview's trace (src/api/preview/explain.ts); traffic passes none. */
   tracer?: RuleListTracer,
   /** Where a rule's asset is read (`assetsOf` for traffic); none: a rule naming an asset does not answer. */
   assets: AssetSource = NO_ASSETS,

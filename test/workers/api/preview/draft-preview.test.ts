@@ -444,6 +444,34 @@ describe("the trace: why a rule did or did not match", () => {
   });
 });
 
+describe("overlay rules in a draft: run as traffic runs them", () => {
+  const DETAIL = 'Down for "maintenance" </p><b>now</b>';
+  const draft = {
+    rules: [
+      {
+        expression: "http.response.code in {503 521}",
+        action: "serve_error",
+        action_parameters: { overlay: { detail: DETAIL } },
+      },
+      serve("http.response.code eq 503", "# Down", "text/markdown"),
+    ],
+  };
+
+  it("a generated error: the overlay answers in every format; an origin's error: passed over, traced as a match", async () => {
+    const zone = await paidZone();
+    const generated = await preview(zone, { draft, request: { code: 521 } });
+    expect(generated.answered_by).toMatchObject({ kind: "rule", index: 0 });
+    for (const format of Object.keys(FORMATS) as Format[])
+      expect(generated.responses[format].answered_by, format).toMatchObject({ kind: "rule", index: 0 });
+    expect((JSON.parse(generated.responses.json.body) as Record<string, unknown>).detail).toBe(DETAIL);
+    expect(generated.trace.rules.map((r) => r.outcome)).toEqual(["match", "not-reached"]);
+
+    const origin = await preview(zone, { draft, request: { origin: { status: 503 } } });
+    expect(origin.answered_by).toMatchObject({ kind: "rule", index: 1 });
+    expect(origin.trace.rules.map((r) => r.outcome)).toEqual(["match", "match"]);
+  });
+});
+
 async function paidZone(): Promise<string> {
   const zone = uniqueZone("paid");
   await putZone(zone, { origin: loopback(ports.closed) });

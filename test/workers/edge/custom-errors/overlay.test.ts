@@ -328,38 +328,6 @@ describe("overlay rules and an origin's own errors", () => {
   });
 });
 
-describe("the draft preview (POST /zones/{zone}/preview) runs overlay rules as traffic does", () => {
-  interface Preview {
-    readonly result: {
-      readonly answered_by: { readonly kind: string; readonly index?: number };
-      readonly responses: Record<string, { readonly body: string; readonly answered_by: { readonly kind: string } }>;
-      readonly trace: { readonly rules: readonly { readonly outcome: string }[] };
-    };
-  }
-  const CONTENT_503 = {
-    expression: "http.response.code eq 503",
-    action: "serve_error",
-    action_parameters: { content: "# Down", content_type: "text/markdown" },
-  };
-  const draft = { rules: [{ ...OVERLAY_RULE, expression: "http.response.code in {503 521}" }, CONTENT_503] };
-
-  it("a generated error: the overlay answers in every format; an origin's error: passed over, traced as a match", async () => {
-    const zone = await zoneWith([]);
-    const generated = await api("POST", `/zones/${zone}/preview`, { draft, request: { code: 521 } });
-    expect(generated.status, generated.text).toBe(200);
-    const g = (JSON.parse(generated.text) as Preview).result;
-    expect(g.answered_by).toMatchObject({ kind: "rule", index: 0 });
-    expect((JSON.parse(g.responses.json!.body) as Record<string, unknown>).detail).toBe(HOSTILE_DETAIL);
-    expect(g.trace.rules.map((r) => r.outcome)).toEqual(["match", "not-reached"]);
-
-    const origin = await api("POST", `/zones/${zone}/preview`, { draft, request: { origin: { status: 503 } } });
-    expect(origin.status, origin.text).toBe(200);
-    const o = (JSON.parse(origin.text) as Preview).result;
-    expect(o.answered_by).toMatchObject({ kind: "rule", index: 1 });
-    expect(o.trace.rules.map((r) => r.outcome)).toEqual(["match", "match"]);
-  });
-});
-
 describe("writing overlay rules (validated and limited like the rest)", () => {
   async function refusal(parameters: unknown): Promise<string[]> {
     const zone = uniqueZone("overlay-api");

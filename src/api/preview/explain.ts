@@ -5,7 +5,7 @@
  * one, or a draft's compiled the same way), with a tracer in the rule loop:
  *
  *   generated error  → errorResponse (src/errors/pipeline.ts) with the zone's steps: rules → page → default
- *   origin response  → applyToOriginError (apply.ts), else the origin's response unchanged
+ *   origin response  → applyToOriginError (src/edge/custom-errors/apply.ts), else the origin's response unchanged
  *
  * Only the request phases are not run (IP access, firewall, rate limiting: they would count the described request
  * against the zone's rate limits); a described `code` stands for what they would produce. The described request
@@ -19,9 +19,14 @@ import { RuleUrl } from "../../shared/rule-url";
 import type { Settings } from "../../shared/settings";
 import { pageClassOf, type PageId } from "../../state/zone/custom-pages/validate";
 import type { StoredRule } from "../../state/zone/rulesets/validate";
-import { classifyReachedOrigin, classifyTls, unreachedOrigin, type OriginFailure } from "../origin/classify";
-import { applyToOriginError, tracedCustomization, type AssetSource, type PageSource } from "./apply";
-import type { CompiledCustomErrors } from "./compiled";
+import { classifyReachedOrigin, classifyTls, unreachedOrigin, type OriginFailure } from "../../edge/origin/classify";
+import {
+  applyToOriginError,
+  tracedCustomization,
+  type AssetSource,
+  type PageSource,
+} from "../../edge/custom-errors/apply";
+import type { CompiledCustomErrors } from "../../edge/custom-errors/compiled";
 import { RuleRecorder, ruleTraces, type RuleTrace, type ShownValue } from "./trace";
 
 /** The origin failures a described request may name, each classified by the proxy's own classifier (contract §3). */
@@ -66,7 +71,10 @@ export interface ExplainSetup {
   /** The ruleset the compiled list came from, in its order (the trace names every rule, disabled ones too). */
   readonly stored: readonly StoredRule[];
   readonly pages: PageSource;
-  /** Where a rule's custom error asset is read (apply.ts `assetsOf`); none: such a rule does not answer. */
+  /**
+   * Where a rule's custom error asset is read (src/edge/custom-errors/apply.ts `assetsOf`); none: such a rule does
+   * not answer.
+   */
   readonly assets?: AssetSource;
   readonly settings: Settings;
   readonly invocation?: ExecutionContext;
@@ -166,7 +174,7 @@ async function runOnce(
   const ruleUrl = new RuleUrl(url, setup.zone, setup.compiled.normalization);
   const error = described.error;
   if (error.kind === "origin-response") {
-    // As zone traffic (zone-traffic.ts): under 400 the origin's response passes; else rules, else unchanged.
+    // As zone traffic (src/edge/zone-traffic.ts): under 400 the origin's response passes; else rules, else unchanged.
     const origin = originResponse(error);
     const byRule: AnswerSink = {};
     const ruled =
@@ -211,7 +219,10 @@ function originResponse(error: Extract<DescribedError, { kind: "origin-response"
   });
 }
 
-/** What the proxy's classifier (origin/classify.ts) makes of each described failure: the same codes as traffic. */
+/**
+ * What the proxy's classifier (src/edge/origin/classify.ts) makes of each described failure: the same codes as
+ * traffic.
+ */
 function classified(failure: OriginFailureName): OriginFailure {
   const context = "described origin failure";
   switch (failure) {
@@ -224,7 +235,7 @@ function classified(failure: OriginFailureName): OriginFailure {
     case "connect-timeout":
       return unreachedOrigin({ kind: "timeout" }, context);
     case "read-timeout":
-      // forward.ts: connected, no response headers within the read timeout (contract §3).
+      // src/edge/origin/forward.ts: connected, no response headers within the read timeout (contract §3).
       return { code: 524, cause: `${context}; connected, no response headers within the read timeout` };
     case "reset":
       return final(classifyReachedOrigin("connection-lost", "http", context));

@@ -3,8 +3,10 @@
  * `firstMatch` (src/rules/rule-list.ts) did on the rule list traffic uses, recorded by a tracer in that loop, turned
  * into one outcome per stored rule:
  *
- *   match · no-match · over-budget   the loop evaluated the rule (its units from the request's budget, budget.ts)
- *   skipped-by-index                 the rule index (rule-index.ts) left it out: its guard cannot match this request
+ *   match · no-match · over-budget   the loop evaluated the rule (its units from the request's budget,
+ *                                    src/rules/budget.ts)
+ *   skipped-by-index                 the rule index (src/rules/rule-index.ts) left it out: its guard cannot match
+ *                                    this request
  *   not-reached                      after the first match, or the rule step did not run at all
  *   disabled · unusable              not in the compiled list (`enabled: false`; an expression that no longer compiles)
  *
@@ -18,7 +20,7 @@ import type { RuleOutcome } from "../../rules/rule";
 import type { RuleListTracer } from "../../rules/rule-list";
 import { fromByteString, type Value, type ValueArray, type ValueMap } from "../../rules/values";
 import type { StoredRule } from "../../state/zone/rulesets/validate";
-import type { CompiledCustomErrors } from "./compiled";
+import type { CompiledCustomErrors } from "../../edge/custom-errors/compiled";
 
 export type TracedOutcome =
   "match" | "no-match" | "over-budget" | "skipped-by-index" | "not-reached" | "disabled" | "unusable";
