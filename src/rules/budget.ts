@@ -3,13 +3,21 @@
  * the size of every intermediate value. Issue 19: a budget that counted only the bytes of function results let 25
  * legal firewall rules of 4 regexes each (`a[ab]{998}w`) and one 14 KB `User-Agent` keep the isolate busy ~20 s,
  * delaying every other zone's traffic. re2js cannot be interrupted, so work is charged BEFORE it is done: an
- * operation whose cost would pass what is left is not run, and the rule is over budget (a non-match, logged by the
- * caller with zone, phase and rule).
+ * operation whose cost would pass what is left is not run, and the rule is over budget.
+ *
+ * Over budget FAILS CLOSED where it protects (docs/rules-language.md "Evaluation budget"): in the request phases
+ * (firewall, rate limiting) it counts as a match, so no input a client chooses can switch a block off or a request
+ * out of a count; in custom error rules it is a non-match (only content is at stake). Either way the caller logs it
+ * with zone, phase and rule (over-budget-log.ts). And it should not happen: the request phases' rules are refused
+ * when written unless their worst case, on the largest request the zone accepts, fits (worst-case.ts), so every
+ * request the zone accepts is evaluated completely.
  *
  * Costs are in *units*, calibrated inside workerd on this repository's machine (docs/rules-language.md "Evaluation
  * budget"): the slowest regular-expression run measured did ~45,000 units/ms, with
- *   - a regex run: (subject bytes + 1) × the compiled program's size (re2js `programSize()`): the bound of its
- *     NFA fallback, which is what a DFA that gives up (`[ab]*a[ab]{998}w` on random a/b text) costs;
+ *   - a regex run: `regexUnits` (regex.ts): (subject bytes + 1) × (the compiled program's size + 1), the bound of
+ *     re2js's NFA, plus the DFA states the run may build (at most `REGEX_DFA_STATES`, each charged as a closure
+ *     over the program): re2js's lazy DFA builds one state per byte on a subject it has not seen, and before its
+ *     memory was bounded that cost 4–16 µs per byte on 32 KB subjects, up to 7 times the NFA bound;
  *   - `contains`, `wildcard`/`strict wildcard`: the subject's bytes (× the wildcard's literal pieces);
  *   - a function call: the bytes (Strings) and 8 per element (Arrays) of its arguments, before it runs, and of its
  *     result, after it is built (each result is also capped at `MAX_VALUE_BYTES`, so "after" overshoots by ≤ 1 MiB).
@@ -26,13 +34,25 @@
 
 /** The largest string (bytes) or array (elements) a function may produce: 1 MiB (memory, not time). */
 export const MAX_VALUE_BYTES = 1024 * 1024;
-/** What one rule may spend: ~22 ms at the slowest rate measured (45,000 units/ms). */
-export const MAX_RULE_UNITS = 1_000_000;
 /**
- * What one request may spend in all its phases together (IP access, firewall, rate limiting, then custom error
- * rules on its error path): ~45 ms at the slowest rate measured.
+ * What one rule may spend: ~89 ms at the slowest rate measured (45,000 units/ms). Sized so that a scanner rule
+ * (`http.user_agent matches "(?i)(sqlmap|nikto|…10 names)"`, 76 instructions) fits on the largest User-Agent the
+ * default 32 KiB header limit accepts: its worst case is 2.75 million units (docs/rules-language.md).
  */
-export const MAX_REQUEST_UNITS = 2_000_000;
+export const MAX_RULE_UNITS = 4_000_000;
+/**
+ * What the rules of the request phases (firewall, then rate limiting) may spend together on one request: ~178 ms at
+ * the slowest rate measured. Checked when a ruleset is written, against the worst case of every rule on the largest
+ * request the zone accepts (worst-case.ts); a ruleset that cannot fit is refused, so at run time these rules never
+ * meet the budget.
+ */
+export const MAX_REQUEST_PHASE_UNITS = 8_000_000;
+/**
+ * What one request may spend in all its phases together: the request phases' `MAX_REQUEST_PHASE_UNITS`, then
+ * custom error rules on the same request's error path draw on what is left (at least 2,000,000 units): ~222 ms at
+ * the slowest rate measured.
+ */
+export const MAX_REQUEST_UNITS = 10_000_000;
 /** Units per array element of a function's argument or result (an element costs more than a byte). */
 export const UNITS_PER_ELEMENT = 8;
 

@@ -9,6 +9,7 @@ import type { Step } from "./ast";
 import type { Ordering, ScalarKind, TArg, TBool, Test, TValue } from "./check";
 import { valueUnits } from "./budget";
 import type { EvaluationContext } from "./context";
+import { regexUnits } from "./regex";
 import type { Scheme } from "./scheme";
 import type { IpAddress } from "../shared/ip";
 import type { Value, ValueArray, ValueMap } from "./values";
@@ -224,13 +225,14 @@ function compileTest(test: Test): ValueTest {
       };
     }
     case "regex": {
-      // (bytes + 1) × program size bounds re2js's NFA, its slowest path; charged even when the regex's memo of
-      // its last subject answers (regex.ts), so an outcome never depends on what the isolate evaluated before.
+      // `regexUnits` bounds every path re2js may take (its NFA, and the DFA states it may build: regex.ts); charged
+      // even when the regex's memo of its last subject answers, so an outcome never depends on what the isolate
+      // evaluated before.
       const regex = test.regex;
-      const size = regex.programSize;
+      const { programSize, classes } = regex;
       return (v, ctx) => {
         const s = v as string;
-        ctx.charge((s.length + 1) * size, "a regular expression");
+        ctx.charge(regexUnits(s.length, 1, programSize, classes), "a regular expression");
         return regex.test(s);
       };
     }

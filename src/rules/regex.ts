@@ -40,10 +40,75 @@ export function repetitionCost(pattern: string): number {
 
 export interface CompiledRegex {
   readonly pattern: string;
-  /** re2js instructions: a run costs at most (subject length + 1) × this (rules/budget.ts). */
+  /** re2js instructions: a run costs at most `regexUnits` of its subject (rules/budget.ts). */
   readonly programSize: number;
+  /** The byte classes of its DFA (re2js `numClasses`): the size of each DFA state's transition table. */
+  readonly classes: number;
   /** Unanchored search, like wirefilter's `is_match`. */
   test(subject: string): boolean;
+}
+
+/**
+ * The memory of one regex's lazy DFA (re2js counts its states and transition tables in bytes): 128 KiB, so the
+ * DFA of a list of names (`(?i)(sqlmap|nikto|…10 names)`: 57 KB, 67 states; `(?i)(union.*select|…)`: 107 KB)
+ * holds whole, while one that needs a state per byte (`a[ab]{20}w` on random a/b text) stops early.
+ *
+ * Why: re2js builds DFA states lazily, within 8 MiB by default, and when they run out it clears them and starts
+ * again as long as it makes some progress. A DFA whose states are exponential in the pattern (counted repetitions
+ * after an unanchored start) then builds a new state for nearly every byte: measured in workerd on 32 KB of random
+ * a/b text, 4–16 µs per byte for 20- to 70-instruction patterns, 6,000–17,000 units/ms against the 45,000 the budget
+ * assumes, while the NFA on the same text ran at 70,000–150,000. So each regex's DFA is bounded here and never
+ * cleared (`clearCache` does nothing): when it is full, a run that needs a state it does not have gives up and
+ * re2js runs the NFA (or its bit-state backtracker on small inputs), whose cost the budget charges. The states a
+ * regex ever builds are then at most `REGEX_DFA_STATES`, over all its runs.
+ */
+export const REGEX_DFA_MEMORY = 128 * 1024;
+/** The most DFA states `REGEX_DFA_MEMORY` holds: re2js counts at least 150 bytes per state. */
+export const REGEX_DFA_STATES = Math.ceil(REGEX_DFA_MEMORY / 150);
+/**
+ * Units charged per DFA state a run may build, beyond the program's size and its byte classes (the closure and
+ * the transition table): measured, a state cost 50–75 units more than the program's size (docs/rules-language.md).
+ */
+export const REGEX_DFA_STATE_UNITS = 128;
+
+/**
+ * What `count` runs of a regex over subjects of `bytes` bytes in all cost at most (budget.ts): each run is linear
+ * in its subject with the program's size as the factor (the NFA, onepass, the backtracker, and the DFA's lookups,
+ * the `+ 1`), and builds at most one DFA state per byte it reads, at most `REGEX_DFA_STATES` in all (above).
+ */
+export function regexUnits(bytes: number, count: number, programSize: number, classes: number): number {
+  const states = Math.min(bytes + 2 * count, count * REGEX_DFA_STATES);
+  return (bytes + count) * (programSize + 1) + states * (programSize + classes + REGEX_DFA_STATE_UNITS);
+}
+
+/** The fields of re2js 2.10's compiled program this module bounds (not part of its typed API; tested). */
+interface LazyDfa {
+  stateBudget: number;
+  memBudget: number;
+  readonly numClasses: number;
+  clearCache: () => void;
+}
+
+/**
+ * Bounds the regex's DFA (`REGEX_DFA_MEMORY`, never cleared) and returns its byte classes. Throws if re2js's
+ * internals are not the ones this was written for: a dependency upgrade must not silently bring back the unbounded
+ * DFA (test/workers/rules/worst-case.test.ts runs this on every test run).
+ */
+function boundDfa(re: RE2JS): number {
+  const dfa = (re as unknown as { readonly re2Input?: { readonly dfa?: Partial<LazyDfa> } }).re2Input?.dfa;
+  if (
+    dfa === undefined ||
+    typeof dfa.stateBudget !== "number" ||
+    typeof dfa.memBudget !== "number" ||
+    typeof dfa.numClasses !== "number" ||
+    typeof dfa.clearCache !== "function"
+  ) {
+    throw new Error("re2js: the lazy DFA is not where rules/regex.ts bounds it (re2js upgraded?)");
+  }
+  dfa.stateBudget = REGEX_DFA_MEMORY;
+  dfa.memBudget = REGEX_DFA_MEMORY;
+  dfa.clearCache = () => {};
+  return dfa.numClasses;
 }
 
 const LEADING_FLAGS = /^\(\?([imsUu]+)\)/;
@@ -67,6 +132,7 @@ export function compileRegex(pattern: string): Result<CompiledRegex, string> {
   if (re.programSize() > MAX_REGEX_PROGRAM_SIZE) {
     return err(`regular expression too large (compiled program over ${MAX_REGEX_PROGRAM_SIZE} instructions)`);
   }
+  const classes = boundDfa(re);
   const run = unicode ? (subject: string) => re.test(fromByteString(subject)) : (subject: string) => re.test(subject);
   // The last subject and its answer: one rule meets the same value error after error (a client's User-Agent, a
   // path), and matching is pure, so a repeated subject costs a string comparison instead of a run of the engine
@@ -78,6 +144,7 @@ export function compileRegex(pattern: string): Result<CompiledRegex, string> {
   return ok({
     pattern,
     programSize: re.programSize(),
+    classes,
     test: (subject) => {
       if (subject === lastSubject) return lastResult;
       const result = run(subject);

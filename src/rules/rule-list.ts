@@ -4,8 +4,9 @@
  * the two ways of running it, `firstMatch` (firewall, custom errors: the first matching rule wins) and `allMatches`
  * (rate limiting: every matching rule, in order, until the caller stops). Skipping the rules the index leaves out
  * is unobservable (guard.ts: a guard is hoisted from the expression, so a rule it leaves out cannot match), which is
- * why the index serves all three phases. Every over-budget evaluation, in every phase, is a non-match reported
- * through the one `logOverBudget` with zone, phase and rule id (contract §2.2). Pure: no bindings.
+ * why the index serves all three phases. Every over-budget evaluation, in every phase, is reported through the one
+ * `logOverBudget` with zone, phase and rule id (contract §2.2), and fails closed where it protects (`failsClosed`):
+ * a match in the request phases, a non-match in custom error rules. Pure: no bindings.
  *
  * Expressions are compiled through one bounded per-isolate cache keyed by field set and source text (contract §8),
  * so a new zone version recompiles only the rules whose text changed, and zones sharing a rule share its closures.
@@ -136,9 +137,21 @@ export interface RuleListTracer {
 }
 
 /**
+ * Whether an evaluation of `phase` that cannot finish within the budget counts as a match (budget.ts). In the
+ * request phases it does: a block blocks and a rate limit counts, so no input a client chooses (a padded header)
+ * can switch a rule off. In custom error rules it does not: only the content of an error is at stake, and the
+ * default answer is always right. Request-phase rules are refused when written unless their worst case fits
+ * (worst-case.ts), so this is the net under that check, not the way rules are meant to end.
+ */
+export function failsClosed(phase: RulePhase): boolean {
+  return phase !== "http_custom_errors";
+}
+
+/**
  * The first rule that matches, or null. Only the rules the index names are evaluated, in order (the others cannot
- * match). A rule over the evaluation budget is a non-match, logged, and later rules still run on what is left of the
- * request's budget (contract §2.2, budget.ts).
+ * match). A rule over the evaluation budget is logged, and is the answer in the request phases (`failsClosed`);
+ * in custom error rules it is a non-match and later rules still run on what is left of the request's budget
+ * (contract §2.2, budget.ts).
  */
 export function firstMatch<T extends object>(
   list: RuleList<T>,
@@ -147,6 +160,7 @@ export function firstMatch<T extends object>(
   tracer?: RuleListTracer,
 ): RuleListEntry<T> | null {
   tracer?.started(ctx);
+  const closed = failsClosed(list.phase);
   for (const position of candidatesOf(list, ctx)) {
     const entry = list.rules[position] as RuleListEntry<T>;
     const outcome = entry.rule.evaluate(ctx);
@@ -154,15 +168,18 @@ export function firstMatch<T extends object>(
     // what it shows is what traffic does; `ctx.spent` holds the units of this evaluation (rule.ts resets it).
     tracer?.evaluated(position, outcome, ctx.spent);
     if (outcome.kind === "match") return entry;
-    if (outcome.kind === "over-budget")
+    if (outcome.kind === "over-budget") {
       logOverBudget({ zone, phase: list.phase, rule: entry.id, reason: outcome.reason });
+      if (closed) return entry;
+    }
   }
   return null;
 }
 
 /**
  * Every rule that matches, in order, lazily: the caller stops when it has its answer (rate limiting stops at the
- * first rule that blocks), and rules after that are not evaluated, exactly as in a loop over the list.
+ * first rule that blocks), and rules after that are not evaluated, exactly as in a loop over the list. A rule over
+ * the evaluation budget is logged and, in the request phases, given as a match (`failsClosed`: the request counts).
  */
 export function* allMatches<T extends object>(
   list: RuleList<T>,
@@ -172,13 +189,16 @@ export function* allMatches<T extends object>(
   tracer?: RuleListTracer,
 ): Generator<RuleListEntry<T>, void, undefined> {
   tracer?.started(ctx);
+  const closed = failsClosed(list.phase);
   for (const position of candidatesOf(list, ctx)) {
     const entry = list.rules[position] as RuleListEntry<T>;
     const outcome = entry.rule.evaluate(ctx);
     tracer?.evaluated(position, outcome, ctx.spent);
     if (outcome.kind === "match") yield entry;
-    else if (outcome.kind === "over-budget")
+    else if (outcome.kind === "over-budget") {
       logOverBudget({ zone, phase: list.phase, rule: entry.id, reason: outcome.reason });
+      if (closed) yield entry;
+    }
   }
 }
 

@@ -16,7 +16,8 @@ export type CompileOptions = ParseOptions & CheckOptions;
 
 /**
  * What evaluating a rule gives (contract §2.2): a match, a non-match, or over budget (budget.ts), which callers
- * treat as a non-match and log with zone, phase and rule. A value, never a field on the context, never a throw.
+ * log with zone, phase and rule, and treat as a match in the request phases and a non-match in custom error rules
+ * (rule-list.ts `failsClosed`). A value, never a field on the context, never a throw.
  */
 export type RuleOutcome =
   | { readonly kind: "match" }
@@ -62,8 +63,9 @@ export function compile(source: string, scheme: Scheme, options: CompileOptions 
     try {
       return predicate(ctx) ? MATCH : NO_MATCH;
     } catch (e) {
-      // Over the budget (budget.ts): a non-match for the caller to log (contract §2.2). The engine's types are
-      // checked when compiled, so anything else thrown is a resource limit of the runtime (a RangeError): the same.
+      // Over the budget (budget.ts): for the caller to log and to fail closed or open by phase (rule-list.ts). The
+      // engine's types are checked when compiled, so anything else thrown is a resource limit of the runtime (a
+      // RangeError): the same.
       if (e instanceof BudgetExceeded) return { kind: "over-budget", reason: e.reason };
       return { kind: "over-budget", reason: `evaluation stopped: ${e instanceof Error ? e.message : String(e)}` };
     } finally {

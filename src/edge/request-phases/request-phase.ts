@@ -55,8 +55,9 @@ export async function requestPhase(
   const ctx = requestContext(request, scope.ruleUrl);
   // 2. Firewall custom rules.
   if (compiled.firewall !== null) {
-    // The first enabled `block` rule that matches answers 1020; a rule over the evaluation budget is a non-match,
-    // logged by the rule list (contract §2.2), and later rules still run on what is left of the request's budget.
+    // The first enabled `block` rule that matches answers 1020; a rule over the evaluation budget blocks too (it
+    // fails closed, logged by the rule list: src/rules/rule-list.ts `failsClosed`), so padding a header cannot turn
+    // a rule off. The rules were refused when written unless their worst case fits (docs/rules-language.md).
     const matched = firstMatch(compiled.firewall, ctx, scope.zone);
     if (matched !== null) return { kind: "error", code: 1020, cause: `firewall rule ${matched.id} blocks the request` };
   }
