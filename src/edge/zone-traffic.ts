@@ -16,7 +16,7 @@ import { RuleUrl } from "../shared/rule-url";
 import { DEFAULT_URL_NORMALIZATION, type UrlNormalization } from "../shared/url-normalise";
 import { connectorFor } from "./origin/connector";
 import { forwardToOrigin } from "./origin/forward";
-import { scanRequestHeaders } from "./origin/headers";
+import { headerSectionBytes, scanRequestHeaders } from "./origin/headers";
 import { applyToOriginError, assetsOf, customizationFor } from "./custom-errors/apply";
 import { compiledZone, routeTo, type Route } from "./compiled-zone";
 import { requestPhase } from "./request-phases/request-phase";
@@ -90,9 +90,12 @@ export async function handleZoneTraffic(
     route = fallback.value;
   }
 
-  if (headers.bytes > route.maxRequestHeaderBytes) {
-    return fail(1038, `request headers are ${headers.bytes} bytes, limit ${route.maxRequestHeaderBytes}`);
-  }
+  // The limit is in bytes as rules see them (UTF-8), and the scan counts characters: at most 3 bytes each, so the
+  // exact count is needed only past a third of the limit (headers.ts `headerSectionBytes`). The request phases'
+  // worst case is computed from this limit (docs/rules-language.md "Evaluation budget").
+  const limit = route.maxRequestHeaderBytes;
+  const headerBytes = headers.bytes * 3 > limit ? headerSectionBytes(request.headers) : headers.bytes;
+  if (headerBytes > limit) return fail(1038, `request headers are ${headerBytes} bytes, limit ${limit}`);
 
   // Contract §4: IP access → firewall → rate limiting, each short-circuiting. The clock is `Date.now()` here;
   // `requestPhase` takes it as a value so tests can move it (docs/producers.md). A zone without request-phase rules

@@ -2,7 +2,7 @@
  * `compile(source, scheme)`: the whole pipeline once (parse → check → closures), giving a `Rule` or a
  * `RuleError` value; `validate` stops before the closures.
  */
-import { check, type CheckOptions } from "./check";
+import { check, type CheckOptions, type TBool } from "./check";
 import { compilePredicate } from "./compile";
 import { BudgetExceeded } from "./budget";
 import { hoistGuard, type Guard } from "./guard";
@@ -37,6 +37,8 @@ export interface Rule {
   readonly programSize: number;
   /** A field and the values it must have for the rule to match, for indexing rules (guard.ts); null if none. */
   readonly guard: Guard | null;
+  /** The checked tree, for the static worst case of its evaluation (worst-case.ts). */
+  readonly tree: TBool;
   /**
    * Evaluates the rule on `ctx` within the budget: at most `MAX_RULE_UNITS`, and no more than the request has
    * left; what it spent is taken from the request's budget. Never throws for a context built on the rule's scheme.
@@ -79,6 +81,7 @@ export function compile(source: string, scheme: Scheme, options: CompileOptions 
     regexCount: checked.value.regexCount,
     programSize: checked.value.programSize,
     guard,
+    tree: checked.value.root,
     evaluate,
     matches: (ctx) => evaluate(ctx).kind === "match",
   });

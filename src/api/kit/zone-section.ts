@@ -46,6 +46,8 @@ export const ZONE_API_CODES = {
   unknownVersion: 20042,
   currentVersion: 20043,
   phaseTaken: 20044,
+  /** A request phase's rules whose worst case does not fit the evaluation budget (docs/rules-language.md). */
+  rulesetOverBudget: 20045,
   /** Custom error assets (docs/custom-errors.md "Custom error assets"): 20050–20056. */
   invalidAsset: 20050,
   unknownAsset: 20051,
@@ -101,6 +103,8 @@ export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailur
       return invalid(failure.issues, ZONE_API_CODES.invalidSettings, "Invalid zone setting: ", " ");
     case "invalid-ruleset":
       return invalid(failure.issues, ZONE_API_CODES.invalidRuleset, "", ": ");
+    case "over-budget":
+      return invalid(failure.issues, ZONE_API_CODES.rulesetOverBudget, "", ": ");
     case "invalid-page":
       return invalid(failure.issues, ZONE_API_CODES.invalidPage, "", ": ");
     case "invalid-access-rules":

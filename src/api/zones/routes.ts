@@ -20,6 +20,7 @@ import { pointsAtApi } from "../../shared/origin-url";
 import { causeOf, err, ok, type Result } from "../../shared/result";
 import { remember } from "../../state/zone/cache";
 import { parseZoneSettings, type Zone } from "../../state/zone/schema";
+import { headerLimitFits } from "../../state/zone/rulesets/worst-case";
 import { parseDocument } from "../../state/zone/store";
 import { zoneListRoutes } from "./list";
 
@@ -45,7 +46,14 @@ async function putZone(c: ApiContext, zone: string): Promise<ZoneAnswer> {
       issues: { listed: [{ kind: "not-allowed", path: "origin", message }], more: 0 },
     });
   }
-  if (c.dryRun) return ok(apiSuccess(null)); // validated, nothing stored (kit/dry-run.ts)
+  if (c.dryRun) {
+    // Validated as the writer would (kit/dry-run.ts), a larger header limit against the stored rules included
+    // (rulesets/worst-case.ts); nothing stored.
+    const current = await readZone(c.env, zone);
+    const limit = parsed.value.settings.max_request_header_bytes;
+    const over = current.ok ? headerLimitFits(current.value.document, limit) : null;
+    return over === null ? ok(apiSuccess(null)) : err({ kind: "over-budget", issues: over });
+  }
   // Settings replace settings whatever was stored (the sections are kept): no version check, the writer serialises.
   const written = await withWriter(c.env, zone, (w) => w.putSettings(zone, parsed.value.settings));
   if (!written.ok) return written;

@@ -101,6 +101,25 @@ export function scanRequestHeaders(headers: Headers): RequestHeaderScan {
 }
 
 /**
+ * The header section's size as the runtime passes it on, in bytes: names, values as UTF-8 (what rules see as byte
+ * strings and what the origin receives) and 4 per field. The runtime decodes a field's bytes as UTF-8 (measured
+ * through workerd: `C3 A9` is one character, an invalid byte one U+FFFD), so a character `scanRequestHeaders`
+ * counts is up to 3 of these bytes; zone traffic calls this only when 3 × that count passes the zone's limit.
+ */
+export function headerSectionBytes(headers: Headers): number {
+  let bytes = 0;
+  for (const [name, value] of headers) {
+    bytes += name.length + 4;
+    for (let i = 0; i < value.length; i++) {
+      const c = value.charCodeAt(i);
+      // A surrogate pair is two characters and 4 bytes: 2 each.
+      bytes += c < 0x80 ? 1 : c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 2 : 3;
+    }
+  }
+  return bytes;
+}
+
+/**
  * The upstream request's headers: the incoming ones minus `scan.drop`, `X-Forwarded-For` with the client
  * address appended (from `CF-Connecting-IP` only and only when it is one valid address, as `ip.src` in contract
  * §2.2: src/shared/client-address.ts; nothing invented without it, a list or garbage never passed on),

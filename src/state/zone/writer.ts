@@ -25,7 +25,8 @@ import {
 } from "./rulesets/edits";
 import { rulesetSection } from "./rulesets/stored";
 import { RulesetVersions, type StoredVersion, type VersionSummary } from "./rulesets/versions";
-import type { StoredRuleset } from "./rulesets/validate";
+import type { RulesetFailure, StoredRuleset } from "./rulesets/validate";
+import { headerLimitFits } from "./rulesets/worst-case";
 import type { Phase } from "./rulesets/phases";
 import { ZONE_DOC_SCHEMA, type ZoneDocument, type ZoneSettings } from "./schema";
 import { parseDocument, zoneKey, zonePartsPrefix, type StoreFailure } from "./store";
@@ -83,9 +84,16 @@ export class ZoneWriter extends DurableObject<Env> {
     return this.current(zone);
   }
 
-  /** Creates the zone or replaces its settings, keeping every other section. */
-  putSettings(zone: string, settings: ZoneSettings): Promise<Result<ZoneDocument, ZoneWriteFailure>> {
-    return this.mutate(zone, (previous) => ok({ ...(previous ?? {}), settings }));
+  /**
+   * Creates the zone or replaces its settings, keeping every other section. A larger header limit makes a larger
+   * request, so the stored request-phase rules must still fit the evaluation budget (rulesets/worst-case.ts).
+   */
+  putSettings(zone: string, settings: ZoneSettings): Promise<Result<ZoneDocument, ZoneWriteFailure | RulesetFailure>> {
+    return this.mutate<RulesetFailure>(zone, (previous) => {
+      const over = headerLimitFits(previous, settings.max_request_header_bytes);
+      if (over !== null) return err({ kind: "over-budget", issues: over });
+      return ok({ ...(previous ?? {}), settings });
+    });
   }
 
   /**

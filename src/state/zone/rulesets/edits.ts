@@ -6,8 +6,9 @@
  * ruleset, and a dry run applies it to the document it read and stores nothing.
  *
  * Every edit ends in `parseRuleset` over the whole resulting rule list: one validator, so a rule added alone meets
- * exactly the limits (rules per plan, the zone's regex program size) and the version history (an unchanged rule
- * keeps its version) of a whole-ruleset PUT. Issues about the rule the request sent are named by the request's own
+ * exactly the limits (rules per plan, the zone's regex program size, the evaluation budget of the request phases on
+ * the zone's largest request: worst-case.ts) and the version history (an unchanged rule keeps its version) of a
+ * whole-ruleset PUT. Issues about the rule the request sent are named by the request's own
  * fields (`expression`, `position.before`), not by the rule's index in the stored list.
  */
 import { err, ok, type Result } from "../../../shared/result";
@@ -17,6 +18,7 @@ import { PHASES, isPhase, type Phase } from "./phases";
 import { storedRuleset } from "./stored";
 import { missingAssetIssues } from "../custom-pages/assets";
 import { parseRuleset, rulesetProgramSize, type RulesetFailure, type StoredRule, type StoredRuleset } from "./validate";
+import { budgetScope, isRequestPhase } from "./worst-case";
 
 /** One write of the rulesets API, as plain data (it crosses the RPC boundary to the zone's writer). */
 export type RulesetEdit =
@@ -81,7 +83,9 @@ export function applyRulesetEdit(
     phase: Phase,
     previous: StoredRuleset | null,
   ): Result<StoredRuleset, RulesetFailure> => {
-    const parsed = parseRuleset(body, phase, plan, previous, now, newId, others(phase));
+    // A request phase's rules must fit the evaluation budget on the zone's largest request (worst-case.ts).
+    const budget = isRequestPhase(phase) ? budgetScope(document, phase) : undefined;
+    const parsed = parseRuleset(body, phase, plan, previous, now, newId, others(phase), budget);
     if (!parsed.ok) return parsed;
     // An asset a rule names must exist in the document this edit is applied to (docs/custom-errors.md).
     const missing = missingAssetIssues(parsed.value.rules, document);
@@ -124,8 +128,9 @@ export function applyRulesetEdit(
       const placed = placeRule(found.ruleset, edit);
       if (!placed.ok) return placed;
       const parsed = parse({ rules: placed.value.rules }, found.phase, found.ruleset);
-      if (!parsed.ok && parsed.error.kind === "invalid-ruleset" && placed.value.index !== null) {
-        return err({ kind: "invalid-ruleset", issues: renamed(parsed.error.issues, placed.value.index) });
+      const failure = parsed.ok ? null : parsed.error;
+      if ((failure?.kind === "invalid-ruleset" || failure?.kind === "over-budget") && placed.value.index !== null) {
+        return err({ kind: failure.kind, issues: renamed(failure.issues, placed.value.index) });
       }
       return done(found.phase, found.ruleset.id, parsed);
     }

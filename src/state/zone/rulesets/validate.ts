@@ -10,7 +10,8 @@
  */
 import { parseCharacteristic } from "./characteristics";
 import { RATE_LIMIT_BOUNDS, RATE_LIMIT_COUNTINGS, type RateLimitCounting } from "./ratelimit";
-import { compile } from "../../../rules";
+import { compile, type Rule } from "../../../rules";
+import { worstCase, type WorstCase } from "../../../rules/worst-case";
 import { DEFAULT_MAX_LENGTH } from "../../../rules/parser";
 import { err, ok, type Result } from "../../../shared/result";
 import {
@@ -27,10 +28,11 @@ import {
   type IssueKind,
   type Issues,
 } from "../../../shared/validation";
-import type { Plan, PlanForbids } from "../schema";
+import { ZONE_LIMITS, type Plan, type PlanForbids } from "../schema";
 import { PHASE_SPECS, type Phase, type RuleAction } from "./phases";
 import { parseAssetServeError, type AssetServeError } from "./serve-error";
 import { parseOverlayParameters, type Overlay } from "./overlay";
+import { budgetIssues, isRequestPhase, type BudgetScope } from "./worst-case";
 
 /**
  * contract §2.1: custom error responses: the published four, and (our addition, contract §9) `text/markdown` and
@@ -120,10 +122,23 @@ export type RulesetFailure =
   /** The zone's plan cannot use the phase (contract §2.1: 403, code 1100). */
   | PlanForbids
   /** Rule fields are named `rules[i].field` (0-based, as sent); at most `MAX_RULESET_ISSUES` are listed. */
-  | { readonly kind: "invalid-ruleset"; readonly issues: Issues };
+  | { readonly kind: "invalid-ruleset"; readonly issues: Issues }
+  /**
+   * A valid ruleset of a request phase whose worst case does not fit the evaluation budget (worst-case.ts): each
+   * issue names the rule, `rules[i].expression` (docs/rulesets-api.md, 400 with code 20045).
+   */
+  | { readonly kind: "over-budget"; readonly issues: Issues };
 
 /** Issues listed for one body; the rest are counted. */
 export const MAX_RULESET_ISSUES = 20;
+
+/** A write checked without its zone (tests, previews): the default header limit, nothing else stored. */
+const DEFAULT_BUDGET_SCOPE: BudgetScope = {
+  limits: { headerBytes: ZONE_LIMITS.maxRequestHeaderBytes.default },
+  otherPhaseUnits: 0,
+  previousUnits: 0,
+};
+const UNBOUNDED: WorstCase = { kind: "unbounded", reason: "the expression did not compile" };
 
 const RULESET_FIELDS = new Set(["rules", "name", "description", "kind", "phase"]);
 const RULE_FIELDS = new Set([
@@ -162,6 +177,11 @@ export function parseRuleset(
   newId: () => string,
   /** The compiled regex program size of the zone's OTHER phases (`rulesetProgramSize`), for the zone's cap. */
   otherPhasesProgramSize = 0,
+  /**
+   * For a request phase: the zone's largest request and its other request phase's worst case (worst-case.ts
+   * `budgetScope`); without it, the default header limit and nothing else stored.
+   */
+  budget?: BudgetScope,
 ): Result<StoredRuleset, RulesetFailure> {
   const spec = PHASE_SPECS[phase];
   if (spec.maxRules[plan] === 0) {
@@ -204,11 +224,15 @@ export function parseRuleset(
   const before = new Map((previous?.rules ?? []).map((r) => [r.id, r]));
   const seen = new Set<string>();
   const stored: StoredRule[] = [];
+  const costs: WorstCase[] = [];
+  const scope = budget ?? DEFAULT_BUDGET_SCOPE;
   let programSize = 0;
   for (const [index, raw] of rules.value.entries()) {
     const rule = parseRule(raw, index, phase, issues);
     if (!rule) continue;
     programSize += rule.programSize;
+    // Only the request phases fail closed (worst-case.ts); a rule that did not compile has an issue already.
+    if (isRequestPhase(phase) && rule.compiled) costs.push(worstCase(rule.compiled, scope.limits));
     const id = rule.id ?? newId();
     if (seen.has(id)) {
       issues.add("duplicate", `rules[${index}].id`, "is used by another rule of this ruleset");
@@ -234,6 +258,15 @@ export function parseRuleset(
     );
   }
   if (issues.count > 0 || !name.ok || !description.ok) return err({ kind: "invalid-ruleset", issues: issues.issues });
+  // Valid: now whether its worst case fits (every rule compiled, so `costs` follows `stored`).
+  if (isRequestPhase(phase)) {
+    const over = budgetIssues(
+      phase,
+      stored.map((rule, i) => ({ ...rule, cost: costs[i] ?? UNBOUNDED })),
+      scope,
+    );
+    if (over !== null) return err({ kind: "over-budget", issues: over });
+  }
   // Sent: stored; not sent: the previous value kept (a rule-level edit never names the ruleset).
   const kept = {
     name: name.value ?? previous?.name,
@@ -256,7 +289,7 @@ function parseRule(
   index: number,
   phase: Phase,
   issues: IssueList,
-): { id: string | undefined; value: RuleFields; programSize: number } | null {
+): { id: string | undefined; value: RuleFields; programSize: number; compiled: Rule | undefined } | null {
   const spec = PHASE_SPECS[phase];
   const at: At = (kind, field, message) => issues.add(kind, `rules[${index}].${field}`, message);
   if (!isObject(raw)) {
@@ -280,6 +313,7 @@ function parseRule(
   const enabled = optional(r.enabled, (v) => readBoolean(v, "enabled"));
   if (!enabled.ok) at(enabled.error.kind, "enabled", enabled.error.message);
   let programSize = 0;
+  let rule: Rule | undefined;
   const expression = readString(r.expression, "expression", { min: 1, message: "must be a non-empty string" });
   if (!expression.ok) at(expression.error.kind, "expression", expression.error.message);
   else {
@@ -288,7 +322,10 @@ function parseRule(
     if (!compiled.ok) {
       const e = compiled.error;
       at("invalid", "expression", `${e.line}:${e.column}: ${e.message}`);
-    } else programSize = compiled.value.programSize;
+    } else {
+      programSize = compiled.value.programSize;
+      rule = compiled.value;
+    }
   }
   const parameters = phase === "http_custom_errors" ? parseServeError(r.action_parameters, at) : undefined;
   if (phase !== "http_custom_errors" && r.action_parameters !== undefined)
@@ -300,6 +337,7 @@ function parseRule(
   return {
     id: id.value,
     programSize,
+    compiled: rule,
     value: {
       expression: expression.value,
       action: spec.action,
