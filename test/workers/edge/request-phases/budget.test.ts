@@ -1,9 +1,12 @@
 /**
  * The evaluation budget through the real Worker (contract §2.2; issue 19): rules written through the real API,
- * requests through the Worker's own `fetch` handler to a real loopback origin. Before the fix, 25 firewall rules of
- * four `a[ab]{…}w` regexes and one 14 KB `User-Agent` kept the isolate busy ~20 s and delayed another zone's
- * request as long; now every rule is over budget before re2js runs, the request answers in milliseconds, and each
- * over-budget rule is logged once (`rule_over_budget`, with zone, phase and rule).
+ * requests through the Worker's own `fetch` handler to a real loopback origin. Before the CPU budget, 25 rules of
+ * four `a[ab]{…}w` regexes and one 14 KB `User-Agent` kept the isolate busy ~20 s and delayed another zone's request
+ * as long. Now such rules are refused when written in the request phases (their worst case cannot fit: they would
+ * fail closed on every large request), and in custom error rules every one is over budget before re2js runs, the
+ * request answers in milliseconds, and each over-budget rule is logged once (`rule_over_budget`, with zone, phase and
+ * rule). A request phase's rule accepted when written meets the budget only on a request larger than the model (a
+ * URL past the platform's 16 KB, possible in local runs): then it fails closed.
  *
  * Timing: workerd's clock moves only across I/O, so each measurement ends after a timer (`settle`), which reads
  * the clock after the synchronous work of the request is over.
@@ -107,32 +110,23 @@ const expensiveFirewall = (): unknown[] => Array.from({ length: RULES }, (_, i) 
 const expensiveCustomErrors = (): unknown[] => Array.from({ length: RULES }, (_, i) => serve(expensiveExpression(i)));
 
 describe("regex work is charged before it runs (issue 19)", () => {
-  it(`(a) ${RULES} firewall rules × ${REGEXES_PER_RULE} regexes and a 14 KB User-Agent: answered in ms, logged`, async () => {
-    const zone = await zoneWithRules("http_request_firewall_custom", expensiveFirewall());
-    const ua = expensiveUserAgent();
-    const { value, lines } = await overBudgetLines(() => timed(`http://${zone}/`, { "User-Agent": ua }));
-    console.log(`(a) firewall, 14 KB User-Agent: ${value.ms} ms`);
-    // Every rule over budget is a non-match: the request passes to the origin.
-    expect(value.res.status).toBe(200);
-    await value.res.body?.cancel();
-    expect(value.ms).toBeLessThan(FAST_MS);
-    expect(lines).toHaveLength(RULES);
-    expect(lines[0]).toMatchObject({
-      event: "rule_over_budget",
-      zone,
-      phase: "http_request_firewall_custom",
-      rule: expect.stringMatching(/^[0-9a-f]{32}$/) as unknown,
-      cause: expect.stringContaining("a regular expression needs") as unknown,
+  it(`(a) ${RULES} firewall rules × ${REGEXES_PER_RULE} regexes are refused when written, naming the first rule`, async () => {
+    const zone = await zoneWithRules("http_request_firewall_custom", []);
+    const res = await api("PUT", entrypoint(zone, "http_request_firewall_custom"), { rules: expensiveFirewall() });
+    expect(res.status).toBe(400);
+    // Every rule is over one rule's budget on the largest User-Agent the zone accepts: each is named (20 listed).
+    expect(res.json.errors[0]).toEqual({
+      code: 20045,
+      message: expect.stringMatching(
+        /^rules\[0\]\.expression: rule [0-9a-f]{32} costs up to \d+ units on the largest request the zone accepts \(headers of 32768 bytes, a URL of 16384 bytes\), over one rule's budget of 4000000 units/,
+      ) as unknown,
     });
-    // The same request again: no new line per rule within the window (over-budget-log.ts).
-    const again = await overBudgetLines(() => timed(`http://${zone}/`, { "User-Agent": ua }));
-    await again.value.res.body?.cancel();
-    expect(again.value.res.status).toBe(200);
-    expect(again.lines).toEqual([]);
+    expect(res.json.errors).toHaveLength(20 + 1);
+    expect(res.json.errors.at(-1)?.message).toBe("and 5 more errors not listed");
   });
 
-  it("(b) zone B's request is not delayed while zone A's expensive request runs", async () => {
-    const a = await zoneWithRules("http_request_firewall_custom", expensiveFirewall());
+  it("(b) zone B's request is not delayed while zone A's expensive custom error rules run", async () => {
+    const a = await zoneWithRules("http_custom_errors", expensiveCustomErrors());
     const b = await zoneWithRules("http_request_firewall_custom", [block('http.request.uri.path eq "/admin"')]);
     const ua = expensiveUserAgent();
     await settle();
@@ -144,7 +138,7 @@ describe("regex work is charged before it runs (issue 19)", () => {
       return Date.now() - started;
     };
     const [msA, msB] = await Promise.all([
-      end(timed(`http://${a}/`, { "User-Agent": ua })),
+      end(timed(`http://${a}/cdn-cgi/error/522`, { "User-Agent": ua })),
       end(timed(`http://${b}/`, { "User-Agent": "curl/8" })),
     ]);
     console.log(`(b) zone A (expensive): ${msA} ms; zone B meanwhile: ${msB} ms`);
@@ -158,12 +152,18 @@ describe("regex work is charged before it runs (issue 19)", () => {
       timed(`http://${zone}/cdn-cgi/error/522`, { "User-Agent": expensiveUserAgent() }),
     );
     console.log(`(c) /cdn-cgi/error/522, 14 KB User-Agent: ${value.ms} ms`);
-    // No rule matched: the structured default, not the rules' content.
+    // No rule matched: the structured default, not the rules' content (custom error rules fail open).
     expect(value.res.status).toBe(522);
     expect(await value.res.text()).not.toBe("custom");
     expect(value.ms).toBeLessThan(FAST_MS);
     expect(lines).toHaveLength(RULES);
     expect(lines[0]).toMatchObject({ event: "rule_over_budget", zone, phase: "http_custom_errors" });
+    // The same request again: no new line per rule within the window (over-budget-log.ts).
+    const again = await overBudgetLines(() =>
+      timed(`http://${zone}/cdn-cgi/error/522`, { "User-Agent": expensiveUserAgent() }),
+    );
+    await again.value.res.body?.cancel();
+    expect(again.lines).toEqual([]);
   });
 });
 
@@ -172,41 +172,25 @@ const level = (x: string): string => `join(split(${x}, "a", 128), ${x})`;
 const NESTED = `len(${level(level("http.user_agent"))}) > 0`;
 const NESTED_UA = "a".repeat(227);
 
-describe("(d) the real nested join(split(…)) in every phase: a non-match, logged", () => {
-  it("firewall: the request passes to the origin", async () => {
-    const zone = await zoneWithRules("http_request_firewall_custom", [block(NESTED)]);
-    const { value, lines } = await overBudgetLines(() => timed(`http://${zone}/`, { "User-Agent": NESTED_UA }));
-    expect(value.res.status).toBe(200);
-    await value.res.body?.cancel();
-    expect(lines).toEqual([
-      expect.objectContaining({
-        zone,
-        phase: "http_request_firewall_custom",
-        cause: expect.stringMatching(/join\(\) would be \d+ bytes, over/) as unknown,
-      }),
-    ]);
-  });
-
-  it("rate limiting: the request is not counted (a limit of 1 never blocks)", async () => {
-    const zone = await zoneWithRules("http_ratelimit", [
-      {
-        ...block(NESTED),
-        ratelimit: { characteristics: ["ip.src"], period: 60, requests_per_period: 1, mitigation_timeout: 60 },
-      },
-    ]);
-    const headers = { "User-Agent": NESTED_UA, "CF-Connecting-IP": "192.0.2.77" };
-    const { value, lines } = await overBudgetLines(async () => {
-      const statuses: number[] = [];
-      for (let i = 0; i < 3; i++) {
-        const { res } = await timed(`http://${zone}/`, headers);
-        statuses.push(res.status);
-        await res.body?.cancel();
-      }
-      return statuses;
-    });
-    expect(value).toEqual([200, 200, 200]);
-    // Three over-budget evaluations of one rule: one line (the others are counted for the next line).
-    expect(lines).toEqual([expect.objectContaining({ zone, phase: "http_ratelimit" })]);
+describe("(d) the real nested join(split(…)): refused in the request phases, a non-match in custom errors", () => {
+  it("firewall and rate limiting: refused when written (no value bound), naming the rule", async () => {
+    const zone = await zoneWithRules("http_request_firewall_custom", []);
+    const ratelimit = { characteristics: ["ip.src"], period: 60, requests_per_period: 1, mitigation_timeout: 60 };
+    for (const [phase, rule] of [
+      ["http_request_firewall_custom", block(NESTED)],
+      ["http_ratelimit", { ...block(NESTED), ratelimit }],
+    ] as const) {
+      const res = await api("PUT", entrypoint(zone, phase), { rules: [rule] });
+      expect(res.status).toBe(400);
+      expect(res.json.errors).toEqual([
+        {
+          code: 20045,
+          message: expect.stringMatching(
+            /^rules\[0\]\.expression: rule [0-9a-f]{32} has no worst case the budget can hold: join\(\) may build \d+ bytes, over the limit of 1048576/,
+          ) as unknown,
+        },
+      ]);
+    }
   });
 
   it("custom errors: the structured default answers", async () => {
@@ -220,21 +204,75 @@ describe("(d) the real nested join(split(…)) in every phase: a non-match, logg
   });
 });
 
+describe("past the model, the request phases fail closed", () => {
+  /**
+   * `(?i)(sqlmap|nikto)` (16 instructions) on a URL field fits one rule's budget on the largest URL the model
+   * allows (3 × 16 KB), so it is accepted; a 300 KB path (the platform refuses it before a Worker runs, workerd
+   * does not) needs ~5 million units: over budget, so the rule matches.
+   */
+  const rule = 'raw.http.request.uri.path matches "(?i)(sqlmap|nikto)"';
+  const longPath = "/" + "x".repeat(300_000);
+
+  it("firewall: a request past the model is blocked (1020), logged; an ordinary one passes", async () => {
+    const zone = await zoneWithRules("http_request_firewall_custom", [block(rule)]);
+    const ordinary = await timed(`http://${zone}/home`);
+    expect(ordinary.res.status).toBe(200);
+    await ordinary.res.body?.cancel();
+    const { value, lines } = await overBudgetLines(() => timed(`http://${zone}${longPath}`));
+    expect(value.res.status).toBe(403);
+    expect(await value.res.json()).toMatchObject({ error_code: 1020 });
+    expect(lines).toEqual([
+      expect.objectContaining({
+        zone,
+        phase: "http_request_firewall_custom",
+        cause: expect.stringContaining("a regular expression needs") as unknown,
+      }),
+    ]);
+  });
+
+  it("rate limiting: a request past the model counts (a limit of 1 blocks the second)", async () => {
+    const zone = await zoneWithRules("http_ratelimit", [
+      {
+        ...block(rule),
+        ratelimit: {
+          characteristics: ["ip.src"],
+          period: 60,
+          requests_per_period: 1,
+          mitigation_timeout: 60,
+          counting: "exact",
+        },
+      },
+    ]);
+    const headers = { "CF-Connecting-IP": "192.0.2.77" };
+    const statuses: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      const { res } = await timed(`http://${zone}${longPath}`, headers);
+      statuses.push(res.status);
+      await res.body?.cancel();
+    }
+    // The first is counted and reaches the origin (whose own HTTP server refuses a 300 KB request line: 431).
+    expect(statuses).toEqual([431, 429]);
+  });
+});
+
 describe("one budget per request, across phases", () => {
   /**
-   * `[ab]{k}` has a program of ~k + 2 instructions, so on a 4,000-byte User-Agent a firewall rule `… matches
-   * "[ab]{220}q"` costs ~(4,001 × 222) ≈ 0.89 M units: under a rule's 1 M; two of them leave ~0.2 M of the
-   * request's 2 M for the custom error rule on the origin's error, which needs as much again.
+   * On a 30,000-byte User-Agent, `[ab]{100}q` (103 instructions) charges 3,326,368 units and `[ab]{101}q`
+   * 3,357,243 (regex.ts `regexUnits`): two firewall rules that fit when written (their worst case on a 32 KiB header
+   * is 7.3 M of the request phases' 8 M) leave 3.3 M of the request's 10 M for the custom error rule on the origin's
+   * error, whose `[ab]{120}q` needs 3.9 M (under one rule's 4 M, so alone it runs).
    */
-  const ua = "x".repeat(4000);
+  const ua = "x".repeat(30_000);
   const costly = (k: number) => `http.user_agent matches "[ab]{${k}}q"`;
 
   it("firewall work spent on a request leaves less for custom error rules on the same request's origin error", async () => {
     const zone = uniqueZone("budget");
     await putZone(zone, { plan: "enterprise", origin: loopback(ports.http) });
-    const put = async (phase: string, rules: unknown[]) =>
-      expect((await api("PUT", entrypoint(zone, phase), { rules })).status).toBe(200);
-    await put("http_custom_errors", [serve(`${costly(220)} or http.response.code eq 404`)]);
+    const put = async (phase: string, rules: unknown[]) => {
+      const res = await api("PUT", entrypoint(zone, phase), { rules });
+      expect(res.status, JSON.stringify(res.json.errors)).toBe(200);
+    };
+    await put("http_custom_errors", [serve(`${costly(120)} or http.response.code eq 404`)]);
 
     // Without firewall rules, the custom error rule has its whole budget: it matches the origin's 404.
     const alone = await overBudgetLines(() => timed(`http://${zone}/status/404`, { "User-Agent": ua }));
@@ -242,8 +280,8 @@ describe("one budget per request, across phases", () => {
     expect(await alone.value.res.text()).toBe("custom");
     expect(alone.lines).toEqual([]);
 
-    // Two firewall rules spend ~1.8 M of the request's 2 M: the custom error rule is over budget, a non-match.
-    await put("http_request_firewall_custom", [block(costly(221)), block(costly(222))]);
+    // Two firewall rules spend ~6.7 M of the request's 10 M: the custom error rule is over budget, a non-match.
+    await put("http_request_firewall_custom", [block(costly(100)), block(costly(101))]);
     const shared = await overBudgetLines(() => timed(`http://${zone}/status/404`, { "User-Agent": ua }));
     expect(shared.value.res.status).toBe(404);
     expect(await shared.value.res.text()).not.toBe("custom");
@@ -259,14 +297,13 @@ describe("one budget per request, across phases", () => {
 
 describe("the zone's cap on compiled regular expressions", () => {
   it("is checked across phases when rules are written: 400 naming the limit", async () => {
-    const zone = await zoneWithRules("http_request_firewall_custom", expensiveFirewall());
-    // ~95,000 instructions in the firewall phase; as much again in custom errors fits (under 200,000)...
-    const fits = await api("PUT", entrypoint(zone, "http_custom_errors"), { rules: expensiveCustomErrors() });
-    expect(fits.status, JSON.stringify(fits.json.errors)).toBe(200);
-    // ...but not a third phase's worth.
+    // ~165,000 instructions of custom error rules fit (under 200,000)...
+    const custom = Array.from({ length: 45 }, (_, i) => serve(expensiveExpression(i)));
+    const zone = await zoneWithRules("http_custom_errors", custom);
+    // ...but not with another phase's worth: the cap is checked before the evaluation budget.
     const over = await api("PUT", entrypoint(zone, "http_ratelimit"), {
-      rules: Array.from({ length: 5 }, (_, i) => ({
-        ...block(expensiveExpression(i)),
+      rules: Array.from({ length: 15 }, (_, i) => ({
+        ...block(expensiveExpression(45 + i).replaceAll("http.user_agent", "http.host")),
         ratelimit: { characteristics: ["ip.src"], period: 60, requests_per_period: 10, mitigation_timeout: 60 },
       })),
     });

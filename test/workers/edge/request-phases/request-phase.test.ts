@@ -150,9 +150,10 @@ describe("plan limits on free (contract §2.1)", () => {
   });
 });
 
-describe("over-budget rules are non-matches, reported", () => {
-  it("a rule over the evaluation budget does not block, and later rules still run", () => {
-    // The real nested join(split(…)) (issue 9), not a stub: the engine reports it as an outcome, never a throw.
+describe("over-budget rules fail closed, reported", () => {
+  it("a firewall rule over the evaluation budget blocks: it is the first match, logged once", () => {
+    // The real nested join(split(…)) (issue 9), stored as if written before the write-time check refused it: the
+    // engine reports it as an outcome, never a throw, and the rule list makes it a match in the request phases.
     resetOverBudgetLog();
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
     const level = (x: string): string => `join(split(${x}, "a", 128), ${x})`;
@@ -163,7 +164,7 @@ describe("over-budget rules are non-matches, reported", () => {
       Infinity,
     );
     const req = new Request("https://shop.example/", { headers: { "User-Agent": "a".repeat(227) } });
-    expect(firstMatch(compiled, requestContext(req), "shop.example")?.id).toBe("next");
+    expect(firstMatch(compiled, requestContext(req), "shop.example")?.id).toBe("boom");
     expect(logged).toHaveBeenCalledTimes(1);
     expect(JSON.parse(String(logged.mock.calls[0]?.[0]))).toMatchObject({
       event: "rule_over_budget",
@@ -172,6 +173,27 @@ describe("over-budget rules are non-matches, reported", () => {
       rule: "boom",
       cause: expect.stringMatching(/join\(\) would be \d+ bytes, over/) as unknown,
     });
+  });
+
+  it("through the request phases: 1020 names the over-budget rule; a rate-limiting rule over budget counts", async () => {
+    resetOverBudgetLog();
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const level = (x: string): string => `join(split(${x}, "a", 128), ${x})`;
+    const boom = `len(${level(level("http.user_agent"))}) > 0`;
+    const padded = (ip: string) =>
+      new Request("https://shop.example/", { headers: { "User-Agent": "a".repeat(227), "CF-Connecting-IP": ip } });
+    const zone = newZone();
+    const blocked: RequestPhaseConfig = { plan: "pro", firewall: { rules: [fw("boom", boom)] } };
+    expect(await run(blocked, padded("192.0.2.30"), zone, Date.now())).toMatchObject({
+      kind: "error",
+      code: 1020,
+      cause: expect.stringContaining("boom") as unknown,
+    });
+    // A limit of 1: the first over-budget request counts, the second is over the limit.
+    const counted: RequestPhaseConfig = { plan: "pro", rateLimits: { rules: [rl("boom-rl", boom, 1)] } };
+    const t0 = Date.now();
+    expect(await run(counted, padded("192.0.2.31"), zone, t0)).toEqual({ kind: "pass" });
+    expect(await run(counted, padded("192.0.2.31"), zone, t0)).toMatchObject({ code: 1015 });
   });
 
   it("a stored rule that does not compile is reported once when compiled, and skipped", () => {
