@@ -92,9 +92,9 @@ interface LazyDfa {
 /**
  * Bounds the regex's DFA (`REGEX_DFA_MEMORY`, never cleared) and returns its byte classes. Throws if re2js's
  * internals are not the ones this was written for: a dependency upgrade must not silently bring back the unbounded
- * DFA (test/workers/rules/worst-case.test.ts runs this on every test run).
+ * DFA (every regex compiled goes through here; test/workers/rules/worst-case.test.ts checks what it does).
  */
-function boundDfa(re: RE2JS): number {
+export function boundDfa(re: RE2JS): number {
   const dfa = (re as unknown as { readonly re2Input?: { readonly dfa?: Partial<LazyDfa> } }).re2Input?.dfa;
   if (
     dfa === undefined ||

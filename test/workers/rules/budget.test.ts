@@ -6,6 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { MAX_VALUE_BYTES } from "../../../src/rules/budget";
+import { compileRegex, REGEX_DFA_STATE_UNITS, regexUnits } from "../../../src/rules/regex";
 import { percentDecodeRecursive } from "../../../src/rules/functions";
 import {
   compile,
@@ -110,7 +111,7 @@ describe("the CPU budget: work is charged before it runs (issue 19)", () => {
     rule(source).evaluate(contextFromValues(scheme, values, budget));
 
   it("a regex whose bytes × program would pass the rule's units is over budget, and re2js never runs", () => {
-    // ~1,000 instructions × 14 KB ≈ 14 M units, over the rule's 1 M: refused before the run (which took ~0.2 s).
+    // ~1,000 instructions × 14 KB ≈ 14 M units, over the rule's 4 M: refused before the run (which took ~0.2 s).
     let s = "";
     for (let i = 0; i < 14_000; i++) s += i % 7 < 3 ? "a" : "b";
     const started = Date.now();
@@ -122,13 +123,18 @@ describe("the CPU budget: work is charged before it runs (issue 19)", () => {
     expect(Date.now() - started).toBeLessThan(100);
   });
 
-  it("charges (bytes + 1) × program size per run, also when the regex's memo answers", () => {
+  it("charges regexUnits per run (the NFA bound and the DFA states it may build), also when the memo answers", () => {
     const compiled = rule('s matches "^ab+c"');
     const size = compiled.programSize;
     expect(size).toBeGreaterThan(0);
+    const regex = compileRegex("^ab+c");
+    if (!regex.ok) throw new Error(regex.error);
     const budget = new RequestBudget();
     for (let i = 0; i < 2; i++) compiled.evaluate(contextFromValues(scheme, { s: "abbbc" }, budget));
-    expect(budget.total - budget.remaining).toBe(2 * 6 * size);
+    // 5 bytes: 6 × (size + 1) for the run, and at most 7 DFA states of (size + classes + 128) each.
+    const once = 6 * (size + 1) + 7 * (size + regex.value.classes + REGEX_DFA_STATE_UNITS);
+    expect(regexUnits(5, 1, size, regex.value.classes)).toBe(once);
+    expect(budget.total - budget.remaining).toBe(2 * once);
   });
 
   it.each([
@@ -144,16 +150,17 @@ describe("the CPU budget: work is charged before it runs (issue 19)", () => {
   it("contexts of one request share its budget; a rule gets at most what is left", () => {
     const budget = new RequestBudget();
     const big = "y".repeat(MAX_RULE_UNITS - 10);
-    expect(outcome('s contains "x"', { s: big }, budget).kind).toBe("no-match");
-    expect(outcome('s contains "x"', { s: big }, budget).kind).toBe("no-match");
-    expect(budget.remaining).toBe(MAX_REQUEST_UNITS - 2 * (MAX_RULE_UNITS - 10));
-    const third = outcome('s contains "x"', { s: "y".repeat(100) }, budget);
+    const rules = Math.floor(MAX_REQUEST_UNITS / (MAX_RULE_UNITS - 10));
+    for (let i = 0; i < rules; i++) expect(outcome('s contains "x"', { s: big }, budget).kind).toBe("no-match");
+    const spent = rules * (MAX_RULE_UNITS - 10);
+    expect(budget.remaining).toBe(MAX_REQUEST_UNITS - spent);
+    const third = outcome('s contains "x"', { s: "y".repeat(MAX_REQUEST_UNITS - spent + 1) }, budget);
     expect(third).toEqual({
       kind: "over-budget",
       reason: expect.stringContaining("the rest of the request's budget") as unknown,
     });
     // An over-budget rule spends nothing: the refused work was not done.
-    expect(budget.remaining).toBe(MAX_REQUEST_UNITS - 2 * (MAX_RULE_UNITS - 10));
+    expect(budget.remaining).toBe(MAX_REQUEST_UNITS - spent);
   });
 
   it("requestBudget gives one budget per Request object", () => {

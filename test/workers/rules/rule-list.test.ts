@@ -6,7 +6,14 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { resetOverBudgetLog } from "../../../src/rules/over-budget-log";
-import { allMatches, compileRuleList, firstMatch, requestContext } from "../../../src/rules/rule-list";
+import {
+  allMatches,
+  compileRuleList,
+  failsClosed,
+  fieldsOf,
+  firstMatch,
+  requestContext,
+} from "../../../src/rules/rule-list";
 import { ok } from "../../../src/shared/result";
 
 afterEach(() => vi.restoreAllMocks());
@@ -110,13 +117,44 @@ describe("firstMatch / allMatches over the rule index", () => {
       break;
     }
     expect(logged).not.toHaveBeenCalled();
-    expect([...allMatches(rules, ctx, "z.example")].map((r) => r.id)).toEqual(["first"]);
+    // Over budget in a request phase is a match (it fails closed: the request counts), logged.
+    expect([...allMatches(rules, ctx, "z.example")].map((r) => r.id)).toEqual(["first", "boom"]);
     expect(JSON.parse(String(logged.mock.calls[0]?.[0]))).toMatchObject({
       event: "rule_over_budget",
       zone: "z.example",
       phase: "http_ratelimit",
       rule: "boom",
     });
+  });
+
+  it("over budget fails closed in the request phases and open in custom error rules, logged in each", () => {
+    resetOverBudgetLog();
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    const level = (x: string): string => `join(split(${x}, "a", 128), ${x})`;
+    const stored = [
+      { id: "boom", expression: `len(${level(level("http.user_agent"))}) > 0` },
+      { id: "later", expression: "true" },
+    ];
+    const phases = ["http_request_firewall_custom", "http_ratelimit", "http_custom_errors"] as const;
+    // Each phase's own fields (custom error rules also see the error's): the same padded request.
+    const ctx = (phase: (typeof phases)[number]) =>
+      fieldsOf(phase).context({
+        request: new Request("https://z.example/", { headers: { "User-Agent": "a".repeat(227) } }),
+      });
+    const list = (phase: (typeof phases)[number]) => compileRuleList(phase, stored, { prepare: () => ok({}) });
+    expect(phases.map((phase) => firstMatch(list(phase), ctx(phase), "z.example")?.id)).toEqual([
+      "boom",
+      "boom",
+      "later",
+    ]);
+    expect(phases.map((phase) => [...allMatches(list(phase), ctx(phase), "z.example")].map((r) => r.id))).toEqual([
+      ["boom", "later"],
+      ["boom", "later"],
+      ["later"],
+    ]);
+    expect(phases.map(failsClosed)).toEqual([true, true, false]);
+    // One line per (zone, phase, rule) within the window: three phases.
+    expect(logged).toHaveBeenCalledTimes(3);
   });
 });
 
