@@ -295,6 +295,74 @@ describe("one budget per request, across phases", () => {
   });
 });
 
+describe("the worst case the write-time limits allow, on the largest request", () => {
+  /**
+   * Six firewall rules `a[ab]{28…33}w` (30–35 instructions: the shape the NFA runs slowest per unit, and whose DFA
+   * needs a state per byte) accepted with a worst case of 7,860,429 units of the request phases' 8,000,000 on the
+   * default 32 KiB header limit, then a custom error rule `a[ab]{50}w` (1,965,837) on the origin's 404: ~9.8 M of the
+   * request's 10 M. The User-Agent fills the header limit with random a/b text none of them matches.
+   */
+  const firewall = [28, 29, 30, 31, 32, 33].map((k) => block(`http.user_agent matches "a[ab]{${k}}w"`));
+  const custom = serve('http.user_agent matches "a[ab]{50}w" or http.response.code eq 404');
+  function worstUserAgent(seed: number): string {
+    const bytes = 32 * 1024 - "user-agent".length - 4 - ("accept".length + "application/json".length + 4);
+    let x = seed;
+    let ua = "";
+    for (let i = 0; i < bytes - 61; i++) {
+      x = (x * 1103515245 + 12345) % 2147483648;
+      ua += x / 2147483648 < 0.5 ? "a" : "b";
+    }
+    return ua + "b".repeat(60) + "w";
+  }
+
+  it("answers, and another zone's request meanwhile is delayed by at most that (times logged)", async () => {
+    const zone = uniqueZone("budget");
+    await putZone(zone, { plan: "enterprise", origin: loopback(ports.http) });
+    for (const [phase, rules] of [
+      ["http_request_firewall_custom", firewall],
+      ["http_custom_errors", [custom]],
+    ] as const) {
+      const res = await api("PUT", entrypoint(zone, phase), { rules });
+      expect(res.status, JSON.stringify(res.json.errors)).toBe(200);
+    }
+    const other = await zoneWithRules("http_request_firewall_custom", [block('http.request.uri.path eq "/admin"')]);
+    const times: string[] = [];
+    for (let run = 0; run < 3; run++) {
+      const ua = worstUserAgent(run + 1);
+      expect(ua.length + "user-agent".length + 4 + "accept".length + "application/json".length + 4).toBe(32 * 1024);
+      // The request phases alone (the origin answers 200), then with the custom error rule on its 404.
+      const phases = await overBudgetLines(() => timed(`http://${zone}/`, { "User-Agent": ua }));
+      expect(phases.value.res.status).toBe(200);
+      await phases.value.res.body?.cancel();
+      const all = await overBudgetLines(() =>
+        timed(`http://${zone}/status/404`, { "User-Agent": worstUserAgent(run + 7) }),
+      );
+      expect(all.value.res.status).toBe(404);
+      expect(await all.value.res.text()).toBe("custom");
+      // Every rule ran to its end: nothing went over the budget.
+      expect([...phases.lines, ...all.lines]).toEqual([]);
+      await settle();
+      const started = Date.now();
+      const [msA, msB] = await Promise.all(
+        [
+          timed(`http://${zone}/status/404`, { "User-Agent": worstUserAgent(run + 13) }),
+          timed(`http://${other}/`, { "User-Agent": "curl/8" }),
+        ].map(async (p) => {
+          const { res } = await p;
+          await res.body?.cancel();
+          await settle();
+          return Date.now() - started;
+        }),
+      );
+      times.push(
+        `request phases ${phases.value.ms} ms, with custom errors ${all.value.ms} ms, other zone ${msB} ms (this one ${msA} ms)`,
+      );
+      expect(all.value.ms).toBeLessThan(5000);
+    }
+    console.log(`(e) worst case accepted, 32 KiB headers:\n  ${times.join("\n  ")}`);
+  });
+});
+
 describe("the zone's cap on compiled regular expressions", () => {
   it("is checked across phases when rules are written: 400 naming the limit", async () => {
     // ~165,000 instructions of custom error rules fit (under 200,000)...
