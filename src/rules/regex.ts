@@ -56,8 +56,9 @@ export interface CompiledRegex {
  * Why: re2js builds DFA states lazily, within 8 MiB by default, and when they run out it clears them and starts
  * again as long as it makes some progress. A DFA whose states are exponential in the pattern (counted repetitions
  * after an unanchored start) then builds a new state for nearly every byte: measured in workerd on 32 KB of random
- * a/b text, 4–16 µs per byte for 20- to 70-instruction patterns, 6,000–17,000 units/ms against the 45,000 the budget
- * assumes, while the NFA on the same text ran at 70,000–150,000. So each regex's DFA is bounded here and never
+ * a/b text, 15–325 ms per run for 20- to 70-instruction patterns, 5,800–51,000 (bytes × program) per ms across
+ * runs, under the 45,000 the budget assumes, while bounded as here the same runs were charged 145,000–255,000
+ * units per ms (docs/rules-language.md "Evaluation budget"). So each regex's DFA is bounded here and never
  * cleared (`clearCache` does nothing): when it is full, a run that needs a state it does not have gives up and
  * re2js runs the NFA (or its bit-state backtracker on small inputs), whose cost the budget charges. The states a
  * regex ever builds are then at most `REGEX_DFA_STATES`, over all its runs.

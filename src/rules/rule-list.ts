@@ -5,7 +5,7 @@
  * (rate limiting: every matching rule, in order, until the caller stops). Skipping the rules the index leaves out
  * is unobservable (guard.ts: a guard is hoisted from the expression, so a rule it leaves out cannot match), which is
  * why the index serves all three phases. Every over-budget evaluation, in every phase, is reported through the one
- * `logOverBudget` with zone, phase and rule id (contract §2.2), and fails closed where it protects (`failsClosed`):
+ * `logOverBudget` with zone, phase and rule id, and fails closed where it protects (`failsClosed`):
  * a match in the request phases, a non-match in custom error rules. Pure: no bindings.
  *
  * Expressions are compiled through one bounded per-isolate cache keyed by field set and source text (contract §8),
@@ -151,7 +151,7 @@ export function failsClosed(phase: RulePhase): boolean {
  * The first rule that matches, or null. Only the rules the index names are evaluated, in order (the others cannot
  * match). A rule over the evaluation budget is logged, and is the answer in the request phases (`failsClosed`);
  * in custom error rules it is a non-match and later rules still run on what is left of the request's budget
- * (contract §2.2, budget.ts).
+ * (budget.ts).
  */
 export function firstMatch<T extends object>(
   list: RuleList<T>,

@@ -51,8 +51,8 @@ export async function checkRateLimit(
   /** Tests pass their own to play several isolates against one object. */
   isolate: IsolateCounters = ISOLATE,
 ): Promise<RateLimitDecision> {
-  // Every matching rule counts the request, in order, until one blocks; a rule over budget (contract §2.2) counts
-  // it too (it fails closed, logged like every phase's: rule-list.ts `failsClosed`).
+  // Every matching rule counts the request, in order, until one blocks; a rule over budget counts it too (it fails
+  // closed, logged like every phase's: rule-list.ts `failsClosed`; docs/rules-language.md "Evaluation budget").
   for (const rule of allMatches(limits, ctx, zone)) {
     const until = await blockedUntil(env, zone, rule, ctx, request, now, isolate);
     if (until !== undefined) return { kind: "block", retryAfter: retryAfterSeconds(until, now), ruleId: rule.id };

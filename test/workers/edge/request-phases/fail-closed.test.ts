@@ -151,6 +151,18 @@ describe("the request phases share one budget, and every rule still runs", () =>
   });
 });
 
+describe("the header limit the worst case is computed from", () => {
+  it("counts UTF-8 bytes: 11,000 × € is 33,000 bytes, over 32 KiB (1038), though 11,000 characters", async () => {
+    const zone = await zoneWith({ http_request_firewall_custom: [block(`http.user_agent matches "${SCANNERS}"`)] });
+    // One non-ASCII header value: workerd logs once that it sends it as UTF-8 (the bytes rules read).
+    const over = await send(zone, "/", { "X-Pad": "€".repeat(11_000) });
+    await expectGeneratedError(over, 1038);
+    const under = await send(zone, "/", { "X-Pad": "€".repeat(10_000) });
+    expect(under.status).toBe(200);
+    await under.body?.cancel();
+  });
+});
+
 describe("custom error rules keep failing open", () => {
   it("a custom error rule over budget is a non-match: the structured default answers, logged", async () => {
     // Accepted when written (custom error rules are not checked: only content is at stake), over budget on a

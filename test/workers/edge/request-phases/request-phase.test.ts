@@ -152,7 +152,7 @@ describe("plan limits on free (contract §2.1)", () => {
 
 describe("over-budget rules fail closed, reported", () => {
   it("a firewall rule over the evaluation budget blocks: it is the first match, logged once", () => {
-    // The real nested join(split(…)) (issue 9), stored as if written before the write-time check refused it: the
+    // The real nested join(split(…)), stored as if written before the write-time check refused it: the
     // engine reports it as an outcome, never a throw, and the rule list makes it a match in the request phases.
     resetOverBudgetLog();
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
