@@ -160,7 +160,9 @@ export const rulesetsOpenApi: OpenApiFragment = {
           "use (0 rules) is refused with 403 (1100). Rules per phase and plan: " +
           PHASES.map((phase) => `${phase}: ${perPlan(phase)}`).join("; ") +
           ". The zone's regular expressions, all phases together, compile to at most " +
-          `${LIMITS.zoneProgramSize} RE2 instructions (400, code 20021, naming the limit). At most ` +
+          `${LIMITS.zoneProgramSize} RE2 instructions (400, code 20021, naming the limit). Firewall and ` +
+          "rate-limiting rules must fit the evaluation budget on the largest request the zone accepts, one by one " +
+          "and together (400, code 20045, naming each rule; docs/rulesets-api.md). At most " +
           `${MAX_RULESET_ISSUES} errors are listed, then one line counts the rest. Every write makes a version ` +
           "(`…/entrypoint/versions`).",
         security: [{ bearer: ["zones:write"] }],
