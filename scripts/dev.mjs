@@ -96,8 +96,13 @@ if (checked !== 0) fail(["not started: fix the configuration above (docs/configu
 const children = [];
 let stopping = false;
 const stopAll = (signal = "SIGTERM") => children.forEach((c) => c.exitCode === null && c.kill(signal));
-process.on("SIGINT", () => stopAll("SIGINT"));
-process.on("SIGTERM", () => stopAll("SIGTERM"));
+// Asked to stop (Ctrl-C): the children's exits that follow are no news.
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, () => {
+    stopping = true;
+    stopAll(signal);
+  });
+}
 
 if (originPort !== 0) {
   const child = spawn(process.execPath, ["scripts/example-origin.mjs", "--port", String(originPort)], {
