@@ -4,7 +4,20 @@ import tseslint from "typescript-eslint";
 
 export default tseslint.config(
   {
-    ignores: ["node_modules/", "dist/", ".wrangler/", "bench/results/", "test/artifacts/", "worker-configuration.d.ts"],
+    // Build and tool output at any depth (`**/`): a workspace package's own `dist/` (packages/client `npm run build`)
+    // holds .d.ts files no tsconfig includes, which the type-aware parser refuses. .prettierignore lists the same;
+    // test/node/lint-ignores.test.ts checks both.
+    ignores: [
+      "**/node_modules/",
+      "**/dist/",
+      "**/.wrangler/",
+      "**/coverage/",
+      "**/*.tsbuildinfo",
+      "bench/results/",
+      "test/artifacts/",
+      ".prof/",
+      "worker-configuration.d.ts",
+    ],
   },
   {
     files: ["**/*.ts"],

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // `npm run dev`: a working local service on a fresh clone, in one command, that reports only what it did.
 //
-//   npm run dev [-- --port N] [--origin-port N] [wrangler dev flags…]      (or PORT=N / ORIGIN_PORT=N)
+//   npm run dev [-- --port N] [--origin-port N] [--reseed] [wrangler dev flags…]      (or PORT=N / ORIGIN_PORT=N)
 //
 // 1. copies .dev.vars.example to .dev.vars when missing (local secrets, never committed), and says loudly when
 //    .dev.vars has no ADMIN_TOKEN (nothing can be seeded, the management API answers 401 to everything);
 // 2. checks, before starting anything, that 127.0.0.1:{port} (default 8787) and 127.0.0.1:{origin port} (default
-//    8788) are free: a taken port stops it with a message naming the port and the flag that chooses another;
+//    8788) are free: a taken port stops it with a message naming each taken port and one command, with two ports
+//    found free just now, that starts;
 // 3. validates wrangler.toml and .dev.vars with the Worker's own parser (`npm run check-config`, src/shared/
 //    settings.ts): an invalid var stops it;
 // 4. starts the example origin (scripts/example-origin.mjs) on 127.0.0.1:{origin port}, unless --origin-port 0;
@@ -16,9 +17,17 @@
 //    DEV_INSTANCE, a random value of this run that `GET /openapi.json` echoes as `X-Dev-Instance`;
 // 6. once the server on {port} answers with this run's DEV_INSTANCE (so it is the one this script started: the
 //    admin token is never sent to another process), seeds the example zone `shop.example` through the management
-//    API, as a user would, from fixtures/example-zone.json, checking every answer; "seeded" is printed only after
-//    every write succeeded.
+//    API, as a user would, from fixtures/example-zone.json, checking every answer, ONLY when the zone does not exist
+//    yet: local state is the user's, so a zone kept from an earlier run is left exactly as it is ("kept your
+//    shop.example (version N)"). `--reseed` deletes it first and seeds it afresh (the example restored);
+// 7. relays wrangler's output line by line: its esbuild-style `▲ [WARNING]` / `✘ [ERROR]` block around one of the
+//    Worker's JSON log lines (a blank line after it, and a burst's other lines as indented notes) becomes one line per
+//    log line, keeping the marker; the request lines of this script's own probes (the readiness check, the zone
+//    lookup) are left out; its own summary is printed after wrangler's line for its last write, and the banner ends
+//    with the URL to open.
 // Ctrl-C stops everything. Local KV / Durable Object state lives in .wrangler/state (delete it to start afresh).
+// wrangler's output is a pipe here, so wrangler runs without its interactive keys ([b] open a browser, [x] exit):
+// Ctrl-C is the way to stop.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { copyFileSync, existsSync, readFileSync } from "node:fs";
@@ -26,6 +35,9 @@ import { request as httpRequest } from "node:http";
 import { createConnection, createServer } from "node:net";
 
 const HOST = "127.0.0.1";
+/** The example zone (fixtures/example-zone.json). */
+const ZONE = "shop.example";
+const ZONE_PATH = `/zones/${ZONE}`;
 const log = (line) => console.log(`[dev] ${line}`);
 const fail = (lines) => {
   console.error(lines.map((l) => `[dev] ${l}`).join("\n"));
@@ -49,20 +61,23 @@ const noTokenWarning = [
 ];
 if (!adminToken) console.error(noTokenWarning.map((l) => `[dev] ${l}`).join("\n"));
 
-// Ports first: nothing is started, and nothing is sent anywhere, when one is taken.
-const takenPort = await isTaken(port);
-if (takenPort) {
-  fail([
-    `port ${port} on ${HOST} is already in use by another process (another \`npm run dev\`?), so wrangler dev cannot`,
-    `listen there. Stop that process, or choose another port: \`npm run dev -- --port ${port + 3}\` (or PORT=${port + 3}).`,
-  ]);
-}
-if (originPort !== 0 && (await isTaken(originPort))) {
-  fail([
-    `port ${originPort} on ${HOST} (the example origin's) is already in use by another process. Stop it, or choose`,
-    `another port: \`npm run dev -- --origin-port ${originPort + 3}\` (or ORIGIN_PORT=${originPort + 3}); --origin-port 0 runs`,
-    `without the example origin (and without seeding shop.example).`,
-  ]);
+// Ports first, both of them: nothing is started, and nothing is sent anywhere, when one is taken.
+const portTaken = await isTaken(port);
+const originTaken = originPort !== 0 && (await isTaken(originPort));
+if (portTaken || originTaken) {
+  const lines = [];
+  if (portTaken) {
+    lines.push(
+      `port ${port} on ${HOST} is already in use by another process (another \`npm run dev\`?), so wrangler dev cannot listen there.`,
+    );
+  }
+  if (originTaken)
+    lines.push(`port ${originPort} on ${HOST} (the example origin's) is already in use by another process.`);
+  lines.push(
+    `Stop ${portTaken && originTaken ? "them" : "it"}, or start on ports that are free now: ${await freePortsCommand()}`,
+  );
+  if (originTaken) lines.push("(--origin-port 0 runs without the example origin, and without seeding shop.example.)");
+  fail(lines);
 }
 
 const devInstance = randomBytes(16).toString("hex");
@@ -81,8 +96,13 @@ if (checked !== 0) fail(["not started: fix the configuration above (docs/configu
 const children = [];
 let stopping = false;
 const stopAll = (signal = "SIGTERM") => children.forEach((c) => c.exitCode === null && c.kill(signal));
-process.on("SIGINT", () => stopAll("SIGINT"));
-process.on("SIGTERM", () => stopAll("SIGTERM"));
+// Asked to stop (Ctrl-C): the children's exits that follow are no news.
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, () => {
+    stopping = true;
+    stopAll(signal);
+  });
+}
 
 if (originPort !== 0) {
   const child = spawn(process.execPath, ["scripts/example-origin.mjs", "--port", String(originPort)], {
@@ -106,55 +126,75 @@ const env = {
   WRANGLER_SEND_METRICS: "false",
   CLOUDFLARE_CF_FETCH_ENABLED: "false",
   WRANGLER_HIDE_BANNER: "true",
+  // Its output is a pipe (relayed below): keep wrangler's colours when ours is a terminal.
+  ...(process.stdout.isTTY && process.env.FORCE_COLOR === undefined && !process.env.NO_COLOR
+    ? { FORCE_COLOR: "1" }
+    : {}),
 };
 const args = ["node_modules/wrangler/bin/wrangler.js", "dev", "-c", "wrangler.toml", "--ip", HOST];
 args.push("--port", String(port));
 for (const v of workerVars) args.push("--var", v);
 args.push(...forwarded);
-// Run wrangler's own entry under this Node (not through `npx`, which does not forward Ctrl-C / SIGTERM).
-const wrangler = spawn(process.execPath, args, { stdio: "inherit", env });
+// Run wrangler's own entry under this Node (not through `npx`, which does not forward Ctrl-C / SIGTERM). Its stdout
+// and stderr come through this script (`relay`): one line per Worker log line, and this script's lines in order.
+const wrangler = spawn(process.execPath, args, { stdio: ["inherit", "pipe", "pipe"], env });
 children.push(wrangler);
-wrangler.on("exit", (code) => {
+const requestLines = requestLineTracker();
+relay(wrangler.stdout, process.stdout, (line) => requestLines.seen(line));
+relay(wrangler.stderr, process.stderr, () => true);
+// `close`, not `exit`: everything wrangler wrote has been relayed by then.
+wrangler.on("close", (code) => {
   stopping = true;
   stopAll();
   process.exit(code ?? 0);
 });
 
 const ready = await ownServerReady();
+const openLine = `ready: open http://localhost:${port}/`;
 if (ready.kind === "foreign") {
   stopping = true;
   stopAll();
   fail([
     `something else answers on ${HOST}:${port} (${ready.detail}), not the wrangler dev this run started: nothing was`,
-    `sent to it. Stop that process, or choose another port: \`npm run dev -- --port ${port + 3}\`.`,
+    `sent to it. Stop that process, or start on ports that are free now: ${await freePortsCommand()}`,
   ]);
 } else if (ready.kind === "timeout") {
   console.error(`[dev] wrangler dev did not answer on ${HOST}:${port} within 120 s: shop.example NOT seeded.`);
 } else if (originPort === 0) {
-  log(`ready on http://localhost:${port} (no example origin: --origin-port 0, shop.example not seeded)`);
+  await requestLines.settled();
+  log(`no example origin (--origin-port 0): shop.example not seeded${options.reseed ? ", --reseed not applied" : ""}.`);
+  log(openLine);
 } else if (!adminToken) {
+  await requestLines.settled();
   console.error(noTokenWarning.map((l) => `[dev] ${l}`).join("\n"));
+  log(openLine);
 } else {
-  seedExampleZone().then(
-    () =>
-      log(
-        `seeded zone shop.example → ${origin}, with custom error rules (one serving the custom error asset maintenance_page), a 500-class page, a firewall rule (/admin), a rate limit (/api/) and an IP access rule. Try:\n` +
-          `  curl -H 'Accept: application/json' http://localhost:${port}/cdn-cgi/error/522\n` +
-          `  curl -H 'Host: shop.example' http://127.0.0.1:${port}/hello\n` +
-          `  curl -H 'Host: shop.example' http://127.0.0.1:${port}/status/503    (the maintenance page asset)`,
-      ),
-    (e) =>
-      console.error(
-        `[dev] could NOT seed shop.example: ${e.message}\n` +
-          `[dev] the service runs, but the README examples that use shop.example will answer differently.`,
-      ),
-  );
+  let summary;
+  try {
+    summary = await exampleZone(options.reseed);
+  } catch (e) {
+    summary = {
+      lines: [
+        `could NOT seed shop.example: ${e instanceof Error ? e.message : String(e)}`,
+        "the service runs, but the README examples that use shop.example will answer differently.",
+      ],
+      failed: true,
+    };
+  }
+  // After wrangler's line for this script's last request: the summary is the last word on what was written.
+  await requestLines.settled();
+  if (summary.failed) console.error(summary.lines.map((l) => `[dev] ${l}`).join("\n"));
+  else for (const line of summary.lines) log(line);
+  log(openLine);
 }
 
-/** `--port N`, `--origin-port N` (also `--x=N`), PORT / ORIGIN_PORT; everything else goes to wrangler dev. */
+/**
+ * `--port N`, `--origin-port N` (also `--x=N`), PORT / ORIGIN_PORT, `--reseed`; everything else goes to wrangler dev.
+ */
 function parseOptions(argv) {
   let portValue = process.env.PORT || "8787";
   let originValue = process.env.ORIGIN_PORT || "8788";
+  let reseed = false;
   const rest = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -167,6 +207,10 @@ function parseOptions(argv) {
           .join("\n"),
       );
       process.exit(0);
+    }
+    if (arg === "--reseed") {
+      reseed = true;
+      continue;
     }
     if (name !== "--port" && name !== "--origin-port") {
       rest.push(arg);
@@ -186,7 +230,7 @@ function parseOptions(argv) {
   const p = portNumber(portValue, "--port / PORT", false);
   const o = portNumber(originValue, "--origin-port / ORIGIN_PORT", true);
   if (p === o) fail([`--port and --origin-port are both ${p}: choose two different ports.`]);
-  return { port: p, originPort: o, forwarded: rest };
+  return { port: p, originPort: o, forwarded: rest, reseed };
 }
 
 /** The `--var KEY:VALUE` flags forwarded to wrangler, for check-config to validate too. */
@@ -218,6 +262,28 @@ function isTaken(p) {
   });
 }
 
+/**
+ * One command that starts: this run's flags with both ports free now (each checked as `isTaken` does, and the two
+ * distinct). Always both flags, so it holds whichever port was taken and whatever PORT / ORIGIN_PORT say.
+ */
+async function freePortsCommand() {
+  const firstFree = async (from, avoid) => {
+    for (let candidate = from; candidate <= 65535; candidate++) {
+      if (candidate !== avoid && !(await isTaken(candidate))) return candidate;
+    }
+    return from;
+  };
+  const p = await isTaken(port).then((taken) => (taken ? firstFree(port + 1, originPort) : port));
+  const o =
+    originPort === 0 || (originPort !== p && !(await isTaken(originPort)))
+      ? originPort
+      : await firstFree(originPort + 1, p);
+  const words = ["npm", "run", "dev", "--", "--port", String(p), "--origin-port", String(o)];
+  if (options.reseed) words.push("--reseed");
+  words.push(...forwarded.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replaceAll("'", "'\\''")}'`)));
+  return `\`${words.join(" ")}\``;
+}
+
 function listening(p, withinMs) {
   const deadline = Date.now() + withinMs;
   return new Promise((resolve) => {
@@ -246,19 +312,25 @@ async function ownServerReady() {
     await new Promise((r) => setTimeout(r, 500));
     let res;
     try {
-      res = await httpCall("GET", "/openapi.json", undefined, false);
+      res = await httpCall("GET", "/openapi.json", undefined, { token: false, hide: true });
     } catch {
       continue; // not listening yet
     }
     if (res.headers["x-dev-instance"] === devInstance) return { kind: "ours" };
+    res.forget(); // not the Worker's answer: no request line of it is awaited
     // wrangler's proxy answers 503 while the Worker reloads; everything else is someone else's server.
     if (res.status !== 503) return { kind: "foreign", detail: `it answered GET /openapi.json with ${res.status}` };
   }
   return { kind: "timeout" };
 }
 
-/** One call to the local Worker, as `localhost` (an API host), over 127.0.0.1. */
-function httpCall(method, path, body, withToken = true) {
+/**
+ * One call to the local Worker, as `localhost` (an API host), over 127.0.0.1, announced to `requestLines` first:
+ * wrangler's line for it is awaited before the summary (and left out when `hide`: a probe, not a write).
+ */
+function httpCall(method, path, body, { token = true, hide = false } = {}) {
+  const expected = requestLines.expect(method, path, hide);
+  const withToken = token;
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const req = httpRequest(
@@ -279,11 +351,22 @@ function httpCall(method, path, body, withToken = true) {
         let text = "";
         res.setEncoding("utf8");
         res.on("data", (chunk) => (text += chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+        res.on("end", () => {
+          requestLines.answered(expected);
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text,
+            forget: () => requestLines.forget(expected),
+          });
+        });
       },
     );
     req.setTimeout(30_000, () => req.destroy(new Error(`${method} ${path}: no answer within 30 s`)));
-    req.on("error", reject);
+    req.on("error", (e) => {
+      requestLines.forget(expected);
+      reject(e);
+    });
     req.end(payload);
   });
 }
@@ -293,42 +376,173 @@ function put(path, body, what) {
   return write("PUT", path, body, what);
 }
 
+/** The write's `result`. */
 async function write(method, path, body, what) {
   const res = await httpCall(method, path, body);
-  let success = false;
-  try {
-    success = JSON.parse(res.text).success === true;
-  } catch {
-    success = false;
-  }
-  if (res.status !== 200 || !success)
+  const envelope = envelopeOf(res);
+  if (res.status !== 200 || envelope?.success !== true)
     throw new Error(`${what}: ${method} ${path} answered ${res.status}: ${res.text.slice(0, 300)}`);
+  return envelope.result;
 }
 
+function envelopeOf(res) {
+  try {
+    return JSON.parse(res.text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * shop.example as the user left it, or the example: seeded only when the zone does not exist (a 404 to the lookup),
+ * or when `--reseed` asks for the example back (the whole zone deleted first, so nothing of the user's version is
+ * merged in). Local state is the user's: a kept zone gets no write at all. Returns the lines to print.
+ */
+async function exampleZone(reseed) {
+  const found = await httpCall("GET", ZONE_PATH, undefined, { hide: true });
+  const lines = [];
+  if (found.status === 200) {
+    const kept = envelopeOf(found)?.result ?? {};
+    if (!reseed) {
+      lines.push(`kept your ${ZONE} (version ${kept.version}); \`npm run dev -- --reseed\` restores the example`);
+      if (kept.origin !== origin) {
+        lines.push(
+          `note: its origin is ${kept.origin ?? "not set"}, not this run's example origin ${origin} (--reseed points it there)`,
+        );
+      }
+      lines.push(tryLines(false));
+      return { lines };
+    }
+    await write("DELETE", ZONE_PATH, undefined, "the zone (--reseed)");
+    lines.push(`--reseed: deleted your ${ZONE} (version ${kept.version}) and everything in it`);
+  } else if (found.status !== 404) {
+    throw new Error(`looking it up: GET ${ZONE_PATH} answered ${found.status}: ${found.text.slice(0, 300)}`);
+  }
+  const version = await seedExampleZone();
+  lines.push(
+    `seeded zone ${ZONE} → ${origin} (version ${version}), with custom error rules (one serving the custom error asset ` +
+      "maintenance_page), a 500-class page, a firewall rule (/admin), a rate limit (/api/) and an IP access rule. " +
+      tryLines(true),
+  );
+  return { lines };
+}
+
+function tryLines(seeded) {
+  return (
+    "Try:\n" +
+    `  curl -H 'Accept: application/json' http://localhost:${port}/cdn-cgi/error/522\n` +
+    `  curl -H 'Host: ${ZONE}' http://127.0.0.1:${port}/hello` +
+    (seeded ? `\n  curl -H 'Host: ${ZONE}' http://127.0.0.1:${port}/status/503    (the maintenance page asset)` : "")
+  );
+}
+
+/** Writes the example zone, which does not exist, part by part; the zone's version after the last write. */
 async function seedExampleZone() {
   const example = JSON.parse(readFileSync("fixtures/example-zone.json", "utf8"));
-  await put("/zones/shop.example", { plan: "pro", origin }, "the zone");
+  await put(ZONE_PATH, { plan: "pro", origin }, "the zone");
   // Custom error assets first (fetched from the example origin through the zone): the rules that name them must
   // find them when they are written (docs/custom-errors.md "Custom error assets").
   for (const asset of example.custom_assets) {
-    const what = `the custom error asset ${asset.name}`;
-    // State kept from an earlier run already has it (409): update it instead, which fetches it again.
-    const created = await httpCall("POST", "/zones/shop.example/custom_pages/assets", asset);
-    if (created.status === 409) {
-      const { description, url } = asset;
-      await put(`/zones/shop.example/custom_pages/assets/${asset.name}`, { description, url }, what);
-    } else if (created.status !== 200) {
-      throw new Error(
-        `${what}: POST /zones/shop.example/custom_pages/assets answered ${created.status}: ${created.text.slice(0, 300)}`,
-      );
-    }
+    await write("POST", `${ZONE_PATH}/custom_pages/assets`, asset, `the custom error asset ${asset.name}`);
   }
   for (const [phase, ruleset] of Object.entries(example.rulesets)) {
     const rules = [...ruleset.rules, ...(example.asset_rules[phase] ?? [])];
-    await put(`/zones/shop.example/rulesets/phases/${phase}/entrypoint`, { ...ruleset, rules }, `the ${phase} ruleset`);
+    await put(`${ZONE_PATH}/rulesets/phases/${phase}/entrypoint`, { ...ruleset, rules }, `the ${phase} ruleset`);
   }
-  await put("/zones/shop.example/access_rules", example.access_rules, "the IP access rules");
+  await put(`${ZONE_PATH}/access_rules`, example.access_rules, "the IP access rules");
   for (const [id, content] of Object.entries(example.custom_pages)) {
-    await put(`/zones/shop.example/custom_pages/${id}`, { state: "customized", content }, `the error page ${id}`);
+    await put(`${ZONE_PATH}/custom_pages/${id}`, { state: "customized", content }, `the error page ${id}`);
   }
+  const now = await httpCall("GET", ZONE_PATH, undefined, { hide: true });
+  return envelopeOf(now)?.result?.version ?? "?";
+}
+
+/**
+ * wrangler's request lines (`[wrangler:info] GET /path 200 OK (3ms)`) of this script's own requests. Each request is
+ * announced before it is sent; the first relayed line with its method and path is its line (written, or left out for
+ * a probe). `settled()` waits until every announced request has its line, or gave up on it: 5 s after its answer
+ * (wrangler run with `--log-level warn` writes none), at once when it got no answer.
+ */
+function requestLineTracker() {
+  const pending = new Set();
+  const forget = (entry) => {
+    clearTimeout(entry.timer);
+    pending.delete(entry);
+    entry.done();
+  };
+  return {
+    expect(method, path, hide) {
+      const entry = { method, path, hide, timer: undefined, done: () => {} };
+      entry.settled = new Promise((resolve) => (entry.done = resolve));
+      pending.add(entry);
+      return entry;
+    },
+    answered(entry) {
+      if (pending.has(entry)) entry.timer = setTimeout(() => forget(entry), 5_000);
+    },
+    forget,
+    /** Whether to write the relayed line: false for the line of a probe. */
+    seen(line) {
+      const request = /^\[wrangler:info\] ([A-Z]+) (\S+) \d{3}\b/.exec(stripAnsi(line));
+      if (!request) return true;
+      for (const entry of pending) {
+        if (entry.method !== request[1] || entry.path !== request[2]) continue;
+        forget(entry);
+        return !entry.hide;
+      }
+      return true;
+    },
+    async settled() {
+      while (pending.size > 0) await Promise.all([...pending].map((e) => e.settled));
+    },
+  };
+}
+
+function stripAnsi(text) {
+  return text.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "");
+}
+
+/**
+ * Relays wrangler's stdout or stderr to ours, line by line. wrangler prints a Worker's `console.warn` /
+ * `console.error` through esbuild's message format: `▲ [WARNING] {first line}`, a blank line, the message's other
+ * lines indented as notes, a blank line (and console's own newline). For the Worker's JSON log lines (`{"event":…`,
+ * docs/configuration.md "Events"; a burst's lines come as one message) that block becomes one line per log line, each
+ * with the block's marker; any other block (wrangler's own warnings) passes unchanged. `keep(line)` decides for the
+ * other lines. A line left without its newline for 100 ms (a prompt) is written as it is.
+ */
+function relay(stream, out, keep) {
+  let rest = "";
+  let marker = null; // inside a Worker log block: its marker, as wrangler coloured it
+  let partial;
+  const line = (raw) => {
+    const plain = stripAnsi(raw);
+    if (marker !== null) {
+      if (plain.trim() === "") return; // the block's blank lines
+      if (plain.startsWith('  {"event":')) return void out.write(`${marker}${plain.trim()}\n`);
+      marker = null;
+    }
+    const block = /^(?:▲ \[WARNING\]|✘ \[ERROR\]) \{"event":/.test(plain) ? raw.indexOf('{"event":') : -1;
+    if (block !== -1) {
+      marker = raw.slice(0, block).replace(/(\x1b\[1m)+$/, "");
+      return void out.write(`${marker}${plain.slice(plain.indexOf('{"event":'))}\n`);
+    }
+    if (keep(raw)) out.write(`${raw}\n`);
+  };
+  stream.setEncoding("utf8");
+  stream.on("data", (chunk) => {
+    clearTimeout(partial);
+    const lines = (rest + chunk).split("\n");
+    rest = lines.pop() ?? "";
+    for (const raw of lines) line(raw.replace(/\r$/, ""));
+    if (rest !== "") {
+      partial = setTimeout(() => {
+        out.write(rest);
+        rest = "";
+      }, 100);
+    }
+  });
+  stream.on("end", () => {
+    clearTimeout(partial);
+    if (rest !== "") line(rest);
+  });
 }

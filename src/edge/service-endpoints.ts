@@ -151,7 +151,7 @@ function previewOn(
   }
   const customization = config.value ? customizationFor(config.value.customErrors, env.CONFIG) : undefined;
   return errorResponse(
-    { code: entry.code, request, url, cause: "preview endpoint" },
+    { code: entry.code, request, url, cause: "preview endpoint", preview: true },
     { settings, zone, customization, invocation },
   );
 }

@@ -1,10 +1,11 @@
 /**
  * The one structured log line per generated error (docs/errors.md "Observability"):
- * `{"event":"edge_error","ray","zone","code","status","cause"}`, at the level of what happened (`levelOf`,
+ * `{"event":"edge_error","ray","zone","code","status","cause","preview"}`, at the level of what happened (`levelOf`,
  * docs/configuration.md "Log levels"): error for the service's own failures (500, 1100–1105: an operator must act),
  * warn for the other 5xx (the origin failing, as detected: the service did its job), info for everything else
- * (blocks, rate limits, unknown hosts) and for previews, which are no failure at all. So `wrangler dev` shows a red
- * `✘ [ERROR]` only for a real fault. Written through src/shared/log.ts (`edge_error` is its one `per-call` event).
+ * (blocks, rate limits, unknown hosts) and for previews (`preview: true`: an error shown because someone asked to
+ * see it, which is no failure at all). So `wrangler dev` shows a red `✘ [ERROR]` only for a real fault. Written
+ * through src/shared/log.ts (`edge_error` is its one `per-call` event).
  *
  * Issue 12: a console call is not free. In workerd (`wrangler dev`, Miniflare, self-hosted workerd) each one is a
  * synchronous write to the process's stdout or stderr, and the reader on the other end is woken for each. Measured
@@ -35,6 +36,11 @@ export interface EdgeErrorLine {
   readonly code: number;
   readonly status: number;
   readonly cause: string | undefined;
+  /**
+   * The error was shown on request (the preview endpoints: `{SERVICE_PREFIX}/error/{code}`, the zone API's
+   * `/preview/{code}` and draft preview), not because anything failed. Set by the producer, never read from `cause`.
+   */
+  readonly preview: boolean;
 }
 
 /**
@@ -48,7 +54,7 @@ export interface Invocation {
 const PREFIX = eventLinePrefix("edge_error");
 
 /**
- * The JSON line: `JSON.stringify({event, ray, zone, code, status, cause})` (the fields of `edge_error` in
+ * The JSON line: `JSON.stringify({event, ray, zone, code, status, cause, preview})` (the fields of `edge_error` in
  * src/shared/log.ts `EVENTS`), built without an object.
  */
 export function edgeErrorLine(e: EdgeErrorLine): string {
@@ -69,19 +75,14 @@ export function edgeErrorLine(e: EdgeErrorLine): string {
     e.status,
     ',"cause":',
     e.cause === undefined ? "null" : jsonString(e.cause),
-    "}",
+    e.preview ? ',"preview":true}' : ',"preview":false}',
   ].join("");
 }
 
-/**
- * The causes of the preview endpoints (src/edge/service-endpoints.ts `{prefix}/error/{code}`, src/edge/custom-errors/
- * preview.ts): the error is shown on request, nothing failed.
- */
-const PREVIEW_CAUSES: ReadonlySet<string> = new Set(["preview endpoint", "preview through the zone API"]);
-
 /** The level of a generated error's line (docs/configuration.md "Log levels"). Exported for tests. */
-export function levelOf(e: Pick<EdgeErrorLine, "code" | "status" | "cause">): LogLevel {
-  if (e.cause !== undefined && PREVIEW_CAUSES.has(e.cause)) return "info";
+export function levelOf(e: Pick<EdgeErrorLine, "code" | "status" | "preview">): LogLevel {
+  // A preview is shown on request, whatever its code: nothing failed (the cause is a human text, never matched).
+  if (e.preview) return "info";
   // The service's own faults: the 500 of a CONFIG outage or a misconfiguration, the Worker's 1101 and kin.
   if (e.code === 500 || (e.code >= 1100 && e.code <= 1105)) return "error";
   // The origin failing (502, 504, 52x, 1016's 530…): expected, detected and answered as designed.

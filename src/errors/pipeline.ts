@@ -50,6 +50,11 @@ export interface ErrorEvent {
   readonly retryAfter?: number;
   /** Why it happened, for the structured log line only; never sent to the client. */
   readonly cause?: string;
+  /**
+   * The error is shown because someone asked to see it (the preview endpoints), not because anything failed: its
+   * log line says `"preview":true` at info level (error-log.ts `levelOf`).
+   */
+  readonly preview?: boolean;
 }
 
 /** Where the error happens. */
@@ -185,8 +190,10 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
   // The CSP value is known after the first error: no await on the hot path (issue 12).
   const policyNow = pagePolicyNow();
   const policy = typeof policyNow === "string" ? policyNow : await policyNow;
+  // An unknown code is the service's own bug, preview or not.
+  const preview = known !== undefined && event.preview === true;
   logEdgeError(
-    { ray: rayId, zone: scope.zone, code: entry.code, status: entry.status, cause },
+    { ray: rayId, zone: scope.zone, code: entry.code, status: entry.status, cause, preview },
     scope.settings.errorLogCoalesceMs,
     scope.invocation,
   );
@@ -241,7 +248,7 @@ export async function fallbackErrorResponse(
   });
   const choice = chooseErrorFormat("application/json");
   const headers = await errorHeaders(choice, rayId, entry.retryAfter, entry.code);
-  logEdgeError({ ray: rayId, zone, code: entry.code, status: entry.status, cause }, 0);
+  logEdgeError({ ray: rayId, zone, code: entry.code, status: entry.status, cause, preview: false }, 0);
   return negotiatedResponse("GET", fields.status, headers, renderJson(fields));
 }
 

@@ -77,7 +77,8 @@ describe("(a) every log line of src/ is an event of the table", () => {
   });
 
   it("edge_error's hand-built line has exactly the table's fields, in order", () => {
-    const line = edgeErrorLine({ ray: "0123456789abcdef", zone: "z.example", code: 522, status: 522, cause: "c" });
+    const e = { ray: "0123456789abcdef", zone: "z.example", code: 522, status: 522, cause: "c", preview: false };
+    const line = edgeErrorLine(e);
     expect(Object.keys(JSON.parse(line) as object)).toEqual(["event", ...EVENTS.edge_error.fields]);
   });
 });

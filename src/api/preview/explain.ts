@@ -191,7 +191,7 @@ async function runOnce(
   const customization = tracedCustomization(setup.compiled, setup.pages, recorder, setup.assets);
   const served: Served = {};
   const response = await errorResponse(
-    { code, request, url, cause, ...(customization ? { ruleUrl } : {}) },
+    { code, request, url, cause, preview: true, ...(customization ? { ruleUrl } : {}) },
     { settings: setup.settings, zone: setup.zone, customization, invocation: setup.invocation, served },
   );
   const status = catalogEntry(code)?.status ?? response.status;

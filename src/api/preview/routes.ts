@@ -40,7 +40,7 @@ async function preview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const customization = customizationFor(config.value.customErrors, c.env.CONFIG);
   return ok(
     await errorResponse(
-      { code: entry.code, request: c.request, cause: "preview through the zone API" },
+      { code: entry.code, request: c.request, cause: "preview through the zone API", preview: true },
       { settings: c.settings, zone, customization, invocation: c.ctx },
     ),
   );

@@ -7,6 +7,7 @@ import { exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { parseSettings } from "../../../src/shared/settings";
 import { edgeErrorLine, flush, levelOf, logEdgeError, type EdgeErrorLine } from "../../../src/errors/error-log";
+import { ADMIN, loopback, ports, putZone, uniqueZone } from "../support/origin";
 
 afterEach(() => {
   flush(); // no window left open for the next test
@@ -41,14 +42,17 @@ const line = (ray: string, status = 500, code = status): EdgeErrorLine => ({
   code,
   status,
   cause: `cause of ${ray}`,
+  preview: false,
 });
 
 describe("edgeErrorLine", () => {
   it("is exactly JSON.stringify of the object, also for hostile zones and causes", () => {
     for (const cause of [undefined, 'q " b \\ n \n t \t', "☃ \u0000 \u2028 \ud800", ""]) {
-      const e = { ray: "0123456789abcdef", zone: 'odd"zone\\.example', code: 1015, status: 429, cause };
-      const expected = JSON.stringify({ event: "edge_error", ...e, cause: cause ?? null });
-      expect(edgeErrorLine(e)).toBe(expected);
+      for (const preview of [false, true]) {
+        const e = { ray: "0123456789abcdef", zone: 'odd"zone\\.example', code: 1015, status: 429, cause, preview };
+        const expected = JSON.stringify({ event: "edge_error", ...e, cause: cause ?? null });
+        expect(edgeErrorLine(e)).toBe(expected);
+      }
     }
   });
 });
@@ -105,20 +109,22 @@ describe("ERROR_LOG_COALESCE_MS", () => {
 
 describe('log levels (docs/configuration.md "Log levels")', () => {
   it.each([
-    [500, 500, "CONFIG read failed", "error"],
-    [1101, 500, "TypeError: boom", "error"],
-    [1102, 503, "exceeded", "error"],
-    [522, 522, "connect timeout", "warn"],
-    [521, 521, "refused", "warn"],
-    [502, 502, "bad gateway", "warn"],
-    [1016, 530, "unresolvable", "warn"],
-    [1020, 403, "rule r1", "info"],
-    [1015, 429, "rate limited", "info"],
-    [1001, 409, "no zone config", "info"],
-    [522, 522, "preview endpoint", "info"],
-    [500, 500, "preview through the zone API", "info"],
-  ] as const)("%d (%d, %j) → %s", (code, status, cause, level) => {
-    expect(levelOf({ code, status, cause })).toBe(level);
+    [500, 500, false, "error"],
+    [1101, 500, false, "error"],
+    [1102, 503, false, "error"],
+    [522, 522, false, "warn"],
+    [521, 521, false, "warn"],
+    [502, 502, false, "warn"],
+    [1016, 530, false, "warn"],
+    [1020, 403, false, "info"],
+    [1015, 429, false, "info"],
+    [1001, 409, false, "info"],
+    // A preview is info whatever its code: shown on request, nothing failed.
+    [522, 522, true, "info"],
+    [500, 500, true, "info"],
+    [1101, 500, true, "info"],
+  ] as const)("%d (%d, preview %s) → %s", (code, status, preview, level) => {
+    expect(levelOf({ code, status, preview })).toBe(level);
   });
 
   it("a window keeps each level's lines on its own stream, in order", async () => {
@@ -143,9 +149,49 @@ describe("through the Worker", () => {
     });
     await res.arrayBuffer();
     flush();
-    expect(lines(log).some((l) => l.ray === res.headers.get("Ray-ID"))).toBe(true);
+    expect(lines(log).find((l) => l.ray === res.headers.get("Ray-ID"))).toMatchObject({ code: 522, preview: true });
     expect(error).not.toHaveBeenCalled();
     expect(warn).not.toHaveBeenCalled();
+  });
+
+  it("the zone API's previews are info with preview: true, also a described origin failure's five runs", async () => {
+    const zone = uniqueZone("log-preview");
+    await putZone(zone, { origin: loopback(ports.closed) });
+    const { error, warn, log } = spies();
+    const api = (method: string, path: string, body?: unknown) =>
+      exports.default.fetch(`http://localhost/zones/${zone}${path}`, {
+        method,
+        headers: { ...ADMIN, "Content-Type": "application/json", Accept: "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const shown = await api("GET", "/preview/521");
+    expect(shown.status).toBe(521);
+    await shown.arrayBuffer();
+    // The draft preview describes an origin that never connects: the cause is the failure's own words, and the
+    // level must not depend on them.
+    const drafted = await api("POST", "/preview", { request: { path: "/", origin: { failure: "connect-timeout" } } });
+    expect(drafted.status, await drafted.clone().text()).toBe(200);
+    await drafted.arrayBuffer();
+    flush();
+    const logged = lines(log).filter((l) => l.event === "edge_error");
+    expect(logged.map((l) => [l.code, l.preview])).toEqual([
+      [521, true],
+      ...Array.from({ length: 5 }, () => [522, true]),
+    ]);
+    expect(logged[1]?.cause).toContain("connect timeout");
+    expect(error).not.toHaveBeenCalled();
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it("the same error on traffic is no preview: preview false, a warning", async () => {
+    const zone = uniqueZone("log-traffic");
+    await putZone(zone, { origin: loopback(ports.closed) });
+    const { warn } = spies();
+    const res = await exports.default.fetch(`http://${zone}/`, { headers: { Accept: "application/json" } });
+    expect(res.status).toBe(521);
+    await res.arrayBuffer();
+    flush();
+    expect(lines(warn).find((l) => l.ray === res.headers.get("Ray-ID"))).toMatchObject({ code: 521, preview: false });
   });
 
   it("a burst of errors: every error's line is written, with its own ray, within the window", async () => {
@@ -169,7 +215,7 @@ describe("through the Worker", () => {
     );
     const logged = lines(error).filter((l) => l.event === "edge_error");
     expect(new Set(logged.map((l) => l.ray)).size).toBe(30); // each line once
-    expect(logged[0]).toMatchObject({ zone: "localhost", code: 522, status: 522, cause: "preview endpoint" });
+    expect(logged[0]).toMatchObject({ zone: "localhost", code: 522, status: 522, preview: true });
     expect(error.mock.calls.length).toBeLessThan(30); // coalesced: fewer writes than lines
   });
 });
