@@ -1,7 +1,7 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
-// Four projects (toolchain.md §2):
+// Four projects (docs/development.md "Tests inside workerd"):
 // - "workers": tests run inside workerd with the real Worker, real KV and real SQLite Durable Objects.
 // - "node": tests that need Node (servers on loopback, Miniflare driven from outside).
 // - "browser": the real Worker on 127.0.0.1 (Miniflare) driven by Debian's chromium through playwright-core
@@ -94,11 +94,11 @@ export default defineConfig({
               // Tests get a known admin token; no test reads a real .dev.vars.
               bindings: {
                 ADMIN_TOKEN: "test-admin-token",
-                // The test origins listen on 127.0.0.1, and an origin is never a host of API_HOSTS (contract §3, on
+                // The test origins listen on 127.0.0.1, and an origin is never a host of API_HOSTS (docs/origin.md, on
                 // any port): the tests reach the management API as `localhost` only.
                 API_HOSTS: "localhost",
                 // Test-only fault injection for origin failures that must never leave loopback (522, 523, 1016;
-                // contract §3): these hostnames never reach the network (src/edge/origin/faults.ts).
+                // docs/origin.md): these hostnames never reach the network (src/edge/origin/faults.ts).
                 ORIGIN_FAULTS: JSON.stringify({
                   "nxdomain.test": "unresolvable",
                   "unroutable.test": "unreachable",

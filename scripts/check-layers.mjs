@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The allowed-imports table of src/ (scripts/layers.json, shown in docs/architecture.md), enforced (issue 20):
+// The allowed-imports table of src/ (scripts/layers.json, shown in docs/architecture.md), enforced:
 //   - every import or re-export (`import … from`, `export … from`, `import("…")`, type-only ones included) from one
 //     layer to another must be allowed by the importing file's layer entry (its longest matching key);
 //   - the table itself has no cycle (so neither can the code);

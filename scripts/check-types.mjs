@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Checks that the committed worker-configuration.d.ts is what `npm run types` generates now.
 // Why not `wrangler types --check`: in wrangler 4.86 the check ignores `--env-file` and reads a local
-// .dev.vars instead, so it disagrees between a developer's machine and a clean clone (toolchain.md §9).
+// .dev.vars instead, so it disagrees between a developer's machine and a clean clone (docs/development.md "wrangler dev and /cdn-cgi").
 // Here both sides are generated from .dev.vars.example, and compared without their header comment.
 import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";

@@ -1,5 +1,5 @@
 /**
- * The client's conformance kit (contract §10: "generated from the Worker, never written by hand"; issue 23):
+ * The client's conformance kit (docs/client.md: "generated from the Worker, never written by hand"):
  * every catalog code × every format (JSON, problem+json, Markdown, HTML, HEAD with `Proxy-Status` only), as the real
  * Worker answers on 127.0.0.1 (Miniflare, bench/lib/serve.ts), each with the value `parse` must give.
  *
@@ -132,7 +132,7 @@ async function fetchCase(
 }
 
 /**
- * Issue 23: errors overlaid by a custom error rule (docs/custom-errors.md "Overlay"), in every format, from a zone
+ * Errors overlaid by a custom error rule (docs/custom-errors.md "Overlay"), in every format, from a zone
  * configured through the real API and answered by its preview endpoint (exactly what its traffic gets): the
  * overlay's texts in `detail` and `what_you_should_do` (with characters every format must escape or quote) and the
  * new member `links`, for clients that must read them. Written to `overlay.json`.

@@ -13,7 +13,7 @@
 // 4. starts the example origin (scripts/example-origin.mjs) on 127.0.0.1:{origin port}, unless --origin-port 0;
 // 5. runs `wrangler dev -c wrangler.toml` on 127.0.0.1:{port}, offline-friendly (no telemetry, no Request.cf
 //    download), with DEFAULT_ORIGIN pointing at the example origin so any Host reaches it, API_HOSTS=localhost (the
-//    example origin listens on 127.0.0.1, and an origin is never an API host, contract §3, on any port), and
+//    example origin listens on 127.0.0.1, and an origin is never an API host, docs/origin.md, on any port), and
 //    DEV_INSTANCE, a random value of this run that `GET /openapi.json` echoes as `X-Dev-Instance`;
 // 6. once the server on {port} answers with this run's DEV_INSTANCE (so it is the one this script started: the
 //    admin token is never sent to another process), seeds the example zone `shop.example` through the management

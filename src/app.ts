@@ -1,5 +1,5 @@
 /**
- * The root: the single `fetch` entry's dispatch, in the order of contract §0, and the composition of the
+ * The root: the single `fetch` entry's dispatch, in the order of docs/architecture.md, and the composition of the
  * management API from its features (the only module that imports the features; they import the kit, never this):
  *
  *   0. a request carrying this service's own `CDN-Loop` mark is a loop, whatever it asks for → 1000 (§3);
@@ -85,7 +85,7 @@ export function destinationOf(url: URL, settings: Settings, zone?: string): Dest
 export async function handle(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
   const settings = settingsFor(env);
   const url = new URL(request.url);
-  // Computed once and handed to zone traffic: each read of `url.hostname` is a call into the runtime (issue 25).
+  // Computed once and handed to zone traffic: each read of `url.hostname` is a call into the runtime.
   const zone = zoneOf(url);
   const destination = destinationOf(url, settings, zone);
   try {
@@ -116,7 +116,7 @@ function isLoop(request: Request): boolean {
   return mark !== null && hasOwnLoopMark(mark);
 }
 
-/** RFC 8586: our own mark means this request already went through this service once (contract §3: 1000). */
+/** RFC 8586: our own mark means this request already went through this service once (docs/origin.md: 1000). */
 function loop(request: Request, url: URL, settings: Settings, invocation: ExecutionContext): Promise<Response> {
   const cause = "CDN-Loop already carries this service's mark";
   return errorResponse({ code: 1000, request, url, cause }, { settings, zone: zoneOf(url), invocation });

@@ -8,7 +8,7 @@
  * Keyed by zone and checked against the document's version, not its object: the raw cache re-reads KV every 10 s
  * and gets a new object for the same version, which must not recompile anything; a version number is never reused
  * for a zone (the writer's counter survives deletion, src/state/zone/writer.ts). Bounded like the raw cache
- * (contract §8). Here, not in state/, because it holds edge values (the access matcher, the origin plan).
+ * (docs/configuration.md). Here, not in state/, because it holds edge values (the access matcher, the origin plan).
  */
 import { compileCustomErrors, type CompiledCustomErrors } from "./custom-errors/compiled";
 import type { ForwardPlan } from "./origin/forward";
@@ -33,10 +33,10 @@ export interface CompiledZone {
   readonly zone: string;
   readonly version: number;
   readonly route: Route;
-  /** The zone's `url_normalization` (contract §2.2), the defaults when never written. */
+  /** The zone's `url_normalization` (docs/rules-language.md), the defaults when never written. */
   readonly normalization: UrlNormalization;
   readonly phases: CompiledRequestPhase;
-  /** False when the zone has no request-phase rule: the request skips the phases without a promise (issue 12). */
+  /** False when the zone has no request-phase rule: the request skips the phases without a promise. */
   readonly hasPhases: boolean;
   readonly customErrors: CompiledCustomErrors;
 }
@@ -47,7 +47,7 @@ export type ZoneLookup = Result<CompiledZone | null, StoreFailure>;
 const compiled = new BoundedCache<string, CompiledZone>({ capacity: MAX_ENTRIES });
 const NO_ZONE: ZoneLookup = ok(null);
 /**
- * The lookup answered for one raw zone object of the raw cache (issue 25, second pass): a hit then costs the raw
+ * The lookup answered for one raw zone object of the raw cache: a hit then costs the raw
  * cache's touch and one WeakMap read, not a second LRU touch of `compiled` and a new `ok()` per request. The raw
  * cache replaces its object at each 10 s refresh, so `compiled` is still touched (and its recency kept) once per
  * refresh per zone; entries leave with their raw object (a WeakMap holds no key alive).
@@ -57,7 +57,7 @@ const lookups = new WeakMap<Zone, ZoneLookup>();
 /**
  * The compiled zone of `host`: a value on a hit (no promise), a promise on a miss (one KV read). `CONFIG`
  * unavailable (a KV failure, or even the binding itself) is the service's own internal failure outside user code:
- * a value the caller answers with a structured 500 (contract §3), never an exception's 1101. A host that is not a
+ * a value the caller answers with a structured 500 (docs/origin.md), never an exception's 1101. A host that is not a
  * DNS hostname is never read from KV and is `null` (state/zone/cache.ts).
  */
 export function compiledZone(env: { readonly CONFIG: KVNamespace }, host: string): ZoneLookup | Promise<ZoneLookup> {
@@ -107,7 +107,7 @@ export function compileZone(zone: Zone): CompiledZone {
   };
 }
 
-/** A route from an origin and its limits (contract §3: timeouts in seconds in the document, ms in the plan). */
+/** A route from an origin and its limits (docs/origin.md: timeouts in seconds in the document, ms in the plan). */
 export function routeTo(
   target: OriginTarget,
   limits: Pick<ZoneSettings, "connect_timeout" | "read_timeout" | "max_request_header_bytes">,

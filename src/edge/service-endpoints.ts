@@ -1,5 +1,5 @@
 /**
- * Service endpoints on every host under SERVICE_PREFIX (contract §1.6):
+ * Service endpoints on every host under SERVICE_PREFIX (docs/errors.md):
  *   GET|HEAD {prefix}/error/{code}    the error as if it had just occurred on this zone (through the pipeline);
  *                                     on a host of API_HOSTS, the structured default only
  *   GET|HEAD {prefix}/errors          the reference of every code
@@ -9,7 +9,7 @@
  * Dispatch is a direct match of the path (three fixed shapes), not itty-router: itty's `Router.fetch` re-parses the
  * URL and builds `request.query` with `[].concat` per repeated key, which is quadratic in the query string
  * (16,000 `a=1` pairs took ~650 ms of CPU per request, measured) and runs before any handler on every host; these
- * endpoints read no query at all. Handlers never copy the request (toolchain.md §8.2).
+ * endpoints read no query at all. Handlers never copy the request (docs/development.md "itty-router's request proxy").
  */
 import type { Settings } from "../shared/settings";
 import { customizationFor } from "./custom-errors/apply";
@@ -29,7 +29,7 @@ const REFERENCE_CACHE_CONTROL = "public, max-age=300";
 const PROBLEM_CACHE_CONTROL = "private, no-store";
 
 /**
- * Not `async`, nor is `previewError` (issue 25): they return the pipeline's promise itself, so a preview does not
+ * Not `async`, nor is `previewError`: they return the pipeline's promise itself, so a preview does not
  * resolve a promise of its own with another (each such `async` layer cost a promise and two promise jobs per
  * error). A throw here is caught by the caller's `try` around `await` (app.ts), as a rejection would be.
  */
@@ -93,7 +93,7 @@ const ERRORS: ServiceRoute = { kind: "errors" };
  */
 export function parseCode(segment: string): Result<CatalogEntry, "malformed" | "unknown"> {
   // `^[1-9][0-9]*$` read as a loop that also makes the number: no regular expression run and no `Number()` of
-  // the string per preview (issue 25: parseCode was ~0.8 % of an error's samples in workerd's profiler).
+  // the string per preview (parseCode was ~0.8 % of an error's samples in workerd's profiler).
   if (segment.length === 0 || segment.length > 6) return err("malformed");
   let code = 0;
   for (let i = 0; i < segment.length; i++) {
@@ -158,7 +158,7 @@ function previewOn(
 
 async function referenceList(request: Request, settings: Settings): Promise<Response> {
   const choice = chooseErrorFormat(request.headers.get("Accept"));
-  // Rendered per request: the reference is not a hot path, and no benchmark row showed a cache paying (issue 8).
+  // Rendered per request: the reference is not a hot path, and no benchmark row showed a cache paying.
   const body = renderReferenceList((code) => typeUri(code, request.url, settings), choice);
   const headers = await serviceHeaders(choice, REFERENCE_CACHE_CONTROL);
   return negotiatedResponse(request.method, 200, headers, body);

@@ -1,5 +1,5 @@
 /**
- * Zone traffic: everything that is neither a service endpoint nor the management API (contract §0 step 3).
+ * Zone traffic: everything that is neither a service endpoint nor the management API (docs/architecture.md step 3).
  * Cheap refusals first, then the zone (per-isolate cache, KV behind it), then its request phases, then the origin:
  *   IP-literal host → 1003 · own CDN-Loop mark → 1000 · not a DNS hostname → 1001 (no KV read) ·
  *   CONFIG failing → 500 · no zone and no DEFAULT_ORIGIN → 1001 ·
@@ -36,12 +36,12 @@ export async function handleZoneTraffic(
 ): Promise<Response> {
   // Errors before the zone's config is known have no customisation; after it, the zone's rules and pages apply.
   let customization: ErrorCustomization | undefined;
-  // The URL as rules see it (contract §2.2: zone host, path normalised per the zone's setting), made once the
+  // The URL as rules see it (docs/rules-language.md: zone host, path normalised per the zone's setting), made once the
   // zone is known and only if something reads it; its path is normalised at most once, on first read.
   let normalization: UrlNormalization = DEFAULT_URL_NORMALIZATION;
   let view: RuleUrl | undefined;
   const ruleUrl = (): RuleUrl => (view ??= new RuleUrl(url, zone, normalization));
-  // Issue 24: errors of a configured zone are recorded (docs/analytics.md); a host without zone config is not
+  // Errors of a configured zone are recorded (docs/analytics.md); a host without zone config is not
   // (a Host header must not create analytics storage), so this is set once the zone's config is known.
   let recorded = false;
   const fail = async (code: number, cause: string, retryAfter?: number): Promise<Response> => {
@@ -60,7 +60,7 @@ export async function handleZoneTraffic(
     return response;
   };
 
-  // Contract §4: an IP literal is never a zone (API hosts never reach this function).
+  // docs/producers.md: an IP literal is never a zone (API hosts never reach this function).
   if (isIpLiteral(zone)) return fail(1003, `direct IP access to ${zone}`);
   // RFC 8586: our own mark means this request already went through this service once.
   const headers = scanRequestHeaders(request.headers); // one pass: loop mark, size, fields to forward
@@ -72,7 +72,7 @@ export async function handleZoneTraffic(
   if (!found.ok) return fail(500, found.error.cause);
   const config = found.value;
   if (config === null) {
-    // Contract §4 1001: a Host that is not a DNS hostname is never a zone, whatever DEFAULT_ORIGIN (docs/producers.md);
+    // docs/producers.md 1001: a Host that is not a DNS hostname is never a zone, whatever DEFAULT_ORIGIN (docs/producers.md);
     // the lookup never read KV for it.
     const problem = hostnameProblem(zone);
     if (problem !== null) return fail(1001, `host is not a hostname: ${hostnameProblemMessage(problem)}`);
@@ -97,20 +97,20 @@ export async function handleZoneTraffic(
   const headerBytes = headers.bytes * 3 > limit ? headerSectionBytes(request.headers) : headers.bytes;
   if (headerBytes > limit) return fail(1038, `request headers are ${headerBytes} bytes, limit ${limit}`);
 
-  // Contract §4: IP access → firewall → rate limiting, each short-circuiting. The clock is `Date.now()` here;
+  // docs/producers.md: IP access → firewall → rate limiting, each short-circuiting. The clock is `Date.now()` here;
   // `requestPhase` takes it as a value so tests can move it (docs/producers.md). A zone without request-phase rules
-  // pays one boolean, no promise (issue 12: the proxy's own cost).
+  // pays one boolean, no promise (the proxy's own cost).
   if (config?.hasPhases === true) {
     const phase = await requestPhase(config.phases, request, { env, zone, now: Date.now(), ruleUrl: ruleUrl() });
     if (phase.kind === "error") return fail(phase.code, phase.cause, phase.retryAfter);
   }
 
-  // The origin gets the original path unless the zone's scope is `both` (contract §2.2; docs/origin.md).
+  // The origin gets the original path unless the zone's scope is `both` (docs/rules-language.md; docs/origin.md).
   const path = normalization.scope === "both" ? ruleUrl().originPath : url.pathname + url.search;
   const result = await forwardToOrigin(request, url, headers, route.plan, connectorFor(env), path);
   if (!result.ok) return fail(result.error.code, result.error.cause);
   if (result.value.status < 400) return result.value;
-  // Custom error rules also see the origin's own errors (contract §2.1); pages and defaults never replace them.
+  // Custom error rules also see the origin's own errors (docs/custom-errors.md); pages and defaults never replace them.
   const byRule: AnswerSink = {};
   const custom = config
     ? applyToOriginError(
@@ -127,7 +127,7 @@ export async function handleZoneTraffic(
   // Synchronous unless a rule's asset is read from KV (once per zone version on this isolate).
   const answered = (custom instanceof Promise ? await custom : custom) ?? result.value;
   if (!recorded) return answered;
-  // Issue 24: an origin error passed through is recorded too. It passes through unchanged (contract §2.1), so
+  // An origin error passed through is recorded too. It passes through unchanged (docs/custom-errors.md), so
   // without a rule it carries no Ray-ID: the record gets one of its own (docs/analytics.md "Records").
   const code = result.value.status;
   recordError({ zone, source: "origin", code, request, url, response: answered, served: byRule }, env, ctx);
@@ -141,14 +141,14 @@ const DEFAULT_LIMITS = {
 } as const;
 
 /**
- * The route of a host without zone config. DEFAULT_ORIGIN is an origin like any other (contract §3): never a host
+ * The route of a host without zone config. DEFAULT_ORIGIN is an origin like any other (docs/origin.md): never a host
  * of API_HOSTS on any port, so a misconfigured value answers a structured 500 instead of handing zone traffic to
  * the management API.
  */
 function defaultRoute(settings: Settings): Result<Route, string> | null {
   const route = parsedDefaultRoute(settings.defaultOrigin);
   if (route?.ok && pointsAtApi(route.value.plan.target, settings.apiHosts)) {
-    return err("DEFAULT_ORIGIN must not be a host of API_HOSTS (contract §3)");
+    return err("DEFAULT_ORIGIN must not be a host of API_HOSTS (docs/origin.md)");
   }
   return route;
 }

@@ -7,7 +7,7 @@
  * see it, which is no failure at all). So `wrangler dev` shows a red `✘ [ERROR]` only for a real fault. Written
  * through src/shared/log.ts (`edge_error` is its one `per-call` event).
  *
- * Issue 12: a console call is not free. In workerd (`wrangler dev`, Miniflare, self-hosted workerd) each one is a
+ * A console call is not free. In workerd (`wrangler dev`, Miniflare, self-hosted workerd) each one is a
  * synchronous write to the process's stdout or stderr, and the reader on the other end is woken for each. Measured
  * under load (docs/benchmarks.md), one call per error cost ~70 µs of workerd CPU, a quarter of a trivial Worker's
  * whole request, and ~45 µs of the reading process's; the same lines written one call per line at the end of a
@@ -60,9 +60,9 @@ const PREFIX = eventLinePrefix("edge_error");
 export function edgeErrorLine(e: EdgeErrorLine): string {
   // Only the strings that can hold anything are serialised (`jsonString`: JSON.stringify, without the stringifier
   // for the usual zone and cause that need no escape); the ray is hex and the numbers are integers. Joined, not
-  // concatenated (issue 25): `+` makes a rope of ~10 strings, which a burst's window keeps alive through the young
+  // concatenated: `+` makes a rope of ~10 strings, which a burst's window keeps alive through the young
   // generation's collections until it closes; `join` makes one flat string (~4–9k instructions less per error in
-  // workerd, docs/benchmarks.md "Issue 25: the error path, second pass").
+  // workerd, docs/benchmarks.md "The performance-targets work (2026-11-24): the error path, second pass").
   return [
     PREFIX,
     ',"ray":"',

@@ -1,12 +1,12 @@
 /**
- * Which representation of a service-generated error a request gets (contract §1.5), and its Content-Type
- * (contract §1.4: always with `charset=utf-8`). The negotiation itself is generic (src/shared/negotiate.ts);
+ * Which representation of a service-generated error a request gets (docs/negotiation.md), and its Content-Type
+ * (docs/errors.md: always with `charset=utf-8`). The negotiation itself is generic (src/shared/negotiate.ts);
  * this module only owns the error table and a small per-isolate memo of recent `Accept` values.
  */
 import { BoundedCache } from "../shared/bounded-cache";
 import { negotiate, type NegotiationTable } from "../shared/negotiate";
 
-/** The four representations of an error (contract §1.1–§1.3). */
+/** The four representations of an error (docs/errors.md). */
 export type ErrorFormat = "json" | "problem+json" | "markdown" | "html";
 
 /** A negotiated format and the exact Content-Type to send with it. */
@@ -23,9 +23,9 @@ type ErrorMediaType = "text/html" | "application/json" | "application/problem+js
  */
 export const ERROR_NEGOTIATION: NegotiationTable<ErrorMediaType> = {
   offers: ["text/html", "application/json", "application/problem+json", "text/markdown"],
-  // contract §1.5: `*/*` (and no Accept) → HTML, `text/*` → Markdown, `application/*` → application/json.
+  // docs/negotiation.md: `*/*` (and no Accept) → HTML, `text/*` → Markdown, `application/*` → application/json.
   wildcardDefaults: { "*/*": "text/html", "text/*": "text/markdown", "application/*": "application/json" },
-  // contract §1.5: nothing acceptable → HTML, never 406.
+  // docs/negotiation.md: nothing acceptable → HTML, never 406.
   fallback: "text/html",
 };
 
@@ -41,7 +41,7 @@ const CHOICES: Readonly<Record<ErrorMediaType, ErrorFormatChoice>> = {
 
 /**
  * Clients resend the same few Accept strings, so a memo turns negotiation into one Map lookup. It is
- * bounded (contract §8): at most MEMO_ENTRIES keys of at most MEMO_MAX_KEY characters (≈256 KiB worst
+ * bounded (docs/configuration.md): at most MEMO_ENTRIES keys of at most MEMO_MAX_KEY characters (≈256 KiB worst
  * case); longer headers are negotiated every time (linear anyway) so they cannot evict the common ones.
  * When full, the oldest insertion is evicted (FIFO: a hit is `peek`, one Map lookup); see docs/negotiation.md.
  */

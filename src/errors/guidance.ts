@@ -1,6 +1,6 @@
 /**
- * The Markdown subset of the catalog's texts (`what_you_should_do` carries Markdown as published, notes/errors.md
- * §1.5) rendered as HTML for the pages (contract §1.3): paragraphs (blank-line separated; single line breaks
+ * The Markdown subset of the catalog's texts (`what_you_should_do` carries Markdown as published, docs/errors.md
+ * §1.5) rendered as HTML for the pages (docs/errors.md): paragraphs (blank-line separated; single line breaks
  * join), numbered lists (`1. `), bulleted lists (`- `, `* `, `+ `) and `**bold**`. Nothing else is Markdown here:
  * every other character is text, escaped by the `html` template, so no input can produce markup beyond these
  * elements. Pure.
@@ -67,7 +67,7 @@ export function guidanceBlocks(markdown: string): GuidanceBlock[] {
 }
 
 // The texts are the catalog's (plus a variant per dynamic Retry-After): a small memo makes the page's guidance a
-// lookup. Bounded (contract §8): oldest made first out (a hit is `peek`, one Map lookup), and only short texts kept.
+// lookup. Bounded (docs/configuration.md): oldest made first out (a hit is `peek`, one Map lookup), and only short texts kept.
 const MEMO_ENTRIES = 256;
 const memo = new BoundedCache<string, Html>({ capacity: MEMO_ENTRIES });
 const MEMO_MAX_TEXT = 4096;

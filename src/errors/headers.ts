@@ -1,5 +1,5 @@
 /**
- * Headers of every generated error (contract §1.4) and of the other negotiated service answers.
+ * Headers of every generated error (docs/errors.md) and of the other negotiated service answers.
  *
  * Content-Security-Policy: the pages carry one inline `<style>` and one inline `<script>` and nothing else, so the
  * policy allows exactly those two by their SHA-256 (CSP3 §8.4 hash-source) and nothing at all otherwise: no other
@@ -25,7 +25,7 @@ export function contentSecurityPolicy(): Promise<string> {
 
 /**
  * The page's policy, also allowing a second stylesheet `extraStyle` by its hash and, with `dataImages`, inline
- * `data:` images (an overlay's branding and logo, issue 23: still no request leaves the page, contract §1.3).
+ * `data:` images (an overlay's branding and logo, the agents work (2026-11-23): still no request leaves the page, docs/errors.md).
  */
 export async function pagePolicy(extraStyle: string | null, dataImages: boolean): Promise<string> {
   const [style, script, extra] = await Promise.all([
@@ -73,7 +73,7 @@ async function sha256Base64(text: string): Promise<string> {
  * Headers of a generated error: Content-Type with charset, `Cache-Control: private, no-store` (a negotiated,
  * per-occurrence answer must never be cached and served to another client), `Vary: Accept`, `Ray-ID`, `nosniff`,
  * `Proxy-Status` of the code (RFC 9209, proxy-status.ts), and `Retry-After` only when retryable, equal to the body's
- * `retry_after` (contract §1.4, seed-spec 7.1).
+ * `retry_after` (docs/errors.md).
  */
 export async function errorHeaders(
   choice: ErrorFormatChoice,
@@ -97,7 +97,7 @@ export function buildErrorHeaders(
   policy: string,
   code: number,
 ): HeaderRecord {
-  // A plain record, not `Headers` (issue 12): `new Response(body, {headers})` builds its own header list from
+  // A plain record, not `Headers`: `new Response(body, {headers})` builds its own header list from
   // either, so a `Headers` made first is built twice. Callers that need one (custom rules) make it on demand.
   const headers: HeaderRecord = {
     "Content-Type": choice.contentType,
@@ -113,7 +113,7 @@ export function buildErrorHeaders(
 }
 
 /**
- * Issue 12: a generated error's `Response` copied from a prototype Response that holds the status and the constant
+ * A generated error's `Response` copied from a prototype Response that holds the status and the constant
  * headers of its (format, code, Retry-After), then given its ray: the runtime copies the prototype's header list
  * natively, so one header per error crosses from JavaScript instead of seven (measured ~2 µs of workerd CPU less
  * per error). Null until the CSP value is known (the isolate's first error), and for HEAD (negotiatedResponse).
@@ -170,7 +170,7 @@ const utf8 = new TextEncoder();
 
 /**
  * The one way a negotiated service answer becomes a Response. `HEAD` gets the same status and headers as `GET`,
- * `Content-Length` included (contract §1.4; RFC 9110 §9.3.2), and no body: the body is rendered to be measured.
+ * `Content-Length` included (docs/errors.md; RFC 9110 §9.3.2), and no body: the body is rendered to be measured.
  */
 export function negotiatedResponse(
   method: string,

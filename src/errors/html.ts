@@ -1,5 +1,5 @@
 /**
- * Escaping by default (contract §1.3 "every interpolated value HTML-escaped"; style.md Addendum, after hono's
+ * Escaping by default (docs/errors.md "every interpolated value HTML-escaped"; style.md Addendum, after hono's
  * `html` helper): every page of the service is written as html`...` templates, which escape each interpolated
  * value unless it is already `Html` (a fragment built by this module, so components nest) or marked with `raw()`.
  * A reviewer then only needs to read the `raw` calls. Pure: no bindings.

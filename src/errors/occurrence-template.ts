@@ -1,5 +1,5 @@
 /**
- * Issue 12: two occurrences of one error differ only in five values: `type` (it carries the requested zone's
+ * Two occurrences of one error differ only in five values: `type` (it carries the requested zone's
  * scheme and authority), `instance` and `ray_id` (the ray), `timestamp` and `zone`. Everything else in
  * `ErrorFields` is a function of the code, the retry value and the footer (pipeline.ts `errorFields`,
  * `withRetryGuidance`). So each body format renders a (code, retry_after, footer) body once per isolate with a
@@ -14,7 +14,7 @@
  * from bytes skips the runtime's conversion of a string body (measured in workerd: a 9.4 KB page as a string cost
  * 15 µs per Response, as bytes assembled per error 11 µs, and the JSON body likewise).
  *
- * Issue 25: in a burst, consecutive errors of one template differ in the ray alone (`type` and `zone` are the same
+ * In a burst, consecutive errors of one template differ in the ray alone (`type` and `zone` are the same
  * for one host, `timestamp` changes once a second), and a new ray is as long as the old one. So `bytes` keeps the
  * last body it assembled with where each slot's bytes lie, and when the next error has the same template and every
  * value that changed encodes to pure ASCII of the same length, it writes those values over the old ones in place:
@@ -77,7 +77,7 @@ const MAX_TEMPLATES = 512;
  * `render` made cheap per occurrence. `encode` is how the renderer writes one slot value into its output (JSON
  * string literal, HTML text, YAML double-quoted scalar): it must be applied to the marker and to the values alike,
  * and it must be what `render` does to those fields. `more` are other encodings the same body uses for the same
- * fields elsewhere (the HTML page's JSON island, issue 23): each must turn the marker into text that no other
+ * fields elsewhere (the HTML page's JSON island): each must turn the marker into text that no other
  * encoding makes, so the split knows which encoding each place wants.
  */
 export function occurrenceTemplate(
@@ -219,7 +219,7 @@ function rewrite(last: LastBody, f: ErrorFields): boolean {
  * `value` written at `at` when it is all ASCII (ray, timestamp, a type URL and a zone nearly always are), returning
  * the end; -1 at the first other character (the caller then encodes the whole value over what was written). A loop
  * rather than `encodeInto(value, out.subarray(at))`, which makes a view per value: ~10 µs of workerd CPU less per
- * error under load in one A/B run (issue 12, docs/benchmarks.md "third pass").
+ * error under load in one A/B run (docs/benchmarks.md "third pass").
  */
 function writeAscii(out: Uint8Array, at: number, value: string): number {
   for (let i = 0; i < value.length; i++) {

@@ -1,6 +1,6 @@
 /**
- * A structured error overlaid by a custom error rule (contract §2.1 "a rule may instead overlay the structured
- * error … and keep negotiation, machine fields, retry hints and headers", §9; issue 23; docs/custom-errors.md
+ * A structured error overlaid by a custom error rule (docs/custom-errors.md "a rule may instead overlay the structured
+ * error … and keep negotiation, machine fields, retry hints and headers", §9; docs/custom-errors.md
  * "Overlay"). The rule's texts replace `detail` and `what_you_should_do`; its links become the new member `links`
  * (JSON and the page's island after `footer`, the frontmatter after `what_you_should_do`); its branding dresses the
  * HTML page only. Every other field, the status, the negotiated format and every header (`Ray-ID`, `Retry-After`,
@@ -67,7 +67,7 @@ export class PreparedOverlay {
   }
 }
 
-/** The error's fields with the overlay's texts in place and `links` appended (JSON key order: contract §1.1 + 1). */
+/** The error's fields with the overlay's texts in place and `links` appended (JSON key order: docs/errors.md + 1). */
 export function overlaidFields(f: ErrorFields, overlay: ErrorOverlay): OverlaidFields {
   // A spread keeps every key of `f` where it is (replaced values included); `links` comes after `footer`.
   const fields = {

@@ -1,6 +1,6 @@
 /**
  * The document shell shared by every page the service renders (error pages, problems, the reference): complete
- * and self-contained (contract §1.3): one inline stylesheet and one inline script, no external requests, no
+ * and self-contained (docs/errors.md): one inline stylesheet and one inline script, no external requests, no
  * `style` attributes, no event-handler attributes, so it renders under the strict CSP sent with it, which allows
  * exactly these two by their SHA-256 (headers.ts). The script only adds conveniences (copy the ray ID, filter the
  * reference); without it every page is complete and readable.
@@ -35,7 +35,7 @@ const LIGHT_DARK = PALETTE.map(([name, light, dark]) => `${name}:light-dark(${li
 const FONT = '16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",sans-serif';
 
 /**
- * The error box's rules (contract §1.3): the page's stylesheet holds them, and so does the box's own stylesheet
+ * The error box's rules (docs/errors.md): the page's stylesheet holds them, and so does the box's own stylesheet
  * inside its shadow root when an operator's page embeds it (`BOX_STYLE`), so both look the same.
  */
 const BOX_RULES = `a{color:var(--link)}
@@ -106,7 +106,7 @@ footer{color:var(--muted);font-size:.85rem;margin-top:1.5rem}
 .formats{margin:.5rem 0 0;padding-left:1.25rem}.formats li{margin:.3rem 0}`;
 
 /**
- * The stylesheet of the box in an operator's page (contract §1.3: it "brings its own isolated styles and renders
+ * The stylesheet of the box in an operator's page (docs/errors.md: it "brings its own isolated styles and renders
  * the same inside any page"), inside the box's declarative shadow root (render-html.ts `renderHtmlBox`). The
  * page's selectors cannot reach into a shadow tree; what still crosses is the host element itself (`*`,
  * `:not(:defined)`, its pseudo-elements) and inheritance. `:host` closes both: `all: initial !important` resets
@@ -176,7 +176,7 @@ const BODY_END = raw(`\n<script>${PAGE_SCRIPT}</script>\n</body>\n</html>\n`);
 
 /**
  * A complete document around `body`. `lang` is English: every text of the catalog is. `style`: a second
- * stylesheet after the page's (an overlay's branding, issue 23), which the page's CSP then allows by its hash too
+ * stylesheet after the page's (an overlay's branding), which the page's CSP then allows by its hash too
  * (headers.ts `pagePolicy`).
  */
 export function htmlPage(title: string, body: Html, style?: string): string {

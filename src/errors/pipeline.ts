@@ -3,13 +3,13 @@
  * (origin failures, blocks, rate limits, the service's own faults, the preview endpoints).
  * Input: a catalog code + the request (+ an optional dynamic Retry-After). Output: a Response.
  *
- * Precedence (contract §2.1, seed-spec 4.4), in this order, visible in `errorResponse`:
+ * Precedence (docs/custom-errors.md), in this order, visible in `errorResponse`:
  *   1. the zone's custom error rules   → `scope.customization.rule`
  *   2. the zone's error page           → `scope.customization.page`
  *   3. the structured default           → negotiated JSON / problem+json / Markdown / HTML
  * Steps 1–2 come from the zone's compiled config (src/edge/custom-errors), already loaded: no KV read happens here.
  * Whatever answers, the pipeline logs ONE structured line per error (error-log.ts). Per error it does only what
- * varies between occurrences (issue 12, docs/errors.md "What an error costs"): bodies spliced from per-code
+ * varies between occurrences (docs/errors.md "What an error costs"): bodies spliced from per-code
  * templates as bytes, a prototype Response copied with its ray, no await once the isolate is warm.
  */
 import type { Settings } from "../shared/settings";
@@ -35,7 +35,7 @@ import { guidanceForWait } from "./wording";
 
 /** One occurrence of a service-generated error. */
 export interface ErrorEvent {
-  /** A code of the catalog (contract §1.7). */
+  /** A code of the catalog (docs/errors.md). */
   readonly code: number;
   /** The request being answered: its `Accept` negotiates the format, its fields feed custom rules. */
   readonly request: Request;
@@ -43,10 +43,10 @@ export interface ErrorEvent {
   readonly url?: URL;
   /**
    * The URL as the zone's rules see it (zone host, normalised path), when the producer has made it: custom error
-   * rules then reuse it, so a request normalises its path at most once (contract §2.2).
+   * rules then reuse it, so a request normalises its path at most once (docs/rules-language.md).
    */
   readonly ruleUrl?: RuleUrl;
-  /** Seconds set dynamically (rate limiting); wins over the catalog default in header and body (contract §1.4). */
+  /** Seconds set dynamically (rate limiting); wins over the catalog default in header and body (docs/errors.md). */
   readonly retryAfter?: number;
   /** Why it happened, for the structured log line only; never sent to the client. */
   readonly cause?: string;
@@ -65,12 +65,12 @@ export interface ErrorScope {
   /** Requested hostname, lower-case, no port. */
   readonly zone: string;
   /**
-   * The zone's custom error rules and error page (contract §2.1 steps 1–2), from the zone's compiled config,
+   * The zone's custom error rules and error page (docs/custom-errors.md steps 1–2), from the zone's compiled config,
    * already loaded (the pipeline reads no KV); absent for a host without zone config.
    */
   readonly customization?: ErrorCustomization;
   /**
-   * Filled when given (issue 24): the Ray ID and format of the structured default the pipeline answered with, so
+   * Filled when given: the Ray ID and format of the structured default the pipeline answered with, so
    * the analytics record need not read them back from the response's headers (two calls into the runtime per
    * error, ~2,500 instructions each), or the custom error rule or page that answered. An object the caller passes, not a WeakMap keyed by the response: a WeakMap
    * entry per error measured +14–21 µs of CPU per error in `npm run bench -- --wrk errors` (V8 processes each
@@ -79,14 +79,14 @@ export interface ErrorScope {
   readonly served?: Served;
 }
 
-/** Which custom error rule or error page answered an error (contract §2.1 steps 1–2), by its id. */
+/** Which custom error rule or error page answered an error (docs/custom-errors.md steps 1–2), by its id. */
 export interface CustomAnswer {
   readonly kind: "rule" | "page";
   readonly id: string;
 }
 
 /**
- * Where the step that answers an error says which rule or page it was (issue 24's analytics, the draft preview's
+ * Where the step that answers an error says which rule or page it was (analytics, the draft preview's
  * `answered_by`). An object the caller hands down and reads back, not a WeakMap keyed by the response: see
  * `ErrorScope.served` (each WeakMap entry is an ephemeron that every young-generation collection processes).
  */
@@ -110,14 +110,14 @@ export interface GeneratedError extends AnswerSink {
   readonly request: Request;
   readonly url?: URL;
   readonly ruleUrl?: RuleUrl;
-  /** The negotiated format (contract §1.5): what an overlay rule answers in (issue 23). */
+  /** The negotiated format (docs/negotiation.md): what an overlay rule answers in. */
   readonly choice: ErrorFormatChoice;
   /** The headers the error keeps whoever answers (`Ray-ID`, `Retry-After`, `Cache-Control`, `Vary`, ...). */
   readonly headers: Headers;
   /**
    * The same headers as a new record, for a step that answers: `new Response(body, { headers: record })` builds its
-   * header list once, where a `Headers` copied and edited first is built twice (issue 12, headers.ts). A rule's
-   * answer made from it instead of two `Headers` copies measured 13–16 µs of CPU less (issue 25, docs/benchmarks.md).
+   * header list once, where a `Headers` copied and edited first is built twice (headers.ts). A rule's
+   * answer made from it instead of two `Headers` copies measured 13–16 µs of CPU less (docs/benchmarks.md).
    */
   readonly headerRecord: HeaderRecord;
 }
@@ -161,7 +161,7 @@ class Generated implements GeneratedError {
 /**
  * The §1.4 headers of an error as a record, made only where one is used (a step reading or answering with the
  * headers, HEAD, the isolate's first error): the structured default of every other error is copied from its
- * prototype Response (headers.ts), and building the record anyway was one 8-property object per error (issue 25).
+ * prototype Response (headers.ts), and building the record anyway was one 8-property object per error.
  */
 function headerRecord(fields: ErrorFields, choice: ErrorFormatChoice, policy: string): HeaderRecord {
   return buildErrorHeaders(choice, fields.ray_id, fields.retry_after ?? null, policy, fields.error_code);
@@ -187,7 +187,7 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
     retryAfter,
     footer: footerText(scope.settings.operatorName),
   });
-  // The CSP value is known after the first error: no await on the hot path (issue 12).
+  // The CSP value is known after the first error: no await on the hot path.
   const policyNow = pagePolicyNow();
   const policy = typeof policyNow === "string" ? policyNow : await policyNow;
   // An unknown code is the service's own bug, preview or not.
@@ -198,11 +198,11 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
     scope.invocation,
   );
 
-  // Contract §2.1, in order; the first step that answers wins.
+  // docs/custom-errors.md, in order; the first step that answers wins.
   const custom = scope.customization;
   if (custom) {
     const generated = new Generated(entry, fields, request, event.url, event.ruleUrl, choice, policy);
-    // A step that answers synchronously (rules always do) is not awaited: no microtask per error (issue 12).
+    // A step that answers synchronously (rules always do) is not awaited: no microtask per error.
     const ruled = custom.rule?.(generated); // 1. the zone's custom error rules
     const byRule = ruled instanceof Promise ? await ruled : ruled;
     if (byRule) return answeredBy(byRule, generated, scope.served);
@@ -226,7 +226,7 @@ function answeredBy(response: Response, generated: Generated, served: Served | u
 /**
  * The structured error built without reading the request, for the handler's last resort when `errorResponse`
  * itself threw (perhaps because reading the request is what fails): still the catalog's structured answer with the
- * §1.4 headers, never a bare 500 (contract §3: an unhandled exception is 1101). JSON, because `Accept` belongs to
+ * §1.4 headers, never a bare 500 (docs/origin.md: an unhandled exception is 1101). JSON, because `Accept` belongs to
  * the request that could not be read; no customisation; from the URL and constants only.
  */
 export async function fallbackErrorResponse(
@@ -283,9 +283,9 @@ function render(fields: ErrorFields, choice: ErrorFormatChoice): Uint8Array {
 }
 
 /**
- * `null` for a code that is not retryable (seed-spec 7.1: no `retry_after`, no header, whatever the producer
- * asks). Otherwise a dynamic value wins (contract §1.4) when it is a usable number of seconds: rounded up to a
- * whole second, at least 1 (contract §4), else the catalog default.
+ * `null` for a code that is not retryable (docs/errors.md: no `retry_after`, no header, whatever the producer
+ * asks). Otherwise a dynamic value wins (docs/errors.md) when it is a usable number of seconds: rounded up to a
+ * whole second, at least 1 (docs/producers.md), else the catalog default.
  */
 export function retryAfterOf(entry: CatalogEntry, dynamic: number | undefined): number | null {
   if (entry.retryAfter === null) return null;
@@ -317,7 +317,7 @@ function typeBase(settings: Settings): TypeBase {
   let known = typeBases.get(settings);
   if (known === undefined) {
     const base = settings.errorDocsBase ?? `${settings.servicePrefix}/errors`;
-    // Relative bases count from the zone's root (`docs/errors` never depends on the requested path); `//host/x`
+    // Relative bases count from the zone's root (`errors/` never depends on the requested path); `//host/x`
     // keeps its host.
     const path = base.startsWith("/") ? base : `/${base}`;
     known = /^[a-z][a-z0-9+.-]*:/i.test(base)
@@ -329,16 +329,16 @@ function typeBase(settings: Settings): TypeBase {
 }
 
 /**
- * `type` (contract §1.1): `{ERROR_DOCS_BASE}/{code}`, always absolute. ERROR_DOCS_BASE may itself be relative
+ * `type` (docs/errors.md): `{ERROR_DOCS_BASE}/{code}`, always absolute. ERROR_DOCS_BASE may itself be relative
  * (`/docs/errors`): it is then resolved against the request like the default, `{SERVICE_PREFIX}/errors` on the
- * requested zone, which is the service's own reference page of the code (contract §1.6).
+ * requested zone, which is the service's own reference page of the code (docs/errors.md).
  */
 export function typeUri(code: number, requestUrl: string, settings: Settings): string {
   const base = typeBase(settings);
   // Already absolute (RFC 3986 §3.1 scheme): used as is.
   if (base.kind === "absolute") return `${base.path}/${code}`;
   const path = base.path;
-  // Issue 12: a plain absolute path (the default `/cdn-cgi/errors`) resolves to the request URL's scheme and
+  // A plain absolute path (the default `/cdn-cgi/errors`) resolves to the request URL's scheme and
   // authority followed by the path, exactly what `new URL` would give (a serialised URL, so nothing to normalise),
   // without parsing the URL a second time per error.
   if (base.kind === "plain") {

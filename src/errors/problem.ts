@@ -1,8 +1,8 @@
 /**
- * Plain RFC 9457 problems for the service endpoints' own failures (contract §1.6): an unknown or malformed code,
+ * Plain RFC 9457 problems for the service endpoints' own failures (docs/errors.md): an unknown or malformed code,
  * an unknown path (404), a method other than GET/HEAD (405). Only the standard members `type: about:blank`,
  * `title`, `status`, `detail` (RFC 9457 §3.1, §4.2.1): these are not edge errors, so none of the edge fields and
- * no `edge_error` log line. Negotiated like an error (contract §1.5).
+ * no `edge_error` log line. Negotiated like an error (docs/negotiation.md).
  */
 import type { ErrorFormatChoice } from "./format";
 import { html } from "./html";

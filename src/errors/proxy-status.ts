@@ -1,5 +1,5 @@
 /**
- * `Proxy-Status` (RFC 9209) of every generated error (contract §1.4, issue 23): a client that sends `HEAD` or never
+ * `Proxy-Status` (RFC 9209) of every generated error (docs/errors.md): a client that sends `HEAD` or never
  * reads bodies still learns that this service generated the answer and why, in the registered vocabulary
  * (RFC 9209 §2.3, the "HTTP Proxy-Status Error Types" registry). One list member: this service's name as an
  * sf-token (RFC 8941 §3.3.4), `error` = the type that fits the code, and `details` = `"{code} {error_name}"`, so

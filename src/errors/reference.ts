@@ -1,5 +1,5 @@
 /**
- * The catalog's reference (contract §1.6): `{prefix}/errors` lists every code, `{prefix}/errors/{code}` documents
+ * The catalog's reference (docs/errors.md): `{prefix}/errors` lists every code, `{prefix}/errors/{code}` documents
  * one code and is the target of the errors' `type` URI. Negotiated: JSON, Markdown or HTML. Pure.
  */
 import { CATALOG, ERROR_CATEGORIES, type CatalogEntry, type ErrorCategory } from "./catalog";
@@ -96,7 +96,7 @@ function tableCell(text: string): string {
   return text.replace(/\|/g, "\\|").replace(/\s*\n\s*/g, " ");
 }
 
-/** Headings of the reference's groups: the class of a code, then its category (seed-spec 2.3). */
+/** Headings of the reference's groups: the class of a code, then its category (docs/errors.md). */
 const CLASSES = [
   {
     name: "5xx errors",
@@ -127,7 +127,7 @@ const CATEGORY_NAMES: Readonly<Record<ErrorCategory, string>> = {
 };
 
 /**
- * The list as grouped cards, not a table (issue 11: a 48rem table overflowed its column): class, then category,
+ * The list as grouped cards, not a table (a 48rem table overflowed its column): class, then category,
  * one line per code that wraps at any width. The filter field filters in the page (the page's script) and stays
  * hidden without scripts, when the full list is simply shown.
  */

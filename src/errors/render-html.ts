@@ -1,8 +1,8 @@
 /**
- * HTML of a generated error (contract §1.3, issue 11): what happened, where it broke, what you can do and whether
+ * HTML of a generated error (docs/errors.md): what happened, where it broke, what you can do and whether
  * retrying helps, then the ray ID (copyable), time, website and status. Every value goes through the `html`
  * template (escaped). `renderHtmlBox` is the error box alone: the full page wraps it, and a zone's custom error
- * page embeds it in place of `::EDGE_ERROR_500S_BOX::` / `::EDGE_ERROR_1000S_BOX::` (contract §2.1 step 2).
+ * page embeds it in place of `::EDGE_ERROR_500S_BOX::` / `::EDGE_ERROR_1000S_BOX::` (docs/custom-errors.md step 2).
  * Pure.
  */
 import type { ErrorCategory } from "./catalog";
@@ -21,7 +21,7 @@ import { NOT_RETRYABLE_LEAD, notRetryableReason, ownerSentence, seconds, type Wh
 const ISLAND_VERBATIM = /^[\x20\x21\x23-\x25\x27-\x3b\x3d\x3f-\x5b\x5d-\x7e]*$/;
 
 /**
- * Issue 12: the page spliced from a per-(code, retry, footer) template with the per-occurrence values escaped
+ * The page spliced from a per-(code, retry, footer) template with the per-occurrence values escaped
  * (occurrence-template.ts); the same bytes as `renderPage`, which stays the one definition of the page (~70 µs of
  * workerd CPU per error when the template tree ran per error).
  */
@@ -42,7 +42,7 @@ ${raw(`<script type="application/problem+json" id="edge-error">${islandJson(f)}<
 }
 
 /**
- * What a custom error rule's overlay adds to the page (issue 23, docs/custom-errors.md "Overlay"): the fields it
+ * What a custom error rule's overlay adds to the page (docs/custom-errors.md "Overlay"): the fields it
  * replaced are already in `f`; this is the rest, prepared once per rule (overlay.ts).
  */
 export interface PageOverlay {
@@ -77,7 +77,7 @@ export function brandStyle(accent: string | undefined): string {
 }
 
 /**
- * The machine-readable island (contract §1.3, issue 23): the 17 fields as the JSON body has them, in a data block
+ * The machine-readable island (docs/errors.md): the 17 fields as the JSON body has them, in a data block
  * (`<script>` of a non-JavaScript type: HTML Living Standard §4.12.1.1 "data block", never executed, so the page's
  * CSP `script-src` hash does not need to cover it). The content of a `<script>` is raw text, not HTML: `<`, `>`
  * and `&` are written as JSON escapes (`\u003c`…), so no value can close the element (`</script`) or open a
@@ -90,7 +90,7 @@ export function islandJson(f: ErrorFields): string {
 
 /** One string value as `islandJson` writes it inside its quotes: the occurrence template's second encoding. */
 function islandText(value: string): string {
-  // Issue 25: a slot value (URL, ray, timestamp, zone) nearly always needs no escape: one test, not the stringifier.
+  // A slot value (URL, ray, timestamp, zone) nearly always needs no escape: one test, not the stringifier.
   return ISLAND_VERBATIM.test(value) ? value : escapeIsland(JSON.stringify(value).slice(1, -1));
 }
 
@@ -108,7 +108,7 @@ function escapeIsland(json: string): string {
 
 /**
  * The error box for an operator's page, in place of `::EDGE_ERROR_500S_BOX::` / `::EDGE_ERROR_1000S_BOX::`
- * (contract §2.1 step 2). Contract §1.3: it "brings its own isolated styles and renders the same inside any page".
+ * (docs/custom-errors.md step 2). docs/errors.md: it "brings its own isolated styles and renders the same inside any page".
  * It is a declarative shadow root (HTML Living Standard §4.12.3 `shadowrootmode`; Chromium 111+, Safari 16.4+,
  * Firefox 123+) holding its own stylesheet (`BOX_STYLE`, page.ts) and the very markup of the default page's box:
  * the operator's selectors cannot reach inside, and `:host` stops what crosses (inheritance, rules on the host).
@@ -125,7 +125,7 @@ export function renderHtmlBox(f: ErrorFields): string {
 }
 
 /**
- * The largest box `renderHtmlBox` makes, in UTF-8 bytes (contract §2.1: "a stored page never renders past a
+ * The largest box `renderHtmlBox` makes, in UTF-8 bytes (docs/custom-errors.md: "a stored page never renders past a
  * documented size"; docs/custom-errors.md). The catalog's texts are constants; what varies is the zone (a hostname,
  * at most 253 bytes, each `&` or quote escaped at most ×6) and Retry-After's digits. Tested with every code and the
  * longest zone (test/workers/edge/custom-errors/box-bound.test.ts).
@@ -169,7 +169,7 @@ ${links && moreHelp(links)}<section class="card"${ids && raw(' aria-labelledby="
 </div>`;
 }
 
-/** An overlay's links (issue 23): each `href` an http(s) URL validated when the rule was written, escaped here. */
+/** An overlay's links: each `href` an http(s) URL validated when the rule was written, escaped here. */
 function moreHelp(links: readonly PageLink[]): Html {
   return html`<section class="card" aria-labelledby="more-help">
 <h2 id="more-help">More help</h2>
@@ -224,7 +224,7 @@ function stripParts(category: ErrorCategory): { readonly before: Html; readonly 
 }
 
 /**
- * Inline SVG icons, constants (trusted): no image is fetched (contract §1.3). Decorative: the state is text. Their
+ * Inline SVG icons, constants (trusted): no image is fetched (docs/errors.md). Decorative: the state is text. Their
  * `width`/`height` attributes (presentation hints, below any stylesheet rule) keep them 24 px where no stylesheet
  * sizes them: the box's fallback copy in a client without declarative shadow DOM.
  */

@@ -1,5 +1,5 @@
 /**
- * JSON body of a generated error (contract §1.1): one flat object, keys in wire order. The same bytes serve
+ * JSON body of a generated error (docs/errors.md): one flat object, keys in wire order. The same bytes serve
  * `application/json` and `application/problem+json` (RFC 9457 §3); only the Content-Type differs (headers.ts).
  */
 import type { ErrorFields } from "./fields";
@@ -19,12 +19,12 @@ const JSON_VERBATIM = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 /**
  * `JSON.stringify(value)` for a string. A slot value (a type URL, the ray, the timestamp, a zone) is nearly always
  * printable ASCII without a quote or a backslash, and is then only quoted: one regular-expression test instead of
- * the stringifier, which measured ~2× dearer on such short strings in Node (issue 25, five values per error).
+ * the stringifier, which measured ~2× dearer on such short strings in Node (five values per error).
  */
 export function jsonString(value: string): string {
   return JSON_VERBATIM.test(value) ? `"${value}"` : JSON.stringify(value);
 }
 
-/** Issue 12: the same body as `renderJsonFull`, spliced from a per-code template (occurrence-template.ts). */
+/** The same body as `renderJsonFull`, spliced from a per-code template (occurrence-template.ts). */
 export const jsonBody = occurrenceTemplate(renderJsonFull, jsonString);
 export const renderJson: (fields: ErrorFields) => string = jsonBody.text;

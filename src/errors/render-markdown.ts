@@ -1,5 +1,5 @@
 /**
- * Markdown body of a generated error (contract §1.2, seed-spec 2.2): YAML frontmatter in the published order plus
+ * Markdown body of a generated error (docs/errors.md): YAML frontmatter in the published order plus
  * the two text fields, then `# Error {code}: {title}`, `## What Happened`, `## What You Should Do`, `---`, footer.
  * `ray_id`, `timestamp` and `zone` are always double-quoted so an all-digit ray or a timestamp reads back as a string.
  */
@@ -7,7 +7,7 @@ import type { ErrorFields } from "./fields";
 import { occurrenceTemplate } from "./occurrence-template";
 import { doubleQuoted, yamlScalar } from "./yaml";
 
-/** Issue 12: the same bytes as `renderMarkdownFull`, spliced from a per-code template (occurrence-template.ts). */
+/** The same bytes as `renderMarkdownFull`, spliced from a per-code template (occurrence-template.ts). */
 export const markdownBody = occurrenceTemplate(renderMarkdownFull, doubleQuoted);
 export const renderMarkdown: (fields: ErrorFields) => string = markdownBody.text;
 
@@ -16,14 +16,14 @@ export function renderMarkdownFull(f: ErrorFields): string {
   return markdown(f, undefined, verbatim);
 }
 
-/** A link an overlay adds (issue 23): `href` an http(s) URL's serialisation (no space, `<`, `>`). */
+/** A link an overlay adds: `href` an http(s) URL's serialisation (no space, `<`, `>`). */
 export interface MarkdownLink {
   readonly title: string;
   readonly href: string;
 }
 
 /**
- * An error overlaid by a custom error rule (issue 23, docs/custom-errors.md "Overlay"): the same document, with
+ * An error overlaid by a custom error rule (docs/custom-errors.md "Overlay"): the same document, with
  * `links` after `what_you_should_do` in the frontmatter (a block sequence of double-quoted `title`/`href`, so any
  * text reads back exactly) and a `## More Help` list before the footer. The operator's texts are written into the
  * body with Markdown's markup characters for HTML, entities and links escaped (CommonMark §2.4 backslash escapes),

@@ -1,6 +1,6 @@
 /**
- * "Where it broke" (issue 11): the path of a request, you → the edge → the website, with each hop marked for the
- * error's category (contract §1.7: every code has one of the seed-spec 2.3 categories). The mapping is the
+ * "Where it broke": the path of a request, you → the edge → the website, with each hop marked for the
+ * error's category (docs/errors.md: every code has one of the docs/errors.md categories). The mapping is the
  * project's own and documented in docs/errors.md:
  *
  * - the website failed (`origin`, `ssl`, `dns`, `config`, `worker`, `rewrite`, `snippet`): its server, certificate,

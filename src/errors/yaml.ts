@@ -1,5 +1,5 @@
 /**
- * A small, correct YAML scalar emitter for the Markdown frontmatter (contract §1.2): every value must read back
+ * A small, correct YAML scalar emitter for the Markdown frontmatter (docs/errors.md): every value must read back
  * through a YAML parser as exactly the original, whatever it holds (newlines, `: `, `#`, quotes, `---`, unicode,
  * control characters). Three styles, chosen per value:
  * - plain, only for text that no YAML 1.1 or 1.2 parser can read as anything but that string (a conservative

@@ -1,5 +1,5 @@
 /**
- * The untyped syntax tree the parser builds (rules-language.md §1). It knows nothing about the scheme:
+ * The untyped syntax tree the parser builds (docs/rules-language.md). It knows nothing about the scheme:
  * right-hand literals that depend on the left-hand type (`10:20:30:40:50:60:70:80` is IPv6 after an IP field and
  * bytes after a String field) are kept as written (`word`) and interpreted by `check.ts`.
  */

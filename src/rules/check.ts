@@ -1,7 +1,7 @@
 /**
  * The type checker: resolves names against the scheme and the function table, types every node, interprets
  * right-hand literals by the left-hand type, compiles regexes and wildcards once, and requires a Bool root
- * (rules-language.md §1–§4). Its output, the typed tree, is what `compile.ts` turns into closures.
+ * (docs/rules-language.md). Its output, the typed tree, is what `compile.ts` turns into closures.
  */
 import type { Arg, ComparisonOp, Expr, Literal, Rhs, Step, ValueExpr } from "./ast";
 import { ruleError, type RuleError, type RuleErrorKind, type Span } from "./errors";
@@ -17,9 +17,9 @@ import { compileWildcard, type WildcardMatcher } from "./wildcard";
 import { err, ok, type Result } from "../shared/result";
 
 export interface CheckOptions {
-  /** Default 64 (contract §2.1). */
+  /** Default 64 (docs/custom-errors.md). */
   readonly maxRegexes?: number;
-  /** Unlimited by default, as in wirefilter (rules-language.md §5). */
+  /** Unlimited by default, as in wirefilter (docs/rules-language.md). */
   readonly wildcardStarLimit?: number;
 }
 
@@ -41,7 +41,7 @@ export type Test =
   | { readonly kind: "bitwise-and"; readonly mask: number }
   /**
    * A dynamic value on the right (2026 addition): compared with the left value by `op`, both of type `operand`.
-   * False when either side is missing (contract §2.2). Never a rule-index guard (guard.ts).
+   * False when either side is missing (docs/rules-language.md). Never a rule-index guard (guard.ts).
    */
   | { readonly kind: "dynamic-order"; readonly op: Ordering; readonly operand: ScalarKind; readonly rhs: TValue };
 
@@ -367,7 +367,7 @@ class Checker {
         type = decl.type;
         this.fields.add(decl.name);
       } else if (v.name === "true") {
-        // Cloudflare's built-in "match everything" expression (rules-language.md §1, contract §2.2).
+        // Cloudflare's built-in "match everything" expression (docs/rules-language.md).
         base = { kind: "constant", value: true };
         type = BOOL;
       } else {
@@ -478,7 +478,7 @@ class Checker {
   }
 }
 
-/** A bare literal argument is read as IP, then Int, then hex bytes (wirefilter's order, rules-language.md §1). */
+/** A bare literal argument is read as IP, then Int, then hex bytes (wirefilter's order, docs/rules-language.md). */
 function guessLiteral(text: string): { type: Type; value: Value } | undefined {
   const ip = parseIpLiteral(text);
   if (ip.ok) return { type: IP, value: ip.value };
@@ -491,7 +491,7 @@ function guessLiteral(text: string): { type: Type; value: Value } | undefined {
 
 const ORDERING: ReadonlySet<ComparisonOp> = new Set(["eq", "ne", "lt", "le", "gt", "ge"]);
 
-/** Operator support by type (rules-language.md §2.1; ordering on IP as wirefilter has it). */
+/** Operator support by type (docs/rules-language.md; ordering on IP as wirefilter has it). */
 function supports(kind: Type["kind"], op: ComparisonOp): boolean {
   switch (kind) {
     case "Bytes":

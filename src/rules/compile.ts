@@ -1,9 +1,9 @@
 /**
- * Compiles the typed tree into nested closures, once per rule (rules-language.md §8: wirefilter compiles to
+ * Compiles the typed tree into nested closures, once per rule (docs/rules-language.md: wirefilter compiles to
  * boxed closures; Workers forbid `eval`/`new Function`, so closures are also our only option). Hot shapes are
  * specialised (a field compared with a constant reads the memoised field and compares inline); `and`/`or`
  * short-circuit; `xor` evaluates every operand. Missing values make every comparison false, `!=` included
- * (contract §2.2).
+ * (docs/rules-language.md).
  */
 import type { Step } from "./ast";
 import type { Ordering, ScalarKind, TArg, TBool, Test, TValue } from "./check";
@@ -23,7 +23,7 @@ type ValueTest = (value: Value, ctx: EvaluationContext) => boolean;
 
 /**
  * Memo slots of calls, per scheme: the same call text gets the same slot in every rule compiled for the scheme,
- * so one evaluation context computes it once. Bounded (contract §8): past the cap, calls are simply not shared.
+ * so one evaluation context computes it once. Bounded (docs/configuration.md): past the cap, calls are simply not shared.
  */
 const CALL_SLOTS = new WeakMap<Scheme, Map<string, number>>();
 export const MAX_SHARED_CALLS = 4096;
@@ -85,7 +85,7 @@ function bool(node: TBool): Predicate {
       }
       const list = array(arg);
       if (node.fn === "any") return (ctx) => list(ctx)?.includes(true) ?? false;
-      // all(): true over an empty array (vacuous truth), false over a missing one (rules-language.md §3.4).
+      // all(): true over an empty array (vacuous truth), false over a missing one (docs/rules-language.md).
       return (ctx) => {
         const values = list(ctx);
         return values !== undefined && values.every((v) => v);
@@ -212,7 +212,7 @@ function compileTest(test: Test): ValueTest {
     case "ip-order": {
       const c = test.value;
       const same = order<number | bigint>(test.op, c);
-      // IPv4 and IPv6 are incomparable: every test across families is false except `!=` (rules-language.md §2.1).
+      // IPv4 and IPv6 are incomparable: every test across families is false except `!=` (docs/rules-language.md).
       return (v) => (typeof v === typeof c ? same(v as IpAddress) : test.op === "ne");
     }
     // The linear tests charge the budget before they run (budget.ts); re2js cannot be interrupted once started.
@@ -287,7 +287,7 @@ function compileTest(test: Test): ValueTest {
 /**
  * A comparison of two dynamic values (the 2026 addition: `http.request.uri.path ne raw.http.request.uri.path`).
  * The right side is read only when the left is present; either missing makes every operator false, `ne` included
- * (contract §2.2). Comparing two byte strings is linear in the shorter one (`===` stops at the first difference,
+ * (docs/rules-language.md). Comparing two byte strings is linear in the shorter one (`===` stops at the first difference,
  * `<` at the first differing byte), and neither side is bounded by a literal any more, so it is charged that length
  * before it runs (budget.ts). Ints and IPs compare in constant time and are not charged.
  */

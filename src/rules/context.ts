@@ -1,7 +1,7 @@
 /**
  * The evaluation context: field values for one evaluation, built lazily. A value is produced the first time a
  * compiled rule reads it and memoised, so 300 rules that test `http.request.uri.path` parse the URL once,
- * and a field no rule uses is never computed (rules-language.md §8; issue 3).
+ * and a field no rule uses is never computed (docs/rules-language.md).
  */
 import { BudgetExceeded, MAX_RULE_UNITS, RequestBudget } from "./budget";
 import type { FieldDecl, Scheme } from "./scheme";
@@ -34,7 +34,7 @@ export class EvaluationContext {
      * The request's budget, shared with every other context of the same request (budget.ts `requestBudget`), or
      * how to find it. Found on the first charge only: most rules charge nothing (literal comparisons, guards,
      * header lookups), and finding the request's budget is a WeakMap lookup and insertion keyed by the Request
-     * (issue 25: ~1 % of an error's samples in workerd's profiler). Nothing can be observed in between: the
+     * (~1 % of an error's samples in workerd's profiler). Nothing can be observed in between: the
      * request's remaining units change only by what a rule spent, so a budget found later holds the same value.
      */
     private readonly source: RequestBudget | (() => RequestBudget) = new RequestBudget(),

@@ -1,5 +1,5 @@
 /**
- * Errors are values (contract §2.2: "an invalid expression is refused when written, with the position and a
+ * Errors are values (docs/rules-language.md: "an invalid expression is refused when written, with the position and a
  * message like wirefilter's"). Every failure of `compile()` is one `RuleError`; nothing else escapes.
  */
 

@@ -1,7 +1,7 @@
 /**
- * The functions of contract §2.2 with their argument rules (rules-language.md §4). Each has a type check
+ * The functions of docs/rules-language.md with their argument rules (docs/rules-language.md). Each has a type check
  * (run once, at compile time) and an implementation (run per evaluation). Implementations receive evaluated
- * arguments (`undefined` = missing) and return `undefined` for a missing result (contract §2.2: a missing
+ * arguments (`undefined` = missing) and return `undefined` for a missing result (docs/rules-language.md: a missing
  * argument gives a missing result, except `concat`, which reads a missing String as "", and `coalesce`, whose
  * point is to skip missing arguments).
  * `any`/`all` are quantifiers handled by the parser and compiler, as in wirefilter.
@@ -54,7 +54,7 @@ function arity(name: string, args: readonly ArgInfo[], min: number, max: number)
 }
 
 /**
- * "src must be a field" (rules-language.md §4, §9.11): the source argument of a transformation is a field or
+ * "src must be a field" (docs/rules-language.md, §9.11): the source argument of a transformation is a field or
  * the result of another function, never a literal (wirefilter `InvalidArgumentKind`).
  */
 function source(

@@ -1,7 +1,7 @@
 /**
  * A rule's guard: one field and the values it must have for the rule to match, read off the checked expression
  * (check.ts) so that a list of rules can be indexed by it (rule-index.ts) and a rule whose guard fails is never
- * evaluated (issue 12: 300 non-matching custom error rules cost ~32 µs per error in a loop inside workerd and
+ * evaluated (300 non-matching custom error rules cost ~32 µs per error in a loop inside workerd and
  * ~50–75 µs of workerd CPU under load; docs/rules-language.md "Rule index").
  *
  * A guard is a top-level conjunct (`A and B and …`) of one of these shapes, on a field without index steps:

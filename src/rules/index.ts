@@ -1,5 +1,5 @@
 /**
- * The Rules language engine (contract §2.2, issue 3). The pipeline is visible in the files:
+ * The Rules language engine (docs/rules-language.md). The pipeline is visible in the files:
  *
  *   scheme.ts → lexer.ts → parser.ts → check.ts → compile.ts → context.ts (lazy field values)
  *

@@ -1,6 +1,6 @@
 /**
  * The lexer: a cursor over the source that the parser drives, because the Rules language lexes by context
- * (rules-language.md §7: raw strings count hashes, quoted regexes escape differently from quoted strings,
+ * (docs/rules-language.md: raw strings count hashes, quoted regexes escape differently from quoted strings,
  * `strict wildcard` is two words, no whitespace is allowed before `[`). Each reader returns a value or a
  * `LexError`; the lexer never throws.
  */
@@ -92,7 +92,7 @@ export class Lexer {
   }
 
   /**
-   * A string literal as a byte string. Quoted: escapes `\"`, `\\`, `\xHH`, `\OOO` only (rules-language.md §3.2).
+   * A string literal as a byte string. Quoted: escapes `\"`, `\\`, `\xHH`, `\OOO` only (docs/rules-language.md).
    * Raw: `r"…"`, `r#"…"#` with up to 255 hashes, no escapes.
    */
   readString(): Lexed<string> {

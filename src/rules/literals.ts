@@ -1,5 +1,5 @@
 /**
- * Interprets the bare words the parser keeps (`word` literals) by the type they meet (rules-language.md §1:
+ * Interprets the bare words the parser keeps (`word` literals) by the type they meet (docs/rules-language.md:
  * "the right-hand side is read according to the left-hand type"). Each function returns the value or an
  * error message; positions are added by the caller.
  */
@@ -42,7 +42,7 @@ export function parseIntRange(text: string): Result<readonly [number, number], s
   return ok([start.value, end.value] as const);
 }
 
-/** One IP address; CIDR and ranges belong in `{…}` sets (rules-language.md §3.1, Magic Firewall docs). */
+/** One IP address; CIDR and ranges belong in `{…}` sets (docs/rules-language.md, Magic Firewall docs). */
 export function parseIpLiteral(text: string): Result<IpAddress, string> {
   if (text.includes("/") || text.includes("..")) {
     return err(`\`${text}\`: CIDR blocks and ranges are only allowed inside a set, e.g. \`in { ${text} }\``);

@@ -1,5 +1,5 @@
 /**
- * The one log line of an over-budget evaluation (contract §2.2: "logged with zone, phase and rule, in every phase"):
+ * The one log line of an over-budget evaluation (docs/rules-language.md: "logged with zone, phase and rule, in every phase"):
  * `{"event":"rule_over_budget","zone","phase","rule","cause","suppressed"}` at level error (src/shared/log.ts), from the firewall,
  * rate-limiting and custom error loops alike.
  *

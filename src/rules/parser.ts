@@ -1,8 +1,8 @@
 /**
- * The parser: recursive descent with precedence climbing, as wirefilter does (rules-language.md §1–§2).
+ * The parser: recursive descent with precedence climbing, as wirefilter does (docs/rules-language.md).
  * Precedence from tight to loose: `not` > `and` > `xor` > `or`; chains of one operator become one n-ary node.
  *
- * Limits are enforced *before* work (contract §8): the length first, then the nesting depth is checked before
+ * Limits are enforced *before* work (docs/configuration.md): the length first, then the nesting depth is checked before
  * every recursive step (parentheses, `not`, any/all and function calls each count one level, as in wirefilter),
  * so a hostile `((((…` is refused with a RuleError long before the JS stack is at risk.
  */
@@ -12,9 +12,9 @@ import { Lexer, type Lexed } from "./lexer";
 import { err, ok, type Result } from "../shared/result";
 
 export interface ParseOptions {
-  /** Default 128 (wirefilter's default, contract §2.1). */
+  /** Default 128 (wirefilter's default, docs/custom-errors.md). */
   readonly maxNestingDepth?: number;
-  /** Default 4,096 characters (contract §2.1). */
+  /** Default 4,096 characters (docs/custom-errors.md). */
   readonly maxLength?: number;
 }
 
@@ -234,7 +234,7 @@ class Parser {
     }
     const word = this.lex.peekWord();
     if (word.text === "strict") {
-      // `strict wildcard`: exactly one space between the two words (rules-language.md §1).
+      // `strict wildcard`: exactly one space between the two words (docs/rules-language.md).
       if (this.source.startsWith(" wildcard", word.span.end)) {
         const after = this.source.charAt(word.span.end + 9);
         if (!/[0-9A-Za-z_:.\-/]/.test(after)) {

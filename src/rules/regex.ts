@@ -1,8 +1,8 @@
 /**
- * Regular expressions for `matches` / `~` (contract §2.2): the RE2 dialect on `re2js`, whose matching is linear
+ * Regular expressions for `matches` / `~` (docs/rules-language.md): the RE2 dialect on `re2js`, whose matching is linear
  * in the input (no backtracking), never JavaScript's backtracking `RegExp`.
  *
- * Wirefilter runs Rust regex over bytes with Unicode off unless `(?u)` is given (rules-language.md §3.3). We
+ * Wirefilter runs Rust regex over bytes with Unicode off unless `(?u)` is given (docs/rules-language.md). We
  * mirror that with two modes:
  * - bytes mode (default): the subject is the byte string itself, so `.` is one byte and `\xFF` is byte 0xFF;
  *   Unicode classes (`\pL`) are refused, as Rust refuses them with Unicode off.
@@ -20,14 +20,14 @@ export const MAX_REGEX_PROGRAM_SIZE = 10_000;
 /**
  * Budget for the counted repetitions (`{n}`, `{n,m}`) of all regexes of one expression, checked *before*
  * compiling: compile time grows with the repeated program, and 64 regexes of `[a-z]{1000}` would otherwise
- * cost seconds of CPU before the size cap could refuse them (contract §8: limits before work).
+ * cost seconds of CPU before the size cap could refuse them (docs/configuration.md: limits before work).
  */
 export const MAX_REPETITION_BUDGET = 4_000;
 
 /**
  * Sum of the largest bound of every counted repetition in the pattern (an upper estimate of its cost). Escapes are
  * skipped whole, braces included: `\x{10000}` is a code point and `\p{Greek}` a class in RE2 syntax, not
- * repetitions (issue 19: `(?u)\x{10000}` was refused as a repetition of 10,000).
+ * repetitions (`(?u)\x{10000}` was refused as a repetition of 10,000).
  */
 export function repetitionCost(pattern: string): number {
   let cost = 0;
@@ -137,7 +137,7 @@ export function compileRegex(pattern: string): Result<CompiledRegex, string> {
   const run = unicode ? (subject: string) => re.test(fromByteString(subject)) : (subject: string) => re.test(subject);
   // The last subject and its answer: one rule meets the same value error after error (a client's User-Agent, a
   // path), and matching is pure, so a repeated subject costs a string comparison instead of a run of the engine
-  // (issue 12: 60 user-agent regexes of the 300-rule benchmark ran per error). Only short subjects are kept, so a
+  // (60 user-agent regexes of the 300-rule benchmark ran per error). Only short subjects are kept, so a
   // rule never holds a large value alive. The budget charges a run whether or not the memo answers (compile.ts), so
   // whether a rule is over budget depends on the request and the rules only, never on what the isolate saw before.
   let lastSubject: string | undefined;

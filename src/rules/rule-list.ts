@@ -1,5 +1,5 @@
 /**
- * One rule list for the three phases that run stored rules (contract §2.1 custom errors, §4 firewall custom rules
+ * One rule list for the three phases that run stored rules (docs/custom-errors.md custom errors, §4 firewall custom rules
  * and rate limiting): a stored ruleset compiled once into an ordered list with its rule index (rule-index.ts), and
  * the two ways of running it, `firstMatch` (firewall, custom errors: the first matching rule wins) and `allMatches`
  * (rate limiting: every matching rule, in order, until the caller stops). Skipping the rules the index leaves out
@@ -8,7 +8,7 @@
  * `logOverBudget` with zone, phase and rule id, and fails closed where it protects (`failsClosed`):
  * a match in the request phases, a non-match in custom error rules. Pure: no bindings.
  *
- * Expressions are compiled through one bounded per-isolate cache keyed by field set and source text (contract §8),
+ * Expressions are compiled through one bounded per-isolate cache keyed by field set and source text (docs/configuration.md),
  * so a new zone version recompiles only the rules whose text changed, and zones sharing a rule share its closures.
  */
 import type { EvaluationContext } from "./context";
@@ -54,7 +54,7 @@ export type Admission =
   { readonly kind: "use" } | { readonly kind: "skip" } | { readonly kind: "problem"; readonly reason: string };
 
 export interface RuleListOptions<S extends StoredRuleInput, T extends object> {
-  /** At most this many rules are kept: the first usable ones, in order (contract §2.1 plan limits). */
+  /** At most this many rules are kept: the first usable ones, in order (docs/custom-errors.md plan limits). */
   readonly maxRules?: number;
   /** Default: a rule with `enabled: false` is skipped, every other is used. */
   readonly admit?: (stored: S) => Admission;
@@ -67,7 +67,7 @@ export const RULE_COMPILE_CACHE_SIZE = 2048;
 /** Compiled expressions (failures too, so a bad stored rule is not re-parsed per version), per isolate. */
 const compiled = new BoundedCache<string, Result<Rule, RuleError>>({ capacity: RULE_COMPILE_CACHE_SIZE });
 
-/** The fields a phase's rules see: custom error rules also see the error (contract §2.1), the others the request. */
+/** The fields a phase's rules see: custom error rules also see the error (docs/custom-errors.md), the others the request. */
 export function fieldsOf(phase: RulePhase): FieldSet {
   return phase === "http_custom_errors" ? customErrorFields : requestFields;
 }
@@ -185,7 +185,7 @@ export function* allMatches<T extends object>(
   list: RuleList<T>,
   ctx: EvaluationContext,
   zone: string,
-  /** As `firstMatch`'s: custom errors pass overlay rules over on an origin's error (issue 23), traced the same way. */
+  /** As `firstMatch`'s: custom errors pass overlay rules over on an origin's error, traced the same way. */
   tracer?: RuleListTracer,
 ): Generator<RuleListEntry<T>, void, undefined> {
   tracer?.started(ctx);
@@ -214,7 +214,7 @@ function candidatesOf(list: RuleList, ctx: EvaluationContext): Iterable<number> 
 /**
  * The lazy field context of one request, shared by every rule of both request phases (fields computed once); its
  * budget is the request's (budget.ts), which custom error rules on the same request's error path draw on too.
- * `ruleUrl` carries the zone host and the zone's URL normalisation (contract §2.2); without it, the host is
+ * `ruleUrl` carries the zone host and the zone's URL normalisation (docs/rules-language.md); without it, the host is
  * `zoneOf(request.url)` and the path is normalised with the published defaults.
  */
 export function requestContext(request: Request, ruleUrl?: RuleUrl): EvaluationContext {

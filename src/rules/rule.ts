@@ -15,7 +15,7 @@ import { err, ok, type Result } from "../shared/result";
 export type CompileOptions = ParseOptions & CheckOptions;
 
 /**
- * What evaluating a rule gives (contract §2.2): a match, a non-match, or over budget (budget.ts), which callers
+ * What evaluating a rule gives (docs/rules-language.md): a match, a non-match, or over budget (budget.ts), which callers
  * log with zone, phase and rule, and treat as a match in the request phases and a non-match in custom error rules
  * (rule-list.ts `failsClosed`). A value, never a field on the context, never a throw.
  */

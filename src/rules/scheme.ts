@@ -1,7 +1,7 @@
 /**
  * A scheme: the fields an expression may use and their types, supplied by the caller (wirefilter's `Scheme`).
  * Each field gets an index at definition time, so compiled rules read fields by index and never look up names
- * while evaluating (rules-language.md §8). Aliases share their target's index (contract §2.2: `cf.response.*`
+ * while evaluating (docs/rules-language.md). Aliases share their target's index (docs/rules-language.md: `cf.response.*`
  * for `edge.response.*`).
  */
 import type { Type } from "./types";

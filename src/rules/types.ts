@@ -1,5 +1,5 @@
 /**
- * The static types of the Rules language (contract §2.2; wirefilter `Type`): String is wirefilter's
+ * The static types of the Rules language (docs/rules-language.md; wirefilter `Type`): String is wirefilter's
  * `Bytes`, plus Int, Bool, IP and the two containers. Runtime values live in `values.ts`.
  */
 export type Type =

@@ -2,14 +2,14 @@
  * Runtime values of the Rules language.
  *
  * - String/Bytes: a *byte string*, a JS string whose every code unit is one byte (0–255). Wirefilter compares
- *   bytes (rules-language.md §3.2); a byte string keeps `===`, `<`, `includes` and `Set` lookups native and
+ *   bytes (docs/rules-language.md); a byte string keeps `===`, `<`, `includes` and `Set` lookups native and
  *   fast, and `"\x80"` stays one byte. `toByteString` converts ordinary text (UTF-8).
  * - Int: a JS number (literals are range-checked as i64; see docs/rules-language.md, deviations).
  * - Bool: boolean.
  * - IP: IPv4 as a number (0 … 2³²−1), IPv6 as a bigint; the JS type is the family, so v4 and v6 never compare
  *   equal (an IPv4-mapped IPv6 address is not the IPv4 address, as in wirefilter).
  * - Array: a readonly array; Map: a ReadonlyMap with byte-string keys.
- * - A missing value (absent map key, index out of range, unset field) is `undefined` (contract §2.2).
+ * - A missing value (absent map key, index out of range, unset field) is `undefined` (docs/rules-language.md).
  */
 export type Value = string | number | boolean | bigint | ValueArray | ValueMap;
 export type ValueArray = readonly (Value | undefined)[];

@@ -1,5 +1,5 @@
 /**
- * `wildcard` and `strict wildcard` (rules-language.md §3.2): the whole value must match; `*` matches zero or
+ * `wildcard` and `strict wildcard` (docs/rules-language.md): the whole value must match; `*` matches zero or
  * more bytes; `\*` is a literal star and `\\` a literal backslash (after ordinary string unescaping); any other
  * escape and `**` are invalid; `?` is an ordinary character. `wildcard` folds ASCII case, `strict` does not.
  * Matching is greedy-leftmost over the literal pieces, linear in the subject for each piece.

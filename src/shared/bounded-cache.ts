@@ -1,5 +1,5 @@
 /**
- * The one per-isolate cache type (contract §8: "caches are bounded"): at most `capacity` entries and, when a
+ * The one per-isolate cache type (docs/configuration.md: "caches are bounded"): at most `capacity` entries and, when a
  * `sizeOf` is given, at most `maxBytes` of values; the least recently used entry leaves first. A Map iterates in
  * insertion order, so deleting and re-inserting a key on every hit makes the first key the least recently used:
  * a hit costs two Map operations, an eviction one, except a hit on the key already most recently used (the
@@ -25,7 +25,7 @@ export class BoundedCache<K, V> {
   private total = 0;
   /**
    * The key stored or refreshed last, i.e. the Map's last key (NONE when unknown): a hit on it skips the
-   * delete and re-insert, which would leave the order as it is (issue 25: the zone cache's hit on the one zone of
+   * delete and re-insert, which would leave the order as it is (the zone cache's hit on the one zone of
    * a burst was two Map writes per request).
    */
   private newest: K | typeof NONE = NONE;

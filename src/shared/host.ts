@@ -1,7 +1,7 @@
 /** Host helpers shared by routing and the proxy. */
 
 /**
- * The zone of a request: its hostname, lower-cased, without port (contract §0), and without the trailing dot of
+ * The zone of a request: its hostname, lower-cased, without port (docs/architecture.md), and without the trailing dot of
  * an absolute name: `shop.example.` is the same host (RFC 1034 §3.1), so it is the same zone (its config, the
  * names the zones API stores) and `localhost.` the same API host.
  */

@@ -1,6 +1,6 @@
 /**
  * IP addresses, the one parser every layer uses: IPv4 as a number, IPv6 as a bigint (the Rules language's IP values,
- * src/rules/values.ts), CIDR ranges (rules' `{…}` sets, rules-language.md §3.1; IP access rules), the client
+ * src/rules/values.ts), CIDR ranges (rules' `{…}` sets, docs/rules-language.md; IP access rules), the client
  * address (client-address.ts) and the IP-literal test of hostnames. Pure; no `node:net` in workerd.
  */
 export type IpAddress = number | bigint;

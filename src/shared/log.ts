@@ -41,7 +41,7 @@ export const EVENTS = {
     level: "error",
     fields: ["zone", "phase", "rule", "cause", "suppressed"],
     when:
-      "a rule's evaluation passed its budget (contract §2.2) in any phase; at most one line per (zone, phase, rule) " +
+      "a rule's evaluation passed its budget (docs/rules-language.md) in any phase; at most one line per (zone, phase, rule) " +
       "a minute per isolate, `suppressed` counting the rest",
   },
   rule_unusable: {
@@ -53,7 +53,7 @@ export const EVENTS = {
     level: "error",
     fields: ["zone", "phase", "rule", "cause"],
     when:
-      "rate limiting failed open (contract §3): no `RATE_LIMITER` binding, the counter threw, or it gave no answer " +
+      "rate limiting failed open (docs/origin.md): no `RATE_LIMITER` binding, the counter threw, or it gave no answer " +
       "within 1 s",
   },
   custom_page_unavailable: {
@@ -92,7 +92,7 @@ export const EVENTS = {
     level: "error",
     fields: ["zone", "cause"],
     when:
-      "an answered error could not be turned into an analytics record (issue 24); the response was already sent, " +
+      "an answered error could not be turned into an analytics record; the response was already sent, " +
       "the record is lost (docs/analytics.md)",
   },
   analytics_write_failed: {
@@ -138,7 +138,7 @@ export function logEvent(name: EventName, fields: Readonly<Record<string, FieldV
 
 /**
  * Writes lines of the event already built (`eventLine`, `eventLinePrefix`), several joined by `\n` in one write:
- * the coalesced `edge_error` lines of a burst (one console call per window, issue 12), or a line a writer keeps to
+ * the coalesced `edge_error` lines of a burst (one console call per window), or a line a writer keeps to
  * write once (`config_invalid`).
  */
 export function writeEventLines<N extends EventName>(name: N, text: string, ...level: LevelArgument<N>): void;

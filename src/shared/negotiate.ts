@@ -5,7 +5,7 @@
  * (up to the platform's header size limit), so the parser makes ONE left-to-right pass, slices only the
  * type and subtype of each member, and compares them against a fixed, small list of offers. Work is therefore
  * O(header length × offers) with no backtracking, and a malformed member is skipped, never fatal
- * (contract §1.5). The rules and their reasons are in docs/negotiation.md.
+ * (docs/negotiation.md). The rules and their reasons are in docs/negotiation.md.
  */
 
 /** What a caller can produce, and what to answer when the client expresses no usable preference. */
@@ -18,7 +18,7 @@ export interface NegotiationTable<T extends string> {
   readonly fallback: T;
 }
 
-/** Specificity of the range that matched an offer (contract §1.5: exact > `type/*` > `*\/*`). */
+/** Specificity of the range that matched an offer (docs/negotiation.md: exact > `type/*` > `*\/*`). */
 const Specificity = { None: -1, Any: 0, Type: 1, Exact: 2 } as const;
 type Specificity = (typeof Specificity)[keyof typeof Specificity];
 
@@ -50,7 +50,7 @@ function compile<T extends string>(table: NegotiationTable<T>): CompiledTable<T>
 }
 
 /**
- * The offer the client prefers, by the rules of contract §1.5.
+ * The offer the client prefers, by the rules of docs/negotiation.md.
  *
  * @example negotiate("text/markdown, application/json", table) // "text/markdown" (equal q: first listed)
  */
@@ -78,7 +78,7 @@ export function negotiate<T extends string>(accept: string | null, table: Negoti
       const offer = offers[i] as CompiledOffer<T>;
       const s = specificityOf(type, subtype, offer);
       if (s === Specificity.None) continue;
-      // The most specific matching range decides (contract §1.5). Among equally specific duplicates
+      // The most specific matching range decides (docs/negotiation.md). Among equally specific duplicates
       // (`text/html;q=0.2, text/html`), the higher q, then the earlier one, as jshttp/negotiator does.
       const current = specificity[i] as Specificity;
       if (s > current || (s === current && q > (quality[i] as number))) {
@@ -89,7 +89,7 @@ export function negotiate<T extends string>(accept: string | null, table: Negoti
     }
   }
 
-  // Highest q, then most specific deciding range, then the range that appears first (contract §1.5).
+  // Highest q, then most specific deciding range, then the range that appears first (docs/negotiation.md).
   let best = -1;
   for (let i = 0; i < count; i++) {
     // q=0 means "not acceptable" (RFC 9110 §12.4.2), also when a wildcard elsewhere would match.
@@ -219,7 +219,7 @@ function parseMember(s: string, start: number): ParsedMember {
   const typeStart = i;
   i = skipToken(s, i);
   if (i === typeStart || s.charCodeAt(i) !== SLASH) return skipMember(s, i);
-  // contract §1.5: case-insensitive. Only tokens (ASCII) are lower-cased, so no non-ASCII character can
+  // docs/negotiation.md: case-insensitive. Only tokens (ASCII) are lower-cased, so no non-ASCII character can
   // fold into a name (U+212A KELVIN SIGN lower-cases to "k").
   const type = s.slice(typeStart, i).toLowerCase();
   const subtypeStart = ++i;

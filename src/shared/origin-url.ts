@@ -1,5 +1,5 @@
 /**
- * Origin URLs (contract §3): `http(s)://host[:port]` only — no path, query, fragment or credentials — and
+ * Origin URLs (docs/origin.md): `http(s)://host[:port]` only — no path, query, fragment or credentials — and
  * never a host of API_HOSTS. Pure: parsed once when a zone is written or loaded, never per request.
  */
 import { normaliseHostname } from "./host";
@@ -38,7 +38,7 @@ export function parseOriginUrl(raw: string): Result<OriginTarget, string> {
 }
 
 /**
- * Whether an origin would point back at the management API (contract §3: an origin is never a host of API_HOSTS),
+ * Whether an origin would point back at the management API (docs/origin.md: an origin is never a host of API_HOSTS),
  * on any port: the same hostname may serve the API on several ports (a local `wrangler dev`, a proxy in front), and
  * a port says nothing about which process answers. A loop that slips through anyway is caught by CDN-Loop (1000).
  */

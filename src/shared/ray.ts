@@ -1,4 +1,4 @@
-/** Ray IDs: 16 lower-case hex characters, random per request (contract §1.1). */
+/** Ray IDs: 16 lower-case hex characters, random per request (docs/errors.md). */
 import { toHex } from "./crypto";
 
 // Random bytes are drawn 4 KiB (512 IDs) at a time: one `getRandomValues` call costs far more than the 8 bytes it

@@ -1,8 +1,8 @@
 /**
- * The request URL as rules see it (contract §2.2) and as the origin gets it (contract §3), one object per request:
+ * The request URL as rules see it (docs/rules-language.md) and as the origin gets it (docs/origin.md), one object per request:
  *   - the host is the zone, exactly as the zone lookup names it (`zoneOf`: lower-case, no trailing dot, no port);
  *     a port the client wrote in `Host` is not part of any rule field, so `shop.example.:8080` cannot escape a
- *     rule written for `shop.example` (issue 19 item 1);
+ *     rule written for `shop.example`;
  *   - the path is normalised per the zone's `url_normalization` setting (url-normalise.ts), computed on first use
  *     and memoised, so a request normalises at most once whichever phases read it, and never when none does;
  *   - the query is the query as sent.

@@ -1,5 +1,5 @@
 /**
- * Service-wide settings read from the Worker's vars (contract §0): the ONE place every var is parsed and
+ * Service-wide settings read from the Worker's vars (docs/architecture.md): the ONE place every var is parsed and
  * validated. Pure (no bindings): `scripts/check-config.ts` imports this module (through tsx) to check wrangler.toml
  * and `.dev.vars` with the same rules before `npm run dev` / `npm run deploy` start anything.
  *
@@ -27,7 +27,7 @@ export interface Settings {
    * invalid: zone traffic then answers a structured 500 (src/edge/zone-traffic.ts), there is no safe fallback.
    */
   readonly defaultOrigin: string | null;
-  /** Account tag limit (contract §5). */
+  /** Account tag limit (docs/tags-api.md). */
   readonly tagLimit: number;
   /** How long error log lines of a burst wait to be written together (src/errors/error-log.ts); 0 = never. */
   readonly errorLogCoalesceMs: number;
@@ -122,7 +122,7 @@ function logProblem(problem: SettingsProblem): void {
   writeEventLines("config_invalid", line);
 }
 
-/** Parses the vars (the problems dropped); exported for unit tests. Empty strings mean "unset" (contract §4). */
+/** Parses the vars (the problems dropped); exported for unit tests. Empty strings mean "unset" (docs/producers.md). */
 export function parseSettings(env: SettingsVars): Settings {
   return checkSettings(env).settings;
 }
@@ -226,7 +226,7 @@ function parsePrefix(value: string | undefined, report: Report): string {
  * ERROR_DOCS_BASE: a URI reference (RFC 3986 §4.1): an absolute URI (`https://docs.example/errors`,
  * `urn:example:errors`) or a reference resolved against the requested zone (`/help/errors`, `//docs.example/e`).
  * A value that is neither (`ht tp://bad base`) would put a garbage `type` in every error; the default
- * (`{SERVICE_PREFIX}/errors`, the service's own reference of the code) is a correct `type` (contract §1.1), so
+ * (`{SERVICE_PREFIX}/errors`, the service's own reference of the code) is a correct `type` (docs/errors.md), so
  * it is used instead, and said.
  */
 function parseErrorDocsBase(value: string | undefined, servicePrefix: string, report: Report): string | null {
@@ -249,7 +249,7 @@ function parseErrorDocsBase(value: string | undefined, servicePrefix: string, re
 }
 
 /**
- * DEFAULT_ORIGIN: an origin like any zone's (contract §3). There is no safe fallback for an invalid one (any other
+ * DEFAULT_ORIGIN: an origin like any zone's (docs/origin.md). There is no safe fallback for an invalid one (any other
  * origin would be a wrong answer), so it is kept and zone traffic without zone config answers a structured 500
  * naming the problem (src/edge/zone-traffic.ts); reported here so `npm run check-config` catches it first.
  */
@@ -260,7 +260,7 @@ function parseDefaultOrigin(value: string | undefined, apiHosts: ReadonlySet<str
   const used = "none: hosts without zone config answer a structured 500";
   if (!parsed.ok) report("DEFAULT_ORIGIN", raw, parsed.error, used);
   else if (apiHosts.has(normaliseHostname(parsed.value.hostname)))
-    report("DEFAULT_ORIGIN", raw, "must not be a host of API_HOSTS (contract §3)", used);
+    report("DEFAULT_ORIGIN", raw, "must not be a host of API_HOSTS (docs/origin.md)", used);
   return raw;
 }
 

@@ -1,7 +1,7 @@
 /**
  * The one timeout helper: races a promise against a timer without `Promise.race` and without leaving the timer
  * behind. Used on every proxied request (the origin's connect and read timeouts, docs/origin.md) and by rate
- * limiting's counter call (contract §3: fail open when the counter does not answer in time).
+ * limiting's counter call (docs/origin.md: fail open when the counter does not answer in time).
  */
 
 /** What `within` resolves to when the time ran out first. */

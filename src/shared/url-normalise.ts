@@ -1,5 +1,5 @@
 /**
- * URL normalisation before rules (contract §2.2), as the published platform does it
+ * URL normalisation before rules (docs/rules-language.md), as the published platform does it
  * (developers.cloudflare.com/rules/normalization/how-it-works/, …/settings/, …/examples/). Pure: no bindings.
  *
  * Type `rfc3986` (RFC 3986 §6.2.2):
@@ -34,7 +34,7 @@ export interface UrlNormalization {
   readonly type: UrlNormalizationType;
 }
 
-/** What a zone without a stored setting gets (the published API's defaults, contract §2.2). */
+/** What a zone without a stored setting gets (the published API's defaults, docs/rules-language.md). */
 export const DEFAULT_URL_NORMALIZATION: UrlNormalization = Object.freeze({ scope: "incoming", type: "cloudflare" });
 
 /** ASCII characters kept as they are: unreserved and reserved (RFC 3986 §2.2–2.3); `%` is handled apart. */

@@ -1,5 +1,5 @@
 /**
- * The one validation vocabulary of the service's hand validators (zone settings and every zone section, issue 20):
+ * The one validation vocabulary of the service's hand validators (zone settings and every zone section):
  *
  * - one field-issue shape, `FieldIssue {kind, path, message}`, whatever the validator;
  * - one capped listing, `CappedList` (and `IssueList`, a list of field issues): it stops keeping items after its cap
@@ -46,7 +46,7 @@ export interface Capped<T> {
 /** A capped list of issues: the first `cap`, and how many more were found but not kept. */
 export type Issues<K extends string = string> = Capped<FieldIssue<K>>;
 
-/** Issues listed by default before the rest are only counted (issue 8: a body of 50,000 unknown keys). */
+/** Issues listed by default before the rest are only counted (a body of 50,000 unknown keys). */
 export const MAX_LISTED_ISSUES = 20;
 
 /**

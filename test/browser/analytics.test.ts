@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 // The callbacks passed to page.evaluate run in the page: they need the DOM types.
 /**
- * The analytics page in a real browser (issue 24, docs/analytics.md "Page"): the real Worker on 127.0.0.1
+ * The analytics page in a real browser (docs/analytics.md "Page"): the real Worker on 127.0.0.1
  * (Miniflare, with its ZONE_ANALYTICS object), one zone configured through the real API whose origin (a raw TCP
  * server on 127.0.0.1 started here) fails in several ways, a burst of real zone traffic: origin resets (520,
  * answered by the zone's custom 500 page), garbage (502), a custom error rule, firewall blocks (1020), an origin 503
@@ -30,7 +30,7 @@ const RULE_ID = "0123456789abcdef0123456789abcdef";
 const HOSTILE_PATH = "/<script>window.pwned=1</script>\u0001<img src=x onerror=window.pwned=2>";
 
 /**
- * An origin that fails on purpose, by path: `/down` is an HTTP 503 (passed through unchanged, contract §2.1),
+ * An origin that fails on purpose, by path: `/down` is an HTTP 503 (passed through unchanged, docs/custom-errors.md),
  * `/garbage` answers bytes that are not HTTP, anything else is reset after the request head.
  */
 async function startFailingOrigin(): Promise<{ server: Server; port: number }> {
@@ -87,12 +87,12 @@ const BURST: readonly { path: string; times: number; code: number | "garbage"; s
   { path: "/down", times: 5, code: 503, source: "origin" },
 ];
 
-/** Expected counts, filled from the responses (garbage is 502 or 520 by how workerd reads it, contract §3). */
+/** Expected counts, filled from the responses (garbage is 502 or 520 by how workerd reads it, docs/origin.md). */
 const expected = { codes: new Map<number, number>(), edge: 0, origin: 0, total: 0, ruledRay: "", hostileRay: "" };
 
 beforeAll(async () => {
   origin = await startFailingOrigin();
-  // API_HOSTS without 127.0.0.1: an origin is never an API host (contract §3), and the zone's origin is loopback;
+  // API_HOSTS without 127.0.0.1: an origin is never an API host (docs/origin.md), and the zone's origin is loopback;
   // the page is opened on `localhost` (chromium resolves it itself, no DNS lookup).
   served = await serveWorker({ root, entry: "src/index.ts", bindings: { ADMIN_TOKEN: TOKEN, API_HOSTS: "localhost" } });
   base = `http://localhost:${served.url.port}`;

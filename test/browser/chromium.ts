@@ -19,7 +19,7 @@ export const CHROMIUM_FLAGS = [
   "--host-resolver-rules=MAP *.test 127.0.0.1, EXCLUDE localhost",
 ];
 
-/** A phone and a desktop (contract §1.3: readable at 320 px wide and on a desktop). */
+/** A phone and a desktop (docs/errors.md: readable at 320 px wide and on a desktop). */
 export const WIDTHS = [360, 1280] as const;
 export const SCHEMES = ["light", "dark"] as const;
 

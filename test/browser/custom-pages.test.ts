@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 // The callbacks passed to page.evaluate run in the page: they need the DOM types.
 /**
- * The error box inside operators' custom error pages, in a real browser (issue 21 item 1; contract §1.3: the box
+ * The error box inside operators' custom error pages, in a real browser (docs/errors.md: the box
  * "brings its own isolated styles and renders the same inside any page"; §2.1 step 2). The real Worker on
  * 127.0.0.1 (Miniflare), zones configured through the real API, errors from real zone traffic: a 521 (the zone's
  * origin is a closed loopback port) for `500_errors` and a firewall block (1020) for `1000_errors`. Each class is
@@ -120,7 +120,7 @@ const RULE_HTML = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><m
 
 beforeAll(async () => {
   await mkdir(artifacts, { recursive: true });
-  // API_HOSTS without 127.0.0.1: an origin is never an API host (contract §3), and the zones' origin is loopback.
+  // API_HOSTS without 127.0.0.1: an origin is never an API host (docs/origin.md), and the zones' origin is loopback.
   served = await serveWorker({
     root,
     entry: "src/index.ts",
@@ -302,7 +302,7 @@ describe.each(CASES)("$klass ($code) inside an operator's page", ({ klass, code,
         expect(got.h1).toBe(title);
         expect(got.states).toEqual(expected.states);
         expect(got.ray).toMatch(/^[0-9a-f]{16}$/);
-        // Icons: 40 px on the default page (648–736 px before, issue 21); the retry icon 22 px.
+        // Icons: 40 px on the default page (648–736 px before); the retry icon 22 px.
         expect(expected.icons).toEqual([40, 40, 40]);
         expect(got.icons).toEqual(expected.icons);
         expect(got.retryIcon).toBe(expected.retryIcon);

@@ -1,5 +1,5 @@
 /**
- * Global setup of the browser project: Debian's `chromium` must be installed (issue 11: the suite skips nothing).
+ * Global setup of the browser project: Debian's `chromium` must be installed (the suite skips nothing).
  * When the binary is missing and we are root (CI, a fresh machine), install it with apt; otherwise fail with the
  * command to run. `CHROMIUM_PATH` overrides the binary.
  */

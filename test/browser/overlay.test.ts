@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 // The callbacks passed to page.evaluate run in the page: they need the DOM types.
 /**
- * An error page overlaid by a custom error rule (issue 23, docs/custom-errors.md "Overlay") in a real browser: the
+ * An error page overlaid by a custom error rule (docs/custom-errors.md "Overlay") in a real browser: the
  * real Worker served by Miniflare on 127.0.0.1, a zone configured through its API whose origin refuses connections
  * (a real 521), and a rule overlaying hostile texts, links and branding (a `data:` logo, an accent colour). What a
  * person would check: it reads at 320, 360 and 1280 px, light and dark, with no horizontal scroll; the page's CSP
@@ -117,7 +117,7 @@ async function open(width: number, scheme: "light" | "dark"): Promise<Watched> {
   return { page, requests, problems, dialogs };
 }
 
-describe("an overlaid 521 page (issue 23)", () => {
+describe("an overlaid 521 page", () => {
   it.each([320, 360, 1280].flatMap((w) => SCHEMES.map((s) => [w, s] as const)))(
     "%i px, %s: no horizontal scroll, brand bar and logo shown, no request or console error; screenshot",
     async (width, scheme) => {

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 // The callbacks passed to page.evaluate run in the page: they need the DOM types.
 /**
- * The HTML error page and the error reference in a real browser (issue 11; contract §1.3, §1.6): the real Worker
+ * The HTML error page and the error reference in a real browser (docs/errors.md): the real Worker
  * served by Miniflare on 127.0.0.1, Debian's chromium driven by playwright-core. Screenshots at 360 and 1280 px,
  * light and dark, go to test/artifacts/ (git-ignored) for a person to look at; the assertions are what a person
  * would check: no horizontal scroll, no request beyond the page, no CSP violation, an axe-core audit without
@@ -66,7 +66,7 @@ async function open(path: string, width: number, scheme: "light" | "dark"): Prom
   return { page, requests, problems };
 }
 
-/** On 127.0.0.1: Miniflare, like wrangler dev, refuses `/cdn-cgi/*` for other hosts (contract §0). */
+/** On 127.0.0.1: Miniflare, like wrangler dev, refuses `/cdn-cgi/*` for other hosts (docs/architecture.md). */
 const PAGES = [
   { name: "error-522", path: "/cdn-cgi/error/522" },
   { name: "error-1015", path: "/cdn-cgi/error/1015" },
@@ -112,7 +112,7 @@ describe.each(PAGES)("$name ($path)", ({ name, path: route }) => {
 });
 
 describe("error page behaviour", () => {
-  it.each(PAGES.map((p) => [p.path]))("%s: no horizontal scroll at 320 px either (contract §1.3)", async (path) => {
+  it.each(PAGES.map((p) => [p.path]))("%s: no horizontal scroll at 320 px either (docs/errors.md)", async (path) => {
     const { page } = await open(path, 320, "light");
     const [scrollWidth, innerWidth] = await page.evaluate(() => [
       document.documentElement.scrollWidth,
@@ -209,7 +209,7 @@ async function expectNothingInjected(url: string, zone: string, load: (page: Pag
   await load(page);
   const dom = await page.evaluate(() => ({
     images: document.images.length,
-    // Executable scripts: the page's own; the problem+json island is a data block (issue 23), read back below.
+    // Executable scripts: the page's own; the problem+json island is a data block, read back below.
     scripts: [...document.scripts].filter((s) => s.type === "").length,
     island: (JSON.parse(document.getElementById("edge-error")?.textContent ?? "null") as { zone?: string } | null)
       ?.zone,

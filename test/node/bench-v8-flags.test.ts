@@ -46,7 +46,7 @@ describe("bench/lib/workerd-config withV8Flags", () => {
 });
 
 describe("bench/lib/instructions v8EventOf", () => {
-  // Lines as workerd's V8 printed them in the probes of docs/benchmarks.md ("Issue 25: the two instruction levels").
+  // Lines as workerd's V8 printed them in the probes of docs/benchmarks.md ("The performance-targets work (2026-11-24): the two instruction levels").
   it.each([
     [
       "[7304:0x7221bfd08000]     4582 ms: Scavenge 2.1 (3.2) -> 1.8 (3.0) MB, pooled: 1.0 MB, 47.44 / 0.00 ms (average mu = 1.000, current mu = 1.000) allocation failure; ",

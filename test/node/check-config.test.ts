@@ -25,7 +25,7 @@ describe("check-config", () => {
     expect(run.output).not.toContain("could not list the Worker's secrets");
   });
 
-  it("every invalid var of issue 21 is one line naming the var, the problem and the value used", () => {
+  it("every invalid var of the quiet-output work (2026-11-23) is one line naming the var, the problem and the value used", () => {
     const run = checkConfig([
       "--deploy",
       "--var",

@@ -44,7 +44,7 @@ describe("packages/conformance/kit is what the Worker answers", () => {
     expect(committed.map(maskOccurrence)).toEqual(kit[format].map(maskOccurrence));
   });
 
-  it(`${OVERLAY_FILE} (errors overlaid by a custom error rule, issue 23)`, () => {
+  it(`${OVERLAY_FILE} (errors overlaid by a custom error rule)`, () => {
     const committed = JSON.parse(
       readFileSync(resolve(root, CONFORMANCE_DIR, OVERLAY_FILE), "utf8"),
     ) as ConformanceCase[];

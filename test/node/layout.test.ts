@@ -1,5 +1,5 @@
 /**
- * The tree as the docs describe it (issue 20): every top-level layer of src/ appears in AGENTS.md and
+ * The tree as the docs describe it: every top-level layer of src/ appears in AGENTS.md and
  * docs/architecture.md, the allowed-imports table in docs/architecture.md is scripts/layers.json row for row, and
  * the tests mirror src/ (every test folder under test/workers/ except `support` names a folder or file of src/);
  * every folder two levels down in src/ and every Durable Object class the Worker exports is named in both docs.

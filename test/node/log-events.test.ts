@@ -1,5 +1,5 @@
 /**
- * The event table (src/shared/log.ts `EVENTS`, issue 20) is the only source of log lines: this reads src/ as text and
+ * The event table (src/shared/log.ts `EVENTS`) is the only source of log lines: this reads src/ as text and
  * fails when (a) code writes an event the table lacks, or writes a line around it (a `console` call or an inline
  * `{"event": …}` anywhere but src/shared/log.ts), and (b) docs/configuration.md "Events" differs from the table.
  * TypeScript already refuses an unknown name or wrong fields at a `logEvent` call; this catches what types cannot:

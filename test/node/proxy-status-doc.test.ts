@@ -1,5 +1,5 @@
 /**
- * docs/errors.md "Proxy-Status (RFC 9209)" lists every catalog code with the type the code sends (issue 23: a doc
+ * docs/errors.md "Proxy-Status (RFC 9209)" lists every catalog code with the type the code sends (a doc
  * that promises what the code does not do is a defect), row for row.
  */
 import { readFileSync } from "node:fs";

@@ -2,7 +2,7 @@
  * A raw TCP "origin" on 127.0.0.1 that breaks HTTP on purpose. It reads the request head, then acts on its
  * path:
  *
- * | path | behaviour | expected code (contract §3) |
+ * | path | behaviour | expected code (docs/origin.md) |
  * |---|---|---|
  * | `/hang` | accepts, reads, never answers | 524 |
  * | `/reset` | accepts, reads, resets the connection (RST) | 520 |

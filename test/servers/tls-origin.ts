@@ -1,6 +1,6 @@
 /**
  * An HTTPS origin on 127.0.0.1 with a self-signed certificate, generated with `openssl` at setup into a
- * temporary directory (no key material is committed). The runtime must refuse it: 526 (contract §3).
+ * temporary directory (no key material is committed). The runtime must refuse it: 526 (docs/origin.md).
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";

@@ -1,7 +1,7 @@
 /**
  * The retry default of every retryable catalog code (seconds), for responses that say only their code (legacy
  * bodies, `Proxy-Status` on HEAD without `Retry-After`): a code not listed is not retryable. The same values as
- * the service's catalog (contract §1.7, seed-spec 7.1): test/parse.test.ts compares this table with the
+ * the service's catalog (docs/errors.md): packages/client/test/parse.test.ts compares this table with the
  * conformance fixtures, which the Worker generated.
  */
 export const RETRY_DEFAULTS: Readonly<Record<number, number>> = {

@@ -1,5 +1,5 @@
 /**
- * `fetchWithRetry` (contract §10): `fetch` that asks for structure (`ACCEPT`, unless the caller set `Accept`),
+ * `fetchWithRetry` (docs/client.md): `fetch` that asks for structure (`ACCEPT`, unless the caller set `Accept`),
  * parses every error response and retries as `decideRetry` says. Abortable (`signal` stops a wait at once);
  * `fetch`, `sleep` and `random` are injectable, so tests run against the real Worker without waiting for real.
  */

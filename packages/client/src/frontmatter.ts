@@ -1,5 +1,5 @@
 /**
- * The YAML subset the service's Markdown frontmatter uses (contract §1.2; the emitter is the service's
+ * The YAML subset the service's Markdown frontmatter uses (docs/errors.md; the emitter is the service's
  * src/errors/yaml.ts): one `key: value` per line at the top level, where a value is an integer, `true`/`false`, a
  * plain scalar, a double-quoted scalar with YAML 1.2 escapes (§5.7), a literal block `|-` indented by two spaces, or
  * a block sequence of small mappings (an overlay's `links`).
@@ -8,7 +8,7 @@
 export type FrontmatterScalar = string | number | boolean;
 
 /**
- * A value: a scalar, or (issue 23: `links` of an error overlaid by a custom error rule) a block sequence of
+ * A value: a scalar, or (`links` of an error overlaid by a custom error rule) a block sequence of
  * mappings of scalars, each item `  - key: value` followed by `    key: value` lines.
  */
 export type FrontmatterValue = FrontmatterScalar | readonly Readonly<Record<string, FrontmatterScalar>>[];

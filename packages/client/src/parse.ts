@@ -1,5 +1,5 @@
 /**
- * `parse(response)` (contract §10): one typed `EdgeError` from any format the service answers in (JSON,
+ * `parse(response)` (docs/client.md): one typed `EdgeError` from any format the service answers in (JSON,
  * problem+json, Markdown frontmatter, the HTML page's island, `Proxy-Status` alone on HEAD) and from the published
  * platform's legacy bodies (its HTML error pages, `error code: NNNN` text); `null` when the response is not an edge
  * error (a success, or an origin's own error passed through). Reads a clone: the caller's response stays unread.
@@ -62,7 +62,7 @@ function parseBody(text: string, type: string): BodyResult | null {
   return null;
 }
 
-/** An edge error's JSON (contract §1.1): `edge_error: true` and a numeric `error_code`. */
+/** An edge error's JSON (docs/errors.md): `edge_error: true` and a numeric `error_code`. */
 function jsonFields(text: string): EdgeErrorFields | null {
   let value: unknown;
   try {
@@ -79,7 +79,7 @@ function isEdgeFields(value: unknown): value is EdgeErrorFields {
   return v.edge_error === true && typeof v.error_code === "number" && typeof v.retryable === "boolean";
 }
 
-/** Markdown (contract §1.2): the frontmatter, `# {title}` and the footer after the last `---`. */
+/** Markdown (docs/errors.md): the frontmatter, `# {title}` and the footer after the last `---`. */
 function markdownFields(text: string): Partial<EdgeErrorFields> | null {
   const read = readFrontmatter(text);
   if (read === null) return null;
@@ -93,7 +93,7 @@ function markdownFields(text: string): Partial<EdgeErrorFields> | null {
   const detail = v.get("detail");
   if (detail !== undefined) fields.detail = detail;
   const ray = v.get("ray_id");
-  if (typeof ray === "string") fields.instance = ray; // contract §1.1: instance = ray_id
+  if (typeof ray === "string") fields.instance = ray; // docs/errors.md: instance = ray_id
   for (const key of ["error_code", "error_name", "error_category", "ray_id", "timestamp", "zone", "edge_error"]) {
     const value = v.get(key);
     if (value !== undefined) fields[key] = value;
@@ -123,7 +123,7 @@ function isLink(value: unknown): value is EdgeErrorLink {
 
 const ISLAND = /<script\b[^>]*\btype="application\/problem\+json"[^>]*>([^<]*)<\/script>/i;
 
-/** The HTML page's island (contract §1.3): JSON with `<`, `>`, `&` as \u escapes, so `[^<]*` is the whole of it. */
+/** The HTML page's island (docs/errors.md): JSON with `<`, `>`, `&` as \u escapes, so `[^<]*` is the whole of it. */
 function islandFields(html: string): EdgeErrorFields | null {
   const m = ISLAND.exec(html);
   return m ? jsonFields((m[1] as string).trim()) : null;
@@ -131,7 +131,7 @@ function islandFields(html: string): EdgeErrorFields | null {
 
 /**
  * The published platform's HTML error pages: the code as "Error 1020" / "error code: 1020" / "Error code 1020" in
- * the title or body (1xxx pages carry the status in the status line and the code in the body, notes/errors.md
+ * the title or body (1xxx pages carry the status in the status line and the code in the body, docs/errors.md
  * §1.11), and the ray in "Ray ID: <strong>…</strong>". Only 5xx codes the platform generates (500-526) and 1xxx codes
  * count: a bare "Error 503" on an origin's page is not an edge error.
  */

@@ -1,5 +1,5 @@
 /**
- * The retry policy (contract §10, issue 23): obey what the error says. Decisions, in order:
+ * The retry policy (docs/client.md): obey what the error says. Decisions, in order:
  * 1. not an edge error (`parse` gave null): the caller's own rules; here `retryStatuses` (default: none) decide;
  * 2. `owner_action_required` and not retryable: **escalate** (a person must act; retrying cannot help);
  * 3. not retryable (`retryable: false`, or a code with no retry default): **give up**;

@@ -1,8 +1,8 @@
 /**
- * What `parse` gives: one typed value per edge error, whatever format carried it (contract §10).
+ * What `parse` gives: one typed value per edge error, whatever format carried it (docs/client.md).
  */
 
-/** The 17 fields of contract §1.1, as the JSON body carries them. */
+/** The 17 fields of docs/errors.md, as the JSON body carries them. */
 export interface EdgeErrorFields {
   readonly type: string;
   readonly title: string;
@@ -22,7 +22,7 @@ export interface EdgeErrorFields {
   readonly what_you_should_do: string;
   readonly footer: string;
   /**
-   * Links a custom error rule's overlay added (issue 23, the service's docs/custom-errors.md "Overlay"): present
+   * Links a custom error rule's overlay added (the service's docs/custom-errors.md "Overlay"): present
    * only on an overlaid error, after `footer` in JSON and the page's island, after `what_you_should_do` in the
    * frontmatter.
    */
@@ -37,11 +37,11 @@ export interface EdgeErrorLink {
 
 /** Where the value came from. */
 export type EdgeErrorSource =
-  /** `application/json` or `application/problem+json` body (contract §1.1). */
+  /** `application/json` or `application/problem+json` body (docs/errors.md). */
   | "json"
-  /** `text/markdown` frontmatter + title and footer lines (contract §1.2). */
+  /** `text/markdown` frontmatter + title and footer lines (docs/errors.md). */
   | "markdown"
-  /** The HTML page's `application/problem+json` island (contract §1.3). */
+  /** The HTML page's `application/problem+json` island (docs/errors.md). */
   | "html-island"
   /** `Proxy-Status` (RFC 9209) with the headers only: HEAD, or a body this package cannot read. */
   | "proxy-status"

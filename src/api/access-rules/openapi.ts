@@ -1,4 +1,4 @@
-/** The IP access rules API's part of the OpenAPI document (contract §6), from the validator's constants. */
+/** The IP access rules API's part of the OpenAPI document (docs/configuration.md), from the validator's constants. */
 import { COMMON_ERRORS, ok, param, ref, response, type OpenApiFragment } from "../kit/openapi";
 import { PREFIX_BOUNDS } from "../../state/zone/access-rules/address";
 import { ACCESS_RULE_MODES, ACCESS_RULE_TARGETS } from "../../state/zone/access-rules/types";

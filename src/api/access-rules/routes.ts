@@ -1,5 +1,5 @@
 /**
- * `GET/PUT /zones/{zone}/access_rules` (contract §6): validate the whole list (pure, validate.ts) → the zone's
+ * `GET/PUT /zones/{zone}/access_rules` (docs/configuration.md): validate the whole list (pure, validate.ts) → the zone's
  * writer of record (section `access_rules`) → envelope. PUT replaces the list; a refused body stores nothing.
  * IP access rules are available on every plan (the published platform offers them on free).
  */

@@ -1,4 +1,4 @@
-/** The analytics endpoints' part of the OpenAPI document (contract §6, docs/analytics.md). */
+/** The analytics endpoints' part of the OpenAPI document (docs/configuration.md, docs/analytics.md). */
 import { COMMON_ERRORS, ok, param, type Json, type OpenApiFragment } from "../kit/openapi";
 
 const query = (name: string, description: string, schema: Json): Json => ({

@@ -1,5 +1,5 @@
 /**
- * `GET /zones/{zone}/analytics` on an API host (issue 24, docs/analytics.md "Page"): a public HTML shell. It holds
+ * `GET /zones/{zone}/analytics` on an API host (docs/analytics.md "Page"): a public HTML shell. It holds
  * no data, so it needs no token; it asks for one, keeps it in `sessionStorage` (this tab only, gone when the tab
  * closes) and calls the JSON API with it. The chart is drawn by a small inline script as SVG elements built with
  * the DOM (text only through `textContent`, never markup), so the page makes no request but to the API itself and

@@ -1,6 +1,6 @@
 /**
  * The query of `GET /zones/{zone}/analytics/errors` (docs/analytics.md "API"), validated before any storage is
- * touched: every limit answers a precise 400 naming the parameter, the value and the limit (contract §8).
+ * touched: every limit answers a precise 400 naming the parameter, the value and the limit (docs/configuration.md).
  */
 import { err, ok, type Result } from "../../shared/result";
 import { apiFailure, type ApiFailure } from "../kit/envelope";

@@ -1,6 +1,6 @@
 /**
- * `GET /zones/{zone}/analytics/errors` and `GET /zones/{zone}/errors/{ray}` (contract §6, issue 24,
- * docs/analytics.md). Permission `zones:read` (contract §6 names it): a token scoped to another zone is refused
+ * `GET /zones/{zone}/analytics/errors` and `GET /zones/{zone}/errors/{ray}` (docs/configuration.md,
+ * docs/analytics.md). Permission `zones:read` (docs/configuration.md names it): a token scoped to another zone is refused
  * (403) by the kit before the handler runs, so it never learns whether a record exists.
  */
 import { apiFailure, apiSuccess } from "../kit/envelope";

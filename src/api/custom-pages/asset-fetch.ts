@@ -6,7 +6,7 @@
  * and query are used; the host is the zone's (or a subdomain: same scope only, custom-pages/assets.ts), so a URL
  * can never make the service fetch from anywhere but the zone's own origin: never an API host, never the internet.
  *
- * Bounds (contract §8: limits before work): the whole asset (the page and every resource) within the zone's read
+ * Bounds (docs/configuration.md: limits before work): the whole asset (the page and every resource) within the zone's read
  * timeout from the first byte asked (a hanging origin answers a precise error then, never a hang), at most
  * ASSET_LIMITS.resources distinct resources, and at most ASSET_LIMITS.bytes read in all (a body is read as a stream
  * and abandoned as soon as it passes), then at most ASSET_LIMITS.bytes of final HTML, counted while it is written

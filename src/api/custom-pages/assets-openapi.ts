@@ -1,4 +1,4 @@
-/** The custom error assets' part of the OpenAPI document (contract §6; docs/custom-errors.md "Custom error assets"). */
+/** The custom error assets' part of the OpenAPI document (docs/configuration.md; docs/custom-errors.md "Custom error assets"). */
 import { COMMON_ERRORS, ok, param, ref, type Json, type OpenApiFragment } from "../kit/openapi";
 import { ASSET_PAGES } from "./assets";
 import { ASSET_LIMITS } from "../../state/zone/custom-pages/assets";

@@ -1,6 +1,6 @@
 /**
  * `/zones/{zone}/custom_pages/assets` (list, create) and `/zones/{zone}/custom_pages/assets/{name}` (get, update,
- * delete): custom error assets with the published shapes (contract §6; cloudflare-typescript
+ * delete): custom error assets with the published shapes (docs/configuration.md; cloudflare-typescript
  * `resources/custom-pages/assets.ts`; docs/custom-errors.md "Custom error assets"). Result `{name, description, url,
  * last_updated, size_bytes}`; delete answers 204; the list is page-number paginated (`page`, `per_page`).
  *
@@ -110,7 +110,7 @@ async function writeAsset(c: ApiContext, zone: string, pathName: string | null):
   if (!body.ok) return err({ kind: "api", failure: body.error });
   const current = await readZone(c.env, zone);
   if (!current.ok) return current;
-  // Cheap refusals first (contract §8: limits before work), the fetch only for a write that can land.
+  // Cheap refusals first (docs/configuration.md: limits before work), the fetch only for a write that can land.
   const parsed = parseAssetBody(body.value, scopeOf(c, zone), pathName);
   if (!parsed.ok) return parsed;
   const allowed = mayWrite(current.value, parsed.value, pathName === null);
@@ -154,7 +154,7 @@ function mayWrite(current: CurrentZone, body: AssetBody, create: boolean): Resul
     if (exists) return err({ kind: "asset-exists", name: body.name });
     return ok(undefined);
   }
-  // An update adds nothing, but a free zone refuses every write of the feature (contract §2.1, as pages).
+  // An update adds nothing, but a free zone refuses every write of the feature (docs/custom-errors.md, as pages).
   const paid = planAllowsAnother(plan, 0);
   if (!paid.ok) return paid;
   return exists ? ok(undefined) : err({ kind: "unknown-asset", name: body.name });

@@ -1,5 +1,5 @@
 /**
- * Inlining a custom error asset (notes/platform-2026.md C2: "fetched once, images/CSS inlined"), pure: find what an
+ * Inlining a custom error asset (the published custom error documentation, https://developers.cloudflare.com/rules/custom-errors/: "fetched once, images/CSS inlined"), pure: find what an
  * HTML page links, then rewrite it with what was fetched, so the stored page needs nothing from the origin (it is
  * served precisely when the origin may be down). docs/custom-errors.md "What is inlined":
  *

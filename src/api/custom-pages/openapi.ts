@@ -1,4 +1,4 @@
-/** The custom pages API's part of the OpenAPI document (contract §6). */
+/** The custom pages API's part of the OpenAPI document (docs/configuration.md). */
 import { COMMON_ERRORS, ok, param, ref, response, type OpenApiFragment } from "../kit/openapi";
 import { assetsOpenApi } from "./assets-openapi";
 import { BOX_TOKENS, MAX_PAGE_BYTES, PAGE_IDS, PAGE_STATES } from "../../state/zone/custom-pages/validate";

@@ -1,5 +1,5 @@
 /**
- * `GET /zones/{zone}/custom_pages`, `GET/PUT /zones/{zone}/custom_pages/{500_errors|1000_errors}` (contract §6).
+ * `GET /zones/{zone}/custom_pages`, `GET/PUT /zones/{zone}/custom_pages/{500_errors|1000_errors}` (docs/configuration.md).
  * The page HTML is a part of its own (`zone:{zone}:page:{id}`), written to KV before the document section that
  * references it (`custom_page:{id}`: state, modification time, size), in one serialised step of the zone's writer.
  */

@@ -1,5 +1,5 @@
 /**
- * Management API authentication and authorisation (contract §7).
+ * Management API authentication and authorisation (docs/configuration.md).
  *
  * - `Authorization: Bearer <token>`; missing or unknown → 401 (code 10000); known but lacking the permission or
  *   outside its accounts/zones → 403 (code 10001).

@@ -1,5 +1,5 @@
 /**
- * Reading management API bodies within the 1 MiB limit (contract §8), enforced while streaming so an
+ * Reading management API bodies within the 1 MiB limit (docs/configuration.md), enforced while streaming so an
  * oversized or lying `Content-Length` never makes the Worker buffer more than the limit; then a JSON body's nesting
  * depth, checked by a linear scan of the text before `JSON.parse` builds anything (docs/configuration.md
  * "Zones"): a 3,000-deep body is a 400 here, not a stack overflow in a validator or in the structured
@@ -8,7 +8,7 @@
 import { messageOf, err, ok, type Result } from "../../shared/result";
 import { API_FAILURES, apiFailure, type ApiFailure } from "./envelope";
 
-/** Management API bodies are at most 1 MiB (contract §8). */
+/** Management API bodies are at most 1 MiB (docs/configuration.md). */
 export const MAX_API_BODY_BYTES = 1024 * 1024;
 
 /**

@@ -1,6 +1,6 @@
 /**
- * `?dry_run=` on management API writes (contract §6 "any write"; notes/platform-2026.md: the published Rulesets API
- * validates with full authorisation and persists nothing). Published semantics:
+ * `?dry_run=` on management API writes (docs/configuration.md "any write"; the published Rulesets API
+ * (https://developers.cloudflare.com/ruleset-engine/rulesets-api/) validates with full authorisation and persists nothing). Published semantics:
  *
  * - only `true` and `false` are valid values; anything else (another spelling, an empty value, the parameter
  *   repeated) is a 400 before any work, so a typo never turns a rehearsal into a real write;

@@ -1,5 +1,5 @@
 /**
- * The Cloudflare v4 API envelope (contract §5, §6; notes/tagging.md §2):
+ * The Cloudflare v4 API envelope (docs/tags-api.md, docs/configuration.md; docs/tags-api.md):
  * `{success, errors: [{code, message}], messages, result, result_info?}`.
  * Management API handlers return data; only this module shapes it into a Response.
  */
@@ -18,7 +18,7 @@ export interface ApiFailure {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** Cursor pagination block of list endpoints (contract §5). */
+/** Cursor pagination block of list endpoints (docs/tags-api.md). */
 export interface ResultInfo {
   readonly count: number;
   readonly per_page: number;

@@ -1,5 +1,5 @@
 /**
- * The management API's mount (contract §0 step 2, §5–§7): the root (src/app.ts) hands it every feature's route
+ * The management API's mount (docs/architecture.md step 2, §5–§7): the root (src/app.ts) hands it every feature's route
  * table and the OpenAPI document; it serves them with and without the `/client/v4` prefix and is the ONE wrapper
  * every endpoint goes through:
  *
@@ -7,13 +7,13 @@
  *   account id, 404) → authorise the permission on that target (403) → `?dry_run` (400 unless `true`/`false`,
  *   kit/dry-run.ts) → the handler.
  *
- * Authentication comes first (contract §7): without a valid token nothing about the API's shape is disclosed,
- * not even which paths exist. `GET /openapi.json` is the one public document (contract §9).
+ * Authentication comes first (docs/configuration.md): without a valid token nothing about the API's shape is disclosed,
+ * not even which paths exist. `GET /openapi.json` is the one public document (docs/differences.md).
  *
  * itty-router compiles the patterns (its route table); it does not dispatch: `Router.fetch` first builds
  * `request.query` with one `[].concat` per repeated query key, quadratic in the query string (40,000 `a=1` pairs
  * cost ~6 s of CPU, measured), before any handler and so before authentication. `match` walks the same compiled
- * table; handlers read `url.searchParams` (contract §8).
+ * table; handlers read `url.searchParams` (docs/configuration.md).
  */
 import { Router, type RouterType } from "itty-router";
 import type { Settings } from "../../shared/settings";

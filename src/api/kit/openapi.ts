@@ -1,9 +1,9 @@
 /**
- * The OpenAPI 3.1 kit of the management API (contract §5–§8): the envelope, common parameters and responses, and
+ * The OpenAPI 3.1 kit of the management API (docs/tags-api.md, docs/configuration.md): the envelope, common parameters and responses, and
  * the document builder. Each feature describes its own paths and schemas next to its routes
  * (`src/api/tags/openapi.ts`, `src/api/zones/openapi.ts`); the root (src/app.ts) assembles them, and a test compares the
  * assembled document with the route table in both directions, so the document never promises a route that does
- * not exist. Served as `GET /openapi.json` on API hosts without a token (contract §9): it holds no data.
+ * not exist. Served as `GET /openapi.json` on API hosts without a token (docs/differences.md): it holds no data.
  */
 import { MAX_API_BODY_BYTES } from "./body";
 
@@ -103,7 +103,7 @@ export interface OpenApiFragment {
   readonly description?: string;
 }
 
-/** `?dry_run=` as every operation that can rehearse documents it (kit/dry-run.ts; contract §6 "any write"). */
+/** `?dry_run=` as every operation that can rehearse documents it (kit/dry-run.ts; docs/configuration.md "any write"). */
 const DRY_RUN_PARAMETER: Json = {
   name: "dry_run",
   in: "query",

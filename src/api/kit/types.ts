@@ -1,5 +1,5 @@
 /**
- * The shapes every management API feature shares (contract §5–§7). A leaf of the api kit: features import these
+ * The shapes every management API feature shares (docs/tags-api.md, docs/configuration.md). A leaf of the api kit: features import these
  * types and export their route tables; only `src/api/kit/mount.ts` (the root) imports the features, so the arrows run
  * one way, root → feature → kit (docs/architecture.md).
  */
@@ -19,7 +19,7 @@ export interface ApiContext {
   readonly settings: Settings;
   readonly principal: Principal;
   /**
-   * `?dry_run=true` on a write (contract §6, kit/dry-run.ts): validate and authorise as usual, store nothing. The
+   * `?dry_run=true` on a write (docs/configuration.md, kit/dry-run.ts): validate and authorise as usual, store nothing. The
    * zone-section kit's writers read it, so a route cannot store by mistake while rehearsing.
    */
   readonly dryRun: boolean;
@@ -28,7 +28,7 @@ export interface ApiContext {
 export type ApiMethod = "GET" | "HEAD" | "PUT" | "DELETE" | "POST" | "PATCH";
 
 /**
- * One endpoint of a feature. The root authenticates first (contract §7: every management request, 401 before
+ * One endpoint of a feature. The root authenticates first (docs/configuration.md: every management request, 401 before
  * any 404/405), then matches the route, then asks `target` what the request is about (an account or a zone;
  * a malformed id answers its own failure here, e.g. 404), then authorises `permission` on that target (403),
  * and only then runs `handle`.

@@ -1,14 +1,14 @@
 /**
  * The kit of every zone-section route (`/zones/{zone}` and its sections: access_rules, custom_pages, rulesets
- * entrypoints, url_normalization, preview; contract §6). What each of them did by hand is here once:
+ * entrypoints, url_normalization, preview; docs/configuration.md). What each of them did by hand is here once:
  *
  *   zone name (400, 7003) → the document from the zone's writer of record (not configured: 404, 1001) →
  *   the route's work → an optimistic read-modify-write (`updateZone`: written only if the zone is still at the
- *   version read, prepared again on a conflict) → the new document visible on this isolate at once (contract §6)
+ *   version read, prepared again on a conflict) → the new document visible on this isolate at once (docs/configuration.md)
  *
  * and every failure on the way is a `ZoneApiFailure` value that ONE exhaustive switch (`zoneApiFailure`) maps to
  * HTTP status and v4 code: the switch has no `default`, and its `never` check makes a new kind a compile error,
- * so no failure ships unmapped. The plan-forbids answer (403, code 1100, contract §2.1) is one of its cases.
+ * so no failure ships unmapped. The plan-forbids answer (403, code 1100, docs/custom-errors.md) is one of its cases.
  */
 import { logEvent } from "../../shared/log";
 import { API_FAILURES, apiFailureResponse, type ApiFailure, type ApiMessage } from "./envelope";
@@ -200,11 +200,11 @@ export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailur
     case "unknown-error-code":
       return one(404, ZONE_API_CODES.unknownErrorCode, `No error code ${JSON.stringify(failure.code)} in the catalog`);
     case "plan-forbids":
-      // contract §2.1: a feature the zone's plan lacks is 403 with code 1100, whichever section asks.
+      // docs/custom-errors.md: a feature the zone's plan lacks is 403 with code 1100, whichever section asks.
       return one(
         403,
         ZONE_API_CODES.planForbids,
-        `The ${failure.plan} plan cannot use ${failure.feature}: ${failure.reason} (contract §2.1)`,
+        `The ${failure.plan} plan cannot use ${failure.feature}: ${failure.reason} (docs/custom-errors.md)`,
       );
     case "not-found":
       return one(404, ZONE_API_CODES.zoneNotFound, `Zone not found: ${zone}`);
@@ -358,14 +358,14 @@ export type ZoneChange =
 export const WRITE_ATTEMPTS = 5;
 
 /**
- * Where a zone-section write goes: the bindings, and whether the request is a rehearsal (`?dry_run=true`, contract §6,
+ * Where a zone-section write goes: the bindings, and whether the request is a rehearsal (`?dry_run=true`, docs/configuration.md,
  * kit/dry-run.ts). Taking the context rather than `env` alone means no route can store while rehearsing.
  */
 export type ZoneWriteContext = Pick<ApiContext, "env" | "dryRun">;
 
 /**
  * An optimistic read-modify-write: read the zone, `prepare` the change from it, write it only if the zone is still
- * at the version read (the writer serialises; contract §6), and prepare again on a conflict, `WRITE_ATTEMPTS`
+ * at the version read (the writer serialises; docs/configuration.md), and prepare again on a conflict, `WRITE_ATTEMPTS`
  * times. What `prepare` computes from the zone (a rule's version history, the plan) is never written over a
  * change it did not see. The written document is visible on this isolate at once. A dry run prepares (validates)
  * exactly the same and writes nothing: `document` is then the zone as read.
@@ -421,7 +421,7 @@ async function applyChange(
 }
 
 /**
- * Makes a document the writer just stored visible on this isolate at once (contract §6: a change is visible on the
+ * Makes a document the writer just stored visible on this isolate at once (docs/configuration.md: a change is visible on the
  * writing isolate immediately), whichever section changed.
  */
 export function rememberWritten(zone: string, document: ZoneDocument): void {

@@ -1,5 +1,5 @@
 /**
- * The body of `POST /zones/{zone}/preview` (issue 22, docs/custom-errors.md "Draft preview"): an optional draft and
+ * The body of `POST /zones/{zone}/preview` (docs/custom-errors.md "Draft preview"): an optional draft and
  * a described request, validated into values. Pure apart from the zone it is given: no bindings, nothing stored.
  *
  * A draft is validated exactly as a write would be: its rules by `parseRuleset` (the entrypoint PUT's validator,
@@ -237,7 +237,7 @@ function readHeaders(raw: unknown, path: string, issues: IssueList): [string, st
 }
 
 /**
- * The draft on top of the zone's saved document, validated as writes would be (contract §2.1 limits, plan
+ * The draft on top of the zone's saved document, validated as writes would be (docs/custom-errors.md limits, plan
  * included): rules through `parseRuleset`, pages through `parsePageBody`. Refusals name `draft.…` fields.
  */
 export function applyDraft(

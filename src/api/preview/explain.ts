@@ -1,5 +1,5 @@
 /**
- * The draft preview's engine (issue 22, docs/custom-errors.md "Draft preview"): a described request (method, URL,
+ * The draft preview's engine (docs/custom-errors.md "Draft preview"): a described request (method, URL,
  * headers, client IP, country, and what went wrong: a catalog code, an origin failure, or the origin's own error
  * response) run through exactly the code zone traffic runs, on a compiled custom-errors value (the zone's saved
  * one, or a draft's compiled the same way), with a tracer in the rule loop:
@@ -9,7 +9,7 @@
  *
  * Only the request phases are not run (IP access, firewall, rate limiting: they would count the described request
  * against the zone's rate limits); a described `code` stands for what they would produce. The described request
- * has the whole request budget (contract §2.2), as a request that reached its error path without spending any.
+ * has the whole request budget (docs/rules-language.md), as a request that reached its error path without spending any.
  */
 import { errorResponse, type AnswerSink, type CustomAnswer, type Served } from "../../errors/pipeline";
 import { chooseErrorFormat, type ErrorFormat } from "../../errors/format";
@@ -29,7 +29,7 @@ import {
 import type { CompiledCustomErrors } from "../../edge/custom-errors/compiled";
 import { RuleRecorder, ruleTraces, type RuleTrace, type ShownValue } from "./trace";
 
-/** The origin failures a described request may name, each classified by the proxy's own classifier (contract §3). */
+/** The origin failures a described request may name, each classified by the proxy's own classifier (docs/origin.md). */
 export const ORIGIN_FAILURES = [
   "refused",
   "unreachable",
@@ -58,7 +58,7 @@ export interface DescribedRequest {
   /** `{scheme}://{zone}{path}`: the URL traffic for this zone has. */
   readonly url: URL;
   readonly headers: readonly (readonly [string, string])[];
-  /** Sent as `CF-Connecting-IP`, the one header `ip.src` is read from (contract §2.2). */
+  /** Sent as `CF-Connecting-IP`, the one header `ip.src` is read from (docs/rules-language.md). */
   readonly clientIp: string | null;
   /** `request.cf.country` (`ip.src.country`, `::GEO::`). */
   readonly country: string | null;
@@ -80,7 +80,7 @@ export interface ExplainSetup {
   readonly invocation?: ExecutionContext;
 }
 
-/** The four formats answered, with the `Accept` that asks for each (contract §1.5). */
+/** The four formats answered, with the `Accept` that asks for each (docs/negotiation.md). */
 export const PREVIEW_FORMATS = {
   json: "application/json",
   problem_json: "application/problem+json",
@@ -123,7 +123,7 @@ export interface Explanation {
   readonly error:
     | { readonly kind: "generated"; readonly code: number; readonly status: number; readonly cause: string }
     | { readonly kind: "origin-response"; readonly status: number };
-  /** The format the described request's own `Accept` negotiates to (contract §1.5). */
+  /** The format the described request's own `Accept` negotiates to (docs/negotiation.md). */
   readonly format: ErrorFormat;
   readonly answered_by: AnsweredBy;
   /** What the described request, with its own headers, is served. */
@@ -235,7 +235,7 @@ function classified(failure: OriginFailureName): OriginFailure {
     case "connect-timeout":
       return unreachedOrigin({ kind: "timeout" }, context);
     case "read-timeout":
-      // src/edge/origin/forward.ts: connected, no response headers within the read timeout (contract §3).
+      // src/edge/origin/forward.ts: connected, no response headers within the read timeout (docs/origin.md).
       return { code: 524, cause: `${context}; connected, no response headers within the read timeout` };
     case "reset":
       return final(classifyReachedOrigin("connection-lost", "http", context));
@@ -277,7 +277,7 @@ async function shownOf(
   };
 }
 
-/** The steps of contract §2.1 as they ran for the described request. */
+/** The steps of docs/custom-errors.md as they ran for the described request. */
 function steps(
   compiled: CompiledCustomErrors,
   recorder: RuleRecorder,
@@ -285,7 +285,11 @@ function steps(
   error: Explanation["error"],
 ): StepTrace[] {
   const rules: StepTrace = !compiled.active
-    ? { step: "rules", outcome: "not-run", reason: "the zone's plan does not serve custom errors (contract §2.1)" }
+    ? {
+        step: "rules",
+        outcome: "not-run",
+        reason: "the zone's plan does not serve custom errors (docs/custom-errors.md)",
+      }
     : compiled.rules.rules.length === 0
       ? { step: "rules", outcome: "not-run", reason: "no enabled rule" }
       : !recorder.ran

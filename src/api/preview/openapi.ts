@@ -1,4 +1,4 @@
-/** The preview endpoints' part of the OpenAPI document (contract §6), from the same constants as the code. */
+/** The preview endpoints' part of the OpenAPI document (docs/configuration.md), from the same constants as the code. */
 import { COMMON_ERRORS, ok, param, ref, type OpenApiFragment } from "../kit/openapi";
 import { MAX_SHOWN_BODY_CHARS, ORIGIN_FAILURES, PREVIEW_FORMATS } from "./explain";
 import { MAX_SHOWN_CHARS, MAX_SHOWN_ENTRIES } from "./trace";
@@ -35,7 +35,7 @@ export const previewOpenApi: OpenApiFragment = {
         summary: "Exactly the response the zone would serve for this error to this request",
         description:
           "Negotiated from the request's `Accept` and other headers, with the zone's custom error rules and pages " +
-          "applied (contract §2.1). Not the envelope: the error response itself.",
+          "applied (docs/custom-errors.md). Not the envelope: the error response itself.",
         security: [{ bearer: ["zones:read"] }],
         responses: {
           default: {
@@ -61,7 +61,7 @@ export const previewOpenApi: OpenApiFragment = {
           "A draft (custom error rules and/or pages, validated exactly as the entrypoint and custom pages PUTs " +
           "validate them, never stored) or, without `draft`, the saved configuration, and a described request. " +
           "Runs the request through the code zone traffic runs (request phases excepted) and answers, for each " +
-          "format, exactly what the zone would serve, plus a trace: which step of contract §2.1 answered, every " +
+          "format, exactly what the zone would serve, plus a trace: which step of docs/custom-errors.md answered, every " +
           "rule's outcome (match, no-match, over-budget, skipped-by-index, not-reached, disabled, unusable), the " +
           "values of the fields the rules read, and the evaluation cost in budget units. A refused body is 400 " +
           `(code ${PREVIEW_CODE} for the body and request, 20021 for draft rules, 20023 for draft pages; 403 1100 ` +
@@ -165,7 +165,7 @@ export const previewOpenApi: OpenApiFragment = {
               type: "string",
               enum: [...ORIGIN_FAILURES],
               description:
-                "Classified by the proxy's own classifier (contract §3): refused 521, unreachable 523, " +
+                "Classified by the proxy's own classifier (docs/origin.md): refused 521, unreachable 523, " +
                 "unresolvable 1016, connect-timeout 522, read-timeout 524, reset 520, malformed 502, " +
                 "tls-handshake 525, tls-certificate 526",
             },
@@ -260,7 +260,7 @@ export const previewOpenApi: OpenApiFragment = {
           type: "object",
           properties: {
             units: { type: "integer" },
-            budget: { type: "integer", description: "The request's budget (contract §2.2)" },
+            budget: { type: "integer", description: "The request's budget (docs/rules-language.md)" },
             rule_budget: { type: "integer", description: "One rule's budget" },
           },
         },

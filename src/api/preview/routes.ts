@@ -1,11 +1,11 @@
 /**
- * The preview endpoints (contract §6), authenticated like every management request (`zones:read` on the zone:
+ * The preview endpoints (docs/configuration.md), authenticated like every management request (`zones:read` on the zone:
  * they store nothing):
  *
  * - `GET|HEAD /zones/{zone}/preview/{code}`: exactly the response the zone would serve for error `{code}` to this
  *   request (its `Accept` and other headers), the zone's custom error rules and pages applied, through the same
  *   pipeline as real errors.
- * - `POST /zones/{zone}/preview` (issue 22): a draft (rules and/or pages, not saved) or the saved configuration, and
+ * - `POST /zones/{zone}/preview`: a draft (rules and/or pages, not saved) or the saved configuration, and
  *   a described request → what each format would serve, which step answered, every rule's outcome and the cost,
  *   from the code traffic runs (explain.ts, its trace in trace.ts). docs/custom-errors.md "Draft preview". It costs
  *   what traffic costs: the saved configuration is the compiled zone's, a draft is compiled once per content

@@ -1,5 +1,5 @@
 /**
- * The trace of one run of the custom error rules (issue 22, docs/custom-errors.md "Why did my rule not match"): what
+ * The trace of one run of the custom error rules (docs/custom-errors.md "Why did my rule not match"): what
  * `firstMatch` (src/rules/rule-list.ts) did on the rule list traffic uses, recorded by a tracer in that loop, turned
  * into one outcome per stored rule:
  *
@@ -13,7 +13,7 @@
  * plus the values of the fields the rules read, once per field and bounded (`MAX_SHOWN_*`): the answer to "why did
  * my rule not match" is usually a value that is not what the author thought (a normalised path, a lower-cased
  * header name, a missing `CF-Connecting-IP`). Reading a field here costs no budget: fields are memoised in the
- * context the loop used, and extracting one is bounded by the request (contract §2.2).
+ * context the loop used, and extracting one is bounded by the request (docs/rules-language.md).
  */
 import type { EvaluationContext } from "../../rules/context";
 import type { RuleOutcome } from "../../rules/rule";

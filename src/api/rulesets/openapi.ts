@@ -1,4 +1,4 @@
-/** The rulesets API's part of the OpenAPI document (contract §6), from the same constants as the validators. */
+/** The rulesets API's part of the OpenAPI document (docs/configuration.md), from the same constants as the validators. */
 import { COMMON_ERRORS, ok, param, ref, response, type Json, type OpenApiFragment } from "../kit/openapi";
 import { MAX_VERSIONS_KEPT } from "../../state/zone/rulesets/versions";
 import { DEFAULT_COUNTING, RATE_LIMIT_BOUNDS, RATE_LIMIT_COUNTINGS } from "../../state/zone/rulesets/ratelimit";
@@ -140,7 +140,7 @@ const perPlan = (phase: (typeof PHASES)[number]): string =>
 
 export const rulesetsOpenApi: OpenApiFragment = {
   description:
-    "Rulesets per phase (contract §6): custom error rules (`http_custom_errors`, paid plans), firewall custom rules " +
+    "Rulesets per phase (docs/configuration.md): custom error rules (`http_custom_errors`, paid plans), firewall custom rules " +
     "and rate-limiting rules; invalid rules answer 400 (20021) naming the rule index, line and column.",
   paths: {
     ...RULESETS_API_PATHS,
@@ -306,7 +306,7 @@ export const rulesetsOpenApi: OpenApiFragment = {
       minProperties: 1,
       additionalProperties: false,
       description:
-        "What a custom error rule overlays on the structured error (this service's addition, contract §9). Text is " +
+        "What a custom error rule overlays on the structured error (this service's addition, docs/differences.md). Text is " +
         "operator text: never HTML (escaped on the page, quoted in YAML, markup-escaped in the Markdown body); no " +
         "control characters (a line break only in `detail` and `what_you_should_do`). Replaces `detail` and " +
         "`what_you_should_do` in every format; `links` is a new member after `footer` (JSON, the page's island) and " +
@@ -348,7 +348,7 @@ export const rulesetsOpenApi: OpenApiFragment = {
               type: "string",
               maxLength: OVERLAY_LIMITS.logoUrl,
               pattern: "^data:image/(png|gif|jpeg|webp);base64,[A-Za-z0-9+/]+={0,2}$",
-              description: "An inline image only: the page makes no external request (contract §1.3)",
+              description: "An inline image only: the page makes no external request (docs/errors.md)",
             },
             accent_color: { type: "string", pattern: "^#[0-9a-fA-F]{6}$" },
           },

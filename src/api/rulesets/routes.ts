@@ -1,5 +1,5 @@
 /**
- * The Rulesets API for zone rulesets (contract §6; docs/rulesets-api.md), shaped as published so the official
+ * The Rulesets API for zone rulesets (docs/configuration.md; docs/rulesets-api.md), shaped as published so the official
  * client (`cloudflare` npm package: `rulesets.*`, `rulesets.rules.*`, `rulesets.versions.*`,
  * `rulesets.phases.*`) drives every call:
  *
@@ -75,7 +75,7 @@ function summary(zone: string, phase: Phase, ruleset: StoredRuleset | VersionSum
 
 const param = (c: ApiContext, name: string): string => c.params[name] ?? "";
 
-// --- entry points (contract §6: kept byte-compatible; writes now make versions) ---
+// --- entry points (docs/configuration.md: kept byte-compatible; writes now make versions) ---
 
 async function getEntrypoint(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const phase = param(c, "phase");

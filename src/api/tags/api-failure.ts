@@ -1,6 +1,6 @@
 /**
  * The HTTP edge of the tagging domain's failures: each kind of `TagFailure` becomes an HTTP status and a v4
- * code (contract §5's list, 1002…1018) here, and nowhere else. The switch has no default: with the declared
+ * code (docs/tags-api.md's list, 1002…1018) here, and nowhere else. The switch has no default: with the declared
  * return type, a kind without a case is a compile error (TS2366), so a new kind cannot ship unmapped.
  * Codes 1016–1018 are our own: the published API has none.
  */

@@ -1,5 +1,5 @@
 /**
- * The tagging API's part of the OpenAPI document (contract §5; notes/tagging.md §6–§8).
+ * The tagging API's part of the OpenAPI document (docs/tags-api.md; docs/tags-api.md–§8).
  */
 import { COMMON_ERRORS, ok, param, ref, response, type Json, type OpenApiFragment } from "../kit/openapi";
 import {
@@ -202,7 +202,7 @@ const resourceIdSchema: Json = { type: "string", minLength: 1, maxLength: MAX_RE
 
 export const tagsOpenApi: OpenApiFragment = {
   paths: tagPaths,
-  description: `Account resource tagging (contract §5). Tagging error codes: ${TAG_ERROR_CODES}.`,
+  description: `Account resource tagging (docs/tags-api.md). Tagging error codes: ${TAG_ERROR_CODES}.`,
   parameters: {
     AccountId: {
       name: "account_id",

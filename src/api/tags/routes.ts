@@ -1,10 +1,10 @@
 /**
- * Tagging API routes (contract §5): validate (pure, validate.ts) → the account's TagStore object (RPC) →
+ * Tagging API routes (docs/tags-api.md): validate (pure, validate.ts) → the account's TagStore object (RPC) →
  * envelope. Every account's data lives in its own object, `TAG_STORE.idFromName(account_id)`.
  *
- * Check order of every request: token (401, contract §7) → route (404/405) → account_id (404, contract §5) →
- * permission and account scope (403) — those four in src/api/kit/mount.ts — then body size (413, contract §8) and the
- * endpoint's checks in the order of notes/tagging.md §6, cursor first.
+ * Check order of every request: token (401, docs/configuration.md) → route (404/405) → account_id (404, docs/tags-api.md) →
+ * permission and account scope (403) — those four in src/api/kit/mount.ts — then body size (413, docs/configuration.md) and the
+ * endpoint's checks in the order of docs/tags-api.md, cursor first.
  */
 import type { AccessTarget, Permission } from "../kit/auth";
 import { readJsonBody } from "../kit/body";
@@ -100,7 +100,7 @@ function scope(c: TagRequest, query: unknown): PageRequest["scope"] {
 }
 
 /**
- * `result_info` of every paginated endpoint (contract §5): docs' `cursor` and the SDKs' `cursors.after`.
+ * `result_info` of every paginated endpoint (docs/tags-api.md): docs' `cursor` and the SDKs' `cursors.after`.
  * `count` is the number of items this page carries: fewer than `per_page` when the page reached its byte
  * budget (page-budget.ts) with a cursor to the rest.
  */
@@ -164,7 +164,7 @@ async function getTags(c: TagRequest): Promise<Response> {
   return apiSuccess(resource, { headers: etagHeader(resource.etag) });
 }
 
-/** Malformed JSON is the endpoint's own payload error (1002 / 1015); an oversized body stays 413 (contract §8). */
+/** Malformed JSON is the endpoint's own payload error (1002 / 1015); an oversized body stays 413 (docs/configuration.md). */
 async function readBody(request: Request, malformed: (why: string) => TagFailure): Promise<Result<unknown, Response>> {
   const body = await readJsonBody(request);
   if (body.ok) return body;

@@ -1,6 +1,6 @@
 /**
- * Validation of every tagging API input (contract §5), pure: no bindings, no I/O. Each function returns the
- * FIRST failing check, in the order fixed by notes/tagging.md §6 ("check order"), so a request with several
+ * Validation of every tagging API input (docs/tags-api.md), pure: no bindings, no I/O. Each function returns the
+ * FIRST failing check, in the order fixed by docs/tags-api.md ("check order"), so a request with several
  * problems always gets the same error.
  */
 import { err, ok, type Result } from "../../shared/result";
@@ -19,7 +19,7 @@ import { codePointLength, fold, isWellFormed } from "../../state/tags/text";
 import type { IfMatch, ResourceQuery, ResourceRef, TagFilter, TagPairs } from "../../state/tags/types";
 
 /**
- * Tag keys (contract §5, §9): letters of any script with their combining marks, decimal digits, `_ . -`.
+ * Tag keys (docs/tags-api.md, docs/differences.md): letters of any script with their combining marks, decimal digits, `_ . -`.
  * The `u` flag is what makes `\p{…}` a property escape (without it `\p{L}` matches the text "p{L}").
  * Lone surrogates never match a property class, so this also refuses them.
  */
@@ -27,7 +27,7 @@ export const TAG_KEY_PATTERN = /^[\p{L}\p{Mn}\p{Mc}\p{Nd}_.\-]+$/u;
 
 const ACCOUNT_ID = /^[0-9a-f]{32}$/;
 
-/** `account_id` is 32 lower-case hex characters (contract §5); anything else is a 404. */
+/** `account_id` is 32 lower-case hex characters (docs/tags-api.md); anything else is a 404. */
 export function isAccountId(value: string): boolean {
   return ACCOUNT_ID.test(value);
 }
@@ -93,7 +93,7 @@ export function foldFilter(filter: TagFilter): TagFilter {
 }
 
 /**
- * `GET /tags/resources` query (contract §5): `tag` (≤20, ANDed), `type` (ORed), `id` (≤50, ORed), `name`
+ * `GET /tags/resources` query (docs/tags-api.md): `tag` (≤20, ANDed), `type` (ORed), `id` (≤50, ORed), `name`
  * (case-insensitive substring), `case_insensitive`. Order: 1010 → each filter → `type` 1006 → `id`/`name` 1003.
  */
 export function parseResourceQuery(params: URLSearchParams): Result<ResourceQuery, ValidationFailure> {

@@ -1,4 +1,4 @@
-/** The URL normalisation API's part of the OpenAPI document (contract §2.2, §6), from the module's constants. */
+/** The URL normalisation API's part of the OpenAPI document (docs/rules-language.md, docs/configuration.md), from the module's constants. */
 import { COMMON_ERRORS, ok, param, ref, response, type OpenApiFragment } from "../kit/openapi";
 import {
   DEFAULT_URL_NORMALIZATION,

@@ -1,5 +1,5 @@
 /**
- * `GET/PUT/DELETE /zones/{zone}/url_normalization` (contract §2.2, §6; the published API of the same path): the
+ * `GET/PUT/DELETE /zones/{zone}/url_normalization` (docs/rules-language.md, docs/configuration.md; the published API of the same path): the
  * zone's URL normalisation `{scope, type}`. Validate (pure, validate.ts) → the zone's writer of record (section
  * `url_normalization`) → envelope. GET answers the setting in force (the defaults when none was written); DELETE
  * removes the stored setting, which restores the defaults, and answers 204 as published. Every plan (as published).

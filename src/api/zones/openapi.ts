@@ -1,5 +1,5 @@
 /**
- * The zone configuration API's part of the OpenAPI document (contract §6).
+ * The zone configuration API's part of the OpenAPI document (docs/configuration.md).
  */
 import { COMMON_ERRORS, ok, param, ref, response, type Json, type OpenApiFragment } from "../kit/openapi";
 import { HOSTNAME_LIMITS } from "../../shared/host";
@@ -88,7 +88,7 @@ const zonePaths: Record<string, Json> = {
 
 export const zonesOpenApi: OpenApiFragment = {
   paths: zonePaths,
-  description: "Zone configuration (contract §6).",
+  description: "Zone configuration (docs/configuration.md).",
   parameters: {
     Zone: {
       name: "zone",

@@ -1,6 +1,6 @@
 /**
- * Zone configuration API: `PUT/GET/DELETE /zones/{zone}` (contract §6), in the v4 envelope, behind `zones:read` /
- * `zones:write` scoped by zone (contract §7). The root (src/api/kit/mount.ts) has already authenticated and authorised;
+ * Zone configuration API: `PUT/GET/DELETE /zones/{zone}` (docs/configuration.md), in the v4 envelope, behind `zones:read` /
+ * `zones:write` scoped by zone (docs/configuration.md). The root (src/api/kit/mount.ts) has already authenticated and authorised;
  * here, cheapest first and nothing stored until everything passed: zone name (400) → body size (413) and JSON (400)
  * → settings (400) → the zone's writer of record (writer.ts), which serialises writes of one zone. `?dry_run=true`
  * stops before the writer (kit/dry-run.ts). DELETE also empties the zone's analytics object.
@@ -40,7 +40,7 @@ async function putZone(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const parsed = parseZoneSettings(body.value);
   if (!parsed.ok) return err({ kind: "invalid-settings", issues: parsed.error });
   if (pointsAtApi(parsed.value.target, c.settings.apiHosts)) {
-    const message = "must not be a host of API_HOSTS, on any port (contract §3)";
+    const message = "must not be a host of API_HOSTS, on any port (docs/origin.md)";
     return err({
       kind: "invalid-settings",
       issues: { listed: [{ kind: "not-allowed", path: "origin", message }], more: 0 },
@@ -59,7 +59,7 @@ async function putZone(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   if (!written.ok) return written;
   const stored = parseDocument(zone, written.value);
   if (!stored.ok) return stored;
-  remember(zone, stored.value); // visible on this isolate at once (contract §6)
+  remember(zone, stored.value); // visible on this isolate at once (docs/configuration.md)
   return ok(apiSuccess(present(stored.value)));
 }
 

@@ -1,5 +1,5 @@
 /**
- * Turning an answered error into a record (issue 24): what answered comes from where it was decided (a custom
+ * Turning an answered error into a record: what answered comes from where it was decided (a custom
  * error rule or page, told by the step that answered through `Occurrence.served`; otherwise the pipeline's
  * structured default), the format from what was served (the response's `Content-Type`, set by the pipeline's
  * negotiation or the rule).
@@ -35,7 +35,7 @@ export interface Occurrence {
 
 /**
  * The record of one answered error, under the Ray ID the client saw; an origin error passed through unchanged
- * (contract §2.1) has none, so its record gets a new one, found through the analytics (docs/analytics.md).
+ * (docs/custom-errors.md) has none, so its record gets a new one, found through the analytics (docs/analytics.md).
  */
 export function recordOf(o: Occurrence, now = Date.now()): ErrorRecord | null {
   // The pipeline's structured default is known without reading its headers back (src/errors/pipeline.ts).

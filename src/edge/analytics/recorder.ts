@@ -1,5 +1,5 @@
 /**
- * Recording errors without delaying or failing the response (issue 24, docs/analytics.md "Loss bound").
+ * Recording errors without delaying or failing the response (docs/analytics.md "Loss bound").
  *
  * Records are batched per isolate and written to the zone's ZoneAnalytics object after the response, always from
  * a `waitUntil`:

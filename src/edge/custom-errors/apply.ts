@@ -1,5 +1,5 @@
 /**
- * Applying a zone's custom errors (contract §2.1), in its order:
+ * Applying a zone's custom errors (docs/custom-errors.md), in its order:
  *   1. the first enabled custom error rule whose expression matches serves its content (status_code if set);
  *   2. else the zone's error page of the error's class, as `text/html` whatever `Accept`;
  *   3. else the pipeline's structured default.
@@ -20,10 +20,10 @@ import type { CompiledCustomErrors, CompiledRule, ContentParameters } from "./co
 import { cachedAsset, loadAsset, pageHtml, type CachedPart } from "./page-cache";
 import { servesAsset } from "../../state/zone/rulesets/serve-error";
 
-/** The customisation steps of contract §2.1 for one zone, filled for the error pipeline's seam. */
+/** The customisation steps of docs/custom-errors.md for one zone, filled for the error pipeline's seam. */
 export function customizationFor(compiled: CompiledCustomErrors, kv: KVNamespace): ErrorCustomization | undefined {
   if (!compiled.active || (compiled.rules.rules.length === 0 && compiled.pages.size === 0)) return undefined;
-  // Built once per compiled version and KV binding, not per error (issue 12); kept in the compiled value itself.
+  // Built once per compiled version and KV binding, not per error; kept in the compiled value itself.
   const known = compiled.steps;
   if (known !== undefined && known.kv === kv) return known.steps;
   const steps = stepsOf(compiled, (id) => pageHtml(kv, compiled, id), assetsOf(compiled, kv), undefined);
@@ -81,7 +81,7 @@ function stepsOf(
 }
 
 /**
- * What rules see of a generated error. A class, not a literal with a getter (made per error, issue 12): the
+ * What rules see of a generated error. A class, not a literal with a getter (made per error): the
  * response headers are read only if a rule uses `http.response.headers` (the field is extracted lazily).
  */
 class GeneratedInfo implements ErrorInfo {
@@ -131,9 +131,9 @@ function ruleStep(
 }
 
 /**
- * An overlay rule's answer (issue 23, docs/custom-errors.md "Overlay"): the structured error in the negotiated
+ * An overlay rule's answer (docs/custom-errors.md "Overlay"): the structured error in the negotiated
  * format with the rule's texts, links and branding, and every header of the error kept (`Proxy-Status` included:
- * it is still the service's error, contract §1.4); only the page's CSP grows to allow the brand stylesheet.
+ * it is still the service's error, docs/errors.md); only the page's CSP grows to allow the brand stylesheet.
  */
 function serveOverlay(id: string, prepared: PreparedOverlay, error: GeneratedError): Response | Promise<Response> {
   const body = renderOverlaid(overlaidFields(error.fields, prepared.overlay), error.choice.format, prepared);
@@ -170,9 +170,9 @@ async function pageStep(
 export const MAX_RENDERED_PAGE_BYTES = MAX_PAGE_BYTES + MAX_BOX_BYTES;
 
 /**
- * The page with ONE box, at its class's first box token (contract §2.1: the token "at most once: a stored page
+ * The page with ONE box, at its class's first box token (docs/custom-errors.md: the token "at most once: a stored page
  * never renders past a documented size"). The API refuses a second token (custom-pages/validate.ts); a page stored
- * before that check may hold many (issue 19 item 3: 45,581 of them rendered 119,650,138 bytes per error), so the
+ * before that check may hold many (45,581 of them rendered 119,650,138 bytes per error), so the
  * others are removed here, which bounds it to its own size plus one box (docs/custom-errors.md).
  */
 export function withBox(page: string, id: PageId, box: string): string {
@@ -188,7 +188,7 @@ export function withBox(page: string, id: PageId, box: string): string {
 }
 
 /**
- * Custom error rules on an origin's error response (contract §2.1): the rule sees the origin's status, and
+ * Custom error rules on an origin's error response (docs/custom-errors.md): the rule sees the origin's status, and
  * `edge.response.error_type` is "". A match replaces the body; `Content-Encoding`, `Content-Length`,
  * `Content-Range` and `ETag` are dropped, `Ray-ID` and `Cache-Control: private, no-store` set. `null` = no rule
  * matched: the origin's response passes through unchanged.
@@ -246,7 +246,7 @@ function matchingContentRule(
 
 /**
  * The first enabled rule that matches (rule-list.ts `firstMatch`: the index's candidates in order; a rule over the
- * evaluation budget is a non-match, logged, contract §2.2), so a rule can never turn an error page into a crash; the
+ * evaluation budget is a non-match, logged, docs/rules-language.md), so a rule can never turn an error page into a crash; the
  * budget is the request's, shared with its request phases (src/rules/budget.ts).
  */
 function matchingRule(
@@ -304,7 +304,7 @@ function serveRule(
  * (docs/custom-errors.md "Operator content runs sandboxed"). Edited in place:
  * every caller hands over a copy of its own, a generated error's record (pipeline.ts `headerRecord`, under the names
  * `buildErrorHeaders` gives them) or an origin response's copied headers (`applyToOriginError`), so no third copy
- * is made per answer (issue 25).
+ * is made per answer.
  */
 function customHeaders(headers: Headers | HeaderRecord, contentType: string): Headers | HeaderRecord {
   if (headers instanceof Headers) {

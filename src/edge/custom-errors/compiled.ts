@@ -1,5 +1,5 @@
 /**
- * A zone's custom error configuration as the error path uses it (contract §2.1): the enabled custom error rules as
+ * A zone's custom error configuration as the error path uses it (docs/custom-errors.md): the enabled custom error rules as
  * a rule list (src/rules/rule-list.ts) and which error pages are customised. Built once per zone version as part of
  * the compiled zone (src/edge/compiled-zone.ts), so an error costs rule evaluation only: no compile, no KV read of
  * the document.
@@ -22,7 +22,7 @@ export type ContentParameters = InlineServeError | AssetServeError;
 
 /**
  * What a rule answers with: fixed content (the published `serve_error`), or an overlay of the structured error
- * (issue 23), prepared here once per zone version (its brand bar and stylesheet), not per error.
+ *, prepared here once per zone version (its brand bar and stylesheet), not per error.
  */
 export type RuleAnswer =
   | { readonly kind: "content"; readonly parameters: ContentParameters }
@@ -33,12 +33,12 @@ export type CompiledRule = RuleListEntry<{ readonly answer: RuleAnswer }>;
 export interface CompiledCustomErrors {
   readonly zone: string;
   readonly version: number;
-  /** Rules and pages need a paid plan; on `free` they are kept but not served (contract §2.1). */
+  /** Rules and pages need a paid plan; on `free` they are kept but not served (docs/custom-errors.md). */
   readonly active: boolean;
   readonly rules: RuleList<{ readonly answer: RuleAnswer }>;
   /** The page classes that are customised (their HTML is read from KV on first use, page-cache.ts). */
   readonly pages: ReadonlySet<PageId>;
-  /** The zone's URL normalisation: the path custom error rules see (contract §2.2). */
+  /** The zone's URL normalisation: the path custom error rules see (docs/rules-language.md). */
   readonly normalization: UrlNormalization;
   /** The pipeline's customisation steps, built on the first error and kept with the version (apply.ts). */
   steps?: { readonly kv: KVNamespace; readonly steps: ErrorCustomization };

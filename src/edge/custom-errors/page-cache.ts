@@ -1,9 +1,9 @@
 /**
- * Error page and custom error asset HTML per isolate (contract §6: pages and assets live under keys of their own).
+ * Error page and custom error asset HTML per isolate (docs/configuration.md: pages and assets live under keys of their own).
  * Read from KV on the first error that needs one after the zone's document changed, then served from memory; keyed
  * by zone, document version and part, so a new page or asset is read once per isolate and a stale one is never
  * served past the zone cache's TTL (AGENTS.md: no KV read on the hot path when nothing changed). One cache for both,
- * bounded by count and bytes (contract §8).
+ * bounded by count and bytes (docs/configuration.md).
  */
 import { logEvent } from "../../shared/log";
 import { assetKey } from "../../state/zone/custom-pages/assets";

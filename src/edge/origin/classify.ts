@@ -1,5 +1,5 @@
 /**
- * Origin failure → error code (contract §3). Pure: it weighs the evidence the proxy gathered — the fetch
+ * Origin failure → error code (docs/origin.md). Pure: it weighs the evidence the proxy gathered — the fetch
  * error's message, then the diagnostic probes — and never touches the network itself.
  *
  * What workerd's fetch throws (measured, docs/origin.md):

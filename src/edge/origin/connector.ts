@@ -2,7 +2,7 @@
  * The seam between the proxy and the network. The proxy only ever reaches an origin through a `Connector`:
  * `fetch` on the happy path, and the two diagnostic probes after a failure (so the happy path pays nothing
  * for classification). Production uses `runtimeConnector` (global fetch + `cloudflare:sockets`); tests of
- * failures that must never leave loopback (522, 523, 1016: contract §3) select a fault-injecting connector
+ * failures that must never leave loopback (522, 523, 1016: docs/origin.md) select a fault-injecting connector
  * through the test-only `ORIGIN_FAULTS` binding (see faults.ts).
  */
 import type { OriginTarget } from "../../shared/origin-url";

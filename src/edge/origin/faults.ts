@@ -1,5 +1,5 @@
 /**
- * Fault injection for origin failures that cannot be produced on loopback (contract §3: no test sends traffic
+ * Fault injection for origin failures that cannot be produced on loopback (docs/origin.md: no test sends traffic
  * or DNS queries off loopback). Selected only by the test-only binding `ORIGIN_FAULTS` (never set in
  * wrangler.toml), a JSON object mapping an origin hostname to the network condition it simulates:
  *

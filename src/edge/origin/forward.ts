@@ -1,5 +1,5 @@
 /**
- * The proxy (contract §3): forward one request to the zone's origin and stream the answer back, or say
+ * The proxy (docs/origin.md): forward one request to the zone's origin and stream the answer back, or say
  * precisely why no answer could be had.
  *
  * Timeline of one request (connect and read timeouts are per zone):
@@ -29,7 +29,7 @@ type Settled =
   { readonly kind: "response"; readonly response: Response } | { readonly kind: "error"; readonly message: string };
 
 /**
- * The upstream request's init: a fresh one, never the incoming Request object (toolchain.md §8.2).
+ * The upstream request's init: a fresh one, never the incoming Request object (docs/development.md "itty-router's request proxy").
  * No AbortSignal: when the proxy gives up (522, 524) it returns the error and the invocation ends, which
  * cancels the pending subrequest and closes its connection (tested: "a 524 leaves no upstream connection
  * open"); a signal on every request measured ~20 µs of CPU per request (docs/benchmarks.md).
@@ -47,7 +47,7 @@ export function upstreamInit(request: Request, url: URL, scan: RequestHeaderScan
 
 /**
  * `path` is the path and query the origin gets: the request's own (`url.pathname + url.search`) unless the zone's
- * URL normalisation has scope `both` (contract §2.2; docs/origin.md).
+ * URL normalisation has scope `both` (docs/rules-language.md; docs/origin.md).
  */
 export async function forwardToOrigin(
   request: Request,
@@ -61,7 +61,7 @@ export async function forwardToOrigin(
   const fetched = connector.fetch(plan.target.origin + path, upstreamInit(request, url, scan));
   // The happy path races the fetch itself, not a mapped copy of it: a response is the value, a rejection is
   // caught here. Mapping every fetch into a `Settled` value first cost a promise, a reaction and an object per
-  // request (issue 25, second pass); only the stall path below needs the mapped promise.
+  // request; only the stall path below needs the mapped promise.
   let settled: Response | Settled | typeof TIMEOUT;
   try {
     settled = await within(fetched, Math.min(plan.connectTimeoutMs, plan.readTimeoutMs));

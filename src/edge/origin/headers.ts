@@ -1,5 +1,5 @@
 /**
- * Request headers on the way to the origin (contract §3):
+ * Request headers on the way to the origin (docs/origin.md):
  * - hop-by-hop fields are dropped (RFC 9110 §7.6.1: Connection and every field it names, Proxy-Connection,
  *   Keep-Alive, TE, Transfer-Encoding, Upgrade), as are Proxy-Authorization / Proxy-Authenticate (meant for
  *   this hop's proxy) and `Host`, which the runtime derives from the origin URL;
@@ -37,11 +37,11 @@ export interface ForwardedFor {
 /**
  * Everything the proxy needs from the request headers, gathered in ONE pass, including the fields to forward.
  *
- * Why a plain record and not a copy of the incoming `Headers` with edits (issue 25, second pass): every call into
+ * Why a plain record and not a copy of the incoming `Headers` with edits: every call into
  * the runtime's `Headers` crosses from JavaScript into the runtime, and counted under callgrind each `set` on a copy
  * cost ~20,000 instructions per request, about 60,000 for the three or four the proxy needs (~4 % of a proxied
  * request), while handing `fetch` a record of the fields the scan already read cost ~15,000 in all (docs/benchmarks.md
- * "Issue 25: the proxy, second pass"). An array of pairs cost more than the copy. The record carries the same
+ * "The performance-targets work (2026-11-24): the proxy, second pass"). An array of pairs cost more than the copy. The record carries the same
  * fields and values: iterating `Headers` already gives one value per name, a repeated field's values joined with
  * ", " (Fetch standard; RFC 9110 §5.3 allows a proxy to combine them so). The two names a record cannot carry
  * take the copy: `Set-Cookie` (iterated once per value, never joined) and `__proto__` (not an own key of a record).

@@ -1,6 +1,6 @@
 /**
- * A zone's request phases compiled (contract §4): the IP access matcher and the firewall and rate-limiting rule
- * lists (src/rules/rule-list.ts), with the plan's limits of contract §2.1 applied (on `free`, at most 5 firewall
+ * A zone's request phases compiled (docs/producers.md): the IP access matcher and the firewall and rate-limiting rule
+ * lists (src/rules/rule-list.ts), with the plan's limits of docs/custom-errors.md applied (on `free`, at most 5 firewall
  * rules and 1 rate-limiting rule are evaluated: the first enabled ones, in order; rules stored before a downgrade are
  * kept, not evaluated). Built once per zone version as part of the compiled zone (src/edge/compiled-zone.ts).
  */
@@ -18,7 +18,7 @@ import type { Zone } from "../../state/zone/schema";
 
 export type PlanName = "free" | "pro" | "business" | "enterprise";
 
-/** Rules evaluated per request phase (contract §2.1). Paid plans are bounded by the write-time limits instead. */
+/** Rules evaluated per request phase (docs/custom-errors.md). Paid plans are bounded by the write-time limits instead. */
 export const PLAN_REQUEST_LIMITS: Readonly<
   Record<PlanName, { readonly firewall: number; readonly rateLimits: number }>
 > = {
@@ -88,7 +88,7 @@ export function compileRequestPhase(config: RequestPhaseConfig): CompiledRequest
   };
 }
 
-/** Firewall custom rules (contract §4): enabled `block` rules, at most `maxRules`; evaluation is `firstMatch`. */
+/** Firewall custom rules (docs/producers.md): enabled `block` rules, at most `maxRules`; evaluation is `firstMatch`. */
 export function compileFirewall(ruleset: FirewallRulesetInput, maxRules: number): CompiledFirewall {
   return compileRuleList("http_request_firewall_custom", ruleset.rules, {
     maxRules,

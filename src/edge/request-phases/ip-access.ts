@@ -1,5 +1,5 @@
 /**
- * The compiled IP access rules of one zone version (contract §4): built once, then each request costs a binary
+ * The compiled IP access rules of one zone version (docs/producers.md): built once, then each request costs a binary
  * search per address family and one Set lookup, whatever the number of rules (never a linear scan).
  *
  * Ranges (single addresses are /32 or /128 ranges) are sorted by start; `maxEnd[i]` is the largest end among the
@@ -99,7 +99,7 @@ export class AccessMatcher {
     return this.v4.size === 0 && this.v6.size === 0 && this.countries.size === 0;
   }
 
-  /** Address rules first (1006), then country rules (1009), as listed in contract §4. */
+  /** Address rules first (1006), then country rules (1009), as listed in docs/producers.md. */
   decide(client: AccessClient): AccessDecision {
     const address = client.address;
     if (address !== undefined) {

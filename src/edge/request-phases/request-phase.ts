@@ -1,5 +1,5 @@
 /**
- * The request phases of zone traffic (contract §4), in the issue's order, each short-circuiting:
+ * The request phases of zone traffic (docs/producers.md), in the issue's order, each short-circuiting:
  *   IP access (1006 / 1009) → firewall custom rules (1020) → rate limiting (1015 + Retry-After) → origin.
  * Runs after the loop check and the zone lookup; its `error` outcome goes to `errorResponse` (src/errors/
  * pipeline.ts) with `retryAfter`, so custom error rules and pages apply to these codes like to any other.
@@ -27,7 +27,7 @@ export interface RequestPhaseScope {
   readonly zone: string;
   /** Milliseconds since the epoch (injectable for tests). */
   readonly now: number;
-  /** The URL as rules see it: zone host, normalised path (contract §2.2); the defaults when absent. */
+  /** The URL as rules see it: zone host, normalised path (docs/rules-language.md); the defaults when absent. */
   readonly ruleUrl?: RuleUrl;
 }
 
@@ -61,7 +61,7 @@ export async function requestPhase(
     const matched = firstMatch(compiled.firewall, ctx, scope.zone);
     if (matched !== null) return { kind: "error", code: 1020, cause: `firewall rule ${matched.id} blocks the request` };
   }
-  // 3. Rate limiting (fails open, contract §3).
+  // 3. Rate limiting (fails open, docs/origin.md).
   if (compiled.rateLimits !== null) {
     const decision = await checkRateLimit(scope.env, scope.zone, compiled.rateLimits, request, scope.now, ctx);
     if (decision.kind === "block") {

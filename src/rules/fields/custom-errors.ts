@@ -1,6 +1,6 @@
 /**
- * The field set of custom error rules (contract §2.1–§2.2): the request fields plus the error being answered.
- * `cf.response.*` are accepted as aliases of the `edge.response.*` names (contract §9), so rules written for the
+ * The field set of custom error rules (docs/custom-errors.md, docs/rules-language.md): the request fields plus the error being answered.
+ * `cf.response.*` are accepted as aliases of the `edge.response.*` names (docs/differences.md), so rules written for the
  * published platform work unchanged.
  */
 import { BYTES, INT, mapOf, arrayOf } from "../types";

@@ -1,9 +1,9 @@
 /**
- * Headers as the Rules language sees them: `Map<Array<String>>` with lower-case keys (rules-language.md §3.4).
+ * Headers as the Rules language sees them: `Map<Array<String>>` with lower-case keys (docs/rules-language.md).
  *
  * Lazy: `m["accept"]` is one `Headers.get` per distinct name (remembered for the rest of the evaluation), for the
  * first 16 distinct names of an evaluation; past those, and for `[*]`, `size` or iteration (in key order, as
- * wirefilter iterates maps), the whole map is read once. Measured (issue 12, docs/benchmarks.md "third pass"): a
+ * wirefilter iterates maps), the whole map is read once. Measured (docs/benchmarks.md "third pass"): a
  * whole-list read per error cost ~20 µs of workerd CPU more under load than the 5 lookups of 21 rules (the second
  * pass read it past 4 names), while for the 60 names of 300 rules it is cheaper than 60 lookups (38 → 28 µs per
  * error in a loop, and no dearer under load). Keys that are not lower-case header names are simply absent, so

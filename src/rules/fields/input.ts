@@ -1,6 +1,6 @@
 /**
  * What field extractors read: the request, plus the error being answered for custom error rules
- * (contract §2.1–§2.2). `RequestFacts` parses the URL and builds header maps at most once per evaluation and
+ * (docs/custom-errors.md, docs/rules-language.md). `RequestFacts` parses the URL and builds header maps at most once per evaluation and
  * only when a field needs them.
  */
 import { zoneOf } from "../../shared/host";
@@ -12,7 +12,7 @@ import { toByteString, type Value, type ValueMap } from "../values";
 export interface ErrorInfo {
   /** The status about to be returned (origin's, or the service's). */
   readonly status: number;
-  /** The 1xxx code, 0 when none (contract §2.2). */
+  /** The 1xxx code, 0 when none (docs/rules-language.md). */
   readonly code1xxx: number;
   readonly errorType: "1xxx" | "5xx" | "";
   /** The error response's headers (an origin's error response, or the generated one). */
@@ -21,10 +21,10 @@ export interface ErrorInfo {
 
 export interface RuleInput {
   readonly request: Request;
-  /** The request's URL when the caller has already parsed it (the Worker parses it once per request, issue 12). */
+  /** The request's URL when the caller has already parsed it (the Worker parses it once per request). */
   readonly url?: URL;
   /**
-   * The URL as rules see it (contract §2.2): the zone host and the path normalised per the zone's setting. When
+   * The URL as rules see it (docs/rules-language.md): the zone host and the path normalised per the zone's setting. When
    * absent, the host is `zoneOf(url)` and the path is normalised with the published defaults.
    */
   readonly ruleUrl?: RuleUrl;
@@ -42,7 +42,7 @@ export class RequestFacts {
     return this.parsedUrl;
   }
 
-  /** The host, path and query every URL field reads (one host everywhere: contract §2.2, issue 19). */
+  /** The host, path and query every URL field reads (one host everywhere: docs/rules-language.md). */
   get ruleUrl(): RuleUrl {
     this.view ??= this.input.ruleUrl ?? new RuleUrl(this.url, zoneOf(this.url), DEFAULT_URL_NORMALIZATION);
     return this.view;
@@ -62,13 +62,13 @@ export class RequestFacts {
     return cf?.[name];
   }
 
-  /** `ip.src` only from `CF-Connecting-IP`, validated; never from `X-Forwarded-For` (contract §2.2). */
+  /** `ip.src` only from `CF-Connecting-IP`, validated; never from `X-Forwarded-For` (docs/rules-language.md). */
   clientIp(): Value | undefined {
     return clientAddress(this.input.request)?.address;
   }
 }
 
-/** Query arguments as `Map<Array<String>>`, not decoded (rules-language.md §6); repeated names keep every value. */
+/** Query arguments as `Map<Array<String>>`, not decoded (docs/rules-language.md); repeated names keep every value. */
 export function queryArgs(search: string): ValueMap {
   const map = new Map<string, string[]>();
   const query = search.startsWith("?") ? search.slice(1) : search;

@@ -1,5 +1,5 @@
 /**
- * Request fields (contract §2.2), the set available to the request phases of section 4 (firewall and
+ * Request fields (docs/rules-language.md), the set available to the request phases of section 4 (firewall and
  * rate-limiting rules) and, with the response fields, to custom error rules.
  */
 import { arrayOf, BOOL, BYTES, INT, IP, mapOf } from "../types";
@@ -110,5 +110,5 @@ export const REQUEST_FIELDS: Readonly<Record<string, FieldDef>> = {
   true: { type: BOOL, source: "always true (match everything)", extract: () => true },
 };
 
-/** Firewall and rate-limiting rules (contract §4): request fields only, no `http.response.*`/`edge.response.*`. */
+/** Firewall and rate-limiting rules (docs/producers.md): request fields only, no `http.response.*`/`edge.response.*`. */
 export const requestFields = defineFieldSet(REQUEST_FIELDS);

@@ -1,12 +1,12 @@
 /**
- * One recorded error (issue 24, docs/analytics.md "Records"): a generated error or an origin error passed through,
+ * One recorded error (docs/analytics.md "Records"): a generated error or an origin error passed through,
  * as the zone's analytics store keeps it. Plain JSON: it crosses the Durable Object RPC boundary as is.
  */
 
-/** Who produced the status the client saw: the service (`edge`, contract §1) or the origin (contract §2.1). */
+/** Who produced the status the client saw: the service (`edge`, docs/errors.md) or the origin (docs/custom-errors.md). */
 export type ErrorSource = "edge" | "origin";
 
-/** What answered (contract §2.1): a custom error rule, the zone's error page, the structured default, the origin. */
+/** What answered (docs/custom-errors.md): a custom error rule, the zone's error page, the structured default, the origin. */
 export type AnsweredBy = "rule" | "page" | "default" | "origin";
 
 export const SOURCES: readonly ErrorSource[] = ["edge", "origin"];
@@ -16,7 +16,7 @@ export const FORMATS = ["json", "problem+json", "markdown", "html", "text", "xml
 export type ServedFormat = (typeof FORMATS)[number];
 
 export interface ErrorRecord {
-  /** The occurrence's Ray ID: 16 lower-case hex (contract §1.1), the key of the Ray lookup. */
+  /** The occurrence's Ray ID: 16 lower-case hex (docs/errors.md), the key of the Ray lookup. */
   readonly ray: string;
   /** Milliseconds since the epoch. */
   readonly at: number;

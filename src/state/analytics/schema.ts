@@ -31,7 +31,7 @@ export const MAX_PATHS_PER_HOUR = 1000;
 export const OTHER_PATH = "(other paths)";
 export const TOP_N = 10;
 /**
- * Ray IDs are random (contract §1.1), so a B-tree keyed by them takes each insert on a different page once it is
+ * Ray IDs are random (docs/errors.md), so a B-tree keyed by them takes each insert on a different page once it is
  * large: every record of a batch dirtied its own page of `events`, and SQLite writes every dirty page at commit
  * (and again at checkpoint). Since version 2 the Ray index, `rays`, is written RAY_INDEX_EVERY rays at a time in
  * key order, so each page it writes takes many rays. The rays of the batches above `rays_upto` (fewer than

@@ -1,5 +1,5 @@
 /**
- * One SQLite-backed Durable Object per zone: the zone's recorded errors (issue 24, docs/analytics.md).
+ * One SQLite-backed Durable Object per zone: the zone's recorded errors (docs/analytics.md).
  *
  * - `recordEncoded` takes a batch as one string (one RPC per isolate batch, src/edge/analytics/recorder.ts; `record`
  *   takes records, for tests and callers that have them) and, in one synchronous transaction, inserts its new

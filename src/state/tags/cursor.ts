@@ -1,5 +1,5 @@
 /**
- * Keyset cursors (contract §5; notes/tagging.md §7): opaque, never expiring, bound to their account and query,
+ * Keyset cursors (docs/tags-api.md; docs/tags-api.md): opaque, never expiring, bound to their account and query,
  * and authenticated with an HMAC whose key lives only in the account's Durable Object.
  *
  * Text form: `base64url(JSON {v:1, k:[…last sort key…]}) "." base64url(HMAC-SHA256(key, scope)[0..16])`,
@@ -27,7 +27,7 @@ export interface DecodedCursor {
   readonly mac: Uint8Array;
 }
 
-/** Which listing a cursor belongs to, with everything that shapes its results (contract §5). */
+/** Which listing a cursor belongs to, with everything that shapes its results (docs/tags-api.md). */
 export type CursorScope = { readonly account: string; readonly query: string };
 
 /**

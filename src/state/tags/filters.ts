@@ -1,5 +1,5 @@
 /**
- * Compiles a validated resources query into ONE SQL statement with bound parameters (contract §5; notes
+ * Compiles a validated resources query into ONE SQL statement with bound parameters (docs/tags-api.md; notes
  * §5, §8.3). No user text is ever concatenated into SQL: only fixed fragments chosen by the filter's kind.
  * Value lists and the type/id sets are bound as ONE JSON parameter each (`json_each(?)`), so the worst query
  * (20 filters × key + JSON list, types, ids, name, 3 cursor columns) binds 46 parameters, under the limit of
@@ -30,7 +30,7 @@ function filterSql(filter: TagFilter, caseInsensitive: boolean, params: SqlValue
     case "equals":
     case "notEquals": {
       params.push(JSON.stringify(filter.values));
-      // `k!=v` is the exact negation of `k=v` (contract §5), so it also matches resources lacking `k`.
+      // `k!=v` is the exact negation of `k=v` (docs/tags-api.md), so it also matches resources lacking `k`.
       const negation = filter.kind === "notEquals" ? "NOT " : "";
       if (caseInsensitive)
         // Folded keys are not unique per resource ("Env" and "env"): any of them may hold the value.

@@ -1,5 +1,5 @@
 /**
- * SQL of the keys and values listings (contract §5): distinct keys, or distinct values of one key, after a
+ * SQL of the keys and values listings (docs/tags-api.md): distinct keys, or distinct values of one key, after a
  * keyset cursor, 101 at most (PAGE_SIZE + 1 tells whether a next page exists).
  *
  * A loose index scan rather than `SELECT DISTINCT`: each step is one `min(…) > previous` seek on the

@@ -1,5 +1,5 @@
 /**
- * The TagStore's SQLite schema as an append-only list of versioned migrations (issue 5). A deployed object
+ * The TagStore's SQLite schema as an append-only list of versioned migrations. A deployed object
  * applies, in one transaction each, every migration newer than the highest version it has recorded; never edit
  * or reorder an entry, only append. The log is also in docs/tags-api.md ("Schema and migrations").
  */
@@ -16,7 +16,7 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "resources, tags, meta",
     statements: [
       // One row per tagged resource. parent = worker_id of a worker_version, else '' (notes §7).
-      // TEXT uses the BINARY collation: memcmp of UTF-8, i.e. code point order (contract §5).
+      // TEXT uses the BINARY collation: memcmp of UTF-8, i.e. code point order (docs/tags-api.md).
       `CREATE TABLE resources (
          type TEXT NOT NULL, parent TEXT NOT NULL, id TEXT NOT NULL,
          name TEXT NOT NULL, name_fold TEXT NOT NULL,
@@ -32,7 +32,7 @@ export const MIGRATIONS: readonly Migration[] = [
       // Keys and values listings, and filter seeks by key (exact and case-folded).
       "CREATE INDEX tags_by_key_value ON tags (key, value)",
       "CREATE INDEX tags_by_fold ON tags (key_fold, value_fold)",
-      // tag_total: (resource, key) pairs in the account (contract §5 limit); cursor_key: the HMAC key of cursors.
+      // tag_total: (resource, key) pairs in the account (docs/tags-api.md limit); cursor_key: the HMAC key of cursors.
       "CREATE TABLE meta (name TEXT PRIMARY KEY, value) WITHOUT ROWID",
       "INSERT INTO meta (name, value) VALUES ('tag_total', 0)",
     ],

@@ -1,5 +1,5 @@
 /**
- * The byte budget of one listing page (contract §5: "a page also has a byte budget, well under the runtime's
+ * The byte budget of one listing page (docs/tags-api.md: "a page also has a byte budget, well under the runtime's
  * 32 MiB RPC limit"). A page is the object's RPC return value, so without a budget 100 resources of legal size
  * (100 tags of 256-code-point keys and 1,024-code-point values each, 512 KiB) already serialise to 51 MB and the
  * request ends in a 500.
@@ -8,7 +8,7 @@
  * string as Latin-1 or UTF-16, at most 2 bytes per UTF-8 byte (ASCII inside a string that also holds a
  * non-Latin-1 character), so 8 MiB of JSON is at most ~16 MiB on the wire between Worker and object: half the
  * RPC limit. The largest item is far below the budget: a resource carries at most one 1 MiB body of tags
- * (contract §8), a key or value page item at most 6 KiB, and a summary item is split across pages (summary.ts).
+ * (docs/configuration.md), a key or value page item at most 6 KiB, and a summary item is split across pages (summary.ts).
  */
 import { PAGE_SIZE } from "./filters";
 

@@ -1,6 +1,6 @@
 /**
- * Resource types of the tagging API (notes/tagging.md §1.5, the published enum). Account routes accept only
- * account-level types (contract §5); zone-level types are known so a `type` filter naming one is not an error
+ * Resource types of the tagging API (docs/tags-api.md, the published enum). Account routes accept only
+ * account-level types (docs/tags-api.md); zone-level types are known so a `type` filter naming one is not an error
  * but simply matches nothing here (notes §8.1).
  */
 

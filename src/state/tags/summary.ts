@@ -1,5 +1,5 @@
 /**
- * Pages of `GET /tags/summary` (contract §5): keys with their distinct values, 100 keys per page and within the
+ * Pages of `GET /tags/summary` (docs/tags-api.md): keys with their distinct values, 100 keys per page and within the
  * page byte budget (page-budget.ts). One key may hold far more values than a page can carry (10,000 values of
  * 1,024 code points are ~40 MB), so a key whose values pass the budget is split: the page ends inside the key
  * with a cursor `[key, last value]`, and the next page starts with the same key and the values after it. A page

@@ -1,5 +1,5 @@
 /**
- * One SQLite-backed Durable Object per account: the tagging store (contract §5; notes/tagging.md §5–§8).
+ * One SQLite-backed Durable Object per account: the tagging store (docs/tags-api.md; docs/tags-api.md–§8).
  *
  * - Typed RPC methods return data: `Result<…, StoreFailure>` for expected failures, domain values that name
  *   no HTTP status (the routes map them, api-failure.ts). Nothing custom is thrown across RPC (a thrown error
@@ -7,7 +7,7 @@
  * - Every read-check-write (If-Match, the account limit, the replacement of a set) runs synchronously inside
  *   `transactionSync`: no await in between, so concurrent requests serialise and the limit is exact.
  * - Ordering and cursor comparisons happen in SQL, whose BINARY collation compares UTF-8 bytes, i.e. code
- *   points (contract §5); JS string comparison (UTF-16 units) is never used for them.
+ *   points (docs/tags-api.md); JS string comparison (UTF-16 units) is never used for them.
  * - Every page is cut to PAGE_SIZE items and to the page byte budget (page-budget.ts): the page is this
  *   object's RPC return value, which the runtime caps at 32 MiB.
  */
@@ -42,7 +42,7 @@ export interface PutTagsInput {
   /** ETag of `tags`, computed by the caller (hashing is async; the transaction must not await). */
   readonly etag: string;
   readonly ifMatch: IfMatch | null;
-  /** Account limit in (resource, key) pairs (contract §5, `TAG_LIMIT`). */
+  /** Account limit in (resource, key) pairs (docs/tags-api.md, `TAG_LIMIT`). */
   readonly limit: number;
 }
 
@@ -124,7 +124,7 @@ export class TagStore extends DurableObject<Env> {
     return resourceObject(ref, row.name, tags, row.etag, row.tags_updated_at);
   }
 
-  /** Replaces the resource's whole set (contract §5), atomically with the If-Match and limit checks. */
+  /** Replaces the resource's whole set (docs/tags-api.md), atomically with the If-Match and limit checks. */
   putTags(input: PutTagsInput): Result<TaggedResource, PreconditionFailed | LimitReached> {
     const { ref, tags, etag, ifMatch, limit } = input;
     return this.ctx.storage.transactionSync(() => {
@@ -162,7 +162,7 @@ export class TagStore extends DurableObject<Env> {
     });
   }
 
-  /** Removes every tag of the resource (contract §5); idempotent, so untagged resources succeed too. */
+  /** Removes every tag of the resource (docs/tags-api.md); idempotent, so untagged resources succeed too. */
   deleteTags(input: DeleteTagsInput): Result<null, PreconditionFailed> {
     const { ref, ifMatch } = input;
     return this.ctx.storage.transactionSync(() => {

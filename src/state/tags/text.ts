@@ -1,5 +1,5 @@
 /**
- * Unicode facts the tagging API relies on (notes/tagging.md §4, contract §5): lengths are counted in code
+ * Unicode facts the tagging API relies on (docs/tags-api.md): lengths are counted in code
  * points, never UTF-16 units; lone surrogates are refused because SQLite stores UTF-8, which cannot hold them.
  */
 

@@ -1,6 +1,6 @@
 /**
  * Data shapes shared by the tagging routes (Worker side) and the TagStore Durable Object. Everything here is
- * plain data so it crosses RPC by structured clone (contract §5; notes/tagging.md §8).
+ * plain data so it crosses RPC by structured clone (docs/tags-api.md; docs/tags-api.md).
  */
 import type { AccountResourceType } from "./resource-types";
 
@@ -25,7 +25,7 @@ export interface TaggedResource {
   readonly worker_id?: string;
 }
 
-/** One `tag=` filter, validated (contract §5). `values` is non-empty for `equals` / `notEquals`. */
+/** One `tag=` filter, validated (docs/tags-api.md). `values` is non-empty for `equals` / `notEquals`. */
 export type TagFilter =
   | { readonly kind: "has"; readonly key: string }
   | { readonly kind: "lacks"; readonly key: string }

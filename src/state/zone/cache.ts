@@ -1,6 +1,6 @@
 /**
  * The raw zone documents behind the compiled zone (src/edge/compiled-zone.ts, the one lookup traffic uses).
- * Per-isolate zone cache (contract §6, §8): at most `TTL_MS` old, at most `MAX_ENTRIES` entries (LRU), and
+ * Per-isolate zone cache (docs/configuration.md): at most `TTL_MS` old, at most `MAX_ENTRIES` entries (LRU), and
  * unknown hosts cached too (negative entries), so a flood of requests for random hosts costs one KV read per
  * host per TTL and bounded memory. Writes through the API update the entry at once, so a change is visible on
  * the writing isolate immediately.
@@ -48,7 +48,7 @@ export async function lookupZone(
   if (hit !== undefined) return ok(hit);
   // A name that is not a DNS hostname can never be a zone (the zones API refuses it): no KV read, whose 512-byte
   // key limit would throw for a long Host and pass for a CONFIG outage, and no cache entry, so a flood of junk
-  // hosts cannot evict real zones (contract §8: bounded caches).
+  // hosts cannot evict real zones (docs/configuration.md: bounded caches).
   if (hostnameProblem(host) !== null) return ok(null);
   const result = await readZone(kv, host);
   // Failures are not cached (the next request retries KV); a write that landed during the read wins.

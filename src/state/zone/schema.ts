@@ -1,5 +1,5 @@
 /**
- * The zone document (contract §6): what `PUT /zones/{zone}` accepts and what KV stores. Pure validation;
+ * The zone document (docs/configuration.md): what `PUT /zones/{zone}` accepts and what KV stores. Pure validation;
  * the same checks guard both the API body and a document read back from KV (a corrupt document is an
  * internal failure, never trusted).
  */
@@ -11,7 +11,7 @@ import { parseOriginUrl, type OriginTarget } from "../../shared/origin-url";
 export const PLANS = ["free", "pro", "business", "enterprise"] as const;
 export type Plan = (typeof PLANS)[number];
 
-/** The zone's plan cannot use a feature (contract §2.1: 403 with code 1100), e.g. custom error rules on free. */
+/** The zone's plan cannot use a feature (docs/custom-errors.md: 403 with code 1100), e.g. custom error rules on free. */
 export interface PlanForbids {
   readonly kind: "plan-forbids";
   readonly plan: Plan;
@@ -21,13 +21,13 @@ export interface PlanForbids {
   readonly reason: string;
 }
 
-/** Defaults and bounds of the per-zone settings (contract §3, §4). Timeouts are seconds, fractions allowed. */
+/** Defaults and bounds of the per-zone settings (docs/origin.md, docs/producers.md). Timeouts are seconds, fractions allowed. */
 export const ZONE_LIMITS = {
-  /** 19 s: the published platform's connect timeout (contract §3). */
+  /** 19 s: the published platform's connect timeout (docs/origin.md). */
   connectTimeout: { default: 19, min: 0.05, max: 60 },
-  /** 100 s (contract §3); the published platform lets Enterprise raise it to 6,000 s. */
+  /** 100 s (docs/origin.md); the published platform lets Enterprise raise it to 6,000 s. */
   readTimeout: { default: 100, min: 0.05, max: 6000 },
-  /** 32 KiB (contract §4, 1038); at most 128 KiB, beyond which the runtime itself refuses the request. */
+  /** 32 KiB (docs/producers.md, 1038); at most 128 KiB, beyond which the runtime itself refuses the request. */
   maxRequestHeaderBytes: { default: 32 * 1024, min: 1024, max: 128 * 1024 },
 } as const;
 
@@ -72,7 +72,7 @@ export interface Zone {
 
 const KNOWN_FIELDS = new Set(["plan", "origin", "connect_timeout", "read_timeout", "max_request_header_bytes"]);
 /**
- * Validates a zone name (a DNS hostname, contract §0) and returns it lower-cased. The shape is `hostnameProblem`'s,
+ * Validates a zone name (a DNS hostname, docs/architecture.md) and returns it lower-cased. The shape is `hostnameProblem`'s,
  * the same check zone traffic makes before any KV read, so a name this refuses is exactly a host that answers 1001
  * without a lookup (docs/producers.md).
  */

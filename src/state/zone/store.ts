@@ -1,5 +1,5 @@
 /**
- * Zone documents in KV `CONFIG`, the read path of traffic (contract §6; layout in docs/configuration.md):
+ * Zone documents in KV `CONFIG`, the read path of traffic (docs/configuration.md; layout in docs/configuration.md):
  *
  *   zone:{zone}            one versioned JSON document per zone:
  *                          {"schema":1,"version":N,"zone":"…","modified_on":"…","settings":{…}, …other sections}
@@ -7,7 +7,7 @@
  *
  * Only the zone's writer of record (`writer.ts`, a Durable Object per zone) writes them; this module reads and
  * parses. A KV exception is a value here (`unavailable`), so the edge answers a structured 500 rather than
- * letting it escape as 1101 (contract §3).
+ * letting it escape as 1101 (docs/origin.md).
  */
 import { causeOf, err, ok, type Result } from "../../shared/result";
 import { parseZoneSettings, ZONE_DOC_SCHEMA, type Zone, type ZoneDocument } from "./schema";

@@ -1,5 +1,5 @@
 /**
- * The zone's writer of record (contract §6: "writes of one zone are serialised"): one SQLite-backed Durable Object
+ * The zone's writer of record (docs/configuration.md: "writes of one zone are serialised"): one SQLite-backed Durable Object
  * per zone (`ZONE_WRITER.idFromName(zone)`). It holds the authoritative zone document and a version counter in its
  * own storage and publishes every accepted change to KV `CONFIG`, the read path of traffic (`store.ts`).
  *
@@ -35,9 +35,9 @@ export type ZoneWriteFailure =
   | { readonly kind: "not-found" }
   /** The document changed since the caller read `expected` (optimistic concurrency; the caller reads again). */
   | { readonly kind: "conflict"; readonly current: number }
-  /** KV (or this object's storage) failed: the service's own failure, 500 at the edge (contract §3). */
+  /** KV (or this object's storage) failed: the service's own failure, 500 at the edge (docs/origin.md). */
   | { readonly kind: "unavailable"; readonly cause: string }
-  /** The changed document would pass `MAX_DOCUMENT_BYTES`: nothing was written (contract §8). */
+  /** The changed document would pass `MAX_DOCUMENT_BYTES`: nothing was written (docs/configuration.md). */
   | { readonly kind: "too-large"; readonly bytes: number; readonly limit: number };
 
 /** Why a version cannot be read or deleted (docs/rulesets-api.md "Versions"). */
@@ -67,7 +67,7 @@ export interface VersionList {
  * UTF-8 bytes of the JSON that KV holds, so the size checked is the size stored: as a JS object the runtime keeps a
  * string with one character outside Latin-1 in two bytes per character, nearly doubling notes written in ASCII with
  * one `€` (measured: a 1.6 MB access-rule list failed as an object). 10,000 bytes are left for the key and the
- * serialisation header. The check runs before anything is written (contract §8: limits before work), so a refused
+ * serialisation header. The check runs before anything is written (docs/configuration.md: limits before work), so a refused
  * change leaves KV and this object as they were.
  */
 export const MAX_DOCUMENT_BYTES = 2_000_000 - 10_000;
@@ -119,7 +119,7 @@ export class ZoneWriter extends DurableObject<Env> {
 
   /**
    * Stores a part (`null` deletes it) and then the section that references it, in one serialised step: the part
-   * reaches KV first, so a reader that sees the new document finds its part (contract §6: "pages under keys of
+   * reaches KV first, so a reader that sees the new document finds its part (docs/configuration.md: "pages under keys of
    * their own, written first").
    */
   putPart(
@@ -148,7 +148,7 @@ export class ZoneWriter extends DurableObject<Env> {
   /**
    * One write of the rulesets API (rulesets/edits.ts), applied here, inside the serialised step, to the document as
    * it is now: concurrent rule-level edits of one zone each see the previous one's result, so none is lost and none
-   * has to be retried (20 parallel adds land 20 rules, test/workers/api/rulesets/concurrency.test.ts). The version
+   * has to be retried (20 parallel adds land 20 rules, test/workers/api/rulesets/rule-edits.test.ts). The version
    * the write makes is recorded in the same step, after KV accepted the document (rulesets/versions.ts).
    */
   async editRuleset(
@@ -325,7 +325,7 @@ export class ZoneWriter extends DurableObject<Env> {
    * adopted on first use, so upgrading keeps every zone and its version sequence.
    */
   private async current(zone: string): Promise<Result<ZoneDocument | null, ZoneWriteFailure>> {
-    // UTF-8 JSON since issue 19 (`MAX_DOCUMENT_BYTES`); an object or `null` as written before it.
+    // UTF-8 JSON since the evaluation-budget work (2026-11-23) (`MAX_DOCUMENT_BYTES`); an object or `null` as written before it.
     const stored = this.ctx.storage.kv.get<Uint8Array | ZoneDocument | null>("document");
     if (stored instanceof Uint8Array) return ok(JSON.parse(decoder.decode(stored)) as ZoneDocument);
     if (stored !== undefined) return ok(stored);

@@ -1,5 +1,5 @@
 /**
- * The last-resort funnel of src/app.ts (contract §3): an exception escaping a handler is the service's
+ * The last-resort funnel of src/app.ts (docs/origin.md): an exception escaping a handler is the service's
  * own unhandled exception → structured 1101 on zone traffic, a 500 envelope on the API; never the runtime's bare 500.
  * The exception is real: an `env` whose binding getter throws, as a broken deployment would.
  */
@@ -42,7 +42,7 @@ async function serve(request: Request, e: Env): Promise<Response> {
 }
 
 describe("unhandled exceptions", () => {
-  it("CONFIG unavailable on zone traffic is the service's internal failure: a structured 500 (contract §3)", async () => {
+  it("CONFIG unavailable on zone traffic is the service's internal failure: a structured 500 (docs/origin.md)", async () => {
     const res = await call(
       "http://shop-config.example/x",
       { headers: { Accept: "application/json" } },
@@ -98,7 +98,7 @@ describe("unhandled exceptions", () => {
     expect(JSON.stringify(body)).not.toContain("exploded");
   });
 
-  it("when the pipeline itself throws, still the structured 1101 with the headers of contract §1.4", async () => {
+  it("when the pipeline itself throws, still the structured 1101 with the headers of docs/errors.md", async () => {
     // A request whose headers cannot be read: the zone path and then the pipeline's own 1101 both throw.
     const real = new Request("http://shop-funnel.example/cdn-cgi/error/522", { headers: { Accept: "text/html" } });
     const res = await serve(withUnreadableHeaders(real), env);

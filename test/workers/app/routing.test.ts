@@ -4,7 +4,7 @@ import { parseSettings } from "../../../src/shared/settings";
 import { destinationOf } from "../../../src/app";
 import { ADMIN, loopback, ports, zoneFor } from "../support/origin";
 
-describe("destinationOf (contract §0 routing order)", () => {
+describe("destinationOf (docs/architecture.md routing order)", () => {
   const settings = parseSettings({ API_HOSTS: "localhost,127.0.0.1,api.example", SERVICE_PREFIX: "/cdn-cgi" });
   it.each([
     ["http://shop.example/cdn-cgi/error/522", "service"],
@@ -63,7 +63,7 @@ describe("an absolute host name (trailing dot) is the same zone (RFC 1034 §3.1)
   });
 });
 
-describe("every management request is authenticated first (contract §7; issue 8, hostile input 6)", () => {
+describe("every management request is authenticated first (docs/configuration.md, hostile input 6)", () => {
   const ACCOUNT = "0123456789abcdef0123456789abcdef";
   it.each<[string, string, string, number, number]>([
     ["an unknown path", "GET", "/no/such/endpoint", 404, 7003],
@@ -90,14 +90,14 @@ describe("every management request is authenticated first (contract §7; issue 8
     expect(res.headers.get("Allow")).toBe("GET");
   });
 
-  it("/openapi.json stays public (contract §9)", async () => {
+  it("/openapi.json stays public (docs/differences.md)", async () => {
     for (const path of ["/openapi.json", "/client/v4/openapi.json"]) {
       expect((await exports.default.fetch(`http://localhost${path}`)).status).toBe(200);
     }
   });
 });
 
-describe("a request carrying our own CDN-Loop mark is a loop, whatever it asks for (contract §3; issue 8, input 1)", () => {
+describe("a request carrying our own CDN-Loop mark is a loop, whatever it asks for (docs/origin.md, input 1)", () => {
   it.each([
     ["the management API", "http://localhost/zones/shop.example"],
     ["the OpenAPI document", "http://localhost/openapi.json"],

@@ -1,5 +1,5 @@
 /**
- * A Host that cannot be a DNS hostname (issue 19 item 5b): over 253 characters, a label over 63, an empty label,
+ * A Host that cannot be a DNS hostname (the evaluation-budget work (2026-11-23)): over 253 characters, a label over 63, an empty label,
  * a character outside letters, digits and hyphens, a hyphen at a label's edge. Such a name can never be a zone
  * (the zones API refuses it), so zone traffic answers 1001 without reading KV `CONFIG` (whose keys stop at 512
  * bytes: a longer key used to throw, answered as a CONFIG outage), the service endpoints serve the defaults, and

@@ -1,5 +1,5 @@
 /**
- * The service endpoints (contract §1.6) through the real Worker: the reference list and pages, 404 problems for
+ * The service endpoints (docs/errors.md) through the real Worker: the reference list and pages, 404 problems for
  * unknown or malformed codes and paths, 405 with `Allow`, HEAD, and the zone-traffic placeholder's 1001.
  */
 import { exports } from "cloudflare:workers";
@@ -52,7 +52,7 @@ const BAD_CODES = [
   "9".repeat(10_000),
 ];
 
-describe("bad codes → 404 RFC 9457 problem, never a crash (contract §1.6)", () => {
+describe("bad codes → 404 RFC 9457 problem, never a crash (docs/errors.md)", () => {
   it.each(BAD_CODES.map((c) => [c.length > 40 ? `${c.slice(0, 12)}… (${c.length} chars)` : c, c]))(
     "/cdn-cgi/error/%s",
     async (_label, code) => {
@@ -114,7 +114,7 @@ describe("unknown paths and methods", () => {
   });
 });
 
-describe("hostile URLs cost linear time (contract §8)", () => {
+describe("hostile URLs cost linear time (docs/configuration.md)", () => {
   // itty-router's Router.fetch built `request.query` with one `[].concat` per repeated key: quadratic, ~4 s of CPU
   // for this URL before any handler ran. The endpoints read no query, so it must cost next to nothing.
   it("40,000 repeated query keys", async () => {
@@ -138,7 +138,7 @@ describe("hostile URLs cost linear time (contract §8)", () => {
 });
 
 describe("parseCode: a canonical decimal code of at most 6 digits that exists", () => {
-  // The definition parseCode implements without a regular expression (issue 25).
+  // The definition parseCode implements without a regular expression.
   const reference = (segment: string) => {
     if (segment.length > 6 || !/^[1-9][0-9]*$/.test(segment)) return { ok: false, error: "malformed" };
     const entry = catalogEntry(Number(segment));
@@ -163,7 +163,7 @@ describe("parseCode: a canonical decimal code of at most 6 digits that exists", 
   });
 });
 
-describe("serviceRoute: the path shapes of contract §1.6, prefix matched literally", () => {
+describe("serviceRoute: the path shapes of docs/errors.md, prefix matched literally", () => {
   it.each([
     ["/cdn-cgi/error/522", "/cdn-cgi", { kind: "error", code: "522" }],
     ["/cdn-cgi/error/522//", "/cdn-cgi", { kind: "error", code: "522" }],
@@ -234,7 +234,7 @@ describe("/cdn-cgi/errors (reference of every code)", () => {
   });
 
   it.each(["/cdn-cgi/errors", "/cdn-cgi/errors/522", "/cdn-cgi/errors/9999", "/cdn-cgi/nope"])(
-    "HEAD %s carries the Content-Length of GET (issue 8, input 7)",
+    "HEAD %s carries the Content-Length of GET (input 7)",
     async (path) => {
       for (const accept of ["application/json", "text/markdown", "text/html"]) {
         const head = await get(path, accept, "HEAD");

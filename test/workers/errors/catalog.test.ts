@@ -1,6 +1,6 @@
 /**
  * The catalog against the research data (fixtures/error-catalog.research.json, a copy of the shared research) and
- * the exact rules of seed-spec 2.3 / 7.1 and contract §1.7.
+ * the exact rules of docs/errors.md and docs/errors.md.
  */
 import { describe, expect, it } from "vitest";
 import provenanceSidecar from "../../../fixtures/catalog-provenance.json";
@@ -45,7 +45,7 @@ interface ResearchEntry {
 
 const RESEARCH = research as ResearchEntry[];
 
-/** contract §1.7: 500, 502, 504, 520–526 and the listed 1xxx ranges. */
+/** docs/errors.md: 500, 502, 504, 520–526 and the listed 1xxx ranges. */
 function requiredCodes(): number[] {
   const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
   return [
@@ -106,7 +106,7 @@ function catalogValue(entry: CatalogEntry, field: CatalogField): Value {
   }
 }
 
-describe("catalog coverage (contract §1.7)", () => {
+describe("catalog coverage (docs/errors.md)", () => {
   it("holds exactly the required codes, ascending", () => {
     expect(CATALOG.map((e) => e.code)).toEqual(requiredCodes());
   });
@@ -128,7 +128,7 @@ describe("catalog coverage (contract §1.7)", () => {
     expect(e.title.length).toBeGreaterThan(0);
     expect(e.detail.length).toBeGreaterThan(0);
     expect(e.whatYouShouldDo.length).toBeGreaterThan(0);
-    // contract §9: texts name the operator neutrally.
+    // docs/differences.md: texts name the operator neutrally.
     expect(`${e.title} ${e.detail} ${e.whatYouShouldDo}`).not.toMatch(/cloudflare/i);
   });
 });
@@ -152,7 +152,7 @@ describe("categories in use", () => {
   });
 });
 
-describe("retry rules (seed-spec 7.1)", () => {
+describe("retry rules (docs/errors.md)", () => {
   it("5xx defaults are exact", () => {
     const fivexx = Object.fromEntries(CATALOG.filter((e) => e.code < 1000).map((e) => [e.code, e.retryAfter]));
     expect(fivexx).toEqual({
@@ -181,7 +181,7 @@ describe("retry rules (seed-spec 7.1)", () => {
     ]);
   });
 
-  it("names 1015 rate_limited and 522 connection_timeout / origin / owner action (seed-spec 7.1 example)", () => {
+  it("names 1015 rate_limited and 522 connection_timeout / origin / owner action (docs/errors.md example)", () => {
     expect(catalogEntry(1015)?.errorName).toBe("rate_limited");
     expect(catalogEntry(522)).toMatchObject({
       errorName: "connection_timeout",
@@ -192,7 +192,7 @@ describe("retry rules (seed-spec 7.1)", () => {
   });
 });
 
-describe("categories (seed-spec 2.3)", () => {
+describe("categories (docs/errors.md)", () => {
   const table: Record<string, number[]> = {
     origin: [502, 504, 520, 521, 522, 523, 524],
     edge: [500],

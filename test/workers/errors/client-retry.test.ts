@@ -1,5 +1,5 @@
 /**
- * The client package's `fetchWithRetry` (packages/client, contract §10, issue 23) against the real Worker and real
+ * The client package's `fetchWithRetry` (packages/client, docs/client.md) against the real Worker and real
  * failing origins on 127.0.0.1 (test/servers/): 521 (refused port), 522 (the injected blackhole fault), 524 (an
  * origin that never answers), 525 (plain HTTP on the TLS port), and a rate-limited zone whose dynamic Retry-After
  * the client waits out. The waits go through an injected sleep that moves the clock the Worker reads (Date.now),

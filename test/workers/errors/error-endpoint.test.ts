@@ -1,5 +1,5 @@
 /**
- * Every code × every format through the real Worker (`{prefix}/error/{code}`, contract §1.6): status,
+ * Every code × every format through the real Worker (`{prefix}/error/{code}`, docs/errors.md): status,
  * Content-Type, headers (§1.4), the 17 fields and their order (§1.1), Markdown read back with a YAML parser (§1.2),
  * and the HTML page (§1.3).
  */
@@ -27,7 +27,7 @@ function fetchError(code: number | string, accept?: string, method = "GET", host
   });
 }
 
-/** The field types of contract §1.1 / seed-spec 2.1. */
+/** The field types of docs/errors.md. */
 const FIELD_TYPES: Record<(typeof FIELD_ORDER)[number], "string" | "number" | "boolean"> = {
   type: "string",
   title: "string",
@@ -93,7 +93,7 @@ function expectFields(body: Record<string, unknown>, entry: CatalogEntry, ray: s
 const ROWS = CATALOG.flatMap((entry) => FORMATS.map((format) => [entry.code, format.accept, entry, format] as const));
 
 describe.each(ROWS)("GET /cdn-cgi/error/%i, Accept: %s", (_code, _accept, entry, format) => {
-  it("answers the structured error with the contract's status, headers and fields", async () => {
+  it("answers the structured error with the documented status, headers and fields (docs/errors.md)", async () => {
     const res = await fetchError(entry.code, format.accept);
     const ray = expectCommonHeaders(res, entry, format.contentType);
     const text = await res.text();
@@ -154,7 +154,7 @@ describe.each(ROWS)("GET /cdn-cgi/error/%i, Accept: %s", (_code, _accept, entry,
         entry.retryAfter === null ? "Retrying will not help" : `try again in ${entry.retryAfter} seconds`,
       );
       // Self-contained: the page's own inline script (allowed by the CSP's hash), the data island (a data block,
-      // never executed: issue 23) and nothing fetched.
+      // never executed: the agents work (2026-11-23)) and nothing fetched.
       expect(text.match(/<script[^>]*>/gi)).toEqual([
         '<script type="application/problem+json" id="edge-error">',
         "<script>",
@@ -179,7 +179,7 @@ describe("JSON and problem+json", () => {
     },
   );
 
-  it("522 is the contract's example, key for key", async () => {
+  it("522 is docs/errors.md's example, key for key", async () => {
     const res = await fetchError(522, "application/json");
     const body = await res.json<Record<string, unknown>>();
     expect(body).toMatchObject({
@@ -219,7 +219,7 @@ describe("HEAD", () => {
   );
 
   it.each(FORMATS.map((f) => [f.accept]))(
-    "Accept %s: Content-Length is the length GET sends (issue 8, input 7)",
+    "Accept %s: Content-Length is the length GET sends (input 7)",
     async (accept) => {
       const head = await fetchError(1015, accept, "HEAD");
       const get = await fetchError(1015, accept);
@@ -231,7 +231,7 @@ describe("HEAD", () => {
   );
 });
 
-describe("negotiation through the Worker (contract §1.5)", () => {
+describe("negotiation through the Worker (docs/negotiation.md)", () => {
   it.each([
     [undefined, "text/html; charset=utf-8"],
     ["", "text/html; charset=utf-8"],

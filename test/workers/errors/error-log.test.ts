@@ -1,5 +1,5 @@
 /**
- * The edge_error log line (src/errors/error-log.ts, issue 12): one JSON line per generated error, written at once
+ * The edge_error log line (src/errors/error-log.ts): one JSON line per generated error, written at once
  * when no window is open, coalesced during a burst and written when the window closes (one write per stream, one
  * line per error), never dropped.
  */

@@ -1,6 +1,6 @@
 /**
  * The guidance's Markdown subset (paragraphs, numbered and bulleted lists, **bold**) as escaped HTML
- * (issue 11: "1. Wait 30 seconds…" rendered as pre-wrapped text before).
+ * ("1. Wait 30 seconds…" rendered as pre-wrapped text before).
  */
 import { describe, expect, it } from "vitest";
 import { CATALOG } from "../../../src/errors/catalog";

@@ -1,5 +1,5 @@
 /**
- * Issue 12's shortcuts on the error path give exactly what the long way gave: `type` without a second URL parse
+ * The error-path performance work (2026-11-22) shortcuts on the error path give exactly what the long way gave: `type` without a second URL parse
  * equals `new URL(path, request.url)`, the hand-built log line is the JSON object it always was, and the header
  * record sends the same headers as the `Headers` object it replaced.
  */
@@ -111,7 +111,7 @@ describe("the header record", () => {
   });
 });
 
-describe("the prototype Response (issue 12)", () => {
+describe("the prototype Response", () => {
   it.each(["application/json", "application/problem+json", "text/markdown", "text/html"])(
     "sends the same status, headers and body as the header record would (%s)",
     async (accept) => {

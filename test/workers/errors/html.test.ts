@@ -1,5 +1,5 @@
 /**
- * Escaping by default (contract §1.3; style.md Addendum): the `html` template escapes every interpolation, `raw`
+ * Escaping by default (docs/errors.md; style.md Addendum): the `html` template escapes every interpolation, `raw`
  * and nested fragments pass as is, lists join, and hostile text can never become markup, in a body or an attribute.
  */
 import { describe, expect, it } from "vitest";

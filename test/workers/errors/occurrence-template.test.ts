@@ -1,5 +1,5 @@
 /**
- * Issue 12: every body format (JSON, Markdown, HTML) of an error is rendered once per (code, retry_after, footer)
+ * Every body format (JSON, Markdown, HTML) of an error is rendered once per (code, retry_after, footer)
  * with markers in its per-occurrence places and then only spliced (src/errors/occurrence-template.ts). The spliced
  * body must be byte for byte the body the full renderer gives, for every code of the catalog, dynamic retry values
  * and hostile per-occurrence values.
@@ -43,7 +43,7 @@ function fields(code: number, retry: number | null, zone: string, type: string, 
   });
 }
 
-describe("issue 25: values that need no escape are only quoted, every other value is escaped as before", () => {
+describe("values that need no escape are only quoted, every other value is escaped as before", () => {
   // Any UTF-16 string (lone surrogates, controls, quotes, backslashes, `<>&`, U+2028) and printable ASCII.
   const anyText = fc.oneof(fc.string({ unit: "binary", maxLength: 40 }), fc.string({ maxLength: 40 }));
 
@@ -119,7 +119,7 @@ describe("the byte bodies", () => {
     }
   });
 
-  it("issue 25: a run of occurrences, each written over the last body where it can, is always the full rendering", () => {
+  it("a run of occurrences, each written over the last body where it can, is always the full rendering", () => {
     // Small pools so that values repeat (the in-place path) and change (same length, other lengths, non-ASCII of
     // the same length, values needing escapes), in any order, across codes (templates) and formats.
     const rays = [

@@ -1,5 +1,5 @@
 /**
- * The pipeline itself (src/errors/pipeline.ts): dynamic Retry-After (contract §1.4), `type` from ERROR_DOCS_BASE
+ * The pipeline itself (src/errors/pipeline.ts): dynamic Retry-After (docs/errors.md), `type` from ERROR_DOCS_BASE
  * (§1.1), the §2.1 customisation seam, the one structured log line, escaping of a hostile zone (§1.3) and the
  * 1101 answer of the last-resort funnel.
  */
@@ -16,7 +16,7 @@ const request = (accept: string, url = "https://shop.example/x", method = "GET")
 
 afterEach(() => vi.restoreAllMocks());
 
-describe("dynamic Retry-After (contract §1.4)", () => {
+describe("dynamic Retry-After (docs/errors.md)", () => {
   it.each([
     [45, "45"],
     [0.2, "1"],
@@ -60,7 +60,7 @@ describe("dynamic Retry-After (contract §1.4)", () => {
   });
 });
 
-describe("type URI (contract §1.1)", () => {
+describe("type URI (docs/errors.md)", () => {
   it.each([
     [{}, "https://shop.example/x", "https://shop.example/cdn-cgi/errors/522"],
     [{ SERVICE_PREFIX: "/_edge/" }, "http://shop.example:8787/a", "http://shop.example:8787/_edge/errors/522"],
@@ -198,7 +198,7 @@ describe("robustness", () => {
   });
 });
 
-describe("wireTimestamp (contract §1.1: UTC, whole seconds)", () => {
+describe("wireTimestamp (docs/errors.md: UTC, whole seconds)", () => {
   it.each([
     [Date.UTC(2026, 3, 24, 9, 22, 40, 0), "2026-04-24T09:22:40Z"],
     [Date.UTC(2026, 3, 24, 9, 22, 40, 999), "2026-04-24T09:22:40Z"],

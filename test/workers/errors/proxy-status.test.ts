@@ -1,5 +1,5 @@
 /**
- * `Proxy-Status` (RFC 9209, contract §1.4, issue 23) and the HTML island (contract §1.3) through the real Worker:
+ * `Proxy-Status` (RFC 9209, docs/errors.md) and the HTML island (docs/errors.md) through the real Worker:
  * every catalog code × every format and HEAD carries this service's name and the code's registered error type,
  * read with a real RFC 8941 parser (`structured-headers`); a custom rule's or page's answer keeps it; an origin's own
  * error passed through carries none; `details` never names the origin's address.
@@ -31,7 +31,7 @@ function member(res: Response): { name: string; error: string; details: string |
   };
 }
 
-describe("Proxy-Status on every generated error (contract §1.4)", () => {
+describe("Proxy-Status on every generated error (docs/errors.md)", () => {
   it("every catalog code has a registered RFC 9209 error type, and nothing else does", () => {
     expect(Object.keys(PROXY_ERROR_TYPES).map(Number).sort()).toEqual(CATALOG.map((e) => e.code).sort());
   });
@@ -111,7 +111,7 @@ describe("Proxy-Status on zone traffic", () => {
   });
 });
 
-describe("the HTML island (contract §1.3)", () => {
+describe("the HTML island (docs/errors.md)", () => {
   it.each(CATALOG.map((e) => e.code))("%i: the page carries the 17 fields the JSON body has", async (code) => {
     const res = await exports.default.fetch(`http://localhost/cdn-cgi/error/${code}`, {
       headers: { Accept: "text/html" },

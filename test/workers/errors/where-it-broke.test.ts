@@ -1,4 +1,4 @@
-/** "Where it broke" (issue 11): every category maps to a path, and the failing hop follows the category. */
+/** "Where it broke": every category maps to a path, and the failing hop follows the category. */
 import { describe, expect, it } from "vitest";
 import { CATALOG, ERROR_CATEGORIES } from "../../../src/errors/catalog";
 import { renderStrip } from "../../../src/errors/render-html";

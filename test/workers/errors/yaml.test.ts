@@ -1,7 +1,7 @@
 /**
  * The YAML scalar emitter (src/errors/yaml.ts): every value reads back as exactly the original through the `yaml`
  * package, under YAML 1.2 (core schema) and YAML 1.1 (where `yes`, `on`, `~` are not strings), including the
- * hostile strings of contract §1.2 and arbitrary strings from fast-check.
+ * hostile strings of docs/errors.md and arbitrary strings from fast-check.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * The evaluation budget (contract §2.2, §9; issues 9 and 19): the denials of service review found in the engine,
+ * The evaluation budget (docs/rules-language.md, docs/differences.md): the denials of service review found in the engine,
  * with exactly their inputs, and the CPU budget that charges work before it runs. Each evaluation ends fast, as an
  * `over-budget` outcome with a reason, and never throws.
  */
@@ -106,7 +106,7 @@ describe("recursive url_decode is linear", () => {
   });
 });
 
-describe("the CPU budget: work is charged before it runs (issue 19)", () => {
+describe("the CPU budget: work is charged before it runs", () => {
   const outcome = (source: string, values: Record<string, string>, budget?: RequestBudget) =>
     rule(source).evaluate(contextFromValues(scheme, values, budget));
 

@@ -1,6 +1,6 @@
 /**
  * The conformance suite: every vector of fixtures/rules-vectors.json (copied from the shared research data,
- * rules-language.md §10) must pass. A vector we had to amend carries an `amended` note saying why; there are
+ * docs/rules-language.md) must pass. A vector we had to amend carries an `amended` note saying why; there are
  * no skips.
  */
 import { describe, expect, it } from "vitest";
@@ -12,7 +12,7 @@ const all = vectors as unknown as readonly Vector[];
 
 describe("rules conformance vectors", () => {
   it("has every vector of the research file, and this repository's additions", () => {
-    // 344 from the research file; 4 added for issue 19 (`\x{…}` is not a repetition), 34 for issue 22 (the 2026
+    // 344 from the research file; 4 added for the evaluation-budget work (2026-11-23) (`\x{…}` is not a repetition), 34 for the draft-preview work (2026-11-23) (the 2026
     // additions: coalesce(), concat() up to 32 arguments, dynamic values on both sides), sourced in the file.
     expect(all.length).toBe(382);
   });

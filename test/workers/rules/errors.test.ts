@@ -1,4 +1,4 @@
-/** Error values: kinds, 1-based positions, spans, and the wirefilter-like formatter (contract §2.2). */
+/** Error values: kinds, 1-based positions, spans, and the wirefilter-like formatter (docs/rules-language.md). */
 import { describe, expect, it } from "vitest";
 import { formatRuleError } from "../../../src/rules";
 import { failure } from "./helpers";

@@ -1,5 +1,5 @@
 /**
- * Field extractors against real Request objects (contract §2.2): each field's value, its source, laziness and
+ * Field extractors against real Request objects (docs/rules-language.md): each field's value, its source, laziness and
  * memoisation, aliases, and the request-phase subset.
  */
 import { describe, expect, it } from "vitest";
@@ -147,7 +147,7 @@ describe("custom error fields", () => {
 });
 
 describe("request-phase fields", () => {
-  it("lack http.response.* and edge.response.* (contract §2.2)", () => {
+  it("lack http.response.* and edge.response.* (docs/rules-language.md)", () => {
     for (const name of [
       "http.response.code",
       "edge.response.1xxx_code",

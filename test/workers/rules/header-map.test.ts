@@ -1,4 +1,4 @@
-/** The lazy header map behind http.request.headers / http.response.headers (rules-language.md §3.4). */
+/** The lazy header map behind http.request.headers / http.response.headers (docs/rules-language.md). */
 import { describe, expect, it } from "vitest";
 import { HeaderMap } from "../../../src/rules/fields/header-map";
 
@@ -41,7 +41,7 @@ describe("HeaderMap", () => {
     expect(oneByOne.get("Accept")).toBeUndefined();
   });
 
-  it("looks up to 16 names up one by one, then reads the whole list once (issue 12)", () => {
+  it("looks up to 16 names up one by one, then reads the whole list once", () => {
     let iterations = 0;
     class Counting extends Headers {
       override entries(): ReturnType<Headers["entries"]> {

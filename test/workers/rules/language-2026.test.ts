@@ -1,5 +1,5 @@
 /**
- * The 2026 additions to the Rules language (issue 22; docs/rules-language.md "2026 additions"): `coalesce()`,
+ * The 2026 additions to the Rules language (docs/rules-language.md "2026 additions"): `coalesce()`,
  * `concat()` with up to 32 arguments, and dynamic values (fields, function results) on both sides of the equality
  * and ordering operators. Published: developers.cloudflare.com/changelog/post/2026-10-01-coalesce-function/,
  * …/2026-10-01-dynamic-comparison-values/, and the concat changelog of 2026-09-22.
@@ -53,7 +53,7 @@ describe("dynamic values on both sides of eq/ne/lt/le/gt/ge", () => {
     expect(evaluate("lower(s) eq upper(s)", { s: "a" })).toBe(false);
   });
 
-  it("is false when either side is missing, ne included, and not of it is true (contract §2.2)", () => {
+  it("is false when either side is missing, ne included, and not of it is true (docs/rules-language.md)", () => {
     for (const op of ["eq", "ne", "lt", "le", "gt", "ge"]) {
       expect(evaluate(`s ${op} s2`, { s: "a" }), `s ${op} missing`).toBe(false);
       expect(evaluate(`s ${op} s2`, { s2: "a" }), `missing ${op} s2`).toBe(false);

@@ -1,5 +1,5 @@
 /**
- * Limits (contract §2.1): 4,096 characters, nesting depth 128, refused with a RuleError, never a stack overflow.
+ * Limits (docs/custom-errors.md): 4,096 characters, nesting depth 128, refused with a RuleError, never a stack overflow.
  */
 import { describe, expect, it } from "vitest";
 import { compile } from "../../../src/rules";

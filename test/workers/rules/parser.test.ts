@@ -1,4 +1,4 @@
-/** Lexer and parser units: precedence, notations, literals, whitespace, grouping (rules-language.md §1–§3). */
+/** Lexer and parser units: precedence, notations, literals, whitespace, grouping (docs/rules-language.md). */
 import { describe, expect, it } from "vitest";
 import { parse, print } from "../../../src/rules";
 import type { Expr } from "../../../src/rules/ast";

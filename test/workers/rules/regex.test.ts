@@ -1,5 +1,5 @@
 /**
- * Regular expressions (contract §2.2): RE2 dialect on a linear-time engine, refused constructs, the size cap,
+ * Regular expressions (docs/rules-language.md): RE2 dialect on a linear-time engine, refused constructs, the size cap,
  * the 64-per-expression limit, bytes vs Unicode mode.
  */
 import { describe, expect, it } from "vitest";
@@ -50,7 +50,7 @@ describe("regex", () => {
     expect(source.slice(e.span.start, e.span.end)).toBe('"[a-z]{1000}4"');
   });
 
-  it("does not count \\x{…} or \\p{…} escapes as repetitions (RE2 syntax; issue 19)", () => {
+  it("does not count \\x{…} or \\p{…} escapes as repetitions (RE2 syntax)", () => {
     expect(repetitionCost("(?u)\\x{10000}")).toBe(0);
     expect(repetitionCost("[\\x{10000}-\\x{10FFFF}]{2,3}")).toBe(3);
     expect(repetitionCost("\\x{41}{3}")).toBe(3);

@@ -60,7 +60,7 @@ describe("firstMatch / allMatches over the rule index", () => {
     );
   });
 
-  it("a tracer sees exactly the evaluations firstMatch does and changes no answer (issue 22, the draft preview)", () => {
+  it("a tracer sees exactly the evaluations firstMatch does and changes no answer (the draft preview)", () => {
     fc.assert(
       fc.property(
         fc.array(fc.integer({ min: 0, max: POOL.length - 1 }), { maxLength: 20 }),

@@ -1,6 +1,6 @@
 /**
- * Evaluation semantics: operators per type, missing values (contract §2.2), sets, IPs, ints, wildcards and every
- * function of contract §2.2 with its argument rules.
+ * Evaluation semantics: operators per type, missing values (docs/rules-language.md), sets, IPs, ints, wildcards and every
+ * function of docs/rules-language.md with its argument rules.
  */
 import { describe, expect, it } from "vitest";
 import { contextFromValues, parseIp, toByteString, type Value } from "../../../src/rules";
@@ -12,7 +12,7 @@ const ip = (text: string): Value => {
   return v;
 };
 
-describe("missing values (contract §2.2)", () => {
+describe("missing values (docs/rules-language.md)", () => {
   it.each([
     ['s == "a"', false],
     ['s != "a"', false],

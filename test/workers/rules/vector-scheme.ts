@@ -1,5 +1,5 @@
 /**
- * Turns a conformance vector's `fields` (rules-language.md §10) into a scheme and an evaluation context.
+ * Turns a conformance vector's `fields` (docs/rules-language.md) into a scheme and an evaluation context.
  */
 import {
   contextFromValues,

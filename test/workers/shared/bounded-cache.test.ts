@@ -1,4 +1,4 @@
-/** The one per-isolate cache type (contract §8: caches are bounded): capacity, byte budget, LRU order. */
+/** The one per-isolate cache type (docs/configuration.md: caches are bounded): capacity, byte budget, LRU order. */
 import { describe, expect, it } from "vitest";
 import { BoundedCache } from "../../../src/shared/bounded-cache";
 
@@ -15,7 +15,7 @@ describe("BoundedCache", () => {
     expect(cache.get("c")).toBe(3);
   });
 
-  it("a hit on the most recently used key keeps the order; deleting or evicting it forgets it (issue 25)", () => {
+  it("a hit on the most recently used key keeps the order; deleting or evicting it forgets it", () => {
     const cache = new BoundedCache<string | undefined, number>({ capacity: 2 });
     cache.set("a", 1);
     expect(cache.get("a")).toBe(1); // already the newest

@@ -1,4 +1,4 @@
-/** src/shared/client-address.ts: CF-Connecting-IP only, one valid address, as text and as a number (contract §2.2). */
+/** src/shared/client-address.ts: CF-Connecting-IP only, one valid address, as text and as a number (docs/rules-language.md). */
 import { describe, expect, it } from "vitest";
 import { clientAddress } from "../../../src/shared/client-address";
 

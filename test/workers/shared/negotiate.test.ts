@@ -12,7 +12,7 @@ const CONTENT_TYPE: Record<ErrorFormat, string> = {
 
 const BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
 
-/** Every row of the contract §1.5 table, verbatim (`null` = no Accept header). */
+/** Every row of the docs/negotiation.md table, verbatim (`null` = no Accept header). */
 const CONTRACT_TABLE: readonly (readonly [string | null, ErrorFormat])[] = [
   ["application/json", "json"],
   ["application/problem+json", "problem+json"],
@@ -37,7 +37,7 @@ const CONTRACT_TABLE: readonly (readonly [string | null, ErrorFormat])[] = [
   ["*/*, text/*", "markdown"],
 ];
 
-/** Rules of contract §1.5 beyond the table, one line of intent each. */
+/** Rules of docs/negotiation.md beyond the table, one line of intent each. */
 const RULES: readonly (readonly [string, string, ErrorFormat])[] = [
   // q=0 is "not acceptable", also under a matching wildcard
   ["q=0 on the only named type", "application/json;q=0", "html"],
@@ -109,14 +109,14 @@ const MALFORMED: readonly (readonly [string, string])[] = [
   ["a character that lower-cases into ASCII (KELVIN SIGN)", "text/mar\u212Adown, application/json;q=0.1"],
 ];
 
-describe("contract §1.5 table (chooseErrorFormat)", () => {
+describe("docs/negotiation.md table (chooseErrorFormat)", () => {
   it.each(CONTRACT_TABLE)("Accept %j → %s", (accept, format) => {
     expect(chooseErrorFormat(accept)).toEqual({ format, contentType: CONTENT_TYPE[format] });
     expect(chooseErrorFormatUncached(accept)).toEqual({ format, contentType: CONTENT_TYPE[format] });
   });
 });
 
-describe("contract §1.5 table through the real Worker (GET /cdn-cgi/error/522)", () => {
+describe("docs/negotiation.md table through the real Worker (GET /cdn-cgi/error/522)", () => {
   it.each(CONTRACT_TABLE)("Accept %j → %s", async (accept, format) => {
     const headers: Record<string, string> = accept === null ? {} : { Accept: accept };
     const res = await exports.default.fetch("http://localhost/cdn-cgi/error/522", { headers });
@@ -136,7 +136,7 @@ describe("contract §1.5 table through the real Worker (GET /cdn-cgi/error/522)"
   });
 });
 
-describe("negotiation rules (contract §1.5)", () => {
+describe("negotiation rules (docs/negotiation.md)", () => {
   it.each(RULES)("%s: %j → %s", (_why, accept, format) => {
     expect(chooseErrorFormatUncached(accept).format).toBe(format);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { newRayId } from "../../../src/shared/ray";
 
-describe("newRayId (contract §1.1)", () => {
+describe("newRayId (docs/errors.md)", () => {
   it("is 16 lower-case hex characters", () => {
     for (let i = 0; i < 1000; i++) expect(newRayId()).toMatch(/^[0-9a-f]{16}$/);
   });

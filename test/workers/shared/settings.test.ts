@@ -1,5 +1,5 @@
 /**
- * Configuration validated loudly and once (issue 21, src/shared/settings.ts): every invalid var is one problem
+ * Configuration validated loudly and once (src/shared/settings.ts): every invalid var is one problem
  * naming the var, the value's problem and what is used instead; through the Worker it is one `config_invalid` log
  * line per isolate, and the answer uses the fallback (never the garbage).
  */

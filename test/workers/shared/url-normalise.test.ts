@@ -1,5 +1,5 @@
 /**
- * The URL normaliser alone (src/shared/url-normalise.ts; contract §2.2; issue 19 item 4), table-driven against the
+ * The URL normaliser alone (src/shared/url-normalise.ts; docs/rules-language.md), table-driven against the
  * published reference (developers.cloudflare.com/rules/normalization/how-it-works/ and …/examples/) and the
  * paths of the issue.
  */

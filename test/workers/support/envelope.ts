@@ -1,4 +1,4 @@
-/** The v4 API envelope as tests read it (contract §5, §6; src/api/kit/envelope.ts): one declaration for every test. */
+/** The v4 API envelope as tests read it (docs/tags-api.md, docs/configuration.md; src/api/kit/envelope.ts): one declaration for every test. */
 export interface Envelope<T = unknown> {
   readonly success: boolean;
   readonly errors: { readonly code: number; readonly message: string }[];

@@ -1,5 +1,5 @@
 /**
- * Rate limiting on one request (contract §4): each enabled rule whose expression matches counts the request
+ * Rate limiting on one request (docs/producers.md): each enabled rule whose expression matches counts the request
  * under its counting key in a `RateLimiter` object; the first rule that says "blocked" answers 1015 with
  * `Retry-After` = whole seconds until the client may send again (rounded up, ≥ 1).
  *
@@ -7,7 +7,7 @@
  * `approximate` (the default) admits from a lease the object granted this isolate and asks only when it is spent or
  * expired (`lease`, isolate-counters.ts).
  *
- * Fail open (contract §3): a missing binding, a counter that throws, or one that does not answer within
+ * Fail open (docs/origin.md): a missing binding, a counter that throws, or one that does not answer within
  * `COUNTER_TIMEOUT_MS` never blocks traffic; the request goes on and the failure is logged.
  */
 import type { EvaluationContext } from "../../../rules";
@@ -71,7 +71,7 @@ export function retryAfterSeconds(blockedUntil: number, now: number): number {
 
 /**
  * Counting keys already hashed by this isolate: with leases most requests need no round trip, and the digest (a
- * WebCrypto call and its promise) was then most of what a counted request cost. Bounded (contract §8): at most
+ * WebCrypto call and its promise) was then most of what a counted request cost. Bounded (docs/configuration.md): at most
  * `KEY_MEMO_SIZE` keys of at most `KEY_MEMO_TEXT` characters (an address, a host, a short header: what clients
  * are usually counted by); a longer key is hashed every time.
  */
@@ -165,7 +165,7 @@ async function ask<T>(zone: string, ruleId: string, call: () => Promise<T>): Pro
   return UNAVAILABLE;
 }
 
-/** Fail-open: one structured line each (contract §3: the failure is logged). */
+/** Fail-open: one structured line each (docs/origin.md: the failure is logged). */
 function logUnavailable(zone: string, ruleId: string, cause: string): void {
   logEvent("rate_limiter_unavailable", { zone, phase: "http_ratelimit", rule: ruleId, cause });
 }

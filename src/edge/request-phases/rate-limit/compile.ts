@@ -1,6 +1,6 @@
 /**
  * A zone's rate-limiting rules as a rule list (src/rules/rule-list.ts), compiled once per zone version: enabled
- * `block` rules only, at most the plan's limit (contract §2.1: 1 on `free`), expression and characteristics parsed
+ * `block` rules only, at most the plan's limit (docs/custom-errors.md: 1 on `free`), expression and characteristics parsed
  * here so a request only evaluates (`allMatches`, check.ts).
  */
 import { admitAction, compileRuleList, type RuleList, type RuleListEntry } from "../../../rules/rule-list";

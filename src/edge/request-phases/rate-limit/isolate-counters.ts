@@ -1,5 +1,5 @@
 /**
- * What one isolate knows of the rate limiter's counters (contract §4, §8: bounded per-isolate caches), so most
+ * What one isolate knows of the rate limiter's counters (docs/producers.md, docs/configuration.md: bounded per-isolate caches), so most
  * requests need no Durable Object round trip:
  *   - blocks: "this counter is blocked until T", answered 1015 locally until T (both counting modes);
  *   - leases (approximate counting, docs/producers.md "Approximate counting: leases"): batches of requests the
@@ -43,7 +43,7 @@ export type Acquired = LeaseDecision | { readonly kind: "unavailable" };
 export type Admission =
   | { readonly kind: "admit" }
   | { readonly kind: "block"; readonly blockedUntil: number }
-  /** The object could not be asked (the caller logged it): fail open (contract §3). */
+  /** The object could not be asked (the caller logged it): fail open (docs/origin.md). */
   | { readonly kind: "unavailable" };
 
 /** Asks the object for a lease of `want`, giving back `returned` (`ahead`: still holding some); never rejects. */

@@ -1,6 +1,6 @@
 /**
  * The byte size of an IP access-rule list as `GET /zones/{zone}/access_rules` renders it, and the limit that makes
- * every list GET returns a body PUT accepts (issue 19: a 10,000-rule list of 1,213,135 bytes came back from GET and
+ * every list GET returns a body PUT accepts (a 10,000-rule list of 1,213,135 bytes came back from GET and
  * was refused by PUT's 1 MiB body limit). Pure.
  *
  * The limit is derived, not chosen: `ACCESS_RULES_MAX_BYTES` is exactly the rendering of the largest list with the
@@ -31,7 +31,7 @@ const LIST_CLOSE = "]}";
 
 /**
  * Bytes of `{"rules":[…]}` holding `maxRules` longest rules, comma-separated: 1,600,011 bytes. It is also the body
- * limit of `PUT /zones/{zone}/access_rules`, checked while the body streams in, before any parsing (contract §8),
+ * limit of `PUT /zones/{zone}/access_rules`, checked while the body streams in, before any parsing (docs/configuration.md),
  * and the only management body limit above 1 MiB (docs/configuration.md).
  */
 export const ACCESS_RULES_MAX_BYTES =

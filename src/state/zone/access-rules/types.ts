@@ -1,5 +1,5 @@
 /**
- * IP access rules of a zone (contract §4, §6): the stored shape (normalised, what the zone document holds) and
+ * IP access rules of a zone (docs/producers.md, docs/configuration.md): the stored shape (normalised, what the zone document holds) and
  * the presented shape (what `GET /zones/{zone}/access_rules` answers, the published API's rule object:
  * `{id, mode, configuration: {target, value}, notes}`). Presented rules can be PUT back unchanged.
  */

@@ -1,5 +1,5 @@
 /**
- * Validation of `PUT /zones/{zone}/access_rules` bodies (contract §6): every rule checked before anything is
+ * Validation of `PUT /zones/{zone}/access_rules` bodies (docs/configuration.md): every rule checked before anything is
  * stored, unknown fields refused, every failure reported as a closed `{kind}` value naming the rule index (the
  * API edge maps kinds to messages with `accessRuleMessage`). Pure; the same function re-checks a document read
  * back from storage, so the matcher never compiles an unchecked value.
@@ -75,7 +75,7 @@ export function parseAccessRules(
   for (const key of Object.keys(body))
     if (!BODY_FIELDS.has(key)) failures.push({ kind: "unknown-field", index: null, field: key });
   if (!Array.isArray(list)) return err(failures.capped);
-  // Enforced before any rule is looked at (contract §8: limits before work).
+  // Enforced before any rule is looked at (docs/configuration.md: limits before work).
   if (list.length > ACCESS_RULE_LIMITS.maxRules)
     return err({ listed: [{ kind: "too-many-rules", count: list.length, max: ACCESS_RULE_LIMITS.maxRules }], more: 0 });
 

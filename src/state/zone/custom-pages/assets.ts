@@ -1,5 +1,5 @@
 /**
- * Custom error assets (contract §6 `/zones/{zone}/custom_pages/assets[/{name}]`; notes/platform-2026.md C2;
+ * Custom error assets (docs/configuration.md `/zones/{zone}/custom_pages/assets[/{name}]`; the published custom error documentation, https://developers.cloudflare.com/rules/custom-errors/;
  * docs/custom-errors.md "Custom error assets"): an HTML page fetched once from a URL of the zone, its stylesheets
  * and images inlined, stored and served by custom error rules that name it (`serve_error` with `asset_name`).
  *
@@ -14,7 +14,7 @@ import { IssueList, isObject, oneIssue, unknownKeys, type IssueKind, type Issues
 import type { Plan, PlanForbids, ZoneDocument } from "../schema";
 import type { StoredRule } from "../rulesets/validate";
 
-/** The published limits (notes/platform-2026.md C2): name `[A-Za-z0-9_]`, ≤ 200, immutable; assets per plan. */
+/** The published limits (the published custom error documentation, https://developers.cloudflare.com/rules/custom-errors/): name `[A-Za-z0-9_]`, ≤ 200, immutable; assets per plan. */
 export const ASSET_LIMITS = {
   nameLength: 200,
   /** The published "≤ 1.5 MB": UTF-8 bytes of the final, inlined HTML, its value tokens at their longest. */
@@ -156,7 +156,7 @@ export interface AssetUrl {
  * Same scope only (published: "A custom error rule can only reference an asset defined in the same scope"): the URL
  * is `http(s)`, without credentials, names the zone's host or one of its subdomains (a zone here is one hostname;
  * on the published platform a zone covers its subdomains), and never a host of API_HOSTS (on any port, as origins,
- * contract §3). Only its path and query are used: they are fetched from the zone's own origin (docs/custom-errors.md).
+ * docs/origin.md). Only its path and query are used: they are fetched from the zone's own origin (docs/custom-errors.md).
  * `base` resolves a resource's relative reference against the page or stylesheet that names it.
  */
 export function parseAssetUrl(raw: unknown, scope: AssetScope, base?: string): Result<AssetUrl, string> {

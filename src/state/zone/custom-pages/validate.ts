@@ -1,11 +1,11 @@
 /**
- * Zone error pages (contract §2.1 step 2, §6): `500_errors` for 5xx, `1000_errors` for 1xxx. Pure validation of
+ * Zone error pages (docs/custom-errors.md step 2, §6): `500_errors` for 5xx, `1000_errors` for 1xxx. Pure validation of
  * `PUT /zones/{zone}/custom_pages/{id}` bodies: `{state: "customized", content}` or `{state: "default"}`.
  * A page must contain `<head>` and `</head>` and its class's box token exactly once (the published `::CLOUDFLARE_…::`
  * spellings are accepted as aliases and count with it), never the other class's; at most 1.5 MB (in practice the
- * 1 MiB body limit of contract §8 comes first), its value tokens at their longest included. Paid plans only.
+ * 1 MiB body limit of docs/configuration.md comes first), its value tokens at their longest included. Paid plans only.
  *
- * Why once (contract §2.1 "at most once: a stored page never renders past a documented size"; issue 19 item 3):
+ * Why once (docs/custom-errors.md "at most once: a stored page never renders past a documented size"):
  * each token becomes a whole box (~14 KB), so a 1 MiB page of 45,581 tokens rendered 119,650,138 bytes on every
  * error of the zone. With one box and the value tokens bounded here, a page renders to at most
  * MAX_RENDERED_PAGE_BYTES (edge/custom-errors/apply.ts); the renderer also replaces only the first box token, so a page
@@ -46,7 +46,7 @@ export function isPageId(value: string): value is PageId {
   return isOneOf(PAGE_IDS, value);
 }
 
-/** The page class of a generated error (contract §2.1: `500_errors` for 5xx, `1000_errors` for 1xxx). */
+/** The page class of a generated error (docs/custom-errors.md: `500_errors` for 5xx, `1000_errors` for 1xxx). */
 export function pageClassOf(code: number): PageId {
   return code >= 1000 ? "1000_errors" : "500_errors";
 }

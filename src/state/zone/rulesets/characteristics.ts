@@ -1,5 +1,5 @@
 /**
- * Counting characteristics of a rate-limiting rule (contract §4; the published API's `characteristics`): the
+ * Counting characteristics of a rate-limiting rule (docs/producers.md; the published API's `characteristics`): the
  * request properties whose values, together, name one counter. Requests with the same values share a counter;
  * different values are counted apart ("two clients counted apart").
  *

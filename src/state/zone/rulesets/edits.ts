@@ -1,5 +1,5 @@
 /**
- * Every write of the rulesets API (contract §6 "rulesets, rules, versions"; docs/rulesets-api.md) as one pure
+ * Every write of the rulesets API (docs/configuration.md "rulesets, rules, versions"; docs/rulesets-api.md) as one pure
  * function of the zone document: replace a phase's entry point, create / update / delete a ruleset, add a rule at a
  * position, edit one rule (position included), delete one rule. No bindings: the zone's writer of record
  * (writer.ts) applies it inside its serialised section, so concurrent rule-level edits never work from a stale

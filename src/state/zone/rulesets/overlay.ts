@@ -1,12 +1,12 @@
 /**
- * `action_parameters.overlay` of a custom error rule (contract §2.1 "a rule may instead overlay the structured
- * error", §9; issue 23): instead of replacing the body with fixed content, the rule gives the structured error its
+ * `action_parameters.overlay` of a custom error rule (docs/custom-errors.md "a rule may instead overlay the structured
+ * error", §9): instead of replacing the body with fixed content, the rule gives the structured error its
  * own texts, links and page branding, and the service keeps negotiation, every machine field, retry hints and
  * headers (docs/custom-errors.md "Overlay"). Pure, no bindings: the stored shape and its validator.
  *
  * Every value is operator text that reaches every client: bounded in length, no control characters (a line break
  * only where text may have paragraphs), links only `https:`/`http:` without credentials, the logo only an inline
- * `data:` image (contract §1.3: the page makes no external request).
+ * `data:` image (docs/errors.md: the page makes no external request).
  */
 import {
   isObject,
@@ -222,7 +222,7 @@ function parseBranding(value: unknown, path: string, fail: At): OverlayBranding 
         typeof b.value.logo_url === "string" && b.value.logo_url.length > max ? "out-of-range" : "invalid",
         `${path}.logo_url`,
         `must be a data:image/(png|gif|jpeg|webp);base64 URI of at most ${max} characters (the page makes no ` +
-          "external request, contract §1.3)",
+          "external request, docs/errors.md)",
       );
     else logo = b.value.logo_url;
   }

@@ -1,7 +1,7 @@
 /**
- * The three phases a zone's rulesets live in (contract §6), each with its one action and its field set
- * (contract §2.2: the request phases lack the `http.response.*` / `edge.response.*` fields), and the plan limits of
- * contract §2.1 / §4.
+ * The three phases a zone's rulesets live in (docs/configuration.md), each with its one action and its field set
+ * (docs/rules-language.md: the request phases lack the `http.response.*` / `edge.response.*` fields), and the plan limits of
+ * docs/custom-errors.md / §4.
  */
 import { customErrorFields, requestFields, type FieldSet } from "../../../rules";
 import { isOneOf } from "../../../shared/validation";
@@ -22,13 +22,13 @@ export interface PhaseSpec {
   readonly maxRules: Readonly<Record<Plan, number>>;
 }
 
-/** Rules per zone on paid plans (contract §2.1: pro 25, business 50, enterprise 300). */
+/** Rules per zone on paid plans (docs/custom-errors.md: pro 25, business 50, enterprise 300). */
 const PAID = { pro: 25, business: 50, enterprise: 300 } as const;
 
 export const PHASE_SPECS: Readonly<Record<Phase, PhaseSpec>> = {
-  // Custom error rules require a paid plan (contract §2.1).
+  // Custom error rules require a paid plan (docs/custom-errors.md).
   http_custom_errors: { action: "serve_error", fields: customErrorFields, maxRules: { free: 0, ...PAID } },
-  // Request phases on free: at most 5 firewall rules and 1 rate-limiting rule (contract §2.1).
+  // Request phases on free: at most 5 firewall rules and 1 rate-limiting rule (docs/custom-errors.md).
   http_request_firewall_custom: { action: "block", fields: requestFields, maxRules: { free: 5, ...PAID } },
   http_ratelimit: { action: "block", fields: requestFields, maxRules: { free: 1, ...PAID } },
 };

@@ -1,5 +1,5 @@
 /**
- * The stored `http_ratelimit` ruleset as the request phase reads it (contract §4, §6: the published shape
+ * The stored `http_ratelimit` ruleset as the request phase reads it (docs/producers.md, docs/configuration.md: the published shape
  * `ratelimit: {characteristics, period, requests_per_period, mitigation_timeout}`). Validation happens when it is
  * written (validate.ts beside this file, through src/api/rulesets/); `parseCharacteristic` (characteristics.ts) and `RATE_LIMIT_BOUNDS` are shared with it.
  */
@@ -38,7 +38,7 @@ export interface RateLimitRulesetInput {
   readonly rules: readonly RateLimitRuleInput[];
 }
 
-/** Contract §4: `period` and `mitigation_timeout` 1–3600 s. `requests_per_period` is ours: 1 to 1,000,000. */
+/** docs/producers.md: `period` and `mitigation_timeout` 1–3600 s. `requests_per_period` is ours: 1 to 1,000,000. */
 export const RATE_LIMIT_BOUNDS = {
   period: { min: 1, max: 3600 },
   mitigationTimeout: { min: 1, max: 3600 },

@@ -1,5 +1,5 @@
 /**
- * `serve_error` with `asset_name` (notes/platform-2026.md C2; docs/custom-errors.md "Custom error assets"): the
+ * `serve_error` with `asset_name` (the published custom error documentation, https://developers.cloudflare.com/rules/custom-errors/; docs/custom-errors.md "Custom error assets"): the
  * published alternative to inline `content`. Exactly one of them: a rule names an asset, or carries its content and
  * content type. The asset is served as `text/html` (it is an HTML page with its styles and images inlined), so
  * `content_type` may be given only as `text/html`; `status_code` as with inline content. Whether the named asset
@@ -43,7 +43,7 @@ export function parseAssetServeError(
   const status = optional(p.status_code, (v) =>
     readInt(v, "status_code", {
       ...statusCode,
-      message: `must be an integer from ${statusCode.min} to ${statusCode.max} (contract §2.1)`,
+      message: `must be an integer from ${statusCode.min} to ${statusCode.max} (docs/custom-errors.md)`,
     }),
   );
   if (!status.ok) issue(status.error.kind, "status_code", status.error.message);

@@ -1,5 +1,5 @@
 /**
- * Validation of `PUT /zones/{zone}/rulesets/phases/{phase}/entrypoint` bodies (contract §2.1, §4, §6): pure, no
+ * Validation of `PUT /zones/{zone}/rulesets/phases/{phase}/entrypoint` bodies (docs/custom-errors.md, docs/producers.md, docs/configuration.md): pure, no
  * bindings. Every expression is compiled against its phase's field set and every limit checked before anything is
  * stored; a refused body changes nothing. Errors name the rule index, and for expressions the 1-based line and
  * column with what was expected (the engine's `RuleError`).
@@ -35,7 +35,7 @@ import { parseOverlayParameters, type Overlay } from "./overlay";
 import { budgetIssues, isRequestPhase, type BudgetScope } from "./worst-case";
 
 /**
- * contract §2.1: custom error responses: the published four, and (our addition, contract §9) `text/markdown` and
+ * docs/custom-errors.md: custom error responses: the published four, and (our addition, docs/differences.md) `text/markdown` and
  * `application/problem+json`, the two structured formats the service itself answers in.
  */
 export const CONTENT_TYPES = [
@@ -50,7 +50,7 @@ export type ContentType = (typeof CONTENT_TYPES)[number];
 export const LIMITS = {
   /**
    * The zone's regular expressions together, in all three phases, compiled: at most this many re2js instructions
-   * (issue 19). Per expression the engine already caps 64 regexes, 10,000 instructions per regex and 4,000 counted
+   *. Per expression the engine already caps 64 regexes, 10,000 instructions per regex and 4,000 counted
    * repetitions; this bounds what one zone makes every isolate compile and hold (once per config version) — 25
    * firewall rules of four `a[ab]{998}w` each are ~100,000.
    */
@@ -68,12 +68,12 @@ export const LIMITS = {
 export const RULESET_KINDS = ["zone"] as const;
 
 /**
- * Inline content (contract §2.1), a custom error asset named by `asset_name` (serve-error.ts), or an overlay of the
- * structured error (overlay.ts; contract §2.1, §9).
+ * Inline content (docs/custom-errors.md), a custom error asset named by `asset_name` (serve-error.ts), or an overlay of the
+ * structured error (overlay.ts; docs/custom-errors.md, docs/differences.md).
  */
 export type ServeErrorParameters = InlineServeError | AssetServeError | ServeOverlayParameters;
 
-/** `serve_error` overlaying the structured error (issue 23): the error keeps its status and format. */
+/** `serve_error` overlaying the structured error: the error keeps its status and format. */
 export interface ServeOverlayParameters {
   readonly overlay: Overlay;
 }
@@ -119,7 +119,7 @@ export interface StoredRuleset {
 }
 
 export type RulesetFailure =
-  /** The zone's plan cannot use the phase (contract §2.1: 403, code 1100). */
+  /** The zone's plan cannot use the phase (docs/custom-errors.md: 403, code 1100). */
   | PlanForbids
   /** Rule fields are named `rules[i].field` (0-based, as sent); at most `MAX_RULESET_ISSUES` are listed. */
   | { readonly kind: "invalid-ruleset"; readonly issues: Issues }
@@ -214,7 +214,7 @@ export function parseRuleset(
   const max = spec.maxRules[plan];
   const rules = readArray(input.value.rules, "rules", {
     max,
-    message: `at most ${max} rules in ${phase} on the ${plan} plan (contract §2.1)`,
+    message: `at most ${max} rules in ${phase} on the ${plan} plan (docs/custom-errors.md)`,
   });
   if (!rules.ok) {
     const message = rules.error.kind === "wrong-type" ? "must be an array" : rules.error.message;
@@ -317,7 +317,7 @@ function parseRule(
   const expression = readString(r.expression, "expression", { min: 1, message: "must be a non-empty string" });
   if (!expression.ok) at(expression.error.kind, "expression", expression.error.message);
   else {
-    // Compiled against the phase's fields, with the engine's limits (length, depth, regex count: contract §2.1).
+    // Compiled against the phase's fields, with the engine's limits (length, depth, regex count: docs/custom-errors.md).
     const compiled = compile(expression.value, spec.fields.scheme);
     if (!compiled.ok) {
       const e = compiled.error;
@@ -379,7 +379,7 @@ function parseServeError(raw: unknown, at: At): ServeErrorParameters | undefined
   const status = optional(p.value.status_code, (v) =>
     readInt(v, "action_parameters.status_code", {
       ...LIMITS.statusCode,
-      message: `must be an integer from ${LIMITS.statusCode.min} to ${LIMITS.statusCode.max} (contract §2.1)`,
+      message: `must be an integer from ${LIMITS.statusCode.min} to ${LIMITS.statusCode.max} (docs/custom-errors.md)`,
     }),
   );
   if (!status.ok) at(status.error.kind, "action_parameters.status_code", status.error.message);

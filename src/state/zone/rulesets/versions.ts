@@ -1,5 +1,5 @@
 /**
- * The versions of a zone's rulesets (contract §6 "versions"; docs/rulesets-api.md "Versions"): every write of a
+ * The versions of a zone's rulesets (docs/configuration.md "versions"; docs/rulesets-api.md "Versions"): every write of a
  * ruleset makes a version, listed, read and deleted as the published Rulesets API does.
  *
  * Where: the zone writer's own SQLite storage (one Durable Object per zone), never the zone document (one KV value

@@ -1,6 +1,6 @@
 /**
  * Where a zone's URL normalisation setting lives: one section of the zone document (`url_normalization`), written
- * only by routes.ts. Absent = the published defaults (contract §2.2).
+ * only by routes.ts. Absent = the published defaults (docs/rules-language.md).
  */
 import {
   URL_NORMALIZATION_SCOPES,

@@ -1,5 +1,5 @@
 /**
- * Issue 19 item 5a: a list `GET /zones/{zone}/access_rules` returns can always be PUT back. Through the real Worker
+ * The evaluation-budget work (2026-11-23): a list `GET /zones/{zone}/access_rules` returns can always be PUT back. Through the real Worker
  * and the zone's real writer: the largest legal lists (the longest values; notes that cost the most bytes on the
  * wire and in storage) go in, come out, and go back in unchanged; one byte over the endpoint's limit is a 413
  * envelope; a body under the limit that would render over it once ids and notes are filled in is a 400.

@@ -1,5 +1,5 @@
 /**
- * The analytics API's refusals (issue 24): each limit answers a precise 400 in the v4 envelope, another zone's
+ * The analytics API's refusals: each limit answers a precise 400 in the v4 envelope, another zone's
  * token gets 403 and never the record, and the page is a public shell under a strict CSP.
  */
 import { createExecutionContext } from "cloudflare:test";

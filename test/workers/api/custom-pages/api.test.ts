@@ -1,4 +1,4 @@
-/** `GET /zones/{zone}/custom_pages`, `GET/PUT /zones/{zone}/custom_pages/{id}` (contract §2.1, §6). */
+/** `GET /zones/{zone}/custom_pages`, `GET/PUT /zones/{zone}/custom_pages/{id}` (docs/custom-errors.md, docs/configuration.md). */
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { catalogEntry } from "../../../../src/errors/catalog";
@@ -113,22 +113,25 @@ describe("custom pages", () => {
       /found it 2 times \(::EDGE_ERROR_500S_BOX:: ×1, ::CLOUDFLARE_ERROR_500S_BOX:: ×1\)/,
     ],
     [
-      // Issue 19 item 3: 45,581 tokens in a 1 MiB page rendered 119,650,138 bytes per error.
+      // 45,581 tokens in a 1 MiB page rendered 119,650,138 bytes per error.
       "the ×119 page: 1 MiB of box tokens",
       `<html><head></head><body>${"::EDGE_ERROR_500S_BOX::".repeat(45_581)}</body></html>`,
       /found it 45581 times \(::EDGE_ERROR_500S_BOX:: ×45581\)/,
     ],
-  ])("%s → 400 naming the token and its count, nothing stored (contract §2.1)", async (_name, content, message) => {
-    const z = await zone();
-    const before = await env.CONFIG.get(`zone:${z}`);
-    const res = await api("PUT", `/zones/${z}/custom_pages/500_errors`, { state: "customized", content });
-    expect(res.status).toBe(400);
-    expect(res.body.errors).toHaveLength(1);
-    expect(res.body.errors[0]?.code).toBe(20023);
-    expect(res.body.errors[0]?.message).toMatch(message);
-    expect(await env.CONFIG.get(`zone:${z}`)).toBe(before);
-    expect(await env.CONFIG.get(`zone:${z}:page:500_errors`)).toBeNull();
-  });
+  ])(
+    "%s → 400 naming the token and its count, nothing stored (docs/custom-errors.md)",
+    async (_name, content, message) => {
+      const z = await zone();
+      const before = await env.CONFIG.get(`zone:${z}`);
+      const res = await api("PUT", `/zones/${z}/custom_pages/500_errors`, { state: "customized", content });
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toHaveLength(1);
+      expect(res.body.errors[0]?.code).toBe(20023);
+      expect(res.body.errors[0]?.message).toMatch(message);
+      expect(await env.CONFIG.get(`zone:${z}`)).toBe(before);
+      expect(await env.CONFIG.get(`zone:${z}:page:500_errors`)).toBeNull();
+    },
+  );
 
   it("free plan → 403 (1100), an unknown page id → 404, a body over 1 MiB → 413", async () => {
     const free = await zone("free");

@@ -1,5 +1,5 @@
 /**
- * Custom error assets (contract §6 `/zones/{zone}/custom_pages/assets`; docs/custom-errors.md "Custom error assets"):
+ * Custom error assets (docs/configuration.md `/zones/{zone}/custom_pages/assets`; docs/custom-errors.md "Custom error assets"):
  * the API with its published shapes, fetching through the zone's origin (real servers on 127.0.0.1:
  * test/servers/http-origin.ts `/asset/*`, raw-origin.ts `/hang`), inlining, limits, dry runs and hostile input.
  */

@@ -1,5 +1,5 @@
 /**
- * The official client (`cloudflare` npm package) drives every custom error asset endpoint (contract §6;
+ * The official client (`cloudflare` npm package) drives every custom error asset endpoint (docs/configuration.md;
  * docs/custom-errors.md "Custom error assets") against the real Worker, writer and KV inside workerd (its `fetch` is
  * the Worker's own); the asset itself is fetched from the loopback test origin. Also the published rule shape with
  * `asset_name` through `rulesets.phases.update`.

@@ -1,5 +1,5 @@
 /**
- * Management API authentication (contract §7) through the real Worker: 401 (10000) / 403 (10001) in the v4
+ * Management API authentication (docs/configuration.md) through the real Worker: 401 (10000) / 403 (10001) in the v4
  * envelope, ADMIN_TOKEN, scoped API_TOKENS by permission, zone and account, fail-closed parsing, and the
  * constant-time comparison path.
  */
@@ -116,7 +116,7 @@ describe("scoped tokens (403 = authenticated, not allowed)", () => {
   });
 });
 
-describe("zone scopes are host names like the path's (contract §7)", () => {
+describe("zone scopes are host names like the path's (docs/configuration.md)", () => {
   it("a scope written as an absolute name (trailing dot) covers the zone", async () => {
     const raw = JSON.stringify([
       { name: "fqdn", sha256: await tokenDigestHex("tok-fqdn"), zones: ["C.Example."], permissions: ["zones:read"] },
@@ -171,7 +171,7 @@ describe("constant-time comparison", () => {
   });
 });
 
-describe("hostile URLs cost linear time before authentication (contract §8)", () => {
+describe("hostile URLs cost linear time before authentication (docs/configuration.md)", () => {
   // itty-router's Router.fetch builds `request.query` with one `[].concat` per repeated key: quadratic, seconds of
   // CPU for these URLs before any handler (and so before the token check) ran.
   const repeated = "?" + "a=1&".repeat(40_000);

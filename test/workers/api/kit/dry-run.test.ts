@@ -1,5 +1,5 @@
 /**
- * `?dry_run=` on every zone write (contract §6 "any write", kit/dry-run.ts), through the real Worker and the zone's
+ * `?dry_run=` on every zone write (docs/configuration.md "any write", kit/dry-run.ts), through the real Worker and the zone's
  * real writer: a valid write rehearsed answers 200 with `result: null` and changes nothing (read back through the API
  * and through traffic); an invalid one fails exactly as the write would; values other than `true`/`false`, or the
  * parameter repeated, are 400 before any work; a route that cannot rehearse (tags) refuses the parameter; auth

@@ -1,6 +1,6 @@
 /**
  * Every request schema of the OpenAPI document carries an `example`, and that example is accepted by its route
- * (issue 20): sent with the admin token to a fresh zone (created from the `ZoneSettings` example) or a fresh
+ *: sent with the admin token to a fresh zone (created from the `ZoneSettings` example) or a fresh
  * account, it answers success. A bound in a schema that drifted from its validator, or an example the validator
  * refuses, fails here.
  */

@@ -1,5 +1,5 @@
 /**
- * `GET /openapi.json`: an OpenAPI 3.1 document whose operations are exactly the routes the Worker serves (issue 8:
+ * `GET /openapi.json`: an OpenAPI 3.1 document whose operations are exactly the routes the Worker serves (the hardening work (2026-11-22):
  * a document that promises a route that does not exist is a defect), compared in both directions.
  */
 import { exports } from "cloudflare:workers";

@@ -1,5 +1,5 @@
 /**
- * `POST /zones/{zone}/preview` on hostile input (issue 22): drafts over the limits (validated exactly as writes are:
+ * `POST /zones/{zone}/preview` on hostile input: drafts over the limits (validated exactly as writes are:
  * `parseRuleset`, `parsePageBody`), unknown fields, bad described requests. Each is refused with a precise 400 (or
  * the write's own 403/413), and nothing is stored: the zone's version, ruleset and pages are unchanged after all.
  */

@@ -1,5 +1,5 @@
 /**
- * `POST /zones/{zone}/preview` (issue 22): the draft preview answers exactly what traffic gets, over a table of
+ * `POST /zones/{zone}/preview`: the draft preview answers exactly what traffic gets, over a table of
  * requests sent as real traffic through the Worker to loopback origins (a refused port, an HTTP origin's own error
  * responses, a raw origin that sends garbage), for each of the four formats; a draft previews what traffic gets once
  * it is saved; the trace names every rule's outcome.
@@ -256,7 +256,7 @@ function described(row: Row, extra: Record<string, unknown> = {}): Record<string
   };
 }
 
-describe("the saved configuration's preview equals traffic, over a table of requests (issue 22)", () => {
+describe("the saved configuration's preview equals traffic, over a table of requests", () => {
   it.each(TABLE)("$name", async (row) => {
     const zones = await tableZones();
     const zone = zones[row.origin];
@@ -271,7 +271,7 @@ describe("the saved configuration's preview equals traffic, over a table of requ
       await expectSame(real, shown, `${row.name}: ${format}`);
       expect(answered(shown), format).toBe(row.expected[format]);
     }
-    // The request as described (no Accept: HTML, contract §1.5) is the traced one.
+    // The request as described (no Accept: HTML, docs/negotiation.md) is the traced one.
     const real = await exports.default.fetch(`http://${zone}${row.path}`, {
       ...cfOf(row),
       headers: { ...row.headers, ...(row.clientIp ? { "CF-Connecting-IP": row.clientIp } : {}) },

@@ -1,5 +1,5 @@
 /**
- * `GET/PUT /zones/{zone}/rulesets/phases/{phase}/entrypoint` (contract §2.1, §4, §6) through the real Worker, the
+ * `GET/PUT /zones/{zone}/rulesets/phases/{phase}/entrypoint` (docs/custom-errors.md, docs/producers.md, docs/configuration.md) through the real Worker, the
  * real zone writer and real KV: published shapes, plan gating, limits, exact expression positions, nothing stored
  * on a refusal, and concurrent writes that lose nothing.
  */
@@ -183,7 +183,7 @@ describe("refusals name the problem and store nothing", () => {
     expect(await env.CONFIG.get(`zone:${z}`)).toBe(before);
   });
 
-  it("lists at most 20 errors (20021) and counts the rest in one more line (issue 20: one capped issue list)", async () => {
+  it("lists at most 20 errors (20021) and counts the rest in one more line (one capped issue list)", async () => {
     const z = await zone();
     const rules = Array.from({ length: 25 }, () => ({ expression: "nope ==", action: "block" }));
     const res = await api("PUT", entry(z, "http_request_firewall_custom"), { rules });
@@ -243,7 +243,7 @@ describe("refusals name the problem and store nothing", () => {
   });
 });
 
-describe("concurrent writes of one zone lose nothing (contract §6)", () => {
+describe("concurrent writes of one zone lose nothing (docs/configuration.md)", () => {
   it("three phases and a settings change written at once all land", async () => {
     const z = await zone("business");
     const limit = { characteristics: ["ip.src"], period: 10, requests_per_period: 5, mitigation_timeout: 60 };

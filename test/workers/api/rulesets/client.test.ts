@@ -1,6 +1,6 @@
 /**
  * The official client (`cloudflare` npm package, exact-pinned devDependency) drives every endpoint of the Rulesets
- * API (contract §6; docs/rulesets-api.md) against the real Worker, real zone writer and real KV, inside workerd:
+ * API (docs/configuration.md; docs/rulesets-api.md) against the real Worker, real zone writer and real KV, inside workerd:
  * its `fetch` is the Worker's own, so nothing leaves the process. Every call is the client's as published; what it
  * returns is read through its own types.
  */

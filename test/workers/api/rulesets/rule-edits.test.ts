@@ -1,5 +1,5 @@
 /**
- * Rule-level edits of the Rulesets API (contract §6; docs/rulesets-api.md) through the real Worker, zone writer and
+ * Rule-level edits of the Rulesets API (docs/configuration.md; docs/rulesets-api.md) through the real Worker, zone writer and
  * KV: concurrent adds lose nothing, `dry_run` writes nothing (read back and through traffic), and hostile input is
  * refused precisely with nothing stored (the ruleset, its versions and the KV document read back unchanged).
  */
@@ -63,7 +63,7 @@ async function snapshot(zone: string, id: string): Promise<unknown> {
   };
 }
 
-describe("concurrent rule-level edits lose nothing (contract §6)", () => {
+describe("concurrent rule-level edits lose nothing (docs/configuration.md)", () => {
   it("20 parallel adds land 20 rules with 20 distinct versions", async () => {
     const { zone, ruleset } = await withRuleset(0);
     const started = performance.now();
@@ -397,7 +397,7 @@ describe("hostile input: refused precisely, nothing stored", () => {
     expect(res.status).toBe(400);
     expect(res.body.errors[0]).toEqual({
       code: 20021,
-      message: "rules: at most 25 rules in http_custom_errors on the pro plan (contract §2.1)",
+      message: "rules: at most 25 rules in http_custom_errors on the pro plan (docs/custom-errors.md)",
     });
     expect(await snapshot(zone, ruleset.id)).toEqual(before);
   });

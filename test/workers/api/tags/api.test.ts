@@ -1,4 +1,4 @@
-/** The seven tagging endpoints through the real Worker (contract §5). */
+/** The seven tagging endpoints through the real Worker (docs/tags-api.md). */
 import { describe, expect, it } from "vitest";
 import { allPages, call, errorCode, newAccount, put, worker, type Resource } from "../../support/tags";
 
@@ -158,7 +158,7 @@ describe("keys, values, summary", () => {
   });
 });
 
-describe("resource filters (contract §5)", () => {
+describe("resource filters (docs/tags-api.md)", () => {
   const a = newAccount();
   const fleet: Record<string, Record<string, string>> = {
     api: { env: "prod", region: "us-west-1", team: "core" },

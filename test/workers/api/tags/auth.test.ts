@@ -1,4 +1,4 @@
-/** Tagging API authorisation (contract §7): tags:read / tags:write, scoped by account. */
+/** Tagging API authorisation (docs/configuration.md): tags:read / tags:write, scoped by account. */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";

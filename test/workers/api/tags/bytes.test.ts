@@ -1,5 +1,5 @@
 /**
- * Byte limits of legal data (issue 8, hostile inputs 2 and 3): an account filled to its limit with the widest legal
+ * Byte limits of legal data (hostile inputs 2 and 3): an account filled to its limit with the widest legal
  * tags is listable page by page (pages are bounded in bytes under the 32 MiB RPC limit), and the widest legal PUT
  * body is stored (no bound SQL parameter passes SQLite's string limit).
  */

@@ -1,5 +1,5 @@
 /**
- * Hostile but legal inputs (issue 8, contract §5 "every legal body is stored and every legal account is
+ * Hostile but legal inputs (docs/tags-api.md "every legal body is stored and every legal account is
  * listable"): the largest data the limits allow must never end in a 500.
  */
 import { describe, expect, it } from "vitest";

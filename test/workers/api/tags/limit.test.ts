@@ -1,5 +1,5 @@
 /**
- * The account limit (contract §5: 10,000 (resource, key) pairs, `TAG_LIMIT`), enforced atomically inside the
+ * The account limit (docs/tags-api.md: 10,000 (resource, key) pairs, `TAG_LIMIT`), enforced atomically inside the
  * object, and concurrent writers on one account.
  */
 import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";

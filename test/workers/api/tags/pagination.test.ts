@@ -1,5 +1,5 @@
 /**
- * Keyset pagination and cursors (contract §5; notes/tagging.md §7): every resource present and matching for the
+ * Keyset pagination and cursors (docs/tags-api.md; docs/tags-api.md): every resource present and matching for the
  * whole iteration is returned exactly once, in order, while other writes happen between pages; cursors are
  * bound to their account and query and authenticated.
  */

@@ -1,4 +1,4 @@
-/** Pure validation, ETag and cursor decoding (contract §5; notes/tagging.md §4, §6–§8). */
+/** Pure validation, ETag and cursor decoding (docs/tags-api.md; docs/tags-api.md, §6–§8). */
 import { describe, expect, it } from "vitest";
 import type { Result } from "../../../../src/shared/result";
 import { toApiFailure } from "../../../../src/api/tags/api-failure";
@@ -19,7 +19,7 @@ const ASTRAL_LETTER = "\u{1D400}"; // MATHEMATICAL BOLD CAPITAL A (Lu), 2 UTF-16
 /** The wire code a result would be answered with (validation returns domain kinds; the edge maps them). */
 const code = <T>(r: Result<T, TagFailure>): number | undefined => (r.ok ? 0 : toApiFailure(r.error).errors[0]?.code);
 
-describe("tag keys (contract §5: L, Mn, Mc, Nd, _ . -; ≤256 code points)", () => {
+describe("tag keys (docs/tags-api.md: L, Mn, Mc, Nd, _ . -; ≤256 code points)", () => {
   it.each([
     ["environment", 0],
     ["team_name", 0],

@@ -1,5 +1,5 @@
 /**
- * `PUT/GET/DELETE /zones/{zone}` (contract §6) through the real Worker and real KV: envelope, validation,
+ * `PUT/GET/DELETE /zones/{zone}` (docs/configuration.md) through the real Worker and real KV: envelope, validation,
  * the KV layout of docs/configuration.md, and a write visible to traffic on this isolate at once.
  */
 import { createExecutionContext } from "cloudflare:test";
@@ -124,7 +124,7 @@ describe("validation (400, nothing stored)", () => {
     ["origin = an API host", { ...valid, origin: "http://localhost" }, "origin"],
     ["origin = an API host over https", { ...valid, origin: "https://localhost" }, "origin"],
     ["origin = an API host on the API's own port", { ...valid, origin: "http://localhost:80" }, "origin"],
-    // Issue 8, hostile input 1: any port, e.g. the port `wrangler dev` serves the API on.
+    // The hardening work (2026-11-22), hostile input 1: any port, e.g. the port `wrangler dev` serves the API on.
     ["origin = an API host on another port", { ...valid, origin: "http://localhost:8787" }, "origin"],
     // A fully qualified name (trailing dot) is the same host (RFC 1034 §3.1).
     ["origin = an API host with a trailing dot", { ...valid, origin: "http://localhost." }, "origin"],
@@ -175,7 +175,7 @@ describe("validation (400, nothing stored)", () => {
     expect(res.status).toBe(200);
   });
 
-  it("50,000 unknown keys list 20 errors and count the rest (issue 8, hostile input 4)", async () => {
+  it("50,000 unknown keys list 20 errors and count the rest (hostile input 4)", async () => {
     const body: Record<string, unknown> = { plan: "pro", origin: "http://o.example" };
     for (let i = 0; i < 50_000; i++) body[`k${i}`] = 1;
     const res = await put(uniqueZone("keys"), body);
@@ -214,7 +214,7 @@ describe("validation (400, nothing stored)", () => {
     },
   );
 
-  it("a streamed body without Content-Length is cut off at 1 MiB → 413 (contract §8)", async () => {
+  it("a streamed body without Content-Length is cut off at 1 MiB → 413 (docs/configuration.md)", async () => {
     let sent = 0;
     const body = new ReadableStream<Uint8Array>({
       pull(controller) {
@@ -238,7 +238,7 @@ describe("validation (400, nothing stored)", () => {
   });
 });
 
-describe("writes reach traffic on this isolate at once (contract §6)", () => {
+describe("writes reach traffic on this isolate at once (docs/configuration.md)", () => {
   it("unknown → 1001 (cached negatively) → PUT → served → PUT new origin → served by it → DELETE → 1001", async () => {
     const zone = uniqueZone("visible");
     await expectGeneratedError(await exports.default.fetch(`http://${zone}/`, { headers: JSON_ACCEPT }), 1001);
@@ -256,7 +256,7 @@ describe("writes reach traffic on this isolate at once (contract §6)", () => {
   });
 });
 
-describe("the zone's writer failing in the API → 500 envelope with a ray, never a bare 500 (contract §3)", () => {
+describe("the zone's writer failing in the API → 500 envelope with a ray, never a bare 500 (docs/origin.md)", () => {
   it.each(["GET", "PUT", "DELETE"])("%s", async (method) => {
     // A namespace whose objects cannot be reached: every RPC rejects, as an unreachable object's would.
     const unreachable = {
@@ -277,7 +277,7 @@ describe("the zone's writer failing in the API → 500 envelope with a ray, neve
   });
 });
 
-describe("writes of one zone are serialised (contract §6; issue 8, hostile input 5)", () => {
+describe("writes of one zone are serialised (docs/configuration.md, hostile input 5)", () => {
   it("20 parallel PUTs get the versions 1..20, each once, and the document ends at the last", async () => {
     const zone = uniqueZone("race");
     const results = await Promise.all(

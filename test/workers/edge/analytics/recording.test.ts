@@ -1,5 +1,5 @@
 /**
- * Recording through the real Worker (issue 24): a concurrent mixed burst (failing-origin kinds, a custom rule, a
+ * Recording through the real Worker: a concurrent mixed burst (failing-origin kinds, a custom rule, a
  * page, the default, an origin 503 passed through) gives exact counts and a Ray lookup for each; the batcher's
  * loss bound.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 19 item 3 (contract §2.1: a page holds its class's box token at most once, "a stored page never renders
+ * The evaluation-budget work (2026-11-23) (docs/custom-errors.md: a page holds its class's box token at most once, "a stored page never renders
  * past a documented size"): a page stored before the write-time check, with the token many times over, renders at
  * most one box and stays under MAX_RENDERED_PAGE_BYTES (docs/custom-errors.md "Maximum rendered size").
  */

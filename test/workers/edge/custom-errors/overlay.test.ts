@@ -1,5 +1,5 @@
 /**
- * Custom error rules that overlay the structured error (contract §2.1, §9; issue 23; docs/custom-errors.md
+ * Custom error rules that overlay the structured error (docs/custom-errors.md, docs/differences.md; docs/custom-errors.md
  * "Overlay") through the real Worker: a real 521 (a refused port on 127.0.0.1) overlaid in every format (JSON,
  * problem+json, Markdown, HTML, HEAD) with hostile operator text, which must come out escaped in HTML and quoted in
  * YAML; every machine field and header the same as the default's; the client package's `parse` reading each
@@ -55,10 +55,10 @@ async function zoneWith(rules: readonly unknown[], origin = loopback(ports.close
 const get = (zone: string, accept: string, method = "GET", path = "/checkout"): Promise<Response> =>
   exports.default.fetch(`http://${zone}${path}`, { method, headers: { Accept: accept } });
 
-/** The header names an error keeps whoever answers (contract §1.4), compared between default and overlay. */
+/** The header names an error keeps whoever answers (docs/errors.md), compared between default and overlay. */
 const KEPT = ["content-type", "cache-control", "vary", "x-content-type-options", "proxy-status", "retry-after"];
 
-describe("an overlay rule answers the structured error in every format (issue 23)", () => {
+describe("an overlay rule answers the structured error in every format", () => {
   it("JSON: the 17 fields in their order then `links`; texts replaced; machine fields and headers the default's", async () => {
     const zone = await zoneWith([OVERLAY_RULE]);
     const plain = await zoneWith([]);
@@ -460,12 +460,12 @@ describe("writing overlay rules (validated and limited like the rest)", () => {
     [
       "an external logo",
       { branding: { logo_url: "https://cdn.example/logo.png" } },
-      `${p}.overlay.branding.logo_url: must be a data:image/(png|gif|jpeg|webp);base64 URI of at most 8192 characters (the page makes no external request, contract §1.3)`,
+      `${p}.overlay.branding.logo_url: must be a data:image/(png|gif|jpeg|webp);base64 URI of at most 8192 characters (the page makes no external request, docs/errors.md)`,
     ],
     [
       "an SVG logo",
       { branding: { logo_url: "data:image/svg+xml;base64,PHN2Zz4=" } },
-      `${p}.overlay.branding.logo_url: must be a data:image/(png|gif|jpeg|webp);base64 URI of at most 8192 characters (the page makes no external request, contract §1.3)`,
+      `${p}.overlay.branding.logo_url: must be a data:image/(png|gif|jpeg|webp);base64 URI of at most 8192 characters (the page makes no external request, docs/errors.md)`,
     ],
     [
       "a CSS injection in the accent",

@@ -1,5 +1,5 @@
 /**
- * Precedence of contract §2.1 (seed-spec 4.4's scenario table) through the real Worker: zone traffic to an origin
+ * Precedence of docs/custom-errors.md (docs/custom-errors.md scenario table) through the real Worker: zone traffic to an origin
  * that refuses connections (a real 521), origin error responses, and both preview endpoints, which must answer
  * exactly what traffic gets.
  */
@@ -75,7 +75,7 @@ async function kindOf(res: Response): Promise<Expected> {
   return "default-html";
 }
 
-describe("seed-spec 4.4 scenario table (contract §2.1)", () => {
+describe("docs/custom-errors.md scenario table (docs/custom-errors.md)", () => {
   const rows: [string, Config, [Expected, Expected, Expected, Expected]][] = [
     ["no page, no rules", {}, ["default-json", "default-markdown", "default-html", "default-html"]],
     ["page only", { page: true }, ["page", "page", "page", "page"]],
@@ -130,7 +130,7 @@ describe("what a rule or page answer carries", () => {
     expect(res.headers.get("Vary")).toBe("Accept");
     expect(res.headers.get("Retry-After")).toBe("120"); // 521's, kept
     expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
-    expect(res.headers.get("Proxy-Status")).toContain("edge-errors"); // still the service's error (contract §1.4)
+    expect(res.headers.get("Proxy-Status")).toContain("edge-errors"); // still the service's error (docs/errors.md)
     // Our page's policy is not the operator's content's: a rule's answer carries the sandbox instead (apply.ts
     // `customHeaders`): script may run, but in an opaque origin, never the serving host's.
     expectSandboxed(res);
@@ -209,7 +209,7 @@ describe("what a rule or page answer carries", () => {
   });
 });
 
-describe("rules on the origin's own error responses (contract §2.1)", () => {
+describe("rules on the origin's own error responses (docs/custom-errors.md)", () => {
   it("an origin 503 matched by a rule: content replaced, origin headers kept except encoding, length, range, ETag", async () => {
     const zone = uniqueZone("origin-503");
     await putZone(zone, { plan: "pro", origin: loopback(ports.http) });
@@ -245,7 +245,7 @@ describe("rules on the origin's own error responses (contract §2.1)", () => {
   });
 });
 
-describe("preview equals the real answer (contract §1.6, §6)", () => {
+describe("preview equals the real answer (docs/errors.md, docs/configuration.md)", () => {
   const stable = (text: string) =>
     text.replace(/[0-9a-f]{16}/g, "RAY").replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/g, "TIME");
   it.each(["application/json", "text/markdown", "text/html"])(

@@ -1,6 +1,6 @@
 /**
  * Every way the origin can fail, against real misbehaving servers on 127.0.0.1 (test/servers/), and the
- * failures that cannot happen on loopback through the ORIGIN_FAULTS seam (contract §3).
+ * failures that cannot happen on loopback through the ORIGIN_FAULTS seam (docs/origin.md).
  */
 import { createExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
@@ -43,7 +43,7 @@ const cases: Case[] = [
   },
 ];
 
-describe("origin failures → structured errors (contract §3)", () => {
+describe("origin failures → structured errors (docs/origin.md)", () => {
   it.each(cases)("$name → $code", async ({ origin, path, code, extra }) => {
     const zone = await zoneFor("fail", origin(), extra);
     const started = Date.now();

@@ -1,7 +1,7 @@
 /**
- * The proxy is faithful (contract §3): method, path, query, headers minus hop-by-hop, X-Forwarded-*, CDN-Loop,
+ * The proxy is faithful (docs/origin.md): method, path, query, headers minus hop-by-hop, X-Forwarded-*, CDN-Loop,
  * redirects not followed, origin responses of any status streamed back unchanged. And the cheap refusals of
- * zone traffic (contract §4): 1000 loop, 1001 unknown host, 1003 IP literal, 1038 oversized headers.
+ * zone traffic (docs/producers.md): 1000 loop, 1001 unknown host, 1003 IP literal, 1038 oversized headers.
  */
 import { createExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
@@ -83,7 +83,7 @@ describe("forwarding", () => {
     expect(echo.headers["cdn-loop"]).toBe("edge-errors");
   });
 
-  // Issue 25: the upstream fields are handed to fetch as a record; repeated fields and Set-Cookie reach the origin
+  // The upstream fields are handed to fetch as a record; repeated fields and Set-Cookie reach the origin
   // as with a copy of the incoming headers. (A `__proto__` field is in units.test.ts: Node's parser in the test
   // origin drops it from `req.headers`, whatever the proxy sends.)
   it("forwards repeated fields and every Set-Cookie", async () => {
@@ -148,7 +148,7 @@ describe("forwarding", () => {
   });
 });
 
-describe("refusals before the origin (contract §3, §4)", () => {
+describe("refusals before the origin (docs/origin.md, docs/producers.md)", () => {
   it.each(["edge-errors", "other, edge-errors", "cdn-a; x=1, EDGE-ERRORS ; v=2"])(
     "a request already carrying our CDN-Loop mark (%s) is a loop → 1000",
     async (mark) => {
@@ -184,7 +184,7 @@ describe("refusals before the origin (contract §3, §4)", () => {
   });
 
   it.each(["http://localhost", "https://localhost.", "http://localhost:8787"])(
-    "DEFAULT_ORIGIN %s is a host of API_HOSTS: never proxied there (contract §3), a structured 500",
+    "DEFAULT_ORIGIN %s is a host of API_HOSTS: never proxied there (docs/origin.md), a structured 500",
     async (origin) => {
       const local = { ...env, DEFAULT_ORIGIN: origin };
       const res = await worker.fetch(
@@ -225,7 +225,7 @@ describe("refusals before the origin (contract §3, §4)", () => {
   });
 });
 
-describe("CONFIG failing is the service's own failure (contract §3): 500 structured, never 1101", () => {
+describe("CONFIG failing is the service's own failure (docs/origin.md): 500 structured, never 1101", () => {
   it("KV throwing → 500", async () => {
     const failingKv = {
       get: () => Promise.reject(new Error("KV is on fire")),

@@ -1,5 +1,5 @@
 /**
- * 50 MB bodies stream through the proxy in both directions (contract §3): the first bytes reach the other
+ * 50 MB bodies stream through the proxy in both directions (docs/origin.md): the first bytes reach the other
  * side before the sender has finished. The origin's control endpoints (test/servers/http-origin.ts) let the
  * test hold the sender back until it has seen the first bytes arrive; a buffering proxy would deadlock here
  * and fail on the time limit instead.

@@ -26,7 +26,7 @@ describe("upstreamHeaders", () => {
       { "CF-Connecting-IP": "2001:db8::1", "X-Forwarded-For": "1.1.1.1, 3.3.3.3" },
       { "x-forwarded-for": "1.1.1.1, 3.3.3.3, 2001:db8::1" },
     ],
-    // Only a valid CF-Connecting-IP is the client's address (contract §2.2): a list, a port or garbage is not appended.
+    // Only a valid CF-Connecting-IP is the client's address (docs/rules-language.md): a list, a port or garbage is not appended.
     [{ "CF-Connecting-IP": "2.2.2.2, 4.4.4.4", "X-Forwarded-For": "1.1.1.1" }, { "x-forwarded-for": "1.1.1.1" }],
     [{ "CF-Connecting-IP": "2.2.2.2:443" }, { "x-forwarded-for": null }],
     [{ "CF-Connecting-IP": "unknown" }, { "x-forwarded-for": null }],
@@ -49,7 +49,7 @@ describe("upstreamHeaders", () => {
     for (const [name, value] of Object.entries(expected)) expect(out.get(name), name).toBe(value);
   });
 
-  // Issue 25: the fields go to fetch as a record of what iterating the incoming Headers gives (one value per
+  // The fields go to fetch as a record of what iterating the incoming Headers gives (one value per
   // name, repeated fields joined with ", "), except the two names a record cannot carry, which take a copy.
   it("forwards every field once with the values a copy would have, Set-Cookie and __proto__ included", () => {
     const incoming = new Headers([
@@ -122,7 +122,7 @@ describe("isIpLiteral", () => {
   });
 });
 
-describe("classification (contract §3)", () => {
+describe("classification (docs/origin.md)", () => {
   it.each<[string, ReturnType<typeof fetchErrorKind>]>([
     ["Network connection lost.", "connection-lost"],
     ["internal error; reference = 12ssue0un8oe920896bsivtp", "internal"],

@@ -1,4 +1,4 @@
-/** IP access rules (contract §4, §6): validation at write time, the presented shape, the compiled matcher. */
+/** IP access rules (docs/producers.md, docs/configuration.md): validation at write time, the presented shape, the compiled matcher. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { clientCountry, formatAddress, parseCidr } from "../../../../src/state/zone/access-rules/address";

@@ -1,5 +1,5 @@
 /**
- * The evaluation budget through the real Worker (contract §2.2; issue 19): rules written through the real API,
+ * The evaluation budget through the real Worker (docs/rules-language.md): rules written through the real API,
  * requests through the Worker's own `fetch` handler to a real loopback origin. Before the CPU budget, 25 rules of
  * four `a[ab]{…}w` regexes and one 14 KB `User-Agent` kept the isolate busy ~20 s and delayed another zone's request
  * as long. Now such rules are refused when written in the request phases (their worst case cannot fit: they would
@@ -22,7 +22,7 @@ afterEach(() => vi.restoreAllMocks());
 const RULES = 25;
 const REGEXES_PER_RULE = 4;
 const UA_BYTES = 14 * 1024;
-/** Generous, but two orders of magnitude under the ~20 s the same request took before (issue 19). */
+/** Generous, but two orders of magnitude under the ~20 s the same request took before. */
 const FAST_MS = 1000;
 
 /** Rule i's expression: four distinct `a[ab]{k}w`, k from 998 down (repetitions 4 × ≤ 998 ≤ 4,000 per rule). */
@@ -109,7 +109,7 @@ async function overBudgetLines<T>(run: () => Promise<T>): Promise<{ value: T; li
 const expensiveFirewall = (): unknown[] => Array.from({ length: RULES }, (_, i) => block(expensiveExpression(i)));
 const expensiveCustomErrors = (): unknown[] => Array.from({ length: RULES }, (_, i) => serve(expensiveExpression(i)));
 
-describe("regex work is charged before it runs (issue 19)", () => {
+describe("regex work is charged before it runs", () => {
   it(`(a) ${RULES} firewall rules × ${REGEXES_PER_RULE} regexes are refused when written, naming the first rule`, async () => {
     const zone = await zoneWithRules("http_request_firewall_custom", []);
     const res = await api("PUT", entrypoint(zone, "http_request_firewall_custom"), { rules: expensiveFirewall() });
@@ -167,7 +167,7 @@ describe("regex work is charged before it runs (issue 19)", () => {
   });
 });
 
-/** Nested join(split(…)): ~128× per level (issue 9); two levels on a 227-byte header pass the per-value cap. */
+/** Nested join(split(…)): ~128× per level; two levels on a 227-byte header pass the per-value cap. */
 const level = (x: string): string => `join(split(${x}, "a", 128), ${x})`;
 const NESTED = `len(${level(level("http.user_agent"))}) > 0`;
 const NESTED_UA = "a".repeat(227);

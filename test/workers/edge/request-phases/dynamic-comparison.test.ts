@@ -1,5 +1,5 @@
 /**
- * The 2026 additions to the Rules language through the Worker (issue 22; docs/rules-language.md "2026 additions"):
+ * The 2026 additions to the Rules language through the Worker (docs/rules-language.md "2026 additions"):
  * a firewall rule comparing two fields, written through the real API, against a real loopback origin. The
  * published example (developers.cloudflare.com/changelog/post/2026-10-01-dynamic-comparison-values/) compares the
  * normalised path with the raw one: `http.request.uri.path ne raw.http.request.uri.path` is true exactly when URL

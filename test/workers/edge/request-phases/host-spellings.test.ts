@@ -1,5 +1,5 @@
 /**
- * One host everywhere (contract §0, §2.2; issue 19 item 1): every rule field that carries the host sees exactly the
+ * One host everywhere (docs/architecture.md, docs/rules-language.md): every rule field that carries the host sees exactly the
  * host the zone lookup uses (`zoneOf`: lower-case, no trailing dot, no port), in every phase. Before the fix, the
  * zone lookup treated `dot.example.` and `Dot.Example.:8080` as the zone while `http.host` kept the dot and
  * `http.request.full_uri` the dot and the port, so a firewall rule on the host was bypassed by 10 of 18 spellings

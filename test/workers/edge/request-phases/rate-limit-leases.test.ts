@@ -233,7 +233,7 @@ describe("exact counting (ratelimit.counting: exact)", () => {
   });
 });
 
-describe("lease state expires with alarms (contract §8)", () => {
+describe("lease state expires with alarms (docs/configuration.md)", () => {
   const stubFor = (name: string) => env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(name));
   const rows = (stub: DurableObjectStub<RateLimiter>) =>
     runInDurableObject(stub, (_: RateLimiter, state) => {

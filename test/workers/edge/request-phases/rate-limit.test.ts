@@ -1,5 +1,5 @@
 /**
- * Rate limiting through the real `RateLimiter` objects (contract §4): the boundary, Retry-After over time,
+ * Rate limiting through the real `RateLimiter` objects (docs/producers.md): the boundary, Retry-After over time,
  * clients counted apart, characteristics, the per-isolate blocked cache, fail open with real failing bindings,
  * and alarms removing expired state.
  */
@@ -69,7 +69,7 @@ describe("boundary and Retry-After", () => {
       retryAfter: 30,
       ruleId: "rl1",
     });
-    // Whole seconds until it may send again, rounded up, ≥ 1 (contract §4).
+    // Whole seconds until it may send again, rounded up, ≥ 1 (docs/producers.md).
     const retryAt = async (ms: number) => {
       const d = await checkRateLimit(rlEnv, zone, rules, request("192.0.2.1"), exceededAt + ms);
       return d.kind === "block" ? d.retryAfter : 0;
@@ -220,7 +220,7 @@ describe("per-isolate blocked cache", () => {
   });
 });
 
-describe("fail open (contract §3)", () => {
+describe("fail open (docs/origin.md)", () => {
   it("without a RATE_LIMITER binding, traffic flows and the failure is logged", async () => {
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
     const rules = limits({ requests_per_period: 1 });
@@ -257,7 +257,7 @@ describe("fail open (contract §3)", () => {
   });
 });
 
-describe("alarms remove expired state (contract §8)", () => {
+describe("alarms remove expired state (docs/configuration.md)", () => {
   const stubFor = (name: string) => env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(name));
   const rows = (stub: DurableObjectStub<RateLimiter>) =>
     runInDurableObject(stub, (_: RateLimiter, state) => {

@@ -1,5 +1,5 @@
 /**
- * The request phases together (contract §4): IP access → firewall → rate limiting, short-circuiting, plan limits
+ * The request phases together (docs/producers.md): IP access → firewall → rate limiting, short-circuiting, plan limits
  * on `free` (§2.1), compile once per version, and the outcome fed to the real error pipeline (code, status,
  * Retry-After in header and body, negotiated format).
  */
@@ -117,7 +117,7 @@ describe("order: IP access → firewall → rate limiting, each short-circuiting
   });
 });
 
-describe("plan limits on free (contract §2.1)", () => {
+describe("plan limits on free (docs/custom-errors.md)", () => {
   const six = { rules: Array.from({ length: 6 }, (_, i) => fw(`fw${i}`, `http.request.uri.path eq "/r${i}"`)) };
 
   it("only the first 5 enabled firewall rules are evaluated on free; all on pro", async () => {

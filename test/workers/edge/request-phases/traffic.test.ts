@@ -1,5 +1,5 @@
 /**
- * The request phases on real zone traffic (contract §4, issue 10): config written through the real API
+ * The request phases on real zone traffic (docs/producers.md): config written through the real API
  * (`access_rules`, the two request-phase rulesets), requests sent through the Worker's own `fetch` handler to a
  * real loopback origin, counters in the real `RATE_LIMITER` object. The clock is `Date.now()`, which the tests
  * move with a spy (the handler reads it once per request and hands it to the phases as a value).
@@ -188,7 +188,7 @@ describe("order: IP access → firewall → rate limiting, each short-circuiting
   });
 });
 
-describe("rate limiting over time (contract §4)", () => {
+describe("rate limiting over time (docs/producers.md)", () => {
   it("Retry-After decreases with the clock, is ≥ 1 and rounded up; the client is allowed again after it", async () => {
     const zone = await zoneWith({ ratelimit: [limit("true", 2, 30, 30)] });
     const t0 = Date.now();
@@ -240,7 +240,7 @@ describe("rate limiting over time (contract §4)", () => {
   });
 });
 
-describe("precedence with custom error rules and pages (contract §2.1)", () => {
+describe("precedence with custom error rules and pages (docs/custom-errors.md)", () => {
   const PAGE = "<html><head><title>Blocked</title></head><body>Go away ::EDGE_ERROR_1000S_BOX::</body></html>";
   const RULE = {
     expression: "edge.response.1xxx_code eq 1020",
@@ -281,7 +281,7 @@ describe("precedence with custom error rules and pages (contract §2.1)", () => 
   });
 });
 
-describe("plan limits on free (contract §2.1): 5 firewall rules and 1 rate-limiting rule evaluated", () => {
+describe("plan limits on free (docs/custom-errors.md): 5 firewall rules and 1 rate-limiting rule evaluated", () => {
   it("rules stored on a paid plan past the free limits stop blocking after a downgrade", async () => {
     const firewall = [1, 2, 3, 4, 5, 6].map((n) => block(`http.request.uri.path eq "/fw${n}"`));
     const ratelimit = [limit('http.request.uri.path eq "/a"', 1), limit('http.request.uri.path eq "/b"', 1)];
@@ -305,7 +305,7 @@ describe("plan limits on free (contract §2.1): 5 firewall rules and 1 rate-limi
     expect(six.status).toBe(400);
     expect(six.json.errors.map((e) => e.code)).toEqual([20021]);
     expect(six.json.errors[0]?.message).toBe(
-      "rules: at most 5 rules in http_request_firewall_custom on the free plan (contract §2.1)",
+      "rules: at most 5 rules in http_request_firewall_custom on the free plan (docs/custom-errors.md)",
     );
     const two = await api("PUT", entrypoint(zone, "http_ratelimit"), { rules: [limit("true", 1), limit("true", 2)] });
     expect(two.status).toBe(400);

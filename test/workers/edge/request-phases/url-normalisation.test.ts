@@ -1,5 +1,5 @@
 /**
- * URL normalisation before rules (contract §2.2; issue 19 item 4), through the Worker with config written through
+ * URL normalisation before rules (docs/rules-language.md), through the Worker with config written through
  * the real API and a real loopback origin that echoes the request line it received (test/servers/http-origin.ts).
  * Published behaviour followed: developers.cloudflare.com/rules/normalization/ (how-it-works, settings, examples).
  *

@@ -1,5 +1,5 @@
 /**
- * The ZoneAnalytics object on its own (issue 24): records, Ray lookup within retention, retention by the alarm
+ * The ZoneAnalytics object on its own: records, Ray lookup within retention, retention by the alarm
  * with an injected clock (minute rows go, their hours stay), the path cap, and every query a primary-key range scan.
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";

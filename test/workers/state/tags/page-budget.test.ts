@@ -1,4 +1,4 @@
-/** Cutting pages to PAGE_SIZE items and the byte budget (contract §5), the summary's split keys, long cursors. */
+/** Cutting pages to PAGE_SIZE items and the byte budget (docs/tags-api.md), the summary's split keys, long cursors. */
 import { describe, expect, it } from "vitest";
 import {
   decodeCursor,

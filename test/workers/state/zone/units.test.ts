@@ -12,7 +12,7 @@ import {
 import { parseOriginUrl, pointsAtApi } from "../../../../src/shared/origin-url";
 import { parseZoneName, parseZoneSettings, ZONE_LIMITS } from "../../../../src/state/zone/schema";
 
-describe("parseOriginUrl (contract §3)", () => {
+describe("parseOriginUrl (docs/origin.md)", () => {
   it.each<[string, string, number]>([
     ["http://o.example", "http://o.example", 80],
     ["https://o.example/", "https://o.example", 443],
@@ -51,7 +51,7 @@ describe("pointsAtApi", () => {
     ["https://api.example:8443", true], // a production API host is refused on every port
     ["http://localhost", true],
     ["http://127.0.0.1:8787", true],
-    ["http://127.0.0.1:8788", true], // on any port (issue 8: the port says nothing about which process answers)
+    ["http://127.0.0.1:8788", true], // on any port (the port says nothing about which process answers)
     ["http://shop.example", false],
     ["https://api.example.", true], // the absolute name is the same host (RFC 1034 §3.1)
     ["http://localhost.:8787", true],
@@ -119,7 +119,7 @@ describe("parseZoneSettings", () => {
   });
 });
 
-describe("zone cache (contract §6, §8), on the real CONFIG namespace", () => {
+describe("zone cache (docs/configuration.md), on the real CONFIG namespace", () => {
   /** Writes a valid zone document straight to KV, behind the cache's back: only a KV read can see it. */
   async function storeBehindCache(host: string): Promise<void> {
     const doc = {
