@@ -1,15 +1,16 @@
 /**
- * `GET/PUT /zones/{zone}/access_rules` (docs/configuration.md): validate the whole list (pure, validate.ts) → the zone's
- * writer of record (section `access_rules`) → envelope. PUT replaces the list; a refused body stores nothing.
+ * `GET/PUT /zones/{zone}/access_rules` (docs/configuration.md): validate the whole list (pure, validate.ts) → the
+ * edit `access-rules`, applied by the zone's writer of record (section `access_rules`) → envelope. PUT replaces the
+ * list; a refused body stores nothing.
  * IP access rules are available on every plan (the published platform offers them on free).
  */
 import { readJsonBody } from "../kit/body";
 import { apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
-import { readZone, writeZone, zoneHandler, zoneTarget, ZONE_API_CODES, type ZoneAnswer } from "../kit/zone-section";
+import { editZone, readZone, zoneHandler, zoneTarget, ZONE_API_CODES, type ZoneAnswer } from "../kit/zone-section";
 import { err, ok } from "../../shared/result";
 import { ACCESS_RULES_MAX_BYTES, presentedBytes } from "../../state/zone/access-rules/size";
-import { ACCESS_RULES_SECTION, storedAccessRules } from "../../state/zone/access-rules/stored";
+import { storedAccessRules } from "../../state/zone/access-rules/stored";
 import { presentAccessRules } from "../../state/zone/access-rules/types";
 import { accessRuleIssues, parseAccessRules } from "../../state/zone/access-rules/validate";
 
@@ -36,8 +37,8 @@ async function putAccessRules(c: ApiContext, zone: string): Promise<ZoneAnswer> 
     const tooLarge = { kind: "list-too-large", bytes, max: ACCESS_RULES_MAX_BYTES } as const;
     return err({ kind: "invalid-access-rules", issues: accessRuleIssues([tooLarge]) });
   }
-  // The list does not depend on what was stored before, so no version check: the last write wins, serialised.
-  const written = await writeZone(c, zone, { kind: "section", name: ACCESS_RULES_SECTION, value: parsed.value });
+  // The list replaces the stored one whatever it was: of parallel PUTs, the last the writer applies wins.
+  const written = await editZone(c, zone, { kind: "access-rules", rules: parsed.value });
   return written.ok ? ok(apiSuccess(presentAccessRules(parsed.value))) : written;
 }
 

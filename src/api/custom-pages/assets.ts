@@ -4,11 +4,12 @@
  * `resources/custom-pages/assets.ts`; docs/custom-errors.md "Custom error assets"). Result `{name, description, url,
  * last_updated, size_bytes}`; delete answers 204; the list is page-number paginated (`page`, `per_page`).
  *
- * A create or update fetches the URL (asset-fetch.ts: through the zone's origin, stylesheets and images inlined)
- * BEFORE the zone's read-modify-write, then writes the part and the `custom_assets` section in one serialised step,
- * re-checking name, plan and count against the zone as it is then. `?dry_run=true` fetches and validates all the
- * same and stores nothing (kit/zone-section.ts). An asset a custom error rule names cannot be deleted (409 naming the
- * rules), so a rule never points at nothing.
+ * A create or update checks name, plan and count against the zone as read, fetches the URL (asset-fetch.ts: through
+ * the zone's origin, stylesheets and images inlined), then sends the edit `create-asset` / `update-asset`: the
+ * zone's writer checks name, plan and count again against the zone as it is then and writes the part and the
+ * `custom_assets` section in one serialised step (src/state/zone/edits.ts). `?dry_run=true` fetches and validates all
+ * the same and stores nothing (kit/zone-section.ts). An asset a custom error rule names cannot be deleted (409 naming
+ * the rules, checked by the writer), so a rule never points at nothing.
  */
 import { fetchAsset, type AssetFetchPlan } from "./asset-fetch";
 import { routeTo } from "../../edge/compiled-zone";
@@ -16,30 +17,16 @@ import { connectorFor } from "../../edge/origin/connector";
 import { readJsonBody } from "../kit/body";
 import { apiFailure, apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
-import {
-  readZone,
-  updateZone,
-  ZONE_API_CODES,
-  zoneHandler,
-  zoneTarget,
-  type CurrentZone,
-  type ZoneAnswer,
-} from "../kit/zone-section";
+import { editZone, readZone, ZONE_API_CODES, zoneHandler, zoneTarget, type ZoneAnswer } from "../kit/zone-section";
 import { err, ok, type Result } from "../../shared/result";
 import {
-  ASSETS_SECTION,
-  assetPart,
-  assetUsers,
+  assetWriteAllowed,
   checkAssetName,
   parseAssetBody,
-  planAllowsAnother,
   storedAssets,
-  type AssetBody,
-  type AssetFailure,
   type AssetMeta,
   type AssetScope,
 } from "../../state/zone/custom-pages/assets";
-import { storedRuleset } from "../../state/zone/rulesets/stored";
 
 /** Page-number pagination of the list (published `page`, `per_page`). */
 export const ASSET_PAGES = { defaultPerPage: 20, maxPerPage: 100 } as const;
@@ -113,66 +100,39 @@ async function writeAsset(c: ApiContext, zone: string, pathName: string | null):
   // Cheap refusals first (docs/configuration.md: limits before work), the fetch only for a write that can land.
   const parsed = parseAssetBody(body.value, scopeOf(c, zone), pathName);
   if (!parsed.ok) return parsed;
-  const allowed = mayWrite(current.value, parsed.value, pathName === null);
+  const { document, zone: read } = current.value;
+  const create = pathName === null;
+  const allowed = assetWriteAllowed(document, read.settings.plan, parsed.value.name, create);
   if (!allowed.ok) return allowed;
-  const { target, settings } = current.value.zone;
   const plan: AssetFetchPlan = {
-    forward: routeTo(target, settings).plan,
+    forward: routeTo(read.target, read.settings).plan,
     connector: connectorFor(c.env),
     scope: scopeOf(c, zone),
   };
   const fetched = await fetchAsset(parsed.value.url, plan);
   if (!fetched.ok) return fetched;
-  const written = await updateZone(c, zone, (now) => {
-    // Again on the zone as it is now: the fetch took time, and another write may have landed meanwhile.
-    const still = mayWrite(now, parsed.value, pathName === null);
-    if (!still.ok) return still;
-    const meta: AssetMeta = {
-      name: parsed.value.name,
-      description: parsed.value.description,
-      url: parsed.value.url.href,
-      last_updated: new Date().toISOString(),
-      size_bytes: fetched.value.bytes,
-    };
-    const section = { name: ASSETS_SECTION, value: { ...storedAssets(now.document), [meta.name]: meta } };
-    return ok({
-      change: { kind: "part", part: assetPart(meta.name), content: fetched.value.html, section },
-      result: meta,
-    });
+  // Checked again by the writer against the zone as it is then: the fetch took time, and another write may have
+  // landed meanwhile.
+  const asset = {
+    name: parsed.value.name,
+    description: parsed.value.description,
+    url: parsed.value.url.href,
+    size_bytes: fetched.value.bytes,
+  };
+  const written = await editZone(c, zone, {
+    kind: create ? "create-asset" : "update-asset",
+    asset,
+    html: fetched.value.html,
   });
-  return written.ok ? ok(apiSuccess(present(written.value.result))) : written;
-}
-
-/** Plan, count and existence: a create needs a free name and room on the plan, an update an existing asset. */
-function mayWrite(current: CurrentZone, body: AssetBody, create: boolean): Result<void, AssetFailure> {
-  const assets = storedAssets(current.document);
-  const exists = Object.hasOwn(assets, body.name);
-  const plan = current.zone.settings.plan;
-  if (create) {
-    const room = planAllowsAnother(plan, Object.keys(assets).length);
-    if (!room.ok) return room;
-    if (exists) return err({ kind: "asset-exists", name: body.name });
-    return ok(undefined);
-  }
-  // An update adds nothing, but a free zone refuses every write of the feature (docs/custom-errors.md, as pages).
-  const paid = planAllowsAnother(plan, 0);
-  if (!paid.ok) return paid;
-  return exists ? ok(undefined) : err({ kind: "unknown-asset", name: body.name });
+  if (!written.ok) return written;
+  const stored = storedAssets(written.value.document)[asset.name];
+  return stored ? ok(apiSuccess(present(stored))) : err({ kind: "unknown-asset", name: asset.name });
 }
 
 async function deleteAsset(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const name = checkAssetName(decodeName(c.params.name), "asset_name");
   if (!name.ok) return name;
-  const written = await updateZone(c, zone, ({ document }) => {
-    const assets = storedAssets(document);
-    if (!Object.hasOwn(assets, name.value)) return err({ kind: "unknown-asset", name: name.value });
-    // Refused while a custom error rule names it (docs/custom-errors.md "Deleting an asset in use").
-    const users = assetUsers(storedRuleset(document, "http_custom_errors")?.rules ?? [], name.value);
-    if (users.length > 0) return err({ kind: "asset-in-use", name: name.value, rules: users });
-    const rest = Object.fromEntries(Object.entries(assets).filter(([key]) => key !== name.value));
-    const section = { name: ASSETS_SECTION, value: Object.keys(rest).length === 0 ? null : rest };
-    return ok({ change: { kind: "part", part: assetPart(name.value), content: null, section }, result: null });
-  });
+  const written = await editZone(c, zone, { kind: "delete-asset", name: name.value });
   // Published: a delete answers 204 without a body (the official client sends `Accept: */*`).
   return written.ok ? ok(new Response(null, { status: 204 })) : written;
 }

@@ -1,18 +1,19 @@
 /**
  * `GET /zones/{zone}/custom_pages`, `GET/PUT /zones/{zone}/custom_pages/{500_errors|1000_errors}` (docs/configuration.md).
  * The page HTML is a part of its own (`zone:{zone}:page:{id}`), written to KV before the document section that
- * references it (`custom_page:{id}`: state, modification time, size), in one serialised step of the zone's writer.
+ * references it (`custom_page:{id}`: state, modification time, size), in one serialised step of the zone's writer
+ * (the edit `page`, validated there against the zone's plan as it is then).
  */
 import { assetRoutes } from "./assets";
 import { readJsonBody } from "../kit/body";
 import { boxStyleHash } from "../../errors/headers";
 import { apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
-import { readZone, updateZone, zoneHandler, zoneTarget, type ZoneAnswer } from "../kit/zone-section";
+import { editZone, readZone, zoneHandler, zoneTarget, type ZoneAnswer } from "../kit/zone-section";
 import { err, ok } from "../../shared/result";
 import type { ZoneDocument } from "../../state/zone/schema";
-import { pageMeta, pagePart, pageSection, type PageMeta } from "../../state/zone/custom-pages/stored";
-import { BOX_TOKENS, isPageId, PAGE_IDS, parsePageBody, type PageId } from "../../state/zone/custom-pages/validate";
+import { pageMeta, pagePart } from "../../state/zone/custom-pages/stored";
+import { BOX_TOKENS, isPageId, PAGE_IDS, type PageId } from "../../state/zone/custom-pages/validate";
 
 const DESCRIPTIONS: Readonly<Record<PageId, string>> = {
   "500_errors": "Shown for 5xx errors the edge generates (origin unreachable, timeouts, TLS failures)",
@@ -57,22 +58,8 @@ async function putPage(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   if (!isPageId(id)) return err({ kind: "unknown-page", id });
   const body = await readJsonBody(c.request);
   if (!body.ok) return err({ kind: "api", failure: body.error });
-  // The plan is read with the zone: written only if the zone (and so its plan) did not change since.
-  const written = await updateZone(c, zone, ({ zone: current }) => {
-    const page = parsePageBody(body.value, id, current.settings.plan);
-    if (!page.ok) return page;
-    const content = page.value.state === "customized" ? page.value.content : null;
-    const meta: PageMeta | null =
-      content === null
-        ? null
-        : {
-            state: "customized",
-            modified_on: new Date().toISOString(),
-            bytes: new TextEncoder().encode(content).byteLength,
-          };
-    const section = { name: pageSection(id), value: meta };
-    return ok({ change: { kind: "part", part: pagePart(id), content, section }, result: null });
-  });
+  // Validated by the writer against the zone's plan as it is when the page is stored (src/state/zone/edits.ts).
+  const written = await editZone(c, zone, { kind: "page", id, body: body.value });
   return written.ok ? ok(apiSuccess(await present(written.value.document, id))) : written;
 }
 

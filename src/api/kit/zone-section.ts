@@ -2,9 +2,10 @@
  * The kit of every zone-section route (`/zones/{zone}` and its sections: access_rules, custom_pages, rulesets
  * entrypoints, url_normalization, preview; docs/configuration.md). What each of them did by hand is here once:
  *
- *   zone name (400, 7003) → the document from the zone's writer of record (not configured: 404, 1001) →
- *   the route's work → an optimistic read-modify-write (`updateZone`: written only if the zone is still at the
- *   version read, prepared again on a conflict) → the new document visible on this isolate at once (docs/configuration.md)
+ *   zone name (400, 7003) → the route's own checks (the body) → one edit (src/state/zone/edits.ts) sent to the
+ *   zone's writer of record (`editZone`), which applies it inside its serialised step to the document as it is then
+ *   (not configured: 404, 1001), or, on a dry run, applied to the document as read and stored nowhere → the new
+ *   document visible on this isolate at once (docs/configuration.md "The writer of record")
  *
  * and every failure on the way is a `ZoneApiFailure` value that ONE exhaustive switch (`zoneApiFailure`) maps to
  * HTTP status and v4 code: the switch has no `default`, and its `never` check makes a new kind a compile error,
@@ -15,6 +16,7 @@ import { API_FAILURES, apiFailureResponse, type ApiFailure, type ApiMessage } fr
 import type { ApiContext } from "./types";
 import { normaliseHostname } from "../../shared/host";
 import { newRayId } from "../../shared/ray";
+import { randomId } from "../../shared/crypto";
 import { causeOf, err, ok, type Result } from "../../shared/result";
 import type { Issues } from "../../shared/validation";
 import { remember } from "../../state/zone/cache";
@@ -23,9 +25,16 @@ import { PAGE_IDS, type PageFailure } from "../../state/zone/custom-pages/valida
 import { ASSET_LIMITS, type AssetFailure } from "../../state/zone/custom-pages/assets";
 import { PHASES } from "../../state/zone/rulesets/phases";
 import type { RulesetEditFailure } from "../../state/zone/rulesets/edits";
+import {
+  applyZoneEdit,
+  type ZoneEdit,
+  type ZoneEditFailure,
+  type ZoneEdited,
+  type ZoneWriteFailure,
+} from "../../state/zone/edits";
 import { parseZoneName, type Zone, type ZoneDocument } from "../../state/zone/schema";
 import { parseDocument, type StoreFailure } from "../../state/zone/store";
-import type { VersionFailure, ZoneWriteFailure, ZoneWriter } from "../../state/zone/writer";
+import type { VersionFailure, ZoneWriter } from "../../state/zone/writer";
 
 /** The envelope codes of this service's zone configuration errors (200xx block; docs/configuration.md). */
 export const ZONE_API_CODES = {
@@ -73,7 +82,7 @@ export type ZoneApiFailure =
   | VersionFailure
   | PageFailure
   | AssetFailure
-  | ZoneWriteFailure
+  | ZoneEditFailure
   | StoreFailure
   /** A failure the api kit already shaped (body too large, body not JSON). */
   | { readonly kind: "api"; readonly failure: ApiFailure };
@@ -208,9 +217,6 @@ export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailur
       );
     case "not-found":
       return one(404, ZONE_API_CODES.zoneNotFound, `Zone not found: ${zone}`);
-    case "conflict":
-      // Only after the kit's retries ran out (a zone written to without pause): the client may retry.
-      return one(409, 10409, `The zone changed while this write was prepared (now version ${failure.current}); retry`);
     case "unavailable":
     case "corrupt": {
       // CONFIG (or the writer) failing is the service's own failure: a 500 with a ray to quote, logged once.
@@ -304,15 +310,7 @@ export function zoneHandler(
  */
 export type WriterRpc = Pick<
   ZoneWriter,
-  | "read"
-  | "putSettings"
-  | "putSection"
-  | "putPart"
-  | "remove"
-  | "editRuleset"
-  | "rulesetVersions"
-  | "rulesetVersion"
-  | "deleteRulesetVersion"
+  "read" | "edit" | "remove" | "rulesetVersions" | "rulesetVersion" | "deleteRulesetVersion"
 >;
 
 /** The zone's writer of record. An RPC that throws (the object unreachable) is `unavailable`, never an escape. */
@@ -344,79 +342,34 @@ export async function readZone(env: Env, zone: string): Promise<Result<CurrentZo
   return parsed.ok ? ok({ document: found.value, zone: parsed.value }) : parsed;
 }
 
-/** One change of a zone document: a section (`null` removes it), or a part with the section referencing it. */
-export type ZoneChange =
-  | { readonly kind: "section"; readonly name: string; readonly value: unknown }
-  | {
-      readonly kind: "part";
-      readonly part: string;
-      readonly content: string | null;
-      readonly section: { readonly name: string; readonly value: unknown };
-    };
-
-/** How often a write is prepared again when the zone changed under it (optimistic concurrency). */
-export const WRITE_ATTEMPTS = 5;
-
 /**
- * Where a zone-section write goes: the bindings, and whether the request is a rehearsal (`?dry_run=true`, docs/configuration.md,
- * kit/dry-run.ts). Taking the context rather than `env` alone means no route can store while rehearsing.
+ * Where a zone write goes: the bindings, and whether the request is a rehearsal (`?dry_run=true`,
+ * docs/configuration.md "Dry runs", kit/dry-run.ts). Taking the context rather than `env` alone means no route can
+ * store while rehearsing.
  */
 export type ZoneWriteContext = Pick<ApiContext, "env" | "dryRun">;
 
 /**
- * An optimistic read-modify-write: read the zone, `prepare` the change from it, write it only if the zone is still
- * at the version read (the writer serialises; docs/configuration.md), and prepare again on a conflict, `WRITE_ATTEMPTS`
- * times. What `prepare` computes from the zone (a rule's version history, the plan) is never written over a
- * change it did not see. The written document is visible on this isolate at once. A dry run prepares (validates)
- * exactly the same and writes nothing: `document` is then the zone as read.
+ * Every zone write: one edit, applied by the zone's writer inside its serialised step to the document as it is
+ * then (so it is never prepared from a stale read and never conflicts), the written document then visible on this
+ * isolate at once. A dry run applies the same edit with the same function (`applyZoneEdit`) to the document as read,
+ * with every check the write makes (the size limit included), and stores nothing: no KV write, no version.
  */
-export async function updateZone<T>(
+export async function editZone(
   c: ZoneWriteContext,
   zone: string,
-  prepare: (current: CurrentZone) => Result<{ readonly change: ZoneChange; readonly result: T }, ZoneApiFailure>,
-): Promise<Result<{ readonly result: T; readonly document: ZoneDocument }, ZoneApiFailure>> {
-  for (let attempt = 1; ; attempt++) {
-    const current = await readZone(c.env, zone);
-    if (!current.ok) return current;
-    const prepared = prepare(current.value);
-    if (!prepared.ok) return prepared;
-    if (c.dryRun) return ok({ result: prepared.value.result, document: current.value.document });
-    const written = await applyChange(c.env, zone, prepared.value.change, current.value.document.version);
-    if (written.ok) return ok({ result: prepared.value.result, document: written.value });
-    if (written.error.kind !== "conflict" || attempt === WRITE_ATTEMPTS) return written;
+  edit: ZoneEdit,
+): Promise<Result<ZoneEdited, ZoneApiFailure>> {
+  if (c.dryRun) {
+    const read = await withWriter(c.env, zone, (w) => w.read(zone));
+    if (!read.ok) return read;
+    const previous = read.value;
+    const target = { zone, previous, version: (previous?.version ?? 0) + 1, now: new Date(), newId: randomId };
+    const rehearsed = applyZoneEdit(target, edit);
+    return rehearsed.ok ? ok({ document: rehearsed.value.document, ruleset: rehearsed.value.ruleset }) : rehearsed;
   }
-}
-
-/**
- * A change that does not depend on what was stored (a whole list replaced, a setting removed): the last write
- * wins, serialised by the writer. A zone not configured is `not-found`, in a dry run too (which writes nothing and
- * answers the zone as read).
- */
-export async function writeZone(
-  c: ZoneWriteContext,
-  zone: string,
-  change: ZoneChange,
-): Promise<Result<ZoneDocument, ZoneApiFailure>> {
-  if (!c.dryRun) return applyChange(c.env, zone, change, undefined);
-  const current = await readZone(c.env, zone);
-  return current.ok ? ok(current.value.document) : current;
-}
-
-async function applyChange(
-  env: Env,
-  zone: string,
-  change: ZoneChange,
-  expected: number | undefined,
-): Promise<Result<ZoneDocument, ZoneWriteFailure>> {
-  const written = await withWriter(env, zone, (w) => {
-    switch (change.kind) {
-      case "section":
-        return w.putSection(zone, change.name, change.value, expected);
-      case "part":
-        return w.putPart(zone, change.part, change.content, change.section, expected);
-    }
-  });
-  if (written.ok) rememberWritten(zone, written.value);
+  const written = await withWriter(c.env, zone, (w) => w.edit(zone, edit));
+  if (written.ok) rememberWritten(zone, written.value.document);
   return written;
 }
 
@@ -424,7 +377,7 @@ async function applyChange(
  * Makes a document the writer just stored visible on this isolate at once (docs/configuration.md: a change is visible on the
  * writing isolate immediately), whichever section changed.
  */
-export function rememberWritten(zone: string, document: ZoneDocument): void {
+function rememberWritten(zone: string, document: ZoneDocument): void {
   const parsed = parseDocument(zone, document);
   if (parsed.ok) remember(zone, parsed.value);
 }

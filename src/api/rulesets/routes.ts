@@ -15,12 +15,11 @@
  * same edit to the document as read and stores nothing (no version either).
  */
 import { readJsonBody } from "../kit/body";
-import { randomId } from "../../shared/crypto";
 import { apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
 import {
+  editZone,
   readZone,
-  rememberWritten,
   withWriter,
   zoneHandler,
   zoneTarget,
@@ -28,7 +27,7 @@ import {
   type ZoneApiFailure,
 } from "../kit/zone-section";
 import { err, ok, type Result } from "../../shared/result";
-import { applyRulesetEdit, findRuleset, type RulesetEdit, type RulesetEdited } from "../../state/zone/rulesets/edits";
+import { findRuleset, type RulesetEdit, type RulesetEdited } from "../../state/zone/rulesets/edits";
 import { isPhase, PHASES, type Phase } from "../../state/zone/rulesets/phases";
 import { storedRuleset } from "../../state/zone/rulesets/stored";
 import { presentRuleset, type StoredRuleset } from "../../state/zone/rulesets/validate";
@@ -36,18 +35,13 @@ import type { VersionSummary } from "../../state/zone/rulesets/versions";
 
 /**
  * Applies one edit: through the zone's writer (serialised, versioned), or on a dry run to the document as read,
- * with the same validation and nothing stored.
+ * with the same validation and nothing stored (kit/zone-section.ts `editZone`).
  */
 async function edit(c: ApiContext, zone: string, change: RulesetEdit): Promise<Result<RulesetEdited, ZoneApiFailure>> {
-  if (c.dryRun) {
-    const current = await readZone(c.env, zone);
-    if (!current.ok) return current;
-    return applyRulesetEdit(current.value.document, current.value.zone.settings.plan, change, new Date(), randomId);
-  }
-  const written = await withWriter(c.env, zone, (w) => w.editRuleset(zone, change));
+  const written = await editZone(c, zone, { kind: "ruleset", edit: change });
   if (!written.ok) return written;
-  rememberWritten(zone, written.value.document);
-  return ok(written.value.edited);
+  // A rulesets API edit always leaves what it edited (src/state/zone/edits.ts).
+  return written.value.ruleset ? ok(written.value.ruleset) : err({ kind: "not-found" });
 }
 
 /** A write answered with the ruleset after it (rules included), as published. */

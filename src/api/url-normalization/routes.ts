@@ -1,16 +1,17 @@
 /**
- * `GET/PUT/DELETE /zones/{zone}/url_normalization` (docs/rules-language.md, docs/configuration.md; the published API of the same path): the
- * zone's URL normalisation `{scope, type}`. Validate (pure, validate.ts) → the zone's writer of record (section
- * `url_normalization`) → envelope. GET answers the setting in force (the defaults when none was written); DELETE
+ * `GET/PUT/DELETE /zones/{zone}/url_normalization` (docs/rules-language.md, docs/configuration.md; the published API
+ * of the same path): the zone's URL normalisation `{scope, type}`. Validate (pure, validate.ts) → the edit
+ * `url-normalization`, applied by the zone's writer of record (section `url_normalization`) → envelope. GET answers
+ * the setting in force (the defaults when none was written); DELETE
  * removes the stored setting, which restores the defaults, and answers 204 as published. Every plan (as published).
  */
 import { readJsonBody } from "../kit/body";
 import { apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
-import { readZone, writeZone, zoneHandler, zoneTarget, ZONE_API_CODES, type ZoneAnswer } from "../kit/zone-section";
+import { editZone, readZone, zoneHandler, zoneTarget, ZONE_API_CODES, type ZoneAnswer } from "../kit/zone-section";
 import { err, ok } from "../../shared/result";
 import { DEFAULT_URL_NORMALIZATION, type UrlNormalization } from "../../shared/url-normalise";
-import { storedUrlNormalization, URL_NORMALIZATION_SECTION } from "../../state/zone/url-normalization/stored";
+import { storedUrlNormalization } from "../../state/zone/url-normalization/stored";
 import { parseUrlNormalization } from "../../state/zone/url-normalization/validate";
 
 /** The envelope code of an invalid setting (this service's 200xx block of zone configuration errors). */
@@ -30,13 +31,12 @@ async function putSetting(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   if (!body.ok) return err({ kind: "api", failure: body.error });
   const parsed = parseUrlNormalization(body.value);
   if (!parsed.ok) return err({ kind: "invalid-url-normalization", issues: parsed.error });
-  const change = { kind: "section", name: URL_NORMALIZATION_SECTION, value: present(parsed.value) } as const;
-  const written = await writeZone(c, zone, change);
+  const written = await editZone(c, zone, { kind: "url-normalization", setting: present(parsed.value) });
   return written.ok ? ok(apiSuccess(present(parsed.value))) : written;
 }
 
 async function deleteSetting(c: ApiContext, zone: string): Promise<ZoneAnswer> {
-  const written = await writeZone(c, zone, { kind: "section", name: URL_NORMALIZATION_SECTION, value: null });
+  const written = await editZone(c, zone, { kind: "url-normalization", setting: null });
   if (!written.ok) return written;
   // The published API answers 204 (no body, RFC 9110 §15.3.5, hence no envelope), as the tags DELETE does.
   return ok(new Response(null, { status: 204, headers: { "Cache-Control": "no-store" } }));

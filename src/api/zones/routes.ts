@@ -2,13 +2,15 @@
  * Zone configuration API: `PUT/GET/DELETE /zones/{zone}` (docs/configuration.md), in the v4 envelope, behind `zones:read` /
  * `zones:write` scoped by zone (docs/configuration.md). The root (src/api/kit/mount.ts) has already authenticated and authorised;
  * here, cheapest first and nothing stored until everything passed: zone name (400) → body size (413) and JSON (400)
- * → settings (400) → the zone's writer of record (writer.ts), which serialises writes of one zone. `?dry_run=true`
- * stops before the writer (kit/dry-run.ts). DELETE also empties the zone's analytics object.
+ * → settings (400) → the edit `settings`, applied by the zone's writer of record (writer.ts), which serialises
+ * writes of one zone. `?dry_run=true` applies it to the document as read and stores nothing (kit/dry-run.ts).
+ * DELETE also empties the zone's analytics object.
  */
 import { readJsonBody } from "../kit/body";
 import { apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
 import {
+  editZone,
   readZone,
   withWriter,
   zoneHandler,
@@ -20,7 +22,6 @@ import { pointsAtApi } from "../../shared/origin-url";
 import { causeOf, err, ok, type Result } from "../../shared/result";
 import { remember } from "../../state/zone/cache";
 import { parseZoneSettings, type Zone } from "../../state/zone/schema";
-import { headerLimitFits } from "../../state/zone/rulesets/worst-case";
 import { parseDocument } from "../../state/zone/store";
 import { zoneListRoutes } from "./list";
 
@@ -46,21 +47,12 @@ async function putZone(c: ApiContext, zone: string): Promise<ZoneAnswer> {
       issues: { listed: [{ kind: "not-allowed", path: "origin", message }], more: 0 },
     });
   }
-  if (c.dryRun) {
-    // Validated as the writer would (kit/dry-run.ts), a larger header limit against the stored rules included
-    // (rulesets/worst-case.ts); nothing stored.
-    const current = await readZone(c.env, zone);
-    const limit = parsed.value.settings.max_request_header_bytes;
-    const over = current.ok ? headerLimitFits(current.value.document, limit) : null;
-    return over === null ? ok(apiSuccess(null)) : err({ kind: "over-budget", issues: over });
-  }
-  // Settings replace settings whatever was stored (the sections are kept): no version check, the writer serialises.
-  const written = await withWriter(c.env, zone, (w) => w.putSettings(zone, parsed.value.settings));
+  // Settings replace settings whatever was stored (the sections are kept); a larger header limit is checked
+  // against the stored request-phase rules by the edit (rulesets/worst-case.ts).
+  const written = await editZone(c, zone, { kind: "settings", settings: parsed.value.settings });
   if (!written.ok) return written;
-  const stored = parseDocument(zone, written.value);
-  if (!stored.ok) return stored;
-  remember(zone, stored.value); // visible on this isolate at once (docs/configuration.md)
-  return ok(apiSuccess(present(stored.value)));
+  const stored = parseDocument(zone, written.value.document);
+  return stored.ok ? ok(apiSuccess(present(stored.value))) : stored;
 }
 
 async function removeZone(c: ApiContext, zone: string): Promise<ZoneAnswer> {

@@ -1,8 +1,8 @@
 /**
- * The ZoneAnalytics SQLite schema (append-only migrations, as src/state/tags/migrations.ts) and the retention and
+ * The ZoneAnalytics SQLite schema (append-only migrations, applied by the runner of src/state/migrations.ts) and the retention and
  * query limits (docs/analytics.md "Retention", "Limits").
  */
-import type { Migration } from "../tags/migrations";
+import type { Migration } from "../migrations";
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;

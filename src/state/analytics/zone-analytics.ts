@@ -14,7 +14,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { err, ok, type Result } from "../../shared/result";
-import { migrate } from "../tags/migrations";
+import { migrate } from "../migrations";
 import { encodeBatch, type EncodedRecord, type ErrorRecord } from "./record";
 import {
   addCountSql,

@@ -38,6 +38,7 @@ import {
   type LeaseReturn,
 } from "./counter";
 import { RATE_LIMIT_BOUNDS } from "../zone/rulesets/ratelimit";
+import { migrate, type Migration } from "../migrations";
 
 export interface HitInput {
   /** The counting key (a hash of the characteristics' values). */
@@ -66,37 +67,57 @@ interface Row extends Record<string, SqlStorageValue> {
 }
 
 /**
- * One row per counter: its buckets as one JSON array of numbers (open, last, count, open, last, count, …; at most
- * `MAX_BUCKETS` triples), the block's end and the row's expiry.
+ * The RateLimiter's SQLite schema, applied by the one runner (src/state/migrations.ts). Both tables were created on
+ * first use before the object kept a log, so each migration adopts its table: an object holding `counters` (the
+ * two-fixed-window model) runs version 2, which takes its counters over; one holding `sliding_counters` runs nothing.
  */
-const SCHEMA = [
-  `CREATE TABLE IF NOT EXISTS sliding_counters (
-     key TEXT PRIMARY KEY,
-     buckets TEXT NOT NULL,
-     blocked_until INTEGER NOT NULL,
-     expires_at INTEGER NOT NULL
-   ) WITHOUT ROWID`,
-  "CREATE INDEX IF NOT EXISTS sliding_counters_expiry ON sliding_counters (expires_at)",
-];
-
-/**
- * The counters of the two-fixed-window model (table `counters`: window_start, count, previous, blocked_until,
- * expires_at) taken over once, conservatively, so a deploy forgets no count and no block: a row's `previous` and
- * `count` become one bucket that counts until the row's expiry (window_start + 2 periods, the latest instant the old
- * model forgot them), and its block is kept.
- */
-const FROM_FIXED_WINDOWS = [
-  `INSERT OR IGNORE INTO sliding_counters (key, buckets, blocked_until, expires_at)
-     SELECT key,
-       CASE WHEN count + previous = 0 THEN '[]'
-         ELSE json_array(
-           window_start - (expires_at - window_start) / 2, -- open: the previous window's start
-           expires_at - (expires_at - window_start) / 2,   -- last: the current window's end
-           count + previous)
-       END,
-       blocked_until, expires_at
-     FROM counters`,
-  "DROP TABLE counters",
+export const RATE_LIMITER_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "counters (two fixed windows)",
+    adopts: "counters",
+    statements: [
+      `CREATE TABLE counters (
+         key TEXT PRIMARY KEY,
+         window_start INTEGER NOT NULL,
+         count INTEGER NOT NULL,
+         previous INTEGER NOT NULL,
+         blocked_until INTEGER NOT NULL,
+         expires_at INTEGER NOT NULL
+       ) WITHOUT ROWID`,
+      "CREATE INDEX counters_expiry ON counters (expires_at)",
+    ],
+  },
+  {
+    version: 2,
+    name: "sliding_counters, the two-window counters taken over",
+    adopts: "sliding_counters",
+    statements: [
+      // One row per counter: its buckets as one JSON array of numbers (open, last, count, open, last, count, …; at
+      // most `MAX_BUCKETS` triples), the block's end and the row's expiry.
+      `CREATE TABLE sliding_counters (
+         key TEXT PRIMARY KEY,
+         buckets TEXT NOT NULL,
+         blocked_until INTEGER NOT NULL,
+         expires_at INTEGER NOT NULL
+       ) WITHOUT ROWID`,
+      "CREATE INDEX sliding_counters_expiry ON sliding_counters (expires_at)",
+      // Taken over conservatively, so a deploy forgets no count and no block: a row's `previous` and `count` become
+      // one bucket that counts until the row's expiry (window_start + 2 periods, the latest instant the old model
+      // forgot them), and its block is kept.
+      `INSERT INTO sliding_counters (key, buckets, blocked_until, expires_at)
+         SELECT key,
+           CASE WHEN count + previous = 0 THEN '[]'
+             ELSE json_array(
+               window_start - (expires_at - window_start) / 2, -- open: the previous window's start
+               expires_at - (expires_at - window_start) / 2,   -- last: the current window's end
+               count + previous)
+           END,
+           blocked_until, expires_at
+         FROM counters`,
+      "DROP TABLE counters",
+    ],
+  },
 ];
 
 /** How long a counted request may stay only in memory (the write-behind delay, see the header). */
@@ -110,7 +131,6 @@ interface Entry {
 }
 
 export class RateLimiter extends DurableObject<Env> {
-  private ready = false;
   /** The counters this instance has touched: the truth while it lives (one per object with the default sharding). */
   private readonly entries = new Map<string, Entry>();
   /** The alarm time this instance set (null: none known); avoids an alarm write per request. */
@@ -175,8 +195,7 @@ export class RateLimiter extends DurableObject<Env> {
     for (const [key, entry] of this.entries) if (entry.expiry <= cutoff) this.entries.delete(key);
     const next = sql.exec<{ next: number | null }>("SELECT MIN(expires_at) AS next FROM sliding_counters").one().next;
     if (next === null) {
-      await this.ctx.storage.deleteAll();
-      this.ready = false; // deleteAll dropped the table too
+      await this.ctx.storage.deleteAll(); // the schema and its log too: `sql()` migrates again on the next use
       return;
     }
     this.armFor(next);
@@ -216,21 +235,18 @@ export class RateLimiter extends DurableObject<Env> {
     void this.ctx.storage.setAlarm(expiry);
   }
 
+  /**
+   * The object's SQL, its schema migrated first. Before every use rather than once per object life, because the
+   * alarm deletes the whole storage (schema included) while the object may live on; a current schema costs two
+   * catalogue reads, and SQL is used only off the counting path (a counter's first load, a write-behind, the alarm).
+   */
   private sql(): SqlStorage {
-    const sql = this.ctx.storage.sql;
-    if (!this.ready) {
-      this.ctx.storage.transactionSync(() => {
-        for (const statement of SCHEMA) sql.exec(statement);
-        const fixed = sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'counters'").toArray();
-        if (fixed.length > 0) for (const statement of FROM_FIXED_WINDOWS) sql.exec(statement);
-      });
-      this.ready = true;
-    }
-    return sql;
+    migrate(this.ctx.storage, RATE_LIMITER_MIGRATIONS);
+    return this.ctx.storage.sql;
   }
 }
 
-/** The stored form of `CounterState.buckets` (see SCHEMA); anything else is a bug and throws (the caller fails open). */
+/** The stored form of `CounterState.buckets` (see `sliding_counters`); anything else is a bug and throws (the caller fails open). */
 function parseBuckets(text: string): Bucket[] {
   const flat: unknown = JSON.parse(text);
   if (!Array.isArray(flat) || flat.length % 3 !== 0) throw new TypeError("RateLimiter: unreadable stored counter");

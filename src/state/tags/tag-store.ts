@@ -19,7 +19,8 @@ import type { InvalidCursor, LimitReached, PreconditionFailed } from "./errors";
 import { EMPTY_TAGS_ETAG } from "./etag";
 import { compileResourceQuery } from "./filters";
 import { distinctKeysQuery, distinctPairsQuery, distinctValuesQuery } from "./listings";
-import { migrate } from "./migrations";
+import { migrate } from "../migrations";
+import { TAG_MIGRATIONS } from "./schema";
 import { cutPage, utf8Length, type PageCut, type PageRow } from "./page-budget";
 import { cutSummaryPage, type KeySummary } from "./summary";
 import { compareCodePoints, fold } from "./text";
@@ -98,7 +99,7 @@ export class TagStore extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    migrate(ctx.storage);
+    migrate(ctx.storage, TAG_MIGRATIONS);
   }
 
   /** The tags of one resource; an unknown or untagged resource has the empty set (notes §6). */

@@ -9,36 +9,23 @@
  * counter that survives deletion, so a version number is never reused for a zone (compiled-rule caches are keyed
  * by it).
  *
- * The RPC surface is generic on purpose: settings, named sections (`rulesets`, `custom_pages`, `access_rules`,
- * written by their own features) and parts (large values under `zone:{zone}:{part}`, e.g. page HTML, written to KV
- * before the document that references them). Failures are domain values, never HTTP.
+ * Every write is an edit (edits.ts: a closed union of data values, one pure function applying it), applied by `edit`
+ * inside the serialised step to the document as it is then: whatever the edit checks against the stored document
+ * (the plan, an asset's existence or use, a ruleset's rules) cannot be stale, so no write is prepared from an old
+ * read, none has to be retried and none is lost. Parts (large values under `zone:{zone}:{part}`, e.g. page HTML) are
+ * written to KV before the document that references them. Failures are domain values, never HTTP.
  */
 import { DurableObject } from "cloudflare:workers";
+import { migrate } from "../migrations";
 import { randomId } from "../../shared/crypto";
 import { causeOf, err, ok, type Result } from "../../shared/result";
-import {
-  applyRulesetEdit,
-  findRuleset,
-  type RulesetEdit,
-  type RulesetEditFailure,
-  type RulesetEdited,
-} from "./rulesets/edits";
-import { rulesetSection } from "./rulesets/stored";
-import { RulesetVersions, type StoredVersion, type VersionSummary } from "./rulesets/versions";
-import type { RulesetFailure, StoredRuleset } from "./rulesets/validate";
-import { headerLimitFits } from "./rulesets/worst-case";
+import { applyZoneEdit, type ZoneEdit, type ZoneEditFailure, type ZoneEdited, type ZoneWriteFailure } from "./edits";
+import { findRuleset } from "./rulesets/edits";
+import { RulesetVersions, ZONE_WRITER_MIGRATIONS, type StoredVersion, type VersionSummary } from "./rulesets/versions";
+import type { StoredRuleset } from "./rulesets/validate";
 import type { Phase } from "./rulesets/phases";
-import { ZONE_DOC_SCHEMA, type ZoneDocument, type ZoneSettings } from "./schema";
-import { parseDocument, zoneKey, zonePartsPrefix, type StoreFailure } from "./store";
-
-export type ZoneWriteFailure =
-  | { readonly kind: "not-found" }
-  /** The document changed since the caller read `expected` (optimistic concurrency; the caller reads again). */
-  | { readonly kind: "conflict"; readonly current: number }
-  /** KV (or this object's storage) failed: the service's own failure, 500 at the edge (docs/origin.md). */
-  | { readonly kind: "unavailable"; readonly cause: string }
-  /** The changed document would pass `MAX_DOCUMENT_BYTES`: nothing was written (docs/configuration.md). */
-  | { readonly kind: "too-large"; readonly bytes: number; readonly limit: number };
+import type { ZoneDocument } from "./schema";
+import { zoneKey, zonePartsPrefix } from "./store";
 
 /** Why a version cannot be read or deleted (docs/rulesets-api.md "Versions"). */
 export type VersionFailure =
@@ -48,12 +35,6 @@ export type VersionFailure =
   /** The current version is the ruleset itself: delete the ruleset instead. */
   | { readonly kind: "current-version"; readonly rulesetId: string; readonly version: string };
 
-/** A rulesets API write as the writer answers it: the stored document and the phase's ruleset after the edit. */
-export interface RulesetWritten {
-  readonly document: ZoneDocument;
-  readonly edited: RulesetEdited;
-}
-
 /** A ruleset's versions as listed, with the ruleset they belong to. */
 export interface VersionList {
   readonly phase: Phase;
@@ -61,123 +42,53 @@ export interface VersionList {
   readonly versions: readonly VersionSummary[];
 }
 
-/**
- * The zone document is one value in this object's SQLite storage, where a value is at most 2 MB (Cloudflare Durable
- * Object limits; workerd refuses more with SQLITE_TOOBIG), and one KV value (≤ 25 MiB). It is stored here as the
- * UTF-8 bytes of the JSON that KV holds, so the size checked is the size stored: as a JS object the runtime keeps a
- * string with one character outside Latin-1 in two bytes per character, nearly doubling notes written in ASCII with
- * one `€` (measured: a 1.6 MB access-rule list failed as an object). 10,000 bytes are left for the key and the
- * serialisation header. The check runs before anything is written (docs/configuration.md: limits before work), so a refused
- * change leaves KV and this object as they were.
- */
-export const MAX_DOCUMENT_BYTES = 2_000_000 - 10_000;
-
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** The settings section is the zone's own; these names are reserved for it and the document's envelope. */
-const RESERVED = new Set(["schema", "version", "zone", "modified_on", "settings", "incarnation"]);
-
 export class ZoneWriter extends DurableObject<Env> {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    migrate(ctx.storage, ZONE_WRITER_MIGRATIONS);
+    this.versions = new RulesetVersions(ctx.storage.sql);
+  }
+
   /** The zone document, or `null` when the zone is not configured. */
   async read(zone: string): Promise<Result<ZoneDocument | null, ZoneWriteFailure>> {
     return this.current(zone);
   }
 
   /**
-   * Creates the zone or replaces its settings, keeping every other section. A larger header limit makes a larger
-   * request, so the stored request-phase rules must still fit the evaluation budget (rulesets/worst-case.ts).
+   * One write of the zone (edits.ts), applied here, inside the serialised step, to the document as it is now:
+   * concurrent writes of one zone each see the previous one's result, so none is lost and none has to be retried
+   * (test/workers/api/kit/parallel-writes.test.ts). In order: the next version, the edit, the part, the document to
+   * KV, then this object's own storage and the version a rulesets API write makes (rulesets/versions.ts). Nothing is
+   * recorded here unless KV accepted the document.
    */
-  putSettings(zone: string, settings: ZoneSettings): Promise<Result<ZoneDocument, ZoneWriteFailure | RulesetFailure>> {
-    return this.mutate<RulesetFailure>(zone, (previous) => {
-      const over = headerLimitFits(previous, settings.max_request_header_bytes);
-      if (over !== null) return err({ kind: "over-budget", issues: over });
-      return ok({ ...(previous ?? {}), settings });
-    });
-  }
-
-  /**
-   * Replaces one section of an existing zone (`null` removes it). With `expected`, only if the document is still at
-   * that version: a section computed from what the caller read (a ruleset keeps its rules' history) is never
-   * written over a change it did not see.
-   */
-  putSection(
-    zone: string,
-    name: string,
-    value: unknown,
-    expected?: number,
-  ): Promise<Result<ZoneDocument, ZoneWriteFailure>> {
-    if (RESERVED.has(name)) throw new TypeError(`section name ${name} is reserved`);
-    return this.mutate(zone, (previous) => {
-      if (!previous) return err({ kind: "not-found" });
-      if (expected !== undefined && previous.version !== expected) {
-        return err({ kind: "conflict", current: previous.version });
+  edit(zone: string, edit: ZoneEdit): Promise<Result<ZoneEdited, ZoneEditFailure>> {
+    return this.ctx.blockConcurrencyWhile(async () => {
+      const previous = await this.current(zone);
+      if (!previous.ok) return previous;
+      const version = (this.ctx.storage.kv.get<number>("version") ?? previous.value?.version ?? 0) + 1;
+      const target = { zone, previous: previous.value, version, now: new Date(), newId: randomId };
+      const applied = applyZoneEdit(target, edit);
+      if (!applied.ok) return applied;
+      const { document, text, bytes, part, ruleset } = applied.value;
+      try {
+        if (part !== null) {
+          const key = `${zonePartsPrefix(zone)}${part.name}`;
+          if (part.content === null) await this.env.CONFIG.delete(key);
+          else await this.env.CONFIG.put(key, part.content);
+        }
+        await this.env.CONFIG.put(zoneKey(zone), text);
+      } catch (e) {
+        return err(unavailable("put", e));
       }
-      return ok(withSection(previous, name, value));
+      this.ctx.storage.kv.put("version", version);
+      this.ctx.storage.kv.put("document", bytes);
+      if (ruleset?.ruleset) this.versions.record(ruleset.phase, ruleset.ruleset);
+      else if (ruleset) this.versions.deleteRuleset(ruleset.id);
+      return ok({ document, ruleset });
     });
-  }
-
-  /**
-   * Stores a part (`null` deletes it) and then the section that references it, in one serialised step: the part
-   * reaches KV first, so a reader that sees the new document finds its part (docs/configuration.md: "pages under keys of
-   * their own, written first").
-   */
-  putPart(
-    zone: string,
-    part: string,
-    content: string | null,
-    section: { readonly name: string; readonly value: unknown },
-    expected?: number,
-  ): Promise<Result<ZoneDocument, ZoneWriteFailure>> {
-    return this.mutate(
-      zone,
-      (previous) => {
-        if (!previous) return err({ kind: "not-found" });
-        if (expected !== undefined && previous.version !== expected)
-          return err({ kind: "conflict", current: previous.version });
-        return ok(withSection(previous, section.name, section.value));
-      },
-      async () => {
-        const key = `${zonePartsPrefix(zone)}${part}`;
-        if (content === null) await this.env.CONFIG.delete(key);
-        else await this.env.CONFIG.put(key, content);
-      },
-    );
-  }
-
-  /**
-   * One write of the rulesets API (rulesets/edits.ts), applied here, inside the serialised step, to the document as
-   * it is now: concurrent rule-level edits of one zone each see the previous one's result, so none is lost and none
-   * has to be retried (20 parallel adds land 20 rules, test/workers/api/rulesets/rule-edits.test.ts). The version
-   * the write makes is recorded in the same step, after KV accepted the document (rulesets/versions.ts).
-   */
-  async editRuleset(
-    zone: string,
-    edit: RulesetEdit,
-  ): Promise<Result<RulesetWritten, ZoneWriteFailure | RulesetEditFailure | StoreFailure>> {
-    let edited: RulesetEdited | undefined;
-    const written = this.mutate<RulesetEditFailure | StoreFailure>(
-      zone,
-      (previous) => {
-        if (!previous) return err({ kind: "not-found" });
-        const parsed = parseDocument(zone, previous);
-        if (!parsed.ok) return parsed;
-        const applied = applyRulesetEdit(previous, parsed.value.settings.plan, edit, new Date(), randomId);
-        if (!applied.ok) return applied;
-        edited = applied.value;
-        return ok(withSection(previous, rulesetSection(applied.value.phase), applied.value.ruleset));
-      },
-      undefined,
-      () => {
-        if (!edited) return;
-        if (edited.ruleset) this.versions.record(edited.phase, edited.ruleset);
-        else this.versions.deleteRuleset(edited.id);
-      },
-    );
-    const result = await written;
-    if (!result.ok) return result;
-    // `edited` is set whenever the change was applied (the document was written only then).
-    return edited ? ok({ document: result.value, edited }) : err({ kind: "not-found" });
   }
 
   /**
@@ -230,12 +141,7 @@ export class ZoneWriter extends DurableObject<Env> {
     });
   }
 
-  private get versions(): RulesetVersions {
-    this.versionTable ??= new RulesetVersions(this.ctx.storage.sql);
-    return this.versionTable;
-  }
-
-  private versionTable: RulesetVersions | undefined;
+  private readonly versions: RulesetVersions;
 
   /** A ruleset of this zone by id (another zone's id is unknown here: its versions live in its own writer). */
   private async ruleset(
@@ -270,53 +176,6 @@ export class ZoneWriter extends DurableObject<Env> {
       // The zone's ruleset versions go with it (docs/rulesets-api.md "Versions").
       this.versions.deleteAll();
       return ok(previous.value !== null);
-    });
-  }
-
-  /**
-   * One serialised read-modify-write: the next version, the change, KV (part first, then document), then this
-   * object's own storage. Nothing is recorded here unless KV accepted the document.
-   */
-  private mutate<E = never>(
-    zone: string,
-    change: (previous: ZoneDocument | null) => Result<Readonly<Record<string, unknown>>, ZoneWriteFailure | E>,
-    before?: () => Promise<void>,
-    /** This object's own records of the change (ruleset versions), stored with the document. */
-    after?: () => void,
-  ): Promise<Result<ZoneDocument, ZoneWriteFailure | E>> {
-    return this.ctx.blockConcurrencyWhile(async () => {
-      const previous = await this.current(zone);
-      if (!previous.ok) return previous;
-      const changed = change(previous.value);
-      if (!changed.ok) return changed;
-      const version = (this.ctx.storage.kv.get<number>("version") ?? previous.value?.version ?? 0) + 1;
-      const document: ZoneDocument = {
-        ...changed.value,
-        schema: ZONE_DOC_SCHEMA,
-        version,
-        zone,
-        modified_on: new Date().toISOString(),
-        // A zone created now gets the version it is created at as its incarnation, kept by every later write
-        // (`changed` spreads the previous document): versions never repeat for a name, so neither do
-        // incarnations, and state keyed by one (rate-limit counters, schema.ts `Zone.incarnation`) is never
-        // found again by a zone re-created under the same name. A zone created before incarnations has none.
-        ...(previous.value === null ? { incarnation: version } : {}),
-      };
-      const text = JSON.stringify(document);
-      const bytes = encoder.encode(text);
-      if (bytes.byteLength > MAX_DOCUMENT_BYTES) {
-        return err({ kind: "too-large", bytes: bytes.byteLength, limit: MAX_DOCUMENT_BYTES });
-      }
-      try {
-        await before?.();
-        await this.env.CONFIG.put(zoneKey(zone), text);
-      } catch (e) {
-        return err(unavailable("put", e));
-      }
-      this.ctx.storage.kv.put("version", version);
-      this.ctx.storage.kv.put("document", bytes);
-      after?.();
-      return ok(document);
     });
   }
 
@@ -356,13 +215,6 @@ function summary(phase: Phase, ruleset: StoredRuleset): VersionSummary {
     ...(ruleset.name === undefined ? {} : { name: ruleset.name }),
     ...(ruleset.description === undefined ? {} : { description: ruleset.description }),
   };
-}
-
-function withSection(document: ZoneDocument, name: string, value: unknown): Record<string, unknown> {
-  const next: Record<string, unknown> = { ...document };
-  if (value === null) delete next[name];
-  else next[name] = value;
-  return next;
 }
 
 /** A KV value that is not a JSON object is treated as no document (a write then replaces it). */

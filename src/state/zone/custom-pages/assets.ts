@@ -185,6 +185,31 @@ export function planAllowsAnother(plan: Plan, count: number): Result<void, Asset
   return ok(undefined);
 }
 
+/**
+ * Plan, count and existence against the zone as it is: a create needs a free name and room on the plan, an update an
+ * existing asset. The zone's writer checks it inside its serialised step (src/state/zone/edits.ts); the API checks it
+ * before fetching too, so a write that cannot land fetches nothing.
+ */
+export function assetWriteAllowed(
+  document: ZoneDocument,
+  plan: Plan,
+  name: string,
+  create: boolean,
+): Result<void, AssetFailure> {
+  const assets = storedAssets(document);
+  const exists = Object.hasOwn(assets, name);
+  if (create) {
+    const room = planAllowsAnother(plan, Object.keys(assets).length);
+    if (!room.ok) return room;
+    if (exists) return err({ kind: "asset-exists", name });
+    return ok(undefined);
+  }
+  // An update adds nothing, but a free zone refuses every write of the feature, as it refuses pages.
+  const paid = planAllowsAnother(plan, 0);
+  if (!paid.ok) return paid;
+  return exists ? ok(undefined) : err({ kind: "unknown-asset", name });
+}
+
 /** The `asset_name` a stored custom error rule serves, if it serves an asset. */
 export function assetNameOf(rule: Pick<StoredRule, "action_parameters">): string | undefined {
   const parameters: unknown = rule.action_parameters;

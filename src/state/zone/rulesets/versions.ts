@@ -11,6 +11,7 @@
  * written. A row is one ruleset as stored (≤ the document's own limit, under SQLite's 2 MB per value). Deleting a
  * ruleset deletes its versions; deleting the zone deletes all of them.
  */
+import type { Migration } from "../../migrations";
 import type { Phase } from "./phases";
 import type { StoredRuleset } from "./validate";
 
@@ -45,29 +46,35 @@ interface Row extends Record<string, SqlStorageValue> {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** The versions table of one zone writer. Every method is synchronous SQL (it runs inside the writer's step). */
+/**
+ * The zone writer's SQLite schema, applied by the one runner (src/state/migrations.ts) when the object starts. Its
+ * first table was created on first use before the writer kept a log: such an object adopts version 1.
+ */
+export const ZONE_WRITER_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "ruleset_versions",
+    adopts: "ruleset_versions",
+    // The primary key serves every query below (by ruleset, by ruleset and version).
+    statements: [
+      `CREATE TABLE ruleset_versions (
+         ruleset_id TEXT NOT NULL, version INTEGER NOT NULL, phase TEXT NOT NULL, last_updated TEXT NOT NULL,
+         name TEXT, description TEXT, body BLOB NOT NULL, PRIMARY KEY (ruleset_id, version)
+       ) WITHOUT ROWID`,
+    ],
+  },
+];
+
+/**
+ * The versions table of one zone writer (its schema is `ZONE_WRITER_MIGRATIONS`, applied by the writer's
+ * constructor). Every method is synchronous SQL (it runs inside the writer's step).
+ */
 export class RulesetVersions {
-  private ready = false;
-
   constructor(private readonly sql: SqlStorage) {}
-
-  private table(): SqlStorage {
-    if (!this.ready) {
-      // The primary key serves every query below (by ruleset, by ruleset and version).
-      this.sql.exec(
-        `CREATE TABLE IF NOT EXISTS ruleset_versions (
-           ruleset_id TEXT NOT NULL, version INTEGER NOT NULL, phase TEXT NOT NULL, last_updated TEXT NOT NULL,
-           name TEXT, description TEXT, body BLOB NOT NULL, PRIMARY KEY (ruleset_id, version)
-         ) WITHOUT ROWID`,
-      );
-      this.ready = true;
-    }
-    return this.sql;
-  }
 
   /** Records the ruleset as it now is and drops its versions past the bound. */
   record(phase: Phase, ruleset: StoredRuleset): void {
-    const sql = this.table();
+    const sql = this.sql;
     sql.exec(
       "INSERT OR REPLACE INTO ruleset_versions VALUES (?, ?, ?, ?, ?, ?, ?)",
       ruleset.id,
@@ -88,7 +95,7 @@ export class RulesetVersions {
 
   /** A ruleset's versions, oldest first. */
   list(rulesetId: string): VersionSummary[] {
-    return this.table()
+    return this.sql
       .exec<Row>(
         "SELECT ruleset_id, version, phase, last_updated, name, description FROM ruleset_versions " +
           "WHERE ruleset_id = ? ORDER BY version",
@@ -107,7 +114,7 @@ export class RulesetVersions {
 
   /** One version, or `null`. */
   get(rulesetId: string, version: number): StoredVersion | null {
-    const rows = this.table()
+    const rows = this.sql
       .exec<{ phase: string; body: ArrayBuffer }>(
         "SELECT phase, body FROM ruleset_versions WHERE ruleset_id = ? AND version = ?",
         rulesetId,
@@ -121,7 +128,7 @@ export class RulesetVersions {
 
   /** Deletes one version; `false` when there was none. */
   delete(rulesetId: string, version: number): boolean {
-    const cursor = this.table().exec(
+    const cursor = this.sql.exec(
       "DELETE FROM ruleset_versions WHERE ruleset_id = ? AND version = ?",
       rulesetId,
       version,
@@ -131,11 +138,11 @@ export class RulesetVersions {
 
   /** Deletes every version of a ruleset (the ruleset was deleted). */
   deleteRuleset(rulesetId: string): void {
-    this.table().exec("DELETE FROM ruleset_versions WHERE ruleset_id = ?", rulesetId);
+    this.sql.exec("DELETE FROM ruleset_versions WHERE ruleset_id = ?", rulesetId);
   }
 
   /** Deletes every version of every ruleset (the zone was deleted). */
   deleteAll(): void {
-    this.table().exec("DELETE FROM ruleset_versions");
+    this.sql.exec("DELETE FROM ruleset_versions");
   }
 }

@@ -80,13 +80,13 @@ describe("zone CRUD", () => {
       zone,
       settings: { plan: "pro", origin: "http://o.example" },
     });
-    // Another feature's section (e.g. custom error rules), written through the zone's writer, survives a settings
+    // Another feature's section (e.g. IP access rules), written through the zone's writer, survives a settings
     // replace.
     const writer = env.ZONE_WRITER.get(env.ZONE_WRITER.idFromName(zone));
-    expect((await writer.putSection(zone, "rulesets", { http_custom_errors: [] })).ok).toBe(true);
+    expect((await writer.edit(zone, { kind: "access-rules", rules: { rules: [] } })).ok).toBe(true);
     await put(zone, { plan: "enterprise", origin: "http://o.example" });
     const after = JSON.parse((await env.CONFIG.get(`zone:${zone}`)) ?? "null") as Record<string, unknown>;
-    expect(after).toMatchObject({ version: 3, rulesets: { http_custom_errors: [] }, settings: { plan: "enterprise" } });
+    expect(after).toMatchObject({ version: 3, access_rules: { rules: [] }, settings: { plan: "enterprise" } });
   });
 
   it("DELETE removes the document and every part under zone:{zone}: but not a longer zone's keys", async () => {
@@ -297,15 +297,39 @@ describe("writes of one zone are serialised (docs/configuration.md, hostile inpu
     const zone = uniqueZone("sections");
     await put(zone, { plan: "pro", origin: "http://o.example" });
     const writer = env.ZONE_WRITER.get(env.ZONE_WRITER.idFromName(zone));
-    const names = Array.from({ length: 10 }, (_, i) => `section_${i}`);
+    const page = (id: "500_errors" | "1000_errors", token: string) =>
+      ({
+        kind: "page",
+        id,
+        body: { state: "customized", content: `<html><head></head><body>${token}</body></html>` },
+      }) as const;
+    const assets = Array.from({ length: 6 }, (_, i) => `asset_${i}`);
     const written = await Promise.all([
-      ...names.map((name, i) => writer.putSection(zone, name, { i })),
+      writer.edit(zone, { kind: "access-rules", rules: { rules: [] } }),
+      writer.edit(zone, { kind: "url-normalization", setting: { scope: "both", type: "rfc3986" } }),
+      writer.edit(zone, page("500_errors", "::EDGE_ERROR_500S_BOX::")),
+      writer.edit(zone, page("1000_errors", "::EDGE_ERROR_1000S_BOX::")),
+      ...assets.map((name) =>
+        writer.edit(zone, {
+          kind: "create-asset",
+          asset: { name, description: "", url: `https://${zone}/${name}`, size_bytes: 3 },
+          html: "<p>",
+        }),
+      ),
       put(zone, { plan: "business", origin: "http://o.example" }),
     ]);
     expect(written.length).toBe(11);
+    for (const w of written.slice(0, 10)) expect(w).toMatchObject({ ok: true });
     const stored = JSON.parse((await env.CONFIG.get(`zone:${zone}`)) ?? "null") as Record<string, unknown>;
-    for (const [i, name] of names.entries()) expect(stored[name]).toEqual({ i });
-    expect(stored).toMatchObject({ version: 12, settings: { plan: "business" } });
+    expect(stored).toMatchObject({
+      version: 12,
+      settings: { plan: "business" },
+      access_rules: { rules: [] },
+      url_normalization: { scope: "both", type: "rfc3986" },
+      "custom_page:500_errors": { state: "customized" },
+      "custom_page:1000_errors": { state: "customized" },
+    });
+    expect(Object.keys(stored.custom_assets as object).sort()).toEqual(assets);
   });
 
   it("a version is never reused, even after the zone is deleted and created again", async () => {

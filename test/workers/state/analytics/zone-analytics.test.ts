@@ -21,7 +21,7 @@ import {
   topPathsSql,
   type CountQuery,
 } from "../../../../src/state/analytics/query";
-import { migrate } from "../../../../src/state/tags/migrations";
+import { migrate } from "../../../../src/state/migrations";
 import {
   ANALYTICS_MIGRATIONS,
   MAX_PATHS_PER_HOUR,

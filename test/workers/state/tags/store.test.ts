@@ -6,7 +6,8 @@ import { decodeCursor, type DecodedCursor } from "../../../../src/state/tags/cur
 import { compileResourceQuery } from "../../../../src/state/tags/filters";
 import { distinctKeysQuery, distinctPairsQuery, distinctValuesQuery } from "../../../../src/state/tags/listings";
 import { EMPTY_TAGS_ETAG } from "../../../../src/state/tags/etag";
-import { migrate, MIGRATIONS } from "../../../../src/state/tags/migrations";
+import { migrate } from "../../../../src/state/migrations";
+import { TAG_MIGRATIONS as MIGRATIONS } from "../../../../src/state/tags/schema";
 import type { TagStore } from "../../../../src/state/tags/tag-store";
 import { compareCodePoints, isWellFormed } from "../../../../src/state/tags/text";
 import type { ResourceQuery } from "../../../../src/state/tags/types";
@@ -29,7 +30,7 @@ describe("schema and migrations", () => {
     await runInDurableObject(storeOf(newAccount()), (_instance: TagStore, state) => {
       const log = () => state.storage.sql.exec<{ version: number }>("SELECT version FROM schema_migrations").toArray();
       expect(log().map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
-      expect(migrate(state.storage)).toBe(1);
+      expect(migrate(state.storage, MIGRATIONS)).toBe(1);
       expect(log().length).toBe(MIGRATIONS.length);
       // An appended migration is applied alone, in a transaction.
       const next = [...MIGRATIONS, { version: 2, name: "test", statements: ["CREATE TABLE probe (x)"] }];

@@ -1,0 +1,34 @@
+/**
+ * The TagStore's SQLite schema as versioned migrations, applied by the one runner (src/state/migrations.ts). The log
+ * is also in docs/tags-api.md ("Schema and migrations"); never edit or reorder an entry, only append.
+ */
+import type { Migration } from "../migrations";
+
+export const TAG_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "resources, tags, meta",
+    statements: [
+      // One row per tagged resource. parent = worker_id of a worker_version, else ''.
+      // TEXT uses the BINARY collation: memcmp of UTF-8, i.e. code point order (docs/tags-api.md).
+      `CREATE TABLE resources (
+         type TEXT NOT NULL, parent TEXT NOT NULL, id TEXT NOT NULL,
+         name TEXT NOT NULL, name_fold TEXT NOT NULL,
+         etag TEXT NOT NULL, tags_updated_at TEXT NOT NULL, tag_count INTEGER NOT NULL,
+         PRIMARY KEY (type, parent, id)
+       ) WITHOUT ROWID`,
+      // One row per (resource, key): a JSON blob per resource could pass the 2 MB row limit.
+      `CREATE TABLE tags (
+         type TEXT NOT NULL, parent TEXT NOT NULL, id TEXT NOT NULL,
+         key TEXT NOT NULL, value TEXT NOT NULL, key_fold TEXT NOT NULL, value_fold TEXT NOT NULL,
+         PRIMARY KEY (type, parent, id, key)
+       ) WITHOUT ROWID`,
+      // Keys and values listings, and filter seeks by key (exact and case-folded).
+      "CREATE INDEX tags_by_key_value ON tags (key, value)",
+      "CREATE INDEX tags_by_fold ON tags (key_fold, value_fold)",
+      // tag_total: (resource, key) pairs in the account (its limit, docs/tags-api.md); cursor_key: the HMAC key of cursors.
+      "CREATE TABLE meta (name TEXT PRIMARY KEY, value) WITHOUT ROWID",
+      "INSERT INTO meta (name, value) VALUES ('tag_total', 0)",
+    ],
+  },
+];

@@ -1,0 +1,201 @@
+/**
+ * Every write of a zone document as an edit: a data value (it crosses the RPC boundary to the zone's writer) and one
+ * pure function that applies it to the document (docs/architecture.md "The API kit"; docs/configuration.md "The
+ * writer of record"). The writer (writer.ts) applies an edit inside its serialised step to the document as it is
+ * then, so what an edit checks against the stored document (the plan, whether an asset exists or is in use, a
+ * ruleset's rules and versions) is never stale and parallel writes of one zone never conflict; a dry run applies the
+ * same edit, with the same function, to the document as read and stores nothing. No bindings here.
+ *
+ * What does not depend on the stored document (a body's shape, an access-rule list, a fetched asset page) is
+ * validated by the route before the edit is sent, so a refused body costs no round trip to the writer.
+ */
+import { err, ok, type Result } from "../../shared/result";
+import type { UrlNormalization } from "../../shared/url-normalise";
+import { ACCESS_RULES_SECTION } from "./access-rules/stored";
+import type { AccessRules } from "./access-rules/types";
+import {
+  ASSETS_SECTION,
+  assetPart,
+  assetUsers,
+  assetWriteAllowed,
+  storedAssets,
+  type AssetFailure,
+  type AssetMeta,
+} from "./custom-pages/assets";
+import { pagePart, pageSection, type PageMeta } from "./custom-pages/stored";
+import { parsePageBody, type PageFailure, type PageId } from "./custom-pages/validate";
+import { applyRulesetEdit, type RulesetEdit, type RulesetEditFailure, type RulesetEdited } from "./rulesets/edits";
+import { rulesetSection, storedRuleset } from "./rulesets/stored";
+import { headerLimitFits } from "./rulesets/worst-case";
+import { ZONE_DOC_SCHEMA, type ZoneDocument, type ZoneSettings } from "./schema";
+import { parseDocument, type StoreFailure } from "./store";
+import { URL_NORMALIZATION_SECTION } from "./url-normalization/stored";
+
+/** A custom error asset as a create or update sends it: everything but the time it is stored. */
+export type AssetWrite = Omit<AssetMeta, "last_updated">;
+
+/** One write of a zone, as plain data. */
+export type ZoneEdit =
+  /** `PUT /zones/{zone}`: creates the zone or replaces its settings, keeping every section. */
+  | { readonly kind: "settings"; readonly settings: ZoneSettings }
+  /** A write of the rulesets API (rulesets/edits.ts); the writer records the version it makes. */
+  | { readonly kind: "ruleset"; readonly edit: RulesetEdit }
+  /** `PUT …/custom_pages/{id}`: the body as sent, validated against the zone's plan as it is when applied. */
+  | { readonly kind: "page"; readonly id: PageId; readonly body: unknown }
+  /** `POST …/custom_pages/assets`: a new name, room on the plan. `html` is the fetched, inlined page. */
+  | { readonly kind: "create-asset"; readonly asset: AssetWrite; readonly html: string }
+  /** `PUT …/custom_pages/assets/{name}`: an existing asset. */
+  | { readonly kind: "update-asset"; readonly asset: AssetWrite; readonly html: string }
+  /** `DELETE …/custom_pages/assets/{name}`: refused while a custom error rule names it. */
+  | { readonly kind: "delete-asset"; readonly name: string }
+  /** `PUT …/access_rules`: the whole list, validated. */
+  | { readonly kind: "access-rules"; readonly rules: AccessRules }
+  /** `PUT …/url_normalization` (a setting) or `DELETE` (`null`: the defaults again). */
+  | { readonly kind: "url-normalization"; readonly setting: UrlNormalization | null };
+
+export type ZoneWriteFailure =
+  | { readonly kind: "not-found" }
+  /** KV (or the writer's storage) failed: the service's own failure, 500 at the edge (contract §3). */
+  | { readonly kind: "unavailable"; readonly cause: string }
+  /** The changed document would pass `MAX_DOCUMENT_BYTES`: nothing was written (contract §8). */
+  | { readonly kind: "too-large"; readonly bytes: number; readonly limit: number };
+
+/** Every way an edit is refused, as values (mapped to HTTP in src/api/kit/zone-section.ts). */
+export type ZoneEditFailure = ZoneWriteFailure | StoreFailure | RulesetEditFailure | PageFailure | AssetFailure;
+
+/** An edit as applied: the document it leaves (stamped) and, for a rulesets API write, the ruleset it leaves. */
+export interface ZoneEdited {
+  readonly document: ZoneDocument;
+  readonly ruleset: RulesetEdited | null;
+}
+
+/** What the writer stores for an applied edit: a part first (`content` null deletes it), then the document. */
+export interface ZoneWrite extends ZoneEdited {
+  readonly part: { readonly name: string; readonly content: string | null } | null;
+  /** The document as KV holds it, and its UTF-8 bytes as the writer keeps them (the size checked is the size stored). */
+  readonly text: string;
+  readonly bytes: Uint8Array;
+}
+
+/**
+ * The zone document is one value in the writer's SQLite storage, where a value is at most 2 MB (Cloudflare Durable
+ * Object limits; workerd refuses more with SQLITE_TOOBIG), and one KV value (≤ 25 MiB). It is stored as the UTF-8
+ * bytes of the JSON that KV holds, so the size checked is the size stored: as a JS object the runtime keeps a string
+ * with one character outside Latin-1 in two bytes per character, nearly doubling notes written in ASCII with one `€`
+ * (measured: a 1.6 MB access-rule list failed as an object). 10,000 bytes are left for the key and the
+ * serialisation header. The check runs before anything is written (limits before work), so a refused change leaves
+ * KV and the writer as they were; a dry run makes the same check.
+ */
+export const MAX_DOCUMENT_BYTES = 2_000_000 - 10_000;
+
+const encoder = new TextEncoder();
+
+/** Where an edit runs: the zone, the document as it is (`null`: not configured), its next version, the clock. */
+export interface EditTarget {
+  readonly zone: string;
+  readonly previous: ZoneDocument | null;
+  readonly version: number;
+  readonly now: Date;
+  /** Mints ruleset and rule ids. */
+  readonly newId: () => string;
+}
+
+/** Applies one edit to the document: the document it leaves at `version`, ready to store, or why not. */
+export function applyZoneEdit(target: EditTarget, edit: ZoneEdit): Result<ZoneWrite, ZoneEditFailure> {
+  const changed = change(target, edit);
+  if (!changed.ok) return changed;
+  const document: ZoneDocument = {
+    ...changed.value.content,
+    schema: ZONE_DOC_SCHEMA,
+    version: target.version,
+    zone: target.zone,
+    modified_on: target.now.toISOString(),
+    // A zone created now gets the version it is created at as its incarnation, kept by every later write (the
+    // content spreads the previous document): versions never repeat for a name, so neither do incarnations, and
+    // state keyed by one (rate-limit counters, schema.ts `Zone.incarnation`) is never found again by a zone
+    // re-created under the same name. A zone created before incarnations has none.
+    ...(target.previous === null ? { incarnation: target.version } : {}),
+  };
+  const text = JSON.stringify(document);
+  const bytes = encoder.encode(text);
+  if (bytes.byteLength > MAX_DOCUMENT_BYTES) {
+    return err({ kind: "too-large", bytes: bytes.byteLength, limit: MAX_DOCUMENT_BYTES });
+  }
+  return ok({ document, text, bytes, part: changed.value.part, ruleset: changed.value.ruleset });
+}
+
+interface Change {
+  readonly content: Readonly<Record<string, unknown>>;
+  readonly part: ZoneWrite["part"];
+  readonly ruleset: RulesetEdited | null;
+}
+
+function change(target: EditTarget, edit: ZoneEdit): Result<Change, ZoneEditFailure> {
+  const { previous, now } = target;
+  const section = (name: string, value: unknown, part: Change["part"] = null): Result<Change, never> =>
+    ok({ content: withSection(previous ?? {}, name, value), part, ruleset: null });
+  if (edit.kind === "settings") {
+    // A larger header limit makes a larger request: the stored request-phase rules must still fit the evaluation
+    // budget on it (rulesets/worst-case.ts).
+    const over = headerLimitFits(previous, edit.settings.max_request_header_bytes);
+    if (over !== null) return err({ kind: "over-budget", issues: over });
+    return section("settings", edit.settings);
+  }
+  // Every other edit changes a zone that exists, on the plan it has now.
+  if (previous === null) return err({ kind: "not-found" });
+  const parsed = parseDocument(target.zone, previous);
+  if (!parsed.ok) return parsed;
+  const plan = parsed.value.settings.plan;
+  switch (edit.kind) {
+    case "ruleset": {
+      const applied = applyRulesetEdit(previous, plan, edit.edit, now, target.newId);
+      if (!applied.ok) return applied;
+      const { phase, ruleset } = applied.value;
+      return ok({ content: withSection(previous, rulesetSection(phase), ruleset), part: null, ruleset: applied.value });
+    }
+    case "page": {
+      const page = parsePageBody(edit.body, edit.id, plan);
+      if (!page.ok) return page;
+      const content = page.value.state === "customized" ? page.value.content : null;
+      const meta: PageMeta | null =
+        content === null
+          ? null
+          : { state: "customized", modified_on: now.toISOString(), bytes: encoder.encode(content).byteLength };
+      return section(pageSection(edit.id), meta, { name: pagePart(edit.id), content });
+    }
+    case "create-asset":
+    case "update-asset": {
+      const allowed = assetWriteAllowed(previous, plan, edit.asset.name, edit.kind === "create-asset");
+      if (!allowed.ok) return allowed;
+      const meta: AssetMeta = { ...edit.asset, last_updated: now.toISOString() };
+      const assets = { ...storedAssets(previous), [meta.name]: meta };
+      return section(ASSETS_SECTION, assets, { name: assetPart(meta.name), content: edit.html });
+    }
+    case "delete-asset": {
+      const assets = storedAssets(previous);
+      if (!Object.hasOwn(assets, edit.name)) return err({ kind: "unknown-asset", name: edit.name });
+      // Refused while a custom error rule names it (docs/custom-errors.md "Deleting an asset in use").
+      const users = assetUsers(storedRuleset(previous, "http_custom_errors")?.rules ?? [], edit.name);
+      if (users.length > 0) return err({ kind: "asset-in-use", name: edit.name, rules: users });
+      const rest = Object.fromEntries(Object.entries(assets).filter(([key]) => key !== edit.name));
+      const value = Object.keys(rest).length === 0 ? null : rest;
+      return section(ASSETS_SECTION, value, { name: assetPart(edit.name), content: null });
+    }
+    case "access-rules":
+      return section(ACCESS_RULES_SECTION, edit.rules);
+    case "url-normalization":
+      return section(URL_NORMALIZATION_SECTION, edit.setting);
+  }
+}
+
+/** The document with one section set (`null` removes it). */
+function withSection(
+  document: Readonly<Record<string, unknown>>,
+  name: string,
+  value: unknown,
+): Record<string, unknown> {
+  const next: Record<string, unknown> = { ...document };
+  if (value === null) delete next[name];
+  else next[name] = value;
+  return next;
+}
