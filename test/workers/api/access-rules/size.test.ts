@@ -215,6 +215,14 @@ describe("the zone's whole document has a limit too (one Durable Object value, â
       action_parameters: { content: "x".repeat(10_000), content_type: "text/plain" },
     }));
     const path = `/zones/${zone}/rulesets/phases/http_custom_errors/entrypoint`;
+    // A dry run applies the edit to the document as read, with the same check: the same 413, nothing stored.
+    const rehearsed = await exports.default.fetch(`http://localhost${path}?dry_run=true`, {
+      method: "PUT",
+      headers: { ...ADMIN, "Content-Type": "application/json" },
+      body: JSON.stringify({ rules }),
+    });
+    expect(rehearsed.status).toBe(413);
+    expect((await rehearsed.json<Envelope>()).errors[0]?.code).toBe(10413);
     const put = await exports.default.fetch(`http://localhost${path}`, {
       method: "PUT",
       headers: { ...ADMIN, "Content-Type": "application/json" },
