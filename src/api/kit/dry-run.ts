@@ -5,7 +5,8 @@
  * - only `true` and `false` are valid values; anything else (another spelling, an empty value, the parameter
  *   repeated) is a 400 before any work, so a typo never turns a rehearsal into a real write;
  * - authorisation and validation are the write's own (the handler runs as usual, only the store is skipped:
- *   `updateZone`/`writeZone` in zone-section.ts read `dryRun` from the context);
+ *   `editZone` in zone-section.ts reads `dryRun` from the context and applies the route's edit to the document as
+ *   read, with the function the zone's writer applies it with, instead of sending it to the writer);
  * - a 200 answers `result: null`, a 204 stays a 204; failures are the write's own failures.
  *
  * A write route that cannot rehearse (the tagging API, which the published platform gives no dry run) refuses the

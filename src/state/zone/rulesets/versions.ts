@@ -4,7 +4,7 @@
  *
  * Where: the zone writer's own SQLite storage (one Durable Object per zone), never the zone document (one KV value
  * ≤ 1.99 MB that traffic reads). The writer records a version in the same serialised step that stores the document
- * (writer.ts `editRuleset`), after KV accepted it: a version exists iff its write landed, and version numbers of one
+ * (writer.ts `edit`), after KV accepted it: a version exists iff its write landed, and version numbers of one
  * ruleset strictly increase (the ruleset's own counter, `StoredRuleset.version`; a deleted number is never reused).
  *
  * Bound: the newest `MAX_VERSIONS_KEPT` versions of each ruleset are kept, older ones dropped when a new one is
