@@ -55,9 +55,9 @@ export type ZoneEdit =
 
 export type ZoneWriteFailure =
   | { readonly kind: "not-found" }
-  /** KV (or the writer's storage) failed: the service's own failure, 500 at the edge (contract §3). */
+  /** KV (or the writer's storage) failed: the service's own failure, 500 at the edge (docs/origin.md). */
   | { readonly kind: "unavailable"; readonly cause: string }
-  /** The changed document would pass `MAX_DOCUMENT_BYTES`: nothing was written (contract §8). */
+  /** The changed document would pass `MAX_DOCUMENT_BYTES`: nothing was written (docs/configuration.md). */
   | { readonly kind: "too-large"; readonly bytes: number; readonly limit: number };
 
 /** Every way an edit is refused, as values (mapped to HTTP in src/api/kit/zone-section.ts). */
