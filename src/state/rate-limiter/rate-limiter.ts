@@ -246,7 +246,10 @@ export class RateLimiter extends DurableObject<Env> {
   }
 }
 
-/** The stored form of `CounterState.buckets` (see `sliding_counters`); anything else is a bug and throws (the caller fails open). */
+/**
+ * The stored form of `CounterState.buckets` (see `sliding_counters`); anything else is a bug and throws (the caller
+ * fails open).
+ */
 function parseBuckets(text: string): Bucket[] {
   const flat: unknown = JSON.parse(text);
   if (!Array.isArray(flat) || flat.length % 3 !== 0) throw new TypeError("RateLimiter: unreadable stored counter");
