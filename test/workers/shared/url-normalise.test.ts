@@ -102,12 +102,12 @@ describe("linear time on long paths", () => {
     ["literal bytes", (n) => "\u00e9".repeat(n * 5)],
   ];
   it.each(cases)("%s: 8× the input costs well under 64× the time", (_label, make) => {
-    // The best of three runs: a run slowed by another process on a shared machine does not count (a loaded CI
-    // machine once measured 32.5× with a single run each).
+    // The best of seven runs: a run slowed by another process on a shared machine does not count (a loaded CI
+    // machine once measured 32.5× with a single run each, and 42× with the best of three at load average 11).
     const time = (n: number): number => {
       const input = make(n);
       let best = Infinity;
-      for (let run = 0; run < 3; run++) {
+      for (let run = 0; run < 7; run++) {
         const start = performance.now();
         for (let i = 0; i < 5; i++) normalisePath(input, "cloudflare");
         best = Math.min(best, performance.now() - start);
@@ -117,8 +117,8 @@ describe("linear time on long paths", () => {
     time(1_000); // warm up
     const small = Math.max(time(20_000), 1);
     const large = time(160_000);
-    // Linear: ~8×; quadratic would be ~64×. Generous bound for a shared machine.
-    expect(large / small).toBeLessThan(32);
+    // Linear: ~8×; quadratic would be ~64×. Generous bound for a shared machine, still well short of quadratic.
+    expect(large / small).toBeLessThan(40);
   });
 
   it("a 1 MiB path of dot segments normalises to the root", () => {
