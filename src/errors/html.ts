@@ -4,6 +4,7 @@
  * value unless it is already `Html` (a fragment built by this module, so components nest) or marked with `raw()`.
  * A reviewer then only needs to read the `raw` calls. Pure: no bindings.
  */
+import { escapeHtml } from "../shared/html-escape";
 
 /** Markup that is safe to insert as is: only `html`, `raw` and `join` make one. */
 export class Html {
@@ -46,26 +47,10 @@ export function join(parts: readonly HtmlValue[], separator = ""): Html {
 
 function serialize(value: HtmlValue): string {
   if (value instanceof Html) return value.toString();
-  if (typeof value === "string") return escapeText(value);
+  if (typeof value === "string") return escapeHtml(value);
   if (typeof value === "number") return String(value);
   if (value === false || value === null || value === undefined) return "";
   let out = "";
   for (const item of value) out += serialize(item);
   return out;
-}
-
-const ESCAPES: Readonly<Record<string, string>> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-
-/**
- * Safe in an element body and in a quoted attribute value (HTML Living Standard §13.1.2.6, §13.5): the five
- * characters that can end a text run or an attribute value, or start a character reference.
- */
-export function escapeText(text: string): string {
-  return /[&<>"']/.test(text) ? text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c) : text;
 }

@@ -8,7 +8,8 @@
 import type { ErrorCategory } from "./catalog";
 import type { ErrorFields } from "./fields";
 import { renderGuidance } from "./guidance";
-import { escapeText, html, raw, type Html } from "./html";
+import { escapeHtml } from "../shared/html-escape";
+import { html, raw, type Html } from "./html";
 import { occurrenceTemplate } from "./occurrence-template";
 import { BOX_STYLE, htmlPage } from "./page";
 import { whereItBroke, type Hop, type HopState } from "./where-it-broke";
@@ -25,7 +26,7 @@ const ISLAND_VERBATIM = /^[\x20\x21\x23-\x25\x27-\x3b\x3d\x3f-\x5b\x5d-\x7e]*$/;
  * (occurrence-template.ts); the same bytes as `renderPage`, which stays the one definition of the page (~70 µs of
  * workerd CPU per error when the template tree ran per error).
  */
-export const htmlBody = occurrenceTemplate(renderPage, escapeText, islandText);
+export const htmlBody = occurrenceTemplate(renderPage, escapeHtml, islandText);
 export const renderHtml: (fields: ErrorFields) => string = htmlBody.text;
 
 /** The whole page from the template tree (the reference for the cached form; tests compare the two). */

@@ -7,6 +7,8 @@
  */
 import { CATALOG } from "../../errors/catalog";
 import { typeUri } from "../../errors/pipeline";
+import { escapeHtml } from "../../shared/html-escape";
+import { RAY_ID_PATTERN } from "../../shared/ray";
 import type { Settings } from "../../shared/settings";
 import { parseZoneName } from "../../state/zone/schema";
 import { API_PAGE_STYLE, CHECK_ICON, tokenPageHeaders } from "../kit/page-style";
@@ -31,8 +33,6 @@ export function analyticsPage(request: Request, url: URL, settings: Settings): R
     headers: tokenPageHeaders(nonce),
   });
 }
-
-const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
  * Where a code's reference page is: the catalog's own URL for it (the `type` of its errors, src/errors/pipeline.ts
@@ -288,7 +288,7 @@ const SCRIPT = `
     const dl = $("occurrence");
     const ray = $("ray-id").value.trim().toLowerCase();
     dl.replaceChildren();
-    if (!/^[0-9a-f]{16}$/.test(ray)) { $("ray-status").textContent = "A Ray ID is 16 characters, digits and the letters a to f."; return; }
+    if (!${RAY_ID_PATTERN}.test(ray)) { $("ray-status").textContent = "A Ray ID is 16 characters, digits and the letters a to f."; return; }
     if (!token()) { $("ray-status").textContent = "Enter a token first."; return; }
     $("ray-status").textContent = "Looking up…";
     try {

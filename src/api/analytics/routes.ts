@@ -6,6 +6,7 @@
 import { apiFailure, apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
 import { zoneHandler, zoneTarget, type ZoneAnswer, type ZoneApiFailure } from "../kit/zone-section";
+import { isRayId } from "../../shared/ray";
 import { err, ok, type Result } from "../../shared/result";
 import { lookupZone } from "../../state/zone/cache";
 import { STEP_MS, RETENTION } from "../../state/analytics/schema";
@@ -82,7 +83,7 @@ function shape(zone: string, q: CountQuery, r: CountResult): unknown {
 
 async function byRay(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const ray = c.params.ray ?? "";
-  if (!/^[0-9a-f]{16}$/.test(ray)) {
+  if (!isRayId(ray)) {
     return err({
       kind: "api",
       failure: apiFailure(

@@ -12,6 +12,7 @@
  * Written with regular expressions over a tag grammar (quoted attribute values may hold `>`), not a full HTML parser:
  * what it does not recognise it leaves unchanged, so the worst case is a reference not inlined, never a broken page.
  */
+import { escapeHtml } from "../../shared/html-escape";
 
 /** Comments and scripts (skipped), style blocks (their CSS rewritten), link and img tags. */
 const HTML_PARTS =
@@ -51,8 +52,6 @@ function decodeEntities(value: string): string {
     }
   });
 }
-
-const escapeAttribute = (value: string): string => value.replaceAll("&", "&amp;").replaceAll('"', "&quot;");
 
 /** What a page links: `[reference, base]` pairs (base `null`: the page itself). */
 export interface PageLinks {
@@ -182,7 +181,7 @@ function rewriteTag(tag: string, attrText: string, whole: string, resolve: Inlin
     const media = get("media");
     // Past the limit, the next piece the caller adds fails too (the count only grows): no separate answer needed.
     const fits =
-      out.add(`<style${media === null ? "" : ` media="${escapeAttribute(media)}"`}>`) &&
+      out.add(`<style${media === null ? "" : ` media="${escapeHtml(media)}"`}>`) &&
       writeCss(sheet.css, sheet.dataUri, out, true);
     return fits ? "</style>" : whole;
   }

@@ -6,7 +6,6 @@
  */
 import type { Served } from "../../errors/pipeline";
 import {
-  countryOf,
   formatOf,
   recordedPath,
   sanitiseCause,
@@ -14,7 +13,8 @@ import {
   type ErrorSource,
 } from "../../state/analytics/record";
 import { logEvent } from "../../shared/log";
-import { newRayId } from "../../shared/ray";
+import { clientCountry } from "../../shared/country";
+import { isRayId, newRayId } from "../../shared/ray";
 import { analyticsSink, recorder } from "./recorder";
 
 export interface Occurrence {
@@ -41,7 +41,7 @@ export function recordOf(o: Occurrence, now = Date.now()): ErrorRecord | null {
   // The pipeline's structured default is known without reading its headers back (src/errors/pipeline.ts).
   const generated = o.served?.ray === undefined ? undefined : o.served;
   const sent = generated?.ray ?? o.response.headers.get("Ray-ID");
-  const ray = sent !== null && /^[0-9a-f]{16}$/.test(sent) ? sent : o.source === "origin" ? newRayId() : null;
+  const ray = sent !== null && isRayId(sent) ? sent : o.source === "origin" ? newRayId() : null;
   if (ray === null) return null;
   const answer = o.served?.answer;
   return {
@@ -55,7 +55,7 @@ export function recordOf(o: Occurrence, now = Date.now()): ErrorRecord | null {
     format: generated?.format ?? formatOf(o.response.headers.get("Content-Type")),
     method: o.request.method.slice(0, 16),
     path: recordedPath(o.url.pathname),
-    country: countryOf(o.request),
+    country: clientCountry(o.request) ?? null,
     cause: o.source === "origin" ? null : sanitiseCause(o.cause),
   };
 }

@@ -10,7 +10,8 @@ import { BOX_TOKENS, MAX_PAGE_BYTES, pageClassOf, type PageId } from "../../stat
 import { CUSTOM_CONTENT_POLICY, negotiatedResponse, pagePolicy, type HeaderRecord } from "../../errors/headers";
 import type { AnswerSink, ErrorCustomization, GeneratedError } from "../../errors/pipeline";
 import { MAX_BOX_BYTES, renderHtmlBox } from "../../errors/render-html";
-import { newRayId } from "../../shared/ray";
+import { clientCountry } from "../../shared/country";
+import { isRayId, newRayId } from "../../shared/ray";
 import { RuleUrl } from "../../shared/rule-url";
 import { clientAddress } from "../../shared/client-address";
 import { customErrorFields, type ErrorInfo } from "../../rules";
@@ -321,13 +322,7 @@ function customHeaders(headers: Headers | HeaderRecord, contentType: string): He
 export function substituteTokens(content: string, request: Request, rayId: string): string {
   if (!content.includes("::")) return content;
   return content
-    .replaceAll("::RAY_ID::", /^[0-9a-f]{16}$/.test(rayId) ? rayId : "")
+    .replaceAll("::RAY_ID::", isRayId(rayId) ? rayId : "")
     .replaceAll("::CLIENT_IP::", clientAddress(request)?.text ?? "")
-    .replaceAll("::GEO::", country(request));
-}
-
-/** `request.cf.country` when it is a two-letter code. */
-function country(request: Request): string {
-  const value = (request as { readonly cf?: Readonly<Record<string, unknown>> }).cf?.country;
-  return typeof value === "string" && /^[A-Z]{2}$/.test(value) ? value : "";
+    .replaceAll("::GEO::", clientCountry(request) ?? "");
 }

@@ -21,7 +21,7 @@ export type AccessDecision =
 export interface AccessClient {
   /** From `CF-Connecting-IP`, validated (address.ts `clientAddress`); undefined when there is none. */
   readonly address: IpAddress | undefined;
-  /** From `request.cf.country`, `[A-Z]{2}` (address.ts `clientCountry`). */
+  /** From `request.cf.country`, `[A-Z]{2}` (src/shared/country.ts `clientCountry`). */
   readonly country: string | undefined;
 }
 

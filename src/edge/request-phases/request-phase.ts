@@ -6,7 +6,7 @@
  * Returns values, never Responses (AGENTS.md).
  */
 import { clientAddress } from "../../shared/client-address";
-import { clientCountry } from "../../state/zone/access-rules/address";
+import { clientCountry } from "../../shared/country";
 import { checkRateLimit, type RateLimitEnv } from "./rate-limit/check";
 import type { CompiledRequestPhase } from "./compile";
 import { firstMatch, requestContext } from "../../rules/rule-list";

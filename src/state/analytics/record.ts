@@ -152,12 +152,6 @@ export function sanitiseCause(cause: string | undefined): string | null {
   return plain.length <= MAX_RECORDED_CAUSE ? plain : `${plain.slice(0, MAX_RECORDED_CAUSE - 1)}…`;
 }
 
-/** `request.cf.country` when it is a two-letter code. */
-export function countryOf(request: Request): string | null {
-  const value = (request as { readonly cf?: Readonly<Record<string, unknown>> }).cf?.country;
-  return typeof value === "string" && /^[A-Z]{2}$/.test(value) ? value : null;
-}
-
 /** The text with each C0 control character and DEL replaced. */
 function withoutControls(text: string, replace: (code: number) => string): string {
   let out = "";

@@ -1,5 +1,5 @@
 /**
- * Addresses of IP access rules (docs/producers.md, docs/configuration.md): one IP, a CIDR range, or the client's own address. Pure.
+ * Addresses of IP access rules (contract §4, §6): one IP, a CIDR range, or the client's own address. Pure.
  * The parsing is the one the Rules language uses (`src/shared/ip.ts`), so `ip.src` in a firewall expression and an IP access
  * rule always agree on what an address is.
  */
@@ -74,11 +74,4 @@ function formatV4(n: number): string {
 /** The IPv4 address inside an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`, RFC 4291 §2.5.5.2), else undefined. */
 export function unmapV4(address: IpAddress): number | undefined {
   return typeof address === "bigint" && address >> 32n === 0xffffn ? Number(address & 0xffffffffn) : undefined;
-}
-
-/** `request.cf.country` when it is a two-letter code (docs/custom-errors.md: `[A-Z]{2}`), else undefined. */
-export function clientCountry(request: Request): string | undefined {
-  const cf = (request as { readonly cf?: Readonly<Record<string, unknown>> }).cf;
-  const country = cf?.country;
-  return typeof country === "string" && /^[A-Z]{2}$/.test(country) ? country : undefined;
 }

@@ -1,7 +1,7 @@
 /** IP access rules (docs/producers.md, docs/configuration.md): validation at write time, the presented shape, the compiled matcher. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { clientCountry, formatAddress, parseCidr } from "../../../../src/state/zone/access-rules/address";
+import { formatAddress, parseCidr } from "../../../../src/state/zone/access-rules/address";
 import { clientAddress } from "../../../../src/shared/client-address";
 import { AccessMatcher } from "../../../../src/edge/request-phases/ip-access";
 import { presentAccessRules, type AccessRules } from "../../../../src/state/zone/access-rules/types";
@@ -217,15 +217,6 @@ describe("addresses", () => {
     expect(
       clientAddress(new Request("https://z.example/", { headers: { "X-Forwarded-For": "192.0.2.1" } })),
     ).toBeUndefined();
-  });
-
-  it("the country is request.cf.country only when it is two upper-case letters", () => {
-    const withCf = (country: unknown) => ({ cf: { country } }) as unknown as Request;
-    expect(clientCountry(withCf("DE"))).toBe("DE");
-    expect(clientCountry(withCf("de"))).toBeUndefined();
-    expect(clientCountry(withCf("<b>"))).toBeUndefined();
-    expect(clientCountry(withCf(49))).toBeUndefined();
-    expect(clientCountry(new Request("https://z.example/"))).toBeUndefined();
   });
 });
 
