@@ -4,6 +4,15 @@
  */
 import type { CatalogEntry, ErrorCategory } from "./catalog";
 
+/**
+ * A link an overlay adds to an error (docs/custom-errors.md): `href` an http(s) URL's serialisation (no space, `<`,
+ * `>`), as validated when the rule was written. The one shape the overlay and the HTML and Markdown renderers share.
+ */
+export interface ErrorLink {
+  readonly title: string;
+  readonly href: string;
+}
+
 /** One generated error, as the client sees it (docs/errors.md). `retry_after` is absent unless retryable. */
 export interface ErrorFields {
   readonly type: string;

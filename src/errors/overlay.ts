@@ -10,21 +10,16 @@
  * the same renderers, from what `prepareOverlay` built once per compiled rule (the brand bar, its stylesheet and the
  * page's policy). Pure but for the policy's hash (WebCrypto), computed once per rule and then kept.
  */
-import type { ErrorFields } from "./fields";
+import type { ErrorFields, ErrorLink } from "./fields";
 import type { ErrorFormat } from "./format";
 import { brandStyle, renderBrand, renderPage, type PageOverlay } from "./render-html";
 import { renderMarkdownOverlaid } from "./render-markdown";
-
-export interface ErrorOverlayLink {
-  readonly title: string;
-  readonly href: string;
-}
 
 /** What a rule overlays (validated when written: src/state/zone/rulesets/overlay.ts). */
 export interface ErrorOverlay {
   readonly detail?: string;
   readonly what_you_should_do?: string;
-  readonly links?: readonly ErrorOverlayLink[];
+  readonly links?: readonly ErrorLink[];
   readonly branding?: {
     readonly name?: string;
     readonly logo_url?: string;
@@ -33,7 +28,7 @@ export interface ErrorOverlay {
 }
 
 /** The fields of an overlaid error: the 17 in their order, then `links` when the overlay has some. */
-export type OverlaidFields = ErrorFields & { readonly links?: readonly ErrorOverlayLink[] };
+export type OverlaidFields = ErrorFields & { readonly links?: readonly ErrorLink[] };
 
 /** An overlay made ready once per compiled rule (src/edge/custom-errors/compiled.ts). */
 export class PreparedOverlay {

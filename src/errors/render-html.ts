@@ -6,7 +6,7 @@
  * Pure.
  */
 import type { ErrorCategory } from "./catalog";
-import type { ErrorFields } from "./fields";
+import type { ErrorFields, ErrorLink } from "./fields";
 import { renderGuidance } from "./guidance";
 import { escapeHtml } from "../shared/html-escape";
 import { html, raw, type Html } from "./html";
@@ -48,16 +48,11 @@ ${raw(`<script type="application/problem+json" id="edge-error">${islandJson(f)}<
  */
 export interface PageOverlay {
   /** The "More help" links, in a section after the guidance. */
-  readonly links?: readonly PageLink[];
+  readonly links?: readonly ErrorLink[];
   /** The brand bar above the error box (escaped markup made by `renderBrand`). */
   readonly brand?: Html;
   /** The brand bar's stylesheet (the page's CSP allows it by hash). */
   readonly style?: string;
-}
-
-export interface PageLink {
-  readonly title: string;
-  readonly href: string;
 }
 
 /** The brand bar: the logo (an inline `data:` image) and the name, as text. */
@@ -139,7 +134,7 @@ const BOX_STYLE_ELEMENT = raw(`<style>${BOX_STYLE}</style>`);
  * The error box: the page minus document shell and footer. Contains the page's only `h1`. `ids` = false for the
  * fallback copy in an operator's page (renderHtmlBox): ids there would live in the page's own id space.
  */
-function errorBox(f: ErrorFields, ids = true, links?: readonly PageLink[]): Html {
+function errorBox(f: ErrorFields, ids = true, links?: readonly ErrorLink[]): Html {
   return html`<div class="edge-error-box">
 <header class="card">
 <p class="eyebrow">Error ${f.error_code} · HTTP ${f.status}</p>
@@ -171,7 +166,7 @@ ${links && moreHelp(links)}<section class="card"${ids && raw(' aria-labelledby="
 }
 
 /** An overlay's links: each `href` an http(s) URL validated when the rule was written, escaped here. */
-function moreHelp(links: readonly PageLink[]): Html {
+function moreHelp(links: readonly ErrorLink[]): Html {
   return html`<section class="card" aria-labelledby="more-help">
 <h2 id="more-help">More help</h2>
 <ul class="links">${links.map((l) => html`<li><a href="${l.href}">${l.title}</a></li>`)}</ul>

@@ -3,7 +3,7 @@
  * the two text fields, then `# Error {code}: {title}`, `## What Happened`, `## What You Should Do`, `---`, footer.
  * `ray_id`, `timestamp` and `zone` are always double-quoted so an all-digit ray or a timestamp reads back as a string.
  */
-import type { ErrorFields } from "./fields";
+import type { ErrorFields, ErrorLink } from "./fields";
 import { occurrenceTemplate } from "./occurrence-template";
 import { doubleQuoted, yamlScalar } from "./yaml";
 
@@ -16,12 +16,6 @@ export function renderMarkdownFull(f: ErrorFields): string {
   return markdown(f, undefined, verbatim);
 }
 
-/** A link an overlay adds: `href` an http(s) URL's serialisation (no space, `<`, `>`). */
-export interface MarkdownLink {
-  readonly title: string;
-  readonly href: string;
-}
-
 /**
  * An error overlaid by a custom error rule (docs/custom-errors.md "Overlay"): the same document, with
  * `links` after `what_you_should_do` in the frontmatter (a block sequence of double-quoted `title`/`href`, so any
@@ -31,11 +25,11 @@ export interface MarkdownLink {
  * theirs opens a block that would reshape the document (`operatorText`): no heading, thematic break or fence, so
  * the sections and the footer are the service's alone.
  */
-export function renderMarkdownOverlaid(f: ErrorFields, links: readonly MarkdownLink[] | undefined): string {
+export function renderMarkdownOverlaid(f: ErrorFields, links: readonly ErrorLink[] | undefined): string {
   return markdown(f, links, operatorText);
 }
 
-function markdown(f: ErrorFields, links: readonly MarkdownLink[] | undefined, text: (s: string) => string): string {
+function markdown(f: ErrorFields, links: readonly ErrorLink[] | undefined, text: (s: string) => string): string {
   const retry = f.retry_after === undefined ? "" : `retry_after: ${yamlScalar(f.retry_after)}\n`;
   return (
     "---\n" +
@@ -65,13 +59,13 @@ function markdown(f: ErrorFields, links: readonly MarkdownLink[] | undefined, te
   );
 }
 
-function frontmatterLinks(links: readonly MarkdownLink[]): string {
+function frontmatterLinks(links: readonly ErrorLink[]): string {
   let out = "links:\n";
   for (const l of links) out += `  - title: ${doubleQuoted(l.title)}\n    href: ${doubleQuoted(l.href)}\n`;
   return out;
 }
 
-function bodyLinks(links: readonly MarkdownLink[]): string {
+function bodyLinks(links: readonly ErrorLink[]): string {
   // `<href>`: a link destination in angle brackets (CommonMark §6.3) takes any URL without `<`, `>` or a line
   // break, which a URL's serialisation never has.
   return `## More Help\n\n${links.map((l) => `- [${escapeMarkdown(l.title)}](<${l.href}>)`).join("\n")}\n\n`;

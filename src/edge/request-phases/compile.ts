@@ -14,14 +14,10 @@ import { admitAction, compileRuleList, type RuleList, type RuleProblem } from ".
 import { ok } from "../../shared/result";
 import { storedRuleset } from "../../state/zone/rulesets/stored";
 import type { StoredRule } from "../../state/zone/rulesets/validate";
-import type { Zone } from "../../state/zone/schema";
-
-export type PlanName = "free" | "pro" | "business" | "enterprise";
+import type { Plan, Zone } from "../../state/zone/schema";
 
 /** Rules evaluated per request phase (docs/custom-errors.md). Paid plans are bounded by the write-time limits instead. */
-export const PLAN_REQUEST_LIMITS: Readonly<
-  Record<PlanName, { readonly firewall: number; readonly rateLimits: number }>
-> = {
+export const PLAN_REQUEST_LIMITS: Readonly<Record<Plan, { readonly firewall: number; readonly rateLimits: number }>> = {
   free: { firewall: 5, rateLimits: 1 },
   pro: { firewall: Infinity, rateLimits: Infinity },
   business: { firewall: Infinity, rateLimits: Infinity },
@@ -30,7 +26,7 @@ export const PLAN_REQUEST_LIMITS: Readonly<
 
 /** The sections of the zone document the request phases read (each absent when never written). */
 export interface RequestPhaseConfig {
-  readonly plan: PlanName;
+  readonly plan: Plan;
   readonly accessRules?: AccessRules;
   readonly firewall?: FirewallRulesetInput;
   readonly rateLimits?: RateLimitRulesetInput;

@@ -9,7 +9,7 @@
  * `last_updated` (and `ratelimit` in `http_ratelimit`), so its official clients can drive this API.
  */
 import { parseCharacteristic } from "./characteristics";
-import { RATE_LIMIT_BOUNDS, RATE_LIMIT_COUNTINGS, type RateLimitCounting } from "./ratelimit";
+import { RATE_LIMIT_BOUNDS, RATE_LIMIT_COUNTINGS, type RateLimitParameters } from "./ratelimit";
 import { compile, type Rule } from "../../../rules";
 import { worstCase, type WorstCase } from "../../../rules/worst-case";
 import { DEFAULT_MAX_LENGTH } from "../../../rules/parser";
@@ -84,14 +84,6 @@ export interface InlineServeError {
   readonly status_code?: number;
 }
 
-export interface RateLimit {
-  readonly characteristics: readonly string[];
-  readonly period: number;
-  readonly requests_per_period: number;
-  readonly mitigation_timeout: number;
-  readonly counting?: RateLimitCounting;
-}
-
 /** A rule as stored in the zone document's `rulesets` section (and shown by the API). */
 export interface StoredRule {
   readonly id: string;
@@ -99,7 +91,7 @@ export interface StoredRule {
   readonly expression: string;
   readonly action: RuleAction;
   readonly action_parameters?: ServeErrorParameters;
-  readonly ratelimit?: RateLimit;
+  readonly ratelimit?: RateLimitParameters;
   readonly description: string;
   readonly enabled: boolean;
   readonly last_updated: string;
@@ -391,7 +383,7 @@ function parseServeError(raw: unknown, at: At): ServeErrorParameters | undefined
   };
 }
 
-function parseRateLimit(raw: unknown, at: At): RateLimit | undefined {
+function parseRateLimit(raw: unknown, at: At): RateLimitParameters | undefined {
   const p = readObject(
     raw,
     "ratelimit",
