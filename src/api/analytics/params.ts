@@ -3,15 +3,20 @@
  * touched: every limit answers a precise 400 naming the parameter, the value and the limit (docs/configuration.md).
  */
 import { err, ok, type Result } from "../../shared/result";
-import { apiFailure, type ApiFailure } from "../kit/envelope";
+import { API_CODES } from "../kit/codes";
+import { failureOf, type ApiFailure } from "../kit/envelope";
 import { DIMENSIONS, type CountQuery, type Dimension } from "../../state/analytics/query";
 import { ANSWERED_BY, FORMATS, SOURCES } from "../../state/analytics/record";
 import { MAX_RANGE_MS, RETENTION, STEP_MS, type Step } from "../../state/analytics/schema";
 
 /** The v4 error codes of this resource. */
-export const ANALYTICS_CODES = { invalidParameter: 10101, rangeTooLarge: 10102, tooManySeries: 10103 } as const;
+export const ANALYTICS_CODES = {
+  invalidParameter: API_CODES["invalid-analytics-query"].code,
+  rangeTooLarge: API_CODES["analytics-range-too-large"].code,
+  tooManySeries: API_CODES["too-many-series"].code,
+} as const;
 
-const bad = (message: string): ApiFailure => apiFailure(400, ANALYTICS_CODES.invalidParameter, message);
+const bad = (message: string): ApiFailure => failureOf("invalid-analytics-query", message);
 const KNOWN = new Set(["since", "until", "step", "group_by", ...DIMENSIONS]);
 const MAX_PARAM_CHARS = 100;
 
@@ -55,9 +60,8 @@ export function parseCountQuery(params: URLSearchParams, now: number): Result<Co
   const to = Math.ceil(until.value / size) * size;
   if (to - from > MAX_RANGE_MS[step]) {
     return err(
-      apiFailure(
-        400,
-        ANALYTICS_CODES.rangeTooLarge,
+      failureOf(
+        "analytics-range-too-large",
         `range of ${Math.round((to - from) / size)} ${step}s is over the limit of ${MAX_RANGE_MS[step] / size} ${step}s for step=${step}` +
           (step === "minute" ? "; use step=hour" : ""),
       ),
@@ -66,9 +70,8 @@ export function parseCountQuery(params: URLSearchParams, now: number): Result<Co
   const kept = step === "minute" ? RETENTION.minutesMs : RETENTION.hoursMs;
   if (from < now - kept - size) {
     return err(
-      apiFailure(
-        400,
-        ANALYTICS_CODES.rangeTooLarge,
+      failureOf(
+        "analytics-range-too-large",
         `since is before the retention of ${step} counts (${kept / 86_400_000} days)` +
           (step === "minute" ? "; use step=hour" : ""),
       ),

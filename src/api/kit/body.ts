@@ -6,7 +6,8 @@
  * clone that carries a body to the zone's writer.
  */
 import { messageOf, err, ok, type Result } from "../../shared/result";
-import { API_FAILURES, apiFailure, type ApiFailure } from "./envelope";
+import { API_CODES } from "./codes";
+import { API_FAILURES, failureOf, type ApiFailure } from "./envelope";
 
 /** Management API bodies are at most 1 MiB (docs/configuration.md). */
 export const MAX_API_BODY_BYTES = 1024 * 1024;
@@ -19,7 +20,7 @@ export const MAX_API_BODY_BYTES = 1024 * 1024;
 export const MAX_JSON_DEPTH = 32;
 
 /** The envelope code of a body nested deeper than `MAX_JSON_DEPTH` (beside 10002, a body that is not JSON). */
-export const JSON_TOO_DEEP_CODE = 10004;
+export const JSON_TOO_DEEP_CODE = API_CODES["json-too-deep"].code;
 
 /** Reads the body as UTF-8 text, refusing (413) as soon as it passes `limit` bytes. */
 export async function readBodyText(request: Request, limit = MAX_API_BODY_BYTES): Promise<Result<string, ApiFailure>> {
@@ -97,9 +98,8 @@ export async function readJsonBody(request: Request, limit = MAX_API_BODY_BYTES)
   if (!text.ok) return text;
   if (nestsDeeperThan(text.value, MAX_JSON_DEPTH))
     return err(
-      apiFailure(
-        400,
-        JSON_TOO_DEEP_CODE,
+      failureOf(
+        "json-too-deep",
         `Request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep; no endpoint takes a body ` +
           "that deep (docs/configuration.md)",
       ),

@@ -12,11 +12,12 @@
  * A write route that cannot rehearse (the tagging API, which the published platform gives no dry run) refuses the
  * parameter rather than ignoring it: an operator who asked for a dry run must never get a real write.
  */
-import { apiFailure, apiSuccess, type ApiFailure } from "./envelope";
+import { API_CODES } from "./codes";
+import { apiSuccess, failureOf, type ApiFailure } from "./envelope";
 import { err, ok, type Result } from "../../shared/result";
 
 /** The envelope code of an invalid or unsupported `dry_run` parameter (docs/configuration.md, error table). */
-export const DRY_RUN_CODE = 10003;
+export const DRY_RUN_CODE = API_CODES["invalid-dry-run"].code;
 
 const WRITE_METHODS = new Set(["PUT", "POST", "PATCH", "DELETE"]);
 
@@ -29,13 +30,13 @@ export function readDryRun(method: string, url: URL, supported: boolean): Result
   const values = url.searchParams.getAll("dry_run");
   if (values.length === 0) return ok(false);
   if (!supported) {
-    return err(apiFailure(400, DRY_RUN_CODE, "dry_run is not supported on this endpoint; nothing was done"));
+    return err(failureOf("invalid-dry-run", "dry_run is not supported on this endpoint; nothing was done"));
   }
-  if (values.length > 1) return err(apiFailure(400, DRY_RUN_CODE, "dry_run must be given once"));
+  if (values.length > 1) return err(failureOf("invalid-dry-run", "dry_run must be given once"));
   const [value] = values;
   if (value === "true") return ok(true);
   if (value === "false") return ok(false);
-  return err(apiFailure(400, DRY_RUN_CODE, `dry_run must be true or false, not ${JSON.stringify(value)}`));
+  return err(failureOf("invalid-dry-run", `dry_run must be true or false, not ${JSON.stringify(value)}`));
 }
 
 /** A rehearsed write's answer: a 200 becomes `result: null` (published), anything else is returned as it is. */

@@ -3,6 +3,7 @@
  * `{success, errors: [{code, message}], messages, result, result_info?}`.
  * Management API handlers return data; only this module shapes it into a Response.
  */
+import { API_CODES, type ApiCodeKind } from "./codes";
 
 /** One entry of the envelope's `errors` (or `messages`) array. */
 export interface ApiMessage {
@@ -75,19 +76,25 @@ export function apiFailure(
   return headers ? { status, errors: [{ code, message }], headers } : { status, errors: [{ code, message }] };
 }
 
+/** A single-error failure of a named kind: status and code from the one table (codes.ts), this occurrence's message. */
+export function failureOf(kind: ApiCodeKind, message: string, headers?: Record<string, string>): ApiFailure {
+  const { status, code } = API_CODES[kind];
+  return apiFailure(status, code, message, headers);
+}
+
 /** Common failures of every management endpoint, with the v4 API's own codes. */
 export const API_FAILURES = {
-  notFound: () => apiFailure(404, 7003, "Could not route to the requested path: no such endpoint or resource"),
+  notFound: () => failureOf("no-route", "Could not route to the requested path: no such endpoint or resource"),
   methodNotAllowed: (allow: readonly string[]) =>
-    apiFailure(405, 10405, `Method not allowed; this endpoint accepts ${allow.join(", ")}`, {
+    failureOf("method-not-allowed", `Method not allowed; this endpoint accepts ${allow.join(", ")}`, {
       Allow: allow.join(", "),
     }),
   unauthenticated: () =>
-    apiFailure(401, 10000, "Authentication error: send a valid API token as 'Authorization: Bearer <token>'", {
+    failureOf("unauthenticated", "Authentication error: send a valid API token as 'Authorization: Bearer <token>'", {
       "WWW-Authenticate": 'Bearer realm="api"',
     }),
-  forbidden: () => apiFailure(403, 10001, "Authorization error: the token lacks the permission for this resource"),
-  bodyTooLarge: (limit: number) => apiFailure(413, 10413, `Request body exceeds the limit of ${limit} bytes`),
-  invalidJson: (why: string) => apiFailure(400, 10002, `Request body is not valid JSON: ${why}`),
-  internal: (rayId: string) => apiFailure(500, 10500, `Internal error; reference ${rayId}`),
+  forbidden: () => failureOf("forbidden", "Authorization error: the token lacks the permission for this resource"),
+  bodyTooLarge: (limit: number) => failureOf("body-too-large", `Request body exceeds the limit of ${limit} bytes`),
+  invalidJson: (why: string) => failureOf("invalid-json", `Request body is not valid JSON: ${why}`),
+  internal: (rayId: string) => failureOf("internal", `Internal error; reference ${rayId}`),
 } as const;

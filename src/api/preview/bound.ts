@@ -10,6 +10,7 @@
  * pushed out starts afresh, which takes `tracked` other pairs in between, each a zone the token may read.
  */
 import type { Principal } from "../kit/auth";
+import { API_CODES } from "../kit/codes";
 import { BoundedCache } from "../../shared/bounded-cache";
 
 export const PREVIEW_BOUNDS = {
@@ -24,7 +25,7 @@ export const PREVIEW_BOUNDS = {
 } as const;
 
 /** The envelope code of a draft preview refused by the bound (HTTP 429). */
-export const PREVIEW_LIMITED_CODE = 20031;
+export const PREVIEW_LIMITED_CODE = API_CODES["preview-limited"].code;
 
 export type PreviewAdmission =
   | { readonly kind: "admitted"; readonly release: () => void }

@@ -8,6 +8,7 @@
  * its own (`REQUEST_LIMITS`), each refusal a 400 naming the field (code `PREVIEW_CODE`).
  */
 import { catalogEntry } from "../../errors/catalog";
+import { API_CODES } from "../kit/codes";
 import { ORIGIN_FAILURES, type DescribedError, type DescribedRequest } from "./explain";
 import { randomId } from "../../shared/crypto";
 import { parseIp } from "../../shared/ip";
@@ -30,7 +31,7 @@ import type { Zone, ZoneDocument } from "../../state/zone/schema";
 import type { ZoneApiFailure } from "../kit/zone-section";
 
 /** The envelope code of a refused described request or preview body (the zone API's 200xx block). */
-export const PREVIEW_CODE = 20030;
+export const PREVIEW_CODE = API_CODES["invalid-preview"].code;
 
 export const REQUEST_LIMITS = {
   methods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],

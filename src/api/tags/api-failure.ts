@@ -1,10 +1,11 @@
 /**
- * The HTTP edge of the tagging domain's failures: each kind of `TagFailure` becomes an HTTP status and a v4
- * code (docs/tags-api.md's list, 1002…1018) here, and nowhere else. The switch has no default: with the declared
+ * The HTTP edge of the tagging domain's failures: each kind of `TagFailure` gets its message here, and its HTTP
+ * status and v4 code (docs/tags-api.md's list, 1002…1018) from the one table, src/api/kit/codes.ts, under the same kind (a kind the table
+ * lacks does not compile). The switch has no default: with the declared
  * return type, a kind without a case is a compile error (TS2366), so a new kind cannot ship unmapped.
  * Codes 1016–1018 are our own: the published API has none.
  */
-import { apiFailure, type ApiFailure } from "../kit/envelope";
+import { failureOf, type ApiFailure } from "../kit/envelope";
 import {
   MAX_FILTERS,
   MAX_FILTER_VALUES,
@@ -16,48 +17,47 @@ import {
 export function toApiFailure(failure: TagFailure): ApiFailure {
   switch (failure.kind) {
     case "invalid-set-payload":
-      return apiFailure(400, 1002, `Invalid set payload: ${failure.why}`);
+      return failureOf(failure.kind, `Invalid set payload: ${failure.why}`);
     case "resource-required":
-      return apiFailure(400, 1003, failure.why);
+      return failureOf(failure.kind, failure.why);
     case "invalid-resource-type":
-      return apiFailure(400, 1006, `Invalid resource type ${JSON.stringify(failure.type)} for this endpoint`);
+      return failureOf(failure.kind, `Invalid resource type ${JSON.stringify(failure.type)} for this endpoint`);
     case "invalid-filter":
-      return apiFailure(
-        400,
-        1007,
+      return failureOf(
+        failure.kind,
         `tag parameter must be in format key, key=value[,value...], !key or key!=value[,value...]: ${failure.why}`,
       );
     case "tag-key-required":
-      return apiFailure(400, 1009, "tag_key is required");
+      return failureOf(failure.kind, "tag_key is required");
     case "too-many-filters":
-      return apiFailure(400, 1010, `too many tag filters (maximum ${MAX_FILTERS})`);
+      return failureOf(failure.kind, `too many tag filters (maximum ${MAX_FILTERS})`);
     case "key-too-long":
-      return apiFailure(400, 1011, `tag key too long (maximum ${MAX_KEY_CODE_POINTS} characters)`);
+      return failureOf(failure.kind, `tag key too long (maximum ${MAX_KEY_CODE_POINTS} characters)`);
     case "value-too-long":
-      return apiFailure(400, 1012, `tag value too long (maximum ${MAX_VALUE_CODE_POINTS} characters)`);
+      return failureOf(failure.kind, `tag value too long (maximum ${MAX_VALUE_CODE_POINTS} characters)`);
     case "too-many-values":
-      return apiFailure(400, 1013, `too many OR values in tag filter (maximum ${MAX_FILTER_VALUES})`);
+      return failureOf(failure.kind, `too many OR values in tag filter (maximum ${MAX_FILTER_VALUES})`);
     case "invalid-key":
-      return apiFailure(
-        400,
-        1014,
+      return failureOf(
+        failure.kind,
         `Invalid tag key ${JSON.stringify(failure.key)}: keys are letters of any script (with combining marks), decimal digits, '_', '.' and '-'`,
       );
     case "invalid-delete-payload":
-      return apiFailure(400, 1015, `Invalid delete payload: ${failure.why}`);
+      return failureOf(failure.kind, `Invalid delete payload: ${failure.why}`);
     case "limit-reached":
-      return apiFailure(
-        400,
-        1016,
+      return failureOf(
+        failure.kind,
         `account tag limit reached: at most ${failure.limit} tags (resource, key pairs) per account`,
       );
     case "invalid-cursor":
-      return apiFailure(
-        400,
-        1017,
+      return failureOf(
+        failure.kind,
         "invalid cursor: it was altered, or it belongs to another account, endpoint or query",
       );
     case "precondition-failed":
-      return apiFailure(412, 1018, "If-Match does not match the current ETag of the resource's tags; GET it and retry");
+      return failureOf(
+        failure.kind,
+        "If-Match does not match the current ETag of the resource's tags; GET it and retry",
+      );
   }
 }

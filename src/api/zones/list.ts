@@ -18,7 +18,8 @@
  * A scoped token lists only the zones of its scope (src/api/kit/auth.ts `Principal.zones`); a cursor names a
  * position, never a zone to show, so an altered cursor cannot reveal a zone outside the scope.
  */
-import { apiFailure, apiFailureResponse, apiSuccess, type ApiFailure } from "../kit/envelope";
+import { API_CODES } from "../kit/codes";
+import { apiFailureResponse, apiSuccess, failureOf, type ApiFailure } from "../kit/envelope";
 import type { Scope } from "../kit/auth";
 import type { ApiContext, ApiRoute } from "../kit/types";
 import { zoneApiFailure } from "../kit/zone-section";
@@ -42,7 +43,10 @@ export const ZONE_LIST = {
   maxCursorLength: 2048,
 } as const;
 
-export const ZONE_LIST_CODES = { invalidParameter: 20060, tooManyToCount: 20061 } as const;
+export const ZONE_LIST_CODES = {
+  invalidParameter: API_CODES["invalid-zone-list"].code,
+  tooManyToCount: API_CODES["zone-list-too-large"].code,
+} as const;
 
 const PREFIX = "zone:";
 const PARAMETERS = new Set(["page", "per_page", "cursor"]);
@@ -139,7 +143,7 @@ async function byPage(
     const message =
       `The zone index holds more than ${keys} keys, too many to count in one request; ` +
       "page with `cursor` instead (start without `page`, then follow `result_info.cursor`)";
-    return err(apiFailure(400, ZONE_LIST_CODES.tooManyToCount, message));
+    return err(failureOf("zone-list-too-large", message));
   }
   const shown = all.slice((page - 1) * perPage, page * perPage);
   const last = shown[shown.length - 1];
@@ -260,7 +264,7 @@ function decodeCursor(text: string): Position | null {
   return { kv: kv === "" ? null : kv, after };
 }
 
-const invalid = (message: string): ApiFailure => apiFailure(400, ZONE_LIST_CODES.invalidParameter, message);
+const invalid = (message: string): ApiFailure => failureOf("invalid-zone-list", message);
 
 /** KV failing is the service's own failure: the one mapping of store failures (a 500 with a ray, logged). */
 const internal = (cause: string): ApiFailure => zoneApiFailure({ kind: "unavailable", cause }, "");
