@@ -7,7 +7,8 @@
 import { readJsonBody } from "../kit/body";
 import { apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
-import { editZone, readZone, zoneHandler, zoneTarget, ZONE_API_CODES, type ZoneAnswer } from "../kit/zone-section";
+import { API_CODES } from "../kit/codes";
+import { editZone, readZone, zoneHandler, zoneTarget, type ZoneAnswer } from "../kit/zone-section";
 import { err, ok } from "../../shared/result";
 import { ACCESS_RULES_MAX_BYTES, presentedBytes } from "../../state/zone/access-rules/size";
 import { storedAccessRules } from "../../state/zone/access-rules/stored";
@@ -15,7 +16,7 @@ import { presentAccessRules } from "../../state/zone/access-rules/types";
 import { accessRuleIssues, parseAccessRules } from "../../state/zone/access-rules/validate";
 
 /** The envelope code of an invalid access rule (this service's 200xx block of zone configuration errors). */
-export const INVALID_ACCESS_RULE = ZONE_API_CODES.invalidAccessRules;
+export const INVALID_ACCESS_RULE = API_CODES["invalid-access-rules"].code;
 
 async function getAccessRules(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const current = await readZone(c.env, zone);
@@ -27,7 +28,7 @@ async function putAccessRules(c: ApiContext, zone: string): Promise<ZoneAnswer> 
   // The body limit is the largest list GET can return (size.ts), not the 1 MiB of other bodies: whatever GET
   // answered can be PUT back. It is still a limit enforced while the body streams in, before any parsing (§8).
   const body = await readJsonBody(c.request, ACCESS_RULES_MAX_BYTES);
-  if (!body.ok) return err({ kind: "api", failure: body.error });
+  if (!body.ok) return err({ kind: "body", failure: body.error });
   const parsed = parseAccessRules(body.value);
   if (!parsed.ok) return err({ kind: "invalid-access-rules", issues: accessRuleIssues(parsed.error) });
   // A body within the limit can still render larger (ids and notes it left out are filled in): such a list is

@@ -4,7 +4,7 @@
  */
 import { err, ok, type Result } from "../../shared/result";
 import { API_CODES } from "../kit/codes";
-import { failureOf, type ApiFailure } from "../kit/envelope";
+import type { ZoneApiFailure } from "../kit/zone-section";
 import { DIMENSIONS, type CountQuery, type Dimension } from "../../state/analytics/query";
 import { ANSWERED_BY, FORMATS, SOURCES } from "../../state/analytics/record";
 import { MAX_RANGE_MS, RETENTION, STEP_MS, type Step } from "../../state/analytics/schema";
@@ -16,12 +16,15 @@ export const ANALYTICS_CODES = {
   tooManySeries: API_CODES["too-many-series"].code,
 } as const;
 
-const bad = (message: string): ApiFailure => failureOf("invalid-analytics-query", message);
+/** A refused query: the parameter, the value and the limit, in words (mapped by the kit's one switch). */
+export type QueryFailure = Extract<ZoneApiFailure, { kind: "invalid-analytics-query" | "analytics-range-too-large" }>;
+
+const bad = (message: string): QueryFailure => ({ kind: "invalid-analytics-query", message });
 const KNOWN = new Set(["since", "until", "step", "group_by", ...DIMENSIONS]);
 const MAX_PARAM_CHARS = 100;
 
 /** An RFC 3339 date-time (or a whole number of seconds since the epoch). */
-function instant(name: string, raw: string): Result<number, ApiFailure> {
+function instant(name: string, raw: string): Result<number, QueryFailure> {
   const ms = /^\d{1,12}$/.test(raw)
     ? Number(raw) * 1000
     : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/i.test(raw)
@@ -33,7 +36,7 @@ function instant(name: string, raw: string): Result<number, ApiFailure> {
 }
 
 /** Parses and checks the query string; `now` is the clock of the retention checks. */
-export function parseCountQuery(params: URLSearchParams, now: number): Result<CountQuery, ApiFailure> {
+export function parseCountQuery(params: URLSearchParams, now: number): Result<CountQuery, QueryFailure> {
   for (const [name, value] of params) {
     if (!KNOWN.has(name))
       return err(
@@ -59,23 +62,21 @@ export function parseCountQuery(params: URLSearchParams, now: number): Result<Co
   const from = Math.floor(since.value / size) * size;
   const to = Math.ceil(until.value / size) * size;
   if (to - from > MAX_RANGE_MS[step]) {
-    return err(
-      failureOf(
-        "analytics-range-too-large",
+    return err({
+      kind: "analytics-range-too-large",
+      message:
         `range of ${Math.round((to - from) / size)} ${step}s is over the limit of ${MAX_RANGE_MS[step] / size} ${step}s for step=${step}` +
-          (step === "minute" ? "; use step=hour" : ""),
-      ),
-    );
+        (step === "minute" ? "; use step=hour" : ""),
+    });
   }
   const kept = step === "minute" ? RETENTION.minutesMs : RETENTION.hoursMs;
   if (from < now - kept - size) {
-    return err(
-      failureOf(
-        "analytics-range-too-large",
+    return err({
+      kind: "analytics-range-too-large",
+      message:
         `since is before the retention of ${step} counts (${kept / 86_400_000} days)` +
-          (step === "minute" ? "; use step=hour" : ""),
-      ),
-    );
+        (step === "minute" ? "; use step=hour" : ""),
+    });
   }
   const groupBy: Dimension[] = [];
   const groupRaw = params.get("group_by");
@@ -95,7 +96,7 @@ export function parseCountQuery(params: URLSearchParams, now: number): Result<Co
       return err(bad(`code must be a 3- or 4-digit error code; got ${JSON.stringify(code)}`));
     filters.code = Number(code);
   }
-  const oneOf = (name: "source" | "answered_by" | "format", allowed: readonly string[]): ApiFailure | null => {
+  const oneOf = (name: "source" | "answered_by" | "format", allowed: readonly string[]): QueryFailure | null => {
     const value = params.get(name);
     if (value === null) return null;
     if (!allowed.includes(value))

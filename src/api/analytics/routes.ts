@@ -3,7 +3,7 @@
  * docs/analytics.md). Permission `zones:read` (docs/configuration.md names it): a token scoped to another zone is refused
  * (403) by the kit before the handler runs, so it never learns whether a record exists.
  */
-import { apiFailure, apiSuccess } from "../kit/envelope";
+import { apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
 import { zoneHandler, zoneTarget, type ZoneAnswer, type ZoneApiFailure } from "../kit/zone-section";
 import { isRayId } from "../../shared/ray";
@@ -12,7 +12,7 @@ import { lookupZone } from "../../state/zone/cache";
 import { STEP_MS, RETENTION } from "../../state/analytics/schema";
 import type { CountQuery } from "../../state/analytics/query";
 import type { CountResult, SeriesRow, ZoneAnalytics } from "../../state/analytics/zone-analytics";
-import { ANALYTICS_CODES, parseCountQuery } from "./params";
+import { parseCountQuery } from "./params";
 
 /**
  * The zone's analytics object, after checking the zone is configured (reading never creates storage for any name).
@@ -29,20 +29,13 @@ async function store(c: ApiContext, zone: string): Promise<Result<DurableObjectS
 
 async function counts(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const query = parseCountQuery(c.url.searchParams, Date.now());
-  if (!query.ok) return err({ kind: "api", failure: query.error });
+  if (!query.ok) return query;
   const found = await store(c, zone);
   if (!found.ok) return found;
   const result = await found.value.counts(query.value);
   if (!result.ok) {
     const { series, limit } = result.error;
-    return err({
-      kind: "api",
-      failure: apiFailure(
-        400,
-        ANALYTICS_CODES.tooManySeries,
-        `group_by yields ${series} series, over the limit of ${limit}; add a filter or group by fewer dimensions`,
-      ),
-    });
+    return err({ kind: "too-many-series", series, limit });
   }
   return ok(apiSuccess(shape(zone, query.value, result.value)));
 }
@@ -84,36 +77,18 @@ function shape(zone: string, q: CountQuery, r: CountResult): unknown {
 async function byRay(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const ray = c.params.ray ?? "";
   if (!isRayId(ray)) {
-    return err({
-      kind: "api",
-      failure: apiFailure(
-        400,
-        ANALYTICS_CODES.invalidParameter,
-        `a Ray ID is 16 lower-case hex characters; got ${quoted(decodeSafe(ray).slice(0, 64))}`,
-      ),
-    });
+    return err({ kind: "invalid-ray", ray: decodeSafe(ray).slice(0, 64) });
   }
   const found = await store(c, zone);
   if (!found.ok) return found;
   const record = await found.value.lookup(ray, Date.now());
   if (record === null) {
-    return err({
-      kind: "api",
-      failure: apiFailure(
-        404,
-        10404,
-        `No error with Ray ID ${ray} recorded for zone ${zone} in the last ${RETENTION.eventsMs / 86_400_000} days`,
-      ),
-    });
+    return err({ kind: "unknown-ray", ray, days: RETENTION.eventsMs / 86_400_000 });
   }
   return ok(apiSuccess({ ...record, zone, time: new Date(record.at).toISOString() }));
 }
 
 /** JSON-quoted with `<`, `>` and `&` escaped too, so a quoted value is inert wherever the message is shown. */
-function quoted(value: string): string {
-  return JSON.stringify(value).replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
-
 function decodeSafe(raw: string): string {
   try {
     return decodeURIComponent(raw);

@@ -15,9 +15,9 @@ import { fetchAsset, type AssetFetchPlan } from "./asset-fetch";
 import { routeTo } from "../../edge/compiled-zone";
 import { connectorFor } from "../../edge/origin/connector";
 import { readJsonBody } from "../kit/body";
-import { apiFailure, apiSuccess } from "../kit/envelope";
+import { apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
-import { editZone, readZone, ZONE_API_CODES, zoneHandler, zoneTarget, type ZoneAnswer } from "../kit/zone-section";
+import { editZone, readZone, zoneHandler, zoneTarget, type ZoneAnswer, type ZoneApiFailure } from "../kit/zone-section";
 import { err, ok, type Result } from "../../shared/result";
 import {
   assetWriteAllowed,
@@ -35,7 +35,7 @@ const scopeOf = (c: ApiContext, zone: string): AssetScope => ({ zone, apiHosts: 
 
 async function listAssets(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const paging = readPaging(c.url);
-  if (!paging.ok) return err({ kind: "api", failure: paging.error });
+  if (!paging.ok) return paging;
   const current = await readZone(c.env, zone);
   if (!current.ok) return current;
   const all = Object.values(storedAssets(current.value.document)).sort((a, b) =>
@@ -56,7 +56,7 @@ async function listAssets(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   );
 }
 
-function readPaging(url: URL): Result<{ page: number; perPage: number }, ReturnType<typeof apiFailure>> {
+function readPaging(url: URL): Result<{ page: number; perPage: number }, ZoneApiFailure> {
   const read = (name: string, fallback: number, max: number): number | string => {
     const values = url.searchParams.getAll(name);
     if (values.length === 0) return fallback;
@@ -67,8 +67,8 @@ function readPaging(url: URL): Result<{ page: number; perPage: number }, ReturnT
   };
   const page = read("page", 1, 1_000_000);
   const perPage = read("per_page", ASSET_PAGES.defaultPerPage, ASSET_PAGES.maxPerPage);
-  if (typeof page === "string") return err(apiFailure(400, ZONE_API_CODES.invalidAsset, page));
-  if (typeof perPage === "string") return err(apiFailure(400, ZONE_API_CODES.invalidAsset, perPage));
+  if (typeof page === "string") return err({ kind: "invalid-asset-paging", message: page });
+  if (typeof perPage === "string") return err({ kind: "invalid-asset-paging", message: perPage });
   return ok({ page, perPage });
 }
 
@@ -94,7 +94,7 @@ async function updateAsset(c: ApiContext, zone: string): Promise<ZoneAnswer> {
 /** Create (`pathName` null) or update: validate, fetch (always: a PUT with the same URL refetches), write. */
 async function writeAsset(c: ApiContext, zone: string, pathName: string | null): Promise<ZoneAnswer> {
   const body = await readJsonBody(c.request);
-  if (!body.ok) return err({ kind: "api", failure: body.error });
+  if (!body.ok) return err({ kind: "body", failure: body.error });
   const current = await readZone(c.env, zone);
   if (!current.ok) return current;
   // Cheap refusals first (docs/configuration.md: limits before work), the fetch only for a write that can land.

@@ -57,7 +57,7 @@ async function putPage(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const id = c.params.id ?? "";
   if (!isPageId(id)) return err({ kind: "unknown-page", id });
   const body = await readJsonBody(c.request);
-  if (!body.ok) return err({ kind: "api", failure: body.error });
+  if (!body.ok) return err({ kind: "body", failure: body.error });
   // Validated by the writer against the zone's plan as it is when the page is stored (src/state/zone/edits.ts).
   const written = await editZone(c, zone, { kind: "page", id, body: body.value });
   return written.ok ? ok(apiSuccess(await present(written.value.document, id))) : written;

@@ -44,7 +44,6 @@ export const API_CODES = {
   "not-found": { status: 404, code: 1001 },
   "invalid-settings": { status: 400, code: 1004 },
   "plan-forbids": { status: 403, code: 1100 },
-  conflict: { status: 409, code: 10409 },
   "too-large": { status: 413, code: 10413 },
   "invalid-ruleset": { status: 400, code: 20021 },
   "unknown-phase": { status: 400, code: 20022 },
@@ -60,7 +59,9 @@ export const API_CODES = {
   "unknown-version": { status: 404, code: 20042 },
   "current-version": { status: 400, code: 20043 },
   "phase-taken": { status: 400, code: 20044 },
+  "over-budget": { status: 400, code: 20045 },
   "invalid-asset": { status: 400, code: 20050 },
+  "invalid-asset-paging": { status: 400, code: 20050 },
   "unknown-asset": { status: 404, code: 20051 },
   "asset-exists": { status: 409, code: 20052 },
   "asset-limit": { status: 400, code: 20053 },
@@ -74,6 +75,7 @@ export const API_CODES = {
   "invalid-analytics-query": { status: 400, code: 10101 },
   "analytics-range-too-large": { status: 400, code: 10102 },
   "too-many-series": { status: 400, code: 10103 },
+  "invalid-ray": { status: 400, code: 10101 },
   "unknown-ray": { status: 404, code: 10404 },
 } as const satisfies Readonly<Record<string, ApiCodeRow>>;
 

@@ -7,12 +7,15 @@
  *   (not configured: 404, 1001), or, on a dry run, applied to the document as read and stored nowhere → the new
  *   document visible on this isolate at once (docs/configuration.md "The writer of record")
  *
- * and every failure on the way is a `ZoneApiFailure` value that ONE exhaustive switch (`zoneApiFailure`) maps to
- * HTTP status and v4 code: the switch has no `default`, and its `never` check makes a new kind a compile error,
- * so no failure ships unmapped. The plan-forbids answer (403, code 1100, docs/custom-errors.md) is one of its cases.
+ * and every failure on the way is a `ZoneApiFailure` value that ONE exhaustive switch (`zoneApiFailure`) maps to a
+ * response: the message is written at its case, the HTTP status and v4 code come from the one code table
+ * (codes.ts) under the same kind, so a kind the table lacks does not compile. The switch has no `default`, and its
+ * `never` check makes a new kind a compile error, so no failure ships unmapped. Domain failures are all named kinds;
+ * only the kit's body reader passes a shaped failure through (`body`, generic to every endpoint). The plan-forbids answer (403, code 1100, docs/custom-errors.md) is one of its cases.
  */
 import { logEvent } from "../../shared/log";
-import { API_FAILURES, apiFailureResponse, type ApiFailure, type ApiMessage } from "./envelope";
+import { API_CODES, type ApiCodeKind } from "./codes";
+import { API_FAILURES, apiFailureResponse, failureOf, type ApiFailure, type ApiMessage } from "./envelope";
 import type { ApiContext } from "./types";
 import { normaliseHostname } from "../../shared/host";
 import { newRayId } from "../../shared/ray";
@@ -36,37 +39,6 @@ import { parseZoneName, type Zone, type ZoneDocument } from "../../state/zone/sc
 import { parseDocument, type StoreFailure } from "../../state/zone/store";
 import type { VersionFailure, ZoneWriter } from "../../state/zone/writer";
 
-/** The envelope codes of this service's zone configuration errors (200xx block; docs/configuration.md). */
-export const ZONE_API_CODES = {
-  invalidZoneName: 7003,
-  zoneNotFound: 1001,
-  invalidSettings: 1004,
-  planForbids: 1100,
-  invalidRuleset: 20021,
-  unknownPhase: 20022,
-  invalidPage: 20023,
-  unknownPage: 20024,
-  unknownErrorCode: 20025,
-  invalidAccessRules: 20026,
-  invalidUrlNormalization: 20027,
-  // The rulesets API (docs/rulesets-api.md); a block of their own so other sections' codes can grow below it.
-  unknownRuleset: 20040,
-  unknownRule: 20041,
-  unknownVersion: 20042,
-  currentVersion: 20043,
-  phaseTaken: 20044,
-  /** A request phase's rules whose worst case does not fit the evaluation budget (docs/rules-language.md). */
-  rulesetOverBudget: 20045,
-  /** Custom error assets (docs/custom-errors.md "Custom error assets"): 20050–20056. */
-  invalidAsset: 20050,
-  unknownAsset: 20051,
-  assetExists: 20052,
-  assetLimit: 20053,
-  assetInUse: 20054,
-  assetFetchFailed: 20055,
-  assetTooLarge: 20056,
-} as const;
-
 /** Everything that can go wrong in a zone-section route, as values. */
 export type ZoneApiFailure =
   | { readonly kind: "invalid-name"; readonly why: string }
@@ -84,139 +56,139 @@ export type ZoneApiFailure =
   | AssetFailure
   | ZoneEditFailure
   | StoreFailure
-  /** A failure the api kit already shaped (body too large, body not JSON). */
-  | { readonly kind: "api"; readonly failure: ApiFailure };
+  /** A draft preview's body or described request refused (src/api/preview/draft.ts). */
+  | { readonly kind: "invalid-preview"; readonly issues: Issues }
+  /** Too many draft previews of the zone by one token (src/api/preview/bound.ts): 429 with `Retry-After`. */
+  | {
+      readonly kind: "preview-limited";
+      readonly why: "concurrent" | "rate";
+      readonly retryAfter: number;
+      readonly bounds: { readonly concurrent: number; readonly burst: number; readonly perSecond: number };
+    }
+  /** A custom error asset list's `page` / `per_page` refused; `message` names the parameter and its range. */
+  | { readonly kind: "invalid-asset-paging"; readonly message: string }
+  /** The error analytics query refused (src/api/analytics/params.ts); `message` names the parameter and limit. */
+  | { readonly kind: "invalid-analytics-query" | "analytics-range-too-large"; readonly message: string }
+  | { readonly kind: "too-many-series"; readonly series: number; readonly limit: number }
+  | { readonly kind: "invalid-ray"; readonly ray: string }
+  | { readonly kind: "unknown-ray"; readonly ray: string; readonly days: number }
+  /**
+   * The one kind that carries a shaped failure: the kit's body reader (`readJsonBody`, body.ts) refuses a body the
+   * same way for every endpoint, zone or not (413 over its limit, 400 10002 not JSON, 400 10004 too deep), so its
+   * failures are generic HTTP ones, already named in the code table; a zone route passes them on unchanged. No
+   * domain failure may use it: those are kinds above, each mapped in `zoneApiFailure`.
+   */
+  | { readonly kind: "body"; readonly failure: ApiFailure };
 
 /** A handler's answer: a Response, or a failure for the one switch. */
 export type ZoneAnswer = Result<Response, ZoneApiFailure>;
 
 /** The one mapping of zone-section failures to HTTP status and v4 code (Cloudflare's codes where one exists). */
 export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailure {
-  const one = (status: number, code: number, message: string): ApiFailure => ({
-    status,
-    errors: [{ code, message }],
-  });
   switch (failure.kind) {
     case "invalid-name":
-      return one(400, ZONE_API_CODES.invalidZoneName, `Invalid zone identifier: ${failure.why}`);
+      return failureOf(failure.kind, `Invalid zone identifier: ${failure.why}`);
     case "api-host":
-      return one(
-        400,
-        ZONE_API_CODES.invalidZoneName,
+      return failureOf(
+        failure.kind,
         `Invalid zone identifier: ${failure.name} is a host of the management API (API_HOSTS), however it is ` +
           "spelled (case, trailing dot, percent-encoding): a zone of that name would answer on the API's own " +
           "origin; only GET and DELETE accept it, so a zone stored before this check can be read and removed " +
           '(docs/configuration.md "Zone names")',
       );
     case "invalid-settings":
-      return invalid(failure.issues, ZONE_API_CODES.invalidSettings, "Invalid zone setting: ", " ");
+      return invalid(failure.issues, failure.kind, "Invalid zone setting: ", " ");
     case "invalid-ruleset":
-      return invalid(failure.issues, ZONE_API_CODES.invalidRuleset, "", ": ");
+      return invalid(failure.issues, failure.kind, "", ": ");
     case "over-budget":
-      return invalid(failure.issues, ZONE_API_CODES.rulesetOverBudget, "", ": ");
+      return invalid(failure.issues, failure.kind, "", ": ");
     case "invalid-page":
-      return invalid(failure.issues, ZONE_API_CODES.invalidPage, "", ": ");
+      return invalid(failure.issues, failure.kind, "", ": ");
     case "invalid-access-rules":
-      return invalid(failure.issues, ZONE_API_CODES.invalidAccessRules, "", " ");
+      return invalid(failure.issues, failure.kind, "", " ");
     case "invalid-url-normalization":
-      return invalid(failure.issues, ZONE_API_CODES.invalidUrlNormalization, "Invalid url_normalization: ", " ");
+      return invalid(failure.issues, failure.kind, "Invalid url_normalization: ", " ");
     case "unknown-phase":
-      return one(
-        400,
-        ZONE_API_CODES.unknownPhase,
-        `Unknown phase ${JSON.stringify(failure.phase)}: one of ${PHASES.join(", ")}`,
-      );
+      return failureOf(failure.kind, `Unknown phase ${JSON.stringify(failure.phase)}: one of ${PHASES.join(", ")}`);
     case "unknown-ruleset":
-      return one(
-        404,
-        ZONE_API_CODES.unknownRuleset,
+      return failureOf(
+        failure.kind,
         `No ruleset ${JSON.stringify(failure.id)} in zone ${zone} (a ruleset id is 32 hex characters; list them ` +
           "with GET /zones/{zone}/rulesets)",
       );
     case "unknown-rule":
-      return one(
-        404,
-        ZONE_API_CODES.unknownRule,
+      return failureOf(
+        failure.kind,
         `No rule ${JSON.stringify(failure.ruleId)} in ruleset ${failure.rulesetId}; nothing was changed`,
       );
     case "unknown-version":
-      return one(
-        404,
-        ZONE_API_CODES.unknownVersion,
+      return failureOf(
+        failure.kind,
         `No version ${JSON.stringify(failure.version)} of ruleset ${failure.rulesetId} (deleted, never written, ` +
           "or past the versions kept)",
       );
     case "current-version":
-      return one(
-        400,
-        ZONE_API_CODES.currentVersion,
+      return failureOf(
+        failure.kind,
         `Version ${failure.version} is the current version of ruleset ${failure.rulesetId} and cannot be deleted ` +
           "(delete the ruleset, or write a new version first); nothing was deleted",
       );
     case "phase-taken":
-      return one(
-        400,
-        ZONE_API_CODES.phaseTaken,
+      return failureOf(
+        failure.kind,
         `The zone already has its ${failure.phase} ruleset (${failure.id}): a zone has one ruleset per phase; ` +
           "update that one (PUT /zones/{zone}/rulesets/{id}); nothing was stored",
       );
     case "unknown-page":
-      return one(
-        404,
-        ZONE_API_CODES.unknownPage,
+      return failureOf(
+        failure.kind,
         `Unknown custom page ${JSON.stringify(failure.id)}: one of ${PAGE_IDS.join(", ")}`,
       );
     case "invalid-asset":
-      return invalid(failure.issues, ZONE_API_CODES.invalidAsset, "Invalid custom asset: ", " ");
+      return invalid(failure.issues, failure.kind, "Invalid custom asset: ", " ");
     case "unknown-asset":
-      return one(404, ZONE_API_CODES.unknownAsset, `No custom asset named ${JSON.stringify(failure.name)} in ${zone}`);
+      return failureOf(failure.kind, `No custom asset named ${JSON.stringify(failure.name)} in ${zone}`);
     case "asset-exists":
-      return one(
-        409,
-        ZONE_API_CODES.assetExists,
+      return failureOf(
+        failure.kind,
         `A custom asset named ${JSON.stringify(failure.name)} already exists; update it with PUT …/custom_pages/assets/${failure.name}`,
       );
     case "asset-limit":
-      return one(
-        400,
-        ZONE_API_CODES.assetLimit,
+      return failureOf(
+        failure.kind,
         `The ${failure.plan} plan allows at most ${failure.limit} custom assets per zone; delete one first`,
       );
     case "asset-in-use": {
       const rules = failure.rules
         .map((r) => `rules[${r.index}] (id ${r.id}${r.description === "" ? "" : `, ${JSON.stringify(r.description)}`})`)
         .join(", ");
-      return one(
-        409,
-        ZONE_API_CODES.assetInUse,
+      return failureOf(
+        failure.kind,
         `The custom asset ${JSON.stringify(failure.name)} is used by the http_custom_errors rule${failure.rules.length > 1 ? "s" : ""} ` +
           `${rules}: change or delete ${failure.rules.length > 1 ? "them" : "it"} first; nothing was deleted`,
       );
     }
     case "asset-fetch-failed":
-      return one(
-        400,
-        ZONE_API_CODES.assetFetchFailed,
+      return failureOf(
+        failure.kind,
         `Could not make a custom asset from ${failure.url}: ${failure.reason}; nothing was stored`,
       );
     case "asset-too-large":
-      return one(
-        400,
-        ZONE_API_CODES.assetTooLarge,
+      return failureOf(
+        failure.kind,
         `The custom asset would be ${failure.bytes} bytes (${failure.what}), over the limit of ${failure.limit} ` +
           `bytes (${ASSET_LIMITS.bytes / 1_000_000} MB); nothing was stored`,
       );
     case "unknown-error-code":
-      return one(404, ZONE_API_CODES.unknownErrorCode, `No error code ${JSON.stringify(failure.code)} in the catalog`);
+      return failureOf(failure.kind, `No error code ${JSON.stringify(failure.code)} in the catalog`);
     case "plan-forbids":
       // docs/custom-errors.md: a feature the zone's plan lacks is 403 with code 1100, whichever section asks.
-      return one(
-        403,
-        ZONE_API_CODES.planForbids,
+      return failureOf(
+        failure.kind,
         `The ${failure.plan} plan cannot use ${failure.feature}: ${failure.reason} (docs/custom-errors.md)`,
       );
     case "not-found":
-      return one(404, ZONE_API_CODES.zoneNotFound, `Zone not found: ${zone}`);
+      return failureOf(failure.kind, `Zone not found: ${zone}`);
     case "unavailable":
     case "corrupt": {
       // CONFIG (or the writer) failing is the service's own failure: a 500 with a ray to quote, logged once.
@@ -226,13 +198,47 @@ export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailur
     }
     case "too-large":
       // The request is fine on its own; the zone's whole configuration would outgrow what one zone can store.
-      return one(
-        413,
-        10413,
+      return failureOf(
+        failure.kind,
         `The zone's configuration would be ${failure.bytes} bytes, over its limit of ${failure.limit} ` +
           "bytes (rules, notes and descriptions of every section together); nothing was stored",
       );
-    case "api":
+    case "invalid-preview":
+      return invalid(failure.issues, failure.kind, "", ": ");
+    case "preview-limited": {
+      const { concurrent, burst, perSecond } = failure.bounds;
+      const bound =
+        failure.why === "concurrent"
+          ? `${concurrent} running at once`
+          : `a burst of ${burst}, then ${perSecond} per second`;
+      return failureOf(
+        failure.kind,
+        `Too many draft previews of ${zone} for this token (${bound}); retry after ${failure.retryAfter} s ` +
+          '(docs/custom-errors.md "Draft preview")',
+        { "Retry-After": String(failure.retryAfter) },
+      );
+    }
+    case "invalid-asset-paging":
+    case "invalid-analytics-query":
+    case "analytics-range-too-large":
+      return failureOf(failure.kind, failure.message);
+    case "too-many-series":
+      return failureOf(
+        failure.kind,
+        `group_by yields ${failure.series} series, over the limit of ${failure.limit}; add a filter or group by fewer dimensions`,
+      );
+    case "invalid-ray":
+      // Quoted, with `<`, `>` and `&` as JSON escapes: the text is the client's own, echoed.
+      return failureOf(
+        failure.kind,
+        `a Ray ID is 16 lower-case hex characters; got ${JSON.stringify(failure.ray).replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}`,
+      );
+    case "unknown-ray":
+      return failureOf(
+        failure.kind,
+        `No error with Ray ID ${failure.ray} recorded for zone ${zone} in the last ${failure.days} days`,
+      );
+    case "body":
       return failure.failure;
   }
   // No `default`: every kind returns above, so `failure` is `never` here; a new kind without a case fails to compile.
@@ -244,13 +250,14 @@ export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailur
  * A capped issue list as envelope errors: `prefix + path + separator + message` for each listed issue (`path` `""`
  * is the body as a whole: the message alone), then one line counting those not listed.
  */
-function invalid(issues: Issues, code: number, prefix: string, separator: string): ApiFailure {
+function invalid(issues: Issues, kind: ApiCodeKind, prefix: string, separator: string): ApiFailure {
+  const { status, code } = API_CODES[kind];
   const errors: ApiMessage[] = issues.listed.map((i) => ({
     code,
     message: `${prefix}${i.path === "" ? "" : i.path + separator}${i.message}`,
   }));
   if (issues.more > 0) errors.push({ code, message: `${prefix}and ${issues.more} more errors not listed` });
-  return { status: 400, errors };
+  return { status, errors };
 }
 
 /** The zone path segment, percent-decoded, lower-cased, without a trailing dot; a malformed escape kept as sent. */

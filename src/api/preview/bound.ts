@@ -85,16 +85,3 @@ export function admitPreview(principal: Principal, zone: string, now = Date.now(
     },
   };
 }
-
-/** The message of a refusal (the envelope's `errors[0].message`). */
-export function limitedMessage(zone: string, admission: Extract<PreviewAdmission, { kind: "limited" }>): string {
-  const { concurrent, burst, perSecond } = PREVIEW_BOUNDS;
-  const bound =
-    admission.why === "concurrent"
-      ? `${concurrent} running at once`
-      : `a burst of ${burst}, then ${perSecond} per second`;
-  return (
-    `Too many draft previews of ${zone} for this token (${bound}); retry after ${admission.retryAfter} s ` +
-    `(docs/custom-errors.md "Draft preview")`
-  );
-}

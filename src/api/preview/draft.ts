@@ -72,16 +72,7 @@ export interface PreviewBody {
   readonly request: DescribedRequest;
 }
 
-const invalid = (issues: Issues): ZoneApiFailure => ({
-  kind: "api",
-  failure: {
-    status: 400,
-    errors: [
-      ...issues.listed.map((i) => ({ code: PREVIEW_CODE, message: `${i.path}: ${i.message}` })),
-      ...(issues.more > 0 ? [{ code: PREVIEW_CODE, message: `and ${issues.more} more errors not listed` }] : []),
-    ],
-  },
-});
+const invalid = (issues: Issues): ZoneApiFailure => ({ kind: "invalid-preview", issues });
 
 /** The body's shape and the described request (the draft is checked against the zone by `applyDraft`). */
 export function parsePreviewBody(body: unknown, zone: string): Result<PreviewBody, ZoneApiFailure> {

@@ -12,7 +12,7 @@
  *   (draft-cache.ts), and each token's previews of a zone are bounded in number and rate (bound.ts, 429).
  */
 import { readJsonBody } from "../kit/body";
-import { apiFailure, apiSuccess } from "../kit/envelope";
+import { apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
 import { zoneHandler, zoneTarget, type ZoneAnswer } from "../kit/zone-section";
 import { causeOf, err, ok } from "../../shared/result";
@@ -24,7 +24,7 @@ import { pageHtml } from "../../edge/custom-errors/page-cache";
 import { compiledOf, compiledZone } from "../../edge/compiled-zone";
 import { lookupZone } from "../../state/zone/cache";
 import { storedRuleset } from "../../state/zone/rulesets/stored";
-import { admitPreview, limitedMessage, PREVIEW_LIMITED_CODE } from "./bound";
+import { admitPreview, PREVIEW_BOUNDS } from "./bound";
 import { parsePreviewBody } from "./draft";
 import { compiledDraft } from "./draft-cache";
 
@@ -51,10 +51,10 @@ async function draftPreview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const admission = admitPreview(c.principal, zone);
   if (admission.kind === "limited")
     return err({
-      kind: "api",
-      failure: apiFailure(429, PREVIEW_LIMITED_CODE, limitedMessage(zone, admission), {
-        "Retry-After": String(admission.retryAfter),
-      }),
+      kind: "preview-limited",
+      why: admission.why,
+      retryAfter: admission.retryAfter,
+      bounds: PREVIEW_BOUNDS,
     });
   try {
     return await runDraftPreview(c, zone);
@@ -65,7 +65,7 @@ async function draftPreview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
 
 async function runDraftPreview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const body = await readJsonBody(c.request);
-  if (!body.ok) return err({ kind: "api", failure: body.error });
+  if (!body.ok) return err({ kind: "body", failure: body.error });
   const input = parsePreviewBody(body.value, zone);
   if (!input.ok) return input;
   // The zone as traffic sees it (the per-isolate cache, KV behind it), like the GET preview.

@@ -83,7 +83,7 @@ async function putEntrypoint(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const phase = param(c, "phase");
   if (!isPhase(phase)) return err({ kind: "unknown-phase", phase });
   const body = await readJsonBody(c.request);
-  if (!body.ok) return err({ kind: "api", failure: body.error });
+  if (!body.ok) return err({ kind: "body", failure: body.error });
   return answerRuleset(c, zone, { kind: "replace-phase", phase, body: body.value });
 }
 
@@ -120,13 +120,13 @@ async function getRuleset(c: ApiContext, zone: string): Promise<ZoneAnswer> {
 
 async function createRuleset(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const body = await readJsonBody(c.request);
-  if (!body.ok) return err({ kind: "api", failure: body.error });
+  if (!body.ok) return err({ kind: "body", failure: body.error });
   return answerRuleset(c, zone, { kind: "create", body: body.value });
 }
 
 async function updateRuleset(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const body = await readJsonBody(c.request);
-  if (!body.ok) return err({ kind: "api", failure: body.error });
+  if (!body.ok) return err({ kind: "body", failure: body.error });
   return answerRuleset(c, zone, { kind: "update", rulesetId: param(c, "ruleset"), body: body.value });
 }
 
@@ -139,13 +139,13 @@ async function deleteRuleset(c: ApiContext, zone: string): Promise<ZoneAnswer> {
 
 async function addRule(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const body = await readJsonBody(c.request);
-  if (!body.ok) return err({ kind: "api", failure: body.error });
+  if (!body.ok) return err({ kind: "body", failure: body.error });
   return answerRuleset(c, zone, { kind: "add-rule", rulesetId: param(c, "ruleset"), body: body.value });
 }
 
 async function editRule(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const body = await readJsonBody(c.request);
-  if (!body.ok) return err({ kind: "api", failure: body.error });
+  if (!body.ok) return err({ kind: "body", failure: body.error });
   const target = { rulesetId: param(c, "ruleset"), ruleId: param(c, "rule") };
   return answerRuleset(c, zone, { kind: "edit-rule", ...target, body: body.value });
 }

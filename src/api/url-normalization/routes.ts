@@ -8,14 +8,15 @@
 import { readJsonBody } from "../kit/body";
 import { apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
-import { editZone, readZone, zoneHandler, zoneTarget, ZONE_API_CODES, type ZoneAnswer } from "../kit/zone-section";
+import { API_CODES } from "../kit/codes";
+import { editZone, readZone, zoneHandler, zoneTarget, type ZoneAnswer } from "../kit/zone-section";
 import { err, ok } from "../../shared/result";
 import { DEFAULT_URL_NORMALIZATION, type UrlNormalization } from "../../shared/url-normalise";
 import { storedUrlNormalization } from "../../state/zone/url-normalization/stored";
 import { parseUrlNormalization } from "../../state/zone/url-normalization/validate";
 
 /** The envelope code of an invalid setting (this service's 200xx block of zone configuration errors). */
-export const INVALID_URL_NORMALIZATION = ZONE_API_CODES.invalidUrlNormalization;
+export const INVALID_URL_NORMALIZATION = API_CODES["invalid-url-normalization"].code;
 
 /** The published result shape: exactly `{scope, type}`. */
 const present = (s: UrlNormalization): UrlNormalization => ({ scope: s.scope, type: s.type });
@@ -28,7 +29,7 @@ async function getSetting(c: ApiContext, zone: string): Promise<ZoneAnswer> {
 
 async function putSetting(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const body = await readJsonBody(c.request);
-  if (!body.ok) return err({ kind: "api", failure: body.error });
+  if (!body.ok) return err({ kind: "body", failure: body.error });
   const parsed = parseUrlNormalization(body.value);
   if (!parsed.ok) return err({ kind: "invalid-url-normalization", issues: parsed.error });
   const written = await editZone(c, zone, { kind: "url-normalization", setting: present(parsed.value) });

@@ -37,7 +37,7 @@ async function getZone(c: ApiContext, zone: string): Promise<ZoneAnswer> {
 
 async function putZone(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const body = await readJsonBody(c.request);
-  if (!body.ok) return err({ kind: "api", failure: body.error });
+  if (!body.ok) return err({ kind: "body", failure: body.error });
   const parsed = parseZoneSettings(body.value);
   if (!parsed.ok) return err({ kind: "invalid-settings", issues: parsed.error });
   if (pointsAtApi(parsed.value.target, c.settings.apiHosts)) {
