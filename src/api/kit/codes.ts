@@ -3,7 +3,7 @@
  * turns a failure value into a response (`zoneApiFailure` in zone-section.ts, `toApiFailure` in
  * src/api/tags/api-failure.ts) and every kit failure (envelope.ts `API_FAILURES`, body.ts, dry-run.ts) takes its
  * numbers from here, and only the message, built from the failure's own fields, is written at the case.
- * docs/configuration.md "API error codes" lists the same (status, code) pairs; test/workers/api/kit/codes.test.ts
+ * docs/configuration.md "API error codes" lists the same (status, code) pairs; test/node/api-codes.test.ts
  * fails when the two differ in either direction. A leaf: it imports nothing (envelope.ts `failureOf` reads it). Codes follow the published v4 API where it has one
  * (7003, 10000, 10001, …); the 1016–1018, 20xxx and 101xx blocks are this service's own.
  */

@@ -66,13 +66,11 @@ export function apiFailureResponse(failure: ApiFailure): Response {
   return new Response(JSON.stringify(body), { status: failure.status, headers });
 }
 
-/** Shorthand for a single-error failure value. */
-export function apiFailure(
-  status: number,
-  code: number,
-  message: string,
-  headers?: Record<string, string>,
-): ApiFailure {
+/**
+ * A single-error failure value. Not exported: every failure is made by `failureOf` from a kind of the one code
+ * table (codes.ts), so no status or code is written anywhere else.
+ */
+function apiFailure(status: number, code: number, message: string, headers?: Record<string, string>): ApiFailure {
   return headers ? { status, errors: [{ code, message }], headers } : { status, errors: [{ code, message }] };
 }
 
