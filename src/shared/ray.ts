@@ -1,4 +1,7 @@
-/** Ray IDs: 16 lower-case hex characters, random per request (docs/errors.md); `newRayId` makes one, `isRayId` checks one. */
+/**
+ * Ray IDs: 16 lower-case hex characters, random per request (docs/errors.md); `newRayId` makes one, `isRayId`
+ * checks one.
+ */
 import { toHex } from "./crypto";
 
 // Random bytes are drawn 4 KiB (512 IDs) at a time: one `getRandomValues` call costs far more than the 8 bytes it
@@ -17,7 +20,7 @@ export function newRayId(): string {
   return toHex(POOL, i, i + 8);
 }
 
-/** The shape of a Ray ID (contract §1.1): the one check, for a Ray ID read back from a header, a path or a page. */
+/** The shape of a Ray ID (docs/errors.md): the one check, for a Ray ID read back from a header, a path or a page. */
 export const RAY_ID_PATTERN = /^[0-9a-f]{16}$/;
 
 /** Whether `text` is a Ray ID: exactly 16 lower-case hex characters. */

@@ -4,8 +4,9 @@
  * src/api/tags/api-failure.ts) and every kit failure (envelope.ts `API_FAILURES`, body.ts, dry-run.ts) takes its
  * numbers from here, and only the message, built from the failure's own fields, is written at the case.
  * docs/configuration.md "API error codes" lists the same (status, code) pairs; test/node/api-codes.test.ts
- * fails when the two differ in either direction. A leaf: it imports nothing (envelope.ts `failureOf` reads it). Codes follow the published v4 API where it has one
- * (7003, 10000, 10001, …); the 1016–1018, 20xxx and 101xx blocks are this service's own.
+ * fails when the two differ in either direction. A leaf: it imports nothing (envelope.ts `failureOf` reads it).
+ * Codes follow the published v4 API where it has one (7003, 10000, 10001, …); the 1016–1018, 20xxx and 101xx
+ * blocks are this service's own. Several kinds may share a pair (7003 at 400 for both zone-name refusals).
  */
 export interface ApiCodeRow {
   readonly status: number;

@@ -11,7 +11,8 @@
  * response: the message is written at its case, the HTTP status and v4 code come from the one code table
  * (codes.ts) under the same kind, so a kind the table lacks does not compile. The switch has no `default`, and its
  * `never` check makes a new kind a compile error, so no failure ships unmapped. Domain failures are all named kinds;
- * only the kit's body reader passes a shaped failure through (`body`, generic to every endpoint). The plan-forbids answer (403, code 1100, docs/custom-errors.md) is one of its cases.
+ * only the kit's body reader passes a shaped failure through (`body`, generic to every endpoint). The plan-forbids
+ * answer (403, code 1100, docs/custom-errors.md) is one of its cases.
  */
 import { logEvent } from "../../shared/log";
 import { API_CODES, type ApiCodeKind } from "./codes";

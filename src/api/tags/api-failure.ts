@@ -1,8 +1,8 @@
 /**
  * The HTTP edge of the tagging domain's failures: each kind of `TagFailure` gets its message here, and its HTTP
- * status and v4 code (docs/tags-api.md's list, 1002…1018) from the one table, src/api/kit/codes.ts, under the same kind (a kind the table
- * lacks does not compile). The switch has no default: with the declared
- * return type, a kind without a case is a compile error (TS2366), so a new kind cannot ship unmapped.
+ * status and v4 code (docs/tags-api.md's list, 1002…1018) from the one table, src/api/kit/codes.ts, under the same
+ * kind (a kind the table lacks does not compile). The switch has no default: with the declared return type, a kind
+ * without a case is a compile error (TS2366), so a new kind cannot ship unmapped.
  * Codes 1016–1018 are our own: the published API has none.
  */
 import { failureOf, type ApiFailure } from "../kit/envelope";

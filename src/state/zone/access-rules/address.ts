@@ -1,5 +1,5 @@
 /**
- * Addresses of IP access rules (contract §4, §6): one IP, a CIDR range, or the client's own address. Pure.
+ * Addresses of IP access rules (docs/producers.md, docs/configuration.md): one IP, a CIDR range, or the client's own address. Pure.
  * The parsing is the one the Rules language uses (`src/shared/ip.ts`), so `ip.src` in a firewall expression and an IP access
  * rule always agree on what an address is.
  */
