@@ -1,5 +1,6 @@
 /** The analytics endpoints' part of the OpenAPI document (docs/configuration.md, docs/analytics.md). */
 import { COMMON_ERRORS, ok, param, type Json, type OpenApiFragment } from "../kit/openapi";
+import { RAY_ID_PATTERN } from "../../shared/ray";
 
 const query = (name: string, description: string, schema: Json): Json => ({
   name,
@@ -40,7 +41,7 @@ export const analyticsOpenApi: OpenApiFragment = {
     "/zones/{zone}/errors/{ray}": {
       parameters: [
         param("Zone"),
-        { name: "ray", in: "path", required: true, schema: { type: "string", pattern: "^[0-9a-f]{16}$" } },
+        { name: "ray", in: "path", required: true, schema: { type: "string", pattern: RAY_ID_PATTERN.source } },
       ],
       get: {
         operationId: "zoneErrorByRay",
