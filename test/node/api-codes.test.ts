@@ -4,12 +4,20 @@
  * documented with its status, and a documented code is one the service answers. Codes are written nowhere else in
  * src/api: the envelope's failure constructor is private to the table's `failureOf`.
  */
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { API_CODES } from "../../src/api/kit/codes";
 
 const root = resolve(import.meta.dirname, "../..");
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith(".ts") ? [path] : [];
+  });
+}
 
 /** The `| status | code | when | where |` rows of the section, as `status code` pairs. */
 function documentedPairs(markdown: string): Set<string> {
@@ -44,8 +52,15 @@ describe('API error codes: src/api/kit/codes.ts and docs/configuration.md "API e
     expect([...documentedPairs(doc)]).toEqual(["418 99999"]);
   });
 
-  it("no status or code is written outside the table in src/api (failures are made by failureOf)", () => {
+  it("no failure status or code is written outside the table in src/api (failures are made by failureOf)", () => {
     const envelope = readFileSync(resolve(root, "src/api/kit/envelope.ts"), "utf8");
     expect(envelope).not.toMatch(/export function apiFailure\b/);
+    // An envelope error or failure value spelled with a literal: `{code: 20030, …}`, `{status: 429, errors…}`.
+    const literal = /\berrors:\s*\[\s*\{\s*code:\s*\d|\bstatus:\s*[45]\d\d,\s*errors\b/;
+    const offenders = sourceFiles(resolve(root, "src/api"))
+      .filter((path) => !path.endsWith("/codes.ts") && !path.includes("openapi"))
+      .filter((path) => literal.test(readFileSync(path, "utf8")))
+      .map((path) => relative(root, path));
+    expect(offenders).toEqual([]);
   });
 });
