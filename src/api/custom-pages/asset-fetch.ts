@@ -15,7 +15,7 @@
  * A page answered with 4xx/5xx is accepted (published since 2025-06-09); a redirect is refused (the proxy does not
  * follow redirects: give the final URL). A linked resource must answer 2xx: an error page is not a stylesheet.
  */
-import type { Connector } from "../../edge/origin/connector";
+import type { Connector } from "../../edge/origin/network";
 import { forwardToOrigin, type ForwardPlan } from "../../edge/origin/forward";
 import { scanRequestHeaders } from "../../edge/origin/headers";
 import { err, ok, type Result } from "../../shared/result";

@@ -9,8 +9,16 @@ import { logEvent } from "../../shared/log";
 import { assetKey } from "../../state/zone/custom-pages/assets";
 import { pageKey } from "../../state/zone/custom-pages/stored";
 import type { PageId } from "../../state/zone/custom-pages/validate";
-import type { CompiledCustomErrors } from "./compiled";
 import { BoundedCache } from "../../shared/bounded-cache";
+
+/**
+ * Whose parts: a zone at one document version (a `CompiledCustomErrors` is one). Only these two fields key the
+ * cache, so this module asks for no more of the compiled configuration, which itself holds cached parts.
+ */
+export interface ZoneVersion {
+  readonly zone: string;
+  readonly version: number;
+}
 
 /** A part as served: its text, and whether it holds a value token (scanned once here, not on every error). */
 export type CachedPart =
@@ -29,27 +37,26 @@ const parts = new BoundedCache<string, CachedPart>({
   sizeOf: (part) => (part.kind === "text" ? part.text.length : 0) + 64,
 });
 
-const keyOf = (compiled: CompiledCustomErrors, part: string): string =>
-  `${compiled.zone}\u0000${compiled.version}\u0000${part}`;
+const keyOf = (compiled: ZoneVersion, part: string): string => `${compiled.zone}\u0000${compiled.version}\u0000${part}`;
 
 /** The page's HTML, or `null` when it cannot be read (the pipeline then answers the structured default). */
-export async function pageHtml(kv: KVNamespace, compiled: CompiledCustomErrors, id: PageId): Promise<string | null> {
+export async function pageHtml(kv: KVNamespace, compiled: ZoneVersion, id: PageId): Promise<string | null> {
   const hit = cached(compiled, id);
   const part = hit ?? (await load(kv, compiled, id, pageKey(compiled.zone, id), { page: id }));
   return part?.kind === "text" ? part.text : null;
 }
 
 /** A custom error asset as cached on this isolate for this version: synchronous, `undefined` when not loaded. */
-export function cachedAsset(compiled: CompiledCustomErrors, name: string): CachedPart | undefined {
+export function cachedAsset(compiled: ZoneVersion, name: string): CachedPart | undefined {
   return cached(compiled, `asset:${name}`);
 }
 
 /** Loads a custom error asset from KV into the cache; `null` when KV failed (logged, not cached: asked again). */
-export function loadAsset(kv: KVNamespace, compiled: CompiledCustomErrors, name: string): Promise<CachedPart | null> {
+export function loadAsset(kv: KVNamespace, compiled: ZoneVersion, name: string): Promise<CachedPart | null> {
   return load(kv, compiled, `asset:${name}`, assetKey(compiled.zone, name), { asset: name });
 }
 
-function cached(compiled: CompiledCustomErrors, part: string): CachedPart | undefined {
+function cached(compiled: ZoneVersion, part: string): CachedPart | undefined {
   const hit = parts.get(keyOf(compiled, part));
   if (hit?.kind === "missing" && hit.until <= Date.now()) return undefined;
   return hit;
@@ -57,7 +64,7 @@ function cached(compiled: CompiledCustomErrors, part: string): CachedPart | unde
 
 async function load(
   kv: KVNamespace,
-  compiled: CompiledCustomErrors,
+  compiled: ZoneVersion,
   part: string,
   key: string,
   which: { readonly page: PageId } | { readonly asset: string },

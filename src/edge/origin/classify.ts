@@ -8,7 +8,7 @@
  * so the message alone separates only "the connection broke" from "the bytes were wrong"; the probes do
  * the rest.
  */
-import type { TcpProbe, TlsProbe } from "./connector";
+import type { TcpProbe, TlsProbe } from "./network";
 
 export type OriginFailureCode = 502 | 520 | 521 | 522 | 523 | 524 | 525 | 526 | 1016;
 

@@ -9,7 +9,7 @@
  * would for that condition — fetch fails (or never answers, for a black hole) and the probes report the
  * condition — so the proxy's real classification code runs, not a shortcut.
  */
-import type { Connector, TcpProbe } from "./connector";
+import type { Connector, TcpProbe } from "./network";
 
 export const FAULTS = ["unresolvable", "unreachable", "blackhole"] as const;
 export type Fault = (typeof FAULTS)[number];

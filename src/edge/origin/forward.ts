@@ -14,7 +14,7 @@
 import { messageOf, err, ok, type Result } from "../../shared/result";
 import type { OriginTarget } from "../../shared/origin-url";
 import { classifyReachedOrigin, classifyTls, fetchErrorKind, unreachedOrigin, type OriginFailure } from "./classify";
-import type { Connector } from "./connector";
+import type { Connector } from "./network";
 import { upstreamHeaders, type RequestHeaderScan } from "./headers";
 import { TIMEOUT, within } from "../../shared/timeout";
 

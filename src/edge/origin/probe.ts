@@ -14,7 +14,7 @@ import { isIpLiteral } from "../../shared/ip";
 import { TIMEOUT, within } from "../../shared/timeout";
 import { connect } from "cloudflare:sockets";
 import type { OriginTarget } from "../../shared/origin-url";
-import type { TcpProbe, TlsProbe } from "./connector";
+import type { TcpProbe, TlsProbe } from "./network";
 
 function socketAddress(target: OriginTarget): { hostname: string; port: number } {
   // URLs bracket IPv6 literals; connect() wants the bare address.

@@ -13,10 +13,11 @@ import { err, ok, type Result } from "../../../shared/result";
 import { IssueList, isObject, oneIssue, unknownKeys, type IssueKind, type Issues } from "../../../shared/validation";
 import type { Plan, PlanForbids, ZoneDocument } from "../schema";
 import type { StoredRule } from "../rulesets/validate";
+import { ASSET_NAME_LENGTH, assetNameProblem } from "./asset-name";
 
 /** The published limits (the published custom error documentation, https://developers.cloudflare.com/rules/custom-errors/): name `[A-Za-z0-9_]`, ≤ 200, immutable; assets per plan. */
 export const ASSET_LIMITS = {
-  nameLength: 200,
+  nameLength: ASSET_NAME_LENGTH,
   /** The published "≤ 1.5 MB": UTF-8 bytes of the final, inlined HTML, its value tokens at their longest. */
   bytes: 1_500_000,
   descriptionLength: 500,
@@ -25,8 +26,6 @@ export const ASSET_LIMITS = {
   resources: 64,
   perPlan: { free: 0, pro: 25, business: 50, enterprise: 300 } satisfies Readonly<Record<Plan, number>>,
 } as const;
-
-export const ASSET_NAME = /^[A-Za-z0-9_]+$/;
 
 /** What the zone document records of an asset (the published shape of the API's `result`). */
 export interface AssetMeta {
@@ -69,19 +68,6 @@ export interface AssetUser {
 
 const invalid = (kind: IssueKind, path: string, message: string): Result<never, AssetFailure> =>
   err({ kind: "invalid-asset", issues: oneIssue(kind, path, message) });
-
-/** What is wrong with an asset name, or `null` (the published rule: `[A-Za-z0-9_]`, 1 to 200 characters). */
-export function assetNameProblem(name: unknown): { readonly kind: IssueKind; readonly message: string } | null {
-  if (typeof name !== "string") return { kind: "wrong-type", message: "must be a string" };
-  if (name.length === 0 || name.length > ASSET_LIMITS.nameLength)
-    return { kind: "out-of-range", message: `must be 1 to ${ASSET_LIMITS.nameLength} characters` };
-  if (!ASSET_NAME.test(name))
-    return {
-      kind: "invalid",
-      message: `${JSON.stringify(name)} may only contain letters (A-Z, a-z), digits (0-9) and underscores (_)`,
-    };
-  return null;
-}
 
 /** A name as the path or a body gives it. */
 export function checkAssetName(name: unknown, path = "name"): Result<string, AssetFailure> {

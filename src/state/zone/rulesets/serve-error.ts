@@ -5,7 +5,7 @@
  * `content_type` may be given only as `text/html`; `status_code` as with inline content. Whether the named asset
  * exists is checked against the zone document the write is based on (`missingAssets`, custom-pages/assets.ts).
  */
-import { assetNameProblem } from "../custom-pages/assets";
+import { assetNameProblem } from "../custom-pages/asset-name";
 import { optional, readInt, type IssueKind } from "../../../shared/validation";
 
 /** A rule serving a custom error asset. */
