@@ -4,8 +4,10 @@
 //     layer to another must be allowed by the importing file's layer entry (its longest matching key);
 //   - the table itself has no cycle (so neither can the code);
 //   - every top-level folder or file of src/ is a layer of the table (a new one cannot escape it);
-//   - no folder holds a single .ts file unless `single_file_folders` gives the reason.
-//   node scripts/check-layers.mjs        (run by `npm run lint` and `.ci/run`)
+//   - no folder holds a single .ts file unless `single_file_folders` gives the reason;
+//   - no file-level import circle, type-only imports included (a circle closed by `import type` still ties the
+//     files' knowledge together): every elementary circle is printed as a path, up to CIRCLES_SHOWN per knot.
+//   node scripts/check-layers.mjs        (run by `npm run lint` and `.ci/run`; reads ./src and ./scripts/layers.json)
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize, relative, sep } from "node:path";
 
@@ -68,13 +70,17 @@ function visit(v, path) {
 }
 for (const v of graph.keys()) visit(v, []);
 
-const specifier = /(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/g;
+// `import … from`, `export … from`, `import("…")` (also as a type: `typeof import("…")`), and a bare `import "…"`.
+const specifier =
+  /(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)|(?:^|\n)\s*import\s*["']([^"']+)["']/g;
 let checked = 0;
+/** file → the src files it imports (the file-level graph whose circles are refused below). */
+const imports = new Map(files.map((file) => [file, new Set()]));
 for (const file of files) {
   const text = readFileSync(file, "utf8");
   const entry = entryOf(file);
   for (const match of text.matchAll(specifier)) {
-    const spec = match[1] ?? match[2];
+    const spec = match[1] ?? match[2] ?? match[3];
     if (!spec.startsWith(".")) continue;
     const target = normalize(join(dirname(file), spec));
     const isDir = (() => {
@@ -96,6 +102,7 @@ for (const file of files) {
     }
     const to = layerOf(targetFile);
     checked++;
+    if (imports.has(targetFile)) imports.get(file).add(targetFile);
     if (from === to) continue;
     if (entry === null || !layers[entry].may_import.includes(to))
       problems.push(
@@ -104,16 +111,85 @@ for (const file of files) {
   }
 }
 
+// File-level circles. The knots (strongly connected components, Tarjan) say which files are tied; inside each, every
+// elementary circle is listed once, from its smallest file (in sorted order), shortest first, at most CIRCLES_SHOWN.
+const CIRCLES_SHOWN = 20;
+const knots = [];
+{
+  const index = new Map();
+  const low = new Map();
+  const stack = [];
+  const onStack = new Set();
+  const strongConnect = (v) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v));
+    stack.push(v);
+    onStack.add(v);
+    for (const w of imports.get(v)) {
+      if (!index.has(w)) {
+        strongConnect(w);
+        low.set(v, Math.min(low.get(v), low.get(w)));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v), index.get(w)));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const knot = [];
+    let w;
+    do {
+      w = stack.pop();
+      onStack.delete(w);
+      knot.push(w);
+    } while (w !== v);
+    if (knot.length > 1 || imports.get(v).has(v)) knots.push(knot.sort());
+  };
+  for (const file of [...files].sort()) if (!index.has(file)) strongConnect(file);
+}
+for (const knot of knots) {
+  const members = new Set(knot);
+  const circles = [];
+  let more = false;
+  for (const [i, start] of knot.entries()) {
+    // Circles through `start` over files after it in the knot's order: each circle is found from its first file.
+    const allowed = new Set(knot.slice(i + 1));
+    const path = [start];
+    const walk = (v) => {
+      for (const w of [...imports.get(v)].sort()) {
+        if (!members.has(w)) continue;
+        if (w === start) {
+          if (circles.length === CIRCLES_SHOWN) more = true;
+          else circles.push([...path, start]);
+        } else if (allowed.has(w) && !path.includes(w) && !more) {
+          path.push(w);
+          walk(w);
+          path.pop();
+        }
+      }
+    };
+    if (!more) walk(start);
+  }
+  circles.sort((a, b) => a.length - b.length);
+  for (const circle of circles) problems.push(`import circle ${circle.join(" → ")}`);
+  if (more)
+    problems.push(
+      `import circles: more than ${CIRCLES_SHOWN} among ${knot.join(", ")} (the first ${CIRCLES_SHOWN} above)`,
+    );
+}
+
 for (const [folder, count] of folders) {
   const key = rel(folder);
   if (count === 1 && folder !== root && !(key in (singles ?? {})))
     problems.push(`${folder} holds a single .ts file: merge it, or give the reason in single_file_folders`);
 }
 
+if (knots.length > 0)
+  problems.push(
+    "import circles count type-only imports too: move what both sides share into a module both may import " +
+      '(docs/architecture.md "Layers and what they may import")',
+  );
 if (problems.length > 0) {
   for (const p of problems) console.error(`check-layers: ${p}`);
   process.exit(1);
 }
 console.log(
-  `check-layers: ${checked} imports within the table (${Object.keys(layers).length} entries), no single-file folder`,
+  `check-layers: ${checked} imports within the table (${Object.keys(layers).length} entries), no import circle ` +
+    `among ${files.length} files, no single-file folder`,
 );
