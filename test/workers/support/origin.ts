@@ -2,12 +2,12 @@
  * Shared helpers of the origin and zone tests: write zones through the real API, send zone traffic through
  * the real Worker, read the structured error the service generated.
  */
-import { exports } from "cloudflare:workers";
 import { expect, inject } from "vitest";
 import { catalogEntry } from "../../../src/errors/catalog";
 import type { OriginPorts } from "../../servers/context";
+import { apiOk } from "./envelope";
 
-export const ADMIN = { Authorization: "Bearer test-admin-token" };
+export { ADMIN } from "./envelope";
 export const ports: OriginPorts = inject("originPorts");
 
 /** `http://127.0.0.1:{port}` (or https). */
@@ -22,13 +22,7 @@ export function uniqueZone(label: string): string {
 
 /** `PUT /zones/{zone}` through the real API; asserts success. */
 export async function putZone(zone: string, settings: Record<string, unknown>): Promise<void> {
-  const res = await exports.default.fetch(`http://localhost/zones/${zone}`, {
-    method: "PUT",
-    headers: { ...ADMIN, "Content-Type": "application/json" },
-    body: JSON.stringify({ plan: "pro", ...settings }),
-  });
-  expect(res.status, await res.clone().text()).toBe(200);
-  await res.body?.cancel();
+  await apiOk("PUT", `/zones/${zone}`, { plan: "pro", ...settings });
 }
 
 /** A zone whose origin is `origin`, with short timeouts (≤ 1 s, as the issue asks of tests). */

@@ -1,13 +1,11 @@
 /** Shared helpers of the tagging API tests: requests through the real Worker, envelope typing. */
 import { runInDurableObject } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { etagOf } from "../../../src/state/tags/etag";
 import type { TagStore } from "../../../src/state/tags/tag-store";
-import type { Envelope } from "./envelope";
+import { ADMIN, apiFetch, type Envelope } from "./envelope";
 
-export const ADMIN = { Authorization: "Bearer test-admin-token" };
-
-export type { Envelope } from "./envelope";
+export { ADMIN, type Envelope } from "./envelope";
 
 export interface Resource {
   id: string;
@@ -33,13 +31,8 @@ export async function call<T = unknown>(
   path: string,
   options: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
 ): Promise<{ status: number; headers: Headers; body: Envelope<T> | null }> {
-  const headers: Record<string, string> = { ...ADMIN, ...options.headers };
-  let body: string | undefined = options.rawBody;
-  if (options.body !== undefined) {
-    body = JSON.stringify(options.body);
-    headers["Content-Type"] = "application/json";
-  }
-  const res = await exports.default.fetch(`http://localhost${path}`, { method, headers, body });
+  const body = options.body === undefined ? options.rawBody : JSON.stringify(options.body);
+  const res = await apiFetch(method, path, body, { ...ADMIN, ...options.headers });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text === "" ? null : (JSON.parse(text) as Envelope<T>) };
 }

@@ -1,22 +1,15 @@
 /** `GET /zones/{zone}/custom_pages`, `GET/PUT /zones/{zone}/custom_pages/{id}` (docs/custom-errors.md, docs/configuration.md). */
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { catalogEntry } from "../../../../src/errors/catalog";
 import { errorFields, footerText } from "../../../../src/errors/fields";
 import { renderHtmlBox } from "../../../../src/errors/render-html";
-import { ADMIN, uniqueZone } from "../../support/origin";
-import type { Envelope as V4Envelope } from "../../support/envelope";
+import { uniqueZone } from "../../support/origin";
+import { api as apiCall } from "../../support/envelope";
 
-type Envelope<T = Record<string, unknown>> = V4Envelope<T | null>;
-
-async function api<T = Record<string, unknown>>(method: string, path: string, body?: unknown) {
-  const res = await exports.default.fetch(`http://localhost${path}`, {
-    method,
-    headers: { ...ADMIN, "Content-Type": "application/json" },
-    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json<Envelope<T>>() };
-}
+/** The shared `api`, its result an object unless told otherwise (`null` on a failure). */
+const api = <T = Record<string, unknown>>(method: string, path: string, body?: unknown) =>
+  apiCall<T | null>(method, path, body);
 
 async function zone(plan = "pro"): Promise<string> {
   const name = uniqueZone("pages");

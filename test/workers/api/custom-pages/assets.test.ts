@@ -4,13 +4,13 @@
  * test/servers/http-origin.ts `/asset/*`, raw-origin.ts `/hang`), inlining, limits, dry runs and hostile input.
  */
 import { createExecutionContext } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { tokenDigestHex } from "../../../../src/api/kit/auth";
 import worker from "../../../../src/index";
 import { ASSET_PNG } from "../../../servers/context";
-import { ADMIN, loopback, ports, putZone, uniqueZone } from "../../support/origin";
-import type { Envelope as V4Envelope } from "../../support/envelope";
+import { loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { api as apiCall, type Envelope as V4Envelope } from "../../support/envelope";
 
 type Envelope<T = Record<string, unknown>> = V4Envelope<T | null>;
 
@@ -22,15 +22,9 @@ interface Asset {
   readonly size_bytes: number;
 }
 
-async function api<T = Record<string, unknown>>(method: string, path: string, body?: unknown) {
-  const res = await exports.default.fetch(`http://localhost${path}`, {
-    method,
-    headers: { ...ADMIN, "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text === "" ? null : JSON.parse(text)) as Envelope<T> | null, text };
-}
+/** The shared `api`, its result an object unless told otherwise (`null` on a failure). */
+const api = <T = Record<string, unknown>>(method: string, path: string, body?: unknown) =>
+  apiCall<T | null>(method, path, body);
 
 /** A zone whose origin is the loopback http origin (or `origin`), with short timeouts. */
 async function zone(plan = "pro", origin = loopback(ports.http), extra: Record<string, unknown> = {}): Promise<string> {
@@ -42,7 +36,7 @@ async function zone(plan = "pro", origin = loopback(ports.http), extra: Record<s
 const create = (z: string, body: Record<string, unknown>, query = "") =>
   api<Asset>("POST", `/zones/${z}/custom_pages/assets${query}`, body);
 
-const errorOf = (r: { body: Envelope<unknown> | null }) => r.body?.errors[0];
+const errorOf = (r: { body: Envelope<unknown> }) => r.body.errors[0];
 
 const PNG_URI = `data:image/png;base64,${btoa(String.fromCharCode(...ASSET_PNG))}`;
 
@@ -56,7 +50,7 @@ describe("custom error assets: create, inline, read, list", () => {
     });
     expect(made.status, made.text).toBe(200);
     const html = (await env.CONFIG.get(`zone:${z}:asset:down_page`))!;
-    const result = made.body?.result;
+    const result = made.body.result;
     expect(result).toMatchObject({
       name: "down_page",
       description: "Origin down",
@@ -77,14 +71,14 @@ describe("custom error assets: create, inline, read, list", () => {
     // Tokens are kept for serving time; UTF-8 is kept.
     expect(html).toContain("Ray ::RAY_ID:: \u00e9");
     const got = await api<Asset>("GET", `/zones/${z}/custom_pages/assets/down_page`);
-    expect(got.body?.result).toEqual(made.body?.result);
+    expect(got.body.result).toEqual(made.body.result);
   });
 
   it("accepts a page the origin answers with 404 (published since 2025-06-09)", async () => {
     const z = await zone();
     const made = await create(z, { name: "nf", url: `http://${z}/asset/404.html` });
     expect(made.status, made.text).toBe(200);
-    expect(made.body?.result).toMatchObject({ name: "nf", description: "" });
+    expect(made.body.result).toMatchObject({ name: "nf", description: "" });
     expect(await env.CONFIG.get(`zone:${z}:asset:nf`)).toContain("Not here (origin 404)");
   });
 
@@ -93,10 +87,10 @@ describe("custom error assets: create, inline, read, list", () => {
     for (const name of ["b_page", "a_page", "c_page"])
       expect((await create(z, { name, url: `http://${z}/asset/404.html` })).status).toBe(200);
     const first = await api<Asset[]>("GET", `/zones/${z}/custom_pages/assets?per_page=2`);
-    expect(first.body?.result?.map((a) => a.name)).toEqual(["a_page", "b_page"]);
-    expect(first.body?.result_info).toEqual({ page: 1, per_page: 2, count: 2, total_count: 3, total_pages: 2 });
+    expect(first.body.result?.map((a) => a.name)).toEqual(["a_page", "b_page"]);
+    expect(first.body.result_info).toEqual({ page: 1, per_page: 2, count: 2, total_count: 3, total_pages: 2 });
     const second = await api<Asset[]>("GET", `/zones/${z}/custom_pages/assets?per_page=2&page=2`);
-    expect(second.body?.result?.map((a) => a.name)).toEqual(["c_page"]);
+    expect(second.body.result?.map((a) => a.name)).toEqual(["c_page"]);
     const bad = await api("GET", `/zones/${z}/custom_pages/assets?per_page=0`);
     expect(bad.status).toBe(400);
     expect(errorOf(bad)).toEqual({ code: 20050, message: "per_page must be given once, as an integer from 1 to 100" });
@@ -110,7 +104,7 @@ describe("custom error assets: create, inline, read, list", () => {
     expect(await env.CONFIG.get(`zone:${z}:asset:counted`)).toContain(`fetch 1 host www.${z}`);
     const again = await api<Asset>("PUT", `/zones/${z}/custom_pages/assets/counted`, { description: "again", url });
     expect(again.status, again.text).toBe(200);
-    expect(again.body?.result).toMatchObject({ name: "counted", description: "again", url });
+    expect(again.body.result).toMatchObject({ name: "counted", description: "again", url });
     expect(await env.CONFIG.get(`zone:${z}:asset:counted`)).toContain("fetch 2");
     const renamed = await api("PUT", `/zones/${z}/custom_pages/assets/counted`, { name: "other", url });
     expect(renamed.status).toBe(400);
@@ -189,8 +183,8 @@ describe("custom error assets: refused precisely, nothing stored", () => {
       const html = (await env.CONFIG.get(`zone:${z}:asset:two_${via}`))!;
       const uri = `data:image/png;base64,${btoa("\x07".repeat(500 * 1024))}`; // the origin's 500 KiB of 7s
       expect(html.split(uri)).toHaveLength(3);
-      expect(two.body?.result?.size_bytes).toBe(new TextEncoder().encode(html).byteLength);
-      expect(two.body?.result?.size_bytes).toBeLessThanOrEqual(1_500_000);
+      expect(two.body.result?.size_bytes).toBe(new TextEncoder().encode(html).byteLength);
+      expect(two.body.result?.size_bytes).toBeLessThanOrEqual(1_500_000);
     }
   });
 
@@ -234,7 +228,7 @@ describe("custom error assets: refused precisely, nothing stored", () => {
     const closed = await zone("pro", loopback(ports.closed));
     const refused = await create(closed, { name: "refused", url: `http://${closed}/x.html` });
     expect(errorOf(refused)?.message).toContain("error 521");
-    expect((await api<Asset[]>("GET", `/zones/${z}/custom_pages/assets`)).body?.result).toEqual([]);
+    expect((await api<Asset[]>("GET", `/zones/${z}/custom_pages/assets`)).body.result).toEqual([]);
   });
 
   it.each([
@@ -258,7 +252,7 @@ describe("custom error assets: refused precisely, nothing stored", () => {
     expect(errorOf(refused)?.code).toBe(20050);
     expect(errorOf(refused)?.message).toContain(`Invalid custom asset: ${field} `);
     expect(errorOf(refused)?.message).toContain(message);
-    expect((await api<Asset[]>("GET", `/zones/${z}/custom_pages/assets`)).body?.result).toEqual([]);
+    expect((await api<Asset[]>("GET", `/zones/${z}/custom_pages/assets`)).body.result).toEqual([]);
   });
 
   it("refuses a hostile name in the path (400) and answers 404 for an unknown one", async () => {
@@ -289,7 +283,7 @@ describe("custom error assets: refused precisely, nothing stored", () => {
     const z = await zone();
     const rehearsed = await create(z, { name: "dry", url: `http://${z}/asset/page.html` }, "?dry_run=true");
     expect(rehearsed.status, rehearsed.text).toBe(200);
-    expect(rehearsed.body?.result).toBeNull();
+    expect(rehearsed.body.result).toBeNull();
     expect(await env.CONFIG.get(`zone:${z}:asset:dry`)).toBeNull();
     expect((await api("GET", `/zones/${z}/custom_pages/assets/dry`)).status).toBe(404);
     // The fetch and the checks run as for the real write.
@@ -301,7 +295,7 @@ describe("custom error assets: refused precisely, nothing stored", () => {
       url: `http://${z}/asset/page.html`,
     });
     expect(update.status).toBe(200);
-    expect(update.body?.result).toBeNull();
+    expect(update.body.result).toBeNull();
     expect(await env.CONFIG.get(`zone:${z}:asset:real`)).toBe(before);
     const removal = await api("DELETE", `/zones/${z}/custom_pages/assets/real?dry_run=true`);
     expect(removal.status).toBe(204);

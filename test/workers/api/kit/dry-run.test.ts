@@ -11,30 +11,14 @@ import { describe, expect, it } from "vitest";
 import { DRY_RUN_CODE } from "../../../../src/api/kit/dry-run";
 import { tokenDigestHex } from "../../../../src/api/kit/auth";
 import worker from "../../../../src/index";
-import type { Envelope } from "../../support/envelope";
-import { ADMIN, loopback, ports, putZone, uniqueZone } from "../../support/origin";
-
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; json: Envelope | null }> {
-  const res = await exports.default.fetch(`http://localhost${path}`, {
-    method,
-    headers: { ...ADMIN, "Content-Type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text === "" ? null : (JSON.parse(text) as Envelope) };
-}
-
-/** The envelope of a response that has one. */
-function envelope(answer: { json: Envelope | null }): Envelope {
-  expect(answer.json).not.toBeNull();
-  return answer.json as Envelope;
-}
+import { api } from "../../support/envelope";
+import { loopback, ports, putZone, uniqueZone } from "../../support/origin";
 
 async function zoneWithVersion(label: string): Promise<{ zone: string; version: number }> {
   const zone = uniqueZone(label);
   await putZone(zone, { plan: "enterprise", origin: loopback(ports.http) });
   const got = await api("GET", `/zones/${zone}`);
-  return { zone, version: (envelope(got).result as { version: number }).version };
+  return { zone, version: (got.body.result as { version: number }).version };
 }
 
 const RULE = {
@@ -96,22 +80,22 @@ describe("dry_run=true on every zone write", () => {
       // Something to delete, so that the real delete below changes the zone.
       await api("PUT", `/zones/${zone}/url_normalization`, { scope: "both", type: "rfc3986" });
     }
-    const before = (envelope(await api("GET", `/zones/${zone}`)).result as { version: number }).version;
+    const before = ((await api("GET", `/zones/${zone}`)).body.result as { version: number }).version;
     const rehearsed = await api(method, `${path(zone)}?dry_run=true`, body);
-    expect(rehearsed.status, JSON.stringify(rehearsed.json)).toBe(status ?? 200);
-    if (status === 204) expect(rehearsed.json).toBeNull();
-    else expect(rehearsed.json).toEqual({ success: true, errors: [], messages: [], result: null });
+    expect(rehearsed.status, rehearsed.text).toBe(status ?? 200);
+    if (status === 204) expect(rehearsed.text).toBe("");
+    else expect(rehearsed.body).toEqual({ success: true, errors: [], messages: [], result: null });
     const after = await api("GET", `/zones/${zone}`);
     expect(after.status).toBe(200);
-    expect((envelope(after).result as { version: number }).version).toBe(before);
-    expect((envelope(after).result as { plan: string }).plan).toBe("enterprise");
+    expect((after.body.result as { version: number }).version).toBe(before);
+    expect((after.body.result as { plan: string }).plan).toBe("enterprise");
     expect(before).toBeGreaterThanOrEqual(version);
     // The same write with dry_run=false does store: the assertions above could fail.
     const real = await api(method, `${path(zone)}?dry_run=false`, body);
     expect(real.status).toBe(status ?? 200);
     const stored = await api("GET", `/zones/${zone}`);
     if (method === "DELETE" && path(zone) === `/zones/${zone}`) expect(stored.status).toBe(404);
-    else expect((envelope(stored).result as { version: number }).version).toBeGreaterThan(before);
+    else expect((stored.body.result as { version: number }).version).toBeGreaterThan(before);
   });
 
   it("a rehearsed rule does not reach traffic", async () => {
@@ -124,7 +108,7 @@ describe("dry_run=true on every zone write", () => {
     const res = await exports.default.fetch(`http://${zone}/`, { headers: { Accept: "text/plain" } });
     expect(await res.text()).not.toContain("rehearsed");
     const rules = await api("GET", path);
-    expect((envelope(rules).result as { rules: unknown[] }).rules).toEqual([]);
+    expect((rules.body.result as { rules: unknown[] }).rules).toEqual([]);
   });
 
   it("an invalid write rehearsed fails exactly as the write", async () => {
@@ -134,10 +118,10 @@ describe("dry_run=true on every zone write", () => {
     const rehearsed = await api("PUT", `${path}?dry_run=true`, bad);
     const real = await api("PUT", path, bad);
     expect(rehearsed.status).toBe(400);
-    expect(rehearsed.json).toEqual(real.json);
+    expect(rehearsed.body).toEqual(real.body);
     const missing = await api("PUT", `/zones/${uniqueZone("dry-none")}/access_rules?dry_run=true`, { rules: [] });
     expect(missing.status).toBe(404);
-    expect(envelope(missing).errors[0]?.code).toBe(1001);
+    expect(missing.body.errors[0]?.code).toBe(1001);
   });
 
   it.each(["TRUE", "1", "", "yes", "true "])("dry_run=%j is refused before any work", async (value) => {
@@ -147,17 +131,17 @@ describe("dry_run=true on every zone write", () => {
       origin: loopback(ports.http),
     });
     expect(res.status).toBe(400);
-    expect(envelope(res).errors[0]?.code).toBe(DRY_RUN_CODE);
-    expect(envelope(res).errors[0]?.message).toContain("dry_run must be true or false");
+    expect(res.body.errors[0]?.code).toBe(DRY_RUN_CODE);
+    expect(res.body.errors[0]?.message).toContain("dry_run must be true or false");
     const after = await api("GET", `/zones/${zone}`);
-    expect((envelope(after).result as { version: number }).version).toBe(version);
+    expect((after.body.result as { version: number }).version).toBe(version);
   });
 
   it("dry_run repeated is refused", async () => {
     const { zone } = await zoneWithVersion("dry-twice");
     const res = await api("DELETE", `/zones/${zone}?dry_run=true&dry_run=false`);
     expect(res.status).toBe(400);
-    expect(envelope(res).errors[0]?.message).toBe("dry_run must be given once");
+    expect(res.body.errors[0]?.message).toBe("dry_run must be given once");
     expect((await api("GET", `/zones/${zone}`)).status).toBe(200);
   });
 
@@ -166,9 +150,9 @@ describe("dry_run=true on every zone write", () => {
     const body = { resource_type: "zone", resource_id: "z1", tags: { team: "edge" } };
     const res = await api("PUT", `/accounts/${account}/tags?dry_run=true`, body);
     expect(res.status).toBe(400);
-    expect(envelope(res).errors[0]?.code).toBe(DRY_RUN_CODE);
+    expect(res.body.errors[0]?.code).toBe(DRY_RUN_CODE);
     const read = await api("GET", `/accounts/${account}/tags?resource_type=zone&resource_id=z1`);
-    expect(JSON.stringify(read.json?.result ?? null)).not.toContain("edge");
+    expect(JSON.stringify(read.body.result ?? null)).not.toContain("edge");
   });
 
   it("authorisation is the write's: a reader's dry run is 403", async () => {

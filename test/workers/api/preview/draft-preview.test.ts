@@ -7,8 +7,8 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ORIGIN_503_BODY } from "../../../servers/context";
-import type { Envelope } from "../../support/envelope";
-import { ADMIN, loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { apiFetch, type Envelope } from "../../support/envelope";
+import { loopback, ports, putZone, uniqueZone } from "../../support/origin";
 
 const FORMATS = {
   json: "application/json",
@@ -82,27 +82,22 @@ const RULES = [
   serve('ip.src.country eq "DE" and http.response.code eq 521', "Entschuldigung (::GEO::)"),
 ];
 
-async function api(method: string, path: string, body?: unknown): Promise<Response> {
-  return exports.default.fetch(`http://localhost${path}`, {
-    method,
-    headers: { ...ADMIN, "Content-Type": "application/json" },
-    ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
-  });
-}
-
 async function configure(zone: string, rules: readonly unknown[], page: boolean): Promise<void> {
-  const put = await api("PUT", `/zones/${zone}/rulesets/phases/http_custom_errors/entrypoint`, { rules });
+  const put = await apiFetch("PUT", `/zones/${zone}/rulesets/phases/http_custom_errors/entrypoint`, { rules });
   expect(put.status, await put.clone().text()).toBe(200);
   await put.body?.cancel();
   if (page) {
-    const res = await api("PUT", `/zones/${zone}/custom_pages/500_errors`, { state: "customized", content: PAGE_500 });
+    const res = await apiFetch("PUT", `/zones/${zone}/custom_pages/500_errors`, {
+      state: "customized",
+      content: PAGE_500,
+    });
     expect(res.status).toBe(200);
     await res.body?.cancel();
   }
 }
 
 async function preview(zone: string, body: unknown): Promise<Preview> {
-  const res = await api("POST", `/zones/${zone}/preview`, body);
+  const res = await apiFetch("POST", `/zones/${zone}/preview`, body);
   const text = await res.text();
   expect(res.status, text).toBe(200);
   return (JSON.parse(text) as Envelope<Preview>).result;
@@ -303,7 +298,7 @@ describe("a draft previews what traffic gets once it is saved", () => {
     await before.body?.cancel();
     if (!("origin" in row.described && "status" in (row.described.origin as object)))
       expect(before.headers.get("Content-Security-Policy")).not.toBeNull();
-    const saved = await api("GET", `/zones/${zone}/rulesets/phases/http_custom_errors/entrypoint`);
+    const saved = await apiFetch("GET", `/zones/${zone}/rulesets/phases/http_custom_errors/entrypoint`);
     expect((await saved.json<Envelope<{ rules: unknown[] }>>()).result.rules).toEqual([]);
     // Saved, the same rules and page serve exactly what the draft showed.
     await configure(zone, RULES, true);

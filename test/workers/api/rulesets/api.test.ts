@@ -3,12 +3,11 @@
  * real zone writer and real KV: published shapes, plan gating, limits, exact expression positions, nothing stored
  * on a refusal, and concurrent writes that lose nothing.
  */
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ADMIN, uniqueZone } from "../../support/origin";
-import type { Envelope as V4Envelope } from "../../support/envelope";
+import { uniqueZone } from "../../support/origin";
+import { api as apiCall } from "../../support/envelope";
 
-type Envelope<T = Record<string, unknown>> = V4Envelope<T | null>;
 interface Rule {
   id: string;
   ref: string;
@@ -27,18 +26,8 @@ interface Ruleset {
   rules: Rule[];
 }
 
-async function api<T = Ruleset>(
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: Envelope<T> }> {
-  const res = await exports.default.fetch(`http://localhost${path}`, {
-    method,
-    headers: { ...ADMIN, "Content-Type": "application/json" },
-    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json<Envelope<T>>() };
-}
+/** The shared `api`, its result a ruleset unless told otherwise (`null` on a failure). */
+const api = <T = Ruleset>(method: string, path: string, body?: unknown) => apiCall<T | null>(method, path, body);
 
 async function zone(plan = "pro"): Promise<string> {
   const name = uniqueZone("rulesets");

@@ -5,22 +5,11 @@
  */
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ADMIN, expectGeneratedError, loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { expectGeneratedError, loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { api } from "../../support/envelope";
 
-async function api(method: string, path: string, body?: unknown) {
-  const res = await exports.default.fetch(`http://localhost${path}`, {
-    method,
-    headers: { ...ADMIN, "Content-Type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return {
-    status: res.status,
-    json: await res.json<{
-      errors: { code: number; message: string }[];
-      result: { rules: { ratelimit: Record<string, unknown> }[] } | null;
-    }>(),
-  };
-}
+/** The `result` of a rate-limiting entrypoint (`null` on a failure). */
+type Limits = { rules: { ratelimit: Record<string, unknown> }[] } | null;
 
 const entry = (zone: string) => `/zones/${zone}/rulesets/phases/http_ratelimit/entrypoint`;
 const limit = (extra: Record<string, unknown> = {}) => ({
@@ -38,9 +27,9 @@ async function zone(): Promise<string> {
 describe("ratelimit.counting", () => {
   it("absent: not stored, not shown (the published shape); sent: stored and shown as sent", async () => {
     const z = await zone();
-    const plain = await api("PUT", entry(z), { rules: [limit()] });
+    const plain = await api<Limits>("PUT", entry(z), { rules: [limit()] });
     expect(plain.status).toBe(200);
-    expect(Object.keys(plain.json.result?.rules[0]?.ratelimit ?? {})).toEqual([
+    expect(Object.keys(plain.body.result?.rules[0]?.ratelimit ?? {})).toEqual([
       "characteristics",
       "period",
       "requests_per_period",
@@ -48,10 +37,10 @@ describe("ratelimit.counting", () => {
     ]);
     expect(await env.CONFIG.get(`zone:${z}`)).not.toContain('"counting"');
     for (const counting of ["exact", "approximate"]) {
-      const put = await api("PUT", entry(z), { rules: [limit({ counting })] });
+      const put = await api<Limits>("PUT", entry(z), { rules: [limit({ counting })] });
       expect(put.status).toBe(200);
-      expect(put.json.result?.rules[0]?.ratelimit.counting).toBe(counting);
-      expect((await api("GET", entry(z))).json.result?.rules[0]?.ratelimit.counting).toBe(counting);
+      expect(put.body.result?.rules[0]?.ratelimit.counting).toBe(counting);
+      expect((await api<Limits>("GET", entry(z))).body.result?.rules[0]?.ratelimit.counting).toBe(counting);
     }
   });
 
@@ -60,7 +49,7 @@ describe("ratelimit.counting", () => {
     const before = await env.CONFIG.get(`zone:${z}`);
     const res = await api("PUT", entry(z), { rules: [limit({ counting })] });
     expect(res.status).toBe(400);
-    expect(res.json.errors).toEqual([
+    expect(res.body.errors).toEqual([
       { code: 20021, message: "rules[0].ratelimit.counting: must be one of approximate, exact" },
     ]);
     expect(await env.CONFIG.get(`zone:${z}`)).toBe(before);

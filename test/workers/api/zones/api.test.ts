@@ -7,19 +7,12 @@ import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../../../src/index";
 import { ADMIN, JSON_ACCEPT, expectGeneratedError, loopback, ports, uniqueZone } from "../../support/origin";
-import type { Envelope as V4Envelope } from "../../support/envelope";
+import { apiFetch, type Envelope as V4Envelope } from "../../support/envelope";
 
 type Envelope<T = Record<string, unknown>> = V4Envelope<T | null>;
 
-function api(path: string, init: RequestInit = {}): Promise<Response> {
-  return exports.default.fetch(`http://localhost${path}`, {
-    ...init,
-    headers: { ...ADMIN, "Content-Type": "application/json", ...(init.headers as Record<string, string>) },
-  });
-}
-
 const put = (zone: string, body: unknown, prefix = ""): Promise<Response> =>
-  api(`${prefix}/zones/${zone}`, { method: "PUT", body: typeof body === "string" ? body : JSON.stringify(body) });
+  apiFetch("PUT", `${prefix}/zones/${zone}`, body);
 
 describe("zone CRUD", () => {
   it("creates with defaults, reads back, replaces (version bumps), deletes", async () => {
@@ -38,7 +31,7 @@ describe("zone CRUD", () => {
       version: 1,
     });
 
-    const read = await (await api(`/zones/${zone}`, { method: "GET" })).json<Envelope>();
+    const read = await (await apiFetch("GET", `/zones/${zone}`)).json<Envelope>();
     expect(read.result).toEqual(body.result);
 
     const replaced = await put(
@@ -53,19 +46,19 @@ describe("zone CRUD", () => {
       version: 2,
     });
 
-    const deleted = await api(`/client/v4/zones/${zone}`, { method: "DELETE" });
+    const deleted = await apiFetch("DELETE", `/client/v4/zones/${zone}`);
     expect(deleted.status).toBe(200);
     expect((await deleted.json<Envelope>()).result).toEqual({ id: zone });
-    const gone = await api(`/zones/${zone}`, { method: "GET" });
+    const gone = await apiFetch("GET", `/zones/${zone}`);
     expect(gone.status).toBe(404);
     expect((await gone.json<Envelope>()).errors[0]?.code).toBe(1001);
-    expect((await api(`/zones/${zone}`, { method: "DELETE" })).status).toBe(404);
+    expect((await apiFetch("DELETE", `/zones/${zone}`)).status).toBe(404);
   });
 
   it("zone names are case-insensitive (stored lower-case)", async () => {
     const zone = uniqueZone("case");
     await put(zone.toUpperCase(), { plan: "free", origin: "http://o.example" });
-    const read = await api(`/zones/${zone}`, { method: "GET" });
+    const read = await apiFetch("GET", `/zones/${zone}`);
     expect(read.status).toBe(200);
     expect((await read.json<Envelope>()).result?.zone).toBe(zone);
   });
@@ -94,14 +87,14 @@ describe("zone CRUD", () => {
     await put(zone, { plan: "pro", origin: "http://o.example" });
     await env.CONFIG.put(`zone:${zone}:page:500_errors`, "<html><head></head></html>");
     await env.CONFIG.put(`zone:${zone}.other`, "unrelated");
-    expect((await api(`/zones/${zone}`, { method: "DELETE" })).status).toBe(200);
+    expect((await apiFetch("DELETE", `/zones/${zone}`)).status).toBe(200);
     expect(await env.CONFIG.get(`zone:${zone}`)).toBeNull();
     expect(await env.CONFIG.get(`zone:${zone}:page:500_errors`)).toBeNull();
     expect(await env.CONFIG.get(`zone:${zone}.other`)).toBe("unrelated");
   });
 
   it("answers other methods with 405 and Allow", async () => {
-    const res = await api(`/zones/${uniqueZone("m")}`, { method: "POST", body: "{}" });
+    const res = await apiFetch("POST", `/zones/${uniqueZone("m")}`, "{}");
     expect(res.status).toBe(405);
     expect(res.headers.get("Allow")).toBe("GET, PUT, DELETE");
   });
@@ -204,7 +197,7 @@ describe("validation (400, nothing stored)", () => {
       expect(res.status).toBe(400);
       expect((await res.json<Envelope>()).errors[0]?.code).toBe(7003);
       for (const method of ["GET", "DELETE"]) {
-        const other = await api(`/zones/${name}`, { method });
+        const other = await apiFetch(method, `/zones/${name}`);
         expect(other.status, method).toBe(400);
         expect((await other.json<Envelope>()).errors[0]?.code, method).toBe(7003);
       }
@@ -251,7 +244,7 @@ describe("writes reach traffic on this isolate at once (docs/configuration.md)",
     await put(zone, { plan: "pro", origin: loopback(ports.raw) });
     expect(await (await exports.default.fetch(`http://${zone}/anything`)).text()).toBe("raw");
 
-    await api(`/zones/${zone}`, { method: "DELETE" });
+    await apiFetch("DELETE", `/zones/${zone}`);
     await expectGeneratedError(await exports.default.fetch(`http://${zone}/`, { headers: JSON_ACCEPT }), 1001);
   });
 });
@@ -335,7 +328,7 @@ describe("writes of one zone are serialised (docs/configuration.md, hostile inpu
   it("a version is never reused, even after the zone is deleted and created again", async () => {
     const zone = uniqueZone("reuse");
     await put(zone, { plan: "pro", origin: "http://o.example" });
-    await api(`/zones/${zone}`, { method: "DELETE" });
+    await apiFetch("DELETE", `/zones/${zone}`);
     const again = await put(zone, { plan: "pro", origin: "http://o.example" });
     expect((await again.json<Envelope>()).result?.version).toBe(2);
   });

@@ -8,17 +8,7 @@ import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ADMIN, loopback, ports, putZone, uniqueZone } from "../../support/origin";
 import { CUSTOM_CONTENT_POLICY } from "../../../../src/errors/headers";
-import type { Envelope } from "../../support/envelope";
-
-async function api(method: string, path: string, body?: unknown) {
-  const res = await exports.default.fetch(`http://localhost${path}`, {
-    method,
-    headers: { ...ADMIN, "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text === "" ? null : JSON.parse(text)) as Envelope | null, text };
-}
+import { api } from "../../support/envelope";
 
 const rulesPath = (z: string) => `/zones/${z}/rulesets/phases/http_custom_errors/entrypoint`;
 
@@ -110,7 +100,7 @@ describe("serve_error with asset_name", () => {
       rules: [ASSET_RULE("true"), { ...ASSET_RULE("true"), action_parameters: { asset_name: "nope" } }],
     });
     expect(bad.status).toBe(400);
-    expect(bad.body?.errors).toEqual([
+    expect(bad.body.errors).toEqual([
       {
         code: 20021,
         message:
@@ -118,7 +108,7 @@ describe("serve_error with asset_name", () => {
           "first with POST /zones/{zone}/custom_pages/assets",
       },
     ]);
-    expect((await api("GET", rulesPath(z))).body?.result).toMatchObject({ rules: [] });
+    expect((await api("GET", rulesPath(z))).body.result).toMatchObject({ rules: [] });
   });
 
   it.each([
@@ -140,7 +130,7 @@ describe("serve_error with asset_name", () => {
       rules: [{ expression: "true", action: "serve_error", action_parameters: parameters }],
     });
     expect(bad.status).toBe(400);
-    expect(bad.body?.errors[0]?.message).toContain(`rules[0].${message}`);
+    expect(bad.body.errors[0]?.message).toContain(`rules[0].${message}`);
   });
 
   it("refuses to delete an asset a rule names (409 naming the rules); deletes it once unused", async () => {
@@ -156,10 +146,10 @@ describe("serve_error with asset_name", () => {
     ];
     const put = await api("PUT", rulesPath(z), { rules });
     expect(put.status).toBe(200);
-    const ids = (put.body?.result as { rules: { id: string }[] }).rules.map((r) => r.id);
+    const ids = (put.body.result as { rules: { id: string }[] }).rules.map((r) => r.id);
     const refused = await api("DELETE", `/zones/${z}/custom_pages/assets/down`);
     expect(refused.status).toBe(409);
-    expect(refused.body?.errors).toEqual([
+    expect(refused.body.errors).toEqual([
       {
         code: 20054,
         message:

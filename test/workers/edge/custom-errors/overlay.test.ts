@@ -10,8 +10,9 @@ import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { parse as parseEdgeError } from "../../../../packages/client/src/index.js";
 import { FIELD_ORDER } from "../../../../src/errors/fields";
-import { ADMIN, loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { loopback, ports, putZone, uniqueZone } from "../../support/origin";
 import { blockStructure } from "../../support/markdown";
+import { api } from "../../support/envelope";
 
 const HOSTILE_DETAIL = '</p><script>alert("d")</script>\n---\nkey: "value" # not a comment\n&amp; ::RAY_ID::';
 const HOSTILE_GUIDANCE = "**Call us** <img src=x onerror=alert(1)>\n\n1. Wait [here](javascript:alert(1))\n2. `retry`";
@@ -31,15 +32,6 @@ const OVERLAY_RULE = {
   action: "serve_error",
   action_parameters: { overlay: OVERLAY },
 };
-
-async function api(method: string, path: string, body: unknown): Promise<{ status: number; text: string }> {
-  const res = await exports.default.fetch(`http://localhost${path}`, {
-    method,
-    headers: { ...ADMIN, "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, text: await res.text() };
-}
 
 const entrypoint = (zone: string): string => `/zones/${zone}/rulesets/phases/http_custom_errors/entrypoint`;
 

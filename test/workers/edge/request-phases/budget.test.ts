@@ -12,10 +12,11 @@
  * the clock after the synchronous work of the request is over.
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../../../src/index";
-import { ADMIN, loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { api } from "../../support/envelope";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -47,20 +48,6 @@ function expensiveUserAgent(): string {
   return chars.join("") + "w";
 }
 
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; json: ApiBody }> {
-  const res = await exports.default.fetch(`http://localhost${path}`, {
-    method,
-    headers: { ...ADMIN, "Content-Type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, json: await res.json() };
-}
-
-interface ApiBody {
-  readonly success: boolean;
-  readonly errors: readonly { code: number; message: string }[];
-}
-
 const entrypoint = (zone: string, phase: string) => `/zones/${zone}/rulesets/phases/${phase}/entrypoint`;
 
 async function zoneWithRules(phase: string, rules: readonly unknown[]): Promise<string> {
@@ -68,7 +55,7 @@ async function zoneWithRules(phase: string, rules: readonly unknown[]): Promise<
   await putZone(zone, { plan: "enterprise", origin: loopback(ports.http) });
   if (rules.length > 0) {
     const res = await api("PUT", entrypoint(zone, phase), { rules });
-    expect(res.status, JSON.stringify(res.json.errors)).toBe(200);
+    expect(res.status, JSON.stringify(res.body.errors)).toBe(200);
   }
   return zone;
 }
@@ -115,14 +102,14 @@ describe("regex work is charged before it runs", () => {
     const res = await api("PUT", entrypoint(zone, "http_request_firewall_custom"), { rules: expensiveFirewall() });
     expect(res.status).toBe(400);
     // Every rule is over one rule's budget on the largest User-Agent the zone accepts: each is named (20 listed).
-    expect(res.json.errors[0]).toEqual({
+    expect(res.body.errors[0]).toEqual({
       code: 20045,
       message: expect.stringMatching(
         /^rules\[0\]\.expression: rule [0-9a-f]{32} costs up to \d+ units on the largest request the zone accepts \(headers of 32768 bytes, a URL of 16384 bytes\), over one rule's budget of 4000000 units/,
       ) as unknown,
     });
-    expect(res.json.errors).toHaveLength(20 + 1);
-    expect(res.json.errors.at(-1)?.message).toBe("and 5 more errors not listed");
+    expect(res.body.errors).toHaveLength(20 + 1);
+    expect(res.body.errors.at(-1)?.message).toBe("and 5 more errors not listed");
   });
 
   it("(b) zone B's request is not delayed while zone A's expensive custom error rules run", async () => {
@@ -182,7 +169,7 @@ describe("(d) the real nested join(split(…)): refused in the request phases, a
     ] as const) {
       const res = await api("PUT", entrypoint(zone, phase), { rules: [rule] });
       expect(res.status).toBe(400);
-      expect(res.json.errors).toEqual([
+      expect(res.body.errors).toEqual([
         {
           code: 20045,
           message: expect.stringMatching(
@@ -270,7 +257,7 @@ describe("one budget per request, across phases", () => {
     await putZone(zone, { plan: "enterprise", origin: loopback(ports.http) });
     const put = async (phase: string, rules: unknown[]) => {
       const res = await api("PUT", entrypoint(zone, phase), { rules });
-      expect(res.status, JSON.stringify(res.json.errors)).toBe(200);
+      expect(res.status, JSON.stringify(res.body.errors)).toBe(200);
     };
     await put("http_custom_errors", [serve(`${costly(120)} or http.response.code eq 404`)]);
 
@@ -323,7 +310,7 @@ describe("the worst case the write-time limits allow, on the largest request", (
       ["http_custom_errors", [custom]],
     ] as const) {
       const res = await api("PUT", entrypoint(zone, phase), { rules });
-      expect(res.status, JSON.stringify(res.json.errors)).toBe(200);
+      expect(res.status, JSON.stringify(res.body.errors)).toBe(200);
     }
     const other = await zoneWithRules("http_request_firewall_custom", [block('http.request.uri.path eq "/admin"')]);
     const times: string[] = [];
@@ -376,8 +363,8 @@ describe("the zone's cap on compiled regular expressions", () => {
       })),
     });
     expect(over.status).toBe(400);
-    expect(over.json.success).toBe(false);
-    expect(over.json.errors).toEqual([
+    expect(over.body.success).toBe(false);
+    expect(over.body.errors).toEqual([
       {
         code: 20021,
         message: expect.stringMatching(

@@ -9,7 +9,8 @@ import { env, exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../../../src/index";
 import type { RateLimiter } from "../../../../src/state/rate-limiter/rate-limiter";
-import { ADMIN, expectGeneratedError, loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { expectGeneratedError, loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { api } from "../../support/envelope";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -37,20 +38,8 @@ async function send(zone: string, path: string, sent: Sent = {}, bindings: Env =
   return res;
 }
 
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; json: ApiBody }> {
-  const res = await exports.default.fetch(`http://localhost${path}`, {
-    method,
-    headers: { ...ADMIN, "Content-Type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, json: await res.json() };
-}
-
-interface ApiBody {
-  readonly success: boolean;
-  readonly errors: readonly { code: number; message: string }[];
-  readonly result: { rules: Record<string, unknown>[] } | null;
-}
+/** The `result` of an access-rules or ruleset answer (`null` on a failure). */
+type RuleList = { rules: Record<string, unknown>[] } | null;
 
 const entrypoint = (zone: string, phase: string) => `/zones/${zone}/rulesets/phases/${phase}/entrypoint`;
 const block = (expression: string, extra: Record<string, unknown> = {}) => ({ expression, action: "block", ...extra });
@@ -74,7 +63,7 @@ async function zoneWith(rules: ZoneRules): Promise<string> {
   await putZone(zone, { plan: rules.plan ?? "pro", origin: loopback(ports.http) });
   const put = async (path: string, body: unknown) => {
     const res = await api("PUT", path, body);
-    expect(res.status, JSON.stringify(res.json.errors)).toBe(200);
+    expect(res.status, JSON.stringify(res.body.errors)).toBe(200);
   };
   if (rules.access) await put(`/zones/${zone}/access_rules`, { rules: rules.access });
   if (rules.firewall) await put(entrypoint(zone, "http_request_firewall_custom"), { rules: rules.firewall });
@@ -303,13 +292,13 @@ describe("plan limits on free (docs/custom-errors.md): 5 firewall rules and 1 ra
       rules: Array.from({ length: 6 }, () => block("true")),
     });
     expect(six.status).toBe(400);
-    expect(six.json.errors.map((e) => e.code)).toEqual([20021]);
-    expect(six.json.errors[0]?.message).toBe(
+    expect(six.body.errors.map((e) => e.code)).toEqual([20021]);
+    expect(six.body.errors[0]?.message).toBe(
       "rules: at most 5 rules in http_request_firewall_custom on the free plan (docs/custom-errors.md)",
     );
     const two = await api("PUT", entrypoint(zone, "http_ratelimit"), { rules: [limit("true", 1), limit("true", 2)] });
     expect(two.status).toBe(400);
-    expect(two.json.errors.map((e) => e.code)).toEqual([20021]);
+    expect(two.body.errors.map((e) => e.code)).toEqual([20021]);
   });
 });
 
@@ -317,8 +306,8 @@ describe("GET/PUT /zones/{zone}/access_rules", () => {
   it("an unwritten list is empty; values are normalised; a presented list PUTs back unchanged", async () => {
     const zone = uniqueZone("access");
     await putZone(zone, { origin: loopback(ports.http) });
-    expect((await api("GET", `/zones/${zone}/access_rules`)).json.result).toEqual({ rules: [] });
-    const put = await api("PUT", `/zones/${zone}/access_rules`, {
+    expect((await api("GET", `/zones/${zone}/access_rules`)).body.result).toEqual({ rules: [] });
+    const put = await api<RuleList>("PUT", `/zones/${zone}/access_rules`, {
       rules: [
         ipRule("ip", "2001:DB8:0::1"),
         { ...ipRule("ip_range", "198.51.100.77/24"), notes: "scanner" },
@@ -326,7 +315,7 @@ describe("GET/PUT /zones/{zone}/access_rules", () => {
       ],
     });
     expect(put.status).toBe(200);
-    const rules = put.json.result?.rules ?? [];
+    const rules = put.body.result?.rules ?? [];
     expect(rules.map((r) => r.configuration)).toEqual([
       { target: "ip", value: "2001:db8::1" },
       { target: "ip_range", value: "198.51.100.0/24" },
@@ -335,9 +324,9 @@ describe("GET/PUT /zones/{zone}/access_rules", () => {
     expect(rules[1]).toMatchObject({ mode: "block", notes: "scanner" });
     expect(rules[1]?.id).toMatch(/^[0-9a-f]{32}$/);
     const got = await api("GET", `/zones/${zone}/access_rules`);
-    expect(got.json.result).toEqual(put.json.result);
-    const again = await api("PUT", `/zones/${zone}/access_rules`, got.json.result);
-    expect(again.json.result).toEqual(put.json.result);
+    expect(got.body.result).toEqual(put.body.result);
+    const again = await api("PUT", `/zones/${zone}/access_rules`, got.body.result);
+    expect(again.body.result).toEqual(put.body.result);
   });
 
   it("a write is visible to traffic on the writing isolate at once, and an empty list unblocks", async () => {
@@ -367,9 +356,9 @@ describe("GET/PUT /zones/{zone}/access_rules", () => {
     const before = await api("GET", `/zones/${zone}/access_rules`);
     const res = await api("PUT", `/zones/${zone}/access_rules`, body);
     expect(res.status).toBe(400);
-    expect(res.json.errors[0]?.code).toBe(20026);
-    expect(res.json.errors.map((e) => e.message).join("\n")).toMatch(message);
-    expect((await api("GET", `/zones/${zone}/access_rules`)).json).toEqual(before.json);
+    expect(res.body.errors[0]?.code).toBe(20026);
+    expect(res.body.errors.map((e) => e.message).join("\n")).toMatch(message);
+    expect((await api("GET", `/zones/${zone}/access_rules`)).body).toEqual(before.body);
     await expectGeneratedError(await send(zone, "/", { ip: "198.51.100.4" }), 1006);
   });
 
@@ -379,12 +368,12 @@ describe("GET/PUT /zones/{zone}/access_rules", () => {
       rules: [block('http.request.uri.path eq "/x"'), block("http.response.code eq 500")],
     });
     expect(bad.status).toBe(400);
-    expect(bad.json.errors.map((e) => e.code)).toEqual([20021]);
-    expect(bad.json.errors[0]?.message).toMatch(/^rules\[1\]\.expression: 1:1: /);
+    expect(bad.body.errors.map((e) => e.code)).toEqual([20021]);
+    expect(bad.body.errors[0]?.message).toMatch(/^rules\[1\]\.expression: 1:1: /);
     const badLimit = await api("PUT", entrypoint(zone, "http_ratelimit"), { rules: [limit("true", 1, 0)] });
     expect(badLimit.status).toBe(400);
-    expect(badLimit.json.errors.map((e) => e.code)).toEqual([20021]);
-    expect((await api("GET", entrypoint(zone, "http_ratelimit"))).json.result?.rules).toEqual([]);
+    expect(badLimit.body.errors.map((e) => e.code)).toEqual([20021]);
+    expect((await api<RuleList>("GET", entrypoint(zone, "http_ratelimit"))).body.result?.rules).toEqual([]);
     await expectGeneratedError(await send(zone, "/admin", { ip: "192.0.2.1" }), 1020);
     await expectOrigin(await send(zone, "/x", { ip: "192.0.2.1" }));
   });
@@ -398,7 +387,7 @@ describe("GET/PUT /zones/{zone}/access_rules", () => {
   });
 });
 
-describe("the example zone of `npm run dev` (fixtures/example-zone.json)", () => {
+describe("the example zone of `npm run dev` (fixtures/example-zone.body)", () => {
   it("its firewall rule, rate limit and IP access rule answer what the README says", async () => {
     const example = (await import("../../../../fixtures/example-zone.json")).default as {
       rulesets: Record<string, unknown>;

@@ -9,34 +9,17 @@
  * unreserved characters, upper-case hex, merged slashes (cloudflare type).
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../../../src/index";
-import { ADMIN, expectGeneratedError, loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { expectGeneratedError, loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { api } from "../../support/envelope";
 
 async function send(url: string): Promise<Response> {
   const ctx = createExecutionContext();
   const res = await worker.fetch(new Request(url, { headers: { Accept: "application/json" } }), env, ctx);
   await waitOnExecutionContext(ctx);
   return res;
-}
-
-async function api(method: string, path: string, body?: unknown, headers: Record<string, string> = ADMIN) {
-  const res = await exports.default.fetch(`http://localhost${path}`, {
-    method,
-    headers: { ...headers, "Content-Type": "application/json" },
-    ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return {
-    status: res.status,
-    text,
-    json: (text === "" ? null : JSON.parse(text)) as {
-      success: boolean;
-      errors: { code: number; message: string }[];
-      result: unknown;
-    } | null,
-  };
 }
 
 const entrypoint = (zone: string, phase: string) => `/zones/${zone}/rulesets/phases/${phase}/entrypoint`;
@@ -193,17 +176,17 @@ describe("GET/PUT/DELETE /zones/{zone}/url_normalization", () => {
     const path = `/zones/${zone}/url_normalization`;
     expect(await api("GET", path)).toMatchObject({
       status: 200,
-      json: { success: true, errors: [], result: { scope: "incoming", type: "cloudflare" } },
+      body: { success: true, errors: [], result: { scope: "incoming", type: "cloudflare" } },
     });
     expect(await api("PUT", path, { scope: "both", type: "rfc3986" })).toMatchObject({
       status: 200,
-      json: { success: true, result: { scope: "both", type: "rfc3986" } },
+      body: { success: true, result: { scope: "both", type: "rfc3986" } },
     });
-    expect((await api("GET", path)).json?.result).toEqual({ scope: "both", type: "rfc3986" });
+    expect((await api("GET", path)).body.result).toEqual({ scope: "both", type: "rfc3986" });
     const removed = await api("DELETE", path);
     expect(removed.status).toBe(204);
     expect(removed.text).toBe("");
-    expect((await api("GET", path)).json?.result).toEqual({ scope: "incoming", type: "cloudflare" });
+    expect((await api("GET", path)).body.result).toEqual({ scope: "incoming", type: "cloudflare" });
   });
 
   it("a change applies to the next request (the writing isolate sees it at once)", async () => {
@@ -230,11 +213,11 @@ describe("GET/PUT/DELETE /zones/{zone}/url_normalization", () => {
     await putZone(zone, { origin: loopback(ports.http) });
     const res = await api("PUT", `/zones/${zone}/url_normalization`, body);
     expect(res.status).toBe(400);
-    expect(res.json?.success).toBe(false);
-    expect(res.json?.errors.every((e) => e.code === 20027)).toBe(true);
-    for (const m of messages) expect(res.json?.errors.map((e) => e.message).join("\n")).toContain(m);
+    expect(res.body.success).toBe(false);
+    expect(res.body.errors.every((e) => e.code === 20027)).toBe(true);
+    for (const m of messages) expect(res.body.errors.map((e) => e.message).join("\n")).toContain(m);
     // Nothing stored.
-    expect((await api("GET", `/zones/${zone}/url_normalization`)).json?.result).toEqual({
+    expect((await api("GET", `/zones/${zone}/url_normalization`)).body.result).toEqual({
       scope: "incoming",
       type: "cloudflare",
     });
@@ -245,7 +228,7 @@ describe("GET/PUT/DELETE /zones/{zone}/url_normalization", () => {
     await putZone(zone, { origin: loopback(ports.http) });
     const malformed = await api("PUT", `/zones/${zone}/url_normalization`, "{");
     expect(malformed.status).toBe(400);
-    expect(malformed.json?.errors.map((e) => e.code)).toEqual([10002]);
+    expect(malformed.body.errors.map((e) => e.code)).toEqual([10002]);
     for (const method of ["GET", "PUT", "DELETE"]) {
       const body = method === "PUT" ? { scope: "both", type: "rfc3986" } : undefined;
       const res = await api(method, `/zones/nowhere-${zone}/url_normalization`, body);
@@ -254,7 +237,7 @@ describe("GET/PUT/DELETE /zones/{zone}/url_normalization", () => {
     }
     const badName = await api("GET", "/zones/not_a_host!/url_normalization");
     expect(badName.status).toBe(400);
-    expect(badName.json?.errors.map((e) => e.code)).toEqual([7003]);
+    expect(badName.body.errors.map((e) => e.code)).toEqual([7003]);
     expect((await api("GET", `/client/v4/zones/${zone}/url_normalization`)).status).toBe(200);
   });
 });
