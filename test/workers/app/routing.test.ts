@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { parseSettings } from "../../../src/shared/settings";
 import { destinationOf } from "../../../src/app";
 import { ADMIN, loopback, ports, zoneFor } from "../support/origin";
+import { apiFetch } from "../support/envelope";
 
 describe("destinationOf (docs/architecture.md routing order)", () => {
   const settings = parseSettings({ API_HOSTS: "localhost,127.0.0.1,api.example", SERVICE_PREFIX: "/cdn-cgi" });
@@ -31,7 +32,7 @@ describe("destinationOf (docs/architecture.md routing order)", () => {
 
 describe("management API", () => {
   it.each(["/nope", "/client/v4/nope"])("answers unknown route %s with a 404 envelope", async (path) => {
-    const res = await exports.default.fetch(`http://localhost${path}`, { headers: ADMIN });
+    const res = await apiFetch("GET", path);
     expect(res.status).toBe(404);
     expect(res.headers.get("Content-Type")).toBe("application/json; charset=utf-8");
     const body = await res.json<{ success: boolean; errors: { code: number }[]; result: unknown }>();
@@ -73,19 +74,16 @@ describe("every management request is authenticated first (docs/configuration.md
     ["a malformed account id", "GET", "/accounts/NOT-AN-ACCOUNT/tags/keys", 404, 7003],
     ["a malformed zone name", "GET", "/zones/bad_name.example", 400, 7003],
   ])("%s answers 401 without a token, and its own error with one", async (_name, method, path, status, code) => {
-    const anonymous = await exports.default.fetch(`http://localhost${path}`, { method });
+    const anonymous = await apiFetch(method, path, undefined, {});
     expect(anonymous.status).toBe(401);
     expect(await anonymous.json()).toMatchObject({ success: false, errors: [{ code: 10000 }] });
-    const known = await exports.default.fetch(`http://localhost${path}`, { method, headers: ADMIN });
+    const known = await apiFetch(method, path);
     expect(known.status).toBe(status);
     expect(await known.json()).toMatchObject({ success: false, errors: [{ code }] });
   });
 
   it("a wrong method with a token answers 405 with Allow", async () => {
-    const res = await exports.default.fetch(`http://localhost/accounts/${ACCOUNT}/tags/keys`, {
-      method: "PUT",
-      headers: ADMIN,
-    });
+    const res = await apiFetch("PUT", `/accounts/${ACCOUNT}/tags/keys`);
     expect(res.status).toBe(405);
     expect(res.headers.get("Allow")).toBe("GET");
   });

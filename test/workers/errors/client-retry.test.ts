@@ -8,7 +8,8 @@
 import { exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { fetchWithRetry, type FetchWithRetryOptions } from "../../../packages/client/src/index.js";
-import { ADMIN, loopback, ports, putZone, uniqueZone } from "../support/origin";
+import { loopback, ports, putZone, uniqueZone } from "../support/origin";
+import { apiOk } from "../support/envelope";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -109,23 +110,15 @@ describe("fetchWithRetry against a rate-limited zone", () => {
   it("waits the dynamic Retry-After (not the catalog's 30 s), then succeeds", async () => {
     vi.spyOn(console, "log").mockImplementation(() => {});
     const host = await zone(loopback(ports.http));
-    const res = await exports.default.fetch(
-      `http://localhost/zones/${host}/rulesets/phases/http_ratelimit/entrypoint`,
-      {
-        method: "PUT",
-        headers: { ...ADMIN, "Content-Type": "application/json" },
-        body: JSON.stringify({
-          rules: [
-            {
-              expression: "true",
-              action: "block",
-              ratelimit: { characteristics: ["ip.src"], period: 20, requests_per_period: 1, mitigation_timeout: 20 },
-            },
-          ],
-        }),
-      },
-    );
-    expect(res.status, await res.text()).toBe(200);
+    await apiOk("PUT", `/zones/${host}/rulesets/phases/http_ratelimit/entrypoint`, {
+      rules: [
+        {
+          expression: "true",
+          action: "block",
+          ratelimit: { characteristics: ["ip.src"], period: 20, requests_per_period: 1, mitigation_timeout: 20 },
+        },
+      ],
+    });
     const { waits, options } = fakeTime();
     const first = await fetchWithRetry(`http://${host}/`, {}, options);
     expect(first.response.status).toBe(200);

@@ -9,7 +9,8 @@ import { parseList, Token, type Item } from "structured-headers";
 import { describe, expect, it } from "vitest";
 import { CATALOG } from "../../../src/errors/catalog";
 import { PROXY_ERROR_TYPES, PROXY_NAME } from "../../../src/errors/proxy-status";
-import { ADMIN, loopback, ports, putZone, uniqueZone } from "../support/origin";
+import { loopback, ports, putZone, uniqueZone } from "../support/origin";
+import { apiOk } from "../support/envelope";
 
 const ACCEPTS = ["application/json", "application/problem+json", "text/markdown", "text/html"] as const;
 
@@ -55,15 +56,6 @@ describe("Proxy-Status on every generated error (docs/errors.md)", () => {
   });
 });
 
-async function call(method: string, path: string, body: unknown): Promise<void> {
-  const res = await exports.default.fetch(`http://localhost${path}`, {
-    method,
-    headers: { ...ADMIN, "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  expect(res.status, await res.text()).toBe(200);
-}
-
 describe("Proxy-Status on zone traffic", () => {
   it("a real 521 says connection_refused and never the origin's address", async () => {
     const zone = uniqueZone("proxy-status");
@@ -80,7 +72,7 @@ describe("Proxy-Status on zone traffic", () => {
   it("kept when a custom rule or the zone's page answers", async () => {
     const zone = uniqueZone("proxy-status-custom");
     await putZone(zone, { origin: loopback(ports.closed), connect_timeout: 0.5 });
-    await call("PUT", `/zones/${zone}/rulesets/phases/http_custom_errors/entrypoint`, {
+    await apiOk("PUT", `/zones/${zone}/rulesets/phases/http_custom_errors/entrypoint`, {
       rules: [
         {
           expression: 'any(http.request.headers["accept"][*] contains "application/json")',
@@ -89,7 +81,7 @@ describe("Proxy-Status on zone traffic", () => {
         },
       ],
     });
-    await call("PUT", `/zones/${zone}/custom_pages/500_errors`, {
+    await apiOk("PUT", `/zones/${zone}/custom_pages/500_errors`, {
       state: "customized",
       content: "<!DOCTYPE html><html><head><title>Down</title></head><body>::EDGE_ERROR_500S_BOX::</body></html>",
     });

@@ -15,7 +15,8 @@ import { CATALOG, type CatalogEntry } from "../../../src/errors/catalog";
 import { errorResponse } from "../../../src/errors/pipeline";
 import { guidanceForWait } from "../../../src/errors/wording";
 import { parseSettings } from "../../../src/shared/settings";
-import { ADMIN, loopback, ports, putZone, uniqueZone } from "../support/origin";
+import { loopback, ports, putZone, uniqueZone } from "../support/origin";
+import { apiOk } from "../support/envelope";
 
 type Format = "json" | "markdown" | "html";
 const ACCEPT: Readonly<Record<Format, string>> = {
@@ -200,15 +201,7 @@ describe("a rate-limiting rule's own wait (1015 through zone traffic)", () => {
       action: "block",
       ratelimit: { characteristics: ["ip.src"], period: 10, requests_per_period: 1, mitigation_timeout: 20 },
     };
-    const put = await exports.default.fetch(
-      `http://localhost/zones/${zone}/rulesets/phases/http_ratelimit/entrypoint`,
-      {
-        method: "PUT",
-        headers: { ...ADMIN, "Content-Type": "application/json" },
-        body: JSON.stringify({ rules: [rule] }),
-      },
-    );
-    expect(put.status, await put.text()).toBe(200);
+    await apiOk("PUT", `/zones/${zone}/rulesets/phases/http_ratelimit/entrypoint`, { rules: [rule] });
     const send = (format: Format) =>
       exports.default.fetch(`http://${zone}/login`, {
         headers: { Accept: ACCEPT[format], "CF-Connecting-IP": "192.0.2.20" },

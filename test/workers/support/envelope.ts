@@ -25,8 +25,8 @@ export interface Envelope<T = unknown> {
 }
 
 /**
- * Sends one API request and hands back the Response. A string body is sent as it is (malformed JSON, exact bytes),
- * any other body as JSON, with `Content-Type: application/json`. `headers` are every other request header: the
+ * Sends one API request and hands back the Response. A string or a stream is sent as it is (malformed JSON, exact
+ * bytes, a body that never says its length), any other body as JSON, with `Content-Type: application/json`. `headers` are every other request header: the
  * admin token by default; pass `{}` for none, or `{ ...ADMIN, … }` to add to it.
  */
 export function apiFetch(
@@ -39,7 +39,7 @@ export function apiFetch(
   return exports.default.fetch(`http://localhost${path}`, {
     method,
     headers: { "Content-Type": "application/json", ...headers },
-    body: typeof body === "string" ? body : JSON.stringify(body),
+    body: typeof body === "string" || body instanceof ReadableStream ? body : JSON.stringify(body),
   });
 }
 

@@ -11,25 +11,15 @@ import { ACCESS_RULES_MAX_BYTES, LONGEST_RULE, presentedBytes } from "../../../.
 import type { PresentedAccessRule } from "../../../../src/state/zone/access-rules/types";
 import { ACCESS_RULE_LIMITS, parseAccessRules } from "../../../../src/state/zone/access-rules/validate";
 import { MAX_API_BODY_BYTES } from "../../../../src/api/kit/body";
-import { ADMIN, loopback, ports, putZone, uniqueZone } from "../../support/origin";
-import type { Envelope as V4Envelope } from "../../support/envelope";
+import { loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { api } from "../../support/envelope";
 
 // Lists of 1.6 MB go through the API several times per test.
 vi.setConfig({ testTimeout: 60_000 });
 
-type Envelope = V4Envelope<{ rules: PresentedAccessRule[] } | null>;
-
 const bytes = (text: string): number => new TextEncoder().encode(text).byteLength;
 
-async function call(method: string, zone: string, body?: string | ReadableStream<Uint8Array>) {
-  const res = await exports.default.fetch(`http://localhost/zones/${zone}/access_rules`, {
-    method,
-    headers: { ...ADMIN, "Content-Type": "application/json" },
-    ...(body === undefined ? {} : { body }),
-  });
-  const text = await res.text();
-  return { status: res.status, text, json: JSON.parse(text) as Envelope };
-}
+const accessRules = (zone: string): string => `/zones/${zone}/access_rules`;
 
 /** Rule `i` at the longest legal size: a full eight-group IPv6 /128 (every group four digits), a 32-hex id. */
 function longest(i: number, notes = ""): PresentedAccessRule {
@@ -46,17 +36,17 @@ function longest(i: number, notes = ""): PresentedAccessRule {
 async function roundTrip(text: string): Promise<string> {
   const zone = uniqueZone("acl-size");
   await putZone(zone, { origin: loopback(ports.http) });
-  const put = await call("PUT", zone, text);
+  const put = await api("PUT", accessRules(zone), text);
   expect(put.status, put.text.slice(0, 400)).toBe(200);
-  const got = await call("GET", zone);
+  const got = await api("GET", accessRules(zone));
   expect(got.status).toBe(200);
-  const result = JSON.stringify(got.json.result);
+  const result = JSON.stringify(got.body.result);
   expect(result).toBe(text); // the body was already canonical: GET renders exactly it
   expect(bytes(result)).toBeLessThanOrEqual(ACCESS_RULES_MAX_BYTES);
-  const again = await call("PUT", zone, result);
+  const again = await api("PUT", accessRules(zone), result);
   expect(again.status, again.text.slice(0, 400)).toBe(200);
-  const after = await call("GET", zone);
-  expect(JSON.stringify(after.json.result)).toBe(result);
+  const after = await api("GET", accessRules(zone));
+  expect(JSON.stringify(after.body.result)).toBe(result);
   return zone;
 }
 
@@ -146,12 +136,12 @@ describe("over the limit", () => {
     await putZone(zone, { origin: loopback(ports.http) });
     const over = maximal + " ";
     expect(bytes(over)).toBe(ACCESS_RULES_MAX_BYTES + 1);
-    const res = await call("PUT", zone, over);
+    const res = await api("PUT", accessRules(zone), over);
     expect(res.status).toBe(413);
-    expect(res.json.success).toBe(false);
-    expect(res.json.errors[0]?.code).toBe(10413);
-    expect(res.json.errors[0]?.message).toContain(String(ACCESS_RULES_MAX_BYTES));
-    expect((await call("GET", zone)).json.result).toEqual({ rules: [] });
+    expect(res.body.success).toBe(false);
+    expect(res.body.errors[0]?.code).toBe(10413);
+    expect(res.body.errors[0]?.message).toContain(String(ACCESS_RULES_MAX_BYTES));
+    expect((await api("GET", accessRules(zone))).body.result).toEqual({ rules: [] });
   });
 
   it("one byte over, streamed without Content-Length â†’ 413, cut off while reading", async () => {
@@ -166,9 +156,9 @@ describe("over the limit", () => {
         offset += 64 * 1024;
       },
     });
-    const res = await call("PUT", zone, stream);
+    const res = await api("PUT", accessRules(zone), stream);
     expect(res.status).toBe(413);
-    expect(res.json.errors[0]?.code).toBe(10413);
+    expect(res.body.errors[0]?.code).toBe(10413);
   });
 
   it("a body under the limit that GET would render over it (ids and notes filled in) â†’ 400; nothing stored", async () => {
@@ -182,23 +172,22 @@ describe("over the limit", () => {
     });
     const text = JSON.stringify({ rules });
     expect(bytes(text)).toBeLessThan(ACCESS_RULES_MAX_BYTES);
-    const res = await call("PUT", zone, text);
+    const res = await api("PUT", accessRules(zone), text);
     expect(res.status, res.text.slice(0, 300)).toBe(400);
-    expect(res.json.errors).toHaveLength(1);
-    expect(res.json.errors[0]?.code).toBe(20026);
-    expect(res.json.errors[0]?.message).toMatch(/as GET returns them .* would be 1602011 bytes, at most 1600011/);
-    expect((await call("GET", zone)).json.result).toEqual({ rules: [] });
+    expect(res.body.errors).toHaveLength(1);
+    expect(res.body.errors[0]?.code).toBe(20026);
+    expect(res.body.errors[0]?.message).toMatch(/as GET returns them .* would be 1602011 bytes, at most 1600011/);
+    expect((await api("GET", accessRules(zone))).body.result).toEqual({ rules: [] });
   });
 
   it("other management bodies keep the 1 MiB limit", async () => {
     const zone = uniqueZone("acl-other");
-    const res = await exports.default.fetch(`http://localhost/zones/${zone}`, {
-      method: "PUT",
-      headers: { ...ADMIN, "Content-Type": "application/json" },
-      body: JSON.stringify({ plan: "pro", origin: loopback(ports.http), pad: "x".repeat(MAX_API_BODY_BYTES) }),
+    const res = await api("PUT", `/zones/${zone}`, {
+      plan: "pro",
+      origin: loopback(ports.http),
+      pad: "x".repeat(MAX_API_BODY_BYTES),
     });
     expect(res.status).toBe(413);
-    await res.body?.cancel();
   });
 });
 
@@ -207,7 +196,7 @@ describe("the zone's whole document has a limit too (one Durable Object value, â
     const zone = uniqueZone("acl-doc");
     await putZone(zone, { plan: "enterprise", origin: loopback(ports.http) });
     const list = JSON.stringify({ rules: Array.from({ length: ACCESS_RULE_LIMITS.maxRules }, (_, i) => longest(i)) });
-    expect((await call("PUT", zone, list)).status).toBe(200);
+    expect((await api("PUT", accessRules(zone), list)).status).toBe(200);
     // 60 custom error rules of 10,000 bytes each: a legal ruleset body (under 1 MiB) that the document cannot add.
     const rules = Array.from({ length: 60 }, (_, i) => ({
       expression: `http.request.uri.path eq "/p${i}"`,
@@ -216,28 +205,17 @@ describe("the zone's whole document has a limit too (one Durable Object value, â
     }));
     const path = `/zones/${zone}/rulesets/phases/http_custom_errors/entrypoint`;
     // A dry run applies the edit to the document as read, with the same check: the same 413, nothing stored.
-    const rehearsed = await exports.default.fetch(`http://localhost${path}?dry_run=true`, {
-      method: "PUT",
-      headers: { ...ADMIN, "Content-Type": "application/json" },
-      body: JSON.stringify({ rules }),
-    });
+    const rehearsed = await api("PUT", `${path}?dry_run=true`, { rules });
     expect(rehearsed.status).toBe(413);
-    expect((await rehearsed.json<Envelope>()).errors[0]?.code).toBe(10413);
-    const put = await exports.default.fetch(`http://localhost${path}`, {
-      method: "PUT",
-      headers: { ...ADMIN, "Content-Type": "application/json" },
-      body: JSON.stringify({ rules }),
-    });
-    const text = await put.text();
-    expect(put.status, text.slice(0, 300)).toBe(413);
-    const body = JSON.parse(text) as Envelope;
-    expect(body.errors[0]?.code).toBe(10413);
-    expect(body.errors[0]?.message).toMatch(/configuration would be \d+ bytes, over its limit of 1990000 bytes/);
+    expect(rehearsed.body.errors[0]?.code).toBe(10413);
+    const put = await api("PUT", path, { rules });
+    expect(put.status, put.text.slice(0, 300)).toBe(413);
+    expect(put.body.errors[0]?.code).toBe(10413);
+    expect(put.body.errors[0]?.message).toMatch(/configuration would be \d+ bytes, over its limit of 1990000 bytes/);
     // Nothing stored: the access rules are intact and the ruleset was never written; traffic is served.
-    expect(JSON.stringify((await call("GET", zone)).json.result)).toBe(list);
-    const ruleset = await exports.default.fetch(`http://localhost${path}`, { headers: ADMIN });
-    const stored = await ruleset.json<{ result: { rules?: unknown[] } | null }>();
-    expect(stored.result?.rules ?? []).toEqual([]);
+    expect(JSON.stringify((await api("GET", accessRules(zone))).body.result)).toBe(list);
+    const stored = await api<{ rules?: unknown[] } | null>("GET", path);
+    expect(stored.body.result?.rules ?? []).toEqual([]);
     const served = await exports.default.fetch(`http://${zone}/p1`, { headers: { "CF-Connecting-IP": "192.0.2.1" } });
     expect(served.status).toBe(200);
     await served.body?.cancel();

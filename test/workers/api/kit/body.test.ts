@@ -4,11 +4,10 @@
  * zone's writer, on every write route; a body at the limit goes on to the route's own validation; brackets inside
  * strings are not nesting.
  */
-import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { JSON_TOO_DEEP_CODE, MAX_JSON_DEPTH, nestsDeeperThan } from "../../../../src/api/kit/body";
-import type { Envelope } from "../../support/envelope";
-import { ADMIN, loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { api } from "../../support/envelope";
 
 const ACCOUNT = "d0b1e5a0c0ffee00d0b1e5a0c0ffee01";
 
@@ -17,15 +16,6 @@ const deepObject = (depth: number): string => `${'{"a":'.repeat(depth - 1)}{"a":
 /** An object whose `x` holds arrays nested so the body is `depth` deep. */
 const deepInside = (depth: number): string => `{"x":${"[".repeat(depth - 1)}${"]".repeat(depth - 1)}}`;
 
-async function send(method: string, path: string, body: string): Promise<{ status: number; envelope: Envelope }> {
-  const res = await exports.default.fetch(`http://localhost${path}`, {
-    method,
-    headers: { ...ADMIN, "Content-Type": "application/json" },
-    ...(method === "GET" ? {} : { body }),
-  });
-  return { status: res.status, envelope: await res.json<Envelope>() };
-}
-
 let zone = "";
 let rulesetId = "";
 let ruleId = "";
@@ -33,13 +23,13 @@ let ruleId = "";
 beforeAll(async () => {
   zone = uniqueZone("deep-json");
   await putZone(zone, { plan: "enterprise", origin: loopback(ports.closed) });
-  const made = await send(
+  const made = await api(
     "PUT",
     `/zones/${zone}/rulesets/phases/http_request_firewall_custom/entrypoint`,
     JSON.stringify({ rules: [{ expression: 'http.host eq "x"', action: "block" }] }),
   );
   expect(made.status).toBe(200);
-  const ruleset = made.envelope.result as { id: string; rules: { id: string }[] };
+  const ruleset = made.body.result as { id: string; rules: { id: string }[] };
   rulesetId = ruleset.id;
   ruleId = ruleset.rules[0]?.id ?? "";
 });
@@ -66,8 +56,8 @@ const routes = (): [string, string, number?][] => [
 ];
 
 async function zoneVersion(): Promise<number> {
-  const got = await send("GET", `/zones/${zone}`, "");
-  return (got.envelope.result as { version: number }).version;
+  const got = await api("GET", `/zones/${zone}`);
+  return (got.body.result as { version: number }).version;
 }
 
 describe("JSON nested deeper than the limit: 400, code 10004, before parsing", () => {
@@ -75,7 +65,7 @@ describe("JSON nested deeper than the limit: 400, code 10004, before parsing", (
     const before = await zoneVersion();
     for (const [method, path, code = JSON_TOO_DEEP_CODE] of routes()) {
       for (const body of [deepObject(3000), deepInside(3000)]) {
-        const { status, envelope } = await send(method, path, body);
+        const { status, body: envelope } = await api(method, path, body);
         expect(status, `${method} ${path}: ${JSON.stringify(envelope)}`).toBe(400);
         expect(envelope.errors).toEqual([
           {
@@ -90,23 +80,23 @@ describe("JSON nested deeper than the limit: 400, code 10004, before parsing", (
 
   it("the limit is exact: 32 deep reaches the route's own validation, 33 deep does not", async () => {
     for (const [method, path, code = JSON_TOO_DEEP_CODE] of routes()) {
-      const at = await send(method, path, deepInside(MAX_JSON_DEPTH));
+      const at = await api(method, path, deepInside(MAX_JSON_DEPTH));
       expect(at.status, `${method} ${path}`).toBeGreaterThanOrEqual(400);
-      expect(at.envelope.errors[0]?.message, `${method} ${path}`).not.toContain("levels deep");
-      const over = await send(method, path, deepInside(MAX_JSON_DEPTH + 1));
-      expect(over.envelope.errors[0]?.code, `${method} ${path}`).toBe(code);
-      expect(over.envelope.errors[0]?.message, `${method} ${path}`).toContain("levels deep");
+      expect(at.body.errors[0]?.message, `${method} ${path}`).not.toContain("levels deep");
+      const over = await api(method, path, deepInside(MAX_JSON_DEPTH + 1));
+      expect(over.body.errors[0]?.code, `${method} ${path}`).toBe(code);
+      expect(over.body.errors[0]?.message, `${method} ${path}`).toContain("levels deep");
     }
   });
 
   it("brackets inside strings are not nesting, escaped quotes included; a legitimate body still works", async () => {
     const description = `${"[{".repeat(100)} \\" ${"{".repeat(100)}`;
-    const put = await send(
+    const put = await api(
       "PUT",
       `/zones/${zone}/rulesets/phases/http_request_firewall_custom/entrypoint`,
       `{"rules":[{"expression":"http.host eq \\"${"[".repeat(40)}\\"","action":"block","description":"${description}"}]}`,
     );
-    expect(put.status, JSON.stringify(put.envelope)).toBe(200);
+    expect(put.status, put.text).toBe(200);
     expect(nestsDeeperThan(`["\\\\", ${"[".repeat(3)}]]]]`, 3)).toBe(true);
     expect(nestsDeeperThan(`["\\"[[[[", []]`, 2)).toBe(false);
     expect(nestsDeeperThan(`{}{}{}{}`, 1)).toBe(false);

@@ -6,8 +6,8 @@
  */
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { Envelope } from "../../support/envelope";
-import { ADMIN, newAccount } from "../../support/tags";
+import { apiFetch, apiOk, type Envelope } from "../../support/envelope";
+import { newAccount } from "../../support/tags";
 import { loopback, ports, uniqueZone } from "../../support/origin";
 
 interface Ref {
@@ -27,14 +27,6 @@ interface Doc {
 }
 
 const refName = (ref: Ref | undefined): string => (ref?.$ref ?? "").split("/").pop() ?? "";
-
-async function send(method: string, path: string, body: unknown): Promise<Response> {
-  return exports.default.fetch(`http://localhost${path}`, {
-    method,
-    headers: { ...ADMIN, "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-}
 
 describe("OpenAPI request examples", () => {
   it("every request schema has an example, and its route accepts it", async () => {
@@ -58,28 +50,29 @@ describe("OpenAPI request examples", () => {
         const params = [...shared, ...(op.parameters ?? [])].map((p) => doc.components.parameters[refName(p)]);
         // Zone sections need their zone: created from the ZoneSettings example (a paid plan, so every phase).
         if (template.startsWith("/zones/{zone}/")) {
-          expect((await send("PUT", `/zones/${zone}`, zoneExample)).status).toBe(200);
+          expect((await apiFetch("PUT", `/zones/${zone}`, zoneExample)).status).toBe(200);
         }
         // A custom error asset is fetched from the zone's origin and must be on the zone's host (same scope): the
         // zone points at the test origin (which serves the example's path), and the example's host is the zone's.
         let body = example;
         if (template.startsWith("/zones/{zone}/custom_pages/assets")) {
-          expect((await send("PUT", `/zones/${zone}`, { plan: "pro", origin: loopback(ports.http) })).status).toBe(200);
+          expect((await apiFetch("PUT", `/zones/${zone}`, { plan: "pro", origin: loopback(ports.http) })).status).toBe(
+            200,
+          );
           body = JSON.parse(JSON.stringify(example).replaceAll("shop.example", zone)) as unknown;
           if (template.includes("{asset_name}")) {
             const create = doc.components.schemas.CustomAssetCreate?.example;
-            const made = await send(
+            await apiOk(
               "POST",
               `/zones/${zone}/custom_pages/assets`,
               JSON.parse(JSON.stringify(create).replaceAll("shop.example", zone)),
             );
-            expect(made.status, await made.text()).toBe(200);
           }
         }
         // A ruleset's paths need one of the zone's rulesets (and its rule): made from the create example.
         const ids: Record<string, string> = {};
         if (template.includes("{ruleset_id}")) {
-          const created = await send(
+          const created = await apiFetch(
             "POST",
             `/zones/${zone}/rulesets`,
             doc.components.schemas.RulesetCreateBody?.example,
@@ -96,7 +89,7 @@ describe("OpenAPI request examples", () => {
           expect(declared, `${op.operationId}: path parameter ${name} has no example`).toBeDefined();
           return encodeURIComponent(declared ?? "");
         });
-        const res = await send(method.toUpperCase(), path, body);
+        const res = await apiFetch(method.toUpperCase(), path, body);
         const text = await res.text();
         expect([200, 204], `${op.operationId} ${method.toUpperCase()} ${path}: ${text}`).toContain(res.status);
         if (res.status === 200) expect((JSON.parse(text) as Envelope).success, op.operationId).toBe(true);

@@ -5,7 +5,7 @@
  */
 import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Envelope } from "../../support/envelope";
+import { apiFetch, apiOk, type Envelope } from "../../support/envelope";
 import { ADMIN, loopback, ports, putZone, uniqueZone } from "../../support/origin";
 
 const RULE = {
@@ -34,14 +34,9 @@ async function post(target: string, body: unknown, headers: Record<string, strin
 }
 
 async function snapshot(target: string): Promise<string> {
-  const zoneRes = await exports.default.fetch(`http://localhost/zones/${target}`, { headers: ADMIN });
-  const rules = await exports.default.fetch(
-    `http://localhost/zones/${target}/rulesets/phases/http_custom_errors/entrypoint`,
-    { headers: ADMIN },
-  );
-  const pages = await exports.default.fetch(`http://localhost/zones/${target}/custom_pages/500_errors`, {
-    headers: ADMIN,
-  });
+  const zoneRes = await apiFetch("GET", `/zones/${target}`);
+  const rules = await apiFetch("GET", `/zones/${target}/rulesets/phases/http_custom_errors/entrypoint`);
+  const pages = await apiFetch("GET", `/zones/${target}/custom_pages/500_errors`);
   return JSON.stringify([await zoneRes.json(), await rules.json(), await pages.json()]);
 }
 
@@ -49,15 +44,9 @@ beforeAll(async () => {
   for (let i = 0; i < 4; i++) {
     const name = uniqueZone("hostile");
     await putZone(name, { origin: loopback(ports.closed) });
-    const put = await exports.default.fetch(
-      `http://localhost/zones/${name}/rulesets/phases/http_custom_errors/entrypoint`,
-      {
-        method: "PUT",
-        headers: { ...ADMIN, "Content-Type": "application/json" },
-        body: JSON.stringify({ rules: [RULE] }),
-      },
-    );
-    expect(put.status).toBe(200);
+    await apiOk("PUT", `/zones/${name}/rulesets/phases/http_custom_errors/entrypoint`, {
+      rules: [RULE],
+    });
     pool.push(name);
   }
   zone = pool[0] ?? "";
@@ -240,11 +229,7 @@ describe("hostile drafts and described requests: a precise refusal, nothing stor
   });
 
   it("?dry_run is refused (10003): the preview stores nothing, a rehearsal of it would answer nothing", async () => {
-    const res = await exports.default.fetch(`http://localhost/zones/${zone}/preview?dry_run=true`, {
-      method: "POST",
-      headers: { ...ADMIN, "Content-Type": "application/json" },
-      body: JSON.stringify({ request: ok }),
-    });
+    const res = await apiFetch("POST", `/zones/${zone}/preview?dry_run=true`, { request: ok });
     expect(res.status).toBe(400);
     expect((await res.json<Envelope>()).errors[0]?.code).toBe(10003);
   });

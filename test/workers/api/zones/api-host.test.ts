@@ -9,21 +9,13 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { api as mountedApi } from "../../../../src/app";
-import { ADMIN, loopback, ports, putZone, uniqueZone } from "../../support/origin";
-import type { Envelope } from "../../support/envelope";
+import { loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { apiFetch, type Envelope } from "../../support/envelope";
 import { remember } from "../../../../src/state/zone/cache";
 import type { ZoneDocument } from "../../../../src/state/zone/schema";
 import { parseDocument } from "../../../../src/state/zone/store";
 
 const API_HOST = "localhost";
-
-function call(method: string, path: string, body?: unknown): Promise<Response> {
-  return exports.default.fetch(`http://localhost${path}`, {
-    method,
-    headers: { ...ADMIN, "Content-Type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-}
 
 async function refusal(res: Response): Promise<{ status: number; code: number | undefined; message: string }> {
   const body = await res.json<Envelope>();
@@ -55,20 +47,20 @@ const SCRIPT_RULE = {
 describe("a zone named after an API host is refused", () => {
   it.each(SPELLINGS)("PUT /zones/%s: 400, code 7003, naming API_HOSTS; nothing stored", async (spelling) => {
     for (const prefix of ["", "/client/v4"]) {
-      const res = await call("PUT", `${prefix}/zones/${spelling}`, { plan: "pro", origin: loopback(ports.http) });
+      const res = await apiFetch("PUT", `${prefix}/zones/${spelling}`, { plan: "pro", origin: loopback(ports.http) });
       const answer = await refusal(res);
       expect(answer).toMatchObject({ status: 400, code: 7003 });
       expect(answer.message).toContain(`${API_HOST} is a host of the management API (API_HOSTS)`);
     }
     expect(await env.CONFIG.get(`zone:${API_HOST}`)).toBeNull();
     // A rehearsal is refused alike: the same answer as the write.
-    const dry = await call("PUT", `/zones/${spelling}?dry_run=true`, { plan: "pro", origin: loopback(ports.http) });
+    const dry = await apiFetch("PUT", `/zones/${spelling}?dry_run=true`, { plan: "pro", origin: loopback(ports.http) });
     expect(await refusal(dry)).toMatchObject({ status: 400, code: 7003 });
   });
 
   it("with a port, or as an IP literal: refused as no hostname", async () => {
     for (const spelling of ["localhost:8787", "LOCALHOST.:443", "127.0.0.1", "%5B%3A%3A1%5D"]) {
-      const res = await call("PUT", `/zones/${spelling}`, { plan: "pro", origin: loopback(ports.http) });
+      const res = await apiFetch("PUT", `/zones/${spelling}`, { plan: "pro", origin: loopback(ports.http) });
       const answer = await refusal(res);
       expect(answer, spelling).toMatchObject({ status: 400, code: 7003 });
       expect(answer.message).toMatch(/not an IP address|without a port/);
@@ -87,7 +79,7 @@ describe("a zone named after an API host is refused", () => {
           .replace(":zone", spelling)
           .replace(":phase", "http_custom_errors")
           .replace(/:(\w+)/g, "0123456789abcdef0123456789abcdef");
-        const answer = await refusal(await call(route.method, path, { rules: [SCRIPT_RULE] }));
+        const answer = await refusal(await apiFetch(route.method, path, { rules: [SCRIPT_RULE] }));
         expect(answer, `${route.method} ${route.path}`).toMatchObject({ status: 400, code: 7003 });
         expect(answer.message).toContain("API_HOSTS");
       }
@@ -97,7 +89,7 @@ describe("a zone named after an API host is refused", () => {
   it("a subdomain of an API host is another origin and stays a zone name", async () => {
     const zone = `shop-${Math.random().toString(36).slice(2, 8)}.localhost`;
     await putZone(zone, { origin: loopback(ports.http) });
-    expect((await call("DELETE", `/zones/${zone}`)).status).toBe(200);
+    expect((await apiFetch("DELETE", `/zones/${zone}`)).status).toBe(200);
   });
 });
 
@@ -107,7 +99,7 @@ describe("a zone of that name stored anyway is never served on the API host", ()
     const donor = uniqueZone("legacy-donor");
     await putZone(donor, { origin: loopback(ports.closed) });
     expect(
-      (await call("PUT", `/zones/${donor}/rulesets/phases/http_custom_errors/entrypoint`, { rules: [SCRIPT_RULE] }))
+      (await apiFetch("PUT", `/zones/${donor}/rulesets/phases/http_custom_errors/entrypoint`, { rules: [SCRIPT_RULE] }))
         .status,
     ).toBe(200);
     const document = JSON.parse((await env.CONFIG.get(`zone:${donor}`)) ?? "null") as Record<string, unknown>;
@@ -138,9 +130,9 @@ describe("a zone of that name stored anyway is never served on the API host", ()
 
   it("it can still be read and deleted (GET and DELETE accept the name), and is then gone", async () => {
     await storeLegacyApiHostZone();
-    expect((await call("GET", `/zones/${API_HOST}`)).status).toBe(200);
-    expect((await call("DELETE", `/zones/LocalHost.`)).status).toBe(200);
+    expect((await apiFetch("GET", `/zones/${API_HOST}`)).status).toBe(200);
+    expect((await apiFetch("DELETE", `/zones/LocalHost.`)).status).toBe(200);
     expect(await env.CONFIG.get(`zone:${API_HOST}`)).toBeNull();
-    expect((await call("GET", `/zones/${API_HOST}`)).status).toBe(404);
+    expect((await apiFetch("GET", `/zones/${API_HOST}`)).status).toBe(404);
   });
 });

@@ -6,18 +6,10 @@
  */
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ADMIN, loopback, ports, putZone, uniqueZone } from "../../support/origin";
-import type { Envelope } from "../../support/envelope";
+import { loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { apiFetch, apiOk, type Envelope } from "../../support/envelope";
 
 const LIMIT_RULE_ID = "4c1a2b3d4e5f60718293a4b5c6d7e8f9";
-
-function api(method: string, path: string, body?: unknown): Promise<Response> {
-  return exports.default.fetch(`http://localhost${path}`, {
-    method,
-    headers: { ...ADMIN, "Content-Type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-}
 
 async function ok(res: Response): Promise<void> {
   expect(res.status, await res.clone().text()).toBe(200);
@@ -27,25 +19,23 @@ async function ok(res: Response): Promise<void> {
 /** The zone in front of the healthy origin, its login limited to 2 requests per 60 s per client address. */
 async function configure(zone: string): Promise<void> {
   await putZone(zone, { origin: loopback(ports.http) });
-  await ok(
-    await api("PUT", `/zones/${zone}/rulesets/phases/http_ratelimit/entrypoint`, {
-      rules: [
-        {
-          // The same rule id in both lives of the zone: without the incarnation its counters would be the same.
-          id: LIMIT_RULE_ID,
-          expression: 'http.request.uri.path eq "/login"',
-          action: "block",
-          ratelimit: {
-            characteristics: ["ip.src"],
-            period: 60,
-            requests_per_period: 2,
-            mitigation_timeout: 60,
-            counting: "exact",
-          },
+  await apiOk("PUT", `/zones/${zone}/rulesets/phases/http_ratelimit/entrypoint`, {
+    rules: [
+      {
+        // The same rule id in both lives of the zone: without the incarnation its counters would be the same.
+        id: LIMIT_RULE_ID,
+        expression: 'http.request.uri.path eq "/login"',
+        action: "block",
+        ratelimit: {
+          characteristics: ["ip.src"],
+          period: 60,
+          requests_per_period: 2,
+          mitigation_timeout: 60,
+          counting: "exact",
         },
-      ],
-    }),
-  );
+      },
+    ],
+  });
 }
 
 const login = (zone: string): Promise<Response> =>
@@ -59,7 +49,7 @@ interface Counts {
 }
 
 async function counts(zone: string): Promise<{ status: number; result: Counts | null }> {
-  const res = await api("GET", `/zones/${zone}/analytics/errors`);
+  const res = await apiFetch("GET", `/zones/${zone}/analytics/errors`);
   const body = await res.json<Envelope<Counts | null>>();
   return { status: res.status, result: body.result };
 }
@@ -90,13 +80,12 @@ describe("DELETE /zones/{zone} deletes everything the zone owned", () => {
     await origin503.body?.cancel();
     expect(await settled(zone, 2)).toBe(2);
     expect((await counts(zone)).result?.top_paths.map((p) => p.path).sort()).toEqual(["/login", "/status/503-json"]);
-    const found = await api("GET", `/zones/${zone}/errors/${ray}`);
-    expect(found.status).toBe(200);
-    expect((await found.json<Envelope<{ path: string }>>()).result.path).toBe("/login");
+    const found = await apiOk<{ path: string }>("GET", `/zones/${zone}/errors/${ray}`);
+    expect(found.result.path).toBe("/login");
 
-    await ok(await api("DELETE", `/zones/${zone}`));
+    await apiOk("DELETE", `/zones/${zone}`);
     // Gone for its reader too: the zone is not configured.
-    expect((await api("GET", `/zones/${zone}/errors/${ray}`)).status).toBe(404);
+    expect((await apiFetch("GET", `/zones/${zone}/errors/${ray}`)).status).toBe(404);
 
     // The second life, configured exactly as the first.
     await configure(zone);
@@ -104,7 +93,7 @@ describe("DELETE /zones/{zone} deletes everything the zone owned", () => {
       status: 200,
       result: expect.objectContaining({ total: 0, top_paths: [] }) as unknown,
     });
-    const lookup = await api("GET", `/zones/${zone}/errors/${ray}`);
+    const lookup = await apiFetch("GET", `/zones/${zone}/errors/${ray}`);
     expect(lookup.status).toBe(404);
     await lookup.body?.cancel();
     // Fresh limits: the client blocked in the first life (blocked for 60 s) passes twice again.
@@ -121,7 +110,7 @@ describe("DELETE /zones/{zone} deletes everything the zone owned", () => {
     const first = JSON.parse((await env.CONFIG.get(`zone:${zone}`)) ?? "null") as Record<string, number>;
     expect(first.incarnation).toBe(1);
     expect(first.version).toBe(2);
-    await ok(await api("DELETE", `/zones/${zone}`));
+    await apiOk("DELETE", `/zones/${zone}`);
     await configure(zone);
     const second = JSON.parse((await env.CONFIG.get(`zone:${zone}`)) ?? "null") as Record<string, number>;
     // Versions never repeat for a name (the writer's counter survives the delete), so neither do incarnations.
@@ -138,8 +127,8 @@ describe("DELETE /zones/{zone} deletes everything the zone owned", () => {
     const ray = limited.headers.get("Ray-ID")!;
     await limited.body?.cancel();
     expect(await settled(zone, 1)).toBe(1);
-    await ok(await api("DELETE", `/zones/${zone}?dry_run=true`));
+    await apiOk("DELETE", `/zones/${zone}?dry_run=true`);
     expect((await counts(zone)).result?.total).toBe(1);
-    expect((await api("GET", `/zones/${zone}/errors/${ray}`)).status).toBe(200);
+    expect((await apiFetch("GET", `/zones/${zone}/errors/${ray}`)).status).toBe(200);
   });
 });

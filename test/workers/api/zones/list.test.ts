@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { tokenDigestHex } from "../../../../src/api/kit/auth";
 import worker from "../../../../src/index";
 import { ADMIN } from "../../support/origin";
+import { apiFetch, apiOk } from "../../support/envelope";
 
 interface Listed {
   readonly id: string;
@@ -55,20 +56,16 @@ async function walk(first: string, headers: Record<string, string> = ADMIN): Pro
 beforeAll(async () => {
   // Created out of order: the listing is by name, not by creation.
   for (const zone of [...ZONES].reverse()) {
-    const res = await exports.default.fetch(`http://localhost/zones/${zone}`, {
-      method: "PUT",
-      headers: { ...ADMIN, "Content-Type": "application/json" },
-      body: JSON.stringify({ plan: zone === "a-list.example" ? "business" : "pro", origin: "https://o.example" }),
+    await apiOk("PUT", `/zones/${zone}`, {
+      plan: zone === "a-list.example" ? "business" : "pro",
+      origin: "https://o.example",
     });
-    expect(res.status).toBe(200);
   }
   // A part of its own under `zone:{zone}:…` (a customised error page): never a zone of the list.
-  const page = await exports.default.fetch(`http://localhost/zones/${PARTED}/custom_pages/500_errors`, {
-    method: "PUT",
-    headers: { ...ADMIN, "Content-Type": "application/json" },
-    body: JSON.stringify({ state: "customized", content: PAGE }),
+  await apiOk("PUT", `/zones/${PARTED}/custom_pages/500_errors`, {
+    state: "customized",
+    content: PAGE,
   });
-  expect(page.status).toBe(200);
   expect(await env.CONFIG.get(`zone:${PARTED}:page:500_errors`)).toBe(PAGE);
 });
 
@@ -101,15 +98,9 @@ describe("GET /zones: the published shape", () => {
 
   it("a deleted zone leaves the list", async () => {
     const zone = "f-list-gone.example";
-    const put = await exports.default.fetch(`http://localhost/zones/${zone}`, {
-      method: "PUT",
-      headers: { ...ADMIN, "Content-Type": "application/json" },
-      body: JSON.stringify({ plan: "free", origin: "https://o.example" }),
-    });
-    expect(put.status).toBe(200);
+    await apiOk("PUT", `/zones/${zone}`, { plan: "free", origin: "https://o.example" });
     expect(names((await list())[1])).toContain(zone);
-    const del = await exports.default.fetch(`http://localhost/zones/${zone}`, { method: "DELETE", headers: ADMIN });
-    expect(del.status).toBe(200);
+    await apiOk("DELETE", `/zones/${zone}`);
     expect(names((await list())[1])).toEqual(ZONES);
   });
 
@@ -148,19 +139,14 @@ describe("GET /zones: pagination", () => {
     const ahead = "e-list-ahead.example"; // after e-list.example by name
     const behind = "a-list-behind.example";
     for (const zone of [ahead, behind]) {
-      const res = await exports.default.fetch(`http://localhost/zones/${zone}`, {
-        method: "PUT",
-        headers: { ...ADMIN, "Content-Type": "application/json" },
-        body: JSON.stringify({ plan: "pro", origin: "https://o.example" }),
-      });
-      expect(res.status).toBe(200);
+      await apiOk("PUT", `/zones/${zone}`, { plan: "pro", origin: "https://o.example" });
     }
     try {
       const rest = await walk(`?per_page=3&cursor=${cursor}`);
       expect(rest.flat()).toEqual(["d-list.example", "e-list-ahead.example", "e-list.example"]);
     } finally {
       for (const zone of [ahead, behind]) {
-        await exports.default.fetch(`http://localhost/zones/${zone}`, { method: "DELETE", headers: ADMIN });
+        await apiFetch("DELETE", `/zones/${zone}`);
       }
     }
   });

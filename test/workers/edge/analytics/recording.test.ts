@@ -7,19 +7,11 @@ import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { RecordBatcher } from "../../../../src/edge/analytics/recorder";
 import type { ErrorRecord } from "../../../../src/state/analytics/record";
-import { ADMIN, JSON_ACCEPT, loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { JSON_ACCEPT, loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { apiFetch, apiOk } from "../../support/envelope";
 
 const RULE_ID = "0123456789abcdef0123456789abcdef";
 const PAGE_500 = "<!DOCTYPE html><html><head><title>Down</title></head><body>::EDGE_ERROR_500S_BOX::</body></html>";
-
-async function call(method: string, path: string, body: unknown): Promise<void> {
-  const res = await exports.default.fetch(`http://localhost${path}`, {
-    method,
-    headers: { ...ADMIN, "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  expect(res.status, await res.text()).toBe(200);
-}
 
 interface Counts {
   total: number;
@@ -27,9 +19,7 @@ interface Counts {
 }
 
 async function counts(zone: string, groupBy: string): Promise<Counts> {
-  const res = await exports.default.fetch(`http://localhost/zones/${zone}/analytics/errors?group_by=${groupBy}`, {
-    headers: ADMIN,
-  });
+  const res = await apiFetch("GET", `/zones/${zone}/analytics/errors?group_by=${groupBy}`);
   const body = await res.json<{ result: Counts }>();
   expect(res.status).toBe(200);
   return body.result;
@@ -51,7 +41,7 @@ describe("a concurrent mixed burst is counted exactly", () => {
     await putZone(raw, { origin: loopback(ports.raw), connect_timeout: 0.3, read_timeout: 0.8 });
     const custom = uniqueZone("an-custom");
     await putZone(custom, { origin: loopback(ports.closed), connect_timeout: 0.3 });
-    await call("PUT", `/zones/${custom}/rulesets/phases/http_custom_errors/entrypoint`, {
+    await apiOk("PUT", `/zones/${custom}/rulesets/phases/http_custom_errors/entrypoint`, {
       rules: [
         {
           id: RULE_ID,
@@ -61,7 +51,7 @@ describe("a concurrent mixed burst is counted exactly", () => {
         },
       ],
     });
-    await call("PUT", `/zones/${custom}/custom_pages/500_errors`, { state: "customized", content: PAGE_500 });
+    await apiOk("PUT", `/zones/${custom}/custom_pages/500_errors`, { state: "customized", content: PAGE_500 });
     const healthy = uniqueZone("an-http");
     await putZone(healthy, { origin: loopback(ports.http) });
 
@@ -98,7 +88,7 @@ describe("a concurrent mixed burst is counted exactly", () => {
     for (const [i, [zone, path]] of plan.entries()) {
       const ray = rays[i]!.ray;
       if (ray === null) continue;
-      const res = await exports.default.fetch(`http://localhost/zones/${zone}/errors/${ray}`, { headers: ADMIN });
+      const res = await apiFetch("GET", `/zones/${zone}/errors/${ray}`);
       const body = await res.json<{ result: ErrorRecord & { zone: string } }>();
       expect(res.status, `${zone}${path}`).toBe(200);
       expect(body.result.path).toBe(path);
@@ -109,7 +99,7 @@ describe("a concurrent mixed burst is counted exactly", () => {
     }
     // Another zone's ray is not this zone's record.
     const other = rays[0]!.ray!;
-    const res = await exports.default.fetch(`http://localhost/zones/${custom}/errors/${other}`, { headers: ADMIN });
+    const res = await apiFetch("GET", `/zones/${custom}/errors/${other}`);
     expect(res.status).toBe(404);
   }, 30_000);
 });
@@ -134,7 +124,7 @@ describe("what a record says", () => {
     }
     await settled(zone, served.length);
     for (const { ray, format } of served) {
-      const res = await exports.default.fetch(`http://localhost/zones/${zone}/errors/${ray}`, { headers: ADMIN });
+      const res = await apiFetch("GET", `/zones/${zone}/errors/${ray}`);
       const body = await res.json<{ result: ErrorRecord }>();
       expect(res.status).toBe(200);
       expect(body.result).toMatchObject({ ray, format, code: 1038, answered_by: "default", answer_id: null });

@@ -6,9 +6,9 @@
  */
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ADMIN, loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { loopback, ports, putZone, uniqueZone } from "../../support/origin";
 import { CUSTOM_CONTENT_POLICY } from "../../../../src/errors/headers";
-import { api } from "../../support/envelope";
+import { api, apiFetch } from "../../support/envelope";
 
 const rulesPath = (z: string) => `/zones/${z}/rulesets/phases/http_custom_errors/entrypoint`;
 
@@ -57,7 +57,7 @@ describe("serve_error with asset_name", () => {
   it("the preview answers what traffic gets: the asset", async () => {
     const z = await zoneWithAsset("closed");
     expect((await api("PUT", rulesPath(z), { rules: [ASSET_RULE("http.response.code eq 521")] })).status).toBe(200);
-    const res = await exports.default.fetch(`http://localhost/zones/${z}/preview/521`, { headers: ADMIN });
+    const res = await apiFetch("GET", `/zones/${z}/preview/521`);
     expect(res.status).toBe(521);
     expect(res.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
     expect(await res.text()).toContain("<title>Down</title>");

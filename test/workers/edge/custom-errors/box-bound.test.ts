@@ -10,7 +10,8 @@ import { CATALOG } from "../../../../src/errors/catalog";
 import { errorFields, footerText } from "../../../../src/errors/fields";
 import { withRetryGuidance } from "../../../../src/errors/pipeline";
 import { MAX_BOX_BYTES, renderHtmlBox } from "../../../../src/errors/render-html";
-import { ADMIN, loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { apiOk } from "../../support/envelope";
 
 const utf8 = new TextEncoder();
 const bytes = (text: string): number => utf8.encode(text).byteLength;
@@ -19,12 +20,7 @@ const countOf = (text: string, part: string): number => text.split(part).length 
 async function zoneWithPage(id: "500_errors" | "1000_errors", content: string): Promise<string> {
   const zone = uniqueZone("box");
   await putZone(zone, { plan: "pro", origin: loopback(ports.closed), connect_timeout: 2 });
-  const res = await exports.default.fetch(`http://localhost/zones/${zone}/custom_pages/${id}`, {
-    method: "PUT",
-    headers: { ...ADMIN, "Content-Type": "application/json" },
-    body: JSON.stringify({ state: "customized", content }),
-  });
-  expect(res.status, await res.text()).toBe(200);
+  await apiOk("PUT", `/zones/${zone}/custom_pages/${id}`, { state: "customized", content });
   return zone;
 }
 

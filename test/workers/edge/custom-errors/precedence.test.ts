@@ -7,6 +7,7 @@ import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ADMIN, loopback, ports, putZone, uniqueZone } from "../../support/origin";
 import { CUSTOM_CONTENT_POLICY } from "../../../../src/errors/headers";
+import { apiFetch, apiOk } from "../../support/envelope";
 
 const PAGE_500 =
   "<!DOCTYPE html><html><head><title>Shop is down</title></head><body><p>Sorry! ray ::RAY_ID:: ip ::CLIENT_IP:: geo ::GEO::</p>::EDGE_ERROR_500S_BOX::</body></html>";
@@ -27,16 +28,6 @@ function expectSandboxed(res: Response): void {
   expect(policy).not.toContain("allow-same-origin");
 }
 
-async function call(method: string, path: string, body: unknown): Promise<number> {
-  const res = await exports.default.fetch(`http://localhost${path}`, {
-    method,
-    headers: { ...ADMIN, "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  await res.body?.cancel();
-  return res.status;
-}
-
 interface Config {
   readonly plan?: string;
   readonly page?: boolean;
@@ -48,14 +39,10 @@ async function zoneWith(config: Config): Promise<string> {
   const zone = uniqueZone("precedence");
   await putZone(zone, { plan: config.plan ?? "pro", origin: loopback(ports.closed), connect_timeout: 2 });
   if (config.rules) {
-    expect(
-      await call("PUT", `/zones/${zone}/rulesets/phases/http_custom_errors/entrypoint`, { rules: config.rules }),
-    ).toBe(200);
+    await apiOk("PUT", `/zones/${zone}/rulesets/phases/http_custom_errors/entrypoint`, { rules: config.rules });
   }
   if (config.page) {
-    expect(
-      await call("PUT", `/zones/${zone}/custom_pages/500_errors`, { state: "customized", content: PAGE_500 }),
-    ).toBe(200);
+    await apiOk("PUT", `/zones/${zone}/custom_pages/500_errors`, { state: "customized", content: PAGE_500 });
   }
   return zone;
 }
@@ -113,7 +100,7 @@ describe("docs/custom-errors.md scenario table (docs/custom-errors.md)", () => {
   it("removing the page restores negotiation for every client", async () => {
     const zone = await zoneWith({ page: true });
     expect(await kindOf(await traffic(zone, "application/json"))).toBe("page");
-    expect(await call("PUT", `/zones/${zone}/custom_pages/500_errors`, { state: "default" })).toBe(200);
+    await apiOk("PUT", `/zones/${zone}/custom_pages/500_errors`, { state: "default" });
     expect(await kindOf(await traffic(zone, "application/json"))).toBe("default-json");
   });
 });
@@ -200,9 +187,7 @@ describe("what a rule or page answer carries", () => {
       action: "serve_error",
       action_parameters: { content: "headers too big", content_type: "text/plain" },
     };
-    expect(await call("PUT", `/zones/${zone}/rulesets/phases/http_custom_errors/entrypoint`, { rules: [rule] })).toBe(
-      200,
-    );
+    await apiOk("PUT", `/zones/${zone}/rulesets/phases/http_custom_errors/entrypoint`, { rules: [rule] });
     const res = await traffic(zone, "text/html", { "X-Big": "a".repeat(2000) });
     expect(res.status).toBe(431);
     expect(await res.text()).toBe("headers too big");
@@ -218,9 +203,7 @@ describe("rules on the origin's own error responses (docs/custom-errors.md)", ()
       action: "serve_error",
       action_parameters: { content: "maintenance", content_type: "text/plain" },
     };
-    expect(await call("PUT", `/zones/${zone}/rulesets/phases/http_custom_errors/entrypoint`, { rules: [rule] })).toBe(
-      200,
-    );
+    await apiOk("PUT", `/zones/${zone}/rulesets/phases/http_custom_errors/entrypoint`, { rules: [rule] });
     const res = await exports.default.fetch(`http://${zone}/status/503-json`);
     expect(res.status).toBe(503);
     expect(await res.text()).toBe("maintenance");
@@ -235,9 +218,7 @@ describe("rules on the origin's own error responses (docs/custom-errors.md)", ()
   it("a page never replaces an origin's error; an unmatched origin error passes through unchanged", async () => {
     const zone = uniqueZone("origin-page");
     await putZone(zone, { plan: "pro", origin: loopback(ports.http) });
-    expect(
-      await call("PUT", `/zones/${zone}/custom_pages/500_errors`, { state: "customized", content: PAGE_500 }),
-    ).toBe(200);
+    await apiOk("PUT", `/zones/${zone}/custom_pages/500_errors`, { state: "customized", content: PAGE_500 });
     const res = await exports.default.fetch(`http://${zone}/status/503-json`);
     expect(res.status).toBe(503);
     expect(await res.text()).not.toContain("Shop is down");
@@ -273,9 +254,7 @@ describe("preview equals the real answer (docs/errors.md, docs/configuration.md)
   it("the preview needs a token; an unknown code is 404", async () => {
     const zone = await zoneWith({});
     expect((await exports.default.fetch(`http://localhost/zones/${zone}/preview/521`)).status).toBe(401);
-    expect((await exports.default.fetch(`http://localhost/zones/${zone}/preview/999`, { headers: ADMIN })).status).toBe(
-      404,
-    );
+    expect((await apiFetch("GET", `/zones/${zone}/preview/999`)).status).toBe(404);
   });
 });
 
@@ -288,10 +267,10 @@ describe("the example zone of `npm run dev` (fixtures/example-zone.json)", () =>
     const zone = uniqueZone("example");
     await putZone(zone, { plan: "pro", origin: loopback(ports.closed), connect_timeout: 2 });
     for (const [phase, ruleset] of Object.entries(example.rulesets)) {
-      expect(await call("PUT", `/zones/${zone}/rulesets/phases/${phase}/entrypoint`, ruleset)).toBe(200);
+      await apiOk("PUT", `/zones/${zone}/rulesets/phases/${phase}/entrypoint`, ruleset);
     }
     for (const [id, content] of Object.entries(example.custom_pages)) {
-      expect(await call("PUT", `/zones/${zone}/custom_pages/${id}`, { state: "customized", content })).toBe(200);
+      await apiOk("PUT", `/zones/${zone}/custom_pages/${id}`, { state: "customized", content });
     }
     const json = await traffic(zone, "application/json");
     expect(json.status).toBe(503);

@@ -8,10 +8,11 @@
  * and `//admin` in `raw.`; the WHATWG URL parser keeps `//` in a path, so the difference reaches the rules.
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../../../src/index";
-import { ADMIN, expectGeneratedError, loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { expectGeneratedError, loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { api } from "../../support/envelope";
 
 async function send(url: string): Promise<Response> {
   const ctx = createExecutionContext();
@@ -22,17 +23,11 @@ async function send(url: string): Promise<Response> {
 
 const entrypoint = (zone: string, phase: string): string => `/zones/${zone}/rulesets/phases/${phase}/entrypoint`;
 
-async function putFirewall(
-  zone: string,
-  expressions: readonly string[],
-): Promise<{ status: number; errors: { code: number; message: string }[] }> {
-  const res = await exports.default.fetch(`http://localhost${entrypoint(zone, "http_request_firewall_custom")}`, {
-    method: "PUT",
-    headers: { ...ADMIN, "Content-Type": "application/json" },
-    body: JSON.stringify({ rules: expressions.map((expression) => ({ expression, action: "block" })) }),
+/** Writes the zone's firewall: one blocking rule per expression. */
+function putFirewall(zone: string, expressions: readonly string[]) {
+  return api("PUT", entrypoint(zone, "http_request_firewall_custom"), {
+    rules: expressions.map((expression) => ({ expression, action: "block" })),
   });
-  const body = await res.json<{ errors: { code: number; message: string }[] }>();
-  return { status: res.status, errors: body.errors };
 }
 
 async function zoneWith(expressions: readonly string[]): Promise<string> {
@@ -78,15 +73,15 @@ describe("a firewall rule comparing two fields (http.request.uri.path ne raw.htt
     await putZone(zone, { origin: loopback(ports.http) });
     const mismatch = await putFirewall(zone, ["http.request.uri.path eq len(http.request.uri.path)"]);
     expect(mismatch.status).toBe(400);
-    expect(mismatch.errors[0]?.message).toMatch(
+    expect(mismatch.body.errors[0]?.message).toMatch(
       /^rules\[0\]\.expression: 1:26: expected a value of type Bytes \(the type of the left side\), got Int/,
     );
     const args = Array.from({ length: 33 }, () => "http.host").join(", ");
     const tooMany = await putFirewall(zone, [`concat(${args}) eq "x"`]);
     expect(tooMany.status).toBe(400);
-    expect(tooMany.errors[0]?.message).toMatch(/concat\(\) takes 1 to 32 arguments, got 33/);
+    expect(tooMany.body.errors[0]?.message).toMatch(/concat\(\) takes 1 to 32 arguments, got 33/);
     const contains = await putFirewall(zone, ["http.request.uri.path contains raw.http.request.uri.path"]);
     expect(contains.status).toBe(400);
-    expect(contains.errors[0]?.message).toMatch(/allowed only with eq, ne, lt, le, gt, ge/);
+    expect(contains.body.errors[0]?.message).toMatch(/allowed only with eq, ne, lt, le, gt, ge/);
   });
 });

@@ -9,10 +9,11 @@
  * Worker's own `fetch` with config written through the real API.
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../../../src/index";
-import { ADMIN, expectGeneratedError, loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { expectGeneratedError, loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { apiFetch, apiOk } from "../../support/envelope";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -25,16 +26,6 @@ async function send(url: string, ip = "192.0.2.1"): Promise<Response> {
   );
   await waitOnExecutionContext(ctx);
   return res;
-}
-
-async function put(path: string, body: unknown): Promise<void> {
-  const res = await exports.default.fetch(`http://localhost${path}`, {
-    method: "PUT",
-    headers: { ...ADMIN, "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  expect(res.status, await res.clone().text()).toBe(200);
-  await res.body?.cancel();
 }
 
 const entrypoint = (zone: string, phase: string) => `/zones/${zone}/rulesets/phases/${phase}/entrypoint`;
@@ -79,7 +70,7 @@ const HOST_FIELD_RULES: readonly (readonly [string, string])[] = [
 
 async function firewallZone(zone: string, expression: string): Promise<void> {
   await putZone(zone, { origin: loopback(ports.http) });
-  await put(entrypoint(zone, "http_request_firewall_custom"), {
+  await apiOk("PUT", entrypoint(zone, "http_request_firewall_custom"), {
     rules: [{ expression: expression.replaceAll("Z", zone), action: "block" }],
   });
 }
@@ -123,10 +114,10 @@ describe("custom error rules see the same host (generated errors, origin errors,
   it("on a generated error, an origin's error and /cdn-cgi/error/{code}, every spelling", async () => {
     const zone = uniqueZone("hostcustom");
     await putZone(zone, { origin: loopback(ports.http) });
-    await put(entrypoint(zone, "http_request_firewall_custom"), {
+    await apiOk("PUT", entrypoint(zone, "http_request_firewall_custom"), {
       rules: [{ expression: 'http.request.uri.path eq "/admin"', action: "block" }],
     });
-    await put(entrypoint(zone, "http_custom_errors"), {
+    await apiOk("PUT", entrypoint(zone, "http_custom_errors"), {
       rules: [
         custom(
           `http.host eq "${zone}" and http.request.full_uri in ` +
@@ -149,7 +140,7 @@ describe("the preview endpoint: rules see the zone it names, not the API host", 
   it("GET /zones/{zone}/preview/{code} answers the zone's custom rule on http.host", async () => {
     const zone = uniqueZone("hostpreview");
     await putZone(zone, { origin: loopback(ports.http) });
-    await put(entrypoint(zone, "http_custom_errors"), {
+    await apiOk("PUT", entrypoint(zone, "http_custom_errors"), {
       rules: [
         {
           expression: `http.host eq "${zone}" and starts_with(http.request.full_uri, "http://${zone}/")`,
@@ -159,7 +150,7 @@ describe("the preview endpoint: rules see the zone it names, not the API host", 
       ],
     });
     for (const name of [zone, `${zone.toUpperCase()}.`]) {
-      const res = await exports.default.fetch(`http://localhost/zones/${name}/preview/1020`, { headers: ADMIN });
+      const res = await apiFetch("GET", `/zones/${name}/preview/1020`);
       expect(await res.text(), name).toBe("previewed");
     }
   });
@@ -169,7 +160,7 @@ describe("a rate-limiting rule keyed on http.host: spellings share one counter",
   it("the quota is not multiplied by the spellings of the host", async () => {
     const zone = uniqueZone("hostrate");
     await putZone(zone, { origin: loopback(ports.http) });
-    await put(entrypoint(zone, "http_ratelimit"), {
+    await apiOk("PUT", entrypoint(zone, "http_ratelimit"), {
       rules: [
         {
           expression: "true",

@@ -6,7 +6,7 @@
  * with periods of 2 s and a 1 s mitigation, for a few seconds.
  */
 import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../../../src/index";
 import { checkRateLimit, type RateLimitEnv } from "../../../../src/edge/request-phases/rate-limit/check";
@@ -14,8 +14,9 @@ import { compileRateLimits, type CompiledRateLimits } from "../../../../src/edge
 import { IsolateCounters } from "../../../../src/edge/request-phases/rate-limit/isolate-counters";
 import type { RateLimiter } from "../../../../src/state/rate-limiter/rate-limiter";
 import type { RateLimitCounting } from "../../../../src/state/zone/rulesets/ratelimit";
-import { ADMIN, loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { loopback, ports, putZone, uniqueZone } from "../../support/origin";
 import { maxInWindow } from "../../support/sliding-window";
+import { apiOk } from "../../support/envelope";
 
 const rlEnv: RateLimitEnv = env;
 let zones = 0;
@@ -164,29 +165,21 @@ describe("through the real Worker, on the wall clock (periods of 2 s, a 1 s miti
   async function zoneWith(l: Limit): Promise<string> {
     const zone = uniqueZone("period");
     await putZone(zone, { plan: "pro", origin: loopback(ports.http) });
-    const res = await exports.default.fetch(
-      `http://localhost/zones/${zone}/rulesets/phases/http_ratelimit/entrypoint`,
-      {
-        method: "PUT",
-        headers: { ...ADMIN, "Content-Type": "application/json" },
-        body: JSON.stringify({
-          rules: [
-            {
-              expression: 'http.request.uri.path eq "/login"',
-              action: "block",
-              ratelimit: {
-                characteristics: ["ip.src"],
-                period: l.period,
-                requests_per_period: l.requests,
-                mitigation_timeout: l.mitigation,
-                counting: l.counting,
-              },
-            },
-          ],
-        }),
-      },
-    );
-    expect(res.status, await res.text()).toBe(200);
+    await apiOk("PUT", `/zones/${zone}/rulesets/phases/http_ratelimit/entrypoint`, {
+      rules: [
+        {
+          expression: 'http.request.uri.path eq "/login"',
+          action: "block",
+          ratelimit: {
+            characteristics: ["ip.src"],
+            period: l.period,
+            requests_per_period: l.requests,
+            mitigation_timeout: l.mitigation,
+            counting: l.counting,
+          },
+        },
+      ],
+    });
     return zone;
   }
 

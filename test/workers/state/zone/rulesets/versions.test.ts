@@ -3,13 +3,14 @@
  * docs/rulesets-api.md "Versions"), on a real ZoneWriter object: the bound per ruleset, the rulesets kept apart, the
  * query plan on the primary key, and a deleted zone taking its versions with it.
  */
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { MAX_VERSIONS_KEPT, RulesetVersions } from "../../../../../src/state/zone/rulesets/versions";
 import type { StoredRuleset } from "../../../../../src/state/zone/rulesets/validate";
 import type { ZoneWriter } from "../../../../../src/state/zone/writer";
-import { ADMIN, putZone, uniqueZone } from "../../../support/origin";
+import { putZone, uniqueZone } from "../../../support/origin";
+import { apiOk } from "../../../support/envelope";
 
 const ruleset = (id: string, version: number): StoredRuleset => ({
   id,
@@ -51,22 +52,19 @@ describe("ruleset versions in the zone writer", () => {
   it("deleting the zone deletes its versions; the zone created again starts without them", async () => {
     const zone = uniqueZone("versions");
     await putZone(zone, { origin: "http://o.example" });
-    const put = async () =>
-      exports.default.fetch(`http://localhost/zones/${zone}/rulesets/phases/http_request_firewall_custom/entrypoint`, {
-        method: "PUT",
-        headers: { ...ADMIN, "Content-Type": "application/json" },
-        body: JSON.stringify({ rules: [{ expression: "true", action: "block" }] }),
+    const put = () =>
+      apiOk("PUT", `/zones/${zone}/rulesets/phases/http_request_firewall_custom/entrypoint`, {
+        rules: [{ expression: "true", action: "block" }],
       });
-    expect((await put()).status).toBe(200);
-    expect((await put()).status).toBe(200);
+    await put();
+    await put();
     const stub = env.ZONE_WRITER.get(env.ZONE_WRITER.idFromName(zone));
     const count = () =>
       runInDurableObject(stub, (_: ZoneWriter, state) =>
         Number(state.storage.sql.exec("SELECT count(*) AS n FROM ruleset_versions").one().n),
       );
     expect(await count()).toBe(2);
-    const deleted = await exports.default.fetch(`http://localhost/zones/${zone}`, { method: "DELETE", headers: ADMIN });
-    expect(deleted.status).toBe(200);
+    await apiOk("DELETE", `/zones/${zone}`);
     expect(await count()).toBe(0);
   });
 });
