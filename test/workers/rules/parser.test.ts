@@ -2,23 +2,12 @@
 import { describe, expect, it } from "vitest";
 import { parse, print } from "../../../src/rules";
 import type { Expr } from "../../../src/rules/ast";
+import { withoutSpans } from "../support/ast";
 
 function tree(source: string): string {
   const r = parse(source);
   if (!r.ok) throw new Error(`${source}: ${r.error.message}`);
   return print(r.value);
-}
-
-function strip(e: unknown): unknown {
-  if (Array.isArray(e)) return e.map(strip);
-  if (e !== null && typeof e === "object") {
-    return Object.fromEntries(
-      Object.entries(e)
-        .filter(([k]) => k !== "span")
-        .map(([k, v]) => [k, strip(v)]),
-    );
-  }
-  return e;
 }
 
 function ast(source: string): Expr {
@@ -53,7 +42,7 @@ describe("parser", () => {
     ["x & 1", "x bitwise_and 1"],
     ["a && b || c ^^ d", "(a and b) or (c xor d)"],
   ])("C-like %s equals English %s", (cLike, english) => {
-    expect(strip(ast(cLike))).toEqual(strip(ast(english)));
+    expect(withoutSpans(ast(cLike))).toEqual(withoutSpans(ast(english)));
   });
 
   it("reads strings: escapes, raw strings with hashes, non-UTF-8 bytes", () => {

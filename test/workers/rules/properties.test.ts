@@ -6,6 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compile, contextFromValues, parse, print, toByteString } from "../../../src/rules";
 import { scheme } from "./helpers";
+import { withoutSpans } from "../support/ast";
 
 const KINDS = ["syntax", "literal", "unknown-identifier", "type", "regex", "limit"];
 
@@ -135,18 +136,6 @@ const expression = fc.letrec((tie) => ({
   ),
 })).expr;
 
-function strip(e: unknown): unknown {
-  if (Array.isArray(e)) return e.map(strip);
-  if (e !== null && typeof e === "object") {
-    return Object.fromEntries(
-      Object.entries(e)
-        .filter(([k]) => k !== "span")
-        .map(([k, v]) => [k, strip(v)]),
-    );
-  }
-  return e;
-}
-
 describe("properties", () => {
   it("never throws on random input: the result is a Rule or a well-formed RuleError", () => {
     fc.assert(
@@ -192,7 +181,7 @@ describe("properties", () => {
         const printed = print(first.value);
         const second = parse(printed);
         if (!second.ok) throw new Error(`re-parse of ${printed} failed: ${second.error.message}`);
-        expect(strip(second.value)).toEqual(strip(first.value));
+        expect(withoutSpans(second.value)).toEqual(withoutSpans(first.value));
         expect(print(second.value)).toBe(printed);
       }),
       { numRuns: 2000 },

@@ -24,6 +24,9 @@ export interface Envelope<T = unknown> {
   };
 }
 
+/** The path of a zone's entry point ruleset of `phase` (docs/rulesets-api.md). */
+export const entrypoint = (zone: string, phase: string): string => `/zones/${zone}/rulesets/phases/${phase}/entrypoint`;
+
 /**
  * Sends one API request and hands back the Response. A string or a stream is sent as it is (malformed JSON, exact
  * bytes, a body that never says its length), any other body as JSON, with `Content-Type: application/json`. `headers` are every other request header: the

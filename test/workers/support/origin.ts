@@ -2,8 +2,11 @@
  * Shared helpers of the origin and zone tests: write zones through the real API, send zone traffic through
  * the real Worker, read the structured error the service generated.
  */
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { expect, inject } from "vitest";
 import { catalogEntry } from "../../../src/errors/catalog";
+import worker from "../../../src/index";
 import type { OriginPorts } from "../../servers/context";
 import { apiOk } from "./envelope";
 
@@ -53,3 +56,19 @@ export async function expectGeneratedError(res: Response, code: number): Promise
 }
 
 export const JSON_ACCEPT = { Accept: "application/json" };
+
+/** Zone traffic through the Worker's own handler, asking for JSON; its after-response work is awaited too. */
+export async function sendTraffic(url: string, headers: Readonly<Record<string, string>> = {}): Promise<Response> {
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(new Request(url, { headers: { Accept: "application/json", ...headers } }), env, ctx);
+  await waitOnExecutionContext(ctx);
+  return res;
+}
+
+/** Expects `path` on `zone` to reach the origin; answers the request target the origin received (it echoes it). */
+export async function expectForwarded(zone: string, path: string): Promise<string> {
+  const res = await sendTraffic(`http://${zone}${path}`);
+  const text = await res.text();
+  expect(res.status, `${path}: ${text}`).toBe(200);
+  return (JSON.parse(text) as { url: string }).url;
+}

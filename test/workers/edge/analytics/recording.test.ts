@@ -9,6 +9,7 @@ import { RecordBatcher } from "../../../../src/edge/analytics/recorder";
 import type { ErrorRecord } from "../../../../src/state/analytics/record";
 import { JSON_ACCEPT, loopback, ports, putZone, uniqueZone } from "../../support/origin";
 import { apiFetch, apiOk } from "../../support/envelope";
+import { errorRecord } from "../../support/analytics";
 
 const RULE_ID = "0123456789abcdef0123456789abcdef";
 const PAGE_500 = "<!DOCTYPE html><html><head><title>Down</title></head><body>::EDGE_ERROR_500S_BOX::</body></html>";
@@ -133,21 +134,6 @@ describe("what a record says", () => {
 });
 
 describe("the batcher's loss bound", () => {
-  const record = (i: number): ErrorRecord => ({
-    ray: i.toString(16).padStart(16, "0"),
-    at: 0,
-    code: 502,
-    status: 502,
-    source: "edge",
-    answered_by: "default",
-    answer_id: null,
-    format: "json",
-    method: "GET",
-    path: "/",
-    country: null,
-    cause: null,
-  });
-
   it("holds at most one batch: flushed at maxRecords at once, or by the window's waitUntil", async () => {
     const written: number[] = [];
     const waits: Promise<unknown>[] = [];
@@ -161,17 +147,17 @@ describe("the batcher's loss bound", () => {
       written.push(batch.length);
     };
     const invocation = { waitUntil: (p: Promise<unknown>) => void waits.push(p) };
-    batcher.add("z", record(1), sink, invocation, 0);
+    batcher.add("z", errorRecord(1), sink, invocation, 0);
     await Promise.all(waits);
     expect(written).toEqual([1]); // a lone error is written at once and opens a window
-    batcher.add("z", record(2), sink, invocation, 1);
-    batcher.add("z", record(3), sink, invocation, 2);
+    batcher.add("z", errorRecord(2), sink, invocation, 1);
+    batcher.add("z", errorRecord(3), sink, invocation, 2);
     expect(batcher.held).toBe(2); // inside the window: an isolate dying now loses these two (< maxRecords)
-    batcher.add("z", record(4), sink, invocation, 3);
+    batcher.add("z", errorRecord(4), sink, invocation, 3);
     expect(batcher.held).toBe(0); // the full batch left at once, through waitUntil
     await Promise.all(waits.slice(2));
     expect(written).toEqual([1, 3]);
-    batcher.add("z", record(5), sink, invocation, 4); // no window open any more: written at once
+    batcher.add("z", errorRecord(5), sink, invocation, 4); // no window open any more: written at once
     release();
     await Promise.all(waits);
     expect(written).toEqual([1, 3, 1]);
@@ -194,18 +180,18 @@ describe("the batcher's loss bound", () => {
       release();
       await Promise.all(waits);
     };
-    batcher.add("z", record(1), sink, invocation, 0); // written at once, opens a 50 ms window
-    for (const at of [1, 2, 3]) batcher.add("z", record(1 + at), sink, invocation, at);
+    batcher.add("z", errorRecord(1), sink, invocation, 0); // written at once, opens a 50 ms window
+    for (const at of [1, 2, 3]) batcher.add("z", errorRecord(1 + at), sink, invocation, at);
     expect(asked).toEqual([49]);
     await settle();
     expect(written).toEqual([1, 3]); // 3 ≥ busyRecords: the next window is the busy one
-    batcher.add("z", record(5), sink, invocation, 100);
-    batcher.add("z", record(6), sink, invocation, 101);
+    batcher.add("z", errorRecord(5), sink, invocation, 100);
+    batcher.add("z", errorRecord(6), sink, invocation, 101);
     expect(asked).toEqual([49, 249]);
     await settle();
     expect(written).toEqual([1, 3, 1, 1]); // a quiet window: the next one is short again
-    batcher.add("z", record(7), sink, invocation, 400);
-    batcher.add("z", record(8), sink, invocation, 401);
+    batcher.add("z", errorRecord(7), sink, invocation, 400);
+    batcher.add("z", errorRecord(8), sink, invocation, 401);
     expect(asked).toEqual([49, 249, 49]);
     await settle();
   });
@@ -213,7 +199,7 @@ describe("the batcher's loss bound", () => {
   it("a failing sink never throws into the request", async () => {
     const batcher = new RecordBatcher({ maxRecords: 1, maxWaitMs: 10 });
     const waits: Promise<unknown>[] = [];
-    batcher.add("z", record(9), () => Promise.reject(new Error("down")), { waitUntil: (p) => void waits.push(p) });
+    batcher.add("z", errorRecord(9), () => Promise.reject(new Error("down")), { waitUntil: (p) => void waits.push(p) });
     await expect(Promise.all(waits)).resolves.toBeDefined();
   });
 });

@@ -16,7 +16,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../../../src/index";
 import { loopback, ports, putZone, uniqueZone } from "../../support/origin";
-import { api } from "../../support/envelope";
+import { api, entrypoint } from "../../support/envelope";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -47,8 +47,6 @@ function expensiveUserAgent(): string {
   for (let k = 998 - RULES * REGEXES_PER_RULE + 1; k <= 998; k++) chars[n - 2 - k] = "b";
   return chars.join("") + "w";
 }
-
-const entrypoint = (zone: string, phase: string) => `/zones/${zone}/rulesets/phases/${phase}/entrypoint`;
 
 async function zoneWithRules(phase: string, rules: readonly unknown[]): Promise<string> {
   const zone = uniqueZone("budget");

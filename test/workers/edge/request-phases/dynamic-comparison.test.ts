@@ -7,21 +7,17 @@
  * docs/rules-language.md "URL normalisation") successive slashes are merged, so `//admin` is `/admin` to the rules
  * and `//admin` in `raw.`; the WHATWG URL parser keeps `//` in a path, so the difference reaches the rules.
  */
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import worker from "../../../../src/index";
-import { expectGeneratedError, loopback, ports, putZone, uniqueZone } from "../../support/origin";
-import { api } from "../../support/envelope";
-
-async function send(url: string): Promise<Response> {
-  const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(url, { headers: { Accept: "application/json" } }), env, ctx);
-  await waitOnExecutionContext(ctx);
-  return res;
-}
-
-const entrypoint = (zone: string, phase: string): string => `/zones/${zone}/rulesets/phases/${phase}/entrypoint`;
+import {
+  expectGeneratedError,
+  expectForwarded,
+  loopback,
+  ports,
+  putZone,
+  sendTraffic,
+  uniqueZone,
+} from "../../support/origin";
+import { api, entrypoint } from "../../support/envelope";
 
 /** Writes the zone's firewall: one blocking rule per expression. */
 function putFirewall(zone: string, expressions: readonly string[]) {
@@ -37,19 +33,11 @@ async function zoneWith(expressions: readonly string[]): Promise<string> {
   return zone;
 }
 
-/** Reaches the origin; answers the request target the origin received. */
-async function expectForwarded(zone: string, path: string): Promise<string> {
-  const res = await send(`http://${zone}${path}`);
-  const text = await res.text();
-  expect(res.status, `${path}: ${text}`).toBe(200);
-  return (JSON.parse(text) as { url: string }).url;
-}
-
 describe("a firewall rule comparing two fields (http.request.uri.path ne raw.http.request.uri.path)", () => {
   it("blocks a request whose path the normalisation changed, and passes a normal one", async () => {
     const zone = await zoneWith(["http.request.uri.path ne raw.http.request.uri.path"]);
     for (const path of ["//admin", "/a//b", "/%61dmin", "/x/%7euser"]) {
-      await expectGeneratedError(await send(`http://${zone}${path}`), 1020).catch((e: unknown) => {
+      await expectGeneratedError(await sendTraffic(`http://${zone}${path}`), 1020).catch((e: unknown) => {
         throw new Error(`${path} was not blocked: ${String(e)}`);
       });
     }
@@ -64,8 +52,8 @@ describe("a firewall rule comparing two fields (http.request.uri.path ne raw.htt
     ]);
     expect(await expectForwarded(zone, "/")).toBe("/");
     expect(await expectForwarded(zone, "/p?expected_path=/p")).toBe("/p?expected_path=/p");
-    await expectGeneratedError(await send(`http://${zone}/p?expected_path=/q`), 1020);
-    await expectGeneratedError(await send(`http://${zone}/p`), 1020);
+    await expectGeneratedError(await sendTraffic(`http://${zone}/p?expected_path=/q`), 1020);
+    await expectGeneratedError(await sendTraffic(`http://${zone}/p`), 1020);
   });
 
   it("refuses mismatched types and 33 concat() arguments when written, naming the position", async () => {

@@ -8,27 +8,14 @@
  * Table-driven: host spellings × the fields that carry the host, one zone (one rule) per field, through the
  * Worker's own `fetch` with config written through the real API.
  */
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import worker from "../../../../src/index";
-import { expectGeneratedError, loopback, ports, putZone, uniqueZone } from "../../support/origin";
-import { apiFetch, apiOk } from "../../support/envelope";
+import { expectGeneratedError, loopback, ports, putZone, sendTraffic, uniqueZone } from "../../support/origin";
+import { apiFetch, apiOk, entrypoint } from "../../support/envelope";
 
 afterEach(() => vi.restoreAllMocks());
 
-async function send(url: string, ip = "192.0.2.1"): Promise<Response> {
-  const ctx = createExecutionContext();
-  const res = await worker.fetch(
-    new Request(url, { headers: { Accept: "application/json", "CF-Connecting-IP": ip } }),
-    env,
-    ctx,
-  );
-  await waitOnExecutionContext(ctx);
-  return res;
-}
-
-const entrypoint = (zone: string, phase: string) => `/zones/${zone}/rulesets/phases/${phase}/entrypoint`;
+/** Zone traffic from client address `ip`. */
+const send = (url: string, ip = "192.0.2.1"): Promise<Response> => sendTraffic(url, { "CF-Connecting-IP": ip });
 
 /** Every way a client may write the zone's host: case, trailing dot, default and other ports, combinations. */
 function spellings(zone: string): string[] {

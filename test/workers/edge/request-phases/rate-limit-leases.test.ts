@@ -14,6 +14,7 @@ import { requestContext } from "../../../../src/rules/rule-list";
 import { LEASE_MS, MAX_LEASE } from "../../../../src/state/rate-limiter/counter";
 import type { RateLimiter } from "../../../../src/state/rate-limiter/rate-limiter";
 import type { RateLimitCounting } from "../../../../src/state/zone/rulesets/ratelimit";
+import { counterRows, rateLimiterStub } from "../../support/sliding-window";
 
 const rlEnv: RateLimitEnv = env;
 let zones = 0;
@@ -234,21 +235,13 @@ describe("exact counting (ratelimit.counting: exact)", () => {
 });
 
 describe("lease state expires with alarms (docs/configuration.md)", () => {
-  const stubFor = (name: string) => env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(name));
-  const rows = (stub: DurableObjectStub<RateLimiter>) =>
-    runInDurableObject(stub, (_: RateLimiter, state) => {
-      const table = state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'sliding_counters'").toArray();
-      return table.length === 0
-        ? 0
-        : state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM sliding_counters").one().n;
-    });
   const input = { key: "k", period: 10, requestsPerPeriod: 1000, mitigationTimeout: 10, returned: null, ahead: false };
 
   it("a lease is written behind and flushed by its alarm; an expired one drops the object's storage", async () => {
-    const stub = stubFor(`lease-alarm-${Math.random()}`);
+    const stub = rateLimiterStub(`lease-alarm-${Math.random()}`);
     const lease = await stub.lease({ ...input, want: 8, now: Date.now() });
     expect(lease).toMatchObject({ kind: "lease", size: 8 });
-    await vi.waitFor(async () => expect(await rows(stub)).toBe(1), { timeout: 5000, interval: 50 });
+    await vi.waitFor(async () => expect(await counterRows(stub)).toBe(1), { timeout: 5000, interval: 50 });
     const stored = await runInDurableObject(
       stub,
       (_: RateLimiter, state) =>
@@ -256,14 +249,14 @@ describe("lease state expires with alarms (docs/configuration.md)", () => {
     );
     expect(JSON.parse(stored)).toMatchObject([expect.any(Number), expect.any(Number), 8]);
 
-    const old = stubFor(`lease-expired-${Math.random()}`);
+    const old = rateLimiterStub(`lease-expired-${Math.random()}`);
     await old.lease({ ...input, want: 8, now: Date.now() - 3_600_000 });
-    await vi.waitFor(async () => expect(await rows(old)).toBe(0), { timeout: 5000, interval: 50 });
+    await vi.waitFor(async () => expect(await counterRows(old)).toBe(0), { timeout: 5000, interval: 50 });
     expect(await runInDurableObject(old, (_: RateLimiter, state) => state.storage.getAlarm())).toBeNull();
   });
 
   it("refuses invalid lease input (a bug of the caller, which fails open)", async () => {
-    const stub = stubFor(`lease-invalid-${Math.random()}`);
+    const stub = rateLimiterStub(`lease-invalid-${Math.random()}`);
     const now = Date.now();
     await runInDurableObject(stub, (limiter: RateLimiter) => {
       expect(() => limiter.lease({ ...input, want: 0, now })).toThrow(/invalid input/);

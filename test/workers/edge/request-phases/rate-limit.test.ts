@@ -14,6 +14,7 @@ import {
 import { compileRateLimits, type CompiledRateLimits } from "../../../../src/edge/request-phases/rate-limit/compile";
 import { FLUSH_MS, type RateLimiter } from "../../../../src/state/rate-limiter/rate-limiter";
 import type { RateLimitRuleInput } from "../../../../src/state/zone/rulesets/ratelimit";
+import { counterRows, rateLimiterStub } from "../../support/sliding-window";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -258,20 +259,11 @@ describe("fail open (docs/origin.md)", () => {
 });
 
 describe("alarms remove expired state (docs/configuration.md)", () => {
-  const stubFor = (name: string) => env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(name));
-  const rows = (stub: DurableObjectStub<RateLimiter>) =>
-    runInDurableObject(stub, (_: RateLimiter, state) => {
-      const table = state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'sliding_counters'").toArray();
-      return table.length === 0
-        ? 0
-        : state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM sliding_counters").one().n;
-    });
-
   const alarmOf = (stub: DurableObjectStub<RateLimiter>) =>
     runInDurableObject(stub, (_: RateLimiter, state) => state.storage.getAlarm());
 
   it("counts are written behind (a flush alarm FLUSH_MS ahead); the alarm flushes, deletes expired, re-arms", async () => {
-    const stub = stubFor(`alarm-${Math.random()}`);
+    const stub = rateLimiterStub(`alarm-${Math.random()}`);
     // Caller clocks an hour ahead: expiries never fire by themselves during the test.
     const t = Date.now() + 3_600_000;
     const before = Date.now();
@@ -279,7 +271,7 @@ describe("alarms remove expired state (docs/configuration.md)", () => {
       kind: "allow",
     });
     // In memory only, a flush alarm about FLUSH_MS ahead on the object's own clock.
-    expect(await rows(stub)).toBe(0);
+    expect(await counterRows(stub)).toBe(0);
     const flushAt = (await alarmOf(stub)) ?? 0;
     expect(flushAt).toBeGreaterThanOrEqual(before + FLUSH_MS);
     expect(flushAt).toBeLessThanOrEqual(Date.now() + FLUSH_MS);
@@ -289,29 +281,29 @@ describe("alarms remove expired state (docs/configuration.md)", () => {
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     // Both flushed; "old" is past its expiry (a period after its request: t + 10 s) on the latest caller clock
     // (t + 30 s); the alarm is re-armed for "new"'s (a period after its request).
-    expect(await rows(stub)).toBe(1);
+    expect(await counterRows(stub)).toBe(1);
     expect(await alarmOf(stub)).toBe(t + 30_000 + 60_000);
   });
 
   it("a block is written through at once, and the alarm keeps it and re-arms for its end", async () => {
-    const stub = stubFor(`alarm-live-${Math.random()}`);
+    const stub = rateLimiterStub(`alarm-live-${Math.random()}`);
     const now = Date.now() + 3_600_000;
     const hit = () => stub.hit({ key: "k", period: 60, requestsPerPeriod: 1, mitigationTimeout: 3600, now });
     await hit();
-    expect(await rows(stub)).toBe(0);
+    expect(await counterRows(stub)).toBe(0);
     expect(await hit()).toEqual({ kind: "block", blockedUntil: now + 3_600_000 });
-    expect(await rows(stub)).toBe(1);
+    expect(await counterRows(stub)).toBe(1);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    expect(await rows(stub)).toBe(1);
+    expect(await counterRows(stub)).toBe(1);
     expect(await alarmOf(stub)).toBe(now + 3_600_000);
   });
 
   it("a busy counter is flushed by its alarm without any further request", async () => {
-    const stub = stubFor(`alarm-flush-${Math.random()}`);
+    const stub = rateLimiterStub(`alarm-flush-${Math.random()}`);
     const now = Date.now();
     for (let i = 0; i < 3; i++)
       await stub.hit({ key: "k", period: 60, requestsPerPeriod: 10, mitigationTimeout: 60, now: now + i });
-    await vi.waitFor(async () => expect(await rows(stub)).toBe(1), { timeout: 5000, interval: 50 });
+    await vi.waitFor(async () => expect(await counterRows(stub)).toBe(1), { timeout: 5000, interval: 50 });
     const stored = await runInDurableObject(
       stub,
       (_: RateLimiter, state) =>
@@ -322,14 +314,14 @@ describe("alarms remove expired state (docs/configuration.md)", () => {
   });
 
   it("an object whose state has all expired drops its storage by itself (a real alarm) and still works after", async () => {
-    const stub = stubFor(`alarm-empty-${Math.random()}`);
+    const stub = rateLimiterStub(`alarm-empty-${Math.random()}`);
     // Counted an hour ago with a 10 s period: the alarm is due at once and fires on its own.
     await stub.hit({ key: "k", period: 10, requestsPerPeriod: 5, mitigationTimeout: 10, now: Date.now() - 3_600_000 });
-    await vi.waitFor(async () => expect(await rows(stub)).toBe(0), { timeout: 5000, interval: 50 });
+    await vi.waitFor(async () => expect(await counterRows(stub)).toBe(0), { timeout: 5000, interval: 50 });
     expect(await alarmOf(stub)).toBeNull();
     expect(
       await stub.hit({ key: "k", period: 10, requestsPerPeriod: 1, mitigationTimeout: 10, now: Date.now() }),
     ).toEqual({ kind: "allow" });
-    await vi.waitFor(async () => expect(await rows(stub)).toBe(1), { timeout: 5000, interval: 50 });
+    await vi.waitFor(async () => expect(await counterRows(stub)).toBe(1), { timeout: 5000, interval: 50 });
   });
 });

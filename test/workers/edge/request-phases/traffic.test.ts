@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../../../src/index";
 import type { RateLimiter } from "../../../../src/state/rate-limiter/rate-limiter";
 import { expectGeneratedError, loopback, ports, putZone, uniqueZone } from "../../support/origin";
-import { api } from "../../support/envelope";
+import { api, entrypoint } from "../../support/envelope";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -41,7 +41,6 @@ async function send(zone: string, path: string, sent: Sent = {}, bindings: Env =
 /** The `result` of an access-rules or ruleset answer (`null` on a failure). */
 type RuleList = { rules: Record<string, unknown>[] } | null;
 
-const entrypoint = (zone: string, phase: string) => `/zones/${zone}/rulesets/phases/${phase}/entrypoint`;
 const block = (expression: string, extra: Record<string, unknown> = {}) => ({ expression, action: "block", ...extra });
 const limit = (expression: string, requests: number, mitigation = 30, period = 60) =>
   block(expression, {

@@ -8,21 +8,18 @@
  * applies "essential" normalisation even when the feature is off). What the setting adds is the rest: decoding of
  * unreserved characters, upper-case hex, merged slashes (cloudflare type).
  */
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import worker from "../../../../src/index";
-import { expectGeneratedError, loopback, ports, putZone, uniqueZone } from "../../support/origin";
-import { api } from "../../support/envelope";
+import {
+  expectGeneratedError,
+  expectForwarded,
+  loopback,
+  ports,
+  putZone,
+  sendTraffic,
+  uniqueZone,
+} from "../../support/origin";
+import { api, entrypoint } from "../../support/envelope";
 
-async function send(url: string): Promise<Response> {
-  const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(url, { headers: { Accept: "application/json" } }), env, ctx);
-  await waitOnExecutionContext(ctx);
-  return res;
-}
-
-const entrypoint = (zone: string, phase: string) => `/zones/${zone}/rulesets/phases/${phase}/entrypoint`;
 /** The README's firewall rule (fixtures/example-zone.json). */
 const README_ADMIN_RULE = 'starts_with(http.request.uri.path, "/admin")';
 
@@ -45,17 +42,9 @@ async function zoneWith(
 }
 
 async function expectBlocked(zone: string, path: string): Promise<void> {
-  await expectGeneratedError(await send(`http://${zone}${path}`), 1020).catch((e: unknown) => {
+  await expectGeneratedError(await sendTraffic(`http://${zone}${path}`), 1020).catch((e: unknown) => {
     throw new Error(`${path} was not blocked: ${String(e)}`);
   });
-}
-
-/** Reaches the origin; answers the request target the origin received. */
-async function expectForwarded(zone: string, path: string): Promise<string> {
-  const res = await send(`http://${zone}${path}`);
-  const text = await res.text();
-  expect(res.status, `${path}: ${text}`).toBe(200);
-  return (JSON.parse(text) as { url: string }).url;
 }
 
 describe("the README's /admin firewall rule under each setting", () => {
@@ -146,11 +135,11 @@ describe("custom error rules see the normalised path too", () => {
       [README_ADMIN_RULE],
       [serve('http.request.uri.path in {"/admin" "/status/404"}')],
     );
-    expect(await (await send(`http://${zone}//%61dmin`)).text()).toBe("custom");
+    expect(await (await sendTraffic(`http://${zone}//%61dmin`)).text()).toBe("custom");
     // Under `incoming` the origin gets `/status/%34%30%34` as sent, which is not its 404 mode: no error, so no
     // custom error rule runs even though the rule would match the normalised path.
-    expect(await (await send(`http://${zone}/status/%34%30%34`)).text()).not.toBe("custom");
-    expect(await (await send(`http://${zone}/status/404`)).text()).toBe("custom");
+    expect(await (await sendTraffic(`http://${zone}/status/%34%30%34`)).text()).not.toBe("custom");
+    expect(await (await sendTraffic(`http://${zone}/status/404`)).text()).toBe("custom");
   });
 
   it("under both, the origin gets the normalised path, so its error is the one the rule saw", async () => {
@@ -159,7 +148,7 @@ describe("custom error rules see the normalised path too", () => {
       [],
       [serve('http.request.uri.path eq "/status/404"')],
     );
-    expect(await (await send(`http://${zone}/status//%34%30%34`)).text()).toBe("custom");
+    expect(await (await sendTraffic(`http://${zone}/status//%34%30%34`)).text()).toBe("custom");
   });
 
   it("raw.http.request.uri.path keeps the original for rules that want it", async () => {

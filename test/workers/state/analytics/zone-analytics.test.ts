@@ -5,7 +5,6 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { ErrorRecord } from "../../../../src/state/analytics/record";
 import { recordedPath, sanitiseCause } from "../../../../src/state/analytics/record";
 import {
   EVENT_BY_ID_SQL,
@@ -30,49 +29,34 @@ import {
   STEP_MS,
 } from "../../../../src/state/analytics/schema";
 import type { ZoneAnalytics } from "../../../../src/state/analytics/zone-analytics";
+import { errorRecord, rayOf } from "../../support/analytics";
 
 const HOUR = STEP_MS.hour;
 let n = 0;
 const stubFor = () => env.ZONE_ANALYTICS.get(env.ZONE_ANALYTICS.idFromName(`store-${++n}-${Math.random()}.example`));
-const ray = (i: number) => i.toString(16).padStart(16, "0");
-
-function rec(i: number, at: number, extra: Partial<ErrorRecord> = {}): ErrorRecord {
-  return {
-    ray: ray(i),
-    at,
-    code: 502,
-    status: 502,
-    source: "edge",
-    answered_by: "default",
-    answer_id: null,
-    format: "json",
-    method: "GET",
-    path: "/p",
-    country: null,
-    cause: "origin sent garbage",
-    ...extra,
-  };
-}
 
 describe("ZoneAnalytics", () => {
   it("stores a batch once: a retried batch counts nothing twice", async () => {
     const stub = stubFor();
     const now = Date.now();
-    const batch = [rec(1, now), rec(2, now, { code: 521, status: 521 })];
+    const batch = [errorRecord(1, now), errorRecord(2, now, { code: 521, status: 521 })];
     expect(await stub.record(batch)).toBe(2);
     expect(await stub.record(batch)).toBe(0);
     const q: CountQuery = { since: now - HOUR, until: now + HOUR, step: "minute", groupBy: ["code"], filters: {} };
     const r = await stub.counts(q);
     expect(r.ok && r.value.rows.reduce((s, x) => s + x.n, 0)).toBe(2);
-    expect((await stub.lookup(ray(2), now))?.code).toBe(521);
+    expect((await stub.lookup(rayOf(2), now))?.code).toBe(521);
   });
 
   it("a batch over several insert statements, half already stored and a ray twice, counts each new ray once", async () => {
     const stub = stubFor();
     const now = Date.now();
-    expect(await stub.record(Array.from({ length: 10 }, (_, i) => rec(100 + i, now)))).toBe(10);
+    expect(await stub.record(Array.from({ length: 10 }, (_, i) => errorRecord(100 + i, now)))).toBe(10);
     // 25 records: 10 stored before, 15 new, one new ray sent twice (statements of 8 rows: 4 statements).
-    const mixed = [...Array.from({ length: 24 }, (_, i) => rec(100 + i, now, { path: `/m${i % 3}` })), rec(123, now)];
+    const mixed = [
+      ...Array.from({ length: 24 }, (_, i) => errorRecord(100 + i, now, { path: `/m${i % 3}` })),
+      errorRecord(123, now),
+    ];
     expect(await stub.record(mixed)).toBe(14);
     const q: CountQuery = { since: now - HOUR, until: now + HOUR, step: "minute", groupBy: [], filters: {} };
     const r = await stub.counts(q);
@@ -86,10 +70,10 @@ describe("ZoneAnalytics", () => {
     const now = Date.UTC(2026, 10, 20, 12, 0, 0);
     const old = now - 4 * 86_400_000; // past minutes (3 d), within events (7 d) and hours (35 d)
     const older = now - 8 * 86_400_000; // past events too
-    await stub.record([rec(10, old), rec(11, old + 1000)]);
-    await stub.record([rec(12, older)]);
-    expect(await stub.lookup(ray(12), now)).toBeNull(); // past retention: not answered even before pruning
-    expect((await stub.lookup(ray(10), now))?.ray).toBe(ray(10));
+    await stub.record([errorRecord(10, old), errorRecord(11, old + 1000)]);
+    await stub.record([errorRecord(12, older)]);
+    expect(await stub.lookup(rayOf(12), now)).toBeNull(); // past retention: not answered even before pruning
+    expect((await stub.lookup(rayOf(10), now))?.ray).toBe(rayOf(10));
     const pruned = await stub.prune(now);
     expect(pruned).toEqual({ events: 1, minutes: 2, hours: 0, paths: 0 });
     const hours: CountQuery = { since: older - HOUR, until: now, step: "hour", groupBy: [], filters: {} };
@@ -105,18 +89,18 @@ describe("ZoneAnalytics", () => {
     const stub = stubFor();
     const now = Date.UTC(2026, 10, 20, 12, 0, 0);
     const expired = now - 7 * 86_400_000 - 1;
-    await stub.record([rec(40, expired), rec(41, now)]);
-    expect(await stub.lookup(ray(40), now)).toBeNull();
-    expect((await stub.lookup(ray(41), now))?.ray).toBe(ray(41));
+    await stub.record([errorRecord(40, expired), errorRecord(41, now)]);
+    expect(await stub.lookup(rayOf(40), now)).toBeNull();
+    expect((await stub.lookup(rayOf(41), now))?.ray).toBe(rayOf(41));
     expect((await stub.prune(now)).events).toBe(0);
-    expect((await stub.lookup(ray(41), now))?.ray).toBe(ray(41));
+    expect((await stub.lookup(rayOf(41), now))?.ray).toBe(rayOf(41));
     expect((await stub.prune(now + 7 * 86_400_000 + 1)).events).toBe(2);
-    expect(await stub.lookup(ray(41), now)).toBeNull();
+    expect(await stub.lookup(rayOf(41), now)).toBeNull();
   });
 
   it("the alarm prunes (armed by the first write)", async () => {
     const stub = stubFor();
-    await stub.record([rec(20, Date.now() - 40 * 86_400_000)]);
+    await stub.record([errorRecord(20, Date.now() - 40 * 86_400_000)]);
     expect(await runInDurableObject(stub, (_: ZoneAnalytics, state) => state.storage.getAlarm())).not.toBeNull();
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     const left = await runInDurableObject(
@@ -132,7 +116,9 @@ describe("ZoneAnalytics", () => {
   it("paths per hour are capped: a path scan cannot grow the table", async () => {
     const stub = stubFor();
     const at = Date.now();
-    const batch = Array.from({ length: MAX_PATHS_PER_HOUR + 5 }, (_, i) => rec(1000 + i, at, { path: `/scan/${i}` }));
+    const batch = Array.from({ length: MAX_PATHS_PER_HOUR + 5 }, (_, i) =>
+      errorRecord(1000 + i, at, { path: `/scan/${i}` }),
+    );
     await stub.record(batch);
     const rows = await runInDurableObject(stub, (_: ZoneAnalytics, state) =>
       state.storage.sql.exec<{ path: string; count: number }>("SELECT path, count FROM path_hours").toArray(),
@@ -143,7 +129,7 @@ describe("ZoneAnalytics", () => {
 
   it("every query is a primary-key (or index) search, never a full scan", async () => {
     const stub = stubFor();
-    await stub.record([rec(30, Date.now())]);
+    await stub.record([errorRecord(30, Date.now())]);
     const q: CountQuery = {
       since: Date.now() - HOUR,
       until: Date.now(),
@@ -163,12 +149,12 @@ describe("ZoneAnalytics", () => {
         plan(groupCountSql(q).text, groupCountSql(q).params),
         plan(topCodesSql({ ...q, step: "hour" }, 10).text, topCodesSql({ ...q, step: "hour" }, 10).params),
         plan(topPathsSql(0, 1, 10).text, [0, 1]),
-        plan(LOOKUP_SQL, [ray(30)]),
+        plan(LOOKUP_SQL, [rayOf(30)]),
         plan(EVENT_BY_ID_SQL, [1024]),
         plan(PRUNE_BATCHES_SQL, [0]),
         // The write path: the rays of a batch against the index, the recent batches when the object starts and
         // when their rays go to the index, retention of the index.
-        plan(INDEXED_RAYS_SQL, [JSON.stringify([ray(30)])]),
+        plan(INDEXED_RAYS_SQL, [JSON.stringify([rayOf(30)])]),
         plan(RECENT_BATCHES_SQL, [0]),
         plan(INDEX_RAYS_SQL, [0]),
         plan(PRUNE_RAYS_SQL, [0]),
@@ -187,7 +173,9 @@ describe("ZoneAnalytics", () => {
     const size = 500;
     const total = (Math.ceil(RAY_INDEX_EVERY / size) + 2) * size; // crosses one bulk write of the recent rays
     for (let start = 0; start < total; start += size) {
-      const batch = Array.from({ length: size }, (_, i) => rec(50_000 + start + i, now, { code: 520 + (i % 3) }));
+      const batch = Array.from({ length: size }, (_, i) =>
+        errorRecord(50_000 + start + i, now, { code: 520 + (i % 3) }),
+      );
       expect(await stub.record(batch)).toBe(size);
     }
     const where = await runInDurableObject(stub, (_: ZoneAnalytics, state) => ({
@@ -196,17 +184,21 @@ describe("ZoneAnalytics", () => {
     }));
     expect(where.indexed).toBeGreaterThanOrEqual(RAY_INDEX_EVERY);
     expect(where.indexed).toBeLessThan(total);
-    const first = ray(50_000); // in `rays`
-    const last = ray(50_000 + total - 1); // in the object's memory
+    const first = rayOf(50_000); // in `rays`
+    const last = rayOf(50_000 + total - 1); // in the object's memory
     expect((await stub.lookup(first, now))?.ray).toBe(first);
     expect((await stub.lookup(last, now))?.code).toBe(520 + (((total - 1) % size) % 3));
     // Re-sent: one ray of each part and one new ray.
-    expect(await stub.record([rec(50_000, now), rec(50_000 + total - 1, now), rec(99_999, now)])).toBe(1);
+    expect(
+      await stub.record([errorRecord(50_000, now), errorRecord(50_000 + total - 1, now), errorRecord(99_999, now)]),
+    ).toBe(1);
     // A new object life (the memory index is gone): rebuilt from storage, so nothing is counted twice.
     await runInDurableObject(stub, (_: ZoneAnalytics, state) => state.abort()).catch(() => undefined);
     const again = env.ZONE_ANALYTICS.get(env.ZONE_ANALYTICS.idFromName(name));
     expect((await again.lookup(last, now))?.ray).toBe(last);
-    expect(await again.record([rec(50_000 + total - 1, now), rec(99_999, now), rec(50_000, now)])).toBe(0);
+    expect(
+      await again.record([errorRecord(50_000 + total - 1, now), errorRecord(99_999, now), errorRecord(50_000, now)]),
+    ).toBe(0);
     const q: CountQuery = { since: now - HOUR, until: now + HOUR, step: "minute", groupBy: [], filters: {} };
     const r = await again.counts(q);
     expect(r.ok && r.value.rows.reduce((s, x) => s + x.n, 0)).toBe(total + 1);
@@ -219,15 +211,15 @@ describe("ZoneAnalytics", () => {
     const then = Date.now() - 8 * 86_400_000; // past the events' retention
     const size = 1000;
     for (let start = 0; start < RAY_INDEX_EVERY + size; start += size) {
-      await stub.record(Array.from({ length: size }, (_, i) => rec(200_000 + start + i, then)));
+      await stub.record(Array.from({ length: size }, (_, i) => errorRecord(200_000 + start + i, then)));
     }
     await stub.prune(Date.now()); // every event and its ray gone; rays_upto stays where the bulk write left it
     const now = Date.now();
-    expect(await stub.record([rec(300_000, now), rec(300_001, now)])).toBe(2);
+    expect(await stub.record([errorRecord(300_000, now), errorRecord(300_001, now)])).toBe(2);
     await runInDurableObject(stub, (_: ZoneAnalytics, state) => state.abort()).catch(() => undefined);
     const again = stubOf();
-    expect((await again.lookup(ray(300_001), now))?.ray).toBe(ray(300_001));
-    expect(await again.record([rec(300_000, now), rec(300_001, now)])).toBe(0);
+    expect((await again.lookup(rayOf(300_001), now))?.ray).toBe(rayOf(300_001));
+    expect(await again.record([errorRecord(300_000, now), errorRecord(300_001, now)])).toBe(0);
   });
 
   it("migrations 2 and 3 keep the version 1 events: found by Ray ID, counted once", async () => {
@@ -242,8 +234,8 @@ describe("ZoneAnalytics", () => {
       sql.exec("DELETE FROM schema_migrations");
       migrate(state.storage, ANALYTICS_MIGRATIONS.slice(0, 1));
       for (const [r, at] of [
-        [ray(7), now - 1000],
-        [ray(8), now],
+        [rayOf(7), now - 1000],
+        [rayOf(8), now],
       ] as const) {
         sql.exec(
           `INSERT INTO events (ray, at, code, status, source, answered_by, answer_id, format, method, path, country,
@@ -257,7 +249,7 @@ describe("ZoneAnalytics", () => {
         batches: sql.exec<{ id: number; newest: number }>("SELECT id, newest FROM batches ORDER BY id").toArray(),
         rays: sql.exec<{ ray: string; id: number }>("SELECT ray, id FROM rays ORDER BY ray").toArray(),
         upto: sql.exec<{ v: number }>("SELECT value AS v FROM analytics_meta").one().v,
-        lookup: instance.lookup(ray(7), now)?.path,
+        lookup: instance.lookup(rayOf(7), now)?.path,
       };
     });
     expect(found).toEqual({
@@ -266,15 +258,15 @@ describe("ZoneAnalytics", () => {
         { id: 2, newest: now },
       ],
       rays: [
-        { ray: ray(7), id: 1024 },
-        { ray: ray(8), id: 2048 },
+        { ray: rayOf(7), id: 1024 },
+        { ray: rayOf(8), id: 2048 },
       ],
       upto: 2,
       lookup: "/v1",
     });
     // Counted once after the migration, and the next batch goes above the migrated ones.
-    expect(await stub.record([rec(7, now), rec(8, now), rec(9, now)])).toBe(1);
-    expect((await stub.lookup(ray(9), now))?.ray).toBe(ray(9));
+    expect(await stub.record([errorRecord(7, now), errorRecord(8, now), errorRecord(9, now)])).toBe(1);
+    expect((await stub.lookup(rayOf(9), now))?.ray).toBe(rayOf(9));
   });
 
   it("write rate of one object (measured; docs/analytics.md 'Sharding')", async () => {
@@ -285,7 +277,7 @@ describe("ZoneAnalytics", () => {
     const started = performance.now();
     for (let b = 0; b < batches; b++) {
       await stub.record(
-        Array.from({ length: size }, (_, i) => rec(1_000_000 + b * size + i, at, { path: `/w/${i % 50}` })),
+        Array.from({ length: size }, (_, i) => errorRecord(1_000_000 + b * size + i, at, { path: `/w/${i % 50}` })),
       );
     }
     const ms = performance.now() - started;
@@ -326,11 +318,11 @@ describe('ZoneAnalytics.wipe (the zone was deleted: docs/analytics.md "When a zo
     const now = Date.now();
     // More rays than the in-memory index holds, so some are in `rays` and some in memory.
     const many = Array.from({ length: RAY_INDEX_EVERY + 5 }, (_, i) =>
-      rec(5000 + i, now - 1000, { path: `/p${i % 7}` }),
+      errorRecord(5000 + i, now - 1000, { path: `/p${i % 7}` }),
     );
     expect(await stub.record(many)).toBe(many.length);
-    expect((await stub.lookup(ray(5000), now))?.path).toBe("/p0");
-    expect((await stub.lookup(ray(5000 + RAY_INDEX_EVERY + 4), now))?.code).toBe(502);
+    expect((await stub.lookup(rayOf(5000), now))?.path).toBe("/p0");
+    expect((await stub.lookup(rayOf(5000 + RAY_INDEX_EVERY + 4), now))?.code).toBe(502);
     await runInDurableObject(stub, async (_object: ZoneAnalytics, state) => {
       expect(await state.storage.getAlarm()).not.toBeNull();
     });
@@ -343,8 +335,8 @@ describe('ZoneAnalytics.wipe (the zone was deleted: docs/analytics.md "When a zo
       const r = await stub.counts(query);
       expect(r.ok && r.value).toEqual({ rows: [], topCodes: [], topPaths: [] });
     }
-    expect(await stub.lookup(ray(5000), now)).toBeNull();
-    expect(await stub.lookup(ray(5000 + RAY_INDEX_EVERY + 4), now)).toBeNull();
+    expect(await stub.lookup(rayOf(5000), now)).toBeNull();
+    expect(await stub.lookup(rayOf(5000 + RAY_INDEX_EVERY + 4), now)).toBeNull();
     await runInDurableObject(stub, async (_object: ZoneAnalytics, state) => {
       expect(await state.storage.getAlarm()).toBeNull();
       const tables = ["batches", "rays", "minutes", "hours", "path_hours"].map(
@@ -355,10 +347,10 @@ describe('ZoneAnalytics.wipe (the zone was deleted: docs/analytics.md "When a zo
 
     // A batch an isolate still held (records made before the wipe) is refused; one made after it is the zone's
     // that exists now, counted as usual, and survives the object's restart.
-    expect(await stub.record([rec(9001, now - 1), rec(9002, now - 60_000)])).toBe(0);
-    expect(await stub.record([rec(9003, now - 1), rec(9004, now + 1)])).toBe(1);
-    expect(await stub.lookup(ray(9001), now + 2)).toBeNull();
-    expect((await stub.lookup(ray(9004), now + 2))?.ray).toBe(ray(9004));
+    expect(await stub.record([errorRecord(9001, now - 1), errorRecord(9002, now - 60_000)])).toBe(0);
+    expect(await stub.record([errorRecord(9003, now - 1), errorRecord(9004, now + 1)])).toBe(1);
+    expect(await stub.lookup(rayOf(9001), now + 2)).toBeNull();
+    expect((await stub.lookup(rayOf(9004), now + 2))?.ray).toBe(rayOf(9004));
     const after = await stub.counts({ ...q, until: now + 2 * HOUR });
     expect(after.ok && after.value.rows.reduce((s, x) => s + x.n, 0)).toBe(1);
   });
@@ -371,7 +363,7 @@ describe('ZoneAnalytics.wipe (the zone was deleted: docs/analytics.md "When a zo
     // A new object life: `wiped_at` is read back from storage by the constructor.
     await runInDurableObject(stub, (_: ZoneAnalytics, state) => state.abort()).catch(() => undefined);
     const again = env.ZONE_ANALYTICS.get(env.ZONE_ANALYTICS.idFromName(name));
-    expect(await again.record([rec(9100, now - 5), rec(9101, now + 5)])).toBe(1);
-    expect(await again.lookup(ray(9100), now + 10)).toBeNull();
+    expect(await again.record([errorRecord(9100, now - 5), errorRecord(9101, now + 5)])).toBe(1);
+    expect(await again.lookup(rayOf(9100), now + 10)).toBeNull();
   });
 });
