@@ -45,29 +45,29 @@ const leaves = {
   "src/shared/a.ts": 'import { b } from "./b";\nexport const a = (): number => b + 1;\n',
   "src/shared/b.ts": "export const b = 1;\n",
 };
+/** No circle: `edge` imports `shared`, and one edge file imports another for a type. */
+const acyclic = {
+  ...leaves,
+  "src/edge/x.ts": 'import { a } from "../shared/a";\nexport const x = a;\n',
+  "src/edge/y.ts": 'import type { x } from "./x";\nexport type Y = typeof x;\n',
+};
+/** a → b → c → a, the step b → c a type-only import. */
+const typeOnlyCircle = {
+  ...leaves,
+  "src/shared/b.ts": 'import type { C } from "./c";\nexport const b = 1;\nexport type B = C;\n',
+  "src/shared/c.ts": 'import { a } from "./a";\nexport type C = ReturnType<typeof a>;\n',
+};
 
 describe("scripts/check-layers.mjs: no file-level import circle", () => {
   it("passes a planted tree without a circle (the control)", () => {
-    const run = check(
-      plant({
-        ...leaves,
-        "src/edge/x.ts": 'import { a } from "../shared/a";\nexport const x = a;\n',
-        "src/edge/y.ts": 'import type { x } from "./x";\nexport type Y = typeof x;\n',
-      }),
-    );
+    const run = check(plant(acyclic));
     expect(run.err).toBe("");
     expect(run.status).toBe(0);
     expect(run.out).toContain("no import circle among 4 files");
   });
 
   it("fails on a circle closed by a type-only import, printing it as a path", () => {
-    const run = check(
-      plant({
-        ...leaves,
-        "src/shared/b.ts": 'import type { C } from "./c";\nexport const b = 1;\nexport type B = C;\n',
-        "src/shared/c.ts": 'import { a } from "./a";\nexport type C = ReturnType<typeof a>;\n',
-      }),
-    );
+    const run = check(plant(typeOnlyCircle));
     expect(run.status).toBe(1);
     expect(run.err).toContain("import circle src/shared/a.ts → src/shared/b.ts → src/shared/c.ts → src/shared/a.ts");
     expect(run.err).toContain("type-only imports too");

@@ -39,62 +39,58 @@ const list = (picks: readonly number[]) =>
 const request = (host: string, path: string, method: string) =>
   new Request(`https://${host}${path}`, { method, headers: { "CF-Connecting-IP": "192.0.2.1" } });
 
+/** A list of rules picked from the pool, and a request: host, path, method. */
+const listAndRequest = [
+  fc.array(fc.integer({ min: 0, max: POOL.length - 1 }), { maxLength: 20 }),
+  fc.constantFrom("x.example", "y.example"),
+  fc.constantFrom("/a", "/ab", "/b", "/c", "/d"),
+  fc.constantFrom("GET", "POST"),
+] as const;
+
 describe("firstMatch / allMatches over the rule index", () => {
   it("answer what a pass over every rule answers, for any list and request", () => {
     fc.assert(
-      fc.property(
-        fc.array(fc.integer({ min: 0, max: POOL.length - 1 }), { maxLength: 20 }),
-        fc.constantFrom("x.example", "y.example"),
-        fc.constantFrom("/a", "/ab", "/b", "/c", "/d"),
-        fc.constantFrom("GET", "POST"),
-        (picks, host, path, method) => {
-          const rules = list(picks);
-          const every = rules.rules.filter((r) => r.rule.matches(requestContext(request(host, path, method))));
-          expect(firstMatch(rules, requestContext(request(host, path, method)), host)?.id).toBe(every[0]?.id);
-          expect([...allMatches(rules, requestContext(request(host, path, method)), host)].map((r) => r.id)).toEqual(
-            every.map((r) => r.id),
-          );
-        },
-      ),
+      fc.property(...listAndRequest, (picks, host, path, method) => {
+        const rules = list(picks);
+        const every = rules.rules.filter((r) => r.rule.matches(requestContext(request(host, path, method))));
+        expect(firstMatch(rules, requestContext(request(host, path, method)), host)?.id).toBe(every[0]?.id);
+        expect([...allMatches(rules, requestContext(request(host, path, method)), host)].map((r) => r.id)).toEqual(
+          every.map((r) => r.id),
+        );
+      }),
       { numRuns: 500 },
     );
   });
 
   it("a tracer sees exactly the evaluations firstMatch does and changes no answer (the draft preview)", () => {
     fc.assert(
-      fc.property(
-        fc.array(fc.integer({ min: 0, max: POOL.length - 1 }), { maxLength: 20 }),
-        fc.constantFrom("x.example", "y.example"),
-        fc.constantFrom("/a", "/ab", "/b", "/c", "/d"),
-        fc.constantFrom("GET", "POST"),
-        (picks, host, path, method) => {
-          const rules = list(picks);
-          const ctx = requestContext(request(host, path, method));
-          const seen: number[] = [];
-          const kinds: string[] = [];
-          let started = 0;
-          const matched = firstMatch(rules, ctx, host, {
-            started: (c) => {
-              expect(c).toBe(ctx);
-              started++;
-            },
-            evaluated: (position, outcome, units) => {
-              seen.push(position);
-              kinds.push(outcome.kind);
-              expect(units).toBeGreaterThanOrEqual(0);
-            },
-          });
-          expect(started).toBe(1);
-          expect(matched?.id).toBe(firstMatch(rules, requestContext(request(host, path, method)), host)?.id);
-          // The positions evaluated are the index's candidates, in order, up to and including the match.
-          const candidates = [...rules.index.candidates(requestContext(request(host, path, method)))];
-          const end = matched === null ? candidates.length : candidates.indexOf(rules.rules.indexOf(matched)) + 1;
-          expect(seen).toEqual(candidates.slice(0, end));
-          // Only the last evaluation may be a match, and it is one exactly when firstMatch answered a rule.
-          expect(kinds.slice(0, -1)).not.toContain("match");
-          expect(kinds.at(-1) === "match").toBe(matched !== null);
-        },
-      ),
+      fc.property(...listAndRequest, (picks, host, path, method) => {
+        const rules = list(picks);
+        const ctx = requestContext(request(host, path, method));
+        const seen: number[] = [];
+        const kinds: string[] = [];
+        let started = 0;
+        const matched = firstMatch(rules, ctx, host, {
+          started: (c) => {
+            expect(c).toBe(ctx);
+            started++;
+          },
+          evaluated: (position, outcome, units) => {
+            seen.push(position);
+            kinds.push(outcome.kind);
+            expect(units).toBeGreaterThanOrEqual(0);
+          },
+        });
+        expect(started).toBe(1);
+        expect(matched?.id).toBe(firstMatch(rules, requestContext(request(host, path, method)), host)?.id);
+        // The positions evaluated are the index's candidates, in order, up to and including the match.
+        const candidates = [...rules.index.candidates(requestContext(request(host, path, method)))];
+        const end = matched === null ? candidates.length : candidates.indexOf(rules.rules.indexOf(matched)) + 1;
+        expect(seen).toEqual(candidates.slice(0, end));
+        // Only the last evaluation may be a match, and it is one exactly when firstMatch answered a rule.
+        expect(kinds.slice(0, -1)).not.toContain("match");
+        expect(kinds.at(-1) === "match").toBe(matched !== null);
+      }),
       { numRuns: 300 },
     );
   });

@@ -30,6 +30,15 @@ interface Limit {
   readonly counting: RateLimitCounting;
 }
 
+/** A rule's `ratelimit` for `l`, counting per client address. */
+const ratelimitOf = (l: Limit) => ({
+  characteristics: ["ip.src"],
+  period: l.period,
+  requests_per_period: l.requests,
+  mitigation_timeout: l.mitigation,
+  counting: l.counting,
+});
+
 function rules(l: Limit): CompiledRateLimits {
   const compiled = compileRateLimits(
     {
@@ -38,13 +47,7 @@ function rules(l: Limit): CompiledRateLimits {
           id: "login",
           expression: "true",
           action: "block",
-          ratelimit: {
-            characteristics: ["ip.src"],
-            period: l.period,
-            requests_per_period: l.requests,
-            mitigation_timeout: l.mitigation,
-            counting: l.counting,
-          },
+          ratelimit: ratelimitOf(l),
         },
       ],
     },
@@ -170,13 +173,7 @@ describe("through the real Worker, on the wall clock (periods of 2 s, a 1 s miti
         {
           expression: 'http.request.uri.path eq "/login"',
           action: "block",
-          ratelimit: {
-            characteristics: ["ip.src"],
-            period: l.period,
-            requests_per_period: l.requests,
-            mitigation_timeout: l.mitigation,
-            counting: l.counting,
-          },
+          ratelimit: ratelimitOf(l),
         },
       ],
     });
