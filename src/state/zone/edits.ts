@@ -26,7 +26,7 @@ import { pagePart, pageSection, type PageMeta } from "./custom-pages/stored";
 import { parsePageBody, type PageFailure, type PageId } from "./custom-pages/validate";
 import { applyRulesetEdit, type RulesetEdit, type RulesetEditFailure, type RulesetEdited } from "./rulesets/edits";
 import { rulesetSection, storedRuleset } from "./rulesets/stored";
-import { headerLimitFits } from "./rulesets/worst-case";
+import { headerLimitFits } from "./rulesets/stored-cost";
 import { ZONE_DOC_SCHEMA, type ZoneDocument, type ZoneSettings } from "./schema";
 import { parseDocument, type StoreFailure } from "./store";
 import { URL_NORMALIZATION_SECTION } from "./url-normalization/stored";
@@ -136,7 +136,7 @@ function change(target: EditTarget, edit: ZoneEdit): Result<Change, ZoneEditFail
     ok({ content: withSection(previous ?? {}, name, value), part, ruleset: null });
   if (edit.kind === "settings") {
     // A larger header limit makes a larger request: the stored request-phase rules must still fit the evaluation
-    // budget on it (rulesets/worst-case.ts).
+    // budget on it (rulesets/stored-cost.ts).
     const over = headerLimitFits(previous, edit.settings.max_request_header_bytes);
     if (over !== null) return err({ kind: "over-budget", issues: over });
     return section("settings", edit.settings);

@@ -18,7 +18,8 @@ import { PHASES, isPhase, type Phase } from "./phases";
 import { storedRuleset } from "./stored";
 import { missingAssetIssues } from "../custom-pages/assets";
 import { parseRuleset, rulesetProgramSize, type RulesetFailure, type StoredRule, type StoredRuleset } from "./validate";
-import { budgetScope, isRequestPhase } from "./worst-case";
+import { budgetScope } from "./stored-cost";
+import { isRequestPhase } from "./worst-case";
 
 /** One write of the rulesets API, as plain data (it crosses the RPC boundary to the zone's writer). */
 export type RulesetEdit =

@@ -7,15 +7,14 @@
  *
  * The largest request depends on the zone's header limit, so raising `max_request_header_bytes` is checked too
  * (`headerLimitFits`, used by the zone's writer). Custom error rules are not checked: they fail open, and their
- * response fields have no bound the zone sets. Pure: no bindings.
+ * response fields have no bound the zone sets. Pure: no bindings. What the rules already stored in a zone document
+ * cost (the scope of a write, the header limit check) is stored-cost.ts, which reads the document through stored.ts:
+ * this module reads no document, so that the ruleset validator can use it.
  */
-import { compile } from "../../../rules";
 import { MAX_REQUEST_PHASE_UNITS, MAX_RULE_UNITS } from "../../../rules/budget";
-import { URL_BYTES, worstCase, type RequestLimits, type WorstCase } from "../../../rules/worst-case";
-import { IssueList, isObject, type Issues } from "../../../shared/validation";
-import { ZONE_LIMITS, type ZoneDocument } from "../schema";
-import { PHASE_SPECS, type Phase } from "./phases";
-import { storedRuleset } from "./stored";
+import { URL_BYTES, type RequestLimits, type WorstCase } from "../../../rules/worst-case";
+import { IssueList, type Issues } from "../../../shared/validation";
+import type { Phase } from "./phases";
 
 /** The phases whose rules fail closed, in the order a request meets them. */
 export const REQUEST_PHASES = ["http_request_firewall_custom", "http_ratelimit"] as const;
@@ -25,7 +24,7 @@ export function isRequestPhase(phase: Phase): phase is RequestPhase {
   return phase !== "http_custom_errors";
 }
 
-/** What a ruleset of a request phase is checked against (edits.ts fills it from the zone document). */
+/** What a ruleset of a request phase is checked against (stored-cost.ts `budgetScope` fills it from the document). */
 export interface BudgetScope {
   readonly limits: RequestLimits;
   /** The worst case of the zone's other request phase as stored (`Infinity` when one of its rules is unbounded). */
@@ -97,66 +96,6 @@ export function budgetIssues(
     );
   }
   return issues.count === 0 ? null : issues.issues;
-}
-
-/** The worst case of a stored ruleset's enabled rules together, on the largest request within `limits`. */
-export function storedUnits(phase: RequestPhase, document: ZoneDocument, limits: RequestLimits): number {
-  let units = 0;
-  for (const rule of storedRuleset(document, phase)?.rules ?? []) {
-    if (!rule.enabled) continue;
-    const compiled = compile(rule.expression, PHASE_SPECS[phase].fields.scheme);
-    units += compiled.ok ? unitsOf(worstCase(compiled.value, limits)) : 0;
-  }
-  return units;
-}
-
-/** The zone's header limit as stored in its document (validated when written); the default without one. */
-export function headerLimitOf(document: ZoneDocument): number {
-  const settings = document.settings;
-  const limit = isObject(settings) ? settings.max_request_header_bytes : undefined;
-  return typeof limit === "number" ? limit : ZONE_LIMITS.maxRequestHeaderBytes.default;
-}
-
-/** The budget scope of a write of `phase` to `document`. */
-export function budgetScope(document: ZoneDocument, phase: RequestPhase): BudgetScope {
-  const limits = { headerBytes: headerLimitOf(document) };
-  const other = REQUEST_PHASES.find((p) => p !== phase) ?? phase;
-  return {
-    limits,
-    otherPhaseUnits: storedUnits(other, document, limits),
-    previousUnits: storedUnits(phase, document, limits),
-  };
-}
-
-/**
- * Whether the zone's stored request-phase rules still fit when its header limit becomes `headerBytes` (a settings
- * write): `null` when they do, or when the limit does not grow (a smaller request never costs more); otherwise the
- * issues, on the field `max_request_header_bytes`, naming each phase's rule that would not fit.
- */
-export function headerLimitFits(document: ZoneDocument | null, headerBytes: number): Issues | null {
-  if (document === null || headerBytes <= headerLimitOf(document)) return null;
-  const limits = { headerBytes };
-  const found = new IssueList();
-  let total = 0;
-  for (const phase of REQUEST_PHASES) {
-    const rules = storedRuleset(document, phase)?.rules ?? [];
-    const costed = rules.map((rule) => {
-      const compiled = compile(rule.expression, PHASE_SPECS[phase].fields.scheme);
-      const cost: WorstCase = compiled.ok ? worstCase(compiled.value, limits) : { kind: "bounded", units: 0 };
-      return { ...rule, cost };
-    });
-    // One sum issue is enough: once the first phase passes the budget, the second is not blamed again.
-    const previousUnits = found.count > 0 ? Infinity : 0;
-    const issues = budgetIssues(phase, costed, { limits, otherPhaseUnits: total, previousUnits });
-    for (const issue of issues?.listed ?? [])
-      found.add(
-        "out-of-range",
-        "max_request_header_bytes",
-        `with ${headerBytes} bytes of headers, ${phase} ${issue.path}: ${issue.message}`,
-      );
-    total += costed.reduce((n, r) => n + (r.enabled ? unitsOf(r.cost) : 0), 0);
-  }
-  return found.count === 0 ? null : found.issues;
 }
 
 /** "the largest request the zone accepts (headers of N bytes, a URL of M bytes)". */
