@@ -386,7 +386,7 @@ describe("GET/PUT /zones/{zone}/access_rules", () => {
   });
 });
 
-describe("the example zone of `npm run dev` (fixtures/example-zone.body)", () => {
+describe("the example zone of `npm run dev` (fixtures/example-zone.json)", () => {
   it("its firewall rule, rate limit and IP access rule answer what the README says", async () => {
     const example = (await import("../../../../fixtures/example-zone.json")).default as {
       rulesets: Record<string, unknown>;
