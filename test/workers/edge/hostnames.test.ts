@@ -15,8 +15,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../../src/index";
 import { cachedHostCount } from "../../../src/state/zone/cache";
 import { zoneKey } from "../../../src/state/zone/store";
-import { ADMIN, expectGeneratedError, loopback, ports, putZone } from "../support/origin";
-import { apiOk, type Envelope } from "../support/envelope";
+import { expectGeneratedError, loopback, ports, putZone } from "../support/origin";
+import { api, apiOk } from "../support/envelope";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -193,16 +193,11 @@ describe("the zones API refuses the same names with a precise 400 (never a 500)"
       ["GET", `/zones/${name}/access_rules`],
       ["GET", `/zones/${name}/custom_pages`],
     ] as const) {
-      const res = await exports.default.fetch(`http://localhost${path}`, {
-        method,
-        headers: { ...ADMIN, "Content-Type": "application/json" },
-        ...(method === "PUT" ? { body: JSON.stringify({ plan: "pro", origin: loopback(ports.http) }) } : {}),
-      });
+      const res = await api(method, path, method === "PUT" ? { plan: "pro", origin: loopback(ports.http) } : undefined);
       expect(res.status, `${method} ${path.slice(0, 80)}`).toBe(400);
-      const body = await res.json<Envelope>();
-      expect(body.success).toBe(false);
-      expect(body.errors[0]?.code).toBe(7003);
-      expect(body.errors[0]?.message).toMatch(message);
+      expect(res.body.success).toBe(false);
+      expect(res.body.errors[0]?.code).toBe(7003);
+      expect(res.body.errors[0]?.message).toMatch(message);
     }
   });
 

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { parseSettings } from "../../../src/shared/settings";
 import { edgeErrorLine, flush, levelOf, logEdgeError, type EdgeErrorLine } from "../../../src/errors/error-log";
 import { ADMIN, loopback, ports, putZone, uniqueZone } from "../support/origin";
+import { apiFetch } from "../support/envelope";
 
 afterEach(() => {
   flush(); // no window left open for the next test
@@ -159,11 +160,7 @@ describe("through the Worker", () => {
     await putZone(zone, { origin: loopback(ports.closed) });
     const { error, warn, log } = spies();
     const api = (method: string, path: string, body?: unknown) =>
-      exports.default.fetch(`http://localhost/zones/${zone}${path}`, {
-        method,
-        headers: { ...ADMIN, "Content-Type": "application/json", Accept: "application/json" },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
+      apiFetch(method, `/zones/${zone}${path}`, body, { ...ADMIN, Accept: "application/json" });
     const shown = await api("GET", "/preview/521");
     expect(shown.status).toBe(521);
     await shown.arrayBuffer();

@@ -5,7 +5,7 @@
  * storage) and must serve its data, with its migrations recorded. Real objects, real SQLite.
  */
 import { runInDurableObject } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { migrate, type Migration } from "../../../src/state/migrations";
 import { ANALYTICS_MIGRATIONS } from "../../../src/state/analytics/schema";
@@ -15,8 +15,8 @@ import { TAG_MIGRATIONS } from "../../../src/state/tags/schema";
 import type { TagStore } from "../../../src/state/tags/tag-store";
 import { ZONE_WRITER_MIGRATIONS } from "../../../src/state/zone/rulesets/versions";
 import type { ZoneWriter } from "../../../src/state/zone/writer";
-import { ADMIN, putZone, uniqueZone } from "../support/origin";
-import type { Envelope } from "../support/envelope";
+import { putZone, uniqueZone } from "../support/origin";
+import { apiFetch, type Envelope } from "../support/envelope";
 
 type Namespace<T extends Rpc.DurableObjectBranded> = DurableObjectNamespace<T>;
 
@@ -88,12 +88,7 @@ describe("an object created by the code before the runner opens with its data", 
   it("ZoneWriter: ruleset_versions made on first use, no log, the document an object → adopted, versions kept", async () => {
     const zone = uniqueZone("migrate-writer");
     await putZone(zone, { plan: "pro", origin: "http://o.example" });
-    const api = (method: string, path: string, body?: unknown) =>
-      exports.default.fetch(`http://localhost/zones/${zone}${path}`, {
-        method,
-        headers: { ...ADMIN, "Content-Type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
+    const api = (method: string, path: string, body?: unknown) => apiFetch(method, `/zones/${zone}${path}`, body);
     const entry = "/rulesets/phases/http_request_firewall_custom/entrypoint";
     const rules = { rules: [{ expression: 'http.request.uri.path eq "/a"', action: "block" }] };
     expect((await api("PUT", entry, rules)).status).toBe(200);

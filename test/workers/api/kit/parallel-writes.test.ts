@@ -4,26 +4,16 @@
  * one zone all land, none lost and none refused, through the real Worker, the real ZoneWriter and real KV (asset
  * pages fetched from the loopback origin, test/servers/http-origin.ts `/asset/*`).
  */
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ADMIN, loopback, ports, putZone, uniqueZone } from "../../support/origin";
-import type { Envelope } from "../../support/envelope";
+import { loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { api as apiCall } from "../../support/envelope";
 
 const N = 20;
 
-async function api<T = Record<string, unknown>>(
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: Envelope<T | null> | null }> {
-  const res = await exports.default.fetch(`http://localhost${path}`, {
-    method,
-    headers: { ...ADMIN, "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text === "" ? null : (JSON.parse(text) as Envelope<T | null>) };
-}
+/** The shared `api`, its result an object unless told otherwise (`null` on a failure). */
+const api = <T = Record<string, unknown>>(method: string, path: string, body?: unknown) =>
+  apiCall<T | null>(method, path, body);
 
 const settings = (i: number) => ({ plan: "enterprise", origin: loopback(ports.http), read_timeout: 10 + i });
 const page = (i: number) => `<html><head></head><body>page ${i} ::EDGE_ERROR_500S_BOX::</body></html>`;
@@ -47,8 +37,8 @@ describe("parallel writes of every section of one zone all land (no 409, none lo
       { rules: [] },
     );
     expect(entry.status).toBe(200);
-    const rulesetId = entry.body!.result!.id;
-    const before = (await api<{ version: number }>("GET", `/zones/${zone}`)).body!.result!.version;
+    const rulesetId = entry.body.result!.id;
+    const before = (await api<{ version: number }>("GET", `/zones/${zone}`)).body.result!.version;
 
     const writes = Array.from({ length: N }, (_, i) => [
       api("PUT", `/zones/${zone}`, settings(i)),
@@ -62,30 +52,30 @@ describe("parallel writes of every section of one zone all land (no 409, none lo
     const answers = await Promise.all(writes);
     console.log(`${writes.length} parallel zone writes: ${(performance.now() - started).toFixed(0)} ms`);
 
-    expect(answers.map((a) => `${a.status} ${a.body?.errors[0]?.message ?? ""}`.trim())).toEqual(
+    expect(answers.map((a) => `${a.status} ${a.body.errors[0]?.message ?? ""}`.trim())).toEqual(
       Array(writes.length).fill("200"),
     );
     // Every write is a version of its own: none was merged into another or lost.
-    const after = (await api<{ version: number; read_timeout: number }>("GET", `/zones/${zone}`)).body!.result!;
+    const after = (await api<{ version: number; read_timeout: number }>("GET", `/zones/${zone}`)).body.result!;
     expect(after.version).toBe(before + writes.length);
     expect(Array.from({ length: N }, (_, i) => 10 + i)).toContain(after.read_timeout);
 
-    const assets = (await api<{ name: string }[]>("GET", `/zones/${zone}/custom_pages/assets?per_page=100`)).body!;
+    const assets = (await api<{ name: string }[]>("GET", `/zones/${zone}/custom_pages/assets?per_page=100`)).body;
     expect(assets.result!.map((a) => a.name).sort()).toEqual(Array.from({ length: N }, (_, i) => `asset_${i}`).sort());
     for (let i = 0; i < N; i++) expect(await env.CONFIG.get(`zone:${zone}:asset:asset_${i}`)).not.toBeNull();
 
-    const rules = (await api<{ rules: { expression: string }[] }>("GET", `/zones/${zone}/rulesets/${rulesetId}`)).body!;
+    const rules = (await api<{ rules: { expression: string }[] }>("GET", `/zones/${zone}/rulesets/${rulesetId}`)).body;
     expect(rules.result!.rules.map((r) => r.expression).sort()).toEqual(
       Array.from({ length: N }, (_, i) => rule(i).expression).sort(),
     );
 
     // Whole-value writes: the last one serialised wins, and it is one of those sent, whole.
-    const shown = (await api<{ content: string }>("GET", `/zones/${zone}/custom_pages/500_errors`)).body!.result!;
+    const shown = (await api<{ content: string }>("GET", `/zones/${zone}/custom_pages/500_errors`)).body.result!;
     expect(Array.from({ length: N }, (_, i) => page(i))).toContain(shown.content);
-    const listed = (await api<{ rules: { notes: string }[] }>("GET", `/zones/${zone}/access_rules`)).body!.result!;
+    const listed = (await api<{ rules: { notes: string }[] }>("GET", `/zones/${zone}/access_rules`)).body.result!;
     expect(listed.rules).toHaveLength(1);
     expect(listed.rules[0]!.notes).toMatch(/^write \d+$/);
-    const normalised = (await api("GET", `/zones/${zone}/url_normalization`)).body!.result;
+    const normalised = (await api("GET", `/zones/${zone}/url_normalization`)).body.result;
     expect([normalization(0), normalization(1)]).toContainEqual(normalised);
   });
 
@@ -109,7 +99,7 @@ describe("parallel writes of every section of one zone all land (no 409, none lo
       ),
     ]);
     expect(answers.map((a) => a.status)).toEqual([...Array<number>(N).fill(204), ...Array<number>(N).fill(200)]);
-    expect((await api<unknown[]>("GET", `/zones/${zone}/custom_pages/assets`)).body!.result).toEqual([]);
+    expect((await api<unknown[]>("GET", `/zones/${zone}/custom_pages/assets`)).body.result).toEqual([]);
     for (let i = 0; i < N; i++) expect(await env.CONFIG.get(`zone:${zone}:asset:gone_${i}`)).toBeNull();
   });
 });

@@ -5,10 +5,9 @@
  * write (entry point, rule-level edits, dry runs) and nothing is stored; raising the zone's header limit past what
  * its rules fit is refused too. Custom error rules are not checked (they fail open).
  */
-import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ADMIN, putZone, uniqueZone } from "../../support/origin";
-import type { Envelope } from "../../support/envelope";
+import { putZone, uniqueZone } from "../../support/origin";
+import { api as apiCall, entrypoint } from "../../support/envelope";
 
 interface Ruleset {
   readonly id: string;
@@ -16,22 +15,11 @@ interface Ruleset {
   readonly rules: readonly { readonly id: string; readonly expression: string }[];
 }
 
-async function api<T = Ruleset>(
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: Envelope<T | null> }> {
-  const res = await exports.default.fetch(`http://localhost${path}`, {
-    method,
-    headers: { ...ADMIN, "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json<Envelope<T | null>>() };
-}
+/** The shared `api`, its result a ruleset unless told otherwise (`null` on a failure). */
+const api = <T = Ruleset>(method: string, path: string, body?: unknown) => apiCall<T | null>(method, path, body);
 
 const FIREWALL = "http_request_firewall_custom";
 const RATELIMIT = "http_ratelimit";
-const entrypoint = (zone: string, phase: string) => `/zones/${zone}/rulesets/phases/${phase}/entrypoint`;
 const block = (expression: string, description = "") => ({ expression, action: "block", description });
 const limited = (expression: string) => ({
   ...block(expression),

@@ -9,23 +9,10 @@
  */
 import { exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ADMIN, expectGeneratedError, loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { expectGeneratedError, loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { api } from "../../support/envelope";
 
 afterEach(() => vi.restoreAllMocks());
-
-interface ApiBody {
-  readonly success: boolean;
-  readonly errors: readonly { code: number; message: string }[];
-}
-
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; json: ApiBody }> {
-  const res = await exports.default.fetch(`http://localhost${path}`, {
-    method,
-    headers: { ...ADMIN, "Content-Type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, json: await res.json() };
-}
 
 /** A zone (enterprise, default 32 KiB header limit) with `rules` written in each phase given; each write must pass. */
 async function zoneWith(rules: Readonly<Record<string, readonly unknown[]>>): Promise<string> {
@@ -33,7 +20,7 @@ async function zoneWith(rules: Readonly<Record<string, readonly unknown[]>>): Pr
   await putZone(zone, { plan: "enterprise", origin: loopback(ports.http) });
   for (const [phase, list] of Object.entries(rules)) {
     const res = await api("PUT", `/zones/${zone}/rulesets/phases/${phase}/entrypoint`, { rules: list });
-    expect(res.status, JSON.stringify(res.json.errors)).toBe(200);
+    expect(res.status, JSON.stringify(res.body.errors)).toBe(200);
   }
   return zone;
 }
