@@ -17,6 +17,7 @@ import { ZONE_WRITER_MIGRATIONS } from "../../../src/state/zone/rulesets/version
 import type { ZoneWriter } from "../../../src/state/zone/writer";
 import { putZone, uniqueZone } from "../support/origin";
 import { apiFetch, type Envelope } from "../support/envelope";
+import { errorRecord } from "../support/analytics";
 
 type Namespace<T extends Rpc.DurableObjectBranded> = DurableObjectNamespace<T>;
 
@@ -178,20 +179,7 @@ describe("an object created by the code before the runner opens with its data", 
     const stub = env.ZONE_ANALYTICS.get(env.ZONE_ANALYTICS.idFromName(name));
     const now = Date.now();
     const ray = "00000000000a11ce";
-    const record = {
-      ray,
-      at: now,
-      code: 502,
-      status: 502,
-      source: "edge",
-      answered_by: "default",
-      answer_id: null,
-      format: "json",
-      method: "GET",
-      path: "/p",
-      country: null,
-      cause: null,
-    } as const;
+    const record = errorRecord(0, now, { ray, cause: null });
     expect(await stub.record([record])).toBe(1);
     const again = await reopen(env.ZONE_ANALYTICS, name);
     expect((await again.lookup(ray, now))?.path).toBe("/p");

@@ -17,6 +17,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../../../src/index";
 import { loopback, ports, putZone, uniqueZone } from "../../support/origin";
 import { api, entrypoint } from "../../support/envelope";
+import { errorLines } from "../../support/log";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -78,19 +79,6 @@ async function timed(url: string, headers: Record<string, string> = {}): Promise
 
 const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
-/** The `rule_over_budget` lines written to console.error while `run` ran. */
-async function overBudgetLines<T>(run: () => Promise<T>): Promise<{ value: T; lines: Record<string, unknown>[] }> {
-  const spy = vi.spyOn(console, "error");
-  const value = await run();
-  const lines = spy.mock.calls
-    .flatMap((call) => String(call[0]).split("\n"))
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
-    .filter((line) => line.event === "rule_over_budget");
-  spy.mockRestore();
-  return { value, lines };
-}
-
 const expensiveFirewall = (): unknown[] => Array.from({ length: RULES }, (_, i) => block(expensiveExpression(i)));
 const expensiveCustomErrors = (): unknown[] => Array.from({ length: RULES }, (_, i) => serve(expensiveExpression(i)));
 
@@ -133,7 +121,7 @@ describe("regex work is charged before it runs", () => {
 
   it("(c) custom error rules via /cdn-cgi/error/522 on the zone host: answered in ms, logged", async () => {
     const zone = await zoneWithRules("http_custom_errors", expensiveCustomErrors());
-    const { value, lines } = await overBudgetLines(() =>
+    const { value, lines } = await errorLines("rule_over_budget", () =>
       timed(`http://${zone}/cdn-cgi/error/522`, { "User-Agent": expensiveUserAgent() }),
     );
     console.log(`(c) /cdn-cgi/error/522, 14 KB User-Agent: ${value.ms} ms`);
@@ -144,7 +132,7 @@ describe("regex work is charged before it runs", () => {
     expect(lines).toHaveLength(RULES);
     expect(lines[0]).toMatchObject({ event: "rule_over_budget", zone, phase: "http_custom_errors" });
     // The same request again: no new line per rule within the window (over-budget-log.ts).
-    const again = await overBudgetLines(() =>
+    const again = await errorLines("rule_over_budget", () =>
       timed(`http://${zone}/cdn-cgi/error/522`, { "User-Agent": expensiveUserAgent() }),
     );
     await again.value.res.body?.cancel();
@@ -180,7 +168,7 @@ describe("(d) the real nested join(split(…)): refused in the request phases, a
 
   it("custom errors: the structured default answers", async () => {
     const zone = await zoneWithRules("http_custom_errors", [serve(NESTED)]);
-    const { value, lines } = await overBudgetLines(() =>
+    const { value, lines } = await errorLines("rule_over_budget", () =>
       timed(`http://${zone}/cdn-cgi/error/522`, { "User-Agent": NESTED_UA }),
     );
     expect(value.res.status).toBe(522);
@@ -203,7 +191,7 @@ describe("past the model, the request phases fail closed", () => {
     const ordinary = await timed(`http://${zone}/home`);
     expect(ordinary.res.status).toBe(200);
     await ordinary.res.body?.cancel();
-    const { value, lines } = await overBudgetLines(() => timed(`http://${zone}${longPath}`));
+    const { value, lines } = await errorLines("rule_over_budget", () => timed(`http://${zone}${longPath}`));
     expect(value.res.status).toBe(403);
     expect(await value.res.json()).toMatchObject({ error_code: 1020 });
     expect(lines).toEqual([
@@ -260,14 +248,14 @@ describe("one budget per request, across phases", () => {
     await put("http_custom_errors", [serve(`${costly(120)} or http.response.code eq 404`)]);
 
     // Without firewall rules, the custom error rule has its whole budget: it matches the origin's 404.
-    const alone = await overBudgetLines(() => timed(`http://${zone}/status/404`, { "User-Agent": ua }));
+    const alone = await errorLines("rule_over_budget", () => timed(`http://${zone}/status/404`, { "User-Agent": ua }));
     expect(alone.value.res.status).toBe(404);
     expect(await alone.value.res.text()).toBe("custom");
     expect(alone.lines).toEqual([]);
 
     // Two firewall rules spend ~6.7 M of the request's 10 M: the custom error rule is over budget, a non-match.
     await put("http_request_firewall_custom", [block(costly(100)), block(costly(101))]);
-    const shared = await overBudgetLines(() => timed(`http://${zone}/status/404`, { "User-Agent": ua }));
+    const shared = await errorLines("rule_over_budget", () => timed(`http://${zone}/status/404`, { "User-Agent": ua }));
     expect(shared.value.res.status).toBe(404);
     expect(await shared.value.res.text()).not.toBe("custom");
     expect(shared.lines).toEqual([
@@ -316,10 +304,10 @@ describe("the worst case the write-time limits allow, on the largest request", (
       const ua = worstUserAgent(run + 1);
       expect(ua.length + "user-agent".length + 4 + "accept".length + "application/json".length + 4).toBe(32 * 1024);
       // The request phases alone (the origin answers 200), then with the custom error rule on its 404.
-      const phases = await overBudgetLines(() => timed(`http://${zone}/`, { "User-Agent": ua }));
+      const phases = await errorLines("rule_over_budget", () => timed(`http://${zone}/`, { "User-Agent": ua }));
       expect(phases.value.res.status).toBe(200);
       await phases.value.res.body?.cancel();
-      const all = await overBudgetLines(() =>
+      const all = await errorLines("rule_over_budget", () =>
         timed(`http://${zone}/status/404`, { "User-Agent": worstUserAgent(run + 7) }),
       );
       expect(all.value.res.status).toBe(404);

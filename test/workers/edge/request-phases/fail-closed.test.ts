@@ -11,6 +11,7 @@ import { exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { expectGeneratedError, loopback, ports, putZone, uniqueZone } from "../../support/origin";
 import { api } from "../../support/envelope";
+import { errorLines } from "../../support/log";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -31,17 +32,15 @@ async function send(zone: string, path: string, headers: Record<string, string>)
   return exports.default.fetch(`http://${zone}${path}`, { headers: { Accept: "application/json", ...headers } });
 }
 
-/** The `rule_over_budget` lines written to console.error while `run` ran. */
-async function overBudgetLines<T>(run: () => Promise<T>): Promise<{ value: T; lines: Record<string, unknown>[] }> {
-  const spy = vi.spyOn(console, "error");
-  const value = await run();
-  const lines = spy.mock.calls
-    .flatMap((call) => String(call[0]).split("\n"))
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
-    .filter((line) => line.event === "rule_over_budget");
-  spy.mockRestore();
-  return { value, lines };
+/** The statuses of 20 logins, one after the other, with `headers`. */
+async function loginStatuses(zone: string, headers: Record<string, string>): Promise<number[]> {
+  const statuses: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const res = await send(zone, "/login", headers);
+    statuses.push(res.status);
+    await res.body?.cancel();
+  }
+  return statuses;
 }
 
 const SCANNERS = "(?i)(sqlmap|nikto|nmap|masscan|zgrab|nuclei|dirbuster|gobuster|wpscan|acunetix)";
@@ -50,7 +49,7 @@ describe("a padded User-Agent does not switch a scanner rule off", () => {
   it.each([0, 14_000, 16_000, 24_000, 30_000])("sqlmap/1.7 + %i × a: 1020", async (padding) => {
     const zone = await zoneWith({ http_request_firewall_custom: [block(`http.user_agent matches "${SCANNERS}"`)] });
     const ua = padding === 0 ? "sqlmap/1.7" : `sqlmap/1.7 ${"a".repeat(padding)}`;
-    const { value, lines } = await overBudgetLines(() => send(zone, "/", { "User-Agent": ua }));
+    const { value, lines } = await errorLines("rule_over_budget", () => send(zone, "/", { "User-Agent": ua }));
     await expectGeneratedError(value, 1020);
     // A real match, evaluated completely: nothing went over the budget.
     expect(lines).toEqual([]);
@@ -78,7 +77,7 @@ describe("the request phases share one budget, and every rule still runs", () =>
     const zone = await zoneWith({
       http_request_firewall_custom: [block(first), block(second), block('http.user_agent contains "sqlmap"')],
     });
-    const { value, lines } = await overBudgetLines(() => send(zone, "/", { "User-Agent": ua }));
+    const { value, lines } = await errorLines("rule_over_budget", () => send(zone, "/", { "User-Agent": ua }));
     await expectGeneratedError(value, 1020);
     expect(lines).toEqual([]);
   });
@@ -100,12 +99,7 @@ describe("the request phases share one budget, and every rule still runs", () =>
       ],
     });
     const padded = { "User-Agent": `Mozilla/5.0 ${"a".repeat(27_775 - 12)}`, "CF-Connecting-IP": "192.0.2.41" };
-    const statuses: number[] = [];
-    for (let i = 0; i < 20; i++) {
-      const res = await send(zone, "/login", padded);
-      statuses.push(res.status);
-      await res.body?.cancel();
-    }
+    const statuses = await loginStatuses(zone, padded);
     expect(statuses.filter((s) => s !== 429).length).toBeLessThanOrEqual(3);
     expect(statuses.slice(3)).toEqual(Array.from({ length: 17 }, () => 429));
   });
@@ -128,12 +122,7 @@ describe("the request phases share one budget, and every rule still runs", () =>
       ],
     });
     const padded = { "User-Agent": `Mozilla/5.0 ${"a".repeat(24_000)}`, "CF-Connecting-IP": "192.0.2.42" };
-    const statuses: number[] = [];
-    for (let i = 0; i < 20; i++) {
-      const res = await send(zone, "/login", padded);
-      statuses.push(res.status);
-      await res.body?.cancel();
-    }
+    const statuses = await loginStatuses(zone, padded);
     expect(statuses.filter((s) => s !== 429).length).toBeLessThanOrEqual(3);
   });
 });
@@ -163,7 +152,7 @@ describe("custom error rules keep failing open", () => {
         },
       ],
     });
-    const { value, lines } = await overBudgetLines(() =>
+    const { value, lines } = await errorLines("rule_over_budget", () =>
       send(zone, "/cdn-cgi/error/522", { "User-Agent": "b".repeat(14_336) + "w" }),
     );
     expect(value.status).toBe(522);
