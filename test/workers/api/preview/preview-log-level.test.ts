@@ -4,10 +4,10 @@
  * runs logs at `info`, never at `error` or `warn`, whatever the described code; the level comes from where the error
  * was generated (the typed `preview` field of the pipeline's event), not from its cause text.
  */
-import { exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { flush } from "../../../../src/errors/error-log";
-import { ADMIN, putZone, uniqueZone } from "../../support/origin";
+import { putZone, uniqueZone } from "../../support/origin";
+import { apiOk } from "../../support/envelope";
 
 afterEach(() => {
   flush(); // no coalescing window left open for the next test
@@ -24,13 +24,7 @@ function edgeErrors(spy: { mock: { calls: unknown[][] } }): Record<string, unkno
 }
 
 async function draftPreview(zone: string, request: Record<string, unknown>): Promise<void> {
-  const res = await exports.default.fetch(`http://localhost/zones/${zone}/preview`, {
-    method: "POST",
-    headers: { ...ADMIN, "Content-Type": "application/json" },
-    body: JSON.stringify({ request }),
-  });
-  expect(res.status, await res.clone().text()).toBe(200);
-  await res.body?.cancel();
+  await apiOk("POST", `/zones/${zone}/preview`, { request });
 }
 
 describe("a draft preview's edge_error lines", () => {
