@@ -14,7 +14,8 @@ import { mountApi, routeSignatures } from "./api/kit/mount";
 import type { ApiRoute } from "./api/kit/types";
 import { openApiDocument } from "./api/kit/openapi";
 import { API_FAILURES, apiFailureResponse } from "./api/kit/envelope";
-import { settingsFor, type Settings } from "./shared/settings";
+import type { Settings } from "./shared/settings";
+import { requestContextOf, type RequestContext } from "./shared/request-context";
 import { handleServiceRequest } from "./edge/service-endpoints";
 import { errorResponse, fallbackErrorResponse } from "./errors/pipeline";
 import { isUnderPrefix, zoneOf } from "./shared/host";
@@ -83,31 +84,30 @@ export function destinationOf(url: URL, settings: Settings, zone?: string): Dest
 }
 
 export async function handle(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
-  const settings = settingsFor(env);
-  const url = new URL(request.url);
-  // Computed once and handed to zone traffic: each read of `url.hostname` is a call into the runtime.
-  const zone = zoneOf(url);
-  const destination = destinationOf(url, settings, zone);
+  // The one object every door and the pipeline take (src/shared/request-context.ts): the URL parsed and the zone
+  // named once per request.
+  const rc = requestContextOf(request, env, ctx);
+  const destination = destinationOf(rc.url, rc.settings, rc.zone);
   try {
     switch (destination) {
       case "service":
-        if (isLoop(request)) return loop(request, url, settings, ctx);
-        return await handleServiceRequest(request, env, ctx, settings, url);
+        if (isLoop(request)) return loop(rc);
+        return await handleServiceRequest(rc);
       case "api":
-        if (isLoop(request)) return loop(request, url, settings, ctx);
+        if (isLoop(request)) return loop(rc);
         // The front door (docs/configuration.md "The front door") and the analytics page (docs/analytics.md
         // "Page") are public shells holding no data: served before auth.
         return (
-          homePage(request, url, settings) ??
-          analyticsPage(request, url, settings) ??
-          (await api.handle(request, env, ctx, settings, url))
+          homePage(request, rc.url, rc.settings) ??
+          analyticsPage(request, rc.url, rc.settings) ??
+          (await api.handle(rc))
         );
       case "zone":
         // Zone traffic checks the mark in its single pass over the request headers (src/edge/zone-traffic.ts).
-        return await handleZoneTraffic(request, env, ctx, settings, url, zone);
+        return await handleZoneTraffic(rc);
     }
   } catch (error) {
-    return unhandled(error, destination, request, url, settings, ctx);
+    return unhandled(error, destination, rc);
   }
 }
 
@@ -117,29 +117,22 @@ function isLoop(request: Request): boolean {
 }
 
 /** RFC 8586: our own mark means this request already went through this service once (docs/origin.md: 1000). */
-function loop(request: Request, url: URL, settings: Settings, invocation: ExecutionContext): Promise<Response> {
+async function loop(rc: RequestContext): Promise<Response> {
   const cause = "CDN-Loop already carries this service's mark";
-  return errorResponse({ code: 1000, request, url, cause }, { settings, zone: zoneOf(url), invocation });
+  return (await errorResponse({ code: 1000, request: rc.request, url: rc.url, cause }, rc)).response;
 }
 
-async function unhandled(
-  error: unknown,
-  destination: Destination,
-  request: Request,
-  url: URL,
-  settings: Settings,
-  invocation: ExecutionContext,
-): Promise<Response> {
+async function unhandled(error: unknown, destination: Destination, rc: RequestContext): Promise<Response> {
   const cause = causeOf(error);
   if (destination === "api") {
     const ray = newRayId();
-    logEvent("api_exception", { ray, path: url.pathname, cause });
+    logEvent("api_exception", { ray, path: rc.url.pathname, cause });
     return apiFailureResponse(API_FAILURES.internal(ray));
   }
   try {
-    return await errorResponse({ code: 1101, request, url, cause }, { settings, zone: zoneOf(url), invocation });
+    return (await errorResponse({ code: 1101, request: rc.request, url: rc.url, cause }, rc)).response;
   } catch (secondary) {
     // The pipeline itself failed (it should not): the same 1101, built without reading the request.
-    return fallbackErrorResponse(1101, url, settings, `${cause}; then in the pipeline: ${causeOf(secondary)}`);
+    return fallbackErrorResponse(1101, rc, `${cause}; then in the pipeline: ${causeOf(secondary)}`);
   }
 }

@@ -29,7 +29,7 @@ export default {
     const scan = scanRequestHeaders(request.headers);
     if (scan.loop) return new Response("1000", { status: 403 });
     if (scan.bytes > route.maxRequestHeaderBytes) return new Response("1038", { status: 400 });
-    const result = await forwardToOrigin(request, url, scan, route.plan, runtimeConnector);
+    const result = await forwardToOrigin(request, url, scan, route.plan, { connector: runtimeConnector });
     return result.ok ? result.value : new Response(String(result.error.code), { status: 502 });
   },
 };

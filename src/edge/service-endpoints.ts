@@ -12,14 +12,14 @@
  * endpoints read no query at all. Handlers never copy the request (docs/development.md "itty-router's request proxy").
  */
 import type { Settings } from "../shared/settings";
+import type { RequestContext } from "../shared/request-context";
 import { customizationFor } from "./custom-errors/apply";
 import { compiledZone, type ZoneLookup } from "./compiled-zone";
-import { zoneOf } from "../shared/host";
 import { err, ok, type Result } from "../shared/result";
 import { catalogEntry, type CatalogEntry } from "../errors/catalog";
 import { chooseErrorFormat } from "../errors/format";
 import { negotiatedResponse, serviceHeaders } from "../errors/headers";
-import { errorResponse, typeUri } from "../errors/pipeline";
+import { errorResponse, typeUri, type Answered } from "../errors/pipeline";
 import { PROBLEMS, renderProblem, type Problem } from "../errors/problem";
 import { referenceEntry, renderReferenceEntry, renderReferenceList } from "../errors/reference";
 
@@ -29,25 +29,20 @@ const REFERENCE_CACHE_CONTROL = "public, max-age=300";
 const PROBLEM_CACHE_CONTROL = "private, no-store";
 
 /**
- * Not `async`, nor is `previewError`: they return the pipeline's promise itself, so a preview does not
- * resolve a promise of its own with another (each such `async` layer cost a promise and two promise jobs per
- * error). A throw here is caught by the caller's `try` around `await` (app.ts), as a rejection would be.
+ * Not `async`, nor is `previewError`: they return a promise made from the pipeline's, so a preview does not
+ * resolve a promise of its own with another. A throw here is caught by the caller's `try` around `await` (app.ts),
+ * as a rejection would be.
  */
-export function handleServiceRequest(
-  request: Request,
-  env: Env,
-  ctx: ExecutionContext,
-  settings: Settings,
-  url: URL = new URL(request.url),
-): Promise<Response> {
-  const route = serviceRoute(url.pathname, settings.servicePrefix);
+export function handleServiceRequest(rc: RequestContext): Promise<Response> {
+  const { request, settings } = rc;
+  const route = serviceRoute(rc.url.pathname, settings.servicePrefix);
   if (route.kind === "unknown") return problemResponse(request, PROBLEMS.unknownPath());
   if (request.method !== "GET" && request.method !== "HEAD") {
     return problemResponse(request, PROBLEMS.methodNotAllowed(ALLOW), { Allow: ALLOW.join(", ") });
   }
   switch (route.kind) {
     case "error":
-      return previewError(request, url, route.code, settings, env, ctx);
+      return previewError(rc, route.code);
     case "errors":
       return referenceList(request, settings);
     case "errors-code":
@@ -110,50 +105,32 @@ export function parseCode(segment: string): Result<CatalogEntry, "malformed" | "
  * and pages applied (docs/errors.md "Endpoints", docs/custom-errors.md "Precedence"): exactly what the zone would
  * serve to this request. On an API host, the structured default only.
  */
-function previewError(
-  request: Request,
-  url: URL,
-  segment: string,
-  settings: Settings,
-  env: Env,
-  invocation: ExecutionContext,
-): Promise<Response> {
+function previewError(rc: RequestContext, segment: string): Promise<Response> {
   const code = parseCode(segment);
-  if (!code.ok) return problemResponse(request, PROBLEMS.unknownCode());
-  const zone = zoneOf(url);
+  if (!code.ok) return problemResponse(rc.request, PROBLEMS.unknownCode());
   // On a host of the management API only the structured default answers, never a zone's rules, pages or assets,
   // whatever zone of that name is stored (one written before the zones API refused such names, or named before
   // API_HOSTS listed it): operator content must never run on the API's origin (docs/configuration.md "Zone names").
-  if (settings.apiHosts.has(zone)) return previewOn(NO_ZONE, code.value, request, url, zone, settings, env, invocation);
-  const lookup = compiledZone(env, zone); // the hot path: a value on a hit, no promise
-  if (lookup instanceof Promise) {
-    return lookup.then((config) => previewOn(config, code.value, request, url, zone, settings, env, invocation));
-  }
-  return previewOn(lookup, code.value, request, url, zone, settings, env, invocation);
+  if (rc.settings.apiHosts.has(rc.zone)) return previewOn(rc, NO_ZONE, code.value);
+  const lookup = compiledZone(rc.env, rc.zone); // the hot path: a value on a hit, no promise
+  if (lookup instanceof Promise) return lookup.then((config) => previewOn(rc, config, code.value));
+  return previewOn(rc, lookup, code.value);
 }
 
 /** No zone config: the structured default answers. */
 const NO_ZONE: ZoneLookup = ok(null);
 
 /** The preview of `entry` on the zone's compiled config (a 500 when the config could not be read). */
-function previewOn(
-  config: ZoneLookup,
-  entry: CatalogEntry,
-  request: Request,
-  url: URL,
-  zone: string,
-  settings: Settings,
-  env: Env,
-  invocation: ExecutionContext,
-): Promise<Response> {
-  if (!config.ok) {
-    return errorResponse({ code: 500, request, url, cause: config.error.cause }, { settings, zone, invocation });
-  }
-  const customization = config.value ? customizationFor(config.value.customErrors, env.CONFIG) : undefined;
-  return errorResponse(
-    { code: entry.code, request, url, cause: "preview endpoint", preview: true },
-    { settings, zone, customization, invocation },
-  );
+function previewOn(rc: RequestContext, config: ZoneLookup, entry: CatalogEntry): Promise<Response> {
+  const { request, url } = rc;
+  if (!config.ok) return errorResponse({ code: 500, request, url, cause: config.error.cause }, rc).then(responseOf);
+  const customization = config.value ? customizationFor(config.value.customErrors, rc.env.CONFIG) : undefined;
+  const event = { code: entry.code, request, url, cause: "preview endpoint", preview: true };
+  return errorResponse(event, customization ? { ...rc, customization } : rc).then(responseOf);
+}
+
+function responseOf(answered: Answered): Response {
+  return answered.response;
 }
 
 async function referenceList(request: Request, settings: Settings): Promise<Response> {

@@ -9,8 +9,9 @@
  * Every error goes through the one pipeline with the zone's customisation, so custom rules and pages apply.
  */
 import type { Settings } from "../shared/settings";
+import type { RequestContext } from "../shared/request-context";
 import { errorResponse } from "../errors/pipeline";
-import { hostnameProblem, hostnameProblemMessage, zoneOf } from "../shared/host";
+import { hostnameProblem, hostnameProblemMessage } from "../shared/host";
 import { isIpLiteral } from "../shared/ip";
 import { RuleUrl } from "../shared/rule-url";
 import { DEFAULT_URL_NORMALIZATION, type UrlNormalization } from "../shared/url-normalise";
@@ -20,22 +21,16 @@ import { headerSectionBytes, scanRequestHeaders } from "./origin/headers";
 import { applyToOriginError, assetsOf, customizationFor } from "./custom-errors/apply";
 import { compiledZone, routeTo, type Route } from "./compiled-zone";
 import { requestPhase } from "./request-phases/request-phase";
-import type { AnswerSink, ErrorCustomization, Served } from "../errors/pipeline";
+import type { ErrorScope } from "../errors/pipeline";
 import { recordError } from "./analytics/occurrence";
 import { err, ok, type Result } from "../shared/result";
 import { parseOriginUrl, pointsAtApi } from "../shared/origin-url";
 import { ZONE_LIMITS } from "../state/zone/schema";
 
-export async function handleZoneTraffic(
-  request: Request,
-  env: Env,
-  ctx: ExecutionContext,
-  settings: Settings,
-  url: URL = new URL(request.url),
-  zone: string = zoneOf(url),
-): Promise<Response> {
+export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
+  const { request, url, zone, env, ctx, settings } = rc;
   // Errors before the zone's config is known have no customisation; after it, the zone's rules and pages apply.
-  let customization: ErrorCustomization | undefined;
+  let scope: ErrorScope = rc;
   // The URL as rules see it (docs/rules-language.md: zone host, path normalised per the zone's setting), made once the
   // zone is known and only if something reads it; its path is normalised at most once, on first read.
   let normalization: UrlNormalization = DEFAULT_URL_NORMALIZATION;
@@ -45,18 +40,12 @@ export async function handleZoneTraffic(
   // (a Host header must not create analytics storage), so this is set once the zone's config is known.
   let recorded = false;
   const fail = async (code: number, cause: string, retryAfter?: number): Promise<Response> => {
-    const event = { code, request, url, cause, ...(customization ? { ruleUrl: ruleUrl() } : {}) };
-    // A recorded error's Ray ID and format, or the rule or page that answered, come back here from the pipeline
-    // (ErrorScope.served).
-    const served: Served | undefined = recorded ? {} : undefined;
-    const response = await errorResponse(retryAfter === undefined ? event : { ...event, retryAfter }, {
-      settings,
-      zone,
-      customization,
-      invocation: ctx,
-      served,
-    });
-    if (recorded) recordError({ zone, source: "edge", code, cause, request, url, response, served }, env, ctx);
+    const event = { code, request, url, cause, ...(scope.customization ? { ruleUrl: ruleUrl() } : {}) };
+    const { response, answeredBy } = await errorResponse(
+      retryAfter === undefined ? event : { ...event, retryAfter },
+      scope,
+    );
+    if (recorded) recordError({ zone, source: "edge", code, cause, request, url, response, answeredBy }, env, ctx);
     return response;
   };
 
@@ -78,7 +67,8 @@ export async function handleZoneTraffic(
     if (problem !== null) return fail(1001, `host is not a hostname: ${hostnameProblemMessage(problem)}`);
   } else {
     normalization = config.normalization;
-    customization = customizationFor(config.customErrors, env.CONFIG);
+    const customization = customizationFor(config.customErrors, env.CONFIG);
+    if (customization !== undefined) scope = { ...rc, customization };
     recorded = true;
   }
   let route: Route;
@@ -107,30 +97,26 @@ export async function handleZoneTraffic(
 
   // The origin gets the original path unless the zone's scope is `both` (docs/rules-language.md; docs/origin.md).
   const path = normalization.scope === "both" ? ruleUrl().originPath : url.pathname + url.search;
-  const result = await forwardToOrigin(request, url, headers, route.plan, connectorFor(env), path);
+  const result = await forwardToOrigin(request, url, headers, route.plan, { connector: connectorFor(env), path });
   if (!result.ok) return fail(result.error.code, result.error.cause);
   if (result.value.status < 400) return result.value;
   // Custom error rules also see the origin's own errors (docs/custom-errors.md); pages and defaults never replace them.
-  const byRule: AnswerSink = {};
   const custom = config
-    ? applyToOriginError(
-        config.customErrors,
-        request,
-        result.value,
+    ? applyToOriginError(config.customErrors, request, result.value, {
         url,
-        ruleUrl(),
-        undefined,
-        assetsOf(config.customErrors, env.CONFIG),
-        byRule,
-      )
+        ruleUrl: ruleUrl(),
+        assets: assetsOf(config.customErrors, env.CONFIG),
+      })
     : null;
   // Synchronous unless a rule's asset is read from KV (once per zone version on this isolate).
-  const answered = (custom instanceof Promise ? await custom : custom) ?? result.value;
+  const byRule = custom instanceof Promise ? await custom : custom;
+  const answered = byRule?.response ?? result.value;
   if (!recorded) return answered;
   // An origin error passed through is recorded too. It passes through unchanged (docs/custom-errors.md), so
   // without a rule it carries no Ray-ID: the record gets one of its own (docs/analytics.md "Records").
   const code = result.value.status;
-  recordError({ zone, source: "origin", code, request, url, response: answered, served: byRule }, env, ctx);
+  const answeredBy = byRule?.answeredBy;
+  recordError({ zone, source: "origin", code, request, url, response: answered, answeredBy }, env, ctx);
   return answered;
 }
 

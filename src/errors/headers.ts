@@ -10,6 +10,7 @@
  */
 import { BoundedCache } from "../shared/bounded-cache";
 import { sha256 } from "../shared/crypto";
+import type { ErrorFields } from "./fields";
 import type { ErrorFormatChoice } from "./format";
 import { BOX_STYLE, PAGE_SCRIPT, PAGE_STYLE } from "./page";
 import { proxyStatus } from "./proxy-status";
@@ -84,9 +85,9 @@ export async function errorHeaders(
   return buildErrorHeaders(choice, rayId, retryAfter, csp ?? (await contentSecurityPolicy()), code);
 }
 
-/** The page's CSP value: a string once known (every error after the isolate's first), else its promise. */
-export function pagePolicyNow(): string | Promise<string> {
-  return csp ?? contentSecurityPolicy();
+/** The page's CSP value once known (every error after the isolate's first), else `null` (`contentSecurityPolicy`). */
+export function pagePolicyKnown(): string | null {
+  return csp;
 }
 
 /** `errorHeaders` with the CSP value given (`pagePolicyNow`): no promise. */
@@ -121,13 +122,12 @@ export function buildErrorHeaders(
  */
 export function prototypedErrorResponse(
   choice: ErrorFormatChoice,
-  status: number,
-  code: number,
-  rayId: string,
-  retryAfter: number | null,
+  fields: Pick<ErrorFields, "status" | "error_code" | "ray_id" | "retry_after">,
   body: string | Uint8Array,
 ): Response | null {
   if (csp === null) return null;
+  const { status, error_code: code, ray_id: rayId } = fields;
+  const retryAfter = fields.retry_after ?? null;
   let byKey = prototypes.get(choice);
   if (byKey === undefined)
     prototypes.set(choice, (byKey = new BoundedCache<number, Response>({ capacity: MAX_PROTOTYPES })));

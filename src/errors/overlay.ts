@@ -45,17 +45,22 @@ export class PreparedOverlay {
     };
   }
 
-  /**
-   * The CSP of the overlaid page when it differs from the default page's (a brand stylesheet, a `data:` logo):
-   * a string after the first use, else a promise; `null` when the default policy fits.
-   */
+  /** Whether the overlaid page needs a CSP of its own (a brand stylesheet, a `data:` logo), else the default fits. */
+  get hasOwnPolicy(): boolean {
+    return this.page.style !== undefined;
+  }
+
+  /** The page's own CSP once computed (every use after the first), else `null` (`policy`). */
+  policyKnown(): string | null {
+    return this.#policy;
+  }
+
+  /** The page's own CSP, computed once (only asked when `hasOwnPolicy`). */
   policy(
     /** headers.ts `pagePolicy`, passed in so this module stays free of the runtime's Response types (Node bench). */
     compute: (style: string, dataImages: boolean) => Promise<string>,
-  ): string | Promise<string> | null {
-    if (this.page.style === undefined) return null;
-    if (this.#policy !== null) return this.#policy;
-    this.#pending ??= compute(this.page.style, this.overlay.branding?.logo_url !== undefined).then(
+  ): Promise<string> {
+    this.#pending ??= compute(this.page.style ?? "", this.overlay.branding?.logo_url !== undefined).then(
       (p) => (this.#policy = p),
     );
     return this.#pending;

@@ -13,7 +13,7 @@
  * templates as bytes, a prototype Response copied with its ray, no await once the isolate is warm.
  */
 import type { Settings } from "../shared/settings";
-import { zoneOf } from "../shared/host";
+import type { RequestContext } from "../shared/request-context";
 import { newRayId } from "../shared/ray";
 import type { RuleUrl } from "../shared/rule-url";
 import { catalogEntry, type CatalogEntry } from "./catalog";
@@ -24,7 +24,8 @@ import {
   buildErrorHeaders,
   errorHeaders,
   negotiatedResponse,
-  pagePolicyNow,
+  contentSecurityPolicy,
+  pagePolicyKnown,
   prototypedErrorResponse,
   type HeaderRecord,
 } from "./headers";
@@ -57,11 +58,14 @@ export interface ErrorEvent {
   readonly preview?: boolean;
 }
 
-/** Where the error happens. */
+/**
+ * Where the error happens. The request context (src/shared/request-context.ts) is one: the edge passes its own,
+ * with the zone's customisation added once the zone's config is known.
+ */
 export interface ErrorScope {
   readonly settings: Settings;
   /** The invocation, so the log line of an error in a burst can be written after the response (error-log.ts). */
-  readonly invocation?: Invocation;
+  readonly ctx?: Invocation;
   /** Requested hostname, lower-case, no port. */
   readonly zone: string;
   /**
@@ -69,14 +73,6 @@ export interface ErrorScope {
    * already loaded (the pipeline reads no KV); absent for a host without zone config.
    */
   readonly customization?: ErrorCustomization;
-  /**
-   * Filled when given: the Ray ID and format of the structured default the pipeline answered with, so
-   * the analytics record need not read them back from the response's headers (two calls into the runtime per
-   * error, ~2,500 instructions each), or the custom error rule or page that answered. An object the caller passes, not a WeakMap keyed by the response: a WeakMap
-   * entry per error measured +14–21 µs of CPU per error in `npm run bench -- --wrk errors` (V8 processes each
-   * entry as an ephemeron in every young-generation collection; docs/analytics.md "Cost per error").
-   */
-  readonly served?: Served;
 }
 
 /** Which custom error rule or error page answered an error (docs/custom-errors.md steps 1–2), by its id. */
@@ -86,25 +82,27 @@ export interface CustomAnswer {
 }
 
 /**
- * Where the step that answers an error says which rule or page it was (analytics, the draft preview's
- * `answered_by`). An object the caller hands down and reads back, not a WeakMap keyed by the response: see
- * `ErrorScope.served` (each WeakMap entry is an ephemeron that every young-generation collection processes).
+ * Who answered an error (analytics, the draft preview's `answered_by`): a custom error rule or page by its id, or
+ * the structured default with the Ray ID and format it was given, so the analytics record need not read them back
+ * from the response's headers (two calls into the runtime per error, ~2,500 instructions each).
  */
-export interface AnswerSink {
-  answer?: CustomAnswer;
+export type AnsweredBy =
+  CustomAnswer | { readonly kind: "default"; readonly ray: string; readonly format: ErrorFormatChoice["format"] };
+
+/** What `errorResponse` returns: the response, and who answered it. */
+export interface Answered {
+  readonly response: Response;
+  readonly answeredBy: AnsweredBy;
 }
 
-/**
- * What `errorResponse` writes into `ErrorScope.served`: the Ray ID and format when the structured default
- * answered, or the rule or page that answered (else nothing).
- */
-export interface Served extends AnswerSink {
-  ray?: string;
-  format?: ErrorFormatChoice["format"];
+/** What a customisation step returns when it answers: its response and the rule or page it was. */
+export interface CustomAnswered {
+  readonly response: Response;
+  readonly answeredBy: CustomAnswer;
 }
 
-/** Everything a customisation step may use to build its answer; the step that answers also sets `answer`. */
-export interface GeneratedError extends AnswerSink {
+/** Everything a customisation step may use to build its answer. */
+export interface GeneratedError {
   readonly entry: CatalogEntry;
   readonly fields: ErrorFields;
   readonly request: Request;
@@ -122,8 +120,15 @@ export interface GeneratedError extends AnswerSink {
   readonly headerRecord: HeaderRecord;
 }
 
-/** A customisation step answers with a Response, or `null` to let the next step of §2.1 answer. */
-export type CustomizationStep = (error: GeneratedError) => Response | null | Promise<Response | null>;
+/**
+ * What a customisation step answers: its answer, or `null` to let the next step of docs/custom-errors.md answer.
+ * One of the two seams where a value may be a promise (docs/architecture.md "Per-isolate caches"): a rule answers
+ * synchronously unless it reads an asset or a page from KV, so an error customised by a rule costs no microtask.
+ */
+export type StepResult = CustomAnswered | null | Promise<CustomAnswered | null>;
+
+/** A customisation step (docs/custom-errors.md steps 1–2). */
+export type CustomizationStep = (error: GeneratedError) => StepResult;
 
 export interface ErrorCustomization {
   /** §2.1 step 1: the first enabled custom error rule that matches. */
@@ -138,16 +143,20 @@ export interface ErrorCustomization {
  */
 class Generated implements GeneratedError {
   private built: Headers | undefined;
-  answer: CustomAnswer | undefined = undefined;
+  readonly request: Request;
+  readonly url: URL | undefined;
+  readonly ruleUrl: RuleUrl | undefined;
   constructor(
     readonly entry: CatalogEntry,
     readonly fields: ErrorFields,
-    readonly request: Request,
-    readonly url: URL | undefined,
-    readonly ruleUrl: RuleUrl | undefined,
+    event: ErrorEvent,
     readonly choice: ErrorFormatChoice,
     private readonly policy: string,
-  ) {}
+  ) {
+    this.request = event.request;
+    this.url = event.url;
+    this.ruleUrl = event.ruleUrl;
+  }
 
   get headers(): Headers {
     return (this.built ??= new Headers(this.headerRecord));
@@ -170,7 +179,7 @@ function headerRecord(fields: ErrorFields, choice: ErrorFormatChoice, policy: st
 /** The catalog code the pipeline answers when a producer passes a code the catalog does not have. */
 const FALLBACK_CODE = 500;
 
-export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promise<Response> {
+export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promise<Answered> {
   const { request } = event;
   const known = catalogEntry(event.code);
   // A producer passing an unknown code is the service's own bug: still a structured answer (500), never a crash.
@@ -188,39 +197,30 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
     footer: footerText(scope.settings.operatorName),
   });
   // The CSP value is known after the first error: no await on the hot path.
-  const policyNow = pagePolicyNow();
-  const policy = typeof policyNow === "string" ? policyNow : await policyNow;
+  const policy = pagePolicyKnown() ?? (await contentSecurityPolicy());
   // An unknown code is the service's own bug, preview or not.
   const preview = known !== undefined && event.preview === true;
   logEdgeError(
     { ray: rayId, zone: scope.zone, code: entry.code, status: entry.status, cause, preview },
     scope.settings.errorLogCoalesceMs,
-    scope.invocation,
+    scope.ctx,
   );
 
   // docs/custom-errors.md, in order; the first step that answers wins.
   const custom = scope.customization;
   if (custom) {
-    const generated = new Generated(entry, fields, request, event.url, event.ruleUrl, choice, policy);
+    const generated = new Generated(entry, fields, event, choice, policy);
     // A step that answers synchronously (rules always do) is not awaited: no microtask per error.
     const ruled = custom.rule?.(generated); // 1. the zone's custom error rules
     const byRule = ruled instanceof Promise ? await ruled : ruled;
-    if (byRule) return answeredBy(byRule, generated, scope.served);
+    if (byRule) return byRule;
     const paged = custom.page?.(generated); // 2. the zone's error page of the error's class
     const byPage = paged instanceof Promise ? await paged : paged;
-    if (byPage) return answeredBy(byPage, generated, scope.served);
+    if (byPage) return byPage;
   }
-  if (scope.served) {
-    scope.served.ray = rayId;
-    scope.served.format = choice.format;
-  }
-  return structuredDefault(fields, choice, policy, request.method); // 3. the structured default
-}
-
-/** A customisation step's response, with the rule or page it named handed to the caller's `served`. */
-function answeredBy(response: Response, generated: Generated, served: Served | undefined): Response {
-  if (served && generated.answer) served.answer = generated.answer;
-  return response;
+  // 3. the structured default
+  const response = structuredDefault(fields, choice, policy, request.method);
+  return { response, answeredBy: { kind: "default", ray: rayId, format: choice.format } };
 }
 
 /**
@@ -231,13 +231,12 @@ function answeredBy(response: Response, generated: Generated, served: Served | u
  */
 export async function fallbackErrorResponse(
   code: number,
-  url: URL,
-  settings: Settings,
+  scope: Pick<RequestContext, "url" | "zone" | "settings">,
   cause: string,
 ): Promise<Response> {
+  const { url, zone, settings } = scope;
   const entry = catalogEntry(code) ?? catalogEntry(FALLBACK_CODE)!;
   const rayId = newRayId();
-  const zone = zoneOf(url);
   const fields = errorFields(entry, {
     type: typeUri(entry.code, url.href, settings),
     rayId,
@@ -256,20 +255,13 @@ export async function fallbackErrorResponse(
 function structuredDefault(fields: ErrorFields, choice: ErrorFormatChoice, policy: string, method: string): Response {
   const body = render(fields, choice);
   if (method !== "HEAD") {
-    const copied = prototypedErrorResponse(
-      choice,
-      fields.status,
-      fields.error_code,
-      fields.ray_id,
-      fields.retry_after ?? null,
-      body,
-    );
+    const copied = prototypedErrorResponse(choice, fields, body);
     if (copied !== null) return copied;
   }
   return negotiatedResponse(method, fields.status, headerRecord(fields, choice, policy), body);
 }
 
-/** The body as UTF-8 bytes in the renderer's scratch buffer: used at once (the Response copies it), never kept. */
+/** The body as UTF-8 bytes, spliced from the per-code template (occurrence-template.ts). */
 function render(fields: ErrorFields, choice: ErrorFormatChoice): Uint8Array {
   switch (choice.format) {
     case "json":

@@ -177,14 +177,10 @@ class Session {
       headers: { Accept: accept, "User-Agent": "edge-errors custom error asset fetcher" },
     });
     const forward: ForwardPlan = { ...this.plan.forward, readTimeoutMs: remaining };
-    const answered = await forwardToOrigin(
-      request,
-      target,
-      scanRequestHeaders(request.headers),
-      forward,
-      this.plan.connector,
-      url.path,
-    );
+    const answered = await forwardToOrigin(request, target, scanRequestHeaders(request.headers), forward, {
+      connector: this.plan.connector,
+      path: url.path,
+    });
     if (!answered.ok) {
       const { code, cause } = answered.error;
       return failed(url, `the zone's origin gave no response for the ${what}: error ${code} (${cause})`);

@@ -16,7 +16,7 @@
  * table; handlers read `url.searchParams` (docs/configuration.md).
  */
 import { Router, type RouterType } from "itty-router";
-import type { Settings } from "../../shared/settings";
+import type { RequestContext } from "../../shared/request-context";
 import { authenticate, authorize } from "./auth";
 import { API_FAILURES, apiFailureResponse } from "./envelope";
 import { dryRunAnswer, readDryRun } from "./dry-run";
@@ -64,7 +64,7 @@ export interface MountedApi {
   /** Which route serves `method` + `path`, or why none does. Pure. */
   match(method: string, path: string): RouteMatch;
   /** Serves one management API request. Handlers return Responses; thrown errors are the caller's to funnel. */
-  handle(request: Request, env: Env, ctx: ExecutionContext, settings: Settings, url: URL): Promise<Response>;
+  handle(rc: RequestContext): Promise<Response>;
 }
 
 /** Mounts the features' routes (compiled once per isolate) and the serialised OpenAPI document. */
@@ -84,13 +84,8 @@ export function mountApi(routes: readonly ApiRoute[], openApiJson: string): Moun
     return { kind: "not-found" };
   }
 
-  async function handle(
-    request: Request,
-    env: Env,
-    ctx: ExecutionContext,
-    settings: Settings,
-    url: URL,
-  ): Promise<Response> {
+  async function handle(rc: RequestContext): Promise<Response> {
+    const { request, url, env, settings } = rc;
     const path = url.pathname;
     if (isOpenApi(path)) {
       if (request.method !== "GET") return apiFailureResponse(API_FAILURES.methodNotAllowed(["GET"]));
@@ -119,16 +114,7 @@ export function mountApi(routes: readonly ApiRoute[], openApiJson: string): Moun
     // After authorisation, before the body: a dry run is authorised exactly as the write (published semantics).
     const dryRun = readDryRun(request.method, url, route.dryRun === true);
     if (!dryRun.ok) return apiFailureResponse(dryRun.error);
-    const response = await route.handle({
-      request,
-      url,
-      params,
-      env,
-      ctx,
-      settings,
-      principal: access.value,
-      dryRun: dryRun.value,
-    });
+    const response = await route.handle({ ...rc, params, principal: access.value, dryRun: dryRun.value });
     return dryRun.value ? dryRunAnswer(response) : response;
   }
 

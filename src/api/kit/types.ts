@@ -3,20 +3,15 @@
  * types and export their route tables; only `src/api/kit/mount.ts` (the root) imports the features, so the arrows run
  * one way, root → feature → kit (docs/architecture.md).
  */
-import type { Settings } from "../../shared/settings";
+import type { RequestContext } from "../../shared/request-context";
 import type { Result } from "../../shared/result";
 import type { AccessTarget, Permission, Principal } from "./auth";
 import type { ApiFailure } from "./envelope";
 
-/** What one authenticated, authorised API request hands its handler. */
-export interface ApiContext {
-  readonly request: Request;
-  readonly url: URL;
+/** What one authenticated, authorised API request hands its handler: the request's context, and what auth found. */
+export interface ApiContext extends RequestContext {
   /** Path parameters of the matched route, raw as they appear in the path (not percent-decoded). */
   readonly params: Readonly<Record<string, string>>;
-  readonly env: Env;
-  readonly ctx: ExecutionContext;
-  readonly settings: Settings;
   readonly principal: Principal;
   /**
    * `?dry_run=true` on a write (docs/configuration.md, kit/dry-run.ts): validate and authorise as usual, store nothing. The

@@ -11,7 +11,7 @@
  * against the zone's rate limits); a described `code` stands for what they would produce. The described request
  * has the whole request budget (docs/rules-language.md), as a request that reached its error path without spending any.
  */
-import { errorResponse, type AnswerSink, type CustomAnswer, type Served } from "../../errors/pipeline";
+import { errorResponse, type AnsweredBy as PipelineAnswer } from "../../errors/pipeline";
 import { chooseErrorFormat, type ErrorFormat } from "../../errors/format";
 import { catalogEntry } from "../../errors/catalog";
 import { MAX_REQUEST_UNITS, MAX_RULE_UNITS } from "../../rules/budget";
@@ -176,26 +176,29 @@ async function runOnce(
   if (error.kind === "origin-response") {
     // As zone traffic (src/edge/zone-traffic.ts): under 400 the origin's response passes; else rules, else unchanged.
     const origin = originResponse(error);
-    const byRule: AnswerSink = {};
     const ruled =
       error.status < 400
         ? null
-        : await applyToOriginError(setup.compiled, request, origin, url, ruleUrl, recorder, setup.assets, byRule);
-    const response = ruled ?? originResponse(error);
-    const shown = await shownOf(response, setup, true, byRule.answer);
+        : await applyToOriginError(setup.compiled, request, origin, {
+            url,
+            ruleUrl,
+            tracer: recorder,
+            assets: setup.assets,
+          });
+    const response = ruled?.response ?? originResponse(error);
+    const shown = await shownOf(response, setup, true, ruled?.answeredBy);
     return { error: { kind: "origin-response", status: error.status }, shown };
   }
   const failure = error.kind === "code" ? null : classified(error.failure);
   const code = failure?.code ?? (error.kind === "code" ? error.code : 500);
   const cause = failure?.cause ?? "described in a draft preview through the zone API";
   const customization = tracedCustomization(setup.compiled, setup.pages, recorder, setup.assets);
-  const served: Served = {};
-  const response = await errorResponse(
+  const { response, answeredBy } = await errorResponse(
     { code, request, url, cause, preview: true, ...(customization ? { ruleUrl } : {}) },
-    { settings: setup.settings, zone: setup.zone, customization, invocation: setup.invocation, served },
+    { settings: setup.settings, zone: setup.zone, customization, ctx: setup.invocation },
   );
   const status = catalogEntry(code)?.status ?? response.status;
-  const shown = await shownOf(response, setup, false, served.answer);
+  const shown = await shownOf(response, setup, false, answeredBy);
   return { error: { kind: "generated", code, status, cause }, shown };
 }
 
@@ -257,10 +260,10 @@ async function shownOf(
   response: Response,
   setup: ExplainSetup,
   fromOrigin: boolean,
-  answer: CustomAnswer | undefined,
+  answer: PipelineAnswer | undefined,
 ): Promise<ShownResponse> {
   const answeredBy: AnsweredBy =
-    answer === undefined
+    answer === undefined || answer.kind === "default"
       ? { kind: fromOrigin ? "origin" : "default" }
       : answer.kind === "rule"
         ? { kind: "rule", id: answer.id, index: setup.stored.findIndex((r) => r.id === answer.id) }

@@ -38,12 +38,8 @@ async function preview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   if (!config.ok) return config;
   if (config.value === null) return err({ kind: "not-found" });
   const customization = customizationFor(config.value.customErrors, c.env.CONFIG);
-  return ok(
-    await errorResponse(
-      { code: entry.code, request: c.request, cause: "preview through the zone API", preview: true },
-      { settings: c.settings, zone, customization, invocation: c.ctx },
-    ),
-  );
+  const event = { code: entry.code, request: c.request, cause: "preview through the zone API", preview: true };
+  return ok((await errorResponse(event, { settings: c.settings, zone, customization, ctx: c.ctx })).response);
 }
 
 async function draftPreview(c: ApiContext, zone: string): Promise<ZoneAnswer> {

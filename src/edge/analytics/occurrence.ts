@@ -1,10 +1,10 @@
 /**
- * Turning an answered error into a record: what answered comes from where it was decided (a custom
- * error rule or page, told by the step that answered through `Occurrence.served`; otherwise the pipeline's
- * structured default), the format from what was served (the response's `Content-Type`, set by the pipeline's
- * negotiation or the rule).
+ * Turning an answered error into a record: what answered comes from where it was decided (the pipeline's
+ * `answeredBy`: a custom error rule or page, or the structured default with its Ray ID and format; for an origin's
+ * error, the rule `applyToOriginError` returned), else the format from what was served (the response's
+ * `Content-Type`, set by the rule).
  */
-import type { Served } from "../../errors/pipeline";
+import type { AnsweredBy } from "../../errors/pipeline";
 import {
   formatOf,
   recordedPath,
@@ -27,10 +27,10 @@ export interface Occurrence {
   readonly url: URL;
   readonly response: Response;
   /**
-   * What the pipeline filled in (src/errors/pipeline.ts `ErrorScope.served`): the structured default's Ray ID and
-   * format, or the custom error rule or page that answered (for an origin's error, the rule, from `applyToOriginError`).
+   * Who answered (src/errors/pipeline.ts `AnsweredBy`): the structured default with its Ray ID and format, or the
+   * custom error rule or page; absent for an origin's error passed through unchanged.
    */
-  readonly served?: Served;
+  readonly answeredBy?: AnsweredBy;
 }
 
 /**
@@ -39,11 +39,12 @@ export interface Occurrence {
  */
 export function recordOf(o: Occurrence, now = Date.now()): ErrorRecord | null {
   // The pipeline's structured default is known without reading its headers back (src/errors/pipeline.ts).
-  const generated = o.served?.ray === undefined ? undefined : o.served;
+  const by = o.answeredBy;
+  const generated = by?.kind === "default" ? by : undefined;
   const sent = generated?.ray ?? o.response.headers.get("Ray-ID");
   const ray = sent !== null && isRayId(sent) ? sent : o.source === "origin" ? newRayId() : null;
   if (ray === null) return null;
-  const answer = o.served?.answer;
+  const answer = by?.kind === "rule" || by?.kind === "page" ? by : undefined;
   return {
     ray,
     at: now,

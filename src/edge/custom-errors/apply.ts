@@ -8,7 +8,7 @@
  */
 import { BOX_TOKENS, MAX_PAGE_BYTES, pageClassOf, type PageId } from "../../state/zone/custom-pages/validate";
 import { CUSTOM_CONTENT_POLICY, negotiatedResponse, pagePolicy, type HeaderRecord } from "../../errors/headers";
-import type { AnswerSink, ErrorCustomization, GeneratedError } from "../../errors/pipeline";
+import type { CustomAnswered, ErrorCustomization, GeneratedError, StepResult } from "../../errors/pipeline";
 import { MAX_BOX_BYTES, renderHtmlBox } from "../../errors/render-html";
 import { clientCountry } from "../../shared/country";
 import { isRayId, newRayId } from "../../shared/ray";
@@ -17,8 +17,10 @@ import { clientAddress } from "../../shared/client-address";
 import { customErrorFields, type ErrorInfo } from "../../rules";
 import { allMatches, firstMatch, type RuleListTracer } from "../../rules/rule-list";
 import { overlaidFields, renderOverlaid, type PreparedOverlay } from "../../errors/overlay";
-import type { CompiledCustomErrors, CompiledRule, ContentParameters } from "./compiled";
+import type { AssetSource, CompiledCustomErrors, CompiledRule, ContentParameters } from "./compiled";
 import { cachedAsset, loadAsset, pageHtml, type CachedPart } from "./page-cache";
+
+export type { AssetSource } from "./compiled";
 import { servesAsset } from "../../state/zone/rulesets/serve-error";
 
 /** The customisation steps of docs/custom-errors.md for one zone, filled for the error pipeline's seam. */
@@ -35,18 +37,14 @@ export function customizationFor(compiled: CompiledCustomErrors, kv: KVNamespace
 /** Where the page step reads a customised page's HTML: KV through the page cache, or a draft (the draft preview). */
 export type PageSource = (id: PageId) => Promise<string | null>;
 
-/**
- * Where a rule with `asset_name` reads its custom error asset (docs/custom-errors.md "Custom error assets"):
- * synchronous when this isolate holds it for the zone's version, a promise while it is read from KV (once per
- * version); `null` when it cannot be read (the rule then does not answer: the next step does).
- */
-export type AssetSource = (name: string) => CachedPart | null | Promise<CachedPart | null>;
-
-/** The zone's assets from KV through the part cache; one function per compiled version and binding. */
+/** The zone's assets from KV through the part cache; one source per compiled version and binding. */
 export function assetsOf(compiled: CompiledCustomErrors, kv: KVNamespace): AssetSource {
   const known = compiled.assets;
   if (known !== undefined && known.kv === kv) return known.source;
-  const source: AssetSource = (name) => cachedAsset(compiled, name) ?? loadAsset(kv, compiled, name);
+  const source: AssetSource = {
+    held: (name) => cachedAsset(compiled, name),
+    read: (name) => loadAsset(kv, compiled, name),
+  };
   compiled.assets = { kv, source };
   return source;
 }
@@ -67,7 +65,7 @@ export function tracedCustomization(
 }
 
 /** No asset can be read: a rule naming one does not answer (the next step does). */
-const NO_ASSETS: AssetSource = () => null;
+const NO_ASSETS: AssetSource = { held: () => null, read: async () => null };
 
 function stepsOf(
   compiled: CompiledCustomErrors,
@@ -107,7 +105,7 @@ function ruleStep(
   assets: AssetSource,
   error: GeneratedError,
   tracer: RuleListTracer | undefined,
-): Response | null | Promise<Response | null> {
+): StepResult {
   const matched = matchingRule(
     compiled,
     error.request,
@@ -118,17 +116,9 @@ function ruleStep(
   if (!matched) return null;
   const answer = matched.answer;
   if (answer.kind === "overlay") return serveOverlay(matched.id, answer.overlay, error);
-  const headers = error.headerRecord;
-  return serveRule(
-    assets,
-    matched.id,
-    answer.parameters,
-    error.request,
-    headers,
-    error.fields.ray_id,
-    error.fields.status,
-    error,
-  );
+  const { request, fields } = error;
+  const target = { request, headers: error.headerRecord, rayId: fields.ray_id, status: fields.status };
+  return serveRule(assets, { id: matched.id, parameters: answer.parameters }, target);
 }
 
 /**
@@ -136,16 +126,18 @@ function ruleStep(
  * format with the rule's texts, links and branding, and every header of the error kept (`Proxy-Status` included:
  * it is still the service's error, docs/errors.md); only the page's CSP grows to allow the brand stylesheet.
  */
-function serveOverlay(id: string, prepared: PreparedOverlay, error: GeneratedError): Response | Promise<Response> {
+function serveOverlay(id: string, prepared: PreparedOverlay, error: GeneratedError): StepResult {
   const body = renderOverlaid(overlaidFields(error.fields, prepared.overlay), error.choice.format, prepared);
-  const respond = (policy: string | null): Response => {
+  const respond = (policy: string | null): CustomAnswered => {
     const headers = error.headerRecord;
     if (policy !== null) headers["Content-Security-Policy"] = policy;
-    error.answer = { kind: "rule", id };
-    return negotiatedResponse(error.request.method, error.fields.status, headers, body);
+    const response = negotiatedResponse(error.request.method, error.fields.status, headers, body);
+    return { response, answeredBy: { kind: "rule", id } };
   };
-  const policy = error.choice.format === "html" ? prepared.policy(pagePolicy) : null;
-  return policy instanceof Promise ? policy.then(respond) : respond(policy);
+  // Only a branded HTML page has a policy of its own; it is computed once per prepared overlay.
+  if (error.choice.format !== "html" || !prepared.hasOwnPolicy) return respond(null);
+  const known = prepared.policyKnown();
+  return known !== null ? respond(known) : prepared.policy(pagePolicy).then(respond);
 }
 
 /** §2.1 step 2: the class's page with the default box and the tokens in place. */
@@ -153,15 +145,15 @@ async function pageStep(
   compiled: CompiledCustomErrors,
   pages: PageSource,
   error: GeneratedError,
-): Promise<Response | null> {
+): Promise<CustomAnswered | null> {
   const id = pageClassOf(error.entry.code);
   if (!compiled.pages.has(id)) return null;
   const page = await pages(id);
   if (page === null) return null;
   const body = substituteTokens(withBox(page, id, renderHtmlBox(error.fields)), error.request, error.fields.ray_id);
   const headers = customHeaders(error.headerRecord, "text/html; charset=utf-8");
-  error.answer = { kind: "page", id };
-  return negotiatedResponse(error.request.method, error.fields.status, headers, body);
+  const response = negotiatedResponse(error.request.method, error.fields.status, headers, body);
+  return { response, answeredBy: { kind: "page", id } };
 }
 
 /**
@@ -198,18 +190,12 @@ export function applyToOriginError(
   compiled: CompiledCustomErrors,
   request: Request,
   response: Response,
-  url?: URL,
-  ruleUrl?: RuleUrl,
-  /** The draft preview's trace (src/api/preview/explain.ts); traffic passes none. */
-  tracer?: RuleListTracer,
-  /** Where a rule's asset is read (`assetsOf` for traffic); none: a rule naming an asset does not answer. */
-  assets: AssetSource = NO_ASSETS,
-  /** Told which rule answered, when one does (the analytics record, the draft preview). */
-  answered: AnswerSink = {},
-): Response | null | Promise<Response | null> {
+  options: OriginErrorOptions = {},
+): StepResult {
   if (!compiled.active || compiled.rules.rules.length === 0 || response.status < 400) return null;
   const info: ErrorInfo = { status: response.status, code1xxx: 0, errorType: "", responseHeaders: response.headers };
-  const matched = matchingContentRule(compiled, request, ruleUrl ?? ruleUrlOf(compiled, request, url), info, tracer);
+  const ruleUrl = options.ruleUrl ?? ruleUrlOf(compiled, request, options.url);
+  const matched = matchingContentRule(compiled, request, ruleUrl, info, options.tracer);
   if (!matched) return null;
   const headers = new Headers(response.headers);
   for (const name of ["Content-Encoding", "Content-Length", "Content-Range", "ETag"]) headers.delete(name);
@@ -217,12 +203,24 @@ export function applyToOriginError(
   headers.set("Ray-ID", rayId);
   headers.set("Cache-Control", "private, no-store");
   // The origin's body is let go only once the rule answers: a rule whose asset cannot be read passes it through.
-  const served = serveRule(assets, matched.id, matched.parameters, request, headers, rayId, response.status, answered);
-  const replaced = (answer: Response | null): Response | null => {
+  const served = serveRule(options.assets ?? NO_ASSETS, matched, { request, headers, rayId, status: response.status });
+  const replaced = (answer: CustomAnswered | null): CustomAnswered | null => {
     if (answer) void response.body?.cancel();
     return answer;
   };
   return served instanceof Promise ? served.then(replaced) : replaced(served);
+}
+
+/** What `applyToOriginError` may be given besides the error; traffic passes the URLs and its assets. */
+export interface OriginErrorOptions {
+  /** `request.url` already parsed. */
+  readonly url?: URL;
+  /** The URL as the zone's rules see it, when the caller has made it (docs/rules-language.md). */
+  readonly ruleUrl?: RuleUrl;
+  /** The draft preview's trace (src/api/preview/explain.ts); traffic passes none. */
+  readonly tracer?: RuleListTracer;
+  /** Where a rule's asset is read (`assetsOf` for traffic); none: a rule naming an asset does not answer. */
+  readonly assets?: AssetSource;
 }
 
 /**
@@ -277,25 +275,31 @@ function ruleUrlOf(compiled: CompiledCustomErrors, request: Request, url: URL | 
  */
 function serveRule(
   assets: AssetSource,
-  id: string,
-  parameters: ContentParameters,
-  request: Request,
-  headers: Headers | HeaderRecord,
-  rayId: string,
-  status: number,
-  answered: AnswerSink,
-): Response | null | Promise<Response | null> {
-  const answer = (contentType: string, content: string, tokens: boolean): Response => {
+  rule: { readonly id: string; readonly parameters: ContentParameters },
+  target: AnswerTarget,
+): StepResult {
+  const { id, parameters } = rule;
+  const { request, headers, rayId, status } = target;
+  const answer = (contentType: string, content: string, tokens: boolean): CustomAnswered => {
     const out = customHeaders(headers, `${contentType}; charset=utf-8`);
     const body = tokens ? substituteTokens(content, request, rayId) : content;
-    answered.answer = { kind: "rule", id };
-    return negotiatedResponse(request.method, parameters.status_code ?? status, out, body);
+    const response = negotiatedResponse(request.method, parameters.status_code ?? status, out, body);
+    return { response, answeredBy: { kind: "rule", id } };
   };
   if (!servesAsset(parameters)) return answer(parameters.content_type, parameters.content, true);
-  const fromAsset = (part: CachedPart | null): Response | null =>
+  const fromAsset = (part: CachedPart | null): CustomAnswered | null =>
     part?.kind === "text" ? answer("text/html", part.text, part.tokens) : null;
-  const part = assets(parameters.asset_name);
-  return part instanceof Promise ? part.then(fromAsset) : fromAsset(part);
+  // Held on this isolate for the zone's version: no promise; else read from KV once per version.
+  const held = assets.held(parameters.asset_name);
+  return held !== undefined ? fromAsset(held) : assets.read(parameters.asset_name).then(fromAsset);
+}
+
+/** The error a rule answers: its request, the headers it keeps (a copy of its own), its Ray ID and status. */
+interface AnswerTarget {
+  readonly request: Request;
+  readonly headers: Headers | HeaderRecord;
+  readonly rayId: string;
+  readonly status: number;
 }
 
 /**

@@ -43,10 +43,18 @@ export interface CompiledCustomErrors {
   /** The pipeline's customisation steps, built on the first error and kept with the version (apply.ts). */
   steps?: { readonly kv: KVNamespace; readonly steps: ErrorCustomization };
   /** Where its rules' custom error assets are read (apply.ts `assetsOf`), made once per version and binding. */
-  assets?: {
-    readonly kv: KVNamespace;
-    readonly source: (name: string) => CachedPart | null | Promise<CachedPart | null>;
-  };
+  assets?: { readonly kv: KVNamespace; readonly source: AssetSource };
+}
+
+/**
+ * Where a rule with `asset_name` reads its custom error asset (docs/custom-errors.md "Custom error assets"): `held`
+ * answers at once when this isolate holds it for the zone's version (`undefined`: not held, `null`: it cannot be
+ * read), `read` reads it from KV (once per version; `null` when it cannot be read). A rule whose asset cannot be
+ * read does not answer: the next step does.
+ */
+export interface AssetSource {
+  readonly held: (name: string) => CachedPart | null | undefined;
+  readonly read: (name: string) => Promise<CachedPart | null>;
 }
 
 /** Compiles the zone's custom errors (once per version: src/edge/compiled-zone.ts). */

@@ -45,39 +45,38 @@ export function upstreamInit(request: Request, url: URL, scan: RequestHeaderScan
   };
 }
 
-/**
- * `path` is the path and query the origin gets: the request's own (`url.pathname + url.search`) unless the zone's
- * URL normalisation has scope `both` (docs/rules-language.md; docs/origin.md).
- */
+/** How to reach the origin, and the path and query it gets. */
+export interface ForwardOptions {
+  readonly connector: Connector;
+  /**
+   * The request's own `url.pathname + url.search` unless the zone's URL normalisation has scope `both`
+   * (docs/rules-language.md; docs/origin.md).
+   */
+  readonly path?: string;
+}
+
 export async function forwardToOrigin(
   request: Request,
   url: URL,
   scan: RequestHeaderScan,
   plan: ForwardPlan,
-  connector: Connector,
-  path: string = url.pathname + url.search,
+  options: ForwardOptions,
 ): Promise<Result<Response, OriginFailure>> {
+  const { connector, path = url.pathname + url.search } = options;
   const started = Date.now();
-  const fetched = connector.fetch(plan.target.origin + path, upstreamInit(request, url, scan));
-  // The happy path races the fetch itself, not a mapped copy of it: a response is the value, a rejection is
-  // caught here. Mapping every fetch into a `Settled` value first cost a promise, a reaction and an object per
-  // request; only the stall path below needs the mapped promise.
-  let settled: Response | Settled | typeof TIMEOUT;
-  try {
-    settled = await within(fetched, Math.min(plan.connectTimeoutMs, plan.readTimeoutMs));
-  } catch (e) {
-    settled = failed(e);
-  }
+  const fetched = connector
+    .fetch(plan.target.origin + path, upstreamInit(request, url, scan))
+    .then((response): Settled => ({ kind: "response", response }), failed);
+  let settled = await within(fetched, Math.min(plan.connectTimeoutMs, plan.readTimeoutMs));
   if (settled === TIMEOUT) {
     // Still nothing at the connect timeout: is the origin reachable at all (522) or merely slow (524)?
-    const pending = fetched.then((response): Settled => ({ kind: "response", response }), failed);
     const probe = connector.probeTcp(plan.target, plan.connectTimeoutMs);
-    const first = await Promise.race([pending, probe.then((p) => ({ kind: "probe" as const, probe: p }))]);
+    const first = await Promise.race([fetched, probe.then((p) => ({ kind: "probe" as const, probe: p }))]);
     if (first.kind === "probe") {
       if (first.probe.kind !== "open") {
         return err(unreachedOrigin(first.probe, "no response headers yet"));
       }
-      settled = await within(pending, plan.readTimeoutMs - (Date.now() - started));
+      settled = await within(fetched, plan.readTimeoutMs - (Date.now() - started));
       if (settled === TIMEOUT) {
         return err({ code: 524, cause: `connected, no response headers within ${plan.readTimeoutMs} ms` });
       }
@@ -85,7 +84,6 @@ export async function forwardToOrigin(
       settled = first;
     }
   }
-  if (settled instanceof Response) return ok(settled);
   if (settled.kind === "response") return ok(settled.response);
   return err(await diagnose(settled.message, plan, connector));
 }

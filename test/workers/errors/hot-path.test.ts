@@ -56,10 +56,12 @@ describe("the log line", () => {
     async (cause) => {
       const logged = vi.spyOn(console, "warn").mockImplementation(() => {}); // 522: a warning (levelOf)
       const request = new Request("http://odd.example/", { headers: { Accept: "application/json" } });
-      const res = await errorResponse(
-        { code: 522, request, ...(cause === undefined ? {} : { cause }) },
-        { settings: parseSettings({}), zone: 'odd"zone\\.example' },
-      );
+      const res = (
+        await errorResponse(
+          { code: 522, request, ...(cause === undefined ? {} : { cause }) },
+          { settings: parseSettings({}), zone: 'odd"zone\\.example' },
+        )
+      ).response;
       const line = String(logged.mock.calls[0]?.[0]);
       expect(JSON.parse(line)).toEqual({
         event: "edge_error",
@@ -88,7 +90,7 @@ describe("the header record", () => {
     vi.spyOn(console, "error").mockImplementation(() => {});
     vi.spyOn(console, "log").mockImplementation(() => {});
     const scope = { settings: parseSettings({}), zone: "shop.example" };
-    const get = await errorResponse({ code: 522, request: new Request("http://shop.example/") }, scope);
+    const get = (await errorResponse({ code: 522, request: new Request("http://shop.example/") }, scope)).response;
     expect([...get.headers.keys()].sort()).toEqual(
       [
         "cache-control",
@@ -101,12 +103,11 @@ describe("the header record", () => {
         "x-content-type-options",
       ].sort(),
     );
-    const blocked = await errorResponse({ code: 1020, request: new Request("http://shop.example/") }, scope);
+    const blocked = (await errorResponse({ code: 1020, request: new Request("http://shop.example/") }, scope)).response;
     expect(blocked.headers.has("Retry-After")).toBe(false);
-    const head = await errorResponse(
-      { code: 522, request: new Request("http://shop.example/", { method: "HEAD" }) },
-      scope,
-    );
+    const head = (
+      await errorResponse({ code: 522, request: new Request("http://shop.example/", { method: "HEAD" }) }, scope)
+    ).response;
     expect(Number(head.headers.get("Content-Length"))).toBe((await get.arrayBuffer()).byteLength);
   });
 });
@@ -128,7 +129,7 @@ describe("the prototype Response", () => {
       ] as const) {
         const request = new Request("http://shop.example/x", { headers: { accept } });
         const event = retryAfter === undefined ? { code, request } : { code, request, retryAfter };
-        const res = await errorResponse(event, scope); // the CSP is known from the first error on: prototyped
+        const res = (await errorResponse(event, scope)).response; // the CSP is known from the first error on: prototyped
         const ray = res.headers.get("Ray-ID") ?? "";
         const body = await res.text();
         const record = await errorHeaders(

@@ -159,7 +159,8 @@ describe("every code's words agree with its fields, in every format", () => {
     async (code, wait, entry) => {
       for (const format of FORMATS) {
         const request = new Request("https://shop.example/x", { headers: { Accept: ACCEPT[format] } });
-        const res = await errorResponse({ code, request, retryAfter: wait }, { settings, zone: "shop.example" });
+        const res = (await errorResponse({ code, request, retryAfter: wait }, { settings, zone: "shop.example" }))
+          .response;
         const s = await said(res, format);
         expect(s.retry_after, `${code} ${format}`).toBe(wait);
         expectConsistent(s, entry, `${code} ${format} ${wait}s`);

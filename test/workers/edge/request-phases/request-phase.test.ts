@@ -255,10 +255,12 @@ describe("through the error pipeline", () => {
     const outcome = await run(cfg, request("/"), zone, t0 + 2500);
     expect(outcome).toMatchObject({ kind: "error", code: 1015, retryAfter: 40 });
     if (outcome.kind !== "error") throw new Error("unreachable");
-    const res = await errorResponse(
-      { code: outcome.code, request: request("/"), retryAfter: outcome.retryAfter, cause: outcome.cause },
-      { settings, zone },
-    );
+    const res = (
+      await errorResponse(
+        { code: outcome.code, request: request("/"), retryAfter: outcome.retryAfter, cause: outcome.cause },
+        { settings, zone },
+      )
+    ).response;
     expect(res.status).toBe(429);
     expect(res.headers.get("Retry-After")).toBe("40");
     const body = await res.json<{ error_code: number; retry_after: number; zone: string }>();
@@ -272,7 +274,7 @@ describe("through the error pipeline", () => {
       const o = await run(cfg, req, newZone());
       expect(o).toMatchObject({ kind: "error", code });
       if (o.kind !== "error") continue;
-      const r = await errorResponse({ code: o.code, request: req, cause: o.cause }, { settings, zone });
+      const r = (await errorResponse({ code: o.code, request: req, cause: o.cause }, { settings, zone })).response;
       expect(r.status).toBe(403);
       expect(r.headers.get("Content-Type")).toMatch(/^text\/markdown/);
       expect(r.headers.get("Retry-After")).toBeNull();
