@@ -267,7 +267,7 @@ class Analysis {
     // With `[*]` in the first argument the function runs once per element; the other arguments once per call.
     const count = b.mapsFirstArg ? first.count : 1;
     const evaluated = args.reduce((n, a) => n + a.units, 0);
-    const result = this.result(name, resultType, first.bound, rest, count, b.args);
+    const result = this.result(name, { resultType, first: first.bound, rest, count, args: b.args });
     const resultUnits = unitsOf(resultType, result);
     if (b.fn.evaluation === "first-present") {
       // coalesce: the chosen argument's units twice, per element; a missing element's fallback once per call.
@@ -308,12 +308,15 @@ class Analysis {
    */
   private result(
     name: string,
-    resultType: Type,
-    first: Bound,
-    rest: readonly (Analysed & { readonly type: Type })[],
-    count: number,
-    args: readonly TArg[],
+    call: {
+      readonly resultType: Type;
+      readonly first: Bound;
+      readonly rest: readonly (Analysed & { readonly type: Type })[];
+      readonly count: number;
+      readonly args: readonly TArg[];
+    },
   ): Bound {
+    const { resultType, first, rest, count, args } = call;
     switch (name) {
       case "lower":
       case "upper":

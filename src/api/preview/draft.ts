@@ -247,15 +247,13 @@ export function applyDraft(
   if (draft.rules !== undefined) {
     const others = savedProgramSize(phase);
     const previous = storedRuleset(zone.document, phase);
-    const parsed = parseRuleset(
-      { rules: draft.rules },
-      phase,
-      zone.settings.plan,
+    const parsed = parseRuleset({ rules: draft.rules }, phase, {
+      plan: zone.settings.plan,
       previous,
-      new Date(),
-      randomId,
-      others,
-    );
+      now: new Date(),
+      newId: randomId,
+      otherPhasesProgramSize: others,
+    });
     if (!parsed.ok) {
       const failure = parsed.error;
       return err(

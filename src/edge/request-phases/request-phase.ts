@@ -63,7 +63,12 @@ export async function requestPhase(
   }
   // 3. Rate limiting (fails open, docs/origin.md).
   if (compiled.rateLimits !== null) {
-    const decision = await checkRateLimit(scope.env, scope.zone, compiled.rateLimits, request, scope.now, ctx);
+    const decision = await checkRateLimit(compiled.rateLimits, request, {
+      env: scope.env,
+      zone: scope.zone,
+      now: scope.now,
+      ctx,
+    });
     if (decision.kind === "block") {
       return {
         kind: "error",

@@ -222,15 +222,21 @@ export interface LeaseStep {
   readonly changed: boolean;
 }
 
+/** What a holder asks for: how many requests, what it gives back of its previous leases. */
+export interface LeaseAsk {
+  readonly want: number;
+  readonly returned: LeaseReturn | null;
+  /** The caller asks ahead, still holding some of the counter (it is not a request to admit now). */
+  readonly ahead?: boolean;
+}
+
 export function leaseRequests(
   current: CounterState | null,
   limits: CounterLimits,
   now: number,
-  want: number,
-  returned: LeaseReturn | null,
-  /** The caller asks ahead, still holding some of the counter (it is not a request to admit now). */
-  ahead = false,
+  ask: LeaseAsk,
 ): LeaseStep {
+  const { want, returned, ahead = false } = ask;
   const blockedUntil = blockedOf(current);
   let buckets = current?.buckets ?? NONE;
   // A return is taken back even during a block: the requests it stood for were never admitted.

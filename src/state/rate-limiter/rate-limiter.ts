@@ -153,9 +153,7 @@ export class RateLimiter extends DurableObject<Env> {
     checkInput(input);
     checkLease(input);
     const limits = this.limitsOf(input);
-    return this.step(input, limits.periodMs, (state) =>
-      leaseRequests(state, limits, input.now, input.want, input.returned, input.ahead),
-    );
+    return this.step(input, limits.periodMs, (state) => leaseRequests(state, limits, input.now, input));
   }
 
   private limitsOf(input: HitInput): CounterLimits {

@@ -41,24 +41,38 @@ const ISOLATE = new IsolateCounters();
 
 const ALLOW: RateLimitDecision = { kind: "allow" };
 
+/** Where and when a request is counted. */
+export interface RateLimitScope {
+  readonly env: RateLimitEnv;
+  readonly zone: string;
+  readonly now: number;
+  /** The request's evaluation context, when the caller has made it (the request phases share one). */
+  readonly ctx?: EvaluationContext;
+  /** Tests pass their own to play several isolates against one object. */
+  readonly isolate?: IsolateCounters;
+}
+
 export async function checkRateLimit(
-  env: RateLimitEnv,
-  zone: string,
   limits: CompiledRateLimits,
   request: Request,
-  now: number,
-  ctx: EvaluationContext = requestContext(request),
-  /** Tests pass their own to play several isolates against one object. */
-  isolate: IsolateCounters = ISOLATE,
+  scope: RateLimitScope,
 ): Promise<RateLimitDecision> {
+  const counted: Counted = {
+    ...scope,
+    ctx: scope.ctx ?? requestContext(request),
+    isolate: scope.isolate ?? ISOLATE,
+  };
   // Every matching rule counts the request, in order, until one blocks; a rule over budget counts it too (it fails
   // closed, logged like every phase's: rule-list.ts `failsClosed`; docs/rules-language.md "Evaluation budget").
-  for (const rule of allMatches(limits, ctx, zone)) {
-    const until = await blockedUntil(env, zone, rule, ctx, request, now, isolate);
-    if (until !== undefined) return { kind: "block", retryAfter: retryAfterSeconds(until, now), ruleId: rule.id };
+  for (const rule of allMatches(limits, counted.ctx, scope.zone)) {
+    const until = await blockedUntil(rule, request, counted);
+    if (until !== undefined) return { kind: "block", retryAfter: retryAfterSeconds(until, scope.now), ruleId: rule.id };
   }
   return ALLOW;
 }
+
+/** A `RateLimitScope` with its defaults filled in. */
+type Counted = Required<RateLimitScope>;
 
 /**
  * Whole seconds until the block ends, rounded up, at least 1. The block ends when the client may send again (the
@@ -102,14 +116,11 @@ export async function counterOf(
 
 /** The end of the client's block under `rule`, or undefined when the request may pass (counted, or failed open). */
 async function blockedUntil(
-  env: RateLimitEnv,
-  zone: string,
   rule: CompiledRateLimitRule,
-  ctx: EvaluationContext,
   request: Request,
-  now: number,
-  isolate: IsolateCounters,
+  scope: Counted,
 ): Promise<number | undefined> {
+  const { env, zone, ctx, now, isolate } = scope;
   const { key, name } = await counterOf(zone, rule, ctx, request);
   const cached = isolate.knownBlock(name, now);
   if (cached !== undefined) return cached;

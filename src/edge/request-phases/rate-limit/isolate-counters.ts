@@ -115,11 +115,12 @@ export class IsolateCounters {
       if (take(slot, now)) {
         // Refill ahead: this request fetches the next lease while the others spend what is left.
         if (slot.askingUntil <= now && slot.last > 1 && held(slot) <= slot.last / 2)
-          await this.ask(name, slot, now, acquire, waitMs, false);
+          await this.ask(name, slot, acquire, { now, waitMs, forThisRequest: false });
         return ADMIT;
       }
       // Nothing left here: ask, unless another request is asking (then look again shortly, on this request's timer).
-      if (slot.askingUntil <= now || waited >= waitMs) return this.ask(name, slot, now, acquire, waitMs, true);
+      if (slot.askingUntil <= now || waited >= waitMs)
+        return this.ask(name, slot, acquire, { now, waitMs, forThisRequest: true });
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       if (this.slots.peek(name) !== slot) {
         // Voided meanwhile: by a block (which answers this request too), or evicted (start again).
@@ -141,11 +142,10 @@ export class IsolateCounters {
   private async ask(
     name: string,
     slot: Slot,
-    now: number,
     acquire: Acquire,
-    waitMs: number,
-    forThisRequest: boolean,
+    at: { readonly now: number; readonly waitMs: number; readonly forThisRequest: boolean },
   ): Promise<Admission> {
+    const { now, waitMs, forThisRequest } = at;
     const want = slot.spentOfExpired ?? (slot.last === 0 ? 1 : slot.last * 2);
     const returned = slot.returned;
     slot.returned = null;

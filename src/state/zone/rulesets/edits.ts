@@ -86,7 +86,14 @@ export function applyRulesetEdit(
   ): Result<StoredRuleset, RulesetFailure> => {
     // A request phase's rules must fit the evaluation budget on the zone's largest request (worst-case.ts).
     const budget = isRequestPhase(phase) ? budgetScope(document, phase) : undefined;
-    const parsed = parseRuleset(body, phase, plan, previous, now, newId, others(phase), budget);
+    const parsed = parseRuleset(body, phase, {
+      plan,
+      previous,
+      now,
+      newId,
+      otherPhasesProgramSize: others(phase),
+      budget,
+    });
     if (!parsed.ok) return parsed;
     // An asset a rule names must exist in the document this edit is applied to (docs/custom-errors.md).
     const missing = missingAssetIssues(parsed.value.rules, document);

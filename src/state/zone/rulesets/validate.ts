@@ -156,6 +156,21 @@ const ID = /^[0-9a-f]{32}$/;
 /** Where a rule's issues go: `at("invalid", "id", …)` is `rules[i].id`. */
 type At = (kind: IssueKind, field: string, message: string) => void;
 
+/** What a ruleset body is validated against: the zone's plan and stored ruleset, the clock, the id source. */
+export interface RulesetParseScope {
+  readonly plan: Plan;
+  readonly previous: StoredRuleset | null;
+  readonly now: Date;
+  readonly newId: () => string;
+  /** The compiled regex program size of the zone's OTHER phases (`rulesetProgramSize`), for the zone's cap. */
+  readonly otherPhasesProgramSize?: number;
+  /**
+   * For a request phase: the zone's largest request and its other request phase's worst case (worst-case.ts
+   * `budgetScope`); without it, the default header limit and nothing else stored.
+   */
+  readonly budget?: BudgetScope;
+}
+
 /**
  * Validates a body for `phase` on a zone of `plan`, against the ruleset stored before (kept ids keep their rule's
  * history: its version goes up by one when the rule changes). `newId` mints ids (random 32 hex in production).
@@ -163,18 +178,9 @@ type At = (kind: IssueKind, field: string, message: string) => void;
 export function parseRuleset(
   body: unknown,
   phase: Phase,
-  plan: Plan,
-  previous: StoredRuleset | null,
-  now: Date,
-  newId: () => string,
-  /** The compiled regex program size of the zone's OTHER phases (`rulesetProgramSize`), for the zone's cap. */
-  otherPhasesProgramSize = 0,
-  /**
-   * For a request phase: the zone's largest request and its other request phase's worst case (worst-case.ts
-   * `budgetScope`); without it, the default header limit and nothing else stored.
-   */
-  budget?: BudgetScope,
+  on: RulesetParseScope,
 ): Result<StoredRuleset, RulesetFailure> {
+  const { plan, previous, now, newId, otherPhasesProgramSize = 0, budget } = on;
   const spec = PHASE_SPECS[phase];
   if (spec.maxRules[plan] === 0) {
     return err({ kind: "plan-forbids", plan, feature: phase, reason: "custom error rules need a paid plan" });

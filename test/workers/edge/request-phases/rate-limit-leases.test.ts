@@ -61,7 +61,7 @@ async function nameOf(zone: string, compiled: CompiledRateLimits): Promise<strin
 /** `n` requests at once on one isolate at `now`: how many were admitted, and the Retry-After of the blocked. */
 async function burst(isolate: IsolateCounters, zone: string, compiled: CompiledRateLimits, n: number, now: number) {
   const decisions = await Promise.all(
-    Array.from({ length: n }, () => checkRateLimit(rlEnv, zone, compiled, request(), now, undefined, isolate)),
+    Array.from({ length: n }, () => checkRateLimit(compiled, request(), { env: rlEnv, zone, now, isolate })),
   );
   return {
     admitted: decisions.filter((d) => d.kind === "allow").length,

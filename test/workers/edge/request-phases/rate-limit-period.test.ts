@@ -69,7 +69,12 @@ async function flood(l: Limit, everyMs: number, forMs: number, isolates = 1) {
   const admitted: number[] = [];
   const refused: { at: number; retryAfter: number }[] = [];
   for (let at = 0, i = 0; at < forMs; at += everyMs, i++) {
-    const d = await checkRateLimit(rlEnv, zone, compiled, request(), t0 + at, undefined, counters[i % isolates]);
+    const d = await checkRateLimit(compiled, request(), {
+      env: rlEnv,
+      zone,
+      now: t0 + at,
+      isolate: counters[i % isolates],
+    });
     if (d.kind === "allow") admitted.push(at);
     else refused.push({ at, retryAfter: d.retryAfter });
   }
@@ -121,14 +126,14 @@ describe("Retry-After against the block's end, through the real object", () => {
       const compiled = rules({ period: 2, requests: 3, mitigation: 5, counting });
       const t0 = Date.now();
       for (let i = 0; i < 3; i++)
-        expect((await checkRateLimit(rlEnv, zone, compiled, request(), t0 + i * 10)).kind).toBe("allow");
+        expect((await checkRateLimit(compiled, request(), { env: rlEnv, zone, now: t0 + i * 10 })).kind).toBe("allow");
       const seen: number[] = [];
       for (const ms of [30, 999, 1030, 4029, 4030, 5029]) {
-        const d = await checkRateLimit(rlEnv, zone, compiled, request(), t0 + ms);
+        const d = await checkRateLimit(compiled, request(), { env: rlEnv, zone, now: t0 + ms });
         seen.push(d.kind === "block" ? d.retryAfter : 0);
       }
       expect(seen).toEqual([5, 5, 4, 2, 1, 1]);
-      expect((await checkRateLimit(rlEnv, zone, compiled, request(), t0 + 5030)).kind).toBe("allow");
+      expect((await checkRateLimit(compiled, request(), { env: rlEnv, zone, now: t0 + 5030 })).kind).toBe("allow");
     });
   }
 });

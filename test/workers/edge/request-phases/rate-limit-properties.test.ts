@@ -67,7 +67,7 @@ async function play(limits: CounterLimits, events: readonly Event[], offsets: re
     const isolate = isolates[e.isolate % isolates.length]!;
     const now = t + offsets[e.isolate % offsets.length]!;
     const acquire: Acquire = (want, returned, ahead) => {
-      const step = leaseRequests(state, limits, now, want, returned, ahead);
+      const step = leaseRequests(state, limits, now, { want, returned, ahead });
       state = step.state;
       return Promise.resolve(step.decision);
     };
@@ -119,7 +119,7 @@ describe("leases over several isolates", () => {
           expect(maxInWindow(admitted, limits.periodMs)).toBeLessThanOrEqual(r.limit);
           for (const b of blocks) {
             // At the block's end a request is admitted (no lease spent meanwhile: every isolate is refused).
-            expect(leaseRequests(b.state, limits, b.until, 1, null).decision.kind).toBe("lease");
+            expect(leaseRequests(b.state, limits, b.until, { want: 1, returned: null }).decision.kind).toBe("lease");
             // Retry-After: the block's end in whole seconds, never early, never a rounding second late; at most the
             // mitigation, or the period and one lease's lifetime that the window may need.
             const retryAfter = retryAfterSeconds(b.until, b.now);

@@ -63,16 +63,18 @@ describe("boundary and Retry-After", () => {
     const rules = limits({ period: 30 });
     const t0 = Date.now();
     for (let i = 0; i < 3; i++)
-      expect(await checkRateLimit(rlEnv, zone, rules, request("192.0.2.1"), t0 + i)).toEqual({ kind: "allow" });
+      expect(await checkRateLimit(rules, request("192.0.2.1"), { env: rlEnv, zone, now: t0 + i })).toEqual({
+        kind: "allow",
+      });
     const exceededAt = t0 + 3;
-    expect(await checkRateLimit(rlEnv, zone, rules, request("192.0.2.1"), exceededAt)).toEqual({
+    expect(await checkRateLimit(rules, request("192.0.2.1"), { env: rlEnv, zone, now: exceededAt })).toEqual({
       kind: "block",
       retryAfter: 30,
       ruleId: "rl1",
     });
     // Whole seconds until it may send again, rounded up, ≥ 1 (docs/producers.md).
     const retryAt = async (ms: number) => {
-      const d = await checkRateLimit(rlEnv, zone, rules, request("192.0.2.1"), exceededAt + ms);
+      const d = await checkRateLimit(rules, request("192.0.2.1"), { env: rlEnv, zone, now: exceededAt + ms });
       return d.kind === "block" ? d.retryAfter : 0;
     };
     expect(await retryAt(500)).toBe(30);
@@ -93,19 +95,27 @@ describe("boundary and Retry-After", () => {
     const zone = newZone();
     const rules = limits({ requests_per_period: 1, mitigation_timeout: 5 });
     const t0 = Date.now();
-    await checkRateLimit(rlEnv, zone, rules, request("192.0.2.50"), t0);
+    await checkRateLimit(rules, request("192.0.2.50"), { env: rlEnv, zone, now: t0 });
     // The mitigation (5 s) is shorter than the period (60 s): the block lasts until the request at t0 leaves it.
-    expect(await checkRateLimit(rlEnv, zone, rules, request("192.0.2.50"), t0 + 1)).toEqual({
+    expect(await checkRateLimit(rules, request("192.0.2.50"), { env: rlEnv, zone, now: t0 + 1 })).toEqual({
       kind: "block",
       retryAfter: 60,
       ruleId: "rl1",
     });
     for (let i = 0; i < 20; i++)
-      expect((await checkRateLimit(rlEnv, zone, rules, request("192.0.2.50"), t0 + 100 + i)).kind).toBe("block");
-    expect((await checkRateLimit(rlEnv, zone, rules, request("192.0.2.50"), t0 + 5001)).kind).toBe("block");
+      expect((await checkRateLimit(rules, request("192.0.2.50"), { env: rlEnv, zone, now: t0 + 100 + i })).kind).toBe(
+        "block",
+      );
+    expect((await checkRateLimit(rules, request("192.0.2.50"), { env: rlEnv, zone, now: t0 + 5001 })).kind).toBe(
+      "block",
+    );
     // A period after the one request that passed: one more passes (the flood was not counted), the next is blocked.
-    expect((await checkRateLimit(rlEnv, zone, rules, request("192.0.2.50"), t0 + 60_000)).kind).toBe("allow");
-    expect((await checkRateLimit(rlEnv, zone, rules, request("192.0.2.50"), t0 + 60_001)).kind).toBe("block");
+    expect((await checkRateLimit(rules, request("192.0.2.50"), { env: rlEnv, zone, now: t0 + 60_000 })).kind).toBe(
+      "allow",
+    );
+    expect((await checkRateLimit(rules, request("192.0.2.50"), { env: rlEnv, zone, now: t0 + 60_001 })).kind).toBe(
+      "block",
+    );
   });
 });
 
@@ -114,19 +124,19 @@ describe("counting keys", () => {
     const zone = newZone();
     const rules = limits({ requests_per_period: 2 });
     const t0 = Date.now();
-    for (let i = 0; i < 2; i++) await checkRateLimit(rlEnv, zone, rules, request("192.0.2.1"), t0);
-    expect((await checkRateLimit(rlEnv, zone, rules, request("192.0.2.1"), t0)).kind).toBe("block");
-    expect((await checkRateLimit(rlEnv, zone, rules, request("192.0.2.2"), t0)).kind).toBe("allow");
-    expect((await checkRateLimit(rlEnv, zone, rules, request("2001:db8::1"), t0)).kind).toBe("allow");
+    for (let i = 0; i < 2; i++) await checkRateLimit(rules, request("192.0.2.1"), { env: rlEnv, zone, now: t0 });
+    expect((await checkRateLimit(rules, request("192.0.2.1"), { env: rlEnv, zone, now: t0 })).kind).toBe("block");
+    expect((await checkRateLimit(rules, request("192.0.2.2"), { env: rlEnv, zone, now: t0 })).kind).toBe("allow");
+    expect((await checkRateLimit(rules, request("2001:db8::1"), { env: rlEnv, zone, now: t0 })).kind).toBe("allow");
   });
 
   it("two zones, and two rules of one zone, are counted apart", async () => {
     const rules = limits({ requests_per_period: 1 });
     const t0 = Date.now();
     const [a, b] = [newZone(), newZone()];
-    await checkRateLimit(rlEnv, a, rules, request("192.0.2.1"), t0);
-    expect((await checkRateLimit(rlEnv, a, rules, request("192.0.2.1"), t0)).kind).toBe("block");
-    expect((await checkRateLimit(rlEnv, b, rules, request("192.0.2.1"), t0)).kind).toBe("allow");
+    await checkRateLimit(rules, request("192.0.2.1"), { env: rlEnv, zone: a, now: t0 });
+    expect((await checkRateLimit(rules, request("192.0.2.1"), { env: rlEnv, zone: a, now: t0 })).kind).toBe("block");
+    expect((await checkRateLimit(rules, request("192.0.2.1"), { env: rlEnv, zone: b, now: t0 })).kind).toBe("allow");
   });
 
   it("only requests matching the rule's expression are counted", async () => {
@@ -134,9 +144,11 @@ describe("counting keys", () => {
     const rules = limits({ requests_per_period: 1 });
     const t0 = Date.now();
     for (let i = 0; i < 5; i++)
-      expect((await checkRateLimit(rlEnv, zone, rules, request("192.0.2.1", "/static"), t0)).kind).toBe("allow");
-    expect((await checkRateLimit(rlEnv, zone, rules, request("192.0.2.1"), t0)).kind).toBe("allow");
-    expect((await checkRateLimit(rlEnv, zone, rules, request("192.0.2.1"), t0)).kind).toBe("block");
+      expect((await checkRateLimit(rules, request("192.0.2.1", "/static"), { env: rlEnv, zone, now: t0 })).kind).toBe(
+        "allow",
+      );
+    expect((await checkRateLimit(rules, request("192.0.2.1"), { env: rlEnv, zone, now: t0 })).kind).toBe("allow");
+    expect((await checkRateLimit(rules, request("192.0.2.1"), { env: rlEnv, zone, now: t0 })).kind).toBe("block");
   });
 
   it("a header characteristic splits one IP's traffic; a missing header is one shared value", async () => {
@@ -144,22 +156,30 @@ describe("counting keys", () => {
     const rules = limits({ requests_per_period: 1, characteristics: ["ip.src", 'http.request.headers["x-api-key"]'] });
     const t0 = Date.now();
     const withKey = (key: string) => request("192.0.2.1", "/api", { "X-Api-Key": key });
-    expect((await checkRateLimit(rlEnv, zone, rules, withKey("a"), t0)).kind).toBe("allow");
-    expect((await checkRateLimit(rlEnv, zone, rules, withKey("b"), t0)).kind).toBe("allow");
-    expect((await checkRateLimit(rlEnv, zone, rules, withKey("a"), t0)).kind).toBe("block");
-    expect((await checkRateLimit(rlEnv, zone, rules, request("192.0.2.1"), t0)).kind).toBe("allow");
-    expect((await checkRateLimit(rlEnv, zone, rules, request("192.0.2.1"), t0)).kind).toBe("block");
+    expect((await checkRateLimit(rules, withKey("a"), { env: rlEnv, zone, now: t0 })).kind).toBe("allow");
+    expect((await checkRateLimit(rules, withKey("b"), { env: rlEnv, zone, now: t0 })).kind).toBe("allow");
+    expect((await checkRateLimit(rules, withKey("a"), { env: rlEnv, zone, now: t0 })).kind).toBe("block");
+    expect((await checkRateLimit(rules, request("192.0.2.1"), { env: rlEnv, zone, now: t0 })).kind).toBe("allow");
+    expect((await checkRateLimit(rules, request("192.0.2.1"), { env: rlEnv, zone, now: t0 })).kind).toBe("block");
   });
 
   it("an invalid or list CF-Connecting-IP is no address: such requests share the 'no address' counter", async () => {
     const zone = newZone();
     const rules = limits({ requests_per_period: 1 });
     const t0 = Date.now();
-    expect((await checkRateLimit(rlEnv, zone, rules, request("192.0.2.1, 192.0.2.2"), t0)).kind).toBe("allow");
+    expect((await checkRateLimit(rules, request("192.0.2.1, 192.0.2.2"), { env: rlEnv, zone, now: t0 })).kind).toBe(
+      "allow",
+    );
     // A different garbage value is the same "missing" address: rotating garbage does not escape the limit.
-    expect((await checkRateLimit(rlEnv, zone, rules, request("not-an-ip"), t0)).kind).toBe("block");
+    expect((await checkRateLimit(rules, request("not-an-ip"), { env: rlEnv, zone, now: t0 })).kind).toBe("block");
     expect(
-      (await checkRateLimit(rlEnv, zone, rules, request(null, "/api", { "X-Forwarded-For": "192.0.2.9" }), t0)).kind,
+      (
+        await checkRateLimit(rules, request(null, "/api", { "X-Forwarded-For": "192.0.2.9" }), {
+          env: rlEnv,
+          zone,
+          now: t0,
+        })
+      ).kind,
     ).toBe("block");
   });
 
@@ -172,10 +192,10 @@ describe("counting keys", () => {
     const t0 = Date.now();
     const req = (cookie: string, u: string) =>
       new Request(`https://shop.example/api?u=${u}`, { headers: { Cookie: `a=1; session=${cookie}` } });
-    expect((await checkRateLimit(rlEnv, zone, rules, req("s1", "1"), t0)).kind).toBe("allow");
-    expect((await checkRateLimit(rlEnv, zone, rules, req("s2", "1"), t0)).kind).toBe("allow");
-    expect((await checkRateLimit(rlEnv, zone, rules, req("s1", "2"), t0)).kind).toBe("allow");
-    expect((await checkRateLimit(rlEnv, zone, rules, req("s1", "1"), t0)).kind).toBe("block");
+    expect((await checkRateLimit(rules, req("s1", "1"), { env: rlEnv, zone, now: t0 })).kind).toBe("allow");
+    expect((await checkRateLimit(rules, req("s2", "1"), { env: rlEnv, zone, now: t0 })).kind).toBe("allow");
+    expect((await checkRateLimit(rules, req("s1", "2"), { env: rlEnv, zone, now: t0 })).kind).toBe("allow");
+    expect((await checkRateLimit(rules, req("s1", "1"), { env: rlEnv, zone, now: t0 })).kind).toBe("block");
   });
 
   it("unsupported characteristics make the rule unusable (reported), never a crash", () => {
@@ -207,17 +227,19 @@ describe("per-isolate blocked cache", () => {
     const zone = newZone();
     const rules = limits({ requests_per_period: 1, period: 30 });
     const t0 = Date.now();
-    await checkRateLimit(rlEnv, zone, rules, request("192.0.2.77"), t0);
-    expect((await checkRateLimit(rlEnv, zone, rules, request("192.0.2.77"), t0)).kind).toBe("block");
+    await checkRateLimit(rules, request("192.0.2.77"), { env: rlEnv, zone, now: t0 });
+    expect((await checkRateLimit(rules, request("192.0.2.77"), { env: rlEnv, zone, now: t0 })).kind).toBe("block");
     // No binding at all: a call to the object would fail open ("allow"); the cached block still answers.
-    expect(await checkRateLimit({}, zone, rules, request("192.0.2.77"), t0 + 1000)).toEqual({
+    expect(await checkRateLimit(rules, request("192.0.2.77"), { env: {}, zone, now: t0 + 1000 })).toEqual({
       kind: "block",
       retryAfter: 29,
       ruleId: "rl1",
     });
     // ...until it ends: then the (missing) counter is asked again, and fails open.
     vi.spyOn(console, "error").mockImplementation(() => {});
-    expect((await checkRateLimit({}, zone, rules, request("192.0.2.77"), t0 + 30_000)).kind).toBe("allow");
+    expect((await checkRateLimit(rules, request("192.0.2.77"), { env: {}, zone, now: t0 + 30_000 })).kind).toBe(
+      "allow",
+    );
   });
 });
 
@@ -226,7 +248,9 @@ describe("fail open (docs/origin.md)", () => {
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
     const rules = limits({ requests_per_period: 1 });
     for (let i = 0; i < 3; i++)
-      expect(await checkRateLimit({}, newZone(), rules, request("192.0.2.1"), Date.now())).toEqual({ kind: "allow" });
+      expect(await checkRateLimit(rules, request("192.0.2.1"), { env: {}, zone: newZone(), now: Date.now() })).toEqual({
+        kind: "allow",
+      });
     expect(logged).toHaveBeenCalled();
     expect(JSON.parse(String(logged.mock.calls[0]?.[0]))).toMatchObject({
       event: "rate_limiter_unavailable",
@@ -240,7 +264,9 @@ describe("fail open (docs/origin.md)", () => {
     const rules = limits({ requests_per_period: 1 });
     const zone = newZone();
     for (let i = 0; i < 3; i++)
-      expect(await checkRateLimit(broken, zone, rules, request("192.0.2.1"), Date.now())).toEqual({ kind: "allow" });
+      expect(await checkRateLimit(rules, request("192.0.2.1"), { env: broken, zone, now: Date.now() })).toEqual({
+        kind: "allow",
+      });
     expect(logged.mock.calls.map((c) => (JSON.parse(String(c[0])) as { event: string }).event)).toEqual([
       "rate_limiter_unavailable",
       "rate_limiter_unavailable",
@@ -254,7 +280,9 @@ describe("fail open (docs/origin.md)", () => {
     const rules = limits({ period: 7200, requests_per_period: 1 });
     const zone = newZone();
     for (let i = 0; i < 3; i++)
-      expect((await checkRateLimit(rlEnv, zone, rules, request("192.0.2.1"), Date.now())).kind).toBe("allow");
+      expect((await checkRateLimit(rules, request("192.0.2.1"), { env: rlEnv, zone, now: Date.now() })).kind).toBe(
+        "allow",
+      );
   });
 });
 
