@@ -46,16 +46,10 @@ export type ZoneLookup = Result<CompiledZone | null, StoreFailure>;
 
 const compiled = new BoundedCache<string, CompiledZone>({ capacity: MAX_ENTRIES });
 const NO_ZONE: ZoneLookup = ok(null);
-/**
- * The lookup answered for one raw zone object of the raw cache: a hit then costs the raw
- * cache's touch and one WeakMap read, not a second LRU touch of `compiled` and a new `ok()` per request. The raw
- * cache replaces its object at each 10 s refresh, so `compiled` is still touched (and its recency kept) once per
- * refresh per zone; entries leave with their raw object (a WeakMap holds no key alive).
- */
-const lookups = new WeakMap<Zone, ZoneLookup>();
 
 /**
- * The compiled zone of `host`: a value on a hit (no promise), a promise on a miss (one KV read). `CONFIG`
+ * The compiled zone of `host`: a value on a hit (no promise), a promise on a miss (one KV read). One of the two
+ * seams where a value may be a promise (docs/architecture.md "Per-isolate caches": the `proxy` row). `CONFIG`
  * unavailable (a KV failure, or even the binding itself) is the service's own internal failure outside user code:
  * a value the caller answers with a structured 500 (docs/origin.md), never an exception's 1101. A host that is not a
  * DNS hostname is never read from KV and is `null` (state/zone/cache.ts).
@@ -64,11 +58,7 @@ export function compiledZone(env: { readonly CONFIG: KVNamespace }, host: string
   const hit = cachedZone(host);
   if (hit === undefined) return readCompiledZone(env, host);
   if (hit === null) return NO_ZONE;
-  const known = lookups.get(hit);
-  if (known !== undefined) return known;
-  const lookup: ZoneLookup = ok(compiledOf(hit));
-  lookups.set(hit, lookup);
-  return lookup;
+  return ok(compiledOf(hit));
 }
 
 async function readCompiledZone(env: { readonly CONFIG: KVNamespace }, host: string): Promise<ZoneLookup> {

@@ -14,12 +14,7 @@
  * from bytes skips the runtime's conversion of a string body (measured in workerd: a 9.4 KB page as a string cost
  * 15 µs per Response, as bytes assembled per error 11 µs, and the JSON body likewise).
  *
- * In a burst, consecutive errors of one template differ in the ray alone (`type` and `zone` are the same
- * for one host, `timestamp` changes once a second), and a new ray is as long as the old one. So `bytes` keeps the
- * last body it assembled with where each slot's bytes lie, and when the next error has the same template and every
- * value that changed encodes to pure ASCII of the same length, it writes those values over the old ones in place:
- * no encoding of the unchanged values, no copy of the constant parts, no new view. Anything else is assembled as
- * before. Tests compare the bodies with the full rendering over sequences of occurrences. Pure.
+ * Tests compare the bodies with the full rendering over sequences of occurrences. Pure.
  */
 import type { ErrorFields } from "./fields";
 
@@ -43,10 +38,7 @@ interface Template {
 export interface OccurrenceRenderer {
   /** The body as text. */
   readonly text: (fields: ErrorFields) => string;
-  /**
-   * The same body as UTF-8 bytes, in a buffer that the next call reuses: use it at once (`new Response(bytes)`
-   * copies its body: Fetch, "extract a body" copies a BufferSource) and never keep it.
-   */
+  /** The same body as UTF-8 bytes, a new array per call. */
   readonly bytes: (fields: ErrorFields) => Uint8Array;
 }
 
@@ -55,20 +47,6 @@ type ByRetry = Map<number | undefined, Template | null>;
 type ByFooter = Map<string, ByRetry>;
 
 const utf8 = new TextEncoder();
-
-/**
- * The body `bytes` assembled last (one per renderer), and where each slot's encoded value lies in it: the next
- * occurrence of the same template is written over it (see above).
- */
-interface LastBody {
-  readonly template: Template;
-  /** The raw value of each slot (`template.slots[i]`) in `view`. */
-  readonly values: string[];
-  /** Where each slot's encoded bytes start in `view`, and how many there are. */
-  readonly offsets: readonly number[];
-  readonly lengths: readonly number[];
-  readonly view: Uint8Array;
-}
 
 /** Bounded: dynamic Retry-After values (rate limiting) make one key per value; a full map simply starts again. */
 const MAX_TEMPLATES = 512;
@@ -88,9 +66,6 @@ export function occurrenceTemplate(
   // Keyed by code, then by footer, then by retry value: no string is built per error to find the template.
   const byCode = new Map<number, ByFooter>();
   let size = 0;
-  /** This renderer's buffer for `bytes`, grown to the largest body made so far (a page is ~10 KB). */
-  let scratch = new Uint8Array(16 * 1024);
-  let last: LastBody | undefined;
   const slotOf = new Map<string, { readonly slot: Slot; readonly encoding: Encode }>();
   for (const encoding of [encode, ...more]) {
     for (const slot of SLOTS) slotOf.set(encoding(`${MARK}${slot}${MARK}`), { slot, encoding });
@@ -160,59 +135,26 @@ export function occurrenceTemplate(
     },
     bytes: (f) => {
       const template = templateFor(f);
-      if (template === null) {
-        last = undefined;
-        return utf8.encode(render(f));
-      }
-      if (last !== undefined && last.template === template && rewrite(last, f)) return last.view;
+      if (template === null) return utf8.encode(render(f));
       const partBytes = (template.partBytes ??= template.parts.map((part) => utf8.encode(part)));
       const fixed = (template.partBytesLength ??= partBytes.reduce((sum, part) => sum + part.length, 0));
       const { slots, encodings } = template;
-      const values = slots.map((slot) => f[slot]);
-      const encoded = values.map((value, i) => (encodings[i] as Encode)(value));
+      const encoded = slots.map((slot, i) => (encodings[i] as Encode)(f[slot]));
       // UTF-8 takes at most 3 bytes per UTF-16 code unit: room for the worst case, so encodeInto never truncates.
-      const room = fixed + 3 * encoded.reduce((sum, value) => sum + value.length, 0);
-      if (scratch.length < room) scratch = new Uint8Array(Math.max(room, 2 * scratch.length));
-      const out = scratch;
+      const out = new Uint8Array(fixed + 3 * encoded.reduce((sum, value) => sum + value.length, 0));
       out.set(partBytes[0] as Uint8Array, 0);
       let at = (partBytes[0] as Uint8Array).length;
-      const offsets: number[] = [];
-      const lengths: number[] = [];
       for (let i = 0; i < encoded.length; i++) {
         const value = encoded[i] as string;
         const ascii = writeAscii(out, at, value);
-        const end = ascii !== -1 ? ascii : at + utf8.encodeInto(value, out.subarray(at)).written;
-        offsets.push(at);
-        lengths.push(end - at);
-        at = end;
+        at = ascii !== -1 ? ascii : at + utf8.encodeInto(value, out.subarray(at)).written;
         const part = partBytes[i + 1] as Uint8Array;
         out.set(part, at);
         at += part.length;
       }
-      const view = out.subarray(0, at);
-      last = { template, values, offsets, lengths, view };
-      return view;
+      return out.subarray(0, at);
     },
   };
-}
-
-/**
- * The last body made over into `f`'s, in place: true when every slot value that changed encodes to pure ASCII of
- * the length its old value had (a new ray, a new second). False when one does not: the caller then assembles the
- * body anew (and `last` with it), since the slots before that one may already have been written over.
- */
-function rewrite(last: LastBody, f: ErrorFields): boolean {
-  const { slots, encodings } = last.template;
-  for (let i = 0; i < slots.length; i++) {
-    const value = f[slots[i] as Slot];
-    if (value === last.values[i]) continue;
-    const encoded = (encodings[i] as Encode)(value);
-    if (encoded.length !== last.lengths[i] || writeAscii(last.view, last.offsets[i] as number, encoded) === -1) {
-      return false;
-    }
-    last.values[i] = value;
-  }
-  return true;
 }
 
 /**
