@@ -11,6 +11,7 @@ import { request } from "node:http";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { freePort } from "./support/ports";
 import { afterEach, describe, expect, it } from "vitest";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -76,16 +77,6 @@ function canListen(port: number): Promise<boolean> {
     server.once("error", () => done(false));
     server.listen({ host: "127.0.0.1", port, exclusive: true }, () => server.close(() => done(true)));
   });
-}
-
-/** A port that was free a moment ago. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen({ host: "127.0.0.1", port: 0 }, done));
-  const address = server.address();
-  await new Promise((done) => server.close(done));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
 }
 
 /** Runs dev.mjs to its end (bounded), its stdout and stderr interleaved. */

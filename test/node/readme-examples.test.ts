@@ -9,9 +9,9 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { freePort } from "./support/ports";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -66,15 +66,6 @@ export function examplesOf(markdown: string): Example[] {
     examples.push({ command: command.trim(), statuses, texts, line: pendingLine });
   }
   return examples;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen({ host: "127.0.0.1", port: 0 }, done));
-  const address = server.address();
-  await new Promise((done) => server.close(done));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
 }
 
 const readme = readFileSync(join(root, "README.md"), "utf8");
