@@ -164,7 +164,7 @@ describe("log line", () => {
     });
     // An origin failure the service detected is a warning; its own fault (500) is an error (levelOf).
     const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
-    (await errorResponse({ code: 522, request: request("application/json") }, scope())).response;
+    await errorResponse({ code: 522, request: request("application/json") }, scope());
     expect(error).not.toHaveBeenCalled();
     expect(warn).toHaveBeenCalledTimes(1);
     expect(JSON.parse(String(warn.mock.calls[0]?.[0]))).toMatchObject({
