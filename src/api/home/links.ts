@@ -24,7 +24,7 @@ export const DOCS: readonly { readonly file: string; readonly title: string; rea
     title: "IP access, firewall and rate limiting",
     about: "the rules that block or limit requests",
   },
-  { file: "docs/rules-language.md", title: "Rules language", about: "the expressions every rule is written in" },
+  { file: "rules-language.md", title: "Rules language", about: "the expressions every rule is written in" },
   { file: "analytics.md", title: "Error analytics", about: "what is recorded, the API and the analytics page" },
   { file: "tags-api.md", title: "Tagging API", about: "keys, values and tagged resources of an account" },
   { file: "configuration.md", title: "Configuration", about: "vars, secrets, tokens, zones and the KV layout" },
