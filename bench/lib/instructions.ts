@@ -46,7 +46,7 @@ export interface CountOptions {
   /**
    * With `traceV8`: a window during which V8 compiled or deoptimised (`V8Events`) is reported but not counted, and
    * another window is run in its place, up to this many times (then the median takes what there is). The JIT of
-   * the real Worker and of Miniflare's entry Worker still compiles after thousands of requests (docs/benchmarks.md,
+   * the real Worker and of Miniflare's entry Worker still compiles after thousands of requests (docs/benchmarks-history.md,
    * "The performance-targets work (2026-11-24): the two instruction levels"): one TurboFan compile of the rules' `evaluate` lifts its window by
    * 10–16 %. Default 0: every window counts.
    */
@@ -68,7 +68,7 @@ export interface CountOptions {
 }
 
 /**
- * What V8 did during a window, from its traces (`--trace-gc`, `--trace-opt`, `--trace-deopt`; docs/benchmarks.md,
+ * What V8 did during a window, from its traces (`--trace-gc`, `--trace-opt`, `--trace-deopt`; docs/benchmarks-history.md,
  * "The performance-targets work (2026-11-24): the two instruction levels"). A window's count moves with these, not with the Worker's code: one
  * young-generation GC of the trivial Worker's isolate is ~25 million instructions (+10 % on a window of 300 of its
  * requests), one optimizing compile of a large function tens of millions; both come at fixed request counts.

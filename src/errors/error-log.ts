@@ -62,7 +62,7 @@ export function edgeErrorLine(e: EdgeErrorLine): string {
   // for the usual zone and cause that need no escape); the ray is hex and the numbers are integers. Joined, not
   // concatenated: `+` makes a rope of ~10 strings, which a burst's window keeps alive through the young
   // generation's collections until it closes; `join` makes one flat string (~4–9k instructions less per error in
-  // workerd, docs/benchmarks.md "The performance-targets work (2026-11-24): the error path, second pass").
+  // workerd, docs/benchmarks-history.md "The performance-targets work (2026-11-24): the error path, second pass").
   return [
     PREFIX,
     ',"ray":"',

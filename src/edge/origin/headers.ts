@@ -40,7 +40,7 @@ export interface ForwardedFor {
  * Why a plain record and not a copy of the incoming `Headers` with edits: every call into
  * the runtime's `Headers` crosses from JavaScript into the runtime, and counted under callgrind each `set` on a copy
  * cost ~20,000 instructions per request, about 60,000 for the three or four the proxy needs (~4 % of a proxied
- * request), while handing `fetch` a record of the fields the scan already read cost ~15,000 in all (docs/benchmarks.md
+ * request), while handing `fetch` a record of the fields the scan already read cost ~15,000 in all (docs/benchmarks-history.md
  * "The performance-targets work (2026-11-24): the proxy, second pass"). An array of pairs cost more than the copy. The record carries the same
  * fields and values: iterating `Headers` already gives one value per name, a repeated field's values joined with
  * ", " (Fetch standard; RFC 9110 §5.3 allows a proxy to combine them so). The two names a record cannot carry
