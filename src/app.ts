@@ -2,10 +2,10 @@
  * The root: the single `fetch` entry's dispatch, in the order of docs/architecture.md, and the composition of the
  * management API from its features (the only module that imports the features; they import the kit, never this):
  *
- *   0. a request carrying this service's own `CDN-Loop` mark is a loop, whatever it asks for → 1000 (§3);
- *   1. any host, path under SERVICE_PREFIX → service endpoints (§1.6);
- *   2. a host of API_HOSTS → management API (§5, §6), mounted from the features' route tables;
- *   3. any other host → zone traffic (§3, §4).
+ *   0. a request carrying this service's own `CDN-Loop` mark is a loop, whatever it asks for → 1000 (docs/origin.md);
+ *   1. any host, path under SERVICE_PREFIX → service endpoints (docs/errors.md);
+ *   2. a host of API_HOSTS → management API (docs/tags-api.md, docs/configuration.md), mounted from the features' route tables;
+ *   3. any other host → zone traffic (docs/origin.md, docs/producers.md).
  *
  * It is also the last funnel for the service's own faults: an exception escaping a handler becomes the structured
  * error 1101 (zone traffic, service endpoints) or a 500 envelope (API), never a bare 500.

@@ -3,9 +3,9 @@
  * Cheap refusals first, then the zone (per-isolate cache, KV behind it), then its request phases, then the origin:
  *   IP-literal host → 1003 · own CDN-Loop mark → 1000 · not a DNS hostname → 1001 (no KV read) ·
  *   CONFIG failing → 500 · no zone and no DEFAULT_ORIGIN → 1001 ·
- *   headers over the zone's limit → 1038 (a limit, checked before any rule runs, §8) ·
- *   IP access → 1006/1009 · firewall → 1020 · rate limiting → 1015 (§4, src/edge/request-phases) ·
- *   origin failures → 52x/502/1016 (§3).
+ *   headers over the zone's limit → 1038 (a limit, checked before any rule runs, docs/configuration.md) ·
+ *   IP access → 1006/1009 · firewall → 1020 · rate limiting → 1015 (docs/producers.md, src/edge/request-phases) ·
+ *   origin failures → 52x/502/1016 (docs/origin.md).
  * Every error goes through the one pipeline with the zone's customisation, so custom rules and pages apply.
  */
 import type { Settings } from "../shared/settings";

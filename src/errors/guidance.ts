@@ -1,6 +1,6 @@
 /**
  * The Markdown subset of the catalog's texts (`what_you_should_do` carries Markdown as published, docs/errors.md
- * §1.5) rendered as HTML for the pages (docs/errors.md): paragraphs (blank-line separated; single line breaks
+ * docs/negotiation.md) rendered as HTML for the pages (docs/errors.md): paragraphs (blank-line separated; single line breaks
  * join), numbered lists (`1. `), bulleted lists (`- `, `* `, `+ `) and `**bold**`. Nothing else is Markdown here:
  * every other character is text, escaped by the `html` template, so no input can produce markup beyond these
  * elements. Pure.

@@ -1,6 +1,6 @@
 /**
  * A structured error overlaid by a custom error rule (docs/custom-errors.md "a rule may instead overlay the structured
- * error … and keep negotiation, machine fields, retry hints and headers", §9; docs/custom-errors.md
+ * error … and keep negotiation, machine fields, retry hints and headers", docs/differences.md; docs/custom-errors.md
  * "Overlay"). The rule's texts replace `detail` and `what_you_should_do`; its links become the new member `links`
  * (JSON and the page's island after `footer`, the frontmatter after `what_you_should_do`); its branding dresses the
  * HTML page only. Every other field, the status, the negotiated format and every header (`Ray-ID`, `Retry-After`,

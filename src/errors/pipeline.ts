@@ -131,9 +131,9 @@ export type StepResult = CustomAnswered | null | Promise<CustomAnswered | null>;
 export type CustomizationStep = (error: GeneratedError) => StepResult;
 
 export interface ErrorCustomization {
-  /** §2.1 step 1: the first enabled custom error rule that matches. */
+  /** docs/custom-errors.md step 1: the first enabled custom error rule that matches. */
   readonly rule?: CustomizationStep;
-  /** §2.1 step 2: the zone's error page of the error's class (HTML whatever `Accept`). */
+  /** docs/custom-errors.md step 2: the zone's error page of the error's class (HTML whatever `Accept`). */
   readonly page?: CustomizationStep;
 }
 
@@ -168,7 +168,7 @@ class Generated implements GeneratedError {
 }
 
 /**
- * The §1.4 headers of an error as a record, made only where one is used (a step reading or answering with the
+ * The docs/errors.md headers of an error as a record, made only where one is used (a step reading or answering with the
  * headers, HEAD, the isolate's first error): the structured default of every other error is copied from its
  * prototype Response (headers.ts), and building the record anyway was one 8-property object per error.
  */
@@ -226,7 +226,7 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
 /**
  * The structured error built without reading the request, for the handler's last resort when `errorResponse`
  * itself threw (perhaps because reading the request is what fails): still the catalog's structured answer with the
- * §1.4 headers, never a bare 500 (docs/origin.md: an unhandled exception is 1101). JSON, because `Accept` belongs to
+ * docs/errors.md headers, never a bare 500 (docs/origin.md: an unhandled exception is 1101). JSON, because `Accept` belongs to
  * the request that could not be read; no customisation; from the URL and constants only.
  */
 export async function fallbackErrorResponse(
@@ -251,7 +251,7 @@ export async function fallbackErrorResponse(
   return negotiatedResponse("GET", fields.status, headers, renderJson(fields));
 }
 
-/** §2.1 step 3: the structured default in the negotiated format; `HEAD` gets the headers only. */
+/** docs/custom-errors.md step 3: the structured default in the negotiated format; `HEAD` gets the headers only. */
 function structuredDefault(fields: ErrorFields, choice: ErrorFormatChoice, policy: string, method: string): Response {
   const body = render(fields, choice);
   if (method !== "HEAD") {

@@ -63,7 +63,7 @@ export type Literal =
 
 export type Rhs =
   | Literal
-  /** A regex, as the byte string handed to the regex engine (quoted form already unescaped per §3.2). */
+  /** A regex, as the byte string handed to the regex engine (quoted form already unescaped per docs/rules-language.md). */
   | { readonly kind: "regex"; readonly pattern: string; readonly span: Span }
   | { readonly kind: "set"; readonly items: readonly Literal[]; readonly span: Span }
   | { readonly kind: "list"; readonly name: string; readonly span: Span }

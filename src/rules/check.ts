@@ -512,7 +512,7 @@ function trimSpan(source: string, span: Span): Span {
   return { start, end: Math.max(end, start + 1) };
 }
 
-/** Sorted, merged inclusive ranges: membership is then a binary search (wirefilter's RangeSet, §8). */
+/** Sorted, merged inclusive ranges: membership is then a binary search (wirefilter's RangeSet, docs/rules-language.md). */
 function mergeRanges(ranges: readonly (readonly [number, number])[]): (readonly [number, number])[] {
   const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
   const out: [number, number][] = [];

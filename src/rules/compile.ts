@@ -309,7 +309,7 @@ function dynamicTest(op: Ordering, operand: ScalarKind, rhs: Getter): ValueTest 
         return r !== undefined && compare(v as number, r as number);
       };
     case "Ip":
-      // IPv4 and IPv6 are incomparable: across families only `ne` is true, as with a literal (§2.1).
+      // IPv4 and IPv6 are incomparable: across families only `ne` is true, as with a literal (docs/rules-language.md).
       return (v, ctx) => {
         const r = rhs(ctx);
         if (r === undefined) return false;
@@ -491,7 +491,7 @@ function call(
   const getters = args.map(argument);
   const first = args[0];
   if (mapsFirstArg && first?.kind === "value") {
-    // f(x[*], …): f is applied per element; the other arguments are evaluated once per call (wirefilter §8).
+    // f(x[*], …): f is applied per element; the other arguments are evaluated once per call (wirefilter docs/rules-language.md).
     const list = mappedValue(first.value);
     const rest = getters.slice(1);
     return (ctx) => {

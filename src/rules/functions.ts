@@ -54,7 +54,7 @@ function arity(name: string, args: readonly ArgInfo[], min: number, max: number)
 }
 
 /**
- * "src must be a field" (docs/rules-language.md, §9.11): the source argument of a transformation is a field or
+ * "src must be a field" (docs/rules-language.md): the source argument of a transformation is a field or
  * the result of another function, never a literal (wirefilter `InvalidArgumentKind`).
  */
 function source(

@@ -100,7 +100,7 @@ export class Lexer {
   }
 
   /**
-   * A regex literal (§3.2): raw strings as usual; in quoted form `\"` becomes `"` outside a character class, every
+   * A regex literal (docs/rules-language.md): raw strings as usual; in quoted form `\"` becomes `"` outside a character class, every
    * other backslash sequence is passed to the regex engine unchanged, and a `"` inside `[…]` does not end it.
    */
   readRegex(): Lexed<string> {

@@ -21,7 +21,7 @@ export interface ParseOptions {
 export const DEFAULT_MAX_NESTING_DEPTH = 128;
 export const DEFAULT_MAX_LENGTH = 4096;
 
-/** Functions people write as operators (the dashboard shows them so; notes §2.1). */
+/** Functions people write as operators (the dashboard shows them so; docs/rules-language.md). */
 const FUNCTION_OPERATORS: ReadonlySet<string> = new Set(["starts_with", "ends_with"]);
 
 /** Operators that take a dynamic value (a field or a function result) on the right (2026 addition). */

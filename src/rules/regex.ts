@@ -14,7 +14,7 @@ import { RE2JS } from "re2js";
 import { messageOf, err, ok, type Result } from "../shared/result";
 import { fromByteString } from "./values";
 
-/** Cap on one compiled program (RE2 instructions); wirefilter caps compiled size at 10 MiB (§5). */
+/** Cap on one compiled program (RE2 instructions); wirefilter caps compiled size at 10 MiB (docs/rules-language.md). */
 export const MAX_REGEX_PROGRAM_SIZE = 10_000;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * One rule list for the three phases that run stored rules (docs/custom-errors.md custom errors, §4 firewall custom rules
+ * One rule list for the three phases that run stored rules (docs/custom-errors.md custom errors, docs/rules-language.md firewall custom rules
  * and rate limiting): a stored ruleset compiled once into an ordered list with its rule index (rule-index.ts), and
  * the two ways of running it, `firstMatch` (firewall, custom errors: the first matching rule wins) and `allMatches`
  * (rate limiting: every matching rule, in order, until the caller stops). Skipping the rules the index leaves out

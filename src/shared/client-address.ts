@@ -1,6 +1,6 @@
 /**
  * The client's address, read in one place: `CF-Connecting-IP` only, never `X-Forwarded-For`, which the client
- * writes (docs/rules-language.md `ip.src`, §4 IP access rules). One valid IPv4 or IPv6 address after trimming; a list
+ * writes (docs/rules-language.md `ip.src`, docs/producers.md IP access rules). One valid IPv4 or IPv6 address after trimming; a list
  * (`1.2.3.4, 5.6.7.8`), a port, garbage or an absent header is no address, never passed through. Every user takes
  * it from here: the Rules field `ip.src`, IP access rules, rate limiting's `ip.src` characteristic (through the
  * field), `::CLIENT_IP::` on custom pages and the `X-Forwarded-For` sent to the origin.

@@ -2,7 +2,7 @@
 // The callbacks passed to page.evaluate run in the page: they need the DOM types.
 /**
  * The error box inside operators' custom error pages, in a real browser (docs/errors.md: the box
- * "brings its own isolated styles and renders the same inside any page"; §2.1 step 2). The real Worker on
+ * "brings its own isolated styles and renders the same inside any page"; docs/custom-errors.md step 2). The real Worker on
  * 127.0.0.1 (Miniflare), zones configured through the real API, errors from real zone traffic: a 521 (the zone's
  * origin is a closed loopback port) for `500_errors` and a firewall block (1020) for `1000_errors`. Each class is
  * rendered inside the example zone's page (fixtures/example-zone.json) and inside a hostile page (resets, `svg`,

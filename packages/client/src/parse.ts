@@ -132,7 +132,7 @@ function islandFields(html: string): EdgeErrorFields | null {
 /**
  * The published platform's HTML error pages: the code as "Error 1020" / "error code: 1020" / "Error code 1020" in
  * the title or body (1xxx pages carry the status in the status line and the code in the body, docs/errors.md
- * §1.11), and the ray in "Ray ID: <strong>…</strong>". Only 5xx codes the platform generates (500-526) and 1xxx codes
+ * docs/errors.md), and the ray in "Ray ID: <strong>…</strong>". Only 5xx codes the platform generates (500-526) and 1xxx codes
  * count: a bare "Error 503" on an origin's page is not an edge error.
  */
 function legacyHtml(html: string): BodyResult | null {

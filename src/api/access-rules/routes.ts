@@ -26,7 +26,7 @@ async function getAccessRules(c: ApiContext, zone: string): Promise<ZoneAnswer> 
 
 async function putAccessRules(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   // The body limit is the largest list GET can return (size.ts), not the 1 MiB of other bodies: whatever GET
-  // answered can be PUT back. It is still a limit enforced while the body streams in, before any parsing (§8).
+  // answered can be PUT back. It is still a limit enforced while the body streams in, before any parsing (docs/configuration.md).
   const body = await readJsonBody(c.request, ACCESS_RULES_MAX_BYTES);
   if (!body.ok) return err({ kind: "body", failure: body.error });
   const parsed = parseAccessRules(body.value);

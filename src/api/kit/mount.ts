@@ -1,5 +1,5 @@
 /**
- * The management API's mount (docs/architecture.md step 2, §5–§7): the root (src/app.ts) hands it every feature's route
+ * The management API's mount (docs/architecture.md step 2, docs/configuration.md): the root (src/app.ts) hands it every feature's route
  * table and the OpenAPI document; it serves them with and without the `/client/v4` prefix and is the ONE wrapper
  * every endpoint goes through:
  *

@@ -39,7 +39,7 @@ export const REQUEST_LIMITS = {
   headers: 100,
   headerNameChars: 256,
   headerValueChars: 8192,
-  /** All described header names and values together (the zone's own limit, §8, applies to traffic before rules). */
+  /** All described header names and values together (the zone's own limit, docs/configuration.md, applies to traffic before rules). */
   headerBytes: 65_536,
   originBodyChars: 65_536,
   /** An origin response status: 200–599 (under 400 it passes through, as on traffic). */

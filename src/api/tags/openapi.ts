@@ -1,5 +1,5 @@
 /**
- * The tagging API's part of the OpenAPI document (docs/tags-api.md; docs/tags-api.md–§8).
+ * The tagging API's part of the OpenAPI document (docs/tags-api.md).
  */
 import { COMMON_ERRORS, ok, param, ref, response, type Json, type OpenApiFragment } from "../kit/openapi";
 import {

@@ -68,7 +68,7 @@ export const tagRoutes: readonly ApiRoute[] = [
   route("GET", `${BASE}/summary`, "tags:read", summary),
   route("GET", `${BASE}/resources`, "tags:read", listResources),
   route("GET", `${BASE}/values/:key`, "tags:read", listValues),
-  // `/tags/values/` with no key: 1009 (notes §8.1), once the caller is known to be allowed to ask.
+  // `/tags/values/` with no key: 1009 (docs/tags-api.md), once the caller is known to be allowed to ask.
   route("GET", `${BASE}/values`, "tags:read", async () => failure({ kind: "tag-key-required" })),
   route("GET", BASE, "tags:read", getTags),
   route("PUT", BASE, "tags:write", putTags),
@@ -80,7 +80,7 @@ function failure(error: TagFailure): Response {
 }
 
 /**
- * Reads `?cursor=`. Malformed → 1017 at once. The cursor is checked before the query (notes §6), and a cursor
+ * Reads `?cursor=`. Malformed → 1017 at once. The cursor is checked before the query (docs/tags-api.md), and a cursor
  * is only ever minted for a valid query, so when the query is invalid any cursor is necessarily a bad one:
  * `queryFailure` then becomes 1017 too.
  */

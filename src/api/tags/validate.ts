@@ -45,7 +45,7 @@ function valueTooLong(value: string): boolean {
 }
 
 /**
- * Parses one `tag=` filter (notes §6 "filter parsing"): a leading `!` makes the rest a key that must be
+ * Parses one `tag=` filter (docs/tags-api.md): a leading `!` makes the rest a key that must be
  * absent; otherwise split at the first `=`, negated when the character before it is `!`, values split on `,`.
  * Keys cannot contain `= ! ,`, so the grammar is unambiguous. Checks: syntax 1007 → key 1014/1011 →
  * more than 10 values 1013 → value length 1012.
@@ -80,7 +80,7 @@ export function parseFilter(raw: string): Result<TagFilter, ValidationFailure> {
   return ok({ kind: negated ? "notEquals" : "equals", key, values });
 }
 
-/** Folds a filter for `case_insensitive=true`: compared against the folded columns (notes §4.5). */
+/** Folds a filter for `case_insensitive=true`: compared against the folded columns (docs/tags-api.md). */
 export function foldFilter(filter: TagFilter): TagFilter {
   switch (filter.kind) {
     case "has":
@@ -163,7 +163,7 @@ function isResourceIdString(value: unknown): value is string {
 }
 
 /**
- * The resource a body or query names (notes §6 check order: shape → resource_type 1006 → extra ids).
+ * The resource a body or query names (docs/tags-api.md: shape → resource_type 1006 → extra ids).
  * `missing` is the code for an absent or malformed field: 1002 (PUT), 1015 (DELETE), 1003 (GET).
  */
 function resourceRef(
@@ -196,7 +196,7 @@ function unknownField(body: Record<string, unknown>, allowed: ReadonlySet<string
 }
 
 /**
- * `PUT /tags` body (notes §6): shape 1002 → resource_type 1006 → worker_id 1002 → every key 1014/1011 →
+ * `PUT /tags` body (docs/tags-api.md): shape 1002 → resource_type 1006 → worker_id 1002 → every key 1014/1011 →
  * every value 1012. An omitted `tags` is the empty set (the resource leaves every listing).
  */
 export function parsePutBody(body: unknown): Result<{ ref: ResourceRef; tags: TagPairs }, ValidationFailure> {

@@ -99,7 +99,7 @@ class GeneratedInfo implements ErrorInfo {
   }
 }
 
-/** §2.1 step 1 for a generated error (a promise only while a rule's asset is read from KV, once per version). */
+/** docs/custom-errors.md step 1 for a generated error (a promise only while a rule's asset is read from KV, once per version). */
 function ruleStep(
   compiled: CompiledCustomErrors,
   assets: AssetSource,
@@ -140,7 +140,7 @@ function serveOverlay(id: string, prepared: PreparedOverlay, error: GeneratedErr
   return known !== null ? respond(known) : prepared.policy(pagePolicy).then(respond);
 }
 
-/** §2.1 step 2: the class's page with the default box and the tokens in place. */
+/** docs/custom-errors.md step 2: the class's page with the default box and the tokens in place. */
 async function pageStep(
   compiled: CompiledCustomErrors,
   pages: PageSource,
@@ -270,7 +270,7 @@ function ruleUrlOf(compiled: CompiledCustomErrors, request: Request, url: URL | 
 /**
  * The matched rule's answer: its inline content, or its custom error asset (docs/custom-errors.md "Custom error
  * assets"), served as `text/html` from this isolate's cache (read from KV once per zone version, page-cache.ts). An
- * asset that cannot be read (KV failing, or its value not propagated yet) answers `null`: the next step of §2.1
+ * asset that cannot be read (KV failing, or its value not propagated yet) answers `null`: the next step of docs/custom-errors.md
  * answers instead (the page or the structured default; an origin's error passes through), logged.
  */
 function serveRule(

@@ -3,7 +3,7 @@
  * - hop-by-hop fields are dropped (RFC 9110 §7.6.1: Connection and every field it names, Proxy-Connection,
  *   Keep-Alive, TE, Transfer-Encoding, Upgrade), as are Proxy-Authorization / Proxy-Authenticate (meant for
  *   this hop's proxy) and `Host`, which the runtime derives from the origin URL;
- * - `X-Forwarded-For` gets the client address appended (from `CF-Connecting-IP` only, as `ip.src`, §2.2),
+ * - `X-Forwarded-For` gets the client address appended (from `CF-Connecting-IP` only, as `ip.src`, docs/rules-language.md),
  *   `X-Forwarded-Proto` / `X-Forwarded-Host` say what the client asked for;
  * - `CDN-Loop` (RFC 8586) gets this service's mark, and a request already carrying it is a loop (1000).
  */
@@ -122,7 +122,7 @@ export function headerSectionBytes(headers: Headers): number {
 /**
  * The upstream request's headers: the incoming ones minus `scan.drop`, `X-Forwarded-For` with the client
  * address appended (from `CF-Connecting-IP` only and only when it is one valid address, as `ip.src` in contract
- * §2.2: src/shared/client-address.ts; nothing invented without it, a list or garbage never passed on),
+ * docs/rules-language.md: src/shared/client-address.ts; nothing invented without it, a list or garbage never passed on),
  * `X-Forwarded-Proto`/`-Host` from what the client asked for (incoming values are overwritten, never trusted),
  * and this service's `CDN-Loop` mark. Never mutates `incoming`; completes and returns `scan.fields` when the scan
  * made a record (once per scan), else a copy of `incoming`.

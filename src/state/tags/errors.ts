@@ -1,5 +1,5 @@
 /**
- * The tagging domain's failures (docs/tags-api.md; docs/tags-api.md, §8.2) as closed unions of plain values.
+ * The tagging domain's failures (docs/tags-api.md) as closed unions of plain values.
  * Validation and the TagStore object return them; they speak no HTTP and cross Durable Object RPC unchanged.
  * Only the edge (api-failure.ts) turns a kind into an HTTP status and a v4 code, in one exhaustive switch, so
  * adding a kind here breaks the build until it is mapped there (style.md, Addendum).
@@ -13,7 +13,7 @@ export const MAX_ID_PARAMS = 50;
 export const MAX_NAME_CODE_POINTS = 256;
 export const MAX_RESOURCE_ID_CODE_POINTS = 256;
 
-/** If-Match named an ETag other than the resource's current one (notes §8.1). */
+/** If-Match named an ETag other than the resource's current one (docs/tags-api.md). */
 export type PreconditionFailed = { readonly kind: "precondition-failed" };
 /** The write would take the account past its tag limit, in (resource, key) pairs (docs/tags-api.md, TAG_LIMIT). */
 export type LimitReached = { readonly kind: "limit-reached"; readonly limit: number };
@@ -23,7 +23,7 @@ export type InvalidCursor = { readonly kind: "invalid-cursor" };
 /** What the TagStore object can refuse: the checks that need the account's stored state. */
 export type StoreFailure = PreconditionFailed | LimitReached | InvalidCursor;
 
-/** What pure validation of a request can refuse (validate.ts), in the check order of notes §6. */
+/** What pure validation of a request can refuse (validate.ts), in the check order of docs/tags-api.md */
 export type ValidationFailure =
   | { readonly kind: "invalid-set-payload"; readonly why: string }
   | { readonly kind: "resource-required"; readonly why: string }

@@ -1,5 +1,5 @@
 /**
- * The tag set's ETag, as the published SDK documents it (docs/tags-api.md, §8.1):
+ * The tag set's ETag, as the published SDK documents it (docs/tags-api.md):
  * `"v1:" + base64url(first 128 bits of SHA-256(RFC 8785 JCS(tags)))`. Verified against the SDK's examples
  * (`{}` → `v1:RBNvo1WzZ4oRRq0W9-hkng`).
  */

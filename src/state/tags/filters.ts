@@ -1,6 +1,6 @@
 /**
  * Compiles a validated resources query into ONE SQL statement with bound parameters (docs/tags-api.md; notes
- * §5, §8.3). No user text is ever concatenated into SQL: only fixed fragments chosen by the filter's kind.
+ * docs/tags-api.md). No user text is ever concatenated into SQL: only fixed fragments chosen by the filter's kind.
  * Value lists and the type/id sets are bound as ONE JSON parameter each (`json_each(?)`), so the worst query
  * (20 filters × key + JSON list, types, ids, name, 3 cursor columns) binds 46 parameters, under the limit of
  * 100 per statement.
@@ -63,7 +63,7 @@ export function compileResourceQuery(query: ResourceQuery, after: readonly strin
     params.push(JSON.stringify(query.ids));
   }
   if (query.name !== null) {
-    // instr, not LIKE: LIKE patterns are capped at 50 bytes in Durable Objects and need escaping (notes §5).
+    // instr, not LIKE: LIKE patterns are capped at 50 bytes in Durable Objects and need escaping (docs/tags-api.md).
     where.push("instr(r.name_fold, ?) > 0");
     params.push(query.name);
   }

@@ -1,7 +1,7 @@
 /**
  * Resource types of the tagging API (docs/tags-api.md, the published enum). Account routes accept only
  * account-level types (docs/tags-api.md); zone-level types are known so a `type` filter naming one is not an error
- * but simply matches nothing here (notes §8.1).
+ * but simply matches nothing here (docs/tags-api.md).
  */
 
 export const ACCOUNT_RESOURCE_TYPES = [
@@ -66,7 +66,7 @@ export function isKnownResourceType(type: string): boolean {
   return ANY_SET.has(type);
 }
 
-/** `worker_version` is identified by its worker too (notes §1.3); it is the only account type with a parent. */
+/** `worker_version` is identified by its worker too (docs/tags-api.md); it is the only account type with a parent. */
 export function needsWorkerId(type: AccountResourceType): boolean {
   return type === "worker_version";
 }

@@ -1,5 +1,5 @@
 /**
- * One SQLite-backed Durable Object per account: the tagging store (docs/tags-api.md; docs/tags-api.md–§8).
+ * One SQLite-backed Durable Object per account: the tagging store (docs/tags-api.md).
  *
  * - Typed RPC methods return data: `Result<…, StoreFailure>` for expected failures, domain values that name
  *   no HTTP status (the routes map them, api-failure.ts). Nothing custom is thrown across RPC (a thrown error
@@ -102,7 +102,7 @@ export class TagStore extends DurableObject<Env> {
     migrate(ctx.storage, TAG_MIGRATIONS);
   }
 
-  /** The tags of one resource; an unknown or untagged resource has the empty set (notes §6). */
+  /** The tags of one resource; an unknown or untagged resource has the empty set (docs/tags-api.md). */
   getTags(ref: ResourceRef): TaggedResource {
     const row = this.sql
       .exec<{ name: string; etag: string; tags_updated_at: string }>(

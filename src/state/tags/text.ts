@@ -40,7 +40,7 @@ export function compareCodePoints(a: string, b: string): number {
   return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
 }
 
-/** The case folding of `case_insensitive` (notes §4.5): JS lower-casing, since SQLite folds ASCII only. */
+/** The case folding of `case_insensitive` (docs/tags-api.md): JS lower-casing, since SQLite folds ASCII only. */
 export function fold(s: string): string {
   return s.toLowerCase();
 }

@@ -4,7 +4,7 @@
  */
 import type { AccountResourceType } from "./resource-types";
 
-/** One account-level resource. `parent` is the worker id of a `worker_version`, else `""` (notes §7). */
+/** One account-level resource. `parent` is the worker id of a `worker_version`, else `""` (docs/tags-api.md). */
 export interface ResourceRef {
   readonly type: AccountResourceType;
   readonly parent: string;
@@ -14,7 +14,7 @@ export interface ResourceRef {
 /** A tag set as ordered `[key, value]` pairs: never a plain object, so a key like `__proto__` stays data. */
 export type TagPairs = readonly (readonly [string, string])[];
 
-/** The API's resource object (notes §1.4). */
+/** The API's resource object (docs/tags-api.md). */
 export interface TaggedResource {
   readonly id: string;
   readonly type: string;

@@ -1,7 +1,7 @@
 /**
  * Every code × every format through the real Worker (`{prefix}/error/{code}`, docs/errors.md): status,
  * Content-Type, headers (§1.4), the 17 fields and their order (§1.1), Markdown read back with a YAML parser (§1.2),
- * and the HTML page (§1.3).
+ * and the HTML page (docs/errors.md).
  */
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";

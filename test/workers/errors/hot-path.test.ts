@@ -86,7 +86,7 @@ describe("the log line", () => {
 });
 
 describe("the header record", () => {
-  it("sends the §1.4 headers, Retry-After only when retryable, Content-Length on HEAD", async () => {
+  it("sends the docs/errors.md headers, Retry-After only when retryable, Content-Length on HEAD", async () => {
     vi.spyOn(console, "error").mockImplementation(() => {});
     vi.spyOn(console, "log").mockImplementation(() => {});
     const scope = { settings: parseSettings({}), zone: "shop.example" };

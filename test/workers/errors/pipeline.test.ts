@@ -1,6 +1,6 @@
 /**
  * The pipeline itself (src/errors/pipeline.ts): dynamic Retry-After (docs/errors.md), `type` from ERROR_DOCS_BASE
- * (§1.1), the §2.1 customisation seam, the one structured log line, escaping of a hostile zone (§1.3) and the
+ * (docs/errors.md), the docs/custom-errors.md customisation seam, the one structured log line, escaping of a hostile zone (docs/errors.md) and the
  * 1101 answer of the last-resort funnel.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";

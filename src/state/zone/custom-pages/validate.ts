@@ -1,5 +1,5 @@
 /**
- * Zone error pages (docs/custom-errors.md step 2, §6): `500_errors` for 5xx, `1000_errors` for 1xxx. Pure validation of
+ * Zone error pages (docs/custom-errors.md step 2, docs/configuration.md): `500_errors` for 5xx, `1000_errors` for 1xxx. Pure validation of
  * `PUT /zones/{zone}/custom_pages/{id}` bodies: `{state: "customized", content}` or `{state: "default"}`.
  * A page must contain `<head>` and `</head>` and its class's box token exactly once (the published `::CLOUDFLARE_…::`
  * spellings are accepted as aliases and count with it), never the other class's; at most 1.5 MB (in practice the

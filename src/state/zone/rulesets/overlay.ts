@@ -1,6 +1,6 @@
 /**
  * `action_parameters.overlay` of a custom error rule (docs/custom-errors.md "a rule may instead overlay the structured
- * error", §9): instead of replacing the body with fixed content, the rule gives the structured error its
+ * error", docs/differences.md): instead of replacing the body with fixed content, the rule gives the structured error its
  * own texts, links and page branding, and the service keeps negotiation, every machine field, retry hints and
  * headers (docs/custom-errors.md "Overlay"). Pure, no bindings: the stored shape and its validator.
  *

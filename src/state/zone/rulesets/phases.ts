@@ -1,7 +1,7 @@
 /**
  * The three phases a zone's rulesets live in (docs/configuration.md), each with its one action and its field set
  * (docs/rules-language.md: the request phases lack the `http.response.*` / `edge.response.*` fields), and the plan limits of
- * docs/custom-errors.md / §4.
+ * docs/custom-errors.md / docs/producers.md.
  */
 import { customErrorFields, requestFields, type FieldSet } from "../../../rules";
 import { isOneOf } from "../../../shared/validation";

@@ -93,7 +93,7 @@ describe("tag order in resource objects", () => {
   });
 });
 
-describe("If-Match / ETag (notes §8.1)", () => {
+describe("If-Match / ETag (docs/tags-api.md)", () => {
   it("accepts the current ETag (quoted or bare) and *, refuses a stale one with 412 / 1018", async () => {
     const a = newAccount();
     const first = await put(a, worker("w", { v: "1" }));

@@ -1,4 +1,4 @@
-/** Pure validation, ETag and cursor decoding (docs/tags-api.md; docs/tags-api.md, §6–§8). */
+/** Pure validation, ETag and cursor decoding (docs/tags-api.md). */
 import { describe, expect, it } from "vitest";
 import type { Result } from "../../../../src/shared/result";
 import { toApiFailure } from "../../../../src/api/tags/api-failure";
@@ -71,7 +71,7 @@ describe("code points and order", () => {
   });
 });
 
-describe("filters (notes §6 filter parsing)", () => {
+describe("filters (docs/tags-api.md)", () => {
   it.each([
     ["env", { kind: "has", key: "env" }],
     ["env=prod", { kind: "equals", key: "env", values: ["prod"] }],
@@ -163,7 +163,7 @@ describe("filters (notes §6 filter parsing)", () => {
   });
 });
 
-describe("PUT and DELETE bodies (notes §6 check order)", () => {
+describe("PUT and DELETE bodies (docs/tags-api.md)", () => {
   it.each([
     [null, 1002],
     [[], 1002],
@@ -207,7 +207,7 @@ describe("PUT and DELETE bodies (notes §6 check order)", () => {
   });
 });
 
-describe("ETag (notes §1.4: v1 + base64url(SHA-256(JCS)[0..16]))", () => {
+describe("ETag (docs/tags-api.md: v1 + base64url(SHA-256(JCS)[0..16]))", () => {
   it.each([
     [[], "v1:RBNvo1WzZ4oRRq0W9-hkng"],
     [[["env", "prod"]], "v1:_fZbwPys4tn6ogEHRin4tQ"],

@@ -1,6 +1,6 @@
 /**
  * The request phases together (docs/producers.md): IP access → firewall → rate limiting, short-circuiting, plan limits
- * on `free` (§2.1), compile once per version, and the outcome fed to the real error pipeline (code, status,
+ * on `free` (docs/custom-errors.md), compile once per version, and the outcome fed to the real error pipeline (code, status,
  * Retry-After in header and body, negotiated format).
  */
 import { env } from "cloudflare:workers";
