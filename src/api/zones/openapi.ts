@@ -3,7 +3,7 @@
  */
 import { COMMON_ERRORS, ok, param, ref, response, type Json, type OpenApiFragment } from "../kit/openapi";
 import { HOSTNAME_LIMITS } from "../../shared/host";
-import { PLANS, ZONE_LIMITS } from "../../state/zone/schema";
+import { PLANS, RETRY_HINTS, ZONE_LIMITS } from "../../state/zone/schema";
 import { ZONE_LIST, ZONE_LIST_CODES } from "./list";
 
 const zonePaths: Record<string, Json> = {
@@ -176,6 +176,14 @@ export const zonesOpenApi: OpenApiFragment = {
           minimum: ZONE_LIMITS.maxRequestHeaderBytes.min,
           maximum: ZONE_LIMITS.maxRequestHeaderBytes.max,
           default: ZONE_LIMITS.maxRequestHeaderBytes.default,
+        },
+        retry_hints: {
+          type: "string",
+          enum: [...RETRY_HINTS],
+          default: "published",
+          description:
+            "`published`: the catalog's Retry-After hints exactly; `agent`: every hint at most 60 s, spread by Ray ID " +
+            '(docs/errors.md "Retry-hint profiles")',
         },
       },
       example: { plan: "pro", origin: "https://origin.example.com", connect_timeout: 10 },

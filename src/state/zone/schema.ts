@@ -31,6 +31,13 @@ export const ZONE_LIMITS = {
   maxRequestHeaderBytes: { default: 32 * 1024, min: 1024, max: 128 * 1024 },
 } as const;
 
+/**
+ * The zone's retry-hint profile (docs/errors.md "Retry-hint profiles"): `published` sends the catalog's hints exactly,
+ * `agent` caps every hint at 60 s and spreads it by Ray ID so the clients of one failing origin do not retry in step.
+ */
+export const RETRY_HINTS = ["published", "agent"] as const;
+export type RetryHints = (typeof RETRY_HINTS)[number];
+
 /** The settings a client writes with `PUT /zones/{zone}` (wire names, seconds). */
 export interface ZoneSettings {
   readonly plan: Plan;
@@ -38,6 +45,8 @@ export interface ZoneSettings {
   readonly connect_timeout: number;
   readonly read_timeout: number;
   readonly max_request_header_bytes: number;
+  /** Absent in a document written before the field existed: read as `published`. */
+  readonly retry_hints: RetryHints;
 }
 
 export const ZONE_DOC_SCHEMA = 1;
@@ -70,7 +79,14 @@ export interface Zone {
   readonly incarnation: number;
 }
 
-const KNOWN_FIELDS = new Set(["plan", "origin", "connect_timeout", "read_timeout", "max_request_header_bytes"]);
+const KNOWN_FIELDS = new Set([
+  "plan",
+  "origin",
+  "connect_timeout",
+  "read_timeout",
+  "max_request_header_bytes",
+  "retry_hints",
+]);
 /**
  * Validates a zone name (a DNS hostname, docs/architecture.md) and returns it lower-cased. The shape is `hostnameProblem`'s,
  * the same check zone traffic makes before any KV read, so a name this refuses is exactly a host that answers 1001
@@ -109,8 +125,14 @@ export function parseZoneSettings(body: unknown): Result<{ settings: ZoneSetting
   const connect = bounded(input, "connect_timeout", ZONE_LIMITS.connectTimeout, false, issues);
   const read = bounded(input, "read_timeout", ZONE_LIMITS.readTimeout, false, issues);
   const headerBytes = bounded(input, "max_request_header_bytes", ZONE_LIMITS.maxRequestHeaderBytes, true, issues);
+  const retryHints = input.retry_hints === undefined ? "published" : input.retry_hints;
+  if (!isOneOf(RETRY_HINTS, retryHints)) {
+    issues.add("not-allowed", "retry_hints", `must be one of ${RETRY_HINTS.join(", ")}`);
+  }
 
-  if (issues.count > 0 || target === null || !isOneOf(PLANS, plan)) return err(issues.issues);
+  if (issues.count > 0 || target === null || !isOneOf(PLANS, plan) || !isOneOf(RETRY_HINTS, retryHints)) {
+    return err(issues.issues);
+  }
   return ok({
     settings: {
       plan,
@@ -118,6 +140,7 @@ export function parseZoneSettings(body: unknown): Result<{ settings: ZoneSetting
       connect_timeout: connect,
       read_timeout: read,
       max_request_header_bytes: headerBytes,
+      retry_hints: retryHints,
     },
     target,
   });

@@ -28,6 +28,7 @@ describe("zone CRUD", () => {
       connect_timeout: 19,
       read_timeout: 100,
       max_request_header_bytes: 32768,
+      retry_hints: "published",
       version: 1,
     });
 

@@ -94,7 +94,19 @@ describe("parseZoneSettings", () => {
       connect_timeout: ZONE_LIMITS.connectTimeout.default,
       read_timeout: ZONE_LIMITS.readTimeout.default,
       max_request_header_bytes: ZONE_LIMITS.maxRequestHeaderBytes.default,
+      retry_hints: "published",
     });
+  });
+
+  it("retry_hints: published or agent, anything else refused by name", () => {
+    const base = { plan: "free", origin: "http://o.example" };
+    const agent = parseZoneSettings({ ...base, retry_hints: "agent" });
+    expect(agent.ok && agent.value.settings.retry_hints).toBe("agent");
+    for (const value of ["Agent", "", null, 1, "fast"]) {
+      const parsed = parseZoneSettings({ ...base, retry_hints: value });
+      expect(parsed.ok).toBe(false);
+      expect(!parsed.ok && parsed.error.listed.map((i) => i.path)).toEqual(["retry_hints"]);
+    }
   });
 
   it.each([NaN, Infinity, -1, 0, 0.01, 60.5, null, true, "1"])("connect_timeout %j refused", (value) => {
