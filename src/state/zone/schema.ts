@@ -31,10 +31,21 @@ export const ZONE_LIMITS = {
   maxRequestHeaderBytes: { default: 32 * 1024, min: 1024, max: 128 * 1024 },
 } as const;
 
+/** The account a zone belongs to, in the published zone object's shape (`account: {id}`). */
+export interface ZoneAccount {
+  /** 32 lower-case hex characters, as the tagging API's account ids (docs/tags-api.md). */
+  readonly id: string;
+}
+
+/** An account id: 32 lower-case hex characters (the published platform's account identifiers). */
+export const ACCOUNT_ID = /^[0-9a-f]{32}$/;
+
 /** The settings a client writes with `PUT /zones/{zone}` (wire names, seconds). */
 export interface ZoneSettings {
   readonly plan: Plan;
   readonly origin: string;
+  /** Absent: the zone belongs to no account (reached only by tokens that name it, docs/configuration.md "Zones"). */
+  readonly account?: ZoneAccount;
   readonly connect_timeout: number;
   readonly read_timeout: number;
   readonly max_request_header_bytes: number;
@@ -70,7 +81,14 @@ export interface Zone {
   readonly incarnation: number;
 }
 
-const KNOWN_FIELDS = new Set(["plan", "origin", "connect_timeout", "read_timeout", "max_request_header_bytes"]);
+const KNOWN_FIELDS = new Set([
+  "plan",
+  "origin",
+  "account",
+  "connect_timeout",
+  "read_timeout",
+  "max_request_header_bytes",
+]);
 /**
  * Validates a zone name (a DNS hostname, docs/architecture.md) and returns it lower-cased. The shape is `hostnameProblem`'s,
  * the same check zone traffic makes before any KV read, so a name this refuses is exactly a host that answers 1001
@@ -106,6 +124,7 @@ export function parseZoneSettings(body: unknown): Result<{ settings: ZoneSetting
     if (parsed.ok) target = parsed.value;
     else issues.add("invalid", "origin", parsed.error);
   }
+  const account = readAccount(input.account, issues);
   const connect = bounded(input, "connect_timeout", ZONE_LIMITS.connectTimeout, false, issues);
   const read = bounded(input, "read_timeout", ZONE_LIMITS.readTimeout, false, issues);
   const headerBytes = bounded(input, "max_request_header_bytes", ZONE_LIMITS.maxRequestHeaderBytes, true, issues);
@@ -115,12 +134,47 @@ export function parseZoneSettings(body: unknown): Result<{ settings: ZoneSetting
     settings: {
       plan,
       origin: target.origin,
+      ...(account === null ? {} : { account }),
       connect_timeout: connect,
       read_timeout: read,
       max_request_header_bytes: headerBytes,
     },
     target,
   });
+}
+
+/** The id of the account a zone belongs to, `null` for none. */
+export function zoneAccountId(settings: ZoneSettings): string | null {
+  return settings.account?.id ?? null;
+}
+
+/**
+ * `account`: absent or `null` (no account), or `{id}` with a 32 lower-case hex id and no other key (the published
+ * zone create body's `account`; its `name` is the platform's, not writable).
+ */
+function readAccount(value: unknown, issues: IssueList): ZoneAccount | null {
+  if (value === undefined || value === null) return null;
+  if (!isObject(value)) {
+    issues.add("wrong-type", "account", 'must be an object {"id": "<32 lower-case hex characters>"} or null');
+    return null;
+  }
+  let valid = true;
+  for (const key of Object.keys(value)) {
+    if (key !== "id") {
+      issues.add(
+        "unknown-field",
+        `account.${key.length > 40 ? `${key.slice(0, 40)}…` : key}`,
+        "is not a field of account (only id)",
+      );
+      valid = false;
+    }
+  }
+  const id = value.id;
+  if (typeof id !== "string" || !ACCOUNT_ID.test(id)) {
+    issues.add(id === undefined ? "missing" : "invalid", "account.id", "must be 32 lower-case hex characters");
+    valid = false;
+  }
+  return valid && typeof id === "string" ? { id } : null;
 }
 
 function bounded(
