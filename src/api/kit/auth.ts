@@ -48,7 +48,20 @@ export type AccessTarget =
 export interface Requirement {
   readonly permission: Permission;
   readonly target: AccessTarget;
+  /**
+   * The route creates the zone when it is not configured (`PUT /zones/{zone}`): a token that reaches zones through
+   * its accounts may then go on, and the write itself checks the account the new zone names.
+   */
+  readonly createsZone?: boolean;
 }
+
+/**
+ * The account of a zone as stored (`null`: none), or `null` for a zone not configured; looked up only for a token
+ * that does not name the zone but has accounts (the mount reads the zone's writer of record).
+ */
+export type ZoneAccountLookup = (
+  zone: string,
+) => Promise<Result<{ readonly account: string | null } | null, ApiFailure>>;
 
 interface KnownToken {
   readonly digest: Uint8Array;
@@ -68,17 +81,54 @@ export async function authenticate(request: Request, env: AuthVars): Promise<Res
   return found ? ok(found) : err(API_FAILURES.unauthenticated());
 }
 
-/** Checks an authenticated principal against what a route needs. */
-export function authorize(principal: Principal, need: Requirement): Result<Principal, ApiFailure> {
+/**
+ * Checks an authenticated principal against what a route needs (docs/configuration.md "Secrets"). A zone is in a
+ * token's scope when `zones` names it, or when it belongs to one of the token's `accounts` (the zone object's
+ * `account.id`): only then is the zone's account looked up, so a token scoped by zone names costs no read. A zone
+ * not configured belongs to no account: such a token reaches it only to create it (`createsZone`).
+ */
+export async function authorize(
+  principal: Principal,
+  need: Requirement,
+  accountOf: ZoneAccountLookup,
+): Promise<Result<Principal, ApiFailure>> {
   if (!principal.permissions.has(need.permission)) return err(API_FAILURES.forbidden());
   const { target } = need;
-  const inScope =
-    target.kind === "account"
-      ? scopeIncludes(principal.accounts, target.id)
-      : target.kind === "zone"
-        ? scopeIncludes(principal.zones, normaliseHostname(target.name))
-        : true; // the zone list filters by `principal.zones` itself (src/api/zones/list.ts)
-  return inScope ? ok(principal) : err(API_FAILURES.forbidden());
+  switch (target.kind) {
+    case "account":
+      return scopeIncludes(principal.accounts, target.id) ? ok(principal) : err(API_FAILURES.forbidden());
+    case "zone-list":
+      return ok(principal); // the zone list filters by the token's zones and accounts itself (src/api/zones/list.ts)
+    case "zone": {
+      const zone = normaliseHostname(target.name);
+      if (scopeIncludes(principal.zones, zone)) return ok(principal);
+      if (!hasAccounts(principal)) return err(API_FAILURES.forbidden());
+      const found = await accountOf(zone);
+      if (!found.ok) return found;
+      if (found.value === null) return need.createsZone === true ? ok(principal) : err(API_FAILURES.forbidden());
+      const account = found.value.account;
+      return account !== null && scopeIncludes(principal.accounts, account)
+        ? ok(principal)
+        : err(API_FAILURES.forbidden());
+    }
+  }
+}
+
+/** Whether a zone of this name and account is in the principal's scope (what `authorize` decides, given the account). */
+export function zoneInScope(principal: Principal, zone: string, account: string | null): boolean {
+  return (
+    scopeIncludes(principal.zones, normaliseHostname(zone)) ||
+    (account !== null && scopeIncludes(principal.accounts, account))
+  );
+}
+
+/** Whether the principal may name this account (put a zone in it, read its resources). */
+export function accountInScope(principal: Principal, account: string): boolean {
+  return scopeIncludes(principal.accounts, account);
+}
+
+function hasAccounts(principal: Principal): boolean {
+  return principal.accounts === "*" || principal.accounts.size > 0;
 }
 
 /** SHA-256 of a token as lower-case hex: the only form of a token that is stored or logged. */

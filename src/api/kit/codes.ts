@@ -43,6 +43,8 @@ export const API_CODES = {
   "invalid-name": { status: 400, code: 7003 },
   "api-host": { status: 400, code: 7003 },
   "not-found": { status: 404, code: 1001 },
+  /** A settings write putting a zone in (or out of) an account beyond the token's scope: the 403 of every endpoint. */
+  "account-forbidden": { status: 403, code: 10001 },
   "invalid-settings": { status: 400, code: 1004 },
   "plan-forbids": { status: 403, code: 1100 },
   "too-large": { status: 413, code: 10413 },

@@ -22,6 +22,10 @@ import { API_FAILURES, apiFailureResponse } from "./envelope";
 import { dryRunAnswer, readDryRun } from "./dry-run";
 import { OPENAPI_PATH, openApiResponse } from "./openapi";
 import type { ApiRoute } from "./types";
+import type { ApiFailure } from "./envelope";
+import { readZone, zoneApiFailure } from "./zone-section";
+import { parseZoneName, zoneAccountId } from "../../state/zone/schema";
+import { err, ok, type Result } from "../../shared/result";
 
 const V4_BASE = "/client/v4";
 
@@ -109,7 +113,8 @@ export function mountApi(routes: readonly ApiRoute[], openApiJson: string): Moun
     const { route, params } = found;
     const target = route.target(params);
     if (!target.ok) return apiFailureResponse(target.error);
-    const access = authorize(principal.value, { permission: route.permission, target: target.value });
+    const need = { permission: route.permission, target: target.value, createsZone: route.createsZone === true };
+    const access = await authorize(principal.value, need, (zone) => zoneAccountOf(env, zone));
     if (!access.ok) return apiFailureResponse(access.error);
     // After authorisation, before the body: a dry run is authorised exactly as the write (published semantics).
     const dryRun = readDryRun(request.method, url, route.dryRun === true);
@@ -119,6 +124,25 @@ export function mountApi(routes: readonly ApiRoute[], openApiJson: string): Moun
   }
 
   return { routes, match, handle };
+}
+
+/**
+ * The account of a zone as its writer of record holds it (authoritative: not the per-isolate cache), for a token
+ * that reaches zones through its accounts (auth.ts `authorize`). A name that is no zone name is a zone not
+ * configured; the handler answers its 400 when the token may reach it at all.
+ */
+async function zoneAccountOf(
+  env: Env,
+  zone: string,
+): Promise<Result<{ readonly account: string | null } | null, ApiFailure>> {
+  const name = parseZoneName(zone);
+  if (!name.ok) return ok(null);
+  const current = await readZone(env, name.value);
+  if (current.ok) return ok({ account: zoneAccountId(current.value.zone.settings) });
+  if (current.error.kind === "not-found") return ok(null);
+  // A document that fails validation vouches for no account: only a token naming the zone reaches it (to repair it).
+  if (current.error.kind === "corrupt") return ok({ account: null });
+  return err(zoneApiFailure(current.error, name.value));
 }
 
 /** Whether a path is the public OpenAPI document (with or without the v4 prefix). */

@@ -37,4 +37,6 @@ export interface ApiRoute {
   readonly handle: (c: ApiContext) => Promise<Response>;
   /** The route honours `?dry_run=true` (kit/dry-run.ts); a write route without it refuses the parameter (400). */
   readonly dryRun?: true;
+  /** The route creates its zone when it is not configured (auth.ts `Requirement.createsZone`). */
+  readonly createsZone?: true;
 }

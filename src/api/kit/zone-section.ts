@@ -31,6 +31,7 @@ import { PHASES } from "../../state/zone/rulesets/phases";
 import type { RulesetEditFailure } from "../../state/zone/rulesets/edits";
 import {
   applyZoneEdit,
+  type AccountForbidden,
   type ZoneEdit,
   type ZoneEditFailure,
   type ZoneEdited,
@@ -190,6 +191,8 @@ export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailur
       );
     case "not-found":
       return failureOf(failure.kind, `Zone not found: ${zone}`);
+    case "account-forbidden":
+      return failureOf(failure.kind, accountForbiddenMessage(failure, zone));
     case "unavailable":
     case "corrupt": {
       // CONFIG (or the writer) failing is the service's own failure: a 500 with a ray to quote, logged once.
@@ -245,6 +248,22 @@ export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailur
   // No `default`: every kind returns above, so `failure` is `never` here; a new kind without a case fails to compile.
   const unmapped: never = failure;
   return unmapped;
+}
+
+/** Why a settings write was refused by the token's account scope (docs/configuration.md "Zone accounts"). */
+function accountForbiddenMessage(failure: AccountForbidden, zone: string): string {
+  const base = "Authorization error: ";
+  switch (failure.why) {
+    case "not-yours":
+      return `${base}the token may not put a zone in account ${failure.account ?? ""} (not one of its accounts); nothing was stored`;
+    case "stored-not-yours":
+      return `${base}zone ${zone} is not in one of the token's accounts; nothing was stored`;
+    case "would-leave-reach":
+      return (
+        `${base}this token reaches ${zone} through its account only, so the zone must name one of its accounts ` +
+        "(account.id); nothing was stored"
+      );
+  }
 }
 
 /**

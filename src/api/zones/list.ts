@@ -15,18 +15,20 @@
  *   zone, and that zone's name), so a page costs one list call however deep it is. Every answer carries the
  *   cursor of the page after it (`null` on the last), in both modes.
  *
- * A scoped token lists only the zones of its scope (src/api/kit/auth.ts `Principal.zones`); a cursor names a
+ * A scoped token lists only the zones of its scope: those its `zones` name and those of its `accounts`, read from
+ * each document key's metadata (src/state/zone/store.ts `ZoneKeyMetadata`, so no document is read to filter;
+ * src/api/kit/auth.ts `zoneInScope`); a cursor names a
  * position, never a zone to show, so an altered cursor cannot reveal a zone outside the scope.
  */
 import { API_CODES } from "../kit/codes";
 import { apiFailureResponse, apiSuccess, failureOf, type ApiFailure } from "../kit/envelope";
-import type { Scope } from "../kit/auth";
+import { zoneInScope } from "../kit/auth";
 import type { ApiContext, ApiRoute } from "../kit/types";
 import { zoneApiFailure } from "../kit/zone-section";
 import { causeOf, err, ok, type Result } from "../../shared/result";
 import { base64UrlToBytes, bytesToBase64Url } from "../../state/tags/base64url";
-import { parseZoneName, type Plan } from "../../state/zone/schema";
-import { readZone } from "../../state/zone/store";
+import { parseZoneName, type Plan, type ZoneAccount } from "../../state/zone/schema";
+import { accountOfMetadata, readZone } from "../../state/zone/store";
 
 export const ZONE_LIST = {
   defaultPerPage: 20,
@@ -67,19 +69,23 @@ type Paging =
   | { readonly kind: "page"; readonly page: number; readonly perPage: number }
   | { readonly kind: "cursor"; readonly from: Position; readonly perPage: number };
 
+/** Whether a zone of this name and account (from its key's metadata) is in the token's scope. */
+type InScope = (name: string, account: string | null) => boolean;
+
 /** The zone object of the published API, as far as this service has its fields. */
 interface ListedZone {
   readonly id: string;
   readonly name: string;
   readonly status: "active";
   readonly plan?: { readonly legacy_id: Plan; readonly name: string };
+  readonly account?: ZoneAccount;
   readonly modified_on?: string;
 }
 
 async function listZones(c: ApiContext): Promise<Response> {
   const paging = readPaging(c.url);
   if (!paging.ok) return apiFailureResponse(paging.error);
-  const scope = c.principal.zones;
+  const scope: InScope = (name, account) => zoneInScope(c.principal, name, account);
   const kv = c.env.CONFIG;
   let found: Result<{ shown: Found[]; next: Position | null; total?: number }, ApiFailure>;
   if (paging.value.kind === "page") found = await byPage(kv, scope, paging.value.page, paging.value.perPage);
@@ -121,6 +127,7 @@ async function present(kv: KVNamespace, name: string): Promise<ListedZone | null
     name,
     status: "active",
     plan: { legacy_id: plan, name: plan[0]!.toUpperCase() + plan.slice(1) },
+    ...(read.value.settings.account === undefined ? {} : { account: read.value.settings.account }),
     modified_on: read.value.modifiedOn,
   };
 }
@@ -128,7 +135,7 @@ async function present(kv: KVNamespace, name: string): Promise<ListedZone | null
 /** Page `page`: every zone in scope is counted (`total_count`), the page sliced from them. */
 async function byPage(
   kv: KVNamespace,
-  scope: Scope,
+  scope: InScope,
   page: number,
   perPage: number,
 ): Promise<Result<{ shown: Found[]; next: Position | null; total: number }, ApiFailure>> {
@@ -154,7 +161,7 @@ async function byPage(
 /** `perPage` zones in scope after `from`; the next position only when another zone in scope follows. */
 async function byCursor(
   kv: KVNamespace,
-  scope: Scope,
+  scope: InScope,
   from: Position,
   perPage: number,
 ): Promise<Result<{ shown: Found[]; next: Position | null }, ApiFailure>> {
@@ -182,7 +189,7 @@ async function byCursor(
  */
 async function walk(
   kv: KVNamespace,
-  scope: Scope,
+  scope: InScope,
   from: Position,
   visit: (found: Found) => boolean,
 ): Promise<Result<{ stoppedAt: Position | null }, ApiFailure>> {
@@ -200,7 +207,7 @@ async function walk(
       const name = key.name.slice(PREFIX.length);
       // A part (`zone:{zone}:…`), or a zone the previous page already showed.
       if (name.includes(":") || (calls === 0 && name <= from.after)) continue;
-      if (scope !== "*" && !scope.has(name)) continue;
+      if (!scope(name, accountOfMetadata(key.metadata))) continue;
       if (!visit({ name, page: cursor })) return ok({ stoppedAt: null });
     }
     if (listed.list_complete) return ok({ stoppedAt: null });

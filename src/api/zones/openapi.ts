@@ -3,7 +3,7 @@
  */
 import { COMMON_ERRORS, ok, param, ref, response, type Json, type OpenApiFragment } from "../kit/openapi";
 import { HOSTNAME_LIMITS } from "../../shared/host";
-import { PLANS, RETRY_HINTS, ZONE_LIMITS } from "../../state/zone/schema";
+import { ACCOUNT_ID, PLANS, RETRY_HINTS, ZONE_LIMITS } from "../../state/zone/schema";
 import { ZONE_LIST, ZONE_LIST_CODES } from "./list";
 
 const zonePaths: Record<string, Json> = {
@@ -15,7 +15,7 @@ const zonePaths: Record<string, Json> = {
         "Page with `page`/`per_page` (counts every zone for `total_count`: one KV list call per 1,000 keys, " +
         `refused with ${ZONE_LIST_CODES.tooManyToCount} past ${ZONE_LIST.maxListCalls * ZONE_LIST.listLimit} keys) ` +
         "or with `cursor` (keyset: resumes where the previous page ended; start without `page` and follow " +
-        "`result_info.cursor`, null on the last page). A token scoped to zones lists only those. Unknown or " +
+        "`result_info.cursor`, null on the last page). A scoped token lists the zones it names and those of its accounts. Unknown or " +
         `repeated parameters, both \`page\` and \`cursor\`, or a cursor this listing did not give: 400 (${ZONE_LIST_CODES.invalidParameter}).`,
       security: [{ bearer: ["zones:read"] }],
       parameters: [
@@ -116,6 +116,7 @@ export const zonesOpenApi: OpenApiFragment = {
           required: ["legacy_id", "name"],
           properties: { legacy_id: { type: "string", enum: [...PLANS] }, name: { type: "string" } },
         },
+        account: ref("ZoneAccount"),
         modified_on: { type: "string", format: "date-time" },
       },
       example: {
@@ -123,6 +124,7 @@ export const zonesOpenApi: OpenApiFragment = {
         name: "shop.example",
         status: "active",
         plan: { legacy_id: "pro", name: "Pro" },
+        account: { id: "023e105f4ecef8ad9ca31a8372d0c353" },
         modified_on: "2026-11-22T04:00:00.000Z",
       },
     },
@@ -157,6 +159,12 @@ export const zonesOpenApi: OpenApiFragment = {
       properties: {
         plan: { type: "string", enum: [...PLANS] },
         origin: { type: "string", format: "uri", description: "`http(s)://host[:port]`" },
+        account: {
+          description:
+            "The account the zone belongs to (the published zone object's `account`); absent or null: none. A token " +
+            "scoped to accounts reaches exactly the zones of its accounts and may name only those.",
+          oneOf: [ref("ZoneAccount"), { type: "null" }],
+        },
         connect_timeout: {
           type: "number",
           description: "seconds",
@@ -186,7 +194,19 @@ export const zonesOpenApi: OpenApiFragment = {
             '(docs/errors.md "Retry-hint profiles")',
         },
       },
-      example: { plan: "pro", origin: "https://origin.example.com", connect_timeout: 10 },
+      example: {
+        plan: "pro",
+        origin: "https://origin.example.com",
+        account: { id: "023e105f4ecef8ad9ca31a8372d0c353" },
+        connect_timeout: 10,
+      },
+    },
+    ZoneAccount: {
+      type: "object",
+      required: ["id"],
+      additionalProperties: false,
+      properties: { id: { type: "string", pattern: ACCOUNT_ID.source } },
+      example: { id: "023e105f4ecef8ad9ca31a8372d0c353" },
     },
     Zone: {
       description: "The zone's settings as written, with its name and the document's revision.",

@@ -6,6 +6,7 @@
  * writes of one zone. `?dry_run=true` applies it to the document as read and stores nothing (kit/dry-run.ts).
  * DELETE also empties the zone's analytics object.
  */
+import { zoneInScope } from "../kit/auth";
 import { readJsonBody } from "../kit/body";
 import { apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
@@ -23,6 +24,7 @@ import { causeOf, err, ok, type Result } from "../../shared/result";
 import { remember } from "../../state/zone/cache";
 import { parseZoneSettings, type Zone } from "../../state/zone/schema";
 import { parseDocument } from "../../state/zone/store";
+import type { AccountReach } from "../../state/zone/edits";
 import { zoneListRoutes } from "./list";
 
 /** The zone as the API shows it: the settings as written, plus the document's version. */
@@ -49,10 +51,20 @@ async function putZone(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   }
   // Settings replace settings whatever was stored (the sections are kept); a larger header limit is checked
   // against the stored request-phase rules by the edit (rulesets/worst-case.ts).
-  const written = await editZone(c, zone, { kind: "settings", settings: parsed.value.settings });
+  const written = await editZone(c, zone, {
+    kind: "settings",
+    settings: parsed.value.settings,
+    reach: reachOf(c, zone),
+  });
   if (!written.ok) return written;
   const stored = parseDocument(zone, written.value.document);
   return stored.ok ? ok(apiSuccess(present(stored.value))) : stored;
+}
+
+/** The writing token's reach, for the writer to check the account stored and written against (edits.ts). */
+function reachOf(c: ApiContext, zone: string): AccountReach {
+  const { accounts } = c.principal;
+  return { accounts: accounts === "*" ? "*" : [...accounts], namesZone: zoneInScope(c.principal, zone, null) };
 }
 
 async function removeZone(c: ApiContext, zone: string): Promise<ZoneAnswer> {
@@ -93,6 +105,7 @@ export const zoneRoutes: readonly ApiRoute[] = [
     target: zoneTarget,
     handle: zoneHandler(putZone),
     dryRun: true,
+    createsZone: true,
   },
   {
     method: "DELETE",

@@ -27,7 +27,7 @@ import { parsePageBody, type PageFailure, type PageId } from "./custom-pages/val
 import { applyRulesetEdit, type RulesetEdit, type RulesetEditFailure, type RulesetEdited } from "./rulesets/edits";
 import { rulesetSection, storedRuleset } from "./rulesets/stored";
 import { headerLimitFits } from "./rulesets/stored-cost";
-import { ZONE_DOC_SCHEMA, type ZoneDocument, type ZoneSettings } from "./schema";
+import { ZONE_DOC_SCHEMA, zoneAccountId, type ZoneDocument, type ZoneSettings } from "./schema";
 import { parseDocument, type StoreFailure } from "./store";
 import { URL_NORMALIZATION_SECTION } from "./url-normalization/stored";
 
@@ -36,8 +36,11 @@ export type AssetWrite = Omit<AssetMeta, "last_updated">;
 
 /** One write of a zone, as plain data. */
 export type ZoneEdit =
-  /** `PUT /zones/{zone}`: creates the zone or replaces its settings, keeping every section. */
-  | { readonly kind: "settings"; readonly settings: ZoneSettings }
+  /**
+   * `PUT /zones/{zone}`: creates the zone or replaces its settings, keeping every section. `reach` (absent: any) is
+   * the writing token's scope, checked against the account stored and the account written.
+   */
+  | { readonly kind: "settings"; readonly settings: ZoneSettings; readonly reach?: AccountReach }
   /** A write of the rulesets API (rulesets/edits.ts); the writer records the version it makes. */
   | { readonly kind: "ruleset"; readonly edit: RulesetEdit }
   /** `PUT …/custom_pages/{id}`: the body as sent, validated against the zone's plan as it is when applied. */
@@ -53,6 +56,24 @@ export type ZoneEdit =
   /** `PUT …/url_normalization` (a setting) or `DELETE` (`null`: the defaults again). */
   | { readonly kind: "url-normalization"; readonly setting: UrlNormalization | null };
 
+/**
+ * Which zones a token reaches, as the writer checks it (docs/configuration.md "Zone accounts"): the accounts it may
+ * name (`"*"`: any), and whether it names this zone itself (its `zones` scope), so that it reaches the zone whatever
+ * its account.
+ */
+export interface AccountReach {
+  readonly accounts: "*" | readonly string[];
+  readonly namesZone: boolean;
+}
+
+/** A settings write that would put a zone in an account, or take it out of one, beyond the token's reach (403). */
+export interface AccountForbidden {
+  readonly kind: "account-forbidden";
+  /** The account refused: the one written, or the one stored (`null`: the zone would belong to none). */
+  readonly account: string | null;
+  readonly why: "not-yours" | "stored-not-yours" | "would-leave-reach";
+}
+
 export type ZoneWriteFailure =
   | { readonly kind: "not-found" }
   /** KV (or the writer's storage) failed: the service's own failure, 500 at the edge (docs/origin.md). */
@@ -61,7 +82,8 @@ export type ZoneWriteFailure =
   | { readonly kind: "too-large"; readonly bytes: number; readonly limit: number };
 
 /** Every way an edit is refused, as values (mapped to HTTP in src/api/kit/zone-section.ts). */
-export type ZoneEditFailure = ZoneWriteFailure | StoreFailure | RulesetEditFailure | PageFailure | AssetFailure;
+export type ZoneEditFailure =
+  ZoneWriteFailure | AccountForbidden | StoreFailure | RulesetEditFailure | PageFailure | AssetFailure;
 
 /** An edit as applied: the document it leaves (stamped) and, for a rulesets API write, the ruleset it leaves. */
 export interface ZoneEdited {
@@ -139,6 +161,10 @@ function change(target: EditTarget, edit: ZoneEdit): Result<Change, ZoneEditFail
     // budget on it (rulesets/stored-cost.ts).
     const over = headerLimitFits(previous, edit.settings.max_request_header_bytes);
     if (over !== null) return err({ kind: "over-budget", issues: over });
+    if (edit.reach !== undefined) {
+      const refused = accountRefused(target.zone, previous, edit.settings, edit.reach);
+      if (refused !== null) return err(refused);
+    }
     return section("settings", edit.settings);
   }
   // Every other edit changes a zone that exists, on the plan it has now.
@@ -186,6 +212,31 @@ function change(target: EditTarget, edit: ZoneEdit): Result<Change, ZoneEditFail
     case "url-normalization":
       return section(URL_NORMALIZATION_SECTION, edit.setting);
   }
+}
+
+/**
+ * Whether a settings write stays within the writing token's reach, checked here, in the writer's serialised step,
+ * against the account stored now (the mount's check read it earlier): a token reaching the zone only through an
+ * account must find it still there; an account written, when it changes, must be one the token may name; and such a
+ * token may not leave the zone in no account (it would lose it, and the zone would fall to tokens that name it).
+ */
+function accountRefused(
+  zone: string,
+  previous: ZoneDocument | null,
+  next: ZoneSettings,
+  reach: AccountReach,
+): AccountForbidden | null {
+  const parsed = previous === null ? null : parseDocument(zone, previous);
+  const stored = parsed?.ok === true ? zoneAccountId(parsed.value.settings) : null;
+  const written = zoneAccountId(next);
+  const may = (account: string): boolean => reach.accounts === "*" || reach.accounts.includes(account);
+  if (!reach.namesZone && previous !== null && (stored === null || !may(stored)))
+    return { kind: "account-forbidden", account: stored, why: "stored-not-yours" };
+  if (written !== null && written !== stored && !may(written))
+    return { kind: "account-forbidden", account: written, why: "not-yours" };
+  if (written === null && !reach.namesZone)
+    return { kind: "account-forbidden", account: null, why: "would-leave-reach" };
+  return null;
 }
 
 /** The document with one section set (`null` removes it). */

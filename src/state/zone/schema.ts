@@ -38,10 +38,21 @@ export const ZONE_LIMITS = {
 export const RETRY_HINTS = ["published", "agent"] as const;
 export type RetryHints = (typeof RETRY_HINTS)[number];
 
+/** The account a zone belongs to, in the published zone object's shape (`account: {id}`). */
+export interface ZoneAccount {
+  /** 32 lower-case hex characters, as the tagging API's account ids (docs/tags-api.md). */
+  readonly id: string;
+}
+
+/** An account id: 32 lower-case hex characters (the published platform's account identifiers). */
+export const ACCOUNT_ID = /^[0-9a-f]{32}$/;
+
 /** The settings a client writes with `PUT /zones/{zone}` (wire names, seconds). */
 export interface ZoneSettings {
   readonly plan: Plan;
   readonly origin: string;
+  /** Absent: the zone belongs to no account (reached only by tokens that name it, docs/configuration.md "Zones"). */
+  readonly account?: ZoneAccount;
   readonly connect_timeout: number;
   readonly read_timeout: number;
   readonly max_request_header_bytes: number;
@@ -82,6 +93,7 @@ export interface Zone {
 const KNOWN_FIELDS = new Set([
   "plan",
   "origin",
+  "account",
   "connect_timeout",
   "read_timeout",
   "max_request_header_bytes",
@@ -122,6 +134,7 @@ export function parseZoneSettings(body: unknown): Result<{ settings: ZoneSetting
     if (parsed.ok) target = parsed.value;
     else issues.add("invalid", "origin", parsed.error);
   }
+  const account = readAccount(input.account, issues);
   const connect = bounded(input, "connect_timeout", ZONE_LIMITS.connectTimeout, false, issues);
   const read = bounded(input, "read_timeout", ZONE_LIMITS.readTimeout, false, issues);
   const headerBytes = bounded(input, "max_request_header_bytes", ZONE_LIMITS.maxRequestHeaderBytes, true, issues);
@@ -137,6 +150,7 @@ export function parseZoneSettings(body: unknown): Result<{ settings: ZoneSetting
     settings: {
       plan,
       origin: target.origin,
+      ...(account === null ? {} : { account }),
       connect_timeout: connect,
       read_timeout: read,
       max_request_header_bytes: headerBytes,
@@ -144,6 +158,40 @@ export function parseZoneSettings(body: unknown): Result<{ settings: ZoneSetting
     },
     target,
   });
+}
+
+/** The id of the account a zone belongs to, `null` for none. */
+export function zoneAccountId(settings: ZoneSettings): string | null {
+  return settings.account?.id ?? null;
+}
+
+/**
+ * `account`: absent or `null` (no account), or `{id}` with a 32 lower-case hex id and no other key (the published
+ * zone create body's `account`; its `name` is the platform's, not writable).
+ */
+function readAccount(value: unknown, issues: IssueList): ZoneAccount | null {
+  if (value === undefined || value === null) return null;
+  if (!isObject(value)) {
+    issues.add("wrong-type", "account", 'must be an object {"id": "<32 lower-case hex characters>"} or null');
+    return null;
+  }
+  let valid = true;
+  for (const key of Object.keys(value)) {
+    if (key !== "id") {
+      issues.add(
+        "unknown-field",
+        `account.${key.length > 40 ? `${key.slice(0, 40)}…` : key}`,
+        "is not a field of account (only id)",
+      );
+      valid = false;
+    }
+  }
+  const id = value.id;
+  if (typeof id !== "string" || !ACCOUNT_ID.test(id)) {
+    issues.add(id === undefined ? "missing" : "invalid", "account.id", "must be 32 lower-case hex characters");
+    valid = false;
+  }
+  return valid && typeof id === "string" ? { id } : null;
 }
 
 function bounded(

@@ -10,7 +10,7 @@
  * letting it escape as 1101 (docs/origin.md).
  */
 import { causeOf, err, ok, type Result } from "../../shared/result";
-import { parseZoneSettings, ZONE_DOC_SCHEMA, type Zone, type ZoneDocument } from "./schema";
+import { ACCOUNT_ID, parseZoneSettings, ZONE_DOC_SCHEMA, type Zone, type ZoneDocument } from "./schema";
 
 export type StoreFailure =
   { readonly kind: "unavailable"; readonly cause: string } | { readonly kind: "corrupt"; readonly cause: string };
@@ -19,6 +19,30 @@ export type StoreFailure =
 export const zoneKey = (zone: string): string => `zone:${zone}`;
 /** The prefix of a zone's parts (the colon keeps `zone:a.example` from matching `zone:a.example.org`). */
 export const zonePartsPrefix = (zone: string): string => `zone:${zone}:`;
+
+/**
+ * The KV metadata of a zone's document key: the zone's account, so that a listing of the `zone:` prefix (which
+ * returns each key's metadata) filters by account without reading a document (docs/configuration.md "Listing
+ * zones"). Written by the writer with every document; a zone without an account has none.
+ */
+export interface ZoneKeyMetadata {
+  readonly account: string;
+}
+
+/** The metadata to store with a document (`undefined`: none), from its settings as written. */
+export function zoneKeyMetadata(document: ZoneDocument): ZoneKeyMetadata | undefined {
+  const settings = document.settings;
+  if (typeof settings !== "object" || settings === null) return undefined;
+  const account: unknown = (settings as { account?: { id?: unknown } }).account?.id;
+  return typeof account === "string" && ACCOUNT_ID.test(account) ? { account } : undefined;
+}
+
+/** The account named by a listed key's metadata, `null` for none (or metadata this service did not write). */
+export function accountOfMetadata(metadata: unknown): string | null {
+  if (typeof metadata !== "object" || metadata === null) return null;
+  const account: unknown = (metadata as { account?: unknown }).account;
+  return typeof account === "string" && ACCOUNT_ID.test(account) ? account : null;
+}
 
 /** Reads a zone from KV; `null` when none is configured. */
 export async function readZone(kv: KVNamespace, zone: string): Promise<Result<Zone | null, StoreFailure>> {

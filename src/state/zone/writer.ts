@@ -25,7 +25,7 @@ import { RulesetVersions, ZONE_WRITER_MIGRATIONS, type StoredVersion, type Versi
 import type { StoredRuleset } from "./rulesets/validate";
 import type { Phase } from "./rulesets/phases";
 import type { ZoneDocument } from "./schema";
-import { zoneKey, zonePartsPrefix } from "./store";
+import { zoneKey, zoneKeyMetadata, zonePartsPrefix } from "./store";
 
 /** Why a version cannot be read or deleted (docs/rulesets-api.md "Versions"). */
 export type VersionFailure =
@@ -79,7 +79,9 @@ export class ZoneWriter extends DurableObject<Env> {
           if (part.content === null) await this.env.CONFIG.delete(key);
           else await this.env.CONFIG.put(key, part.content);
         }
-        await this.env.CONFIG.put(zoneKey(zone), text);
+        // The account rides along as the key's metadata, for `GET /zones` to filter by account (store.ts).
+        const metadata = zoneKeyMetadata(document);
+        await this.env.CONFIG.put(zoneKey(zone), text, metadata === undefined ? {} : { metadata });
       } catch (e) {
         return err(unavailable("put", e));
       }

@@ -1,0 +1,27 @@
+/**
+ * Retry-hint profiles of a zone (docs/errors.md "Retry-hint profiles"): `published` sends the catalog's hints
+ * exactly; `agent` caps every hint at 60 s, the most that agent runtimes honour (Claude Code stops retrying past
+ * 60 s, the Vercel AI SDK ignores longer hints), and spreads the catalog's hints by Ray ID so that the clients of one
+ * failing origin do not come back in the same second. Pure and deterministic: the value is a function of the hint
+ * and the Ray ID, so a client (and a test) can predict it.
+ */
+
+export type RetryHintProfile = "published" | "agent";
+
+/** The largest hint the `agent` profile sends, in seconds. */
+export const AGENT_MAX_HINT = 60;
+
+/**
+ * The `agent` profile's hint. `dynamic`: the value was set by a rate-limiting rule (the seconds until the client's
+ * block ends): never spread below it, only capped at AGENT_MAX_HINT. Otherwise the catalog's hint `h` is capped to
+ * `c = min(h, 60)` and spread over the window `[c - floor(c / 2), c]`: the first 8 hex digits of the Ray ID as an
+ * integer `n`, the hint is `c - n mod (floor(c / 2) + 1)` (60 → 30..60 s, 30 → 15..30 s, 5 → 3..5 s, 1 → 1 s).
+ * A hint is never raised: a client is never told to wait longer than the published table says.
+ */
+export function agentHint(hint: number, rayId: string, dynamic: boolean): number {
+  const capped = Math.min(hint, AGENT_MAX_HINT);
+  if (dynamic) return capped;
+  const width = Math.floor(capped / 2) + 1;
+  const n = Number.parseInt(rayId.slice(0, 8), 16);
+  return capped - (Number.isFinite(n) ? n % width : 0);
+}
