@@ -22,7 +22,11 @@ import { applyToOriginError, assetsOf, customizationFor } from "./custom-errors/
 import { compiledZone, routeTo, type Route } from "./compiled-zone";
 import { requestPhase } from "./request-phases/request-phase";
 import type { ErrorScope } from "../errors/pipeline";
-import { recordError } from "./analytics/occurrence";
+import { recordError, type PhaseProgress } from "./analytics/occurrence";
+import type { CompiledRequestPhase } from "./request-phases/compile";
+import type { RequestPhaseOutcome } from "./request-phases/request-phase";
+import { formatOf } from "../state/analytics/record";
+import type { OriginMark } from "../state/analytics/request-detail";
 import { err, ok, type Result } from "../shared/result";
 import { parseOriginUrl, pointsAtApi } from "../shared/origin-url";
 import { ZONE_LIMITS } from "../state/zone/schema";
@@ -39,13 +43,23 @@ export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
   // Errors of a configured zone are recorded (docs/analytics.md); a host without zone config is not
   // (a Host header must not create analytics storage), so this is set once the zone's config is known.
   let recorded = false;
+  // How far the request went, for its record (docs/analytics.md "Request detail"): plain values, no allocation
+  // unless an error is recorded.
+  let phases: CompiledRequestPhase | null = null;
+  let phaseOutcome: RequestPhaseOutcome | null = null;
+  let originTried = false;
+  let customRules = false;
   const fail = async (code: number, cause: string, retryAfter?: number): Promise<Response> => {
     const event = { code, request, url, cause, ...(scope.customization ? { ruleUrl: ruleUrl() } : {}) };
     const { response, answeredBy } = await errorResponse(
       retryAfter === undefined ? event : { ...event, retryAfter },
       scope,
     );
-    if (recorded) recordError({ zone, source: "edge", code, cause, request, url, response, answeredBy }, env, ctx);
+    if (recorded) {
+      const occurrence = { zone, source: "edge", code, cause, request, url, response, answeredBy } as const;
+      const seen = progressOf(phases, phaseOutcome, { kind: originTried ? "failed" : "not-reached" }, customRules);
+      recordError({ ...occurrence, phases: seen }, env, ctx);
+    }
     return response;
   };
 
@@ -70,6 +84,7 @@ export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
     const customization = customizationFor(config.customErrors, env.CONFIG);
     if (customization !== undefined) scope = { ...rc, customization };
     recorded = true;
+    customRules = config.customErrors.active && config.customErrors.rules.rules.length > 0;
   }
   let route: Route;
   if (config !== null) route = config.route;
@@ -90,13 +105,16 @@ export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
   // docs/producers.md: IP access → firewall → rate limiting, each short-circuiting. The clock is `Date.now()` here;
   // `requestPhase` takes it as a value so tests can move it (docs/producers.md). A zone without request-phase rules
   // pays one boolean, no promise (the proxy's own cost).
+  if (config !== null) phases = config.phases;
   if (config?.hasPhases === true) {
     const phase = await requestPhase(config.phases, request, { env, zone, now: Date.now(), ruleUrl: ruleUrl() });
+    phaseOutcome = phase;
     if (phase.kind === "error") return fail(phase.code, phase.cause, phase.retryAfter);
-  }
+  } else phaseOutcome = PASSED;
 
   // The origin gets the original path unless the zone's scope is `both` (docs/rules-language.md; docs/origin.md).
   const path = normalization.scope === "both" ? ruleUrl().originPath : url.pathname + url.search;
+  originTried = true;
   const result = await forwardToOrigin(request, url, headers, route.plan, { connector: connectorFor(env), path });
   if (!result.ok) return fail(result.error.code, result.error.cause);
   if (result.value.status < 400) return result.value;
@@ -116,9 +134,27 @@ export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
   // without a rule it carries no Ray-ID: the record gets one of its own (docs/analytics.md "Records").
   const code = result.value.status;
   const answeredBy = byRule?.answeredBy;
-  recordError({ zone, source: "origin", code, request, url, response: answered, answeredBy }, env, ctx);
+  const format = formatOf(result.value.headers.get("Content-Type"));
+  const phasesSeen = progressOf(phases, phaseOutcome, { kind: "responded", format }, customRules);
+  recordError(
+    { zone, source: "origin", code, request, url, response: answered, answeredBy, phases: phasesSeen },
+    env,
+    ctx,
+  );
   return answered;
 }
+
+function progressOf(
+  compiled: CompiledRequestPhase | null,
+  outcome: RequestPhaseOutcome | null,
+  origin: OriginMark,
+  customRules: boolean,
+): PhaseProgress {
+  return { compiled, outcome, origin, customRules };
+}
+
+/** The outcome of request phases that had no rule to run. */
+const PASSED: RequestPhaseOutcome = { kind: "pass" };
 
 const DEFAULT_LIMITS = {
   connect_timeout: ZONE_LIMITS.connectTimeout.default,

@@ -12,8 +12,20 @@ import {
   type ErrorRecord,
   type ErrorSource,
 } from "../../state/analytics/record";
+import {
+  encodeDetail,
+  NOT_REACHED,
+  type AcceptFamily,
+  type AddressClass,
+  type OriginMark,
+  type RequestDetail,
+} from "../../state/analytics/request-detail";
+import { chooseErrorFormat } from "../../errors/format";
 import { logEvent } from "../../shared/log";
+import { clientAddress } from "../../shared/client-address";
 import { clientCountry } from "../../shared/country";
+import type { CompiledRequestPhase } from "../request-phases/compile";
+import type { RequestPhaseOutcome } from "../request-phases/request-phase";
 import { isRayId, newRayId } from "../../shared/ray";
 import { analyticsSink, recorder } from "./recorder";
 
@@ -31,6 +43,19 @@ export interface Occurrence {
    * custom error rule or page; absent for an origin's error passed through unchanged.
    */
   readonly answeredBy?: AnsweredBy;
+  /** How far the request went through the phases (docs/analytics.md "Request detail"); absent: nowhere known. */
+  readonly phases?: PhaseProgress;
+}
+
+/** What zone traffic knows of the phases when an error is recorded (src/edge/zone-traffic.ts). */
+export interface PhaseProgress {
+  /** The zone's compiled request phases; null when they were not reached (a limit refused the request first). */
+  readonly compiled: CompiledRequestPhase | null;
+  /** Their outcome; null when they did not run. */
+  readonly outcome: RequestPhaseOutcome | null;
+  readonly origin: OriginMark;
+  /** Whether the zone's custom error rules run (a paid plan and at least one enabled rule). */
+  readonly customRules: boolean;
 }
 
 /**
@@ -58,7 +83,91 @@ export function recordOf(o: Occurrence, now = Date.now()): ErrorRecord | null {
     path: recordedPath(o.url.pathname),
     country: clientCountry(o.request) ?? null,
     cause: o.source === "origin" ? null : sanitiseCause(o.cause),
+    detail: encodeDetail(detailOf(o, answer !== undefined && answer.kind === "rule")),
   };
+}
+
+function detailOf(o: Occurrence, ruleAnswered: boolean): RequestDetail {
+  const p = o.phases;
+  return {
+    accept: acceptFamily(o.request),
+    client: addressClass(o.request),
+    ...requestPhaseMarks(p?.compiled ?? null, p?.outcome ?? null),
+    origin: p?.origin ?? { kind: "not-reached" },
+    rules: ruleAnswered ? "matched" : p?.customRules === true ? "no-match" : "not-run",
+    blockedBy: p?.outcome?.kind === "error" ? p.outcome.ruleId : null,
+  };
+}
+
+type PhaseMarks = Pick<RequestDetail, "ipAccess" | "firewall" | "rateLimit">;
+
+/** Each request phase's outcome: one with no rule is `none`; after a block, the later ones were not reached. */
+function requestPhaseMarks(compiled: CompiledRequestPhase | null, outcome: RequestPhaseOutcome | null): PhaseMarks {
+  if (compiled === null || outcome === null) return NOT_REACHED;
+  const ran = (present: boolean): "passed" | "none" => (present ? "passed" : "none");
+  const access = ran(compiled.access !== null);
+  const firewall = ran(compiled.firewall !== null);
+  const rateLimit = ran(compiled.rateLimits !== null);
+  if (outcome.kind === "pass") return { ipAccess: access, firewall, rateLimit };
+  switch (outcome.code) {
+    case 1006:
+    case 1009:
+      return { ipAccess: "blocked", firewall: "not-reached", rateLimit: "not-reached" };
+    case 1020:
+      return { ipAccess: access, firewall: "blocked", rateLimit: "not-reached" };
+    case 1015:
+      return { ipAccess: access, firewall, rateLimit: "blocked" };
+  }
+}
+
+/**
+ * The request's `Accept` family (request-detail.ts): the negotiated representation (memoised per `Accept`,
+ * src/errors/format.ts), told apart from an HTML fallback and from an MCP client: an `Mcp-Method` header, or a POST
+ * accepting both JSON and `text/event-stream` (the Streamable HTTP transport,
+ * https://modelcontextprotocol.io/specification/2025-06-18/basic/transports).
+ */
+export function acceptFamily(request: Request): AcceptFamily {
+  const accept = request.headers.get("Accept");
+  if (
+    request.headers.has("Mcp-Method") ||
+    (request.method === "POST" &&
+      accept !== null &&
+      accept.includes("application/json") &&
+      accept.includes("text/event-stream"))
+  )
+    return "mcp";
+  if (accept === null || accept.trim() === "") return "none";
+  const format = chooseErrorFormat(accept).format;
+  if (format !== "html") return format;
+  // HTML asked for (named, or a wildcard's default), or reached because nothing acceptable was named.
+  return /html|\*/i.test(accept) ? "html" : "other";
+}
+
+/** The class of the client address (request-detail.ts `AddressClass`), never the address itself. */
+export function addressClass(request: Request): AddressClass {
+  const client = clientAddress(request);
+  if (client === undefined) return "none";
+  const a = client.address;
+  if (typeof a === "number") return privateV4(a) ? "private" : "ipv4";
+  // IPv4-mapped (::ffff:0:0/96) is its IPv4 address.
+  if (a >> 32n === 0xffffn) return privateV4(Number(a & 0xffffffffn)) ? "private" : "ipv4";
+  const top = Number(a >> 112n);
+  const privateV6 = a === 1n || (top & 0xfe00) === 0xfc00 || (top & 0xffc0) === 0xfe80;
+  return privateV6 ? "private" : "ipv6";
+}
+
+/** Loopback, RFC 1918, RFC 6598 shared, link-local. */
+function privateV4(a: number): boolean {
+  const first = a >>> 24;
+  const second = (a >>> 16) & 255;
+  return (
+    first === 10 ||
+    first === 127 ||
+    (first === 172 && second >= 16 && second <= 31) ||
+    (first === 192 && second === 168) ||
+    (first === 169 && second === 254) ||
+    (first === 100 && second >= 64 && second <= 127)
+  );
 }
 
 /** Records an answered error after the response (never awaited by the response path, never throws). */

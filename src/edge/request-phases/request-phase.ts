@@ -19,6 +19,8 @@ export type RequestPhaseOutcome =
       readonly code: 1006 | 1009 | 1015 | 1020;
       readonly retryAfter?: number;
       readonly cause: string;
+      /** The rule that blocked (recorded with the error, docs/analytics.md "Request detail"). */
+      readonly ruleId: string;
     };
 
 export interface RequestPhaseScope {
@@ -45,9 +47,19 @@ export async function requestPhase(
       country: clientCountry(request),
     });
     if (decision.kind === "block_ip")
-      return { kind: "error", code: 1006, cause: `IP access rule ${decision.ruleId} blocks the client address` };
+      return {
+        kind: "error",
+        code: 1006,
+        cause: `IP access rule ${decision.ruleId} blocks the client address`,
+        ruleId: decision.ruleId,
+      };
     if (decision.kind === "block_country")
-      return { kind: "error", code: 1009, cause: `IP access rule ${decision.ruleId} blocks the client country` };
+      return {
+        kind: "error",
+        code: 1009,
+        cause: `IP access rule ${decision.ruleId} blocks the client country`,
+        ruleId: decision.ruleId,
+      };
   }
   if (compiled.firewall === null && compiled.rateLimits === null) return PASS;
 
@@ -59,7 +71,8 @@ export async function requestPhase(
     // fails closed, logged by the rule list: src/rules/rule-list.ts `failsClosed`), so padding a header cannot turn
     // a rule off. The rules were refused when written unless their worst case fits (docs/rules-language.md).
     const matched = firstMatch(compiled.firewall, ctx, scope.zone);
-    if (matched !== null) return { kind: "error", code: 1020, cause: `firewall rule ${matched.id} blocks the request` };
+    if (matched !== null)
+      return { kind: "error", code: 1020, cause: `firewall rule ${matched.id} blocks the request`, ruleId: matched.id };
   }
   // 3. Rate limiting (fails open, docs/origin.md).
   if (compiled.rateLimits !== null) {
@@ -75,6 +88,7 @@ export async function requestPhase(
         code: 1015,
         retryAfter: decision.retryAfter,
         cause: `rate-limiting rule ${decision.ruleId} exceeded`,
+        ruleId: decision.ruleId,
       };
     }
   }

@@ -36,13 +36,18 @@ export interface ErrorRecord {
   readonly country: string | null;
   /** Why the error was generated, sanitised (`sanitiseCause`); null for an origin's own error. */
   readonly cause: string | null;
+  /**
+   * The request's `Accept` family and address class and each phase's outcome, packed (request-detail.ts
+   * `encodeDetail`); null for a record stored before schema migration 4.
+   */
+  readonly detail: string | null;
 }
 
 /**
  * A batch as it crosses the Durable Object RPC and enters SQLite: one JSON string of one array per record, the
  * fields in `RECORD_COLUMNS` order. The object hands it to SQLite's `json_each` as one bound parameter
  * (zone-analytics.ts), so no record becomes a JavaScript object on its side and structured clone copies one string
- * instead of 12 properties per record (docs/analytics.md "Cost per error").
+ * instead of 13 properties per record (docs/analytics.md "Cost per error").
  */
 export const RECORD_COLUMNS = [
   "ray",
@@ -57,6 +62,7 @@ export const RECORD_COLUMNS = [
   "path",
   "country",
   "cause",
+  "detail",
 ] as const satisfies readonly (keyof ErrorRecord)[];
 
 /** One record as `encodeBatch` writes it: the values of RECORD_COLUMNS, in order. */
@@ -71,6 +77,7 @@ export type EncodedRecord = readonly [
   string,
   string,
   string,
+  string | null,
   string | null,
   string | null,
 ];
@@ -90,12 +97,17 @@ export function encodeBatch(batch: readonly ErrorRecord[]): string {
       r.path,
       r.country,
       r.cause,
+      r.detail,
     ]),
   );
 }
 
 export const MAX_RECORDED_PATH = 256;
-const MAX_RECORDED_CAUSE = 300;
+/**
+ * 256, not the 300 it was before the request detail (request-detail.ts, at most 44 bytes with its comma): the
+ * largest record stays the size it was (docs/analytics.md "Record size").
+ */
+export const MAX_RECORDED_CAUSE = 256;
 
 /** The media type's short name. */
 export function formatOf(contentType: string | null): ServedFormat {

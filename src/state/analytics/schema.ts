@@ -124,4 +124,16 @@ export const ANALYTICS_MIGRATIONS: readonly Migration[] = [
       "DROP TABLE events",
     ],
   },
+  {
+    version: 4,
+    name: "each record gains its request detail (record.ts `detail`): null for the records stored before",
+    statements: [
+      // Every stored record gets the thirteenth value, so every reader sees one shape (request-detail.ts: null is
+      // "recorded before the detail was kept"). Each batch's array is rebuilt in its own order (`ORDER BY key`).
+      `UPDATE batches SET records = (
+         SELECT json_group_array(json(CASE WHEN json_array_length(j.value) < 13
+           THEN json_insert(j.value, '$[#]', NULL) ELSE j.value END) ORDER BY j.key)
+         FROM json_each(batches.records) j)`,
+    ],
+  },
 ];

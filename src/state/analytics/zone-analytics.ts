@@ -241,6 +241,7 @@ export class ZoneAnalytics extends DurableObject<Env> {
       path: r[9],
       country: r[10],
       cause: r[11],
+      detail: r[12] ?? null,
     };
   }
 

@@ -19,6 +19,7 @@ export function errorRecord(i: number, at = 0, extra: Partial<ErrorRecord> = {})
     path: "/p",
     country: null,
     cause: "origin sent garbage",
+    detail: null,
     ...extra,
   };
 }

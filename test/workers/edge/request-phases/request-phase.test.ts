@@ -82,6 +82,7 @@ describe("each producer and its code", () => {
       code: 1015,
       retryAfter: 42,
       cause: expect.stringContaining("rl-login") as unknown,
+      ruleId: "rl-login",
     });
   });
 
