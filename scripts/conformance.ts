@@ -30,7 +30,16 @@ const ACCEPT: Readonly<Record<ConformanceFormat, string>> = {
 };
 
 /** The headers a client reads (the CSP and caching headers are the Worker's tests' business). */
-const KEPT_HEADERS = ["content-type", "ray-id", "retry-after", "proxy-status"] as const;
+const KEPT_HEADERS = [
+  "content-type",
+  "ray-id",
+  "retry-after",
+  "proxy-status",
+  "x-should-retry",
+  "retry-after-ms",
+  "ratelimit-policy",
+  "ratelimit",
+] as const;
 
 export interface ConformanceCase {
   readonly code: number;
@@ -47,11 +56,15 @@ export interface ConformanceCase {
     readonly status: number;
     readonly code: number;
     readonly name: string;
+    readonly category: string;
     readonly rayId: string;
     readonly retryable: boolean;
     readonly retryAfter: number | null;
+    readonly retryAfterMs: number | null;
     readonly ownerActionRequired: boolean | null;
+    readonly requestReachedOrigin: boolean | null;
     readonly fields: Readonly<Record<string, unknown>>;
+    readonly rateLimit: null;
   };
 }
 
@@ -105,6 +118,8 @@ async function fetchCase(
   const ray = res.headers.get("ray-id") ?? "";
   const fields = expectedFields(format, json, ray, body);
   const retryAfter = res.headers.get("retry-after");
+  const retryAfterMs = res.headers.get("retry-after-ms");
+  const reached = json.request_reached_origin;
   return {
     code,
     request: { method, path, accept: ACCEPT[format] },
@@ -122,11 +137,18 @@ async function fetchCase(
       status: res.status,
       code,
       name,
+      category: json.error_category as string,
       rayId: ray,
       retryable: json.retryable as boolean,
       retryAfter: retryAfter === null ? null : Number(retryAfter),
-      ownerActionRequired: format === "head" ? null : (json.owner_action_required as boolean),
+      retryAfterMs:
+        retryAfterMs !== null ? Number(retryAfterMs) : retryAfter === null ? null : Number(retryAfter) * 1000,
+      // HEAD carries no owner action: the client reads it from the catalog it ships, for the code Proxy-Status names.
+      ownerActionRequired: json.owner_action_required as boolean,
+      // A body member: HEAD has none.
+      requestReachedOrigin: format === "head" || typeof reached !== "boolean" ? null : reached,
       fields,
+      rateLimit: null,
     },
   };
 }

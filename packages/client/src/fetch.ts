@@ -4,9 +4,10 @@
  * `fetch`, `sleep` and `random` are injectable, so tests run against the real Worker without waiting for real.
  */
 import { ACCEPT } from "./accept.js";
+import { readHints } from "./hints.js";
 import { parse } from "./parse.js";
 import { decideRetry, type RetryDecision, type RetryOptions } from "./retry.js";
-import type { EdgeError } from "./types.js";
+import type { EdgeError, RateLimitInfo } from "./types.js";
 
 export interface FetchWithRetryOptions extends RetryOptions {
   /** The fetch to use (default: the global one). */
@@ -24,6 +25,11 @@ export interface FetchResult {
   readonly attempts: number;
   /** Null when the last response was not an error. */
   readonly decision: RetryDecision | null;
+  /**
+   * The last response's `RateLimit-Policy` / `RateLimit` fields (any status): `remaining` and `reset` tell a caller
+   * how much it may still send and when more is allowed. Null when not sent.
+   */
+  readonly rateLimit: RateLimitInfo | null;
 }
 
 export async function fetchWithRetry(
@@ -37,14 +43,18 @@ export async function fetchWithRetry(
   if (!init.headers || !new Headers(init.headers).has("Accept")) {
     if (!(input instanceof Request && input.headers.has("Accept"))) template.headers.set("Accept", ACCEPT);
   }
+  const idempotencyKey = template.headers.has("Idempotency-Key");
   const signal = init.signal ?? (input instanceof Request ? input.signal : undefined) ?? undefined;
   for (let attempt = 1; ; attempt++) {
     signal?.throwIfAborted();
     const response = await doFetch(template.clone());
-    if (response.status < 400) return { response, error: null, attempts: attempt, decision: null };
+    const hints = readHints(response.headers);
+    const rateLimit = hints.rateLimit;
+    if (response.status < 400) return { response, error: null, attempts: attempt, decision: null, rateLimit };
     const error = await parse(response);
-    const decision = decideRetry(error, { attempt, method: template.method, status: response.status }, options);
-    if (decision.kind !== "retry") return { response, error, attempts: attempt, decision };
+    const context = { attempt, method: template.method, status: response.status, idempotencyKey, hints };
+    const decision = decideRetry(error, context, options);
+    if (decision.kind !== "retry") return { response, error, attempts: attempt, decision, rateLimit };
     options.onRetry?.({ attempt, error, delayMs: decision.delayMs });
     await response.body?.cancel();
     await sleep(decision.delayMs, signal);

@@ -1,6 +1,6 @@
 /** @edge-errors/client: read edge errors, retry the way they say (README.md; docs/client.md in the repository). */
 export { ACCEPT } from "./accept.js";
-export { RETRY_DEFAULTS } from "./codes.js";
+export { CATALOG, RETRY_DEFAULTS, type CatalogEntry } from "./codes.js";
 export { fetchWithRetry, type FetchResult, type FetchWithRetryOptions } from "./fetch.js";
 export {
   kyAfterResponse,
@@ -9,7 +9,18 @@ export {
   type KyAfterResponseHook,
   type KyRetryLike,
 } from "./ky.js";
+export { readHints, readRateLimit, retryAfterMsHeader, shouldRetryHeader, type RetryHints } from "./hints.js";
+export { parseMcpError } from "./mcp.js";
 export { parse, PROXY_NAME, retryAfterHeader } from "./parse.js";
-export { decideRetry, type RetryDecision, type RetryOptions } from "./retry.js";
+export { decideRetry, type RetryContext, type RetryDecision, type RetryOptions } from "./retry.js";
 export { parseSfList, type SfBareItem, type SfItem, type SfMember, type SfToken } from "./structured-field.js";
-export type { EdgeError, EdgeErrorFields, EdgeErrorLink, EdgeErrorSource, ProxyStatus } from "./types.js";
+export type {
+  EdgeError,
+  EdgeErrorFields,
+  EdgeErrorLink,
+  EdgeErrorSource,
+  ProxyStatus,
+  RateLimitInfo,
+  RateLimitPolicy,
+  ServiceLimit,
+} from "./types.js";

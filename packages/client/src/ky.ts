@@ -5,6 +5,7 @@
  * caller. No import of ky: the shapes below are the parts of ky's options used here, so the package has no dependency,
  * and they fit ky 1 (from 1.13, the first with `shouldRetry`) and ky 2 (docs/client.md "ky").
  */
+import { readHints } from "./hints.js";
 import { parse } from "./parse.js";
 import { decideRetry, type RetryOptions } from "./retry.js";
 import type { EdgeError } from "./types.js";
@@ -43,10 +44,17 @@ export function kyRetry(options: RetryOptions = {}): KyRetryLike {
       const response = responseOf(error);
       if (response === null) return false;
       const parsed = await parse(response);
+      const request = requestOf(error);
       const decision = decideRetry(
         parsed,
         // ky counts retries from 1 (the first retry follows attempt 1) and passes the same number to `delay`.
-        { attempt: retryCount, method: methodOf(error), status: response.status },
+        {
+          attempt: retryCount,
+          method: request?.method ?? "GET",
+          status: response.status,
+          idempotencyKey: request?.headers.has("Idempotency-Key") ?? false,
+          hints: readHints(response.headers),
+        },
         options,
       );
       if (decision.kind !== "retry") return false;
@@ -108,12 +116,20 @@ function responseOf(error: unknown): Response | null {
   return null;
 }
 
-function methodOf(error: unknown): string {
+/** The request of ky's `HTTPError`, read by shape (`method` and `headers`), or null. */
+function requestOf(error: unknown): { readonly method: string; readonly headers: Headers } | null {
   if (typeof error === "object" && error !== null && "request" in error) {
     const request = error.request;
-    if (typeof request === "object" && request !== null && "method" in request && typeof request.method === "string") {
-      return request.method;
+    if (
+      typeof request === "object" &&
+      request !== null &&
+      "method" in request &&
+      typeof request.method === "string" &&
+      "headers" in request &&
+      request.headers instanceof Headers
+    ) {
+      return { method: request.method, headers: request.headers };
     }
   }
-  return "GET";
+  return null;
 }

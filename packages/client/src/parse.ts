@@ -4,8 +4,9 @@
  * platform's legacy bodies (its HTML error pages, `error code: NNNN` text); `null` when the response is not an edge
  * error (a success, or an origin's own error passed through). Reads a clone: the caller's response stays unread.
  */
-import { RETRY_DEFAULTS } from "./codes.js";
+import { CATALOG, RETRY_DEFAULTS } from "./codes.js";
 import { readFrontmatter } from "./frontmatter.js";
+import { readRateLimit, retryAfterMsHeader, shouldRetryHeader } from "./hints.js";
 import { parseSfList } from "./structured-field.js";
 import type { EdgeError, EdgeErrorFields, EdgeErrorLink, EdgeErrorSource, ProxyStatus } from "./types.js";
 
@@ -20,11 +21,14 @@ export async function parse(response: Response): Promise<EdgeError | null> {
   const proxy = ourProxyStatus(response.headers.get("Proxy-Status"));
   const type = (response.headers.get("Content-Type") ?? "").toLowerCase();
   const text = await bodyText(response);
-  if (text !== null && text.length > 0) {
-    const fromBody = parseBody(text, type);
-    if (fromBody !== null) return build(response, fromBody.source, fromBody.fields, fromBody.code, proxy);
+  const body = text !== null && text.length > 0 ? text.trimStart() : null;
+  if (body !== null) {
+    const ours = ownBody(body, type);
+    if (ours !== null) return build(response, ours.source, ours.fields, ours.code, proxy);
   }
-  // HEAD, or a body nothing here reads: the headers alone, when this service's Proxy-Status says so.
+  // HEAD, or a body that is not ours (an operator's page or text, a custom rule's answer): this service's
+  // Proxy-Status names the code, and it wins over any guess from the body (a shop's "Error 500" page answering a
+  // 520 is a 520).
   if (proxy !== null) {
     const m = /^(\d{3,4}) ([a-z0-9_]+)$/.exec(proxy.details ?? "");
     if (m) {
@@ -32,7 +36,9 @@ export async function parse(response: Response): Promise<EdgeError | null> {
       return build(response, "proxy-status", fields, Number(m[1]), proxy);
     }
   }
-  return null;
+  if (body === null) return null;
+  const legacy = legacyBody(body, type);
+  return legacy === null ? null : build(response, legacy.source, legacy.fields, legacy.code, proxy);
 }
 
 interface BodyResult {
@@ -41,8 +47,8 @@ interface BodyResult {
   readonly code: number;
 }
 
-function parseBody(text: string, type: string): BodyResult | null {
-  const trimmed = text.trimStart();
+/** The service's own formats: JSON, Markdown frontmatter, the HTML page's island. */
+function ownBody(trimmed: string, type: string): BodyResult | null {
   if (trimmed.startsWith("{")) {
     const fields = jsonFields(trimmed);
     if (fields !== null) return { source: "json", fields, code: fields.error_code };
@@ -54,6 +60,13 @@ function parseBody(text: string, type: string): BodyResult | null {
   if (type.includes("html") || /^<(?:!doctype|html)/i.test(trimmed)) {
     const island = islandFields(trimmed);
     if (island !== null) return { source: "html-island", fields: island, code: island.error_code };
+  }
+  return null;
+}
+
+/** The published platform's legacy bodies, read only when this service's `Proxy-Status` names no code. */
+function legacyBody(trimmed: string, type: string): BodyResult | null {
+  if (type.includes("html") || /^<(?:!doctype|html)/i.test(trimmed)) {
     const legacy = legacyHtml(trimmed);
     if (legacy !== null) return legacy;
   }
@@ -73,7 +86,7 @@ function jsonFields(text: string): EdgeErrorFields | null {
   return isEdgeFields(value) ? value : null;
 }
 
-function isEdgeFields(value: unknown): value is EdgeErrorFields {
+export function isEdgeFields(value: unknown): value is EdgeErrorFields {
   if (typeof value !== "object" || value === null) return false;
   const v = value as Record<string, unknown>;
   return v.edge_error === true && typeof v.error_code === "number" && typeof v.retryable === "boolean";
@@ -102,6 +115,10 @@ function markdownFields(text: string): Partial<EdgeErrorFields> | null {
     const value = v.get(key);
     if (value !== undefined) fields[key] = value;
   }
+  // An extension member: a plain `null` reads as the string "null" in the frontmatter subset.
+  const reached = v.get("request_reached_origin");
+  if (reached === true || reached === false) fields.request_reached_origin = reached;
+  else if (reached === "null") fields.request_reached_origin = null;
   const links = v.get("links");
   if (Array.isArray(links)) {
     const read = links.filter(isLink);
@@ -184,23 +201,36 @@ function build(
   code: number,
   proxyStatus: ProxyStatus | null,
 ): EdgeError {
-  const header = retryAfterHeader(response.headers.get("Retry-After"));
+  const headers = response.headers;
+  const header = retryAfterHeader(headers.get("Retry-After"));
+  const headerMs = retryAfterMsHeader(headers.get("retry-after-ms"));
+  // The catalog speaks for a code only when this service named it (our body or our Proxy-Status), not for a guess
+  // from a legacy page.
+  const entry = source === "legacy-html" || source === "legacy-text" ? undefined : CATALOG.get(code);
   const fromBody = typeof fields.retryable === "boolean" ? fields.retryable : null;
   const known = RETRY_DEFAULTS[code] ?? null;
-  const retryable = fromBody ?? (header !== null || known !== null);
-  const retryAfter = retryable ? (header ?? fields.retry_after ?? known) : null;
+  // docs/client.md "Headers read": an explicit verdict wins over everything inferred.
+  const retryable = shouldRetryHeader(headers.get("x-should-retry")) ?? fromBody ?? (header !== null || known !== null);
+  const seconds = header ?? fields.retry_after ?? (headerMs === null ? null : Math.ceil(headerMs / 1000)) ?? known;
+  const retryAfter = retryable ? seconds : null;
+  const owner = typeof fields.owner_action_required === "boolean" ? fields.owner_action_required : null;
+  const reached = fields.request_reached_origin;
   return {
     kind: "edge-error",
     source,
     status: response.status,
     code,
-    name: fields.error_name ?? null,
-    rayId: response.headers.get("Ray-ID") ?? fields.ray_id ?? null,
+    name: fields.error_name ?? entry?.name ?? null,
+    category: fields.error_category ?? entry?.category ?? null,
+    rayId: headers.get("Ray-ID") ?? fields.ray_id ?? null,
     retryable,
     retryAfter,
-    ownerActionRequired: typeof fields.owner_action_required === "boolean" ? fields.owner_action_required : null,
+    retryAfterMs: retryable ? (headerMs ?? (retryAfter === null ? null : retryAfter * 1000)) : null,
+    ownerActionRequired: owner ?? entry?.ownerActionRequired ?? null,
+    requestReachedOrigin: typeof reached === "boolean" ? reached : null,
     fields,
     proxyStatus,
+    rateLimit: readRateLimit(headers),
   };
 }
 

@@ -27,6 +27,11 @@ export interface EdgeErrorFields {
    * frontmatter.
    */
   readonly links?: readonly EdgeErrorLink[];
+  /**
+   * Extension member (RFC 9457 §3.2), after the 17 in every format: whether the origin saw the request (`false`: it
+   * never left the edge or no origin accepted it; `true`: it was sent and the answer failed; `null`: unknown).
+   */
+  readonly request_reached_origin?: boolean | null;
 }
 
 /** One link of an overlay: an `https:` or `http:` URL and its title. */
@@ -48,7 +53,11 @@ export type EdgeErrorSource =
   /** The published platform's HTML error page (code, ray). */
   | "legacy-html"
   /** The published platform's `error code: NNNN` plain text. */
-  | "legacy-text";
+  | "legacy-text"
+  /** An MCP tool result with `isError: true` whose `structuredContent` is the problem object (`parseMcpError`). */
+  | "mcp-tool-result"
+  /** A JSON-RPC error whose `data` is the problem object (`parseMcpError`). */
+  | "mcp-error";
 
 /** One edge error, as far as the response tells it. */
 export interface EdgeError {
@@ -58,20 +67,64 @@ export interface EdgeError {
   readonly status: number;
   /** The catalog code (521, 1020…). */
   readonly code: number;
-  /** `error_name` when known (every source but legacy bodies). */
+  /** `error_name`: the body's, else the shipped catalog's for the code `Proxy-Status` names; null for legacy bodies. */
   readonly name: string | null;
+  /** `error_category`, from the same places as `name`. */
+  readonly category: string | null;
   /** `Ray-ID` header, or the body's ray. */
   readonly rayId: string | null;
-  /** Whether retrying may help: the body's `retryable`, else a `Retry-After` header, else the code's default. */
+  /**
+   * Whether retrying may help: the `x-should-retry` header (an explicit verdict), else the body's `retryable`, else
+   * a `Retry-After` header, else the code's default.
+   */
   readonly retryable: boolean;
   /** Seconds to wait: `Retry-After` header, else `retry_after`, else the code's default; null when not retryable. */
   readonly retryAfter: number | null;
-  /** `owner_action_required`; null when the response does not say (legacy bodies, HEAD). */
+  /** Milliseconds to wait: the `retry-after-ms` header, else `retryAfter` × 1000; null when not retryable. */
+  readonly retryAfterMs: number | null;
+  /**
+   * `owner_action_required`: the body's, else the shipped catalog's for the code our `Proxy-Status` names (HEAD, an
+   * operator's page); null when nothing says (legacy bodies).
+   */
   readonly ownerActionRequired: boolean | null;
+  /** `request_reached_origin`; null when unknown or not carried (HEAD, legacy bodies, an operator's page). */
+  readonly requestReachedOrigin: boolean | null;
   /** Exactly the fields the response carried (all 17 for JSON and the island, all but `type` for Markdown). */
   readonly fields: Partial<EdgeErrorFields>;
   /** The parsed `Proxy-Status` member of this service, when sent. */
   readonly proxyStatus: ProxyStatus | null;
+  /** The `RateLimit-Policy` and `RateLimit` fields, when sent and well-formed (`readRateLimit`). */
+  readonly rateLimit: RateLimitInfo | null;
+}
+
+/** A quota policy of `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers §3.1). */
+export interface RateLimitPolicy {
+  readonly name: string;
+  /** `q`: quota units allowed per window. */
+  readonly quota: number;
+  /** `w`: the window, seconds; null when not sent. */
+  readonly window: number | null;
+  /** `qu`: the quota unit; null means the default, `requests`. */
+  readonly unit: string | null;
+}
+
+/** A service limit of `RateLimit` (draft-ietf-httpapi-ratelimit-headers §4.1). */
+export interface ServiceLimit {
+  readonly policy: string;
+  /** `r`: quota units left. */
+  readonly remaining: number;
+  /** `t`: seconds until more quota is available; null when not sent. */
+  readonly reset: number | null;
+}
+
+/** Both fields as read, and the tightest limit. */
+export interface RateLimitInfo {
+  readonly policies: readonly RateLimitPolicy[];
+  readonly limits: readonly ServiceLimit[];
+  /** The least `remaining` of `limits`; null when `RateLimit` was not sent. */
+  readonly remaining: number | null;
+  /** Seconds until the tightest limit resets (the longest `t` among exhausted limits); null when unknown. */
+  readonly reset: number | null;
 }
 
 /** A `Proxy-Status` member (RFC 9209 §2). */

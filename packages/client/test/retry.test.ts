@@ -1,7 +1,8 @@
 /**
  * The retry policy's properties (fast-check): never a retry of a non-retryable error, never a wait over the cap,
  * never a wait shorter than the hint (a hint over the cap gives up or escalates instead), never a retry of a
- * non-idempotent method unless asked, never past maxAttempts; `owner_action_required` escalates.
+ * non-idempotent method unless asked (or the request never reached the origin, or carried an Idempotency-Key),
+ * never past maxAttempts; `owner_action_required` escalates.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -15,6 +16,7 @@ const edgeError = fc
     retryable: fc.boolean(),
     retryAfter: fc.option(fc.integer({ min: 0, max: 100_000 }), { nil: null }),
     owner: fc.option(fc.boolean(), { nil: null }),
+    reached: fc.option(fc.boolean(), { nil: null }),
     code: fc.constantFrom(500, 502, 521, 522, 525, 1015, 1020),
   })
   .map((e): EdgeError => ({
@@ -23,12 +25,16 @@ const edgeError = fc
     status: e.code < 1000 ? e.code : 403,
     code: e.code,
     name: null,
+    category: null,
     rayId: null,
     retryable: e.retryable,
     retryAfter: e.retryable ? e.retryAfter : null,
+    retryAfterMs: e.retryable && e.retryAfter !== null ? e.retryAfter * 1000 : null,
     ownerActionRequired: e.owner,
+    requestReachedOrigin: e.reached,
     fields: {},
     proxyStatus: null,
+    rateLimit: null,
   }));
 
 const options = fc.record({
@@ -44,6 +50,7 @@ const context = fc.record({
   attempt: fc.integer({ min: 1, max: 12 }),
   method: fc.constantFrom(...METHODS),
   status: fc.constant(503),
+  idempotencyKey: fc.boolean(),
 });
 
 describe("decideRetry", () => {
@@ -65,11 +72,11 @@ describe("decideRetry", () => {
         const d = decideRetry(error, ctx, opts);
         if (d.kind !== "retry") return;
         expect(d.delayMs).toBeLessThanOrEqual(opts.maxDelayMs);
-        expect(d.delayMs).toBeGreaterThanOrEqual((error.retryAfter ?? 0) * 1000);
+        // Retryable with no wait given at all (an explicit verdict alone): the fallback, 1 s by default.
+        const hint = error.retryAfterMs ?? 1000;
+        expect(d.delayMs).toBeGreaterThanOrEqual(hint);
         expect(d.delayMs).toBeGreaterThanOrEqual(Math.min(opts.minDelayMs, opts.maxDelayMs));
-        expect(d.delayMs).toBeLessThanOrEqual(
-          Math.max((error.retryAfter ?? 0) * 1000, opts.minDelayMs) * (1 + opts.jitter) + 1,
-        );
+        expect(d.delayMs).toBeLessThanOrEqual(Math.max(hint, opts.minDelayMs) * (1 + opts.jitter) + 1);
       }),
     );
   });
@@ -84,12 +91,13 @@ describe("decideRetry", () => {
     );
   });
 
-  it("no retry of a non-idempotent method unless asked, and none past maxAttempts", () => {
+  it("no retry of a non-idempotent method unless asked, unsent, or keyed; and none past maxAttempts", () => {
     fc.assert(
       fc.property(edgeError, context, options, (error, ctx, opts) => {
         const d = decideRetry(error, ctx, opts);
         if (d.kind !== "retry") return;
-        expect(IDEMPOTENT.has(ctx.method) || opts.retryNonIdempotent).toBe(true);
+        const safe = error.requestReachedOrigin === false || ctx.idempotencyKey;
+        expect(IDEMPOTENT.has(ctx.method) || opts.retryNonIdempotent || safe).toBe(true);
         expect(ctx.attempt).toBeLessThan(opts.maxAttempts);
       }),
     );
