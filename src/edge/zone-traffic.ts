@@ -21,6 +21,7 @@ import { headerSectionBytes, scanRequestHeaders } from "./origin/headers";
 import { applyToOriginError, assetsOf, customizationFor } from "./custom-errors/apply";
 import { compiledZone, routeTo, type Route } from "./compiled-zone";
 import { requestPhase } from "./request-phases/request-phase";
+import { rateLimitFields, withRateLimitFields, type RateLimitFieldValues } from "./request-phases/rate-limit/fields";
 import type { ErrorScope } from "../errors/pipeline";
 import { recordError, type PhaseProgress } from "./analytics/occurrence";
 import type { CompiledRequestPhase } from "./request-phases/compile";
@@ -106,18 +107,30 @@ export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
   // `requestPhase` takes it as a value so tests can move it (docs/producers.md). A zone without request-phase rules
   // pays one boolean, no promise (the proxy's own cost).
   if (config !== null) phases = config.phases;
+  let limitFields: RateLimitFieldValues | undefined;
   if (config?.hasPhases === true) {
-    const phase = await requestPhase(config.phases, request, { env, zone, now: Date.now(), ruleUrl: ruleUrl() });
+    const now = Date.now();
+    const phase = await requestPhase(config.phases, request, { env, zone, now, ruleUrl: ruleUrl() });
     phaseOutcome = phase;
-    if (phase.kind === "error") return fail(phase.code, phase.cause, phase.retryAfter);
+    if (phase.kind === "error") {
+      const answer = await fail(phase.code, phase.cause, phase.retryAfter);
+      if (phase.rateLimits === undefined) return answer;
+      // The block's t is the answer's own Retry-After, so the two agree whatever set it (docs/producers.md).
+      const retryAfter = Number(answer.headers.get("Retry-After") ?? phase.retryAfter);
+      const blocked = { ruleId: phase.ruleId, retryAfter: Number.isInteger(retryAfter) ? retryAfter : 1 };
+      return withRateLimitFields(answer, rateLimitFields(phase.rateLimits, now, blocked));
+    }
+    // A request some rate-limiting rule counted: every answer tells the client its quota (docs/producers.md
+    // "RateLimit fields"), the origin's own included.
+    if (phase.rateLimits !== undefined) limitFields = rateLimitFields(phase.rateLimits, now);
   } else phaseOutcome = PASSED;
 
   // The origin gets the original path unless the zone's scope is `both` (docs/rules-language.md; docs/origin.md).
   const path = normalization.scope === "both" ? ruleUrl().originPath : url.pathname + url.search;
   originTried = true;
   const result = await forwardToOrigin(request, url, headers, route.plan, { connector: connectorFor(env), path });
-  if (!result.ok) return fail(result.error.code, result.error.cause);
-  if (result.value.status < 400) return result.value;
+  if (!result.ok) return withFields(await fail(result.error.code, result.error.cause), limitFields);
+  if (result.value.status < 400) return withFields(result.value, limitFields);
   // Custom error rules also see the origin's own errors (docs/custom-errors.md); pages and defaults never replace them.
   const custom = config
     ? applyToOriginError(config.customErrors, request, result.value, {
@@ -128,7 +141,7 @@ export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
     : null;
   // Synchronous unless a rule's asset is read from KV (once per zone version on this isolate).
   const byRule = custom instanceof Promise ? await custom : custom;
-  const answered = byRule?.response ?? result.value;
+  const answered = withFields(byRule?.response ?? result.value, limitFields);
   if (!recorded) return answered;
   // An origin error passed through is recorded too. It passes through unchanged (docs/custom-errors.md), so
   // without a rule it carries no Ray-ID: the record gets one of its own (docs/analytics.md "Records").
@@ -151,6 +164,11 @@ function progressOf(
   customRules: boolean,
 ): PhaseProgress {
   return { compiled, outcome, origin, customRules };
+}
+
+/** `response` with the RateLimit fields of the rules that counted its request, when any did. */
+function withFields(response: Response, fields: RateLimitFieldValues | undefined): Response {
+  return fields === undefined ? response : withRateLimitFields(response, fields);
 }
 
 /** The outcome of request phases that had no rule to run. */

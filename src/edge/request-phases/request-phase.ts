@@ -7,13 +7,17 @@
  */
 import { clientAddress } from "../../shared/client-address";
 import { clientCountry } from "../../shared/country";
-import { checkRateLimit, type RateLimitEnv } from "./rate-limit/check";
+import { checkRateLimit, type AppliedLimit, type RateLimitEnv } from "./rate-limit/check";
 import type { CompiledRequestPhase } from "./compile";
 import { firstMatch, requestContext } from "../../rules/rule-list";
 import type { RuleUrl } from "../../shared/rule-url";
 
+/**
+ * `rateLimits`: the rate-limiting rules that counted the request (none: absent), for the `RateLimit-Policy` and
+ * `RateLimit` fields of its answer (rate-limit/fields.ts); on a 1015, `ruleId` is the rule that refused it.
+ */
 export type RequestPhaseOutcome =
-  | { readonly kind: "pass" }
+  | { readonly kind: "pass"; readonly rateLimits?: readonly AppliedLimit[] }
   | {
       readonly kind: "error";
       readonly code: 1006 | 1009 | 1015 | 1020;
@@ -21,6 +25,7 @@ export type RequestPhaseOutcome =
       readonly cause: string;
       /** The rule that blocked (recorded with the error, docs/analytics.md "Request detail"). */
       readonly ruleId: string;
+      readonly rateLimits?: readonly AppliedLimit[];
     };
 
 export interface RequestPhaseScope {
@@ -76,11 +81,13 @@ export async function requestPhase(
   }
   // 3. Rate limiting (fails open, docs/origin.md).
   if (compiled.rateLimits !== null) {
+    const applied: AppliedLimit[] = [];
     const decision = await checkRateLimit(compiled.rateLimits, request, {
       env: scope.env,
       zone: scope.zone,
       now: scope.now,
       ctx,
+      applied,
     });
     if (decision.kind === "block") {
       return {
@@ -89,8 +96,10 @@ export async function requestPhase(
         retryAfter: decision.retryAfter,
         cause: `rate-limiting rule ${decision.ruleId} exceeded`,
         ruleId: decision.ruleId,
+        rateLimits: applied,
       };
     }
+    if (applied.length > 0) return { kind: "pass", rateLimits: applied };
   }
   return PASS;
 }

@@ -86,6 +86,30 @@ export function countRequest(current: CounterState | null, limits: CounterLimits
   return { state, decision: ALLOW, changed: true };
 }
 
+/**
+ * What a counter tells a client about its quota at `now` (the `RateLimit` field, docs/producers.md "RateLimit
+ * fields"): the requests still admitted in the window (`remaining`) and when more become available (`resetAt`: the
+ * end of a block, else the instant the oldest counting bucket leaves the window; null when nothing counts).
+ */
+export interface ServiceLimitState {
+  readonly remaining: number;
+  readonly resetAt: number | null;
+}
+
+export function serviceLimit(state: CounterState, limits: CounterLimits, now: number): ServiceLimitState {
+  if (now < state.blockedUntil) return { remaining: 0, resetAt: state.blockedUntil };
+  const since = now - limits.periodMs;
+  let count = 0;
+  let resetAt: number | null = null;
+  for (const b of state.buckets) {
+    if (b.last <= since) continue;
+    count += b.count;
+    const end = b.last + limits.periodMs;
+    if (resetAt === null || end < resetAt) resetAt = end;
+  }
+  return { remaining: Math.max(0, limits.limit - count), resetAt };
+}
+
 /** When the state stops mattering (equals a fresh counter) and may be deleted: the alarm's deadline. */
 export function expiresAt(state: CounterState, periodMs: number): number {
   let end = state.blockedUntil;

@@ -30,12 +30,14 @@ import {
   expiresAt,
   leaseRequests,
   MAX_LEASE,
+  serviceLimit,
   type Bucket,
   type CounterDecision,
   type CounterLimits,
   type CounterState,
   type LeaseDecision,
   type LeaseReturn,
+  type ServiceLimitState,
 } from "./counter";
 import { RATE_LIMIT_BOUNDS } from "../zone/rulesets/ratelimit";
 import { migrate, type Migration } from "../migrations";
@@ -58,6 +60,12 @@ export interface LeaseInput extends HitInput {
   readonly returned: LeaseReturn | null;
   /** Asked ahead: the caller still holds some of the counter (nothing left is then not a block). */
   readonly ahead: boolean;
+}
+
+/** A decision and the counter's service limit right after it. */
+export interface Reported<D> {
+  readonly decision: D;
+  readonly limit: ServiceLimitState;
 }
 
 interface Row extends Record<string, SqlStorageValue> {
@@ -140,9 +148,14 @@ export class RateLimiter extends DurableObject<Env> {
 
   /** Counts one request (or refuses to, while blocked) and says whether it may pass (exact counting). */
   hit(input: HitInput): CounterDecision {
+    return this.hitWithLimit(input).decision;
+  }
+
+  /** `hit`, with the counter's service limit after it (the edge's `RateLimit` field, docs/producers.md). */
+  hitWithLimit(input: HitInput): Reported<CounterDecision> {
     checkInput(input);
     const limits = this.limitsOf(input);
-    return this.step(input, limits.periodMs, (state) => countRequest(state, limits, input.now));
+    return this.step(input, limits, (state) => countRequest(state, limits, input.now));
   }
 
   /**
@@ -150,10 +163,15 @@ export class RateLimiter extends DurableObject<Env> {
    * unspent part of its previous lease; or says the client is blocked.
    */
   lease(input: LeaseInput): LeaseDecision {
+    return this.leaseWithLimit(input).decision;
+  }
+
+  /** `lease`, with the counter's service limit after it (the lease counted as spent). */
+  leaseWithLimit(input: LeaseInput): Reported<LeaseDecision> {
     checkInput(input);
     checkLease(input);
     const limits = this.limitsOf(input);
-    return this.step(input, limits.periodMs, (state) => leaseRequests(state, limits, input.now, input));
+    return this.step(input, limits, (state) => leaseRequests(state, limits, input.now, input));
   }
 
   private limitsOf(input: HitInput): CounterLimits {
@@ -163,9 +181,10 @@ export class RateLimiter extends DurableObject<Env> {
   /** One counter step in memory, written behind (a block written through), alarms armed: see the header. */
   private step<D extends { readonly kind: string }>(
     input: HitInput,
-    periodMs: number,
+    limits: CounterLimits,
     count: (state: CounterState | null) => { state: CounterState; decision: D; changed: boolean },
-  ): D {
+  ): Reported<D> {
+    const periodMs = limits.periodMs;
     const { key, now } = input;
     if (now > this.latestNow) this.latestNow = now;
     const entry = this.entries.get(key) ?? this.load(key);
@@ -180,7 +199,7 @@ export class RateLimiter extends DurableObject<Env> {
         this.armFor(Math.min(next.expiry, Date.now() + FLUSH_MS));
       }
     }
-    return step.decision;
+    return { decision: step.decision, limit: serviceLimit(step.state, limits, now) };
   }
 
   /** Deletes expired counters; re-arms for the next expiry, or drops the object's storage when none is left. */

@@ -19,12 +19,21 @@ import { IsolateCounters, type Acquired } from "./isolate-counters";
 import { BoundedCache } from "../../../shared/bounded-cache";
 import { countingKey } from "../../../state/zone/rulesets/characteristics";
 import type { CompiledRateLimitRule, CompiledRateLimits } from "./compile";
-import type { CounterDecision } from "../../../state/rate-limiter/counter";
+import type { CounterDecision, ServiceLimitState } from "../../../state/rate-limiter/counter";
 import type { RateLimiter } from "../../../state/rate-limiter/rate-limiter";
 
 /** The bindings this needs; the binding may be absent (a deployment without it fails open). */
 export interface RateLimitEnv {
   readonly RATE_LIMITER?: DurableObjectNamespace<RateLimiter>;
+}
+
+/**
+ * A rule that counted the request and what its counter said of the quota left (the `RateLimit-Policy` and
+ * `RateLimit` fields, fields.ts): `limit` is null when the counter could not be asked (fail open).
+ */
+export interface AppliedLimit {
+  readonly rule: CompiledRateLimitRule;
+  readonly limit: ServiceLimitState | null;
 }
 
 export type RateLimitDecision =
@@ -50,6 +59,11 @@ export interface RateLimitScope {
   readonly ctx?: EvaluationContext;
   /** Tests pass their own to play several isolates against one object. */
   readonly isolate?: IsolateCounters;
+  /**
+   * When given, each rule that counts the request is added here with what its counter said of the quota left (the
+   * caller's `RateLimit` fields, fields.ts); the decision stays the same.
+   */
+  readonly applied?: AppliedLimit[];
 }
 
 export async function checkRateLimit(
@@ -58,21 +72,26 @@ export async function checkRateLimit(
   scope: RateLimitScope,
 ): Promise<RateLimitDecision> {
   const counted: Counted = {
-    ...scope,
+    env: scope.env,
+    zone: scope.zone,
+    now: scope.now,
     ctx: scope.ctx ?? requestContext(request),
     isolate: scope.isolate ?? ISOLATE,
   };
   // Every matching rule counts the request, in order, until one blocks; a rule over budget counts it too (it fails
   // closed, logged like every phase's: rule-list.ts `failsClosed`; docs/rules-language.md "Evaluation budget").
   for (const rule of allMatches(limits, counted.ctx, scope.zone)) {
-    const until = await blockedUntil(rule, request, counted);
-    if (until !== undefined) return { kind: "block", retryAfter: retryAfterSeconds(until, scope.now), ruleId: rule.id };
+    const counter = await countUnder(rule, request, counted);
+    scope.applied?.push({ rule, limit: counter.limit });
+    if (counter.blockedUntil !== undefined) {
+      return { kind: "block", retryAfter: retryAfterSeconds(counter.blockedUntil, scope.now), ruleId: rule.id };
+    }
   }
   return ALLOW;
 }
 
 /** A `RateLimitScope` with its defaults filled in. */
-type Counted = Required<RateLimitScope>;
+type Counted = Required<Omit<RateLimitScope, "applied">>;
 
 /**
  * Whole seconds until the block ends, rounded up, at least 1. The block ends when the client may send again (the
@@ -114,20 +133,26 @@ export async function counterOf(
   return { key, name: `${zoneName}\n${rule.id}\n${key}` };
 }
 
-/** The end of the client's block under `rule`, or undefined when the request may pass (counted, or failed open). */
-async function blockedUntil(
-  rule: CompiledRateLimitRule,
-  request: Request,
-  scope: Counted,
-): Promise<number | undefined> {
+/**
+ * What counting the request under `rule` gave: the end of the client's block (undefined when the request may pass:
+ * counted, or failed open), and the counter's service limit (null when it could not be asked).
+ */
+interface CounterAnswer {
+  readonly blockedUntil?: number;
+  readonly limit: ServiceLimitState | null;
+}
+
+const UNKNOWN: CounterAnswer = { limit: null };
+
+async function countUnder(rule: CompiledRateLimitRule, request: Request, scope: Counted): Promise<CounterAnswer> {
   const { env, zone, ctx, now, isolate } = scope;
   const { key, name } = await counterOf(zone, rule, ctx, request);
   const cached = isolate.knownBlock(name, now);
-  if (cached !== undefined) return cached;
+  if (cached !== undefined) return blocked(cached);
   const namespace = env.RATE_LIMITER;
   if (namespace === undefined) {
     logUnavailable(zone, rule.id, "no RATE_LIMITER binding");
-    return undefined;
+    return UNKNOWN;
   }
   const input = {
     key,
@@ -143,22 +168,35 @@ async function blockedUntil(
       now,
       (want, returned, ahead) =>
         ask(zone, rule.id, async (): Promise<Acquired> => {
-          const d = await stub().lease({ ...input, want, returned, ahead });
+          const { decision: d, limit: l } = await stub().leaseWithLimit({ ...input, want, returned, ahead });
           // Plain values of the union (RPC results are typed per member, not as the union).
-          if (d.kind === "lease") return { kind: "lease", size: d.size, bucket: d.bucket, expiresAt: d.expiresAt };
-          return d.kind === "block" ? { kind: "block", blockedUntil: d.blockedUntil } : { kind: "exhausted" };
+          const limit = { remaining: l.remaining, resetAt: l.resetAt };
+          if (d.kind === "lease")
+            return { kind: "lease", size: d.size, bucket: d.bucket, expiresAt: d.expiresAt, limit };
+          return d.kind === "block" ? { kind: "block", blockedUntil: d.blockedUntil } : { kind: "exhausted", limit };
         }),
       COUNTER_TIMEOUT_MS,
     );
-    return admission.kind === "block" ? admission.blockedUntil : undefined;
+    if (admission.kind === "block") return blocked(admission.blockedUntil);
+    return admission.kind === "admit" && admission.limit !== undefined ? { limit: admission.limit } : UNKNOWN;
   }
-  const decision = await ask(zone, rule.id, async (): Promise<CounterDecision | Unavailable> => {
-    const d = await stub().hit(input);
-    return d.kind === "block" ? { kind: "block", blockedUntil: d.blockedUntil } : { kind: "allow" };
+  type Answer = { readonly kind: "answer"; readonly decision: CounterDecision; readonly limit: ServiceLimitState };
+  const answer = await ask(zone, rule.id, async (): Promise<Answer | Unavailable> => {
+    const { decision: d, limit: l } = await stub().hitWithLimit(input);
+    const limit = { remaining: l.remaining, resetAt: l.resetAt };
+    const decision: CounterDecision =
+      d.kind === "block" ? { kind: "block", blockedUntil: d.blockedUntil } : { kind: "allow" };
+    return { kind: "answer", decision, limit };
   });
-  if (decision.kind !== "block") return undefined;
-  isolate.noteBlock(name, decision.blockedUntil);
-  return decision.blockedUntil;
+  if (answer.kind === "unavailable") return UNKNOWN;
+  if (answer.decision.kind !== "block") return { limit: answer.limit };
+  isolate.noteBlock(name, answer.decision.blockedUntil);
+  return blocked(answer.decision.blockedUntil);
+}
+
+/** A block: no quota left until it ends. */
+function blocked(until: number): CounterAnswer {
+  return { blockedUntil: until, limit: { remaining: 0, resetAt: until } };
 }
 
 type Unavailable = { readonly kind: "unavailable" };

@@ -29,7 +29,12 @@
  * (several "isolates") against one real object.
  */
 import { BoundedCache } from "../../../shared/bounded-cache";
-import { MAX_LEASE, type LeaseDecision, type LeaseReturn } from "../../../state/rate-limiter/counter";
+import {
+  MAX_LEASE,
+  type LeaseDecision,
+  type LeaseReturn,
+  type ServiceLimitState,
+} from "../../../state/rate-limiter/counter";
 
 /** Most counters with a known block, and most counters with leases, per isolate (each least recently used out). */
 export const BLOCKED_CACHE_SIZE = 10_000;
@@ -37,11 +42,19 @@ export const LEASE_CACHE_SIZE = 10_000;
 /** How often a request waiting for another's lease request looks at the leases again. */
 export const POLL_MS = 1;
 
-/** What the object answered to a lease request, or that it could not be asked (the caller failed open and logged). */
-export type Acquired = LeaseDecision | { readonly kind: "unavailable" };
+/**
+ * What the object answered to a lease request (with its service limit after it, when it said), or that it could not
+ * be asked (the caller failed open and logged).
+ */
+export type Acquired = (LeaseDecision & { readonly limit?: ServiceLimitState }) | { readonly kind: "unavailable" };
 
 export type Admission =
-  | { readonly kind: "admit" }
+  /**
+   * `limit`: the quota left as this isolate knows it (docs/producers.md "RateLimit fields"): what the object had
+   * left after its last lease here, plus what this isolate still holds of its leases. Other isolates' spending since
+   * is not seen: an estimate, as approximate counting is. Absent when the object never said.
+   */
+  | { readonly kind: "admit"; readonly limit?: ServiceLimitState }
   | { readonly kind: "block"; readonly blockedUntil: number }
   /** The object could not be asked (the caller logged it): fail open (docs/origin.md). */
   | { readonly kind: "unavailable" };
@@ -67,6 +80,8 @@ interface Slot {
   spentOfExpired: number | null;
   /** Unspent parts of expired leases, to give back with the next request (one bucket's worth). */
   returned: LeaseReturn | null;
+  /** The object's service limit after the last lease it granted here (null: none reported). */
+  reported: ServiceLimitState | null;
   /**
    * Until when (on the asking request's clock) a lease request is in flight; 0 when none. A deadline, not a count:
    * a request cancelled mid-call (its client went away) never runs its continuation, and a count would stay up.
@@ -108,7 +123,7 @@ export class IsolateCounters {
   async admit(name: string, now: number, acquire: Acquire, waitMs: number): Promise<Admission> {
     let slot = this.slots.get(name);
     if (slot === undefined) {
-      slot = { leases: [], last: 0, spentOfExpired: null, returned: null, askingUntil: 0 };
+      slot = { leases: [], last: 0, spentOfExpired: null, returned: null, reported: null, askingUntil: 0 };
       this.slots.set(name, slot);
     }
     for (let waited = 0; ; waited += POLL_MS) {
@@ -116,7 +131,7 @@ export class IsolateCounters {
         // Refill ahead: this request fetches the next lease while the others spend what is left.
         if (slot.askingUntil <= now && slot.last > 1 && held(slot) <= slot.last / 2)
           await this.ask(name, slot, acquire, { now, waitMs, forThisRequest: false });
-        return ADMIT;
+        return admitted(slot);
       }
       // Nothing left here: ask, unless another request is asking (then look again shortly, on this request's timer).
       if (slot.askingUntil <= now || waited >= waitMs)
@@ -174,7 +189,8 @@ export class IsolateCounters {
       left: forThisRequest ? got.size - 1 : got.size,
     });
     slot.last = got.size;
-    return ADMIT;
+    slot.reported = got.limit ?? null;
+    return admitted(slot);
   }
 }
 
@@ -199,6 +215,13 @@ function take(slot: Slot, now: number): boolean {
     }
   }
   return false;
+}
+
+/** An admission with the quota left as this isolate knows it (see `Admission`). */
+function admitted(slot: Slot): Admission {
+  const reported = slot.reported;
+  if (reported === null) return ADMIT;
+  return { kind: "admit", limit: { remaining: reported.remaining + held(slot), resetAt: reported.resetAt } };
 }
 
 function held(slot: Slot): number {

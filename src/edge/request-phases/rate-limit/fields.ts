@@ -1,0 +1,60 @@
+/**
+ * The `RateLimit-Policy` and `RateLimit` response fields (docs/producers.md "RateLimit fields";
+ * draft-ietf-httpapi-ratelimit-headers-10 §3, §4: structured-field Lists, RFC 9651): one member per
+ * rate-limiting rule that counted the request, named by the rule's id.
+ *   RateLimit-Policy: "<rule id>";q=<requests_per_period>;w=<period>
+ *   RateLimit: "<rule id>";r=<requests left>;t=<seconds until more are allowed>
+ * On every answer of a request a rule counted, allowed or blocked, the origin's own included. On a block the
+ * blocking rule says r=0 and t = the answer's `Retry-After` (the draft, §6: `Retry-After` never earlier than `t`).
+ * Made only for such requests: a zone without rate-limiting rules, or a request no rule matched, pays nothing.
+ */
+import type { AppliedLimit } from "./check";
+
+/** The two field values; `limit` is null when no counter could say what is left. */
+export interface RateLimitFieldValues {
+  readonly policy: string;
+  readonly limit: string | null;
+}
+
+/** The two field values for the rules that counted a request at `now`; `blocked`: the rule that refused it. */
+export function rateLimitFields(
+  applied: readonly AppliedLimit[],
+  now: number,
+  blocked?: { readonly ruleId: string; readonly retryAfter: number },
+): RateLimitFieldValues {
+  const policies: string[] = [];
+  const limits: string[] = [];
+  for (const { rule, limit } of applied) {
+    const name = sfString(rule.id);
+    policies.push(`${name};q=${rule.requestsPerPeriod};w=${rule.period}`);
+    if (blocked !== undefined && rule.id === blocked.ruleId) {
+      limits.push(`${name};r=0;t=${blocked.retryAfter}`);
+      continue;
+    }
+    if (limit === null) continue; // the counter could not be asked (fail open): nothing true to say
+    const t = limit.resetAt === null ? "" : `;t=${Math.max(0, Math.ceil((limit.resetAt - now) / 1000))}`;
+    limits.push(`${name};r=${limit.remaining}${t}`);
+  }
+  return { policy: policies.join(", "), limit: limits.length === 0 ? null : limits.join(", ") };
+}
+
+/**
+ * `response` with the fields appended (an origin's own `RateLimit` members stay: a List may be split over field
+ * lines, RFC 9651 §3.1). A response whose headers are immutable (an origin's, as fetch returns it) is copied first.
+ */
+export function withRateLimitFields(response: Response, fields: RateLimitFieldValues): Response {
+  let out = response;
+  try {
+    out.headers.append("RateLimit-Policy", fields.policy);
+  } catch {
+    out = new Response(response.body, response);
+    out.headers.append("RateLimit-Policy", fields.policy);
+  }
+  if (fields.limit !== null) out.headers.append("RateLimit", fields.limit);
+  return out;
+}
+
+/** An sf-string (RFC 9651 §3.3.3): printable ASCII, `"` and `\` escaped; anything else replaced by `?`. */
+function sfString(text: string): string {
+  return `"${text.replace(/[^\x20-\x7e]/g, "?").replace(/["\\]/g, "\\$&")}"`;
+}
