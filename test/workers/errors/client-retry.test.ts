@@ -1,8 +1,9 @@
 /**
  * The client package's `fetchWithRetry` (packages/client, docs/client.md) against the real Worker and real
  * failing origins on 127.0.0.1 (test/servers/): 521 (refused port), 522 (the injected blackhole fault), 524 (an
- * origin that never answers), 525 (plain HTTP on the TLS port), and a rate-limited zone whose dynamic Retry-After
- * the client waits out. The waits go through an injected sleep that moves the clock the Worker reads (Date.now),
+ * origin that never answers), 525 (plain HTTP on the TLS port), a rate-limited zone whose dynamic Retry-After
+ * the client waits out (and whose RateLimit fields it hands over), and the example zone (fixtures/example-zone.json),
+ * whose own JSON and page answer a 520: the client reads the code from Proxy-Status and escalates. The waits go through an injected sleep that moves the clock the Worker reads (Date.now),
  * so nothing really waits 20 or 120 s.
  */
 import { exports } from "cloudflare:workers";
@@ -10,6 +11,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { fetchWithRetry, type FetchWithRetryOptions } from "../../../packages/client/src/index.js";
 import { loopback, ports, putZone, uniqueZone } from "../support/origin";
 import { apiOk } from "../support/envelope";
+import example from "../../../fixtures/example-zone.json";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -70,19 +72,27 @@ describe("fetchWithRetry against failing origins", () => {
     expect(result.decision?.kind).toBe("escalate");
   });
 
-  it("a POST is not retried (not idempotent) unless asked", async () => {
+  it("a POST the origin may have seen is not retried unless asked or keyed (Idempotency-Key)", async () => {
     vi.spyOn(console, "log").mockImplementation(() => {});
+    vi.spyOn(console, "error").mockImplementation(() => {});
     const { waits, options } = fakeTime();
-    const host = await zone(loopback(ports.closed));
-    const post = await fetchWithRetry(`http://${host}/`, { method: "POST", body: "x" }, options);
-    // 521 needs its owner (owner_action_required): not retried, and said so as an escalation.
-    expect([post.attempts, waits.length, post.decision?.kind]).toEqual([1, 0, "escalate"]);
+    // A reset after the request was sent: a 520, the request reached the origin (or nothing says it did not).
+    const host = await zone(loopback(ports.raw));
+    const post = await fetchWithRetry(`http://${host}/reset`, { method: "POST", body: "x" }, options);
+    // 520 needs its owner (owner_action_required): not retried, and said so as an escalation.
+    expect([post.response.status, post.attempts, waits.length, post.decision?.kind]).toEqual([520, 1, 0, "escalate"]);
     const asked = await fetchWithRetry(
-      `http://${host}/`,
+      `http://${host}/reset`,
       { method: "POST", body: "x" },
       { ...options, retryNonIdempotent: true, maxAttempts: 2 },
     );
     expect([asked.attempts, waits.length]).toEqual([2, 1]);
+    const keyed = await fetchWithRetry(
+      `http://${host}/reset`,
+      { method: "POST", body: "x", headers: { "Idempotency-Key": "order-42" } },
+      { ...options, maxAttempts: 2 },
+    );
+    expect([keyed.attempts, waits.length]).toEqual([2, 2]);
   });
 
   it("a cap below the hint: no retry at all (never a shorter wait than the error asks)", async () => {
@@ -123,10 +133,49 @@ describe("fetchWithRetry against a rate-limited zone", () => {
     const first = await fetchWithRetry(`http://${host}/`, {}, options);
     expect(first.response.status).toBe(200);
     await first.response.body?.cancel();
+    // The quota, read from the RateLimit fields of the origin's 200.
+    expect(first.rateLimit).toMatchObject({ remaining: 0, reset: 20, policies: [{ quota: 1, window: 20 }] });
     const second = await fetchWithRetry(`http://${host}/`, {}, { ...options, jitter: 0 });
     expect(waits).toEqual([20_000]);
     expect(second.attempts).toBe(2);
     expect(second.response.status).toBe(200);
     await second.response.body?.cancel();
+  });
+});
+
+/** The example zone (fixtures/example-zone.json, as `npm run dev` seeds it) in front of `origin`, under a new name. */
+async function exampleZone(origin: string): Promise<string> {
+  const host = await zone(origin);
+  for (const [phase, ruleset] of Object.entries(example.rulesets)) {
+    await apiOk("PUT", `/zones/${host}/rulesets/phases/${phase}/entrypoint`, ruleset);
+  }
+  for (const [id, content] of Object.entries(example.custom_pages)) {
+    await apiOk("PUT", `/zones/${host}/custom_pages/${id}`, { state: "customized", content });
+  }
+  return host;
+}
+
+describe("the example zone's 520: answers whose body is the shop's own", () => {
+  it.each([
+    { label: "its JSON clients rule", accept: undefined, status: 503 },
+    { label: "its 500-class page", accept: "text/html", status: 520 },
+  ])("$label: the code from Proxy-Status, retried, then escalate (not give-up)", async (c) => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const { waits, options } = fakeTime();
+    const host = await exampleZone(loopback(ports.raw));
+    const init = c.accept === undefined ? {} : { headers: { Accept: c.accept } };
+    const result = await fetchWithRetry(`http://${host}/reset`, init, options);
+    expect(result.response.status).toBe(c.status);
+    expect(result.error).toMatchObject({
+      code: 520,
+      name: "origin_unknown_error",
+      category: "origin",
+      ownerActionRequired: true,
+      retryable: true,
+    });
+    expect(result.attempts).toBe(3);
+    expect(waits).toEqual([63_000, 63_000]); // 60 s + half the 10 % jitter
+    expect(result.decision).toMatchObject({ kind: "escalate" });
   });
 });
