@@ -9,6 +9,7 @@ import {
   MAX_BUCKETS,
   countRequest,
   expiresAt,
+  serviceLimit,
   type CounterLimits,
   type CounterState,
 } from "../../../../src/state/rate-limiter/counter";
@@ -148,5 +149,22 @@ describe("counter", () => {
     expect(expiresAt(blocked, limits.periodMs)).toBe(31_000);
     const short = { ...limits, timeoutMs: 1_000 };
     expect(expiresAt(send(null, 4, 1000, short).state!, limits.periodMs)).toBe(11_000);
+  });
+});
+
+describe('serviceLimit: what the RateLimit field says (docs/producers.md "RateLimit fields")', () => {
+  it("counts down within the window, resets when the oldest bucket leaves it, and says the block's end", () => {
+    const t0 = 1_000_000;
+    const one = send(null, 1, t0).state!;
+    expect(serviceLimit(one, limits, t0)).toEqual({ remaining: 2, resetAt: t0 + 10_000 });
+    const two = send(one, 1, t0 + 4_000).state!;
+    // The first bucket (t0) still counts: the reset is when it leaves.
+    expect(serviceLimit(two, limits, t0 + 4_000)).toEqual({ remaining: 1, resetAt: t0 + 10_000 });
+    // After it left, only the second counts.
+    expect(serviceLimit(two, limits, t0 + 10_000)).toEqual({ remaining: 2, resetAt: t0 + 14_000 });
+    const full = send(two, 2, t0 + 5_000);
+    expect(full.kinds).toEqual(["allow", "block"]);
+    expect(serviceLimit(full.state!, limits, t0 + 5_000)).toEqual({ remaining: 0, resetAt: t0 + 5_000 + 30_000 });
+    expect(serviceLimit({ buckets: [], blockedUntil: 0 }, limits, t0)).toEqual({ remaining: 3, resetAt: null });
   });
 });
