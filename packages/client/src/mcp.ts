@@ -19,6 +19,13 @@ export function parseMcpError(message: unknown): EdgeError | null {
       return null;
     }
   }
+  if (Array.isArray(value)) {
+    for (const item of value as unknown[]) {
+      const found = parseMcpError(item);
+      if (found !== null) return found;
+    }
+    return null;
+  }
   if (!isObject(value)) return null;
   const result = isObject(value.result) ? value.result : value;
   if (result.isError === true && isEdgeFields(result.structuredContent)) {

@@ -260,9 +260,16 @@ describe("MCP error answers (parseMcpError)", () => {
   });
 
   it("a JSON-RPC error with the problem in error.data, or the error object an SDK throws", () => {
-    const error = { code: -32003, message: "Error 521: Web server is down", data: problem };
+    // -32050: the service's code in JSON-RPC 2.0's server-error range (§5.1).
+    const error = { code: -32050, message: "Error 521: Web server is down", data: problem };
     expect(parseMcpError({ jsonrpc: "2.0", id: 1, error })).toMatchObject({ source: "mcp-error", code: 521 });
     expect(parseMcpError(error)).toMatchObject({ source: "mcp-error", code: 521 });
+    // A batch's answers: the first edge error.
+    const batch = [
+      { jsonrpc: "2.0", id: 1, result: { tools: [] } },
+      { jsonrpc: "2.0", id: 2, error },
+    ];
+    expect(parseMcpError(JSON.stringify(batch))).toMatchObject({ source: "mcp-error", code: 521 });
   });
 
   it("anything else is null", () => {
@@ -271,6 +278,7 @@ describe("MCP error answers (parseMcpError)", () => {
     expect(parseMcpError({ jsonrpc: "2.0", id: 1, error: { code: -32601, message: "no such method" } })).toBeNull();
     expect(parseMcpError("not json")).toBeNull();
     expect(parseMcpError(null)).toBeNull();
+    expect(parseMcpError([])).toBeNull();
   });
 });
 
