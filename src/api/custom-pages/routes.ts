@@ -8,6 +8,7 @@ import { assetRoutes } from "./assets";
 import { readJsonBody } from "../kit/body";
 import { boxStyleHash } from "../../errors/headers";
 import { apiSuccess } from "../kit/envelope";
+import { lintMessages } from "../kit/lint-messages";
 import type { ApiContext, ApiRoute } from "../kit/types";
 import { editZone, readZone, zoneHandler, zoneTarget, type ZoneAnswer } from "../kit/zone-section";
 import { err, ok } from "../../shared/result";
@@ -60,7 +61,10 @@ async function putPage(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   if (!body.ok) return err({ kind: "body", failure: body.error });
   // Validated by the writer against the zone's plan as it is when the page is stored (src/state/zone/edits.ts).
   const written = await editZone(c, zone, { kind: "page", id, body: body.value });
-  return written.ok ? ok(apiSuccess(await present(written.value.document, id))) : written;
+  if (!written.ok) return written;
+  // The rule linter's warnings about the zone as the write leaves it (docs/lint.md: pages and their error budget).
+  const messages = await lintMessages(c.env, zone, written.value.document);
+  return ok(apiSuccess(await present(written.value.document, id), { messages }));
 }
 
 export const customPageRoutes: readonly ApiRoute[] = [

@@ -13,7 +13,7 @@
  * parameter rather than ignoring it: an operator who asked for a dry run must never get a real write.
  */
 import { API_CODES } from "./codes";
-import { apiSuccess, failureOf, type ApiFailure } from "./envelope";
+import { apiSuccess, failureOf, type ApiFailure, type ApiMessage } from "./envelope";
 import { err, ok, type Result } from "../../shared/result";
 
 /** The envelope code of an invalid or unsupported `dry_run` parameter (docs/configuration.md, error table). */
@@ -39,7 +39,16 @@ export function readDryRun(method: string, url: URL, supported: boolean): Result
   return err(failureOf("invalid-dry-run", `dry_run must be true or false, not ${JSON.stringify(value)}`));
 }
 
-/** A rehearsed write's answer: a 200 becomes `result: null` (published), anything else is returned as it is. */
-export function dryRunAnswer(response: Response): Response {
-  return response.status === 200 ? apiSuccess(null) : response;
+/**
+ * A rehearsed write's answer: a 200 becomes `result: null` (published), its `messages` kept (the rule linter's
+ * warnings, docs/lint.md: a dry run is where they matter most); anything else is returned as it is.
+ */
+export async function dryRunAnswer(response: Response): Promise<Response> {
+  if (response.status !== 200) return response;
+  const body: unknown = await response.json().catch(() => null);
+  const messages =
+    typeof body === "object" && body !== null && Array.isArray((body as { messages?: unknown }).messages)
+      ? (body as { messages: ApiMessage[] }).messages
+      : [];
+  return apiSuccess(null, { messages });
 }

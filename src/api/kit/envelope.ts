@@ -41,6 +41,8 @@ export interface PageResultInfo {
 
 export interface SuccessOptions {
   readonly status?: number;
+  /** Warnings beside a success (the rule linter's, docs/lint.md): `{code, message, …}` each. */
+  readonly messages?: readonly ApiMessage[];
   readonly resultInfo?: ResultInfo | PageResultInfo;
   readonly headers?: HeadersInit;
 }
@@ -49,7 +51,7 @@ const JSON_TYPE = "application/json; charset=utf-8";
 
 /** `{success: true, ...}` with `result` (and `result_info` for lists). */
 export function apiSuccess(result: unknown, options: SuccessOptions = {}): Response {
-  const body: Record<string, unknown> = { success: true, errors: [], messages: [], result };
+  const body: Record<string, unknown> = { success: true, errors: [], messages: options.messages ?? [], result };
   if (options.resultInfo) body.result_info = options.resultInfo;
   const headers = new Headers(options.headers);
   headers.set("Content-Type", JSON_TYPE);

@@ -120,7 +120,7 @@ export function mountApi(routes: readonly ApiRoute[], openApiJson: string): Moun
     const dryRun = readDryRun(request.method, url, route.dryRun === true);
     if (!dryRun.ok) return apiFailureResponse(dryRun.error);
     const response = await route.handle({ ...rc, params, principal: access.value, dryRun: dryRun.value });
-    return dryRun.value ? dryRunAnswer(response) : response;
+    return dryRun.value ? await dryRunAnswer(response) : response;
   }
 
   return { routes, match, handle };

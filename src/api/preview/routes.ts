@@ -27,6 +27,7 @@ import { storedRuleset } from "../../state/zone/rulesets/stored";
 import { admitPreview, PREVIEW_BOUNDS } from "./bound";
 import { parsePreviewBody } from "./draft";
 import { compiledDraft } from "./draft-cache";
+import { lintMessages } from "../kit/lint-messages";
 
 async function preview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const raw = c.params.code ?? "";
@@ -75,6 +76,7 @@ async function runDraftPreview(c: ApiContext, zone: string): Promise<ZoneAnswer>
   const compiled = compiledOf(current);
   const saved = compiled.customErrors;
   const savedPages: PageSource = (id) => pageHtml(c.env.CONFIG, saved, id);
+  let linted = current.document;
   let setup = {
     compiled: saved,
     stored: storedRuleset(current.document, "http_custom_errors")?.rules ?? [],
@@ -86,6 +88,7 @@ async function runDraftPreview(c: ApiContext, zone: string): Promise<ZoneAnswer>
     const draft = await compiledDraft(current, compiled, input.value.draft);
     if (!draft.ok) return draft;
     const { rules, pages } = draft.value;
+    linted = draft.value.document;
     setup = {
       compiled: draft.value.compiled,
       stored: rules,
@@ -104,14 +107,19 @@ async function runDraftPreview(c: ApiContext, zone: string): Promise<ZoneAnswer>
     invocation: c.ctx,
   });
   const { request } = input.value;
+  // The rule linter's warnings about the configuration previewed (the draft on the saved zone), docs/lint.md.
+  const messages = await lintMessages(c.env, zone, linted);
   return ok(
-    apiSuccess({
-      zone,
-      version: current.version,
-      draft: input.value.draft !== null,
-      request: { method: request.method, url: request.url.href },
-      ...explained,
-    }),
+    apiSuccess(
+      {
+        zone,
+        version: current.version,
+        draft: input.value.draft !== null,
+        request: { method: request.method, url: request.url.href },
+        ...explained,
+      },
+      { messages },
+    ),
   );
 }
 

@@ -32,23 +32,34 @@ import { isPhase, PHASES, type Phase } from "../../state/zone/rulesets/phases";
 import { storedRuleset } from "../../state/zone/rulesets/stored";
 import { presentRuleset, type StoredRuleset } from "../../state/zone/rulesets/validate";
 import type { VersionSummary } from "../../state/zone/rulesets/versions";
+import type { ZoneDocument } from "../../state/zone/schema";
+import { lintMessages } from "../kit/lint-messages";
 
 /**
  * Applies one edit: through the zone's writer (serialised, versioned), or on a dry run to the document as read,
  * with the same validation and nothing stored (kit/zone-section.ts `editZone`).
  */
-async function edit(c: ApiContext, zone: string, change: RulesetEdit): Promise<Result<RulesetEdited, ZoneApiFailure>> {
+async function edit(
+  c: ApiContext,
+  zone: string,
+  change: RulesetEdit,
+): Promise<Result<RulesetEdited & { readonly document: ZoneDocument }, ZoneApiFailure>> {
   const written = await editZone(c, zone, { kind: "ruleset", edit: change });
   if (!written.ok) return written;
   // A rulesets API edit always leaves what it edited (src/state/zone/edits.ts).
-  return written.value.ruleset ? ok(written.value.ruleset) : err({ kind: "not-found" });
+  const { ruleset, document } = written.value;
+  return ruleset ? ok({ ...ruleset, document }) : err({ kind: "not-found" });
 }
 
-/** A write answered with the ruleset after it (rules included), as published. */
+/**
+ * A write answered with the ruleset after it (rules included), as published, and the rule linter's warnings about
+ * the zone as the write leaves it in `messages` (docs/lint.md; a dry run keeps them, kit/dry-run.ts).
+ */
 async function answerRuleset(c: ApiContext, zone: string, change: RulesetEdit): Promise<ZoneAnswer> {
   const edited = await edit(c, zone, change);
   if (!edited.ok) return edited;
-  return ok(apiSuccess(presentRuleset(zone, edited.value.phase, edited.value.ruleset)));
+  const messages = await lintMessages(c.env, zone, edited.value.document);
+  return ok(apiSuccess(presentRuleset(zone, edited.value.phase, edited.value.ruleset), { messages }));
 }
 
 /** 204 carries no body (RFC 9110 §15.3.5), hence no envelope, as the published deletes answer. */

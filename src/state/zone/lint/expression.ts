@@ -37,6 +37,8 @@ export interface Conjunct {
 export interface Disjunct {
   /** Its conjuncts, `true` dropped (it holds for every request). */
   readonly conjuncts: readonly Conjunct[];
+  /** Their texts. */
+  readonly texts: ReadonlySet<string>;
 }
 
 export interface Analysed {
@@ -48,11 +50,12 @@ export function analyse(source: string): Analysed | null {
   const parsed = parse(source);
   if (!parsed.ok) return null;
   const root = canonicalNames(parsed.value);
-  const disjuncts = flatten(root, "or").map((d) => ({
-    conjuncts: flatten(d, "and")
+  const disjuncts = flatten(root, "or").map((d): Disjunct => {
+    const conjuncts = flatten(d, "and")
       .filter((c) => !isTrue(c))
-      .map((node) => ({ text: print(node), reads: reads(node), node })),
-  }));
+      .map((node) => ({ text: print(node), reads: reads(node), node }));
+    return { conjuncts, texts: new Set(conjuncts.map((c) => c.text)) };
+  });
   return { disjuncts };
 }
 

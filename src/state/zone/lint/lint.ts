@@ -18,6 +18,7 @@ import { storedAssets } from "../custom-pages/assets";
 import type { Phase } from "../rulesets/phases";
 import { storedRuleset } from "../rulesets/stored";
 import type { StoredRule } from "../rulesets/validate";
+import { BoundedCache } from "../../../shared/bounded-cache";
 import { analyse, impossibility, type Analysed, type Disjunct, type Domain } from "./expression";
 
 export const LINT_CODES = {
@@ -59,14 +60,23 @@ export interface LintInput {
   readonly errorsPerHour: number | null;
 }
 
+const rulesOfDocument = new WeakMap<ZoneDocument, LintInput["rules"]>();
+
 /** The linter's input read off a zone document (saved, rehearsed, or a draft applied to it). */
 export function lintInputOf(document: ZoneDocument, errorsPerHour: number | null): LintInput {
-  return {
-    rules: {
+  // One rules object per document, so that its rule warnings are computed once (`lintZone`'s cache): a zone's
+  // saved document and a draft's are each one object per version or content (the zone cache, the draft cache).
+  let rules = rulesOfDocument.get(document);
+  if (rules === undefined) {
+    rules = {
       http_custom_errors: storedRuleset(document, "http_custom_errors")?.rules ?? [],
       http_request_firewall_custom: storedRuleset(document, "http_request_firewall_custom")?.rules ?? [],
       http_ratelimit: storedRuleset(document, "http_ratelimit")?.rules ?? [],
-    },
+    };
+    rulesOfDocument.set(document, rules);
+  }
+  return {
+    rules,
     pages: PAGE_IDS.flatMap((id) => {
       const meta = pageMeta(document, id);
       return meta === null ? [] : [{ id, bytes: meta.bytes }];
@@ -115,17 +125,39 @@ const FIRST_MATCH_PHASES: readonly Phase[] = ["http_custom_errors", "http_reques
 
 const JSON_TYPES = new Set(["application/json", "application/problem+json"]);
 
+type Warn = (kind: LintKind, message: string, where: Omit<LintWarning, "code" | "message">) => void;
+
+/**
+ * The rules' own warnings (20080–20083), which depend on the rules alone: a caller may keep them per ruleset
+ * content (src/api/kit/lint-messages.ts keeps them per zone document) and add the budget's, which depend on the rate.
+ */
+const ruleWarningsCache = new WeakMap<LintInput["rules"], readonly LintWarning[]>();
+
 /** Every warning of the input, in phase and rule order, then pages, then assets. */
 export function lintZone(input: LintInput): LintWarning[] {
+  let rules = ruleWarningsCache.get(input.rules);
+  if (rules === undefined) {
+    rules = lintRules(input.rules);
+    ruleWarningsCache.set(input.rules, rules);
+  }
+  const out: LintWarning[] = [...rules];
+  const warn: Warn = (kind, message, where) => {
+    out.push({ code: LINT_CODES[kind], message, ...where });
+  };
+  lintPagesAndAssets(input, warn);
+  return out;
+}
+
+function lintRules(input: LintInput["rules"]): LintWarning[] {
   const out: LintWarning[] = [];
-  const warn = (kind: LintKind, message: string, where: Omit<LintWarning, "code" | "message">): void => {
+  const warn: Warn = (kind, message, where) => {
     out.push({ code: LINT_CODES[kind], message, ...where });
   };
   const phases: Phase[] = ["http_custom_errors", "http_request_firewall_custom", "http_ratelimit"];
   const analysed = new Map<StoredRule, Analysed | null>();
-  for (const phase of phases) for (const rule of input.rules[phase] ?? []) analysed.set(rule, analyse(rule.expression));
+  for (const phase of phases) for (const rule of input[phase] ?? []) analysed.set(rule, analysedOf(rule.expression));
   for (const phase of phases) {
-    const rules = input.rules[phase] ?? [];
+    const rules = input[phase] ?? [];
     const domains = phase === "http_custom_errors" ? CUSTOM_ERROR_DOMAINS : {};
     rules.forEach((rule, index) => {
       const shape = analysed.get(rule) ?? null;
@@ -168,6 +200,10 @@ export function lintZone(input: LintInput): LintWarning[] {
       }
     });
   }
+  return out;
+}
+
+function lintPagesAndAssets(input: LintInput, warn: Warn): void {
   for (const page of input.pages) {
     warn(
       "serves-non-json",
@@ -192,7 +228,6 @@ export function lintZone(input: LintInput): LintWarning[] {
         warn("over-error-budget", m, { rule_id: r.id, phase: "http_custom_errors", asset: asset.name });
     });
   }
-  return out;
 }
 
 /** The earliest enabled rule before `index` that matches whatever `possible` matches (docs/lint.md lists the proofs). */
@@ -219,8 +254,21 @@ function shadowedBy(
 
 /** Every conjunct of `a` is one of `b`'s: `b` implies `a`. */
 function subset(a: Disjunct, b: Disjunct): boolean {
-  const texts = new Set(b.conjuncts.map((c) => c.text));
-  return a.conjuncts.every((c) => texts.has(c.text));
+  return a.conjuncts.every((c) => b.texts.has(c.text));
+}
+
+/**
+ * Expressions analysed once per isolate (bounded): a zone's rules are linted on every write and every draft preview,
+ * and most of them are the same text each time.
+ */
+const analysedCache = new BoundedCache<string, Analysed | null>({ capacity: 4096 });
+
+function analysedOf(expression: string): Analysed | null {
+  const cached = analysedCache.get(expression);
+  if (cached !== undefined) return cached;
+  const shape = analyse(expression);
+  analysedCache.set(expression, shape);
+  return shape;
 }
 
 function guarded(d: Disjunct, isGuard: (field: string) => boolean): boolean {
