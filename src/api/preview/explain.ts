@@ -28,6 +28,7 @@ import {
 } from "../../edge/custom-errors/apply";
 import type { CompiledCustomErrors } from "../../edge/custom-errors/compiled";
 import { RuleRecorder, ruleTraces, type RuleTrace, type ShownValue } from "./trace";
+import { explainRequestPhases, type RequestPhasesExplained, type RequestPhasesSetup } from "./request-phases";
 
 /** The origin failures a described request may name, each classified by the proxy's own classifier (docs/origin.md). */
 export const ORIGIN_FAILURES = [
@@ -44,7 +45,8 @@ export const ORIGIN_FAILURES = [
 export type OriginFailureName = (typeof ORIGIN_FAILURES)[number];
 
 export type DescribedError =
-  | { readonly kind: "code"; readonly code: number }
+  /** `cause`: why the error was generated, when a phase of the trace made it (request-phases.ts). */
+  | { readonly kind: "code"; readonly code: number; readonly cause?: string }
   | { readonly kind: "origin-failure"; readonly failure: OriginFailureName }
   | {
       readonly kind: "origin-response";
@@ -78,6 +80,11 @@ export interface ExplainSetup {
   readonly assets?: AssetSource;
   readonly settings: Settings;
   readonly invocation?: ExecutionContext;
+  /**
+   * The zone's saved request phases (IP access, firewall, rate limiting): the described request goes through them
+   * first, as traffic does (request-phases.ts); one that blocks it makes the error (1006, 1009, 1020).
+   */
+  readonly requestPhases?: RequestPhasesSetup;
 }
 
 /** The four formats answered, with the `Accept` that asks for each (docs/negotiation.md). */
@@ -134,12 +141,34 @@ export interface Explanation {
     readonly rules: readonly RuleTrace[];
     /** The value of every field a rule reads, as the rules saw it (bounded: trace.ts). */
     readonly fields: Readonly<Record<string, ShownValue>>;
+    /** IP access, firewall and rate-limiting rules on the described request; null when not run. */
+    readonly request_phases: RequestPhasesExplained | null;
   };
   readonly cost: { readonly units: number; readonly budget: number; readonly rule_budget: number };
 }
 
-/** Runs the described request as described (traced), then once per format with `Accept` set to it. */
-export async function explain(described: DescribedRequest, setup: ExplainSetup): Promise<Explanation> {
+/**
+ * Runs the described request through the zone's request phases (when given: `setup.requestPhases`, or `phases`
+ * already run by the caller), then, as described or as the phase that blocked it made it, through the error path
+ * (traced), then once per format with `Accept` set to it.
+ */
+export async function explain(
+  asDescribed: DescribedRequest,
+  setup: ExplainSetup,
+  phases?: RequestPhasesExplained,
+): Promise<Explanation> {
+  const requestPhases =
+    phases ??
+    (setup.requestPhases === undefined
+      ? null
+      : await explainRequestPhases(requestOf(asDescribed, undefined), setup.requestPhases, {
+          zone: setup.zone,
+          ruleUrl: new RuleUrl(asDescribed.url, setup.zone, setup.compiled.normalization),
+          now: Date.now(),
+        }));
+  const blocked = requestPhases?.blocked ?? null;
+  const described: DescribedRequest =
+    blocked === null ? asDescribed : { ...asDescribed, error: { kind: "code", ...blocked } };
   const recorder = new RuleRecorder();
   const main = await runOnce(described, undefined, setup, recorder);
   const responses = {} as Record<PreviewFormat, ShownResponse>;
@@ -153,7 +182,12 @@ export async function explain(described: DescribedRequest, setup: ExplainSetup):
     answered_by: main.shown.answered_by,
     response: main.shown,
     responses,
-    trace: { steps: steps(setup.compiled, recorder, main.shown.answered_by, main.error), rules, fields },
+    trace: {
+      steps: steps(setup.compiled, recorder, main.shown.answered_by, main.error),
+      rules,
+      fields,
+      request_phases: requestPhases,
+    },
     cost: { units: recorder.units, budget: MAX_REQUEST_UNITS, rule_budget: MAX_RULE_UNITS },
   };
 }
@@ -191,7 +225,10 @@ async function runOnce(
   }
   const failure = error.kind === "code" ? null : classified(error.failure);
   const code = failure?.code ?? (error.kind === "code" ? error.code : 500);
-  const cause = failure?.cause ?? "described in a draft preview through the zone API";
+  const cause =
+    failure?.cause ??
+    (error.kind === "code" ? error.cause : undefined) ??
+    "described in a draft preview through the zone API";
   const customization = tracedCustomization(setup.compiled, setup.pages, recorder, setup.assets);
   const { response, answeredBy } = await errorResponse(
     { code, request, url, cause, preview: true, ...(customization ? { ruleUrl } : {}) },
@@ -203,7 +240,7 @@ async function runOnce(
 }
 
 /** The request traffic would carry: the zone's URL, the described headers, the client address, `cf.country`. */
-function requestOf(described: DescribedRequest, accept: string | undefined): Request {
+export function requestOf(described: DescribedRequest, accept: string | undefined): Request {
   const headers = new Headers(described.headers as [string, string][]);
   if (accept !== undefined) headers.set("Accept", accept);
   if (described.clientIp !== null) headers.set("CF-Connecting-IP", described.clientIp);

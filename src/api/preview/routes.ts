@@ -20,6 +20,7 @@ import { catalogEntry } from "../../errors/catalog";
 import { errorResponse } from "../../errors/pipeline";
 import { assetsOf, customizationFor, type PageSource } from "../../edge/custom-errors/apply";
 import { explain } from "./explain";
+import { requestPhasesOf } from "./request-phases";
 import { pageHtml } from "../../edge/custom-errors/page-cache";
 import { compiledOf, compiledZone } from "../../edge/compiled-zone";
 import { lookupZone } from "../../state/zone/cache";
@@ -100,6 +101,8 @@ async function runDraftPreview(c: ApiContext, zone: string): Promise<ZoneAnswer>
   }
   const explained = await explain(input.value.request, {
     ...setup,
+    // The saved request phases (a draft holds custom error rules and pages only), as traffic runs them.
+    requestPhases: requestPhasesOf(compiled, current.document),
     // Custom error assets are not part of a draft: a rule naming one serves the zone's saved asset.
     assets: assetsOf(saved, c.env.CONFIG),
     zone,

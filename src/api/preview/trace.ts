@@ -17,10 +17,9 @@
  */
 import type { EvaluationContext } from "../../rules/context";
 import type { RuleOutcome } from "../../rules/rule";
-import type { RuleListTracer } from "../../rules/rule-list";
+import type { RuleList, RuleListTracer } from "../../rules/rule-list";
 import { fromByteString, type Value, type ValueArray, type ValueMap } from "../../rules/values";
 import type { StoredRule } from "../../state/zone/rulesets/validate";
-import type { CompiledCustomErrors } from "../../edge/custom-errors/compiled";
 
 export type TracedOutcome =
   "match" | "no-match" | "over-budget" | "skipped-by-index" | "not-reached" | "disabled" | "unusable";
@@ -80,7 +79,8 @@ export class RuleRecorder implements RuleListTracer {
  */
 export function ruleTraces(
   stored: readonly StoredRule[],
-  compiled: CompiledCustomErrors,
+  /** The phase's compiled list: custom errors', or a request phase's (src/api/preview/request-phases.ts). */
+  compiled: { readonly rules: RuleList },
   recorder: RuleRecorder,
 ): { readonly rules: RuleTrace[]; readonly fields: Record<string, ShownValue> } {
   const positions = new Map(compiled.rules.rules.map((entry, position) => [entry.id, position]));

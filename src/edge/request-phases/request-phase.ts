@@ -9,7 +9,8 @@ import { clientAddress } from "../../shared/client-address";
 import { clientCountry } from "../../shared/country";
 import { checkRateLimit, type AppliedLimit, type RateLimitEnv } from "./rate-limit/check";
 import type { CompiledRequestPhase } from "./compile";
-import { firstMatch, requestContext } from "../../rules/rule-list";
+import { allMatches, firstMatch, requestContext, type RuleListTracer } from "../../rules/rule-list";
+import type { AccessDecision } from "./ip-access";
 import type { RuleUrl } from "../../shared/rule-url";
 
 /**
@@ -36,6 +37,22 @@ export interface RequestPhaseScope {
   readonly now: number;
   /** The URL as rules see it: zone host, normalised path (docs/rules-language.md); the defaults when absent. */
   readonly ruleUrl?: RuleUrl;
+  /**
+   * Set by the draft preview and the request tracer (src/api/preview, docs/custom-errors.md "Draft preview"): the
+   * phases run as on traffic, each rule's outcome recorded by tracers in the same loops, and rate-limiting rules are
+   * evaluated but never counted (a described request must not spend a real client's allowance).
+   */
+  readonly trace?: RequestPhaseTrace;
+}
+
+/** What a traced run of the request phases saw (filled in by `requestPhase`). */
+export interface RequestPhaseTrace {
+  /** The IP access decision; unset when the zone has no IP access rule. */
+  access?: AccessDecision;
+  readonly firewall: RuleListTracer;
+  readonly rateLimits: RuleListTracer;
+  /** The rate-limiting rules that matched: each would count the request on traffic; none was counted. */
+  readonly rateLimitMatches: string[];
 }
 
 const PASS: RequestPhaseOutcome = { kind: "pass" };
@@ -51,6 +68,7 @@ export async function requestPhase(
       address: clientAddress(request)?.address,
       country: clientCountry(request),
     });
+    if (scope.trace) scope.trace.access = decision;
     if (decision.kind === "block_ip")
       return {
         kind: "error",
@@ -75,12 +93,16 @@ export async function requestPhase(
     // The first enabled `block` rule that matches answers 1020; a rule over the evaluation budget blocks too (it
     // fails closed, logged by the rule list: src/rules/rule-list.ts `failsClosed`), so padding a header cannot turn
     // a rule off. The rules were refused when written unless their worst case fits (docs/rules-language.md).
-    const matched = firstMatch(compiled.firewall, ctx, scope.zone);
+    const matched = firstMatch(compiled.firewall, ctx, scope.zone, scope.trace?.firewall);
     if (matched !== null)
       return { kind: "error", code: 1020, cause: `firewall rule ${matched.id} blocks the request`, ruleId: matched.id };
   }
-  // 3. Rate limiting (fails open, docs/origin.md).
-  if (compiled.rateLimits !== null) {
+  // 3. Rate limiting (fails open, docs/origin.md). Traced: every rule evaluated in the loop traffic runs, none counted.
+  if (compiled.rateLimits !== null && scope.trace !== undefined) {
+    const { trace } = scope;
+    for (const rule of allMatches(compiled.rateLimits, ctx, scope.zone, trace.rateLimits))
+      trace.rateLimitMatches.push(rule.id);
+  } else if (compiled.rateLimits !== null) {
     const applied: AppliedLimit[] = [];
     const decision = await checkRateLimit(compiled.rateLimits, request, {
       env: scope.env,
