@@ -60,6 +60,8 @@ export type ZoneApiFailure =
   | StoreFailure
   /** A draft preview's body or described request refused (src/api/preview/draft.ts). */
   | { readonly kind: "invalid-preview"; readonly issues: Issues }
+  /** A request tracer body refused (src/api/preview/tracer.ts). */
+  | { readonly kind: "invalid-trace"; readonly issues: Issues }
   /** Too many draft previews of the zone by one token (src/api/preview/bound.ts): 429 with `Retry-After`. */
   | {
       readonly kind: "preview-limited";
@@ -208,6 +210,7 @@ export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailur
           "bytes (rules, notes and descriptions of every section together); nothing was stored",
       );
     case "invalid-preview":
+    case "invalid-trace":
       return invalid(failure.issues, failure.kind, "", ": ");
     case "preview-limited": {
       const { concurrent, burst, perSecond } = failure.bounds;

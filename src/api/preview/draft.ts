@@ -146,7 +146,7 @@ function parseRequest(raw: unknown, zone: string, issues: IssueList): DescribedR
   };
 }
 
-function parseError(raw: Record<string, unknown>, issues: IssueList): DescribedError | null {
+export function parseError(raw: Record<string, unknown>, issues: IssueList): DescribedError | null {
   const at = (kind: IssueKind, field: string, message: string) => issues.add(kind, `request.${field}`, message);
   if ((raw.code === undefined) === (raw.origin === undefined)) {
     at("missing", "code", "give exactly one of code (a catalog error) or origin (what the origin did)");
@@ -193,7 +193,7 @@ function parseError(raw: Record<string, unknown>, issues: IssueList): DescribedE
 }
 
 /** A header object `{name: value}` within `REQUEST_LIMITS`; `null` when refused (issues added). */
-function readHeaders(raw: unknown, path: string, issues: IssueList): [string, string][] | null {
+export function readHeaders(raw: unknown, path: string, issues: IssueList): [string, string][] | null {
   if (raw === undefined) return [];
   if (!isObject(raw)) {
     issues.add("wrong-type", path, 'must be an object {"name": "value"}');

@@ -12,10 +12,13 @@
  *   (draft-cache.ts), and each token's previews of a zone are bounded in number and rate (bound.ts, 429).
  */
 import { readJsonBody } from "../kit/body";
-import { apiSuccess } from "../kit/envelope";
+import { API_FAILURES, apiSuccess, type ApiFailure } from "../kit/envelope";
+import type { AccessTarget } from "../kit/auth";
+import { ACCOUNT_ID } from "../../state/zone/schema";
+import { traceRequest } from "./tracer";
 import type { ApiContext, ApiRoute } from "../kit/types";
 import { zoneHandler, zoneTarget, type ZoneAnswer } from "../kit/zone-section";
-import { causeOf, err, ok } from "../../shared/result";
+import { causeOf, err, ok, type Result } from "../../shared/result";
 import { catalogEntry } from "../../errors/catalog";
 import { errorResponse } from "../../errors/pipeline";
 import { assetsOf, customizationFor, type PageSource } from "../../edge/custom-errors/apply";
@@ -126,7 +129,20 @@ async function runDraftPreview(c: ApiContext, zone: string): Promise<ZoneAnswer>
   );
 }
 
+/** The tracer's target: the account in the path; anything but 32 lower-case hex is 404, as the tagging API's. */
+function accountTarget(params: Readonly<Record<string, string>>): Result<AccessTarget, ApiFailure> {
+  const account = params.account ?? "";
+  return ACCOUNT_ID.test(account) ? ok({ kind: "account", id: account }) : err(API_FAILURES.notFound());
+}
+
 export const previewRoutes: readonly ApiRoute[] = [
+  {
+    method: "POST",
+    path: "/accounts/:account/request-tracer/trace",
+    permission: "zones:read",
+    target: accountTarget,
+    handle: traceRequest,
+  },
   {
     method: "GET",
     path: "/zones/:zone/preview/:code",

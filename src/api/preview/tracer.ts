@@ -1,0 +1,424 @@
+/**
+ * The published request simulator, `POST /accounts/{account_id}/request-tracer/trace` (docs/api.md "Request
+ * tracer"; the published API: https://developers.cloudflare.com/api/resources/request_tracers/): a described request
+ * in the published `TraceCreateParams` shape → `{status_code, trace}` in `TraceCreateResponse`'s, every phase this
+ * service runs on zone traffic a `TraceItem`:
+ *
+ *   url_normalization → ip_access → http_request_firewall_custom → http_ratelimit → origin → http_custom_errors →
+ *   custom page → default
+ *
+ * The request goes through the draft preview's engine (explain.ts, request-phases.ts), which runs the edge's own
+ * code on the zone's saved, compiled configuration. The zone is the URL's host, and must belong to the account in
+ * the path (the zone object's `account.id`; any other zone, configured or not, is 404 alike, so a trace cannot tell
+ * whether another account's zone exists); the token's account scope is checked by the mount, its zone scope here.
+ * Rate-limiting rules are evaluated, never counted. The origin is not contacted unless asked: `origin` (this
+ * service's addition) describes what it did (`{status, headers?, body?}` or `{failure}`), or `{contact: true}` sends
+ * the request to it for real (as traffic would, its answer classified by the proxy's own code); absent, the trace
+ * ends before the origin when nothing blocked it, with no `status_code`. Bounded like the draft preview (bound.ts).
+ */
+import { apiFailureResponse, apiSuccess } from "../kit/envelope";
+import type { ApiContext } from "../kit/types";
+import { zoneApiFailure, type ZoneAnswer } from "../kit/zone-section";
+import { zoneInScope } from "../kit/auth";
+import { causeOf, err, ok } from "../../shared/result";
+import { normaliseHostname } from "../../shared/host";
+import { parseIp } from "../../shared/ip";
+import { RuleUrl } from "../../shared/rule-url";
+import { IssueList, isObject, unknownKeys } from "../../shared/validation";
+import { readJsonBody } from "../kit/body";
+import { lookupZone } from "../../state/zone/cache";
+import { parseZoneName, zoneAccountId, type Zone } from "../../state/zone/schema";
+import { storedRuleset } from "../../state/zone/rulesets/stored";
+import { pageClassOf } from "../../state/zone/custom-pages/validate";
+import { compiledOf, type CompiledZone } from "../../edge/compiled-zone";
+import { assetsOf } from "../../edge/custom-errors/apply";
+import { pageHtml } from "../../edge/custom-errors/page-cache";
+import { forwardToOrigin } from "../../edge/origin/forward";
+import { connectorFor } from "../../edge/origin/connector";
+import { scanRequestHeaders } from "../../edge/origin/headers";
+import { admitPreview, PREVIEW_BOUNDS } from "./bound";
+import { parseError, readHeaders, REQUEST_LIMITS } from "./draft";
+import { explain, requestOf, type DescribedError, type DescribedRequest, type Explanation } from "./explain";
+import { explainRequestPhases, requestPhasesOf, type RequestPhasesExplained } from "./request-phases";
+import type { RuleTrace } from "./trace";
+
+/** The published `TraceItem` (cloudflare SDK `requestTracers.traces`), with this service's `outcome` and `reason`. */
+export interface TraceItem {
+  readonly step_name: string;
+  readonly type: "phase" | "ruleset" | "rule" | "origin" | "page" | "default";
+  readonly matched: boolean;
+  readonly expression?: string;
+  readonly action?: string;
+  readonly action_parameters?: unknown;
+  readonly description?: string;
+  readonly kind?: string;
+  readonly name?: string;
+  readonly outcome?: string;
+  readonly reason?: string;
+  readonly trace?: readonly TraceItem[];
+}
+
+const BODY_FIELDS = new Set([
+  "method",
+  "url",
+  "body",
+  "context",
+  "cookies",
+  "headers",
+  "protocol",
+  "skip_response",
+  "origin",
+]);
+const CONTEXT_FIELDS = new Set(["bot_score", "geoloc", "skip_challenge", "threat_score"]);
+
+/** How the origin takes part in a trace. */
+type OriginPart =
+  | { readonly kind: "not-contacted" }
+  | { readonly kind: "described"; readonly error: DescribedError }
+  | { readonly kind: "contact" };
+
+interface TraceRequest {
+  readonly zone: string;
+  readonly described: Omit<DescribedRequest, "error">;
+  readonly origin: OriginPart;
+}
+
+/** `POST /accounts/{account_id}/request-tracer/trace`. */
+export async function traceRequest(c: ApiContext): Promise<Response> {
+  const account = c.params.account ?? "";
+  const body = await readJsonBody(c.request);
+  if (!body.ok) return apiFailureResponse(body.error);
+  const parsed = parseTraceBody(body.value);
+  if (!parsed.ok) return apiFailureResponse(zoneApiFailure(parsed.error, ""));
+  const { zone } = parsed.value;
+  // The token's zone scope (its account scope was checked by the mount on the path's account).
+  if (!zoneInScope(c.principal, zone, account)) return apiFailureResponse(zoneApiFailure({ kind: "not-found" }, zone));
+  // Bounded per token and zone like the draft preview: the same work, the same allowance.
+  const admission = admitPreview(c.principal, zone);
+  if (admission.kind === "limited")
+    return apiFailureResponse(
+      zoneApiFailure(
+        { kind: "preview-limited", why: admission.why, retryAfter: admission.retryAfter, bounds: PREVIEW_BOUNDS },
+        zone,
+      ),
+    );
+  try {
+    const answer = await runTrace(c, account, parsed.value);
+    return answer.ok ? answer.value : apiFailureResponse(zoneApiFailure(answer.error, zone));
+  } finally {
+    admission.release();
+  }
+}
+
+async function runTrace(c: ApiContext, account: string, input: TraceRequest): Promise<ZoneAnswer> {
+  const { zone } = input;
+  const read = await lookupZone(c.env.CONFIG, zone).catch((e: unknown) =>
+    err({ kind: "unavailable" as const, cause: `CONFIG unavailable: ${causeOf(e)}` }),
+  );
+  if (!read.ok) return read;
+  // Another account's zone answers as one not configured: the trace reveals nothing of it.
+  if (read.value === null || zoneAccountId(read.value.settings) !== account) return err({ kind: "not-found" });
+  const current = read.value;
+  const compiled = compiledOf(current);
+  const saved = compiled.customErrors;
+  const setup = {
+    zone,
+    compiled: saved,
+    stored: storedRuleset(current.document, "http_custom_errors")?.rules ?? [],
+    pages: (id: Parameters<typeof pageHtml>[2]) => pageHtml(c.env.CONFIG, saved, id),
+    assets: assetsOf(saved, c.env.CONFIG),
+    settings: c.settings,
+    invocation: c.ctx,
+    requestPhases: requestPhasesOf(compiled, current.document),
+  };
+  const probe: DescribedRequest = { ...input.described, error: { kind: "code", code: 500 } };
+  const ruleUrl = new RuleUrl(probe.url, zone, compiled.normalization);
+  const phases = await explainRequestPhases(requestOf(probe, undefined), setup.requestPhases, {
+    zone,
+    ruleUrl,
+    now: Date.now(),
+  });
+  let origin: OriginItem;
+  let explained: Explanation | null = null;
+  if (phases.blocked !== null) {
+    origin = { matched: false, description: "not reached: a request phase blocked the request" };
+    explained = await explain(probe, setup, phases);
+  } else {
+    const reached = await originOf(c, input, current, compiled, ruleUrl);
+    origin = reached.item;
+    if (reached.error !== null) explained = await explain({ ...probe, error: reached.error }, setup, phases);
+    else if (reached.status !== null)
+      return ok(apiSuccess({ status_code: reached.status, trace: traceItems(ruleUrl, phases, origin, null, setup) }));
+  }
+  const statusCode = explained?.response.status;
+  const trace = traceItems(ruleUrl, phases, origin, explained, setup);
+  return ok(apiSuccess(statusCode === undefined ? { trace } : { status_code: statusCode, trace }));
+}
+
+interface OriginItem {
+  readonly matched: boolean;
+  readonly description: string;
+}
+
+/** What the origin did: described, contacted for real (the edge's forwarder), or not contacted. */
+async function originOf(
+  c: ApiContext,
+  input: TraceRequest,
+  zone: Zone,
+  compiled: CompiledZone,
+  ruleUrl: RuleUrl,
+): Promise<{ readonly item: OriginItem; readonly error: DescribedError | null; readonly status: number | null }> {
+  const part = input.origin;
+  if (part.kind === "not-contacted")
+    return {
+      item: {
+        matched: false,
+        description: 'not contacted (give "origin": {"contact": true} to send the request, or describe its answer)',
+      },
+      error: null,
+      status: null,
+    };
+  if (part.kind === "described") {
+    const { error } = part;
+    const what =
+      error.kind === "origin-response"
+        ? `described: answered ${error.status}`
+        : error.kind === "origin-failure"
+          ? `described: ${error.failure}`
+          : "described";
+    if (error.kind === "origin-response" && error.status < 400)
+      return { item: { matched: true, description: what }, error: null, status: error.status };
+    return { item: { matched: true, description: what }, error, status: null };
+  }
+  const request = requestOf({ ...input.described, error: { kind: "code", code: 500 } }, undefined);
+  const result = await forwardToOrigin(
+    request,
+    input.described.url,
+    scanRequestHeaders(request.headers),
+    compiled.route.plan,
+    {
+      connector: connectorFor(c.env),
+      path: ruleUrl.originPath,
+    },
+  );
+  if (!result.ok)
+    return {
+      item: { matched: true, description: `contacted: ${result.error.cause}` },
+      error: { kind: "code", code: result.error.code, cause: result.error.cause },
+      status: null,
+    };
+  const response = result.value;
+  const item = { matched: true, description: `contacted ${zone.settings.origin}: answered ${response.status}` };
+  if (response.status < 400) {
+    await response.body?.cancel();
+    return { item, error: null, status: response.status };
+  }
+  // The origin's error as rules would see it: its status, headers and (bounded) body.
+  const text = await response.text();
+  return {
+    item,
+    error: {
+      kind: "origin-response",
+      status: response.status,
+      headers: [...response.headers],
+      body: text.slice(0, REQUEST_LIMITS.originBodyChars),
+    },
+    status: null,
+  };
+}
+
+function traceItems(
+  ruleUrl: RuleUrl,
+  phases: RequestPhasesExplained,
+  origin: OriginItem,
+  explained: Explanation | null,
+  setup: { readonly compiled: { readonly active: boolean } },
+): TraceItem[] {
+  const items: TraceItem[] = [];
+  const path = ruleUrl.path;
+  const { scope, type } = ruleUrl.normalization;
+  items.push({
+    step_name: "url_normalization",
+    type: "phase",
+    matched: path !== ruleUrl.url.pathname,
+    description: `${type} normalisation, scope ${scope}: rules see the path ${JSON.stringify(path)}`,
+  });
+  items.push({
+    step_name: "ip_access",
+    type: "phase",
+    matched: phases.ip_access.outcome === "blocked",
+    outcome: phases.ip_access.outcome,
+    trace: phases.ip_access.rules.map((r) => ({
+      step_name: r.id,
+      type: "rule",
+      matched: r.outcome === "match",
+      outcome: r.outcome,
+      action: "block",
+      expression: r.target === "country" ? `ip.src.country eq "${r.value}"` : `ip.src in {${r.value}}`,
+      action_parameters: { configuration: { target: r.target, value: r.value } },
+      description: r.notes,
+    })),
+  });
+  items.push(
+    ruleset("http_request_firewall_custom", phases.firewall.outcome === "blocked", phases.firewall.rules, "block"),
+  );
+  items.push({
+    ...ruleset("http_ratelimit", phases.rate_limits.matched.length > 0, phases.rate_limits.rules, "block"),
+    description: "evaluated without counting: a matched rule would count this request; none was counted",
+  });
+  items.push({ step_name: "origin", type: "origin", ...origin });
+  if (explained === null) return items;
+  const answered = explained.answered_by;
+  items.push(ruleset("http_custom_errors", answered.kind === "rule", explained.trace.rules, "serve_error"));
+  const error = explained.error;
+  if (error.kind === "generated") {
+    const id = pageClassOf(error.code);
+    const page = explained.trace.steps.find((s) => s.step === "page");
+    items.push({
+      step_name: id,
+      type: "page",
+      matched: answered.kind === "page",
+      ...(page?.outcome ? { outcome: page.outcome } : {}),
+      ...(page?.reason ? { reason: page.reason } : {}),
+      description: setup.compiled.active ? `the zone's ${id} page` : "custom pages need a paid plan",
+    });
+    items.push({
+      step_name: "default",
+      type: "default",
+      matched: answered.kind === "default",
+      description: `the structured error ${error.code}: ${error.cause}`,
+    });
+  }
+  return items;
+}
+
+function ruleset(phase: string, matched: boolean, rules: readonly RuleTrace[], action: string): TraceItem {
+  return {
+    step_name: phase,
+    type: "ruleset",
+    kind: "zone",
+    name: phase,
+    matched,
+    trace: rules.map((r) => ({
+      step_name: r.id,
+      type: "rule",
+      matched: r.outcome === "match",
+      outcome: r.outcome,
+      ...(r.reason === undefined ? {} : { reason: r.reason }),
+      action,
+      expression: r.expression,
+      description: r.description,
+    })),
+  };
+}
+
+/** The published body → a described request on its zone; refusals name the field (400, `invalid-trace`). */
+function parseTraceBody(body: unknown): ReturnType<typeof okTrace> | ReturnType<typeof badTrace> {
+  const issues = new IssueList();
+  if (!isObject(body)) {
+    issues.add("wrong-type", "body", "must be a JSON object {method, url, headers?, context?, cookies?, origin?}");
+    return badTrace(issues);
+  }
+  for (const key of unknownKeys(body, BODY_FIELDS)) issues.add("unknown-field", key, "is not a trace field");
+  const method = body.method;
+  if (typeof method !== "string" || !(REQUEST_LIMITS.methods as readonly string[]).includes(method))
+    issues.add("not-allowed", "method", `must be one of ${REQUEST_LIMITS.methods.join(", ")}`);
+  let url: URL | null = null;
+  let zone = "";
+  if (typeof body.url !== "string" || body.url.length > REQUEST_LIMITS.pathChars)
+    issues.add(
+      "wrong-type",
+      "url",
+      `must be an absolute http or https URL of at most ${REQUEST_LIMITS.pathChars} characters`,
+    );
+  else {
+    try {
+      url = new URL(body.url);
+    } catch {
+      issues.add("invalid", "url", "must be an absolute http or https URL (https://zone.example/path)");
+    }
+    if (url !== null && url.protocol !== "http:" && url.protocol !== "https:") {
+      issues.add("invalid", "url", "must be an http or https URL");
+      url = null;
+    }
+    if (url !== null) {
+      const name = parseZoneName(normaliseHostname(url.hostname));
+      if (!name.ok) issues.add("invalid", "url", `its host ${name.error}`);
+      else zone = name.value;
+    }
+  }
+  const rawHeaders = body.headers === undefined ? {} : body.headers;
+  let clientIp: string | null = null;
+  const headerObject: Record<string, unknown> = {};
+  if (!isObject(rawHeaders)) issues.add("wrong-type", "headers", 'must be an object {"name": "value"}');
+  else
+    for (const [name, value] of Object.entries(rawHeaders)) {
+      // The client's address is the one header `ip.src` is read from (docs/rules-language.md).
+      if (name.toLowerCase() === "cf-connecting-ip") {
+        if (typeof value !== "string" || parseIp(value) === undefined)
+          issues.add("invalid", `headers.${name}`, "must be an IPv4 or IPv6 address (the client's address)");
+        else clientIp = value;
+      } else headerObject[name] = value;
+    }
+  if (body.cookies !== undefined) {
+    if (!isObject(body.cookies) || Object.values(body.cookies).some((v) => typeof v !== "string"))
+      issues.add("wrong-type", "cookies", 'must be an object {"name": "value"}');
+    else if (Object.keys(body.cookies).length > 0)
+      headerObject.Cookie = Object.entries(body.cookies)
+        .map(([k, v]) => `${k}=${String(v)}`)
+        .join("; ");
+  }
+  const headers = readHeaders(headerObject, "headers", issues);
+  let country: string | null = null;
+  if (body.context !== undefined) {
+    if (!isObject(body.context)) issues.add("wrong-type", "context", "must be an object {geoloc?, …}");
+    else {
+      for (const key of unknownKeys(body.context, CONTEXT_FIELDS))
+        issues.add("unknown-field", `context.${key}`, "is not a context field");
+      const geoloc = body.context.geoloc;
+      if (geoloc !== undefined) {
+        const iso = isObject(geoloc) ? geoloc.iso_code : undefined;
+        if (!isObject(geoloc)) issues.add("wrong-type", "context.geoloc", "must be an object {iso_code?, …}");
+        else if (iso !== undefined) {
+          if (typeof iso !== "string" || !/^[A-Za-z]{2}$/.test(iso))
+            issues.add("invalid", "context.geoloc.iso_code", "must be a two-letter country code (ISO 3166-1 alpha-2)");
+          else country = iso.toUpperCase();
+        }
+      }
+    }
+  }
+  let origin: OriginPart = { kind: "not-contacted" };
+  if (body.origin !== undefined) {
+    if (isObject(body.origin) && body.origin.contact !== undefined) {
+      if (body.origin.contact !== true || Object.keys(body.origin).length !== 1)
+        issues.add(
+          "invalid",
+          "origin.contact",
+          'must be true, alone: {"contact": true} sends the request to the origin',
+        );
+      else origin = { kind: "contact" };
+    } else {
+      const error = parseError({ origin: body.origin }, issues);
+      if (error !== null) origin = { kind: "described", error };
+    }
+  }
+  if (body.skip_response !== undefined && typeof body.skip_response !== "boolean")
+    issues.add("wrong-type", "skip_response", "must be a boolean");
+  if (body.skip_response === true && origin.kind === "contact")
+    issues.add("not-allowed", "skip_response", "cannot be true with origin.contact: the origin is not contacted then");
+  if (issues.count > 0 || url === null || headers === null || typeof method !== "string") return badTrace(issues);
+  return okTrace({
+    zone,
+    described: {
+      method,
+      url: new URL(`${url.protocol}//${zone}${url.pathname}${url.search}`),
+      headers,
+      clientIp,
+      country,
+    },
+    origin,
+  });
+}
+
+const okTrace = (value: TraceRequest) => ok(value);
+const badTrace = (issues: IssueList) => err({ kind: "invalid-trace" as const, issues: issues.issues });
