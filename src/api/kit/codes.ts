@@ -80,7 +80,7 @@ export const API_CODES = {
   "too-many-series": { status: 400, code: 10103 },
   "invalid-ray": { status: 400, code: 10101 },
   "unknown-ray": { status: 404, code: 10404 },
-  // The request tracer (`POST /accounts/{account}/request-tracer/trace`, docs/api.md "Request tracer").
+  // The request tracer (`POST /accounts/{account}/request-tracer/trace`, docs/custom-errors.md "Request tracer").
   "invalid-trace": { status: 400, code: 20085 },
 } as const satisfies Readonly<Record<string, ApiCodeRow>>;
 

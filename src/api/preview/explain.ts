@@ -7,8 +7,8 @@
  *   generated error  → errorResponse (src/errors/pipeline.ts) with the zone's steps: rules → page → default
  *   origin response  → applyToOriginError (src/edge/custom-errors/apply.ts), else the origin's response unchanged
  *
- * Only the request phases are not run (IP access, firewall, rate limiting: they would count the described request
- * against the zone's rate limits); a described `code` stands for what they would produce. The described request
+ * The request phases run first (request-phases.ts: IP access, firewall, rate limiting evaluated without counting, on
+ * the edge's own `requestPhase`); one that blocks the request makes the error, as on traffic. The described request
  * has the whole request budget (docs/rules-language.md), as a request that reached its error path without spending any.
  */
 import { errorResponse, type AnsweredBy as PipelineAnswer } from "../../errors/pipeline";

@@ -68,7 +68,7 @@ export const previewOpenApi: OpenApiFragment = {
           "`{status, headers?, body?}` or `{failure}` describes what it did), custom error rules, the page and " +
           "the default. The client address is the `CF-Connecting-IP` header, the country `context.geoloc.iso_code`. " +
           `A refused body is 400 (code 20085); bounded like the draft preview (429, code ${PREVIEW_LIMITED_CODE}). ` +
-          'docs/api.md "Request tracer".',
+          'docs/custom-errors.md "Request tracer".',
         security: [{ bearer: ["zones:read"] }],
         requestBody: { required: true, content: { "application/json": { schema: ref("TraceBody") } } },
         responses: {

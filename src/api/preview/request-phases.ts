@@ -1,5 +1,5 @@
 /**
- * The request phases of a described request (docs/custom-errors.md "Draft preview", docs/api.md "Request tracer"):
+ * The request phases of a described request (docs/custom-errors.md "Draft preview", docs/custom-errors.md "Request tracer"):
  * IP access → firewall custom rules → rate limiting, run by the edge's own `requestPhase`
  * (src/edge/request-phases/request-phase.ts) on the zone's compiled phases, with tracers in its rule loops. Rate-
  * limiting rules are evaluated and never counted: the trace says which rules would count the request, not whether

@@ -1,6 +1,6 @@
 /**
- * The published request simulator, `POST /accounts/{account_id}/request-tracer/trace` (docs/api.md "Request
- * tracer"; the published API: https://developers.cloudflare.com/api/resources/request_tracers/): a described request
+ * The published request simulator, `POST /accounts/{account_id}/request-tracer/trace` (docs/custom-errors.md
+ * "Request tracer"; the published API: https://developers.cloudflare.com/api/resources/request_tracers/): a described request
  * in the published `TraceCreateParams` shape → `{status_code, trace}` in `TraceCreateResponse`'s, every phase this
  * service runs on zone traffic a `TraceItem`:
  *

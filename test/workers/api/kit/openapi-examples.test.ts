@@ -69,6 +69,12 @@ describe("OpenAPI request examples", () => {
             );
           }
         }
+        // The request tracer reaches only the account's zones: one of the account's, named by the example's URL.
+        if (template === "/accounts/{account_id}/request-tracer/trace") {
+          const settings = { plan: "pro", origin: loopback(ports.http), account: { id: account } };
+          expect((await apiFetch("PUT", `/zones/${zone}`, settings)).status).toBe(200);
+          body = JSON.parse(JSON.stringify(example).replaceAll("shop.example", zone)) as unknown;
+        }
         // A ruleset's paths need one of the zone's rulesets (and its rule): made from the create example.
         const ids: Record<string, string> = {};
         if (template.includes("{ruleset_id}")) {
@@ -107,6 +113,7 @@ describe("OpenAPI request examples", () => {
         "createRuleset",
         "updateRuleset",
         "createRulesetRule",
+        "createRequestTrace",
         "editRulesetRule",
         "putCustomPage",
         "putPhaseEntrypoint",

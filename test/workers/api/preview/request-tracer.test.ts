@@ -1,5 +1,5 @@
 /**
- * `POST /accounts/{account_id}/request-tracer/trace` (docs/api.md "Request tracer"), driven by the official client's
+ * `POST /accounts/{account_id}/request-tracer/trace` (docs/custom-errors.md "Request tracer"), driven by the official client's
  * `requestTracers.traces.create` against the real Worker, writer and KV, with a real origin on 127.0.0.1. A table
  * of requests is served for real and traced (the origin contacted), and each trace agrees with what traffic got:
  * the same status and the phase or rule that answered. Also: rate-limiting rules are evaluated and never counted,
@@ -133,7 +133,7 @@ async function trace(zone: string, row: Row, extra: Record<string, unknown> = {}
     origin: { contact: true },
     ...extra,
   };
-  return client.requestTracers.traces.create(params as Cloudflare.RequestTracers.TraceCreateParams);
+  return client.requestTracers.traces.create(params);
 }
 
 describe("traces agree with real traffic over a table of requests", () => {
@@ -261,5 +261,29 @@ describe("an account reaches only its own zones, a token only its scope", () => 
     expect(answer.status).toBe(400);
     expect(answer.body.errors.map((e) => e.code)).toEqual([20085, 20085, 20085]);
     expect(answer.body.errors.map((e) => e.message.split(":")[0])).toEqual(["method", "url", "origin.contact"]);
+  });
+});
+
+describe("the draft preview runs the same request phases", () => {
+  it("a described request the firewall blocks is previewed as the 1020 traffic gets, with every phase's outcome", async () => {
+    const zone = await tracedZone();
+    const shown = await apiOk<{
+      error: { code: number };
+      response: { status: number; body: string };
+      trace: { request_phases: { blocked: { code: number } | null; firewall: { outcome: string } } };
+    }>("POST", `/zones/${zone}/preview`, {
+      request: { path: "/admin/users", headers: { Accept: "application/json" }, origin: { status: 200 } },
+    });
+    const real = await exports.default.fetch(`http://${zone}/admin/users`, { headers: { Accept: "application/json" } });
+    expect(shown.result.error.code).toBe(1020);
+    expect(shown.result.trace.request_phases.blocked?.code).toBe(1020);
+    expect(shown.result.trace.request_phases.firewall.outcome).toBe("blocked");
+    expect(shown.result.response.status).toBe(real.status);
+    expect(shown.result.response.body).toBe(await real.text());
+    const passed = await apiOk<{
+      trace: { request_phases: { blocked: null; rate_limits: { matched: string[]; counted: boolean } } };
+    }>("POST", `/zones/${zone}/preview`, { request: { path: "/echo/limited", code: 502 } });
+    expect(passed.result.trace.request_phases).toMatchObject({ blocked: null, rate_limits: { counted: false } });
+    expect(passed.result.trace.request_phases.rate_limits.matched).toHaveLength(1);
   });
 });
