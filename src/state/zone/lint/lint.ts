@@ -45,7 +45,7 @@ export interface LintWarning {
  * whole body, so a body is judged by what it costs per error and per hour at the zone's recorded error rate.
  */
 export const ERROR_BUDGET = {
-  /** One answer: 256 KiB, a sixth of the 1.5 MB an asset or page may be; the structured default is under 4 KiB. */
+  /** One answer: 256 KiB, a sixth of the 1.5 MB an asset or page may be; the structured default HTML page is about 9.4 KB (docs/errors.md). */
   perErrorBytes: 262_144,
   /** Per hour at the zone's mean hourly error rate over the last 24 hours of its analytics: 64 MiB. */
   hourlyBytes: 67_108_864,
