@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { api, entrypoint } from "../../support/envelope";
 import { errorRecord } from "../../support/analytics";
-import { putZone, uniqueZone } from "../../support/origin";
+import { loopback, ports, putZone, uniqueZone } from "../../support/origin";
 
 interface Warning {
   code: number;
@@ -171,6 +171,44 @@ describe("20084: an asset or page over its zone's error budget", () => {
     const warnings = after.body.messages as Warning[];
     expect(codes(warnings)).toEqual([20080, 20084]);
     expect(warnings[1]?.message).toMatch(/recorded 400 errors per hour .* over the budget of 64 MiB per hour/);
+  });
+});
+
+describe("custom error assets", () => {
+  /** A zone in front of the test origin, with an asset fetched from it (`/asset/huge.html?kb=N`: N KiB of HTML). */
+  async function withAsset(kb: number): Promise<string> {
+    const z = uniqueZone("lint-asset");
+    await putZone(z, { origin: loopback(ports.http) });
+    const made = await api("POST", `/zones/${z}/custom_pages/assets`, {
+      name: "sorry",
+      url: `http://${z}/asset/huge.html?kb=${kb}`,
+    });
+    expect(made.status, made.text).toBe(200);
+    return z;
+  }
+  const servesAsset = (expression: string) => ({
+    expression,
+    action: "serve_error",
+    action_parameters: { asset_name: "sorry" },
+  });
+
+  it("a rule serving an asset (HTML) without an Accept guard warns 20080; with one it does not", async () => {
+    const z = await withAsset(4);
+    const bare = await put(z, [servesAsset('edge.response.error_type eq "5xx"')]);
+    expect(bare.warnings).toEqual([expect.objectContaining({ code: 20080, rule_id: bare.ids[0] })]);
+    const guarded = await put(z, [
+      servesAsset('edge.response.error_type eq "5xx" and any(http.request.headers["accept"][*] contains "text/html")'),
+    ]);
+    expect(guarded.warnings).toEqual([]);
+  });
+
+  it("an asset over the per-error budget warns 20084 on each rule serving it; a small one does not", async () => {
+    const z = await withAsset(300);
+    const accept = 'any(http.request.headers["accept"][*] contains "text/html")';
+    const r = await put(z, [servesAsset(`edge.response.error_type eq "5xx" and ${accept}`)]);
+    expect(r.warnings).toEqual([expect.objectContaining({ code: 20084, rule_id: r.ids[0], asset: "sorry" })]);
+    const small = await withAsset(4);
+    expect((await put(small, [servesAsset(`edge.response.error_type eq "5xx" and ${accept}`)])).warnings).toEqual([]);
   });
 });
 
