@@ -167,8 +167,24 @@ interface Constraint {
   excludedBytes: Set<string>;
 }
 
+/** Proofs already made, per disjunct and domain table (a disjunct is kept with its analysed expression). */
+const proved = new WeakMap<Disjunct, Map<Readonly<Record<string, Domain>>, string | null>>();
+
 /** Why a disjunct can never hold, or null when nothing is proved. */
 export function impossibility(disjunct: Disjunct, domains: Readonly<Record<string, Domain>>): string | null {
+  let known = proved.get(disjunct);
+  if (known === undefined) {
+    known = new Map();
+    proved.set(disjunct, known);
+  }
+  const cached = known.get(domains);
+  if (cached !== undefined) return cached;
+  const found = prove(disjunct, domains);
+  known.set(domains, found);
+  return found;
+}
+
+function prove(disjunct: Disjunct, domains: Readonly<Record<string, Domain>>): string | null {
   const constraints = new Map<string, Constraint>();
   const of = (lhs: string): Constraint => {
     let c = constraints.get(lhs);
