@@ -79,7 +79,17 @@ const KIT_SCHEMAS: Record<string, Json> = {
   Message: {
     type: "object",
     required: ["code", "message"],
-    properties: { code: { type: "integer", minimum: 1000 }, message: { type: "string" } },
+    properties: {
+      code: { type: "integer", minimum: 1000 },
+      message: { type: "string" },
+      rule_id: {
+        type: ["string", "null"],
+        description: "A rule linter warning's rule (20080–20084, docs/lint.md); null for a page or an asset",
+      },
+      phase: { type: "string", description: "A rule linter warning's phase" },
+      page: { type: "string", description: "A rule linter warning's page" },
+      asset: { type: "string", description: "A rule linter warning's custom error asset" },
+    },
   },
   ResultInfo: {
     type: "object",
