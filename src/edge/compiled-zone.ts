@@ -22,6 +22,7 @@ import { cachedZone, lookupZone, MAX_ENTRIES } from "../state/zone/cache";
 import type { Zone, ZoneSettings } from "../state/zone/schema";
 import type { StoreFailure } from "../state/zone/store";
 import { storedUrlNormalization } from "../state/zone/url-normalization/stored";
+import { DEFAULT_SHARDS, storedShardPlan } from "../state/analytics/shards";
 
 /** Where traffic goes and the limits it meets: the same shape for a configured zone and for DEFAULT_ORIGIN. */
 export interface Route {
@@ -39,6 +40,8 @@ export interface CompiledZone {
   /** False when the zone has no request-phase rule: the request skips the phases without a promise. */
   readonly hasPhases: boolean;
   readonly customErrors: CompiledCustomErrors;
+  /** How many analytics shards the zone's records go to now (docs/analytics.md "Shards"). */
+  readonly analyticsShards: number;
 }
 
 /** The zone (`null`: no zone config for this host), or why CONFIG could not be read. */
@@ -94,7 +97,14 @@ export function compileZone(zone: Zone): CompiledZone {
     phases,
     hasPhases: phases.access !== null || phases.firewall !== null || phases.rateLimits !== null,
     customErrors: compileCustomErrors(zone, normalization),
+    // A malformed section is refused by the API that writes it; read as the default here rather than fail traffic.
+    analyticsShards: shardCount(zone),
   };
+}
+
+function shardCount(zone: Zone): number {
+  const plan = storedShardPlan(zone.document);
+  return plan.ok ? plan.value.shards : DEFAULT_SHARDS;
 }
 
 /** A route from an origin and its limits (docs/origin.md: timeouts in seconds in the document, ms in the plan). */

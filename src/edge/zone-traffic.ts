@@ -23,7 +23,7 @@ import { compiledZone, routeTo, type Route } from "./compiled-zone";
 import { requestPhase } from "./request-phases/request-phase";
 import { rateLimitFields, withRateLimitFields, type RateLimitFieldValues } from "./request-phases/rate-limit/fields";
 import type { ErrorScope } from "../errors/pipeline";
-import { recordError, type PhaseProgress } from "./analytics/occurrence";
+import { countRequest, recordError, type PhaseProgress } from "./analytics/occurrence";
 import type { CompiledRequestPhase } from "./request-phases/compile";
 import type { RequestPhaseOutcome } from "./request-phases/request-phase";
 import { formatOf } from "../state/analytics/record";
@@ -50,6 +50,7 @@ export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
   let phaseOutcome: RequestPhaseOutcome | null = null;
   let originTried = false;
   let customRules = false;
+  let shards = 1;
   const fail = async (code: number, cause: string, retryAfter?: number): Promise<Response> => {
     const event = { code, request, url, cause, ...(scope.customization ? { ruleUrl: ruleUrl() } : {}) };
     const { response, answeredBy } = await errorResponse(
@@ -57,7 +58,7 @@ export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
       scope,
     );
     if (recorded) {
-      const occurrence = { zone, source: "edge", code, cause, request, url, response, answeredBy } as const;
+      const occurrence = { zone, shards, source: "edge", code, cause, request, url, response, answeredBy } as const;
       const seen = progressOf(phases, phaseOutcome, { kind: originTried ? "failed" : "not-reached" }, customRules);
       recordError({ ...occurrence, phases: seen }, env, ctx);
     }
@@ -86,6 +87,10 @@ export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
     if (customization !== undefined) scope = { ...rc, customization };
     recorded = true;
     customRules = config.customErrors.active && config.customErrors.rules.rules.length > 0;
+    shards = config.analyticsShards;
+    // Every request of a configured zone is counted, errors included: the error rates' denominator
+    // (docs/analytics.md "Requests and drops"), batched with the records after the response.
+    countRequest({ zone, shards }, env, ctx);
   }
   let route: Route;
   if (config !== null) route = config.route;
@@ -150,7 +155,7 @@ export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
   const format = formatOf(result.value.headers.get("Content-Type"));
   const phasesSeen = progressOf(phases, phaseOutcome, { kind: "responded", format }, customRules);
   recordError(
-    { zone, source: "origin", code, request, url, response: answered, answeredBy, phases: phasesSeen },
+    { zone, shards, source: "origin", code, request, url, response: answered, answeredBy, phases: phasesSeen },
     env,
     ctx,
   );

@@ -3,36 +3,47 @@
  * docs/analytics.md). Permission `zones:read` (docs/configuration.md names it): a token scoped to another zone is refused
  * (403) by the kit before the handler runs, so it never learns whether a record exists.
  */
+import { readJsonBody } from "../kit/body";
 import { apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
-import { zoneHandler, zoneTarget, type ZoneAnswer, type ZoneApiFailure } from "../kit/zone-section";
+import { editZone, readZone, zoneHandler, zoneTarget, type ZoneAnswer, type ZoneApiFailure } from "../kit/zone-section";
+import { isObject } from "../../shared/validation";
 import { isRayId } from "../../shared/ray";
 import { err, ok, type Result } from "../../shared/result";
 import { lookupZone } from "../../state/zone/cache";
 import { STEP_MS, RETENTION } from "../../state/analytics/schema";
 import type { CountQuery } from "../../state/analytics/query";
-import type { CountResult, SeriesRow, ZoneAnalytics } from "../../state/analytics/zone-analytics";
+import type { SeriesRow } from "../../state/analytics/zone-analytics";
+import { zoneCounts, zoneLookup, type ZoneCounts } from "../../state/analytics/fan-out";
+import {
+  countsInForce,
+  DEFAULT_PLAN,
+  isShardCount,
+  MAX_SHARDS,
+  storedShardPlan,
+  type ShardPlan,
+} from "../../state/analytics/shards";
 import { parseCountQuery } from "./params";
 
 /**
- * The zone's analytics object, after checking the zone is configured (reading never creates storage for any name).
- * The zone is read through the isolate's cache (the KV read path), not the writer: the analytics of a zone just
- * created are empty anyway.
+ * The zone's shard plan (docs/analytics.md "Shards"), after checking the zone is configured (reading never creates
+ * storage for any name). The zone is read through the isolate's cache (the KV read path), not the writer: a shard
+ * count changed within the cache's TTL is read as it was, and the history keeps every earlier count in the fan-out.
  */
-async function store(c: ApiContext, zone: string): Promise<Result<DurableObjectStub<ZoneAnalytics>, ZoneApiFailure>> {
+async function planOf(c: ApiContext, zone: string): Promise<Result<ShardPlan, ZoneApiFailure>> {
   const config = await lookupZone(c.env.CONFIG, zone);
   if (!config.ok) return config;
   if (config.value === null) return err({ kind: "not-found" });
-  const ns = c.env.ZONE_ANALYTICS;
-  return ok(ns.get(ns.idFromName(zone)));
+  const plan = storedShardPlan(config.value.document);
+  return plan.ok ? plan : err({ kind: "corrupt", cause: plan.error });
 }
 
 async function counts(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const query = parseCountQuery(c.url.searchParams, Date.now());
   if (!query.ok) return query;
-  const found = await store(c, zone);
-  if (!found.ok) return found;
-  const result = await found.value.counts(query.value);
+  const plan = await planOf(c, zone);
+  if (!plan.ok) return plan;
+  const result = await zoneCounts(c.env.ZONE_ANALYTICS, zone, plan.value, query.value);
   if (!result.ok) {
     const { series, limit } = result.error;
     return err({ kind: "too-many-series", series, limit });
@@ -40,11 +51,19 @@ async function counts(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   return ok(apiSuccess(shape(zone, query.value, result.value)));
 }
 
-/** Dense series: one count per step for every group, aligned with `timestamps`. */
-function shape(zone: string, q: CountQuery, r: CountResult): unknown {
+/** An error rate: errors ÷ requests, rounded to 6 places; null when no request was counted. */
+const rate = (errors: number, requests: number): number | null =>
+  requests === 0 ? null : Math.round((errors / requests) * 1e6) / 1e6;
+
+/**
+ * Dense series: one count per step for every group, aligned with `timestamps`; requests and dropped records per
+ * step beside them, and each series' share of the requests (docs/analytics.md "Requests and drops").
+ */
+function shape(zone: string, q: CountQuery, r: ZoneCounts): unknown {
   const size = STEP_MS[q.step];
   const points = Math.round((q.until - q.since) / size);
   const timestamps = Array.from({ length: points }, (_, i) => new Date(q.since + i * size).toISOString());
+  const at = (bucket: number): number => Math.round((bucket - q.since) / size);
   const series = new Map<string, { group: SeriesRow["group"]; counts: number[]; total: number }>();
   let total = 0;
   for (const row of r.rows) {
@@ -54,11 +73,21 @@ function shape(zone: string, q: CountQuery, r: CountResult): unknown {
       s = { group: row.group, counts: new Array<number>(points).fill(0), total: 0 };
       series.set(key, s);
     }
-    const at = Math.round((row.bucket - q.since) / size);
-    if (at >= 0 && at < points) s.counts[at] = (s.counts[at] ?? 0) + row.n;
+    const i = at(row.bucket);
+    if (i >= 0 && i < points) s.counts[i] = (s.counts[i] ?? 0) + row.n;
     s.total += row.n;
     total += row.n;
   }
+  const requestCounts = new Array<number>(points).fill(0);
+  const droppedCounts = new Array<number>(points).fill(0);
+  for (const t of r.traffic) {
+    const i = at(t.bucket);
+    if (i < 0 || i >= points) continue;
+    requestCounts[i] = (requestCounts[i] ?? 0) + t.requests;
+    droppedCounts[i] = (droppedCounts[i] ?? 0) + t.dropped;
+  }
+  const requests = requestCounts.reduce((a, b) => a + b, 0);
+  const dropped = droppedCounts.reduce((a, b) => a + b, 0);
   return {
     zone,
     since: new Date(q.since).toISOString(),
@@ -67,10 +96,18 @@ function shape(zone: string, q: CountQuery, r: CountResult): unknown {
     group_by: q.groupBy,
     filters: q.filters,
     total,
+    requests,
+    error_rate: rate(total, requests),
+    dropped,
+    shards: r.shards,
     timestamps,
-    series: [...series.values()].sort((a, b) => b.total - a.total),
-    top_codes: r.topCodes,
-    top_paths: r.topPaths,
+    requests_series: requestCounts,
+    dropped_series: droppedCounts,
+    series: [...series.values()]
+      .sort((a, b) => b.total - a.total)
+      .map((s) => ({ ...s, rate: rate(s.total, requests) })),
+    top_codes: r.topCodes.map((t) => ({ ...t, rate: rate(t.count, requests) })),
+    top_paths: r.topPaths.map((t) => ({ ...t, rate: rate(t.count, r.pathHoursRequests) })),
   };
 }
 
@@ -79,9 +116,9 @@ async function byRay(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   if (!isRayId(ray)) {
     return err({ kind: "invalid-ray", ray: decodeSafe(ray).slice(0, 64) });
   }
-  const found = await store(c, zone);
-  if (!found.ok) return found;
-  const record = await found.value.lookup(ray, Date.now());
+  const plan = await planOf(c, zone);
+  if (!plan.ok) return plan;
+  const record = await zoneLookup(c.env.ZONE_ANALYTICS, zone, plan.value, ray);
   if (record === null) {
     return err({ kind: "unknown-ray", ray, days: RETENTION.eventsMs / 86_400_000 });
   }
@@ -97,7 +134,56 @@ function decodeSafe(raw: string): string {
   }
 }
 
+/** The settings as answered: the shard count, the counts still in force (queries ask each) and the limit. */
+function presentSettings(plan: ShardPlan): unknown {
+  return { shards: plan.shards, shards_in_force: countsInForce(plan, Date.now()), max_shards: MAX_SHARDS };
+}
+
+async function getSettings(c: ApiContext, zone: string): Promise<ZoneAnswer> {
+  const current = await readZone(c.env, zone);
+  if (!current.ok) return current;
+  const plan = storedShardPlan(current.value.document);
+  return ok(apiSuccess(presentSettings(plan.ok ? plan.value : DEFAULT_PLAN)));
+}
+
+async function putSettings(c: ApiContext, zone: string): Promise<ZoneAnswer> {
+  const body = await readJsonBody(c.request);
+  if (!body.ok) return err({ kind: "body", failure: body.error });
+  const value = body.value;
+  const unknown = isObject(value) ? Object.keys(value).filter((k) => k !== "shards") : [];
+  if (!isObject(value) || unknown.length > 0 || !isShardCount(value.shards)) {
+    return err({
+      kind: "invalid-analytics-settings",
+      message:
+        unknown.length > 0
+          ? `unknown field ${JSON.stringify(unknown[0]!.slice(0, 100))}; the analytics settings are {shards}`
+          : `shards must be an integer from 1 to ${MAX_SHARDS}; got ${JSON.stringify(isObject(value) ? (value.shards ?? null) : value).slice(0, 100)}`,
+    });
+  }
+  const written = await editZone(c, zone, { kind: "analytics-shards", shards: value.shards });
+  if (!written.ok) return written;
+  const plan = storedShardPlan(written.value.document);
+  return ok(apiSuccess(presentSettings(plan.ok ? plan.value : DEFAULT_PLAN)));
+}
+
+const SETTINGS_PATH = "/zones/:zone/analytics/settings";
+
 export const analyticsRoutes: readonly ApiRoute[] = [
+  {
+    method: "GET",
+    path: SETTINGS_PATH,
+    permission: "zones:read",
+    target: zoneTarget,
+    handle: zoneHandler(getSettings),
+  },
+  {
+    method: "PUT",
+    path: SETTINGS_PATH,
+    permission: "zones:write",
+    target: zoneTarget,
+    handle: zoneHandler(putSettings),
+    dryRun: true,
+  },
   {
     method: "GET",
     path: "/zones/:zone/analytics/errors",

@@ -82,6 +82,8 @@ export const API_CODES = {
   "unknown-ray": { status: 404, code: 10404 },
   // The request tracer (`POST /accounts/{account}/request-tracer/trace`, docs/custom-errors.md "Request tracer").
   "invalid-trace": { status: 400, code: 20085 },
+  // Error analytics settings (`PUT /zones/{zone}/analytics/settings`, docs/analytics.md "Shards").
+  "invalid-analytics-settings": { status: 400, code: 20100 },
 } as const satisfies Readonly<Record<string, ApiCodeRow>>;
 
 export type ApiCodeKind = keyof typeof API_CODES;

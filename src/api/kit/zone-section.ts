@@ -74,6 +74,8 @@ export type ZoneApiFailure =
   /** The error analytics query refused (src/api/analytics/params.ts); `message` names the parameter and limit. */
   | { readonly kind: "invalid-analytics-query" | "analytics-range-too-large"; readonly message: string }
   | { readonly kind: "too-many-series"; readonly series: number; readonly limit: number }
+  /** `PUT /zones/{zone}/analytics/settings` refused (src/api/analytics/routes.ts); `message` names the field. */
+  | { readonly kind: "invalid-analytics-settings"; readonly message: string }
   | { readonly kind: "invalid-ray"; readonly ray: string }
   | { readonly kind: "unknown-ray"; readonly ray: string; readonly days: number }
   /**
@@ -226,6 +228,7 @@ export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailur
       );
     }
     case "invalid-asset-paging":
+    case "invalid-analytics-settings":
     case "invalid-analytics-query":
     case "analytics-range-too-large":
       return failureOf(failure.kind, failure.message);

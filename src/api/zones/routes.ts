@@ -7,6 +7,8 @@
  * DELETE also empties the zone's analytics object.
  */
 import { zoneInScope } from "../kit/auth";
+import { wipeZone } from "../../state/analytics/fan-out";
+import { DEFAULT_PLAN, storedShardPlan, type ShardPlan } from "../../state/analytics/shards";
 import { readJsonBody } from "../kit/body";
 import { apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
@@ -73,6 +75,9 @@ async function removeZone(c: ApiContext, zone: string): Promise<ZoneAnswer> {
     const current = await readZone(c.env, zone);
     return current.ok ? ok(apiSuccess(null)) : current;
   }
+  // The shard counts in force are read before the document goes: every shard of them is wiped below.
+  const before = await withWriter(c.env, zone, (w) => w.read(zone));
+  const plan = before.ok && before.value !== null ? storedShardPlan(before.value) : ok(DEFAULT_PLAN);
   const deleted = await withWriter(c.env, zone, (w) => w.remove(zone));
   if (!deleted.ok) return deleted;
   remember(zone, null);
@@ -80,15 +85,15 @@ async function removeZone(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   // Its rate-limit counters cannot be listed; they are named by the zone's incarnation, which a zone created again
   // under the name never shares, and expire on their own. The records are wiped on every DELETE, of a zone not
   // configured too: a DELETE retried after the wipe failed (500, the document already gone) completes it.
-  const wiped = await wipeAnalytics(c.env, zone);
+  const wiped = await wipeAnalytics(c.env, zone, plan.ok ? plan.value : DEFAULT_PLAN);
   if (!wiped.ok) return wiped;
   return deleted.value ? ok(apiSuccess({ id: zone })) : err({ kind: "not-found" });
 }
 
-/** The zone's ZoneAnalytics object emptied (src/state/analytics/zone-analytics.ts `wipe`); a failure is a value. */
-async function wipeAnalytics(env: Env, zone: string): Promise<Result<null, ZoneApiFailure>> {
+/** Every ZoneAnalytics shard of the zone emptied (src/state/analytics/fan-out.ts `wipeZone`); a failure is a value. */
+async function wipeAnalytics(env: Env, zone: string, plan: ShardPlan): Promise<Result<null, ZoneApiFailure>> {
   try {
-    await env.ZONE_ANALYTICS.get(env.ZONE_ANALYTICS.idFromName(zone)).wipe();
+    await wipeZone(env.ZONE_ANALYTICS, zone, plan);
     return ok(null);
   } catch (e) {
     return err({ kind: "unavailable", cause: `ZONE_ANALYTICS wipe failed: ${causeOf(e)}` });

@@ -27,10 +27,12 @@ import { clientCountry } from "../../shared/country";
 import type { CompiledRequestPhase } from "../request-phases/compile";
 import type { RequestPhaseOutcome } from "../request-phases/request-phase";
 import { isRayId, newRayId } from "../../shared/ray";
-import { analyticsSink, recorder } from "./recorder";
+import { analyticsSink, recorder, type RecordSink, type ShardTarget } from "./recorder";
 
 export interface Occurrence {
   readonly zone: string;
+  /** The zone's analytics shard count now (the compiled zone's `analyticsShards`). */
+  readonly shards: number;
   readonly source: ErrorSource;
   /** Catalog code (edge) or the origin's status (origin). */
   readonly code: number;
@@ -178,8 +180,31 @@ export function recordError(o: Occurrence, env: Env, invocation: Pick<ExecutionC
   if (namespace === undefined) return;
   try {
     const record = recordOf(o);
-    if (record !== null) recorder.add(o.zone, record, analyticsSink(env), invocation);
+    if (record !== null) recorder.add({ zone: o.zone, shards: o.shards }, record, sinkOf(env), invocation);
   } catch (error) {
     logEvent("analytics_record_failed", { zone: o.zone, cause: String(error) });
   }
+}
+
+/**
+ * Counts one request of a configured zone (the error rates' denominator, docs/analytics.md "Requests and drops"):
+ * a map increment in the isolate's batcher, delivered with its batches after the response. No KV read, no await.
+ */
+export function countRequest(target: ShardTarget, env: Env, invocation: Pick<ExecutionContext, "waitUntil">): void {
+  const namespace: Env["ZONE_ANALYTICS"] | undefined = env.ZONE_ANALYTICS;
+  if (namespace === undefined) return;
+  recorder.count(target, sinkOf(env), invocation);
+}
+
+// The sink of the last environment seen: the same object on every request of an isolate, so a request makes no
+// closure (the count runs on every request of a configured zone).
+let lastEnv: Env | null = null;
+let lastSink: RecordSink | null = null;
+
+function sinkOf(env: Env): RecordSink {
+  if (env !== lastEnv || lastSink === null) {
+    lastEnv = env;
+    lastSink = analyticsSink(env);
+  }
+  return lastSink;
 }

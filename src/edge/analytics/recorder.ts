@@ -12,14 +12,39 @@
  *   - a window whose flush never came (its request was cancelled) is flushed by the next record after twice its
  *     length.
  * So an isolate that dies loses at most the one batch it holds: fewer than `maxRecords` records, at most
- * `busyWaitMs` of them (plus any batch whose RPC was in flight). A failed write is logged once per batch and
- * dropped: recording never retries into the response path.
+ * `busyWaitMs` of them (plus any batch whose RPC was in flight). A failed write is logged once per batch and its
+ * records are not retried (recording never retries into the response path), but they are counted
+ * (docs/analytics.md "Loss is counted"): the count goes at once to another shard of the zone, else with the
+ * isolate's next delivery for the zone, and every answer of the API reports it.
+ *
+ * Records go to their shard (src/state/analytics/shards.ts: the Ray ID's lane modulo the zone's shard count), one
+ * batch per shard. Requests are counted here too, per zone and minute (`count`, the error rates' denominator), and
+ * ride with the next batch of the zone, or alone when the window closes.
  */
 import { encodeBatch, type ErrorRecord } from "../../state/analytics/record";
+import { shardName, shardOfRay } from "../../state/analytics/shards";
+import type { Tally } from "../../state/analytics/zone-analytics";
+import { currentLane } from "../../shared/ray";
+import { randomId } from "../../shared/crypto";
 import { logEvent } from "../../shared/log";
 
-/** Where a batch goes: one call per zone. */
-export type RecordSink = (zone: string, batch: readonly ErrorRecord[]) => Promise<void>;
+/** A zone and its shard count now (the compiled zone's `analyticsShards`). */
+export interface ShardTarget {
+  readonly zone: string;
+  readonly shards: number;
+}
+
+/** One call to one shard: its records, and the zone's tally (requests and drops) when this delivery carries it. */
+export interface Delivery {
+  readonly zone: string;
+  readonly shard: number;
+  readonly shards: number;
+  readonly records: readonly ErrorRecord[];
+  readonly tally?: Tally;
+}
+
+/** Where a delivery goes: one call per (zone, shard). */
+export type RecordSink = (delivery: Delivery) => Promise<void>;
 
 export interface BatchLimits {
   readonly maxRecords: number;
@@ -38,10 +63,29 @@ export interface BatchLimits {
 // from one isolate is cut there.
 export const DEFAULT_BATCH: BatchLimits = { maxRecords: 1000, maxWaitMs: 50, busyWaitMs: 250, busyRecords: 100 };
 
+/** Minute buckets a zone's undelivered tally keeps (older ones are logged and let go: the isolate's memory is bounded). */
+export const MAX_TALLY_MINUTES = 120;
+
+const MINUTE_MS = 60_000;
+
+/** Counts per minute bucket. */
+type Minutes = Map<number, number>;
+
+interface ZoneTally {
+  shards: number;
+  readonly requests: Minutes;
+  readonly dropped: Minutes;
+}
+
 export class RecordBatcher {
-  private pending = new Map<string, ErrorRecord[]>();
+  /** Held records per zone, then per shard. */
+  private pending = new Map<string, { shards: number; byShard: Map<number, ErrorRecord[]> }>();
+  /** Requests counted and records dropped per zone, not yet delivered. */
+  private tallies = new Map<string, ZoneTally>();
   private size = 0;
   private openedAt: number | null = null;
+  /** Whether the open window's flush is already scheduled. */
+  private scheduled = false;
   /** The open window's length (`maxWaitMs`, or `busyWaitMs` after a busy window). */
   private windowMs: number;
   /** Whether the last window flushed `busyRecords` or more. */
@@ -59,8 +103,20 @@ export class RecordBatcher {
     return this.size;
   }
 
+  /** Requests counted and records dropped, held and not yet delivered (`zone` or all zones). */
+  tallied(zone?: string): { requests: number; dropped: number } {
+    let requests = 0;
+    let dropped = 0;
+    for (const [z, t] of this.tallies) {
+      if (zone !== undefined && z !== zone) continue;
+      for (const n of t.requests.values()) requests += n;
+      for (const n of t.dropped.values()) dropped += n;
+    }
+    return { requests, dropped };
+  }
+
   add(
-    zone: string,
+    target: ShardTarget,
     record: ErrorRecord,
     sink: RecordSink,
     invocation: Pick<ExecutionContext, "waitUntil">,
@@ -71,15 +127,22 @@ export class RecordBatcher {
     if (this.openedAt === null) {
       // No window open: a lone error is stored at once (its request waits for one RPC, not for a window), and the
       // records of a burst behind it wait for the window to close, as the error log's lines do.
-      this.openedAt = now;
-      this.windowMs = this.busy ? (this.limits.busyWaitMs ?? this.limits.maxWaitMs) : this.limits.maxWaitMs;
-      invocation.waitUntil(this.write(sink, new Map([[zone, [record]]])));
+      this.open(now);
+      const shard = shardOfRay(record.ray, target.shards);
+      invocation.waitUntil(this.deliver(sink, [{ zone: target.zone, shard, shards: target.shards, records: [record] }]));
       return;
     }
-    let list = this.pending.get(zone);
+    let zone = this.pending.get(target.zone);
+    if (zone === undefined) {
+      zone = { shards: target.shards, byShard: new Map() };
+      this.pending.set(target.zone, zone);
+    }
+    zone.shards = target.shards;
+    const shard = shardOfRay(record.ray, target.shards);
+    let list = zone.byShard.get(shard);
     if (list === undefined) {
       list = [];
-      this.pending.set(zone, list);
+      zone.byShard.set(shard, list);
     }
     list.push(record);
     this.size += 1;
@@ -87,45 +150,140 @@ export class RecordBatcher {
       invocation.waitUntil(this.flush(sink));
       return;
     }
-    // The first record to wait closes the window from its own request, when the window ends.
-    if (this.size === 1) {
-      const left = Math.max(0, this.openedAt + this.windowMs - now);
-      invocation.waitUntil(this.sleep(left).then(() => this.flush(sink)));
-    }
+    this.schedule(sink, invocation, now);
   }
 
-  /** Hands every held batch to the sink (one call per zone); never rejects. */
+  /**
+   * Counts one request of the zone (every request of a configured zone: the error rates' denominator). A map
+   * increment; the count leaves with the zone's next delivery, or when the window closes.
+   */
+  count(target: ShardTarget, sink: RecordSink, invocation: Pick<ExecutionContext, "waitUntil">, now = Date.now()): void {
+    bump(this.tallyOf(target).requests, Math.floor(now / MINUTE_MS) * MINUTE_MS, 1);
+    const dead = this.openedAt !== null && now - this.openedAt > 2 * this.windowMs;
+    if (this.openedAt === null) this.open(now);
+    else if (dead) {
+      invocation.waitUntil(this.flush(sink));
+      return;
+    }
+    this.schedule(sink, invocation, now);
+  }
+
+  /** Hands every held batch and tally to the sink (one call per zone and shard); never rejects. */
   async flush(sink: RecordSink): Promise<void> {
-    const batches = this.pending;
+    const held = this.pending;
+    const tallies = this.tallies;
     this.busy = this.size >= (this.limits.busyRecords ?? Infinity);
     this.pending = new Map();
+    this.tallies = new Map();
     this.size = 0;
     this.openedAt = null;
-    await this.write(sink, batches);
+    this.scheduled = false;
+    const deliveries: Delivery[] = [];
+    for (const [zone, { shards, byShard }] of held) {
+      for (const [shard, records] of byShard) deliveries.push({ zone, shard, shards, records });
+    }
+    for (const [zone, t] of tallies) {
+      const tally = tallyOf(t);
+      // The tally rides with one of the zone's batches, else goes alone to the isolate's current shard.
+      const i = deliveries.findIndex((d) => d.zone === zone && d.shards === t.shards);
+      if (i >= 0) deliveries[i] = { ...deliveries[i]!, tally };
+      else {
+        const shard = Number.parseInt(currentLane(), 16) % t.shards;
+        deliveries.push({ zone, shard, shards: t.shards, records: [], tally });
+      }
+    }
+    await this.deliver(sink, deliveries);
   }
 
-  /** One sink call per zone; a failure is logged once per batch and dropped (never rejects). */
-  private async write(sink: RecordSink, batches: ReadonlyMap<string, readonly ErrorRecord[]>): Promise<void> {
+  private open(now: number): void {
+    this.openedAt = now;
+    this.scheduled = false;
+    this.windowMs = this.busy ? (this.limits.busyWaitMs ?? this.limits.maxWaitMs) : this.limits.maxWaitMs;
+  }
+
+  /** The first record or count to wait closes the window from its own request, when the window ends. */
+  private schedule(sink: RecordSink, invocation: Pick<ExecutionContext, "waitUntil">, now: number): void {
+    if (this.scheduled || this.openedAt === null) return;
+    this.scheduled = true;
+    const left = Math.max(0, this.openedAt + this.windowMs - now);
+    invocation.waitUntil(this.sleep(left).then(() => this.flush(sink)));
+  }
+
+  private tallyOf(target: ShardTarget): ZoneTally {
+    let t = this.tallies.get(target.zone);
+    if (t === undefined) {
+      t = { shards: target.shards, requests: new Map(), dropped: new Map() };
+      this.tallies.set(target.zone, t);
+    }
+    t.shards = target.shards;
+    return t;
+  }
+
+  /**
+   * One sink call per delivery. A failed one is logged once and its loss counted (never rejects): its records by
+   * their minute, and its tally kept; the count goes at once to the zone's other shards in turn (the first that
+   * takes it), else it waits in this isolate for the zone's next delivery.
+   */
+  private async deliver(sink: RecordSink, deliveries: readonly Delivery[]): Promise<void> {
     await Promise.all(
-      [...batches].map(async ([zone, batch]) => {
+      deliveries.map(async (d) => {
         try {
-          await sink(zone, batch);
+          await sink(d);
         } catch (error) {
-          logEvent("analytics_write_failed", { zone, records: batch.length, cause: String(error) });
+          logEvent("analytics_write_failed", { zone: d.zone, records: d.records.length, cause: String(error) });
+          const lost: ZoneTally = { shards: d.shards, requests: new Map(), dropped: new Map() };
+          for (const r of d.records) bump(lost.dropped, Math.floor(r.at / MINUTE_MS) * MINUTE_MS, 1);
+          for (const [b, n] of d.tally?.requests ?? []) bump(lost.requests, b, n);
+          for (const [b, n] of d.tally?.dropped ?? []) bump(lost.dropped, b, n);
+          await this.recount(sink, d, lost);
         }
       }),
     );
   }
+
+  /** A failed delivery's tally to the zone's other shards in turn; kept for the next delivery when none takes it. */
+  private async recount(sink: RecordSink, failed: Delivery, lost: ZoneTally): Promise<void> {
+    const tally = tallyOf(lost);
+    for (let step = 1; step < failed.shards; step++) {
+      const shard = (failed.shard + step) % failed.shards;
+      try {
+        await sink({ zone: failed.zone, shard, shards: failed.shards, records: [], tally });
+        return;
+      } catch {
+        // The next shard.
+      }
+    }
+    const into = this.tallyOf({ zone: failed.zone, shards: failed.shards });
+    for (const [b, n] of lost.requests) bump(into.requests, b, n);
+    for (const [b, n] of lost.dropped) bump(into.dropped, b, n);
+    for (const minutes of [into.requests, into.dropped]) {
+      while (minutes.size > MAX_TALLY_MINUTES) {
+        const [oldest, n] = minutes.entries().next().value as [number, number];
+        minutes.delete(oldest);
+        logEvent("analytics_write_failed", { zone: failed.zone, records: 0, cause: `tally of ${n} let go` });
+      }
+    }
+  }
+}
+
+function bump(minutes: Minutes, bucket: number, n: number): void {
+  minutes.set(bucket, (minutes.get(bucket) ?? 0) + n);
+}
+
+/** A tally as it crosses the RPC, under a new id (one delivered twice counts once: zone-analytics.ts `Tally`). */
+function tallyOf(t: ZoneTally): Tally {
+  return { id: randomId(), requests: [...t.requests], dropped: [...t.dropped] };
 }
 
 /** The isolate's batcher. */
 export const recorder = new RecordBatcher();
 
-/** The sink of a Worker's environment: the zone's ZoneAnalytics object. */
+/** The sink of a Worker's environment: the shard's ZoneAnalytics object (shards.ts `shardName`). */
 export function analyticsSink(env: Env): RecordSink {
-  return async (zone, batch) => {
-    const stub = env.ZONE_ANALYTICS.get(env.ZONE_ANALYTICS.idFromName(zone));
+  return async (d) => {
+    const ns = env.ZONE_ANALYTICS;
+    const stub = ns.get(ns.idFromName(shardName(d.zone, d.shard)));
     // One string crosses the RPC, not an object per record (record.ts `encodeBatch`).
-    await stub.recordEncoded(encodeBatch(batch));
+    await stub.recordEncoded(encodeBatch(d.records), d.tally);
   };
 }

@@ -55,12 +55,28 @@ export function groupCountSql(q: CountQuery): Sql {
   };
 }
 
-export function topCodesSql(q: CountQuery, limit: number): Sql {
+/** Every code's count (the fan-out takes the top codes of the sum over shards, so no shard cuts its list). */
+export function codesSql(q: CountQuery): Sql {
   const w = where(q);
   return {
-    text: `SELECT code, sum(count) AS n FROM ${table(q)} WHERE ${w.text} GROUP BY code ORDER BY n DESC, code LIMIT ${limit}`,
+    text: `SELECT code, sum(count) AS n FROM ${table(q)} WHERE ${w.text} GROUP BY code ORDER BY n DESC, code`,
     params: w.params,
   };
+}
+
+/** Requests and dropped records per bucket of the step (`traffic_minutes` or `traffic_hours`). */
+export function trafficSql(q: Pick<CountQuery, "since" | "until" | "step">): Sql {
+  return {
+    text: `SELECT bucket, requests, dropped FROM traffic_${q.step === "minute" ? "minutes" : "hours"}
+      WHERE bucket >= ? AND bucket < ? ORDER BY bucket`,
+    params: [q.since, q.until],
+  };
+}
+
+/** Adds requests `?2` and dropped records `?3` to one bucket (`?1`) of a traffic table. */
+export function addTrafficSql(target: "traffic_minutes" | "traffic_hours"): string {
+  return `INSERT INTO ${target} (bucket, requests, dropped) VALUES (?1, ?2, ?3)
+    ON CONFLICT (bucket) DO UPDATE SET requests = requests + excluded.requests, dropped = dropped + excluded.dropped`;
 }
 
 /** Top paths over whole hours covering the range (paths are counted per hour only). */

@@ -136,4 +136,20 @@ export const ANALYTICS_MIGRATIONS: readonly Migration[] = [
          FROM json_each(batches.records) j)`,
     ],
   },
+  {
+    version: 5,
+    name: "traffic per minute and hour (requests, dropped records); tallies delivered",
+    statements: [
+      // The denominator and the loss count (docs/analytics.md "Requests and drops"): per bucket, summed over shards.
+      `CREATE TABLE traffic_minutes (
+         bucket INTEGER PRIMARY KEY, requests INTEGER NOT NULL, dropped INTEGER NOT NULL
+       )`,
+      `CREATE TABLE traffic_hours (
+         bucket INTEGER PRIMARY KEY, requests INTEGER NOT NULL, dropped INTEGER NOT NULL
+       )`,
+      // A tally carries no Ray ID, so its id is what makes one delivered twice count once.
+      "CREATE TABLE tallies (id TEXT PRIMARY KEY, at INTEGER NOT NULL) WITHOUT ROWID",
+      "CREATE INDEX tallies_by_at ON tallies (at)",
+    ],
+  },
 ];

@@ -28,8 +28,10 @@ import {
   PRUNE_RAYS_SQL,
   RECENT_BATCHES_SQL,
   seriesSql,
-  topCodesSql,
+  codesSql,
   topPathsSql,
+  trafficSql,
+  addTrafficSql,
   type CountQuery,
   type Dimension,
 } from "./query";
@@ -43,8 +45,8 @@ import {
   RAY_INDEX_EVERY,
   RETENTION,
   STEP_MS,
-  TOP_N,
 } from "./schema";
+import { failsOnPurpose } from "./faults";
 
 export interface SeriesRow {
   readonly bucket: number;
@@ -52,11 +54,35 @@ export interface SeriesRow {
   readonly n: number;
 }
 
+/** Requests served and records dropped in one bucket (docs/analytics.md "Requests and drops"). */
+export interface TrafficRow {
+  readonly bucket: number;
+  readonly requests: number;
+  readonly dropped: number;
+}
+
+/** One shard's answer: every code and path (the fan-out sums the shards before it takes the top ones). */
 export interface CountResult {
   readonly rows: readonly SeriesRow[];
   readonly topCodes: readonly { readonly code: number; readonly count: number }[];
   readonly topPaths: readonly { readonly path: string; readonly count: number }[];
+  readonly traffic: readonly TrafficRow[];
+  /** Requests over the whole hours the top paths count (their rate's denominator). */
+  readonly pathHoursRequests: number;
 }
+
+/**
+ * What an isolate counted besides records (docs/analytics.md "Requests and drops"): requests served and records it
+ * could not store, per minute bucket (`[bucket, n]`). `id` is random per tally: one delivered twice counts once.
+ */
+export interface Tally {
+  readonly id: string;
+  readonly requests: readonly (readonly [number, number])[];
+  readonly dropped: readonly (readonly [number, number])[];
+}
+
+/** Distinct paths one shard returns for a range (the sum over shards is exact while each holds fewer). */
+export const MAX_PATHS_PER_ANSWER = 10_000;
 
 export type CountFailure = { readonly kind: "too-many-series"; readonly series: number; readonly limit: number };
 
@@ -65,6 +91,7 @@ export interface Pruned {
   readonly minutes: number;
   readonly hours: number;
   readonly paths: number;
+  readonly traffic: number;
 }
 
 const floorTo = (ms: number, step: number): number => Math.floor(ms / step) * step;
@@ -132,12 +159,15 @@ export class ZoneAnalytics extends DurableObject<Env> {
    *   - every RAY_INDEX_EVERY new rays, the recent rays go to `rays` in key order (schema.ts).
    * Returns how many records were new.
    */
-  async recordEncoded(rows: string): Promise<number> {
+  async recordEncoded(rows: string, tally?: Tally): Promise<number> {
+    // docs/analytics.md "Loss is counted": the one way to make the store refuse a batch, set only by tests.
+    if (failsOnPurpose(this.ctx.id.name)) throw new Error("ZoneAnalytics overloaded (made to fail by a test)");
     const batch = JSON.parse(rows) as readonly EncodedRecord[];
     const recent = this.recentRays();
     // Records made before the zone was deleted are not the zone's that exists now (`wipe`).
     const current = this.wipedAt === 0 ? batch : batch.filter((r) => r[1] >= this.wipedAt);
     const stored = this.ctx.storage.transactionSync(() => {
+      if (tally !== undefined) this.addTally(tally);
       const fresh = this.unseen(current, recent);
       if (fresh.length === 0) return [];
       // New batch ids are above `rays_upto` even when retention emptied the table's end (an idle zone's batches
@@ -164,6 +194,29 @@ export class ZoneAnalytics extends DurableObject<Env> {
       this.alarmArmed = true;
     }
     return stored.length;
+  }
+
+  /** A tally's requests and drops into their minute and hour (once per tally id; none from before the wipe). */
+  private addTally(tally: Tally): void {
+    const now = Date.now();
+    if (this.sql.exec("INSERT OR IGNORE INTO tallies (id, at) VALUES (?, ?)", tally.id, now).rowsWritten === 0) return;
+    const sums = new Map<number, { requests: number; dropped: number }>();
+    const add = (entries: Tally["requests"], field: "requests" | "dropped"): void => {
+      for (const [bucket, n] of entries) {
+        if (bucket < floorTo(this.wipedAt, STEP_MS.minute)) continue;
+        const row = sums.get(bucket) ?? { requests: 0, dropped: 0 };
+        row[field] += n;
+        sums.set(bucket, row);
+      }
+    };
+    add(tally.requests, "requests");
+    add(tally.dropped, "dropped");
+    const minutes = addTrafficSql("traffic_minutes");
+    const hours = addTrafficSql("traffic_hours");
+    for (const [bucket, row] of sums) {
+      this.sql.exec(minutes, bucket, row.requests, row.dropped);
+      this.sql.exec(hours, floorTo(bucket, STEP_MS.hour), row.requests, row.dropped);
+    }
   }
 
   /** The records of a batch whose ray is neither stored (memory index, then `rays`) nor earlier in the batch. */
@@ -252,8 +305,11 @@ export class ZoneAnalytics extends DurableObject<Env> {
     if (series > MAX_SERIES) return err({ kind: "too-many-series", series, limit: MAX_SERIES });
     const s = seriesSql(q);
     const rows = this.sql.exec<Record<string, SqlStorageValue>>(s.text, ...s.params).toArray();
-    const codes = topCodesSql(q, TOP_N);
-    const paths = topPathsSql(floorTo(q.since, STEP_MS.hour), q.until, TOP_N);
+    const codes = codesSql(q);
+    const sinceHour = floorTo(q.since, STEP_MS.hour);
+    const paths = topPathsSql(sinceHour, q.until, MAX_PATHS_PER_ANSWER);
+    const traffic = trafficSql(q);
+    const hourTraffic = trafficSql({ since: sinceHour, until: q.until, step: "hour" });
     return ok({
       rows: rows.map((row) => ({
         bucket: Number(row.bucket),
@@ -268,6 +324,13 @@ export class ZoneAnalytics extends DurableObject<Env> {
         .exec<{ path: string; n: number }>(paths.text, ...paths.params)
         .toArray()
         .map((r) => ({ path: r.path, count: r.n })),
+      traffic: this.sql.exec<{ bucket: number; requests: number; dropped: number }>(traffic.text, ...traffic.params)
+        .toArray()
+        .map((r) => ({ bucket: r.bucket, requests: r.requests, dropped: r.dropped })),
+      pathHoursRequests: this.sql
+        .exec<{ requests: number }>(hourTraffic.text, ...hourTraffic.params)
+        .toArray()
+        .reduce((sum, r) => sum + r.requests, 0),
     });
   }
 
@@ -279,12 +342,20 @@ export class ZoneAnalytics extends DurableObject<Env> {
       minutes: this.sql.exec("DELETE FROM minutes WHERE bucket < ?", now - RETENTION.minutesMs).rowsWritten,
       hours: this.sql.exec("DELETE FROM hours WHERE bucket < ?", now - RETENTION.hoursMs).rowsWritten,
       paths: this.sql.exec("DELETE FROM path_hours WHERE bucket < ?", now - RETENTION.hoursMs).rowsWritten,
+      traffic:
+        this.sql.exec("DELETE FROM traffic_minutes WHERE bucket < ?", now - RETENTION.minutesMs).rowsWritten +
+        this.sql.exec("DELETE FROM traffic_hours WHERE bucket < ?", now - RETENTION.hoursMs).rowsWritten +
+        this.sql.exec("DELETE FROM tallies WHERE at < ?", now - RETENTION.minutesMs).rowsWritten,
     }));
   }
 
   override async alarm(): Promise<void> {
     this.prune(Date.now());
-    const left = this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM (SELECT 1 FROM hours LIMIT 1)").one().n;
+    const left = this.sql
+      .exec<{ n: number }>(
+        "SELECT (SELECT count(*) FROM (SELECT 1 FROM hours LIMIT 1)) + (SELECT count(*) FROM (SELECT 1 FROM traffic_hours LIMIT 1)) AS n",
+      )
+      .one().n;
     this.alarmArmed = left > 0;
     if (left > 0) await this.ctx.storage.setAlarm(Date.now() + PRUNE_EVERY_MS);
   }

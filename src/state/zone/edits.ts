@@ -30,6 +30,7 @@ import { headerLimitFits } from "./rulesets/stored-cost";
 import { ZONE_DOC_SCHEMA, zoneAccountId, type ZoneDocument, type ZoneSettings } from "./schema";
 import { parseDocument, type StoreFailure } from "./store";
 import { URL_NORMALIZATION_SECTION } from "./url-normalization/stored";
+import { ANALYTICS_SECTION, storedShardPlan, withShards } from "../analytics/shards";
 
 /** A custom error asset as a create or update sends it: everything but the time it is stored. */
 export type AssetWrite = Omit<AssetMeta, "last_updated">;
@@ -54,7 +55,9 @@ export type ZoneEdit =
   /** `PUT …/access_rules`: the whole list, validated. */
   | { readonly kind: "access-rules"; readonly rules: AccessRules }
   /** `PUT …/url_normalization` (a setting) or `DELETE` (`null`: the defaults again). */
-  | { readonly kind: "url-normalization"; readonly setting: UrlNormalization | null };
+  | { readonly kind: "url-normalization"; readonly setting: UrlNormalization | null }
+  /** `PUT …/analytics/settings`: the zone's analytics shard count; the count before is kept while it holds rows. */
+  | { readonly kind: "analytics-shards"; readonly shards: number };
 
 /**
  * Which zones a token reaches, as the writer checks it (docs/configuration.md "Zone accounts"): the accounts it may
@@ -211,6 +214,12 @@ function change(target: EditTarget, edit: ZoneEdit): Result<Change, ZoneEditFail
       return section(ACCESS_RULES_SECTION, edit.rules);
     case "url-normalization":
       return section(URL_NORMALIZATION_SECTION, edit.setting);
+    case "analytics-shards": {
+      // docs/analytics.md "Shards": the history is what keeps records written under an earlier count found.
+      const plan = storedShardPlan(previous);
+      if (!plan.ok) return err({ kind: "unavailable", cause: plan.error });
+      return section(ANALYTICS_SECTION, withShards(plan.value, edit.shards, now.getTime()));
+    }
   }
 }
 

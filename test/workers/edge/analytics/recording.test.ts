@@ -5,7 +5,7 @@
  */
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { RecordBatcher } from "../../../../src/edge/analytics/recorder";
+import { RecordBatcher, type Delivery } from "../../../../src/edge/analytics/recorder";
 import type { ErrorRecord } from "../../../../src/state/analytics/record";
 import { JSON_ACCEPT, loopback, ports, putZone, uniqueZone } from "../../support/origin";
 import { apiFetch, apiOk } from "../../support/envelope";
@@ -33,6 +33,9 @@ async function settled(zone: string, expected: number): Promise<void> {
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** One zone of one shard, for the batcher alone. */
+const Z = { zone: "z", shards: 1 };
 
 const byGroup = (c: Counts) => Object.fromEntries(c.series.map((s) => [Object.values(s.group).join("/"), s.total]));
 
@@ -143,21 +146,21 @@ describe("the batcher's loss bound", () => {
       { maxRecords: 3, maxWaitMs: 50 },
       () => new Promise<void>((r) => sleeping.push(r)),
     );
-    const sink = async (_zone: string, batch: readonly ErrorRecord[]) => {
-      written.push(batch.length);
+    const sink = async (d: Delivery) => {
+      written.push(d.records.length);
     };
     const invocation = { waitUntil: (p: Promise<unknown>) => void waits.push(p) };
-    batcher.add("z", errorRecord(1), sink, invocation, 0);
+    batcher.add(Z, errorRecord(1), sink, invocation, 0);
     await Promise.all(waits);
     expect(written).toEqual([1]); // a lone error is written at once and opens a window
-    batcher.add("z", errorRecord(2), sink, invocation, 1);
-    batcher.add("z", errorRecord(3), sink, invocation, 2);
+    batcher.add(Z, errorRecord(2), sink, invocation, 1);
+    batcher.add(Z, errorRecord(3), sink, invocation, 2);
     expect(batcher.held).toBe(2); // inside the window: an isolate dying now loses these two (< maxRecords)
-    batcher.add("z", errorRecord(4), sink, invocation, 3);
+    batcher.add(Z, errorRecord(4), sink, invocation, 3);
     expect(batcher.held).toBe(0); // the full batch left at once, through waitUntil
     await Promise.all(waits.slice(2));
     expect(written).toEqual([1, 3]);
-    batcher.add("z", errorRecord(5), sink, invocation, 4); // no window open any more: written at once
+    batcher.add(Z, errorRecord(5), sink, invocation, 4); // no window open any more: written at once
     release();
     await Promise.all(waits);
     expect(written).toEqual([1, 3, 1]);
@@ -174,24 +177,24 @@ describe("the batcher's loss bound", () => {
     });
     const written: number[] = [];
     const waits: Promise<unknown>[] = [];
-    const sink = async (_zone: string, batch: readonly ErrorRecord[]) => void written.push(batch.length);
+    const sink = async (d: Delivery) => void written.push(d.records.length);
     const invocation = { waitUntil: (p: Promise<unknown>) => void waits.push(p) };
     const settle = async () => {
       release();
       await Promise.all(waits);
     };
-    batcher.add("z", errorRecord(1), sink, invocation, 0); // written at once, opens a 50 ms window
-    for (const at of [1, 2, 3]) batcher.add("z", errorRecord(1 + at), sink, invocation, at);
+    batcher.add(Z, errorRecord(1), sink, invocation, 0); // written at once, opens a 50 ms window
+    for (const at of [1, 2, 3]) batcher.add(Z, errorRecord(1 + at), sink, invocation, at);
     expect(asked).toEqual([49]);
     await settle();
     expect(written).toEqual([1, 3]); // 3 ≥ busyRecords: the next window is the busy one
-    batcher.add("z", errorRecord(5), sink, invocation, 100);
-    batcher.add("z", errorRecord(6), sink, invocation, 101);
+    batcher.add(Z, errorRecord(5), sink, invocation, 100);
+    batcher.add(Z, errorRecord(6), sink, invocation, 101);
     expect(asked).toEqual([49, 249]);
     await settle();
     expect(written).toEqual([1, 3, 1, 1]); // a quiet window: the next one is short again
-    batcher.add("z", errorRecord(7), sink, invocation, 400);
-    batcher.add("z", errorRecord(8), sink, invocation, 401);
+    batcher.add(Z, errorRecord(7), sink, invocation, 400);
+    batcher.add(Z, errorRecord(8), sink, invocation, 401);
     expect(asked).toEqual([49, 249, 49]);
     await settle();
   });
@@ -199,7 +202,7 @@ describe("the batcher's loss bound", () => {
   it("a failing sink never throws into the request", async () => {
     const batcher = new RecordBatcher({ maxRecords: 1, maxWaitMs: 10 });
     const waits: Promise<unknown>[] = [];
-    batcher.add("z", errorRecord(9), () => Promise.reject(new Error("down")), { waitUntil: (p) => void waits.push(p) });
+    batcher.add(Z, errorRecord(9), () => Promise.reject(new Error("down")), { waitUntil: (p) => void waits.push(p) });
     await expect(Promise.all(waits)).resolves.toBeDefined();
   });
 });

@@ -16,7 +16,7 @@ import {
   PRUNE_RAYS_SQL,
   RECENT_BATCHES_SQL,
   seriesSql,
-  topCodesSql,
+  codesSql,
   topPathsSql,
   type CountQuery,
 } from "../../../../src/state/analytics/query";
@@ -147,7 +147,7 @@ describe("ZoneAnalytics", () => {
       return [
         plan(seriesSql(q).text, seriesSql(q).params),
         plan(groupCountSql(q).text, groupCountSql(q).params),
-        plan(topCodesSql({ ...q, step: "hour" }, 10).text, topCodesSql({ ...q, step: "hour" }, 10).params),
+        plan(codesSql({ ...q, step: "hour" }).text, codesSql({ ...q, step: "hour" }).params),
         plan(topPathsSql(0, 1, 10).text, [0, 1]),
         plan(LOOKUP_SQL, [rayOf(30)]),
         plan(EVENT_BY_ID_SQL, [1024]),
