@@ -75,14 +75,14 @@ describe("ZoneAnalytics", () => {
     expect(await stub.lookup(rayOf(12), now)).toBeNull(); // past retention: not answered even before pruning
     expect((await stub.lookup(rayOf(10), now))?.ray).toBe(rayOf(10));
     const pruned = await stub.prune(now);
-    expect(pruned).toEqual({ events: 1, minutes: 2, hours: 0, paths: 0 });
+    expect(pruned).toEqual({ events: 1, minutes: 2, hours: 0, paths: 0, traffic: 0 });
     const hours: CountQuery = { since: older - HOUR, until: now, step: "hour", groupBy: [], filters: {} };
     const r = await stub.counts(hours);
     expect(r.ok && r.value.rows.reduce((s, x) => s + x.n, 0)).toBe(3); // rolled into hours
     const minutes: CountQuery = { ...hours, step: "minute", since: old - HOUR, until: old + HOUR };
     const m = await stub.counts(minutes);
     expect(m.ok && m.value.rows.length).toBe(0);
-    expect(await stub.prune(now + 40 * 86_400_000)).toEqual({ events: 2, minutes: 0, hours: 2, paths: 2 });
+    expect(await stub.prune(now + 40 * 86_400_000)).toEqual({ events: 2, minutes: 0, hours: 2, paths: 2, traffic: 0 });
   });
 
   it("a batch stays until its newest record expires; each record's own time decides its lookup", async () => {
@@ -228,7 +228,18 @@ describe("ZoneAnalytics", () => {
     const found = await runInDurableObject(stub, (instance: ZoneAnalytics, state) => {
       const sql = state.storage.sql;
       // Back to a version 1 store holding two events.
-      for (const table of ["events", "batches", "rays", "analytics_meta", "minutes", "hours", "path_hours"]) {
+      for (const table of [
+        "events",
+        "batches",
+        "rays",
+        "analytics_meta",
+        "minutes",
+        "hours",
+        "path_hours",
+        "traffic_minutes",
+        "traffic_hours",
+        "tallies",
+      ]) {
         sql.exec(`DROP TABLE IF EXISTS ${table}`);
       }
       sql.exec("DELETE FROM schema_migrations");
@@ -333,7 +344,7 @@ describe('ZoneAnalytics.wipe (the zone was deleted: docs/analytics.md "When a zo
     const hours: CountQuery = { ...q, since: now - 24 * HOUR, step: "hour" };
     for (const query of [q, hours]) {
       const r = await stub.counts(query);
-      expect(r.ok && r.value).toEqual({ rows: [], topCodes: [], topPaths: [] });
+      expect(r.ok && r.value).toEqual({ rows: [], topCodes: [], topPaths: [], traffic: [], pathHoursRequests: 0 });
     }
     expect(await stub.lookup(rayOf(5000), now)).toBeNull();
     expect(await stub.lookup(rayOf(5000 + RAY_INDEX_EVERY + 4), now)).toBeNull();
