@@ -129,7 +129,9 @@ export class RecordBatcher {
       // records of a burst behind it wait for the window to close, as the error log's lines do.
       this.open(now);
       const shard = shardOfRay(record.ray, target.shards);
-      invocation.waitUntil(this.deliver(sink, [{ zone: target.zone, shard, shards: target.shards, records: [record] }]));
+      invocation.waitUntil(
+        this.deliver(sink, [{ zone: target.zone, shard, shards: target.shards, records: [record] }]),
+      );
       return;
     }
     let zone = this.pending.get(target.zone);
@@ -157,7 +159,12 @@ export class RecordBatcher {
    * Counts one request of the zone (every request of a configured zone: the error rates' denominator). A map
    * increment; the count leaves with the zone's next delivery, or when the window closes.
    */
-  count(target: ShardTarget, sink: RecordSink, invocation: Pick<ExecutionContext, "waitUntil">, now = Date.now()): void {
+  count(
+    target: ShardTarget,
+    sink: RecordSink,
+    invocation: Pick<ExecutionContext, "waitUntil">,
+    now = Date.now(),
+  ): void {
     bump(this.tallyOf(target).requests, Math.floor(now / MINUTE_MS) * MINUTE_MS, 1);
     const dead = this.openedAt !== null && now - this.openedAt > 2 * this.windowMs;
     if (this.openedAt === null) this.open(now);

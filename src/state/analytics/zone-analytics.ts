@@ -324,7 +324,8 @@ export class ZoneAnalytics extends DurableObject<Env> {
         .exec<{ path: string; n: number }>(paths.text, ...paths.params)
         .toArray()
         .map((r) => ({ path: r.path, count: r.n })),
-      traffic: this.sql.exec<{ bucket: number; requests: number; dropped: number }>(traffic.text, ...traffic.params)
+      traffic: this.sql
+        .exec<{ bucket: number; requests: number; dropped: number }>(traffic.text, ...traffic.params)
         .toArray()
         .map((r) => ({ bucket: r.bucket, requests: r.requests, dropped: r.dropped })),
       pathHoursRequests: this.sql
