@@ -169,14 +169,27 @@ async function ceilings(context: SuiteContext): Promise<ResultRow[]> {
           ),
         );
       await drive(1); // warm-up (and the writer's zone created)
+      const cpuBefore = await probe.cpuSeconds();
       const runs = await drive(seconds);
+      const cpuAfter = await probe.cpuSeconds();
       const calls = runs.reduce((sum, r) => sum + r.reqPerSec, 0);
+      const answered = runs.reduce((sum, r) => sum + r.requests, 0);
+      // The workerd process's CPU per call (the Worker's side of the RPC included): steadier than calls/s on a
+      // shared machine, and 10⁶ ÷ it is what one object could take on a CPU of its own (docs/scale.md).
+      const cpuUs =
+        cpuBefore === null || cpuAfter === null || answered === 0
+          ? undefined
+          : ((cpuAfter - cpuBefore) * 1e6) / answered;
       const failures = runs.reduce((sum, r) => sum + r.failures, 0);
       const records = c.records * calls;
-      context.log(`${c.name}: ${round(calls, 0)} calls/s${c.records > 0 ? `, ${round(records, 0)} records/s` : ""}`);
+      context.log(
+        `${c.name}: ${round(calls, 0)} calls/s${c.records > 0 ? `, ${round(records, 0)} records/s` : ""}, ` +
+          `${cpuUs === undefined ? "?" : round(cpuUs, 0)} µs CPU per call`,
+      );
       rows.push({
         name: c.records > 0 ? `${c.name} (${round(records, 0)} records/s)` : c.name,
         reqPerSec: round(calls, 0),
+        ...(cpuUs === undefined ? {} : { serverCpuUs: round(cpuUs, 0) }),
         p50Ms: runs[0]?.p50Ms ?? 0,
         p99Ms: runs[0]?.p99Ms ?? 0,
         ratio: c.records > 0 ? round(records / 1000, 1) : 1,

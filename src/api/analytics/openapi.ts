@@ -1,6 +1,8 @@
 /** The analytics endpoints' part of the OpenAPI document (docs/configuration.md, docs/analytics.md). */
 import { COMMON_ERRORS, ok, param, type Json, type OpenApiFragment } from "../kit/openapi";
 import { RAY_ID_PATTERN } from "../../shared/ray";
+import { API_CODES } from "../kit/codes";
+import { DEFAULT_SHARDS, MAX_SHARDS } from "../../state/analytics/shards";
 
 const query = (name: string, description: string, schema: Json): Json => ({
   name,
@@ -12,13 +14,49 @@ const query = (name: string, description: string, schema: Json): Json => ({
 
 export const analyticsOpenApi: OpenApiFragment = {
   description:
-    "Error analytics (`zones:read`): counts per minute (3 days) and per hour (35 days), one occurrence by Ray ID (7 days); the page GET /zones/{zone}/analytics is a public HTML shell holding no data.",
+    "Error analytics (`zones:read`): counts per minute (3 days) and per hour (35 days), requests and dropped records beside them (error rates), one occurrence by Ray ID (7 days), over the zone's analytics shards; the page GET /zones/{zone}/analytics is a public HTML shell holding no data.",
   paths: {
+    "/zones/{zone}/analytics/settings": {
+      parameters: [param("Zone")],
+      get: {
+        operationId: "getZoneAnalyticsSettings",
+        summary: "The zone's analytics shard count and the counts still in force",
+        security: [{ bearer: ["zones:read"] }],
+        responses: { "200": ok("The settings", { $ref: "#/components/schemas/AnalyticsSettings" }), ...COMMON_ERRORS },
+      },
+      put: {
+        operationId: "putZoneAnalyticsSettings",
+        summary: "Set how many analytics objects (shards) the zone's records spread over",
+        description:
+          `\`shards\`: an integer from 1 to ${MAX_SHARDS} (default ${DEFAULT_SHARDS}). Records made before the change stay ` +
+          "where they were written and are still counted and found: every count in force within retention is kept " +
+          `(\`shards_in_force\`). Anything else answers 400 (${API_CODES["invalid-analytics-settings"].code}).`,
+        security: [{ bearer: ["zones:write"] }],
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                required: ["shards"],
+                additionalProperties: false,
+                properties: { shards: { type: "integer", minimum: 1, maximum: MAX_SHARDS } },
+              },
+              example: { shards: 8 },
+            },
+          },
+        },
+        responses: {
+          "200": ok("The stored settings", { $ref: "#/components/schemas/AnalyticsSettings" }),
+          ...COMMON_ERRORS,
+        },
+      },
+    },
     "/zones/{zone}/analytics/errors": {
       parameters: [param("Zone")],
       get: {
         operationId: "zoneErrorAnalytics",
-        summary: "Counts of generated errors and passed-through origin errors over time, grouped",
+        summary: "Counts of generated errors and passed-through origin errors over time, grouped, with error rates",
         security: [{ bearer: ["zones:read"] }],
         parameters: [
           query("since", "RFC 3339 or epoch seconds; default until − 1 h", { type: "string" }),
@@ -52,9 +90,39 @@ export const analyticsOpenApi: OpenApiFragment = {
     },
   },
   schemas: {
+    AnalyticsSettings: {
+      type: "object",
+      required: ["shards", "shards_in_force", "max_shards"],
+      properties: {
+        shards: { type: "integer", description: "Objects the zone's new records go to" },
+        shards_in_force: {
+          type: "array",
+          items: { type: "integer" },
+          description: "Every shard count whose records may still be within retention, the current one first",
+        },
+        max_shards: { type: "integer" },
+      },
+      example: { shards: 8, shards_in_force: [8, 4], max_shards: MAX_SHARDS },
+    },
     ErrorCounts: {
       type: "object",
-      required: ["zone", "since", "until", "step", "total", "timestamps", "series", "top_codes", "top_paths"],
+      required: [
+        "zone",
+        "since",
+        "until",
+        "step",
+        "total",
+        "requests",
+        "error_rate",
+        "dropped",
+        "shards",
+        "timestamps",
+        "requests_series",
+        "dropped_series",
+        "series",
+        "top_codes",
+        "top_paths",
+      ],
       properties: {
         zone: { type: "string" },
         since: { type: "string", format: "date-time" },
@@ -62,7 +130,16 @@ export const analyticsOpenApi: OpenApiFragment = {
         step: { enum: ["minute", "hour"] },
         group_by: { type: "array", items: { type: "string" } },
         filters: { type: "object" },
-        total: { type: "integer" },
+        total: { type: "integer", description: "Errors recorded in the range" },
+        requests: { type: "integer", description: "Requests of the zone counted in the range (all traffic)" },
+        error_rate: { type: ["number", "null"], description: "total ÷ requests; null when no request was counted" },
+        dropped: {
+          type: "integer",
+          description: "Records the store could not take in the range (counted, not stored): the counts miss them",
+        },
+        shards: { type: "integer", description: "Analytics objects asked (every shard within retention)" },
+        requests_series: { type: "array", items: { type: "integer" }, description: "Requests per step" },
+        dropped_series: { type: "array", items: { type: "integer" }, description: "Dropped records per step" },
         timestamps: { type: "array", items: { type: "string", format: "date-time" } },
         series: {
           type: "array",
@@ -72,16 +149,31 @@ export const analyticsOpenApi: OpenApiFragment = {
               group: { type: "object" },
               counts: { type: "array", items: { type: "integer" } },
               total: { type: "integer" },
+              rate: { type: ["number", "null"], description: "total ÷ requests" },
             },
           },
         },
         top_codes: {
           type: "array",
-          items: { type: "object", properties: { code: { type: "integer" }, count: { type: "integer" } } },
+          items: {
+            type: "object",
+            properties: {
+              code: { type: "integer" },
+              count: { type: "integer" },
+              rate: { type: ["number", "null"], description: "count ÷ requests" },
+            },
+          },
         },
         top_paths: {
           type: "array",
-          items: { type: "object", properties: { path: { type: "string" }, count: { type: "integer" } } },
+          items: {
+            type: "object",
+            properties: {
+              path: { type: "string" },
+              count: { type: "integer" },
+              rate: { type: ["number", "null"], description: "count ÷ requests over the same whole hours" },
+            },
+          },
         },
       },
     },

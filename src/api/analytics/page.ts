@@ -106,6 +106,7 @@ ${STYLE}</style>
 </form>
 </div>
 <p id="status" role="status" aria-live="polite">Enter a token to load the zone's errors.</p>
+<p id="loss" hidden></p>
 <div id="chart"></div><ul id="legend" class="legend"></ul>
 </section>
 <div class="cols">
@@ -133,6 +134,7 @@ const STYLE = `:root{--c0:var(--link);--c1:var(--bad);--c2:var(--ok);--c3:var(--
 .field{display:flex;flex-direction:column;gap:.2rem;min-width:0}
 .field label{font-size:.8rem;font-weight:600;color:var(--muted)}
 #status{color:var(--muted);margin:.75rem 0 .25rem}
+.loss{color:var(--muted);margin:0 0 .25rem}.loss.bad{color:var(--bad);font-weight:600}
 #chart{width:100%;min-height:2rem}
 #chart svg{display:block;max-width:100%}
 .legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:.5rem 0 0}
@@ -217,7 +219,7 @@ const SCRIPT = `
     return el("td", {}, link, el("span", { className: "title", textContent: title }));
   }
   function rows(tbody, items, cell) {
-    tbody.replaceChildren(...items.map((it) => { const tr = el("tr", {}, cell(it), el("td", { textContent: String(it.count) })); tr.dataset.key = String(it.code ?? it.path); return tr; }));
+    tbody.replaceChildren(...items.map((it) => { const n = el("td", { textContent: String(it.count) }); if (it.rate !== null && it.rate !== undefined) n.title = (it.rate * 100).toFixed(2) + " % of requests"; const tr = el("tr", {}, cell(it), n); tr.dataset.key = String(it.code ?? it.path); return tr; }));
   }
   function label(group) { const v = Object.values(group); return v.length ? v.join(" / ") : "all"; }
   const hhmm = (iso) => iso.slice(11, 16);
@@ -275,7 +277,12 @@ const SCRIPT = `
       chart(r);
       rows($("codes"), r.top_codes, (it) => codeCell(it.code));
       rows($("paths"), r.top_paths, (it) => el("td", { textContent: it.path }));
-      status(r.total + " errors, " + r.step + " steps.");
+      // The error rate over every request counted (docs/analytics.md "Requests and drops"), and the loss, always.
+      const share = r.error_rate === null ? "" : " (" + (r.error_rate * 100).toFixed(2) + " % of " + r.requests + " requests)";
+      status(r.total + " errors" + share + ", " + r.step + " steps.");
+      $("loss").hidden = false;
+      $("loss").textContent = r.dropped + (r.dropped === 1 ? " record" : " records") + " dropped in this range" + (r.dropped > 0 ? ": the store could not take them; the counts above miss them." : ".");
+      $("loss").className = r.dropped > 0 ? "loss bad" : "loss";
     } catch (e) { status(explain(e, "Loading the errors")); }
   }
   $("auth").addEventListener("submit", (e) => { e.preventDefault(); const v = $("token").value.trim(); if (!v) return; sessionStorage.setItem(KEY, v); $("token").value = ""; $("token-problem").hidden = true; load(); });
