@@ -127,10 +127,10 @@ describe("a zone's records over N shards", () => {
     }
     const errors = Object.values(expected).reduce((a, b) => a + b, 0);
     const result = await settled(zone, sent, errors);
-    expect(result.shards).toBe(4); // 2 now, 4 and 1 in force within retention: shards 0-3 asked
     expect(result.total).toBe(errors);
     expect(result.requests).toBe(sent);
     expect(result.dropped).toBe(0);
+    expect(result.shards).toBe(4); // 2 now, 4 and 1 in force within retention: shards 0-3 asked
     expect(byGroup(await counts(zone, "group_by=source,answered_by"))).toEqual(expected);
 
     // Every record is in the shard its Ray ID names under the count in force when it was made, and only there.
