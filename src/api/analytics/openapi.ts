@@ -35,15 +35,7 @@ export const analyticsOpenApi: OpenApiFragment = {
         requestBody: {
           required: true,
           content: {
-            "application/json": {
-              schema: {
-                type: "object",
-                required: ["shards"],
-                additionalProperties: false,
-                properties: { shards: { type: "integer", minimum: 1, maximum: MAX_SHARDS } },
-              },
-              example: { shards: 8 },
-            },
+            "application/json": { schema: { $ref: "#/components/schemas/AnalyticsSettingsBody" } },
           },
         },
         responses: {
@@ -90,6 +82,13 @@ export const analyticsOpenApi: OpenApiFragment = {
     },
   },
   schemas: {
+    AnalyticsSettingsBody: {
+      type: "object",
+      required: ["shards"],
+      additionalProperties: false,
+      properties: { shards: { type: "integer", minimum: 1, maximum: MAX_SHARDS } },
+      example: { shards: 8 },
+    },
     AnalyticsSettings: {
       type: "object",
       required: ["shards", "shards_in_force", "max_shards"],
