@@ -75,8 +75,8 @@ export default {
         const decision = await stub.hit({
           key,
           period: 60,
-          requestsPerPeriod: 1e9,
-          mitigationTimeout: 0,
+          requestsPerPeriod: 1_000_000,
+          mitigationTimeout: 1,
           now: Date.now(),
         });
         return new Response(JSON.stringify(decision));

@@ -19,7 +19,7 @@
  *
  * Records go to their shard (src/state/analytics/shards.ts: the Ray ID's lane modulo the zone's shard count), one
  * batch per shard. Requests are counted here too, per zone and minute (`count`, the error rates' denominator), and
- * ride with the next batch of the zone, or alone when the window closes.
+ * ride with the next batch of the zone, or go alone after TALLY_WAIT_MS.
  */
 import { encodeBatch, type ErrorRecord } from "../../state/analytics/record";
 import { shardName, shardOfRay } from "../../state/analytics/shards";
@@ -63,6 +63,13 @@ export interface BatchLimits {
 // from one isolate is cut there.
 export const DEFAULT_BATCH: BatchLimits = { maxRecords: 1000, maxWaitMs: 50, busyWaitMs: 250, busyRecords: 100 };
 
+/**
+ * How long counted requests wait when no record goes first: counts are per minute, so they need no hurry, and a
+ * proxy-only isolate then makes one RPC per second per zone, not one per 50 ms window (what that saved is in
+ * docs/analytics.md "Requests and drops").
+ */
+export const TALLY_WAIT_MS = 1000;
+
 /** Minute buckets a zone's undelivered tally keeps (older ones are logged and let go: the isolate's memory is bounded). */
 export const MAX_TALLY_MINUTES = 120;
 
@@ -86,6 +93,8 @@ export class RecordBatcher {
   private openedAt: number | null = null;
   /** Whether the open window's flush is already scheduled. */
   private scheduled = false;
+  /** When the tallies' own flush was scheduled (null: none pending). */
+  private tallyAt: number | null = null;
   /** The open window's length (`maxWaitMs`, or `busyWaitMs` after a busy window). */
   private windowMs: number;
   /** Whether the last window flushed `busyRecords` or more. */
@@ -94,6 +103,7 @@ export class RecordBatcher {
   constructor(
     private readonly limits: BatchLimits = DEFAULT_BATCH,
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+    private readonly tallyWaitMs: number = TALLY_WAIT_MS,
   ) {
     this.windowMs = limits.maxWaitMs;
   }
@@ -166,13 +176,22 @@ export class RecordBatcher {
     now = Date.now(),
   ): void {
     bump(this.tallyOf(target).requests, Math.floor(now / MINUTE_MS) * MINUTE_MS, 1);
-    const dead = this.openedAt !== null && now - this.openedAt > 2 * this.windowMs;
-    if (this.openedAt === null) this.open(now);
-    else if (dead) {
-      invocation.waitUntil(this.flush(sink));
-      return;
-    }
-    this.schedule(sink, invocation, now);
+    // A tally flush that never came (its request was cancelled) is dead: this request schedules another.
+    if (this.tallyAt !== null && now - this.tallyAt <= 2 * this.tallyWaitMs) return;
+    this.tallyAt = now;
+    invocation.waitUntil(this.sleep(this.tallyWaitMs).then(() => this.flushTallies(sink)));
+  }
+
+  /** Hands the held tallies to the sink alone (the records' window may have taken them already); never rejects. */
+  async flushTallies(sink: RecordSink): Promise<void> {
+    this.tallyAt = null;
+    const tallies = this.tallies;
+    if (tallies.size === 0) return;
+    this.tallies = new Map();
+    await this.deliver(
+      sink,
+      [...tallies].map(([zone, t]) => aloneAt(zone, t)),
+    );
   }
 
   /** Hands every held batch and tally to the sink (one call per zone and shard); never rejects. */
@@ -194,10 +213,7 @@ export class RecordBatcher {
       // The tally rides with one of the zone's batches, else goes alone to the isolate's current shard.
       const i = deliveries.findIndex((d) => d.zone === zone && d.shards === t.shards);
       if (i >= 0) deliveries[i] = { ...deliveries[i]!, tally };
-      else {
-        const shard = Number.parseInt(currentLane(), 16) % t.shards;
-        deliveries.push({ zone, shard, shards: t.shards, records: [], tally });
-      }
+      else deliveries.push(aloneAt(zone, t));
     }
     await this.deliver(sink, deliveries);
   }
@@ -271,6 +287,12 @@ export class RecordBatcher {
       }
     }
   }
+}
+
+/** A tally alone, to the isolate's current shard of the zone. */
+function aloneAt(zone: string, t: ZoneTally): Delivery {
+  const shard = Number.parseInt(currentLane(), 16) % t.shards;
+  return { zone, shard, shards: t.shards, records: [], tally: tallyOf(t) };
 }
 
 function bump(minutes: Minutes, bucket: number, n: number): void {

@@ -118,6 +118,7 @@ describe("OpenAPI request examples", () => {
         "putCustomPage",
         "putPhaseEntrypoint",
         "putUrlNormalization",
+        "putZoneAnalyticsSettings",
         "putZone",
         "setResourceTags",
       ].sort(),
