@@ -27,6 +27,7 @@ function records(count: number, now: number): ErrorRecord[] {
     path: "/checkout",
     country: null,
     cause: "origin sent garbage",
+    detail: null,
   }));
 }
 
@@ -63,6 +64,7 @@ export default {
             connect_timeout: 19,
             read_timeout: 100,
             max_request_header_bytes: 32768,
+            retry_hints: "published",
           } as const;
           await stub.edit(name, { kind: "settings", settings });
           edited = await stub.edit(name, { kind: "url-normalization", setting });
