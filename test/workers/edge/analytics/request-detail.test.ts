@@ -4,6 +4,8 @@
  * access block (address and country), a firewall block, a rate-limit block, a limit refused before the phases, an
  * origin failure and an origin error answered by a rule.
  */
+import { zoneLookup } from "../../../../src/state/analytics/fan-out";
+import { DEFAULT_PLAN } from "../../../../src/state/analytics/shards";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -35,9 +37,9 @@ async function send(zone: string, s: Sent): Promise<Response> {
 
 /** The stored detail of `ray` (the batch is written after the response; waited for). */
 async function detailOf(zone: string, ray: string): Promise<RequestDetail | null> {
-  const stub = env.ZONE_ANALYTICS.get(env.ZONE_ANALYTICS.idFromName(zone));
   for (let i = 0; i < 50; i++) {
-    const record = await stub.lookup(ray);
+    // The record is in the zone's shard its Ray ID names (docs/analytics.md "Shards").
+    const record = await zoneLookup(env.ZONE_ANALYTICS, zone, DEFAULT_PLAN, ray);
     if (record !== null) return decodeDetail(record.detail);
     await new Promise((r) => setTimeout(r, 50));
   }
