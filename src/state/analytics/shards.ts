@@ -10,9 +10,9 @@ import { err, ok, type Result } from "../../shared/result";
 import { RETENTION } from "./schema";
 
 /**
- * Shards of a zone that never set its count. 4: one object measured 1,900–2,600 batches/s and 60,000–110,000
- * records/s on this machine (docs/scale.md), so four take a zone's batches from about 4,000 sending isolates at the
- * busy window's 4 batches/s each before one object reaches half its ceiling (docs/scale.md "Shards needed").
+ * Shards of a zone that never set its count. 4: at the planning numbers of docs/scale.md (an object taking 500
+ * batches/s and 14,000 records/s, half what was measured), four take a zone's records to ~50,000 errors/s and its
+ * batches from 250 busy isolates, while a query costs four parallel RPCs (docs/scale.md "On the platform").
  */
 export const DEFAULT_SHARDS = 4;
 /** The most shards one zone may use (a query asks each of them). */
