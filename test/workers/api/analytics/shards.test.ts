@@ -215,7 +215,7 @@ describe("a zone's records over N shards", () => {
     await new Promise((r) => setTimeout(r, 400));
     restore(shardName(zone, 0));
     restore(shardName(zone, 1));
-    (await exports.default.fetch(`http://${zone}/`)).body?.cancel();
+    await (await exports.default.fetch(`http://${zone}/`)).body?.cancel();
     result = await settled(zone, 16, 15);
     expect(result).toMatchObject({ total: 12 - lost, dropped: lost + 3, requests: 16 });
     const perMinute = await counts(zone, "step=minute");
