@@ -19,7 +19,7 @@
  *
  * Records go to their shard (src/state/analytics/shards.ts: the Ray ID's lane modulo the zone's shard count), one
  * batch per shard. Requests are counted here too, per zone and minute (`count`, the error rates' denominator), and
- * ride with the next batch of the zone, or go alone after TALLY_WAIT_MS.
+ * ride with the next batch of the zone, or go alone with the first count after their window (TALLY_WAIT_MS).
  */
 import { encodeBatch, type ErrorRecord } from "../../state/analytics/record";
 import { shardName, shardOfRay } from "../../state/analytics/shards";
@@ -64,12 +64,14 @@ export interface BatchLimits {
 export const DEFAULT_BATCH: BatchLimits = { maxRecords: 1000, maxWaitMs: 50, busyWaitMs: 250, busyRecords: 100 };
 
 /**
- * How long counted requests wait when no record goes first: counts are per minute, so they need no hurry, and a
- * proxy-only isolate then makes four RPCs a second per zone, not twenty (one per 50 ms window); the wait is the
- * busy window's, so a request whose `waitUntil` is awaited (tests) waits no longer than a recorded error's can
- * (docs/analytics.md "Requests and drops").
+ * The tallies' window (docs/analytics.md "Requests and drops"). Counted requests never wait on a timer: a count
+ * arriving when the window is over (or the first ever) sends every held tally at once, from its own request, and
+ * opens the next window; the counts inside a window wait for the first count after it, or ride with a record batch.
+ * So an isolate makes at most one tally RPC a second per zone, no request's `waitUntil` sleeps for counts (a client
+ * or test awaiting it waits one RPC), and an isolate that serves no request after its last ones loses at most one
+ * window of counts when it goes, as it would lose its last batch. Counts are per minute: a second is no delay.
  */
-export const TALLY_WAIT_MS = 250;
+export const TALLY_WAIT_MS = 1000;
 
 /** Minute buckets a zone's undelivered tally keeps (older ones are logged and let go: the isolate's memory is bounded). */
 export const MAX_TALLY_MINUTES = 120;
@@ -94,7 +96,7 @@ export class RecordBatcher {
   private openedAt: number | null = null;
   /** Whether the open window's flush is already scheduled. */
   private scheduled = false;
-  /** When the tallies' own flush was scheduled (null: none pending). */
+  /** When the tallies' window opened (null: no count yet). */
   private tallyAt: number | null = null;
   /** The open window's length (`maxWaitMs`, or `busyWaitMs` after a busy window). */
   private windowMs: number;
@@ -168,7 +170,7 @@ export class RecordBatcher {
 
   /**
    * Counts one request of the zone (every request of a configured zone: the error rates' denominator). A map
-   * increment; the count leaves with the zone's next delivery, or when the window closes.
+   * increment; the count leaves with the zone's next delivery, or with the first count after the window (TALLY_WAIT_MS).
    */
   count(
     target: ShardTarget,
@@ -177,15 +179,13 @@ export class RecordBatcher {
     now = Date.now(),
   ): void {
     bump(this.tallyOf(target).requests, Math.floor(now / MINUTE_MS) * MINUTE_MS, 1);
-    // A tally flush that never came (its request was cancelled) is dead: this request schedules another.
-    if (this.tallyAt !== null && now - this.tallyAt <= 2 * this.tallyWaitMs) return;
+    if (this.tallyAt !== null && now - this.tallyAt < this.tallyWaitMs) return;
     this.tallyAt = now;
-    invocation.waitUntil(this.sleep(this.tallyWaitMs).then(() => this.flushTallies(sink)));
+    invocation.waitUntil(this.flushTallies(sink));
   }
 
   /** Hands the held tallies to the sink alone (the records' window may have taken them already); never rejects. */
   async flushTallies(sink: RecordSink): Promise<void> {
-    this.tallyAt = null;
     const tallies = this.tallies;
     if (tallies.size === 0) return;
     this.tallies = new Map();
