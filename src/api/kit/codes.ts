@@ -82,6 +82,14 @@ export const API_CODES = {
   "unknown-ray": { status: 404, code: 10404 },
   // The request tracer (`POST /accounts/{account}/request-tracer/trace`, docs/custom-errors.md "Request tracer").
   "invalid-trace": { status: 400, code: 20085 },
+  // Tag edits, history and policies (docs/tags-api.md; src/api/tags/api-failure.ts).
+  "invalid-bulk-payload": { status: 400, code: 1020 },
+  "bulk-too-large": { status: 400, code: 1021 },
+  "invalid-policy": { status: 400, code: 1022 },
+  "key-not-allowed": { status: 400, code: 1023 },
+  "value-not-allowed": { status: 400, code: 1024 },
+  "required-key-missing": { status: 400, code: 1025 },
+  "key-case": { status: 400, code: 1026 },
 } as const satisfies Readonly<Record<string, ApiCodeRow>>;
 
 export type ApiCodeKind = keyof typeof API_CODES;

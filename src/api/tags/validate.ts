@@ -17,6 +17,8 @@ import {
 import { isAccountResourceType, isKnownResourceType, needsWorkerId } from "../../state/tags/resource-types";
 import { codePointLength, fold, isWellFormed } from "../../state/tags/text";
 import type { IfMatch, ResourceQuery, ResourceRef, TagFilter, TagPairs } from "../../state/tags/types";
+import type { PatchPairs, TagEdit } from "../../state/tags/edits";
+import { MAX_BULK_EDITS } from "../../state/tags/errors";
 
 /**
  * Tag keys (docs/tags-api.md, docs/differences.md): letters of any script with their combining marks, decimal digits, `_ . -`.
@@ -223,6 +225,98 @@ export function parsePutBody(body: unknown): Result<{ ref: ResourceRef; tags: Ta
   }
   if (pairs.some(([, value]) => valueTooLong(value))) return err({ kind: "value-too-long" });
   return ok({ ref: ref.value, tags: pairs });
+}
+
+/**
+ * `PATCH /tags` body (docs/tags-api.md "PATCH"): `tags` is a JSON Merge Patch of the tag map (RFC 7396): a string
+ * sets the key, `null` removes it. The checks and their order are PUT's: shape 1002 → resource_type 1006 →
+ * worker_id 1002 → every key 1014 then 1011 (removed keys too) → every value 1012.
+ */
+export function parsePatchBody(body: unknown): Result<{ ref: ResourceRef; patch: PatchPairs }, ValidationFailure> {
+  const invalid = (why: string): ValidationFailure => ({ kind: "invalid-set-payload", why });
+  if (!isPlainObject(body)) return err(invalid("the body must be a JSON object"));
+  const extra = unknownField(body, PUT_FIELDS);
+  if (extra !== undefined) return err(invalid(`unknown field ${JSON.stringify(extra)}`));
+  const tags = body.tags;
+  if (!isPlainObject(tags)) return err(invalid("tags must be an object whose values are strings or null"));
+  const pairs: [string, string | null][] = [];
+  for (const [key, value] of Object.entries(tags)) {
+    if (value !== null && typeof value !== "string")
+      return err(invalid(`the value of tag ${JSON.stringify(key)} must be a string, or null to remove it`));
+    if (value !== null && !isWellFormed(value))
+      return err(invalid(`the value of tag ${JSON.stringify(key)} is not well-formed Unicode`));
+    pairs.push([key, value]);
+  }
+  const ref = resourceRef(
+    { resource_type: body.resource_type, resource_id: body.resource_id, worker_id: body.worker_id },
+    invalid,
+  );
+  if (!ref.ok) return ref;
+  for (const [key] of pairs) {
+    const checked = validateKey(key);
+    if (!checked.ok) return checked;
+  }
+  if (pairs.some(([, value]) => value !== null && valueTooLong(value))) return err({ kind: "value-too-long" });
+  return ok({ ref: ref.value, patch: pairs });
+}
+
+/** A bulk edit's failure: which edit (its index, and its resource id when it has one) and why. */
+export interface BulkFailure {
+  readonly index: number | null;
+  readonly id: string | null;
+  readonly failure: ValidationFailure;
+}
+
+const BULK_OPS = ["merge", "replace", "delete"] as const;
+
+/**
+ * `POST /tags/bulk` body (docs/tags-api.md "Bulk edit"): `{"edits": [{op, resource_type, resource_id, worker_id?,
+ * tags?, if_match?}, …]}`, 1 to 100 edits. The envelope first (1020, more than 100: 1021), then each edit in order
+ * with the checks of its single-resource endpoint (merge = PATCH, replace = PUT, delete = DELETE); the first
+ * failure is reported with the edit's index.
+ */
+export function parseBulkBody(body: unknown): Result<TagEdit[], BulkFailure> {
+  const whole = (why: string): BulkFailure => ({
+    index: null,
+    id: null,
+    failure: { kind: "invalid-bulk-payload", why },
+  });
+  if (!isPlainObject(body)) return err(whole("the body must be a JSON object"));
+  const extra = Object.keys(body).find((k) => k !== "edits");
+  if (extra !== undefined) return err(whole(`unknown field ${JSON.stringify(extra)}`));
+  const edits = body.edits;
+  if (!Array.isArray(edits) || edits.length === 0) return err(whole("edits must be a non-empty array"));
+  if (edits.length > MAX_BULK_EDITS)
+    return err({ index: null, id: null, failure: { kind: "bulk-too-large", count: edits.length } });
+  const out: TagEdit[] = [];
+  for (const [index, raw] of edits.entries()) {
+    const at = (failure: ValidationFailure): BulkFailure => ({
+      index,
+      id: isPlainObject(raw) && typeof raw.resource_id === "string" ? raw.resource_id : null,
+      failure,
+    });
+    if (!isPlainObject(raw)) return err(at({ kind: "invalid-bulk-payload", why: "an edit must be a JSON object" }));
+    const { op, if_match: ifMatchRaw, ...rest } = raw;
+    if (!BULK_OPS.includes(op as (typeof BULK_OPS)[number]))
+      return err(at({ kind: "invalid-bulk-payload", why: 'op must be "merge", "replace" or "delete"' }));
+    if (ifMatchRaw !== undefined && ifMatchRaw !== null && typeof ifMatchRaw !== "string")
+      return err(at({ kind: "invalid-bulk-payload", why: "if_match must be an ETag string" }));
+    const ifMatch = typeof ifMatchRaw === "string" ? parseIfMatch(ifMatchRaw) : null;
+    if (op === "merge") {
+      const parsed = parsePatchBody(rest);
+      if (!parsed.ok) return err(at(parsed.error));
+      out.push({ kind: "merge", ref: parsed.value.ref, patch: parsed.value.patch, ifMatch });
+    } else if (op === "replace") {
+      const parsed = parsePutBody(rest);
+      if (!parsed.ok) return err(at(parsed.error));
+      out.push({ kind: "replace", ref: parsed.value.ref, tags: parsed.value.tags, ifMatch });
+    } else {
+      const parsed = parseDeleteBody(rest);
+      if (!parsed.ok) return err(at(parsed.error));
+      out.push({ kind: "delete", ref: parsed.value, ifMatch });
+    }
+  }
+  return ok(out);
 }
 
 /** `DELETE /tags` body: `{resource_type, resource_id, worker_id?}`; anything malformed is 1015. */
