@@ -120,6 +120,9 @@ describe("OpenAPI request examples", () => {
         "putUrlNormalization",
         "putZone",
         "setResourceTags",
+        "patchResourceTags",
+        "bulkEditTags",
+        "setTagPolicy",
       ].sort(),
     );
   });
