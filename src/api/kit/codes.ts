@@ -90,6 +90,7 @@ export const API_CODES = {
   "value-not-allowed": { status: 400, code: 1024 },
   "required-key-missing": { status: 400, code: 1025 },
   "key-case": { status: 400, code: 1026 },
+  "zone-without-account": { status: 409, code: 1027 },
 } as const satisfies Readonly<Record<string, ApiCodeRow>>;
 
 export type ApiCodeKind = keyof typeof API_CODES;

@@ -83,5 +83,10 @@ export function toApiFailure(failure: TagFailure): ApiFailure {
         failure.kind,
         `tag policy: key ${JSON.stringify(failure.key)} must be ${failure.case === "lower" ? "lower" : "upper"} case (key_case)`,
       );
+    case "zone-without-account":
+      return failureOf(
+        failure.kind,
+        `zone ${failure.zone} belongs to no account, so its tags have no store: set its account first (PUT /zones/${failure.zone} {"account": {"id": "…"}})`,
+      );
   }
 }

@@ -12,7 +12,7 @@ import {
   MAX_RESOURCE_ID_CODE_POINTS,
   MAX_VALUE_CODE_POINTS,
 } from "../../state/tags/errors";
-import { ACCOUNT_RESOURCE_TYPES, ZONE_RESOURCE_TYPES } from "../../state/tags/resource-types";
+import { ACCOUNT_RESOURCE_TYPES, ZONE_RESOURCE_TYPES, ZONE_TAGGABLE_TYPES } from "../../state/tags/resource-types";
 import { TAG_KEY_PATTERN } from "./validate";
 import { HISTORY_RETENTION_DAYS } from "../../state/tags/history";
 import { KEY_CASES, MAX_PATTERN_CODE_POINTS, POLICY_MODES } from "../../state/tags/policy";
@@ -43,6 +43,7 @@ const TAG_ERROR_CODES = [
   "1024 value not allowed by the policy",
   "1025 required key missing",
   "1026 key case rule broken",
+  "1027 zone without an account (HTTP 409)",
 ].join("; ");
 
 const POLICY_ERRORS =
@@ -108,6 +109,65 @@ const tagPaths: Record<string, Json> = {
         ...COMMON_ERRORS,
         "412": response("PreconditionFailed"),
         "413": response("TooLarge"),
+      },
+    },
+  },
+  "/zones/{zone}/tags": {
+    parameters: [param("Zone")],
+    get: {
+      operationId: "getZoneResourceTags",
+      summary: "Tags of the zone or one of its zone rulesets",
+      description:
+        "Stored with the tags of the zone's account (`account.id` of the zone): same limits, listings and filters. " +
+        "404 (1001) for a zone not configured; 409 (1027) for a zone without an account.",
+      security: [{ bearer: ["tags:read"] }],
+      parameters: [
+        { name: "resource_type", in: "query", required: true, schema: ref("ZoneTaggableType") },
+        {
+          name: "resource_id",
+          in: "query",
+          required: true,
+          description: "For `zone`: the zone of the path.",
+          schema: ref("ResourceId"),
+        },
+      ],
+      responses: { "200": ok("The resource's tags", ref("TaggedResource"), false, ETAG_HEADER), ...COMMON_ERRORS },
+    },
+    put: {
+      operationId: "setZoneResourceTags",
+      summary: "Replace the whole tag set of the zone or one of its zone rulesets",
+      security: [{ bearer: ["tags:write"] }],
+      parameters: [param("IfMatch")],
+      requestBody: { required: true, content: { "application/json": { schema: ref("SetZoneTagsBody") } } },
+      responses: {
+        "200": ok("The resource with its new tags", ref("TaggedResource"), false, ETAG_HEADER),
+        ...COMMON_ERRORS,
+        "412": response("PreconditionFailed"),
+        "413": response("TooLarge"),
+      },
+    },
+    patch: {
+      operationId: "patchZoneResourceTags",
+      summary: "Merge a JSON Merge Patch (RFC 7396) into the tags of the zone or one of its zone rulesets",
+      security: [{ bearer: ["tags:write"] }],
+      parameters: [param("IfMatch")],
+      requestBody: { required: true, content: { "application/json": { schema: ref("PatchZoneTagsBody") } } },
+      responses: {
+        "200": ok("The resource with its merged tags", ref("TaggedResource"), false, ETAG_HEADER),
+        ...COMMON_ERRORS,
+        "412": response("PreconditionFailed"),
+        "413": response("TooLarge"),
+      },
+    },
+    delete: {
+      operationId: "deleteZoneResourceTags",
+      summary: "Remove every tag of the zone (no body, as the published SDK sends it) or of a named zone resource",
+      security: [{ bearer: ["tags:write"] }],
+      parameters: [param("IfMatch")],
+      responses: {
+        "204": { description: "Removed (or there was nothing to remove); no body" },
+        ...COMMON_ERRORS,
+        "412": response("PreconditionFailed"),
       },
     },
   },
@@ -386,6 +446,7 @@ export const tagsOpenApi: OpenApiFragment = {
         etag: { type: "string", pattern: "^v1:[A-Za-z0-9_-]{22}$" },
         tags_updated_at: { type: "string", format: "date-time" },
         worker_id: { type: "string" },
+        zone_id: { type: "string", description: "On `zone` and `zone_ruleset`: the zone." },
       },
     },
     ResourceBody: {
@@ -410,6 +471,33 @@ export const tagsOpenApi: OpenApiFragment = {
         tags: ref("Tags"),
       },
       example: { resource_type: "worker", resource_id: "api", tags: { environment: "production", team: "platform" } },
+    },
+    ZoneTaggableType: { type: "string", enum: [...ZONE_TAGGABLE_TYPES] },
+    SetZoneTagsBody: {
+      type: "object",
+      additionalProperties: false,
+      required: ["resource_type", "resource_id"],
+      properties: { resource_type: ref("ZoneTaggableType"), resource_id: ref("ResourceId"), tags: ref("Tags") },
+      example: {
+        resource_type: "zone_ruleset",
+        resource_id: "2f2feab2026849078ba485f918791bdc",
+        tags: { team: "payments" },
+      },
+    },
+    PatchZoneTagsBody: {
+      type: "object",
+      additionalProperties: false,
+      required: ["resource_type", "resource_id", "tags"],
+      properties: {
+        resource_type: ref("ZoneTaggableType"),
+        resource_id: ref("ResourceId"),
+        tags: { type: "object", additionalProperties: { oneOf: [ref("TagValue"), { type: "null" }] } },
+      },
+      example: {
+        resource_type: "zone_ruleset",
+        resource_id: "2f2feab2026849078ba485f918791bdc",
+        tags: { team: "payments", old: null },
+      },
     },
     PatchTagsBody: {
       type: "object",

@@ -29,6 +29,7 @@ import { PAGE_SIZE } from "../../state/tags/filters";
 import type { EditOutcome, PageRequest, TagStore } from "../../state/tags/tag-store";
 import type { Page, ResourceRef } from "../../state/tags/types";
 import {
+  ACCOUNT_SCOPE,
   isAccountId,
   parseBulkBody,
   parseDeleteBody,
@@ -38,9 +39,10 @@ import {
   parseResourceParams,
   parseResourceQuery,
   parseValuesQuery,
+  type TagScope,
 } from "./validate";
 
-interface TagRequest {
+export interface TagRequest {
   readonly request: Request;
   readonly params: Readonly<Record<string, string>>;
   readonly url: URL;
@@ -49,6 +51,8 @@ interface TagRequest {
   readonly settings: Settings;
   /** The token's name, kept in the history (docs/tags-api.md "History"). */
   readonly actor: string;
+  /** Account route, or zone route with its zone (which resource types it names). */
+  readonly scope: TagScope;
 }
 
 type Handler = (c: TagRequest) => Promise<Response>;
@@ -79,6 +83,7 @@ function route(method: ApiRoute["method"], path: string, permission: Permission,
         store,
         settings: c.settings,
         actor: c.principal.name,
+        scope: ACCOUNT_SCOPE,
       });
     },
   };
@@ -104,7 +109,7 @@ export const tagRoutes: readonly ApiRoute[] = [
   route("GET", `${BASE}/compliance`, "tags:read", compliance),
 ];
 
-function failure(error: TagFailure): Response {
+export function failure(error: TagFailure): Response {
   return apiFailureResponse(toApiFailure(error));
 }
 
@@ -186,8 +191,8 @@ function etagHeader(etag: string): HeadersInit {
   return { ETag: `"${etag}"` };
 }
 
-async function getTags(c: TagRequest): Promise<Response> {
-  const ref = parseResourceParams(c.url.searchParams);
+export async function getTags(c: TagRequest): Promise<Response> {
+  const ref = parseResourceParams(c.url.searchParams, c.scope);
   if (!ref.ok) return failure(ref.error);
   const resource = await c.store.getTags(ref.value);
   return apiSuccess(resource, { headers: etagHeader(resource.etag) });
@@ -201,10 +206,10 @@ async function readBody(request: Request, malformed: (why: string) => TagFailure
   return err(failure(malformed(body.error.errors[0]?.message ?? "not JSON")));
 }
 
-async function putTags(c: TagRequest): Promise<Response> {
+export async function putTags(c: TagRequest): Promise<Response> {
   const body = await readBody(c.request, (why) => ({ kind: "invalid-set-payload", why }));
   if (!body.ok) return body.error;
-  const input = parsePutBody(body.value);
+  const input = parsePutBody(body.value, c.scope);
   if (!input.ok) return failure(input.error);
   const { ref, tags } = input.value;
   const result = await c.store.putTagsReporting({
@@ -219,10 +224,15 @@ async function putTags(c: TagRequest): Promise<Response> {
   return oneResource(result.value);
 }
 
-async function deleteTags(c: TagRequest): Promise<Response> {
-  const body = await readBody(c.request, (why) => ({ kind: "invalid-delete-payload", why }));
+export async function deleteTags(c: TagRequest): Promise<Response> {
+  // The published zone DELETE sends no body: it removes the zone's own tags (docs/tags-api.md "Zone tags").
+  const bodiless = c.request.body === null || c.request.headers.get("Content-Length") === "0";
+  const body: Result<unknown, Response> =
+    c.scope.kind === "zone" && bodiless
+      ? ok({ resource_type: "zone", resource_id: c.scope.zone })
+      : await readBody(c.request, (why) => ({ kind: "invalid-delete-payload", why }));
   if (!body.ok) return body.error;
-  const ref = parseDeleteBody(body.value);
+  const ref = parseDeleteBody(body.value, c.scope);
   if (!ref.ok) return failure(ref.error);
   const result = await c.store.deleteTags({
     ref: ref.value,
@@ -250,10 +260,10 @@ function oneResource(outcome: EditOutcome): Response {
 }
 
 /** `PATCH /tags`: a JSON Merge Patch of one resource's tags (docs/tags-api.md "PATCH"), merged inside the object. */
-async function patchTags(c: TagRequest): Promise<Response> {
+export async function patchTags(c: TagRequest): Promise<Response> {
   const body = await readBody(c.request, (why) => ({ kind: "invalid-set-payload", why }));
   if (!body.ok) return body.error;
-  const input = parsePatchBody(body.value);
+  const input = parsePatchBody(body.value, c.scope);
   if (!input.ok) return failure(input.error);
   const result = await c.store.editTags({
     edits: [{ kind: "merge", ...input.value, ifMatch: parseIfMatch(c.request.headers.get("If-Match")) }],

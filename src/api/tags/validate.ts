@@ -14,7 +14,12 @@ import {
   MAX_VALUE_CODE_POINTS,
   type ValidationFailure,
 } from "../../state/tags/errors";
-import { isAccountResourceType, isKnownResourceType, needsWorkerId } from "../../state/tags/resource-types";
+import {
+  isAccountResourceType,
+  isKnownResourceType,
+  isZoneTaggableType,
+  needsWorkerId,
+} from "../../state/tags/resource-types";
 import { codePointLength, fold, isWellFormed } from "../../state/tags/text";
 import type { IfMatch, ResourceQuery, ResourceRef, TagFilter, TagPairs } from "../../state/tags/types";
 import type { PatchPairs, TagEdit } from "../../state/tags/edits";
@@ -155,6 +160,14 @@ export function parseValuesQuery(
 
 type IdentityFailure = (why: string) => ValidationFailure;
 
+/**
+ * Where a resource is named: an account route (account-level types) or a zone route (`zone` and `zone_ruleset`
+ * of that zone, docs/tags-api.md "Zone tags").
+ */
+export type TagScope = { readonly kind: "account" } | { readonly kind: "zone"; readonly zone: string };
+
+export const ACCOUNT_SCOPE: TagScope = { kind: "account" };
+
 function isResourceIdString(value: unknown): value is string {
   return (
     typeof value === "string" &&
@@ -171,11 +184,19 @@ function isResourceIdString(value: unknown): value is string {
 function resourceRef(
   fields: { resource_type: unknown; resource_id: unknown; worker_id: unknown },
   missing: IdentityFailure,
+  scope: TagScope = ACCOUNT_SCOPE,
 ): Result<ResourceRef, ValidationFailure> {
   const { resource_type: type, resource_id: id, worker_id: workerId } = fields;
   if (typeof type !== "string" || type === "") return err(missing("resource_type is required (a string)"));
   if (!isResourceIdString(id))
     return err(missing(`resource_id is required (a string of 1 to ${MAX_RESOURCE_ID_CODE_POINTS} characters)`));
+  if (scope.kind === "zone") {
+    if (!isZoneTaggableType(type)) return err({ kind: "invalid-resource-type", type });
+    if (workerId !== undefined && workerId !== null) return err(missing("worker_id is not accepted on zone routes"));
+    if (type === "zone" && id !== scope.zone)
+      return err(missing(`resource_id of resource_type zone must be the zone of the path (${scope.zone})`));
+    return ok({ type, parent: scope.zone, id });
+  }
   if (!isAccountResourceType(type)) return err({ kind: "invalid-resource-type", type });
   if (needsWorkerId(type)) {
     if (!isResourceIdString(workerId)) return err(missing("worker_id is required for resource_type worker_version"));
@@ -201,7 +222,10 @@ function unknownField(body: Record<string, unknown>, allowed: ReadonlySet<string
  * `PUT /tags` body (docs/tags-api.md): shape 1002 → resource_type 1006 → worker_id 1002 → every key 1014/1011 →
  * every value 1012. An omitted `tags` is the empty set (the resource leaves every listing).
  */
-export function parsePutBody(body: unknown): Result<{ ref: ResourceRef; tags: TagPairs }, ValidationFailure> {
+export function parsePutBody(
+  body: unknown,
+  scope: TagScope = ACCOUNT_SCOPE,
+): Result<{ ref: ResourceRef; tags: TagPairs }, ValidationFailure> {
   const invalid = (why: string): ValidationFailure => ({ kind: "invalid-set-payload", why });
   if (!isPlainObject(body)) return err(invalid("the body must be a JSON object"));
   const extra = unknownField(body, PUT_FIELDS);
@@ -217,6 +241,7 @@ export function parsePutBody(body: unknown): Result<{ ref: ResourceRef; tags: Ta
   const ref = resourceRef(
     { resource_type: body.resource_type, resource_id: body.resource_id, worker_id: body.worker_id },
     invalid,
+    scope,
   );
   if (!ref.ok) return ref;
   for (const [key] of pairs) {
@@ -232,7 +257,10 @@ export function parsePutBody(body: unknown): Result<{ ref: ResourceRef; tags: Ta
  * sets the key, `null` removes it. The checks and their order are PUT's: shape 1002 → resource_type 1006 →
  * worker_id 1002 → every key 1014 then 1011 (removed keys too) → every value 1012.
  */
-export function parsePatchBody(body: unknown): Result<{ ref: ResourceRef; patch: PatchPairs }, ValidationFailure> {
+export function parsePatchBody(
+  body: unknown,
+  scope: TagScope = ACCOUNT_SCOPE,
+): Result<{ ref: ResourceRef; patch: PatchPairs }, ValidationFailure> {
   const invalid = (why: string): ValidationFailure => ({ kind: "invalid-set-payload", why });
   if (!isPlainObject(body)) return err(invalid("the body must be a JSON object"));
   const extra = unknownField(body, PUT_FIELDS);
@@ -250,6 +278,7 @@ export function parsePatchBody(body: unknown): Result<{ ref: ResourceRef; patch:
   const ref = resourceRef(
     { resource_type: body.resource_type, resource_id: body.resource_id, worker_id: body.worker_id },
     invalid,
+    scope,
   );
   if (!ref.ok) return ref;
   for (const [key] of pairs) {
@@ -320,7 +349,10 @@ export function parseBulkBody(body: unknown): Result<TagEdit[], BulkFailure> {
 }
 
 /** `DELETE /tags` body: `{resource_type, resource_id, worker_id?}`; anything malformed is 1015. */
-export function parseDeleteBody(body: unknown): Result<ResourceRef, ValidationFailure> {
+export function parseDeleteBody(
+  body: unknown,
+  scope: TagScope = ACCOUNT_SCOPE,
+): Result<ResourceRef, ValidationFailure> {
   const invalid = (why: string): ValidationFailure => ({ kind: "invalid-delete-payload", why });
   if (!isPlainObject(body)) return err(invalid("the body must be a JSON object"));
   const extra = unknownField(body, DELETE_FIELDS);
@@ -328,11 +360,15 @@ export function parseDeleteBody(body: unknown): Result<ResourceRef, ValidationFa
   return resourceRef(
     { resource_type: body.resource_type, resource_id: body.resource_id, worker_id: body.worker_id },
     invalid,
+    scope,
   );
 }
 
 /** `GET /tags?resource_type=&resource_id=[&worker_id=]`: missing → 1003, unknown type → 1006. */
-export function parseResourceParams(params: URLSearchParams): Result<ResourceRef, ValidationFailure> {
+export function parseResourceParams(
+  params: URLSearchParams,
+  scope: TagScope = ACCOUNT_SCOPE,
+): Result<ResourceRef, ValidationFailure> {
   return resourceRef(
     {
       resource_type: params.get("resource_type") ?? undefined,
@@ -340,6 +376,7 @@ export function parseResourceParams(params: URLSearchParams): Result<ResourceRef
       worker_id: params.get("worker_id") ?? undefined,
     },
     (why) => ({ kind: "resource-required", why }),
+    scope,
   );
 }
 

@@ -54,7 +54,8 @@ export type ValidationFailure =
   | { readonly kind: "invalid-delete-payload"; readonly why: string }
   | { readonly kind: "invalid-bulk-payload"; readonly why: string }
   | { readonly kind: "bulk-too-large"; readonly count: number }
-  | { readonly kind: "invalid-policy"; readonly why: string };
+  | { readonly kind: "invalid-policy"; readonly why: string }
+  | { readonly kind: "zone-without-account"; readonly zone: string };
 
 /** Every failure of the tagging API's domain; a cursor that does not decode is `invalid-cursor` too. */
 export type TagFailure = ValidationFailure | StoreFailure;

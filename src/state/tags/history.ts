@@ -5,7 +5,7 @@
  * themselves; they count against no tag limit.
  */
 import type { KeyChange } from "./edits";
-import type { ResourceRef } from "./types";
+import { parentField, type ResourceRef } from "./types";
 
 export const HISTORY_RETENTION_DAYS = 90;
 export const HISTORY_MAX_ROWS = 1_000_000;
@@ -23,6 +23,7 @@ export interface HistoryEntry {
   readonly resource_type: string;
   readonly resource_id: string;
   readonly worker_id?: string;
+  readonly zone_id?: string;
   readonly key: string;
   readonly before: string | null;
   readonly after: string | null;
@@ -57,7 +58,7 @@ export function historyEntry(row: HistoryRow): HistoryEntry {
     via: row.via as HistoryVia,
     resource_type: row.type,
     resource_id: row.id,
-    ...(row.parent === "" ? {} : { worker_id: row.parent }),
+    ...parentField(row.type, row.parent),
     key: row.key,
     before: row.before,
     after: row.after,

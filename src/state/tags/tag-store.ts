@@ -28,6 +28,7 @@ import {
   type HistoryVia,
   type PendingChange,
 } from "./history";
+import { isZoneTaggableType, type ZoneTaggableType } from "./resource-types";
 import { compilePolicy, NO_POLICY, type CompiledPolicy, type TagPolicy } from "./policy";
 import { compileResourceQuery, PAGE_SIZE } from "./filters";
 import { distinctKeysQuery, distinctPairsQuery, distinctValuesQuery } from "./listings";
@@ -36,7 +37,15 @@ import { TAG_MIGRATIONS } from "./schema";
 import { cutPage, utf8Length, type PageCut, type PageRow } from "./page-budget";
 import { cutSummaryPage, type KeySummary } from "./summary";
 import { fold } from "./text";
-import type { IfMatch, Page, ResourceQuery, ResourceRef, TaggedResource, TagPairs } from "./types";
+import {
+  parentField,
+  type IfMatch,
+  type Page,
+  type ResourceQuery,
+  type ResourceRef,
+  type TaggedResource,
+  type TagPairs,
+} from "./types";
 
 export type { KeySummary } from "./summary";
 
@@ -132,7 +141,7 @@ function resourceObject(
     tags: Object.fromEntries(tags),
     etag,
     ...(updatedAt === null ? {} : { tags_updated_at: updatedAt }),
-    ...(ref.parent === "" ? {} : { worker_id: ref.parent }),
+    ...parentField(ref.type, ref.parent),
   };
 }
 
@@ -224,6 +233,36 @@ export class TagStore extends DurableObject<Env> {
       }
       return this.transact(input.edits, etags, { actor: input.actor, via: input.via, limit: input.limit });
     });
+  }
+
+  /**
+   * A deleted zone's tags go with it (docs/tags-api.md "Zone tags"): every zone-level resource of the zone loses its
+   * tags, each with a `zone-deleted` history entry. Idempotent.
+   */
+  forgetZone(input: { zone: string; actor: string }): number {
+    const refs = this.sql
+      .exec<{ type: string; id: string }>(
+        "SELECT type, id FROM resources WHERE type IN ('zone', 'zone_ruleset') AND parent = ? ORDER BY type, id",
+        input.zone,
+      )
+      .toArray()
+      .filter((r): r is { type: ZoneTaggableType; id: string } => isZoneTaggableType(r.type));
+    const edits = refs.map((r): TagEdit => ({
+      kind: "delete",
+      ref: { type: r.type, parent: input.zone, id: r.id },
+      ifMatch: null,
+    }));
+    if (edits.length === 0) return 0;
+    const done = this.transact(
+      edits,
+      edits.map(() => EMPTY_TAGS_ETAG),
+      {
+        actor: input.actor,
+        via: "zone-deleted",
+        limit: Number.POSITIVE_INFINITY,
+      },
+    );
+    return done.ok ? edits.length : 0;
   }
 
   /** The account's tag policy (docs/tags-api.md "Policies"); an account without one has NO_POLICY. */

@@ -2,11 +2,14 @@
  * Data shapes shared by the tagging routes (Worker side) and the TagStore Durable Object. Everything here is
  * plain data so it crosses RPC by structured clone (docs/tags-api.md; docs/tags-api.md).
  */
-import type { AccountResourceType } from "./resource-types";
+import { isZoneTaggableType, type TaggableType } from "./resource-types";
 
-/** One account-level resource. `parent` is the worker id of a `worker_version`, else `""` (docs/tags-api.md). */
+/**
+ * One resource. `parent` is the worker id of a `worker_version`, the zone of a zone-level resource (`zone`,
+ * `zone_ruleset`), else `""` (docs/tags-api.md).
+ */
 export interface ResourceRef {
-  readonly type: AccountResourceType;
+  readonly type: TaggableType;
   readonly parent: string;
   readonly id: string;
 }
@@ -23,6 +26,13 @@ export interface TaggedResource {
   readonly etag: string;
   readonly tags_updated_at?: string;
   readonly worker_id?: string;
+  readonly zone_id?: string;
+}
+
+/** The field the `parent` column is shown as: `zone_id` for zone-level types, `worker_id` otherwise. */
+export function parentField(type: string, parent: string): { worker_id?: string; zone_id?: string } {
+  if (parent === "") return {};
+  return isZoneTaggableType(type) ? { zone_id: parent } : { worker_id: parent };
 }
 
 /** One `tag=` filter, validated (docs/tags-api.md). `values` is non-empty for `equals` / `notEquals`. */

@@ -123,6 +123,8 @@ describe("OpenAPI request examples", () => {
         "patchResourceTags",
         "bulkEditTags",
         "setTagPolicy",
+        "setZoneResourceTags",
+        "patchZoneResourceTags",
       ].sort(),
     );
   });
