@@ -61,6 +61,7 @@ const tagPaths: Record<string, Json> = {
         { name: "resource_type", in: "query", required: true, schema: ref("AccountResourceType") },
         { name: "resource_id", in: "query", required: true, schema: ref("ResourceId") },
         { name: "worker_id", in: "query", description: "Required for `worker_version`.", schema: ref("ResourceId") },
+        param("Effective"),
       ],
       responses: { "200": ok("The resource's tags", ref("TaggedResource"), false, ETAG_HEADER), ...COMMON_ERRORS },
     },
@@ -130,6 +131,7 @@ const tagPaths: Record<string, Json> = {
           description: "For `zone`: the zone of the path.",
           schema: ref("ResourceId"),
         },
+        param("Effective"),
       ],
       responses: { "200": ok("The resource's tags", ref("TaggedResource"), false, ETAG_HEADER), ...COMMON_ERRORS },
     },
@@ -358,6 +360,7 @@ const tagPaths: Record<string, Json> = {
           description: "Compare `tag` keys and values case-insensitively (stored casing is unchanged).",
           schema: { type: "string", enum: ["true", "false"] },
         },
+        param("Effective"),
         param("Cursor"),
       ],
       responses: {
@@ -410,6 +413,15 @@ export const tagsOpenApi: OpenApiFragment = {
       description: "Opaque; from `result_info.cursor` of the previous page of the same query. Never expires.",
       schema: { type: "string" },
     },
+    Effective: {
+      name: "effective",
+      in: "query",
+      description:
+        "`true`: filters match effective tags (own, else the zone's for a zone ruleset, else the account's default " +
+        "set, the tags of its `account` resource, for zone-level resources), and each resource carries " +
+        "`inherited_tags` (key → value and source). Not with `case_insensitive=true` (1007).",
+      schema: { type: "string", enum: ["true", "false"] },
+    },
     IfMatch: {
       name: "If-Match",
       in: "header",
@@ -447,6 +459,24 @@ export const tagsOpenApi: OpenApiFragment = {
         tags_updated_at: { type: "string", format: "date-time" },
         worker_id: { type: "string" },
         zone_id: { type: "string", description: "On `zone` and `zone_ruleset`: the zone." },
+        inherited_tags: {
+          type: "object",
+          description: "Only with `effective=true`: inherited tags the resource does not set itself.",
+          additionalProperties: {
+            type: "object",
+            required: ["value", "from"],
+            properties: {
+              value: ref("TagValue"),
+              from: {
+                type: "object",
+                properties: {
+                  resource_type: { type: "string", enum: ["zone", "account"] },
+                  resource_id: { type: "string" },
+                },
+              },
+            },
+          },
+        },
       },
     },
     ResourceBody: {

@@ -33,6 +33,7 @@ import {
   isAccountId,
   parseBulkBody,
   parseDeleteBody,
+  parseEffective,
   parseIfMatch,
   parsePatchBody,
   parsePutBody,
@@ -176,7 +177,7 @@ async function listValues(c: TagRequest): Promise<Response> {
 async function listResources(c: TagRequest): Promise<Response> {
   const cursor = cursorParam(c.url, 3);
   if (!cursor.ok) return failure(cursor.error);
-  const query = parseResourceQuery(c.url.searchParams);
+  const query = parseResourceQuery(c.url.searchParams, c.account);
   if (!query.ok) return queryFailure(cursor.value, query.error);
   return pageResponse(
     await c.store.listResources({
@@ -194,7 +195,11 @@ function etagHeader(etag: string): HeadersInit {
 export async function getTags(c: TagRequest): Promise<Response> {
   const ref = parseResourceParams(c.url.searchParams, c.scope);
   if (!ref.ok) return failure(ref.error);
-  const resource = await c.store.getTags(ref.value);
+  const effective = parseEffective(c.url.searchParams);
+  if (!effective.ok) return failure(effective.error);
+  const resource = effective.value
+    ? await c.store.getEffectiveTags({ ref: ref.value, account: c.account })
+    : await c.store.getTags(ref.value);
   return apiSuccess(resource, { headers: etagHeader(resource.etag) });
 }
 

@@ -103,7 +103,7 @@ export function foldFilter(filter: TagFilter): TagFilter {
  * `GET /tags/resources` query (docs/tags-api.md): `tag` (≤20, ANDed), `type` (ORed), `id` (≤50, ORed), `name`
  * (case-insensitive substring), `case_insensitive`. Order: 1010 → each filter → `type` 1006 → `id`/`name` 1003.
  */
-export function parseResourceQuery(params: URLSearchParams): Result<ResourceQuery, ValidationFailure> {
+export function parseResourceQuery(params: URLSearchParams, account = ""): Result<ResourceQuery, ValidationFailure> {
   const rawFilters = params.getAll("tag");
   if (rawFilters.length > MAX_FILTERS) return err({ kind: "too-many-filters" });
   const filters: TagFilter[] = [];
@@ -130,13 +130,26 @@ export function parseResourceQuery(params: URLSearchParams): Result<ResourceQuer
   if (ci !== null && ci !== "true" && ci !== "false")
     return err({ kind: "invalid-filter", why: "case_insensitive must be true or false" });
   const caseInsensitive = ci === "true";
+  const effective = parseEffective(params);
+  if (!effective.ok) return effective;
+  if (effective.value && caseInsensitive)
+    return err({ kind: "invalid-filter", why: "effective=true cannot be combined with case_insensitive=true" });
   return ok({
     filters: caseInsensitive ? filters.map(foldFilter) : filters,
     types: [...new Set(types)].sort(),
     ids: [...new Set(ids)].sort(),
     name: name === null || name === "" ? null : fold(name),
     caseInsensitive,
+    ...(effective.value ? { effective: account } : {}),
   });
+}
+
+/** `effective=true|false` (docs/tags-api.md "Inherited tags"): opt in to effective tags; anything else 1007. */
+export function parseEffective(params: URLSearchParams): Result<boolean, ValidationFailure> {
+  const value = params.get("effective");
+  if (value !== null && value !== "true" && value !== "false")
+    return err({ kind: "invalid-filter", why: "effective must be true or false" });
+  return ok(value === "true");
 }
 
 /** `GET /tags/values/{tag_key}?type=`: the key is URL-decoded here, then empty 1009 → 1014/1011 → type 1006. */

@@ -39,6 +39,7 @@ import { cutSummaryPage, type KeySummary } from "./summary";
 import { fold } from "./text";
 import {
   parentField,
+  type InheritedTag,
   type IfMatch,
   type Page,
   type ResourceQuery,
@@ -479,6 +480,49 @@ export class TagStore extends DurableObject<Env> {
     return this.compiledPolicy;
   }
 
+  /**
+   * One resource with `inherited_tags` (docs/tags-api.md "Inherited tags"): for a zone ruleset its zone's tags,
+   * then for any zone-level resource the account's default set (the tags of its `account` resource), each only
+   * where the resource (or a nearer source) does not set the key.
+   */
+  getEffectiveTags(input: { ref: ResourceRef; account: string }): TaggedResource {
+    return this.withInherited(this.getTags(input.ref), input.account, new Map());
+  }
+
+  private withInherited(resource: TaggedResource, account: string, cache: Map<string, TagPairs>): TaggedResource {
+    const inherited: Record<string, InheritedTag> = {};
+    const sources: { ref: ResourceRef; from: InheritedTag["from"] }[] = [];
+    const zone = resource.zone_id;
+    if (resource.type === "zone_ruleset" && zone !== undefined)
+      sources.push({
+        ref: { type: "zone", parent: zone, id: zone },
+        from: { resource_type: "zone", resource_id: zone },
+      });
+    if (isZoneTaggableType(resource.type))
+      sources.push({
+        ref: { type: "account", parent: "", id: account },
+        from: { resource_type: "account", resource_id: account },
+      });
+    const own = new Set(Object.keys(resource.tags));
+    for (const { ref, from } of sources) {
+      const k = refKey(ref);
+      let tags = cache.get(k);
+      if (!tags) {
+        tags = this.readPairs(ref);
+        cache.set(k, tags);
+      }
+      for (const [key, value] of tags)
+        if (!own.has(key) && !Object.hasOwn(inherited, key))
+          Object.defineProperty(inherited, key, {
+            value: { value, from },
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+    }
+    return { ...resource, inherited_tags: inherited };
+  }
+
   /** Distinct keys, ascending (code point order). */
   async listKeys(request: PageRequest): Promise<Result<Page<string>, InvalidCursor>> {
     return this.page(request, (after) => {
@@ -503,7 +547,14 @@ export class TagStore extends DurableObject<Env> {
   ): Promise<Result<Page<TaggedResource>, InvalidCursor>> {
     return this.page(request, (after) => {
       const { sql, params } = compileResourceQuery(request.query, after);
-      return cutPage(resourceRows(this.sql.exec<ResourceRow>(sql, ...params)));
+      const rows = resourceRows(this.sql.exec<ResourceRow>(sql, ...params));
+      const account = request.query.effective;
+      if (account === undefined) return cutPage(rows);
+      const cache = new Map<string, TagPairs>();
+      const withInherited = function* (this: TagStore): Generator<PageRow<TaggedResource>> {
+        for (const row of rows) yield { ...row, item: this.withInherited(row.item, account, cache) };
+      };
+      return cutPage(withInherited.call(this));
     });
   }
 

@@ -27,6 +27,8 @@ export interface TaggedResource {
   readonly tags_updated_at?: string;
   readonly worker_id?: string;
   readonly zone_id?: string;
+  /** Only with `effective=true`: the tags the resource inherits and does not set itself, with their source. */
+  readonly inherited_tags?: Readonly<Record<string, InheritedTag>>;
 }
 
 /** The field the `parent` column is shown as: `zone_id` for zone-level types, `worker_id` otherwise. */
@@ -50,6 +52,17 @@ export interface ResourceQuery {
   /** Lower-cased name substring, or null. */
   readonly name: string | null;
   readonly caseInsensitive: boolean;
+  /**
+   * `effective=true` (docs/tags-api.md "Inherited tags"): the account id whose `account` resource's tags are the
+   * account-wide defaults; filters then match effective tags (own, else the zone's, else the account's).
+   */
+  readonly effective?: string;
+}
+
+/** Where an inherited tag comes from. */
+export interface InheritedTag {
+  readonly value: string;
+  readonly from: { readonly resource_type: "zone" | "account"; readonly resource_id: string };
 }
 
 /** `If-Match` (RFC 9110 §13.1.1): `*`, or a list of strong entity tags (opaque, unquoted here). */
