@@ -45,8 +45,6 @@ export interface SuccessOptions {
   readonly messages?: readonly ApiMessage[];
   readonly resultInfo?: ResultInfo | PageResultInfo;
   readonly headers?: HeadersInit;
-  /** Entries of the envelope's `messages` (e.g. a tag policy's advisory violations, docs/tags-api.md). */
-  readonly messages?: readonly ApiMessage[];
 }
 
 const JSON_TYPE = "application/json; charset=utf-8";
