@@ -33,6 +33,7 @@ import { rulesetsOpenApi } from "./api/rulesets/openapi";
 import { rulesetRoutes } from "./api/rulesets/routes";
 import { tagsOpenApi } from "./api/tags/openapi";
 import { tagRoutes } from "./api/tags/routes";
+import { zoneTagRoutes } from "./api/tags/zone-routes";
 import { zonesOpenApi } from "./api/zones/openapi";
 import { zoneRoutes } from "./api/zones/routes";
 import { handleZoneTraffic } from "./edge/zone-traffic";
@@ -52,6 +53,7 @@ const apiRoutes: readonly ApiRoute[] = [
   ...urlNormalizationRoutes,
   ...previewRoutes,
   ...tagRoutes,
+  ...zoneTagRoutes,
   ...analyticsRoutes,
 ];
 

@@ -84,6 +84,15 @@ export const API_CODES = {
   "invalid-trace": { status: 400, code: 20085 },
   // Error analytics settings (`PUT /zones/{zone}/analytics/settings`, docs/analytics.md "Shards").
   "invalid-analytics-settings": { status: 400, code: 20100 },
+  // Tag edits, history and policies (docs/tags-api.md; src/api/tags/api-failure.ts).
+  "invalid-bulk-payload": { status: 400, code: 1020 },
+  "bulk-too-large": { status: 400, code: 1021 },
+  "invalid-policy": { status: 400, code: 1022 },
+  "key-not-allowed": { status: 400, code: 1023 },
+  "value-not-allowed": { status: 400, code: 1024 },
+  "required-key-missing": { status: 400, code: 1025 },
+  "key-case": { status: 400, code: 1026 },
+  "zone-without-account": { status: 409, code: 1027 },
 } as const satisfies Readonly<Record<string, ApiCodeRow>>;
 
 export type ApiCodeKind = keyof typeof API_CODES;

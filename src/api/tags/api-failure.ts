@@ -10,6 +10,7 @@ import {
   MAX_FILTERS,
   MAX_FILTER_VALUES,
   MAX_KEY_CODE_POINTS,
+  MAX_BULK_EDITS,
   MAX_VALUE_CODE_POINTS,
   type TagFailure,
 } from "../../state/tags/errors";
@@ -58,6 +59,34 @@ export function toApiFailure(failure: TagFailure): ApiFailure {
       return failureOf(
         failure.kind,
         "If-Match does not match the current ETag of the resource's tags; GET it and retry",
+      );
+    case "invalid-bulk-payload":
+      return failureOf(failure.kind, `Invalid bulk payload: ${failure.why}`);
+    case "bulk-too-large":
+      return failureOf(failure.kind, `too many edits in one bulk call: ${failure.count} (maximum ${MAX_BULK_EDITS})`);
+    case "invalid-policy":
+      return failureOf(failure.kind, `Invalid tag policy: ${failure.why}`);
+    case "key-not-allowed":
+      return failureOf(failure.kind, `tag policy: key ${JSON.stringify(failure.key)} is not in allowed_keys`);
+    case "value-not-allowed":
+      return failureOf(
+        failure.kind,
+        `tag policy: value ${JSON.stringify(failure.value)} of key ${JSON.stringify(failure.key)} is not allowed (allowed_values)`,
+      );
+    case "required-key-missing":
+      return failureOf(
+        failure.kind,
+        `tag policy: resource type ${failure.type} requires key ${JSON.stringify(failure.key)} (required_keys)`,
+      );
+    case "key-case":
+      return failureOf(
+        failure.kind,
+        `tag policy: key ${JSON.stringify(failure.key)} must be ${failure.case === "lower" ? "lower" : "upper"} case (key_case)`,
+      );
+    case "zone-without-account":
+      return failureOf(
+        failure.kind,
+        `zone ${failure.zone} belongs to no account, so its tags have no store: set its account first (PUT /zones/${failure.zone} {"account": {"id": "…"}})`,
       );
   }
 }

@@ -3,6 +3,7 @@
  */
 import { COMMON_ERRORS, ok, param, ref, response, type Json, type OpenApiFragment } from "../kit/openapi";
 import {
+  MAX_BULK_EDITS,
   MAX_FILTERS,
   MAX_FILTER_VALUES,
   MAX_ID_PARAMS,
@@ -11,8 +12,10 @@ import {
   MAX_RESOURCE_ID_CODE_POINTS,
   MAX_VALUE_CODE_POINTS,
 } from "../../state/tags/errors";
-import { ACCOUNT_RESOURCE_TYPES, ZONE_RESOURCE_TYPES } from "../../state/tags/resource-types";
+import { ACCOUNT_RESOURCE_TYPES, ZONE_RESOURCE_TYPES, ZONE_TAGGABLE_TYPES } from "../../state/tags/resource-types";
 import { TAG_KEY_PATTERN } from "./validate";
+import { HISTORY_RETENTION_DAYS } from "../../state/tags/history";
+import { KEY_CASES, MAX_PATTERN_CODE_POINTS, POLICY_MODES } from "../../state/tags/policy";
 
 const ETAG_HEADER: Json = {
   ETag: { description: 'The tag set\'s ETag, quoted: `"v1:…"`', schema: { type: "string" } },
@@ -33,7 +36,18 @@ const TAG_ERROR_CODES = [
   "1016 account tag limit reached",
   "1017 invalid cursor",
   "1018 If-Match mismatch (HTTP 412)",
+  "1020 invalid bulk payload",
+  `1021 more than ${MAX_BULK_EDITS} edits in one bulk call`,
+  "1022 invalid tag policy",
+  "1023 key not allowed by the policy",
+  "1024 value not allowed by the policy",
+  "1025 required key missing",
+  "1026 key case rule broken",
+  "1027 zone without an account (HTTP 409)",
 ].join("; ");
+
+const POLICY_ERRORS =
+  "An enforced tag policy refuses a write that breaks it (1023–1026); an advisory one reports it in `messages`.";
 
 const tagPaths: Record<string, Json> = {
   "/accounts/{account_id}/tags": {
@@ -47,6 +61,7 @@ const tagPaths: Record<string, Json> = {
         { name: "resource_type", in: "query", required: true, schema: ref("AccountResourceType") },
         { name: "resource_id", in: "query", required: true, schema: ref("ResourceId") },
         { name: "worker_id", in: "query", description: "Required for `worker_version`.", schema: ref("ResourceId") },
+        param("Effective"),
       ],
       responses: { "200": ok("The resource's tags", ref("TaggedResource"), false, ETAG_HEADER), ...COMMON_ERRORS },
     },
@@ -77,6 +92,187 @@ const tagPaths: Record<string, Json> = {
         ...COMMON_ERRORS,
         "412": response("PreconditionFailed"),
         "413": response("TooLarge"),
+      },
+    },
+    patch: {
+      operationId: "patchResourceTags",
+      summary: "Merge a JSON Merge Patch (RFC 7396) into one resource's tags",
+      description:
+        "`tags` is a merge patch of the tag map: a string sets the key, `null` removes it, keys not named are kept. " +
+        "Merged inside the account's object, so concurrent patches of different keys all land. Every check and code " +
+        "of PUT, in PUT's order; optional `If-Match`. " +
+        POLICY_ERRORS,
+      security: [{ bearer: ["tags:write"] }],
+      parameters: [param("IfMatch")],
+      requestBody: { required: true, content: { "application/json": { schema: ref("PatchTagsBody") } } },
+      responses: {
+        "200": ok("The resource with its merged tags", ref("TaggedResource"), false, ETAG_HEADER),
+        ...COMMON_ERRORS,
+        "412": response("PreconditionFailed"),
+        "413": response("TooLarge"),
+      },
+    },
+  },
+  "/zones/{zone}/tags": {
+    parameters: [param("Zone")],
+    get: {
+      operationId: "getZoneResourceTags",
+      summary: "Tags of the zone or one of its zone rulesets",
+      description:
+        "Stored with the tags of the zone's account (`account.id` of the zone): same limits, listings and filters. " +
+        "404 (1001) for a zone not configured; 409 (1027) for a zone without an account.",
+      security: [{ bearer: ["tags:read"] }],
+      parameters: [
+        { name: "resource_type", in: "query", required: true, schema: ref("ZoneTaggableType") },
+        {
+          name: "resource_id",
+          in: "query",
+          required: true,
+          description: "For `zone`: the zone of the path.",
+          schema: ref("ResourceId"),
+        },
+        param("Effective"),
+      ],
+      responses: { "200": ok("The resource's tags", ref("TaggedResource"), false, ETAG_HEADER), ...COMMON_ERRORS },
+    },
+    put: {
+      operationId: "setZoneResourceTags",
+      summary: "Replace the whole tag set of the zone or one of its zone rulesets",
+      security: [{ bearer: ["tags:write"] }],
+      parameters: [param("IfMatch")],
+      requestBody: { required: true, content: { "application/json": { schema: ref("SetZoneTagsBody") } } },
+      responses: {
+        "200": ok("The resource with its new tags", ref("TaggedResource"), false, ETAG_HEADER),
+        ...COMMON_ERRORS,
+        "412": response("PreconditionFailed"),
+        "413": response("TooLarge"),
+      },
+    },
+    patch: {
+      operationId: "patchZoneResourceTags",
+      summary: "Merge a JSON Merge Patch (RFC 7396) into the tags of the zone or one of its zone rulesets",
+      security: [{ bearer: ["tags:write"] }],
+      parameters: [param("IfMatch")],
+      requestBody: { required: true, content: { "application/json": { schema: ref("PatchZoneTagsBody") } } },
+      responses: {
+        "200": ok("The resource with its merged tags", ref("TaggedResource"), false, ETAG_HEADER),
+        ...COMMON_ERRORS,
+        "412": response("PreconditionFailed"),
+        "413": response("TooLarge"),
+      },
+    },
+    delete: {
+      operationId: "deleteZoneResourceTags",
+      summary: "Remove every tag of the zone (no body, as the published SDK sends it) or of a named zone resource",
+      security: [{ bearer: ["tags:write"] }],
+      parameters: [param("IfMatch")],
+      responses: {
+        "204": { description: "Removed (or there was nothing to remove); no body" },
+        ...COMMON_ERRORS,
+        "412": response("PreconditionFailed"),
+      },
+    },
+  },
+  "/accounts/{account_id}/tags/bulk": {
+    parameters: [param("AccountId")],
+    post: {
+      operationId: "bulkEditTags",
+      summary: `Up to ${MAX_BULK_EDITS} tag edits (merge, replace, delete) in one atomic call`,
+      description:
+        "All or nothing: edits apply in order (a later edit sees the earlier ones); the first failing edit refuses " +
+        "the whole call with its own code and a message naming `edits[i]` and its resource_id. More than " +
+        `${MAX_BULK_EDITS} edits: 1021. ` +
+        POLICY_ERRORS,
+      security: [{ bearer: ["tags:write"] }],
+      requestBody: { required: true, content: { "application/json": { schema: ref("BulkEditBody") } } },
+      responses: {
+        "200": ok("Each resource as its edit left it, in the order of the edits", {
+          type: "array",
+          items: ref("TaggedResource"),
+        }),
+        ...COMMON_ERRORS,
+        "412": response("PreconditionFailed"),
+        "413": response("TooLarge"),
+      },
+    },
+  },
+  "/accounts/{account_id}/tags/history": {
+    parameters: [param("AccountId")],
+    get: {
+      operationId: "listTagHistory",
+      summary: "Tag changes, newest first: one entry per changed key",
+      description:
+        `Kept ${HISTORY_RETENTION_DAYS} days (and at most 1,000,000 entries per account). Without resource_type and ` +
+        "resource_id: the whole account.",
+      security: [{ bearer: ["tags:read"] }],
+      parameters: [
+        { name: "resource_type", in: "query", schema: ref("AccountResourceType") },
+        { name: "resource_id", in: "query", schema: ref("ResourceId") },
+        { name: "worker_id", in: "query", description: "Required for `worker_version`.", schema: ref("ResourceId") },
+        param("Cursor"),
+      ],
+      responses: {
+        "200": ok("One page (at most 100 entries)", { type: "array", items: ref("TagHistoryEntry") }, true),
+        ...COMMON_ERRORS,
+      },
+    },
+  },
+  "/accounts/{account_id}/tags/policy": {
+    parameters: [param("AccountId")],
+    get: {
+      operationId: "getTagPolicy",
+      summary: "The account's tag policy (an account without one allows everything)",
+      security: [{ bearer: ["tags:read"] }],
+      responses: { "200": ok("The policy", ref("TagPolicy")), ...COMMON_ERRORS },
+    },
+    put: {
+      operationId: "setTagPolicy",
+      summary: "Replace the account's tag policy; existing tags are never rewritten",
+      security: [{ bearer: ["tags:write"] }],
+      requestBody: { required: true, content: { "application/json": { schema: ref("TagPolicy") } } },
+      responses: { "200": ok("The stored policy", ref("TagPolicy")), ...COMMON_ERRORS, "413": response("TooLarge") },
+    },
+    delete: {
+      operationId: "deleteTagPolicy",
+      summary: "Remove the account's tag policy",
+      security: [{ bearer: ["tags:write"] }],
+      responses: { "204": { description: "Removed; no body" }, ...COMMON_ERRORS },
+    },
+  },
+  "/accounts/{account_id}/tags/policy/required_keys": {
+    parameters: [param("AccountId")],
+    get: {
+      operationId: "listRequiredTagKeys",
+      summary: "The keys the policy requires, per resource type",
+      security: [{ bearer: ["tags:read"] }],
+      parameters: [{ name: "type", in: "query", schema: ref("ResourceType") }],
+      responses: {
+        "200": ok("Every resource type with required keys, ascending", {
+          type: "array",
+          items: {
+            type: "object",
+            required: ["resource_type", "keys", "mode"],
+            properties: {
+              resource_type: ref("ResourceType"),
+              keys: { type: "array", items: ref("TagKey") },
+              mode: { type: "string", enum: [...POLICY_MODES] },
+            },
+          },
+        }),
+        ...COMMON_ERRORS,
+      },
+    },
+  },
+  "/accounts/{account_id}/tags/compliance": {
+    parameters: [param("AccountId")],
+    get: {
+      operationId: "listTagCompliance",
+      summary: "Tagged resources that break the policy, with every rule they break",
+      security: [{ bearer: ["tags:read"] }],
+      parameters: [{ name: "type", in: "query", schema: ref("ResourceType") }, param("Cursor")],
+      responses: {
+        "200": ok("One page (at most 100 resources)", { type: "array", items: ref("ComplianceItem") }, true),
+        ...COMMON_ERRORS,
       },
     },
   },
@@ -164,6 +360,7 @@ const tagPaths: Record<string, Json> = {
           description: "Compare `tag` keys and values case-insensitively (stored casing is unchanged).",
           schema: { type: "string", enum: ["true", "false"] },
         },
+        param("Effective"),
         param("Cursor"),
       ],
       responses: {
@@ -216,6 +413,15 @@ export const tagsOpenApi: OpenApiFragment = {
       description: "Opaque; from `result_info.cursor` of the previous page of the same query. Never expires.",
       schema: { type: "string" },
     },
+    Effective: {
+      name: "effective",
+      in: "query",
+      description:
+        "`true`: filters match effective tags (own, else the zone's for a zone ruleset, else the account's default " +
+        "set, the tags of its `account` resource, for zone-level resources), and each resource carries " +
+        "`inherited_tags` (key → value and source). Not with `case_insensitive=true` (1007).",
+      schema: { type: "string", enum: ["true", "false"] },
+    },
     IfMatch: {
       name: "If-Match",
       in: "header",
@@ -252,6 +458,25 @@ export const tagsOpenApi: OpenApiFragment = {
         etag: { type: "string", pattern: "^v1:[A-Za-z0-9_-]{22}$" },
         tags_updated_at: { type: "string", format: "date-time" },
         worker_id: { type: "string" },
+        zone_id: { type: "string", description: "On `zone` and `zone_ruleset`: the zone." },
+        inherited_tags: {
+          type: "object",
+          description: "Only with `effective=true`: inherited tags the resource does not set itself.",
+          additionalProperties: {
+            type: "object",
+            required: ["value", "from"],
+            properties: {
+              value: ref("TagValue"),
+              from: {
+                type: "object",
+                properties: {
+                  resource_type: { type: "string", enum: ["zone", "account"] },
+                  resource_id: { type: "string" },
+                },
+              },
+            },
+          },
+        },
       },
     },
     ResourceBody: {
@@ -276,6 +501,184 @@ export const tagsOpenApi: OpenApiFragment = {
         tags: ref("Tags"),
       },
       example: { resource_type: "worker", resource_id: "api", tags: { environment: "production", team: "platform" } },
+    },
+    ZoneTaggableType: { type: "string", enum: [...ZONE_TAGGABLE_TYPES] },
+    SetZoneTagsBody: {
+      type: "object",
+      additionalProperties: false,
+      required: ["resource_type", "resource_id"],
+      properties: { resource_type: ref("ZoneTaggableType"), resource_id: ref("ResourceId"), tags: ref("Tags") },
+      example: {
+        resource_type: "zone_ruleset",
+        resource_id: "2f2feab2026849078ba485f918791bdc",
+        tags: { team: "payments" },
+      },
+    },
+    PatchZoneTagsBody: {
+      type: "object",
+      additionalProperties: false,
+      required: ["resource_type", "resource_id", "tags"],
+      properties: {
+        resource_type: ref("ZoneTaggableType"),
+        resource_id: ref("ResourceId"),
+        tags: { type: "object", additionalProperties: { oneOf: [ref("TagValue"), { type: "null" }] } },
+      },
+      example: {
+        resource_type: "zone_ruleset",
+        resource_id: "2f2feab2026849078ba485f918791bdc",
+        tags: { team: "payments", old: null },
+      },
+    },
+    PatchTagsBody: {
+      type: "object",
+      additionalProperties: false,
+      required: ["resource_type", "resource_id", "tags"],
+      properties: {
+        resource_type: ref("AccountResourceType"),
+        resource_id: ref("ResourceId"),
+        worker_id: ref("ResourceId"),
+        tags: {
+          type: "object",
+          propertyNames: ref("TagKey"),
+          additionalProperties: { oneOf: [ref("TagValue"), { type: "null" }] },
+          description: "JSON Merge Patch (RFC 7396) of the tag map: `null` removes the key.",
+        },
+      },
+      example: { resource_type: "worker", resource_id: "api", tags: { team: "payments", deprecated: null } },
+    },
+    BulkEditBody: {
+      type: "object",
+      additionalProperties: false,
+      required: ["edits"],
+      properties: {
+        edits: {
+          type: "array",
+          minItems: 1,
+          maxItems: MAX_BULK_EDITS,
+          items: {
+            type: "object",
+            required: ["op", "resource_type", "resource_id"],
+            properties: {
+              op: { type: "string", enum: ["merge", "replace", "delete"] },
+              resource_type: ref("AccountResourceType"),
+              resource_id: ref("ResourceId"),
+              worker_id: ref("ResourceId"),
+              tags: { type: "object", description: "merge: a merge patch (`null` removes); replace: the new set." },
+              if_match: { type: "string", description: "The resource's ETag, as `If-Match` (412/1018 on mismatch)." },
+            },
+          },
+        },
+      },
+      example: {
+        edits: [
+          { op: "merge", resource_type: "worker", resource_id: "api", tags: { team: "payments", old: null } },
+          { op: "replace", resource_type: "r2_bucket", resource_id: "logs", tags: { team: "payments" } },
+          { op: "delete", resource_type: "queue", resource_id: "retired" },
+        ],
+      },
+    },
+    TagHistoryEntry: {
+      type: "object",
+      required: [
+        "id",
+        "change_id",
+        "at",
+        "token_name",
+        "via",
+        "resource_type",
+        "resource_id",
+        "key",
+        "before",
+        "after",
+      ],
+      properties: {
+        id: { type: "string", description: "Increasing with time within the account." },
+        change_id: { type: "integer", description: "Shared by the keys of one write of one resource." },
+        at: { type: "string", format: "date-time" },
+        token_name: { type: "string", description: "The `name` of the API token that wrote." },
+        via: { type: "string", enum: ["put", "patch", "bulk", "delete", "zone-deleted"] },
+        resource_type: ref("ResourceType"),
+        resource_id: { type: "string" },
+        worker_id: { type: "string" },
+        key: ref("TagKey"),
+        before: { oneOf: [ref("TagValue"), { type: "null" }], description: "`null`: the key was added." },
+        after: { oneOf: [ref("TagValue"), { type: "null" }], description: "`null`: the key was removed." },
+      },
+    },
+    TagPolicy: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        mode: { type: "string", enum: [...POLICY_MODES], default: "advisory" },
+        key_case: { type: "string", enum: [...KEY_CASES], default: "any" },
+        allowed_keys: {
+          oneOf: [{ type: "array", items: ref("TagKey"), maxItems: 1000 }, { type: "null" }],
+          description: "`null` or absent: any key.",
+        },
+        allowed_values: {
+          type: "object",
+          propertyNames: ref("TagKey"),
+          additionalProperties: {
+            oneOf: [
+              {
+                type: "object",
+                required: ["values"],
+                properties: { values: { type: "array", items: ref("TagValue") } },
+              },
+              {
+                type: "object",
+                required: ["pattern"],
+                properties: {
+                  pattern: {
+                    type: "string",
+                    maxLength: MAX_PATTERN_CODE_POINTS,
+                    description: "RE2 syntax; the whole value must match.",
+                  },
+                },
+              },
+            ],
+          },
+        },
+        required_keys: {
+          type: "object",
+          propertyNames: ref("ResourceType"),
+          additionalProperties: { type: "array", items: ref("TagKey") },
+        },
+        updated_at: { type: "string", format: "date-time", readOnly: true },
+      },
+      example: {
+        mode: "enforced",
+        key_case: "lower",
+        allowed_keys: ["env", "team", "cost-center"],
+        allowed_values: { env: { values: ["prod", "staging", "dev"] }, team: { pattern: "[a-z][a-z0-9-]*" } },
+        required_keys: { worker: ["team", "env"], r2_bucket: ["team"] },
+      },
+    },
+    ComplianceItem: {
+      allOf: [
+        ref("TaggedResource"),
+        {
+          type: "object",
+          required: ["violations"],
+          properties: {
+            violations: {
+              type: "array",
+              items: {
+                type: "object",
+                required: ["kind", "rule", "key", "code", "message"],
+                properties: {
+                  kind: { type: "string" },
+                  rule: { type: "string", enum: ["allowed_keys", "allowed_values", "required_keys", "key_case"] },
+                  key: ref("TagKey"),
+                  value: ref("TagValue"),
+                  code: { type: "integer" },
+                  message: { type: "string" },
+                },
+              },
+            },
+          },
+        },
+      ],
     },
   },
 };

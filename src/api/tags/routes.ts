@@ -8,34 +8,52 @@
  */
 import type { AccessTarget, Permission } from "../kit/auth";
 import { readJsonBody } from "../kit/body";
-import { API_FAILURES, apiFailureResponse, apiSuccess, type ApiFailure, type ResultInfo } from "../kit/envelope";
+import {
+  API_FAILURES,
+  apiFailureResponse,
+  apiSuccess,
+  type ApiFailure,
+  type ApiMessage,
+  type ResultInfo,
+} from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
 import type { Settings } from "../../shared/settings";
 import { err, ok, type Result } from "../../shared/result";
 import { toApiFailure } from "./api-failure";
 import { decodeCursor, type DecodedCursor } from "../../state/tags/cursor";
-import type { InvalidCursor, TagFailure } from "../../state/tags/errors";
+import type { InvalidCursor, PolicyViolation, TagFailure } from "../../state/tags/errors";
+import { parsePolicy } from "../../state/tags/policy";
+import { isKnownResourceType } from "../../state/tags/resource-types";
 import { etagOf } from "../../state/tags/etag";
 import { PAGE_SIZE } from "../../state/tags/filters";
-import type { PageRequest, TagStore } from "../../state/tags/tag-store";
-import type { Page } from "../../state/tags/types";
+import type { EditOutcome, PageRequest, TagStore } from "../../state/tags/tag-store";
+import type { Page, ResourceRef } from "../../state/tags/types";
 import {
+  ACCOUNT_SCOPE,
   isAccountId,
+  parseBulkBody,
   parseDeleteBody,
+  parseEffective,
   parseIfMatch,
+  parsePatchBody,
   parsePutBody,
   parseResourceParams,
   parseResourceQuery,
   parseValuesQuery,
+  type TagScope,
 } from "./validate";
 
-interface TagRequest {
+export interface TagRequest {
   readonly request: Request;
   readonly params: Readonly<Record<string, string>>;
   readonly url: URL;
   readonly account: string;
   readonly store: DurableObjectStub<TagStore>;
   readonly settings: Settings;
+  /** The token's name, kept in the history (docs/tags-api.md "History"). */
+  readonly actor: string;
+  /** Account route, or zone route with its zone (which resource types it names). */
+  readonly scope: TagScope;
 }
 
 type Handler = (c: TagRequest) => Promise<Response>;
@@ -58,7 +76,16 @@ function route(method: ApiRoute["method"], path: string, permission: Permission,
     handle: (c: ApiContext) => {
       const account = c.params.account ?? "";
       const store = c.env.TAG_STORE.get(c.env.TAG_STORE.idFromName(account));
-      return handler({ request: c.request, params: c.params, url: c.url, account, store, settings: c.settings });
+      return handler({
+        request: c.request,
+        params: c.params,
+        url: c.url,
+        account,
+        store,
+        settings: c.settings,
+        actor: c.principal.name,
+        scope: ACCOUNT_SCOPE,
+      });
     },
   };
 }
@@ -73,9 +100,17 @@ export const tagRoutes: readonly ApiRoute[] = [
   route("GET", BASE, "tags:read", getTags),
   route("PUT", BASE, "tags:write", putTags),
   route("DELETE", BASE, "tags:write", deleteTags),
+  route("PATCH", BASE, "tags:write", patchTags),
+  route("POST", `${BASE}/bulk`, "tags:write", bulkTags),
+  route("GET", `${BASE}/history`, "tags:read", listHistory),
+  route("GET", `${BASE}/policy`, "tags:read", getPolicy),
+  route("PUT", `${BASE}/policy`, "tags:write", putPolicy),
+  route("DELETE", `${BASE}/policy`, "tags:write", deletePolicy),
+  route("GET", `${BASE}/policy/required_keys`, "tags:read", requiredKeys),
+  route("GET", `${BASE}/compliance`, "tags:read", compliance),
 ];
 
-function failure(error: TagFailure): Response {
+export function failure(error: TagFailure): Response {
   return apiFailureResponse(toApiFailure(error));
 }
 
@@ -142,7 +177,7 @@ async function listValues(c: TagRequest): Promise<Response> {
 async function listResources(c: TagRequest): Promise<Response> {
   const cursor = cursorParam(c.url, 3);
   if (!cursor.ok) return failure(cursor.error);
-  const query = parseResourceQuery(c.url.searchParams);
+  const query = parseResourceQuery(c.url.searchParams, c.account);
   if (!query.ok) return queryFailure(cursor.value, query.error);
   return pageResponse(
     await c.store.listResources({
@@ -157,10 +192,14 @@ function etagHeader(etag: string): HeadersInit {
   return { ETag: `"${etag}"` };
 }
 
-async function getTags(c: TagRequest): Promise<Response> {
-  const ref = parseResourceParams(c.url.searchParams);
+export async function getTags(c: TagRequest): Promise<Response> {
+  const ref = parseResourceParams(c.url.searchParams, c.scope);
   if (!ref.ok) return failure(ref.error);
-  const resource = await c.store.getTags(ref.value);
+  const effective = parseEffective(c.url.searchParams);
+  if (!effective.ok) return failure(effective.error);
+  const resource = effective.value
+    ? await c.store.getEffectiveTags({ ref: ref.value, account: c.account })
+    : await c.store.getTags(ref.value);
   return apiSuccess(resource, { headers: etagHeader(resource.etag) });
 }
 
@@ -172,30 +211,182 @@ async function readBody(request: Request, malformed: (why: string) => TagFailure
   return err(failure(malformed(body.error.errors[0]?.message ?? "not JSON")));
 }
 
-async function putTags(c: TagRequest): Promise<Response> {
+export async function putTags(c: TagRequest): Promise<Response> {
   const body = await readBody(c.request, (why) => ({ kind: "invalid-set-payload", why }));
   if (!body.ok) return body.error;
-  const input = parsePutBody(body.value);
+  const input = parsePutBody(body.value, c.scope);
   if (!input.ok) return failure(input.error);
   const { ref, tags } = input.value;
-  const result = await c.store.putTags({
+  const result = await c.store.putTagsReporting({
     ref,
     tags,
     etag: await etagOf(tags),
     ifMatch: parseIfMatch(c.request.headers.get("If-Match")),
     limit: c.settings.tagLimit,
+    actor: c.actor,
   });
   if (!result.ok) return failure(result.error);
-  return apiSuccess(result.value, { headers: etagHeader(result.value.etag) });
+  return oneResource(result.value);
 }
 
-async function deleteTags(c: TagRequest): Promise<Response> {
-  const body = await readBody(c.request, (why) => ({ kind: "invalid-delete-payload", why }));
+export async function deleteTags(c: TagRequest): Promise<Response> {
+  // The published zone DELETE sends no body: it removes the zone's own tags (docs/tags-api.md "Zone tags").
+  const bodiless = c.request.body === null || c.request.headers.get("Content-Length") === "0";
+  const body: Result<unknown, Response> =
+    c.scope.kind === "zone" && bodiless
+      ? ok({ resource_type: "zone", resource_id: c.scope.zone })
+      : await readBody(c.request, (why) => ({ kind: "invalid-delete-payload", why }));
   if (!body.ok) return body.error;
-  const ref = parseDeleteBody(body.value);
+  const ref = parseDeleteBody(body.value, c.scope);
   if (!ref.ok) return failure(ref.error);
-  const result = await c.store.deleteTags({ ref: ref.value, ifMatch: parseIfMatch(c.request.headers.get("If-Match")) });
+  const result = await c.store.deleteTags({
+    ref: ref.value,
+    ifMatch: parseIfMatch(c.request.headers.get("If-Match")),
+    actor: c.actor,
+  });
   if (!result.ok) return failure(result.error);
   // 204 carries no body (RFC 9110 §15.3.5), hence no envelope (notes §1.3: the published API answers 204).
   return new Response(null, { status: 204, headers: { "Cache-Control": "no-store" } });
+}
+
+/** A policy's advisory violations as envelope `messages` (docs/tags-api.md "Policies"), each with its rule's code. */
+function advisoryMessages(outcome: EditOutcome, indexed: boolean): ApiMessage[] {
+  return outcome.advisories.map(({ index, violation }) => {
+    const [first] = toApiFailure(violation).errors;
+    const message = first?.message ?? violation.kind;
+    return { code: first?.code ?? 0, message: indexed ? `edits[${index}]: ${message}` : message };
+  });
+}
+
+function oneResource(outcome: EditOutcome): Response {
+  const [resource] = outcome.resources;
+  if (!resource) return failure({ kind: "invalid-set-payload", why: "nothing to write" });
+  return apiSuccess(resource, { headers: etagHeader(resource.etag), messages: advisoryMessages(outcome, false) });
+}
+
+/** `PATCH /tags`: a JSON Merge Patch of one resource's tags (docs/tags-api.md "PATCH"), merged inside the object. */
+export async function patchTags(c: TagRequest): Promise<Response> {
+  const body = await readBody(c.request, (why) => ({ kind: "invalid-set-payload", why }));
+  if (!body.ok) return body.error;
+  const input = parsePatchBody(body.value, c.scope);
+  if (!input.ok) return failure(input.error);
+  const result = await c.store.editTags({
+    edits: [{ kind: "merge", ...input.value, ifMatch: parseIfMatch(c.request.headers.get("If-Match")) }],
+    actor: c.actor,
+    via: "patch",
+    limit: c.settings.tagLimit,
+  });
+  if (!result.ok) return failure(result.error.failure);
+  return oneResource(result.value);
+}
+
+/** Names the edit of a bulk call that failed (docs/tags-api.md "Bulk edit"): index, resource id, reason. */
+function bulkFailure(index: number | null, id: string | null, error: TagFailure): Response {
+  const api = toApiFailure(error);
+  if (index === null) return apiFailureResponse(api);
+  const where = `edits[${index}]${id === null ? "" : ` (resource_id ${JSON.stringify(id)})`}`;
+  return apiFailureResponse({
+    ...api,
+    errors: api.errors.map((e) => ({ ...e, message: `${where}: ${e.message}; nothing was changed` })),
+  });
+}
+
+/** `POST /tags/bulk`: up to 100 edits, all or nothing (docs/tags-api.md "Bulk edit"). */
+async function bulkTags(c: TagRequest): Promise<Response> {
+  const body = await readBody(c.request, (why) => ({ kind: "invalid-bulk-payload", why }));
+  if (!body.ok) return body.error;
+  const edits = parseBulkBody(body.value);
+  if (!edits.ok) return bulkFailure(edits.error.index, edits.error.id, edits.error.failure);
+  const result = await c.store.editTags({
+    edits: edits.value,
+    actor: c.actor,
+    via: "bulk",
+    limit: c.settings.tagLimit,
+  });
+  if (!result.ok) {
+    const { index, failure: why } = result.error;
+    return bulkFailure(index, edits.value[index]?.ref.id ?? null, why);
+  }
+  return apiSuccess(result.value.resources, { messages: advisoryMessages(result.value, true) });
+}
+
+/** `GET /tags/history[?resource_type=&resource_id=[&worker_id=]]`: newest first (docs/tags-api.md "History"). */
+async function listHistory(c: TagRequest): Promise<Response> {
+  const cursor = cursorParam(c.url, 1);
+  if (!cursor.ok) return failure(cursor.error);
+  const params = c.url.searchParams;
+  let ref: ResourceRef | null = null;
+  if (params.has("resource_type") || params.has("resource_id") || params.has("worker_id")) {
+    const parsed = parseResourceParams(params);
+    if (!parsed.ok) return queryFailure(cursor.value, parsed.error);
+    ref = parsed.value;
+  }
+  return pageResponse(await c.store.history({ scope: scope(c, ["history", ref]), cursor: cursor.value, ref }));
+}
+
+async function getPolicy(c: TagRequest): Promise<Response> {
+  return apiSuccess(await c.store.getPolicy());
+}
+
+/** `PUT /tags/policy`: replaces the policy; existing tags are never rewritten (docs/tags-api.md "Policies"). */
+async function putPolicy(c: TagRequest): Promise<Response> {
+  const body = await readBody(c.request, (why) => ({ kind: "invalid-policy", why }));
+  if (!body.ok) return body.error;
+  const policy = parsePolicy(body.value);
+  if (!policy.ok) return failure({ kind: "invalid-policy", why: policy.error });
+  return apiSuccess(await c.store.setPolicy(policy.value));
+}
+
+async function deletePolicy(c: TagRequest): Promise<Response> {
+  await c.store.setPolicy(null);
+  return new Response(null, { status: 204, headers: { "Cache-Control": "no-store" } });
+}
+
+/** `GET /tags/policy/required_keys[?type=]`: the required keys of each resource type (docs/tags-api.md). */
+async function requiredKeys(c: TagRequest): Promise<Response> {
+  const type = c.url.searchParams.get("type");
+  if (type !== null && !isKnownResourceType(type)) return failure({ kind: "invalid-resource-type", type });
+  const policy = await c.store.getPolicy();
+  const rows = Object.entries(policy.required_keys)
+    .filter(([t]) => type === null || t === type)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([resourceType, keys]) => ({ resource_type: resourceType, keys, mode: policy.mode }));
+  return apiSuccess(rows);
+}
+
+/** `GET /tags/compliance[?type=&cursor=]`: tagged resources that break the policy (docs/tags-api.md). */
+async function compliance(c: TagRequest): Promise<Response> {
+  const cursor = cursorParam(c.url, 3);
+  if (!cursor.ok) return failure(cursor.error);
+  const type = c.url.searchParams.get("type");
+  if (type !== null && !isKnownResourceType(type))
+    return queryFailure(cursor.value, { kind: "invalid-resource-type", type });
+  const page = await c.store.compliance({ scope: scope(c, ["compliance", type]), cursor: cursor.value, type });
+  if (!page.ok) return failure(page.error);
+  return pageResponse(
+    ok({
+      next: page.value.next,
+      items: page.value.items.map((item) => ({
+        ...item,
+        violations: item.violations.map((v) => {
+          const [first] = toApiFailure(v).errors;
+          return { ...v, rule: ruleOf(v), code: first?.code, message: first?.message };
+        }),
+      })),
+    }),
+  );
+}
+
+/** The policy field a violation breaks. */
+function ruleOf(v: PolicyViolation): string {
+  switch (v.kind) {
+    case "key-not-allowed":
+      return "allowed_keys";
+    case "value-not-allowed":
+      return "allowed_values";
+    case "required-key-missing":
+      return "required_keys";
+    case "key-case":
+      return "key_case";
+  }
 }

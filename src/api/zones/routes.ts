@@ -24,7 +24,7 @@ import {
 import { pointsAtApi } from "../../shared/origin-url";
 import { causeOf, err, ok, type Result } from "../../shared/result";
 import { remember } from "../../state/zone/cache";
-import { parseZoneSettings, type Zone } from "../../state/zone/schema";
+import { parseZoneSettings, zoneAccountId, type Zone } from "../../state/zone/schema";
 import { parseDocument } from "../../state/zone/store";
 import type { AccountReach } from "../../state/zone/edits";
 import { zoneListRoutes } from "./list";
@@ -78,9 +78,19 @@ async function removeZone(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   // The shard counts in force are read before the document goes: every shard of them is wiped below.
   const before = await withWriter(c.env, zone, (w) => w.read(zone));
   const plan = before.ok && before.value !== null ? storedShardPlan(before.value) : ok(DEFAULT_PLAN);
+  // The zone's account, read before the document goes: its tags go with it (docs/tags-api.md "Zone tags").
+  const current = await readZone(c.env, zone);
+  const account = current.ok ? zoneAccountId(current.value.zone.settings) : null;
   const deleted = await withWriter(c.env, zone, (w) => w.remove(zone));
   if (!deleted.ok) return deleted;
   remember(zone, null);
+  if (account !== null && deleted.value) {
+    try {
+      await c.env.TAG_STORE.get(c.env.TAG_STORE.idFromName(account)).forgetZone({ zone, actor: c.principal.name });
+    } catch (e) {
+      return err({ kind: "unavailable", cause: `TAG_STORE forgetZone failed: ${causeOf(e)}` });
+    }
+  }
   // Everything else the zone owned goes with it (docs/configuration.md "Deleting a zone"): its error records now.
   // Its rate-limit counters cannot be listed; they are named by the zone's incarnation, which a zone created again
   // under the name never shares, and expire on their own. The records are wiped on every DELETE, of a zone not

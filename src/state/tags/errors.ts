@@ -20,8 +20,24 @@ export type LimitReached = { readonly kind: "limit-reached"; readonly limit: num
 /** The cursor was altered, or belongs to another account, endpoint or query (docs/tags-api.md). */
 export type InvalidCursor = { readonly kind: "invalid-cursor" };
 
+/**
+ * An enforced tag policy refuses the write (docs/tags-api.md "Policies"): `rule` names the rule broken, `key` the
+ * tag (and `value` its value) that broke it; for `required-key-missing`, the key the resource lacks.
+ */
+export type PolicyViolation =
+  | { readonly kind: "key-not-allowed"; readonly key: string }
+  | { readonly kind: "value-not-allowed"; readonly key: string; readonly value: string }
+  | { readonly kind: "required-key-missing"; readonly key: string; readonly type: string }
+  | { readonly kind: "key-case"; readonly key: string; readonly case: "lower" | "upper" };
+
+/** What a write refuses in the object: If-Match, the account limit, or an enforced policy. */
+export type WriteFailure = PreconditionFailed | LimitReached | PolicyViolation;
+
 /** What the TagStore object can refuse: the checks that need the account's stored state. */
-export type StoreFailure = PreconditionFailed | LimitReached | InvalidCursor;
+export type StoreFailure = PreconditionFailed | LimitReached | InvalidCursor | PolicyViolation;
+
+/** Most resources one bulk edit names (docs/tags-api.md "Bulk edit"). */
+export const MAX_BULK_EDITS = 100;
 
 /** What pure validation of a request can refuse (validate.ts), in the check order of docs/tags-api.md */
 export type ValidationFailure =
@@ -35,7 +51,11 @@ export type ValidationFailure =
   | { readonly kind: "value-too-long" }
   | { readonly kind: "too-many-values" }
   | { readonly kind: "invalid-key"; readonly key: string }
-  | { readonly kind: "invalid-delete-payload"; readonly why: string };
+  | { readonly kind: "invalid-delete-payload"; readonly why: string }
+  | { readonly kind: "invalid-bulk-payload"; readonly why: string }
+  | { readonly kind: "bulk-too-large"; readonly count: number }
+  | { readonly kind: "invalid-policy"; readonly why: string }
+  | { readonly kind: "zone-without-account"; readonly zone: string };
 
 /** Every failure of the tagging API's domain; a cursor that does not decode is `invalid-cursor` too. */
 export type TagFailure = ValidationFailure | StoreFailure;

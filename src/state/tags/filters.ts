@@ -44,6 +44,44 @@ function filterSql(filter: TagFilter, caseInsensitive: boolean, params: SqlValue
 }
 
 /**
+ * A filter on EFFECTIVE tags (docs/tags-api.md "Inherited tags"): the value is the resource's own, else (a zone
+ * ruleset) its zone's, else (a zone-level resource) the account's default set (the tags of its `account`
+ * resource). The key and the account id are bound once each and referenced by number (`?N`), so 20 filters bind
+ * at most 20 keys + 20 value lists + 1 account id. Plain `?` parameters all come before these in the text, so
+ * SQLite numbers them by position, as the params array holds them.
+ */
+function effectiveFilterSql(
+  filter: TagFilter,
+  account: string,
+  params: SqlValue[],
+  accountIndex: { n: number },
+): string {
+  if (accountIndex.n === 0) {
+    params.push(account);
+    accountIndex.n = params.length;
+  }
+  params.push(filter.key);
+  const k = `?${params.length}`;
+  const a = `?${accountIndex.n}`;
+  const value =
+    `coalesce((SELECT t.value FROM tags t WHERE ${SAME_RESOURCE} AND t.key = ${k}),` +
+    ` (SELECT z.value FROM tags z WHERE r.type = 'zone_ruleset' AND z.type = 'zone' AND z.parent = r.parent AND z.id = r.parent AND z.key = ${k}),` +
+    ` (SELECT d.value FROM tags d WHERE r.type IN ('zone', 'zone_ruleset') AND d.type = 'account' AND d.parent = '' AND d.id = ${a} AND d.key = ${k}))`;
+  switch (filter.kind) {
+    case "has":
+      return `${value} IS NOT NULL`;
+    case "lacks":
+      return `${value} IS NULL`;
+    case "equals":
+    case "notEquals": {
+      params.push(JSON.stringify(filter.values));
+      const test = `coalesce(${value} IN (SELECT value FROM json_each(?${params.length})), 0)`;
+      return filter.kind === "notEquals" ? `NOT ${test}` : test;
+    }
+  }
+}
+
+/**
  * `after` is the (type, parent, id) of the last resource already returned, or null for the first page.
  * Rows come in binary (code point) order of that primary key; LIMIT 101 tells whether a next page exists.
  */
@@ -67,7 +105,14 @@ export function compileResourceQuery(query: ResourceQuery, after: readonly strin
     where.push("instr(r.name_fold, ?) > 0");
     params.push(query.name);
   }
-  for (const filter of query.filters) where.push(filterSql(filter, query.caseInsensitive, params));
+  const accountIndex = { n: 0 };
+  const effective = query.effective;
+  for (const filter of query.filters)
+    where.push(
+      effective === undefined
+        ? filterSql(filter, query.caseInsensitive, params)
+        : effectiveFilterSql(filter, effective, params, accountIndex),
+    );
   // The ORDER BY inside the aggregate (SQLite ≥ 3.44) makes the tags' order a guarantee, not a scan accident.
   const sql =
     "SELECT r.type, r.parent, r.id, r.name, r.etag, r.tags_updated_at," +

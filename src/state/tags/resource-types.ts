@@ -54,6 +54,19 @@ export const ZONE_RESOURCE_TYPES = [
 
 export type AccountResourceType = (typeof ACCOUNT_RESOURCE_TYPES)[number];
 
+/** The zone-level types this service tags, at `/zones/{zone_id}/tags` (docs/tags-api.md "Zone tags"). */
+export const ZONE_TAGGABLE_TYPES = ["zone", "zone_ruleset"] as const;
+export type ZoneTaggableType = (typeof ZONE_TAGGABLE_TYPES)[number];
+
+/** Every type a stored resource can have. */
+export type TaggableType = AccountResourceType | ZoneTaggableType;
+
+const ZONE_TAGGABLE_SET: ReadonlySet<string> = new Set(ZONE_TAGGABLE_TYPES);
+
+export function isZoneTaggableType(type: string): type is ZoneTaggableType {
+  return ZONE_TAGGABLE_SET.has(type);
+}
+
 const ACCOUNT_SET: ReadonlySet<string> = new Set(ACCOUNT_RESOURCE_TYPES);
 const ANY_SET: ReadonlySet<string> = new Set([...ACCOUNT_RESOURCE_TYPES, ...ZONE_RESOURCE_TYPES]);
 

@@ -31,4 +31,21 @@ export const TAG_MIGRATIONS: readonly Migration[] = [
       "INSERT INTO meta (name, value) VALUES ('tag_total', 0)",
     ],
   },
+  {
+    version: 2,
+    name: "history",
+    statements: [
+      // One row per changed key of one write (docs/tags-api.md "History"); `change` groups the rows of one write.
+      `CREATE TABLE history (
+         seq INTEGER PRIMARY KEY AUTOINCREMENT, change INTEGER NOT NULL, at TEXT NOT NULL,
+         actor TEXT NOT NULL, via TEXT NOT NULL,
+         type TEXT NOT NULL, parent TEXT NOT NULL, id TEXT NOT NULL,
+         key TEXT NOT NULL, before TEXT, after TEXT
+       )`,
+      // The per-resource listing seeks here; retention deletes by time through the second.
+      "CREATE INDEX history_by_resource ON history (type, parent, id, seq)",
+      "CREATE INDEX history_by_at ON history (at)",
+      "INSERT INTO meta (name, value) VALUES ('history_change', 0)",
+    ],
+  },
 ];

@@ -15,16 +15,38 @@ import { DurableObject } from "cloudflare:workers";
 import { randomBytes } from "../../shared/crypto";
 import { err, ok, type Result } from "../../shared/result";
 import { importCursorKey, signCursor, verifyCursor, type CursorScope, type DecodedCursor } from "./cursor";
-import type { InvalidCursor, LimitReached, PreconditionFailed } from "./errors";
-import { EMPTY_TAGS_ETAG } from "./etag";
-import { compileResourceQuery } from "./filters";
+import type { InvalidCursor, PolicyViolation, PreconditionFailed, WriteFailure } from "./errors";
+import { applyEdit, diffTags, type TagEdit } from "./edits";
+import { EMPTY_TAGS_ETAG, etagOf } from "./etag";
+import {
+  historyEntry,
+  historyQuery,
+  HISTORY_MAX_ROWS,
+  HISTORY_RETENTION_DAYS,
+  type HistoryEntry,
+  type HistoryRow,
+  type HistoryVia,
+  type PendingChange,
+} from "./history";
+import { isZoneTaggableType, type ZoneTaggableType } from "./resource-types";
+import { compilePolicy, NO_POLICY, type CompiledPolicy, type TagPolicy } from "./policy";
+import { compileResourceQuery, PAGE_SIZE } from "./filters";
 import { distinctKeysQuery, distinctPairsQuery, distinctValuesQuery } from "./listings";
 import { migrate } from "../migrations";
 import { TAG_MIGRATIONS } from "./schema";
 import { cutPage, utf8Length, type PageCut, type PageRow } from "./page-budget";
 import { cutSummaryPage, type KeySummary } from "./summary";
-import { compareCodePoints, fold } from "./text";
-import type { IfMatch, Page, ResourceQuery, ResourceRef, TaggedResource, TagPairs } from "./types";
+import { fold } from "./text";
+import {
+  parentField,
+  type InheritedTag,
+  type IfMatch,
+  type Page,
+  type ResourceQuery,
+  type ResourceRef,
+  type TaggedResource,
+  type TagPairs,
+} from "./types";
 
 export type { KeySummary } from "./summary";
 
@@ -45,12 +67,44 @@ export interface PutTagsInput {
   readonly ifMatch: IfMatch | null;
   /** Account limit in (resource, key) pairs (docs/tags-api.md, `TAG_LIMIT`). */
   readonly limit: number;
+  /** The token's name, kept in the history (docs/tags-api.md "History"). */
+  readonly actor?: string;
 }
 
 export interface DeleteTagsInput {
   readonly ref: ResourceRef;
   readonly ifMatch: IfMatch | null;
+  /** The token's name, kept in the history (docs/tags-api.md "History"). */
+  readonly actor?: string;
 }
+
+export interface EditTagsInput {
+  readonly edits: readonly TagEdit[];
+  readonly actor: string;
+  readonly via: "patch" | "bulk";
+  readonly limit: number;
+}
+
+/** A policy violation of one edit of a call, reported (advisory mode) in `messages`. */
+export interface IndexedViolation {
+  readonly index: number;
+  readonly violation: PolicyViolation;
+}
+
+/** The edit of a call that refused the whole call, and why. */
+export interface IndexedWriteFailure {
+  readonly index: number;
+  readonly failure: WriteFailure;
+}
+
+/** The resources as each edit left them, in the order of the edits, and the advisory violations. */
+export interface EditOutcome {
+  readonly resources: readonly TaggedResource[];
+  readonly advisories: readonly IndexedViolation[];
+}
+
+/** A resource of the compliance listing, with every rule it breaks. */
+export type ComplianceItem = TaggedResource & { readonly violations: readonly PolicyViolation[] };
 
 /** Which page of a listing: the scope its cursor must be bound to, and the decoded cursor if any. */
 export interface PageRequest {
@@ -88,13 +142,14 @@ function resourceObject(
     tags: Object.fromEntries(tags),
     etag,
     ...(updatedAt === null ? {} : { tags_updated_at: updatedAt }),
-    ...(ref.parent === "" ? {} : { worker_id: ref.parent }),
+    ...parentField(ref.type, ref.parent),
   };
 }
 
 export class TagStore extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   private cursorKey: Promise<CryptoKey> | null = null;
+  private compiledPolicy: CompiledPolicy | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -125,57 +180,347 @@ export class TagStore extends DurableObject<Env> {
     return resourceObject(ref, row.name, tags, row.etag, row.tags_updated_at);
   }
 
-  /** Replaces the resource's whole set (docs/tags-api.md), atomically with the If-Match and limit checks. */
-  putTags(input: PutTagsInput): Result<TaggedResource, PreconditionFailed | LimitReached> {
+  /** Replaces the resource's whole set (docs/tags-api.md), atomically with the If-Match, limit and policy checks. */
+  putTags(input: PutTagsInput): Result<TaggedResource, WriteFailure> {
     const { ref, tags, etag, ifMatch, limit } = input;
-    return this.ctx.storage.transactionSync(() => {
-      const row = this.currentRow(ref);
-      if (!matches(ifMatch, row?.etag ?? EMPTY_TAGS_ETAG)) return err({ kind: "precondition-failed" } as const);
-      const old = row?.tag_count ?? 0;
-      const total = this.tagTotal();
-      // Only growth is refused: replacing a set at (or, after TAG_LIMIT was lowered, above) the limit is allowed.
-      if (tags.length > old && total - old + tags.length > limit) return err({ kind: "limit-reached", limit } as const);
-      this.sql.exec("DELETE FROM tags WHERE type = ? AND parent = ? AND id = ?", ref.type, ref.parent, ref.id);
-      this.setTagTotal(total - old + tags.length);
-      if (tags.length === 0) {
-        this.deleteRow(ref);
-        return ok(resourceObject(ref, ref.id, [], EMPTY_TAGS_ETAG, null));
-      }
-      this.insertTags(ref, tags);
-      const updatedAt = new Date().toISOString();
-      this.sql.exec(
-        `INSERT INTO resources (type, parent, id, name, name_fold, etag, tags_updated_at, tag_count)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (type, parent, id) DO UPDATE SET
-           etag = excluded.etag, tags_updated_at = excluded.tags_updated_at, tag_count = excluded.tag_count`,
-        ref.type,
-        ref.parent,
-        ref.id,
-        ref.id,
-        fold(ref.id),
-        etag,
-        updatedAt,
-        tags.length,
-      );
-      // The same order as every read (SQL BINARY on UTF-8 = code points), without reading the rows back.
-      const sorted = [...tags].sort(([a], [b]) => compareCodePoints(a, b));
-      return ok(resourceObject(ref, ref.id, sorted, etag, updatedAt));
+    const done = this.transact([{ kind: "replace", ref, tags, ifMatch }], [etag], {
+      actor: input.actor ?? "",
+      via: "put",
+      limit,
     });
+    if (!done.ok) return err(done.error.failure);
+    return ok(done.value.resources[0] ?? resourceObject(ref, ref.id, [], EMPTY_TAGS_ETAG, null));
+  }
+
+  /** PUT, with the policy's advisory violations (the route reports them in `messages`). */
+  putTagsReporting(input: PutTagsInput): Result<EditOutcome, WriteFailure> {
+    const { ref, tags, etag, ifMatch, limit } = input;
+    const done = this.transact([{ kind: "replace", ref, tags, ifMatch }], [etag], {
+      actor: input.actor ?? "",
+      via: "put",
+      limit,
+    });
+    return done.ok ? done : err(done.error.failure);
   }
 
   /** Removes every tag of the resource (docs/tags-api.md); idempotent, so untagged resources succeed too. */
   deleteTags(input: DeleteTagsInput): Result<null, PreconditionFailed> {
     const { ref, ifMatch } = input;
-    return this.ctx.storage.transactionSync(() => {
-      const row = this.currentRow(ref);
-      if (!matches(ifMatch, row?.etag ?? EMPTY_TAGS_ETAG)) return err({ kind: "precondition-failed" } as const);
-      if (row) {
-        this.sql.exec("DELETE FROM tags WHERE type = ? AND parent = ? AND id = ?", ref.type, ref.parent, ref.id);
-        this.deleteRow(ref);
-        this.setTagTotal(this.tagTotal() - row.tag_count);
-      }
-      return ok(null);
+    const done = this.transact([{ kind: "delete", ref, ifMatch }], [EMPTY_TAGS_ETAG], {
+      actor: input.actor ?? "",
+      via: "delete",
+      limit: Number.POSITIVE_INFINITY,
     });
+    // A removal only shrinks a set and an empty set breaks no policy, so If-Match is its only refusal.
+    if (!done.ok) return err({ kind: "precondition-failed" } as const);
+    return ok(null);
+  }
+
+  /**
+   * Merge patches and bulk edits (docs/tags-api.md "PATCH", "Bulk edit"): every edit in order, all or nothing.
+   * The new sets' ETags are hashed asynchronously, so the whole edit runs under `blockConcurrencyWhile`: no other
+   * request of the account runs between reading the sets and writing them, and the transaction then re-reads
+   * the same state (the hashes are computed for exactly the sets it will write).
+   */
+  async editTags(input: EditTagsInput): Promise<Result<EditOutcome, IndexedWriteFailure>> {
+    return this.ctx.blockConcurrencyWhile(async () => {
+      const overlay = new Map<string, TagPairs>();
+      const etags: string[] = [];
+      for (const edit of input.edits) {
+        const k = refKey(edit.ref);
+        const next = applyEdit(edit, overlay.get(k) ?? this.readPairs(edit.ref));
+        overlay.set(k, next);
+        etags.push(await etagOf(next));
+      }
+      return this.transact(input.edits, etags, { actor: input.actor, via: input.via, limit: input.limit });
+    });
+  }
+
+  /**
+   * A deleted zone's tags go with it (docs/tags-api.md "Zone tags"): every zone-level resource of the zone loses its
+   * tags, each with a `zone-deleted` history entry. Idempotent.
+   */
+  forgetZone(input: { zone: string; actor: string }): number {
+    const refs = this.sql
+      .exec<{ type: string; id: string }>(
+        "SELECT type, id FROM resources WHERE type IN ('zone', 'zone_ruleset') AND parent = ? ORDER BY type, id",
+        input.zone,
+      )
+      .toArray()
+      .filter((r): r is { type: ZoneTaggableType; id: string } => isZoneTaggableType(r.type));
+    const edits = refs.map((r): TagEdit => ({
+      kind: "delete",
+      ref: { type: r.type, parent: input.zone, id: r.id },
+      ifMatch: null,
+    }));
+    if (edits.length === 0) return 0;
+    const done = this.transact(
+      edits,
+      edits.map(() => EMPTY_TAGS_ETAG),
+      {
+        actor: input.actor,
+        via: "zone-deleted",
+        limit: Number.POSITIVE_INFINITY,
+      },
+    );
+    return done.ok ? edits.length : 0;
+  }
+
+  /** The account's tag policy (docs/tags-api.md "Policies"); an account without one has NO_POLICY. */
+  getPolicy(): TagPolicy {
+    return this.policy().policy;
+  }
+
+  /** Sets the policy; existing tags are never rewritten (docs/tags-api.md "Policies"). */
+  setPolicy(policy: TagPolicy | null): TagPolicy {
+    const stored = policy === null ? null : { ...policy, updated_at: new Date().toISOString() };
+    if (stored === null) this.sql.exec("DELETE FROM meta WHERE name = 'policy'");
+    else
+      this.sql.exec(
+        "INSERT INTO meta (name, value) VALUES ('policy', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+        JSON.stringify(stored),
+      );
+    this.compiledPolicy = null;
+    return stored ?? NO_POLICY;
+  }
+
+  /**
+   * The tagged resources that break the policy, in (type, parent, id) order, with every violation
+   * (docs/tags-api.md "Compliance"). Reads resources in order until a page of breaking ones is found: at most
+   * every tagged resource of the account, which its tag limit bounds.
+   */
+  async compliance(
+    request: PageRequest & { type: string | null },
+  ): Promise<Result<Page<ComplianceItem>, InvalidCursor>> {
+    const policy = this.policy();
+    return this.page(request, (after) => {
+      if (policy.empty) return { items: [], next: null };
+      const where: string[] = [];
+      const params: string[] = [];
+      if (after) {
+        where.push("(r.type, r.parent, r.id) > (?, ?, ?)");
+        params.push(...after);
+      }
+      if (request.type !== null) {
+        where.push("r.type = ?");
+        params.push(request.type);
+      }
+      const rows = this.sql.exec<ResourceRow>(
+        "SELECT r.type, r.parent, r.id, r.name, r.etag, r.tags_updated_at," +
+          " (SELECT json_group_array(json_array(t.key, t.value) ORDER BY t.key) FROM tags t" +
+          " WHERE t.type = r.type AND t.parent = r.parent AND t.id = r.id) AS tags FROM resources r" +
+          (where.length ? ` WHERE ${where.join(" AND ")}` : "") +
+          " ORDER BY r.type, r.parent, r.id",
+        ...params,
+      );
+      function* breaking(): Generator<PageRow<ComplianceItem>> {
+        for (const r of rows) {
+          const tags = JSON.parse(r.tags) as [string, string][];
+          const violations = policy.check(r.type, tags, null);
+          if (violations.length === 0) continue;
+          yield {
+            item: { ...resourceObject(r, r.name, tags, r.etag, r.tags_updated_at), violations },
+            sortKey: [r.type, r.parent, r.id],
+          };
+        }
+      }
+      return cutPage(breaking());
+    });
+  }
+
+  /** History entries, newest first, of one resource or of the whole account (docs/tags-api.md "History"). */
+  async history(
+    request: PageRequest & { ref: ResourceRef | null },
+  ): Promise<Result<Page<HistoryEntry>, InvalidCursor>> {
+    return this.page(request, (after) => {
+      const before = after?.[0] === undefined ? null : Number(after[0]);
+      const { sql, params } = historyQuery(request.ref, before, PAGE_SIZE + 1);
+      return cutPage(historyRows(this.sql.exec<HistoryRow>(sql, ...params)));
+    });
+  }
+
+  /**
+   * The one write path of every edit: plans all edits against the stored sets (each edit sees the ones before
+   * it), checking If-Match, the account limit and the policy in that order per edit; the first failure refuses
+   * the whole call and nothing is written. Then writes only the keys that changed, the resource rows, the total,
+   * and one history change per edit that changed something. Synchronous: one transaction, no await.
+   */
+  private transact(
+    edits: readonly TagEdit[],
+    etags: readonly string[],
+    how: { actor: string; via: HistoryVia; limit: number },
+  ): Result<EditOutcome, IndexedWriteFailure> {
+    return this.ctx.storage.transactionSync(() => {
+      const policy = this.policy();
+      const original = new Map<string, { ref: ResourceRef; tags: TagPairs }>();
+      const state = new Map<string, { tags: TagPairs; etag: string }>();
+      let total = this.tagTotal();
+      const resources: TaggedResource[] = [];
+      const advisories: IndexedViolation[] = [];
+      const changes: PendingChange[] = [];
+      const now = new Date().toISOString();
+      for (const [index, edit] of edits.entries()) {
+        const k = refKey(edit.ref);
+        let current = state.get(k);
+        if (!current) {
+          const row = this.currentRow(edit.ref);
+          const tags = row ? this.readPairs(edit.ref) : [];
+          original.set(k, { ref: edit.ref, tags });
+          current = { tags, etag: row?.etag ?? EMPTY_TAGS_ETAG };
+        }
+        if (!matches(edit.ifMatch, current.etag)) return err({ index, failure: { kind: "precondition-failed" } });
+        const next = applyEdit(edit, current.tags);
+        const old = current.tags.length;
+        // Only growth is refused: replacing a set at (or, after TAG_LIMIT was lowered, above) the limit is allowed.
+        if (next.length > old && total - old + next.length > how.limit)
+          return err({ index, failure: { kind: "limit-reached", limit: how.limit } });
+        const diff = diffTags(current.tags, next);
+        const violations = policy.check(
+          edit.ref.type,
+          next,
+          new Set(diff.filter((c) => c.after !== null).map((c) => c.key)),
+        );
+        const [first] = violations;
+        if (first && policy.policy.mode === "enforced") return err({ index, failure: first });
+        for (const violation of violations) advisories.push({ index, violation });
+        total += next.length - old;
+        const etag = next.length === 0 ? EMPTY_TAGS_ETAG : (etags[index] ?? EMPTY_TAGS_ETAG);
+        state.set(k, { tags: next, etag });
+        if (diff.length > 0) changes.push({ ref: edit.ref, changes: diff });
+        resources.push(resourceObject(edit.ref, edit.ref.id, next, etag, next.length === 0 ? null : now));
+      }
+      for (const [k, { ref, tags }] of original) {
+        const final = state.get(k);
+        if (final) this.writeSet(ref, tags, final.tags, final.etag, now);
+      }
+      this.setTagTotal(total);
+      this.recordHistory(changes, { actor: how.actor, via: how.via, at: now });
+      return ok({ resources, advisories });
+    });
+  }
+
+  /** Writes one resource's new set as the difference from its stored one (a one-key PATCH writes one row). */
+  private writeSet(ref: ResourceRef, before: TagPairs, after: TagPairs, etag: string, now: string): void {
+    const diff = diffTags(before, after);
+    const removed = diff.filter((c) => c.after === null).map((c) => c.key);
+    for (const chunk of jsonChunks(removed.map((key) => JSON.stringify(key))))
+      this.sql.exec(
+        "DELETE FROM tags WHERE type = ? AND parent = ? AND id = ? AND key IN (SELECT value FROM json_each(?))",
+        ref.type,
+        ref.parent,
+        ref.id,
+        chunk,
+      );
+    const set = diff.filter((c) => c.after !== null).map((c): [string, string] => [c.key, c.after ?? ""]);
+    this.insertTags(ref, set);
+    if (after.length === 0) {
+      this.deleteRow(ref);
+      return;
+    }
+    this.sql.exec(
+      `INSERT INTO resources (type, parent, id, name, name_fold, etag, tags_updated_at, tag_count)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (type, parent, id) DO UPDATE SET
+         etag = excluded.etag, tags_updated_at = excluded.tags_updated_at, tag_count = excluded.tag_count`,
+      ref.type,
+      ref.parent,
+      ref.id,
+      ref.id,
+      fold(ref.id),
+      etag,
+      now,
+      after.length,
+    );
+  }
+
+  /** One history change per edit that changed keys, then the retention (docs/tags-api.md "History"). */
+  private recordHistory(changes: readonly PendingChange[], how: { actor: string; via: HistoryVia; at: string }): void {
+    if (changes.length === 0) return;
+    let change = this.sql.exec<{ value: number }>("SELECT value FROM meta WHERE name = 'history_change'").one().value;
+    for (const { ref, changes: keys } of changes) {
+      change++;
+      const rows = keys.map((c) => JSON.stringify([c.key, c.before, c.after]));
+      for (const chunk of jsonChunks(rows))
+        this.sql.exec(
+          `INSERT INTO history (change, at, actor, via, type, parent, id, key, before, after)
+           SELECT ?, ?, ?, ?, ?, ?, ?, j.value ->> 0, j.value ->> 1, j.value ->> 2 FROM json_each(?) j`,
+          change,
+          how.at,
+          how.actor,
+          how.via,
+          ref.type,
+          ref.parent,
+          ref.id,
+          chunk,
+        );
+    }
+    this.sql.exec("UPDATE meta SET value = ? WHERE name = 'history_change'", change);
+    const cutoff = new Date(Date.parse(how.at) - HISTORY_RETENTION_DAYS * 86_400_000).toISOString();
+    this.sql.exec("DELETE FROM history WHERE at < ?", cutoff);
+    this.sql.exec("DELETE FROM history WHERE seq <= (SELECT max(seq) FROM history) - ?", HISTORY_MAX_ROWS);
+  }
+
+  private readPairs(ref: ResourceRef): TagPairs {
+    return this.sql
+      .exec<{ key: string; value: string }>(
+        "SELECT key, value FROM tags WHERE type = ? AND parent = ? AND id = ? ORDER BY key",
+        ref.type,
+        ref.parent,
+        ref.id,
+      )
+      .toArray()
+      .map((t): [string, string] => [t.key, t.value]);
+  }
+
+  private policy(): CompiledPolicy {
+    if (!this.compiledPolicy) {
+      const row = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE name = 'policy'").toArray()[0];
+      this.compiledPolicy = compilePolicy(row ? (JSON.parse(row.value) as TagPolicy) : NO_POLICY);
+    }
+    return this.compiledPolicy;
+  }
+
+  /**
+   * One resource with `inherited_tags` (docs/tags-api.md "Inherited tags"): for a zone ruleset its zone's tags,
+   * then for any zone-level resource the account's default set (the tags of its `account` resource), each only
+   * where the resource (or a nearer source) does not set the key.
+   */
+  getEffectiveTags(input: { ref: ResourceRef; account: string }): TaggedResource {
+    return this.withInherited(this.getTags(input.ref), input.account, new Map());
+  }
+
+  private withInherited(resource: TaggedResource, account: string, cache: Map<string, TagPairs>): TaggedResource {
+    const inherited: Record<string, InheritedTag> = {};
+    const sources: { ref: ResourceRef; from: InheritedTag["from"] }[] = [];
+    const zone = resource.zone_id;
+    if (resource.type === "zone_ruleset" && zone !== undefined)
+      sources.push({
+        ref: { type: "zone", parent: zone, id: zone },
+        from: { resource_type: "zone", resource_id: zone },
+      });
+    if (isZoneTaggableType(resource.type))
+      sources.push({
+        ref: { type: "account", parent: "", id: account },
+        from: { resource_type: "account", resource_id: account },
+      });
+    const own = new Set(Object.keys(resource.tags));
+    for (const { ref, from } of sources) {
+      const k = refKey(ref);
+      let tags = cache.get(k);
+      if (!tags) {
+        tags = this.readPairs(ref);
+        cache.set(k, tags);
+      }
+      for (const [key, value] of tags)
+        if (!own.has(key) && !Object.hasOwn(inherited, key))
+          Object.defineProperty(inherited, key, {
+            value: { value, from },
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+    }
+    return { ...resource, inherited_tags: inherited };
   }
 
   /** Distinct keys, ascending (code point order). */
@@ -202,7 +547,14 @@ export class TagStore extends DurableObject<Env> {
   ): Promise<Result<Page<TaggedResource>, InvalidCursor>> {
     return this.page(request, (after) => {
       const { sql, params } = compileResourceQuery(request.query, after);
-      return cutPage(resourceRows(this.sql.exec<ResourceRow>(sql, ...params)));
+      const rows = resourceRows(this.sql.exec<ResourceRow>(sql, ...params));
+      const account = request.query.effective;
+      if (account === undefined) return cutPage(rows);
+      const cache = new Map<string, TagPairs>();
+      const withInherited = function* (this: TagStore): Generator<PageRow<TaggedResource>> {
+        for (const row of rows) yield { ...row, item: this.withInherited(row.item, account, cache) };
+      };
+      return cutPage(withInherited.call(this));
     });
   }
 
@@ -235,28 +587,16 @@ export class TagStore extends DurableObject<Env> {
    * (`json_each(?)`: 4 bindings per statement whatever the number of tags, limit 100).
    */
   private insertTags(ref: ResourceRef, tags: TagPairs): void {
-    let chunk: string[] = [];
-    let bytes = 0;
-    const flush = () => {
+    const rows = tags.map(([k, v]) => JSON.stringify([k, v, fold(k), fold(v)]));
+    for (const chunk of jsonChunks(rows))
       this.sql.exec(
-        `INSERT INTO tags (type, parent, id, key, value, key_fold, value_fold)
+        `INSERT OR REPLACE INTO tags (type, parent, id, key, value, key_fold, value_fold)
          SELECT ?, ?, ?, j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3 FROM json_each(?) j`,
         ref.type,
         ref.parent,
         ref.id,
-        `[${chunk.join(",")}]`,
+        chunk,
       );
-      chunk = [];
-      bytes = 0;
-    };
-    for (const [k, v] of tags) {
-      const row = JSON.stringify([k, v, fold(k), fold(v)]);
-      const size = utf8Length(row) + 1;
-      if (chunk.length > 0 && bytes + size > INSERT_CHUNK_BYTES) flush();
-      chunk.push(row);
-      bytes += size;
-    }
-    if (chunk.length > 0) flush();
   }
 
   /** The account's cursor HMAC key: 256 random bits created on first use, never leaving the object. */
@@ -311,4 +651,34 @@ function* resourceRows(cursor: Iterable<ResourceRow>): Generator<PageRow<TaggedR
       item: resourceObject(r, r.name, JSON.parse(r.tags) as [string, string][], r.etag, r.tags_updated_at),
       sortKey: [r.type, r.parent, r.id],
     };
+}
+
+/** History rows, mapped lazily; the sort key is the row's sequence number. */
+function* historyRows(cursor: Iterable<HistoryRow>): Generator<PageRow<HistoryEntry>> {
+  for (const row of cursor) yield { item: historyEntry(row), sortKey: [String(row.seq)] };
+}
+
+/** A resource's identity as one map key (its three columns cannot contain NUL). */
+function refKey(ref: ResourceRef): string {
+  return `${ref.type}\u0000${ref.parent}\u0000${ref.id}`;
+}
+
+/**
+ * JSON arrays of the given JSON-encoded rows, each at most INSERT_CHUNK_BYTES: one JSON parameter per statement
+ * (`json_each(?)`), kept far below SQLite's 2 MB string limit (INSERT_CHUNK_BYTES above).
+ */
+function* jsonChunks(rows: readonly string[]): Generator<string> {
+  let chunk: string[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    const size = utf8Length(row) + 1;
+    if (chunk.length > 0 && bytes + size > INSERT_CHUNK_BYTES) {
+      yield `[${chunk.join(",")}]`;
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(row);
+    bytes += size;
+  }
+  if (chunk.length > 0) yield `[${chunk.join(",")}]`;
 }

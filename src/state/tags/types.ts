@@ -2,11 +2,14 @@
  * Data shapes shared by the tagging routes (Worker side) and the TagStore Durable Object. Everything here is
  * plain data so it crosses RPC by structured clone (docs/tags-api.md; docs/tags-api.md).
  */
-import type { AccountResourceType } from "./resource-types";
+import { isZoneTaggableType, type TaggableType } from "./resource-types";
 
-/** One account-level resource. `parent` is the worker id of a `worker_version`, else `""` (docs/tags-api.md). */
+/**
+ * One resource. `parent` is the worker id of a `worker_version`, the zone of a zone-level resource (`zone`,
+ * `zone_ruleset`), else `""` (docs/tags-api.md).
+ */
 export interface ResourceRef {
-  readonly type: AccountResourceType;
+  readonly type: TaggableType;
   readonly parent: string;
   readonly id: string;
 }
@@ -23,6 +26,15 @@ export interface TaggedResource {
   readonly etag: string;
   readonly tags_updated_at?: string;
   readonly worker_id?: string;
+  readonly zone_id?: string;
+  /** Only with `effective=true`: the tags the resource inherits and does not set itself, with their source. */
+  readonly inherited_tags?: Readonly<Record<string, InheritedTag>>;
+}
+
+/** The field the `parent` column is shown as: `zone_id` for zone-level types, `worker_id` otherwise. */
+export function parentField(type: string, parent: string): { worker_id?: string; zone_id?: string } {
+  if (parent === "") return {};
+  return isZoneTaggableType(type) ? { zone_id: parent } : { worker_id: parent };
 }
 
 /** One `tag=` filter, validated (docs/tags-api.md). `values` is non-empty for `equals` / `notEquals`. */
@@ -40,6 +52,17 @@ export interface ResourceQuery {
   /** Lower-cased name substring, or null. */
   readonly name: string | null;
   readonly caseInsensitive: boolean;
+  /**
+   * `effective=true` (docs/tags-api.md "Inherited tags"): the account id whose `account` resource's tags are the
+   * account-wide defaults; filters then match effective tags (own, else the zone's, else the account's).
+   */
+  readonly effective?: string;
+}
+
+/** Where an inherited tag comes from. */
+export interface InheritedTag {
+  readonly value: string;
+  readonly from: { readonly resource_type: "zone" | "account"; readonly resource_id: string };
 }
 
 /** `If-Match` (RFC 9110 §13.1.1): `*`, or a list of strong entity tags (opaque, unquoted here). */

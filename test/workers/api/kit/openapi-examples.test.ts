@@ -121,6 +121,11 @@ describe("OpenAPI request examples", () => {
         "putZoneAnalyticsSettings",
         "putZone",
         "setResourceTags",
+        "patchResourceTags",
+        "bulkEditTags",
+        "setTagPolicy",
+        "setZoneResourceTags",
+        "patchZoneResourceTags",
       ].sort(),
     );
   });

@@ -272,7 +272,7 @@ describe("request checks through the Worker", () => {
   it("answers a wrong method with 405 and Allow", async () => {
     const res = await call("POST", `/accounts/${newAccount()}/tags`);
     expect(res.status).toBe(405);
-    expect(res.headers.get("Allow")).toBe("GET, PUT, DELETE");
+    expect(res.headers.get("Allow")).toBe("GET, PUT, DELETE, PATCH");
     expect((await call("DELETE", `/accounts/${newAccount()}/tags/keys`)).headers.get("Allow")).toBe("GET");
   });
 
