@@ -1,8 +1,8 @@
 /**
- * Zone configuration API: `PUT/GET/DELETE /zones/{zone}` (docs/configuration.md), in the v4 envelope, behind `zones:read` /
+ * Zone configuration API: `PUT/GET/PATCH/DELETE /zones/{zone}` (docs/configuration.md), in the v4 envelope, behind `zones:read` /
  * `zones:write` scoped by zone (docs/configuration.md). The root (src/api/kit/mount.ts) has already authenticated and authorised;
  * here, cheapest first and nothing stored until everything passed: zone name (400) → body size (413) and JSON (400)
- * → settings (400) → the edit `settings`, applied by the zone's writer of record (writer.ts), which serialises
+ * → settings (400) → the edit `settings` (PATCH: `patch-settings`, validated by the writer on the merged settings), applied by the zone's writer of record (writer.ts), which serialises
  * writes of one zone. `?dry_run=true` applies it to the document as read and stores nothing (kit/dry-run.ts).
  * DELETE also empties the zone's analytics object.
  */
@@ -21,7 +21,8 @@ import {
   type ZoneAnswer,
   type ZoneApiFailure,
 } from "../kit/zone-section";
-import { pointsAtApi } from "../../shared/origin-url";
+import { parseOriginUrl, pointsAtApi } from "../../shared/origin-url";
+import { isObject, oneIssue } from "../../shared/validation";
 import { causeOf, err, ok, type Result } from "../../shared/result";
 import { remember } from "../../state/zone/cache";
 import { parseZoneSettings, zoneAccountId, type Zone } from "../../state/zone/schema";
@@ -44,13 +45,7 @@ async function putZone(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   if (!body.ok) return err({ kind: "body", failure: body.error });
   const parsed = parseZoneSettings(body.value);
   if (!parsed.ok) return err({ kind: "invalid-settings", issues: parsed.error });
-  if (pointsAtApi(parsed.value.target, c.settings.apiHosts)) {
-    const message = "must not be a host of API_HOSTS, on any port (docs/origin.md)";
-    return err({
-      kind: "invalid-settings",
-      issues: { listed: [{ kind: "not-allowed", path: "origin", message }], more: 0 },
-    });
-  }
+  if (pointsAtApi(parsed.value.target, c.settings.apiHosts)) return err(originIsApi());
   // Settings replace settings whatever was stored (the sections are kept); a larger header limit is checked
   // against the stored request-phase rules by the edit (rulesets/worst-case.ts).
   const written = await editZone(c, zone, {
@@ -61,6 +56,33 @@ async function putZone(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   if (!written.ok) return written;
   const stored = parseDocument(zone, written.value.document);
   return stored.ok ? ok(apiSuccess(present(stored.value))) : stored;
+}
+
+/**
+ * `PATCH /zones/{zone}` (docs/configuration.md "Editing a zone"): the fields given replace the stored ones (`null`
+ * resets one to its default) and the result is validated by the very validator of `PUT` (`parseZoneSettings`), in
+ * the writer's serialised step on the settings as stored then, so every zone setting, present or added later, is
+ * patchable and checked alike. Only what needs this request is checked here: the body is an object, and an origin
+ * it names is no API host (an origin it does not name was checked when written).
+ */
+async function patchZone(c: ApiContext, zone: string): Promise<ZoneAnswer> {
+  const body = await readJsonBody(c.request);
+  if (!body.ok) return err({ kind: "body", failure: body.error });
+  if (!isObject(body.value)) {
+    return err({ kind: "invalid-settings", issues: oneIssue("wrong-type", "body", "must be a JSON object") });
+  }
+  const origin = body.value.origin;
+  const target = typeof origin === "string" ? parseOriginUrl(origin) : null;
+  if (target?.ok === true && pointsAtApi(target.value, c.settings.apiHosts)) return err(originIsApi());
+  const written = await editZone(c, zone, { kind: "patch-settings", patch: body.value, reach: reachOf(c, zone) });
+  if (!written.ok) return written;
+  const stored = parseDocument(zone, written.value.document);
+  return stored.ok ? ok(apiSuccess(present(stored.value))) : stored;
+}
+
+function originIsApi(): ZoneApiFailure {
+  const message = "must not be a host of API_HOSTS, on any port (docs/origin.md)";
+  return { kind: "invalid-settings", issues: oneIssue("not-allowed", "origin", message) };
 }
 
 /** The writing token's reach, for the writer to check the account stored and written against (edits.ts). */
@@ -121,6 +143,14 @@ export const zoneRoutes: readonly ApiRoute[] = [
     handle: zoneHandler(putZone),
     dryRun: true,
     createsZone: true,
+  },
+  {
+    method: "PATCH",
+    path: "/zones/:zone",
+    permission: "zones:write",
+    target: zoneTarget,
+    handle: zoneHandler(patchZone),
+    dryRun: true,
   },
   {
     method: "DELETE",

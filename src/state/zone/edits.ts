@@ -27,7 +27,8 @@ import { parsePageBody, type PageFailure, type PageId } from "./custom-pages/val
 import { applyRulesetEdit, type RulesetEdit, type RulesetEditFailure, type RulesetEdited } from "./rulesets/edits";
 import { rulesetSection, storedRuleset } from "./rulesets/stored";
 import { headerLimitFits } from "./rulesets/stored-cost";
-import { ZONE_DOC_SCHEMA, zoneAccountId, type ZoneDocument, type ZoneSettings } from "./schema";
+import { isObject, type Issues } from "../../shared/validation";
+import { parseZoneSettings, ZONE_DOC_SCHEMA, zoneAccountId, type ZoneDocument, type ZoneSettings } from "./schema";
 import { parseDocument, type StoreFailure } from "./store";
 import { URL_NORMALIZATION_SECTION } from "./url-normalization/stored";
 import { ANALYTICS_SECTION, storedShardPlan, withShards } from "../analytics/shards";
@@ -42,6 +43,15 @@ export type ZoneEdit =
    * the writing token's scope, checked against the account stored and the account written.
    */
   | { readonly kind: "settings"; readonly settings: ZoneSettings; readonly reach?: AccountReach }
+  /**
+   * `PATCH /zones/{zone}`: the fields given replace the stored ones (`null` resets one to its default), and the
+   * result is validated as a `PUT` body is (`parseZoneSettings`), here, on the settings as stored now.
+   */
+  | {
+      readonly kind: "patch-settings";
+      readonly patch: Readonly<Record<string, unknown>>;
+      readonly reach?: AccountReach;
+    }
   /** A write of the rulesets API (rulesets/edits.ts); the writer records the version it makes. */
   | { readonly kind: "ruleset"; readonly edit: RulesetEdit }
   /** `PUT …/custom_pages/{id}`: the body as sent, validated against the zone's plan as it is when applied. */
@@ -85,8 +95,20 @@ export type ZoneWriteFailure =
   | { readonly kind: "too-large"; readonly bytes: number; readonly limit: number };
 
 /** Every way an edit is refused, as values (mapped to HTTP in src/api/kit/zone-section.ts). */
+/** A `PATCH` whose merged settings fail the zone settings' validation (the issues name the fields). */
+export interface InvalidSettings {
+  readonly kind: "invalid-settings";
+  readonly issues: Issues;
+}
+
 export type ZoneEditFailure =
-  ZoneWriteFailure | AccountForbidden | StoreFailure | RulesetEditFailure | PageFailure | AssetFailure;
+  | ZoneWriteFailure
+  | AccountForbidden
+  | InvalidSettings
+  | StoreFailure
+  | RulesetEditFailure
+  | PageFailure
+  | AssetFailure;
 
 /** An edit as applied: the document it leaves (stamped) and, for a rulesets API write, the ruleset it leaves. */
 export interface ZoneEdited {
@@ -159,16 +181,24 @@ function change(target: EditTarget, edit: ZoneEdit): Result<Change, ZoneEditFail
   const { previous, now } = target;
   const section = (name: string, value: unknown, part: Change["part"] = null): Result<Change, never> =>
     ok({ content: withSection(previous ?? {}, name, value), part, ruleset: null });
-  if (edit.kind === "settings") {
+  if (edit.kind === "settings" || edit.kind === "patch-settings") {
+    let settings: ZoneSettings;
+    if (edit.kind === "settings") settings = edit.settings;
+    else {
+      if (previous === null) return err({ kind: "not-found" });
+      const merged = parseZoneSettings(patched(previous.settings, edit.patch));
+      if (!merged.ok) return err({ kind: "invalid-settings", issues: merged.error });
+      settings = merged.value.settings;
+    }
     // A larger header limit makes a larger request: the stored request-phase rules must still fit the evaluation
     // budget on it (rulesets/stored-cost.ts).
-    const over = headerLimitFits(previous, edit.settings.max_request_header_bytes);
+    const over = headerLimitFits(previous, settings.max_request_header_bytes);
     if (over !== null) return err({ kind: "over-budget", issues: over });
     if (edit.reach !== undefined) {
-      const refused = accountRefused(target.zone, previous, edit.settings, edit.reach);
+      const refused = accountRefused(target.zone, previous, settings, edit.reach);
       if (refused !== null) return err(refused);
     }
-    return section("settings", edit.settings);
+    return section("settings", settings);
   }
   // Every other edit changes a zone that exists, on the plan it has now.
   if (previous === null) return err({ kind: "not-found" });
@@ -221,6 +251,19 @@ function change(target: EditTarget, edit: ZoneEdit): Result<Change, ZoneEditFail
       return section(ANALYTICS_SECTION, withShards(plan.value, edit.shards, now.getTime()));
     }
   }
+}
+
+/**
+ * The stored settings with a patch's fields over them: a field given replaces the stored one whole (`account`
+ * included), `null` removes it so that validation gives it its default (no account, the default timeouts).
+ * Settings stored in a shape that is no object count as none: the merged whole is validated either way.
+ */
+function patched(stored: unknown, patch: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const kept = Object.entries(isObject(stored) ? stored : {}).filter(([key]) => !Object.hasOwn(patch, key));
+  const given = Object.entries(patch).filter(([, value]) => value !== null);
+  // `fromEntries` defines own properties, so a key such as `__proto__` stays a key (refused as unknown), never a
+  // prototype.
+  return Object.fromEntries([...kept, ...given]);
 }
 
 /**

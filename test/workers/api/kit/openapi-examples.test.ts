@@ -49,7 +49,7 @@ describe("OpenAPI request examples", () => {
         const account = newAccount();
         const params = [...shared, ...(op.parameters ?? [])].map((p) => doc.components.parameters[refName(p)]);
         // Zone sections need their zone: created from the ZoneSettings example (a paid plan, so every phase).
-        if (template.startsWith("/zones/{zone}/")) {
+        if (template.startsWith("/zones/{zone}/") || (template === "/zones/{zone}" && method === "patch")) {
           expect((await apiFetch("PUT", `/zones/${zone}`, zoneExample)).status).toBe(200);
         }
         // A custom error asset is fetched from the zone's origin and must be on the zone's host (same scope): the
@@ -119,6 +119,7 @@ describe("OpenAPI request examples", () => {
         "putPhaseEntrypoint",
         "putUrlNormalization",
         "putZoneAnalyticsSettings",
+        "patchZone",
         "putZone",
         "setResourceTags",
         "patchResourceTags",

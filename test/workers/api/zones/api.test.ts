@@ -97,7 +97,7 @@ describe("zone CRUD", () => {
   it("answers other methods with 405 and Allow", async () => {
     const res = await apiFetch("POST", `/zones/${uniqueZone("m")}`, "{}");
     expect(res.status).toBe(405);
-    expect(res.headers.get("Allow")).toBe("GET, PUT, DELETE");
+    expect(res.headers.get("Allow")).toBe("GET, PUT, PATCH, DELETE");
   });
 });
 
