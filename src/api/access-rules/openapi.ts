@@ -4,12 +4,116 @@ import { PREFIX_BOUNDS } from "../../state/zone/access-rules/address";
 import { ACCESS_RULE_MODES, ACCESS_RULE_TARGETS } from "../../state/zone/access-rules/types";
 import { ACCESS_RULES_MAX_BYTES } from "../../state/zone/access-rules/size";
 import { ACCESS_RULE_LIMITS } from "../../state/zone/access-rules/validate";
+import { API_CODES } from "../kit/codes";
+import { ACCESS_RULE_LIST } from "./query";
 
 export const accessRulesOpenApi: OpenApiFragment = {
   description:
     "IP access rules per zone (every plan): a client whose `CF-Connecting-IP` address or range matches gets 1006, " +
     "one whose `request.cf.country` matches gets 1009 (status 403).",
   paths: {
+    "/zones/{zone}/firewall/access_rules/rules": {
+      parameters: [param("Zone")],
+      get: {
+        operationId: "listZoneAccessRules",
+        summary: "The zone's IP access rules, one page (the published list)",
+        description:
+          "Filters combine by `match` (`all` by default); `notes` is a case-insensitive substring, " +
+          "`configuration.value` compared without regard to case. An unknown, repeated or malformed parameter " +
+          `answers 400 (${API_CODES["invalid-access-rule-query"].code}).`,
+        security: [{ bearer: ["zones:read"] }],
+        parameters: [
+          { name: "page", in: "query", required: false, schema: { type: "integer", minimum: 1, default: 1 } },
+          {
+            name: "per_page",
+            in: "query",
+            required: false,
+            schema: {
+              type: "integer",
+              minimum: 1,
+              maximum: ACCESS_RULE_LIST.maxPerPage,
+              default: ACCESS_RULE_LIST.defaultPerPage,
+            },
+          },
+          { name: "mode", in: "query", required: false, schema: { type: "string" } },
+          { name: "notes", in: "query", required: false, schema: { type: "string" } },
+          {
+            name: "configuration.target",
+            in: "query",
+            required: false,
+            schema: { type: "string", enum: ["ip", "ip_range", "country", "asn", "ip6"] },
+          },
+          { name: "configuration.value", in: "query", required: false, schema: { type: "string" } },
+          { name: "match", in: "query", required: false, schema: { type: "string", enum: ["all", "any"] } },
+          {
+            name: "order",
+            in: "query",
+            required: false,
+            schema: { type: "string", enum: ["configuration.target", "configuration.value", "mode"] },
+          },
+          { name: "direction", in: "query", required: false, schema: { type: "string", enum: ["asc", "desc"] } },
+        ],
+        responses: {
+          "200": {
+            description: "One page of rules",
+            content: {
+              "application/json": {
+                schema: {
+                  allOf: [
+                    ref("Envelope"),
+                    {
+                      type: "object",
+                      required: ["result", "result_info"],
+                      properties: {
+                        result: { type: "array", items: ref("PublishedAccessRule") },
+                        result_info: ref("PageResultInfo"),
+                      },
+                    },
+                  ],
+                },
+              },
+            },
+          },
+          ...COMMON_ERRORS,
+        },
+      },
+      post: {
+        operationId: "createZoneAccessRule",
+        summary: "Create one IP access rule",
+        description:
+          "Validated as a rule of `PUT /zones/{zone}/access_rules`, against the stored list (a configuration " +
+          `already used, or a list at ${ACCESS_RULE_LIMITS.maxRules} rules: 400, ${API_CODES["invalid-access-rules"].code}).`,
+        security: [{ bearer: ["zones:write"] }],
+        requestBody: { required: true, content: { "application/json": { schema: ref("AccessRuleCreate") } } },
+        responses: { "200": ok("The rule created", ref("PublishedAccessRule")), ...COMMON_ERRORS },
+      },
+    },
+    "/zones/{zone}/firewall/access_rules/rules/{rule_id}": {
+      parameters: [param("Zone"), param("AccessRuleId")],
+      get: {
+        operationId: "getZoneAccessRule",
+        summary: "One IP access rule",
+        security: [{ bearer: ["zones:read"] }],
+        responses: { "200": ok("The rule", ref("PublishedAccessRule")), ...COMMON_ERRORS },
+      },
+      patch: {
+        operationId: "editZoneAccessRule",
+        summary: "Edit one IP access rule",
+        description: "The fields given replace the rule's (`configuration` whole); the others are kept.",
+        security: [{ bearer: ["zones:write"] }],
+        requestBody: { required: true, content: { "application/json": { schema: ref("AccessRuleEdit") } } },
+        responses: { "200": ok("The rule as stored", ref("PublishedAccessRule")), ...COMMON_ERRORS },
+      },
+      delete: {
+        operationId: "deleteZoneAccessRule",
+        summary: "Delete one IP access rule",
+        security: [{ bearer: ["zones:write"] }],
+        responses: {
+          "200": ok("Deleted", { type: "object", required: ["id"], properties: { id: { type: "string" } } }),
+          ...COMMON_ERRORS,
+        },
+      },
+    },
     "/zones/{zone}/access_rules": {
       parameters: [param("Zone")],
       get: {
@@ -36,7 +140,67 @@ export const accessRulesOpenApi: OpenApiFragment = {
       },
     },
   },
+  parameters: {
+    AccessRuleId: {
+      name: "rule_id",
+      in: "path",
+      required: true,
+      description: `An IP access rule of the zone (32 hex characters, as listed); any other id answers 404 (${API_CODES["unknown-access-rule"].code})`,
+      schema: { type: "string" },
+      example: "92f17202ed8bd63d69a66b86a49a8f6b",
+    },
+  },
   schemas: {
+    PublishedAccessRule: {
+      type: "object",
+      description:
+        "The published IP access rule object (without `scope`, `created_on`, `modified_on`: docs/differences.md).",
+      required: ["id", "mode", "allowed_modes", "configuration", "notes"],
+      properties: {
+        id: { type: "string", pattern: "^[0-9a-f]{32}$" },
+        mode: { type: "string", enum: [...ACCESS_RULE_MODES] },
+        allowed_modes: { type: "array", items: { type: "string", enum: [...ACCESS_RULE_MODES] } },
+        configuration: ref("AccessRuleConfiguration"),
+        notes: { type: "string" },
+      },
+      example: {
+        id: "92f17202ed8bd63d69a66b86a49a8f6b",
+        mode: "block",
+        allowed_modes: ["block"],
+        configuration: { target: "ip", value: "198.51.100.4" },
+        notes: "abuse, ticket 42",
+      },
+    },
+    AccessRuleConfiguration: {
+      type: "object",
+      required: ["target", "value"],
+      additionalProperties: false,
+      properties: {
+        target: { type: "string", enum: [...ACCESS_RULE_TARGETS] },
+        value: { type: "string", description: "An address, a CIDR range or an ISO 3166-1 alpha-2 code" },
+      },
+    },
+    AccessRuleCreate: {
+      type: "object",
+      required: ["mode", "configuration"],
+      additionalProperties: false,
+      properties: {
+        mode: { type: "string", enum: [...ACCESS_RULE_MODES] },
+        configuration: ref("AccessRuleConfiguration"),
+        notes: { type: "string", maxLength: ACCESS_RULE_LIMITS.maxNotes },
+      },
+      example: { mode: "block", configuration: { target: "ip", value: "198.51.100.4" }, notes: "abuse, ticket 42" },
+    },
+    AccessRuleEdit: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        mode: { type: "string", enum: [...ACCESS_RULE_MODES] },
+        configuration: ref("AccessRuleConfiguration"),
+        notes: { type: "string", maxLength: ACCESS_RULE_LIMITS.maxNotes },
+      },
+      example: { notes: "abuse, ticket 43" },
+    },
     AccessRule: {
       type: "object",
       required: ["mode", "configuration"],

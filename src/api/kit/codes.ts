@@ -93,6 +93,9 @@ export const API_CODES = {
   "required-key-missing": { status: 400, code: 1025 },
   "key-case": { status: 400, code: 1026 },
   "zone-without-account": { status: 409, code: 1027 },
+  // IP access rules at the published path (src/api/access-rules/routes.ts).
+  "invalid-access-rule-query": { status: 400, code: 20070 },
+  "unknown-access-rule": { status: 404, code: 20071 },
 } as const satisfies Readonly<Record<string, ApiCodeRow>>;
 
 export type ApiCodeKind = keyof typeof API_CODES;

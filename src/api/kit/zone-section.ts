@@ -69,6 +69,8 @@ export type ZoneApiFailure =
       readonly retryAfter: number;
       readonly bounds: { readonly concurrent: number; readonly burst: number; readonly perSecond: number };
     }
+  /** An access rule list's query refused (src/api/access-rules/query.ts); `message` names the parameter. */
+  | { readonly kind: "invalid-access-rule-query"; readonly message: string }
   /** A custom error asset list's `page` / `per_page` refused; `message` names the parameter and its range. */
   | { readonly kind: "invalid-asset-paging"; readonly message: string }
   /** The error analytics query refused (src/api/analytics/params.ts); `message` names the parameter and limit. */
@@ -112,6 +114,13 @@ export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailur
       return invalid(failure.issues, failure.kind, "", ": ");
     case "invalid-access-rules":
       return invalid(failure.issues, failure.kind, "", " ");
+    case "unknown-access-rule":
+      return failureOf(
+        failure.kind,
+        `No IP access rule ${JSON.stringify(failure.id)} in zone ${zone} (list them with GET /zones/{zone}/firewall/access_rules/rules)`,
+      );
+    case "invalid-access-rule-query":
+      return failureOf(failure.kind, failure.message);
     case "invalid-url-normalization":
       return invalid(failure.issues, failure.kind, "Invalid url_normalization: ", " ");
     case "unknown-phase":

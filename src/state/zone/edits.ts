@@ -11,7 +11,8 @@
  */
 import { err, ok, type Result } from "../../shared/result";
 import type { UrlNormalization } from "../../shared/url-normalise";
-import { ACCESS_RULES_SECTION } from "./access-rules/stored";
+import { applyAccessRuleChange, type AccessRuleChange, type AccessRuleChangeFailure } from "./access-rules/changes";
+import { ACCESS_RULES_SECTION, storedAccessRules } from "./access-rules/stored";
 import type { AccessRules } from "./access-rules/types";
 import {
   ASSETS_SECTION,
@@ -64,6 +65,8 @@ export type ZoneEdit =
   | { readonly kind: "delete-asset"; readonly name: string }
   /** `PUT …/access_rules`: the whole list, validated. */
   | { readonly kind: "access-rules"; readonly rules: AccessRules }
+  /** One access rule created, edited or deleted (`…/firewall/access_rules/rules[/{id}]`), checked against the list. */
+  | { readonly kind: "access-rule"; readonly change: AccessRuleChange }
   /** `PUT …/url_normalization` (a setting) or `DELETE` (`null`: the defaults again). */
   | { readonly kind: "url-normalization"; readonly setting: UrlNormalization | null }
   /** `PUT …/analytics/settings`: the zone's analytics shard count; the count before is kept while it holds rows. */
@@ -105,6 +108,7 @@ export type ZoneEditFailure =
   | ZoneWriteFailure
   | AccountForbidden
   | InvalidSettings
+  | AccessRuleChangeFailure
   | StoreFailure
   | RulesetEditFailure
   | PageFailure
@@ -242,6 +246,10 @@ function change(target: EditTarget, edit: ZoneEdit): Result<Change, ZoneEditFail
     }
     case "access-rules":
       return section(ACCESS_RULES_SECTION, edit.rules);
+    case "access-rule": {
+      const changed = applyAccessRuleChange(storedAccessRules(previous), edit.change);
+      return changed.ok ? section(ACCESS_RULES_SECTION, changed.value) : changed;
+    }
     case "url-normalization":
       return section(URL_NORMALIZATION_SECTION, edit.setting);
     case "analytics-shards": {

@@ -87,6 +87,15 @@ describe("OpenAPI request examples", () => {
           ids.ruleset_id = ruleset?.id ?? "";
           ids.rule_id = ruleset?.rules[0]?.id ?? "";
         }
+        // An IP access rule's paths need one of the zone's rules: made from the create example.
+        if (template.includes("/firewall/access_rules/rules/{rule_id}")) {
+          const created = await apiOk<{ id: string }>(
+            "POST",
+            `/zones/${zone}/firewall/access_rules/rules`,
+            doc.components.schemas.AccessRuleCreate?.example,
+          );
+          ids.rule_id = created.result.id;
+        }
         const path = template.replace(/\{([^}]+)\}/g, (_, name: string) => {
           if (name === "zone") return zone;
           if (name === "account_id") return account;
@@ -108,6 +117,8 @@ describe("OpenAPI request examples", () => {
         "deleteResourceTags",
         "previewDraft",
         "putAccessRules",
+        "createZoneAccessRule",
+        "editZoneAccessRule",
         "createCustomAsset",
         "updateCustomAsset",
         "createRuleset",
