@@ -23,6 +23,7 @@
  * | `/asset/repeat.html?n=N&kb=K&via=V` | 200 HTML referencing `/asset/blob.png?kb=K` N times: `<img>` tags (`via=img`), `url()`s in a `<style>` (`css`), or N links to `/asset/repeat.css?n=1&kb=K` (`sheet`) |
  * | `/asset/repeat.css?n=N&kb=K` | CSS with N `url()`s of `/asset/blob.png?kb=K` |
  * | `/asset/blob.png?kb=K` | `image/png`, K KiB |
+ * | `/asset/error-page.html?box=500\|1000` | 200 HTML error page with `<head>`, a stylesheet (`/asset/style.css`), an image (`logo.png`) and the class's box token |
  *
  * Control endpoints (`/release`, `/progress`) let a test inside workerd observe streaming from the outside.
  */
@@ -121,6 +122,16 @@ async function route(req: IncomingMessage, res: ServerResponse, state: State): P
       await drain(req);
       res.writeHead(200, { "Content-Type": "image/png" }).end(Buffer.from(ASSET_PNG));
       return;
+    case "/asset/error-page.html": {
+      await drain(req);
+      const box = url.searchParams.get("box") === "1000" ? "1000" : "500";
+      res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
+      res.end(
+        '<!doctype html><html><head><title>Shop down</title><link rel="stylesheet" href="/asset/style.css"></head>' +
+          `<body><img src="logo.png" alt="logo"><h1>Sorry</h1>::EDGE_ERROR_${box}S_BOX::</body></html>`,
+      );
+      return;
+    }
     case "/asset/404.html":
       await drain(req);
       res

@@ -34,7 +34,10 @@ export const customPagesOpenApi: OpenApiFragment = {
           `(${PAGE_IDS.map((id) => `\`${BOX_TOKENS[id][0]}\``).join(" / ")}; the \`::CLOUDFLARE_…::\` spellings ` +
           "are aliases and count with it), never the other class's; at most " +
           `${MAX_PAGE_BYTES} bytes with its \`::RAY_ID::\` and \`::CLIENT_IP::\` tokens at their longest. ` +
-          "Paid plans only (403, 1100).",
+          "Paid plans only (403, 1100). Instead of `content`, the published `url`: the page is fetched from the " +
+          "zone's own origin and its stylesheets and images inlined, exactly as a custom error asset is (same scope, " +
+          "same limits), then validated as `content` is; a refusal names `url` (400, 20023). `state: default` " +
+          "takes `url` only empty.",
         security: [{ bearer: ["zones:write"] }],
         requestBody: { required: true, content: { "application/json": { schema: ref("CustomPageBody") } } },
         responses: { "200": ok("The page", ref("CustomPage")), ...COMMON_ERRORS, "413": response("TooLarge") },
@@ -66,6 +69,7 @@ export const customPagesOpenApi: OpenApiFragment = {
         },
         modified_on: { type: ["string", "null"], format: "date-time" },
         bytes: { type: "integer" },
+        url: { type: "string", description: "The URL the page was fetched from; empty when given as `content`" },
         content: { type: "string" },
       },
     },
@@ -76,7 +80,16 @@ export const customPagesOpenApi: OpenApiFragment = {
           required: ["state", "content"],
           properties: { state: { const: "customized" }, content: { type: "string", maxLength: MAX_PAGE_BYTES } },
         },
-        { type: "object", required: ["state"], properties: { state: { const: "default" } } },
+        {
+          type: "object",
+          required: ["state", "url"],
+          properties: { state: { const: "customized" }, url: { type: "string", format: "uri" } },
+        },
+        {
+          type: "object",
+          required: ["state"],
+          properties: { state: { const: "default" }, url: { const: "" } },
+        },
       ],
       // For the `PageId` parameter's example (1000_errors).
       example: {

@@ -2,15 +2,17 @@
  * `GET /zones/{zone}/custom_pages`, `GET/PUT /zones/{zone}/custom_pages/{500_errors|1000_errors}` (docs/configuration.md).
  * The page HTML is a part of its own (`zone:{zone}:page:{id}`), written to KV before the document section that
  * references it (`custom_page:{id}`: state, modification time, size), in one serialised step of the zone's writer
- * (the edit `page`, validated there against the zone's plan as it is then).
+ * (the edit `page`, validated there against the zone's plan as it is then). A page is sent as `content`, or as the
+ * published `url`, fetched and inlined as a custom error asset is (page-url.ts).
  */
 import { assetRoutes } from "./assets";
+import { pageBodyFromUrl } from "./page-url";
 import { readJsonBody } from "../kit/body";
 import { boxStyleHash } from "../../errors/headers";
 import { apiSuccess } from "../kit/envelope";
 import { lintMessages } from "../kit/lint-messages";
 import type { ApiContext, ApiRoute } from "../kit/types";
-import { editZone, readZone, zoneHandler, zoneTarget, type ZoneAnswer } from "../kit/zone-section";
+import { editZone, readZone, zoneHandler, zoneTarget, type ZoneAnswer, type ZoneApiFailure } from "../kit/zone-section";
 import { err, ok } from "../../shared/result";
 import type { ZoneDocument } from "../../state/zone/schema";
 import { pageMeta, pagePart } from "../../state/zone/custom-pages/stored";
@@ -32,6 +34,8 @@ async function present(document: ZoneDocument, id: PageId): Promise<Record<strin
     box_style_hash: await boxStyleHash(),
     modified_on: meta?.modified_on ?? null,
     bytes: meta?.bytes ?? 0,
+    // Published: the URL the page was made from; "" for the default page and for one sent as `content`.
+    url: meta?.url ?? "",
   };
 }
 
@@ -59,12 +63,26 @@ async function putPage(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   if (!isPageId(id)) return err({ kind: "unknown-page", id });
   const body = await readJsonBody(c.request);
   if (!body.ok) return err({ kind: "body", failure: body.error });
+  // The published `url`: fetched and inlined as an asset is, its HTML then the page's content (page-url.ts).
+  const resolved = await pageBodyFromUrl(c, zone, body.value);
+  if (!resolved.ok) return resolved;
+  const { url } = resolved.value;
   // Validated by the writer against the zone's plan as it is when the page is stored (src/state/zone/edits.ts).
-  const written = await editZone(c, zone, { kind: "page", id, body: body.value });
-  if (!written.ok) return written;
+  const edit = { kind: "page", id, body: resolved.value.body, ...(url === null ? {} : { url }) } as const;
+  const written = await editZone(c, zone, edit);
+  if (!written.ok) return url === null ? written : err(fetchedPageFailure(written.error));
   // The rule linter's warnings about the zone as the write leaves it (docs/lint.md: pages and their error budget).
   const messages = await lintMessages(c.env, zone, written.value.document);
   return ok(apiSuccess(await present(written.value.document, id), { messages }));
+}
+
+/** A refusal of a page fetched from `url`: what the validator says of its `content` is said of the fetched page. */
+function fetchedPageFailure(failure: ZoneApiFailure): ZoneApiFailure {
+  if (failure.kind !== "invalid-page") return failure;
+  const listed = failure.issues.listed.map((issue) =>
+    issue.path === "content" ? { ...issue, path: "url", message: `the fetched page ${issue.message}` } : issue,
+  );
+  return { kind: "invalid-page", issues: { listed, more: failure.issues.more } };
 }
 
 export const customPageRoutes: readonly ApiRoute[] = [

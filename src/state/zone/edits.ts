@@ -55,8 +55,11 @@ export type ZoneEdit =
     }
   /** A write of the rulesets API (rulesets/edits.ts); the writer records the version it makes. */
   | { readonly kind: "ruleset"; readonly edit: RulesetEdit }
-  /** `PUT …/custom_pages/{id}`: the body as sent, validated against the zone's plan as it is when applied. */
-  | { readonly kind: "page"; readonly id: PageId; readonly body: unknown }
+  /**
+   * `PUT …/custom_pages/{id}`: the body as sent, validated against the zone's plan as it is when applied; `url` when
+   * the page was fetched from the published `url` (its inlined HTML is then the body's `content`).
+   */
+  | { readonly kind: "page"; readonly id: PageId; readonly body: unknown; readonly url?: string }
   /** `POST …/custom_pages/assets`: a new name, room on the plan. `html` is the fetched, inlined page. */
   | { readonly kind: "create-asset"; readonly asset: AssetWrite; readonly html: string }
   /** `PUT …/custom_pages/assets/{name}`: an existing asset. */
@@ -223,7 +226,12 @@ function change(target: EditTarget, edit: ZoneEdit): Result<Change, ZoneEditFail
       const meta: PageMeta | null =
         content === null
           ? null
-          : { state: "customized", modified_on: now.toISOString(), bytes: encoder.encode(content).byteLength };
+          : {
+              state: "customized",
+              modified_on: now.toISOString(),
+              bytes: encoder.encode(content).byteLength,
+              ...(edit.url === undefined ? {} : { url: edit.url }),
+            };
       return section(pageSection(edit.id), meta, { name: pagePart(edit.id), content });
     }
     case "create-asset":

@@ -7,6 +7,8 @@ export interface PageMeta {
   readonly state: "customized";
   readonly modified_on: string;
   readonly bytes: number;
+  /** The URL the page was fetched from (`PUT` with the published `url`), absent when it was sent as `content`. */
+  readonly url?: string;
 }
 
 export const pageSection = (id: PageId): string => `custom_page:${id}`;
