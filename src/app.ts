@@ -43,6 +43,8 @@ import { analyticsOpenApi } from "./api/analytics/openapi";
 import { analyticsRoutes } from "./api/analytics/routes";
 import { analyticsPage } from "./api/analytics/page";
 import { homePage } from "./api/home/page";
+import { isV4Path, notAnApiHost } from "./api/kit/misdirected";
+import { isIpLiteral } from "./shared/ip";
 
 /** The management API: every feature's routes and its part of the OpenAPI document, side by side. */
 const apiRoutes: readonly ApiRoute[] = [
@@ -76,12 +78,18 @@ export const api = mountApi(
   ),
 );
 
-type Destination = "service" | "api" | "zone";
+type Destination = "service" | "api" | "api-elsewhere" | "zone";
 
-/** Which part of the service answers this URL (pure; exported for tests). `zone` is `zoneOf(url)`, when known. */
+/**
+ * Which part of the service answers this URL (pure; exported for tests). `zone` is `zoneOf(url)`, when known. An API
+ * path on an IP literal that is no API host is `api-elsewhere`: no zone is named by an IP (docs/configuration.md
+ * "API hosts").
+ */
 export function destinationOf(url: URL, settings: Settings, zone?: string): Destination {
   if (isUnderPrefix(url.pathname, settings.servicePrefix)) return "service";
-  if (settings.apiHosts.has(zone ?? zoneOf(url))) return "api";
+  const host = zone ?? zoneOf(url);
+  if (settings.apiHosts.has(host)) return "api";
+  if (isV4Path(url.pathname) && isIpLiteral(host)) return "api-elsewhere";
   return "zone";
 }
 
@@ -104,6 +112,8 @@ export async function handle(request: Request, env: Env, ctx: ExecutionContext):
           analyticsPage(request, rc.url, rc.settings) ??
           (await api.handle(rc))
         );
+      case "api-elsewhere":
+        return notAnApiHost(rc);
       case "zone":
         // Zone traffic checks the mark in its single pass over the request headers (src/edge/zone-traffic.ts).
         return await handleZoneTraffic(rc);

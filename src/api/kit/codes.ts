@@ -96,6 +96,8 @@ export const API_CODES = {
   // IP access rules at the published path (src/api/access-rules/routes.ts).
   "invalid-access-rule-query": { status: 400, code: 20070 },
   "unknown-access-rule": { status: 404, code: 20071 },
+  // An API path on an IP-literal host that is not an API host (src/api/kit/misdirected.ts).
+  "not-an-api-host": { status: 404, code: 20072 },
 } as const satisfies Readonly<Record<string, ApiCodeRow>>;
 
 export type ApiCodeKind = keyof typeof API_CODES;

@@ -22,12 +22,11 @@ import { API_FAILURES, apiFailureResponse } from "./envelope";
 import { dryRunAnswer, readDryRun } from "./dry-run";
 import { OPENAPI_PATH, openApiResponse } from "./openapi";
 import type { ApiRoute } from "./types";
+import { isV4Path, V4_BASE } from "./misdirected";
 import type { ApiFailure } from "./envelope";
 import { readZone, zoneApiFailure } from "./zone-section";
 import { parseZoneName, zoneAccountId } from "../../state/zone/schema";
 import { err, ok, type Result } from "../../shared/result";
-
-const V4_BASE = "/client/v4";
 
 /** A path pattern with every method it serves, compiled once per isolate by itty-router. */
 interface CompiledPath {
@@ -77,7 +76,7 @@ export function mountApi(routes: readonly ApiRoute[], openApiJson: string): Moun
   const v4 = compile(V4_BASE, routes);
 
   function match(method: string, path: string): RouteMatch {
-    const table = path === V4_BASE || path.startsWith(V4_BASE + "/") ? v4 : bare;
+    const table = isV4Path(path) ? v4 : bare;
     for (const compiled of table) {
       const found = compiled.pattern.exec(path);
       if (found === null) continue;
