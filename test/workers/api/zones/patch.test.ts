@@ -105,6 +105,18 @@ describe("PATCH /zones/{zone}", () => {
     expect(await read(zone)).toEqual(reset.result);
   });
 
+  it("patches every setting PUT takes, retry_hints included; null gives it its default", async () => {
+    const zone = uniqueZone("patch-hints");
+    await apiOk("PUT", `/zones/${zone}`, { plan: "pro", origin: ORIGIN });
+    const agent = await apiOk<{ retry_hints: string }>("PATCH", `/zones/${zone}`, { retry_hints: "agent" });
+    expect(agent.result.retry_hints).toBe("agent");
+    const refused = await api("PATCH", `/zones/${zone}`, { retry_hints: "fast" });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors[0]).toMatchObject({ code: 1004 });
+    const reset = await apiOk<{ retry_hints: string }>("PATCH", `/zones/${zone}`, { retry_hints: null });
+    expect(reset.result.retry_hints).toBe("published");
+  });
+
   it("keeps the zone's sections (rules) as PUT does", async () => {
     const zone = uniqueZone("patch-sections");
     await apiOk("PUT", `/zones/${zone}`, { plan: "pro", origin: ORIGIN });
