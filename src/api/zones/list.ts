@@ -27,7 +27,7 @@ import type { ApiContext, ApiRoute } from "../kit/types";
 import { zoneApiFailure } from "../kit/zone-section";
 import { causeOf, err, ok, type Result } from "../../shared/result";
 import { base64UrlToBytes, bytesToBase64Url } from "../../state/tags/base64url";
-import { parseZoneName, type Plan, type ZoneAccount } from "../../state/zone/schema";
+import { ACCOUNT_ID, parseZoneName, type Plan, type ZoneAccount } from "../../state/zone/schema";
 import { accountOfMetadata, readZone } from "../../state/zone/store";
 
 export const ZONE_LIST = {
@@ -51,7 +51,7 @@ export const ZONE_LIST_CODES = {
 } as const;
 
 const PREFIX = "zone:";
-const PARAMETERS = new Set(["page", "per_page", "cursor"]);
+const PARAMETERS = new Set(["page", "per_page", "cursor", "account.id"]);
 
 /** Where a listing resumes: the KV list page starting at `kv` (null = the first), zone names after `after`. */
 interface Position {
@@ -85,7 +85,12 @@ interface ListedZone {
 async function listZones(c: ApiContext): Promise<Response> {
   const paging = readPaging(c.url);
   if (!paging.ok) return apiFailureResponse(paging.error);
-  const scope: InScope = (name, account) => zoneInScope(c.principal, name, account);
+  const only = readAccountFilter(c.url);
+  if (!only.ok) return apiFailureResponse(only.error);
+  // The published `account.id` filter narrows the token's scope, read from the same key metadata.
+  const wanted = only.value;
+  const scope: InScope = (name, account) =>
+    zoneInScope(c.principal, name, account) && (wanted === null || account === wanted);
   const kv = c.env.CONFIG;
   let found: Result<{ shown: Found[]; next: Position | null; total?: number }, ApiFailure>;
   if (paging.value.kind === "page") found = await byPage(kv, scope, paging.value.page, paging.value.perPage);
@@ -220,7 +225,7 @@ function readPaging(url: URL): Result<Paging, ApiFailure> {
   for (const name of url.searchParams.keys()) {
     if (!PARAMETERS.has(name)) {
       const shown = JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name);
-      return err(invalid(`unknown parameter ${shown}: this listing takes page, per_page and cursor`));
+      return err(invalid(`unknown parameter ${shown}: this listing takes page, per_page, cursor and account.id`));
     }
   }
   const perPage = readInt(url, "per_page", ZONE_LIST.defaultPerPage, ZONE_LIST.maxPerPage);
@@ -237,6 +242,15 @@ function readPaging(url: URL): Result<Paging, ApiFailure> {
   const page = readInt(url, "page", 1, 1_000_000);
   if (typeof page === "string") return err(invalid(page));
   return ok({ kind: "page", page, perPage });
+}
+
+/** The published `account.id` filter: the zones of one account (null: no filter). */
+function readAccountFilter(url: URL): Result<string | null, ApiFailure> {
+  const values = url.searchParams.getAll("account.id");
+  if (values.length === 0) return ok(null);
+  if (values.length > 1 || !ACCOUNT_ID.test(values[0]!))
+    return err(invalid("account.id must be given once, as 32 lower-case hex characters"));
+  return ok(values[0]!);
 }
 
 /** A positive integer given at most once, or the message saying what it must be. */

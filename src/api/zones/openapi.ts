@@ -78,6 +78,13 @@ const zonePaths: Record<string, Json> = {
           description: "`result_info.cursor` of the previous page (not with `page`).",
           schema: { type: "string", maxLength: ZONE_LIST.maxCursorLength },
         },
+        {
+          name: "account.id",
+          in: "query",
+          required: false,
+          description: "Only the zones of this account (within the token's scope).",
+          schema: { type: "string", pattern: ACCOUNT_ID.source },
+        },
       ],
       responses: {
         "200": {

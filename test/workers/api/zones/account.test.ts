@@ -6,7 +6,8 @@
  * Zones without an account keep working for tokens that name them.
  */
 import { createExecutionContext } from "cloudflare:test";
-import { env } from "cloudflare:workers";
+import Cloudflare from "cloudflare";
+import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { tokenDigestHex } from "../../../../src/api/kit/auth";
 import worker from "../../../../src/index";
@@ -211,6 +212,37 @@ describe("a token scoped to accounts", () => {
     const [, any] = await as<Listed[]>("tok-any", "GET", "/zones?per_page=50");
     expect(any.result.map((z) => z.name)).toEqual(expect.arrayContaining([ofA, ofB]));
     expect(any.result.map((z) => z.name)).not.toContain(none);
+  });
+});
+
+describe("GET /zones?account.id= (the published filter)", () => {
+  it("the official client lists one account's zones; a malformed id is 400 (20060)", async () => {
+    const client = new Cloudflare({
+      apiToken: "test-admin-token",
+      baseURL: "http://localhost/client/v4",
+      fetch: (url, init) => exports.default.fetch(url, init),
+      maxRetries: 0,
+    });
+    const mine = uniqueZone("filter-a");
+    const theirs = uniqueZone("filter-b");
+    await apiOk("PUT", `/zones/${mine}`, { plan: "pro", origin: ORIGIN, account: { id: A } });
+    await apiOk("PUT", `/zones/${theirs}`, { plan: "pro", origin: ORIGIN, account: { id: B } });
+    const names: string[] = [];
+    for await (const zone of client.zones.list({ account: { id: A }, per_page: 1 })) names.push(zone.name);
+    expect(names).toContain(mine);
+    expect(names).not.toContain(theirs);
+    const listed = await apiOk<Listed[]>("GET", `/zones?account.id=${B}&per_page=50`);
+    expect(listed.result.every((z) => z.account?.id === B)).toBe(true);
+    expect(listed.result.map((z) => z.name)).toContain(theirs);
+    for (const query of ["?account.id=ACME", `?account.id=${A}&account.id=${B}`]) {
+      const refused = await api("GET", `/zones${query}`);
+      expect(refused.status, query).toBe(400);
+      expect(refused.body.errors[0]?.code).toBe(20060);
+    }
+    // Within the token's scope: a token of account A asking for B's zones gets none.
+    const [status, body] = await as<Listed[]>("tok-a", "GET", `/zones?account.id=${B}`);
+    expect(status).toBe(200);
+    expect(body.result).toEqual([]);
   });
 });
 
