@@ -70,7 +70,7 @@ describe("every management request is authenticated first (docs/configuration.md
     ["an unknown path", "GET", "/no/such/endpoint", 404, 7003],
     ["an unknown path under /client/v4", "GET", "/client/v4/nope", 404, 7003],
     ["a wrong method on a zone", "POST", "/zones/shop.example", 405, 10405],
-    ["a wrong method on tags", "PATCH", `/accounts/${ACCOUNT}/tags`, 405, 10405],
+    ["a wrong method on tags", "POST", `/accounts/${ACCOUNT}/tags`, 405, 10405],
     ["a malformed account id", "GET", "/accounts/NOT-AN-ACCOUNT/tags/keys", 404, 7003],
     ["a malformed zone name", "GET", "/zones/bad_name.example", 400, 7003],
   ])("%s answers 401 without a token, and its own error with one", async (_name, method, path, status, code) => {
