@@ -42,6 +42,8 @@ export interface CompiledZone {
   readonly customErrors: CompiledCustomErrors;
   /** How many analytics shards the zone's records go to now (docs/analytics.md "Shards"). */
   readonly analyticsShards: number;
+  /** The zone's `retry_hints` (docs/errors.md "Retry-hint profiles"). */
+  readonly retryHints: ZoneSettings["retry_hints"];
 }
 
 /** The zone (`null`: no zone config for this host), or why CONFIG could not be read. */
@@ -99,6 +101,7 @@ export function compileZone(zone: Zone): CompiledZone {
     customErrors: compileCustomErrors(zone, normalization),
     // A malformed section is refused by the API that writes it; read as the default here rather than fail traffic.
     analyticsShards: shardCount(zone),
+    retryHints: zone.settings.retry_hints,
   };
 }
 

@@ -124,9 +124,12 @@ const NO_ZONE: ZoneLookup = ok(null);
 function previewOn(rc: RequestContext, config: ZoneLookup, entry: CatalogEntry): Promise<Response> {
   const { request, url } = rc;
   if (!config.ok) return errorResponse({ code: 500, request, url, cause: config.error.cause }, rc).then(responseOf);
-  const customization = config.value ? customizationFor(config.value.customErrors, rc.env.CONFIG) : undefined;
+  const zone = config.value;
+  const customization = zone ? customizationFor(zone.customErrors, rc.env.CONFIG) : undefined;
   const event = { code: entry.code, request, url, cause: "preview endpoint", preview: true };
-  return errorResponse(event, customization ? { ...rc, customization } : rc).then(responseOf);
+  const scope = customization ? { ...rc, customization } : rc;
+  const hints = zone?.retryHints ?? "published";
+  return errorResponse(event, hints === "published" ? scope : { ...scope, retryHints: hints }).then(responseOf);
 }
 
 function responseOf(answered: Answered): Response {

@@ -16,7 +16,7 @@ import { isIpLiteral } from "../shared/ip";
 import { RuleUrl } from "../shared/rule-url";
 import { DEFAULT_URL_NORMALIZATION, type UrlNormalization } from "../shared/url-normalise";
 import { connectorFor } from "./origin/connector";
-import { forwardToOrigin } from "./origin/forward";
+import { forwardToOrigin, type TimedOriginFailure } from "./origin/forward";
 import { headerSectionBytes, scanRequestHeaders } from "./origin/headers";
 import { applyToOriginError, assetsOf, customizationFor } from "./custom-errors/apply";
 import { compiledZone, routeTo, type Route } from "./compiled-zone";
@@ -51,10 +51,21 @@ export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
   let originTried = false;
   let customRules = false;
   let shards = 1;
-  const fail = async (code: number, cause: string, retryAfter?: number): Promise<Response> => {
-    const event = { code, request, url, cause, ...(scope.customization ? { ruleUrl: ruleUrl() } : {}) };
+  // Every error before the origin is tried is the edge's own refusal: the request never left the edge
+  // (docs/errors.md "Did the request reach the origin?"); an origin failure says what happened (`failure`).
+  const fail = async (code: number, cause: string, more: FailureDetail = {}): Promise<Response> => {
+    const event = {
+      code,
+      request,
+      url,
+      cause,
+      reachedOrigin: more.origin === undefined ? false : more.origin.reached,
+      ...(scope.customization ? { ruleUrl: ruleUrl() } : {}),
+    };
+    const { retryAfter, origin } = more;
+    const timing = origin === undefined ? {} : { origin: { ms: origin.elapsedMs, reason: origin.reason } };
     const { response, answeredBy } = await errorResponse(
-      retryAfter === undefined ? event : { ...event, retryAfter },
+      retryAfter === undefined ? { ...event, ...timing } : { ...event, ...timing, retryAfter },
       scope,
     );
     if (recorded) {
@@ -85,6 +96,7 @@ export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
     normalization = config.normalization;
     const customization = customizationFor(config.customErrors, env.CONFIG);
     if (customization !== undefined) scope = { ...rc, customization };
+    if (config.retryHints !== "published") scope = { ...scope, retryHints: config.retryHints };
     recorded = true;
     customRules = config.customErrors.active && config.customErrors.rules.rules.length > 0;
     shards = config.analyticsShards;
@@ -118,7 +130,11 @@ export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
     const phase = await requestPhase(config.phases, request, { env, zone, now, ruleUrl: ruleUrl() });
     phaseOutcome = phase;
     if (phase.kind === "error") {
-      const answer = await fail(phase.code, phase.cause, phase.retryAfter);
+      const answer = await fail(
+        phase.code,
+        phase.cause,
+        phase.retryAfter === undefined ? {} : { retryAfter: phase.retryAfter },
+      );
       if (phase.rateLimits === undefined) return answer;
       // The block's t is the answer's own Retry-After, so the two agree whatever set it (docs/producers.md).
       const retryAfter = Number(answer.headers.get("Retry-After") ?? phase.retryAfter);
@@ -134,7 +150,9 @@ export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
   const path = normalization.scope === "both" ? ruleUrl().originPath : url.pathname + url.search;
   originTried = true;
   const result = await forwardToOrigin(request, url, headers, route.plan, { connector: connectorFor(env), path });
-  if (!result.ok) return withFields(await fail(result.error.code, result.error.cause), limitFields);
+  if (!result.ok) {
+    return withFields(await fail(result.error.code, result.error.cause, { origin: result.error }), limitFields);
+  }
   if (result.value.status < 400) return withFields(result.value, limitFields);
   // Custom error rules also see the origin's own errors (docs/custom-errors.md); pages and defaults never replace them.
   const custom = config
@@ -178,6 +196,12 @@ function withFields(response: Response, fields: RateLimitFieldValues | undefined
 
 /** The outcome of request phases that had no rule to run. */
 const PASSED: RequestPhaseOutcome = { kind: "pass" };
+
+/** What an error may carry besides its code and cause: a rate limit's Retry-After, the origin attempt that failed. */
+interface FailureDetail {
+  readonly retryAfter?: number;
+  readonly origin?: TimedOriginFailure;
+}
 
 const DEFAULT_LIMITS = {
   connect_timeout: ZONE_LIMITS.connectTimeout.default,

@@ -1,5 +1,6 @@
 /**
- * The structured error document: the 17 fields of docs/errors.md, in their wire order. Every renderer works from
+ * The structured error document: the 17 fields of docs/errors.md, then the extension members (RFC 9457 §3.2), in
+ * their wire order. Every renderer works from
  * this one value, so JSON, Markdown and HTML always say the same thing. Pure: no bindings.
  */
 import type { CatalogEntry, ErrorCategory } from "./catalog";
@@ -32,9 +33,17 @@ export interface ErrorFields {
   readonly owner_action_required: boolean;
   readonly what_you_should_do: string;
   readonly footer: string;
+  /**
+   * Extension member (docs/errors.md "Did the request reach the origin?"): `false` when the request never left the
+   * edge or never reached an origin that accepted it, `true` when it was sent and the answer failed, `null` unknown.
+   */
+  readonly request_reached_origin: boolean | null;
 }
 
-/** The wire order of the fields (docs/errors.md); tests compare every JSON body's keys with it. */
+/**
+ * The wire order of the members (docs/errors.md): the 17 published fields, then the extension members; tests compare
+ * every JSON body's keys with it.
+ */
 export const FIELD_ORDER = [
   "type",
   "title",
@@ -53,6 +62,7 @@ export const FIELD_ORDER = [
   "owner_action_required",
   "what_you_should_do",
   "footer",
+  "request_reached_origin",
 ] as const satisfies readonly (keyof ErrorFields)[];
 
 /** What varies per occurrence; everything else comes from the catalog entry. */
@@ -64,6 +74,8 @@ export interface Occurrence {
   /** Seconds; `null` = not retryable. The pipeline resolves dynamic vs catalog value (docs/errors.md). */
   readonly retryAfter: number | null;
   readonly footer: string;
+  /** `request_reached_origin` (reached-origin.ts). */
+  readonly reachedOrigin: boolean | null;
 }
 
 /** `Error {code}: {title}` (docs/errors.md). */
@@ -123,6 +135,7 @@ export function errorFields(entry: CatalogEntry, o: Occurrence): ErrorFields {
         owner_action_required: entry.ownerActionRequired,
         what_you_should_do: entry.whatYouShouldDo,
         footer: o.footer,
+        request_reached_origin: o.reachedOrigin,
       }
     : {
         type: o.type,
@@ -142,5 +155,6 @@ export function errorFields(entry: CatalogEntry, o: Occurrence): ErrorFields {
         owner_action_required: entry.ownerActionRequired,
         what_you_should_do: entry.whatYouShouldDo,
         footer: o.footer,
+        request_reached_origin: o.reachedOrigin,
       };
 }

@@ -70,19 +70,28 @@ async function sha256Base64(text: string): Promise<string> {
   return btoa(String.fromCharCode(...(await sha256(text))));
 }
 
+/** What varies between two generated errors' headers, besides the format and the CSP. */
+export interface ErrorHeaderValues {
+  readonly code: number;
+  readonly rayId: string;
+  /** Seconds; `null` = not retryable (no `Retry-After`, no `retry-after-ms`, `x-should-retry: false`). */
+  readonly retryAfter: number | null;
+  /** The `Server-Timing` value (server-timing.ts); `null`: none (a prototype, the values per occurrence). */
+  readonly serverTiming: string | null;
+}
+
 /**
- * Headers of a generated error: Content-Type with charset, `Cache-Control: private, no-store` (a negotiated,
- * per-occurrence answer must never be cached and served to another client), `Vary: Accept`, `Ray-ID`, `nosniff`,
- * `Proxy-Status` of the code (RFC 9209, proxy-status.ts), and `Retry-After` only when retryable, equal to the body's
- * `retry_after` (docs/errors.md).
+ * Headers of a generated error (docs/errors.md "Headers"), the one place they are made, whoever writes the body (the
+ * structured default, HEAD, a custom error rule, page, asset or overlay keep them all and replace only
+ * `Content-Type` and, for operator content, the CSP): Content-Type with charset, `Cache-Control: private, no-store`
+ * (a negotiated, per-occurrence answer must never be cached and served to another client), `Vary: Accept`,
+ * `Ray-ID`, `nosniff`, `Proxy-Status` of the code (RFC 9209, proxy-status.ts), `Retry-After` only when retryable,
+ * equal to the body's `retry_after`, the retry verdicts `x-should-retry` (= `retryable`) and, when retryable,
+ * `retry-after-ms` (= `Retry-After` × 1000) that the Stainless-generated SDKs read before `Retry-After`, and
+ * `Server-Timing`.
  */
-export async function errorHeaders(
-  choice: ErrorFormatChoice,
-  rayId: string,
-  retryAfter: number | null,
-  code: number,
-): Promise<HeaderRecord> {
-  return buildErrorHeaders(choice, rayId, retryAfter, csp ?? (await contentSecurityPolicy()), code);
+export async function errorHeaders(choice: ErrorFormatChoice, values: ErrorHeaderValues): Promise<HeaderRecord> {
+  return buildErrorHeaders(choice, csp ?? (await contentSecurityPolicy()), values);
 }
 
 /** The page's CSP value once known (every error after the isolate's first), else `null` (`contentSecurityPolicy`). */
@@ -90,40 +99,41 @@ export function pagePolicyKnown(): string | null {
   return csp;
 }
 
-/** `errorHeaders` with the CSP value given (`pagePolicyNow`): no promise. */
-export function buildErrorHeaders(
-  choice: ErrorFormatChoice,
-  rayId: string,
-  retryAfter: number | null,
-  policy: string,
-  code: number,
-): HeaderRecord {
+/** `errorHeaders` with the CSP value given (`pagePolicyKnown`): no promise. */
+export function buildErrorHeaders(choice: ErrorFormatChoice, policy: string, values: ErrorHeaderValues): HeaderRecord {
+  const { retryAfter } = values;
   // A plain record, not `Headers`: `new Response(body, {headers})` builds its own header list from
   // either, so a `Headers` made first is built twice. Callers that need one (custom rules) make it on demand.
   const headers: HeaderRecord = {
     "Content-Type": choice.contentType,
     "Cache-Control": "private, no-store",
     Vary: "Accept",
-    "Ray-ID": rayId,
+    "Ray-ID": values.rayId,
     "X-Content-Type-Options": "nosniff",
     "Content-Security-Policy": policy,
-    "Proxy-Status": proxyStatus(code),
+    "Proxy-Status": proxyStatus(values.code),
+    "x-should-retry": retryAfter === null ? "false" : "true",
   };
-  if (retryAfter !== null) headers["Retry-After"] = String(retryAfter);
+  if (retryAfter !== null) {
+    headers["Retry-After"] = String(retryAfter);
+    headers["retry-after-ms"] = String(retryAfter * 1000);
+  }
+  if (values.serverTiming !== null) headers["Server-Timing"] = values.serverTiming;
   return headers;
 }
 
 /**
  * A generated error's `Response` copied from a prototype Response that holds the status and the constant
- * headers of its (format, code, Retry-After), then given its ray: the runtime copies the prototype's header list
- * natively, so one header per error crosses from JavaScript instead of seven (measured ~2 µs of workerd CPU less
- * per error). Null until the CSP value is known (the isolate's first error), and for HEAD (negotiatedResponse).
- * The prototypes have no body and belong to no request, so every request may copy them.
+ * headers of its (format, code, Retry-After), then given its ray and `Server-Timing`: the runtime copies the
+ * prototype's header list natively, so two headers per error cross from JavaScript instead of eleven (measured ~2 µs
+ * of workerd CPU less per error with seven). Null until the CSP value is known (the isolate's first error), and for
+ * HEAD (negotiatedResponse). The prototypes have no body and belong to no request, so every request may copy them.
  */
 export function prototypedErrorResponse(
   choice: ErrorFormatChoice,
   fields: Pick<ErrorFields, "status" | "error_code" | "ray_id" | "retry_after">,
   body: string | Uint8Array,
+  serverTiming: string,
 ): Response | null {
   if (csp === null) return null;
   const { status, error_code: code, ray_id: rayId } = fields;
@@ -138,13 +148,14 @@ export function prototypedErrorResponse(
   // make one prototype each, and past the bound the oldest made leaves first.
   let prototype = byKey.peek(key);
   if (prototype === undefined) {
-    const headers = buildErrorHeaders(choice, "", retryAfter, csp, code);
+    const headers = buildErrorHeaders(choice, csp, { code, rayId: "", retryAfter, serverTiming: null });
     delete headers["Ray-ID"];
     prototype = new Response(null, { status, headers });
     byKey.set(key, prototype);
   }
   const response = new Response(body, prototype);
   response.headers.set("Ray-ID", rayId);
+  response.headers.set("Server-Timing", serverTiming);
   return response;
 }
 

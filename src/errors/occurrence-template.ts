@@ -1,7 +1,7 @@
 /**
  * Two occurrences of one error differ only in five values: `type` (it carries the requested zone's
  * scheme and authority), `instance` and `ray_id` (the ray), `timestamp` and `zone`. Everything else in
- * `ErrorFields` is a function of the code, the retry value and the footer (pipeline.ts `errorFields`,
+ * `ErrorFields` is a function of the code, the retry value, `request_reached_origin` and the footer (pipeline.ts `errorFields`,
  * `withRetryGuidance`). So each body format renders a (code, retry_after, footer) body once per isolate with a
  * marker in each of those places, splits it there, and an error then costs one concatenation of the constant parts
  * with its five values encoded the way the renderer would have encoded them.
@@ -43,7 +43,8 @@ export interface OccurrenceRenderer {
 }
 
 type Encode = (value: string) => string;
-type ByRetry = Map<number | undefined, Template | null>;
+/** Keyed by `retryKey`: the retry value and `request_reached_origin` in one number. */
+type ByRetry = Map<number, Template | null>;
 type ByFooter = Map<string, ByRetry>;
 
 const utf8 = new TextEncoder();
@@ -106,7 +107,8 @@ export function occurrenceTemplate(
     if (byFooter === undefined) byCode.set(f.error_code, (byFooter = new Map() as ByFooter));
     let byRetry = byFooter.get(f.footer);
     if (byRetry === undefined) byFooter.set(f.footer, (byRetry = new Map() as ByRetry));
-    let template = byRetry.get(f.retry_after);
+    const key = retryKey(f);
+    let template = byRetry.get(key);
     if (template === undefined) {
       if (size >= MAX_TEMPLATES) {
         byCode.clear();
@@ -116,7 +118,7 @@ export function occurrenceTemplate(
         byCode.set(f.error_code, byFooter);
       }
       template = build(f);
-      byRetry.set(f.retry_after, template);
+      byRetry.set(key, template);
       size++;
     }
     return template;
@@ -170,6 +172,15 @@ function writeAscii(out: Uint8Array, at: number, value: string): number {
     out[at + i] = c;
   }
   return at + value.length;
+}
+
+/**
+ * The retry value (or none) and `request_reached_origin` (three values) in one number, so no string is built per
+ * error: both are constant text in the body, the rest of which the code and footer decide.
+ */
+function retryKey(f: ErrorFields): number {
+  const reached = f.request_reached_origin === null ? 0 : f.request_reached_origin ? 1 : 2;
+  return ((f.retry_after ?? -1) + 1) * 3 + reached;
 }
 
 function escapeRegExp(text: string): string {

@@ -33,6 +33,9 @@ import { htmlBody } from "./render-html";
 import { jsonBody, renderJson } from "./render-json";
 import { markdownBody } from "./render-markdown";
 import { guidanceForWait } from "./wording";
+import { typicalReach, type ReachedOrigin } from "./reached-origin";
+import { agentHint, type RetryHintProfile } from "./retry-hints";
+import { serverTiming, type OriginTiming } from "./server-timing";
 
 /** One occurrence of a service-generated error. */
 export interface ErrorEvent {
@@ -56,6 +59,14 @@ export interface ErrorEvent {
    * log line says `"preview":true` at info level (error-log.ts `levelOf`).
    */
   readonly preview?: boolean;
+  /**
+   * Whether the origin saw the request, when the producer knows (docs/errors.md "Did the request reach the origin?"):
+   * the proxy from its classification, the refusals before the origin `false`. Absent: the code's usual value
+   * (reached-origin.ts `typicalReach`).
+   */
+  readonly reachedOrigin?: ReachedOrigin;
+  /** The origin attempt that failed, for `Server-Timing` (server-timing.ts); absent when the origin was not tried. */
+  readonly origin?: OriginTiming;
 }
 
 /**
@@ -73,6 +84,10 @@ export interface ErrorScope {
    * already loaded (the pipeline reads no KV); absent for a host without zone config.
    */
   readonly customization?: ErrorCustomization;
+  /** `Date.now()` when the request arrived (request-context.ts), for `Server-Timing`; absent: the error's own time. */
+  readonly started?: number;
+  /** The zone's `retry_hints` (docs/errors.md "Retry-hint profiles"); absent: `published`. */
+  readonly retryHints?: RetryHintProfile;
 }
 
 /** Which custom error rule or error page answered an error (docs/custom-errors.md steps 1–2), by its id. */
@@ -146,13 +161,14 @@ class Generated implements GeneratedError {
   readonly request: Request;
   readonly url: URL | undefined;
   readonly ruleUrl: RuleUrl | undefined;
+  readonly choice: ErrorFormatChoice;
   constructor(
     readonly entry: CatalogEntry,
     readonly fields: ErrorFields,
     event: ErrorEvent,
-    readonly choice: ErrorFormatChoice,
-    private readonly policy: string,
+    private readonly answer: DefaultAnswer,
   ) {
+    this.choice = answer.choice;
     this.request = event.request;
     this.url = event.url;
     this.ruleUrl = event.ruleUrl;
@@ -163,7 +179,7 @@ class Generated implements GeneratedError {
   }
 
   get headerRecord(): HeaderRecord {
-    return headerRecord(this.fields, this.choice, this.policy);
+    return headerRecord(this.fields, this.answer);
   }
 }
 
@@ -172,8 +188,9 @@ class Generated implements GeneratedError {
  * headers, HEAD, the isolate's first error): the structured default of every other error is copied from its
  * prototype Response (headers.ts), and building the record anyway was one 8-property object per error.
  */
-function headerRecord(fields: ErrorFields, choice: ErrorFormatChoice, policy: string): HeaderRecord {
-  return buildErrorHeaders(choice, fields.ray_id, fields.retry_after ?? null, policy, fields.error_code);
+function headerRecord(fields: ErrorFields, answer: DefaultAnswer): HeaderRecord {
+  const values = { code: fields.error_code, rayId: fields.ray_id, retryAfter: fields.retry_after ?? null };
+  return buildErrorHeaders(answer.choice, answer.policy, { ...values, serverTiming: answer.timing });
 }
 
 /** The catalog code the pipeline answers when a producer passes a code the catalog does not have. */
@@ -186,16 +203,21 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
   const entry = known ?? catalogEntry(FALLBACK_CODE)!;
   const cause = known ? event.cause : `unknown error code ${event.code} passed to the pipeline: ${event.cause ?? ""}`;
   const rayId = newRayId();
-  const retryAfter = retryAfterOf(entry, event.retryAfter);
+  const retryAfter = retryHint(entry, event.retryAfter, rayId, scope.retryHints);
   const choice = chooseErrorFormat(request.headers.get("Accept"));
+  // The one clock read of an error: its timestamp and its Server-Timing.
+  const now = Date.now();
   const fields = errorFields(withRetryGuidance(entry, retryAfter), {
     type: typeUri(entry.code, request.url, scope.settings),
     rayId,
-    timestamp: wireTimestamp(Date.now()),
+    timestamp: wireTimestamp(now),
     zone: scope.zone,
     retryAfter,
     footer: footerText(scope.settings.operatorName),
+    reachedOrigin:
+      known === undefined ? null : event.reachedOrigin === undefined ? typicalReach(entry) : event.reachedOrigin,
   });
+  const timing = serverTiming(now - (scope.started ?? now), event.origin);
   // The CSP value is known after the first error: no await on the hot path.
   const policy = pagePolicyKnown() ?? (await contentSecurityPolicy());
   // An unknown code is the service's own bug, preview or not.
@@ -206,10 +228,11 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
     scope.ctx,
   );
 
+  const answer: DefaultAnswer = { choice, policy, timing };
   // docs/custom-errors.md, in order; the first step that answers wins.
   const custom = scope.customization;
   if (custom) {
-    const generated = new Generated(entry, fields, event, choice, policy);
+    const generated = new Generated(entry, fields, event, answer);
     // A step that answers synchronously (rules always do) is not awaited: no microtask per error.
     const ruled = custom.rule?.(generated); // 1. the zone's custom error rules
     const byRule = ruled instanceof Promise ? await ruled : ruled;
@@ -219,7 +242,7 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
     if (byPage) return byPage;
   }
   // 3. the structured default
-  const response = structuredDefault(fields, choice, policy, request.method);
+  const response = structuredDefault(fields, answer, request.method);
   return { response, answeredBy: { kind: "default", ray: rayId, format: choice.format } };
 }
 
@@ -231,34 +254,46 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
  */
 export async function fallbackErrorResponse(
   code: number,
-  scope: Pick<RequestContext, "url" | "zone" | "settings">,
+  scope: Pick<RequestContext, "url" | "zone" | "settings"> & { readonly started?: number },
   cause: string,
 ): Promise<Response> {
   const { url, zone, settings } = scope;
   const entry = catalogEntry(code) ?? catalogEntry(FALLBACK_CODE)!;
   const rayId = newRayId();
+  const now = Date.now();
   const fields = errorFields(entry, {
     type: typeUri(entry.code, url.href, settings),
     rayId,
-    timestamp: wireTimestamp(Date.now()),
+    timestamp: wireTimestamp(now),
     zone,
     retryAfter: entry.retryAfter,
     footer: footerText(settings.operatorName),
+    // The pipeline failed while answering: nothing is known of what happened before.
+    reachedOrigin: null,
   });
   const choice = chooseErrorFormat("application/json");
-  const headers = await errorHeaders(choice, rayId, entry.retryAfter, entry.code);
+  const serverTimingValue = serverTiming(now - (scope.started ?? now), undefined);
+  const values = { code: entry.code, rayId, retryAfter: entry.retryAfter, serverTiming: serverTimingValue };
+  const headers = await errorHeaders(choice, values);
   logEdgeError({ ray: rayId, zone, code: entry.code, status: entry.status, cause, preview: false }, 0);
   return negotiatedResponse("GET", fields.status, headers, renderJson(fields));
 }
 
+/** How an error's headers are made: its format, the page's CSP and its `Server-Timing`. */
+interface DefaultAnswer {
+  readonly choice: ErrorFormatChoice;
+  readonly policy: string;
+  readonly timing: string;
+}
+
 /** docs/custom-errors.md step 3: the structured default in the negotiated format; `HEAD` gets the headers only. */
-function structuredDefault(fields: ErrorFields, choice: ErrorFormatChoice, policy: string, method: string): Response {
-  const body = render(fields, choice);
+function structuredDefault(fields: ErrorFields, answer: DefaultAnswer, method: string): Response {
+  const body = render(fields, answer.choice);
   if (method !== "HEAD") {
-    const copied = prototypedErrorResponse(choice, fields, body);
+    const copied = prototypedErrorResponse(answer.choice, fields, body, answer.timing);
     if (copied !== null) return copied;
   }
-  return negotiatedResponse(method, fields.status, headerRecord(fields, choice, policy), body);
+  return negotiatedResponse(method, fields.status, headerRecord(fields, answer), body);
 }
 
 /** The body as UTF-8 bytes, spliced from the per-code template (occurrence-template.ts). */
@@ -283,6 +318,25 @@ export function retryAfterOf(entry: CatalogEntry, dynamic: number | undefined): 
   if (entry.retryAfter === null) return null;
   if (dynamic === undefined || !Number.isFinite(dynamic) || dynamic <= 0) return entry.retryAfter;
   return Math.min(Math.ceil(dynamic), 2_147_483_647);
+}
+
+/**
+ * The error's hint (docs/errors.md "Retry-hint profiles"): `retryAfterOf`, then on a zone with the `agent` profile
+ * at most 60 s, the catalog's hints spread by Ray ID and a rate-limiting rule's value only capped (retry-hints.ts).
+ */
+export function retryHint(
+  entry: CatalogEntry,
+  dynamic: number | undefined,
+  rayId: string,
+  profile: RetryHintProfile | undefined,
+): number | null {
+  const hint = retryAfterOf(entry, dynamic);
+  if (hint === null || profile !== "agent") return hint;
+  return agentHint(hint, rayId, usable(dynamic));
+}
+
+function usable(dynamic: number | undefined): boolean {
+  return dynamic !== undefined && Number.isFinite(dynamic) && dynamic > 0;
 }
 
 /**

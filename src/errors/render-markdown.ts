@@ -1,6 +1,6 @@
 /**
  * Markdown body of a generated error (docs/errors.md): YAML frontmatter in the published order plus
- * the two text fields, then `# Error {code}: {title}`, `## What Happened`, `## What You Should Do`, `---`, footer.
+ * the two text fields and the extension member `request_reached_origin`, then `# Error {code}: {title}`, `## What Happened`, `## What You Should Do`, `---`, footer.
  * `ray_id`, `timestamp` and `zone` are always double-quoted so an all-digit ray or a timestamp reads back as a string.
  */
 import type { ErrorFields, ErrorLink } from "./fields";
@@ -46,6 +46,7 @@ function markdown(f: ErrorFields, links: readonly ErrorLink[] | undefined, text:
     `owner_action_required: ${yamlScalar(f.owner_action_required)}\n` +
     `detail: ${yamlScalar(f.detail)}\n` +
     `what_you_should_do: ${yamlScalar(f.what_you_should_do)}\n` +
+    `request_reached_origin: ${f.request_reached_origin === null ? "null" : yamlScalar(f.request_reached_origin)}\n` +
     (links === undefined ? "" : frontmatterLinks(links)) +
     "---\n\n" +
     `# ${f.title}\n\n` +

@@ -16,10 +16,15 @@ export interface RequestContext {
   readonly env: Env;
   readonly ctx: ExecutionContext;
   readonly settings: Settings;
+  /**
+   * `Date.now()` when the request arrived: the start of a generated error's `Server-Timing` (docs/errors.md
+   * "Server-Timing"). The runtime's clock advances only on I/O, so this is the one read a request pays.
+   */
+  readonly started: number;
 }
 
 /** The context of one request, as the Worker's `fetch` receives it. */
 export function requestContextOf(request: Request, env: Env, ctx: ExecutionContext): RequestContext {
   const url = new URL(request.url);
-  return { request, url, zone: zoneOf(url), env, ctx, settings: settingsFor(env) };
+  return { request, url, zone: zoneOf(url), env, ctx, settings: settingsFor(env), started: Date.now() };
 }

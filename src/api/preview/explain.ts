@@ -19,7 +19,13 @@ import { RuleUrl } from "../../shared/rule-url";
 import type { Settings } from "../../shared/settings";
 import { pageClassOf, type PageId } from "../../state/zone/custom-pages/validate";
 import type { StoredRule } from "../../state/zone/rulesets/validate";
-import { classifyReachedOrigin, classifyTls, unreachedOrigin, type OriginFailure } from "../../edge/origin/classify";
+import {
+  classifyReachedOrigin,
+  classifyTls,
+  responseTimeout,
+  unreachedOrigin,
+  type OriginFailure,
+} from "../../edge/origin/classify";
 import {
   applyToOriginError,
   tracedCustomization,
@@ -231,7 +237,15 @@ async function runOnce(
     "described in a draft preview through the zone API";
   const customization = tracedCustomization(setup.compiled, setup.pages, recorder, setup.assets);
   const { response, answeredBy } = await errorResponse(
-    { code, request, url, cause, preview: true, ...(customization ? { ruleUrl } : {}) },
+    {
+      code,
+      request,
+      url,
+      cause,
+      preview: true,
+      ...(customization ? { ruleUrl } : {}),
+      ...(failure ? { reachedOrigin: failure.reached } : {}),
+    },
     { settings: setup.settings, zone: setup.zone, customization, ctx: setup.invocation },
   );
   const status = catalogEntry(code)?.status ?? response.status;
@@ -276,7 +290,7 @@ function classified(failure: OriginFailureName): OriginFailure {
       return unreachedOrigin({ kind: "timeout" }, context);
     case "read-timeout":
       // src/edge/origin/forward.ts: connected, no response headers within the read timeout (docs/origin.md).
-      return { code: 524, cause: `${context}; connected, no response headers within the read timeout` };
+      return { ...responseTimeout(0), cause: `${context}; connected, no response headers within the read timeout` };
     case "reset":
       return final(classifyReachedOrigin("connection-lost", "http", context));
     case "malformed":
@@ -290,7 +304,13 @@ function classified(failure: OriginFailureName): OriginFailure {
 
 function final(verdict: ReturnType<typeof classifyReachedOrigin>): OriginFailure {
   // On http the classifier always decides (a TLS probe is only asked for on https).
-  return verdict.kind === "final" ? verdict.failure : { code: 502, cause: "described failure" };
+  const fallback: OriginFailure = {
+    code: 502,
+    cause: "described failure",
+    reason: "malformed-response",
+    reached: true,
+  };
+  return verdict.kind === "final" ? verdict.failure : fallback;
 }
 
 async function shownOf(

@@ -44,7 +44,8 @@ async function preview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   if (config.value === null) return err({ kind: "not-found" });
   const customization = customizationFor(config.value.customErrors, c.env.CONFIG);
   const event = { code: entry.code, request: c.request, cause: "preview through the zone API", preview: true };
-  return ok((await errorResponse(event, { settings: c.settings, zone, customization, ctx: c.ctx })).response);
+  const scope = { settings: c.settings, zone, customization, ctx: c.ctx, retryHints: config.value.retryHints };
+  return ok((await errorResponse(event, scope)).response);
 }
 
 async function draftPreview(c: ApiContext, zone: string): Promise<ZoneAnswer> {

@@ -12,10 +12,33 @@ import type { TcpProbe, TlsProbe } from "./network";
 
 export type OriginFailureCode = 502 | 520 | 521 | 522 | 523 | 524 | 525 | 526 | 1016;
 
-/** A failure as a value: the code to generate and why (for the log line only). */
+/**
+ * What failed, as a constant token: `Server-Timing`'s `desc` (docs/errors.md "Server-Timing"). Never an address or
+ * anything from the origin: the cause, which may hold those, is for the log line only.
+ */
+export type OriginFailureReason =
+  | "connect-refused"
+  | "connect-timeout"
+  | "network-unreachable"
+  | "dns-unresolvable"
+  | "response-timeout"
+  | "connection-reset"
+  | "malformed-response"
+  | "tls-handshake"
+  | "tls-certificate"
+  | "unknown";
+
+/**
+ * A failure as a value: the code to generate, why (for the log line only), the reason token, and whether the request
+ * reached the origin (docs/errors.md "Did the request reach the origin?"): `false` when no connection was accepted or
+ * TLS failed (nothing of the request was sent), `true` when the request was sent on an open connection and the answer
+ * failed (reset, closed, timed out, malformed), `null` when the runtime's error says neither.
+ */
 export interface OriginFailure {
   readonly code: OriginFailureCode;
   readonly cause: string;
+  readonly reason: OriginFailureReason;
+  readonly reached: boolean | null;
 }
 
 /** What the runtime's fetch error says, reduced to what can be relied on. */
@@ -31,14 +54,24 @@ export function fetchErrorKind(message: string): FetchErrorKind {
 export function unreachedOrigin(probe: Exclude<TcpProbe, { kind: "open" }>, context: string): OriginFailure {
   switch (probe.kind) {
     case "refused":
-      return { code: 521, cause: `${context}; TCP connection refused (${probe.detail})` };
+      return unreached(521, `${context}; TCP connection refused (${probe.detail})`, "connect-refused");
     case "unreachable":
-      return { code: 523, cause: `${context}; network unreachable (${probe.detail})` };
+      return unreached(523, `${context}; network unreachable (${probe.detail})`, "network-unreachable");
     case "unresolvable":
-      return { code: 1016, cause: `${context}; origin host cannot be resolved (${probe.detail})` };
+      return unreached(1016, `${context}; origin host cannot be resolved (${probe.detail})`, "dns-unresolvable");
     case "timeout":
-      return { code: 522, cause: `${context}; no TCP connection within the connect timeout` };
+      return unreached(522, `${context}; no TCP connection within the connect timeout`, "connect-timeout");
   }
+}
+
+function unreached(code: OriginFailureCode, cause: string, reason: OriginFailureReason): OriginFailure {
+  return { code, cause, reason, reached: false };
+}
+
+/** Connected, request sent, no response headers within the read timeout (docs/origin.md): 524, reached. */
+export function responseTimeout(readTimeoutMs: number): OriginFailure {
+  const cause = `connected, no response headers within ${readTimeoutMs} ms`;
+  return { code: 524, cause, reason: "response-timeout", reached: true };
 }
 
 /** Next step after a failed fetch whose origin accepted a TCP connection. */
@@ -47,17 +80,19 @@ export type Verdict = { readonly kind: "final"; readonly failure: OriginFailure 
 export function classifyReachedOrigin(kind: FetchErrorKind, scheme: "http" | "https", message: string): Verdict {
   const context = `fetch failed: ${message}`;
   if (kind === "connection-lost") {
-    return {
-      kind: "final",
-      failure: { code: 520, cause: `${context}; connection closed or reset before a complete response` },
-    };
+    // The probe found the origin accepting connections: the connection was made and the request sent, then it
+    // was reset or closed before a complete response (an empty reply included).
+    const cause = `${context}; connection closed or reset before a complete response`;
+    return { kind: "final", failure: { code: 520, cause, reason: "connection-reset", reached: true } };
   }
   // On https every TLS failure is "internal error" too: only a TLS probe can tell 525/526 from 502.
   if (scheme === "https" && kind === "internal") return { kind: "probe-tls" };
   if (kind === "internal") {
-    return { kind: "final", failure: { code: 502, cause: `${context}; malformed response` } };
+    const cause = `${context}; malformed response`;
+    return { kind: "final", failure: { code: 502, cause, reason: "malformed-response", reached: true } };
   }
-  return { kind: "final", failure: { code: 520, cause: `${context}; unknown origin failure` } };
+  const cause = `${context}; unknown origin failure`;
+  return { kind: "final", failure: { code: 520, cause, reason: "unknown", reached: null } };
 }
 
 /** After an https fetch failed with "internal error" on an origin that accepts TCP. */
@@ -68,12 +103,13 @@ export function classifyTls(probe: TlsProbe, message: string): OriginFailure {
       // The origin negotiates TLS with a plain ClientHello, so what failed is the runtime's verification of
       // its certificate (self-signed, expired, wrong name). A malformed HTTP response over valid TLS would
       // look the same; that case is documented as indistinguishable here.
-      return { code: 526, cause: `${context}; origin speaks TLS, certificate refused` };
+      // No HTTP byte is sent before the handshake completes: a TLS failure never reached the origin's HTTP server.
+      return unreached(526, `${context}; origin speaks TLS, certificate refused`, "tls-certificate");
     case "alert":
-      return { code: 525, cause: `${context}; origin refused the TLS handshake (alert)` };
+      return unreached(525, `${context}; origin refused the TLS handshake (alert)`, "tls-handshake");
     case "not-tls":
-      return { code: 525, cause: `${context}; origin does not speak TLS on this port` };
+      return unreached(525, `${context}; origin does not speak TLS on this port`, "tls-handshake");
     case "no-answer":
-      return { code: 525, cause: `${context}; no TLS handshake answer` };
+      return unreached(525, `${context}; no TLS handshake answer`, "tls-handshake");
   }
 }

@@ -13,7 +13,14 @@
  */
 import { messageOf, err, ok, type Result } from "../../shared/result";
 import type { OriginTarget } from "../../shared/origin-url";
-import { classifyReachedOrigin, classifyTls, fetchErrorKind, unreachedOrigin, type OriginFailure } from "./classify";
+import {
+  classifyReachedOrigin,
+  classifyTls,
+  fetchErrorKind,
+  responseTimeout,
+  unreachedOrigin,
+  type OriginFailure,
+} from "./classify";
 import type { Connector } from "./network";
 import { upstreamHeaders, type RequestHeaderScan } from "./headers";
 import { TIMEOUT, within } from "../../shared/timeout";
@@ -55,13 +62,18 @@ export interface ForwardOptions {
   readonly path?: string;
 }
 
+/** An origin failure and how long the attempt took until it was classified (`Server-Timing`, docs/errors.md). */
+export interface TimedOriginFailure extends OriginFailure {
+  readonly elapsedMs: number;
+}
+
 export async function forwardToOrigin(
   request: Request,
   url: URL,
   scan: RequestHeaderScan,
   plan: ForwardPlan,
   options: ForwardOptions,
-): Promise<Result<Response, OriginFailure>> {
+): Promise<Result<Response, TimedOriginFailure>> {
   const { connector, path = url.pathname + url.search } = options;
   const started = Date.now();
   const fetched = connector
@@ -74,18 +86,21 @@ export async function forwardToOrigin(
     const first = await Promise.race([fetched, probe.then((p) => ({ kind: "probe" as const, probe: p }))]);
     if (first.kind === "probe") {
       if (first.probe.kind !== "open") {
-        return err(unreachedOrigin(first.probe, "no response headers yet"));
+        return err(timed(unreachedOrigin(first.probe, "no response headers yet"), started));
       }
       settled = await within(fetched, plan.readTimeoutMs - (Date.now() - started));
-      if (settled === TIMEOUT) {
-        return err({ code: 524, cause: `connected, no response headers within ${plan.readTimeoutMs} ms` });
-      }
+      if (settled === TIMEOUT) return err(timed(responseTimeout(plan.readTimeoutMs), started));
     } else {
       settled = first;
     }
   }
   if (settled.kind === "response") return ok(settled.response);
-  return err(await diagnose(settled.message, plan, connector));
+  return err(timed(await diagnose(settled.message, plan, connector), started));
+}
+
+/** Only failures read the clock a second time. */
+function timed(failure: OriginFailure, started: number): TimedOriginFailure {
+  return { ...failure, elapsedMs: Date.now() - started };
 }
 
 function failed(e: unknown): Settled {

@@ -1,7 +1,8 @@
 /**
  * Every code × every format through the real Worker (`{prefix}/error/{code}`, docs/errors.md): status,
- * Content-Type, headers (§1.4), the 17 fields and their order (§1.1), Markdown read back with a YAML parser (§1.2),
- * and the HTML page (docs/errors.md).
+ * Content-Type, headers (docs/errors.md "Headers", the retry verdicts and Server-Timing included, also on HEAD), the
+ * 17 fields and the extension member `request_reached_origin` in their order, Markdown read back with a YAML parser,
+ * the HTML page and its island (docs/errors.md).
  */
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -28,7 +29,7 @@ function fetchError(code: number | string, accept?: string, method = "GET", host
 }
 
 /** The field types of docs/errors.md. */
-const FIELD_TYPES: Record<(typeof FIELD_ORDER)[number], "string" | "number" | "boolean"> = {
+const FIELD_TYPES: Record<(typeof FIELD_ORDER)[number], "string" | "number" | "boolean" | "boolean-or-null"> = {
   type: "string",
   title: "string",
   status: "number",
@@ -46,13 +47,35 @@ const FIELD_TYPES: Record<(typeof FIELD_ORDER)[number], "string" | "number" | "b
   owner_action_required: "boolean",
   what_you_should_do: "string",
   footer: "string",
+  request_reached_origin: "boolean-or-null",
 };
 
 function expectedKeys(entry: CatalogEntry): string[] {
   return FIELD_ORDER.filter((k) => k !== "retry_after" || entry.retryAfter !== null);
 }
 
+/**
+ * docs/errors.md "Did the request reach the origin?": the value a code has on `/cdn-cgi/error/{code}`, stated here
+ * from the doc's table rather than imported from the code under test.
+ */
+function reachedOf(entry: CatalogEntry): boolean | null {
+  if ([502, 520, 524].includes(entry.code)) return true;
+  if ([500, 504].includes(entry.code) || entry.category === "worker" || entry.category === "snippet") return null;
+  return false;
+}
+
+/** The retry verdicts (docs/errors.md "Retry verdicts") and Server-Timing, on every generated error. */
+function expectVerdicts(res: Response, entry: CatalogEntry): void {
+  const hint = entry.retryAfter;
+  expect(res.headers.get("x-should-retry")).toBe(String(hint !== null));
+  expect(res.headers.get("retry-after-ms")).toBe(hint === null ? null : String(hint * 1000));
+  expect(res.headers.get("Retry-After")).toBe(hint === null ? null : String(hint));
+  expect(res.headers.get("Proxy-Status")).toContain(`details="${entry.code} ${entry.errorName}"`);
+  expect(res.headers.get("Server-Timing")).toMatch(/^edge;dur=\d+$/);
+}
+
 function expectCommonHeaders(res: Response, entry: CatalogEntry, contentType: string): string {
+  expectVerdicts(res, entry);
   expect(res.status).toBe(entry.status);
   expect(res.headers.get("Content-Type")).toBe(contentType);
   expect(res.headers.get("Cache-Control")).toBe("private, no-store");
@@ -66,8 +89,11 @@ function expectCommonHeaders(res: Response, entry: CatalogEntry, contentType: st
 
 function expectFields(body: Record<string, unknown>, entry: CatalogEntry, ray: string): void {
   expect(Object.keys(body)).toEqual(expectedKeys(entry));
-  for (const [key, value] of Object.entries(body))
-    expect(typeof value, key).toBe(FIELD_TYPES[key as keyof typeof FIELD_TYPES]);
+  for (const [key, value] of Object.entries(body)) {
+    const kind = value === null || (typeof value === "boolean" && key === "request_reached_origin");
+    expect(kind ? "boolean-or-null" : typeof value, key).toBe(FIELD_TYPES[key as keyof typeof FIELD_TYPES]);
+  }
+  expect(body.request_reached_origin).toBe(reachedOf(entry));
   expect(body).toMatchObject({
     type: `http://localhost/cdn-cgi/errors/${entry.code}`,
     title: `Error ${entry.code}: ${entry.title}`,
@@ -121,6 +147,7 @@ describe.each(ROWS)("GET /cdn-cgi/error/%i, Accept: %s", (_code, _accept, entry,
         "owner_action_required",
         "detail",
         "what_you_should_do",
+        "request_reached_origin",
       ]);
       expect(data).toEqual({
         error_code: entry.code,
@@ -136,6 +163,7 @@ describe.each(ROWS)("GET /cdn-cgi/error/%i, Accept: %s", (_code, _accept, entry,
         owner_action_required: entry.ownerActionRequired,
         detail: entry.detail,
         what_you_should_do: entry.whatYouShouldDo,
+        request_reached_origin: reachedOf(entry),
       });
       expect(data.timestamp).toMatch(TIMESTAMP);
       for (const key of ["ray_id", "timestamp", "zone"])
@@ -163,7 +191,17 @@ describe.each(ROWS)("GET /cdn-cgi/error/%i, Accept: %s", (_code, _accept, entry,
       expect(text).not.toMatch(/<link|<img|src=|style="|\son[a-z]+=/i);
       expect(text).toContain("prefers-color-scheme:dark");
       expect(text).toContain('name="viewport"');
+      const island = /<script type="application\/problem\+json" id="edge-error">([^<]*)<\/script>/.exec(text);
+      expectFields(JSON.parse(island![1]!) as Record<string, unknown>, entry, ray);
     }
+  });
+});
+
+describe.each(ROWS)("HEAD /cdn-cgi/error/%i, Accept: %s", (_code, _accept, entry, format) => {
+  it("has the retry verdicts, Retry-After, Proxy-Status and Server-Timing of GET, and no body", async () => {
+    const res = await fetchError(entry.code, format.accept, "HEAD");
+    expectCommonHeaders(res, entry, format.contentType);
+    expect(await res.text()).toBe("");
   });
 });
 

@@ -99,12 +99,17 @@ describe("the header record", () => {
         "proxy-status",
         "ray-id",
         "retry-after",
+        "retry-after-ms",
+        "server-timing",
         "vary",
         "x-content-type-options",
+        "x-should-retry",
       ].sort(),
     );
     const blocked = (await errorResponse({ code: 1020, request: new Request("http://shop.example/") }, scope)).response;
     expect(blocked.headers.has("Retry-After")).toBe(false);
+    expect(blocked.headers.has("retry-after-ms")).toBe(false);
+    expect(blocked.headers.get("x-should-retry")).toBe("false");
     const head = (
       await errorResponse({ code: 522, request: new Request("http://shop.example/", { method: "HEAD" }) }, scope)
     ).response;
@@ -132,12 +137,12 @@ describe("the prototype Response", () => {
         const res = (await errorResponse(event, scope)).response; // the CSP is known from the first error on: prototyped
         const ray = res.headers.get("Ray-ID") ?? "";
         const body = await res.text();
-        const record = await errorHeaders(
-          chooseErrorFormat(accept),
-          ray,
-          res.headers.has("Retry-After") ? Number(res.headers.get("Retry-After")) : null,
+        const record = await errorHeaders(chooseErrorFormat(accept), {
           code,
-        );
+          rayId: ray,
+          retryAfter: res.headers.has("Retry-After") ? Number(res.headers.get("Retry-After")) : null,
+          serverTiming: res.headers.get("Server-Timing"),
+        });
         const expected = new Response(body, { status: res.status, headers: record });
         expect([...res.headers]).toEqual([...expected.headers]);
         expect(res.status).toBe(catalogEntry(code)?.status);

@@ -40,8 +40,12 @@ function fields(code: number, retry: number | null, zone: string, type: string, 
     zone,
     retryAfter,
     footer,
+    reachedOrigin: REACHED[code % 3] ?? null,
   });
 }
+
+/** `request_reached_origin` varies between occurrences of a code, so templates keyed by it are exercised. */
+const REACHED = [true, false, null] as const;
 
 describe("values that need no escape are only quoted, every other value is escaped as before", () => {
   // Any UTF-16 string (lone surrogates, controls, quotes, backslashes, `<>&`, U+2028) and printable ASCII.
@@ -144,6 +148,7 @@ describe("the byte bodies", () => {
       stamp: fc.constantFrom(...stamps),
       zone: fc.constantFrom(...zones),
       type: fc.constantFrom(...types),
+      reached: fc.constantFrom(true, false, null),
     });
     fc.assert(
       fc.property(fc.array(occurrence, { minLength: 1, maxLength: 12 }), (run) => {
@@ -156,6 +161,7 @@ describe("the byte bodies", () => {
             zone: o.zone,
             retryAfter: entry.retryAfter,
             footer: footerText("the edge"),
+            reachedOrigin: o.reached,
           });
           for (const [name, , full, renderer] of FORMATS) {
             expect(new TextDecoder().decode(renderer.bytes(f)), name).toBe(full(f));

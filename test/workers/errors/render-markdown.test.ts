@@ -18,6 +18,7 @@ const base = errorFields(entry, {
   zone: "shop.example",
   retryAfter: entry.retryAfter,
   footer: "Served by the edge.",
+  reachedOrigin: false,
 });
 
 function body(detail: string, guidance: string, links = false): string {

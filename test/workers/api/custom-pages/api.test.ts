@@ -48,6 +48,7 @@ describe("custom pages", () => {
         zone: "x.example",
         retryAfter: 120,
         footer: footerText("the edge"),
+        reachedOrigin: false,
       }),
     );
     const styles = [...box.matchAll(/<style>([^<]*)<\/style>/g)].map((m) => m[1] ?? "");

@@ -62,6 +62,7 @@ describe("a page stored with its box token many times (before the write-time che
         zone,
         retryAfter,
         footer: footerText("the edge"),
+        reachedOrigin: false,
       });
       largest = Math.max(largest, bytes(renderHtmlBox(fields)));
     }
