@@ -28,6 +28,7 @@ function fieldsOf(i: number): ErrorFields {
     zone: "shop.example",
     retryAfter: entry.retryAfter,
     footer: footerText("the edge"),
+    reachedOrigin: false,
   });
 }
 

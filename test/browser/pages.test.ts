@@ -185,6 +185,7 @@ describe("error page behaviour", () => {
         zone,
         retryAfter: null,
         footer: footerText("the edge"),
+        reachedOrigin: false,
       }),
     );
     await expectNothingInjected("http://hostile.test/page", zone, async (page) => {
