@@ -322,7 +322,7 @@ export function retryAfterOf(entry: CatalogEntry, dynamic: number | undefined): 
 
 /**
  * The error's hint (docs/errors.md "Retry-hint profiles"): `retryAfterOf`, then on a zone with the `agent` profile
- * at most 60 s, the catalog's hints spread by Ray ID and a rate-limiting rule's value only capped (retry-hints.ts).
+ * under 60 s, the catalog's hints spread by Ray ID and a rate-limiting rule's value only capped (retry-hints.ts).
  */
 export function retryHint(
   entry: CatalogEntry,

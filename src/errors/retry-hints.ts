@@ -1,21 +1,26 @@
 /**
  * Retry-hint profiles of a zone (docs/errors.md "Retry-hint profiles"): `published` sends the catalog's hints
- * exactly; `agent` caps every hint at 60 s, the most that agent runtimes honour (Claude Code stops retrying past
- * 60 s, the Vercel AI SDK ignores longer hints), and spreads the catalog's hints by Ray ID so that the clients of one
+ * exactly; `agent` sends every hint under 60 s, the most that agent runtimes honour (Claude Code stops retrying past
+ * 60 s, the Vercel AI SDK ignores longer hints, and Stainless-generated SDKs take a hint only below 60,000 ms, else
+ * retry after their own 0.5–8 s backoff), and spreads the catalog's hints by Ray ID so that the clients of one
  * failing origin do not come back in the same second. Pure and deterministic: the value is a function of the hint
  * and the Ray ID, so a client (and a test) can predict it.
  */
 
 export type RetryHintProfile = "published" | "agent";
 
-/** The largest hint the `agent` profile sends, in seconds. */
-export const AGENT_MAX_HINT = 60;
+/**
+ * The largest hint the `agent` profile sends, in seconds: 59, not 60, because the Stainless-generated SDKs honour a
+ * hint only when it is under 60,000 ms (`timeoutMillis < 60 * 1000` in their `retryRequest`); a 60 s hint would make
+ * them retry at once.
+ */
+export const AGENT_MAX_HINT = 59;
 
 /**
  * The `agent` profile's hint. `dynamic`: the value was set by a rate-limiting rule (the seconds until the client's
  * block ends): never spread below it, only capped at AGENT_MAX_HINT. Otherwise the catalog's hint `h` is capped to
- * `c = min(h, 60)` and spread over the window `[c - floor(c / 2), c]`: the first 8 hex digits of the Ray ID as an
- * integer `n`, the hint is `c - n mod (floor(c / 2) + 1)` (60 → 30..60 s, 30 → 15..30 s, 5 → 3..5 s, 1 → 1 s).
+ * `c = min(h, 59)` and spread over the window `[c - floor(c / 2), c]`: the first 8 hex digits of the Ray ID as an
+ * integer `n`, the hint is `c - n mod (floor(c / 2) + 1)` (120 or 60 → 30..59 s, 30 → 15..30 s, 5 → 3..5 s, 1 → 1 s).
  * A hint is never raised: a client is never told to wait longer than the published table says.
  */
 export function agentHint(hint: number, rayId: string, dynamic: boolean): number {

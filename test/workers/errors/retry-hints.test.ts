@@ -1,7 +1,7 @@
 /**
  * The zone's retry-hint profile (docs/errors.md "Retry-hint profiles") through the real Worker: `published` sends the
- * catalog's hints exactly; `agent` sends at most 60 s, spread over the documented window by Ray ID (predicted here
- * from the `Ray-ID` header alone), with the body's `retry_after`, `Retry-After` and `retry-after-ms` always equal;
+ * catalog's hints exactly; `agent` sends at most 59 s (under the 60,000 ms the Stainless SDKs honour), spread over
+ * the documented window by Ray ID (predicted here from the `Ray-ID` header alone), with the body's `retry_after`, `Retry-After` and `retry-after-ms` always equal;
  * a rate-limiting rule's own Retry-After is only capped, never spread below the block's end.
  */
 import { exports } from "cloudflare:workers";
@@ -12,11 +12,11 @@ import { loopback, ports, putZone, uniqueZone } from "../support/origin";
 import { api, entrypoint } from "../support/envelope";
 
 /**
- * docs/errors.md "Retry-hint profiles", restated: c = min(hint, 60); the first 8 hex digits of the Ray ID as an
+ * docs/errors.md "Retry-hint profiles", restated: c = min(hint, 59); the first 8 hex digits of the Ray ID as an
  * integer n; the hint sent is c − n mod (⌊c/2⌋ + 1).
  */
 function predicted(hint: number, ray: string): number {
-  const capped = Math.min(hint, 60);
+  const capped = Math.min(hint, 59);
   return capped - (Number.parseInt(ray.slice(0, 8), 16) % (Math.floor(capped / 2) + 1));
 }
 
@@ -59,7 +59,7 @@ describe("retry_hints: published (the default)", () => {
 });
 
 describe("retry_hints: agent", () => {
-  it("every retryable code: the hint predicted from the Ray ID, at most 60 s, never above the published one", async () => {
+  it("every retryable code: the hint predicted from the Ray ID, at most 59 s, never above the published one", async () => {
     const zone = await zoneWithHints("agent");
     for (const entry of RETRYABLE) {
       const res = await exports.default.fetch(`http://${zone}/cdn-cgi/error/${entry.code}`, {
@@ -67,12 +67,12 @@ describe("retry_hints: agent", () => {
       });
       const { ray, hint } = await hintOf(res);
       expect(hint, `${entry.code} ray ${ray}`).toBe(predicted(entry.retryAfter, ray));
-      expect(hint).toBeLessThanOrEqual(Math.min(60, entry.retryAfter));
-      expect(hint).toBeGreaterThanOrEqual(Math.ceil(Math.min(60, entry.retryAfter) / 2));
+      expect(hint).toBeLessThanOrEqual(Math.min(59, entry.retryAfter));
+      expect(hint).toBeGreaterThanOrEqual(Math.ceil(Math.min(59, entry.retryAfter) / 2));
     }
   });
 
-  it("a down origin's 521s are spread over 30..60 s, each as predicted; Markdown and HTML say the same", async () => {
+  it("a down origin's 521s are spread over 30..59 s, each as predicted; Markdown and HTML say the same", async () => {
     const zone = await zoneWithHints("agent");
     const seen = new Set<number>();
     for (let i = 0; i < 40; i++) {
@@ -82,9 +82,9 @@ describe("retry_hints: agent", () => {
       expect(hint).toBe(predicted(120, ray));
       seen.add(hint);
     }
-    // 40 random rays over 31 values: fewer than 10 distinct is vanishingly unlikely (and lockstep would be 1).
+    // 40 random rays over 30 values: fewer than 10 distinct is vanishingly unlikely (and lockstep would be 1).
     expect(seen.size).toBeGreaterThanOrEqual(10);
-    for (const hint of seen) expect(hint >= 30 && hint <= 60).toBe(true);
+    for (const hint of seen) expect(hint >= 30 && hint <= 59).toBe(true);
 
     const markdown = await exports.default.fetch(`http://${zone}/checkout`, { headers: { Accept: "text/markdown" } });
     const ray = markdown.headers.get("Ray-ID")!;
@@ -128,7 +128,7 @@ describe("retry_hints and a rate-limiting rule's own Retry-After", () => {
     await putZone(zone, { origin: loopback(ports.http), retry_hints: profile });
     const ratelimit = {
       characteristics: ["ip.src"],
-      period: 60,
+      period: 10,
       requests_per_period: 1,
       mitigation_timeout: mitigation,
     };
@@ -147,16 +147,19 @@ describe("retry_hints and a rate-limiting rule's own Retry-After", () => {
     expect(await blocked("published", 600, "192.0.2.20")).toBeGreaterThan(590);
   });
 
-  it("agent: a block longer than 60 s is capped at exactly 60", async () => {
-    expect(await blocked("agent", 600, "192.0.2.21")).toBe(60);
+  it("agent: a block longer than 59 s is capped at exactly 59", async () => {
+    expect(await blocked("agent", 600, "192.0.2.21")).toBe(59);
   });
 
-  it("agent: a block ending within 60 s is sent as the published profile sends it, never spread below its end", async () => {
-    // A 20 s mitigation with a 10 s window: the limiter's block end is the same in both profiles (measured: 60 s).
-    const published = await blocked("published", 20, "192.0.2.22");
-    expect(published).toBeLessThanOrEqual(60);
+  it("agent: a block's own end is only capped at 59, never spread below it", async () => {
+    // A 45 s mitigation with a 10 s window: the block ends 45 s after it starts, in both profiles.
+    const published = await blocked("published", 45, "192.0.2.22");
+    expect(published).toBeGreaterThanOrEqual(44);
+    expect(published).toBeLessThanOrEqual(45);
     for (const ip of ["192.0.2.30", "192.0.2.31", "192.0.2.32", "192.0.2.33"]) {
-      expect(await blocked("agent", 20, ip)).toBe(published);
+      const hint = await blocked("agent", 45, ip);
+      expect(hint).toBeGreaterThanOrEqual(44);
+      expect(hint).toBeLessThanOrEqual(45);
     }
   });
 });
