@@ -131,6 +131,12 @@ describe("validation (400, nothing stored)", () => {
     ["header limit too small", { ...valid, max_request_header_bytes: 100 }, "max_request_header_bytes"],
     ["header limit not an integer", { ...valid, max_request_header_bytes: 4096.5 }, "max_request_header_bytes"],
     ["header limit over 128 KiB", { ...valid, max_request_header_bytes: 200_000 }, "max_request_header_bytes"],
+    [
+      "retry_hints not a profile",
+      { ...valid, retry_hints: "fast" },
+      "Invalid zone setting: retry_hints must be one of published, agent",
+    ],
+    ["retry_hints null", { ...valid, retry_hints: null }, "retry_hints"],
     ["unknown field", { ...valid, origin_path: "/x" }, "origin_path"],
   ])("%s", async (_name, body, field) => {
     const zone = uniqueZone("invalid");
