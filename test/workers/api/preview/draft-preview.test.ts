@@ -107,8 +107,11 @@ async function preview(zone: string, body: unknown): Promise<Preview> {
 const stable = (text: string) =>
   text.replace(/[0-9a-f]{16}/g, "RAY").replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "TIME");
 
-/** Headers that differ per occurrence (a ray, a date) or that the runtime adds on the wire. */
-const VOLATILE = new Set(["ray-id", "date", "content-length"]);
+/**
+ * Headers that differ per occurrence (a ray, a date, the time it took: `Server-Timing`, docs/errors.md; a described
+ * failure took no time) or that the runtime adds on the wire.
+ */
+const VOLATILE = new Set(["ray-id", "date", "content-length", "server-timing"]);
 function comparable(headers: Headers | Record<string, string>): Record<string, string> {
   const entries = headers instanceof Headers ? [...headers] : Object.entries(headers);
   return Object.fromEntries(
