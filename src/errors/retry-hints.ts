@@ -19,7 +19,7 @@ export const AGENT_MAX_HINT = 59;
 /**
  * The `agent` profile's hint. `dynamic`: the value was set by a rate-limiting rule (the seconds until the client's
  * block ends): never spread below it, only capped at AGENT_MAX_HINT. Otherwise the catalog's hint `h` is capped to
- * `c = min(h, 59)` and spread over the window `[c - floor(c / 2), c]`: the first 8 hex digits of the Ray ID as an
+ * `c = min(h, 59)` and spread over the window `[c - floor(c / 2), c]`: the last 8 hex digits of the Ray ID as an
  * integer `n`, the hint is `c - n mod (floor(c / 2) + 1)` (120 or 60 → 30..59 s, 30 → 15..30 s, 5 → 3..5 s, 1 → 1 s).
  * A hint is never raised: a client is never told to wait longer than the published table says.
  */
@@ -27,6 +27,6 @@ export function agentHint(hint: number, rayId: string, dynamic: boolean): number
   const capped = Math.min(hint, AGENT_MAX_HINT);
   if (dynamic) return capped;
   const width = Math.floor(capped / 2) + 1;
-  const n = Number.parseInt(rayId.slice(0, 8), 16);
+  const n = Number.parseInt(rayId.slice(-8), 16);
   return capped - (Number.isFinite(n) ? n % width : 0);
 }

@@ -12,12 +12,12 @@ import { loopback, ports, putZone, uniqueZone } from "../support/origin";
 import { api, entrypoint } from "../support/envelope";
 
 /**
- * docs/errors.md "Retry-hint profiles", restated: c = min(hint, 59); the first 8 hex digits of the Ray ID as an
+ * docs/errors.md "Retry-hint profiles", restated: c = min(hint, 59); the last 8 hex digits of the Ray ID as an
  * integer n; the hint sent is c − n mod (⌊c/2⌋ + 1).
  */
 function predicted(hint: number, ray: string): number {
   const capped = Math.min(hint, 59);
-  return capped - (Number.parseInt(ray.slice(0, 8), 16) % (Math.floor(capped / 2) + 1));
+  return capped - (Number.parseInt(ray.slice(-8), 16) % (Math.floor(capped / 2) + 1));
 }
 
 async function zoneWithHints(retryHints?: "published" | "agent"): Promise<string> {
