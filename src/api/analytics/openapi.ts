@@ -1,5 +1,6 @@
 /** The analytics endpoints' part of the OpenAPI document (docs/configuration.md, docs/analytics.md). */
 import { COMMON_ERRORS, ok, param, type Json, type OpenApiFragment } from "../kit/openapi";
+import { RAY_FIELDS, TIMESTAMP_FORMATS } from "./ray";
 import { RAY_ID_PATTERN } from "../../shared/ray";
 import { API_CODES } from "../kit/codes";
 import { DEFAULT_SHARDS, MAX_SHARDS } from "../../state/analytics/shards";
@@ -78,6 +79,69 @@ export const analyticsOpenApi: OpenApiFragment = {
         summary: "One recorded occurrence by Ray ID, within 7 days",
         security: [{ bearer: ["zones:read"] }],
         responses: { "200": ok("The occurrence", { $ref: "#/components/schemas/ErrorOccurrence" }), ...COMMON_ERRORS },
+      },
+    },
+    "/zones/{zone}/logs/rayids/{ray}": {
+      parameters: [
+        param("Zone"),
+        { name: "ray", in: "path", required: true, schema: { type: "string", pattern: RAY_ID_PATTERN.source } },
+      ],
+      get: {
+        operationId: "zoneLogsByRayId",
+        summary:
+          "The recorded error of a Ray ID as a Logpull record (the published logs.RayID.get shape, not enveloped), within 7 days",
+        security: [{ bearer: ["zones:read"] }],
+        parameters: [
+          query(
+            "fields",
+            `Comma-separated, no whitespace, each recorded: ${Object.keys(RAY_FIELDS).join(", ")} (default: all)`,
+            { type: "string" },
+          ),
+          query("timestamps", "unixnano (default, integer), unix (integer seconds) or rfc3339 (string)", {
+            enum: [...TIMESTAMP_FORMATS],
+          }),
+        ],
+        responses: {
+          "200": {
+            description: "The record: one JSON object",
+            content: {
+              "application/json": {
+                schema: { type: "object", additionalProperties: true },
+                example: {
+                  RayID: "8f3a2c1d4e5b6a79",
+                  EdgeStartTimestamp: 1764150000123000000,
+                  ClientRequestHost: "shop.example",
+                  ClientRequestMethod: "GET",
+                  ClientRequestURI: "/admin",
+                  ClientRequestPath: "/admin",
+                  ClientCountry: "fr",
+                  EdgeResponseStatus: 403,
+                  OriginResponseStatus: 0,
+                  SecurityAction: "block",
+                  SecurityRuleID: "0123456789abcdef0123456789abcdef",
+                  EdgeErrorCode: 1020,
+                  EdgeErrorSource: "edge",
+                  EdgeErrorAnsweredBy: "default",
+                  EdgeErrorAnswerID: "",
+                  EdgeResponseFormat: "json",
+                  EdgeErrorCause: "firewall rule 0123456789abcdef0123456789abcdef blocks the request",
+                  ClientAcceptFamily: "json",
+                  ClientAddressClass: "ipv4",
+                  EdgePhases: [
+                    { phase: "ip_access", outcome: "passed" },
+                    { phase: "firewall", outcome: "blocked", code: 1020, rule_id: "0123456789abcdef0123456789abcdef" },
+                    { phase: "rate_limit", outcome: "not-reached" },
+                    { phase: "origin", outcome: "not-reached" },
+                    { phase: "custom_error_rules", outcome: "no-match" },
+                    { phase: "custom_page", outcome: "not-run" },
+                    { phase: "default", outcome: "answered" },
+                  ],
+                },
+              },
+            },
+          },
+          ...COMMON_ERRORS,
+        },
       },
     },
   },
@@ -196,6 +260,42 @@ export const analyticsOpenApi: OpenApiFragment = {
           type: ["string", "null"],
           description: "Why it was generated; origin addresses replaced by [origin]/[address]",
         },
+        accept: {
+          type: ["string", "null"],
+          enum: ["html", "json", "problem+json", "markdown", "mcp", "other", "none", null],
+        },
+        client_address: { type: ["string", "null"], enum: ["ipv4", "ipv6", "private", "none", null] },
+        phases: { type: "array", items: { $ref: "#/components/schemas/ErrorPhase" } },
+      },
+    },
+    ErrorPhase: {
+      type: "object",
+      required: ["phase", "outcome"],
+      properties: {
+        phase: {
+          enum: ["ip_access", "firewall", "rate_limit", "origin", "custom_error_rules", "custom_page", "default"],
+        },
+        outcome: {
+          enum: [
+            "none",
+            "passed",
+            "blocked",
+            "not-reached",
+            "failed",
+            "responded",
+            "not-run",
+            "no-match",
+            "matched",
+            "answered",
+            "unknown",
+          ],
+        },
+        rule_id: { type: "string" },
+        page_id: { type: "string" },
+        code: { type: "integer" },
+        failure: { type: "string" },
+        status: { type: "integer" },
+        format: { type: "string" },
       },
     },
   },

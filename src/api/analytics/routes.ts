@@ -1,5 +1,6 @@
 /**
- * `GET /zones/{zone}/analytics/errors` and `GET /zones/{zone}/errors/{ray}` (docs/configuration.md,
+ * `GET /zones/{zone}/analytics/errors`, and the Ray lookup (ray.ts) at `GET /zones/{zone}/errors/{ray}` and the
+ * published `GET /zones/{zone}/logs/rayids/{ray}` (docs/configuration.md,
  * docs/analytics.md). Permission `zones:read` (docs/configuration.md names it): a token scoped to another zone is refused
  * (403) by the kit before the handler runs, so it never learns whether a record exists.
  */
@@ -37,6 +38,14 @@ async function planOf(c: ApiContext, zone: string): Promise<Result<ShardPlan, Zo
   const plan = storedShardPlan(config.value.document);
   return plan.ok ? plan : err({ kind: "corrupt", cause: plan.error });
 }
+import { zoneHandler, zoneTarget, type ZoneAnswer } from "../kit/zone-section";
+import { err, ok } from "../../shared/result";
+import { STEP_MS } from "../../state/analytics/schema";
+import type { CountQuery } from "../../state/analytics/query";
+import type { CountResult, SeriesRow } from "../../state/analytics/zone-analytics";
+import { parseCountQuery } from "./params";
+import { analyticsStore } from "./store";
+import { byRay, publishedByRay } from "./ray";
 
 async function counts(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const query = parseCountQuery(c.url.searchParams, Date.now());
@@ -44,6 +53,9 @@ async function counts(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const plan = await planOf(c, zone);
   if (!plan.ok) return plan;
   const result = await zoneCounts(c.env.ZONE_ANALYTICS, zone, plan.value, query.value);
+  const found = await analyticsStore(c, zone);
+  if (!found.ok) return found;
+  const result = await found.value.counts(query.value);
   if (!result.ok) {
     const { series, limit } = result.error;
     return err({ kind: "too-many-series", series, limit });
@@ -197,5 +209,12 @@ export const analyticsRoutes: readonly ApiRoute[] = [
     permission: "zones:read",
     target: zoneTarget,
     handle: zoneHandler(byRay),
+  },
+  {
+    method: "GET",
+    path: "/zones/:zone/logs/rayids/:ray",
+    permission: "zones:read",
+    target: zoneTarget,
+    handle: zoneHandler(publishedByRay),
   },
 ];

@@ -98,6 +98,10 @@ export const API_CODES = {
   "unknown-access-rule": { status: 404, code: 20071 },
   // An API path on an IP-literal host that is not an API host (src/api/kit/misdirected.ts).
   "not-an-api-host": { status: 404, code: 20072 },
+  // The published Ray lookup and the replay (src/api/analytics/ray.ts, src/api/preview/replay.ts).
+  "invalid-rayid-query": { status: 400, code: 20090 },
+  "invalid-replay": { status: 400, code: 20091 },
+  "replay-limited": { status: 429, code: 20092 },
 } as const satisfies Readonly<Record<string, ApiCodeRow>>;
 
 export type ApiCodeKind = keyof typeof API_CODES;

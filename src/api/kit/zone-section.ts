@@ -80,6 +80,12 @@ export type ZoneApiFailure =
   | { readonly kind: "invalid-analytics-settings"; readonly message: string }
   | { readonly kind: "invalid-ray"; readonly ray: string }
   | { readonly kind: "unknown-ray"; readonly ray: string; readonly days: number }
+  /** The published Ray lookup's `fields` or `timestamps` refused (src/api/analytics/ray.ts). */
+  | { readonly kind: "invalid-rayid-query"; readonly message: string }
+  /** A replay's body refused (src/api/preview/replay.ts). */
+  | { readonly kind: "invalid-replay"; readonly issues: Issues }
+  /** Too many replays of the zone by one token (src/api/preview/bound.ts): 429 with `Retry-After`. */
+  | { readonly kind: "replay-limited"; readonly why: "concurrent" | "rate"; readonly retryAfter: number }
   /**
    * The one kind that carries a shaped failure: the kit's body reader (`readJsonBody`, body.ts) refuses a body the
    * same way for every endpoint, zone or not (413 over its limit, 400 10002 not JSON, 400 10004 too deep), so its
@@ -256,6 +262,17 @@ export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailur
       return failureOf(
         failure.kind,
         `No error with Ray ID ${failure.ray} recorded for zone ${zone} in the last ${failure.days} days`,
+      );
+    case "invalid-rayid-query":
+      return failureOf(failure.kind, failure.message);
+    case "invalid-replay":
+      return invalid(failure.issues, failure.kind, "", ": ");
+    case "replay-limited":
+      return failureOf(
+        failure.kind,
+        `Too many replays of ${zone} for this token (${failure.why === "concurrent" ? "one runs at a time" : "past the rate"}); ` +
+          `retry after ${failure.retryAfter} s (docs/custom-errors.md "Replay")`,
+        { "Retry-After": String(failure.retryAfter) },
       );
     case "body":
       return failure.failure;

@@ -101,6 +101,10 @@ export const LOOKUP_SQL = `SELECT json_extract(b.records, '$[' || (r.id % ${BATC
 export const EVENT_BY_ID_SQL = `SELECT json_extract(records, '$[' || (CAST(?1 AS INTEGER) % ${BATCH_SLOTS}) || ']')
   AS record FROM batches WHERE id = CAST(?1 AS INTEGER) / ${BATCH_SLOTS}`;
 
+/** The batches whose newest record is in [`?1`, `?2`), newest first (through `batches_by_newest`). */
+export const BATCHES_BETWEEN_SQL =
+  "SELECT records FROM batches WHERE newest >= ?1 AND newest < ?2 ORDER BY newest DESC";
+
 /** The rays of a JSON array (`?1`) already in `rays`. */
 export const INDEXED_RAYS_SQL =
   "SELECT value AS ray FROM json_each(?1) WHERE EXISTS (SELECT 1 FROM rays WHERE ray = value)";

@@ -102,6 +102,25 @@ export function encodeBatch(batch: readonly ErrorRecord[]): string {
   );
 }
 
+/** A record as `encodeBatch` wrote it, back as a value (the Ray lookup, a replay's window). */
+export function decodeRecord(r: EncodedRecord): ErrorRecord {
+  return {
+    ray: r[0],
+    at: r[1],
+    code: r[2],
+    status: r[3],
+    source: r[4] as ErrorSource,
+    answered_by: r[5] as AnsweredBy,
+    answer_id: r[6],
+    format: r[7] as ServedFormat,
+    method: r[8],
+    path: r[9],
+    country: r[10],
+    cause: r[11],
+    detail: r[12] ?? null,
+  };
+}
+
 export const MAX_RECORDED_PATH = 256;
 /**
  * 256, not the 300 it was before the request detail (request-detail.ts, at most 44 bytes with its comma): the

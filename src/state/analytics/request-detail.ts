@@ -113,3 +113,19 @@ export function decodeDetail(text: unknown): RequestDetail | null {
 
 /** The request-phase marks of a zone whose phases did not run (a limit refused the request first, or none exist). */
 export const NOT_REACHED = { ipAccess: "not-reached", firewall: "not-reached", rateLimit: "not-reached" } as const;
+
+/**
+ * The origin failure each code stands for (docs/origin.md "How each failure is detected"), named as a draft preview names a
+ * described failure (src/api/preview/explain.ts `ORIGIN_FAILURES`).
+ */
+export const ORIGIN_FAILURE_OF_CODE: Readonly<Record<number, string>> = {
+  520: "reset",
+  502: "malformed",
+  521: "refused",
+  522: "connect-timeout",
+  523: "unreachable",
+  524: "read-timeout",
+  525: "tls-handshake",
+  526: "tls-certificate",
+  1016: "unresolvable",
+};

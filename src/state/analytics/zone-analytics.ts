@@ -15,9 +15,10 @@
 import { DurableObject } from "cloudflare:workers";
 import { err, ok, type Result } from "../../shared/result";
 import { migrate } from "../migrations";
-import { encodeBatch, type EncodedRecord, type ErrorRecord } from "./record";
+import { decodeRecord, encodeBatch, type EncodedRecord, type ErrorRecord } from "./record";
 import {
   addCountSql,
+  BATCHES_BETWEEN_SQL,
   groupCountSql,
   EVENT_BY_ID_SQL,
   INDEX_RAYS_SQL,
@@ -281,21 +282,29 @@ export class ZoneAnalytics extends DurableObject<Env> {
     const r = JSON.parse(row.record) as EncodedRecord;
     // Retention is each record's own (a batch stays until its newest record expires).
     if (r[1] < now - RETENTION.eventsMs) return null;
-    return {
-      ray: r[0],
-      at: r[1],
-      code: r[2],
-      status: r[3],
-      source: r[4] as ErrorRecord["source"],
-      answered_by: r[5] as ErrorRecord["answered_by"],
-      answer_id: r[6],
-      format: r[7] as ErrorRecord["format"],
-      method: r[8],
-      path: r[9],
-      country: r[10],
-      cause: r[11],
-      detail: r[12] ?? null,
-    };
+    return decodeRecord(r);
+  }
+
+  /**
+   * The newest records made in [since, until), at most `limit`, newest first (a replay's window, docs/custom-errors.md
+   * "Replay"), within retention as of `now`. Batches are read newest first through their time index and parsed one
+   * at a time until `limit` records are found, so the work is bounded by `limit` and one batch; a batch is found by
+   * its newest record, which is at most its window (250 ms) after its oldest, so batches up to a minute past
+   * `until` are read and their records filtered by their own time.
+   */
+  recordsBetween(since: number, until: number, limit: number, now: number = Date.now()): ErrorRecord[] {
+    const from = Math.max(since, now - RETENTION.eventsMs);
+    const out: ErrorRecord[] = [];
+    const rows = this.sql.exec<{ records: string }>(BATCHES_BETWEEN_SQL, from, until + 60_000);
+    for (const row of rows) {
+      const batch = JSON.parse(row.records) as readonly EncodedRecord[];
+      for (let i = batch.length - 1; i >= 0 && out.length < limit; i--) {
+        const r = batch[i]!;
+        if (r[1] >= from && r[1] < until) out.push(decodeRecord(r));
+      }
+      if (out.length >= limit) break;
+    }
+    return out.sort((a, b) => b.at - a.at);
   }
 
   /** Counts over a range already validated by the API (limits in schema.ts). */
