@@ -58,12 +58,35 @@ function principalId(principal: Principal): number {
  * at least 1). An admitted preview must `release()` when it ends, whatever its answer.
  */
 export function admitPreview(principal: Principal, zone: string, now = Date.now()): PreviewAdmission {
-  const key = `${principalId(principal)}\u0000${zone}`;
-  const { burst, perSecond, concurrent } = PREVIEW_BOUNDS;
-  let allowance = allowances.get(key);
+  return admit(allowances, PREVIEW_BOUNDS, `${principalId(principal)}\u0000${zone}`, now);
+}
+
+/**
+ * A replay (replay.ts) evaluates up to 1,000 recorded errors, as many as 250 draft previews' five runs: one runs
+ * at a time per token and zone, and a burst of 3 is refilled at one per 10 s, so one token keeps at most one replay
+ * of a zone running on an isolate (docs/custom-errors.md "Replay", "Bounds").
+ */
+export const REPLAY_BOUNDS = { concurrent: 1, burst: 3, perSecond: 0.1, tracked: 1024 } as const;
+
+const replayAllowances = new BoundedCache<string, Allowance>({ capacity: REPLAY_BOUNDS.tracked });
+
+/** As `admitPreview`, for a replay, with REPLAY_BOUNDS and an allowance of its own. */
+export function admitReplay(principal: Principal, zone: string, now = Date.now()): PreviewAdmission {
+  return admit(replayAllowances, REPLAY_BOUNDS, `${principalId(principal)}\u0000${zone}`, now);
+}
+
+interface Bounds {
+  readonly concurrent: number;
+  readonly burst: number;
+  readonly perSecond: number;
+}
+
+function admit(table: BoundedCache<string, Allowance>, bounds: Bounds, key: string, now: number): PreviewAdmission {
+  const { burst, perSecond, concurrent } = bounds;
+  let allowance = table.get(key);
   if (allowance === undefined) {
     allowance = { tokens: burst, at: now, running: 0 };
-    allowances.set(key, allowance);
+    table.set(key, allowance);
   }
   allowance.tokens = Math.min(burst, allowance.tokens + (Math.max(0, now - allowance.at) / 1000) * perSecond);
   allowance.at = now;

@@ -209,6 +209,29 @@ async function runOnce(
   setup: ExplainSetup,
   recorder: RuleRecorder,
 ): Promise<Run> {
+  const answer = await respond(described, accept, setup, recorder);
+  const shown = await shownOf(answer.response, setup, answer.error.kind === "origin-response", answer.answer);
+  return { error: answer.error, shown };
+}
+
+/** What one run answers, before its body is read (a replay reads only its status, type and who answered). */
+export interface Answer {
+  readonly error: Explanation["error"];
+  readonly response: Response;
+  /** Who answered, as the pipeline or `applyToOriginError` says; undefined: the default or the origin's own. */
+  readonly answer: PipelineAnswer | undefined;
+}
+
+/**
+ * One run of the described request through the edge's own code, with its own `Accept` unless `accept` is given:
+ * the preview's runs and each recorded error of a replay (replay.ts).
+ */
+export async function respond(
+  described: DescribedRequest,
+  accept: string | undefined,
+  setup: ExplainSetup,
+  recorder: RuleRecorder,
+): Promise<Answer> {
   const request = requestOf(described, accept);
   const { url } = described;
   const ruleUrl = new RuleUrl(url, setup.zone, setup.compiled.normalization);
@@ -226,8 +249,7 @@ async function runOnce(
             assets: setup.assets,
           });
     const response = ruled?.response ?? originResponse(error);
-    const shown = await shownOf(response, setup, true, ruled?.answeredBy);
-    return { error: { kind: "origin-response", status: error.status }, shown };
+    return { error: { kind: "origin-response", status: error.status }, response, answer: ruled?.answeredBy };
   }
   const failure = error.kind === "code" ? null : classified(error.failure);
   const code = failure?.code ?? (error.kind === "code" ? error.code : 500);
@@ -249,8 +271,7 @@ async function runOnce(
     { settings: setup.settings, zone: setup.zone, customization, ctx: setup.invocation },
   );
   const status = catalogEntry(code)?.status ?? response.status;
-  const shown = await shownOf(response, setup, false, answeredBy);
-  return { error: { kind: "generated", code, status, cause }, shown };
+  return { error: { kind: "generated", code, status, cause }, response, answer: answeredBy };
 }
 
 /** The request traffic would carry: the zone's URL, the described headers, the client address, `cf.country`. */

@@ -3,8 +3,10 @@ import { COMMON_ERRORS, ok, param, ref, type OpenApiFragment } from "../kit/open
 import { MAX_SHOWN_BODY_CHARS, ORIGIN_FAILURES, PREVIEW_FORMATS } from "./explain";
 import { MAX_SHOWN_CHARS, MAX_SHOWN_ENTRIES } from "./trace";
 import { PAGE_IDS } from "../../state/zone/custom-pages/validate";
-import { PREVIEW_BOUNDS, PREVIEW_LIMITED_CODE } from "./bound";
+import { PREVIEW_BOUNDS, PREVIEW_LIMITED_CODE, REPLAY_BOUNDS } from "./bound";
 import { PREVIEW_CODE, REQUEST_LIMITS } from "./draft";
+import { REPLAY_LIMITS } from "./replay";
+import { API_CODES } from "../kit/codes";
 
 const headerMap = {
   type: "object",
@@ -102,6 +104,39 @@ export const previewOpenApi: OpenApiFragment = {
         summary: "Headers of the preview",
         security: [{ bearer: ["zones:read"] }],
         responses: { default: { description: "The error response's headers" } },
+      },
+    },
+    "/zones/{zone}/preview/replay": {
+      parameters: [param("Zone")],
+      post: {
+        operationId: "previewReplay",
+        summary: "What a draft would have changed on the zone's recorded errors",
+        description:
+          "The draft a draft preview takes (or, without `draft`, the saved configuration) evaluated against the zone's " +
+          `recorded errors of a window, at most the newest ${REPLAY_LIMITS.records}, each rebuilt from its record ` +
+          "(method, path, Accept family, address class, country, the code or the origin's status and format) and " +
+          "answered by the preview's engine. Counts per (answer before → answer after) with status and format, per " +
+          "rule, with sample Ray IDs. Stores nothing. A refused body is 400 (code " +
+          `${API_CODES["invalid-replay"].code}; 20021 / 20023 for draft rules and pages). docs/custom-errors.md "Replay".`,
+        security: [{ bearer: ["zones:read"] }],
+        requestBody: { required: true, content: { "application/json": { schema: ref("ReplayBody") } } },
+        responses: {
+          "200": ok("What would change", ref("ReplayResult")),
+          ...COMMON_ERRORS,
+          "429": {
+            description:
+              `Too many replays of this zone for this token (code ${API_CODES["replay-limited"].code}): ` +
+              `${REPLAY_BOUNDS.concurrent} at a time, a burst of ${REPLAY_BOUNDS.burst}, then one per ` +
+              `${1 / REPLAY_BOUNDS.perSecond} s, per token and zone on each server`,
+            headers: {
+              "Retry-After": {
+                description: "Whole seconds until a replay is admitted again",
+                schema: { type: "integer", minimum: 1 },
+              },
+            },
+            content: { "application/json": { schema: ref("FailureEnvelope") } },
+          },
+        },
       },
     },
     "/zones/{zone}/preview": {
@@ -216,6 +251,108 @@ export const previewOpenApi: OpenApiFragment = {
       properties: {
         status_code: { type: "integer" },
         trace: { type: "array", items: ref("TraceItem") },
+      },
+    },
+    ReplayBody: {
+      type: "object",
+      additionalProperties: false,
+      example: {
+        draft: {
+          rules: [
+            {
+              expression: 'starts_with(http.request.uri.path, "/api/") and http.response.code ge 500',
+              action: "serve_error",
+              action_parameters: { content: '{"error":"upstream"}', content_type: "application/json" },
+            },
+          ],
+        },
+        window: { since: "2026-11-26T00:00:00Z", limit: 1000 },
+        samples: 3,
+      },
+      properties: {
+        draft: ref("PreviewBody/properties/draft"),
+        window: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            since: { type: ["string", "integer"], description: "RFC 3339 or epoch seconds; default: 7 days ago" },
+            until: { type: ["string", "integer"], description: "RFC 3339 or epoch seconds; default: now" },
+            limit: {
+              type: "integer",
+              minimum: 1,
+              maximum: REPLAY_LIMITS.records,
+              default: REPLAY_LIMITS.records,
+              description: "The newest recorded errors of the window replayed, at most",
+            },
+          },
+        },
+        samples: {
+          type: "integer",
+          minimum: 0,
+          maximum: REPLAY_LIMITS.samples,
+          default: REPLAY_LIMITS.defaultSamples,
+          description: "Sample Ray IDs per change and per rule",
+        },
+      },
+    },
+    ReplayAnswer: {
+      type: "object",
+      properties: {
+        answered_by: { type: "string", enum: ["rule", "page", "default", "origin"] },
+        answer_id: { type: ["string", "null"] },
+        status: { type: "integer" },
+        format: { type: "string" },
+      },
+    },
+    ReplayResult: {
+      type: "object",
+      properties: {
+        zone: { type: "string" },
+        version: { type: "integer" },
+        draft: { type: "boolean" },
+        window: { type: "object" },
+        records: { type: "integer", description: "Recorded errors read from the window" },
+        replayed: { type: "integer" },
+        unchanged: { type: "integer" },
+        changed: { type: "integer" },
+        not_replayable: {
+          type: "object",
+          properties: { count: { type: "integer" }, reasons: { type: "object" } },
+        },
+        changes: {
+          type: "array",
+          description: "One entry per (answer before → answer after) that differs, most frequent first",
+          items: {
+            type: "object",
+            properties: {
+              before: ref("ReplayAnswer"),
+              after: ref("ReplayAnswer"),
+              count: { type: "integer" },
+              codes: { type: "array", items: { type: "integer" } },
+              sample_rays: { type: "array", items: { type: "string" } },
+            },
+          },
+        },
+        rules: {
+          type: "array",
+          description: "The draft's rules in order, then the saved rules it drops (index null)",
+          items: {
+            type: "object",
+            properties: {
+              id: { type: "string" },
+              index: { type: ["integer", "null"] },
+              description: { type: "string" },
+              enabled: { type: "boolean" },
+              before: { type: "integer" },
+              after: { type: "integer" },
+              gained: { type: "integer" },
+              lost: { type: "integer" },
+              sample_rays: { type: "object" },
+              reads_unrecorded: { type: "array", items: { type: "string" } },
+            },
+          },
+        },
+        cost: { type: "object" },
       },
     },
     PreviewBody: {

@@ -10,6 +10,8 @@
  *   from the code traffic runs (explain.ts, its trace in trace.ts). docs/custom-errors.md "Draft preview". It costs
  *   what traffic costs: the saved configuration is the compiled zone's, a draft is compiled once per content
  *   (draft-cache.ts), and each token's previews of a zone are bounded in number and rate (bound.ts, 429).
+ * - `POST /zones/{zone}/preview/replay`: the same draft against the zone's recorded errors of a window (replay.ts,
+ *   docs/custom-errors.md "Replay").
  */
 import { readJsonBody } from "../kit/body";
 import { API_FAILURES, apiSuccess, type ApiFailure } from "../kit/envelope";
@@ -32,6 +34,7 @@ import { admitPreview, PREVIEW_BOUNDS } from "./bound";
 import { parsePreviewBody } from "./draft";
 import { compiledDraft } from "./draft-cache";
 import { lintMessages } from "../kit/lint-messages";
+import { replay } from "./replay";
 
 async function preview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const raw = c.params.code ?? "";
@@ -137,6 +140,14 @@ function accountTarget(params: Readonly<Record<string, string>>): Result<AccessT
 }
 
 export const previewRoutes: readonly ApiRoute[] = [
+  // Before `/preview/:code`: the first path that matches decides (src/api/kit/mount.ts), and "replay" is no code.
+  {
+    method: "POST",
+    path: "/zones/:zone/preview/replay",
+    permission: "zones:read",
+    target: zoneTarget,
+    handle: zoneHandler(replay),
+  },
   {
     method: "POST",
     path: "/accounts/:account/request-tracer/trace",

@@ -116,6 +116,7 @@ describe("OpenAPI request examples", () => {
       [
         "deleteResourceTags",
         "previewDraft",
+        "previewReplay",
         "putAccessRules",
         "createZoneAccessRule",
         "editZoneAccessRule",

@@ -1,0 +1,447 @@
+/**
+ * `POST /zones/{zone}/preview/replay` (docs/custom-errors.md "Replay"): "had this draft been live, what would the
+ * zone's recorded errors have got?" A draft (the same one the draft preview takes, draft.ts) is evaluated against the
+ * zone's recorded errors of a window, at most REPLAY_LIMITS.records of them, newest first, each rebuilt from what its
+ * record keeps (docs/analytics.md "Request detail") and run through the preview's engine (explain.ts `respond`: the
+ * edge's own pipeline and custom error rules). What changed is counted per (answer before → answer after), with
+ * format and status, per rule, with sample Ray IDs.
+ *
+ * A replay stores nothing (it reads the analytics object, the zone and its pages; the draft is compiled as a preview's
+ * is, never a version) and is bounded like a preview: per token and zone (bound.ts `admitReplay`), at most
+ * REPLAY_LIMITS.records records, each evaluated within the request budget of the rules (docs/rules-language.md).
+ *
+ * The request phases are not replayed: a draft holds custom error rules and pages only, so a recorded block or
+ * origin failure is the same error after; what a draft changes is who answers it and how.
+ */
+import { readJsonBody } from "../kit/body";
+import { apiSuccess } from "../kit/envelope";
+import type { ApiContext } from "../kit/types";
+import type { ZoneAnswer, ZoneApiFailure } from "../kit/zone-section";
+import { catalogEntry } from "../../errors/catalog";
+import { MAX_REQUEST_UNITS } from "../../rules/budget";
+import { causeOf, err, ok, type Result } from "../../shared/result";
+import { IssueList, isObject, unknownKeys, type IssueKind } from "../../shared/validation";
+import { formatOf, type AnsweredBy, type ErrorRecord, type ServedFormat } from "../../state/analytics/record";
+import { decodeDetail, type AcceptFamily, type AddressClass } from "../../state/analytics/request-detail";
+import { RETENTION } from "../../state/analytics/schema";
+import { lookupZone } from "../../state/zone/cache";
+import { storedRuleset } from "../../state/zone/rulesets/stored";
+import type { StoredRule } from "../../state/zone/rulesets/validate";
+import { assetsOf, type PageSource } from "../../edge/custom-errors/apply";
+import { pageHtml } from "../../edge/custom-errors/page-cache";
+import { compiledOf } from "../../edge/compiled-zone";
+import type { CompiledCustomErrors } from "../../edge/custom-errors/compiled";
+import { admitReplay } from "./bound";
+import { compiledDraft } from "./draft-cache";
+import { respond, type DescribedRequest, type ExplainSetup } from "./explain";
+import { RuleRecorder } from "./trace";
+
+export const REPLAY_LIMITS = {
+  /** Recorded errors one replay evaluates at most: the newest of the window. */
+  records: 1000,
+  /** Sample Ray IDs per change and per rule, at most. */
+  samples: 10,
+  defaultSamples: 3,
+} as const;
+
+/**
+ * The `Accept` a replay sends for each family: each negotiates the representation the recorded request did
+ * (docs/negotiation.md); `none` sends none.
+ */
+const ACCEPT_OF: Readonly<Record<AcceptFamily, string | null>> = {
+  html: "text/html",
+  json: "application/json",
+  "problem+json": "application/problem+json",
+  markdown: "text/markdown",
+  mcp: "application/json, text/event-stream",
+  other: "application/octet-stream",
+  none: null,
+};
+
+/** An address of each class, from the documentation ranges (RFC 5737, RFC 3849) and RFC 1918. */
+const ADDRESS_OF: Readonly<Record<AddressClass, string | null>> = {
+  ipv4: "192.0.2.1",
+  ipv6: "2001:db8::1",
+  private: "10.0.0.1",
+  none: null,
+};
+
+/** The media type sent for an origin's recorded format (`other`: none). */
+const MEDIA_OF: Readonly<Record<ServedFormat, string | null>> = {
+  json: "application/json",
+  "problem+json": "application/problem+json",
+  markdown: "text/markdown",
+  html: "text/html",
+  text: "text/plain",
+  xml: "application/xml",
+  other: null,
+};
+
+/**
+ * The fields a replay rebuilds exactly from a record. A rule reading any other field (a header besides `Accept`,
+ * the query, the client address, the user agent, the origin's headers…) is evaluated on the rebuilt request and
+ * listed with `reads_unrecorded`: its replayed outcome may differ from what traffic would get.
+ */
+const RECORDED_FIELDS = new Set([
+  "http.host",
+  "http.request.method",
+  "http.request.uri.path",
+  "ip.src.country",
+  "http.response.code",
+  "edge.response.1xxx_code",
+  "edge.response.error_type",
+  "true",
+]);
+
+interface Window {
+  readonly since: number;
+  readonly until: number;
+  readonly limit: number;
+}
+
+interface ReplayBody {
+  readonly draft: Readonly<Record<string, unknown>> | null;
+  readonly window: Window;
+  readonly samples: number;
+}
+
+/** Who answered and how: the pair a replay compares. */
+interface AnswerKey {
+  readonly answered_by: AnsweredBy;
+  readonly answer_id: string | null;
+  readonly status: number;
+  readonly format: ServedFormat;
+}
+
+interface Change {
+  readonly before: AnswerKey;
+  readonly after: AnswerKey;
+  count: number;
+  readonly codes: Set<number>;
+  readonly sample_rays: string[];
+}
+
+interface RuleTally {
+  before: number;
+  after: number;
+  gained: number;
+  lost: number;
+  readonly gained_rays: string[];
+  readonly lost_rays: string[];
+}
+
+const BODY_FIELDS = new Set(["draft", "window", "samples"]);
+const WINDOW_FIELDS = new Set(["since", "until", "limit"]);
+const DRAFT_FIELDS = new Set(["rules", "pages"]);
+
+export async function replay(c: ApiContext, zone: string): Promise<ZoneAnswer> {
+  // Bounded per token and zone before the body is read (bound.ts).
+  const admission = admitReplay(c.principal, zone);
+  if (admission.kind === "limited")
+    return err({ kind: "replay-limited", why: admission.why, retryAfter: admission.retryAfter });
+  try {
+    return await runReplay(c, zone);
+  } finally {
+    admission.release();
+  }
+}
+
+async function runReplay(c: ApiContext, zone: string): Promise<ZoneAnswer> {
+  const body = await readJsonBody(c.request);
+  if (!body.ok) return err({ kind: "body", failure: body.error });
+  const input = parseReplayBody(body.value, Date.now());
+  if (!input.ok) return input;
+  const read = await lookupZone(c.env.CONFIG, zone).catch((e: unknown) =>
+    err({ kind: "unavailable" as const, cause: `CONFIG unavailable: ${causeOf(e)}` }),
+  );
+  if (!read.ok) return read;
+  if (read.value === null) return err({ kind: "not-found" });
+  const current = read.value;
+  // The saved configuration compiled once per version, the value traffic uses; a draft on top of it (draft-cache.ts).
+  const compiled = compiledOf(current);
+  const saved = compiled.customErrors;
+  const savedPages: PageSource = (id) => pageHtml(c.env.CONFIG, saved, id);
+  let custom: CompiledCustomErrors = saved;
+  let stored: readonly StoredRule[] = storedRuleset(current.document, "http_custom_errors")?.rules ?? [];
+  let pages: PageSource = savedPages;
+  if (input.value.draft !== null) {
+    const draft = await compiledDraft(current, compiled, input.value.draft);
+    if (!draft.ok) return draft;
+    const own = draft.value.pages;
+    custom = draft.value.compiled;
+    stored = draft.value.rules;
+    pages = (id) => {
+      const page = own.get(id);
+      return page === undefined ? savedPages(id) : Promise.resolve(page);
+    };
+  }
+  const setup: ExplainSetup = {
+    zone,
+    compiled: custom,
+    stored,
+    pages,
+    assets: assetsOf(saved, c.env.CONFIG),
+    settings: c.settings,
+    invocation: c.ctx,
+  };
+  const { window, samples } = input.value;
+  const ns = c.env.ZONE_ANALYTICS;
+  const records = await ns.get(ns.idFromName(zone)).recordsBetween(window.since, window.until, window.limit);
+  const report = await evaluate(records, setup, samples);
+  const savedRules = storedRuleset(current.document, "http_custom_errors")?.rules ?? [];
+  return ok(
+    apiSuccess({
+      zone,
+      version: current.version,
+      draft: input.value.draft !== null,
+      window: {
+        since: new Date(window.since).toISOString(),
+        until: new Date(window.until).toISOString(),
+        limit: window.limit,
+      },
+      ...report.totals,
+      changes: report.changes,
+      rules: ruleReport(report.rules, stored, savedRules, custom),
+      cost: { units: report.units, budget_per_record: MAX_REQUEST_UNITS },
+    }),
+  );
+}
+
+interface Evaluated {
+  readonly totals: {
+    readonly records: number;
+    readonly replayed: number;
+    readonly unchanged: number;
+    readonly changed: number;
+    readonly not_replayable: { readonly count: number; readonly reasons: Record<string, number> };
+  };
+  readonly changes: readonly (Omit<Change, "codes"> & { readonly codes: readonly number[] })[];
+  readonly rules: ReadonlyMap<string, RuleTally>;
+  readonly units: number;
+}
+
+/** Each record rebuilt and answered once, then compared with what it got. */
+export async function evaluate(
+  records: readonly ErrorRecord[],
+  setup: ExplainSetup,
+  samples: number,
+): Promise<Evaluated> {
+  const changes = new Map<string, Change>();
+  const rules = new Map<string, RuleTally>();
+  const reasons: Record<string, number> = {};
+  let replayed = 0;
+  let unchanged = 0;
+  let units = 0;
+  const tally = (id: string): RuleTally => {
+    let t = rules.get(id);
+    if (t === undefined) {
+      t = { before: 0, after: 0, gained: 0, lost: 0, gained_rays: [], lost_rays: [] };
+      rules.set(id, t);
+    }
+    return t;
+  };
+  for (const record of records) {
+    const described = describedOf(record, setup.zone);
+    if (typeof described === "string") {
+      reasons[described] = (reasons[described] ?? 0) + 1;
+      continue;
+    }
+    const recorder = new RuleRecorder();
+    const answered = await respond(described, undefined, setup, recorder);
+    units += recorder.units;
+    await answered.response.body?.cancel();
+    const by = answered.answer;
+    const after: AnswerKey = {
+      answered_by:
+        by === undefined || by.kind === "default"
+          ? answered.error.kind === "origin-response"
+            ? "origin"
+            : "default"
+          : by.kind,
+      answer_id: by !== undefined && by.kind !== "default" ? by.id : null,
+      status: answered.response.status,
+      format: by?.kind === "default" ? by.format : formatOf(answered.response.headers.get("Content-Type")),
+    };
+    const before: AnswerKey = {
+      answered_by: record.answered_by,
+      answer_id: record.answer_id,
+      status: record.status,
+      format: record.format,
+    };
+    replayed += 1;
+    const wasRule = before.answered_by === "rule" ? before.answer_id : null;
+    const isRule = after.answered_by === "rule" ? after.answer_id : null;
+    if (wasRule !== null) tally(wasRule).before += 1;
+    if (isRule !== null) tally(isRule).after += 1;
+    if (wasRule !== isRule) {
+      if (isRule !== null) {
+        const t = tally(isRule);
+        t.gained += 1;
+        if (t.gained_rays.length < samples) t.gained_rays.push(record.ray);
+      }
+      if (wasRule !== null) {
+        const t = tally(wasRule);
+        t.lost += 1;
+        if (t.lost_rays.length < samples) t.lost_rays.push(record.ray);
+      }
+    }
+    const key = `${keyOf(before)} → ${keyOf(after)}`;
+    if (keyOf(before) === keyOf(after)) {
+      unchanged += 1;
+      continue;
+    }
+    let change = changes.get(key);
+    if (change === undefined) {
+      change = { before, after, count: 0, codes: new Set(), sample_rays: [] };
+      changes.set(key, change);
+    }
+    change.count += 1;
+    change.codes.add(record.code);
+    if (change.sample_rays.length < samples) change.sample_rays.push(record.ray);
+  }
+  const notReplayable = records.length - replayed;
+  return {
+    totals: {
+      records: records.length,
+      replayed,
+      unchanged,
+      changed: replayed - unchanged,
+      not_replayable: { count: notReplayable, reasons },
+    },
+    changes: [...changes.values()]
+      .sort((a, b) => b.count - a.count)
+      .map((c) => ({ ...c, codes: [...c.codes].sort((x, y) => x - y) })),
+    rules,
+    units,
+  };
+}
+
+const keyOf = (a: AnswerKey): string => `${a.answered_by}:${a.answer_id ?? ""}:${a.status}:${a.format}`;
+
+/**
+ * The request a record stands for: its method, the zone's URL with its path, the `Accept` of its family, an address
+ * of its class, its country, and its error (the catalog code, or the origin's status with its format); or why it
+ * cannot be rebuilt.
+ */
+export function describedOf(record: ErrorRecord, zone: string): DescribedRequest | string {
+  const detail = decodeDetail(record.detail);
+  if (detail === null) return "recorded before the request detail was kept";
+  let url: URL;
+  try {
+    url = new URL(`https://${zone}${record.path}`);
+    // A method the Fetch standard forbids (CONNECT, TRACE, TRACK) cannot be rebuilt as a Request.
+    new Request(url, { method: record.method });
+  } catch {
+    return "its method or path cannot be rebuilt as a request";
+  }
+  const accept = ACCEPT_OF[detail.accept];
+  const base = {
+    method: record.method,
+    url,
+    headers: accept === null ? [] : [["Accept", accept] as const],
+    clientIp: ADDRESS_OF[detail.client],
+    country: record.country,
+  };
+  if (record.source === "origin") {
+    if (detail.origin.kind !== "responded") return "its origin response was not recorded";
+    const media = MEDIA_OF[detail.origin.format];
+    const headers = media === null ? [] : [["Content-Type", media] as const];
+    return { ...base, error: { kind: "origin-response", status: record.code, headers, body: "" } };
+  }
+  if (catalogEntry(record.code) === undefined) return "its code is not in the catalog";
+  return { ...base, error: { kind: "code", code: record.code } };
+}
+
+/** Per rule of the draft (in its order), then the saved rules the draft drops: counts, samples, unrecorded fields. */
+function ruleReport(
+  tallies: ReadonlyMap<string, RuleTally>,
+  draft: readonly StoredRule[],
+  saved: readonly StoredRule[],
+  compiled: CompiledCustomErrors,
+): unknown[] {
+  const fields = new Map(compiled.rules.rules.map((entry) => [entry.id, entry.rule.fields]));
+  const empty: RuleTally = { before: 0, after: 0, gained: 0, lost: 0, gained_rays: [], lost_rays: [] };
+  const row = (rule: StoredRule, index: number | null) => {
+    const t = tallies.get(rule.id) ?? empty;
+    const unrecorded = (fields.get(rule.id) ?? []).filter((f) => !RECORDED_FIELDS.has(f));
+    return {
+      id: rule.id,
+      index,
+      description: rule.description,
+      enabled: rule.enabled,
+      before: t.before,
+      after: t.after,
+      gained: t.gained,
+      lost: t.lost,
+      sample_rays: { gained: t.gained_rays, lost: t.lost_rays },
+      reads_unrecorded: unrecorded,
+    };
+  };
+  const inDraft = new Set(draft.map((r) => r.id));
+  return [
+    ...draft.map((rule, index) => row(rule, index)),
+    ...saved.filter((rule) => !inDraft.has(rule.id)).map((rule) => row(rule, null)),
+  ];
+}
+
+/** The body: `{draft?, window?: {since?, until?, limit?}, samples?}`; each refusal names its field (code 20091). */
+export function parseReplayBody(body: unknown, now: number): Result<ReplayBody, ZoneApiFailure> {
+  const issues = new IssueList();
+  const at = (kind: IssueKind, path: string, message: string) => issues.add(kind, path, message);
+  const refused = (): Result<ReplayBody, ZoneApiFailure> => err({ kind: "invalid-replay", issues: issues.issues });
+  if (!isObject(body)) {
+    at("wrong-type", "body", "must be a JSON object {draft?, window?, samples?}");
+    return refused();
+  }
+  for (const key of unknownKeys(body, BODY_FIELDS)) at("unknown-field", key, "is not a replay field");
+  let draft: Record<string, unknown> | null = null;
+  if (body.draft !== undefined) {
+    if (!isObject(body.draft)) at("wrong-type", "draft", "must be an object {rules?, pages?}");
+    else {
+      draft = body.draft;
+      for (const key of unknownKeys(draft, DRAFT_FIELDS)) at("unknown-field", `draft.${key}`, "is not a draft field");
+    }
+  }
+  const oldest = now - RETENTION.eventsMs;
+  let since = oldest;
+  let until = now;
+  let limit: number = REPLAY_LIMITS.records;
+  const w = body.window ?? {};
+  if (!isObject(w)) at("wrong-type", "window", "must be an object {since?, until?, limit?}");
+  else {
+    for (const key of unknownKeys(w, WINDOW_FIELDS)) at("unknown-field", `window.${key}`, "is not a window field");
+    const time = (name: "since" | "until", fallback: number): number => {
+      const raw = w[name];
+      if (raw === undefined) return fallback;
+      const ms =
+        typeof raw === "number" && Number.isFinite(raw)
+          ? raw * 1000
+          : typeof raw === "string" && /^\d{4}-\d\d-\d\dT/.test(raw)
+            ? Date.parse(raw)
+            : NaN;
+      if (Number.isNaN(ms)) {
+        at("invalid", `window.${name}`, "must be an RFC 3339 time or epoch seconds");
+        return fallback;
+      }
+      return ms;
+    };
+    since = Math.max(time("since", oldest), oldest);
+    until = time("until", now);
+    if (until <= since)
+      at("out-of-range", "window.until", "must be after since (and after retention's start, 7 days ago)");
+    if (w.limit !== undefined) {
+      if (typeof w.limit !== "number" || !Number.isInteger(w.limit) || w.limit < 1 || w.limit > REPLAY_LIMITS.records)
+        at("out-of-range", "window.limit", `must be an integer from 1 to ${REPLAY_LIMITS.records}`);
+      else limit = w.limit;
+    }
+  }
+  let samples: number = REPLAY_LIMITS.defaultSamples;
+  if (body.samples !== undefined) {
+    const s = body.samples;
+    if (typeof s !== "number" || !Number.isInteger(s) || s < 0 || s > REPLAY_LIMITS.samples)
+      at("out-of-range", "samples", `must be an integer from 0 to ${REPLAY_LIMITS.samples}`);
+    else samples = s;
+  }
+  if (issues.count > 0) return refused();
+  return ok({ draft, window: { since, until, limit }, samples });
+}
