@@ -21,6 +21,7 @@ import {
 } from "../../../../src/state/analytics/request-detail";
 import { migrate } from "../../../../src/state/migrations";
 import { ANALYTICS_MIGRATIONS } from "../../../../src/state/analytics/schema";
+import { BATCHES_BETWEEN_SQL } from "../../../../src/state/analytics/query";
 import type { ZoneAnalytics } from "../../../../src/state/analytics/zone-analytics";
 import { errorRecord, rayOf } from "../../support/analytics";
 
@@ -151,5 +152,35 @@ describe("schema migration 4", () => {
     const fresh: ErrorRecord = errorRecord(9, now, { detail: `jp-b--m:${RULE}` });
     expect(await stub.record([fresh])).toBe(1);
     expect((await stub.lookup(rayOf(9), now))?.detail).toBe(`jp-b--m:${RULE}`);
+  });
+});
+
+describe("a replay's window (ZoneAnalytics.recordsBetween)", () => {
+  it("the newest records of [since, until), at most limit, newest first; an index search", async () => {
+    const stub = stubFor();
+    const now = Date.now();
+    // Three batches, a minute apart; each record a second apart.
+    for (let b = 0; b < 3; b++)
+      await stub.record(
+        Array.from({ length: 4 }, (_, i) => errorRecord(100 + b * 4 + i, now - (3 - b) * 60_000 + i * 1000)),
+      );
+    const all = await stub.recordsBetween(0, now + 1, 1000, now);
+    expect(all.map((r) => r.ray)).toEqual(Array.from({ length: 12 }, (_, i) => rayOf(111 - i)));
+    expect((await stub.recordsBetween(0, now + 1, 5, now)).map((r) => r.ray)).toEqual(
+      [111, 110, 109, 108, 107].map(rayOf),
+    );
+    // The middle batch only: its records are at now − 120 s … now − 117 s.
+    const middle = await stub.recordsBetween(now - 121_000, now - 100_000, 1000, now);
+    expect(middle.map((r) => r.ray)).toEqual([107, 106, 105, 104].map(rayOf));
+    // Past retention nothing is read.
+    expect(await stub.recordsBetween(0, now + 1, 1000, now + 8 * 86_400_000)).toEqual([]);
+    const plan = await runInDurableObject(stub, (_: ZoneAnalytics, state) =>
+      state.storage.sql
+        .exec<{ detail: string }>(`EXPLAIN QUERY PLAN ${BATCHES_BETWEEN_SQL}`, 0, 1)
+        .toArray()
+        .map((r) => r.detail)
+        .join(" | "),
+    );
+    expect(plan).toMatch(/SEARCH batches USING (COVERING )?INDEX batches_by_newest/);
   });
 });
