@@ -9,7 +9,11 @@
  * A replay is bounded to one per 10 s per token and zone after a burst of 3, a draft preview to 2 per second after a
  * burst of 20 (src/api/preview/bound.ts): a refused call waits and is sent again, outside the timing.
  */
+import { acceptFamily, addressClass } from "../../src/edge/analytics/request-class.ts";
+import { encodeBatch, type ErrorRecord } from "../../src/state/analytics/record.ts";
+import { encodeDetail } from "../../src/state/analytics/request-detail.ts";
 import { api as apiCall, send } from "../lib/http.ts";
+import { compare } from "../lib/micro.ts";
 import { serveWorker, type Served } from "../lib/serve.ts";
 import { median, round } from "../lib/stats.ts";
 import type { ResultRow, SuiteContext, SuiteResult } from "../lib/suite.ts";
@@ -145,6 +149,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
         ...(cpuKnown ? { serverCpuUs: round(median(replays.map((t) => t.cpuUs ?? NaN)), 0) } : {}),
       },
     ];
+    rows.push(...recordingRows(context.quick));
     return {
       rows,
       notes: [
@@ -152,11 +157,68 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
         "p50 is the median time per call (client side, loopback), per recorded error for the replay row; the CPU column is",
         "the Worker's workerd process (analytics object included) during the call. Ratio: the preview's time ÷ the replay's",
         "time per recorded error (how many recorded errors a replay evaluates in the time of one draft preview).",
+        "The last rows are Node micro-benchmarks (undici's Request, not workerd's): what the request detail costs an",
+        "error's record (its Accept family, address class and packing) against encoding that record for its batch.",
       ],
     };
   } finally {
     await served.dispose();
   }
+}
+
+/**
+ * What recording the request detail adds to an error's record on the error path (src/edge/analytics/request-class.ts):
+ * the detail alone against encoding the record it joins (`encodeBatch` of one record, which every recorded error
+ * already pays), in Node.
+ */
+function recordingRows(quick: boolean): ResultRow[] {
+  const accepts = ["application/json", "text/html,application/xhtml+xml,*/*;q=0.8", "text/markdown", "*/*"];
+  const requests = accepts.map(
+    (accept, i) =>
+      new Request(`https://shop.example/api/items/${i}`, {
+        headers: { Accept: accept, "CF-Connecting-IP": i % 2 === 0 ? "198.51.100.7" : "2001:db8::7" },
+      }),
+  );
+  const record: ErrorRecord = {
+    ray: "0123456789abcdef",
+    at: 1_764_150_000_123,
+    code: 522,
+    status: 522,
+    source: "edge",
+    answered_by: "default",
+    answer_id: null,
+    format: "json",
+    method: "GET",
+    path: "/api/items/42",
+    country: "FR",
+    cause: "GET [origin]/api/items/42; connect timeout",
+    detail: "j4---f-",
+  };
+  const r = compare(
+    (i) => {
+      const request = requests[i % requests.length]!;
+      return encodeDetail({
+        accept: acceptFamily(request),
+        client: addressClass(request),
+        ipAccess: "none",
+        firewall: "none",
+        rateLimit: "none",
+        origin: { kind: "failed" },
+        rules: "not-run",
+        blockedBy: null,
+      });
+    },
+    () => encodeBatch([record]),
+    { batch: quick ? 1000 : 20_000, rounds: quick ? 3 : 15 },
+  );
+  return [
+    {
+      name: "encoding one record for its batch (Node)",
+      baseline: true,
+      nsPerOp: round(r.baselineNs, 0),
+    },
+    { name: "the request detail alone: Accept family, address class, packing (Node)", nsPerOp: round(r.subjectNs, 0) },
+  ];
 }
 
 /** Waits until the zone's analytics hold `expected` records (written after each response, in batches). */

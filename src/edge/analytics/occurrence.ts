@@ -12,22 +12,15 @@ import {
   type ErrorRecord,
   type ErrorSource,
 } from "../../state/analytics/record";
-import {
-  encodeDetail,
-  NOT_REACHED,
-  type AcceptFamily,
-  type AddressClass,
-  type OriginMark,
-  type RequestDetail,
-} from "../../state/analytics/request-detail";
-import { chooseErrorFormat } from "../../errors/format";
+import { encodeDetail, NOT_REACHED, type OriginMark, type RequestDetail } from "../../state/analytics/request-detail";
 import { logEvent } from "../../shared/log";
-import { clientAddress } from "../../shared/client-address";
 import { clientCountry } from "../../shared/country";
 import type { CompiledRequestPhase } from "../request-phases/compile";
 import type { RequestPhaseOutcome } from "../request-phases/request-phase";
 import { isRayId, newRayId } from "../../shared/ray";
 import { analyticsSink, recorder, type RecordSink, type ShardTarget } from "./recorder";
+import { analyticsSink, recorder } from "./recorder";
+import { acceptFamily, addressClass } from "./request-class";
 
 export interface Occurrence {
   readonly zone: string;
@@ -120,56 +113,6 @@ function requestPhaseMarks(compiled: CompiledRequestPhase | null, outcome: Reque
     case 1015:
       return { ipAccess: access, firewall, rateLimit: "blocked" };
   }
-}
-
-/**
- * The request's `Accept` family (request-detail.ts): the negotiated representation (memoised per `Accept`,
- * src/errors/format.ts), told apart from an HTML fallback and from an MCP client: an `Mcp-Method` header, or a POST
- * accepting both JSON and `text/event-stream` (the Streamable HTTP transport,
- * https://modelcontextprotocol.io/specification/2025-06-18/basic/transports).
- */
-export function acceptFamily(request: Request): AcceptFamily {
-  const accept = request.headers.get("Accept");
-  if (
-    request.headers.has("Mcp-Method") ||
-    (request.method === "POST" &&
-      accept !== null &&
-      accept.includes("application/json") &&
-      accept.includes("text/event-stream"))
-  )
-    return "mcp";
-  if (accept === null || accept.trim() === "") return "none";
-  const format = chooseErrorFormat(accept).format;
-  if (format !== "html") return format;
-  // HTML asked for (named, or a wildcard's default), or reached because nothing acceptable was named.
-  return /html|\*/i.test(accept) ? "html" : "other";
-}
-
-/** The class of the client address (request-detail.ts `AddressClass`), never the address itself. */
-export function addressClass(request: Request): AddressClass {
-  const client = clientAddress(request);
-  if (client === undefined) return "none";
-  const a = client.address;
-  if (typeof a === "number") return privateV4(a) ? "private" : "ipv4";
-  // IPv4-mapped (::ffff:0:0/96) is its IPv4 address.
-  if (a >> 32n === 0xffffn) return privateV4(Number(a & 0xffffffffn)) ? "private" : "ipv4";
-  const top = Number(a >> 112n);
-  const privateV6 = a === 1n || (top & 0xfe00) === 0xfc00 || (top & 0xffc0) === 0xfe80;
-  return privateV6 ? "private" : "ipv6";
-}
-
-/** Loopback, RFC 1918, RFC 6598 shared, link-local. */
-function privateV4(a: number): boolean {
-  const first = a >>> 24;
-  const second = (a >>> 16) & 255;
-  return (
-    first === 10 ||
-    first === 127 ||
-    (first === 172 && second >= 16 && second <= 31) ||
-    (first === 192 && second === 168) ||
-    (first === 169 && second === 254) ||
-    (first === 100 && second >= 64 && second <= 127)
-  );
 }
 
 /** Records an answered error after the response (never awaited by the response path, never throws). */

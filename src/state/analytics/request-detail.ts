@@ -12,7 +12,7 @@ import { FORMATS, type ServedFormat } from "./record";
 
 /**
  * Which answer the request's `Accept` negotiates (docs/negotiation.md): one of the four representations, `mcp`
- * (an MCP client: an `Mcp-Method` header, or a POST accepting both `application/json` and `text/event-stream`),
+ * (an MCP client: a POST with an `Mcp-Method` header or accepting both `application/json` and `text/event-stream`),
  * `other` (an `Accept` naming none of the four and no wildcard: HTML by fallback), `none` (no `Accept`: HTML).
  */
 export const ACCEPT_FAMILIES = ["html", "json", "problem+json", "markdown", "mcp", "other", "none"] as const;
