@@ -15,6 +15,7 @@
  */
 import { readJsonBody } from "../kit/body";
 import { apiSuccess } from "../kit/envelope";
+import { lintMessages } from "../kit/lint-messages";
 import type { ApiContext } from "../kit/types";
 import type { ZoneAnswer, ZoneApiFailure } from "../kit/zone-section";
 import { catalogEntry } from "../../errors/catalog";
@@ -164,12 +165,14 @@ async function runReplay(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   let custom: CompiledCustomErrors = saved;
   let stored: readonly StoredRule[] = storedRuleset(current.document, "http_custom_errors")?.rules ?? [];
   let pages: PageSource = savedPages;
+  let linted = current.document;
   if (input.value.draft !== null) {
     const draft = await compiledDraft(current, compiled, input.value.draft);
     if (!draft.ok) return draft;
     const own = draft.value.pages;
     custom = draft.value.compiled;
     stored = draft.value.rules;
+    linted = draft.value.document;
     pages = (id) => {
       const page = own.get(id);
       return page === undefined ? savedPages(id) : Promise.resolve(page);
@@ -189,21 +192,27 @@ async function runReplay(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const records = await ns.get(ns.idFromName(zone)).recordsBetween(window.since, window.until, window.limit);
   const report = await evaluate(records, setup, samples);
   const savedRules = storedRuleset(current.document, "http_custom_errors")?.rules ?? [];
+  // The rule linter's warnings about the configuration replayed (the draft on the saved zone), docs/lint.md, as
+  // the draft preview gives them.
+  const messages = await lintMessages(c.env, zone, linted);
   return ok(
-    apiSuccess({
-      zone,
-      version: current.version,
-      draft: input.value.draft !== null,
-      window: {
-        since: new Date(window.since).toISOString(),
-        until: new Date(window.until).toISOString(),
-        limit: window.limit,
+    apiSuccess(
+      {
+        zone,
+        version: current.version,
+        draft: input.value.draft !== null,
+        window: {
+          since: new Date(window.since).toISOString(),
+          until: new Date(window.until).toISOString(),
+          limit: window.limit,
+        },
+        ...report.totals,
+        changes: report.changes,
+        rules: ruleReport(report.rules, stored, savedRules, custom),
+        cost: { units: report.units, budget_per_record: MAX_REQUEST_UNITS },
       },
-      ...report.totals,
-      changes: report.changes,
-      rules: ruleReport(report.rules, stored, savedRules, custom),
-      cost: { units: report.units, budget_per_record: MAX_REQUEST_UNITS },
-    }),
+      { messages },
+    ),
   );
 }
 

@@ -178,6 +178,9 @@ describe("a replay reports exactly what saving the draft changes on real traffic
     const report = res.body.result;
     expect(report).toMatchObject({ draft: true, records: BURST.length, replayed: BURST.length });
     expect(report.not_replayable.count).toBe(0);
+    // The rule linter's warnings on the draft, as the draft preview gives them (docs/lint.md): A1 serves text to
+    // clients that accept JSON.
+    expect(res.body.messages).toEqual(expect.arrayContaining([expect.objectContaining({ code: 20080, rule_id: A1 })]));
 
     // Nothing was stored: traffic still gets the saved configuration.
     const again = await send(zone, BURST[0]!);
