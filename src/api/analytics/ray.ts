@@ -22,7 +22,8 @@ import {
   type RequestDetail,
   type RequestPhaseMark,
 } from "../../state/analytics/request-detail";
-import { analyticsStore } from "./store";
+import { zoneLookup } from "../../state/analytics/fan-out";
+import { planOf } from "./store";
 
 /** One phase of a recorded error, as the lookups show it (docs/analytics.md "Ray lookup"). */
 export interface PhaseOutcome {
@@ -48,9 +49,10 @@ export async function findRecord(
   raw: string,
 ): Promise<Result<ErrorRecord, ZoneApiFailure>> {
   if (!isRayId(raw)) return err({ kind: "invalid-ray", ray: decoded(raw).slice(0, 64) });
-  const found = await analyticsStore(c, zone);
-  if (!found.ok) return found;
-  const record = await found.value.lookup(raw, Date.now());
+  const plan = await planOf(c, zone);
+  if (!plan.ok) return plan;
+  // The record's shard under each shard count in force (docs/analytics.md "Shards").
+  const record = await zoneLookup(c.env.ZONE_ANALYTICS, zone, plan.value, raw);
   if (record === null) return err({ kind: "unknown-ray", ray: raw, days: RETENTION.eventsMs / 86_400_000 });
   return ok(record);
 }

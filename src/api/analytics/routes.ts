@@ -25,26 +25,7 @@ import {
   type ShardPlan,
 } from "../../state/analytics/shards";
 import { parseCountQuery } from "./params";
-
-/**
- * The zone's shard plan (docs/analytics.md "Shards"), after checking the zone is configured (reading never creates
- * storage for any name). The zone is read through the isolate's cache (the KV read path), not the writer: a shard
- * count changed within the cache's TTL is read as it was, and the history keeps every earlier count in the fan-out.
- */
-async function planOf(c: ApiContext, zone: string): Promise<Result<ShardPlan, ZoneApiFailure>> {
-  const config = await lookupZone(c.env.CONFIG, zone);
-  if (!config.ok) return config;
-  if (config.value === null) return err({ kind: "not-found" });
-  const plan = storedShardPlan(config.value.document);
-  return plan.ok ? plan : err({ kind: "corrupt", cause: plan.error });
-}
-import { zoneHandler, zoneTarget, type ZoneAnswer } from "../kit/zone-section";
-import { err, ok } from "../../shared/result";
-import { STEP_MS } from "../../state/analytics/schema";
-import type { CountQuery } from "../../state/analytics/query";
-import type { CountResult, SeriesRow } from "../../state/analytics/zone-analytics";
-import { parseCountQuery } from "./params";
-import { analyticsStore } from "./store";
+import { planOf } from "./store";
 import { byRay, publishedByRay } from "./ray";
 
 async function counts(c: ApiContext, zone: string): Promise<ZoneAnswer> {
@@ -53,9 +34,6 @@ async function counts(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const plan = await planOf(c, zone);
   if (!plan.ok) return plan;
   const result = await zoneCounts(c.env.ZONE_ANALYTICS, zone, plan.value, query.value);
-  const found = await analyticsStore(c, zone);
-  if (!found.ok) return found;
-  const result = await found.value.counts(query.value);
   if (!result.ok) {
     const { series, limit } = result.error;
     return err({ kind: "too-many-series", series, limit });
@@ -121,29 +99,6 @@ function shape(zone: string, q: CountQuery, r: ZoneCounts): unknown {
     top_codes: r.topCodes.map((t) => ({ ...t, rate: rate(t.count, requests) })),
     top_paths: r.topPaths.map((t) => ({ ...t, rate: rate(t.count, r.pathHoursRequests) })),
   };
-}
-
-async function byRay(c: ApiContext, zone: string): Promise<ZoneAnswer> {
-  const ray = c.params.ray ?? "";
-  if (!isRayId(ray)) {
-    return err({ kind: "invalid-ray", ray: decodeSafe(ray).slice(0, 64) });
-  }
-  const plan = await planOf(c, zone);
-  if (!plan.ok) return plan;
-  const record = await zoneLookup(c.env.ZONE_ANALYTICS, zone, plan.value, ray);
-  if (record === null) {
-    return err({ kind: "unknown-ray", ray, days: RETENTION.eventsMs / 86_400_000 });
-  }
-  return ok(apiSuccess({ ...record, zone, time: new Date(record.at).toISOString() }));
-}
-
-/** JSON-quoted with `<`, `>` and `&` escaped too, so a quoted value is inert wherever the message is shown. */
-function decodeSafe(raw: string): string {
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return raw;
-  }
 }
 
 /** The settings as answered: the shard count, the counts still in force (queries ask each) and the limit. */

@@ -25,6 +25,8 @@ import { IssueList, isObject, unknownKeys, type IssueKind } from "../../shared/v
 import { formatOf, type AnsweredBy, type ErrorRecord, type ServedFormat } from "../../state/analytics/record";
 import { decodeDetail, type AcceptFamily, type AddressClass } from "../../state/analytics/request-detail";
 import { RETENTION } from "../../state/analytics/schema";
+import { shardNames, storedShardPlan, type ShardPlan } from "../../state/analytics/shards";
+import type { ZoneAnalytics } from "../../state/analytics/zone-analytics";
 import { lookupZone } from "../../state/zone/cache";
 import { storedRuleset } from "../../state/zone/rulesets/stored";
 import type { StoredRule } from "../../state/zone/rulesets/validate";
@@ -188,8 +190,9 @@ async function runReplay(c: ApiContext, zone: string): Promise<ZoneAnswer> {
     invocation: c.ctx,
   };
   const { window, samples } = input.value;
-  const ns = c.env.ZONE_ANALYTICS;
-  const records = await ns.get(ns.idFromName(zone)).recordsBetween(window.since, window.until, window.limit);
+  const plan = storedShardPlan(current.document);
+  if (!plan.ok) return err({ kind: "corrupt", cause: plan.error });
+  const records = await windowRecords(c.env.ZONE_ANALYTICS, zone, plan.value, window);
   const report = await evaluate(records, setup, samples);
   const savedRules = storedRuleset(current.document, "http_custom_errors")?.rules ?? [];
   // The rule linter's warnings about the configuration replayed (the draft on the saved zone), docs/lint.md, as
@@ -214,6 +217,28 @@ async function runReplay(c: ApiContext, zone: string): Promise<ZoneAnswer> {
       { messages },
     ),
   );
+}
+
+/**
+ * The newest records of the window over every shard of the zone (docs/analytics.md "Shards"): each shard's newest
+ * `limit`, merged newest first and cut to `limit`, so at most shards × limit records cross the RPCs.
+ */
+async function windowRecords(
+  ns: DurableObjectNamespace<ZoneAnalytics>,
+  zone: string,
+  plan: ShardPlan,
+  window: Window,
+): Promise<ErrorRecord[]> {
+  const now = Date.now();
+  const parts = await Promise.all(
+    shardNames(zone, plan, now).map((name) =>
+      ns.get(ns.idFromName(name)).recordsBetween(window.since, window.until, window.limit, now),
+    ),
+  );
+  return parts
+    .flat()
+    .sort((a, b) => b.at - a.at)
+    .slice(0, window.limit);
 }
 
 interface Evaluated {

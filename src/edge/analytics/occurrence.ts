@@ -19,7 +19,6 @@ import type { CompiledRequestPhase } from "../request-phases/compile";
 import type { RequestPhaseOutcome } from "../request-phases/request-phase";
 import { isRayId, newRayId } from "../../shared/ray";
 import { analyticsSink, recorder, type RecordSink, type ShardTarget } from "./recorder";
-import { analyticsSink, recorder } from "./recorder";
 import { acceptFamily, addressClass } from "./request-class";
 
 export interface Occurrence {
