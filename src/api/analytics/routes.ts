@@ -7,15 +7,13 @@
 import { readJsonBody } from "../kit/body";
 import { apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
-import { editZone, readZone, zoneHandler, zoneTarget, type ZoneAnswer, type ZoneApiFailure } from "../kit/zone-section";
+import { editZone, readZone, zoneHandler, zoneTarget, type ZoneAnswer } from "../kit/zone-section";
 import { isObject } from "../../shared/validation";
-import { isRayId } from "../../shared/ray";
-import { err, ok, type Result } from "../../shared/result";
-import { lookupZone } from "../../state/zone/cache";
-import { STEP_MS, RETENTION } from "../../state/analytics/schema";
+import { err, ok } from "../../shared/result";
+import { STEP_MS } from "../../state/analytics/schema";
 import type { CountQuery } from "../../state/analytics/query";
 import type { SeriesRow } from "../../state/analytics/zone-analytics";
-import { zoneCounts, zoneLookup, type ZoneCounts } from "../../state/analytics/fan-out";
+import { zoneCounts, type ZoneCounts } from "../../state/analytics/fan-out";
 import {
   countsInForce,
   DEFAULT_PLAN,
