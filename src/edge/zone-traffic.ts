@@ -31,6 +31,7 @@ import type { OriginMark } from "../state/analytics/request-detail";
 import { err, ok, type Result } from "../shared/result";
 import { parseOriginUrl, pointsAtApi } from "../shared/origin-url";
 import { ZONE_LIMITS } from "../state/zone/schema";
+import { mcpExchangeOf, watchedResponse, type McpExchange } from "./agents/agent-answers";
 
 export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
   const { request, url, zone, env, ctx, settings } = rc;
@@ -51,10 +52,12 @@ export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
   let originTried = false;
   let customRules = false;
   let shards = 1;
+  // An MCP request's generated errors are JSON-RPC answers (docs/agents.md); known once the headers are scanned.
+  let mcp: McpExchange | null = null;
   // Every error before the origin is tried is the edge's own refusal: the request never left the edge
   // (docs/errors.md "Did the request reach the origin?"); an origin failure says what happened (`failure`).
   const fail = async (code: number, cause: string, more: FailureDetail = {}): Promise<Response> => {
-    const event = {
+    const base = {
       code,
       request,
       url,
@@ -64,10 +67,9 @@ export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
     };
     const { retryAfter, origin } = more;
     const timing = origin === undefined ? {} : { origin: { ms: origin.elapsedMs, reason: origin.reason } };
-    const { response, answeredBy } = await errorResponse(
-      retryAfter === undefined ? { ...event, ...timing } : { ...event, ...timing, retryAfter },
-      scope,
-    );
+    const event = retryAfter === undefined ? { ...base, ...timing } : { ...base, ...timing, retryAfter };
+    const { response, answeredBy } =
+      (mcp !== null ? await mcp.answer(event, scope) : null) ?? (await errorResponse(event, scope));
     if (recorded) {
       const occurrence = { zone, shards, source: "edge", code, cause, request, url, response, answeredBy } as const;
       const seen = progressOf(phases, phaseOutcome, { kind: originTried ? "failed" : "not-reached" }, customRules);
@@ -80,6 +82,7 @@ export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
   if (isIpLiteral(zone)) return fail(1003, `direct IP access to ${zone}`);
   // RFC 8586: our own mark means this request already went through this service once.
   const headers = scanRequestHeaders(request.headers); // one pass: loop mark, size, fields to forward
+  mcp = mcpExchangeOf(request, headers);
   if (headers.loop) return fail(1000, "CDN-Loop already carries this service's mark");
 
   // The one zone lookup: a value on a hit, one KV read on a miss (compiled-zone.ts).
@@ -149,11 +152,17 @@ export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
   // The origin gets the original path unless the zone's scope is `both` (docs/rules-language.md; docs/origin.md).
   const path = normalization.scope === "both" ? ruleUrl().originPath : url.pathname + url.search;
   originTried = true;
-  const result = await forwardToOrigin(request, url, headers, route.plan, { connector: connectorFor(env), path });
+  const connector = connectorFor(env);
+  const forwarded = mcp === null ? { connector, path } : { connector, path, body: mcp.forwardBody() };
+  const result = await forwardToOrigin(request, url, headers, route.plan, forwarded);
   if (!result.ok) {
     return withFields(await fail(result.error.code, result.error.cause, { origin: result.error }), limitFields);
   }
-  if (result.value.status < 400) return withFields(result.value, limitFields);
+  // An event stream or NDJSON that breaks after its headers ends with an error frame (docs/agents.md "Streams").
+  if (result.value.status < 400) {
+    const watch = { event: { request, url }, scope, idleMs: route.plan.readTimeoutMs };
+    return withFields(watchedResponse(result.value, watch), limitFields);
+  }
   // Custom error rules also see the origin's own errors (docs/custom-errors.md); pages and defaults never replace them.
   const custom = config
     ? applyToOriginError(config.customErrors, request, result.value, {

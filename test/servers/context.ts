@@ -16,6 +16,8 @@ export interface OriginPorts {
   readonly raw: number;
   /** HTTPS origin with a self-signed certificate (generated with openssl at setup). */
   readonly tls: number;
+  /** Raw TCP origin whose event streams and NDJSON break after their headers (stream-origin.ts). */
+  readonly stream: number;
   /** A loopback port with nothing listening: connections are refused. */
   readonly closed: number;
 }

@@ -7,6 +7,7 @@ import type { TestProject } from "vitest/node";
 import type { OriginPorts } from "./context.ts";
 import { startHttpOrigin } from "./http-origin.ts";
 import { startRawOrigin } from "./raw-origin.ts";
+import { startStreamOrigin } from "./stream-origin.ts";
 import { startTlsOrigin } from "./tls-origin.ts";
 
 /**
@@ -30,11 +31,17 @@ async function closedPort(): Promise<number> {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const [http, raw, tls] = await Promise.all([startHttpOrigin(), startRawOrigin(), startTlsOrigin()]);
-  const ports: OriginPorts = { http: http.port, raw: raw.port, tls: tls.port, closed: await closedPort() };
+  const [http, raw, tls, stream] = await Promise.all([
+    startHttpOrigin(),
+    startRawOrigin(),
+    startTlsOrigin(),
+    startStreamOrigin(),
+  ]);
+  const closed = await closedPort();
+  const ports: OriginPorts = { http: http.port, raw: raw.port, tls: tls.port, stream: stream.port, closed };
   project.provide("originPorts", ports);
   return async () => {
     for (const { server } of [http, tls]) server.closeAllConnections();
-    await Promise.all([http, raw, tls].map(({ server }) => new Promise<void>((r) => server.close(() => r()))));
+    await Promise.all([http, raw, tls, stream].map(({ server }) => new Promise<void>((r) => server.close(() => r()))));
   };
 }

@@ -41,13 +41,18 @@ type Settled =
  * cancels the pending subrequest and closes its connection (tested: "a 524 leaves no upstream connection
  * open"); a signal on every request measured ~20 µs of CPU per request (docs/benchmarks.md).
  */
-export function upstreamInit(request: Request, url: URL, scan: RequestHeaderScan): RequestInit {
+export function upstreamInit(
+  request: Request,
+  url: URL,
+  scan: RequestHeaderScan,
+  body?: ReadableStream<Uint8Array> | null,
+): RequestInit {
   const method = request.method; // one read: each is a call into the runtime
   const hasBody = method !== "GET" && method !== "HEAD";
   return {
     method,
     headers: upstreamHeaders(request.headers, scan, { proto: url.protocol.slice(0, -1), host: url.host }),
-    body: hasBody ? request.body : null,
+    body: hasBody ? (body === undefined ? request.body : body) : null,
     redirect: "manual",
   };
 }
@@ -60,6 +65,11 @@ export interface ForwardOptions {
    * (docs/rules-language.md; docs/origin.md).
    */
   readonly path?: string;
+  /**
+   * The body to send instead of `request.body`: a branch of a tee whose other branch an MCP error answer may read
+   * (src/edge/agents/body-copy.ts, docs/agents.md "Reading the id").
+   */
+  readonly body?: ReadableStream<Uint8Array> | null;
 }
 
 /** An origin failure and how long the attempt took until it was classified (`Server-Timing`, docs/errors.md). */
@@ -74,10 +84,10 @@ export async function forwardToOrigin(
   plan: ForwardPlan,
   options: ForwardOptions,
 ): Promise<Result<Response, TimedOriginFailure>> {
-  const { connector, path = url.pathname + url.search } = options;
+  const { connector, path = url.pathname + url.search, body } = options;
   const started = Date.now();
   const fetched = connector
-    .fetch(plan.target.origin + path, upstreamInit(request, url, scan))
+    .fetch(plan.target.origin + path, upstreamInit(request, url, scan, body))
     .then((response): Settled => ({ kind: "response", response }), failed);
   let settled = await within(fetched, Math.min(plan.connectTimeoutMs, plan.readTimeoutMs));
   if (settled === TIMEOUT) {

@@ -1,0 +1,104 @@
+/**
+ * The two answers for clients that cannot read a problem document (docs/agents.md): MCP requests get a JSON-RPC
+ * answer carrying the problem, and broken event streams end with an error frame holding it. Both carry the
+ * structured default of the one error pipeline (src/errors/pipeline.ts), as JSON, so the problem object, its log
+ * line and its headers are exactly those of any other generated error.
+ */
+import { errorResponse, type Answered, type ErrorEvent, type ErrorScope } from "../../errors/pipeline";
+import type { RequestHeaderScan } from "../origin/headers";
+import { bodyText, copyBody, type BodyCopy } from "./body-copy";
+import { readJsonRpc, rpcAnswerBody, type ProblemObject } from "./mcp-answer";
+import { mayBeMcp, recogniseMcp, type McpSignal } from "./mcp-recognise";
+import { streamKindOf, watchStream, type StreamFailure } from "./stream-watch";
+
+/**
+ * The structured default of an error as JSON, whatever the request's `Accept`, without the zone's custom error
+ * rules and page: what a JSON-RPC message or a stream frame can carry is the problem object itself
+ * (docs/agents.md "Custom error rules and pages").
+ */
+export async function problemAnswer(event: ErrorEvent, scope: ErrorScope): Promise<Answered> {
+  const asJson = new Request(event.request.url, { method: "GET", headers: { Accept: "application/json" } });
+  return errorResponse({ ...event, request: asJson }, { ...scope, customization: undefined });
+}
+
+/** An MCP request on its way: recognised from its headers, its body copied when it is forwarded. */
+export class McpExchange {
+  private copy: BodyCopy | null = null;
+  constructor(
+    private readonly signal: McpSignal,
+    private readonly request: Request,
+  ) {}
+
+  /** The body to forward: a branch of a tee, the other branch kept (bounded) for the id of an error answer. */
+  forwardBody(): ReadableStream<Uint8Array> | null {
+    const body = this.request.body;
+    if (body === null) return null;
+    const { forward, copy } = copyBody(body);
+    this.copy = copy;
+    return forward;
+  }
+
+  /**
+   * The error as a JSON-RPC answer (docs/agents.md "MCP answers"): HTTP 200 with the pipeline's headers (Ray-ID,
+   * Proxy-Status, the retry verdicts, Retry-After), `application/json`. `null` when the body holds no request to
+   * answer (a notification, a response, not JSON-RPC, over the cap): the ordinary structured error answers then.
+   */
+  async answer(event: ErrorEvent, scope: ErrorScope): Promise<Answered | null> {
+    const text = this.copy !== null ? await this.copy.text() : await bodyText(this.request.body);
+    if (text === null) return null;
+    const rpc = readJsonRpc(text, this.signal.methodHeader);
+    if (rpc.kind === "none") return null;
+    const { response, answeredBy } = await problemAnswer(event, scope);
+    const problem = JSON.parse(await response.text()) as ProblemObject;
+    const headers = new Headers(response.headers);
+    headers.set("Content-Type", "application/json");
+    headers.delete("Content-Length");
+    return { response: new Response(rpcAnswerBody(rpc, problem), { status: 200, headers }), answeredBy };
+  }
+}
+
+/** The request's MCP exchange, or `null` for every request that is not MCP (docs/agents.md "Which requests"). */
+export function mcpExchangeOf(request: Request, scan: RequestHeaderScan): McpExchange | null {
+  const fields = scan.fields;
+  if (fields !== null && !mayBeMcp(fields)) return null; // ordinary traffic stops here
+  const headers =
+    fields !== null
+      ? { mcpMethod: fields["mcp-method"], accept: fields["accept"] }
+      : {
+          mcpMethod: request.headers.get("Mcp-Method") ?? undefined,
+          accept: request.headers.get("Accept") ?? undefined,
+        };
+  const signal = recogniseMcp(request.method, headers);
+  return signal === null ? null : new McpExchange(signal, request);
+}
+
+/** What a stream's error frame needs: the request, and how long the origin may stay silent. */
+export interface StreamWatch {
+  readonly event: Omit<ErrorEvent, "code" | "cause">;
+  readonly scope: ErrorScope;
+  readonly idleMs: number;
+}
+
+/**
+ * The origin's response, watched when it is an event stream or NDJSON without a declared length
+ * (docs/agents.md "Streams"); any other response is returned as it is.
+ */
+export function watchedResponse(response: Response, watch: StreamWatch): Response {
+  const body = response.body;
+  if (body === null) return response;
+  const kind = streamKindOf(response.headers.get("Content-Type"));
+  if (kind === null || response.headers.has("Content-Length")) return response;
+  const problemFor = async (failure: StreamFailure): Promise<string> => {
+    const event: ErrorEvent = { ...watch.event, ...streamError(failure) };
+    const { response: answer } = await problemAnswer(event, watch.scope);
+    return (await answer.text()).trim(); // one line: a frame must not be split
+  };
+  return new Response(watchStream(body, kind, watch.idleMs, problemFor), response);
+}
+
+/** The code of a broken stream: 520 when the connection broke, 524 when the origin went quiet (docs/agents.md). */
+function streamError(failure: StreamFailure): { code: number; cause: string } {
+  return failure.kind === "idle"
+    ? { code: 524, cause: `stream sent no byte for ${failure.idleMs} ms after its headers` }
+    : { code: 520, cause: `stream broke after its headers: ${failure.message}` };
+}
