@@ -69,7 +69,11 @@ beforeAll(async () => {
   worker = await serveWorker({
     root,
     entry: "src/index.ts",
-    bindings: { ADMIN_TOKEN: "mcp-test-token", API_HOSTS: "api.test", DEFAULT_ORIGIN: `http://127.0.0.1:${origin.port}` },
+    bindings: {
+      ADMIN_TOKEN: "mcp-test-token",
+      API_HOSTS: "api.test",
+      DEFAULT_ORIGIN: `http://127.0.0.1:${origin.port}`,
+    },
   });
 }, 60_000);
 

@@ -64,7 +64,9 @@ function act(socket: Socket, path: string): void {
       });
       return;
     case "clean":
-      later(100, () => socket.end(chunk(family === "sse" ? "event: message\ndata: two\n\n" : '{"n":2}\n') + "0\r\n\r\n"));
+      later(100, () =>
+        socket.end(chunk(family === "sse" ? "event: message\ndata: two\n\n" : '{"n":2}\n') + "0\r\n\r\n"),
+      );
       return;
     default: // idle: say nothing more
       return;

@@ -120,9 +120,7 @@ function retryHint(problem: ProblemObject): string {
     return "Retry: no. Calling this tool again will fail the same way until the site's owner fixes the cause.";
   }
   const wait = problem["retry_after"];
-  return typeof wait === "number"
-    ? `Retry: yes, after at least ${wait} seconds.`
-    : "Retry: yes, after a short wait.";
+  return typeof wait === "number" ? `Retry: yes, after at least ${wait} seconds.` : "Retry: yes, after a short wait.";
 }
 
 function stringOf(problem: ProblemObject, key: string): string | null {

@@ -14,7 +14,12 @@ import { TIMEOUT, within } from "../../shared/timeout";
 export type StreamKind = "sse" | "ndjson";
 
 /** The NDJSON family of media types: newline-delimited JSON, JSON Lines, JSON text sequences are not included. */
-const NDJSON_TYPES = new Set(["application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonl"]);
+const NDJSON_TYPES = new Set([
+  "application/x-ndjson",
+  "application/ndjson",
+  "application/jsonl",
+  "application/x-jsonl",
+]);
 
 /** The kind of a response's `Content-Type`, or `null` for anything that is not watched. */
 export function streamKindOf(contentType: string | null): StreamKind | null {
@@ -27,8 +32,7 @@ export function streamKindOf(contentType: string | null): StreamKind | null {
 
 /** Why a watched stream ended early: the origin's connection broke, or it went quiet past the idle limit. */
 export type StreamFailure =
-  | { readonly kind: "broken"; readonly message: string }
-  | { readonly kind: "idle"; readonly idleMs: number };
+  { readonly kind: "broken"; readonly message: string } | { readonly kind: "idle"; readonly idleMs: number };
 
 /** The problem object's JSON (one line) for a failure; made only when a stream fails. */
 export type ProblemFor = (failure: StreamFailure) => Promise<string>;
