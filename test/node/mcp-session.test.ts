@@ -102,7 +102,8 @@ describe("an MCP session through the edge survives its origin going down", () =>
     await origin.stop();
     const failed = await client.callTool({ name: "add", arguments: { a: 1, b: 1 } });
     expect(failed.isError).toBe(true);
-    const problem = failed.structuredContent as unknown as Problem;
+    const problem = failed.structuredContent as Problem | undefined;
+    if (problem === undefined) throw new Error("no structured content");
     expect(problem.error_code).toBe(521);
     expect(problem.retryable).toBe(true);
     const content = failed.content as { type: string; text: string }[];

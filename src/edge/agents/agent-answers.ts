@@ -31,7 +31,7 @@ export class McpExchange {
 
   /** The body to forward: a branch of a tee, the other branch kept (bounded) for the id of an error answer. */
   forwardBody(): ReadableStream<Uint8Array> | null {
-    const body = this.request.body;
+    const body = this.request.body as ReadableStream<Uint8Array> | null;
     if (body === null) return null;
     const { forward, copy } = copyBody(body);
     this.copy = copy;
@@ -44,7 +44,10 @@ export class McpExchange {
    * answer (a notification, a response, not JSON-RPC, over the cap): the ordinary structured error answers then.
    */
   async answer(event: ErrorEvent, scope: ErrorScope): Promise<Answered | null> {
-    const text = this.copy !== null ? await this.copy.text() : await bodyText(this.request.body);
+    const text =
+      this.copy !== null
+        ? await this.copy.text()
+        : await bodyText(this.request.body as ReadableStream<Uint8Array> | null);
     if (text === null) return null;
     const rpc = readJsonRpc(text, this.signal.methodHeader);
     if (rpc.kind === "none") return null;
@@ -84,7 +87,7 @@ export interface StreamWatch {
  * (docs/agents.md "Streams"); any other response is returned as it is.
  */
 export function watchedResponse(response: Response, watch: StreamWatch): Response {
-  const body = response.body;
+  const body = response.body as ReadableStream<Uint8Array> | null;
   if (body === null) return response;
   const kind = streamKindOf(response.headers.get("Content-Type"));
   if (kind === null || response.headers.has("Content-Length")) return response;

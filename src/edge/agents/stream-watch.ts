@@ -44,9 +44,10 @@ export type ProblemFor = (failure: StreamFailure) => Promise<string>;
  * NDJSON needs it on a line of its own.
  */
 export function errorFrame(kind: StreamKind, tail: string, problemJson: string): string {
+  if (kind === "ndjson") return `${tail === "" || tail.endsWith("\n") ? "" : "\n"}{"error":${problemJson}}\n`;
+  // CRLF, so that a lone CR the origin left (perhaps the first half of its own CRLF) still ends exactly one line.
   const ends = tail.replace(/\r\n/g, "\n").replace(/\r/g, "\n");
-  if (kind === "ndjson") return `${ends === "" || ends.endsWith("\n") ? "" : "\n"}{"error":${problemJson}}\n`;
-  const separator = ends === "" || ends.endsWith("\n\n") ? "" : ends.endsWith("\n") ? "\n" : "\n\n";
+  const separator = ends === "" || ends.endsWith("\n\n") ? "" : ends.endsWith("\n") ? "\r\n" : "\r\n\r\n";
   return `${separator}event: error\ndata: ${problemJson}\n\n`;
 }
 

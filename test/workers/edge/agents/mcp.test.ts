@@ -32,8 +32,8 @@ describe("the forwarded request is what the client sent", () => {
   it("an MCP POST reaches the origin with the same body bytes and framing as any other POST", async () => {
     const zone = await zoneFor("mcp-echo", loopback(ports.http));
     const body = call(1);
-    const mcp = (await (await post(`http://${zone}/echo`, body)).json()) as Echo;
-    const plain = (await (await post(`http://${zone}/echo`, body, { Accept: "application/json" })).json()) as Echo;
+    const mcp = await (await post(`http://${zone}/echo`, body)).json<Echo>();
+    const plain = await (await post(`http://${zone}/echo`, body, { Accept: "application/json" })).json<Echo>();
     expect(mcp.method).toBe("POST");
     expect(mcp.bodyBytes).toBe(new TextEncoder().encode(body).byteLength);
     expect(mcp.bodyBytes).toBe(plain.bodyBytes);
@@ -48,10 +48,10 @@ describe("errors of MCP requests", () => {
     const zone = await zoneFor("mcp-1038", loopback(ports.http), { max_request_header_bytes: 1024 });
     const res = await post(`http://${zone}/mcp`, call("before"), { "X-Big": "x".repeat(2000) });
     expect(res.status).toBe(200);
-    const answer = (await res.json()) as {
+    const answer = await res.json<{
       id: string;
       result: { isError: boolean; structuredContent: { error_code: number } };
-    };
+    }>();
     expect(answer.id).toBe("before");
     expect(answer.result.isError).toBe(true);
     expect(answer.result.structuredContent.error_code).toBe(1038);
@@ -64,7 +64,7 @@ describe("errors of MCP requests", () => {
     const body = JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { padding } });
     const res = await post(`http://${zone}/mcp`, body);
     expect(res.status).toBe(521);
-    expect(((await res.json()) as { error_code: number }).error_code).toBe(521);
+    expect((await res.json<{ error_code: number }>()).error_code).toBe(521);
   });
 
   it("a body the client never finishes: the ordinary error once the wait is over, never a hang", async () => {

@@ -147,7 +147,7 @@ describe("stream frames", () => {
     return found;
   };
 
-  it.each(["", "data: a\n\n", "data: a\r\n\r\n", "data: a\n", "data: a", ": comment\n", "data: a\r"])(
+  it.each(["", "data: a\n\n", "data: a\r\n\r\n", "data: a\n", "data: a", ": comment\n", "data: a\r", "data: a\n\r"])(
     "SSE after %j: the error event parses alone, with the problem JSON as data",
     (before) => {
       const text = before + errorFrame("sse", before.slice(-4), '{"error_code":520}');
