@@ -93,7 +93,7 @@ describe("an MCP session through the edge survives its origin going down", () =>
     expect(sessionId).toBeTruthy();
 
     const tools = await client.listTools();
-    expect(tools.tools.map((t) => t.name)).toEqual(["add"]);
+    expect(tools.tools.map((t) => t.name)).toEqual(["add", "sum"]);
     expect(await client.callTool({ name: "add", arguments: { a: 2, b: 3 } })).toMatchObject({
       content: [{ type: "text", text: "5" }],
     });
@@ -132,12 +132,24 @@ describe("an MCP session through the edge survives its origin going down", () =>
     expect((listed as McpError).code).toBe(-32050);
     expect(((listed as McpError).data as Problem).error_code).toBe(521);
 
+    // A tool with an output schema: SDK 1.32.2's `callTool` validates `structuredContent` against it even on an
+    // `isError` result (client/index.js), so the call rejects with its validation error; the session goes on.
+    const schemed = await client.callTool({ name: "sum", arguments: { a: 1, b: 1 } }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(schemed).toBeInstanceOf(McpError);
+    expect((schemed as McpError).code).toBe(-32602);
+
     await origin.start();
+    expect(await client.callTool({ name: "sum", arguments: { a: 1, b: 2 } })).toMatchObject({
+      structuredContent: { sum: 3 },
+    });
     expect(await client.callTool({ name: "add", arguments: { a: 20, b: 22 } })).toMatchObject({
       content: [{ type: "text", text: "42" }],
     });
     expect(transport.sessionId).toBe(sessionId);
-    expect(origin.calls()).toBe(callsBefore + 1);
+    expect(origin.calls()).toBe(callsBefore + 2);
     expect(errors).toEqual([]);
     await client.close();
   }, 60_000);

@@ -19,7 +19,10 @@ export interface McpOrigin {
   readonly start: () => Promise<void>;
 }
 
-/** One SDK server per session, with one tool: `add` (numbers `a` and `b`, answers their sum as text). */
+/**
+ * One SDK server per session, with two tools: `add` (numbers `a` and `b`, answers their sum as text) and `sum` (the
+ * same with an output schema, answering `{ sum }` as structured content).
+ */
 function mcpServer(count: () => void): McpServer {
   const server = new McpServer({ name: "test-origin", version: "1.0.0" });
   server.registerTool(
@@ -28,6 +31,18 @@ function mcpServer(count: () => void): McpServer {
     ({ a, b }) => {
       count();
       return { content: [{ type: "text", text: String(a + b) }] };
+    },
+  );
+  server.registerTool(
+    "sum",
+    {
+      description: "Adds two numbers, as structured content",
+      inputSchema: { a: z.number(), b: z.number() },
+      outputSchema: { sum: z.number() },
+    },
+    ({ a, b }) => {
+      count();
+      return { content: [{ type: "text", text: String(a + b) }], structuredContent: { sum: a + b } };
     },
   );
   return server;

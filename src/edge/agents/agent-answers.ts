@@ -87,10 +87,11 @@ export interface StreamWatch {
  * (docs/agents.md "Streams"); any other response is returned as it is.
  */
 export function watchedResponse(response: Response, watch: StreamWatch): Response {
-  const body = response.body as ReadableStream<Uint8Array> | null;
-  if (body === null) return response;
+  // Ordinary responses stop at the first line: one read of their Content-Type.
   const kind = streamKindOf(response.headers.get("Content-Type"));
-  if (kind === null || response.headers.has("Content-Length")) return response;
+  if (kind === null) return response;
+  const body = response.body as ReadableStream<Uint8Array> | null;
+  if (body === null || response.headers.has("Content-Length")) return response;
   const problemFor = async (failure: StreamFailure): Promise<string> => {
     const event: ErrorEvent = { ...watch.event, ...streamError(failure) };
     const { response: answer } = await problemAnswer(event, watch.scope);
