@@ -160,7 +160,7 @@ export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
   }
   // An event stream or NDJSON that breaks after its headers ends with an error frame (docs/agents.md "Streams").
   if (result.value.status < 400) {
-    const watch = { event: { request, url }, scope, idleMs: route.plan.readTimeoutMs };
+    const watch = { event: { request, url }, scope, idleMs: route.plan.readTimeoutMs, mcp };
     return withFields(watchedResponse(result.value, watch), limitFields);
   }
   // Custom error rules also see the origin's own errors (docs/custom-errors.md); pages and defaults never replace them.

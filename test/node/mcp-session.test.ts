@@ -93,7 +93,7 @@ describe("an MCP session through the edge survives its origin going down", () =>
     expect(sessionId).toBeTruthy();
 
     const tools = await client.listTools();
-    expect(tools.tools.map((t) => t.name)).toEqual(["add", "sum"]);
+    expect(tools.tools.map((t) => t.name)).toEqual(["add", "sum", "crash"]);
     expect(await client.callTool({ name: "add", arguments: { a: 2, b: 3 } })).toMatchObject({
       content: [{ type: "text", text: "5" }],
     });
@@ -153,6 +153,24 @@ describe("an MCP session through the edge survives its origin going down", () =>
     expect(errors).toEqual([]);
     await client.close();
   }, 60_000);
+});
+
+describe("an origin that dies mid-call", () => {
+  it("its event stream ends with the error event and the call's own isError result; the session goes on", async () => {
+    const client = new Client({ name: "edge-test", version: "1.0.0" });
+    const transport = new StreamableHTTPClientTransport(new URL(ENDPOINT), { fetch: workerFetch });
+    await client.connect(transport);
+    const crashed = await client.callTool({ name: "crash", arguments: {} }, undefined, { timeout: 10_000 });
+    // The answer began as the origin's own event stream: the error came after its headers.
+    expect(seen.at(-1)?.headers.get("Content-Type")).toBe("text/event-stream");
+    expect(crashed.isError).toBe(true);
+    expect((crashed.structuredContent as Problem | undefined)?.error_code).toBe(520);
+    await origin.start();
+    expect(await client.callTool({ name: "add", arguments: { a: 1, b: 2 } })).toMatchObject({
+      content: [{ type: "text", text: "3" }],
+    });
+    await client.close();
+  }, 30_000);
 });
 
 describe("what is answered how while the origin is down", () => {

@@ -20,10 +20,11 @@ export interface McpOrigin {
 }
 
 /**
- * One SDK server per session, with two tools: `add` (numbers `a` and `b`, answers their sum as text) and `sum` (the
- * same with an output schema, answering `{ sum }` as structured content).
+ * One SDK server per session, with three tools: `add` (numbers `a` and `b`, answers their sum as text), `sum` (the
+ * same with an output schema, answering `{ sum }` as structured content) and `crash` (stops the origin 100 ms into
+ * the call, after its event stream's headers, and never answers).
  */
-function mcpServer(count: () => void): McpServer {
+function mcpServer(count: () => void, crash: () => void): McpServer {
   const server = new McpServer({ name: "test-origin", version: "1.0.0" });
   server.registerTool(
     "add",
@@ -45,6 +46,11 @@ function mcpServer(count: () => void): McpServer {
       return { content: [{ type: "text", text: String(a + b) }], structuredContent: { sum: a + b } };
     },
   );
+  server.registerTool("crash", { description: "Takes the server down mid-call; never answers" }, () => {
+    count();
+    setTimeout(crash, 100); // after the response's headers have left
+    return new Promise<never>(() => undefined);
+  });
   return server;
 }
 
@@ -67,7 +73,10 @@ export async function startMcpOrigin(): Promise<McpOrigin> {
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (session) => void transports.set(session, created),
       });
-      await mcpServer(() => (calls += 1)).connect(created);
+      await mcpServer(
+        () => (calls += 1),
+        () => void stop(),
+      ).connect(created);
       transport = created;
     }
     if (transport === undefined) {

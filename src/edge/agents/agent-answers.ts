@@ -7,9 +7,9 @@
 import { errorResponse, type Answered, type ErrorEvent, type ErrorScope } from "../../errors/pipeline";
 import type { RequestHeaderScan } from "../origin/headers";
 import { bodyText, copyBody, type BodyCopy } from "./body-copy";
-import { readJsonRpc, rpcAnswerBody, type ProblemObject } from "./mcp-answer";
+import { readJsonRpc, rpcAnswer, rpcAnswerBody, type ProblemObject, type RpcBody } from "./mcp-answer";
 import { mayBeMcp, recogniseMcp, type McpSignal } from "./mcp-recognise";
-import { streamKindOf, watchStream, type StreamFailure } from "./stream-watch";
+import { streamKindOf, watchStream, type FinalFrame, type StreamFailure } from "./stream-watch";
 
 /**
  * The structured default of an error as JSON, whatever the request's `Accept`, without the zone's custom error
@@ -58,7 +58,21 @@ export class McpExchange {
     headers.delete("Content-Length");
     return { response: new Response(rpcAnswerBody(rpc, problem), { status: 200, headers }), answeredBy };
   }
+
+  /**
+   * The JSON-RPC answers, one message each, that end the server's event stream when it breaks before answering
+   * (docs/agents.md "Streams"): the SDK clients settle a request only on a message with its id, and ignore an
+   * `error` event. None when the body holds no request (see `answer`).
+   */
+  async streamMessages(problem: ProblemObject): Promise<string[]> {
+    const text = this.copy !== null ? await this.copy.text() : null;
+    const rpc = text === null ? NO_RPC : readJsonRpc(text, this.signal.methodHeader);
+    const requests = rpc.kind === "none" ? [] : rpc.kind === "single" ? [rpc.request] : rpc.requests;
+    return requests.map((request) => JSON.stringify(rpcAnswer(request, problem)));
+  }
 }
+
+const NO_RPC: RpcBody = { kind: "none" };
 
 /** The request's MCP exchange, or `null` for every request that is not MCP (docs/agents.md "Which requests"). */
 export function mcpExchangeOf(request: Request, scan: RequestHeaderScan): McpExchange | null {
@@ -80,6 +94,8 @@ export interface StreamWatch {
   readonly event: Omit<ErrorEvent, "code" | "cause">;
   readonly scope: ErrorScope;
   readonly idleMs: number;
+  /** The request's MCP exchange: its event stream's final frame also answers the requests still waiting. */
+  readonly mcp: McpExchange | null;
 }
 
 /**
@@ -92,10 +108,13 @@ export function watchedResponse(response: Response, watch: StreamWatch): Respons
   if (kind === null) return response;
   const body = response.body as ReadableStream<Uint8Array> | null;
   if (body === null || response.headers.has("Content-Length")) return response;
-  const problemFor = async (failure: StreamFailure): Promise<string> => {
+  const problemFor = async (failure: StreamFailure): Promise<FinalFrame> => {
     const event: ErrorEvent = { ...watch.event, ...streamError(failure) };
     const { response: answer } = await problemAnswer(event, watch.scope);
-    return (await answer.text()).trim(); // one line: a frame must not be split
+    const problem = (await answer.text()).trim(); // one line: a frame must not be split
+    const messages =
+      kind === "sse" && watch.mcp !== null ? await watch.mcp.streamMessages(JSON.parse(problem) as ProblemObject) : [];
+    return { problem, messages };
   };
   return new Response(watchStream(body, kind, watch.idleMs, problemFor), response);
 }

@@ -34,8 +34,17 @@ export function streamKindOf(contentType: string | null): StreamKind | null {
 export type StreamFailure =
   { readonly kind: "broken"; readonly message: string } | { readonly kind: "idle"; readonly idleMs: number };
 
-/** The problem object's JSON (one line) for a failure; made only when a stream fails. */
-export type ProblemFor = (failure: StreamFailure) => Promise<string>;
+/**
+ * What the final frame carries, made only when a stream fails: the problem object's JSON (one line) and, for an
+ * MCP request's event stream, the JSON-RPC answers its client still waits for (each one line, sent as `message`
+ * events after the error event; docs/agents.md "Streams").
+ */
+export interface FinalFrame {
+  readonly problem: string;
+  readonly messages: readonly string[];
+}
+
+export type ProblemFor = (failure: StreamFailure) => Promise<FinalFrame>;
 
 /**
  * The text to append after `tail` (the stream's last bytes, at most 4) so that the error frame stands alone:
@@ -43,12 +52,17 @@ export type ProblemFor = (failure: StreamFailure) => Promise<string>;
  * after a blank line, or its fields would join the event the origin left half-sent, so that event is ended first;
  * NDJSON needs it on a line of its own.
  */
-export function errorFrame(kind: StreamKind, tail: string, problemJson: string): string {
+export function errorFrame(
+  kind: StreamKind,
+  tail: string,
+  problemJson: string,
+  messages: readonly string[] = [],
+): string {
   if (kind === "ndjson") return `${tail === "" || tail.endsWith("\n") ? "" : "\n"}{"error":${problemJson}}\n`;
   // CRLF, so that a lone CR the origin left (perhaps the first half of its own CRLF) still ends exactly one line.
   const ends = tail.replace(/\r\n/g, "\n").replace(/\r/g, "\n");
   const separator = ends === "" || ends.endsWith("\n\n") ? "" : ends.endsWith("\n") ? "\r\n" : "\r\n\r\n";
-  return `${separator}event: error\ndata: ${problemJson}\n\n`;
+  return `${separator}event: error\ndata: ${problemJson}\n\n${messages.map((m) => `data: ${m}\n\n`).join("")}`;
 }
 
 /** Keeps the last four bytes of what went through, as latin-1 (only CR and LF matter). */
@@ -87,7 +101,8 @@ export function watchStream(
         failure = { kind: "broken", message: e instanceof Error ? e.message : String(e) };
       }
       reader.cancel().catch(() => undefined); // let the origin's connection go
-      const frame = errorFrame(kind, tail, await problemFor(failure));
+      const { problem, messages } = await problemFor(failure);
+      const frame = errorFrame(kind, tail, problem, messages);
       controller.enqueue(new TextEncoder().encode(frame));
       controller.close();
     },

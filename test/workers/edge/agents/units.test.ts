@@ -158,6 +158,17 @@ describe("stream frames", () => {
     },
   );
 
+  it("an MCP stream's frame: the error event, then each JSON-RPC answer as a message event", () => {
+    const text = "data: a" + errorFrame("sse", "ta: a", '{"error_code":520}', ['{"id":1}', '{"id":2}']);
+    expect(events(text).map((e) => [e.event ?? "message", e.data])).toEqual([
+      ["message", "a"],
+      ["error", '{"error_code":520}'],
+      ["message", '{"id":1}'],
+      ["message", '{"id":2}'],
+    ]);
+    expect(errorFrame("ndjson", "", "{}", ['{"id":1}'])).toBe('{"error":{}}\n');
+  });
+
   it.each(["", '{"n":1}\n', '{"n":1}\r\n', '{"n":1'])("NDJSON after %j: the error is a line of its own", (before) => {
     const text = before + errorFrame("ndjson", before.slice(-4), '{"error_code":524}');
     expect(text.endsWith('\n{"error":{"error_code":524}}\n') || text === '{"error":{"error_code":524}}\n').toBe(true);
