@@ -24,6 +24,7 @@ interface Problem {
   readonly retry_after?: number;
   readonly ray_id: string;
   readonly what_you_should_do: string;
+  readonly request_reached_origin?: boolean | null;
 }
 
 let origin: McpOrigin;
@@ -121,6 +122,11 @@ describe("an MCP session through the edge survives its origin going down", () =>
     expect(answer?.headers.get("Ray-ID")).toBe(problem.ray_id);
     expect(answer?.headers.get("Proxy-Status")).toMatch(/connection_refused/);
     expect(answer?.headers.get("Retry-After")).toBe(String(problem.retry_after));
+    expect(answer?.headers.get("x-should-retry")).toBe("true");
+    expect(answer?.headers.get("retry-after-ms")).toBe(String((problem.retry_after ?? 0) * 1000));
+    expect(answer?.headers.get("Server-Timing")).toBeTruthy();
+    expect(problem.request_reached_origin).toBe(false);
+    expect(text).toContain("the tool did not run");
     expect(answer?.headers.get("Cache-Control")).toBe("private, no-store");
 
     // Any other request: a JSON-RPC error in the server range with the problem as data.
@@ -165,6 +171,7 @@ describe("an origin that dies mid-call", () => {
     expect(seen.at(-1)?.headers.get("Content-Type")).toBe("text/event-stream");
     expect(crashed.isError).toBe(true);
     expect((crashed.structuredContent as Problem | undefined)?.error_code).toBe(520);
+    expect((crashed.structuredContent as Problem | undefined)?.request_reached_origin).toBe(true);
     await origin.start();
     expect(await client.callTool({ name: "add", arguments: { a: 1, b: 2 } })).toMatchObject({
       content: [{ type: "text", text: "3" }],

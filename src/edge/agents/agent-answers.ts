@@ -119,9 +119,12 @@ export function watchedResponse(response: Response, watch: StreamWatch): Respons
   return new Response(watchStream(body, kind, watch.idleMs, problemFor), response);
 }
 
-/** The code of a broken stream: 520 when the connection broke, 524 when the origin went quiet (docs/agents.md). */
-function streamError(failure: StreamFailure): { code: number; cause: string } {
+/**
+ * The code of a broken stream: 520 when the connection broke, 524 when the origin went quiet (docs/agents.md). The
+ * origin had the request: it answered with headers.
+ */
+function streamError(failure: StreamFailure): { code: number; cause: string; reachedOrigin: true } {
   return failure.kind === "idle"
-    ? { code: 524, cause: `stream sent no byte for ${failure.idleMs} ms after its headers` }
-    : { code: 520, cause: `stream broke after its headers: ${failure.message}` };
+    ? { code: 524, cause: `stream sent no byte for ${failure.idleMs} ms after its headers`, reachedOrigin: true }
+    : { code: 520, cause: `stream broke after its headers: ${failure.message}`, reachedOrigin: true };
 }

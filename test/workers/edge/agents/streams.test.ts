@@ -53,6 +53,7 @@ describe("event streams end with an error event", () => {
     expect(problem.retryable).toBe(true);
     expect(typeof problem.retry_after).toBe("number");
     expect(problem.ray_id).toMatch(/^[0-9a-f]{16}$/);
+    expect(problem.request_reached_origin).toBe(true);
     expect(text.endsWith("\n\n")).toBe(true);
   });
 
@@ -64,6 +65,7 @@ describe("event streams end with an error event", () => {
     const problem = JSON.parse(events[1]?.data ?? "") as Problem;
     expect(problem.error_code).toBe(524);
     expect(problem.retryable).toBe(true);
+    expect(problem.request_reached_origin).toBe(true);
     expect(ms).toBeGreaterThanOrEqual(800);
     expect(ms).toBeLessThan(5_000);
   });
@@ -86,6 +88,7 @@ describe("NDJSON ends with an error line", () => {
     const final = JSON.parse(lines.at(-2) ?? "") as { error: Problem };
     expect(final.error.error_code).toBe(520);
     expect(final.error.retryable).toBe(true);
+    expect(final.error.request_reached_origin).toBe(true);
   });
 
   it("idle: the final line holds the 524 problem", async () => {
