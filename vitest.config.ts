@@ -97,6 +97,8 @@ export default defineConfig({
                 // The test origins listen on 127.0.0.1, and an origin is never a host of API_HOSTS (docs/origin.md, on
                 // any port): the tests reach the management API as `localhost` only.
                 API_HOSTS: "localhost",
+                // Alert webhooks to the tests' receiver on 127.0.0.1 (docs/analytics.md "Webhook targets").
+                WEBHOOK_LOOPBACK: "allow",
                 // Test-only fault injection for origin failures that must never leave loopback (522, 523, 1016;
                 // docs/origin.md): these hostnames never reach the network (src/edge/origin/faults.ts).
                 ORIGIN_FAULTS: JSON.stringify({

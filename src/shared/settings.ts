@@ -36,6 +36,11 @@ export interface Settings {
    * script seeds only a server it started itself. `null` when unset (always, in a deployment).
    */
   readonly devInstance: string | null;
+  /**
+   * WEBHOOK_LOOPBACK=allow: alert webhooks may go to a loopback receiver (http allowed there), for `wrangler dev` and
+   * the tests only; `npm run check-config -- --deploy` refuses it (docs/analytics.md "Webhook targets").
+   */
+  readonly webhookLoopback: boolean;
 }
 
 /** The vars this module reads; all optional so tests and partial configs still get defaults. */
@@ -48,6 +53,7 @@ export interface SettingsVars {
   TAG_LIMIT?: string;
   ERROR_LOG_COALESCE_MS?: string;
   DEV_INSTANCE?: string;
+  WEBHOOK_LOOPBACK?: string;
 }
 
 /** One invalid var: what it held, what is wrong with it, and what the service uses instead. */
@@ -145,6 +151,7 @@ export function checkSettings(env: SettingsVars): CheckedSettings {
       tagLimit: parseTagLimit(env.TAG_LIMIT, problem),
       errorLogCoalesceMs: parseCoalesceMs(env.ERROR_LOG_COALESCE_MS, problem),
       devInstance: nonEmpty(env.DEV_INSTANCE) ?? null,
+      webhookLoopback: parseWebhookLoopback(env.WEBHOOK_LOOPBACK, problem),
     },
     problems,
   };
@@ -286,6 +293,15 @@ function parseCoalesceMs(value: string | undefined, report: Report): number {
     String(DEFAULT_SETTINGS.errorLogCoalesceMs),
   );
   return DEFAULT_SETTINGS.errorLogCoalesceMs;
+}
+
+/** WEBHOOK_LOOPBACK: unset, or `allow`; anything else is reported and loopback stays refused (fails closed). */
+function parseWebhookLoopback(value: string | undefined, report: Report): boolean {
+  const raw = nonEmpty(value);
+  if (raw === undefined) return false;
+  if (raw === "allow") return true;
+  report("WEBHOOK_LOOPBACK", raw, 'must be "allow" or unset', "unset: loopback webhook targets are refused");
+  return false;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -152,4 +152,28 @@ export const ANALYTICS_MIGRATIONS: readonly Migration[] = [
       "CREATE INDEX tallies_by_at ON tallies (at)",
     ],
   },
+  {
+    version: 6,
+    name: "alert policies, their events and delivery attempts (shard 0 of a zone)",
+    statements: [
+      // docs/analytics.md "Alerts": a policy's definition (alerts.ts AlertSpec, JSON), its signing secret and state.
+      `CREATE TABLE alert_policies (
+         id TEXT PRIMARY KEY, spec TEXT NOT NULL, secret TEXT NOT NULL, created_at INTEGER NOT NULL,
+         updated_at INTEGER NOT NULL, status TEXT NOT NULL, since INTEGER NOT NULL, clear_streak INTEGER NOT NULL,
+         value REAL, evaluated_at INTEGER
+       ) WITHOUT ROWID`,
+      // One row per event (a firing or a resolution): its id is the webhook-id of every attempt, its body is fixed.
+      `CREATE TABLE alert_events (
+         seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, policy_id TEXT NOT NULL, type TEXT NOT NULL,
+         body TEXT NOT NULL, created_at INTEGER NOT NULL, status TEXT NOT NULL, attempts INTEGER NOT NULL,
+         next_at INTEGER
+       )`,
+      "CREATE INDEX alert_events_by_policy ON alert_events (policy_id, seq)",
+      "CREATE INDEX alert_events_pending ON alert_events (status, next_at)",
+      `CREATE TABLE alert_attempts (
+         event_seq INTEGER NOT NULL, attempt INTEGER NOT NULL, at INTEGER NOT NULL, outcome TEXT NOT NULL,
+         http_status INTEGER, error TEXT, PRIMARY KEY (event_seq, attempt)
+       ) WITHOUT ROWID`,
+    ],
+  },
 ];

@@ -1,0 +1,410 @@
+/**
+ * Alert policies of a zone's error analytics (docs/analytics.md "Alerts"): their shape and limits, the validation of
+ * an API body into a policy, the webhook target's rules, and the evaluation step (firing and resolving with
+ * hysteresis). Pure: no bindings. The object that stores and evaluates them is zone-analytics.ts (shard 0 of the
+ * zone); the webhook signature is webhook.ts.
+ */
+import { err, ok, type Result } from "../../shared/result";
+import { normaliseHostname } from "../../shared/host";
+import { parseIpv4, parseIpv6 } from "../../shared/ip";
+
+/** How many policies one zone may hold. */
+export const MAX_ALERT_POLICIES = 10;
+/** A threshold window, in whole minutes (its counts are the minute counts, retention 3 days). */
+export const THRESHOLD_WINDOW = { min: 1, max: 60 } as const;
+/** The burn-rate windows: the short one 1–60 minutes, the long one up to 3 days (the minute counts' retention). */
+export const BURN_SHORT_WINDOW = { min: 1, max: 60 } as const;
+export const BURN_LONG_WINDOW = { min: 5, max: 4320 } as const;
+/** A policy resolves after this many consecutive evaluations with its condition false (default, and bounds). */
+export const RESOLVE_AFTER = { default: 3, min: 1, max: 60 } as const;
+export const MAX_NAME = 100;
+export const MAX_PATH = 256;
+export const MAX_TARGET = 2048;
+/** The SLO, in percent of requests without an origin error. */
+export const SLO_RANGE = { min: 50, max: 99.999 } as const;
+export const BURN_RATE_RANGE = { min: 1, max: 1000 } as const;
+/** The Google SRE Workbook's fast-burn page: 2% of a 30-day budget in 1 hour (docs/analytics.md "Alerts"). */
+export const DEFAULT_BURN = { long: 60, short: 5, rate: 14.4 } as const;
+
+/**
+ * The edge codes that mean the origin failed (docs/origin.md): with every origin response ≥ 500 passed through, these
+ * are the "origin errors" of a burn-rate policy.
+ */
+export const ORIGIN_FAILURE_CODES = [502, 520, 521, 522, 523, 524, 525, 526, 1016] as const;
+
+export interface AlertFilter {
+  readonly code?: number;
+  readonly source?: "edge" | "origin";
+  /** The recorded path, exactly (no query; docs/analytics.md "Records"). */
+  readonly path?: string;
+}
+
+export interface ThresholdRule {
+  readonly kind: "threshold";
+  readonly metric: "errors" | "error_rate";
+  readonly window_minutes: number;
+  /** Fires when the value is at or above this. */
+  readonly above: number;
+  /** Resolves when the value is below this (≤ `above`) for `resolve_after` evaluations in a row. */
+  readonly resolve_below: number;
+  readonly filter: AlertFilter;
+  /** A rate over fewer requests than this is no evidence: the condition is false. */
+  readonly min_requests: number;
+}
+
+export interface BurnRateRule {
+  readonly kind: "burn_rate";
+  /** Percent, e.g. 99.9: the error budget is 1 − slo/100. */
+  readonly slo: number;
+  readonly long_window_minutes: number;
+  readonly short_window_minutes: number;
+  readonly burn_rate: number;
+  readonly min_requests: number;
+}
+
+export type AlertRule = ThresholdRule | BurnRateRule;
+
+/** A stored policy's definition (what the API takes and answers, the secret apart). */
+export interface AlertSpec {
+  readonly name: string;
+  readonly enabled: boolean;
+  readonly rule: AlertRule;
+  readonly resolve_after: number;
+  readonly webhook_url: string;
+}
+
+/** Where a webhook may go, from the Worker's settings (src/shared/settings.ts). */
+export interface TargetPolicy {
+  readonly apiHosts: ReadonlySet<string>;
+  /** WEBHOOK_LOOPBACK=allow: `wrangler dev` and the tests only (check-config --deploy refuses it). */
+  readonly loopbackAllowed: boolean;
+}
+
+/** Why a body or a target is refused; each kind has its own API code (src/api/kit/codes.ts). */
+export type AlertRefusal = {
+  readonly kind:
+    | "invalid-alert-policy"
+    | "invalid-alert-window"
+    | "invalid-webhook-target"
+    | "webhook-target-api-host"
+    | "webhook-target-private";
+  readonly message: string;
+};
+
+const refuse = (kind: AlertRefusal["kind"], message: string): Result<never, AlertRefusal> => err({ kind, message });
+const policy = (message: string): Result<never, AlertRefusal> => refuse("invalid-alert-policy", message);
+const window = (message: string): Result<never, AlertRefusal> => refuse("invalid-alert-window", message);
+
+const isRecord = (v: unknown): v is Readonly<Record<string, unknown>> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+const isInt = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v);
+const shown = (v: unknown): string => (JSON.stringify(v) ?? String(v)).slice(0, 100);
+
+const COMMON = ["name", "enabled", "kind", "resolve_after", "webhook"] as const;
+const THRESHOLD_FIELDS = [...COMMON, "metric", "window_minutes", "above", "resolve_below", "filter", "min_requests"];
+const BURN_FIELDS = [...COMMON, "slo", "long_window_minutes", "short_window_minutes", "burn_rate", "min_requests"];
+
+/** An API body (POST or PUT) into a policy: every field checked, the first refusal named with its field. */
+export function parseAlertBody(body: unknown, targets: TargetPolicy): Result<AlertSpec, AlertRefusal> {
+  if (!isRecord(body)) return policy("the body must be a JSON object (docs/analytics.md \"Alerts\")");
+  const kind = body.kind;
+  if (kind !== "threshold" && kind !== "burn_rate") {
+    return policy(`kind must be "threshold" or "burn_rate"; got ${shown(kind ?? null)}`);
+  }
+  const allowed: readonly string[] = kind === "threshold" ? THRESHOLD_FIELDS : BURN_FIELDS;
+  const unknown = Object.keys(body).find((k) => !allowed.includes(k));
+  if (unknown !== undefined) {
+    return policy(`unknown field ${shown(unknown)} for a ${kind} policy; its fields are ${allowed.join(", ")}`);
+  }
+  const name = body.name;
+  if (typeof name !== "string" || name.trim() === "" || name.length > MAX_NAME || /[\x00-\x1f\x7f]/.test(name)) {
+    return policy(`name must be one line of 1 to ${MAX_NAME} characters`);
+  }
+  const enabled = body.enabled ?? true;
+  if (typeof enabled !== "boolean") return policy("enabled must be true or false");
+  const resolveAfter = body.resolve_after ?? RESOLVE_AFTER.default;
+  if (!isInt(resolveAfter) || resolveAfter < RESOLVE_AFTER.min || resolveAfter > RESOLVE_AFTER.max) {
+    return policy(`resolve_after must be an integer from ${RESOLVE_AFTER.min} to ${RESOLVE_AFTER.max} (evaluations)`);
+  }
+  const minRequests = body.min_requests ?? 1;
+  if (!isInt(minRequests) || minRequests < 1 || minRequests > 1_000_000_000) {
+    return policy("min_requests must be an integer from 1 to 1000000000");
+  }
+  const webhook = body.webhook;
+  if (!isRecord(webhook) || Object.keys(webhook).some((k) => k !== "url")) {
+    return policy('webhook must be {"url": "https://…"}');
+  }
+  const target = checkTarget(webhook.url, targets);
+  if (!target.ok) return target;
+  const rule = kind === "threshold" ? parseThreshold(body, minRequests) : parseBurnRate(body, minRequests);
+  if (!rule.ok) return rule;
+  return ok({ name, enabled, rule: rule.value, resolve_after: resolveAfter, webhook_url: target.value });
+}
+
+function parseThreshold(body: Readonly<Record<string, unknown>>, minRequests: number): Result<AlertRule, AlertRefusal> {
+  const metric = body.metric;
+  if (metric !== "errors" && metric !== "error_rate") {
+    return policy(`metric must be "errors" or "error_rate"; got ${shown(metric ?? null)}`);
+  }
+  const minutes = body.window_minutes;
+  if (!isInt(minutes) || minutes < THRESHOLD_WINDOW.min || minutes > THRESHOLD_WINDOW.max) {
+    return window(
+      `window_minutes must be an integer from ${THRESHOLD_WINDOW.min} to ${THRESHOLD_WINDOW.max}; got ${shown(minutes ?? null)}`,
+    );
+  }
+  const above = body.above;
+  const valid =
+    typeof above === "number" &&
+    (metric === "errors" ? isInt(above) && above >= 1 && above <= 1_000_000_000 : above > 0 && above <= 1);
+  if (!valid) {
+    return policy(
+      metric === "errors"
+        ? "above must be an integer from 1 to 1000000000 (errors in the window)"
+        : "above must be a number in (0, 1] (errors ÷ requests in the window)",
+    );
+  }
+  const below = body.resolve_below ?? above;
+  if (typeof below !== "number" || !Number.isFinite(below) || below < 0 || below > above) {
+    return policy(`resolve_below must be a number from 0 to above (${above})`);
+  }
+  const filter = parseFilter(body.filter ?? {});
+  if (!filter.ok) return filter;
+  return ok({
+    kind: "threshold",
+    metric,
+    window_minutes: minutes,
+    above,
+    resolve_below: below,
+    filter: filter.value,
+    min_requests: minRequests,
+  });
+}
+
+function parseFilter(raw: unknown): Result<AlertFilter, AlertRefusal> {
+  if (!isRecord(raw)) return policy("filter must be an object of code, source and path");
+  const unknown = Object.keys(raw).find((k) => k !== "code" && k !== "source" && k !== "path");
+  if (unknown !== undefined) return policy(`unknown filter ${shown(unknown)}; filters are code, source, path`);
+  const { code, source, path } = raw;
+  if (code !== undefined && (!isInt(code) || code < 100 || code > 9999)) {
+    return policy("filter.code must be an integer from 100 to 9999 (a catalog code or an origin status)");
+  }
+  if (source !== undefined && source !== "edge" && source !== "origin") {
+    return policy('filter.source must be "edge" or "origin"');
+  }
+  if (
+    path !== undefined &&
+    (typeof path !== "string" || !path.startsWith("/") || path.length > MAX_PATH || /[\x00-\x20\x7f?#]/.test(path))
+  ) {
+    return policy(
+      `filter.path must be a path as recorded: starting with /, at most ${MAX_PATH} characters, no query, spaces or controls`,
+    );
+  }
+  return ok({
+    ...(code === undefined ? {} : { code }),
+    ...(source === undefined ? {} : { source }),
+    ...(path === undefined ? {} : { path }),
+  });
+}
+
+function parseBurnRate(body: Readonly<Record<string, unknown>>, minRequests: number): Result<AlertRule, AlertRefusal> {
+  const slo = body.slo;
+  if (typeof slo !== "number" || !(slo >= SLO_RANGE.min && slo <= SLO_RANGE.max)) {
+    return policy(`slo must be a percentage from ${SLO_RANGE.min} to ${SLO_RANGE.max} (e.g. 99.9)`);
+  }
+  const long = body.long_window_minutes ?? DEFAULT_BURN.long;
+  const short = body.short_window_minutes ?? DEFAULT_BURN.short;
+  if (!isInt(long) || long < BURN_LONG_WINDOW.min || long > BURN_LONG_WINDOW.max) {
+    return window(`long_window_minutes must be an integer from ${BURN_LONG_WINDOW.min} to ${BURN_LONG_WINDOW.max}`);
+  }
+  if (!isInt(short) || short < BURN_SHORT_WINDOW.min || short > BURN_SHORT_WINDOW.max) {
+    return window(`short_window_minutes must be an integer from ${BURN_SHORT_WINDOW.min} to ${BURN_SHORT_WINDOW.max}`);
+  }
+  if (short >= long) return window("short_window_minutes must be shorter than long_window_minutes");
+  const rate = body.burn_rate ?? DEFAULT_BURN.rate;
+  if (typeof rate !== "number" || !(rate >= BURN_RATE_RANGE.min && rate <= BURN_RATE_RANGE.max)) {
+    return policy(`burn_rate must be a number from ${BURN_RATE_RANGE.min} to ${BURN_RATE_RANGE.max}`);
+  }
+  return ok({
+    kind: "burn_rate",
+    slo,
+    long_window_minutes: long,
+    short_window_minutes: short,
+    burn_rate: rate,
+    min_requests: minRequests,
+  });
+}
+
+/**
+ * A webhook target (docs/analytics.md "Webhook targets"): an absolute https URL of at most 2,048 characters without
+ * credentials; never a host of API_HOSTS (on any port); never a private, loopback or link-local IP literal or
+ * `localhost`, except loopback when `WEBHOOK_LOOPBACK=allow` (`wrangler dev`, the tests), where loopback may use
+ * http. Returns the URL as the URL parser writes it.
+ */
+export function checkTarget(raw: unknown, targets: TargetPolicy): Result<string, AlertRefusal> {
+  const bad = (why: string): Result<never, AlertRefusal> => refuse("invalid-webhook-target", `webhook.url ${why}`);
+  if (typeof raw !== "string" || raw.length === 0 || raw.length > MAX_TARGET) {
+    return bad(`must be an absolute https URL of at most ${MAX_TARGET} characters`);
+  }
+  if (!URL.canParse(raw)) return bad("is not a URL");
+  const url = new URL(raw);
+  if (url.protocol !== "https:" && url.protocol !== "http:") return bad("must use https");
+  if (url.username !== "" || url.password !== "") return bad("must not hold credentials (user:password@)");
+  if (url.hash !== "") return bad("must not hold a fragment (#…)");
+  const host = normaliseHostname(url.hostname);
+  if (targets.apiHosts.has(host)) {
+    return refuse(
+      "webhook-target-api-host",
+      `webhook.url ${host} is a host of the management API (API_HOSTS): a webhook never calls this service's API`,
+    );
+  }
+  const where = addressClass(host);
+  if (where === "private" || (where === "loopback" && !targets.loopbackAllowed)) {
+    return refuse(
+      "webhook-target-private",
+      `webhook.url ${host} is a ${where} address: a webhook goes to a public host` +
+        (where === "loopback" ? " (loopback only under `wrangler dev`, WEBHOOK_LOOPBACK=allow)" : ""),
+    );
+  }
+  if (url.protocol === "http:" && where !== "loopback") {
+    return bad("must use https (http only for a loopback receiver under `wrangler dev`)");
+  }
+  return ok(url.href);
+}
+
+/**
+ * `loopback` (127/8, ::1, localhost and *.localhost), `private` (0/8, RFC 1918, RFC 6598 shared, link-local
+ * 169.254/16 and fe80::/10, unique-local fc00::/7, ::, IPv4-mapped forms of these), else `public`. Only IP
+ * literals and the localhost names can be judged here: a name resolving to a private address cannot be seen by a
+ * Worker (documented).
+ */
+export function addressClass(host: string): "loopback" | "private" | "public" {
+  if (host === "localhost" || host.endsWith(".localhost")) return "loopback";
+  const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
+  const v4 = bare.includes(":") ? undefined : parseIpv4(bare);
+  if (v4 !== undefined) return classOfV4(v4);
+  const v6 = bare.includes(":") ? parseIpv6(bare) : undefined;
+  if (v6 === undefined) return "public";
+  if (v6 === 1n) return "loopback";
+  if (v6 === 0n) return "private";
+  if (v6 >> 32n === 0xffffn) return classOfV4(Number(v6 & 0xffffffffn));
+  const top = Number(v6 >> 112n);
+  return (top & 0xfe00) === 0xfc00 || (top & 0xffc0) === 0xfe80 ? "private" : "public";
+}
+
+function classOfV4(a: number): "loopback" | "private" | "public" {
+  const first = a >>> 24;
+  const second = (a >>> 16) & 0xff;
+  if (first === 127) return "loopback";
+  const isPrivate =
+    first === 0 ||
+    first === 10 ||
+    (first === 172 && second >= 16 && second <= 31) ||
+    (first === 192 && second === 168) ||
+    (first === 100 && second >= 64 && second <= 127) ||
+    (first === 169 && second === 254);
+  return isPrivate ? "private" : "public";
+}
+
+/** What an evaluation counts over one window (fan-out.ts `zoneAlertCounts`). */
+export type AlertMatch =
+  | { readonly kind: "errors"; readonly filter: AlertFilter }
+  /** Origin responses ≥ 500 passed through, and the edge codes of ORIGIN_FAILURE_CODES. */
+  | { readonly kind: "origin-errors" };
+
+export interface WindowQuery {
+  /** Inclusive start and exclusive end, whole minutes (ms). */
+  readonly since: number;
+  readonly until: number;
+  readonly match: AlertMatch;
+}
+
+export interface WindowCount {
+  readonly errors: number;
+  readonly requests: number;
+}
+
+const MINUTE_MS = 60_000;
+
+/**
+ * The windows a policy reads when evaluated at `now`: whole minutes that have ended (the minute in progress is
+ * still being recorded), the last `window` of them.
+ */
+export function windowsOf(rule: AlertRule, now: number): readonly WindowQuery[] {
+  const until = Math.floor(now / MINUTE_MS) * MINUTE_MS;
+  const last = (minutes: number, match: AlertMatch): WindowQuery => ({ since: until - minutes * MINUTE_MS, until, match });
+  if (rule.kind === "threshold") return [last(rule.window_minutes, { kind: "errors", filter: rule.filter })];
+  const origin: AlertMatch = { kind: "origin-errors" };
+  return [last(rule.long_window_minutes, origin), last(rule.short_window_minutes, origin)];
+}
+
+/** A policy's state (ok or firing, since when), kept by the object across evaluations. */
+export interface AlertState {
+  readonly status: "ok" | "firing";
+  readonly since: number;
+  /** Evaluations in a row with the condition false while firing. */
+  readonly clearStreak: number;
+  /** The value last evaluated (errors, a rate, or the short window's burn rate); null when not enough requests. */
+  readonly value: number | null;
+  readonly evaluatedAt: number | null;
+}
+
+export interface Evaluated {
+  readonly state: AlertState;
+  readonly transition: "fired" | "resolved" | null;
+}
+
+const rateOf = (c: WindowCount, min: number): number | null => (c.requests < min ? null : c.errors / c.requests);
+
+/**
+ * One evaluation (docs/analytics.md "Alerts", the exact rules):
+ * - threshold, `errors`: the value is the errors in the window; `error_rate`: errors ÷ requests (null, never firing,
+ *   below `min_requests`). Fires at value ≥ `above`; while firing, a value below `resolve_below` counts one clear
+ *   evaluation, anything else resets the count.
+ * - burn_rate: burn(w) = error rate of origin errors over w ÷ (1 − slo/100); fires when burn(long) ≥ burn_rate AND
+ *   burn(short) ≥ burn_rate (the SRE Workbook's multiwindow, multi-burn-rate alert); the condition is false when
+ *   either is below (or has too few requests).
+ * - it resolves after `resolve_after` clear evaluations in a row.
+ */
+export function evaluate(spec: AlertSpec, state: AlertState, counts: readonly WindowCount[], now: number): Evaluated {
+  const rule = spec.rule;
+  let fire: boolean;
+  let clear: boolean;
+  let value: number | null;
+  if (rule.kind === "threshold") {
+    const c = counts[0] ?? { errors: 0, requests: 0 };
+    value = rule.metric === "errors" ? c.errors : rateOf(c, rule.min_requests);
+    fire = value !== null && value >= rule.above;
+    clear = value === null || value < rule.resolve_below;
+  } else {
+    const budget = 1 - rule.slo / 100;
+    const burn = (c: WindowCount | undefined): number | null => {
+      const r = c === undefined ? null : rateOf(c, rule.min_requests);
+      return r === null ? null : r / budget;
+    };
+    const long = burn(counts[0]);
+    const short = burn(counts[1]);
+    value = short === null ? null : Math.round(short * 1000) / 1000;
+    fire = long !== null && short !== null && long >= rule.burn_rate && short >= rule.burn_rate;
+    clear = !fire;
+  }
+  if (state.status === "ok") {
+    if (fire) return { state: { status: "firing", since: now, clearStreak: 0, value, evaluatedAt: now }, transition: "fired" };
+    return { state: { ...state, clearStreak: 0, value, evaluatedAt: now }, transition: null };
+  }
+  const streak = clear ? state.clearStreak + 1 : 0;
+  if (streak >= spec.resolve_after) {
+    return { state: { status: "ok", since: now, clearStreak: 0, value, evaluatedAt: now }, transition: "resolved" };
+  }
+  return { state: { ...state, clearStreak: streak, value, evaluatedAt: now }, transition: null };
+}
+
+/**
+ * The wait before each retry of a webhook, after attempt 1, 2, …: 7 attempts over about 8.6 hours, then the event is
+ * `failed` (docs/analytics.md "Delivery").
+ */
+export const RETRY_DELAYS_MS: readonly number[] = [10_000, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000];
+export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+/** One attempt's time limit. */
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+/** Events kept per policy (the newest; a pending one is never dropped). */
+export const EVENTS_KEPT = 100;
