@@ -97,7 +97,9 @@ if (options.deploy) {
   }
   if (tomlVars.DEV_INSTANCE !== undefined) errors.push("DEV_INSTANCE is for `npm run dev` only: remove it from [vars]");
   if (tomlVars.WEBHOOK_LOOPBACK !== undefined) {
-    errors.push("WEBHOOK_LOOPBACK lets alert webhooks reach loopback: for `npm run dev` and tests only, remove it from [vars]");
+    errors.push(
+      "WEBHOOK_LOOPBACK lets alert webhooks reach loopback: for `npm run dev` and tests only, remove it from [vars]",
+    );
   }
   for (const secret of ["ADMIN_TOKEN", "API_TOKENS"]) {
     if (tomlVars[secret] !== undefined) {

@@ -20,10 +20,19 @@ export interface OriginPorts {
   readonly stream: number;
   /** A loopback port with nothing listening: connections are refused. */
   readonly closed: number;
+  /** The alert tests' webhook receiver (webhook-receiver.ts). */
+  readonly webhook: number;
 }
 
 declare module "vitest" {
   export interface ProvidedContext {
     originPorts: OriginPorts;
   }
+}
+
+/** One request the webhook receiver kept (webhook-receiver.ts): its headers, its body, the status it answered. */
+export interface ReceivedWebhook {
+  readonly headers: Record<string, string>;
+  readonly body: string;
+  readonly answered: number;
 }

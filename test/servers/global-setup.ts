@@ -9,6 +9,7 @@ import { startHttpOrigin } from "./http-origin.ts";
 import { startRawOrigin } from "./raw-origin.ts";
 import { startStreamOrigin } from "./stream-origin.ts";
 import { startTlsOrigin } from "./tls-origin.ts";
+import { startWebhookReceiver } from "./webhook-receiver.ts";
 
 /**
  * A loopback port on which nothing listens, so connecting to it is refused. Chosen below the kernel's ephemeral
@@ -31,17 +32,27 @@ async function closedPort(): Promise<number> {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const [http, raw, tls, stream] = await Promise.all([
+  const [http, raw, tls, stream, webhook] = await Promise.all([
     startHttpOrigin(),
     startRawOrigin(),
     startTlsOrigin(),
     startStreamOrigin(),
+    startWebhookReceiver(),
   ]);
   const closed = await closedPort();
-  const ports: OriginPorts = { http: http.port, raw: raw.port, tls: tls.port, stream: stream.port, closed };
+  const ports: OriginPorts = {
+    http: http.port,
+    raw: raw.port,
+    tls: tls.port,
+    stream: stream.port,
+    closed,
+    webhook: webhook.port,
+  };
   project.provide("originPorts", ports);
   return async () => {
-    for (const { server } of [http, tls]) server.closeAllConnections();
-    await Promise.all([http, raw, tls, stream].map(({ server }) => new Promise<void>((r) => server.close(() => r()))));
+    for (const { server } of [http, tls, webhook]) server.closeAllConnections();
+    await Promise.all(
+      [http, raw, tls, stream, webhook].map(({ server }) => new Promise<void>((r) => server.close(() => r()))),
+    );
   };
 }

@@ -4,6 +4,7 @@ import { RAY_FIELDS, TIMESTAMP_FORMATS } from "./ray";
 import { RAY_ID_PATTERN } from "../../shared/ray";
 import { API_CODES } from "../kit/codes";
 import { DEFAULT_SHARDS, MAX_SHARDS } from "../../state/analytics/shards";
+import { alertPaths, alertSchemas } from "./alerts-openapi";
 
 const query = (name: string, description: string, schema: Json): Json => ({
   name,
@@ -15,7 +16,7 @@ const query = (name: string, description: string, schema: Json): Json => ({
 
 export const analyticsOpenApi: OpenApiFragment = {
   description:
-    "Error analytics (`zones:read`): counts per minute (3 days) and per hour (35 days), requests and dropped records beside them (error rates), one occurrence by Ray ID (7 days), over the zone's analytics shards; the page GET /zones/{zone}/analytics is a public HTML shell holding no data.",
+    "Error analytics (`zones:read`): counts per minute (3 days) and per hour (35 days), requests and dropped records beside them (error rates), one occurrence by Ray ID (7 days), over the zone's analytics shards; alert policies (thresholds, SLO burn rates) delivered as signed webhooks; the page GET /zones/{zone}/analytics is a public HTML shell holding no data.",
   paths: {
     "/zones/{zone}/analytics/settings": {
       parameters: [param("Zone")],
@@ -144,8 +145,10 @@ export const analyticsOpenApi: OpenApiFragment = {
         },
       },
     },
+    ...alertPaths,
   },
   schemas: {
+    ...alertSchemas,
     AnalyticsSettingsBody: {
       type: "object",
       required: ["shards"],

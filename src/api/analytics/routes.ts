@@ -25,6 +25,7 @@ import {
 import { parseCountQuery } from "./params";
 import { planOf } from "./store";
 import { byRay, publishedByRay } from "./ray";
+import { alertRoutes } from "./alerts";
 
 async function counts(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const query = parseCountQuery(c.url.searchParams, Date.now());
@@ -170,4 +171,5 @@ export const analyticsRoutes: readonly ApiRoute[] = [
     target: zoneTarget,
     handle: zoneHandler(publishedByRay),
   },
+  ...alertRoutes,
 ];

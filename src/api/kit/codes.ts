@@ -102,6 +102,14 @@ export const API_CODES = {
   "invalid-rayid-query": { status: 400, code: 20090 },
   "invalid-replay": { status: 400, code: 20091 },
   "replay-limited": { status: 429, code: 20092 },
+  // Alert policies (docs/analytics.md "Alerts").
+  "invalid-alert-policy": { status: 400, code: 20105 },
+  "invalid-alert-window": { status: 400, code: 20106 },
+  "too-many-alerts": { status: 400, code: 20107 },
+  "invalid-webhook-target": { status: 400, code: 20108 },
+  "webhook-target-api-host": { status: 400, code: 20109 },
+  "webhook-target-private": { status: 400, code: 20120 },
+  "unknown-alert": { status: 404, code: 20121 },
 } as const satisfies Readonly<Record<string, ApiCodeRow>>;
 
 export type ApiCodeKind = keyof typeof API_CODES;

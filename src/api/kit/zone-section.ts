@@ -78,6 +78,18 @@ export type ZoneApiFailure =
   | { readonly kind: "too-many-series"; readonly series: number; readonly limit: number }
   /** `PUT /zones/{zone}/analytics/settings` refused (src/api/analytics/routes.ts); `message` names the field. */
   | { readonly kind: "invalid-analytics-settings"; readonly message: string }
+  /** An alert policy or its webhook target refused (src/state/analytics/alerts.ts); `message` names the field. */
+  | {
+      readonly kind:
+        | "invalid-alert-policy"
+        | "invalid-alert-window"
+        | "invalid-webhook-target"
+        | "webhook-target-api-host"
+        | "webhook-target-private";
+      readonly message: string;
+    }
+  | { readonly kind: "too-many-alerts"; readonly limit: number }
+  | { readonly kind: "unknown-alert"; readonly id: string }
   | { readonly kind: "invalid-ray"; readonly ray: string }
   | { readonly kind: "unknown-ray"; readonly ray: string; readonly days: number }
   /** The published Ray lookup's `fields` or `timestamps` refused (src/api/analytics/ray.ts). */
@@ -242,6 +254,18 @@ export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailur
         { "Retry-After": String(failure.retryAfter) },
       );
     }
+    case "too-many-alerts":
+      return failureOf(
+        failure.kind,
+        `${zone} already has ${failure.limit} alert policies, the most a zone may hold; delete one first`,
+      );
+    case "unknown-alert":
+      return failureOf(failure.kind, `No alert policy ${JSON.stringify(failure.id.slice(0, 64))} in zone ${zone}`);
+    case "invalid-alert-policy":
+    case "invalid-alert-window":
+    case "invalid-webhook-target":
+    case "webhook-target-api-host":
+    case "webhook-target-private":
     case "invalid-asset-paging":
     case "invalid-analytics-settings":
     case "invalid-analytics-query":

@@ -13,7 +13,7 @@ export async function zoneAlertCounts(
   windows: readonly WindowQuery[],
   ask: (name: string) => Promise<readonly WindowCount[]> | readonly WindowCount[],
 ): Promise<readonly WindowCount[]> {
-  const answers = await Promise.all(shardNames(zone, plan, Date.now()).map((name) => ask(name)));
+  const answers = await Promise.all(shardNames(zone, plan, Date.now()).map(async (name) => ask(name)));
   return windows.map((_, i) =>
     answers.reduce(
       (sum, answer) => ({

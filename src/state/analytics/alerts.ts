@@ -106,7 +106,7 @@ const BURN_FIELDS = [...COMMON, "slo", "long_window_minutes", "short_window_minu
 
 /** An API body (POST or PUT) into a policy: every field checked, the first refusal named with its field. */
 export function parseAlertBody(body: unknown, targets: TargetPolicy): Result<AlertSpec, AlertRefusal> {
-  if (!isRecord(body)) return policy("the body must be a JSON object (docs/analytics.md \"Alerts\")");
+  if (!isRecord(body)) return policy('the body must be a JSON object (docs/analytics.md "Alerts")');
   const kind = body.kind;
   if (kind !== "threshold" && kind !== "burn_rate") {
     return policy(`kind must be "threshold" or "burn_rate"; got ${shown(kind ?? null)}`);
@@ -331,7 +331,11 @@ const MINUTE_MS = 60_000;
  */
 export function windowsOf(rule: AlertRule, now: number): readonly WindowQuery[] {
   const until = Math.floor(now / MINUTE_MS) * MINUTE_MS;
-  const last = (minutes: number, match: AlertMatch): WindowQuery => ({ since: until - minutes * MINUTE_MS, until, match });
+  const last = (minutes: number, match: AlertMatch): WindowQuery => ({
+    since: until - minutes * MINUTE_MS,
+    until,
+    match,
+  });
   if (rule.kind === "threshold") return [last(rule.window_minutes, { kind: "errors", filter: rule.filter })];
   const origin: AlertMatch = { kind: "origin-errors" };
   return [last(rule.long_window_minutes, origin), last(rule.short_window_minutes, origin)];
@@ -388,7 +392,8 @@ export function evaluate(spec: AlertSpec, state: AlertState, counts: readonly Wi
     clear = !fire;
   }
   if (state.status === "ok") {
-    if (fire) return { state: { status: "firing", since: now, clearStreak: 0, value, evaluatedAt: now }, transition: "fired" };
+    if (fire)
+      return { state: { status: "firing", since: now, clearStreak: 0, value, evaluatedAt: now }, transition: "fired" };
     return { state: { ...state, clearStreak: 0, value, evaluatedAt: now }, transition: null };
   }
   const streak = clear ? state.clearStreak + 1 : 0;

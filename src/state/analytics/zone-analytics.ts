@@ -488,7 +488,10 @@ export class ZoneAnalytics extends DurableObject<Env> {
   }
 
   private meta(name: string): number | null {
-    return this.sql.exec<{ value: number }>("SELECT value FROM analytics_meta WHERE name = ?", name).toArray()[0]?.value ?? null;
+    return (
+      this.sql.exec<{ value: number }>("SELECT value FROM analytics_meta WHERE name = ?", name).toArray()[0]?.value ??
+      null
+    );
   }
 
   private setMeta(name: string, value: number): void {
@@ -534,17 +537,25 @@ export class ZoneAnalytics extends DurableObject<Env> {
         .one().n;
     }
     const { code, source, path } = w.match.filter;
+    // Each condition binds its value by number: the path scan names ?1 (since) twice.
+    const and = (column: string, value: string | number | undefined): string => {
+      if (value === undefined) return "";
+      params.push(value);
+      return ` AND ${column} = ?${params.length}`;
+    };
     if (path === undefined) {
-      let text = "SELECT coalesce(sum(count), 0) AS n FROM minutes WHERE bucket >= ? AND bucket < ?";
-      if (code !== undefined) (text += " AND code = ?"), params.push(code);
-      if (source !== undefined) (text += " AND source = ?"), params.push(source);
+      const text =
+        "SELECT coalesce(sum(count), 0) AS n FROM minutes WHERE bucket >= ?1 AND bucket < ?2" +
+        and("code", code) +
+        and("source", source);
       return this.sql.exec<{ n: number }>(text, ...params).one().n;
     }
-    let text = `SELECT count(*) AS n FROM batches b, json_each(b.records) j WHERE b.newest >= ?1
-      AND (j.value ->> 1) >= ?1 AND (j.value ->> 1) < ?2 AND (j.value ->> 9) = ?3`;
-    params.push(path);
-    if (code !== undefined) (text += ` AND (j.value ->> 2) = ?${params.length + 1}`), params.push(code);
-    if (source !== undefined) (text += ` AND (j.value ->> 4) = ?${params.length + 1}`), params.push(source);
+    const text =
+      `SELECT count(*) AS n FROM batches b, json_each(b.records) j WHERE b.newest >= ?1
+      AND (j.value ->> 1) >= ?1 AND (j.value ->> 1) < ?2` +
+      and("(j.value ->> 9)", path) +
+      and("(j.value ->> 2)", code) +
+      and("(j.value ->> 4)", source);
     return this.sql.exec<{ n: number }>(text, ...params).one().n;
   }
 
@@ -781,8 +792,12 @@ export class ZoneAnalytics extends DurableObject<Env> {
     const headers = await webhookHeaders(secret, id, body);
     try {
       // No redirect is followed: a 3xx is an answer, not a new target (it could name a host refused above).
-      const answer = await within(fetch(url, { method: "POST", headers, body, redirect: "manual" }), ATTEMPT_TIMEOUT_MS);
-      if (answer === TIMEOUT) return { outcome: "failed", status: null, error: `no answer within ${ATTEMPT_TIMEOUT_MS} ms` };
+      const answer = await within(
+        fetch(url, { method: "POST", headers, body, redirect: "manual" }),
+        ATTEMPT_TIMEOUT_MS,
+      );
+      if (answer === TIMEOUT)
+        return { outcome: "failed", status: null, error: `no answer within ${ATTEMPT_TIMEOUT_MS} ms` };
       await answer.body?.cancel();
       const delivered = answer.status >= 200 && answer.status < 300;
       return { outcome: delivered ? "delivered" : "failed", status: answer.status, error: null };

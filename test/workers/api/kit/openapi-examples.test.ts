@@ -96,6 +96,11 @@ describe("OpenAPI request examples", () => {
           );
           ids.rule_id = created.result.id;
         }
+        // An alert policy's paths need one of the zone's policies: made from the create example.
+        if (template.includes("{alert_id}")) {
+          const created = await apiFetch("POST", `/zones/${zone}/analytics/alerts`, example);
+          ids.alert_id = (await created.json<Envelope<{ id: string }>>()).result?.id ?? "";
+        }
         const path = template.replace(/\{([^}]+)\}/g, (_, name: string) => {
           if (name === "zone") return zone;
           if (name === "account_id") return account;
@@ -132,6 +137,8 @@ describe("OpenAPI request examples", () => {
         "putUrlNormalization",
         "putZoneAnalyticsSettings",
         "patchZone",
+        "createZoneAlert",
+        "updateZoneAlert",
         "putZone",
         "setResourceTags",
         "patchResourceTags",
