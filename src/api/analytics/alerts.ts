@@ -10,7 +10,7 @@ import type { ApiContext, ApiRoute } from "../kit/types";
 import { zoneHandler, zoneTarget, type ZoneAnswer, type ZoneApiFailure } from "../kit/zone-section";
 import { err, ok, type Result } from "../../shared/result";
 import { lookupZone } from "../../state/zone/cache";
-import { parseAlertBody, type AlertSpec } from "../../state/analytics/alerts";
+import { MAX_ALERT_POLICIES, parseAlertBody, type AlertSpec } from "../../state/analytics/alerts";
 import { shardName } from "../../state/analytics/shards";
 import type { AlertDelivery, StoredAlert, ZoneAnalytics } from "../../state/analytics/zone-analytics";
 
@@ -91,6 +91,12 @@ async function create(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   if (!spec.ok) return spec;
   const stub = await holder(c, zone);
   if (!stub.ok) return stub;
+  if (c.dryRun) {
+    // Rehearsed (docs/configuration.md "any write"): checked, limit included; nothing stored, no id or secret made.
+    const count = (await stub.value.listAlerts()).length;
+    if (count >= MAX_ALERT_POLICIES) return err({ kind: "too-many-alerts", limit: MAX_ALERT_POLICIES });
+    return ok(apiSuccess(null));
+  }
   const made = await stub.value.createAlert(spec.value);
   if (made.kind === "too-many") return err({ kind: "too-many-alerts", limit: made.limit });
   // The one answer that carries the secret: it is never shown again (docs/analytics.md "Delivery").
@@ -113,6 +119,11 @@ async function update(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   if (!spec.ok) return spec;
   const stub = await holder(c, zone);
   if (!stub.ok) return stub;
+  if (c.dryRun) {
+    const known = await stub.value.getAlert(id.value);
+    if (known === null) return err({ kind: "unknown-alert", id: id.value });
+    return ok(apiSuccess(null));
+  }
   const alert = await stub.value.updateAlert(id.value, spec.value);
   return alert === null ? err({ kind: "unknown-alert", id: id.value }) : ok(apiSuccess(presentAlert(alert)));
 }
@@ -122,7 +133,7 @@ async function remove(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   if (!id.ok) return id;
   const stub = await holder(c, zone);
   if (!stub.ok) return stub;
-  const gone = await stub.value.deleteAlert(id.value);
+  const gone = c.dryRun ? (await stub.value.getAlert(id.value)) !== null : await stub.value.deleteAlert(id.value);
   return gone ? ok(apiSuccess({ id: id.value })) : err({ kind: "unknown-alert", id: id.value });
 }
 
@@ -140,10 +151,31 @@ const ONE = "/zones/:zone/analytics/alerts/:alert_id";
 
 export const alertRoutes: readonly ApiRoute[] = [
   { method: "GET", path: LIST, permission: "zones:read", target: zoneTarget, handle: zoneHandler(list) },
-  { method: "POST", path: LIST, permission: "zones:write", target: zoneTarget, handle: zoneHandler(create) },
+  {
+    method: "POST",
+    path: LIST,
+    permission: "zones:write",
+    target: zoneTarget,
+    handle: zoneHandler(create),
+    dryRun: true,
+  },
   { method: "GET", path: ONE, permission: "zones:read", target: zoneTarget, handle: zoneHandler(read) },
-  { method: "PUT", path: ONE, permission: "zones:write", target: zoneTarget, handle: zoneHandler(update) },
-  { method: "DELETE", path: ONE, permission: "zones:write", target: zoneTarget, handle: zoneHandler(remove) },
+  {
+    method: "PUT",
+    path: ONE,
+    permission: "zones:write",
+    target: zoneTarget,
+    handle: zoneHandler(update),
+    dryRun: true,
+  },
+  {
+    method: "DELETE",
+    path: ONE,
+    permission: "zones:write",
+    target: zoneTarget,
+    handle: zoneHandler(remove),
+    dryRun: true,
+  },
   {
     method: "GET",
     path: `${ONE}/deliveries`,

@@ -90,7 +90,7 @@ const hook = (name: string, query = ""): string => `${loopback(ports.webhook)}/h
 const future = (): number => Math.floor(Date.now() / MINUTE) * MINUTE + 86_400_000;
 
 async function state(zone: string, id: string): Promise<Policy["state"]> {
-  return (await apiOk<Policy>("GET", `${ALERTS(zone)}/${id}`)).result!.state;
+  return (await apiOk<Policy>("GET", `${ALERTS(zone)}/${id}`)).result.state;
 }
 
 describe("an error-rate threshold across a simulated outage", () => {
@@ -108,7 +108,7 @@ describe("an error-rate threshold across a simulated outage", () => {
       resolve_after: 2,
       webhook: { url: hook(name) },
     });
-    const policy = created.result!;
+    const policy = created.result;
     const secret = policy.webhook.secret!;
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
 
@@ -161,7 +161,7 @@ describe("an error-rate threshold across a simulated outage", () => {
       new Webhook(`whsec_${btoa("another key of 32 bytes, exactly")}`).verify(got[0]!.body, got[0]!.headers),
     ).toThrow();
 
-    const deliveries = (await apiOk<Delivery[]>("GET", `${ALERTS(zone)}/${policy.id}/deliveries`)).result!;
+    const deliveries = (await apiOk<Delivery[]>("GET", `${ALERTS(zone)}/${policy.id}/deliveries`)).result;
     expect(deliveries.map((d) => [d.type, d.status, d.attempts.map((a) => [a.outcome, a.http_status])])).toEqual([
       ["alert.resolved", "delivered", [["delivered", 200]]],
       ["alert.firing", "delivered", [["delivered", 200]]],
@@ -180,7 +180,7 @@ describe("an SLO burn-rate policy (multiwindow, multi-burn-rate)", () => {
         slo: 99,
         webhook: { url: hook(name) },
       })
-    ).result!;
+    ).result;
     // Budget 1 %: a burn of 14.4 is an origin error rate of 14.4 %. 100 requests a minute from minute -60 to 60;
     // from minute 0 the origin fails 30 a minute (20 passed through as 503, 10 edge 522s): a burn of 30 in the
     // short window at once, in the long window only once the outage fills enough of its hour.
@@ -233,7 +233,7 @@ describe("a failing receiver", () => {
         filter: { code: 502 },
         webhook: { url: hook(name, "?fail=1") },
       })
-    ).result!;
+    ).result;
     const t = future();
     await store(zone, 1, errorsAt(t, 5, {}));
     const at = t + MINUTE + 5_000;
@@ -250,7 +250,7 @@ describe("a failing receiver", () => {
     const verifier = new Webhook(created.webhook.secret!);
     for (const w of got) expect(verifier.verify(w.body, w.headers)).toMatchObject({ type: "alert.firing" });
 
-    const deliveries = (await apiOk<Delivery[]>("GET", `${ALERTS(zone)}/${created.id}/deliveries`)).result!;
+    const deliveries = (await apiOk<Delivery[]>("GET", `${ALERTS(zone)}/${created.id}/deliveries`)).result;
     expect(deliveries).toHaveLength(1); // one event: the firing (not resolved yet: one clear evaluation of three)
     const firing = deliveries[0]!;
     expect(firing.id).toBe(got[0]!.headers["webhook-id"]);
@@ -274,7 +274,7 @@ describe("the alarm evaluates", () => {
         above: 1000,
         webhook: { url: hook("alarm") },
       })
-    ).result!.id;
+    ).result.id;
     const alarm = await runInDurableObject(stubOf(zone), (_: ZoneAnalytics, s) => s.storage.getAlarm());
     const next = Math.floor(Date.now() / MINUTE) * MINUTE + MINUTE + 5_000;
     expect(alarm).not.toBeNull();
@@ -402,7 +402,7 @@ describe("refusals", () => {
     const ids: string[] = [];
     const secrets: string[] = [];
     for (let i = 0; i < 10; i++) {
-      const made = (await apiOk<Policy>("POST", ALERTS(zone), { ...base, name: `p${i}` })).result!;
+      const made = (await apiOk<Policy>("POST", ALERTS(zone), { ...base, name: `p${i}` })).result;
       ids.push(made.id);
       secrets.push(made.webhook.secret!);
     }
@@ -424,5 +424,28 @@ describe("refusals", () => {
     await apiOk("POST", ALERTS(zone), { ...base, name: "room again" });
     // A zone that is not configured: 404 1001, and no storage made.
     expect(await codeOf(uniqueZone("alert-none"), base)).toEqual([404, 1001]);
+  });
+});
+
+describe("dry runs", () => {
+  it("a rehearsed create, update and delete store nothing", async () => {
+    const zone = await zoneWith("alert-dry", 1);
+    const body = {
+      name: "dry",
+      kind: "threshold",
+      metric: "errors",
+      window_minutes: 5,
+      above: 10,
+      webhook: { url: "https://hooks.example.com/a" },
+    };
+    const dry = await apiOk<Policy>("POST", `${ALERTS(zone)}?dry_run=true`, body);
+    expect(dry.result).toBeNull(); // a rehearsal answers result: null (docs/configuration.md "any write")
+    expect((await apiOk<Policy[]>("GET", ALERTS(zone))).result).toEqual([]);
+    const id = (await apiOk<Policy>("POST", ALERTS(zone), body)).result.id;
+    await apiOk("PUT", `${ALERTS(zone)}/${id}?dry_run=true`, { ...body, name: "renamed" });
+    await apiOk("DELETE", `${ALERTS(zone)}/${id}?dry_run=true`);
+    expect(
+      (await apiOk<Policy[]>("GET", ALERTS(zone))).result.map((p) => (p as unknown as { name: string }).name),
+    ).toEqual(["dry"]);
   });
 });

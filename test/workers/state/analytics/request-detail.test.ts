@@ -117,7 +117,15 @@ describe("schema migration 4", () => {
       // Back to a version 3 store holding a batch of three twelve-value records.
       for (const table of ["events", "batches", "rays", "analytics_meta", "minutes", "hours", "path_hours"])
         sql.exec(`DROP TABLE IF EXISTS ${table}`);
-      for (const table of ["traffic_minutes", "traffic_hours", "tallies"]) sql.exec(`DROP TABLE IF EXISTS ${table}`);
+      for (const table of [
+        "traffic_minutes",
+        "traffic_hours",
+        "tallies",
+        "alert_policies",
+        "alert_events",
+        "alert_attempts",
+      ])
+        sql.exec(`DROP TABLE IF EXISTS ${table}`);
       sql.exec("DELETE FROM schema_migrations");
       migrate(state.storage, ANALYTICS_MIGRATIONS.slice(0, 3));
       const old = [1, 2, 3].map((i) => [

@@ -239,6 +239,9 @@ describe("ZoneAnalytics", () => {
         "traffic_minutes",
         "traffic_hours",
         "tallies",
+        "alert_policies",
+        "alert_events",
+        "alert_attempts",
       ]) {
         sql.exec(`DROP TABLE IF EXISTS ${table}`);
       }
