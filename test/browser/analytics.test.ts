@@ -27,6 +27,7 @@ const shots = process.env.UPDATE_SCREENSHOTS === "1" ? join(root, "docs/img/anal
 const TOKEN = "browser-analytics-token";
 const ZONE = "shop-analytics.test";
 const RULE_ID = "0123456789abcdef0123456789abcdef";
+const ALERT_NAME = "Checkout <img src=x onerror=window.pwned=3>";
 const HOSTILE_PATH = "/<script>window.pwned=1</script>\u0001<img src=x onerror=window.pwned=2>";
 
 /**
@@ -143,6 +144,14 @@ beforeAll(async () => {
     if (r.total === expected.total) break;
     await new Promise((done) => setTimeout(done, 100));
   }
+
+  // One alert policy, named with markup (docs/analytics.md "Alerts": the page shows it as text).
+  await api("POST", `/zones/${ZONE}/analytics/alerts`, {
+    name: ALERT_NAME,
+    kind: "burn_rate",
+    slo: 99.9,
+    webhook: { url: "https://hooks.example.com/edge-alerts" },
+  });
 
   await mkdir(shots, { recursive: true });
   ({ context, close: closeChromium } = await launchChromium());
@@ -443,5 +452,20 @@ describe("the analytics page, behaviour", () => {
       expect(violations, scheme).toEqual([]);
       await page.close();
     }
+  });
+
+  it("the zone's alert policies and their state", async () => {
+    const { page, problems } = await openWithToken(360, "light");
+    await expect.poll(() => page.locator("#alerts tr").count()).toBe(1);
+    const row = page.locator("#alerts tr");
+    expect(await row.getAttribute("data-state")).toBe("ok");
+    expect(await row.locator("strong").textContent()).toBe(ALERT_NAME);
+    expect(await row.locator(".badge").textContent()).toBe("OK");
+    expect(await row.locator(".title").first().textContent()).toContain("SLO 99.9 %");
+    expect(await page.locator("#alerts-status").textContent()).toBe("0 of 1 firing.");
+    expect(await page.locator("#alerts img").count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+    expect(problems).toEqual([]);
+    await page.close();
   });
 });

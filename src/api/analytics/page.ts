@@ -113,6 +113,7 @@ ${STYLE}</style>
 <section class="card" aria-labelledby="codes-title"><h2 id="codes-title">Top codes</h2><table><thead><tr><th scope="col">Code</th><th scope="col">Count</th></tr></thead><tbody id="codes"></tbody></table><p class="hint">A code links to its reference: what it means and what to do.</p></section>
 <section class="card" aria-labelledby="paths-title"><h2 id="paths-title">Top paths</h2><table class="paths"><thead><tr><th scope="col">Path</th><th scope="col">Count</th></tr></thead><tbody id="paths"></tbody></table></section>
 </div>
+<section class="card" aria-labelledby="alerts-title"><h2 id="alerts-title">Alerts</h2><table class="alerts"><thead><tr><th scope="col">Policy</th><th scope="col">State</th></tr></thead><tbody id="alerts"></tbody></table><p id="alerts-status" class="hint">Alert policies are made through the API: POST /zones/${z}/analytics/alerts.</p></section>
 <section class="card" aria-labelledby="ray-title"><h2 id="ray-title">Look up a Ray ID</h2>
 <form id="ray" class="stack"><label for="ray-id">Ray ID</label><div class="inline"><input id="ray-id" inputmode="latin" pattern="[0-9a-f]{16}" maxlength="16" spellcheck="false" autocomplete="off" aria-describedby="ray-hint"><button type="submit" class="big">Look up</button></div><p class="hint" id="ray-hint">16 characters, shown in an error's details.</p></form>
 <p id="ray-status" role="status" aria-live="polite"></p>
@@ -151,6 +152,8 @@ td .code{font-weight:700;font-variant-numeric:tabular-nums}
 .inline{max-width:32rem}
 #token-name .mono{font-size:.9rem}
 .paths td:first-child{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:.88rem}
+.alerts td:last-child{width:9rem}
+.alerts .badge{white-space:nowrap}.badge.bad{background:var(--bad-bg);color:var(--bad)}
 #ray-status:empty{display:none}
 #occurrence{margin-top:1rem}
 #occurrence:empty{display:none}`;
@@ -265,6 +268,28 @@ const SCRIPT = `
     $("chart").replaceChildren(svg);
     $("legend").replaceChildren(...r.series.map((s, si) => { const li = el("li", {}, el("span", { className: "swatch" }), el("span", { textContent: label(s.group) }), " ", el("strong", { textContent: String(s.total) })); li.firstChild.style.background = colour(si); li.dataset.series = label(s.group); return li; }));
   }
+  // The zone's alert policies and their state (docs/analytics.md "Alerts"); their failure never hides the counts.
+  function describe(p) {
+    if (p.kind === "burn_rate") return "origin error budget (SLO " + p.slo + " %) burning at ≥ " + p.burn_rate + "× over " + p.long_window_minutes + " and " + p.short_window_minutes + " min";
+    const what = p.metric === "errors" ? "≥ " + p.above + " errors" : "error rate ≥ " + (p.above * 100) + " %";
+    const f = p.filter || {};
+    const by = ["code", "source", "path"].filter((k) => f[k] !== undefined).map((k) => k + " " + f[k]).join(", ");
+    return what + " over " + p.window_minutes + " min" + (by ? " (" + by + ")" : "");
+  }
+  async function loadAlerts() {
+    try {
+      const list = await api("/analytics/alerts");
+      $("alerts").replaceChildren(...list.map((p) => {
+        const firing = p.state.status === "firing";
+        const badge = el("span", { className: "badge " + (firing ? "bad" : "ok"), textContent: firing ? "Firing" : p.enabled ? "OK" : "Off" });
+        const since = el("span", { className: "title", textContent: "since " + p.state.since.slice(0, 16).replace("T", " ") + " UTC" });
+        const tr = el("tr", {}, el("td", {}, el("strong", { textContent: p.name }), el("span", { className: "title", textContent: describe(p) })), el("td", {}, badge, since));
+        tr.dataset.alert = p.id; tr.dataset.state = p.state.status;
+        return tr;
+      }));
+      $("alerts-status").textContent = list.length === 0 ? "No alert policy. Make one with POST /zones/" + zone + "/analytics/alerts." : list.filter((p) => p.state.status === "firing").length + " of " + list.length + " firing.";
+    } catch (e) { if (e.status !== 401 && e.status !== 403) $("alerts-status").textContent = "The alerts could not be loaded (HTTP " + e.status + ")."; }
+  }
   async function load() {
     showToken();
     if (!token()) { status("Enter a token to load the zone's errors."); return; }
@@ -283,6 +308,7 @@ const SCRIPT = `
       $("loss").hidden = false;
       $("loss").textContent = r.dropped + (r.dropped === 1 ? " record" : " records") + " dropped in this range" + (r.dropped > 0 ? ": the store could not take them; the counts above miss them." : ".");
       $("loss").className = r.dropped > 0 ? "loss bad" : "loss";
+      await loadAlerts();
     } catch (e) { status(explain(e, "Loading the errors")); }
   }
   $("auth").addEventListener("submit", (e) => { e.preventDefault(); const v = $("token").value.trim(); if (!v) return; sessionStorage.setItem(KEY, v); $("token").value = ""; $("token-problem").hidden = true; load(); });
