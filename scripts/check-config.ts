@@ -96,7 +96,8 @@ if (options.deploy) {
     }
   }
   if (tomlVars.DEV_INSTANCE !== undefined) errors.push("DEV_INSTANCE is for `npm run dev` only: remove it from [vars]");
-  if (tomlVars.WEBHOOK_LOOPBACK !== undefined) {
+  // [vars] or `--var`: a deployment never lets webhooks reach loopback (docs/analytics.md "Webhook targets").
+  if (vars.WEBHOOK_LOOPBACK !== undefined) {
     errors.push(
       "WEBHOOK_LOOPBACK lets alert webhooks reach loopback: for `npm run dev` and tests only, remove it from [vars]",
     );

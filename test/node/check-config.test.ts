@@ -49,4 +49,16 @@ describe("check-config", () => {
       expect.stringContaining("kv_namespaces CONFIG: id is the placeholder"),
     ]);
   });
+
+  it("--deploy refuses WEBHOOK_LOOPBACK (alert webhooks to loopback: wrangler dev and tests only)", () => {
+    const run = checkConfig(["--deploy", "--var", "WEBHOOK_LOOPBACK:allow"]);
+    expect(run.status).toBe(1);
+    expect(run.output).toContain(
+      "[check-config] invalid: WEBHOOK_LOOPBACK lets alert webhooks reach loopback: for `npm run dev` and tests only, remove it from [vars]",
+    );
+    const bad = checkConfig(["--var", "WEBHOOK_LOOPBACK:yes"]);
+    expect(bad.output).toContain(
+      '[check-config] invalid: WEBHOOK_LOOPBACK = "yes": must be "allow" or unset; the Worker would use unset: loopback webhook targets are refused',
+    );
+  });
 });
