@@ -10,7 +10,7 @@ import {
   runInDurableObject,
   waitOnExecutionContext,
 } from "cloudflare:test";
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import worker from "../../../../src/index";
@@ -166,6 +166,46 @@ describe("an error-rate threshold across a simulated outage", () => {
       ["alert.resolved", "delivered", [["delivered", 200]]],
       ["alert.firing", "delivered", [["delivered", 200]]],
     ]);
+  });
+});
+
+describe("through real traffic", () => {
+  it("origin 503s served by the Worker (4 shards, tallies from the recorder) fire one verified webhook", async () => {
+    const zone = uniqueZone("alert-traffic");
+    await putZone(zone, { origin: loopback(ports.http) });
+    const name = `traffic-${Math.random().toString(36).slice(2)}`;
+    const policy = (
+      await apiOk<Policy>("POST", ALERTS(zone), {
+        name: "Origin 503s",
+        kind: "threshold",
+        metric: "error_rate",
+        window_minutes: 2,
+        above: 0.5,
+        filter: { source: "origin", code: 503 },
+        min_requests: 20,
+        webhook: { url: hook(name) },
+      })
+    ).result;
+    const paths = [...Array.from({ length: 10 }, () => "/"), ...Array.from({ length: 30 }, () => "/status/503-json")];
+    for (const res of await Promise.all(paths.map((p) => exports.default.fetch(`http://${zone}${p}`)))) {
+      await res.body?.cancel();
+    }
+    // The records and the request tallies arrive after the responses (docs/analytics.md "Requests and drops").
+    let counted = { requests: 0, total: 0 };
+    for (let i = 0; i < 80 && (counted.requests < 40 || counted.total < 30); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      counted = (await apiOk<{ requests: number; total: number }>("GET", `/zones/${zone}/analytics/errors`)).result!;
+    }
+    expect(counted).toMatchObject({ requests: 40, total: 30 });
+    // The next evaluation (the minute in progress has ended): the two-minute window holds the whole burst.
+    await tick(zone, Math.floor(Date.now() / MINUTE) * MINUTE + MINUTE + 5_000);
+    expect(await state(zone, policy.id)).toMatchObject({ status: "firing", value: 0.75 });
+    const got = await received(name);
+    expect(got).toHaveLength(1);
+    expect(new Webhook(policy.webhook.secret!).verify(got[0]!.body, got[0]!.headers)).toMatchObject({
+      type: "alert.firing",
+      data: { zone, status: "firing", value: 0.75 },
+    });
   });
 });
 
