@@ -597,12 +597,20 @@ export class ZoneAnalytics extends DurableObject<Env> {
     return { kind: "created", alert: this.getAlert(id)!, secret };
   }
 
-  /** Replaces a policy's definition; its id, secret, state and events stay. */
+  /**
+   * Replaces a policy's definition; its id, secret, state and events stay. Disabling it sets its state to ok (since
+   * now, no event): a policy nobody evaluates is not shown firing.
+   */
   async updateAlert(id: string, spec: AlertSpec, now: number = Date.now()): Promise<StoredAlert | null> {
     const written = this.sql.exec(
-      "UPDATE alert_policies SET spec = ?, updated_at = ? WHERE id = ?",
+      `UPDATE alert_policies SET spec = ?1, updated_at = ?2,
+         status = CASE WHEN ?3 THEN status ELSE 'ok' END,
+         since = CASE WHEN ?3 OR status = 'ok' THEN since ELSE ?2 END,
+         clear_streak = CASE WHEN ?3 THEN clear_streak ELSE 0 END
+       WHERE id = ?4`,
       JSON.stringify(spec),
       now,
+      spec.enabled ? 1 : 0,
       id,
     ).rowsWritten;
     if (written === 0) return null;

@@ -282,6 +282,22 @@ describe("a failing receiver", () => {
     expect(await tick(zone, at + 10_000)).toEqual({ evaluated: 0, attempts: 1 }); // attempt 2: 200
     expect(await tick(zone, at + 20_000)).toEqual({ evaluated: 0, attempts: 0 });
     expect(await tick(zone, at + 3_600_000)).toMatchObject({ attempts: 0 });
+    expect((await state(zone, created.id)).status).toBe("firing");
+    // Disabled, it is evaluated no more and shown ok (since now), without an event.
+    // The answer without its id, state and times is the policy's body (docs/analytics.md "Alerts").
+    const {
+      id,
+      state: _state,
+      created_at: _created,
+      updated_at: _updated,
+      ...definition
+    } = created as Policy & Record<string, unknown>;
+    await apiOk("PUT", `${ALERTS(zone)}/${id}`, {
+      ...definition,
+      webhook: { url: created.webhook.url },
+      enabled: false,
+    });
+    expect((await state(zone, created.id)).status).toBe("ok");
 
     const got = await received(name);
     expect(got.map((w) => w.answered)).toEqual([500, 200]);
