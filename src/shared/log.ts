@@ -102,6 +102,13 @@ export const EVENTS = {
       "a batch of analytics records could not be written to the zone's `ZONE_ANALYTICS` object; once per batch, " +
       'the batch is dropped, never retried (docs/analytics.md "Loss bound")',
   },
+  alert_webhook_failed: {
+    level: "error",
+    fields: ["zone", "policy", "message", "attempts", "cause"],
+    when:
+      "an alert's webhook event (`message`: its webhook-id) was given up: its last attempt failed, or its target is " +
+      'refused by the settings of now; it is `failed` in the policy\'s deliveries and never sent again (docs/analytics.md "Delivery")',
+  },
 } as const satisfies Readonly<Record<string, EventSpec>>;
 
 export type EventName = keyof typeof EVENTS;

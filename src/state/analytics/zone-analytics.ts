@@ -71,6 +71,7 @@ import { newEventId, newWebhookSecret, webhookHeaders } from "./webhook";
 import { lookupZone } from "../zone/cache";
 import { settingsFor } from "../../shared/settings";
 import { randomId } from "../../shared/crypto";
+import { logEvent } from "../../shared/log";
 import { TIMEOUT, within } from "../../shared/timeout";
 
 export interface SeriesRow {
@@ -776,13 +777,13 @@ export class ZoneAnalytics extends DurableObject<Env> {
         const target = checkTarget((JSON.parse(policy.spec) as AlertSpec).webhook_url, targets);
         const attempt = e.attempts + 1;
         if (!target.ok) {
-          this.recordAttempt(e.seq, attempt, now, { outcome: "refused", status: null, error: target.error.message });
+          this.recordAttempt(e, attempt, now, { outcome: "refused", status: null, error: target.error.message });
           return;
         }
         this.sending.add(e.seq);
         try {
           const answer = await this.send(target.value, policy.secret, e.id, e.body);
-          this.recordAttempt(e.seq, attempt, now, answer);
+          this.recordAttempt(e, attempt, now, answer);
         } finally {
           this.sending.delete(e.seq);
         }
@@ -815,11 +816,12 @@ export class ZoneAnalytics extends DurableObject<Env> {
   }
 
   private recordAttempt(
-    seq: number,
+    e: { readonly seq: number; readonly id: string; readonly policy_id: string },
     attempt: number,
     now: number,
     r: { outcome: "delivered" | "failed" | "refused"; status: number | null; error: string | null },
   ): void {
+    const seq = e.seq;
     const final = r.outcome !== "failed" || attempt >= MAX_ATTEMPTS;
     const status = r.outcome === "delivered" ? "delivered" : final ? "failed" : "pending";
     const next = status === "pending" ? now + (RETRY_DELAYS_MS[attempt - 1] ?? 0) : null;
@@ -843,6 +845,15 @@ export class ZoneAnalytics extends DurableObject<Env> {
         r.error,
       );
     });
+    if (status === "failed") {
+      logEvent("alert_webhook_failed", {
+        zone: this.ctx.id.name ?? null,
+        policy: e.policy_id,
+        message: e.id,
+        attempts: attempt,
+        cause: r.error ?? (r.status === null ? r.outcome : `HTTP ${r.status}`),
+      });
+    }
   }
 
   /**

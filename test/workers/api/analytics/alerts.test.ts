@@ -19,6 +19,7 @@ import type { ErrorRecord } from "../../../../src/state/analytics/record";
 import type { TickReport, ZoneAnalytics } from "../../../../src/state/analytics/zone-analytics";
 import type { ReceivedWebhook } from "../../../servers/context";
 import { errorRecord } from "../../support/analytics";
+import { errorLines } from "../../support/log";
 import { ADMIN, api, apiOk } from "../../support/envelope";
 import { loopback, ports, putZone, uniqueZone } from "../../support/origin";
 
@@ -315,6 +316,46 @@ describe("a failing receiver", () => {
       expect.objectContaining({ attempt: 1, outcome: "failed", http_status: 500 }),
       expect.objectContaining({ attempt: 2, outcome: "delivered", http_status: 200 }),
     ]);
+  });
+});
+
+describe("a receiver that never answers 2xx", () => {
+  it("gets 7 attempts at 10 s, 1 min, 5 min, 30 min, 2 h, 6 h; then the event is failed, logged, never sent again", async () => {
+    const zone = await zoneWith("alert-give-up", 1);
+    const name = `give-up-${Math.random().toString(36).slice(2)}`;
+    const created = (
+      await apiOk<Policy>("POST", ALERTS(zone), {
+        name: "Any error",
+        kind: "threshold",
+        metric: "errors",
+        window_minutes: 1,
+        above: 1,
+        webhook: { url: hook(name, "?fail=100") },
+      })
+    ).result;
+    const t = future();
+    await store(zone, 1, errorsAt(t, 1, {}));
+    let now = t + MINUTE + 5_000;
+    await tick(zone, now); // fires; attempt 1
+    for (const wait of [10_000, 60_000, 300_000, 1_800_000, 7_200_000]) {
+      expect(await tick(zone, now + wait - 1)).toMatchObject({ attempts: 0 }); // not yet
+      now += wait;
+      expect(await tick(zone, now)).toMatchObject({ attempts: 1 });
+    }
+    now += 21_600_000;
+    const { value, lines } = await errorLines("alert_webhook_failed", () => tick(zone, now)); // attempt 7: given up
+    expect(value).toMatchObject({ attempts: 1 });
+    expect(lines).toEqual([expect.objectContaining({ zone, policy: created.id, attempts: 7, cause: "HTTP 500" })]);
+    // A day on: the resolution (it waited for the firing) is sent; the firing never again.
+    await tick(zone, now + 86_400_000);
+    const got = (await received(name)).filter((w) => w.headers["webhook-id"] === lines[0]?.message);
+    expect(got).toHaveLength(7);
+    const firing = (await apiOk<Delivery[]>("GET", `${ALERTS(zone)}/${created.id}/deliveries`)).result.find(
+      (d) => d.type === "alert.firing",
+    )!;
+    expect(firing.status).toBe("failed");
+    expect(firing.attempts.map((a) => a.http_status)).toEqual([500, 500, 500, 500, 500, 500, 500]);
+    expect(firing.id).toBe(lines[0]?.message);
   });
 });
 
