@@ -102,6 +102,8 @@ export const API_CODES = {
   "invalid-rayid-query": { status: 400, code: 20090 },
   "invalid-replay": { status: 400, code: 20091 },
   "replay-limited": { status: 429, code: 20092 },
+  // Errors by tag (`GET /accounts/{account}/analytics/errors`, docs/analytics.md "Errors by tag").
+  "errors-by-tag-too-many-zones": { status: 400, code: 1040 },
 } as const satisfies Readonly<Record<string, ApiCodeRow>>;
 
 export type ApiCodeKind = keyof typeof API_CODES;
