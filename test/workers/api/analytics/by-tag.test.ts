@@ -5,7 +5,7 @@
  * scoped to one zone only that zone, and never counts a zone of another account (one moved away, its tag left here).
  */
 import { createExecutionContext } from "cloudflare:test";
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { tokenDigestHex } from "../../../../src/api/kit/auth";
 import worker from "../../../../src/index";
@@ -240,5 +240,28 @@ describe("GET /accounts/{account}/analytics/errors", () => {
     const res = await apiFetch("GET", "/accounts/ABC/analytics/errors");
     expect(res.status).toBe(404);
     await res.body?.cancel();
+  });
+});
+
+describe("the account page", () => {
+  it("is public, holds no data, runs under the zone page's headers and CSP; a malformed account is not the page", async () => {
+    const account = newAccount();
+    const res = await exports.default.fetch(`http://localhost/accounts/${account}/analytics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
+    const csp = res.headers.get("Content-Security-Policy")!;
+    expect(csp).toMatch(/default-src 'none'; script-src 'nonce-[A-Za-z0-9+/=]+'/);
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(res.headers.get("Cross-Origin-Opener-Policy")).toBe("same-origin");
+    expect(res.headers.get("Cross-Origin-Resource-Policy")).toBe("same-origin");
+    expect(res.headers.get("X-Frame-Options")).toBe("DENY");
+    const html = await res.text();
+    expect(html).toContain(`data-account="${account}"`);
+    expect(html).toContain("sessionStorage");
+    expect(html).not.toMatch(/\ssrc=|<link\b/);
+    const bad = await exports.default.fetch(`http://localhost/accounts/%3Cscript%3E/analytics`);
+    expect(bad.status).toBe(401); // not an account id: not the page, so the API's auth answers
+    await bad.body?.cancel();
   });
 });
