@@ -69,9 +69,9 @@ ${STYLE}</style>
 <p id="loss" hidden></p>
 </section>
 <section class="card" aria-labelledby="groups-title"><h2 id="groups-title">Groups</h2>
-<table class="groups"><thead><tr><th scope="col">Value</th><th scope="col">Zones</th><th scope="col">Errors</th><th scope="col">Requests</th><th scope="col">Error rate</th></tr></thead><tbody id="groups"></tbody></table></section>
+<table class="groups"><thead><tr><th scope="col">Value</th><th scope="col" class="count">Zones</th><th scope="col">Errors</th><th scope="col" class="requests">Requests</th><th scope="col">Error rate</th></tr></thead><tbody id="groups"></tbody></table></section>
 <section class="card" aria-labelledby="zones-title"><h2 id="zones-title">Zones</h2>
-<table class="zones"><thead><tr><th scope="col">Zone</th><th scope="col">Value</th><th scope="col">Errors</th><th scope="col">Requests</th><th scope="col">Error rate</th></tr></thead><tbody id="zones"></tbody></table>
+<table class="zones"><thead><tr><th scope="col">Zone and value</th><th scope="col">Errors</th><th scope="col" class="requests">Requests</th><th scope="col">Error rate</th></tr></thead><tbody id="zones"></tbody></table>
 <p class="hint">A zone opens its own analytics page: its errors over time, top codes and paths, and a Ray lookup.</p></section>
 </main>
 <script nonce="${nonce}">${SCRIPT}</script>
@@ -93,9 +93,10 @@ table{border-collapse:collapse;width:100%;table-layout:fixed}
 th,td{text-align:left;padding:.45rem .4rem;border-bottom:1px solid var(--line);overflow-wrap:anywhere;vertical-align:baseline}
 th{font-size:.8rem;color:var(--muted);font-weight:600;text-transform:uppercase;letter-spacing:.04em}
 th:first-child,td:first-child{padding-left:0}
-th:not(:first-child),td:not(:first-child){text-align:right;font-variant-numeric:tabular-nums;width:5.5rem}
+th:not(:first-child),td:not(:first-child){text-align:right;font-variant-numeric:tabular-nums;width:7rem}
 th:last-child,td:last-child{padding-right:0;width:8rem}
-@media (max-width:40rem){th:nth-child(4),td:nth-child(4){display:none}th:not(:first-child),td:not(:first-child){width:4.2rem}th:last-child,td:last-child{width:6rem}}
+@media (max-width:40rem){.requests,.count{display:none}th:not(:first-child),td:not(:first-child){width:5.25rem}th:last-child,td:last-child{width:5.5rem}}
+.value{display:block;font-size:.88rem;color:var(--muted)}
 tbody tr:last-child td{border-bottom:0}
 .untagged{color:var(--muted);font-style:italic}
 .bar{display:block;height:.35rem;border-radius:.2rem;background:var(--bad);margin:.25rem 0 0 auto;min-width:1px}`;
@@ -150,11 +151,13 @@ const SCRIPT = `
     if (rate !== null) { const bar = el("span", { className: "bar" }); bar.style.width = Math.max(1, Math.round(rate * 100)) + "%"; bar.setAttribute("aria-hidden", "true"); td.append(bar); }
     return td;
   }
-  const valueCell = (value) => value === null ? el("td", { className: "untagged", textContent: "untagged" }) : el("td", { textContent: value === "" ? "(key only)" : value });
+  const valueText = (value) => value === null ? "untagged" : value === "" ? "(key only)" : value;
+  const valueCell = (value) => el("td", { className: value === null ? "untagged" : "", textContent: valueText(value) });
+  const requestsCell = (n) => el("td", { className: "requests", textContent: String(n) });
   const num = (n) => el("td", { textContent: String(n) });
   function draw(r) {
-    $("groups").replaceChildren(...r.groups.map((g) => { const tr = el("tr", {}, valueCell(g.value), num(g.zones.length), num(g.total), num(g.requests), rateCell(g.error_rate)); tr.dataset.group = g.value === null ? "" : g.value; tr.dataset.untagged = String(g.value === null); return tr; }));
-    $("zones").replaceChildren(...r.zones.map((z) => { const link = el("a", { href: "/zones/" + encodeURIComponent(z.zone) + "/analytics", textContent: z.zone }); const tr = el("tr", {}, el("td", {}, link), valueCell(z.value), num(z.total), num(z.requests), rateCell(z.error_rate)); tr.dataset.zone = z.zone; return tr; }));
+    $("groups").replaceChildren(...r.groups.map((g) => { const tr = el("tr", {}, valueCell(g.value), el("td", { className: "count", textContent: String(g.zones.length) }), num(g.total), requestsCell(g.requests), rateCell(g.error_rate)); tr.dataset.group = g.value === null ? "" : g.value; tr.dataset.untagged = String(g.value === null); return tr; }));
+    $("zones").replaceChildren(...r.zones.map((z) => { const link = el("a", { href: "/zones/" + encodeURIComponent(z.zone) + "/analytics", textContent: z.zone }); const value = el("span", { className: z.value === null ? "value untagged" : "value", textContent: valueText(z.value) }); const tr = el("tr", {}, el("td", {}, link, value), num(z.total), requestsCell(z.requests), rateCell(z.error_rate)); tr.dataset.zone = z.zone; return tr; }));
     const share = r.error_rate === null ? "" : " (" + pct(r.error_rate) + " of " + r.requests + " requests)";
     const scope = r.scope === "account" ? "" : " This token sees only its own zones of the account.";
     status(r.total + " errors" + share + " in " + r.zones.length + (r.zones.length === 1 ? " zone" : " zones") + "." + scope);
