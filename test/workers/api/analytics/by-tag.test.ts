@@ -12,6 +12,8 @@ import worker from "../../../../src/index";
 import type { TagStore } from "../../../../src/state/tags/tag-store";
 import { etagOf } from "../../../../src/state/tags/etag";
 import { TALLY_WAIT_MS } from "../../../../src/edge/analytics/recorder";
+import { failOnPurpose, restore } from "../../../../src/state/analytics/faults";
+import { shardName } from "../../../../src/state/analytics/shards";
 import { runInDurableObject } from "cloudflare:test";
 import { apiFetch, apiOk } from "../../support/envelope";
 import { loopback, ports, putZone, sendTraffic, uniqueZone } from "../../support/origin";
@@ -225,6 +227,50 @@ describe("GET /accounts/{account}/analytics/errors", () => {
     const fifty = await byTag(account, "tag=team=small&group_by=tag:team");
     expect([fifty.total, fifty.zones]).toEqual([0, []]);
   });
+
+  it("effective=true groups by inherited tags; dropped records are merged per zone, group and account", async () => {
+    const account = newAccount();
+    // The account's default set gives every zone team=platform unless the zone sets its own (docs/tags-api.md).
+    await apiOk("PUT", `/accounts/${account}/tags`, {
+      resource_type: "account",
+      resource_id: account,
+      tags: { team: "platform" },
+    });
+    const own = await taggedZone("bt-own", account, { team: "payments" });
+    const inheriting = await taggedZone("bt-inherit", account, { env: "prod" });
+    await apiOk("PUT", `/zones/${inheriting}/analytics/settings`, { shards: 1 });
+    // Its one shard refuses: 3 errors are dropped and their count waits in the isolate; restored, one more error
+    // is stored and carries the drops (docs/analytics.md "Loss is counted").
+    failOnPurpose(shardName(inheriting, 0));
+    try {
+      await traffic(inheriting, { ok: 0, passed: 3, generated: 0 });
+    } finally {
+      restore(shardName(inheriting, 0));
+    }
+    await traffic(inheriting, { ok: 1, passed: 1, generated: 0 });
+    await traffic(own, { ok: 1, passed: 1, generated: 0 });
+    const flush = uniqueZone("bt-flush");
+    await putZone(flush, { origin: loopback(ports.http) });
+    await new Promise((r) => setTimeout(r, TALLY_WAIT_MS + 100));
+    await (await sendTraffic(`http://${flush}/`)).body?.cancel();
+
+    const plain = await settled(account, "group_by=tag:team", 7, 5);
+    expect(plain.dropped).toBe(3);
+    expect(plain.groups.map((g) => [g.value, g.zones, g.total, g.dropped])).toEqual([
+      ["payments", [own], 1, 0],
+      [null, [inheriting], 1, 3],
+    ]);
+    const effective = await byTag(account, "group_by=tag:team&effective=true");
+    expect(effective.groups.map((g) => [g.value, g.zones, g.total, g.requests, g.dropped])).toEqual([
+      ["payments", [own], 1, 2, 0],
+      ["platform", [inheriting], 1, 5, 3],
+    ]);
+    // The filter matches the inherited value too.
+    const platform = await byTag(account, "tag=team=platform&effective=true&group_by=tag:team");
+    expect(platform.zones.map((z) => [z.zone, z.value, z.dropped])).toEqual([[inheriting, "platform", 3]]);
+    const zoneAnswer = (await apiOk<{ dropped: number }>("GET", `/zones/${inheriting}/analytics/errors`)).result;
+    expect(zoneAnswer.dropped).toBe(3);
+  }, 15_000);
 
   it.each([
     ["group_by=team", 10101, /group_by must be tag:<key>/],
