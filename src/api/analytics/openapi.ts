@@ -5,6 +5,8 @@ import { RAY_ID_PATTERN } from "../../shared/ray";
 import { API_CODES } from "../kit/codes";
 import { DEFAULT_SHARDS, MAX_SHARDS } from "../../state/analytics/shards";
 import { alertPaths, alertSchemas } from "./alerts-openapi";
+import { MAX_FILTERS } from "../../state/tags/errors";
+import { ERRORS_BY_TAG } from "./by-tag";
 
 const query = (name: string, description: string, schema: Json): Json => ({
   name,
@@ -66,6 +68,50 @@ export const analyticsOpenApi: OpenApiFragment = {
         ],
         responses: {
           "200": ok("Series, top codes and top paths", { $ref: "#/components/schemas/ErrorCounts" }),
+          ...COMMON_ERRORS,
+        },
+      },
+    },
+    "/accounts/{account_id}/analytics/errors": {
+      parameters: [param("AccountId")],
+      get: {
+        operationId: "accountErrorsByTag",
+        summary: "An account's errors across its tagged zones, filtered by zone tags and grouped by one tag key",
+        description:
+          "The zones are the account's zones its tag store lists (`type=zone`) matching every `tag` filter (the " +
+          "syntax of GET /accounts/{account_id}/tags/resources), that the token may read and whose `account.id` is " +
+          `this account. At most ${ERRORS_BY_TAG.maxZones} zones per query: more answers 400 ` +
+          `(${API_CODES["errors-by-tag-too-many-zones"].code}); narrow the filter. Needs \`zones:read\` and ` +
+          "`tags:read`; a token scoped to zones (not to the account) sees only its own zones, and the groups are " +
+          "computed over those (`scope: token-zones`). The window, step and filters are the zone API's.",
+        security: [{ bearer: ["zones:read", "tags:read"] }],
+        parameters: [
+          {
+            name: "tag",
+            in: "query",
+            style: "form",
+            explode: true,
+            description: `zone tag filters, ANDed (≤ ${MAX_FILTERS}): k, k=v, k=v1,v2, !k, k!=v`,
+            schema: { type: "array", maxItems: MAX_FILTERS, items: { type: "string" } },
+            example: ["env=prod"],
+          },
+          query("group_by", "tag:<key>: one group per value of the key, and one (value null) for zones without it", {
+            type: "string",
+            pattern: "^tag:.+$",
+          }),
+          query("effective", "true: filters and groups read effective (inherited) tags", { enum: ["true", "false"] }),
+          query("since", "RFC 3339 or epoch seconds; default until − 1 h", { type: "string" }),
+          query("until", "RFC 3339 or epoch seconds; default now", { type: "string" }),
+          query("step", "minute (range ≤ 24 h, last 3 days) or hour (range ≤ 35 days)", { enum: ["minute", "hour"] }),
+          query("code", "filter", { type: "integer" }),
+          query("source", "filter", { enum: ["edge", "origin"] }),
+          query("answered_by", "filter", { enum: ["rule", "page", "default", "origin"] }),
+          query("format", "filter", { type: "string" }),
+        ],
+        responses: {
+          "200": ok("Counts, requests and error rates per group and per zone", {
+            $ref: "#/components/schemas/ErrorsByTag",
+          }),
           ...COMMON_ERRORS,
         },
       },
@@ -241,6 +287,121 @@ export const analyticsOpenApi: OpenApiFragment = {
             },
           },
         },
+      },
+    },
+    ErrorsByTag: {
+      type: "object",
+      required: [
+        "account",
+        "since",
+        "until",
+        "step",
+        "group_by",
+        "scope",
+        "max_zones",
+        "total",
+        "requests",
+        "error_rate",
+        "dropped",
+        "timestamps",
+        "groups",
+        "zones",
+      ],
+      properties: {
+        account: { type: "string" },
+        since: { type: "string", format: "date-time" },
+        until: { type: "string", format: "date-time" },
+        step: { enum: ["minute", "hour"] },
+        filters: { type: "object" },
+        tag_filters: { type: "array", items: { type: "string" } },
+        effective: { type: "boolean" },
+        group_by: { type: ["string", "null"] },
+        scope: {
+          enum: ["account", "token-zones"],
+          description: "account: every zone of the account; token-zones: only the zones the token names",
+        },
+        max_zones: { type: "integer" },
+        total: { type: "integer", description: "Errors of the zones counted" },
+        requests: { type: "integer", description: "Requests of the zones counted" },
+        error_rate: { type: ["number", "null"] },
+        dropped: { type: "integer", description: "Records the zones' stores could not take (not in total)" },
+        timestamps: { type: "array", items: { type: "string", format: "date-time" } },
+        requests_series: { type: "array", items: { type: "integer" } },
+        dropped_series: { type: "array", items: { type: "integer" } },
+        groups: {
+          type: "array",
+          items: {
+            type: "object",
+            properties: {
+              value: { type: ["string", "null"], description: "The tag's value; null: the zones without the key" },
+              zones: { type: "array", items: { type: "string" } },
+              total: { type: "integer" },
+              requests: { type: "integer" },
+              error_rate: { type: ["number", "null"], description: "total ÷ requests of the group's zones" },
+              dropped: { type: "integer" },
+              counts: { type: "array", items: { type: "integer" }, description: "Errors per step" },
+            },
+          },
+        },
+        zones: {
+          type: "array",
+          items: {
+            type: "object",
+            properties: {
+              zone: { type: "string" },
+              value: { type: ["string", "null"] },
+              total: { type: "integer" },
+              requests: { type: "integer" },
+              error_rate: { type: ["number", "null"] },
+              dropped: { type: "integer" },
+              shards: { type: "integer" },
+              top_codes: { type: "array", items: { type: "object" } },
+            },
+          },
+        },
+      },
+      example: {
+        account: "0123456789abcdef0123456789abcdef",
+        since: "2026-11-26T10:00:00.000Z",
+        until: "2026-11-26T11:00:00.000Z",
+        step: "hour",
+        filters: {},
+        tag_filters: ["env=prod"],
+        effective: false,
+        group_by: "tag:team",
+        scope: "account",
+        max_zones: ERRORS_BY_TAG.maxZones,
+        total: 9,
+        requests: 120,
+        error_rate: 0.075,
+        dropped: 0,
+        timestamps: ["2026-11-26T10:00:00.000Z"],
+        requests_series: [120],
+        dropped_series: [0],
+        groups: [
+          {
+            value: "payments",
+            zones: ["pay.example", "shop.example"],
+            total: 6,
+            requests: 80,
+            error_rate: 0.075,
+            dropped: 0,
+            counts: [6],
+          },
+          { value: null, zones: ["blog.example"], total: 3, requests: 40, error_rate: 0.075, dropped: 0, counts: [3] },
+        ],
+        zones: [
+          {
+            zone: "pay.example",
+            value: "payments",
+            total: 4,
+            requests: 50,
+            error_rate: 0.08,
+            dropped: 0,
+            shards: 4,
+            top_codes: [{ code: 502, count: 4 }],
+          },
+        ],
       },
     },
     ErrorOccurrence: {

@@ -12,11 +12,17 @@ import { RAY_ID_PATTERN } from "../../shared/ray";
 import type { Settings } from "../../shared/settings";
 import { parseZoneName } from "../../state/zone/schema";
 import { API_PAGE_STYLE, CHECK_ICON, tokenPageHeaders } from "../kit/page-style";
+import { accountAnalyticsPage } from "./account-page";
 
 const PAGE_PATH = /^\/zones\/([^/]+)\/analytics\/?$/;
 
-/** The page's Response, or null when the request is not for it. */
+/**
+ * The page's Response, or null when the request is not for it. The account page (account-page.ts, docs/analytics.md
+ * "Errors by tag") is answered here too, so the root serves both analytics pages through one call.
+ */
 export function analyticsPage(request: Request, url: URL, settings: Settings): Response | null {
+  const account = accountAnalyticsPage(request, url);
+  if (account !== null) return account;
   const match = PAGE_PATH.exec(url.pathname);
   if (match === null || (request.method !== "GET" && request.method !== "HEAD")) return null;
   let raw = match[1]!;

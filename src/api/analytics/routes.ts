@@ -26,6 +26,7 @@ import { parseCountQuery } from "./params";
 import { planOf } from "./store";
 import { byRay, publishedByRay } from "./ray";
 import { alertRoutes } from "./alerts";
+import { accountZonesTarget, errorsByTag } from "./by-tag";
 
 async function counts(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const query = parseCountQuery(c.url.searchParams, Date.now());
@@ -156,6 +157,13 @@ export const analyticsRoutes: readonly ApiRoute[] = [
     permission: "zones:read",
     target: zoneTarget,
     handle: zoneHandler(counts),
+  },
+  {
+    method: "GET",
+    path: "/accounts/:account/analytics/errors",
+    permission: "zones:read",
+    target: accountZonesTarget,
+    handle: errorsByTag,
   },
   {
     method: "GET",

@@ -110,6 +110,8 @@ export const API_CODES = {
   "webhook-target-api-host": { status: 400, code: 20109 },
   "webhook-target-private": { status: 400, code: 20120 },
   "unknown-alert": { status: 404, code: 20121 },
+  // Errors by tag (`GET /accounts/{account}/analytics/errors`, docs/analytics.md "Errors by tag").
+  "errors-by-tag-too-many-zones": { status: 400, code: 1040 },
 } as const satisfies Readonly<Record<string, ApiCodeRow>>;
 
 export type ApiCodeKind = keyof typeof API_CODES;
