@@ -113,7 +113,7 @@ export const EVENTS = {
     level: "info",
     fields: ["zone", "draft", "records", "replayed", "changed", "units"],
     when:
-      "each `POST /zones/{zone}/preview/replay` that ran (docs/custom-errors.md \"Replay\"): one line for the call, " +
+      'each `POST /zones/{zone}/preview/replay` that ran (docs/custom-errors.md "Replay"): one line for the call, ' +
       "whatever the number of records replayed (their errors write no `edge_error` line); `units`: the rules' cost",
   },
 } as const satisfies Readonly<Record<string, EventSpec>>;
