@@ -88,6 +88,11 @@ export interface ErrorScope {
   readonly started?: number;
   /** The zone's `retry_hints` (docs/errors.md "Retry-hint profiles"); absent: `published`. */
   readonly retryHints?: RetryHintProfile;
+  /**
+   * No `edge_error` line: the caller writes one line for a batch of errors it ran (a replay runs up to 1,000 recorded
+   * errors, none of which failed: docs/custom-errors.md "Replay").
+   */
+  readonly quiet?: boolean;
 }
 
 /** Which custom error rule or error page answered an error (docs/custom-errors.md steps 1–2), by its id. */
@@ -222,11 +227,13 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
   const policy = pagePolicyKnown() ?? (await contentSecurityPolicy());
   // An unknown code is the service's own bug, preview or not.
   const preview = known !== undefined && event.preview === true;
-  logEdgeError(
-    { ray: rayId, zone: scope.zone, code: entry.code, status: entry.status, cause, preview },
-    scope.settings.errorLogCoalesceMs,
-    scope.ctx,
-  );
+  // An unknown code is logged even so: it is the service's own bug.
+  if (scope.quiet !== true || known === undefined)
+    logEdgeError(
+      { ray: rayId, zone: scope.zone, code: entry.code, status: entry.status, cause, preview },
+      scope.settings.errorLogCoalesceMs,
+      scope.ctx,
+    );
 
   const answer: DefaultAnswer = { choice, policy, timing };
   // docs/custom-errors.md, in order; the first step that answers wins.

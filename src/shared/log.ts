@@ -109,6 +109,13 @@ export const EVENTS = {
       "an alert's webhook event (`message`: its webhook-id) was given up: its last attempt failed, or its target is " +
       'refused by the settings of now; it is `failed` in the policy\'s deliveries and never sent again (docs/analytics.md "Delivery")',
   },
+  preview_replay: {
+    level: "info",
+    fields: ["zone", "draft", "records", "replayed", "changed", "units"],
+    when:
+      'each `POST /zones/{zone}/preview/replay` that ran (docs/custom-errors.md "Replay"): one line for the call, ' +
+      "whatever the number of records replayed (their errors write no `edge_error` line); `units`: the rules' cost",
+  },
 } as const satisfies Readonly<Record<string, EventSpec>>;
 
 export type EventName = keyof typeof EVENTS;

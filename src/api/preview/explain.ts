@@ -17,6 +17,7 @@ import { catalogEntry } from "../../errors/catalog";
 import { MAX_REQUEST_UNITS, MAX_RULE_UNITS } from "../../rules/budget";
 import { RuleUrl } from "../../shared/rule-url";
 import type { Settings } from "../../shared/settings";
+import type { RetryHintProfile } from "../../errors/retry-hints";
 import { pageClassOf, type PageId } from "../../state/zone/custom-pages/validate";
 import type { StoredRule } from "../../state/zone/rulesets/validate";
 import {
@@ -86,6 +87,13 @@ export interface ExplainSetup {
   readonly assets?: AssetSource;
   readonly settings: Settings;
   readonly invocation?: ExecutionContext;
+  /**
+   * The zone's `retry_hints` (docs/errors.md "Retry-hint profiles"), as traffic sends them: under `agent`, each run's
+   * hint is spread by its own Ray ID. Absent: `published`.
+   */
+  readonly retryHints?: RetryHintProfile;
+  /** No `edge_error` line per run: a replay writes one line for all its records (docs/custom-errors.md "Replay"). */
+  readonly quiet?: boolean;
   /**
    * The zone's saved request phases (IP access, firewall, rate limiting): the described request goes through them
    * first, as traffic does (request-phases.ts); one that blocks it makes the error (1006, 1009, 1020).
@@ -268,7 +276,14 @@ export async function respond(
       ...(customization ? { ruleUrl } : {}),
       ...(failure ? { reachedOrigin: failure.reached } : {}),
     },
-    { settings: setup.settings, zone: setup.zone, customization, ctx: setup.invocation },
+    {
+      settings: setup.settings,
+      zone: setup.zone,
+      customization,
+      ctx: setup.invocation,
+      retryHints: setup.retryHints,
+      quiet: setup.quiet,
+    },
   );
   const status = catalogEntry(code)?.status ?? response.status;
   return { error: { kind: "generated", code, status, cause }, response, answer: answeredBy };

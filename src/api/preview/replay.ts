@@ -8,7 +8,8 @@
  *
  * A replay stores nothing (it reads the analytics object, the zone and its pages; the draft is compiled as a preview's
  * is, never a version) and is bounded like a preview: per token and zone (bound.ts `admitReplay`), at most
- * REPLAY_LIMITS.records records, each evaluated within the request budget of the rules (docs/rules-language.md).
+ * REPLAY_LIMITS.records records, each evaluated within the request budget of the rules (docs/rules-language.md). It
+logs one `preview_replay` line per call, none per record (docs/configuration.md "Events").
  *
  * The request phases are not replayed: a draft holds custom error rules and pages only, so a recorded block or
  * origin failure is the same error after; what a draft changes is who answers it and how.
@@ -20,6 +21,7 @@ import type { ApiContext } from "../kit/types";
 import type { ZoneAnswer, ZoneApiFailure } from "../kit/zone-section";
 import { catalogEntry } from "../../errors/catalog";
 import { MAX_REQUEST_UNITS } from "../../rules/budget";
+import { logEvent } from "../../shared/log";
 import { causeOf, err, ok, type Result } from "../../shared/result";
 import { IssueList, isObject, unknownKeys, type IssueKind } from "../../shared/validation";
 import { formatOf, type AnsweredBy, type ErrorRecord, type ServedFormat } from "../../state/analytics/record";
@@ -188,12 +190,24 @@ async function runReplay(c: ApiContext, zone: string): Promise<ZoneAnswer> {
     assets: assetsOf(saved, c.env.CONFIG),
     settings: c.settings,
     invocation: c.ctx,
+    // As traffic answers (docs/errors.md "Retry-hint profiles").
+    retryHints: compiled.retryHints,
+    // One summary line below, not one per record: none of them failed (docs/configuration.md "Events").
+    quiet: true,
   };
   const { window, samples } = input.value;
   const plan = storedShardPlan(current.document);
   if (!plan.ok) return err({ kind: "corrupt", cause: plan.error });
   const records = await windowRecords(c.env.ZONE_ANALYTICS, zone, plan.value, window);
   const report = await evaluate(records, setup, samples);
+  logEvent("preview_replay", {
+    zone,
+    draft: input.value.draft !== null,
+    records: report.totals.records,
+    replayed: report.totals.replayed,
+    changed: report.totals.changed,
+    units: report.units,
+  });
   const savedRules = storedRuleset(current.document, "http_custom_errors")?.rules ?? [];
   // The rule linter's warnings about the configuration replayed (the draft on the saved zone), docs/lint.md, as
   // the draft preview gives them.

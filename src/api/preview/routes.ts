@@ -115,6 +115,8 @@ async function runDraftPreview(c: ApiContext, zone: string): Promise<ZoneAnswer>
     zone,
     settings: c.settings,
     invocation: c.ctx,
+    // The zone's retry-hint profile, as traffic sends it (docs/errors.md "Retry-hint profiles").
+    retryHints: compiled.retryHints,
   });
   const { request } = input.value;
   // The rule linter's warnings about the configuration previewed (the draft on the saved zone), docs/lint.md.

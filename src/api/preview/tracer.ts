@@ -129,6 +129,7 @@ async function runTrace(c: ApiContext, account: string, input: TraceRequest): Pr
     assets: assetsOf(saved, c.env.CONFIG),
     settings: c.settings,
     invocation: c.ctx,
+    retryHints: compiled.retryHints,
     requestPhases: requestPhasesOf(compiled, current.document),
   };
   const probe: DescribedRequest = { ...input.described, error: { kind: "code", code: 500 } };

@@ -217,6 +217,33 @@ const tagPaths: Record<string, Json> = {
       },
     },
   },
+  "/zones/{zone}/tags/history": {
+    parameters: [param("Zone")],
+    get: {
+      operationId: "listZoneTagHistory",
+      summary: "Tag changes of the zone or one of its zone rulesets, newest first: one entry per changed key",
+      description:
+        "The entries `GET /accounts/{account_id}/tags/history` lists for the same resource (the zone's account), " +
+        "with the same cursors. Without resource_type and resource_id: the zone's own tags. " +
+        "404 (1001) for a zone not configured; 409 (1027) for a zone without an account.",
+      security: [{ bearer: ["tags:read"] }],
+      parameters: [
+        { name: "resource_type", in: "query", schema: ref("ZoneTaggableType") },
+        {
+          name: "resource_id",
+          in: "query",
+          description: "For `zone`: the zone of the path.",
+          schema: ref("ResourceId"),
+        },
+        param("Cursor"),
+      ],
+      responses: {
+        "200": ok("One page (at most 100 entries)", { type: "array", items: ref("TagHistoryEntry") }, true),
+        ...COMMON_ERRORS,
+        "409": { description: "The zone has no account (code 1027)" },
+      },
+    },
+  },
   "/accounts/{account_id}/tags/policy": {
     parameters: [param("AccountId")],
     get: {
@@ -600,9 +627,23 @@ export const tagsOpenApi: OpenApiFragment = {
         resource_type: ref("ResourceType"),
         resource_id: { type: "string" },
         worker_id: { type: "string" },
+        zone_id: { type: "string", description: "The zone of a zone resource (`zone`, `zone_ruleset`)." },
         key: ref("TagKey"),
         before: { oneOf: [ref("TagValue"), { type: "null" }], description: "`null`: the key was added." },
         after: { oneOf: [ref("TagValue"), { type: "null" }], description: "`null`: the key was removed." },
+      },
+      example: {
+        id: "42",
+        change_id: 17,
+        at: "2026-11-26T10:00:00.000Z",
+        token_name: "ci-deploy",
+        via: "patch",
+        resource_type: "zone",
+        resource_id: "shop.example",
+        zone_id: "shop.example",
+        key: "team",
+        before: "web",
+        after: "payments",
       },
     },
     TagPolicy: {

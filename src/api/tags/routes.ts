@@ -310,14 +310,21 @@ async function bulkTags(c: TagRequest): Promise<Response> {
   return apiSuccess(result.value.resources, { messages: advisoryMessages(result.value, true) });
 }
 
-/** `GET /tags/history[?resource_type=&resource_id=[&worker_id=]]`: newest first (docs/tags-api.md "History"). */
-async function listHistory(c: TagRequest): Promise<Response> {
+/**
+ * `GET /accounts/{a}/tags/history[?resource_type=&resource_id=[&worker_id=]]` and
+ * `GET /zones/{zone}/tags/history[?resource_type=&resource_id=]`: newest first (docs/tags-api.md "History"). Without
+ * a resource, the account route lists the whole account and the zone route the zone's own tags (as its bodiless
+ * DELETE names the zone). A zone route's resource is checked as its GET's (zone resource types only); its cursors
+ * are bound to the account and the resource, as the account route's are to its query.
+ */
+export async function listHistory(c: TagRequest): Promise<Response> {
   const cursor = cursorParam(c.url, 1);
   if (!cursor.ok) return failure(cursor.error);
   const params = c.url.searchParams;
-  let ref: ResourceRef | null = null;
+  let ref: ResourceRef | null =
+    c.scope.kind === "zone" ? { type: "zone", parent: c.scope.zone, id: c.scope.zone } : null;
   if (params.has("resource_type") || params.has("resource_id") || params.has("worker_id")) {
-    const parsed = parseResourceParams(params);
+    const parsed = parseResourceParams(params, c.scope);
     if (!parsed.ok) return queryFailure(cursor.value, parsed.error);
     ref = parsed.value;
   }

@@ -1,6 +1,7 @@
 /**
  * Zone tags at the published `/zones/{zone_id}/tags` (docs/tags-api.md "Zone tags"): GET, PUT and DELETE as the
- * official SDK's `resourceTagging.zoneTags` sends them, and PATCH. `resource_type` is `zone` (the zone itself, its
+ * official SDK's `resourceTagging.zoneTags` sends them, and PATCH; and the history of the zone's resources at
+ * `/zones/{zone_id}/tags/history` (docs/tags-api.md "History"). `resource_type` is `zone` (the zone itself, its
  * `resource_id` the zone) or `zone_ruleset`. The tags are stored in the TagStore of the zone's account (the zone
  * object's `account.id`), with the account's other tags: the same limit, listings, filters, history and policy.
  *
@@ -12,7 +13,7 @@ import type { ApiMethod, ApiRoute } from "../kit/types";
 import { readZone, zoneHandler, zoneTarget } from "../kit/zone-section";
 import { ok } from "../../shared/result";
 import { zoneAccountId } from "../../state/zone/schema";
-import { deleteTags, failure, getTags, patchTags, putTags, type TagRequest } from "./routes";
+import { deleteTags, failure, getTags, listHistory, patchTags, putTags, type TagRequest } from "./routes";
 
 const ZONE_TAGS = "/zones/:zone/tags";
 
@@ -20,10 +21,11 @@ function zoneTagRoute(
   method: ApiMethod,
   permission: Permission,
   handler: (c: TagRequest) => Promise<Response>,
+  path = ZONE_TAGS,
 ): ApiRoute {
   return {
     method,
-    path: ZONE_TAGS,
+    path,
     permission,
     target: zoneTarget,
     handle: zoneHandler(async (c, zone) => {
@@ -53,4 +55,5 @@ export const zoneTagRoutes: readonly ApiRoute[] = [
   zoneTagRoute("PUT", "tags:write", putTags),
   zoneTagRoute("DELETE", "tags:write", deleteTags),
   zoneTagRoute("PATCH", "tags:write", patchTags),
+  zoneTagRoute("GET", "tags:read", listHistory, `${ZONE_TAGS}/history`),
 ];
