@@ -8,7 +8,8 @@ import { exports } from "cloudflare:workers";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { decideRetry, parseMcpError, parseStreamError } from "../../../packages/client/src/index.js";
-import { loopback, ports, zoneFor } from "../support/origin";
+import clientDoc from "../../../docs/client.md?raw";
+import { loopback, ports, putZone, zoneFor } from "../support/origin";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -85,6 +86,41 @@ describe("parseMcpError on the Worker's MCP answers", () => {
     expect(parseMcpError(message)).toMatchObject({ source: "mcp-error", code: 521, requestReachedOrigin: false });
     // What an SDK throws (McpError: code, message, data) reads the same.
     expect(parseMcpError(message.error)).toMatchObject({ source: "mcp-error", code: 521 });
+  });
+});
+
+describe("docs/client.md's worked MCP example", () => {
+  it("is exactly what the Worker sends for that tools/call, but for its Ray ID and timestamp", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    await putZone("tools.shop.example", { origin: loopback(ports.closed), connect_timeout: 0.3 });
+    const res = await rpc("https://tools.shop.example/mcp", 3, "tools/call", lookupOrder);
+    const sent = await res.text();
+    const section = clientDoc.slice(clientDoc.indexOf("What the Worker sends for that `tools/call`"));
+    const block = /```json\n([\s\S]*?)\n```/.exec(section)?.[1] ?? "";
+    const documented = JSON.parse(block) as { result: { structuredContent: { ray_id: string; timestamp: string } } };
+    const { ray_id: ray, timestamp } = documented.result.structuredContent;
+    const actual = JSON.parse(sent) as typeof documented;
+    const expected = JSON.stringify(documented)
+      .replaceAll(ray, actual.result.structuredContent.ray_id)
+      .replaceAll(timestamp, actual.result.structuredContent.timestamp);
+    expect(sent).toBe(expected);
+    // The status and headers the doc names.
+    expect(res.status).toBe(200);
+    expect(
+      Object.fromEntries(
+        ["Content-Type", "Proxy-Status", "x-should-retry", "Retry-After", "retry-after-ms"].map((h) => [
+          h,
+          res.headers.get(h),
+        ]),
+      ),
+    ).toEqual({
+      "Content-Type": "application/json",
+      "Proxy-Status": 'edge-errors; error=connection_refused; details="521 origin_down"',
+      "x-should-retry": "true",
+      "Retry-After": "120",
+      "retry-after-ms": "120000",
+    });
   });
 });
 
