@@ -94,6 +94,20 @@ async function route(req: IncomingMessage, res: ServerResponse, state: State): P
       res.writeHead(503, { "Content-Type": "application/problem+json", "X-Origin": "yes", "Retry-After": "7" });
       res.end(ORIGIN_503_BODY);
       return;
+    case "/status/503-hints": {
+      // An API origin's own 503 with the retry headers the query names (`ms` → retry-after-ms, `s` → Retry-After,
+      // `verdict` → x-should-retry): the client tests read them through the Worker, which forwards them untouched.
+      await drain(req);
+      const headers: Record<string, string> = { "Content-Type": "application/json" };
+      const ms = url.searchParams.get("ms");
+      const s = url.searchParams.get("s");
+      const verdict = url.searchParams.get("verdict");
+      if (ms !== null) headers["retry-after-ms"] = ms;
+      if (s !== null) headers["Retry-After"] = s;
+      if (verdict !== null) headers["x-should-retry"] = verdict;
+      res.writeHead(503, headers).end('{"error":"busy"}');
+      return;
+    }
     case "/status/404":
       await drain(req);
       res.writeHead(404, { "Content-Type": "text/plain" }).end("origin says no");

@@ -15,6 +15,8 @@ export interface RetryHints {
   readonly shouldRetry: boolean | null;
   /** `retry-after-ms` in whole milliseconds (rounded up), else null. */
   readonly retryAfterMs: number | null;
+  /** `Retry-After` in whole seconds (RFC 9110 §10.2.3: delay-seconds or an HTTP-date), else null. */
+  readonly retryAfter: number | null;
   readonly rateLimit: RateLimitInfo | null;
 }
 
@@ -22,6 +24,7 @@ export function readHints(headers: Headers): RetryHints {
   return {
     shouldRetry: shouldRetryHeader(headers.get("x-should-retry")),
     retryAfterMs: retryAfterMsHeader(headers.get("retry-after-ms")),
+    retryAfter: retryAfterHeader(headers.get("Retry-After")),
     rateLimit: readRateLimit(headers),
   };
 }
@@ -38,6 +41,19 @@ export function retryAfterMsHeader(value: string | null): number | null {
   const v = value.trim();
   if (!/^\d+(?:\.\d+)?$/.test(v)) return null;
   return Math.ceil(Number(v));
+}
+
+/**
+ * `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP-date, in whole seconds from `now` (never negative);
+ * null when absent or unreadable.
+ */
+export function retryAfterHeader(value: string | null, now: number = Date.now()): number | null {
+  if (value === null) return null;
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v);
+  const date = Date.parse(v);
+  if (Number.isNaN(date) || !/[A-Za-z]/.test(v)) return null;
+  return Math.max(0, Math.ceil((date - now) / 1000));
 }
 
 /**

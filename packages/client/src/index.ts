@@ -9,10 +9,18 @@ export {
   type KyAfterResponseHook,
   type KyRetryLike,
 } from "./ky.js";
-export { readHints, readRateLimit, retryAfterMsHeader, shouldRetryHeader, type RetryHints } from "./hints.js";
+export {
+  readHints,
+  readRateLimit,
+  retryAfterHeader,
+  retryAfterMsHeader,
+  shouldRetryHeader,
+  type RetryHints,
+} from "./hints.js";
 export { parseMcpError } from "./mcp.js";
-export { parse, PROXY_NAME, retryAfterHeader } from "./parse.js";
+export { parse, PROXY_NAME } from "./parse.js";
 export { decideRetry, type RetryContext, type RetryDecision, type RetryOptions } from "./retry.js";
+export { parseStreamError } from "./stream.js";
 export { parseSfList, type SfBareItem, type SfItem, type SfMember, type SfToken } from "./structured-field.js";
 export type {
   EdgeError,

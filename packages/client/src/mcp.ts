@@ -36,7 +36,8 @@ export function parseMcpError(message: unknown): EdgeError | null {
   return null;
 }
 
-function fromProblem(fields: EdgeErrorFields, source: EdgeErrorSource): EdgeError {
+/** An `EdgeError` from a problem object found inside a message (the MCP shapes, a stream's error frame). */
+export function fromProblem(fields: EdgeErrorFields, source: EdgeErrorSource): EdgeError {
   const entry = CATALOG.get(fields.error_code);
   const retryAfter = fields.retryable ? (fields.retry_after ?? entry?.retryAfter ?? null) : null;
   const reached = fields.request_reached_origin;

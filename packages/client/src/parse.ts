@@ -6,7 +6,7 @@
  */
 import { CATALOG, RETRY_DEFAULTS } from "./codes.js";
 import { readFrontmatter } from "./frontmatter.js";
-import { readRateLimit, retryAfterMsHeader, shouldRetryHeader } from "./hints.js";
+import { readRateLimit, retryAfterHeader, retryAfterMsHeader, shouldRetryHeader } from "./hints.js";
 import { parseSfList } from "./structured-field.js";
 import type { EdgeError, EdgeErrorFields, EdgeErrorLink, EdgeErrorSource, ProxyStatus } from "./types.js";
 
@@ -232,19 +232,6 @@ function build(
     proxyStatus,
     rateLimit: readRateLimit(headers),
   };
-}
-
-/**
- * `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP-date, in whole seconds from `now` (never negative);
- * null when absent or unreadable.
- */
-export function retryAfterHeader(value: string | null, now: number = Date.now()): number | null {
-  if (value === null) return null;
-  const v = value.trim();
-  if (/^\d+$/.test(v)) return Number(v);
-  const date = Date.parse(v);
-  if (Number.isNaN(date) || !/[A-Za-z]/.test(v)) return null;
-  return Math.max(0, Math.ceil((date - now) / 1000));
 }
 
 async function bodyText(response: Response): Promise<string | null> {

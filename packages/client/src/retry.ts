@@ -1,7 +1,7 @@
 /**
  * The retry policy (docs/client.md): obey what the error says. Decisions, in order:
  * 1. not an edge error (`parse` gave null): an explicit `x-should-retry` verdict decides; without one,
- *    `retryStatuses` (default: none);
+ *    `retryStatuses` (default: none); the wait is `retry-after-ms`, else `Retry-After`, else `fallbackDelayMs`;
  * 2. `owner_action_required` and not retryable: **escalate** (a person must act; retrying cannot help);
  * 3. not retryable (`x-should-retry: false`, `retryable: false`, or a code with no retry default): **give up**;
  * 4. a non-idempotent method (RFC 9110 §9.2.2): **give up**, unless the request never reached the origin
@@ -86,7 +86,9 @@ export function decideRetry(error: EdgeError | null, context: RetryContext, opti
     if (verdict === false) return { kind: "give-up", reason: "x-should-retry: false" };
     if (verdict !== true && !(options.retryStatuses ?? []).includes(context.status))
       return { kind: "give-up", reason: "not an edge error" };
-    hintMs = hints?.retryAfterMs ?? options.fallbackDelayMs ?? 1000;
+    // The same order as for an edge error: `retry-after-ms`, then `Retry-After`, then the caller's fallback.
+    const seconds = hints?.retryAfter ?? null;
+    hintMs = hints?.retryAfterMs ?? (seconds === null ? null : seconds * 1000) ?? options.fallbackDelayMs ?? 1000;
     rateLimit = hints?.rateLimit ?? null;
   } else {
     if (!error.retryable) {

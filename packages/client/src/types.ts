@@ -57,7 +57,9 @@ export type EdgeErrorSource =
   /** An MCP tool result with `isError: true` whose `structuredContent` is the problem object (`parseMcpError`). */
   | "mcp-tool-result"
   /** A JSON-RPC error whose `data` is the problem object (`parseMcpError`). */
-  | "mcp-error";
+  | "mcp-error"
+  /** A stream's final error frame: an event stream's `event: error` data or NDJSON's `{"error": …}` line. */
+  | "stream-error";
 
 /** One edge error, as far as the response tells it. */
 export interface EdgeError {

@@ -179,3 +179,130 @@ describe("the example zone's 520: answers whose body is the shop's own", () => {
     expect(result.decision).toMatchObject({ kind: "escalate" });
   });
 });
+
+/** Every status from 500 to 599: a caller that retries every 5xx, as the Stainless-generated SDKs do. */
+const EVERY_5XX = Array.from({ length: 100 }, (_, i) => 500 + i);
+
+describe("the readings of the retry verdicts, through the Worker", () => {
+  it.each([
+    { code: 525, origin: () => loopback(ports.http, "https"), method: "GET" },
+    { code: 525, origin: () => loopback(ports.http, "https"), method: "HEAD" },
+    { code: 526, origin: () => loopback(ports.tls, "https"), method: "GET" },
+    { code: 526, origin: () => loopback(ports.tls, "https"), method: "HEAD" },
+  ])("$code ($method): x-should-retry: false stops at once, even for a caller that retries every 5xx", async (c) => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const { waits, options } = fakeTime();
+    const host = await zone(c.origin());
+    const result = await fetchWithRetry(
+      `http://${host}/echo`,
+      { method: c.method },
+      { ...options, retryStatuses: EVERY_5XX },
+    );
+    expect(result.response.status).toBe(c.code);
+    expect(result.response.headers.get("x-should-retry")).toBe("false");
+    expect(result.response.headers.has("retry-after-ms")).toBe(false);
+    expect(result.error).toMatchObject({ code: c.code, retryable: false, retryAfterMs: null });
+    expect([result.attempts, waits.length, result.decision?.kind]).toEqual([1, 0, "escalate"]);
+  });
+
+  it.each([
+    { label: "retry-after-ms before Retry-After", query: "ms=1500&s=5", waits: [1500, 1500] },
+    { label: "Retry-After when alone", query: "s=5", waits: [5000, 5000] },
+    { label: "a fraction of a millisecond rounded up", query: "ms=1500.2&s=5", waits: [1501, 1501] },
+  ])("an origin's own 503 forwarded by the Worker: $label", async (c) => {
+    const { waits, options } = fakeTime();
+    const host = await zone(loopback(ports.http));
+    const result = await fetchWithRetry(
+      `http://${host}/status/503-hints?${c.query}`,
+      {},
+      { ...options, jitter: 0, retryStatuses: [503] },
+    );
+    // Not an edge error (the origin's body, no Proxy-Status of ours): only the headers speak.
+    expect([result.response.status, result.error, result.attempts]).toEqual([503, null, 3]);
+    expect(waits).toEqual(c.waits);
+  });
+
+  it("an origin's x-should-retry wins over the caller's status list, both ways", async () => {
+    const { waits, options } = fakeTime();
+    const host = await zone(loopback(ports.http));
+    const no = await fetchWithRetry(
+      `http://${host}/status/503-hints?verdict=false&s=5`,
+      {},
+      {
+        ...options,
+        retryStatuses: [503],
+      },
+    );
+    expect([no.attempts, waits.length, no.decision]).toEqual([
+      1,
+      0,
+      { kind: "give-up", reason: "x-should-retry: false" },
+    ]);
+    const yes = await fetchWithRetry(
+      `http://${host}/status/503-hints?verdict=true&ms=1500`,
+      {},
+      { ...options, jitter: 0 },
+    );
+    expect([yes.attempts, waits]).toEqual([3, [1500, 1500]]);
+  });
+
+  it("a POST met by a refused origin (521, request_reached_origin: false) is retried; the tool never ran", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const { waits, options } = fakeTime();
+    const host = await zone(loopback(ports.closed));
+    const result = await fetchWithRetry(`http://${host}/orders`, { method: "POST", body: "x" }, options);
+    expect(result.error).toMatchObject({ code: 521, requestReachedOrigin: false });
+    expect([result.attempts, waits, result.decision?.kind]).toEqual([3, [126_000, 126_000], "escalate"]);
+    expect(result.decision?.reason).toBe("3 attempts used");
+  });
+
+  it("a POST met by a reset after it was sent (520, request_reached_origin: true) is not, unless keyed", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const { waits, options } = fakeTime();
+    const host = await zone(loopback(ports.raw));
+    const post = await fetchWithRetry(`http://${host}/reset`, { method: "POST", body: "x" }, options);
+    expect(post.error).toMatchObject({ code: 520, requestReachedOrigin: true, retryable: true });
+    expect([post.attempts, waits.length]).toEqual([1, 0]);
+    expect(post.decision).toEqual({
+      kind: "escalate",
+      reason: "POST is not idempotent; the request reached the origin",
+    });
+    const keyed = await fetchWithRetry(
+      `http://${host}/reset`,
+      { method: "POST", body: "x", headers: { "Idempotency-Key": "sms-7" } },
+      options,
+    );
+    expect([keyed.attempts, waits]).toEqual([3, [63_000, 63_000]]);
+  });
+
+  it("the agent profile's hint is obeyed with positive-only jitter: never earlier than the hint", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const host = await zone(loopback(ports.closed), { retry_hints: "agent" });
+    // The extremes of `random`: 0 (no jitter) and just under 1 (the whole 10 %).
+    for (const draw of [0, 0.999_999]) {
+      const { waits, options } = fakeTime();
+      const hints: { ray: string; ms: number }[] = [];
+      const result = await fetchWithRetry(
+        `http://${host}/`,
+        {},
+        {
+          ...options,
+          random: () => draw,
+          onRetry: ({ error }) => hints.push({ ray: error?.rayId ?? "", ms: error?.retryAfterMs ?? -1 }),
+        },
+      );
+      expect([result.response.status, result.attempts]).toEqual([521, 3]);
+      expect(hints).toHaveLength(2);
+      for (const [i, { ray, ms }] of hints.entries()) {
+        // docs/errors.md "Retry-hint profiles": min(120, 59) = 59, less the Ray ID's last 8 hex digits mod 30.
+        expect(ms).toBe((59 - (Number.parseInt(ray.slice(-8), 16) % 30)) * 1000);
+        expect(waits[i]).toBe(Math.ceil(ms + draw * 0.1 * ms));
+        expect(waits[i]).toBeGreaterThanOrEqual(ms);
+      }
+    }
+  });
+});
