@@ -4,7 +4,7 @@
  * - `retry-after-ms`, the wait in milliseconds those SDKs read before `Retry-After`;
  * - the `RateLimit-Policy` and `RateLimit` fields of draft-ietf-httpapi-ratelimit-headers (structured-field lists:
  *   `RateLimit-Policy: "burst";q=100;w=60` and `RateLimit: "burst";r=0;t=42`). Malformed fields are ignored, as
- *   the draft requires (§5 "Client Behavior").
+ *   draft-ietf-httpapi-ratelimit-headers requires (§5 "Client Behavior").
  */
 import { parseSfList, type SfBareItem, type SfMember } from "./structured-field.js";
 import type { RateLimitInfo, RateLimitPolicy, ServiceLimit } from "./types.js";

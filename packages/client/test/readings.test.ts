@@ -202,7 +202,7 @@ describe("RateLimit-Policy and RateLimit", () => {
     );
   });
 
-  it("ignores malformed fields and members (draft §5: MUST be ignored)", () => {
+  it("ignores malformed fields and members (draft-ietf-httpapi-ratelimit-headers §5: MUST be ignored)", () => {
     expect(readRateLimit(new Headers({ RateLimit: "limit=100, remaining=0" }))).toBeNull();
     expect(readRateLimit(new Headers({ RateLimit: '"a";r=-1;t=3, "b";r=2;t=1.5, "c";r=4' }))?.limits).toEqual([
       { policy: "c", remaining: 4, reset: null },

@@ -5,7 +5,7 @@
  *   RateLimit-Policy: "<rule id>";q=<requests_per_period>;w=<period>
  *   RateLimit: "<rule id>";r=<requests left>;t=<seconds until more are allowed>
  * On every answer of a request a rule counted, allowed or blocked, the origin's own included. On a block the
- * blocking rule says r=0 and t = the answer's `Retry-After` (the draft, §6: `Retry-After` never earlier than `t`).
+ * blocking rule says r=0 and t = the answer's `Retry-After` (draft-ietf-httpapi-ratelimit-headers §6: `Retry-After` never earlier than `t`).
  * Made only for such requests: a zone without rate-limiting rules, or a request no rule matched, pays nothing.
  */
 import type { AppliedLimit } from "./check";
