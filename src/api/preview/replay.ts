@@ -22,22 +22,19 @@ import type { ZoneAnswer, ZoneApiFailure } from "../kit/zone-section";
 import { catalogEntry } from "../../errors/catalog";
 import { MAX_REQUEST_UNITS } from "../../rules/budget";
 import { logEvent } from "../../shared/log";
-import { causeOf, err, ok, type Result } from "../../shared/result";
+import { err, ok, type Result } from "../../shared/result";
 import { IssueList, isObject, unknownKeys, type IssueKind } from "../../shared/validation";
 import { formatOf, type AnsweredBy, type ErrorRecord, type ServedFormat } from "../../state/analytics/record";
 import { decodeDetail, type AcceptFamily, type AddressClass } from "../../state/analytics/request-detail";
 import { RETENTION } from "../../state/analytics/schema";
 import { shardNames, storedShardPlan, type ShardPlan } from "../../state/analytics/shards";
 import type { ZoneAnalytics } from "../../state/analytics/zone-analytics";
-import { lookupZone } from "../../state/zone/cache";
+import { assetsOf } from "../../edge/custom-errors/apply";
+import { admitReplay } from "./bound";
+import { draftedZone } from "./drafted-zone";
 import { storedRuleset } from "../../state/zone/rulesets/stored";
 import type { StoredRule } from "../../state/zone/rulesets/validate";
-import { assetsOf, type PageSource } from "../../edge/custom-errors/apply";
-import { pageHtml } from "../../edge/custom-errors/page-cache";
-import { compiledOf } from "../../edge/compiled-zone";
 import type { CompiledCustomErrors } from "../../edge/custom-errors/compiled";
-import { admitReplay } from "./bound";
-import { compiledDraft } from "./draft-cache";
 import { respond, type DescribedRequest, type ExplainSetup } from "./explain";
 import { RuleRecorder } from "./trace";
 
@@ -156,38 +153,15 @@ async function runReplay(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   if (!body.ok) return err({ kind: "body", failure: body.error });
   const input = parseReplayBody(body.value, Date.now());
   if (!input.ok) return input;
-  const read = await lookupZone(c.env.CONFIG, zone).catch((e: unknown) =>
-    err({ kind: "unavailable" as const, cause: `CONFIG unavailable: ${causeOf(e)}` }),
-  );
-  if (!read.ok) return read;
-  if (read.value === null) return err({ kind: "not-found" });
-  const current = read.value;
-  // The saved configuration compiled once per version, the value traffic uses; a draft on top of it (draft-cache.ts).
-  const compiled = compiledOf(current);
-  const saved = compiled.customErrors;
-  const savedPages: PageSource = (id) => pageHtml(c.env.CONFIG, saved, id);
-  let custom: CompiledCustomErrors = saved;
-  let stored: readonly StoredRule[] = storedRuleset(current.document, "http_custom_errors")?.rules ?? [];
-  let pages: PageSource = savedPages;
-  let linted = current.document;
-  if (input.value.draft !== null) {
-    const draft = await compiledDraft(current, compiled, input.value.draft);
-    if (!draft.ok) return draft;
-    const own = draft.value.pages;
-    custom = draft.value.compiled;
-    stored = draft.value.rules;
-    linted = draft.value.document;
-    pages = (id) => {
-      const page = own.get(id);
-      return page === undefined ? savedPages(id) : Promise.resolve(page);
-    };
-  }
+  const drafted = await draftedZone(c, zone, input.value.draft);
+  if (!drafted.ok) return drafted;
+  const { current, compiled, custom, stored, pages, linted } = drafted.value;
   const setup: ExplainSetup = {
     zone,
     compiled: custom,
     stored,
     pages,
-    assets: assetsOf(saved, c.env.CONFIG),
+    assets: assetsOf(compiled.customErrors, c.env.CONFIG),
     settings: c.settings,
     invocation: c.ctx,
     // As traffic answers (docs/errors.md "Retry-hint profiles").

@@ -20,19 +20,16 @@ import { ACCOUNT_ID } from "../../state/zone/schema";
 import { traceRequest } from "./tracer";
 import type { ApiContext, ApiRoute } from "../kit/types";
 import { zoneHandler, zoneTarget, type ZoneAnswer } from "../kit/zone-section";
-import { causeOf, err, ok, type Result } from "../../shared/result";
+import { err, ok, type Result } from "../../shared/result";
 import { catalogEntry } from "../../errors/catalog";
 import { errorResponse } from "../../errors/pipeline";
-import { assetsOf, customizationFor, type PageSource } from "../../edge/custom-errors/apply";
+import { assetsOf, customizationFor } from "../../edge/custom-errors/apply";
 import { explain } from "./explain";
 import { requestPhasesOf } from "./request-phases";
-import { pageHtml } from "../../edge/custom-errors/page-cache";
-import { compiledOf, compiledZone } from "../../edge/compiled-zone";
-import { lookupZone } from "../../state/zone/cache";
-import { storedRuleset } from "../../state/zone/rulesets/stored";
+import { compiledZone } from "../../edge/compiled-zone";
 import { admitPreview, PREVIEW_BOUNDS } from "./bound";
 import { parsePreviewBody } from "./draft";
-import { compiledDraft } from "./draft-cache";
+import { draftedZone } from "./drafted-zone";
 import { lintMessages } from "../kit/lint-messages";
 import { replay } from "./replay";
 
@@ -73,45 +70,18 @@ async function runDraftPreview(c: ApiContext, zone: string): Promise<ZoneAnswer>
   if (!body.ok) return err({ kind: "body", failure: body.error });
   const input = parsePreviewBody(body.value, zone);
   if (!input.ok) return input;
-  // The zone as traffic sees it (the per-isolate cache, KV behind it), like the GET preview.
-  const read = await lookupZone(c.env.CONFIG, zone).catch((e: unknown) =>
-    err({ kind: "unavailable" as const, cause: `CONFIG unavailable: ${causeOf(e)}` }),
-  );
-  if (!read.ok) return read;
-  if (read.value === null) return err({ kind: "not-found" });
-  const current = read.value;
-  // The saved configuration compiled once per version, the very value traffic uses (src/edge/compiled-zone.ts).
-  const compiled = compiledOf(current);
-  const saved = compiled.customErrors;
-  const savedPages: PageSource = (id) => pageHtml(c.env.CONFIG, saved, id);
-  let linted = current.document;
-  let setup = {
-    compiled: saved,
-    stored: storedRuleset(current.document, "http_custom_errors")?.rules ?? [],
-    pages: savedPages,
-  };
-  if (input.value.draft !== null) {
-    // Validated and compiled once per content and zone version (draft-cache.ts), never as a version: a draft must
-    // not serve traffic. Pages the draft does not change are read as saved.
-    const draft = await compiledDraft(current, compiled, input.value.draft);
-    if (!draft.ok) return draft;
-    const { rules, pages } = draft.value;
-    linted = draft.value.document;
-    setup = {
-      compiled: draft.value.compiled,
-      stored: rules,
-      pages: (id) => {
-        const own = pages.get(id);
-        return own === undefined ? savedPages(id) : Promise.resolve(own);
-      },
-    };
-  }
+  // The zone as traffic sees it, the draft on top (drafted-zone.ts).
+  const drafted = await draftedZone(c, zone, input.value.draft);
+  if (!drafted.ok) return drafted;
+  const { current, compiled, custom, stored, pages, linted } = drafted.value;
   const explained = await explain(input.value.request, {
-    ...setup,
+    compiled: custom,
+    stored,
+    pages,
     // The saved request phases (a draft holds custom error rules and pages only), as traffic runs them.
     requestPhases: requestPhasesOf(compiled, current.document),
     // Custom error assets are not part of a draft: a rule naming one serves the zone's saved asset.
-    assets: assetsOf(saved, c.env.CONFIG),
+    assets: assetsOf(compiled.customErrors, c.env.CONFIG),
     zone,
     settings: c.settings,
     invocation: c.ctx,
