@@ -6,7 +6,7 @@
  * nonce CSP (`tokenPageHeaders`).
  */
 import { escapeHtml } from "../../shared/html-escape";
-import { API_PAGE_STYLE, CHECK_ICON, tokenPageHeaders } from "../kit/page-style";
+import { API_PAGE_STYLE, CHECK_ICON, TOKEN_CLIENT, tokenPageHeaders } from "../kit/page-style";
 import { isAccountId } from "../tags/validate";
 
 const PAGE_PATH = /^\/accounts\/([^/]+)\/analytics\/?$/;
@@ -113,30 +113,8 @@ const SCRIPT = `
   const status = (text) => { $("status").textContent = text; };
   const token = () => sessionStorage.getItem(KEY);
   const el = (name, props, ...children) => { const e = document.createElement(name); Object.assign(e, props || {}); e.append(...children); return e; };
-  class ApiError extends Error { constructor(status, code, message) { super(message); this.status = status; this.code = code; } }
-  async function api(query) {
-    let res;
-    try { res = await fetch("/accounts/" + account + "/analytics/errors?" + query, { headers: { Authorization: "Bearer " + token() }, cache: "no-store" }); }
-    catch { throw new ApiError(0, 0, "The API could not be reached. Check the connection and try again."); }
-    let body = null;
-    try { body = await res.json(); } catch {}
-    if (body && body.success) return body.result;
-    const first = body && body.errors && body.errors[0];
-    throw new ApiError(res.status, first ? first.code : 0, first ? first.message : "HTTP " + res.status);
-  }
-  function showToken() {
-    const t = token();
-    $("auth").hidden = t !== null;
-    $("token-state").hidden = t === null;
-    $("token-name").replaceChildren(...(t === null ? [] : ["ending in ", el("code", { className: "mono", textContent: "…" + t.slice(-4) })]));
-  }
-  function refuse(text) {
-    sessionStorage.removeItem(KEY);
-    showToken();
-    $("token-problem").textContent = text;
-    $("token-problem").hidden = false;
-    $("token").focus();
-  }
+  const base = "/accounts/" + account;
+${TOKEN_CLIENT}
   const ENTER = "Enter a token to load the account's errors.";
   function explain(e) {
     if (e.status === 401) { refuse("This token was not accepted: this service does not know it. Check that it was copied whole, then enter it again."); return ENTER; }
@@ -174,7 +152,7 @@ const SCRIPT = `
     const key = $("key").value.trim();
     if (key) q.set("group_by", "tag:" + key);
     for (const f of $("filters").value.split(/\\s+/)) if (f) q.append("tag", f);
-    try { const r = await api(q.toString()); $("token-problem").hidden = true; draw(r); }
+    try { const r = await api("/analytics/errors?" + q.toString()); $("token-problem").hidden = true; draw(r); }
     catch (e) { $("groups").replaceChildren(); $("zones").replaceChildren(); $("loss").hidden = true; status(explain(e)); }
   }
   $("auth").addEventListener("submit", (e) => { e.preventDefault(); const v = $("token").value.trim(); if (!v) return; sessionStorage.setItem(KEY, v); $("token").value = ""; $("token-problem").hidden = true; load(); });

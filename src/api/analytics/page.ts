@@ -11,7 +11,7 @@ import { escapeHtml } from "../../shared/html-escape";
 import { RAY_ID_PATTERN } from "../../shared/ray";
 import type { Settings } from "../../shared/settings";
 import { parseZoneName } from "../../state/zone/schema";
-import { API_PAGE_STYLE, CHECK_ICON, tokenPageHeaders } from "../kit/page-style";
+import { API_PAGE_STYLE, CHECK_ICON, TOKEN_CLIENT, tokenPageHeaders } from "../kit/page-style";
 import { accountAnalyticsPage } from "./account-page";
 
 const PAGE_PATH = /^\/zones\/([^/]+)\/analytics\/?$/;
@@ -185,32 +185,7 @@ const SCRIPT = `
   const colours = ["--c0", "--c1", "--c2", "--c3", "--c4", "--c5"];
   const colour = (i) => getComputedStyle(document.documentElement).getPropertyValue(colours[i % colours.length]).trim();
 
-  class ApiError extends Error { constructor(status, code, message) { super(message); this.status = status; this.code = code; } }
-  async function api(path) {
-    let res;
-    try { res = await fetch(base + path, { headers: { Authorization: "Bearer " + token() }, cache: "no-store" }); }
-    catch { throw new ApiError(0, 0, "The API could not be reached. Check the connection and try again."); }
-    let body = null;
-    try { body = await res.json(); } catch {}
-    if (body && body.success) return body.result;
-    const first = body && body.errors && body.errors[0];
-    throw new ApiError(res.status, first ? first.code : 0, first ? first.message : "HTTP " + res.status);
-  }
-
-  // The token: which one is in use, or why it was refused, in words.
-  function showToken() {
-    const t = token();
-    $("auth").hidden = t !== null;
-    $("token-state").hidden = t === null;
-    $("token-name").replaceChildren(...(t === null ? [] : ["ending in ", el("code", { className: "mono", textContent: "…" + t.slice(-4) })]));
-  }
-  function refuse(text) {
-    sessionStorage.removeItem(KEY);
-    showToken();
-    $("token-problem").textContent = text;
-    $("token-problem").hidden = false;
-    $("token").focus();
-  }
+${TOKEN_CLIENT}
   /** What a failed call means for the person reading: a token refused here, anything else in the status line. */
   function explain(e, where) {
     if (e.status === 401) { refuse("This token was not accepted: this service does not know it. Check that it was copied whole, then enter it again."); return "Enter a token to load the zone's errors."; }

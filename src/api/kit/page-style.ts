@@ -60,3 +60,37 @@ export function tokenPageHeaders(nonce: string): Record<string, string> {
     "X-Frame-Options": "DENY",
   };
 }
+
+/**
+ * The token pages' client script (the zone's and the account's analytics pages): `api(path)` calls the API under
+ * `base` with the token kept in `sessionStorage` and throws `ApiError` (status, v4 code, message) on a refusal;
+ * `showToken` and `refuse` say in words which token is in use or why it was refused. Spliced into a page's script,
+ * where `base`, `KEY`, `$`, `el` and `token` are in scope.
+ */
+export const TOKEN_CLIENT = `  class ApiError extends Error { constructor(status, code, message) { super(message); this.status = status; this.code = code; } }
+  async function api(path) {
+    let res;
+    try { res = await fetch(base + path, { headers: { Authorization: "Bearer " + token() }, cache: "no-store" }); }
+    catch { throw new ApiError(0, 0, "The API could not be reached. Check the connection and try again."); }
+    let body = null;
+    try { body = await res.json(); } catch {}
+    if (body && body.success) return body.result;
+    const first = body && body.errors && body.errors[0];
+    throw new ApiError(res.status, first ? first.code : 0, first ? first.message : "HTTP " + res.status);
+  }
+
+  // The token: which one is in use, or why it was refused, in words.
+  function showToken() {
+    const t = token();
+    $("auth").hidden = t !== null;
+    $("token-state").hidden = t === null;
+    $("token-name").replaceChildren(...(t === null ? [] : ["ending in ", el("code", { className: "mono", textContent: "…" + t.slice(-4) })]));
+  }
+  function refuse(text) {
+    sessionStorage.removeItem(KEY);
+    showToken();
+    $("token-problem").textContent = text;
+    $("token-problem").hidden = false;
+    $("token").focus();
+  }
+`;
