@@ -7,6 +7,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
 import { childPids, cpuProbe, type CpuProbe } from "./cpu.ts";
@@ -126,8 +127,9 @@ async function startWorker(options: ServeOptions): Promise<Served> {
     bindings: { ...wrangler.vars, ...options.bindings },
     // workerd writes the Worker's console output (log → stdout, error → stderr) to pipes. Under load that
     // is thousands of lines per second: keep reading them (a full pipe would stall workerd) but do not
-    // print them unless asked.
-    handleRuntimeStdio: (stdout, stderr) => {
+    // print them unless asked. (Typed here: miniflare's declarations name the options with the zod 3 API, and
+    // the project's zod is 4, so the callback's parameter types do not reach this file.)
+    handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
       const { onOutput } = options;
       if (onOutput !== undefined) {
         for (const stream of [stdout, stderr]) createInterface({ input: stream }).on("line", onOutput);
