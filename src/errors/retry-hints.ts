@@ -7,7 +7,20 @@
  * and the Ray ID, so a client (and a test) can predict it.
  */
 
-export type RetryHintProfile = "published" | "agent";
+import { isAgentClient } from "./client-kind";
+
+/**
+ * `auto` chooses per request (docs/errors.md "Retry-hint profiles"): `agent` for a client that retries by itself
+ * (a Stainless SDK, an MCP request, the client package: client-kind.ts), `published` for everyone else.
+ */
+export type RetryHintProfile = "published" | "agent" | "auto";
+
+/** The profile that applies to this request: `auto` resolved from its headers, the others as they are. */
+export function profileFor(profile: RetryHintProfile | undefined, request: Request): "published" | "agent" {
+  if (profile === undefined || profile === "published") return "published";
+  if (profile === "agent") return "agent";
+  return isAgentClient(request) ? "agent" : "published";
+}
 
 /**
  * The largest hint the `agent` profile sends, in seconds: 59, not 60, because the Stainless-generated SDKs honour a
