@@ -301,7 +301,8 @@ interface DefaultAnswer {
 function structuredDefault(fields: ErrorFields, answer: DefaultAnswer, event: ErrorEvent): Response {
   const method = event.request.method;
   const rendered = render(fields, answer.choice);
-  const body = isJson(answer.choice) && openAiDialect(event.request, event.url) ? withOpenAiError(rendered, fields) : rendered;
+  const body =
+    isJson(answer.choice) && openAiDialect(event.request, event.url) ? withOpenAiError(rendered, fields) : rendered;
   if (method !== "HEAD") {
     const copied = prototypedErrorResponse(answer.choice, fields, body, answer.timing);
     if (copied !== null) return copied;

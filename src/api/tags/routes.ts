@@ -234,7 +234,8 @@ export async function deleteTags(c: TagRequest): Promise<Response> {
   const bodiless = c.request.body === null || c.request.headers.get("Content-Length") === "0";
   // The official client's account DELETE sends no body either (cloudflare-typescript `accountTags.delete` drops every
   // parameter but the account): the resource is then read from the query, as GET reads it (docs/tags-api.md).
-  if (c.scope.kind !== "zone" && bodiless) {
+  // Only a request without any body: an empty one (`Content-Length: 0` with a body) stays a malformed payload (1015).
+  if (c.scope.kind !== "zone" && c.request.body === null) {
     const queried = parseResourceParams(c.url.searchParams, c.scope);
     if (!queried.ok) return failure(queried.error);
     return deleteResourceTags(c, queried.value);
