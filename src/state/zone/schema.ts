@@ -46,9 +46,11 @@ export const ZONE_LIMITS = {
 
 /**
  * The zone's retry-hint profile (docs/errors.md "Retry-hint profiles"): `published` sends the catalog's hints exactly,
- * `agent` caps every hint at 60 s and spreads it by Ray ID so the clients of one failing origin do not retry in step.
+ * `agent` caps every hint at 60 s and spreads it by Ray ID so the clients of one failing origin do not retry in step,
+ * `auto` sends `agent` hints to clients that retry by themselves (SDKs, MCP, the client package) and the published
+ * ones to everyone else. The default stays `published`: the published catalog exactly unless the operator opts in.
  */
-export const RETRY_HINTS = ["published", "agent"] as const;
+export const RETRY_HINTS = ["published", "agent", "auto"] as const;
 export type RetryHints = (typeof RETRY_HINTS)[number];
 
 /** An account id: 32 lower-case hex characters (the published platform's account identifiers). */
@@ -103,8 +105,9 @@ export const ZONE_SETTINGS_FIELDS = {
   /** Absent in a document written before the field existed: read as `published`. */
   retry_hints: described(
     z._default(oneOf(RETRY_HINTS), "published"),
-    "`published`: the catalog's Retry-After hints exactly; `agent`: every hint at most 60 s, spread by Ray ID " +
-      '(docs/errors.md "Retry-hint profiles")',
+    "`published`: the catalog's Retry-After hints exactly; `agent`: every hint at most 60 s, spread by Ray ID; " +
+      "`auto`: `agent` for SDKs (x-stainless-* headers), MCP requests and the client package, `published` for " +
+      'everyone else (docs/errors.md "Retry-hint profiles")',
   ),
 };
 

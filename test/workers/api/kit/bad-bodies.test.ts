@@ -62,7 +62,7 @@ const ROWS: readonly Row[] = [
       `${SETTING}connect_timeout must be a number from 0.05 to 60`,
       `${SETTING}read_timeout must be a number from 0.05 to 6000`,
       `${SETTING}max_request_header_bytes must be an integer from 1024 to 131072`,
-      `${SETTING}retry_hints must be one of published, agent`,
+      `${SETTING}retry_hints must be one of published, agent, auto`,
     ],
   },
   {
