@@ -8,6 +8,7 @@ import { typeUri } from "../../errors/pipeline";
 import { typicalReach, type ReachedOrigin } from "../../errors/reached-origin";
 import { referenceEntry } from "../../errors/reference";
 import { DIMENSIONS } from "../../state/analytics/query";
+import * as z from "zod/mini";
 import { envelopeOf, segment } from "./route-call";
 import {
   defineTool,
@@ -16,7 +17,6 @@ import {
   refusal,
   sinceArgument,
   sinceParameter,
-  z,
   zoneArgument,
   type ToolContext,
 } from "./tool";

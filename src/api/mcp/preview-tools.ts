@@ -5,8 +5,9 @@
  * `trace_request` (`POST /accounts/{account}/request-tracer/trace`). None stores anything; the previews, replays and
  * traces count against the token's preview bounds exactly as the REST calls do (docs/custom-errors.md "Bounds").
  */
+import * as z from "zod/mini";
 import { envelopeOf, segment } from "./route-call";
-import { defineTool, done, failed, refusal, sinceArgument, sinceParameter, z, zoneArgument } from "./tool";
+import { defineTool, done, failed, refusal, sinceArgument, sinceParameter, zoneArgument } from "./tool";
 
 /** The most of a previewed body a tool result carries (an HTML page with inlined assets can be large). */
 const MAX_BODY_CHARS = 65_536;

@@ -10,8 +10,6 @@ import type { Principal } from "../kit/auth";
 import type { Settings } from "../../shared/settings";
 import type { EnvelopeFailure, RouteCaller } from "./route-call";
 
-export { z };
-
 /** What a tool needs besides its arguments: the token's principal, the route caller, the clock. */
 export interface ToolContext {
   readonly principal: Principal;

@@ -4,8 +4,9 @@
  */
 import { explainError, errorRate, topErrors } from "./analytics-tools";
 import { lintRules, previewError, replayDraft, traceRequest } from "./preview-tools";
+import * as z from "zod/mini";
 import { envelopeOf } from "./route-call";
-import { defineTool, done, failed, refusal, z, type McpTool } from "./tool";
+import { defineTool, done, failed, refusal, type McpTool } from "./tool";
 
 /** The published maximum page of `GET /zones`. */
 const PER_PAGE = 50;
