@@ -117,7 +117,7 @@ export function mountApi(routes: readonly ApiRoute[], openApiJson: string): Moun
         return apiFailureResponse(API_FAILURES.notFound());
       case "method-not-allowed":
         return apiFailureResponse(
-          API_FAILURES.methodNotAllowed(found.allow.split(", "), methodHint(request.method, path)),
+          API_FAILURES.methodNotAllowed(found.allow.split(", "), methodHint(request.method, url.pathname)),
         );
       case "route":
         break;
