@@ -127,8 +127,8 @@ async function startWorker(options: ServeOptions): Promise<Served> {
     bindings: { ...wrangler.vars, ...options.bindings },
     // workerd writes the Worker's console output (log → stdout, error → stderr) to pipes. Under load that
     // is thousands of lines per second: keep reading them (a full pipe would stall workerd) but do not
-    // print them unless asked. (Typed here: miniflare's declarations name the options with the zod 3 API, and
-    // the project's zod is 4, so the callback's parameter types do not reach this file.)
+    // print them unless asked.
+    // Typed here: miniflare's option types are written against zod 3, and this project's zod is 4.
     handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
       const { onOutput } = options;
       if (onOutput !== undefined) {
