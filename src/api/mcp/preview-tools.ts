@@ -165,7 +165,7 @@ export const replayDraft = defineTool({
     records: z.number(),
     replayed: z.number(),
     changed: z.number(),
-    changes: z.array(z.unknown()),
+    changes: z.array(z.looseObject({})),
     warnings: z.array(warningSchema),
   }),
   run: async ({ zone, draft, since }, t) => {
@@ -197,7 +197,7 @@ export const traceRequest = defineTool({
     method: z.optional(z.string().check(z.regex(/^[A-Z]{1,16}$/), z.describe("The HTTP method; default GET."))),
     headers: z.optional(z.record(z.string(), z.string()).check(z.describe("Request headers by name."))),
   }),
-  output: z.looseObject({ trace: z.array(z.unknown()) }),
+  output: z.looseObject({ trace: z.array(z.looseObject({})) }),
   // A trace names an account: a token scoped only by zone names reaches none, so it is not offered the tool.
   visible: (principal) => principal.accounts === "*" || principal.accounts.size > 0,
   run: async ({ account, url, method, headers }, t) => {

@@ -52,7 +52,33 @@ export interface McpTool {
 /** JSON Schema (draft-07, the dialect MCP clients validate with) of a zod schema, without `$schema`. */
 function jsonSchema(schema: z.ZodMiniType, io: "input" | "output"): Record<string, unknown> {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: "draft-7", io }) as Record<string, unknown>;
-  return rest;
+  return portable(rest) as Record<string, unknown>;
+}
+
+/**
+ * The same schema in the spelling the most clients read: `additionalProperties: true` for zod's `{}` (open
+ * objects), and a nullable `type: [t, "null"]` as `anyOf` branches of one type each (tool schemas are mapped onto
+ * single-type dialects by some model providers; the MCP inspector's `--strict` check names both).
+ */
+function portable(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(portable);
+  if (typeof node !== "object" || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+    if (
+      key === "additionalProperties" &&
+      typeof value === "object" &&
+      value !== null &&
+      Object.keys(value).length === 0
+    )
+      out[key] = true;
+    else out[key] = portable(value);
+  }
+  if (Array.isArray(out.type)) {
+    const { type, ...rest } = out;
+    return { anyOf: (type as unknown[]).map((t) => ({ ...rest, type: t })) };
+  }
+  return out;
 }
 
 export function defineTool<I extends z.ZodMiniType>(d: ToolDefinition<I>): McpTool {
