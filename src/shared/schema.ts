@@ -20,8 +20,6 @@ import * as z from "zod/mini";
 import { err, ok, type Result } from "./result";
 import { IssueList, MAX_LISTED_ISSUES, type IssueKind, type Issues } from "./validation";
 
-export { z };
-
 /** Any schema (the mini build's base type). */
 export type Schema = z.ZodMiniType;
 /** What a schema yields once parsed (defaults filled in). */

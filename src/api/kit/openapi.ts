@@ -6,7 +6,8 @@
  * not exist. Served as `GET /openapi.json` on API hosts without a token (docs/differences.md): it holds no data.
  */
 import { MAX_API_BODY_BYTES } from "./body";
-import { API_SCHEMAS, z } from "../../shared/schema";
+import * as z from "zod/mini";
+import { API_SCHEMAS } from "../../shared/schema";
 
 export type Json = string | number | boolean | null | readonly Json[] | { readonly [key: string]: Json };
 

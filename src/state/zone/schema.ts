@@ -6,19 +6,9 @@
 import { hostnameProblem, hostnameProblemMessage, normaliseHostname } from "../../shared/host";
 import { err, ok, type Result } from "../../shared/result";
 import { oneIssue, type Issues } from "../../shared/validation";
-import {
-  described,
-  fields,
-  int,
-  named,
-  num,
-  oneOf,
-  parseWith,
-  patchOf,
-  text,
-  z,
-  type Output,
-} from "../../shared/schema";
+import { described, fields, int, named, num, oneOf, parseWith, patchOf, text, type Output } from "../../shared/schema";
+// Imported here, not re-exported by shared/schema.ts: a namespace re-export keeps all of zod (its locales too) in the bundle.
+import * as z from "zod/mini";
 import { parseOriginUrl, type OriginTarget } from "../../shared/origin-url";
 
 export const PLANS = ["free", "pro", "business", "enterprise"] as const;
