@@ -61,8 +61,7 @@ const apiRoutes: readonly ApiRoute[] = [
   ...analyticsRoutes,
 ];
 
-export const api = mountApi(
-  apiRoutes,
+export const api = mountApi(apiRoutes, () =>
   JSON.stringify(
     openApiDocument(
       [

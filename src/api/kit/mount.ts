@@ -76,8 +76,12 @@ export interface MountedApi {
   dispatch(rc: RequestContext, principal: Principal): Promise<Response>;
 }
 
-/** Mounts the features' routes (compiled once per isolate) and the serialised OpenAPI document. */
-export function mountApi(routes: readonly ApiRoute[], openApiJson: string): MountedApi {
+/**
+ * Mounts the features' routes (compiled once per isolate) and the OpenAPI document, built and serialised on its
+ * first request (not at start-up: emitting every request schema is work a fresh isolate answering traffic never needs).
+ */
+export function mountApi(routes: readonly ApiRoute[], openApi: () => string): MountedApi {
+  let openApiJson: string | null = null;
   const bare = compile("", routes);
   const v4 = compile(V4_BASE, routes);
 
@@ -98,6 +102,7 @@ export function mountApi(routes: readonly ApiRoute[], openApiJson: string): Moun
     const path = url.pathname;
     if (isOpenApi(path)) {
       if (request.method !== "GET") return apiFailureResponse(API_FAILURES.methodNotAllowed(["GET"]));
+      openApiJson ??= openApi();
       const response = openApiResponse(openApiJson);
       // `npm run dev` proves the server on its port is the one it started before sending it the admin token
       // (scripts/dev.mjs): DEV_INSTANCE is its per-run random value, never set in a deployment (check-config).
