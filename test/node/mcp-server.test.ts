@@ -71,7 +71,7 @@ beforeAll(async () => {
   // An origin that refuses connections: a loopback address (not an API host) and a port nothing listens on.
   const refused = `http://127.0.0.2:${await freePort()}`;
   for (const zone of [SHOP, OTHER]) {
-    const put = await api("PUT", `/zones/${zone}`, { plan: "free", origin: refused, account: { id: ACCOUNT } });
+    const put = await api("PUT", `/zones/${zone}`, { plan: "pro", origin: refused, account: { id: ACCOUNT } });
     expect(put.status, await put.text()).toBeLessThan(300);
   }
   const answer = await traffic(SHOP, "/checkout");
@@ -216,6 +216,33 @@ describe("/mcp: tools answer what the API answers", () => {
     const unknownRay = await call(client, "explain_error", { zone: SHOP, ray_id: "0000000000000000" });
     expect(unknownRay.isError).toBe(true);
     expect(unknownRay.content[0]?.text).toMatch(/explain_error failed: .*Fix the arguments/);
+    await client.close();
+  });
+
+  it("lint_rules, replay_draft and trace_request answer what their endpoints answer", async () => {
+    const client = await connect(ADMIN);
+    const draft = {
+      rules: [
+        {
+          expression: 'http.request.uri.path eq "/checkout"',
+          action: "serve_error",
+          action_parameters: { content: "<p>sorry</p>", content_type: "text/html" },
+        },
+      ],
+    };
+    const lint = await call(client, "lint_rules", { zone: SHOP, draft });
+    expect(lint.isError, lint.content[0]?.text).toBeFalsy();
+    const codes = (lint.structuredContent?.warnings as { code: number }[]).map((w) => w.code);
+    expect(codes).toContain(20080);
+    const replay = await call(client, "replay_draft", { zone: SHOP, draft, since: "1h" });
+    expect(replay.isError, replay.content[0]?.text).toBeFalsy();
+    expect(replay.structuredContent?.replayed).toBeGreaterThanOrEqual(2);
+    expect(replay.structuredContent?.changed).toBeGreaterThanOrEqual(1);
+    const trace = await call(client, "trace_request", { account: ACCOUNT, url: `https://${SHOP}/checkout` });
+    expect(trace.isError, trace.content[0]?.text).toBeFalsy();
+    expect((trace.structuredContent?.trace as { step_name: string }[]).map((t) => t.step_name)).toContain(
+      "url_normalization",
+    );
     await client.close();
   });
 

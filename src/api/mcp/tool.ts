@@ -7,6 +7,7 @@
  */
 import * as z from "zod/mini";
 import type { Principal } from "../kit/auth";
+import { API_CODES } from "../kit/codes";
 import type { Settings } from "../../shared/settings";
 import type { EnvelopeFailure, RouteCaller } from "./route-call";
 
@@ -145,8 +146,9 @@ function issuesSentence(issues: readonly z.core.$ZodIssue[]): string {
 /** A route's refusal as a sentence a model can act on: the API's own message, then what to do about its status. */
 export function refusal(tool: string, f: EnvelopeFailure, subject: string): string {
   const said = f.errors.map((e) => `${e.message} (code ${e.code})`).join("; ");
+  // 403 is also a plan's refusal (a feature the zone's plan lacks): only the token's own refusal is about its scope.
   const next =
-    f.status === 403
+    f.status === 403 && f.errors.some((e) => e.code === API_CODES.forbidden.code)
       ? `This token may not read ${subject}: call list_zones for the zones it can read, or use a token whose zones or accounts include it.`
       : f.status === 429
         ? `Too many previews or replays for this token: wait ${f.retryAfter ?? "a few"} seconds and call again.`
