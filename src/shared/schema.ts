@@ -45,9 +45,15 @@ export function named<S extends Schema>(schema: S, meta: SchemaMeta): S {
   return schema;
 }
 
-/** A description for the document (the field's meaning; bounds and enums come from the schema itself). */
-export function described<S extends Schema>(schema: S, description: string): S {
-  return schema.check(z.describe(description));
+/**
+ * A description for the document (the field's meaning; bounds and enums come from the schema itself), and a
+ * `default` to show when the default is not the schema's own (a setting's value when none was written).
+ */
+export function described<S extends Schema>(
+  schema: S,
+  meta: string | { readonly description: string; readonly default?: string | number | boolean },
+): S {
+  return schema.check(typeof meta === "string" ? z.describe(meta) : z.meta({ ...meta }));
 }
 
 /** An integer from `min` to `max`; one message for every refusal, naming both bounds. */
@@ -187,6 +193,11 @@ export interface ParseOptions {
   readonly root?: string;
   /** Issues listed before the rest are only counted (default `MAX_LISTED_ISSUES`). */
   readonly cap?: number;
+  /**
+   * Where an object's unknown keys are listed: `first` (default: before the object's other issues) or `last`
+   * (after them: a body of two fields names what is wrong with those before counting stray keys).
+   */
+  readonly unknownKeys?: "first" | "last";
 }
 
 /**
@@ -202,7 +213,8 @@ export function parseWith<S extends Schema>(
   const parsed = schema.safeParse(value, { reportInput: true, error: defaultMessage });
   if (parsed.success) return ok(parsed.data);
   const issues = new IssueList(options.cap ?? MAX_LISTED_ISSUES);
-  for (const issue of unknownKeysFirst(parsed.error.issues)) {
+  const ordered = options.unknownKeys === "last" ? parsed.error.issues : unknownKeysFirst(parsed.error.issues);
+  for (const issue of ordered) {
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys) issues.add("unknown-field", pathOf([...issue.path, keyName(key)]), issue.message);
     } else issues.add(kindOf(issue), pathOf(issue.path, options.root), issue.message);

@@ -25,6 +25,7 @@ interface Row {
 }
 
 const SETTING = "Invalid zone setting: ";
+const URLN = "Invalid url_normalization: ";
 
 const ROWS: readonly Row[] = [
   // PUT /zones/{zone} (docs/configuration.md "Zones"): 1004, "Invalid zone setting: <path> <rule>".
@@ -127,6 +128,41 @@ const ROWS: readonly Row[] = [
     messages: [
       `${SETTING}read_timeout must be a number from 0.05 to 6000`,
       `${SETTING}max_request_header_bytes must be an integer from 1024 to 131072`,
+    ],
+  },
+  // PUT /zones/{zone}/url_normalization (docs/configuration.md): 20027, the two fields first, at most 5 listed.
+  {
+    what: "a body that is no object",
+    method: "PUT",
+    path: "/zones/{zone}/url_normalization",
+    body: "[]",
+    status: 400,
+    code: 20027,
+    messages: [`${URLN}body must be a JSON object {scope, type}`],
+  },
+  {
+    what: "both fields wrong and a stray key",
+    method: "PUT",
+    path: "/zones/{zone}/url_normalization",
+    body: { scope: "all", type: 3, extra: true },
+    status: 400,
+    code: 20027,
+    messages: [
+      `${URLN}scope must be one of incoming, both, none`,
+      `${URLN}type must be one of cloudflare, rfc3986`,
+      `${URLN}extra is not a url_normalization setting (scope, type)`,
+    ],
+  },
+  {
+    what: "seven stray keys: five listed, the rest counted",
+    method: "PUT",
+    path: "/zones/{zone}/url_normalization",
+    body: { scope: "both", type: "rfc3986", a: 1, b: 1, c: 1, d: 1, e: 1, f: 1, g: 1 },
+    status: 400,
+    code: 20027,
+    messages: [
+      ...["a", "b", "c", "d", "e"].map((key) => `${URLN}${key} is not a url_normalization setting (scope, type)`),
+      `${URLN}and 2 more errors not listed`,
     ],
   },
 ];

@@ -89,7 +89,6 @@ const HAND_WRITTEN_LEFT: Readonly<Record<string, number>> = {
   "#/components/schemas/TaggedResource": 2,
   "#/components/schemas/TraceBody": 8,
   "#/components/schemas/TraceItem": 1,
-  "#/components/schemas/UrlNormalization": 2,
   "#/components/schemas/ZoneTaggableType": 1,
   "/accounts/{account_id}/analytics/errors": 6,
   "/accounts/{account_id}/tags/policy/required_keys": 1,
