@@ -184,12 +184,12 @@ async function tracedRun(c: ApiContext, input: TraceRequest, current: Zone, turn
     origin = reached.item;
     if (reached.error !== null) explained = await explain({ ...probe, error: reached.error }, setup, phases);
     else if (reached.status !== null) {
-      const trace = traceItems(ruleUrl, phases, origin, null, setup, counted);
+      const trace = traceItems(ruleUrl, phases, origin, null, { compiled: setup.compiled, counted });
       return ok(apiSuccess({ status_code: reached.status, trace, ...truncatedIf(phasesOverBudget(phases)) }));
     }
   }
   const statusCode = explained?.response.status;
-  const trace = traceItems(ruleUrl, phases, origin, explained, setup, counted);
+  const trace = traceItems(ruleUrl, phases, origin, explained, { compiled: setup.compiled, counted });
   // This service's addition: a run needed more than a management run's budget (turns.ts), so the trace stops there.
   const truncated = truncatedIf(explained?.truncated ?? phasesOverBudget(phases));
   return ok(
@@ -287,9 +287,9 @@ function traceItems(
   phases: RequestPhasesExplained,
   origin: OriginItem,
   explained: Explanation | null,
-  setup: { readonly compiled: { readonly active: boolean } },
-  counted: boolean,
+  setup: { readonly compiled: { readonly active: boolean }; readonly counted: boolean },
 ): TraceItem[] {
+  const { counted } = setup;
   const items: TraceItem[] = [];
   const path = ruleUrl.path;
   const { scope, type } = ruleUrl.normalization;
