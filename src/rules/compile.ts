@@ -174,6 +174,17 @@ function compare(lhs: TValue, test: Test): Predicate {
       }
     }
     const t = compileTest(test);
+    if (test.kind === "regex" && test.regex.setEligible) {
+      // The phase's one-pass set answers it when it holds this field's pattern (regex-sets.ts): the field is scanned
+      // once per request, whatever the rule count; otherwise the regex runs on its own, as everywhere else.
+      const pattern = test.regex.pattern;
+      return (ctx) => {
+        const v = ctx.get(index);
+        if (v === undefined) return false;
+        const answer = ctx.regexSets?.answer(ctx, index, pattern, v as string);
+        return answer ?? t(v, ctx);
+      };
+    }
     return (ctx) => {
       const v = ctx.get(index);
       return v !== undefined && t(v, ctx);

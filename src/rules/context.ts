@@ -4,6 +4,8 @@
  * and a field no rule uses is never computed (docs/rules-language.md).
  */
 import { BudgetExceeded, MAX_RULE_UNITS, RequestBudget } from "./budget";
+import type { RegexSet } from "./regex-set";
+import type { RegexSets, SetPass } from "./regex-sets";
 import type { FieldDecl, Scheme } from "./scheme";
 import type { Value } from "./values";
 
@@ -26,6 +28,18 @@ export class EvaluationContext {
   limit = -1;
 
   private resolved: RequestBudget | undefined;
+
+  /**
+   * The one-pass regex sets of the rule list being evaluated (regex-sets.ts), set by `firstMatch`/`allMatches`
+   * (rule-list.ts) for the request phases; null elsewhere, and then every regex runs on its own.
+   */
+  regexSets: RegexSets | null = null;
+  private passes: Map<RegexSet, SetPass> | undefined;
+
+  /** The passes of sets run on this context (one request): a set scans a subject once, whatever the rule count. */
+  get setPasses(): Map<RegexSet, SetPass> {
+    return (this.passes ??= new Map());
+  }
 
   constructor(
     readonly scheme: Scheme,
