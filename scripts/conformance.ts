@@ -145,12 +145,27 @@ async function fetchCase(
         retryAfterMs !== null ? Number(retryAfterMs) : retryAfter === null ? null : Number(retryAfter) * 1000,
       // HEAD carries no owner action: the client reads it from the catalog it ships, for the code Proxy-Status names.
       ownerActionRequired: json.owner_action_required as boolean,
-      // A body member: HEAD has none.
-      requestReachedOrigin: format === "head" || typeof reached !== "boolean" ? null : reached,
+      // A body member; HEAD has none, and then Proxy-Status decides: a registered error type that never sends the
+      // request gives `false` (docs/client.md "request_reached_origin and Idempotency-Key"), any other `null`.
+      requestReachedOrigin:
+        format === "head"
+          ? neverSentType(res.headers.get("proxy-status"))
+          : typeof reached !== "boolean"
+            ? null
+            : reached,
       fields,
       rateLimit: null,
     },
   };
+}
+
+/** RFC 9209 §2.3 error types after which the request was never sent to the next hop (no name, route, connection or
+ * TLS session, or refused by the proxy itself). */
+const NEVER_SENT =
+  /;\s*error=(dns_timeout|dns_error|destination_not_found|destination_unavailable|destination_ip_prohibited|destination_ip_unroutable|connection_refused|connection_timeout|connection_limit_reached|tls_protocol_error|tls_certificate_error|tls_alert_received|http_request_error|http_request_denied|proxy_loop_detected|proxy_configuration_error)(?:;|$)/;
+
+function neverSentType(proxyStatus: string | null): false | null {
+  return proxyStatus !== null && NEVER_SENT.test(proxyStatus) ? false : null;
 }
 
 /**

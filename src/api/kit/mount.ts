@@ -105,7 +105,9 @@ export function mountApi(routes: readonly ApiRoute[], openApiJson: string): Moun
       case "not-found":
         return apiFailureResponse(API_FAILURES.notFound());
       case "method-not-allowed":
-        return apiFailureResponse(API_FAILURES.methodNotAllowed(found.allow.split(", ")));
+        return apiFailureResponse(
+          API_FAILURES.methodNotAllowed(found.allow.split(", "), methodHint(request.method, path)),
+        );
       case "route":
         break;
     }
@@ -123,6 +125,17 @@ export function mountApi(routes: readonly ApiRoute[], openApiJson: string): Moun
   }
 
   return { routes, match, handle };
+}
+
+/**
+ * What to do instead, for a method a client is likely to try where another one is meant: the published API creates
+ * a zone with `POST /zones` (`{name, account}`); this API names a zone by its hostname in the path and creates it with
+ * `PUT /zones/{zone}` (docs/configuration.md "Zones").
+ */
+function methodHint(method: string, path: string): string | undefined {
+  if (method === "POST" && /^(?:\/client\/v4)?\/zones\/?$/.test(path))
+    return "create or replace a zone with PUT /zones/{zone} (the zone's hostname in the path, a body of {plan, origin})";
+  return undefined;
 }
 
 /**

@@ -41,8 +41,9 @@ const SETTINGS_PROPERTIES: Record<string, Json> = {
     enum: [...RETRY_HINTS],
     default: "published",
     description:
-      "`published`: the catalog's Retry-After hints exactly; `agent`: every hint at most 60 s, spread by Ray ID " +
-      '(docs/errors.md "Retry-hint profiles")',
+      "`published`: the catalog's Retry-After hints exactly; `agent`: every hint at most 60 s, spread by Ray ID; " +
+      "`auto`: `agent` for SDKs (x-stainless-* headers), MCP requests and the client package, `published` for " +
+      'everyone else (docs/errors.md "Retry-hint profiles")',
   },
 };
 

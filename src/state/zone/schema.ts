@@ -33,9 +33,11 @@ export const ZONE_LIMITS = {
 
 /**
  * The zone's retry-hint profile (docs/errors.md "Retry-hint profiles"): `published` sends the catalog's hints exactly,
- * `agent` caps every hint at 60 s and spreads it by Ray ID so the clients of one failing origin do not retry in step.
+ * `agent` caps every hint at 60 s and spreads it by Ray ID so the clients of one failing origin do not retry in step,
+ * `auto` sends `agent` hints to clients that retry by themselves (SDKs, MCP, the client package) and the published
+ * ones to everyone else. The default stays `published`: the published catalog exactly unless the operator opts in.
  */
-export const RETRY_HINTS = ["published", "agent"] as const;
+export const RETRY_HINTS = ["published", "agent", "auto"] as const;
 export type RetryHints = (typeof RETRY_HINTS)[number];
 
 /** The account a zone belongs to, in the published zone object's shape (`account: {id}`). */

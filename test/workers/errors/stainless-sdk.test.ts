@@ -79,11 +79,11 @@ describe("the cloudflare SDK (Stainless) against generated errors", () => {
     // the zone's 300 and 500 ms) is recorded and ended at once, so the test does not wait 30–59 s twice.
     const waits: number[] = [];
     const real = globalThis.setTimeout;
-    vi.spyOn(globalThis, "setTimeout").mockImplementation(((handler: () => void, ms?: number) => {
+    vi.spyOn(globalThis, "setTimeout").mockImplementation((handler: () => void, ms?: number) => {
       if (ms === undefined || ms < 20_000) return real(handler, ms);
       waits.push(ms);
       return real(handler, 0);
-    }) as typeof setTimeout);
+    });
     const sdk = sdkFor(host);
     await expect(sdk.client.get("/")).rejects.toBeInstanceOf(Cloudflare.InternalServerError);
     expect(sdk.seen.map((r) => r.status)).toEqual([521, 521, 521]);
