@@ -17,6 +17,8 @@ interface Row {
   readonly rule: (k: number) => string;
   /** A request only rule `k` (the last) matches: its path and User-Agent. */
   readonly hit: (k: number) => { readonly path: string; readonly ua: string };
+  /** The most rules of the shape the budget holds, when fewer than a plan allows (docs: 32,754 units each). */
+  readonly most?: number;
 }
 
 const ROWS: readonly Row[] = [
@@ -34,6 +36,7 @@ const ROWS: readonly Row[] = [
   {
     name: 'http.user_agent contains "bot<k>"',
     rule: (k) => `http.user_agent contains "bot${k}"`,
+    most: 244,
     hit: (k) => ({ path: "/", ua: `Mozilla/5.0 bot${k}` }),
   },
   {
@@ -52,11 +55,17 @@ describe.each(Object.entries(PLANS))("the %s plan stores its maximum of each sha
   it.each(ROWS.map((row) => [row.name, row] as const))("%s", async (_, row) => {
     const zone = uniqueZone(`counts-${plan}`);
     await putZone(zone, { plan, origin: loopback(ports.http) });
-    const rules = Array.from({ length: max }, (_, k) => ({ expression: row.rule(k), action: "block" }));
-    const res = await api("PUT", entrypoint(zone, "http_request_firewall_custom"), { rules });
+    const count = Math.min(max, row.most ?? Infinity);
+    const rules = (n: number) => Array.from({ length: n }, (_, k) => ({ expression: row.rule(k), action: "block" }));
+    if (count < max) {
+      const over = await api("PUT", entrypoint(zone, "http_request_firewall_custom"), { rules: rules(count + 1) });
+      expect(over.status).toBe(400);
+      expect(over.body.errors[0]?.code).toBe(20045);
+    }
+    const res = await api("PUT", entrypoint(zone, "http_request_firewall_custom"), { rules: rules(count) });
     expect(res.status, JSON.stringify(res.body.errors)).toBe(200);
 
-    const { path, ua } = row.hit(max - 1);
+    const { path, ua } = row.hit(count - 1);
     const blocked = await sendTraffic(`http://${zone}${path}`, { "User-Agent": ua, "CF-Connecting-IP": "192.0.2.9" });
     await expectGeneratedError(blocked, 1020);
     const passed = await sendTraffic(`http://${zone}/hello`, {
