@@ -46,7 +46,7 @@ export class RegexSets {
     const slots = new Map<number, Map<string, Slot>>();
     for (const entry of sets) {
       let byPattern = slots.get(entry.field);
-      if (byPattern === undefined) slots.set(entry.field, (byPattern = new Map()));
+      if (byPattern === undefined) slots.set(entry.field, (byPattern = new Map<string, Slot>()));
       entry.set.patterns.forEach((pattern, position) => byPattern.set(pattern, { entry, position }));
     }
     this.slots = slots;
