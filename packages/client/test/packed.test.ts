@@ -198,8 +198,11 @@ describe("the packed client", () => {
       "kit/html.json",
       "kit/json.json",
       "kit/markdown.json",
+      "kit/mcp.json",
       "kit/overlay.json",
       "kit/problem-json.json",
+      "kit/rate-limit.json",
+      "kit/stream.json",
       "package.json",
     ]);
     expect(relativeLinks(await readFile(join(dir, "README.md"), "utf8"))).toEqual([]);
