@@ -12,6 +12,9 @@ import type { Value } from "./values";
 /** Marks a field computed as missing, so `undefined` in the memo can mean "not computed yet". */
 const MISSING: unique symbol = Symbol("missing");
 
+/** The serial number of the next context made. */
+let nextSerial = 0;
+
 export class EvaluationContext {
   /**
    * Allocated on first read: creating a context costs one small object, nothing per field. A literal `[]`, not
@@ -34,6 +37,11 @@ export class EvaluationContext {
    * (rule-list.ts) for the request phases; null elsewhere, and then every regex runs on its own.
    */
   regexSets: RegexSets | null = null;
+  /**
+   * This context among those of the isolate: a set's last pass is known to be this request's by this number,
+   * not by a reference that would keep the request alive (regex-sets.ts).
+   */
+  readonly serial = nextSerial++;
   private passes: Map<RegexSet, SetPass> | undefined;
 
   /** The passes of sets run on this context (one request): a set scans a subject once, whatever the rule count. */

@@ -20,9 +20,58 @@ export interface FieldSet {
   readonly set: RegexSet;
 }
 
-interface Slot {
-  readonly entry: FieldSet;
-  readonly position: number;
+/**
+ * A set's passes (one per request and subject): the last one is kept with the request it was charged to, so the
+ * rules after the first that read it cost an identity check, and a repeated short subject (the same client's
+ * User-Agent request after request) is answered without a scan, as a single regex remembers its last subject
+ * (regex.ts). The budget charges the pass once per request whether or not it is remembered (as for a single
+ * regex): what is over budget depends on the request and the rules, never on what the isolate saw before.
+ */
+class SetRun {
+  /** The context (`EvaluationContext.serial`) and subject of the last pass, and its answers. */
+  private serial = -1;
+  private subject: string | undefined;
+  private found = new Uint8Array(0);
+
+  constructor(readonly set: RegexSet) {}
+
+  answers(ctx: SetContext, subject: string): Uint8Array {
+    if (ctx.serial === this.serial && subject === this.subject) return this.found;
+    // Another context: a request whose evaluation was interleaved with this one's (rate limiting yields between
+    // rules) keeps its own passes, so it is never charged twice.
+    const kept = ctx.setPasses.get(this.set);
+    let found: Uint8Array;
+    if (kept !== undefined && kept.subject === subject) found = kept.found;
+    else {
+      ctx.charge(setPassUnits(subject.length, this.set.idTotal), "a regular expression set's pass");
+      found =
+        subject === this.subject && subject.length <= MAX_REMEMBERED_SUBJECT ? this.found : this.set.match(subject);
+      ctx.setPasses.set(this.set, { subject, found });
+    }
+    this.serial = ctx.serial;
+    this.subject = subject;
+    this.found = found;
+    return found;
+  }
+}
+
+/** Longest subject a set's pass is reused for across requests (as regex.ts's single regexes). */
+const MAX_REMEMBERED_SUBJECT = 4096;
+
+/** Where a set answers one (field, pattern): its run and the pattern's position in it. */
+export class SetSlot {
+  constructor(
+    private readonly run: SetRun,
+    private readonly position: number,
+  ) {}
+
+  /**
+   * Whether the pattern matches `subject` (the field's value): the set's pass runs at most once per subject and
+   * context, charged before it runs (`setPassUnits`).
+   */
+  answer(ctx: SetContext, subject: string): boolean {
+    return this.run.answers(ctx, subject)[this.position] === 1;
+  }
 }
 
 /** A pass's answers for one subject, kept in the evaluation context (one request). */
@@ -31,23 +80,28 @@ export interface SetPass {
   readonly found: Uint8Array;
 }
 
-/** What a set's answer needs of the evaluation context (context.ts): its budget and its passes. */
+/** What a set's answer needs of the evaluation context (context.ts): its budget, its passes and its identity. */
 export interface SetContext {
+  readonly serial: number;
   charge(units: number, what: string): void;
   readonly setPasses: Map<RegexSet, SetPass>;
 }
 
 export class RegexSets {
   readonly sets: readonly FieldSet[];
-  private readonly slots: ReadonlyMap<number, ReadonlyMap<string, Slot>>;
+  private readonly slots: ReadonlyMap<number, ReadonlyMap<string, { entry: FieldSet; slot: SetSlot }>>;
 
   constructor(sets: readonly FieldSet[]) {
     this.sets = sets;
-    const slots = new Map<number, Map<string, Slot>>();
+    const slots = new Map<number, Map<string, { entry: FieldSet; slot: SetSlot }>>();
     for (const entry of sets) {
       let byPattern = slots.get(entry.field);
-      if (byPattern === undefined) slots.set(entry.field, (byPattern = new Map<string, Slot>()));
-      entry.set.patterns.forEach((pattern, position) => byPattern.set(pattern, { entry, position }));
+      if (byPattern === undefined)
+        slots.set(entry.field, (byPattern = new Map<string, { entry: FieldSet; slot: SetSlot }>()));
+      const run = new SetRun(entry.set);
+      entry.set.patterns.forEach((pattern, position) =>
+        byPattern.set(pattern, { entry, slot: new SetSlot(run, position) }),
+      );
     }
     this.slots = slots;
   }
@@ -57,21 +111,14 @@ export class RegexSets {
     return this.slots.get(field)?.get(pattern)?.entry;
   }
 
-  /**
-   * Whether `pattern` matches `subject` (the value of `field`), from the set that holds it: its pass runs at most
-   * once per subject and context, charged before it runs (`setPassUnits`); undefined when no set holds it.
-   */
+  /** Where `pattern` on `field` is answered, or undefined (the regex runs on its own). */
+  slotOf(field: number, pattern: string): SetSlot | undefined {
+    return this.slots.get(field)?.get(pattern)?.slot;
+  }
+
+  /** Whether `pattern` matches `subject` (the value of `field`) by its set; undefined when no set holds it. */
   answer(ctx: SetContext, field: number, pattern: string, subject: string): boolean | undefined {
-    const slot = this.slots.get(field)?.get(pattern);
-    if (slot === undefined) return undefined;
-    const set = slot.entry.set;
-    let pass = ctx.setPasses.get(set);
-    if (pass === undefined || pass.subject !== subject) {
-      ctx.charge(setPassUnits(subject.length, set.idTotal), "a regular expression set's pass");
-      pass = { subject, found: set.match(subject) };
-      ctx.setPasses.set(set, pass);
-    }
-    return pass.found[slot.position] === 1;
+    return this.slotOf(field, pattern)?.answer(ctx, subject);
   }
 }
 

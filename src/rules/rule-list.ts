@@ -168,19 +168,27 @@ export function firstMatch<T extends object>(
 ): RuleListEntry<T> | null {
   tracer?.started(ctx);
   const closed = failsClosed(list.phase);
-  for (const position of candidatesOf(list, ctx)) {
-    const entry = list.rules[position] as RuleListEntry<T>;
-    const outcome = evaluateIn(list, entry, ctx);
-    // The draft preview's trace (src/api/preview/trace.ts) is recorded here, in the loop traffic runs, so
-    // what it shows is what traffic does; `ctx.spent` holds the units of this evaluation (rule.ts resets it).
-    tracer?.evaluated(position, outcome, ctx.spent);
-    if (outcome.kind === "match") return entry;
-    if (outcome.kind === "over-budget") {
-      logOverBudget({ zone, phase: list.phase, rule: entry.id, reason: outcome.reason });
-      if (closed) return entry;
+  // The list's sets for the whole loop (no rule yields here), and the context's own back after it: the context of
+  // a request serves both request phases, each with its own sets.
+  const before = ctx.regexSets;
+  ctx.regexSets = list.regexSets;
+  try {
+    for (const position of candidatesOf(list, ctx)) {
+      const entry = list.rules[position] as RuleListEntry<T>;
+      const outcome = entry.rule.evaluate(ctx);
+      // The draft preview's trace (src/api/preview/trace.ts) is recorded here, in the loop traffic runs, so
+      // what it shows is what traffic does; `ctx.spent` holds the units of this evaluation (rule.ts resets it).
+      tracer?.evaluated(position, outcome, ctx.spent);
+      if (outcome.kind === "match") return entry;
+      if (outcome.kind === "over-budget") {
+        logOverBudget({ zone, phase: list.phase, rule: entry.id, reason: outcome.reason });
+        if (closed) return entry;
+      }
     }
+    return null;
+  } finally {
+    ctx.regexSets = before;
   }
-  return null;
 }
 
 /**
