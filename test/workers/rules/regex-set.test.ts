@@ -129,6 +129,49 @@ describe("a rule list with sets gives the same matches as rule by rule", () => {
   }, 120_000);
 });
 
+describe("a set's pass, remembered", () => {
+  const rules = list(Array.from({ length: 40 }, (_, k) => `http.user_agent matches "bot${k}[0-9]+"`));
+  const ua = "Mozilla/5.0 (X11; Linux x86_64) Firefox/120.0";
+  const spentBy = (run: (ctx: ReturnType<typeof requestContext>) => void): number => {
+    const ctx = requestContext(request(ua, "/"));
+    const before = ctx.budget.remaining;
+    run(ctx);
+    return before - ctx.budget.remaining;
+  };
+
+  it("is charged to every request, also when the previous request had the same User-Agent", () => {
+    const first = spentBy((ctx) => firstMatch(rules, ctx, "zone"));
+    expect(first).toBeGreaterThan(0);
+    for (let i = 0; i < 3; i++) expect(spentBy((ctx) => firstMatch(rules, ctx, "zone"))).toBe(first);
+  });
+
+  it("is charged once to a request whose rate-limiting loop another request interleaves", () => {
+    const once = spentBy((ctx) => firstMatch(rules, ctx, "zone"));
+    const matching = list([...Array.from({ length: 5 }, (_, k) => `http.user_agent matches "fox${k}|Firefox"`)]);
+    const ctx = requestContext(request(ua, "/"));
+    const before = ctx.budget.remaining;
+    const each = allMatches(matching, ctx, "zone");
+    expect(each.next().done).toBe(false);
+    // Another request, with another User-Agent, on the same sets between two of this one's rules.
+    firstMatch(matching, requestContext(request("curl/8.0", "/")), "zone");
+    expect([...each].length).toBe(4);
+    const spent = before - ctx.budget.remaining;
+    expect(spent).toBe(spentBy((c) => [...allMatches(matching, c, "zone")]));
+    expect(once).toBeGreaterThan(0);
+  });
+
+  it("answers each request for its own User-Agent, however requests alternate", () => {
+    for (const [agent, expected] of [
+      ["bot71", "r7"],
+      [ua, null],
+      ["bot71", "r7"],
+      ["x bot399", "r3"],
+      [ua, null],
+    ] as const)
+      expect(firstMatch(rules, requestContext(request(agent, "/")), "zone")?.id ?? null).toBe(expected);
+  });
+});
+
 describe("the worst case with sets", () => {
   const limits = { headerBytes: 32 * 1024 };
   const compiledRules = (expressions: readonly string[]) => list(expressions).rules.map((e) => e.rule);
