@@ -31,7 +31,7 @@ class SetRun {
   /** The context (`EvaluationContext.serial`) and subject of the last pass, and its answers. */
   private serial = -1;
   private subject: string | undefined;
-  private found = new Uint8Array(0);
+  private found: Uint8Array = new Uint8Array(0);
 
   constructor(readonly set: RegexSet) {}
 
