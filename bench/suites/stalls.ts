@@ -156,10 +156,14 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
       context.log(`${name}: p50 ${round(median(t), 1)} max ${round(Math.max(...t), 1)}; ${said.join("; ")}`);
       return t;
     };
-    const idle = await measure("idle: the bystander's GET alone", async () => {
-      await new Promise((r) => setTimeout(r, 3000));
-      return [];
-    }, true);
+    const idle = await measure(
+      "idle: the bystander's GET alone",
+      async () => {
+        await new Promise((r) => setTimeout(r, 3000));
+        return [];
+      },
+      true,
+    );
     const idleP50 = median(idle);
     const summary = (answers: { ms: number; status: number; body: string }[]): string[] =>
       answers.map((a) => {
@@ -169,12 +173,14 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
     const draft = (n: number, salt: string) => ({
       rules: Array.from({ length: n }, (_, k) => ({ ...heavyRule(k), description: `${salt} ${k}` })),
     });
-    const replays = await measure("replay × 3 (three tokens), 1,000 records, the 20 saved heavy rules (no draft to compile)", async () =>
-      summary(
-        await Promise.all(
-          TOKENS.map((t, i) => call(t, `/zones/${HOT}/preview/replay`, i < 0 ? { draft: draft(200, `r${i}`) } : {})),
+    const replays = await measure(
+      "replay × 3 (three tokens), 1,000 records, the 20 saved heavy rules (no draft to compile)",
+      async () =>
+        summary(
+          await Promise.all(
+            TOKENS.map((t, i) => call(t, `/zones/${HOT}/preview/replay`, i < 0 ? { draft: draft(200, `r${i}`) } : {})),
+          ),
         ),
-      ),
     );
     const previews = await measure("draft preview × 8 (two tokens × 4), 230 heavy rules, 56 KB of headers", async () =>
       summary(
@@ -188,26 +194,30 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
         ),
       ),
     );
-    const traces = await measure("request tracer × 8 (two tokens × 4), 20 saved heavy rules, 56 KB of headers", async () =>
-      summary(
-        await Promise.all(
-          Array.from({ length: 8 }, (_, i) =>
-            call(TOKENS[i % 2]!, `/accounts/${account}/request-tracer/trace`, {
-              method: "GET",
-              url: `http://${HOT}${long}`,
-              headers: bigHeaders(),
-              origin: { failure: "refused" },
-            }),
+    const traces = await measure(
+      "request tracer × 8 (two tokens × 4), 20 saved heavy rules, 56 KB of headers",
+      async () =>
+        summary(
+          await Promise.all(
+            Array.from({ length: 8 }, (_, i) =>
+              call(TOKENS[i % 2]!, `/accounts/${account}/request-tracer/trace`, {
+                method: "GET",
+                url: `http://${HOT}${long}`,
+                headers: bigHeaders(),
+                origin: { failure: "refused" },
+              }),
+            ),
           ),
         ),
-      ),
     );
     for (const [name, t] of [
       ["replay", replays],
       ["preview", previews],
       ["trace", traces],
     ] as const)
-      notes.push(`${name}: the bystander's slowest GET took ${round(Math.max(...t) - idleP50, 1)} ms more than the idle p50`);
+      notes.push(
+        `${name}: the bystander's slowest GET took ${round(Math.max(...t) - idleP50, 1)} ms more than the idle p50`,
+      );
     return { rows, notes };
   } finally {
     await served.dispose();
