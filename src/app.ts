@@ -39,6 +39,8 @@ import { zoneRoutes } from "./api/zones/routes";
 import { handleZoneTraffic } from "./edge/zone-traffic";
 import { urlNormalizationOpenApi } from "./api/url-normalization/openapi";
 import { urlNormalizationRoutes } from "./api/url-normalization/routes";
+import { telemetryOpenApi } from "./api/telemetry/openapi";
+import { telemetryRoutes } from "./api/telemetry/routes";
 import { analyticsOpenApi } from "./api/analytics/openapi";
 import { analyticsRoutes } from "./api/analytics/routes";
 import { analyticsPage } from "./api/analytics/page";
@@ -53,6 +55,7 @@ const apiRoutes: readonly ApiRoute[] = [
   ...customPageRoutes,
   ...accessRuleRoutes,
   ...urlNormalizationRoutes,
+  ...telemetryRoutes,
   ...previewRoutes,
   ...tagRoutes,
   ...zoneTagRoutes,
@@ -69,6 +72,7 @@ export const api = mountApi(
         customPagesOpenApi,
         accessRulesOpenApi,
         urlNormalizationOpenApi,
+        telemetryOpenApi,
         previewOpenApi,
         tagsOpenApi,
         analyticsOpenApi,

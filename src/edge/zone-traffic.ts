@@ -32,6 +32,9 @@ import { err, ok, type Result } from "../shared/result";
 import { parseOriginUrl, pointsAtApi } from "../shared/origin-url";
 import { ZONE_LIMITS } from "../state/zone/schema";
 import { mcpExchangeOf, watchedResponse, type McpExchange } from "./agents/agent-answers";
+import { startTrace, type RequestTrace } from "./telemetry/request-trace";
+import { traceGenerated, traceOrigin, traceOriginError } from "./telemetry/traffic-spans";
+import { tracePhases } from "./telemetry/phase-spans";
 
 export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
   const { request, url, zone, env, ctx, settings } = rc;
@@ -54,6 +57,8 @@ export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
   let shards = 1;
   // An MCP request's generated errors are JSON-RPC answers (docs/agents.md); known once the headers are scanned.
   let mcp: McpExchange | null = null;
+  // The request's trace, only on a zone with telemetry (docs/telemetry.md): every other request pays `=== null`.
+  let trace: RequestTrace | null = null;
   // Every error before the origin is tried is the edge's own refusal: the request never left the edge
   // (docs/errors.md "Did the request reach the origin?"); an origin failure says what happened (`failure`).
   const fail = async (code: number, cause: string, more: FailureDetail = {}): Promise<Response> => {
@@ -68,14 +73,16 @@ export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
     const { retryAfter, origin } = more;
     const timing = origin === undefined ? {} : { origin: { ms: origin.elapsedMs, reason: origin.reason } };
     const event = retryAfter === undefined ? { ...base, ...timing } : { ...base, ...timing, retryAfter };
+    // A traced error names its trace (`trace_id`, docs/errors.md).
+    const errorScope = trace !== null && trace.tracesError() ? { ...scope, traceId: trace.traceId } : scope;
     const { response, answeredBy } =
-      (mcp !== null ? await mcp.answer(event, scope) : null) ?? (await errorResponse(event, scope));
+      (mcp !== null ? await mcp.answer(event, errorScope) : null) ?? (await errorResponse(event, errorScope));
     if (recorded) {
       const occurrence = { zone, shards, source: "edge", code, cause, request, url, response, answeredBy } as const;
       const seen = progressOf(phases, phaseOutcome, { kind: originTried ? "failed" : "not-reached" }, customRules);
       recordError({ ...occurrence, phases: seen }, env, ctx);
     }
-    return response;
+    return trace === null ? response : traceGenerated(trace, { event, response, answeredBy }, ctx);
   };
 
   // docs/producers.md: an IP literal is never a zone (API hosts never reach this function).
@@ -103,6 +110,7 @@ export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
     recorded = true;
     customRules = config.customErrors.active && config.customErrors.rules.rules.length > 0;
     shards = config.analyticsShards;
+    trace = startTrace(config.telemetry, request, url, rc.started);
     // Every request of a configured zone is counted, errors included: the error rates' denominator
     // (docs/analytics.md "Requests and drops"), batched with the records after the response.
     countRequest({ zone, shards }, env, ctx);
@@ -132,6 +140,7 @@ export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
     const now = Date.now();
     const phase = await requestPhase(config.phases, request, { env, zone, now, ruleUrl: ruleUrl() });
     phaseOutcome = phase;
+    if (trace !== null) tracePhases(trace, config.phases, phase, now, Date.now());
     if (phase.kind === "error") {
       const answer = await fail(
         phase.code,
@@ -154,14 +163,24 @@ export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
   originTried = true;
   const connector = connectorFor(env);
   const forwarded = mcp === null ? { connector, path } : { connector, path, body: mcp.forwardBody() };
-  const result = await forwardToOrigin(request, url, headers, route.plan, forwarded);
+  const originStart = trace === null ? 0 : Date.now();
+  const result = await forwardToOrigin(
+    request,
+    url,
+    headers,
+    route.plan,
+    trace === null ? forwarded : { ...forwarded, trace: trace.originHeaders() },
+  );
+  if (trace !== null)
+    traceOrigin(trace, { start: originStart, target: route.plan.target.origin, path, request, result });
   if (!result.ok) {
     return withFields(await fail(result.error.code, result.error.cause, { origin: result.error }), limitFields);
   }
   // An event stream or NDJSON that breaks after its headers ends with an error frame (docs/agents.md "Streams").
   if (result.value.status < 400) {
     const watch = { event: { request, url }, scope, idleMs: route.plan.readTimeoutMs, mcp };
-    return withFields(watchedResponse(result.value, watch), limitFields);
+    const passed = withFields(watchedResponse(result.value, watch), limitFields);
+    return trace === null ? passed : trace.end(passed, ctx);
   }
   // Custom error rules also see the origin's own errors (docs/custom-errors.md); pages and defaults never replace them.
   const custom = config
@@ -174,6 +193,7 @@ export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
   // Synchronous unless a rule's asset is read from KV (once per zone version on this isolate).
   const byRule = custom instanceof Promise ? await custom : custom;
   const answered = withFields(byRule?.response ?? result.value, limitFields);
+  if (trace !== null) traceOriginError(trace, byRule?.answeredBy ?? null, answered, ctx);
   if (!recorded) return answered;
   // An origin error passed through is recorded too. It passes through unchanged (docs/custom-errors.md), so
   // without a rule it carries no Ray-ID: the record gets one of its own (docs/analytics.md "Records").
