@@ -94,7 +94,7 @@ function logsOf(request: Tree, protobuf: boolean): ReceivedLog[] {
         out.push({
           traceId: hex(l.traceId, protobuf),
           spanId: hex(l.spanId, protobuf),
-          severityText: String(l.severityText ?? ""),
+          severityText: typeof l.severityText === "string" ? l.severityText : "",
           body: scalar(l.body as Tree | undefined),
           attributes: attributes(l.attributes),
         });

@@ -19,7 +19,6 @@ import {
   ATTR_URL_SCHEME,
   ATTR_USER_AGENT_ORIGINAL,
 } from "@opentelemetry/semantic-conventions";
-import type { TelemetrySettings } from "../../state/zone/telemetry/settings";
 import { newSpanId, newTraceId, parseTraceparent, traceparentOf, type SpanIdentity } from "./trace-context";
 import { enqueueTelemetry, type LogRecordData, type SpanData, type TelemetryTarget } from "./exporter";
 

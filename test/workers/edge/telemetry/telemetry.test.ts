@@ -21,7 +21,7 @@ const endpointOf = (name: string): string => `${loopback(ports.otlp)}/${name}/v1
 
 async function received(name: string): Promise<ReceivedTelemetry> {
   const res = await fetch(`${loopback(ports.otlp)}/received/${name}`);
-  return (await res.json()) as ReceivedTelemetry;
+  return await res.json<ReceivedTelemetry>();
 }
 
 interface Settings {
@@ -67,7 +67,7 @@ describe("traces and logs of a generated error", () => {
         "user-agent": "otel-test/1",
       });
       expect(res.status).toBe(521);
-      const body = (await res.json()) as { trace_id?: string; ray_id: string; error_name: string };
+      const body = await res.json<{ trace_id?: string; ray_id: string; error_name: string }>();
       expect(body.trace_id).toBe(CLIENT_TRACE);
 
       const got = await received(name);
@@ -148,7 +148,7 @@ describe("trace context to the origin", () => {
     await withTelemetry(zone, name, { protocol: "http/json", sample: { errors: 1, requests: 1 } });
     const res = await sendTraffic(`http://${zone}/echo`, { traceparent: CLIENT_PARENT, tracestate: "vendor=1" });
     expect(res.status).toBe(200);
-    const echoed = (await res.json()) as { headers: Record<string, string> };
+    const echoed = await res.json<{ headers: Record<string, string> }>();
     const sent = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(echoed.headers.traceparent ?? "");
     expect(sent?.[1]).toBe(CLIENT_TRACE);
     expect(sent?.[2]).not.toBe(CLIENT_SPAN);
@@ -168,7 +168,7 @@ describe("trace context to the origin", () => {
     const zone = await zoneFor("otel-ignore", loopback(ports.http));
     await withTelemetry(zone, receiverName(), { sample: { requests: 1 }, trace_context: "ignore" });
     const res = await sendTraffic(`http://${zone}/echo`, { traceparent: CLIENT_PARENT, tracestate: "vendor=1" });
-    const echoed = (await res.json()) as { headers: Record<string, string> };
+    const echoed = await res.json<{ headers: Record<string, string> }>();
     expect(echoed.headers.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
     expect(echoed.headers.traceparent).not.toContain(CLIENT_TRACE);
     expect(echoed.headers.tracestate).toBeUndefined();
@@ -184,13 +184,11 @@ describe("trace context to the origin", () => {
     expect(server?.statusCode).toBe(0);
 
     const plain = await zoneFor("otel-none", loopback(ports.http));
-    const echoed = (await (await sendTraffic(`http://${plain}/echo`, { traceparent: CLIENT_PARENT })).json()) as {
-      headers: Record<string, string>;
-    };
+    const plainRes = await sendTraffic(`http://${plain}/echo`, { traceparent: CLIENT_PARENT });
+    const echoed = await plainRes.json<{ headers: Record<string, string> }>();
     expect(echoed.headers.traceparent).toBe(CLIENT_PARENT);
-    const error = (await (
-      await sendTraffic(`http://${await zoneFor("otel-none-521", loopback(ports.closed))}/`)
-    ).json()) as object;
+    const errorRes = await sendTraffic(`http://${await zoneFor("otel-none-521", loopback(ports.closed))}/`);
+    const error = await errorRes.json<object>();
     expect("trace_id" in error).toBe(false);
   });
 });
@@ -203,7 +201,7 @@ describe("sampling and a receiver that is down", () => {
     for (let i = 0; i < 5; i++) {
       const res = await sendTraffic(`http://${zone}/`, { traceparent: CLIENT_PARENT });
       expect(res.status).toBe(521);
-      expect("trace_id" in ((await res.json()) as object)).toBe(false);
+      expect("trace_id" in (await res.json<object>())).toBe(false);
     }
     expect(await received(name)).toEqual({ spans: [], logs: [], requests: [] });
   });
