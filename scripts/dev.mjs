@@ -439,7 +439,9 @@ function tryLines(seeded) {
 /** Writes the example zone, which does not exist, part by part; the zone's version after the last write. */
 async function seedExampleZone() {
   const example = JSON.parse(readFileSync("fixtures/example-zone.json", "utf8"));
-  await put(ZONE_PATH, { plan: "pro", origin }, "the zone");
+  // The example's account (the README's account id): the request tracer, zone tags and the account's analytics page
+  // need a zone that belongs to one.
+  await put(ZONE_PATH, { ...example.settings, origin }, "the zone");
   // Custom error assets first (fetched from the example origin through the zone): the rules that name them must
   // find them when they are written (docs/custom-errors.md "Custom error assets").
   for (const asset of example.custom_assets) {

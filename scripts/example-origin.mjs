@@ -11,6 +11,8 @@
  * | `/slow?ms=N` | waits N ms (≤ 300000), then 200 |
  * | `/bytes?n=N` | N bytes (≤ 100 MiB) of `a`, application/octet-stream |
  * | `/hello` | 200 `hello from the origin` (the cheapest answer; used by the benchmark) |
+ * | `/sse?n=N&ms=M&then=end\|reset\|idle` | `text/event-stream`: N events (≤ 100, default 3) `M` ms apart (≤ 10000, default 500), then a clean end, a reset (the edge ends the stream with `event: error`, 520) or silence (524 after the zone's read timeout) |
+ * | `/ndjson?n=N&ms=M&then=end\|reset\|idle` | the same as `application/x-ndjson` lines (the edge adds a final `{"error":…}` line) |
  * | `/drop` | closes the connection without answering: the edge answers 520 (try the zone's custom errors on it) |
  * | `/errors/maintenance.html` | the shop's maintenance page, linking `maintenance.css` and `logo.svg` (the seed's custom error asset) |
  * | `/errors/maintenance.css`, `/errors/logo.svg` | its stylesheet and image |
@@ -51,6 +53,8 @@ const server = createServer((req, res) => {
   const file = MAINTENANCE[url.pathname];
   if (file) {
     res.writeHead(200, { "Content-Type": file[0] }).end(file[1]);
+  } else if (url.pathname === "/sse" || url.pathname === "/ndjson") {
+    stream(res, url, url.pathname === "/sse");
   } else if (url.pathname === "/drop") {
     req.socket.destroy();
   } else if (url.pathname === "/hello") {
@@ -72,6 +76,27 @@ const server = createServer((req, res) => {
     res.writeHead(200, { "Content-Type": "application/json" }).end(body + "\n");
   }
 });
+
+/** A stream of `n` events or lines, then `then`: to try the edge's answers for broken streams (docs/agents.md "Streams"). */
+function stream(res, url, sse) {
+  const n = Math.min(Math.max(Number(url.searchParams.get("n") ?? "3") || 0, 0), 100);
+  const ms = Math.min(Math.max(Number(url.searchParams.get("ms") ?? "500") || 0, 0), 10_000);
+  const then = url.searchParams.get("then") ?? "end";
+  res.writeHead(200, {
+    "Content-Type": sse ? "text/event-stream" : "application/x-ndjson",
+    "Cache-Control": "no-store",
+  });
+  let sent = 0;
+  const next = () => {
+    if (sent < n) {
+      sent += 1;
+      res.write(sse ? `event: message\ndata: {"n":${sent}}\n\n` : `{"n":${sent}}\n`);
+      setTimeout(next, ms);
+    } else if (then === "reset") res.socket?.resetAndDestroy();
+    else if (then !== "idle") res.end();
+  };
+  next();
+}
 
 // Longer than any proxy's idle keep-alive, so a pooled connection is never closed under a request in flight.
 server.keepAliveTimeout = 65_000;

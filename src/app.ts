@@ -4,7 +4,8 @@
  *
  *   0. a request carrying this service's own `CDN-Loop` mark is a loop, whatever it asks for → 1000 (docs/origin.md);
  *   1. any host, path under SERVICE_PREFIX → service endpoints (docs/errors.md);
- *   2. a host of API_HOSTS → management API (docs/tags-api.md, docs/configuration.md), mounted from the features' route tables;
+ *   2. a host of API_HOSTS → management API (docs/tags-api.md, docs/configuration.md), mounted from the features' route tables,
+ *      and its MCP endpoint `/mcp` (docs/mcp.md), whose tools call those routes;
  *   3. any other host → zone traffic (docs/origin.md, docs/producers.md).
  *
  * It is also the last funnel for the service's own faults: an exception escaping a handler becomes the structured
@@ -47,6 +48,7 @@ import { analyticsPage } from "./api/analytics/page";
 import { homePage } from "./api/home/page";
 import { isV4Path, notAnApiHost } from "./api/kit/misdirected";
 import { isIpLiteral } from "./shared/ip";
+import { MCP_PATHS, mcpEndpoint } from "./api/mcp/endpoint";
 
 /** The management API: every feature's routes and its part of the OpenAPI document, side by side. */
 const apiRoutes: readonly ApiRoute[] = [
@@ -62,8 +64,7 @@ const apiRoutes: readonly ApiRoute[] = [
   ...analyticsRoutes,
 ];
 
-export const api = mountApi(
-  apiRoutes,
+export const api = mountApi(apiRoutes, () =>
   JSON.stringify(
     openApiDocument(
       [
@@ -81,6 +82,9 @@ export const api = mountApi(
     ),
   ),
 );
+
+/** `/mcp` on API hosts (docs/mcp.md): the API's routes as MCP tools, for the API's tokens. */
+const mcp = mcpEndpoint(api);
 
 type Destination = "service" | "api" | "api-elsewhere" | "zone";
 
@@ -111,6 +115,7 @@ export async function handle(request: Request, env: Env, ctx: ExecutionContext):
         if (isLoop(request)) return loop(rc);
         // The front door (docs/configuration.md "The front door") and the analytics page (docs/analytics.md
         // "Page") are public shells holding no data: served before auth.
+        if (MCP_PATHS.has(rc.url.pathname)) return await mcp.handle(rc);
         return (
           homePage(request, rc.url, rc.settings) ??
           analyticsPage(request, rc.url, rc.settings) ??

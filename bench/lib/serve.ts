@@ -7,6 +7,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
 import { childPids, cpuProbe, type CpuProbe } from "./cpu.ts";
@@ -130,7 +131,8 @@ async function startWorker(options: ServeOptions): Promise<Served> {
     // workerd writes the Worker's console output (log → stdout, error → stderr) to pipes. Under load that
     // is thousands of lines per second: keep reading them (a full pipe would stall workerd) but do not
     // print them unless asked.
-    handleRuntimeStdio: (stdout, stderr) => {
+    // Typed here: miniflare's option types are written against zod 3, and this project's zod is 4.
+    handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
       const { onOutput } = options;
       if (onOutput !== undefined) {
         for (const stream of [stdout, stderr]) createInterface({ input: stream }).on("line", onOutput);

@@ -1,31 +1,29 @@
 /**
  * Zone traffic: everything that is neither a service endpoint nor the management API (docs/architecture.md step 3).
- * Cheap refusals first, then the zone (per-isolate cache, KV behind it), then its request phases, then the origin:
- *   IP-literal host → 1003 · own CDN-Loop mark → 1000 · not a DNS hostname → 1001 (no KV read) ·
- *   CONFIG failing → 500 · no zone and no DEFAULT_ORIGIN → 1001 ·
- *   headers over the zone's limit → 1038 (a limit, checked before any rule runs, docs/configuration.md) ·
- *   IP access → 1006/1009 · firewall → 1020 · rate limiting → 1015 (docs/producers.md, src/edge/request-phases) ·
- *   origin failures → 52x/502/1016 (docs/origin.md).
+ * Visible stages, each ending the request with an `Ending` or handing on; one `Progress` value says how far the
+ * request went; `answer` is the one place that answers and records:
+ *   admit:   IP-literal host → 1003 · own CDN-Loop mark → 1000 (one pass over the headers)
+ *   zone:    not a DNS hostname → 1001 (no KV read) · CONFIG failing → 500 · no zone and no DEFAULT_ORIGIN → 1001
+ *   limits:  headers over the zone's limit → 1038 (checked before any rule runs, docs/configuration.md)
+ *   phases:  IP access → 1006/1009 · firewall → 1020 · rate limiting → 1015 (docs/producers.md, src/edge/request-phases)
+ *   origin:  the origin's answer, or its failure → 52x/502/1016 (docs/origin.md)
  * Every error goes through the one pipeline with the zone's customisation, so custom rules and pages apply.
  */
 import type { Settings } from "../shared/settings";
 import type { RequestContext } from "../shared/request-context";
-import { errorResponse } from "../errors/pipeline";
+import { errorResponse, type ErrorEvent, type ErrorScope } from "../errors/pipeline";
 import { hostnameProblem, hostnameProblemMessage } from "../shared/host";
 import { isIpLiteral } from "../shared/ip";
 import { RuleUrl } from "../shared/rule-url";
-import { DEFAULT_URL_NORMALIZATION, type UrlNormalization } from "../shared/url-normalise";
+import { DEFAULT_URL_NORMALIZATION } from "../shared/url-normalise";
 import { connectorFor } from "./origin/connector";
 import { forwardToOrigin, type TimedOriginFailure } from "./origin/forward";
-import { headerSectionBytes, scanRequestHeaders } from "./origin/headers";
+import { headerSectionBytes, scanRequestHeaders, type RequestHeaderScan } from "./origin/headers";
 import { applyToOriginError, assetsOf, customizationFor } from "./custom-errors/apply";
-import { compiledZone, routeTo, type Route } from "./compiled-zone";
-import { requestPhase } from "./request-phases/request-phase";
+import { compiledZone, routeTo, type CompiledZone, type Route } from "./compiled-zone";
+import { requestPhase, type RequestPhaseOutcome } from "./request-phases/request-phase";
 import { rateLimitFields, withRateLimitFields, type RateLimitFieldValues } from "./request-phases/rate-limit/fields";
-import type { ErrorScope } from "../errors/pipeline";
-import { countRequest, recordError, type PhaseProgress } from "./analytics/occurrence";
-import type { CompiledRequestPhase } from "./request-phases/compile";
-import type { RequestPhaseOutcome } from "./request-phases/request-phase";
+import { countRequest, recordError, type Occurrence } from "./analytics/occurrence";
 import { formatOf } from "../state/analytics/record";
 import type { OriginMark } from "../state/analytics/request-detail";
 import { err, ok, type Result } from "../shared/result";
@@ -37,200 +35,297 @@ import { traceGenerated, traceOrigin, traceOriginError } from "./telemetry/traff
 import { tracePhases } from "./telemetry/phase-spans";
 
 export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
-  const { request, url, zone, env, ctx, settings } = rc;
-  // Errors before the zone's config is known have no customisation; after it, the zone's rules and pages apply.
-  let scope: ErrorScope = rc;
-  // The URL as rules see it (docs/rules-language.md: zone host, path normalised per the zone's setting), made once the
-  // zone is known and only if something reads it; its path is normalised at most once, on first read.
-  let normalization: UrlNormalization = DEFAULT_URL_NORMALIZATION;
-  let view: RuleUrl | undefined;
-  const ruleUrl = (): RuleUrl => (view ??= new RuleUrl(url, zone, normalization));
-  // Errors of a configured zone are recorded (docs/analytics.md); a host without zone config is not
-  // (a Host header must not create analytics storage), so this is set once the zone's config is known.
-  let recorded = false;
-  // How far the request went, for its record (docs/analytics.md "Request detail"): plain values, no allocation
-  // unless an error is recorded.
-  let phases: CompiledRequestPhase | null = null;
-  let phaseOutcome: RequestPhaseOutcome | null = null;
-  let originTried = false;
-  let customRules = false;
-  let shards = 1;
-  // An MCP request's generated errors are JSON-RPC answers (docs/agents.md); known once the headers are scanned.
-  let mcp: McpExchange | null = null;
-  // The request's trace, only on a zone with telemetry (docs/telemetry.md): every other request pays `=== null`.
-  let trace: RequestTrace | null = null;
-  // Every error before the origin is tried is the edge's own refusal: the request never left the edge
-  // (docs/errors.md "Did the request reach the origin?"); an origin failure says what happened (`failure`).
-  const fail = async (code: number, cause: string, more: FailureDetail = {}): Promise<Response> => {
-    const base = {
-      code,
-      request,
-      url,
-      cause,
-      reachedOrigin: more.origin === undefined ? false : more.origin.reached,
-      ...(scope.customization ? { ruleUrl: ruleUrl() } : {}),
-    };
-    const { retryAfter, origin } = more;
-    const timing = origin === undefined ? {} : { origin: { ms: origin.elapsedMs, reason: origin.reason } };
-    const event = retryAfter === undefined ? { ...base, ...timing } : { ...base, ...timing, retryAfter };
-    // A traced error names its trace (`trace_id`, docs/errors.md).
-    const errorScope = trace !== null && trace.tracesError() ? { ...scope, traceId: trace.traceId } : scope;
-    const { response, answeredBy } =
-      (mcp !== null ? await mcp.answer(event, errorScope) : null) ?? (await errorResponse(event, errorScope));
-    if (recorded) {
-      const occurrence = { zone, shards, source: "edge", code, cause, request, url, response, answeredBy } as const;
-      const seen = progressOf(phases, phaseOutcome, { kind: originTried ? "failed" : "not-reached" }, customRules);
-      recordError({ ...occurrence, phases: seen }, env, ctx);
+  const progress = startProgress(rc);
+  const ending = await throughStages(rc, progress);
+  return answer(rc, progress, ending);
+}
+
+/** The stages in order; the first that ends the request says how. */
+async function throughStages(rc: RequestContext, p: Progress): Promise<Ending> {
+  const admitted = admit(rc, p);
+  if (admitted.kind === "error") return admitted;
+  const routed = await zoneStage(rc, p);
+  if (routed.kind === "error") return routed;
+  const { headers } = admitted;
+  const { route } = routed;
+  return limitStage(rc, p, route, headers) ?? (await phaseStage(rc, p)) ?? (await originStage(rc, p, route, headers));
+}
+
+/** The stages' five steps, in order: how far a request went is the last one it entered. */
+type Stage = "admit" | "zone" | "limits" | "phases" | "origin";
+
+/**
+ * How far one request went, and what the stages learnt on the way (docs/analytics.md "Request detail"): the one
+ * value the stages advance and `answer` reads. Plain fields: nothing is allocated for it unless an error is recorded.
+ */
+interface Progress {
+  stage: Stage;
+  /** Errors before the zone's config is known have no customisation; after it, the zone's rules and pages apply. */
+  scope: ErrorScope;
+  /**
+   * The zone's compiled config, once known. Only a configured zone's errors are recorded (docs/analytics.md): a host
+   * without zone config is not (a Host header must not create analytics storage).
+   */
+  config: CompiledZone | null;
+  /** An MCP request's generated errors are JSON-RPC answers (docs/agents.md); known once the headers are scanned. */
+  mcp: McpExchange | null;
+  /**
+   * The URL as rules see it (docs/rules-language.md: zone host, path normalised per the zone's setting), made once the
+   * zone is known and only if something reads it; its path is normalised at most once, on first read.
+   */
+  view: RuleUrl | undefined;
+  /** How the request phases ended; null when they did not run. */
+  phaseOutcome: RequestPhaseOutcome | null;
+  /** The phases' clock (`Date.now()` when they ran): the RateLimit fields' `now`. */
+  now: number;
+  /** The request's trace, only on a zone with telemetry (docs/telemetry.md): every other request pays `=== null`. */
+  trace: RequestTrace | null;
+}
+
+/** How the stages ended a request: an error to generate, or the origin's answer. */
+type Ending =
+  | {
+      readonly kind: "error";
+      readonly code: number;
+      readonly cause: string;
+      /** A rate limit's Retry-After. */
+      readonly retryAfter?: number;
+      /** The origin attempt that failed. */
+      readonly origin?: TimedOriginFailure;
     }
-    return trace === null ? response : traceGenerated(trace, { event, response, answeredBy }, ctx);
+  /** The origin's answer; `idleMs`: how long its event stream may stay silent (the zone's read timeout). */
+  | { readonly kind: "origin"; readonly response: Response; readonly idleMs: number };
+
+type ErrorEnding = Extract<Ending, { kind: "error" }>;
+type OriginEnding = Extract<Ending, { kind: "origin" }>;
+
+function startProgress(rc: RequestContext): Progress {
+  return {
+    stage: "admit",
+    scope: rc,
+    config: null,
+    mcp: null,
+    view: undefined,
+    phaseOutcome: null,
+    now: 0,
+    trace: null,
   };
+}
 
+/** An error ending. Every error before the origin is tried is the edge's own refusal (docs/errors.md). */
+function refusal(code: number, cause: string, retryAfter?: number): ErrorEnding {
+  return retryAfter === undefined ? { kind: "error", code, cause } : { kind: "error", code, cause, retryAfter };
+}
+
+/** The URL as rules see it, made on first read. */
+function ruleUrlOf(rc: RequestContext, p: Progress): RuleUrl {
+  return (p.view ??= new RuleUrl(rc.url, rc.zone, p.config?.normalization ?? DEFAULT_URL_NORMALIZATION));
+}
+
+/** Cheap refusals before anything is read: an IP literal, a loop; else the one pass over the request headers. */
+function admit(
+  rc: RequestContext,
+  p: Progress,
+): ErrorEnding | { readonly kind: "admitted"; readonly headers: RequestHeaderScan } {
   // docs/producers.md: an IP literal is never a zone (API hosts never reach this function).
-  if (isIpLiteral(zone)) return fail(1003, `direct IP access to ${zone}`);
+  if (isIpLiteral(rc.zone)) return refusal(1003, `direct IP access to ${rc.zone}`);
   // RFC 8586: our own mark means this request already went through this service once.
-  const headers = scanRequestHeaders(request.headers); // one pass: loop mark, size, fields to forward
-  mcp = mcpExchangeOf(request, headers);
-  if (headers.loop) return fail(1000, "CDN-Loop already carries this service's mark");
+  const headers = scanRequestHeaders(rc.request.headers); // one pass: loop mark, size, fields to forward
+  p.mcp = mcpExchangeOf(rc.request, headers);
+  if (headers.loop) return refusal(1000, "CDN-Loop already carries this service's mark");
+  return { kind: "admitted", headers };
+}
 
-  // The one zone lookup: a value on a hit, one KV read on a miss (compiled-zone.ts).
-  const lookup = compiledZone(env, zone);
+/** The zone and its route: the one zone lookup (a value on a hit, one KV read on a miss: compiled-zone.ts). */
+async function zoneStage(
+  rc: RequestContext,
+  p: Progress,
+): Promise<ErrorEnding | { readonly kind: "routed"; readonly route: Route }> {
+  p.stage = "zone";
+  const lookup = compiledZone(rc.env, rc.zone);
   const found = lookup instanceof Promise ? await lookup : lookup;
-  if (!found.ok) return fail(500, found.error.cause);
+  if (!found.ok) return refusal(500, found.error.cause);
   const config = found.value;
   if (config === null) {
-    // docs/producers.md 1001: a Host that is not a DNS hostname is never a zone, whatever DEFAULT_ORIGIN (docs/producers.md);
-    // the lookup never read KV for it.
-    const problem = hostnameProblem(zone);
-    if (problem !== null) return fail(1001, `host is not a hostname: ${hostnameProblemMessage(problem)}`);
-  } else {
-    normalization = config.normalization;
-    const customization = customizationFor(config.customErrors, env.CONFIG);
-    if (customization !== undefined) scope = { ...rc, customization };
-    if (config.retryHints !== "published") scope = { ...scope, retryHints: config.retryHints };
-    recorded = true;
-    customRules = config.customErrors.active && config.customErrors.rules.rules.length > 0;
-    shards = config.analyticsShards;
-    trace = startTrace(config.telemetry, request, url, rc.started);
-    // Every request of a configured zone is counted, errors included: the error rates' denominator
-    // (docs/analytics.md "Requests and drops"), batched with the records after the response.
-    countRequest({ zone, shards }, env, ctx);
+    // docs/producers.md 1001: a Host that is not a DNS hostname is never a zone, whatever DEFAULT_ORIGIN; the lookup
+    // never read KV for it.
+    const problem = hostnameProblem(rc.zone);
+    if (problem !== null) return refusal(1001, `host is not a hostname: ${hostnameProblemMessage(problem)}`);
+    const fallback = defaultRoute(rc.settings);
+    if (fallback === null) return refusal(1001, "no zone config and no DEFAULT_ORIGIN");
+    if (!fallback.ok) return refusal(500, fallback.error);
+    return { kind: "routed", route: fallback.value };
   }
-  let route: Route;
-  if (config !== null) route = config.route;
-  else {
-    const fallback = defaultRoute(settings);
-    if (fallback === null) return fail(1001, "no zone config and no DEFAULT_ORIGIN");
-    if (!fallback.ok) return fail(500, fallback.error);
-    route = fallback.value;
-  }
+  p.config = config;
+  p.scope = zoneScope(rc, config);
+  p.trace = startTrace(config.telemetry, rc.request, rc.url, rc.started);
+  // Every request of a configured zone is counted, errors included: the error rates' denominator
+  // (docs/analytics.md "Requests and drops"), batched with the records after the response.
+  countRequest({ zone: rc.zone, shards: config.analyticsShards }, rc.env, rc.ctx);
+  return { kind: "routed", route: config.route };
+}
 
-  // The limit is in bytes as rules see them (UTF-8), and the scan counts characters: at most 3 bytes each, so the
-  // exact count is needed only past a third of the limit (headers.ts `headerSectionBytes`). The request phases'
-  // worst case is computed from this limit (docs/rules-language.md "Evaluation budget").
+/** The error scope of a configured zone: its custom rules and pages, its retry-hint profile. */
+function zoneScope(rc: RequestContext, config: CompiledZone): ErrorScope {
+  const customization = customizationFor(config.customErrors, rc.env.CONFIG);
+  const scope: ErrorScope = customization === undefined ? rc : { ...rc, customization };
+  return config.retryHints === "published" ? scope : { ...scope, retryHints: config.retryHints };
+}
+
+/**
+ * The zone's header limit, in bytes as rules see them (UTF-8). The scan counts characters: at most 3 bytes each, so
+ * the exact count is needed only past a third of the limit (headers.ts `headerSectionBytes`). The request phases'
+ * worst case is computed from this limit (docs/rules-language.md "Evaluation budget").
+ */
+function limitStage(rc: RequestContext, p: Progress, route: Route, headers: RequestHeaderScan): ErrorEnding | null {
+  p.stage = "limits";
   const limit = route.maxRequestHeaderBytes;
-  const headerBytes = headers.bytes * 3 > limit ? headerSectionBytes(request.headers) : headers.bytes;
-  if (headerBytes > limit) return fail(1038, `request headers are ${headerBytes} bytes, limit ${limit}`);
+  const headerBytes = headers.bytes * 3 > limit ? headerSectionBytes(rc.request.headers) : headers.bytes;
+  if (headerBytes > limit) return refusal(1038, `request headers are ${headerBytes} bytes, limit ${limit}`);
+  return null;
+}
 
-  // docs/producers.md: IP access → firewall → rate limiting, each short-circuiting. The clock is `Date.now()` here;
-  // `requestPhase` takes it as a value so tests can move it (docs/producers.md). A zone without request-phase rules
-  // pays one boolean, no promise (the proxy's own cost).
-  if (config !== null) phases = config.phases;
-  let limitFields: RateLimitFieldValues | undefined;
-  if (config?.hasPhases === true) {
-    const now = Date.now();
-    const phase = await requestPhase(config.phases, request, { env, zone, now, ruleUrl: ruleUrl() });
-    phaseOutcome = phase;
-    if (trace !== null) tracePhases(trace, config.phases, phase, now, Date.now());
-    if (phase.kind === "error") {
-      const answer = await fail(
-        phase.code,
-        phase.cause,
-        phase.retryAfter === undefined ? {} : { retryAfter: phase.retryAfter },
-      );
-      if (phase.rateLimits === undefined) return answer;
-      // The block's t is the answer's own Retry-After, so the two agree whatever set it (docs/producers.md).
-      const retryAfter = Number(answer.headers.get("Retry-After") ?? phase.retryAfter);
-      const blocked = { ruleId: phase.ruleId, retryAfter: Number.isInteger(retryAfter) ? retryAfter : 1 };
-      return withRateLimitFields(answer, rateLimitFields(phase.rateLimits, now, blocked));
-    }
-    // A request some rate-limiting rule counted: every answer tells the client its quota (docs/producers.md
-    // "RateLimit fields"), the origin's own included.
-    if (phase.rateLimits !== undefined) limitFields = rateLimitFields(phase.rateLimits, now);
-  } else phaseOutcome = PASSED;
+/**
+ * docs/producers.md: IP access → firewall → rate limiting, each short-circuiting. The clock is `Date.now()` here;
+ * `requestPhase` takes it as a value so tests can move it (docs/producers.md). A zone without request-phase rules
+ * pays one boolean, no promise (the proxy's own cost).
+ */
+async function phaseStage(rc: RequestContext, p: Progress): Promise<ErrorEnding | null> {
+  p.stage = "phases";
+  const config = p.config;
+  if (config?.hasPhases !== true) {
+    p.phaseOutcome = PASSED;
+    return null;
+  }
+  p.now = Date.now();
+  const scope = { env: rc.env, zone: rc.zone, now: p.now, ruleUrl: ruleUrlOf(rc, p) };
+  const phase = await requestPhase(config.phases, rc.request, scope);
+  p.phaseOutcome = phase;
+  if (p.trace !== null) tracePhases(p.trace, config.phases, phase, p.now, Date.now());
+  return phase.kind === "error" ? refusal(phase.code, phase.cause, phase.retryAfter) : null;
+}
 
+/** The origin: its answer, whatever its status, or why none could be had (docs/origin.md). */
+async function originStage(rc: RequestContext, p: Progress, route: Route, headers: RequestHeaderScan): Promise<Ending> {
+  p.stage = "origin";
+  const { request, url } = rc;
   // The origin gets the original path unless the zone's scope is `both` (docs/rules-language.md; docs/origin.md).
-  const path = normalization.scope === "both" ? ruleUrl().originPath : url.pathname + url.search;
-  originTried = true;
-  const connector = connectorFor(env);
-  const forwarded = mcp === null ? { connector, path } : { connector, path, body: mcp.forwardBody() };
-  const originStart = trace === null ? 0 : Date.now();
-  const result = await forwardToOrigin(
-    request,
-    url,
-    headers,
-    route.plan,
-    trace === null ? forwarded : { ...forwarded, trace: trace.originHeaders() },
-  );
-  if (trace !== null)
-    traceOrigin(trace, { start: originStart, target: route.plan.target.origin, path, request, result });
-  if (!result.ok) {
-    return withFields(await fail(result.error.code, result.error.cause, { origin: result.error }), limitFields);
+  const both = p.config?.normalization.scope === "both";
+  const path = both ? ruleUrlOf(rc, p).originPath : url.pathname + url.search;
+  const connector = connectorFor(rc.env);
+  const forwarded = p.mcp === null ? { connector, path } : { connector, path, body: p.mcp.forwardBody() };
+  const trace = p.trace;
+  if (trace === null) return originEnding(await forwardToOrigin(request, url, headers, route.plan, forwarded), route);
+  const start = Date.now();
+  const traced = { ...forwarded, trace: trace.originHeaders() };
+  const result = await forwardToOrigin(request, url, headers, route.plan, traced);
+  traceOrigin(trace, { start, target: route.plan.target.origin, path, request, result });
+  return originEnding(result, route);
+}
+
+function originEnding(result: Result<Response, TimedOriginFailure>, route: Route): Ending {
+  if (!result.ok) return { kind: "error", code: result.error.code, cause: result.error.cause, origin: result.error };
+  return { kind: "origin", response: result.value, idleMs: route.plan.readTimeoutMs };
+}
+
+/** What one ending answered, and how it is recorded (null: not an error, nothing to record). */
+interface Answered {
+  readonly response: Response;
+  readonly record: Pick<Occurrence, "source" | "code" | "cause" | "answeredBy"> | null;
+  readonly origin: OriginMark;
+}
+
+/**
+ * The one place a request is answered and recorded: the error generated (or the origin's answer, custom error rules
+ * applied to its errors), the RateLimit fields of the rules that counted the request, and the record of an error of
+ * a configured zone (docs/analytics.md "Records").
+ */
+async function answer(rc: RequestContext, p: Progress, ending: Ending): Promise<Response> {
+  const answered = ending.kind === "error" ? await generated(rc, p, ending) : await fromOrigin(rc, p, ending);
+  const fields = rateLimitFieldsOf(p, answered.response);
+  const response = fields === undefined ? answered.response : withRateLimitFields(answered.response, fields);
+  const config = p.config;
+  if (answered.record !== null && config !== null) {
+    const { request, url, zone } = rc;
+    const phases = {
+      compiled: p.stage === "phases" || p.stage === "origin" ? config.phases : null,
+      outcome: p.phaseOutcome,
+      origin: answered.origin,
+      customRules: config.customErrors.active && config.customErrors.rules.rules.length > 0,
+    };
+    const occurrence = { zone, shards: config.analyticsShards, request, url, response, phases };
+    recordError({ ...occurrence, ...answered.record }, rc.env, rc.ctx);
   }
-  // An event stream or NDJSON that breaks after its headers ends with an error frame (docs/agents.md "Streams").
-  if (result.value.status < 400) {
-    const watch = { event: { request, url }, scope, idleMs: route.plan.readTimeoutMs, mcp };
-    const passed = withFields(watchedResponse(result.value, watch), limitFields);
-    return trace === null ? passed : trace.end(passed, ctx);
+  return p.trace === null ? response : p.trace.end(response, rc.ctx);
+}
+
+/** A generated error, through the one pipeline (or as a JSON-RPC answer to an MCP request, docs/agents.md). */
+async function generated(rc: RequestContext, p: Progress, ending: ErrorEnding): Promise<Answered> {
+  const { code, cause, retryAfter, origin } = ending;
+  const event: ErrorEvent = {
+    code,
+    request: rc.request,
+    url: rc.url,
+    cause,
+    // docs/errors.md "Did the request reach the origin?": an origin failure says what happened.
+    reachedOrigin: origin === undefined ? false : origin.reached,
+    ...(p.scope.customization ? { ruleUrl: ruleUrlOf(rc, p) } : {}),
+    ...(origin === undefined ? {} : { origin: { ms: origin.elapsedMs, reason: origin.reason } }),
+    ...(retryAfter === undefined ? {} : { retryAfter }),
+  };
+  // A traced error names its trace (`trace_id`, docs/errors.md).
+  const trace = p.trace;
+  const scope = trace !== null && trace.tracesError() ? { ...p.scope, traceId: trace.traceId } : p.scope;
+  const { response, answeredBy } =
+    (p.mcp !== null ? await p.mcp.answer(event, scope) : null) ?? (await errorResponse(event, scope));
+  if (trace !== null) traceGenerated(trace, { event, response, answeredBy });
+  const mark: OriginMark = p.stage === "origin" ? FAILED : NOT_REACHED;
+  return { response, record: { source: "edge", code, cause, answeredBy }, origin: mark };
+}
+
+/**
+ * The origin's answer. An event stream or NDJSON that breaks after its headers ends with an error frame
+ * (docs/agents.md "Streams"). Custom error rules also see the origin's own errors (docs/custom-errors.md); pages and
+ * defaults never replace them. An origin error passed through unchanged carries no Ray-ID: its record gets one of
+ * its own (docs/analytics.md "Records").
+ */
+async function fromOrigin(rc: RequestContext, p: Progress, ending: OriginEnding): Promise<Answered> {
+  const { request, url } = rc;
+  const { response, idleMs } = ending;
+  if (response.status < 400) {
+    const watch = { event: { request, url }, scope: p.scope, idleMs, mcp: p.mcp };
+    return { response: watchedResponse(response, watch), record: null, origin: NOT_REACHED };
   }
-  // Custom error rules also see the origin's own errors (docs/custom-errors.md); pages and defaults never replace them.
-  const custom = config
-    ? applyToOriginError(config.customErrors, request, result.value, {
-        url,
-        ruleUrl: ruleUrl(),
-        assets: assetsOf(config.customErrors, env.CONFIG),
-      })
-    : null;
+  const config = p.config;
+  if (config === null) return { response, record: null, origin: NOT_REACHED };
+  const assets = assetsOf(config.customErrors, rc.env.CONFIG);
+  const custom = applyToOriginError(config.customErrors, request, response, { url, ruleUrl: ruleUrlOf(rc, p), assets });
   // Synchronous unless a rule's asset is read from KV (once per zone version on this isolate).
   const byRule = custom instanceof Promise ? await custom : custom;
-  const answered = withFields(byRule?.response ?? result.value, limitFields);
-  if (trace !== null) traceOriginError(trace, byRule?.answeredBy ?? null, answered, ctx);
-  if (!recorded) return answered;
-  // An origin error passed through is recorded too. It passes through unchanged (docs/custom-errors.md), so
-  // without a rule it carries no Ray-ID: the record gets one of its own (docs/analytics.md "Records").
-  const code = result.value.status;
-  const answeredBy = byRule?.answeredBy;
-  const format = formatOf(result.value.headers.get("Content-Type"));
-  const phasesSeen = progressOf(phases, phaseOutcome, { kind: "responded", format }, customRules);
-  recordError(
-    { zone, shards, source: "origin", code, request, url, response: answered, answeredBy, phases: phasesSeen },
-    env,
-    ctx,
-  );
-  return answered;
+  if (p.trace !== null && byRule !== null) traceOriginError(p.trace, byRule.answeredBy);
+  const format = formatOf(response.headers.get("Content-Type"));
+  const record = { source: "origin", code: response.status, answeredBy: byRule?.answeredBy } as const;
+  return { response: byRule?.response ?? response, record, origin: { kind: "responded", format } };
 }
 
-function progressOf(
-  compiled: CompiledRequestPhase | null,
-  outcome: RequestPhaseOutcome | null,
-  origin: OriginMark,
-  customRules: boolean,
-): PhaseProgress {
-  return { compiled, outcome, origin, customRules };
-}
-
-/** `response` with the RateLimit fields of the rules that counted its request, when any did. */
-function withFields(response: Response, fields: RateLimitFieldValues | undefined): Response {
-  return fields === undefined ? response : withRateLimitFields(response, fields);
+/**
+ * The RateLimit fields (docs/producers.md "RateLimit fields") of a request some rate-limiting rule counted: every
+ * answer tells the client its quota, the origin's own included. On a 1015 the block's t is the answer's own
+ * Retry-After, so the two agree whatever set it.
+ */
+function rateLimitFieldsOf(p: Progress, response: Response): RateLimitFieldValues | undefined {
+  const phase = p.phaseOutcome;
+  if (phase?.rateLimits === undefined) return undefined;
+  if (phase.kind === "pass") return rateLimitFields(phase.rateLimits, p.now);
+  const retryAfter = Number(response.headers.get("Retry-After") ?? phase.retryAfter);
+  const blocked = { ruleId: phase.ruleId, retryAfter: Number.isInteger(retryAfter) ? retryAfter : 1 };
+  return rateLimitFields(phase.rateLimits, p.now, blocked);
 }
 
 /** The outcome of request phases that had no rule to run. */
 const PASSED: RequestPhaseOutcome = { kind: "pass" };
-
-/** What an error may carry besides its code and cause: a rate limit's Retry-After, the origin attempt that failed. */
-interface FailureDetail {
-  readonly retryAfter?: number;
-  readonly origin?: TimedOriginFailure;
-}
+const FAILED: OriginMark = { kind: "failed" };
+const NOT_REACHED: OriginMark = { kind: "not-reached" };
 
 const DEFAULT_LIMITS = {
   connect_timeout: ZONE_LIMITS.connectTimeout.default,

@@ -34,7 +34,8 @@ import { jsonBody, renderJson } from "./render-json";
 import { markdownBody } from "./render-markdown";
 import { guidanceForWait } from "./wording";
 import { typicalReach, type ReachedOrigin } from "./reached-origin";
-import { agentHint, type RetryHintProfile } from "./retry-hints";
+import { agentHint, profileFor, type RetryHintProfile } from "./retry-hints";
+import { openAiDialect, withOpenAiError } from "./sdk-dialect";
 import { serverTiming, type OriginTiming } from "./server-timing";
 
 /** One occurrence of a service-generated error. */
@@ -213,7 +214,7 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
   const entry = known ?? catalogEntry(FALLBACK_CODE)!;
   const cause = known ? event.cause : `unknown error code ${event.code} passed to the pipeline: ${event.cause ?? ""}`;
   const rayId = newRayId();
-  const retryAfter = retryHint(entry, event.retryAfter, rayId, scope.retryHints);
+  const retryAfter = retryHint(entry, event.retryAfter, rayId, profileFor(scope.retryHints, request));
   const choice = chooseErrorFormat(request.headers.get("Accept"));
   // The one clock read of an error: its timestamp and its Server-Timing.
   const now = Date.now();
@@ -255,7 +256,7 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
     if (byPage) return byPage;
   }
   // 3. the structured default
-  const response = structuredDefault(fields, answer, request.method);
+  const response = structuredDefault(fields, answer, event);
   return { response, answeredBy: { kind: "default", ray: rayId, format: choice.format } };
 }
 
@@ -299,14 +300,24 @@ interface DefaultAnswer {
   readonly timing: string;
 }
 
-/** docs/custom-errors.md step 3: the structured default in the negotiated format; `HEAD` gets the headers only. */
-function structuredDefault(fields: ErrorFields, answer: DefaultAnswer, method: string): Response {
-  const body = render(fields, answer.choice);
+/**
+ * docs/custom-errors.md step 3: the structured default in the negotiated format; `HEAD` gets the headers only. A JSON
+ * body for a Stainless SDK or on an OpenAI-style path also carries the `error` member (sdk-dialect.ts).
+ */
+function structuredDefault(fields: ErrorFields, answer: DefaultAnswer, event: ErrorEvent): Response {
+  const method = event.request.method;
+  const rendered = render(fields, answer.choice);
+  const body =
+    isJson(answer.choice) && openAiDialect(event.request, event.url) ? withOpenAiError(rendered, fields) : rendered;
   if (method !== "HEAD") {
     const copied = prototypedErrorResponse(answer.choice, fields, body, answer.timing);
     if (copied !== null) return copied;
   }
   return negotiatedResponse(method, fields.status, headerRecord(fields, answer), body);
+}
+
+function isJson(choice: ErrorFormatChoice): boolean {
+  return choice.format === "json" || choice.format === "problem+json";
 }
 
 /** The body as UTF-8 bytes, spliced from the per-code template (occurrence-template.ts). */
@@ -334,14 +345,15 @@ export function retryAfterOf(entry: CatalogEntry, dynamic: number | undefined): 
 }
 
 /**
- * The error's hint (docs/errors.md "Retry-hint profiles"): `retryAfterOf`, then on a zone with the `agent` profile
- * under 60 s, the catalog's hints spread by Ray ID and a rate-limiting rule's value only capped (retry-hints.ts).
+ * The error's hint (docs/errors.md "Retry-hint profiles"): `retryAfterOf`, then under the `agent` profile (a zone's
+ * `agent`, or its `auto` for an agent client, resolved by the caller: retry-hints.ts `profileFor`) under 60 s, the
+ * catalog's hints spread by Ray ID and a rate-limiting rule's value only capped.
  */
 export function retryHint(
   entry: CatalogEntry,
   dynamic: number | undefined,
   rayId: string,
-  profile: RetryHintProfile | undefined,
+  profile: Exclude<RetryHintProfile, "auto"> | undefined,
 ): number | null {
   const hint = retryAfterOf(entry, dynamic);
   if (hint === null || profile !== "agent") return hint;

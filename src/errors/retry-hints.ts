@@ -1,18 +1,31 @@
 /**
  * Retry-hint profiles of a zone (docs/errors.md "Retry-hint profiles"): `published` sends the catalog's hints
  * exactly; `agent` sends every hint under 60 s, the most that agent runtimes honour (Claude Code stops retrying past
- * 60 s, the Vercel AI SDK ignores longer hints, and Stainless-generated SDKs take a hint only below 60,000 ms, else
- * retry after their own 0.5–8 s backoff), and spreads the catalog's hints by Ray ID so that the clients of one
+ * 60 s, the Vercel AI SDK ignores longer hints; the current Stainless-generated SDKs wait any hint, so the published
+ * 120 s cost them four minutes per failure: docs/errors.md "Retry verdicts"), and spreads the catalog's hints by Ray ID so that the clients of one
  * failing origin do not come back in the same second. Pure and deterministic: the value is a function of the hint
  * and the Ray ID, so a client (and a test) can predict it.
  */
 
-export type RetryHintProfile = "published" | "agent";
+import { isAgentClient } from "./client-kind";
 
 /**
- * The largest hint the `agent` profile sends, in seconds: 59, not 60, because the Stainless-generated SDKs honour a
- * hint only when it is under 60,000 ms (`timeoutMillis < 60 * 1000` in their `retryRequest`); a 60 s hint would make
- * them retry at once.
+ * `auto` chooses per request (docs/errors.md "Retry-hint profiles"): `agent` for a client that retries by itself
+ * (a Stainless SDK, an MCP request, the client package: client-kind.ts), `published` for everyone else.
+ */
+export type RetryHintProfile = "published" | "agent" | "auto";
+
+/** The profile that applies to this request: `auto` resolved from its headers, the others as they are. */
+export function profileFor(profile: RetryHintProfile | undefined, request: Request): "published" | "agent" {
+  if (profile === undefined || profile === "published") return "published";
+  if (profile === "agent") return "agent";
+  return isAgentClient(request) ? "agent" : "published";
+}
+
+/**
+ * The largest hint the `agent` profile sends, in seconds: 59, not 60, because an older generation of the
+ * Stainless-generated SDKs (openai-node 4.x) honoured a hint only when it was under 60,000 ms (`timeoutMillis < 60 *
+ * 1000` in its `retryRequest`); a 60 s hint would make those retry at once.
  */
 export const AGENT_MAX_HINT = 59;
 

@@ -15,7 +15,11 @@ import {
   CONFORMANCE_FORMATS,
   generateConformance,
   generateOverlayConformance,
+  generateAgentConformance,
+  maskAgentCase,
   maskOccurrence,
+  AGENT_FILES,
+  type AgentCase,
   OVERLAY_FILE,
   type ConformanceCase,
   type ConformanceKit,
@@ -25,11 +29,13 @@ const root = resolve(import.meta.dirname, "../..");
 let served: Served;
 let kit: ConformanceKit;
 let overlay: ConformanceCase[];
+let agents: Awaited<ReturnType<typeof generateAgentConformance>>;
 
 beforeAll(async () => {
   served = await serveWorker({ root, entry: "src/index.ts", bindings: CONFORMANCE_BINDINGS });
   kit = await generateConformance(served.url.href.replace(/\/$/, ""));
   overlay = await generateOverlayConformance(served.url.href.replace(/\/$/, ""));
+  agents = await generateAgentConformance(served.url.href.replace(/\/$/, ""));
 }, 120_000);
 
 afterAll(async () => {
@@ -49,5 +55,22 @@ describe("packages/conformance/kit is what the Worker answers", () => {
       readFileSync(resolve(root, CONFORMANCE_DIR, OVERLAY_FILE), "utf8"),
     ) as ConformanceCase[];
     expect(committed.map(maskOccurrence)).toEqual(overlay.map(maskOccurrence));
+  });
+
+  it.each(AGENT_FILES)("%s (rate limits, MCP answers, broken streams)", (file) => {
+    const committed = JSON.parse(readFileSync(resolve(root, CONFORMANCE_DIR, file), "utf8")) as AgentCase[];
+    expect(committed.map(maskAgentCase)).toEqual(agents[file].map(maskAgentCase));
+  });
+
+  it("the kit's README lists every file and every header a case keeps", () => {
+    const readme = readFileSync(resolve(root, "packages/conformance/README.md"), "utf8");
+    for (const file of [...CONFORMANCE_FORMATS.map((f) => `${f}.json`), OVERLAY_FILE, ...AGENT_FILES])
+      expect(readme, file).toContain(`\`${file}\``);
+    const kept = new Set<string>();
+    for (const format of CONFORMANCE_FORMATS)
+      for (const c of kit[format]) for (const h of Object.keys(c.response.headers)) kept.add(h);
+    for (const file of AGENT_FILES)
+      for (const c of agents[file]) for (const h of Object.keys(c.response.headers)) kept.add(h);
+    for (const header of kept) expect(readme, header).toContain(`\`${header}\``);
   });
 });

@@ -11,6 +11,7 @@
  * | `/redirect` | 302 to `/elsewhere` (must not be followed by the proxy) |
  * | `/big?id=X&mb=N` | sends 1 MiB, then waits for `/release?id=X` before the remaining N-1 MiB |
  * | `/upload?id=X` | counts the request body; `/progress?id=X` reports the bytes received so far |
+ * | `/big-error?id=X&mb=N` | 500 `text/plain` of N MiB (default 30), written as the client reads it; `/progress?id=X` reports the bytes written so far |
  * | `/asset/page.html` | 200 HTML linking `/asset/style.css`, `<img src="logo.png">`, a `<style>` with `url(bg.png)`, and a stylesheet on another host |
  * | `/asset/style.css` | CSS with `url("img/dot.png")` (relative to the stylesheet) |
  * | `/asset/logo.png`, `/asset/bg.png`, `/asset/img/dot.png` | `image/png` bytes (ASSET_PNG) |
@@ -227,6 +228,18 @@ async function route(req: IncomingMessage, res: ServerResponse, state: State): P
       await state.releaseOf(id).promise;
       for (let i = 1; i < total; i++) {
         if (!res.write(chunk)) await new Promise((r) => res.once("drain", r));
+      }
+      res.end();
+      return;
+    }
+    case "/big-error": {
+      const total = Number(url.searchParams.get("mb") ?? "30");
+      const chunk = Buffer.alloc(64 * 1024, 0x62);
+      state.progress.set(id, 0);
+      res.writeHead(500, { "Content-Type": "text/plain", "Content-Length": String(total * MIB) });
+      for (let written = 0; written < total * MIB && !res.destroyed; written += chunk.byteLength) {
+        if (!res.write(chunk)) await new Promise((r) => (res.once("drain", r), res.once("close", r)));
+        state.progress.set(id, written + chunk.byteLength);
       }
       res.end();
       return;

@@ -194,6 +194,36 @@ function tokenValue(value: unknown): string | null {
   return null;
 }
 
+/**
+ * The `Proxy-Status` error types (RFC 9209 §2.3) that say the request was never sent to the origin: no name, no
+ * route, no connection, no TLS session, or refused by the proxy itself. A body of the operator's own (a custom rule's
+ * JSON, a page) carries no `request_reached_origin`, but the service's `Proxy-Status` is kept on every answer
+ * (docs/client.md "request_reached_origin and Idempotency-Key").
+ */
+const NOT_SENT = new Set([
+  "dns_timeout",
+  "dns_error",
+  "destination_not_found",
+  "destination_unavailable",
+  "destination_ip_prohibited",
+  "destination_ip_unroutable",
+  "connection_refused",
+  "connection_timeout",
+  "connection_limit_reached",
+  "tls_protocol_error",
+  "tls_certificate_error",
+  "tls_alert_received",
+  "http_request_error",
+  "http_request_denied",
+  "proxy_loop_detected",
+  "proxy_configuration_error",
+]);
+
+/** `false` when this service's Proxy-Status names an error that never sends the request; otherwise unknown. */
+function neverSent(proxyStatus: ProxyStatus | null): false | null {
+  return proxyStatus?.error != null && NOT_SENT.has(proxyStatus.error) ? false : null;
+}
+
 function build(
   response: Response,
   source: EdgeErrorSource,
@@ -227,7 +257,8 @@ function build(
     retryAfter,
     retryAfterMs: retryable ? (headerMs ?? (retryAfter === null ? null : retryAfter * 1000)) : null,
     ownerActionRequired: owner ?? entry?.ownerActionRequired ?? null,
-    requestReachedOrigin: typeof reached === "boolean" ? reached : null,
+    // The body's value when it carries one (`null` included: the service said it does not know); else Proxy-Status.
+    requestReachedOrigin: typeof reached === "boolean" || reached === null ? reached : neverSent(proxyStatus),
     fields,
     proxyStatus,
     rateLimit: readRateLimit(headers),

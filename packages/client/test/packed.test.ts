@@ -1,7 +1,8 @@
 /**
  * The client as a user gets it from the registry: `npm pack` (its `prepack` builds dist/), the tarball installed into a
- * fresh project outside the repository with ky 1 or ky 2 beside it (`npm install --offline`: from the npm cache that
- * `npm ci` filled; the peer range is checked by that install), then a small TypeScript file that imports it is type
+ * fresh project outside the repository with ky 1 or ky 2 beside it (`npm install --prefer-offline`: from the npm cache
+ * that `npm ci` filled, or the registry for ky 2, which `npm ci` skips on Node 20 as an optional dependency of the
+ * repository; the peer range is checked by that install), then a small TypeScript file that imports it is type
  * checked under `moduleResolution` node10, node16 and bundler, and run against the real Worker (support/worker.ts).
  * The ky snippets of docs/client.md and all the TypeScript snippets of the package's README are type checked in the
  * same projects, so the docs cannot drift from the published types.
@@ -134,7 +135,7 @@ beforeAll(async () => {
       const dir = join(scratch, `ky-${version}`);
       await mkdir(dir);
       await writeFile(join(dir, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
-      await npm(dir, ["install", "--offline", "--no-audit", "--no-fund", tarball, `ky@${version}`]);
+      await npm(dir, ["install", "--prefer-offline", "--no-audit", "--no-fund", tarball, `ky@${version}`]);
       await writeFile(join(dir, "consumer.ts"), consumer(worker.base));
       const files = ["consumer.ts"];
       for (const [i, snippet] of snippets.entries()) {
@@ -197,8 +198,11 @@ describe("the packed client", () => {
       "kit/html.json",
       "kit/json.json",
       "kit/markdown.json",
+      "kit/mcp.json",
       "kit/overlay.json",
       "kit/problem-json.json",
+      "kit/rate-limit.json",
+      "kit/stream.json",
       "package.json",
     ]);
     expect(relativeLinks(await readFile(join(dir, "README.md"), "utf8"))).toEqual([]);

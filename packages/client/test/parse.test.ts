@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { parseList, Token } from "structured-headers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parse, parseSfList, RETRY_DEFAULTS, retryAfterHeader } from "../src/index.js";
+import { parse, parseMcpError, parseSfList, parseStreamError, RETRY_DEFAULTS, retryAfterHeader } from "../src/index.js";
 import { readKit } from "./support/kit.js";
 
 interface Case {
@@ -186,5 +186,38 @@ describe("the RFC 8941 list parser", () => {
         },
       ),
     );
+  });
+});
+
+interface AgentCase {
+  readonly name: string;
+  readonly response: { readonly status: number; readonly headers: Record<string, string>; readonly body: string };
+  readonly reader: "parse" | "parseMcpError" | "parseStreamError";
+  readonly expected: Record<string, unknown> | null;
+}
+
+describe("the kit's rate limits, MCP answers and broken streams (generated from the Worker)", () => {
+  it.each(["rate-limit.json", "mcp.json", "stream.json"])("%s: each reader gives the expected value", async (file) => {
+    const cases = readKit<AgentCase>(file);
+    expect(cases.length).toBeGreaterThan(0);
+    for (const c of cases) {
+      const res = new Response(c.response.body, { status: c.response.status, headers: c.response.headers });
+      let read: unknown;
+      if (c.reader === "parse") read = await parse(res);
+      else if (c.reader === "parseMcpError") read = parseMcpError(c.response.body);
+      else {
+        // The data of the final `event: error`, or the last NDJSON line: what an SSE parser or a line reader gives.
+        const sse = /event: error\n(?:retry: \d+\n)?data: (.*)\n/.exec(c.response.body)?.[1];
+        read = parseStreamError(sse ?? c.response.body.trim().split("\n").at(-1) ?? "");
+      }
+      if (c.expected === null) expect(read, c.name).toBeNull();
+      else expect(read, c.name).toMatchObject(c.expected);
+    }
+  });
+
+  it("rate-limit.json: the block's RateLimit fields are read", async () => {
+    const blocked = readKit<AgentCase>("rate-limit.json").find((c) => c.response.status === 429)!;
+    const read = await parse(new Response(blocked.response.body, blocked.response));
+    expect(read?.rateLimit).toMatchObject({ remaining: 0, reset: Number(blocked.response.headers["retry-after"]) });
   });
 });

@@ -145,7 +145,9 @@ export const alertSchemas: Record<string, Json> = {
       },
     },
     example: {
-      name: "Origin failing",
+      // `source: origin` counts the origin's own 5xx passed through, not a refused or timed-out origin (521, 522: the
+      // edge's codes, `source: edge`); a policy on "the origin is down" is the burn rate's origin error rate.
+      name: "Origin's own 5xx",
       kind: "threshold",
       metric: "error_rate",
       window_minutes: 5,

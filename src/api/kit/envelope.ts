@@ -85,10 +85,14 @@ export function failureOf(kind: ApiCodeKind, message: string, headers?: Record<s
 /** Common failures of every management endpoint, with the v4 API's own codes. */
 export const API_FAILURES = {
   notFound: () => failureOf("no-route", "Could not route to the requested path: no such endpoint or resource"),
-  methodNotAllowed: (allow: readonly string[]) =>
-    failureOf("method-not-allowed", `Method not allowed; this endpoint accepts ${allow.join(", ")}`, {
-      Allow: allow.join(", "),
-    }),
+  methodNotAllowed: (allow: readonly string[], hint?: string) =>
+    failureOf(
+      "method-not-allowed",
+      `Method not allowed; this endpoint accepts ${allow.join(", ")}${hint ? `: ${hint}` : ""}`,
+      {
+        Allow: allow.join(", "),
+      },
+    ),
   unauthenticated: () =>
     failureOf("unauthenticated", "Authentication error: send a valid API token as 'Authorization: Bearer <token>'", {
       "WWW-Authenticate": 'Bearer realm="api"',

@@ -17,7 +17,7 @@
  */
 import { Router, type RouterType } from "itty-router";
 import type { RequestContext } from "../../shared/request-context";
-import { authenticate, authorize } from "./auth";
+import { authenticate, authorize, type Principal } from "./auth";
 import { API_FAILURES, apiFailureResponse } from "./envelope";
 import { dryRunAnswer, readDryRun } from "./dry-run";
 import { OPENAPI_PATH, openApiResponse } from "./openapi";
@@ -68,10 +68,20 @@ export interface MountedApi {
   match(method: string, path: string): RouteMatch;
   /** Serves one management API request. Handlers return Responses; thrown errors are the caller's to funnel. */
   handle(rc: RequestContext): Promise<Response>;
+  /**
+   * Serves one request for a principal already authenticated: everything `handle` does after authentication. The MCP
+   * endpoint's tools call it (src/api/mcp/), so a tool is routed, authorised, bounded and logged exactly as its REST
+   * call is.
+   */
+  dispatch(rc: RequestContext, principal: Principal): Promise<Response>;
 }
 
-/** Mounts the features' routes (compiled once per isolate) and the serialised OpenAPI document. */
-export function mountApi(routes: readonly ApiRoute[], openApiJson: string): MountedApi {
+/**
+ * Mounts the features' routes (compiled once per isolate) and the OpenAPI document, built and serialised on its
+ * first request (not at start-up: emitting every request schema is work a fresh isolate answering traffic never needs).
+ */
+export function mountApi(routes: readonly ApiRoute[], openApi: () => string): MountedApi {
+  let openApiJson: string | null = null;
   const bare = compile("", routes);
   const v4 = compile(V4_BASE, routes);
 
@@ -92,6 +102,7 @@ export function mountApi(routes: readonly ApiRoute[], openApiJson: string): Moun
     const path = url.pathname;
     if (isOpenApi(path)) {
       if (request.method !== "GET") return apiFailureResponse(API_FAILURES.methodNotAllowed(["GET"]));
+      openApiJson ??= openApi();
       const response = openApiResponse(openApiJson);
       // `npm run dev` proves the server on its port is the one it started before sending it the admin token
       // (scripts/dev.mjs): DEV_INSTANCE is its per-run random value, never set in a deployment (check-config).
@@ -100,12 +111,19 @@ export function mountApi(routes: readonly ApiRoute[], openApiJson: string): Moun
     }
     const principal = await authenticate(request, env);
     if (!principal.ok) return apiFailureResponse(principal.error);
-    const found = match(request.method, path);
+    return dispatch(rc, principal.value);
+  }
+
+  async function dispatch(rc: RequestContext, principal: Principal): Promise<Response> {
+    const { request, url, env } = rc;
+    const found = match(request.method, url.pathname);
     switch (found.kind) {
       case "not-found":
         return apiFailureResponse(API_FAILURES.notFound());
       case "method-not-allowed":
-        return apiFailureResponse(API_FAILURES.methodNotAllowed(found.allow.split(", ")));
+        return apiFailureResponse(
+          API_FAILURES.methodNotAllowed(found.allow.split(", "), methodHint(request.method, url.pathname)),
+        );
       case "route":
         break;
     }
@@ -113,7 +131,7 @@ export function mountApi(routes: readonly ApiRoute[], openApiJson: string): Moun
     const target = route.target(params);
     if (!target.ok) return apiFailureResponse(target.error);
     const need = { permission: route.permission, target: target.value, createsZone: route.createsZone === true };
-    const access = await authorize(principal.value, need, (zone) => zoneAccountOf(env, zone));
+    const access = await authorize(principal, need, (zone) => zoneAccountOf(env, zone));
     if (!access.ok) return apiFailureResponse(access.error);
     // After authorisation, before the body: a dry run is authorised exactly as the write (published semantics).
     const dryRun = readDryRun(request.method, url, route.dryRun === true);
@@ -122,7 +140,18 @@ export function mountApi(routes: readonly ApiRoute[], openApiJson: string): Moun
     return dryRun.value ? await dryRunAnswer(response) : response;
   }
 
-  return { routes, match, handle };
+  return { routes, match, handle, dispatch };
+}
+
+/**
+ * What to do instead, for a method a client is likely to try where another one is meant: the published API creates
+ * a zone with `POST /zones` (`{name, account}`); this API names a zone by its hostname in the path and creates it with
+ * `PUT /zones/{zone}` (docs/configuration.md "Zones").
+ */
+function methodHint(method: string, path: string): string | undefined {
+  if (method === "POST" && /^(?:\/client\/v4)?\/zones\/?$/.test(path))
+    return "create or replace a zone with PUT /zones/{zone} (the zone's hostname in the path, a body of {plan, origin})";
+  return undefined;
 }
 
 /**

@@ -6,6 +6,8 @@
  * not exist. Served as `GET /openapi.json` on API hosts without a token (docs/differences.md): it holds no data.
  */
 import { MAX_API_BODY_BYTES } from "./body";
+import * as z from "zod/mini";
+import { API_SCHEMAS } from "../../shared/schema";
 
 export type Json = string | number | boolean | null | readonly Json[] | { readonly [key: string]: Json };
 
@@ -104,6 +106,33 @@ const KIT_SCHEMAS: Record<string, Json> = {
   },
 };
 
+/**
+ * Every request schema named with `named()` (src/shared/schema.ts) as a component of the document, emitted by
+ * zod's JSON Schema emitter (JSON Schema 2020-12, the dialect of OpenAPI 3.1) from the schema the endpoint
+ * validates with: its types, bounds, patterns, enums, defaults and unknown-key refusal are the validator's own. A
+ * named schema inside another is a `$ref`. Input shapes (`io: "input"`): a field with a default is optional.
+ */
+export function schemaComponents(): Record<string, Json> {
+  const emitted = z.toJSONSchema(API_SCHEMAS, {
+    uri: (id) => `#/components/schemas/${id}`,
+    io: "input",
+    target: "draft-2020-12",
+    // A check the emitter cannot state (a refinement: an origin URL's shape, an expression) is left to the prose.
+    unrepresentable: "any",
+  });
+  const components: Record<string, Json> = {};
+  for (const [id, schema] of Object.entries(emitted.schemas)) {
+    const { $schema: _dialect, $id: _id, ...rest } = schema;
+    components[id] = rest as Json;
+  }
+  return components;
+}
+
+/** A JSON request body of the named schema. */
+export function jsonBody(id: string): Json {
+  return { required: true, content: { "application/json": { schema: ref(id) } } };
+}
+
 /** What one feature contributes to the document. */
 export interface OpenApiFragment {
   readonly paths: Record<string, Json>;
@@ -188,7 +217,7 @@ export function openApiDocument(fragments: readonly OpenApiFragment[], dryRun: r
         PreconditionFailed: errorResponse("If-Match does not match the current ETag (1018)"),
         TooLarge: errorResponse("Body over 1 MiB (10413)"),
       },
-      schemas: { ...KIT_SCHEMAS, ...merged("schemas") },
+      schemas: { ...KIT_SCHEMAS, ...schemaComponents(), ...merged("schemas") },
     },
   };
 }

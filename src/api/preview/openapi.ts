@@ -65,8 +65,9 @@ export const previewOpenApi: OpenApiFragment = {
         description:
           "The published `TraceCreateParams` → `TraceCreateResponse` shape. The zone is the URL's host and must " +
           "belong to the account (the zone object's `account.id`); any other host is 404 (1001). Every phase is a " +
-          "`TraceItem`: URL normalisation, IP access, firewall custom rules, rate limiting (evaluated, never " +
-          "counted), the origin (not contacted unless `origin` asks: `{contact: true}` sends the request, " +
+          "`TraceItem`: URL normalisation, IP access, firewall custom rules, rate limiting (evaluated; counted " +
+          "only when the origin is contacted), the origin (not contacted unless `origin` asks: `{contact: true}` " +
+          "sends a GET or HEAD, needs `zones:write` and is counted by the rate-limiting rules, " +
           "`{status, headers?, body?}` or `{failure}` describes what it did), custom error rules, the page and " +
           "the default. The client address is the `CF-Connecting-IP` header, the country `context.geoloc.iso_code`. " +
           `A refused body is 400 (code 20085); bounded like the draft preview (429, code ${PREVIEW_LIMITED_CODE}). ` +
@@ -216,7 +217,9 @@ export const previewOpenApi: OpenApiFragment = {
         },
         origin: {
           description:
-            "This service's addition: `{contact: true}` sends the request to the zone's origin for real; " +
+            "This service's addition: `{contact: true}` sends the request (GET or HEAD only; the token needs " +
+            "`zones:write`; counted by the zone's rate-limiting rules) to the zone's origin for real, and reads at " +
+            "most 64 KiB of an error body; " +
             "`{status, headers?, body?}` is the origin's described answer; `{failure}` one of " +
             `${ORIGIN_FAILURES.join(", ")}. Absent: not contacted.`,
           oneOf: [

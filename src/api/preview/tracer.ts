@@ -16,13 +16,14 @@
  * the request to it for real (as traffic would, its answer classified by the proxy's own code); absent, the trace
  * ends before the origin when nothing blocked it, with no `status_code`. Bounded like the draft preview (bound.ts).
  */
-import { apiFailureResponse, apiSuccess } from "../kit/envelope";
+import { apiFailureResponse, apiSuccess, failureOf, type ApiFailure } from "../kit/envelope";
 import type { ApiContext } from "../kit/types";
 import { zoneApiFailure, type ZoneAnswer } from "../kit/zone-section";
 import { zoneInScope } from "../kit/auth";
 import { causeOf, err, ok } from "../../shared/result";
 import { normaliseHostname } from "../../shared/host";
 import { parseIp } from "../../shared/ip";
+import { textPrefix } from "../../shared/text-prefix";
 import { RuleUrl } from "../../shared/rule-url";
 import { IssueList, isObject, unknownKeys } from "../../shared/validation";
 import { readJsonBody } from "../kit/body";
@@ -36,10 +37,21 @@ import { pageHtml } from "../../edge/custom-errors/page-cache";
 import { forwardToOrigin } from "../../edge/origin/forward";
 import { connectorFor } from "../../edge/origin/connector";
 import { scanRequestHeaders } from "../../edge/origin/headers";
+import { checkRateLimit } from "../../edge/request-phases/rate-limit/check";
+import { requestContext } from "../../rules/rule-list";
 import { admitPreview, PREVIEW_BOUNDS } from "./bound";
 import { parseError, readHeaders, REQUEST_LIMITS } from "./draft";
-import { explain, requestOf, type DescribedError, type DescribedRequest, type Explanation } from "./explain";
-import { explainRequestPhases, requestPhasesOf, type RequestPhasesExplained } from "./request-phases";
+import {
+  explain,
+  requestOf,
+  phasesOverBudget,
+  tracedPhases,
+  type DescribedError,
+  type DescribedRequest,
+  type Explanation,
+} from "./explain";
+import { requestPhasesOf, type RequestPhasesExplained } from "./request-phases";
+import { Turns } from "./turns";
 import type { RuleTrace } from "./trace";
 
 /** The published `TraceItem` (cloudflare SDK `requestTracers.traces`), with this service's `outcome` and `reason`. */
@@ -83,6 +95,15 @@ interface TraceRequest {
   readonly origin: OriginPart;
 }
 
+/** The permission `origin.contact` needs besides the tracer's own `zones:read` (403, code 10001). */
+const CONTACT_FORBIDDEN: ApiFailure = failureOf(
+  "forbidden",
+  'Authorization error: origin {"contact": true} needs the zones:write permission',
+);
+
+/** The methods `origin.contact` sends: safe ones only (RFC 9110 §9.2.1), so a trace never changes the origin's state. */
+export const CONTACT_METHODS: readonly string[] = ["GET", "HEAD"];
+
 /** `POST /accounts/{account_id}/request-tracer/trace`. */
 export async function traceRequest(c: ApiContext): Promise<Response> {
   const account = c.params.account ?? "";
@@ -93,6 +114,10 @@ export async function traceRequest(c: ApiContext): Promise<Response> {
   const { zone } = parsed.value;
   // The token's zone scope (its account scope was checked by the mount on the path's account).
   if (!zoneInScope(c.principal, zone, account)) return apiFailureResponse(zoneApiFailure({ kind: "not-found" }, zone));
+  // Contacting the origin sends a real request on the zone's behalf (docs/custom-errors.md "Request tracer"): it
+  // needs the permission that may change what the zone does, not only the one that reads it.
+  if (parsed.value.origin.kind === "contact" && !c.principal.permissions.has("zones:write"))
+    return apiFailureResponse(CONTACT_FORBIDDEN);
   // Bounded per token and zone like the draft preview: the same work, the same allowance.
   const admission = admitPreview(c.principal, zone);
   if (admission.kind === "limited")
@@ -119,10 +144,22 @@ async function runTrace(c: ApiContext, account: string, input: TraceRequest): Pr
   // Another account's zone answers as one not configured: the trace reveals nothing of it.
   if (read.value === null || zoneAccountId(read.value.settings) !== account) return err({ kind: "not-found" });
   const current = read.value;
+  // Every run of the trace takes its turn with traffic (turns.ts); closed whatever happens.
+  const turns = new Turns();
+  try {
+    return await tracedRun(c, input, current, turns);
+  } finally {
+    turns.close();
+  }
+}
+
+async function tracedRun(c: ApiContext, input: TraceRequest, current: Zone, turns: Turns): Promise<ZoneAnswer> {
+  const { zone } = input;
   const compiled = compiledOf(current);
   const saved = compiled.customErrors;
   const setup = {
     zone,
+    turns,
     compiled: saved,
     stored: storedRuleset(current.document, "http_custom_errors")?.rules ?? [],
     pages: (id: Parameters<typeof pageHtml>[2]) => pageHtml(c.env.CONFIG, saved, id),
@@ -134,13 +171,11 @@ async function runTrace(c: ApiContext, account: string, input: TraceRequest): Pr
   };
   const probe: DescribedRequest = { ...input.described, error: { kind: "code", code: 500 } };
   const ruleUrl = new RuleUrl(probe.url, zone, compiled.normalization);
-  const phases = await explainRequestPhases(requestOf(probe, undefined), setup.requestPhases, {
-    zone,
-    ruleUrl,
-    now: Date.now(),
-  });
+  const phases = await tracedPhases(probe, setup.requestPhases, setup, compiled.normalization);
   let origin: OriginItem;
   let explained: Explanation | null = null;
+  // Only a request that goes on to be sent to the origin is counted (originOf).
+  const counted = phases.blocked === null && input.origin.kind === "contact";
   if (phases.blocked !== null) {
     origin = { matched: false, description: "not reached: a request phase blocked the request" };
     explained = await explain(probe, setup, phases);
@@ -148,13 +183,21 @@ async function runTrace(c: ApiContext, account: string, input: TraceRequest): Pr
     const reached = await originOf(c, input, current, compiled, ruleUrl);
     origin = reached.item;
     if (reached.error !== null) explained = await explain({ ...probe, error: reached.error }, setup, phases);
-    else if (reached.status !== null)
-      return ok(apiSuccess({ status_code: reached.status, trace: traceItems(ruleUrl, phases, origin, null, setup) }));
+    else if (reached.status !== null) {
+      const trace = traceItems(ruleUrl, phases, origin, null, { compiled: setup.compiled, counted });
+      return ok(apiSuccess({ status_code: reached.status, trace, ...truncatedIf(phasesOverBudget(phases)) }));
+    }
   }
   const statusCode = explained?.response.status;
-  const trace = traceItems(ruleUrl, phases, origin, explained, setup);
-  return ok(apiSuccess(statusCode === undefined ? { trace } : { status_code: statusCode, trace }));
+  const trace = traceItems(ruleUrl, phases, origin, explained, { compiled: setup.compiled, counted });
+  // This service's addition: a run needed more than a management run's budget (turns.ts), so the trace stops there.
+  const truncated = truncatedIf(explained?.truncated ?? phasesOverBudget(phases));
+  return ok(
+    apiSuccess(statusCode === undefined ? { trace, ...truncated } : { status_code: statusCode, trace, ...truncated }),
+  );
 }
+
+const truncatedIf = (truncated: boolean): { truncated?: true } => (truncated ? { truncated: true } : {});
 
 interface OriginItem {
   readonly matched: boolean;
@@ -192,6 +235,21 @@ async function originOf(
     return { item: { matched: true, description: what }, error, status: null };
   }
   const request = requestOf({ ...input.described, error: { kind: "code", code: 500 } }, undefined);
+  // A request sent to the origin is counted by the zone's rate-limiting rules as traffic's is (docs/producers.md):
+  // a trace is no way around a limit, and over it the origin is not contacted.
+  const limits = compiled.phases.rateLimits;
+  if (limits !== null) {
+    const ctx = requestContext(request, ruleUrl);
+    const decision = await checkRateLimit(limits, request, { env: c.env, zone: zone.zone, now: Date.now(), ctx });
+    if (decision.kind === "block") {
+      const cause = `rate-limiting rule ${decision.ruleId} exceeded`;
+      return {
+        item: { matched: false, description: `not contacted: ${cause} (this trace was counted)` },
+        error: { kind: "code", code: 1015, cause },
+        status: null,
+      };
+    }
+  }
   const result = await forwardToOrigin(
     request,
     input.described.url,
@@ -214,16 +272,12 @@ async function originOf(
     await response.body?.cancel();
     return { item, error: null, status: response.status };
   }
-  // The origin's error as rules would see it: its status, headers and (bounded) body.
-  const text = await response.text();
+  // The origin's error as rules would see it: its status, headers and body, of which only what is kept is read
+  // (the rest cancelled: a 30 MB error body costs its first 64 KiB, not 30 MB of isolate memory).
+  const { text } = await textPrefix(response.body, REQUEST_LIMITS.originBodyChars);
   return {
     item,
-    error: {
-      kind: "origin-response",
-      status: response.status,
-      headers: [...response.headers],
-      body: text.slice(0, REQUEST_LIMITS.originBodyChars),
-    },
+    error: { kind: "origin-response", status: response.status, headers: [...response.headers], body: text },
     status: null,
   };
 }
@@ -233,8 +287,9 @@ function traceItems(
   phases: RequestPhasesExplained,
   origin: OriginItem,
   explained: Explanation | null,
-  setup: { readonly compiled: { readonly active: boolean } },
+  setup: { readonly compiled: { readonly active: boolean }; readonly counted: boolean },
 ): TraceItem[] {
+  const { counted } = setup;
   const items: TraceItem[] = [];
   const path = ruleUrl.path;
   const { scope, type } = ruleUrl.normalization;
@@ -265,7 +320,9 @@ function traceItems(
   );
   items.push({
     ...ruleset("http_ratelimit", phases.rate_limits.matched.length > 0, phases.rate_limits.rules, "block"),
-    description: "evaluated without counting: a matched rule would count this request; none was counted",
+    description: counted
+      ? "counted: the origin was asked to be contacted, so a matched rule counted this request as traffic's"
+      : "evaluated without counting: a matched rule would count this request; none was counted",
   });
   items.push({ step_name: "origin", type: "origin", ...origin });
   if (explained === null) return items;
@@ -403,6 +460,12 @@ function parseTraceBody(body: unknown): ReturnType<typeof okTrace> | ReturnType<
       if (error !== null) origin = { kind: "described", error };
     }
   }
+  if (origin.kind === "contact" && typeof method === "string" && !CONTACT_METHODS.includes(method))
+    issues.add(
+      "not-allowed",
+      "origin.contact",
+      `sends only ${CONTACT_METHODS.join(" and ")} to the origin, not ${method}`,
+    );
   if (body.skip_response !== undefined && typeof body.skip_response !== "boolean")
     issues.add("wrong-type", "skip_response", "must be a boolean");
   if (body.skip_response === true && origin.kind === "contact")

@@ -232,6 +232,14 @@ export async function putTags(c: TagRequest): Promise<Response> {
 export async function deleteTags(c: TagRequest): Promise<Response> {
   // The published zone DELETE sends no body: it removes the zone's own tags (docs/tags-api.md "Zone tags").
   const bodiless = c.request.body === null || c.request.headers.get("Content-Length") === "0";
+  // The official client's account DELETE sends no body either (cloudflare-typescript `accountTags.delete` drops every
+  // parameter but the account): the resource is then read from the query, as GET reads it (docs/tags-api.md).
+  // Only a request without any body: an empty one (`Content-Length: 0` with a body) stays a malformed payload (1015).
+  if (c.scope.kind !== "zone" && c.request.body === null) {
+    const queried = parseResourceParams(c.url.searchParams, c.scope);
+    if (!queried.ok) return failure(queried.error);
+    return deleteResourceTags(c, queried.value);
+  }
   const body: Result<unknown, Response> =
     c.scope.kind === "zone" && bodiless
       ? ok({ resource_type: "zone", resource_id: c.scope.zone })
@@ -239,8 +247,12 @@ export async function deleteTags(c: TagRequest): Promise<Response> {
   if (!body.ok) return body.error;
   const ref = parseDeleteBody(body.value, c.scope);
   if (!ref.ok) return failure(ref.error);
+  return deleteResourceTags(c, ref.value);
+}
+
+async function deleteResourceTags(c: TagRequest, ref: ResourceRef): Promise<Response> {
   const result = await c.store.deleteTags({
-    ref: ref.value,
+    ref,
     ifMatch: parseIfMatch(c.request.headers.get("If-Match")),
     actor: c.actor,
   });

@@ -51,7 +51,7 @@ export const ZONE_LIST_CODES = {
 } as const;
 
 const PREFIX = "zone:";
-const PARAMETERS = new Set(["page", "per_page", "cursor", "account.id"]);
+const PARAMETERS = new Set(["page", "per_page", "cursor", "account.id", "name"]);
 
 /** Where a listing resumes: the KV list page starting at `kv` (null = the first), zone names after `after`. */
 interface Position {
@@ -87,10 +87,15 @@ async function listZones(c: ApiContext): Promise<Response> {
   if (!paging.ok) return apiFailureResponse(paging.error);
   const only = readAccountFilter(c.url);
   if (!only.ok) return apiFailureResponse(only.error);
-  // The published `account.id` filter narrows the token's scope, read from the same key metadata.
+  const named = readNameFilter(c.url);
+  if (!named.ok) return apiFailureResponse(named.error);
+  // The published `account.id` and `name` filters narrow the token's scope, read from the same key metadata.
   const wanted = only.value;
+  const wantedName = named.value;
   const scope: InScope = (name, account) =>
-    zoneInScope(c.principal, name, account) && (wanted === null || account === wanted);
+    zoneInScope(c.principal, name, account) &&
+    (wanted === null || account === wanted) &&
+    (wantedName === null || name === wantedName);
   const kv = c.env.CONFIG;
   let found: Result<{ shown: Found[]; next: Position | null; total?: number }, ApiFailure>;
   if (paging.value.kind === "page") found = await byPage(kv, scope, paging.value.page, paging.value.perPage);
@@ -225,7 +230,7 @@ function readPaging(url: URL): Result<Paging, ApiFailure> {
   for (const name of url.searchParams.keys()) {
     if (!PARAMETERS.has(name)) {
       const shown = JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name);
-      return err(invalid(`unknown parameter ${shown}: this listing takes page, per_page, cursor and account.id`));
+      return err(invalid(`unknown parameter ${shown}: this listing takes page, per_page, cursor, account.id and name`));
     }
   }
   const perPage = readInt(url, "per_page", ZONE_LIST.defaultPerPage, ZONE_LIST.maxPerPage);
@@ -251,6 +256,20 @@ function readAccountFilter(url: URL): Result<string | null, ApiFailure> {
   if (values.length > 1 || !ACCOUNT_ID.test(values[0]!))
     return err(invalid("account.id must be given once, as 32 lower-case hex characters"));
   return ok(values[0]!);
+}
+
+/**
+ * `name`: the published filter by zone name (`GET /zones?name=example.com`, what the official clients'
+ * `zones.list({ name })` sends), an exact match of the name, case-insensitive as hostnames are; given at most once.
+ * The published operators (`contains:`, `starts_with:`, ...) are not supported: refused, never read as a name.
+ */
+function readNameFilter(url: URL): Result<string | null, ApiFailure> {
+  const values = url.searchParams.getAll("name");
+  if (values.length === 0) return ok(null);
+  if (values.length > 1) return err(invalid("name must be given once"));
+  const parsed = parseZoneName(values[0]!);
+  if (!parsed.ok) return err(invalid(`name: ${parsed.error} (an exact zone name; filter operators are not supported)`));
+  return ok(parsed.value);
 }
 
 /** A positive integer given at most once, or the message saying what it must be. */

@@ -1,55 +1,10 @@
 /**
  * The zone configuration API's part of the OpenAPI document (docs/configuration.md).
  */
-import { COMMON_ERRORS, ok, param, ref, response, type Json, type OpenApiFragment } from "../kit/openapi";
+import { COMMON_ERRORS, jsonBody, ok, param, ref, response, type Json, type OpenApiFragment } from "../kit/openapi";
 import { HOSTNAME_LIMITS } from "../../shared/host";
-import { ACCOUNT_ID, PLANS, RETRY_HINTS, ZONE_LIMITS } from "../../state/zone/schema";
+import { ACCOUNT_ID, PLANS } from "../../state/zone/schema";
 import { ZONE_LIST, ZONE_LIST_CODES } from "./list";
-
-/** The fields of `PUT /zones/{zone}`: `ZoneSettings`, and (each nullable) `ZonePatch`, so both list the same fields. */
-const SETTINGS_PROPERTIES: Record<string, Json> = {
-  plan: { type: "string", enum: [...PLANS] },
-  origin: { type: "string", format: "uri", description: "`http(s)://host[:port]`" },
-  account: {
-    description:
-      "The account the zone belongs to (the published zone object's `account`); absent or null: none. A token " +
-      "scoped to accounts reaches exactly the zones of its accounts and may name only those.",
-    oneOf: [ref("ZoneAccount"), { type: "null" }],
-  },
-  connect_timeout: {
-    type: "number",
-    description: "seconds",
-    minimum: ZONE_LIMITS.connectTimeout.min,
-    maximum: ZONE_LIMITS.connectTimeout.max,
-    default: ZONE_LIMITS.connectTimeout.default,
-  },
-  read_timeout: {
-    type: "number",
-    description: "seconds",
-    minimum: ZONE_LIMITS.readTimeout.min,
-    maximum: ZONE_LIMITS.readTimeout.max,
-    default: ZONE_LIMITS.readTimeout.default,
-  },
-  max_request_header_bytes: {
-    type: "integer",
-    minimum: ZONE_LIMITS.maxRequestHeaderBytes.min,
-    maximum: ZONE_LIMITS.maxRequestHeaderBytes.max,
-    default: ZONE_LIMITS.maxRequestHeaderBytes.default,
-  },
-  retry_hints: {
-    type: "string",
-    enum: [...RETRY_HINTS],
-    default: "published",
-    description:
-      "`published`: the catalog's Retry-After hints exactly; `agent`: every hint at most 60 s, spread by Ray ID " +
-      '(docs/errors.md "Retry-hint profiles")',
-  },
-};
-
-/** `PATCH /zones/{zone}`: any field of `PUT`, or `null` to reset it to its default. */
-const PATCH_PROPERTIES: Record<string, Json> = Object.fromEntries(
-  Object.entries(SETTINGS_PROPERTIES).map(([name, schema]) => [name, { anyOf: [schema, { type: "null" }] }]),
-);
 
 const zonePaths: Record<string, Json> = {
   "/zones": {
@@ -123,7 +78,7 @@ const zonePaths: Record<string, Json> = {
       operationId: "putZone",
       summary: "Create or replace a zone",
       security: [{ bearer: ["zones:write"] }],
-      requestBody: { required: true, content: { "application/json": { schema: ref("ZoneSettings") } } },
+      requestBody: jsonBody("ZoneSettings"),
       responses: { "200": ok("The stored zone", ref("Zone")), ...COMMON_ERRORS, "413": response("TooLarge") },
     },
     patch: {
@@ -134,7 +89,7 @@ const zonePaths: Record<string, Json> = {
         "account). The merged settings are validated exactly as a `PUT` body (400, 1004, one error per field); " +
         "a zone not configured is 404 (1001).",
       security: [{ bearer: ["zones:write"] }],
-      requestBody: { required: true, content: { "application/json": { schema: ref("ZonePatch") } } },
+      requestBody: jsonBody("ZonePatch"),
       responses: { "200": ok("The stored zone", ref("Zone")), ...COMMON_ERRORS, "413": response("TooLarge") },
     },
     delete: {
@@ -214,32 +169,6 @@ export const zonesOpenApi: OpenApiFragment = {
         cursor: { type: ["string", "null"] },
         cursors: { type: "object", properties: { after: { type: ["string", "null"] } } },
       },
-    },
-    ZoneSettings: {
-      type: "object",
-      required: ["plan", "origin"],
-      additionalProperties: false,
-      properties: SETTINGS_PROPERTIES,
-      example: {
-        plan: "pro",
-        origin: "https://origin.example.com",
-        account: { id: "023e105f4ecef8ad9ca31a8372d0c353" },
-        connect_timeout: 10,
-      },
-    },
-    ZoneAccount: {
-      type: "object",
-      required: ["id"],
-      additionalProperties: false,
-      properties: { id: { type: "string", pattern: ACCOUNT_ID.source } },
-      example: { id: "023e105f4ecef8ad9ca31a8372d0c353" },
-    },
-    ZonePatch: {
-      type: "object",
-      description: "Any fields of `ZoneSettings`, each replacing the stored one; `null` resets it to its default.",
-      additionalProperties: false,
-      properties: PATCH_PROPERTIES,
-      example: { plan: "business", read_timeout: 30, account: { id: "023e105f4ecef8ad9ca31a8372d0c353" } },
     },
     Zone: {
       description: "The zone's settings as written, with its name and the document's revision.",

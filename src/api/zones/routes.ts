@@ -22,10 +22,11 @@ import {
   type ZoneApiFailure,
 } from "../kit/zone-section";
 import { parseOriginUrl, pointsAtApi } from "../../shared/origin-url";
-import { isObject, oneIssue } from "../../shared/validation";
+import { oneIssue } from "../../shared/validation";
+import { parseWith } from "../../shared/schema";
 import { causeOf, err, ok, type Result } from "../../shared/result";
 import { remember } from "../../state/zone/cache";
-import { parseZoneSettings, zoneAccountId, type Zone } from "../../state/zone/schema";
+import { parseZoneSettings, ZONE_PATCH, zoneAccountId, type Zone } from "../../state/zone/schema";
 import { parseDocument } from "../../state/zone/store";
 import type { AccountReach } from "../../state/zone/edits";
 import { zoneListRoutes } from "./list";
@@ -62,19 +63,19 @@ async function putZone(c: ApiContext, zone: string): Promise<ZoneAnswer> {
  * `PATCH /zones/{zone}` (docs/configuration.md "Editing a zone"): the fields given replace the stored ones (`null`
  * resets one to its default) and the result is validated by the very validator of `PUT` (`parseZoneSettings`), in
  * the writer's serialised step on the settings as stored then, so every zone setting, present or added later, is
- * patchable and checked alike. Only what needs this request is checked here: the body is an object, and an origin
- * it names is no API host (an origin it does not name was checked when written).
+ * patchable and checked alike. The patch itself is parsed first with `ZONE_PATCH` (every field of `ZONE_SETTINGS`,
+ * each nullable: types, bounds and unknown keys refused before the writer is asked), and an origin it names must be
+ * no API host (an origin it does not name was checked when written).
  */
 async function patchZone(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const body = await readJsonBody(c.request);
   if (!body.ok) return err({ kind: "body", failure: body.error });
-  if (!isObject(body.value)) {
-    return err({ kind: "invalid-settings", issues: oneIssue("wrong-type", "body", "must be a JSON object") });
-  }
-  const origin = body.value.origin;
+  const patch = parseWith(ZONE_PATCH, body.value, { root: "body" });
+  if (!patch.ok) return err({ kind: "invalid-settings", issues: patch.error });
+  const origin = patch.value.origin;
   const target = typeof origin === "string" ? parseOriginUrl(origin) : null;
   if (target?.ok === true && pointsAtApi(target.value, c.settings.apiHosts)) return err(originIsApi());
-  const written = await editZone(c, zone, { kind: "patch-settings", patch: body.value, reach: reachOf(c, zone) });
+  const written = await editZone(c, zone, { kind: "patch-settings", patch: patch.value, reach: reachOf(c, zone) });
   if (!written.ok) return written;
   const stored = parseDocument(zone, written.value.document);
   return stored.ok ? ok(apiSuccess(present(stored.value))) : stored;

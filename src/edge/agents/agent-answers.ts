@@ -5,6 +5,7 @@
  * line and its headers are exactly those of any other generated error.
  */
 import { errorResponse, type Answered, type ErrorEvent, type ErrorScope } from "../../errors/pipeline";
+import { profileFor } from "../../errors/retry-hints";
 import type { RequestHeaderScan } from "../origin/headers";
 import { bodyText, copyBody, type BodyCopy } from "./body-copy";
 import { readJsonRpc, rpcAnswer, rpcAnswerBody, type ProblemObject, type RpcBody } from "./mcp-answer";
@@ -18,7 +19,9 @@ import { streamKindOf, watchStream, type FinalFrame, type StreamFailure } from "
  */
 export async function problemAnswer(event: ErrorEvent, scope: ErrorScope): Promise<Answered> {
   const asJson = new Request(event.request.url, { method: "GET", headers: { Accept: "application/json" } });
-  return errorResponse({ ...event, request: asJson }, { ...scope, customization: undefined });
+  // `auto` is decided by the request that was made (an MCP request gets the agent profile), not by the stand-in.
+  const retryHints = profileFor(scope.retryHints, event.request);
+  return errorResponse({ ...event, request: asJson }, { ...scope, customization: undefined, retryHints });
 }
 
 /** An MCP request on its way: recognised from its headers, its body copied when it is forwarded. */
@@ -114,7 +117,8 @@ export function watchedResponse(response: Response, watch: StreamWatch): Respons
     const problem = (await answer.text()).trim(); // one line: a frame must not be split
     const messages =
       kind === "sse" && watch.mcp !== null ? await watch.mcp.streamMessages(JSON.parse(problem) as ProblemObject) : [];
-    return { problem, messages };
+    const ms = answer.headers.get("retry-after-ms");
+    return { problem, messages, retryMs: ms === null ? null : Number(ms) };
   };
   return new Response(watchStream(body, kind, watch.idleMs, problemFor), response);
 }

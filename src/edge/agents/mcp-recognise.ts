@@ -9,6 +9,7 @@
  * property reads on a plain object and no call into the runtime. A recognised request is only a candidate: its body
  * decides, and only when an error must be answered (mcp-answer.ts `readJsonRpc`).
  */
+import { acceptsJsonAndEventStream } from "../../errors/client-kind";
 
 /** What the recognition found: the method named by `Mcp-Method`, when the request sent one. */
 export interface McpSignal {
@@ -32,23 +33,10 @@ export function recogniseMcp(method: string, headers: McpHeaders): McpSignal | n
 }
 
 /**
- * Whether an `Accept` value names both media types with a non-zero weight (RFC 9110 §12.5.1: case-insensitive,
- * parameters other than `q` ignored).
+ * Whether an `Accept` value names both media types with a non-zero weight: the errors layer's reading, which the
+ * `auto` retry-hint profile also uses (src/errors/client-kind.ts), so the two never disagree on what is MCP.
  */
-export function acceptsBoth(accept: string): boolean {
-  let json = false;
-  let sse = false;
-  for (const member of accept.toLowerCase().split(",")) {
-    const [range = "", ...params] = member.split(";");
-    const type = range.trim();
-    if (type !== "application/json" && type !== "text/event-stream") continue;
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
-    if (q !== undefined && !(Number(q.slice(2)) > 0)) continue;
-    if (type === "application/json") json = true;
-    else sse = true;
-  }
-  return json && sse;
-}
+export const acceptsBoth = acceptsJsonAndEventStream;
 
 /**
  * Cheap pre-check on the forwarded-fields record of the header scan: true when the request may be MCP, so that the

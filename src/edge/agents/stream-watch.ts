@@ -42,6 +42,11 @@ export type StreamFailure =
 export interface FinalFrame {
   readonly problem: string;
   readonly messages: readonly string[];
+  /**
+   * The error's wait in milliseconds (its `retry-after-ms`), `null` when not retryable: the event stream's `retry:`
+   * field, so that an `EventSource` reconnects after the error's hint instead of its own default of a few seconds.
+   */
+  readonly retryMs: number | null;
 }
 
 export type ProblemFor = (failure: StreamFailure) => Promise<FinalFrame>;
@@ -57,12 +62,17 @@ export function errorFrame(
   tail: string,
   problemJson: string,
   messages: readonly string[] = [],
+  retryMs: number | null = null,
 ): string {
   if (kind === "ndjson") return `${tail === "" || tail.endsWith("\n") ? "" : "\n"}{"error":${problemJson}}\n`;
   // CRLF, so that a lone CR the origin left (perhaps the first half of its own CRLF) still ends exactly one line.
   const ends = tail.replace(/\r\n/g, "\n").replace(/\r/g, "\n");
   const separator = ends === "" || ends.endsWith("\n\n") ? "" : ends.endsWith("\n") ? "\r\n" : "\r\n\r\n";
-  return `${separator}event: error\ndata: ${problemJson}\n\n${messages.map((m) => `data: ${m}\n\n`).join("")}`;
+  // `retry:` sets the reconnection time of an EventSource (HTML, "event stream interpretation": the field's value
+  // in ms when it is only ASCII digits), in the same event as the problem.
+  const retry = retryMs === null ? "" : `retry: ${Math.max(0, Math.ceil(retryMs))}\n`;
+  const rest = messages.map((m) => `data: ${m}\n\n`).join("");
+  return `${separator}event: error\n${retry}data: ${problemJson}\n\n${rest}`;
 }
 
 /** Keeps the last four bytes of what went through, as latin-1 (only CR and LF matter). */
@@ -101,8 +111,8 @@ export function watchStream(
         failure = { kind: "broken", message: e instanceof Error ? e.message : String(e) };
       }
       reader.cancel().catch(() => undefined); // let the origin's connection go
-      const { problem, messages } = await problemFor(failure);
-      const frame = errorFrame(kind, tail, problem, messages);
+      const { problem, messages, retryMs } = await problemFor(failure);
+      const frame = errorFrame(kind, tail, problem, messages, retryMs);
       controller.enqueue(new TextEncoder().encode(frame));
       controller.close();
     },

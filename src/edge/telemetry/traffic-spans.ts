@@ -48,12 +48,11 @@ export function traceOrigin(
   trace.originFetch(o.start, Date.now(), detail, true);
 }
 
-/** A generated error: its attributes and log record, then the server span ends. Returns the response. */
+/** A generated error: its attributes and log record (the server span ends when the request is answered). */
 export function traceGenerated(
   trace: RequestTrace,
   e: { readonly event: ErrorEvent; readonly response: Response; readonly answeredBy: AnsweredBy },
-  ctx: ExecutionContext,
-): Response {
+): void {
   const { event, response, answeredBy } = e;
   const entry = catalogEntry(event.code) ?? catalogEntry(500);
   const custom = answeredBy.kind !== "default";
@@ -72,22 +71,13 @@ export function traceGenerated(
     },
     Date.now(),
   );
-  return trace.end(response, ctx);
 }
 
-/** An origin's own error (4xx/5xx) passed through, or answered by a custom error rule: that rule's span, then the end. */
-export function traceOriginError(
-  trace: RequestTrace,
-  byRule: CustomAnswer | null,
-  response: Response,
-  ctx: ExecutionContext,
-): void {
-  if (byRule !== null) {
-    const now = Date.now();
-    trace.phase("custom error rule", now, now, {
-      "edge_errors.answered_by": byRule.kind,
-      "edge_errors.rule_id": byRule.id,
-    });
-  }
-  trace.end(response, ctx);
+/** An origin's own error (4xx/5xx) answered by a custom error rule: that rule's span. */
+export function traceOriginError(trace: RequestTrace, byRule: CustomAnswer): void {
+  const now = Date.now();
+  trace.phase("custom error rule", now, now, {
+    "edge_errors.answered_by": byRule.kind,
+    "edge_errors.rule_id": byRule.id,
+  });
 }

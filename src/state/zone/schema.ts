@@ -5,7 +5,10 @@
  */
 import { hostnameProblem, hostnameProblemMessage, normaliseHostname } from "../../shared/host";
 import { err, ok, type Result } from "../../shared/result";
-import { IssueList, isObject, isOneOf, readNumber, readInt, readString, type Issues } from "../../shared/validation";
+import { oneIssue, type Issues } from "../../shared/validation";
+import { described, fields, int, named, num, oneOf, parseWith, patchOf, text, type Output } from "../../shared/schema";
+// Imported here, not re-exported by shared/schema.ts: a namespace re-export keeps all of zod (its locales too) in the bundle.
+import * as z from "zod/mini";
 import { parseOriginUrl, type OriginTarget } from "../../shared/origin-url";
 
 export const PLANS = ["free", "pro", "business", "enterprise"] as const;
@@ -33,32 +36,96 @@ export const ZONE_LIMITS = {
 
 /**
  * The zone's retry-hint profile (docs/errors.md "Retry-hint profiles"): `published` sends the catalog's hints exactly,
- * `agent` caps every hint at 60 s and spreads it by Ray ID so the clients of one failing origin do not retry in step.
+ * `agent` caps every hint at 60 s and spreads it by Ray ID so the clients of one failing origin do not retry in step,
+ * `auto` sends `agent` hints to clients that retry by themselves (SDKs, MCP, the client package) and the published
+ * ones to everyone else. The default stays `published`: the published catalog exactly unless the operator opts in.
  */
-export const RETRY_HINTS = ["published", "agent"] as const;
+export const RETRY_HINTS = ["published", "agent", "auto"] as const;
 export type RetryHints = (typeof RETRY_HINTS)[number];
-
-/** The account a zone belongs to, in the published zone object's shape (`account: {id}`). */
-export interface ZoneAccount {
-  /** 32 lower-case hex characters, as the tagging API's account ids (docs/tags-api.md). */
-  readonly id: string;
-}
 
 /** An account id: 32 lower-case hex characters (the published platform's account identifiers). */
 export const ACCOUNT_ID = /^[0-9a-f]{32}$/;
 
-/** The settings a client writes with `PUT /zones/{zone}` (wire names, seconds). */
-export interface ZoneSettings {
-  readonly plan: Plan;
-  readonly origin: string;
-  /** Absent: the zone belongs to no account (reached only by tokens that name it, docs/configuration.md "Zones"). */
-  readonly account?: ZoneAccount;
-  readonly connect_timeout: number;
-  readonly read_timeout: number;
-  readonly max_request_header_bytes: number;
+/**
+ * `account`: absent or `null` (no account), or `{id}` with a 32 lower-case hex id and no other key (the published
+ * zone create body's `account`; its `name` is the platform's, not writable).
+ */
+export const ZONE_ACCOUNT = named(
+  fields(
+    { id: text({ pattern: ACCOUNT_ID }, "must be 32 lower-case hex characters") },
+    "is not a field of account (only id)",
+    'must be an object {"id": "<32 lower-case hex characters>"} or null',
+  ),
+  { id: "ZoneAccount", example: { id: "023e105f4ecef8ad9ca31a8372d0c353" } },
+);
+
+/** The account a zone belongs to, in the published zone object's shape (`account: {id}`). */
+export type ZoneAccount = Output<typeof ZONE_ACCOUNT>;
+
+/** A bounded setting with its default, in seconds or bytes as `ZONE_LIMITS` has it. */
+const limited = (limits: { readonly default: number; readonly min: number; readonly max: number }, integer = false) =>
+  z._default(integer ? int(limits.min, limits.max) : num(limits.min, limits.max), limits.default);
+
+/**
+ * The fields of `PUT /zones/{zone}` (wire names, seconds): the validator, the type (`ZoneSettings`) and the
+ * OpenAPI schema `ZoneSettings` (and, each field nullable, `ZonePatch`). A new zone setting is one line here (with
+ * its docs/configuration.md entry): PATCH, the document and the type follow.
+ */
+export const ZONE_SETTINGS_FIELDS = {
+  plan: oneOf(PLANS),
+  origin: described(
+    text({}, "must be a URL string").check(
+      z.refine((raw) => parseOriginUrl(raw).ok, {
+        error: (issue) => {
+          const parsed = typeof issue.input === "string" ? parseOriginUrl(issue.input) : null;
+          return parsed !== null && !parsed.ok ? parsed.error : "is not a valid URL";
+        },
+      }),
+    ),
+    "`http(s)://host[:port]`",
+  ),
+  account: described(
+    z.optional(z.nullable(ZONE_ACCOUNT)),
+    "The account the zone belongs to (the published zone object's `account`); absent or null: none. A token " +
+      "scoped to accounts reaches exactly the zones of its accounts and may name only those.",
+  ),
+  connect_timeout: described(limited(ZONE_LIMITS.connectTimeout), "seconds"),
+  read_timeout: described(limited(ZONE_LIMITS.readTimeout), "seconds"),
+  max_request_header_bytes: limited(ZONE_LIMITS.maxRequestHeaderBytes, true),
   /** Absent in a document written before the field existed: read as `published`. */
-  readonly retry_hints: RetryHints;
-}
+  retry_hints: described(
+    z._default(oneOf(RETRY_HINTS), "published"),
+    "`published`: the catalog's Retry-After hints exactly; `agent`: every hint at most 60 s, spread by Ray ID; " +
+      "`auto`: `agent` for SDKs (x-stainless-* headers), MCP requests and the client package, `published` for " +
+      'everyone else (docs/errors.md "Retry-hint profiles")',
+  ),
+};
+
+const ZONE_SETTINGS_UNKNOWN = "is not a zone setting";
+
+/** `PUT /zones/{zone}`'s body (and the `settings` of every stored zone document). */
+export const ZONE_SETTINGS = named(fields(ZONE_SETTINGS_FIELDS, ZONE_SETTINGS_UNKNOWN), {
+  id: "ZoneSettings",
+  example: {
+    plan: "pro",
+    origin: "https://origin.example.com",
+    account: { id: "023e105f4ecef8ad9ca31a8372d0c353" },
+    connect_timeout: 10,
+  },
+});
+
+/**
+ * `PATCH /zones/{zone}`'s body: any field of `ZoneSettings`, or `null` to reset it to its default. The merged
+ * settings are then validated by `ZONE_SETTINGS` (edits.ts).
+ */
+export const ZONE_PATCH = named(patchOf(ZONE_SETTINGS_FIELDS, ZONE_SETTINGS_UNKNOWN), {
+  id: "ZonePatch",
+  description: "Any fields of `ZoneSettings`, each replacing the stored one; `null` resets it to its default.",
+  example: { plan: "business", read_timeout: 30, account: { id: "023e105f4ecef8ad9ca31a8372d0c353" } },
+});
+
+/** The settings a client writes with `PUT /zones/{zone}` (wire names, seconds); `account` absent: none. */
+export type ZoneSettings = Readonly<Omit<Output<typeof ZONE_SETTINGS>, "account"> & { account?: ZoneAccount }>;
 
 export const ZONE_DOC_SCHEMA = 1;
 
@@ -90,15 +157,6 @@ export interface Zone {
   readonly incarnation: number;
 }
 
-const KNOWN_FIELDS = new Set([
-  "plan",
-  "origin",
-  "account",
-  "connect_timeout",
-  "read_timeout",
-  "max_request_header_bytes",
-  "retry_hints",
-]);
 /**
  * Validates a zone name (a DNS hostname, docs/architecture.md) and returns it lower-cased. The shape is `hostnameProblem`'s,
  * the same check zone traffic makes before any KV read, so a name this refuses is exactly a host that answers 1001
@@ -113,102 +171,19 @@ export function parseZoneName(raw: string): Result<string, string> {
   return ok(name);
 }
 
-/** Validates a `PUT /zones/{zone}` body; every invalid field is reported at once (capped, `IssueList`). */
+/** Validates a `PUT /zones/{zone}` body; every invalid field is reported at once (capped). */
 export function parseZoneSettings(body: unknown): Result<{ settings: ZoneSettings; target: OriginTarget }, Issues> {
-  const issues = new IssueList();
-  if (!isObject(body)) {
-    issues.add("wrong-type", "body", "must be a JSON object");
-    return err(issues.issues);
-  }
-  const input = body;
-  for (const key of Object.keys(input)) {
-    if (!KNOWN_FIELDS.has(key)) issues.add("unknown-field", key, "is not a zone setting");
-  }
-  const plan = input.plan;
-  if (!isOneOf(PLANS, plan)) issues.add("not-allowed", "plan", `must be one of ${PLANS.join(", ")}`);
-  let target: OriginTarget | null = null;
-  const origin = readString(input.origin, "origin", { message: "must be a URL string" });
-  if (!origin.ok) issues.push(origin.error);
-  else {
-    const parsed = parseOriginUrl(origin.value);
-    if (parsed.ok) target = parsed.value;
-    else issues.add("invalid", "origin", parsed.error);
-  }
-  const account = readAccount(input.account, issues);
-  const connect = bounded(input, "connect_timeout", ZONE_LIMITS.connectTimeout, false, issues);
-  const read = bounded(input, "read_timeout", ZONE_LIMITS.readTimeout, false, issues);
-  const headerBytes = bounded(input, "max_request_header_bytes", ZONE_LIMITS.maxRequestHeaderBytes, true, issues);
-  const retryHints = input.retry_hints === undefined ? "published" : input.retry_hints;
-  if (!isOneOf(RETRY_HINTS, retryHints)) {
-    issues.add("not-allowed", "retry_hints", `must be one of ${RETRY_HINTS.join(", ")}`);
-  }
-
-  if (issues.count > 0 || target === null || !isOneOf(PLANS, plan) || !isOneOf(RETRY_HINTS, retryHints)) {
-    return err(issues.issues);
-  }
-  return ok({
-    settings: {
-      plan,
-      origin: target.origin,
-      ...(account === null ? {} : { account }),
-      connect_timeout: connect,
-      read_timeout: read,
-      max_request_header_bytes: headerBytes,
-      retry_hints: retryHints,
-    },
-    target,
-  });
+  const parsed = parseWith(ZONE_SETTINGS, body, { root: "body" });
+  if (!parsed.ok) return parsed;
+  const { account, ...rest } = parsed.value;
+  // The schema's refinement accepted the origin, so this parse succeeds; its normalised form is what is stored.
+  const target = parseOriginUrl(rest.origin);
+  if (!target.ok) return err(oneIssue("invalid", "origin", target.error));
+  const settings = { ...rest, origin: target.value.origin, ...(account ? { account } : {}) };
+  return ok({ settings, target: target.value });
 }
 
 /** The id of the account a zone belongs to, `null` for none. */
 export function zoneAccountId(settings: ZoneSettings): string | null {
   return settings.account?.id ?? null;
-}
-
-/**
- * `account`: absent or `null` (no account), or `{id}` with a 32 lower-case hex id and no other key (the published
- * zone create body's `account`; its `name` is the platform's, not writable).
- */
-function readAccount(value: unknown, issues: IssueList): ZoneAccount | null {
-  if (value === undefined || value === null) return null;
-  if (!isObject(value)) {
-    issues.add("wrong-type", "account", 'must be an object {"id": "<32 lower-case hex characters>"} or null');
-    return null;
-  }
-  let valid = true;
-  for (const key of Object.keys(value)) {
-    if (key !== "id") {
-      issues.add(
-        "unknown-field",
-        `account.${key.length > 40 ? `${key.slice(0, 40)}…` : key}`,
-        "is not a field of account (only id)",
-      );
-      valid = false;
-    }
-  }
-  const id = value.id;
-  if (typeof id !== "string" || !ACCOUNT_ID.test(id)) {
-    issues.add(id === undefined ? "missing" : "invalid", "account.id", "must be 32 lower-case hex characters");
-    valid = false;
-  }
-  return valid && typeof id === "string" ? { id } : null;
-}
-
-function bounded(
-  input: Readonly<Record<string, unknown>>,
-  field: string,
-  limits: { readonly default: number; readonly min: number; readonly max: number },
-  integer: boolean,
-  issues: IssueList,
-): number {
-  const value = input[field];
-  if (value === undefined) return limits.default;
-  const bounds = {
-    ...limits,
-    message: `must be ${integer ? "an integer" : "a number"} from ${limits.min} to ${limits.max}`,
-  };
-  const read = integer ? readInt(value, field, bounds) : readNumber(value, field, bounds);
-  if (read.ok) return read.value;
-  issues.push(read.error);
-  return limits.default;
 }

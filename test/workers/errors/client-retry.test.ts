@@ -180,6 +180,22 @@ describe("the example zone's 520: answers whose body is the shop's own", () => {
   });
 });
 
+describe("the example zone's 521 answered by its JSON rule, for a POST", () => {
+  it("the body is the shop's, Proxy-Status says connection_refused: not sent, so the POST is retried", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const { waits, options } = fakeTime();
+    const host = await exampleZone(loopback(ports.closed));
+    const result = await fetchWithRetry(`http://${host}/orders`, { method: "POST", body: "x" }, options);
+    expect(result.response.status).toBe(503);
+    expect(result.response.headers.get("Proxy-Status")).toContain("connection_refused");
+    expect(result.error).toMatchObject({ code: 521, requestReachedOrigin: false, retryable: true });
+    expect(result.error?.fields.request_reached_origin).toBeUndefined();
+    expect([result.attempts, waits]).toEqual([3, [126_000, 126_000]]);
+    expect(result.decision).toEqual({ kind: "escalate", reason: "3 attempts used" });
+  });
+});
+
 /** Every status from 500 to 599: a caller that retries every 5xx, as the Stainless-generated SDKs do. */
 const EVERY_5XX = Array.from({ length: 100 }, (_, i) => 500 + i);
 

@@ -1,34 +1,48 @@
 /**
  * The body of `PUT /zones/{zone}/url_normalization` (the published API: `{scope, type}`, both required here so a
- * write never leaves half a setting to a default). Pure.
+ * write never leaves half a setting to a default): one schema, the validator, the type and the OpenAPI component
+ * `UrlNormalization` (docs/architecture.md "Request schemas"). Pure.
  */
 import {
+  DEFAULT_URL_NORMALIZATION,
   URL_NORMALIZATION_SCOPES,
   URL_NORMALIZATION_TYPES,
   type UrlNormalization,
 } from "../../../shared/url-normalise";
-import { err, ok, type Result } from "../../../shared/result";
-import { IssueList, readEnum, readObject, unknownKeys, type Issues } from "../../../shared/validation";
+import type { Result } from "../../../shared/result";
+import { described, fields, named, oneOf, parseWith } from "../../../shared/schema";
+import type { Issues } from "../../../shared/validation";
 
-const FIELDS = new Set(["scope", "type"]);
 /** At most this many issues are listed (a body of 50,000 keys still answers one short error, counting the rest). */
 export const MAX_URL_NORMALIZATION_ISSUES = 5;
 
+export const URL_NORMALIZATION_BODY = named(
+  fields(
+    {
+      scope: described(oneOf(URL_NORMALIZATION_SCOPES), {
+        description:
+          "`incoming`: rules see the normalised URL, the origin the original; `both`: the origin gets the " +
+          "normalised URL too; `none`: no normalisation",
+        default: DEFAULT_URL_NORMALIZATION.scope,
+      }),
+      type: described(oneOf(URL_NORMALIZATION_TYPES), {
+        description:
+          "`rfc3986`: RFC 3986 §6.2.2 (unreserved characters decoded, percent-encodings upper-cased, dot " +
+          "segments removed); `cloudflare`: also backslashes to slashes and successive slashes merged, first",
+        default: DEFAULT_URL_NORMALIZATION.type,
+      }),
+    },
+    "is not a url_normalization setting (scope, type)",
+    "must be a JSON object {scope, type}",
+  ),
+  { id: "UrlNormalization", example: { scope: "both", type: "rfc3986" } },
+);
+
+/** Validates the body; the two fields' issues first, so a body of many unknown keys still names what is wrong with them. */
 export function parseUrlNormalization(body: unknown): Result<UrlNormalization, Issues> {
-  const issues = new IssueList(MAX_URL_NORMALIZATION_ISSUES);
-  const input = readObject(body, "body", "must be a JSON object {scope, type}");
-  if (!input.ok) {
-    issues.push(input.error);
-    return err(issues.issues);
-  }
-  // The two fields first, so a body of many unknown keys still names what is wrong with them.
-  const scope = readEnum(input.value.scope, "scope", URL_NORMALIZATION_SCOPES);
-  if (!scope.ok) issues.push(scope.error);
-  const type = readEnum(input.value.type, "type", URL_NORMALIZATION_TYPES);
-  if (!type.ok) issues.push(type.error);
-  const unknown = unknownKeys(input.value, FIELDS);
-  for (const key of unknown) issues.add("unknown-field", key, "is not a url_normalization setting (scope, type)");
-  if (unknown.length > 0) return err(issues.issues);
-  if (!scope.ok || !type.ok) return err(issues.issues);
-  return ok({ scope: scope.value, type: type.value });
+  return parseWith(URL_NORMALIZATION_BODY, body, {
+    root: "body",
+    cap: MAX_URL_NORMALIZATION_ISSUES,
+    unknownKeys: "last",
+  });
 }

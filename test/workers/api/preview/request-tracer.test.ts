@@ -167,11 +167,11 @@ describe("traces agree with real traffic over a table of requests", () => {
 });
 
 describe("every phase as a TraceItem", () => {
-  it("rate-limiting rules are evaluated and never counted: traced twice, traffic still passes", async () => {
+  it("rate-limiting rules are evaluated and not counted when the origin is not contacted: traced thrice, traffic still passes", async () => {
     const zone = await tracedZone();
     const row: Row = { name: "limited", path: "/echo/limited", ip: "192.0.2.1", blockedBy: null, status: 200 };
     for (let i = 0; i < 3; i++) {
-      const traced = await trace(zone, row);
+      const traced = await trace(zone, row, { origin: { status: 200 } });
       expect(traced.status_code).toBe(200);
       const limits = step(traced.trace, "http_ratelimit");
       expect(limits?.matched).toBe(true);
@@ -190,6 +190,64 @@ describe("every phase as a TraceItem", () => {
       headers: { "CF-Connecting-IP": "192.0.2.1" },
     });
     expect(second.status).toBe(429);
+  });
+
+  it("a trace that contacts the origin is counted by the rate-limiting rules: the second is 1015, the origin not contacted", async () => {
+    const zone = await tracedZone();
+    const row: Row = { name: "limited", path: "/echo/limited", ip: "192.0.2.7", blockedBy: null, status: 200 };
+    const first = await trace(zone, row);
+    expect(first.status_code).toBe(200);
+    expect(step(first.trace, "http_ratelimit")?.description).toMatch(/^counted/);
+    const second = await trace(zone, row);
+    expect(second.status_code).toBe(429);
+    expect(step(second.trace, "origin")).toMatchObject({ matched: false });
+    expect(step(second.trace, "origin")?.description).toContain("rate-limiting rule");
+    expect(step(second.trace, "default")?.description).toMatch(/^the structured error 1015/);
+    // The traces spent the client's one request a minute: traffic from the same address is refused.
+    const real = await exports.default.fetch(`http://${zone}/echo/limited`, {
+      headers: { "CF-Connecting-IP": "192.0.2.7" },
+    });
+    expect(real.status).toBe(429);
+  });
+
+  it("origin.contact sends GET and HEAD only (400, 20085) and needs zones:write (403, 10001)", async () => {
+    const zone = await tracedZone();
+    for (const method of ["DELETE", "POST", "PUT", "PATCH", "OPTIONS"]) {
+      const answer = await api("POST", `/accounts/${A}/request-tracer/trace`, {
+        method,
+        url: `http://${zone}/admin-off/users/1`,
+        origin: { contact: true },
+      });
+      expect(answer.status, method).toBe(400);
+      expect(answer.body.errors.map((e) => [e.code, e.message.split(":")[0]])).toEqual([[20085, "origin.contact"]]);
+    }
+    const head = await trace(
+      zone,
+      { name: "head", path: "/echo/ok", blockedBy: null, status: 200 },
+      { method: "HEAD" },
+    );
+    expect(head.status_code).toBe(200);
+    await expect(
+      clientOfA.requestTracers.traces.create({
+        account_id: A,
+        method: "GET",
+        url: `http://${zone}/echo/ok`,
+        origin: { contact: true },
+      } as Parameters<typeof clientOfA.requestTracers.traces.create>[0]),
+    ).rejects.toMatchObject({ status: 403 });
+  });
+
+  it("an origin's huge error body is read only as far as it is kept (64 KiB), the rest cancelled", async () => {
+    const zone = await tracedZone();
+    const id = `big-${Math.random().toString(36).slice(2)}`;
+    const traced = await trace(zone, { name: "big", path: `/big-error?id=${id}&mb=30`, blockedBy: null, status: 500 });
+    expect(traced.status_code).toBe(500);
+    // What the origin managed to write: the trace read 64 KiB, the loopback socket buffers some more; reading the
+    // whole body (as `response.text()` did) takes all 30 MiB.
+    await new Promise((r) => setTimeout(r, 200));
+    const written = Number(await (await fetch(`${loopback(ports.http)}/progress?id=${id}`)).text());
+    expect(written).toBeGreaterThan(0);
+    expect(written).toBeLessThan(12 * 1024 * 1024);
   });
 
   it("the origin is not contacted unless asked: no status_code; a described failure gets the answer traffic would", async () => {

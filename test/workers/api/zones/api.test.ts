@@ -134,7 +134,7 @@ describe("validation (400, nothing stored)", () => {
     [
       "retry_hints not a profile",
       { ...valid, retry_hints: "fast" },
-      "Invalid zone setting: retry_hints must be one of published, agent",
+      "Invalid zone setting: retry_hints must be one of published, agent, auto",
     ],
     ["retry_hints null", { ...valid, retry_hints: null }, "retry_hints"],
     ["unknown field", { ...valid, origin_path: "/x" }, "origin_path"],

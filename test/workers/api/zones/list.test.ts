@@ -219,7 +219,7 @@ describe("GET /zones: token scope", () => {
 
 describe("GET /zones: refused parameters (400, 20060)", () => {
   it.each([
-    ["an unknown parameter", "?name=a-list.example"],
+    ["an unknown parameter", "?status=active"],
     ["per_page 0", "?per_page=0"],
     ["per_page over 50", "?per_page=51"],
     ["per_page not a number", "?per_page=ten"],

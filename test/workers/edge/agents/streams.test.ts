@@ -6,7 +6,8 @@
  */
 import { exports } from "cloudflare:workers";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import { describe, expect, it } from "vitest";
+import { EventSource } from "eventsource";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { loopback, ports, zoneFor } from "../../support/origin";
 
 interface Problem {
@@ -55,6 +56,9 @@ describe("event streams end with an error event", () => {
     expect(problem.ray_id).toMatch(/^[0-9a-f]{16}$/);
     expect(problem.request_reached_origin).toBe(true);
     expect(text.endsWith("\n\n")).toBe(true);
+    // The error event sets the reconnection time to the error's own wait (its retry-after-ms).
+    expect(last?.id).toBeUndefined();
+    expect(text).toMatch(new RegExp(`event: error\nretry: ${(problem.retry_after ?? 0) * 1000}\ndata: `));
   });
 
   it("idle past the zone's read timeout: `event: error` with the 524 problem, then the stream closes", async () => {
@@ -115,5 +119,42 @@ describe("other responses are not watched", () => {
       () => "(the read failed)",
     );
     expect(received).not.toContain("error");
+  });
+});
+
+describe("EventSource (the eventsource package) and the error event", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("reconnects after the problem's hint (the `retry:` field), not its own 3 s", async () => {
+    const zone = await streamZone("sse-eventsource");
+    // EventSource schedules its reconnection with setTimeout(reconnect, interval): the interval is recorded and the
+    // reconnection is not waited for (the source is closed at once).
+    const intervals: number[] = [];
+    const real = globalThis.setTimeout;
+    vi.spyOn(globalThis, "setTimeout").mockImplementation((handler: () => void, ms?: number) => {
+      if (ms !== undefined && ms >= 1_000) {
+        intervals.push(ms);
+        return real(() => undefined, 0);
+      }
+      return real(handler, ms);
+    });
+    const source = new EventSource(`http://${zone}/sse/reset`, {
+      fetch: (input, init) => exports.default.fetch(new Request(input, init)),
+    });
+    const problems: Problem[] = [];
+    const plain: Event[] = [];
+    await new Promise<void>((done) => {
+      source.addEventListener("error", (event) => {
+        if ("data" in event && typeof event.data === "string") problems.push(JSON.parse(event.data) as Problem);
+        else {
+          plain.push(event);
+          source.close();
+          done();
+        }
+      });
+    });
+    expect(problems.map((p) => p.error_code)).toEqual([520]);
+    expect(plain).toHaveLength(1);
+    expect(intervals).toEqual([(problems[0]?.retry_after ?? 0) * 1000]);
   });
 });
