@@ -1,69 +1,36 @@
-/** The telemetry API's part of the OpenAPI document (docs/telemetry.md), from the module's constants. */
-import { COMMON_ERRORS, ok, param, ref, response, type Json, type OpenApiFragment } from "../kit/openapi";
-import { OTLP_PROTOCOLS, TELEMETRY_LIMITS, TRACE_CONTEXT_POLICIES } from "../../state/zone/telemetry/settings";
+/**
+ * The telemetry API's part of the OpenAPI document (docs/telemetry.md). The request body is the settings' own schema
+ * (`TelemetrySettings`); what `GET` answers is a schema here, built from the same enums, so no bound is written twice.
+ */
+import * as z from "zod/mini";
+import { COMMON_ERRORS, jsonBody, ok, param, ref, response, type OpenApiFragment } from "../kit/openapi";
+import { described, named, oneOf } from "../../shared/schema";
+import { OTLP_PROTOCOLS, TRACE_CONTEXT_POLICIES } from "../../state/zone/telemetry/settings";
 import { INVALID_TELEMETRY } from "./routes";
 
-const rate = (description: string, value: number): Json => ({
-  type: "number",
-  minimum: 0,
-  maximum: 1,
-  default: value,
-  description,
-});
+const count = (description: string) => described(z.int(), description);
 
-const otlp = (headerValue: "secret" | "redacted"): Json => ({
-  type: "object",
-  required: ["endpoint", "protocol"],
-  additionalProperties: false,
-  properties: {
-    endpoint: {
-      type: "string",
-      format: "uri",
-      maxLength: TELEMETRY_LIMITS.urlChars,
-      description:
-        "OTLP/HTTP traces endpoint (`…/v1/traces`): https, never a host of API_HOSTS, no private address; " +
-        "loopback only when the Worker runs with WEBHOOK_LOOPBACK=allow",
-    },
-    logs_endpoint: {
-      type: "string",
-      format: "uri",
-      maxLength: TELEMETRY_LIMITS.urlChars,
-      description: "OTLP/HTTP logs endpoint; absent: the traces endpoint with `/v1/traces` as `/v1/logs`",
-    },
-    protocol: { type: "string", enum: [...OTLP_PROTOCOLS] },
-    headers:
-      headerValue === "secret"
-        ? {
-            type: "object",
-            maxProperties: TELEMETRY_LIMITS.headers,
-            additionalProperties: { type: "string", maxLength: TELEMETRY_LIMITS.headerValueChars },
-            description: "Sent with every export (an API key): stored, never answered back",
-          }
-        : {
-            type: "object",
-            additionalProperties: { type: "string", enum: ["set"] },
-            description: "The header names; every value is shown as `set`",
-          },
-  },
-});
-
-const properties = (headerValue: "secret" | "redacted"): Readonly<Record<string, Json>> => ({
-  otlp: otlp(headerValue),
-  sample: {
-    type: "object",
-    additionalProperties: false,
-    properties: {
-      errors: rate("Share of requests that end in a generated error whose trace is exported", 1),
-      requests: rate("Share of all requests whose trace is exported (decided when the request arrives)", 0),
-    },
-  },
-  trace_context: {
-    type: "string",
-    enum: [...TRACE_CONTEXT_POLICIES],
-    default: "accept",
-    description: "`accept`: a client's W3C traceparent is the parent; `ignore`: every request starts a trace",
-  },
-});
+/** `GET`'s result: the settings as stored, header values shown as `set`, and this isolate's export counts. */
+export const TELEMETRY_STATUS = named(
+  z.object({
+    enabled: described(z.boolean(), "false: no telemetry (nothing else but the counts)"),
+    otlp: z.optional(
+      z.object({
+        endpoint: z.string(),
+        logs_endpoint: z.optional(z.string()),
+        protocol: oneOf(OTLP_PROTOCOLS),
+        headers: described(z.record(z.string(), z.literal("set")), "The header names; every value is shown as `set`"),
+      }),
+    ),
+    sample: z.optional(z.object({ errors: z.number(), requests: z.number() })),
+    trace_context: z.optional(oneOf(TRACE_CONTEXT_POLICIES)),
+    exported: count("Spans and log records this isolate exported"),
+    dropped: count("Spans and log records this isolate dropped (queue full, export failed)"),
+    last_error: described(z.nullable(z.string()), "This isolate's last export failure"),
+    queued: count("Waiting for this isolate's next export"),
+  }),
+  { id: "TelemetryStatus" },
+);
 
 export const telemetryOpenApi: OpenApiFragment = {
   description:
@@ -83,7 +50,7 @@ export const telemetryOpenApi: OpenApiFragment = {
         summary: "Replace the zone's telemetry settings",
         description: `An invalid body answers 400 (${INVALID_TELEMETRY}) naming each wrong field; nothing is stored.`,
         security: [{ bearer: ["zones:write"] }],
-        requestBody: { required: true, content: { "application/json": { schema: ref("TelemetrySettings") } } },
+        requestBody: jsonBody("TelemetrySettings"),
         responses: {
           "200": ok("The stored settings (header values as `set`)", ref("TelemetryStatus")),
           ...COMMON_ERRORS,
@@ -95,38 +62,6 @@ export const telemetryOpenApi: OpenApiFragment = {
         summary: "Remove the settings: no telemetry",
         security: [{ bearer: ["zones:write"] }],
         responses: { "204": { description: "Removed; no body" }, ...COMMON_ERRORS },
-      },
-    },
-  },
-  schemas: {
-    TelemetrySettings: {
-      type: "object",
-      required: ["otlp"],
-      additionalProperties: false,
-      properties: properties("secret"),
-      example: {
-        otlp: {
-          endpoint: "https://otlp.example.net/v1/traces",
-          protocol: "http/protobuf",
-          headers: { "x-api-key": "…" },
-        },
-        sample: { errors: 1, requests: 0.01 },
-        trace_context: "accept",
-      },
-    },
-    TelemetryStatus: {
-      type: "object",
-      required: ["enabled", "exported", "dropped", "last_error", "queued"],
-      properties: {
-        enabled: { type: "boolean" },
-        ...properties("redacted"),
-        exported: { type: "integer", description: "Spans and log records this isolate exported" },
-        dropped: {
-          type: "integer",
-          description: "Spans and log records this isolate dropped (queue full, export failed)",
-        },
-        last_error: { type: ["string", "null"], description: "This isolate's last export failure" },
-        queued: { type: "integer", description: "Waiting for this isolate's next export" },
       },
     },
   },

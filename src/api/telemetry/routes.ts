@@ -1,6 +1,6 @@
 /**
  * `GET/PUT/DELETE /zones/{zone}/telemetry` (docs/telemetry.md "Settings"): where the zone's traces and logs go.
- * Validate (zod 4 and the webhook target rules, state/zone/telemetry/settings.ts) → the edit `telemetry`, applied
+ * Validate (the request schema and the webhook target rules, state/zone/telemetry/settings.ts) → the edit `telemetry`, applied
  * by the zone's writer of record → envelope. Every answer shows the settings with the header values replaced by
  * `"set"` (they are secrets: stored, sent with each export, never answered), and `GET` adds this isolate's export
  * counts (`exported`, `dropped`, `last_error`, `queued`). DELETE removes the section: no telemetry, 204.

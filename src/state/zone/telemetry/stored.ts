@@ -1,10 +1,10 @@
 /**
  * Where a zone's telemetry settings live: one section of the zone document (`telemetry`), written only by
- * src/api/telemetry/routes.ts, read back through the same zod 4 schema that checks a `PUT` body (a stored value that
+ * src/api/telemetry/routes.ts, read back through the same schema that checks a `PUT` body (a stored value that
  * is not settings is never trusted: no telemetry). Every read path answers them redacted. Pure.
  */
 import type { ZoneDocument } from "../schema";
-import { telemetryBodySchema, type RedactedTelemetry, type TelemetrySettings } from "./settings";
+import { readTelemetry, type RedactedTelemetry, type TelemetrySettings } from "./settings";
 
 export const TELEMETRY_SECTION = "telemetry";
 
@@ -12,8 +12,7 @@ export const TELEMETRY_SECTION = "telemetry";
 export function storedTelemetry(document: ZoneDocument): TelemetrySettings | null {
   const value = document[TELEMETRY_SECTION];
   if (value === undefined) return null;
-  const parsed = telemetryBodySchema.safeParse(value);
-  return parsed.success ? parsed.data : null;
+  return readTelemetry(value);
 }
 
 /** The settings as every read path answers them: header names kept, values never (`"set"`). */
