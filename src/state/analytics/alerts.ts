@@ -240,8 +240,8 @@ function parseBurnRate(body: Readonly<Record<string, unknown>>, minRequests: num
  * (or an IPv6 form embedding an IPv4 address) or `localhost`, except loopback when `WEBHOOK_LOOPBACK=allow` (`wrangler dev`, the tests), where loopback may use
  * http. Returns the URL as the URL parser writes it.
  */
-export function checkTarget(raw: unknown, targets: TargetPolicy): Result<string, AlertRefusal> {
-  const bad = (why: string): Result<never, AlertRefusal> => refuse("invalid-webhook-target", `webhook.url ${why}`);
+export function checkTarget(raw: unknown, targets: TargetPolicy, field = "webhook.url"): Result<string, AlertRefusal> {
+  const bad = (why: string): Result<never, AlertRefusal> => refuse("invalid-webhook-target", `${field} ${why}`);
   if (typeof raw !== "string" || raw.length === 0 || raw.length > MAX_TARGET) {
     return bad(`must be an absolute https URL of at most ${MAX_TARGET} characters`);
   }
@@ -254,14 +254,14 @@ export function checkTarget(raw: unknown, targets: TargetPolicy): Result<string,
   if (targets.apiHosts.has(host)) {
     return refuse(
       "webhook-target-api-host",
-      `webhook.url ${host} is a host of the management API (API_HOSTS): a webhook never calls this service's API`,
+      `${field} ${host} is a host of the management API (API_HOSTS): it never calls this service's API`,
     );
   }
   const where = addressClass(host);
   if (where === "private" || where === "reserved" || (where === "loopback" && !targets.loopbackAllowed)) {
     return refuse(
       "webhook-target-private",
-      `webhook.url ${host} is a ${where} address: a webhook goes to a public host` +
+      `${field} ${host} is a ${where} address: it must be a public host` +
         (where === "loopback" ? " (loopback only under `wrangler dev`, WEBHOOK_LOOPBACK=allow)" : ""),
     );
   }
