@@ -23,6 +23,8 @@ import type { Zone, ZoneSettings } from "../state/zone/schema";
 import type { StoreFailure } from "../state/zone/store";
 import { storedUrlNormalization } from "../state/zone/url-normalization/stored";
 import { DEFAULT_SHARDS, storedShardPlan } from "../state/analytics/shards";
+import { logsEndpointOf, storedTelemetry } from "../state/zone/telemetry/stored";
+import type { TelemetryTarget } from "./telemetry/exporter";
 
 /** Where traffic goes and the limits it meets: the same shape for a configured zone and for DEFAULT_ORIGIN. */
 export interface Route {
@@ -44,6 +46,8 @@ export interface CompiledZone {
   readonly analyticsShards: number;
   /** The zone's `retry_hints` (docs/errors.md "Retry-hint profiles"). */
   readonly retryHints: ZoneSettings["retry_hints"];
+  /** Where the zone's traces and logs go (docs/telemetry.md); `null`: no telemetry, and traffic pays one check. */
+  readonly telemetry: TelemetryTarget | null;
 }
 
 /** The zone (`null`: no zone config for this host), or why CONFIG could not be read. */
@@ -102,7 +106,13 @@ export function compileZone(zone: Zone): CompiledZone {
     // A malformed section is refused by the API that writes it; read as the default here rather than fail traffic.
     analyticsShards: shardCount(zone),
     retryHints: zone.settings.retry_hints,
+    telemetry: telemetryOf(zone),
   };
+}
+
+function telemetryOf(zone: Zone): TelemetryTarget | null {
+  const settings = storedTelemetry(zone.document);
+  return settings === null ? null : { zone: zone.zone, settings, logsEndpoint: logsEndpointOf(settings) };
 }
 
 function shardCount(zone: Zone): number {
