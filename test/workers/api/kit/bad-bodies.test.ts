@@ -286,6 +286,7 @@ const ROWS: readonly Row[] = [
     status: 400,
     code: 20026,
     messages: ["configuration must be an object {target, value}"],
+  },
   // PUT /zones/{zone}/telemetry (docs/telemetry.md "Settings"): 20140, "Invalid telemetry: <path> <rule>".
   {
     what: "a body that is no object",
