@@ -36,7 +36,11 @@ const MAX_WAITED = 512;
  * naming `wait` (the wait actually sent; the catalog's when `null` or equal). An entry whose code has no text (none
  * today: the type makes every language complete) stays English.
  */
-export function localizedEntry(entry: CatalogEntry, language: Exclude<Language, "en">, wait: number | null): CatalogEntry {
+export function localizedEntry(
+  entry: CatalogEntry,
+  language: Exclude<Language, "en">,
+  wait: number | null,
+): CatalogEntry {
   const dynamic = wait !== null && entry.retryAfter !== null && wait !== entry.retryAfter;
   if (!dynamic) {
     let byCode = entries.get(language);

@@ -83,7 +83,12 @@ export function overlaidFields(f: ErrorFields, overlay: ErrorOverlay): OverlaidF
  * The overlaid error's body in the negotiated format, its service's words (headings, labels) in the request's
  * language; the operator's texts stay as written (docs/languages.md "Custom rules and pages").
  */
-export function renderOverlaid(f: OverlaidFields, format: ErrorFormat, prepared: PreparedOverlay, words: Words): string {
+export function renderOverlaid(
+  f: OverlaidFields,
+  format: ErrorFormat,
+  prepared: PreparedOverlay,
+  words: Words,
+): string {
   switch (format) {
     case "json":
     case "problem+json":

@@ -151,7 +151,11 @@ async function pageStep(
   if (!compiled.pages.has(id)) return null;
   const page = await pages(id);
   if (page === null) return null;
-  const body = substituteTokens(withBox(page, id, renderHtmlBox(error.fields, error.words)), error.request, error.fields.ray_id);
+  const body = substituteTokens(
+    withBox(page, id, renderHtmlBox(error.fields, error.words)),
+    error.request,
+    error.fields.ray_id,
+  );
   const headers = customHeaders(error.headerRecord, "text/html; charset=utf-8");
   const response = negotiatedResponse(error.request.method, error.fields.status, headers, body);
   return { response, answeredBy: { kind: "page", id } };

@@ -46,7 +46,8 @@ const SNIPPET_FAILED: CodeText = {
 };
 const FIX_REWRITE = "**Nicht erneut versuchen.** Der Website-Betreiber muss die Rewrite-Regel korrigieren.";
 const FIX_TRANSFORM = "**Nicht erneut versuchen.** Der Website-Betreiber muss die Transform-Regel korrigieren.";
-const LEGAL = "**Nicht erneut versuchen.** Die Einschränkung ist rechtlich bedingt und lässt sich durch Wiederholen nicht aufheben.";
+const LEGAL =
+  "**Nicht erneut versuchen.** Die Einschränkung ist rechtlich bedingt und lässt sich durch Wiederholen nicht aufheben.";
 
 const CODES: Readonly<Record<CatalogCode, CodeText>> = {
   500: {
@@ -152,7 +153,8 @@ const CODES: Readonly<Record<CatalogCode, CodeText>> = {
   },
   1003: {
     title: "Zugriff verweigert: Direkter Zugriff per IP-Adresse ist nicht erlaubt",
-    detail: "Die Anfrage hat das Edge-Netzwerk über eine IP-Adresse statt über den Hostnamen einer Website angesprochen.",
+    detail:
+      "Die Anfrage hat das Edge-Netzwerk über eine IP-Adresse statt über den Hostnamen einer Website angesprochen.",
     whatYouShouldDo:
       "**Nicht unverändert erneut versuchen.** Rufen Sie die Website über ihren Hostnamen auf, nicht über die IP-Adresse des Edge-Netzwerks.",
   },
@@ -191,7 +193,8 @@ const CODES: Readonly<Record<CatalogCode, CodeText>> = {
   1011: {
     title: "Zugriff verweigert (Hotlinking nicht erlaubt)",
     detail: "Der Website-Inhaber erlaubt nicht, dass diese Ressource in andere Websites eingebunden wird.",
-    whatYouShouldDo: "**Nicht erneut versuchen.** Öffnen Sie die Ressource auf der Website selbst, nicht über eine andere Website.",
+    whatYouShouldDo:
+      "**Nicht erneut versuchen.** Öffnen Sie die Ressource auf der Website selbst, nicht über eine andere Website.",
   },
   1012: {
     title: "Zugriff verweigert",
@@ -226,13 +229,15 @@ const CODES: Readonly<Record<CatalogCode, CodeText>> = {
   1017: CLIENT_TLS,
   1018: {
     title: "Host nicht gefunden",
-    detail: "Das Edge-Netzwerk konnte den angefragten Host nicht finden, zum Beispiel weil die Zone erst vor Kurzem hinzugefügt wurde.",
+    detail:
+      "Das Edge-Netzwerk konnte den angefragten Host nicht finden, zum Beispiel weil die Zone erst vor Kurzem hinzugefügt wurde.",
     whatYouShouldDo:
       "**Nicht erneut versuchen.** Der Website-Betreiber muss die Konfiguration des Hostnamens im Edge-Netzwerk prüfen; eine gerade erst hinzugefügte Zone braucht unter Umständen einige Minuten, bis sie überall bekannt ist.",
   },
   1019: {
     title: "Fehler des Compute-Servers",
-    detail: "Ein Skript der Website hat sich selbst rekursiv aufgerufen, und das Edge-Netzwerk hat die Schleife gestoppt.",
+    detail:
+      "Ein Skript der Website hat sich selbst rekursiv aufgerufen, und das Edge-Netzwerk hat die Schleife gestoppt.",
     whatYouShouldDo: "**Nicht erneut versuchen.** Der Website-Betreiber muss die Rekursion im Skript beheben.",
   },
   1020: {
@@ -243,7 +248,8 @@ const CODES: Readonly<Record<CatalogCode, CodeText>> = {
   1023: {
     title: "Host nicht gefunden",
     detail: "Das Edge-Netzwerk konnte den angefragten Host in der DNS-Konfiguration seines Partners nicht finden.",
-    whatYouShouldDo: "**Nicht erneut versuchen.** Der Website-Betreiber muss die DNS-Konfiguration des Hostnamens prüfen.",
+    whatYouShouldDo:
+      "**Nicht erneut versuchen.** Der Website-Betreiber muss die DNS-Konfiguration des Hostnamens prüfen.",
   },
   1025: {
     title: "Bitte versuchen Sie es später noch einmal",
@@ -273,7 +279,8 @@ const CODES: Readonly<Record<CatalogCode, CodeText>> = {
   1034: {
     title: "Edge-IP eingeschränkt",
     detail: "Das DNS der Website verweist auf eine Adresse, die das Edge-Netzwerk nicht als Ursprung akzeptiert.",
-    whatYouShouldDo: "**Nicht erneut versuchen.** Der Website-Betreiber muss den DNS-Eintrag des Hostnamens korrigieren.",
+    whatYouShouldDo:
+      "**Nicht erneut versuchen.** Der Website-Betreiber muss den DNS-Eintrag des Hostnamens korrigieren.",
   },
   1035: {
     title: "Ungültiges Umschreiben der Anfrage (ungültiger URI-Pfad)",
@@ -288,7 +295,8 @@ const CODES: Readonly<Record<CatalogCode, CodeText>> = {
   1037: {
     title: "Ungültige Rewrite-Regel (Ausdruck konnte nicht ausgewertet werden)",
     detail: "Eine Rewrite-Regel der Website konnte ihren Ausdruck für diese Anfrage nicht auswerten.",
-    whatYouShouldDo: "**Nicht erneut versuchen.** Der Website-Betreiber muss den Ausdruck der Rewrite-Regel korrigieren.",
+    whatYouShouldDo:
+      "**Nicht erneut versuchen.** Der Website-Betreiber muss den Ausdruck der Rewrite-Regel korrigieren.",
   },
   1038: {
     title: "Limit für HTTP-Header überschritten",
@@ -359,8 +367,7 @@ const CODES: Readonly<Record<CatalogCode, CodeText>> = {
   1109: REQUEST_BLOCKED,
   1200: {
     title: "Verbindungslimit des Caches",
-    detail:
-      "Im Edge-Netzwerk warten zu viele Anfragen auf den Ursprungsserver, deshalb wurde diese abgewiesen.",
+    detail: "Im Edge-Netzwerk warten zu viele Anfragen auf den Ursprungsserver, deshalb wurde diese abgewiesen.",
     whatYouShouldDo: (w) =>
       waitThen(w, "sollte der Website-Betreiber prüfen, warum der Ursprungsserver so langsam antwortet."),
   },
@@ -370,10 +377,8 @@ const CODES: Readonly<Record<CatalogCode, CodeText>> = {
   1204: SNIPPET_FAILED,
   1205: {
     title: "Zu viele Weiterleitungen",
-    detail:
-      "Ein Snippet der Website hat beim Bearbeiten dieser Anfrage zu oft weitergeleitet oder erneut abgerufen.",
-    whatYouShouldDo: (w) =>
-      waitThen(w, "sollte der Website-Betreiber das Snippet auf Weiterleitungsschleifen prüfen."),
+    detail: "Ein Snippet der Website hat beim Bearbeiten dieser Anfrage zu oft weitergeleitet oder erneut abgerufen.",
+    whatYouShouldDo: (w) => waitThen(w, "sollte der Website-Betreiber das Snippet auf Weiterleitungsschleifen prüfen."),
   },
   1206: SNIPPET_FAILED,
 };

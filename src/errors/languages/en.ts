@@ -88,8 +88,7 @@ export const EN_WORDS: Words = {
     atAGlance: "At a glance",
     retry: "Retry",
     notRetryable: (lead, reason) => `Not retryable. ${lead}${reason} No Retry-After header.`,
-    retryable: (wait, s) =>
-      `Retryable: wait ${wait} (Retry-After: ${s}; a rate-limiting rule may set its own value).`,
+    retryable: (wait, s) => `Retryable: wait ${wait} (Retry-After: ${s}; a rate-limiting rule may set its own value).`,
     required: "Required.",
     notRequired: "Not required.",
     whatToDo: "What to do",
