@@ -18,6 +18,10 @@ import { RuleUrl } from "../shared/rule-url";
 import { DEFAULT_URL_NORMALIZATION } from "../shared/url-normalise";
 import { connectorFor } from "./origin/connector";
 import { forwardToOrigin, type TimedOriginFailure } from "./origin/forward";
+import { fallbackAttempt, primaryAttempt, type FailoverConfig, type Sending } from "./origin/fail-over";
+import { circuitFailure, circuitOpenMarked } from "./origin/circuit-open";
+import { markedFallback } from "./origin/fallback";
+import { countAvoided, type Avoided } from "./analytics/avoided";
 import { headerSectionBytes, scanRequestHeaders, type RequestHeaderScan } from "./origin/headers";
 import { applyToOriginError, assetsOf, customizationFor } from "./custom-errors/apply";
 import { compiledZone, routeTo, type CompiledZone, type Route } from "./compiled-zone";
@@ -75,6 +79,11 @@ interface Progress {
   phaseOutcome: RequestPhaseOutcome | null;
   /** The phases' clock (`Date.now()` when they ran): the RateLimit fields' `now`. */
   now: number;
+  /**
+   * An error the visitor did not see, or an origin that was not asked (docs/analytics.md "What was avoided"): a
+   * stale copy served, the fallback's answer, or an open circuit's error at once. Counted by `answer`.
+   */
+  avoided: Avoided | null;
 }
 
 /** How the stages ended a request: an error to generate, or the origin's answer. */
@@ -87,6 +96,8 @@ type Ending =
       readonly retryAfter?: number;
       /** The origin attempt that failed. */
       readonly origin?: TimedOriginFailure;
+      /** The origin was skipped: its circuit is open (docs/fewer-errors.md "Circuit breaker"). */
+      readonly circuit?: boolean;
     }
   /** The origin's answer; `idleMs`: how long its event stream may stay silent (the zone's read timeout). */
   | { readonly kind: "origin"; readonly response: Response; readonly idleMs: number };
@@ -103,6 +114,7 @@ function startProgress(rc: RequestContext): Progress {
     view: undefined,
     phaseOutcome: null,
     now: 0,
+    avoided: null,
   };
 }
 
@@ -206,9 +218,42 @@ async function originStage(rc: RequestContext, p: Progress, route: Route, header
   const path = both ? ruleUrlOf(rc, p).originPath : url.pathname + url.search;
   const connector = connectorFor(rc.env);
   const forwarded = p.mcp === null ? { connector, path } : { connector, path, body: p.mcp.forwardBody() };
+  // A fallback origin or a circuit breaker (docs/fewer-errors.md): one check when the zone has neither.
+  const failover = p.config?.failover ?? null;
+  if (failover !== null) return failoverStage(rc, p, failover, { request, url, scan: headers, ...forwarded });
   const result = await forwardToOrigin(request, url, headers, route.plan, forwarded);
   if (!result.ok) return { kind: "error", code: result.error.code, cause: result.error.cause, origin: result.error };
   return { kind: "origin", response: result.value, idleMs: route.plan.readTimeoutMs };
+}
+
+/**
+ * The origin through its circuit, then on a failure the fallback once (src/edge/origin/fail-over.ts); what was
+ * avoided is noted for the analytics (docs/analytics.md "What was avoided").
+ */
+async function failoverStage(
+  rc: RequestContext,
+  p: Progress,
+  config: FailoverConfig,
+  sending: Sending,
+): Promise<Ending> {
+  const plan = (p.config as CompiledZone).route.plan;
+  const { attempt, body } = await primaryAttempt(config, plan, sending);
+  if (attempt.kind === "answer") return { kind: "origin", response: attempt.response, idleMs: plan.readTimeoutMs };
+  const failed = attempt.kind === "failed" ? attempt.failure : circuitFailure(attempt);
+  const second = await fallbackAttempt(config, sending, failed, body);
+  if (second?.kind === "answer") {
+    p.avoided = { kind: "failover", code: failed.code };
+    const response = markedFallback(second.response, failed, second.ms);
+    return { kind: "origin", response, idleMs: plan.readTimeoutMs };
+  }
+  if (second?.kind === "failed") {
+    const f = second.failure;
+    return { kind: "error", code: f.code, cause: `fallback origin: ${f.cause}`, origin: f };
+  }
+  if (attempt.kind === "failed")
+    return { kind: "error", code: failed.code, cause: failed.cause, origin: attempt.failure };
+  p.avoided = { kind: "circuit_open", code: attempt.code };
+  return { kind: "error", code: attempt.code, cause: failed.cause, retryAfter: attempt.retryAfter, circuit: true };
 }
 
 /** What one ending answered, and how it is recorded (null: not an error, nothing to record). */
@@ -228,6 +273,9 @@ async function answer(rc: RequestContext, p: Progress, ending: Ending): Promise<
   const fields = rateLimitFieldsOf(p, answered.response);
   const response = fields === undefined ? answered.response : withRateLimitFields(answered.response, fields);
   const config = p.config;
+  if (p.avoided !== null && config !== null) {
+    countAvoided({ zone: rc.zone, shards: config.analyticsShards }, p.avoided, rc.env, rc.ctx);
+  }
   if (answered.record !== null && config !== null) {
     const { request, url, zone } = rc;
     const phases = {
@@ -258,8 +306,9 @@ async function generated(rc: RequestContext, p: Progress, ending: ErrorEnding): 
   };
   const { response, answeredBy } =
     (p.mcp !== null ? await p.mcp.answer(event, p.scope) : null) ?? (await errorResponse(event, p.scope));
-  const mark: OriginMark = p.stage === "origin" ? FAILED : NOT_REACHED;
-  return { response, record: { source: "edge", code, cause, answeredBy }, origin: mark };
+  const mark: OriginMark = p.stage === "origin" && ending.circuit !== true ? FAILED : NOT_REACHED;
+  const marked = ending.circuit === true ? circuitOpenMarked(response, code) : response;
+  return { response: marked, record: { source: "edge", code, cause, answeredBy }, origin: mark };
 }
 
 /**
