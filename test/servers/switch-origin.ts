@@ -88,9 +88,10 @@ export async function startSwitchboard(): Promise<{ server: Server; port: number
     };
     void (async () => {
       if (req.method === "POST" && url.pathname === "/origins") {
-        let switched: Switched | undefined;
-        const server = originServer(() => switched as Switched);
-        switched = { server, sockets: new Set(), mode: "ok", connections: 0, requests: 0 };
+        const ref: { switched?: Switched } = {};
+        const server = originServer(() => ref.switched as Switched);
+        const switched: Switched = { server, sockets: new Set(), mode: "ok", connections: 0, requests: 0 };
+        ref.switched = switched;
         while (nextPort < 24_000 && !(await listenOn(server, nextPort))) nextPort++;
         const port = nextPort++;
         origins.set(port, switched);

@@ -57,7 +57,8 @@ export async function primaryAttempt(
   sending: Sending,
 ): Promise<{ readonly attempt: Attempt; readonly body: ReplayableBody | null }> {
   const method = sending.request.method;
-  const source = sending.body === undefined ? sending.request.body : sending.body;
+  const source: ReadableStream<Uint8Array> | null =
+    sending.body === undefined ? (sending.request.body as ReadableStream<Uint8Array> | null) : sending.body;
   const body =
     config.fallback !== null && method !== "GET" && method !== "HEAD" && source !== null
       ? replayable(source, contentLength(sending.request.headers.get("Content-Length")))

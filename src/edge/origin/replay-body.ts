@@ -56,7 +56,7 @@ export function replayable(body: ReadableStream<Uint8Array>, length: number | nu
       let next = 0;
       const whole = new ReadableStream<Uint8Array>({
         async pull(controller) {
-          if (next < prefix.length) return controller.enqueue(prefix[next++] as Uint8Array);
+          if (next < prefix.length) return controller.enqueue(prefix[next++]);
           const { done, value } = await reader.read();
           if (done) controller.close();
           else controller.enqueue(value);
