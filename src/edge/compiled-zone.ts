@@ -24,6 +24,8 @@ import type { Zone, ZoneSettings } from "../state/zone/schema";
 import type { StoreFailure } from "../state/zone/store";
 import { storedUrlNormalization } from "../state/zone/url-normalization/stored";
 import { DEFAULT_SHARDS, storedShardPlan } from "../state/analytics/shards";
+import { logsEndpointOf, storedTelemetry } from "../state/zone/telemetry/stored";
+import type { TelemetryTarget } from "./telemetry/exporter";
 
 /** Where traffic goes and the limits it meets: the same shape for a configured zone and for DEFAULT_ORIGIN. */
 export interface Route {
@@ -47,6 +49,8 @@ export interface CompiledZone {
   readonly retryHints: ZoneSettings["retry_hints"];
   /** Its fallback origin and circuit breaker (docs/fewer-errors.md); null when it has neither. */
   readonly failover: FailoverConfig | null;
+  /** Where the zone's traces and logs go (docs/telemetry.md); `null`: no telemetry, and traffic pays one check. */
+  readonly telemetry: TelemetryTarget | null;
 }
 
 /** The zone (`null`: no zone config for this host), or why CONFIG could not be read. */
@@ -107,7 +111,13 @@ export function compileZone(zone: Zone): CompiledZone {
     analyticsShards: shardCount(zone),
     retryHints: zone.settings.retry_hints,
     failover: failoverConfig(zone.zone, zone.settings, route.plan),
+    telemetry: telemetryOf(zone),
   };
+}
+
+function telemetryOf(zone: Zone): TelemetryTarget | null {
+  const settings = storedTelemetry(zone.document);
+  return settings === null ? null : { zone: zone.zone, settings, logsEndpoint: logsEndpointOf(settings) };
 }
 
 function shardCount(zone: Zone): number {

@@ -18,7 +18,13 @@ import { RuleUrl } from "../shared/rule-url";
 import { DEFAULT_URL_NORMALIZATION } from "../shared/url-normalise";
 import { connectorFor } from "./origin/connector";
 import { forwardToOrigin, type TimedOriginFailure } from "./origin/forward";
-import { fallbackAttempt, primaryAttempt, type FailoverConfig, type Sending } from "./origin/fail-over";
+import {
+  fallbackAttempt,
+  primaryAttempt,
+  type FailoverConfig,
+  type OriginObserver,
+  type Sending,
+} from "./origin/fail-over";
 import { circuitFailure, circuitOpenMarked } from "./origin/circuit-open";
 import { markedFallback } from "./origin/fallback";
 import { countAvoided, type Avoided } from "./analytics/avoided";
@@ -34,6 +40,9 @@ import { err, ok, type Result } from "../shared/result";
 import { parseOriginUrl, pointsAtApi } from "../shared/origin-url";
 import { ZONE_LIMITS } from "../state/zone/schema";
 import { mcpExchangeOf, watchedResponse, type McpExchange } from "./agents/agent-answers";
+import { startTrace, type RequestTrace } from "./telemetry/request-trace";
+import { traceGenerated, traceOrigin, traceOriginError } from "./telemetry/traffic-spans";
+import { tracePhases } from "./telemetry/phase-spans";
 
 export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
   const progress = startProgress(rc);
@@ -84,6 +93,8 @@ interface Progress {
    * stale copy served, the fallback's answer, or an open circuit's error at once. Counted by `answer`.
    */
   avoided: Avoided | null;
+  /** The request's trace, only on a zone with telemetry (docs/telemetry.md): every other request pays `=== null`. */
+  trace: RequestTrace | null;
 }
 
 /** How the stages ended a request: an error to generate, or the origin's answer. */
@@ -115,6 +126,7 @@ function startProgress(rc: RequestContext): Progress {
     phaseOutcome: null,
     now: 0,
     avoided: null,
+    trace: null,
   };
 }
 
@@ -164,6 +176,7 @@ async function zoneStage(
   }
   p.config = config;
   p.scope = zoneScope(rc, config);
+  p.trace = startTrace(config.telemetry, rc.request, rc.url, rc.started);
   // Every request of a configured zone is counted, errors included: the error rates' denominator
   // (docs/analytics.md "Requests and drops"), batched with the records after the response.
   countRequest({ zone: rc.zone, shards: config.analyticsShards }, rc.env, rc.ctx);
@@ -206,6 +219,7 @@ async function phaseStage(rc: RequestContext, p: Progress): Promise<ErrorEnding 
   const scope = { env: rc.env, zone: rc.zone, now: p.now, ruleUrl: ruleUrlOf(rc, p) };
   const phase = await requestPhase(config.phases, rc.request, scope);
   p.phaseOutcome = phase;
+  if (p.trace !== null) tracePhases(p.trace, config.phases, phase, p.now, Date.now());
   return phase.kind === "error" ? refusal(phase.code, phase.cause, phase.retryAfter) : null;
 }
 
@@ -218,10 +232,27 @@ async function originStage(rc: RequestContext, p: Progress, route: Route, header
   const path = both ? ruleUrlOf(rc, p).originPath : url.pathname + url.search;
   const connector = connectorFor(rc.env);
   const forwarded = p.mcp === null ? { connector, path } : { connector, path, body: p.mcp.forwardBody() };
+  const trace = p.trace;
+  const sent = trace === null ? forwarded : { ...forwarded, trace: trace.originHeaders() };
   // A fallback origin or a circuit breaker (docs/fewer-errors.md): one check when the zone has neither.
   const failover = p.config?.failover ?? null;
-  if (failover !== null) return failoverStage(rc, p, failover, { request, url, scan: headers, ...forwarded });
-  const result = await forwardToOrigin(request, url, headers, route.plan, forwarded);
+  if (failover !== null) {
+    const observe = trace === null ? undefined : originObserver(trace, path, request);
+    return failoverStage(p, failover, { request, url, scan: headers, ...sent, observe });
+  }
+  if (trace === null) return originEnding(await forwardToOrigin(request, url, headers, route.plan, forwarded), route);
+  const start = Date.now();
+  const result = await forwardToOrigin(request, url, headers, route.plan, sent);
+  traceOrigin(trace, { start, target: route.plan.target.origin, path, request, result });
+  return originEnding(result, route);
+}
+
+/** Each origin attempt of a traced request as its own CLIENT span (the fallback's included). */
+function originObserver(trace: RequestTrace, path: string, request: Request): OriginObserver {
+  return ({ start, target, result }) => traceOrigin(trace, { start, target, path, request, result });
+}
+
+function originEnding(result: Result<Response, TimedOriginFailure>, route: Route): Ending {
   if (!result.ok) return { kind: "error", code: result.error.code, cause: result.error.cause, origin: result.error };
   return { kind: "origin", response: result.value, idleMs: route.plan.readTimeoutMs };
 }
@@ -230,12 +261,7 @@ async function originStage(rc: RequestContext, p: Progress, route: Route, header
  * The origin through its circuit, then on a failure the fallback once (src/edge/origin/fail-over.ts); what was
  * avoided is noted for the analytics (docs/analytics.md "What was avoided").
  */
-async function failoverStage(
-  rc: RequestContext,
-  p: Progress,
-  config: FailoverConfig,
-  sending: Sending,
-): Promise<Ending> {
+async function failoverStage(p: Progress, config: FailoverConfig, sending: Sending): Promise<Ending> {
   const plan = (p.config as CompiledZone).route.plan;
   const { attempt, body } = await primaryAttempt(config, plan, sending);
   if (attempt.kind === "answer") return { kind: "origin", response: attempt.response, idleMs: plan.readTimeoutMs };
@@ -287,7 +313,7 @@ async function answer(rc: RequestContext, p: Progress, ending: Ending): Promise<
     const occurrence = { zone, shards: config.analyticsShards, request, url, response, phases };
     recordError({ ...occurrence, ...answered.record }, rc.env, rc.ctx);
   }
-  return response;
+  return p.trace === null ? response : p.trace.end(response, rc.ctx);
 }
 
 /** A generated error, through the one pipeline (or as a JSON-RPC answer to an MCP request, docs/agents.md). */
@@ -304,8 +330,12 @@ async function generated(rc: RequestContext, p: Progress, ending: ErrorEnding): 
     ...(origin === undefined ? {} : { origin: { ms: origin.elapsedMs, reason: origin.reason } }),
     ...(retryAfter === undefined ? {} : { retryAfter }),
   };
+  // A traced error names its trace (`trace_id`, docs/errors.md).
+  const trace = p.trace;
+  const scope = trace !== null && trace.tracesError() ? { ...p.scope, traceId: trace.traceId } : p.scope;
   const { response, answeredBy } =
-    (p.mcp !== null ? await p.mcp.answer(event, p.scope) : null) ?? (await errorResponse(event, p.scope));
+    (p.mcp !== null ? await p.mcp.answer(event, scope) : null) ?? (await errorResponse(event, scope));
+  if (trace !== null) traceGenerated(trace, { event, response, answeredBy });
   const mark: OriginMark = p.stage === "origin" && ending.circuit !== true ? FAILED : NOT_REACHED;
   const marked = ending.circuit === true ? circuitOpenMarked(response, code) : response;
   return { response: marked, record: { source: "edge", code, cause, answeredBy }, origin: mark };
@@ -330,6 +360,7 @@ async function fromOrigin(rc: RequestContext, p: Progress, ending: OriginEnding)
   const custom = applyToOriginError(config.customErrors, request, response, { url, ruleUrl: ruleUrlOf(rc, p), assets });
   // Synchronous unless a rule's asset is read from KV (once per zone version on this isolate).
   const byRule = custom instanceof Promise ? await custom : custom;
+  if (p.trace !== null && byRule !== null) traceOriginError(p.trace, byRule.answeredBy);
   const format = formatOf(response.headers.get("Content-Type"));
   const record = { source: "origin", code: response.status, answeredBy: byRule?.answeredBy } as const;
   return { response: byRule?.response ?? response, record, origin: { kind: "responded", format } };

@@ -49,6 +49,7 @@ export type ZoneApiFailure =
   | { readonly kind: "invalid-settings"; readonly issues: Issues }
   | { readonly kind: "invalid-access-rules"; readonly issues: Issues<AccessRuleFailure["kind"]> }
   | { readonly kind: "invalid-url-normalization"; readonly issues: Issues }
+  | { readonly kind: "invalid-telemetry"; readonly issues: Issues }
   | { readonly kind: "unknown-page"; readonly id: string }
   | { readonly kind: "unknown-error-code"; readonly code: string }
   /** Every failure of a rulesets API write (unknown-phase, unknown-ruleset, unknown-rule, phase-taken, …). */
@@ -141,6 +142,8 @@ export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailur
       return failureOf(failure.kind, failure.message);
     case "invalid-url-normalization":
       return invalid(failure.issues, failure.kind, "Invalid url_normalization: ", " ");
+    case "invalid-telemetry":
+      return invalid(failure.issues, failure.kind, "Invalid telemetry: ", " ");
     case "unknown-phase":
       return failureOf(failure.kind, `Unknown phase ${JSON.stringify(failure.phase)}: one of ${PHASES.join(", ")}`);
     case "unknown-ruleset":

@@ -11,7 +11,8 @@ import type { ZoneSettings } from "../../state/zone/schema";
 import { circuitBreakers, circuitKey, countsAsConnectionFailure, type BreakerSettings } from "./circuit-breaker";
 import { mayFailOver } from "./fallback";
 import { forwardToOrigin, type ForwardPlan, type TimedOriginFailure } from "./forward";
-import type { RequestHeaderScan } from "./headers";
+import type { Result } from "../../shared/result";
+import type { RequestHeaderScan, TraceFields } from "./headers";
 import type { Connector } from "./network";
 import { contentLength, replayable, type ReplayableBody } from "./replay-body";
 import type { OriginFailureCode } from "./classify";
@@ -41,7 +42,18 @@ export interface Sending {
   readonly path: string;
   /** The body to send instead of `request.body` (an MCP request's tee branch); undefined: the request's own. */
   readonly body?: ReadableStream<Uint8Array> | null;
+  /** The trace context each origin gets (docs/telemetry.md), on a zone with telemetry. */
+  readonly trace?: TraceFields;
+  /** Told of each attempt that was sent (its span, on a traced request). */
+  readonly observe?: OriginObserver;
 }
+
+/** One sent attempt: when it started, to which origin, what came of it. */
+export type OriginObserver = (attempt: {
+  readonly start: number;
+  readonly target: string;
+  readonly result: Result<Response, TimedOriginFailure>;
+}) => void;
 
 /** What an attempt came to. */
 export type Attempt =
@@ -94,9 +106,10 @@ async function attemptOn(config: FailoverConfig, plan: ForwardPlan, sending: Sen
     if (gate.kind === "open") return { kind: "skipped", code: gate.code, retryAfter: gate.retryAfter };
   }
   const started = Date.now();
-  const { request, url, scan, connector, path, body } = sending;
-  const options = body === undefined ? { connector, path } : { connector, path, body };
+  const { request, url, scan, connector, path, body, trace } = sending;
+  const options = { connector, path, ...(body === undefined ? {} : { body }), ...(trace === undefined ? {} : { trace }) };
   const result = await forwardToOrigin(request, url, scan, plan, options);
+  sending.observe?.({ start: started, target: plan.target.origin, result });
   if (breaker !== null) {
     if (result.ok || !countsAsConnectionFailure(result.error.code)) circuitBreakers.succeeded(key);
     else circuitBreakers.failed(key, result.error.code, circuitBreakers.now(), breaker);

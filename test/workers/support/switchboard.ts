@@ -12,8 +12,11 @@ export interface SwitchedOrigin {
   stop(): Promise<void>;
   /** Listening again on the same port. */
   start(): Promise<void>;
-  /** How it answers: normally, by resetting each connection, or never. */
-  mode(m: "ok" | "reset" | "hang"): Promise<void>;
+  /**
+   * How it answers: normally, by resetting each connection, never, `ms` milliseconds later (`slow`), or with
+   * status `s` (`status`).
+   */
+  mode(m: "ok" | "reset" | "hang" | "slow" | "status", o?: { readonly ms?: number; readonly s?: number }): Promise<void>;
   /** TCP connections accepted and requests answered so far. */
   stats(): Promise<{ connections: number; requests: number }>;
 }
@@ -32,7 +35,7 @@ export async function switchedOrigin(): Promise<SwitchedOrigin> {
     url: loopback(port),
     stop: async () => void (await control(`/origins/${port}/stop`)),
     start: async () => void (await control(`/origins/${port}/start`)),
-    mode: async (m) => void (await control(`/origins/${port}/mode?m=${m}`)),
+    mode: async (m, o = {}) => void (await control(`/origins/${port}/mode?m=${m}&ms=${o.ms ?? 0}&s=${o.s ?? 200}`)),
     stats: async () => (await control(`/origins/${port}/stats`, "GET")) as { connections: number; requests: number },
   };
 }

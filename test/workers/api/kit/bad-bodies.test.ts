@@ -26,6 +26,8 @@ interface Row {
 
 const SETTING = "Invalid zone setting: ";
 const URLN = "Invalid url_normalization: ";
+const TELE = "Invalid telemetry: ";
+const OTLP_OK = { endpoint: "https://otlp.example.net/v1/traces", protocol: "http/json" };
 
 const ROWS: readonly Row[] = [
   // PUT /zones/{zone} (docs/configuration.md "Zones"): 1004, "Invalid zone setting: <path> <rule>".
@@ -163,6 +165,86 @@ const ROWS: readonly Row[] = [
     messages: [
       ...["a", "b", "c", "d", "e"].map((key) => `${URLN}${key} is not a url_normalization setting (scope, type)`),
       `${URLN}and 2 more errors not listed`,
+    ],
+  },
+  // PUT /zones/{zone}/telemetry (docs/telemetry.md "Settings"): 20140, "Invalid telemetry: <path> <rule>".
+  {
+    what: "a body that is no object",
+    method: "PUT",
+    path: "/zones/{zone}/telemetry",
+    body: [1],
+    status: 400,
+    code: 20140,
+    messages: [`${TELE}body must be a JSON object`],
+  },
+  {
+    what: "every field wrong at once",
+    method: "PUT",
+    path: "/zones/{zone}/telemetry",
+    body: {
+      extra: 1,
+      otlp: { endpoint: "", protocol: "grpc", headers: { "bad name": "v", "x-key": " padded" }, port: 4318 },
+      sample: { errors: 2, requests: "all" },
+      trace_context: "always",
+    },
+    status: 400,
+    code: 20140,
+    messages: [
+      `${TELE}extra is not a telemetry setting (otlp, sample, trace_context)`,
+      `${TELE}otlp.port is not a field of otlp (endpoint, logs_endpoint, protocol, headers)`,
+      `${TELE}otlp.endpoint must be an absolute https URL of at most 2048 characters`,
+      `${TELE}otlp.protocol must be one of http/json, http/protobuf`,
+      `${TELE}otlp.headers.bad name is not a header name (RFC 9110 token)`,
+      `${TELE}otlp.headers.x-key must be a header value of visible ASCII characters, at most 4096`,
+      `${TELE}sample.errors must be a number from 0 to 1`,
+      `${TELE}sample.requests must be a number from 0 to 1`,
+      `${TELE}trace_context must be one of accept, ignore`,
+    ],
+  },
+  {
+    what: "a missing otlp",
+    method: "PUT",
+    path: "/zones/{zone}/telemetry",
+    body: { sample: { errors: 1 } },
+    status: 400,
+    code: 20140,
+    messages: [`${TELE}otlp must be a JSON object`],
+  },
+  {
+    what: "headers the export sets itself, and too many",
+    method: "PUT",
+    path: "/zones/{zone}/telemetry",
+    body: {
+      otlp: {
+        ...OTLP_OK,
+        headers: Object.fromEntries(
+          ["Content-Type", ...Array.from({ length: 16 }, (_, i) => `x-h${i}`)].map((k) => [k, "v"]),
+        ),
+      },
+    },
+    status: 400,
+    code: 20140,
+    messages: [
+      `${TELE}otlp.headers must have at most 16 headers`,
+      `${TELE}otlp.headers must not set content-type, content-length, host, connection, transfer-encoding, te (the export sets them)`,
+    ],
+  },
+  {
+    what: "endpoints the webhook target rules refuse",
+    method: "PUT",
+    path: "/zones/{zone}/telemetry",
+    body: {
+      otlp: {
+        endpoint: "http://otlp.example.net/v1/traces",
+        logs_endpoint: "https://10.0.0.1/v1/logs",
+        protocol: "http/json",
+      },
+    },
+    status: 400,
+    code: 20140,
+    messages: [
+      `${TELE}otlp.endpoint must use https (http only for a loopback receiver under \`wrangler dev\`)`,
+      `${TELE}otlp.logs_endpoint 10.0.0.1 is a private address: it must be a public host`,
     ],
   },
 ];
