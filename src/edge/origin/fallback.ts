@@ -34,12 +34,15 @@ export function mayFailOver(code: OriginFailureCode, method: string, headers: He
 
 /**
  * The fallback's answer, marked (docs/fewer-errors.md "Which origin answered"): `Proxy-Status` names this service
- * with `next-hop=fallback` and the origin's failure in `details` (RFC 9209 §2.1.2, §2.1.5: a token, never a host),
+ * with `next-hop=fallback` and the origin's failure (or its open circuit) in `details` (RFC 9209 §2.1.2, §2.1.5:
+ * a code, never a host),
  * and `Server-Timing` gets the origin's failed attempt and the fallback's.
  */
 export function markedFallback(response: Response, primary: FailedAttempt, fallbackMs: number): Response {
   const marked = new Response(response.body, response);
-  marked.headers.append("Proxy-Status", `${PROXY_NAME}; next-hop=fallback; details="origin failed: ${primary.code}"`);
+  // An origin skipped for its open circuit says so: it was not asked this time.
+  const why = primary.reason === "circuit-open" ? "circuit open" : "origin failed";
+  marked.headers.append("Proxy-Status", `${PROXY_NAME}; next-hop=fallback; details="${why}: ${primary.code}"`);
   marked.headers.append("Server-Timing", attemptTimings(primary, fallbackMs));
   return marked;
 }
