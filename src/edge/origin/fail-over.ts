@@ -86,12 +86,14 @@ export async function primaryAttempt(
 export async function fallbackAttempt(
   config: FailoverConfig,
   sending: Sending,
-  failed: { readonly code: OriginFailureCode },
+  failed: { readonly code: OriginFailureCode; readonly reason: string },
   body: ReplayableBody | null,
 ): Promise<Attempt | null> {
   const plan = config.fallback;
   if (plan === null) return null;
-  if (!mayFailOver(failed.code, sending.request.method, sending.request.headers)) return null;
+  // An origin skipped for its open circuit never received the request: any method may go, as after a 521.
+  const skipped = failed.reason === "circuit-open";
+  if (!skipped && !mayFailOver(failed.code, sending.request.method, sending.request.headers)) return null;
   if (body === null) return attemptOn(config, plan, sending);
   const again = body.again();
   return again === null ? null : attemptOn(config, plan, { ...sending, body: again });

@@ -31,11 +31,23 @@ export function replayable(body: ReadableStream<Uint8Array>, length: number | nu
   let kept: Uint8Array[] | null = [];
   let keptBytes = 0;
   let replayed = false;
+  // Chunks the first sending's read got after the second sending began (its read was already waiting): they belong
+  // to the second sending, in order, before anything it reads itself.
+  const late: Uint8Array[] = [];
+  // The first sending's read in flight: the runtime's reader takes one pending read at a time, so the second waits.
+  let inFlight: Promise<unknown> | null = null;
   const first = new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (replayed) return controller.close();
-      const { done, value } = await reader.read();
+      const reading = reader.read();
+      inFlight = reading;
+      const { done, value } = await reading;
+      inFlight = null;
       if (done) return controller.close();
+      if (replayed) {
+        late.push(value);
+        return controller.close();
+      }
       if (kept !== null) {
         keptBytes += value.byteLength;
         if (keptBytes > cap) kept = null;
@@ -57,6 +69,9 @@ export function replayable(body: ReadableStream<Uint8Array>, length: number | nu
       const whole = new ReadableStream<Uint8Array>({
         async pull(controller) {
           if (next < prefix.length) return controller.enqueue(prefix[next++]);
+          // The first sending's pending read settles first (its handler runs before this one), into `late`.
+          if (inFlight !== null) await inFlight.catch(() => undefined);
+          if (late.length > 0) return controller.enqueue(late.shift() as Uint8Array);
           const { done, value } = await reader.read();
           if (done) controller.close();
           else controller.enqueue(value);

@@ -14,9 +14,10 @@ import { expectGeneratedError, zoneFor, type StructuredError } from "../../suppo
 import { switchedOrigin, type SwitchedOrigin } from "../../support/switchboard";
 
 /** One request through the Worker's own handler (JSON asked), its after-response work awaited. */
-async function send(url: string): Promise<Response> {
+async function send(url: string, init: RequestInit = {}): Promise<Response> {
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(url, { headers: { Accept: "application/json" } }), env, ctx);
+  const headers = { Accept: "application/json", ...(init.headers as Record<string, string> | undefined) };
+  const res = await worker.fetch(new Request(url, { ...init, headers }), env, ctx);
   await waitOnExecutionContext(ctx);
   return res;
 }
@@ -152,6 +153,9 @@ describe("a circuit breaker", () => {
     expect(res.status).toBe(200);
     expect(await res.text()).toMatch(/^\/p #4 /);
     expect(res.headers.get("Proxy-Status")).toMatch(/^edge-errors; next-hop=fallback; details="circuit open: 52[01]"$/);
+    // Never sent to the origin, so any method goes to the fallback, its body whole.
+    const post = await send(`http://${zone}/order`, { method: "POST", body: "n=1", headers: { "Content-Length": "3" } });
+    expect(await post.text()).toBe("/order #5 lang= method=POST length=3 body=n=1");
     expect(await origin.stats()).toMatchObject({ connections });
   });
 
