@@ -89,8 +89,8 @@ interface Progress {
   /** The phases' clock (`Date.now()` when they ran): the RateLimit fields' `now`. */
   now: number;
   /**
-   * An error the visitor did not see, or an origin that was not asked (docs/analytics.md "What was avoided"): a
-   * stale copy served, the fallback's answer, or an open circuit's error at once. Counted by `answer`.
+   * An error the visitor did not see, or an origin that was not asked (docs/fewer-errors.md): a stale copy served,
+   * the fallback's answer, or an open circuit's error at once. `answer` hands it to `countAvoided`.
    */
   avoided: Avoided | null;
   /** The request's trace, only on a zone with telemetry (docs/telemetry.md): every other request pays `=== null`. */
@@ -259,7 +259,7 @@ function originEnding(result: Result<Response, TimedOriginFailure>, route: Route
 
 /**
  * The origin through its circuit, then on a failure the fallback once (src/edge/origin/fail-over.ts); what was
- * avoided is noted for the analytics (docs/analytics.md "What was avoided").
+ * avoided is noted (`Progress.avoided`).
  */
 async function failoverStage(p: Progress, config: FailoverConfig, sending: Sending): Promise<Ending> {
   const plan = (p.config as CompiledZone).route.plan;
