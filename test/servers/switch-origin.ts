@@ -93,7 +93,15 @@ export async function startSwitchboard(): Promise<{ server: Server; port: number
       if (req.method === "POST" && url.pathname === "/origins") {
         const ref: { switched?: Switched } = {};
         const server = originServer(() => ref.switched as Switched);
-        const switched: Switched = { server, sockets: new Set(), mode: "ok", slowMs: 0, status: 200, connections: 0, requests: 0 };
+        const switched: Switched = {
+          server,
+          sockets: new Set(),
+          mode: "ok",
+          slowMs: 0,
+          status: 200,
+          connections: 0,
+          requests: 0,
+        };
         ref.switched = switched;
         while (nextPort < 24_000 && !(await listenOn(server, nextPort))) nextPort++;
         const port = nextPort++;

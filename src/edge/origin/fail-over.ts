@@ -109,7 +109,12 @@ async function attemptOn(config: FailoverConfig, plan: ForwardPlan, sending: Sen
   }
   const started = Date.now();
   const { request, url, scan, connector, path, body, trace } = sending;
-  const options = { connector, path, ...(body === undefined ? {} : { body }), ...(trace === undefined ? {} : { trace }) };
+  const options = {
+    connector,
+    path,
+    ...(body === undefined ? {} : { body }),
+    ...(trace === undefined ? {} : { trace }),
+  };
   const result = await forwardToOrigin(request, url, scan, plan, options);
   sending.observe?.({ start: started, target: plan.target.origin, result });
   if (breaker !== null) {

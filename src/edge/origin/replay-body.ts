@@ -71,7 +71,7 @@ export function replayable(body: ReadableStream<Uint8Array>, length: number | nu
           if (next < prefix.length) return controller.enqueue(prefix[next++]);
           // The first sending's pending read settles first (its handler runs before this one), into `late`.
           if (inFlight !== null) await inFlight.catch(() => undefined);
-          if (late.length > 0) return controller.enqueue(late.shift() as Uint8Array);
+          if (late.length > 0) return controller.enqueue(late.shift());
           const { done, value } = await reader.read();
           if (done) controller.close();
           else controller.enqueue(value);

@@ -16,7 +16,10 @@ export interface SwitchedOrigin {
    * How it answers: normally, by resetting each connection, never, `ms` milliseconds later (`slow`), or with
    * status `s` (`status`).
    */
-  mode(m: "ok" | "reset" | "hang" | "slow" | "status", o?: { readonly ms?: number; readonly s?: number }): Promise<void>;
+  mode(
+    m: "ok" | "reset" | "hang" | "slow" | "status",
+    o?: { readonly ms?: number; readonly s?: number },
+  ): Promise<void>;
   /** TCP connections accepted and requests answered so far. */
   stats(): Promise<{ connections: number; requests: number }>;
 }

@@ -35,7 +35,10 @@ const BREAKER = { circuit_breaker: { failures: 3, open_seconds: 30 } };
  * An origin that resets every connection, behind a breaker of 3. Its failure is a 520 (the request was sent, no
  * answer came) or, when the edge's diagnostic probe is reset too, a 521: both are connection-level failures.
  */
-async function resettingZone(label: string, extra: Record<string, unknown> = {}): Promise<{
+async function resettingZone(
+  label: string,
+  extra: Record<string, unknown> = {},
+): Promise<{
   readonly origin: SwitchedOrigin;
   readonly zone: string;
 }> {
@@ -154,7 +157,11 @@ describe("a circuit breaker", () => {
     expect(await res.text()).toMatch(/^\/p #4 /);
     expect(res.headers.get("Proxy-Status")).toMatch(/^edge-errors; next-hop=fallback; details="circuit open: 52[01]"$/);
     // Never sent to the origin, so any method goes to the fallback, its body whole.
-    const post = await send(`http://${zone}/order`, { method: "POST", body: "n=1", headers: { "Content-Length": "3" } });
+    const post = await send(`http://${zone}/order`, {
+      method: "POST",
+      body: "n=1",
+      headers: { "Content-Length": "3" },
+    });
     expect(await post.text()).toBe("/order #5 lang= method=POST length=3 body=n=1");
     expect(await origin.stats()).toMatchObject({ connections });
   });
