@@ -150,7 +150,8 @@ export function prototypedErrorResponse(
   const { status, error_code: code, ray_id: rayId } = fields;
   const retryAfter = fields.retry_after ?? null;
   let byLanguage = prototypes.get(choice);
-  if (byLanguage === undefined) prototypes.set(choice, (byLanguage = new Map()));
+  if (byLanguage === undefined)
+    prototypes.set(choice, (byLanguage = new Map<Language, BoundedCache<number, Response>>()));
   let byKey = byLanguage.get(language);
   if (byKey === undefined)
     byLanguage.set(language, (byKey = new BoundedCache<number, Response>({ capacity: MAX_PROTOTYPES })));

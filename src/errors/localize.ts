@@ -44,7 +44,7 @@ export function localizedEntry(
   const dynamic = wait !== null && entry.retryAfter !== null && wait !== entry.retryAfter;
   if (!dynamic) {
     let byCode = entries.get(language);
-    if (byCode === undefined) entries.set(language, (byCode = new Map()));
+    if (byCode === undefined) entries.set(language, (byCode = new Map<number, CatalogEntry>()));
     let known = byCode.get(entry.code);
     if (known === undefined) byCode.set(entry.code, (known = translated(entry, language, entry.retryAfter ?? 0)));
     return known;

@@ -233,7 +233,7 @@ const stripCache = new Map<Language, Map<ErrorCategory, StripParts>>();
 
 function stripParts(category: ErrorCategory, w: Words): StripParts {
   let byCategory = stripCache.get(w.language);
-  if (byCategory === undefined) stripCache.set(w.language, (byCategory = new Map()));
+  if (byCategory === undefined) stripCache.set(w.language, (byCategory = new Map<ErrorCategory, StripParts>()));
   const known = byCategory.get(category);
   if (known !== undefined) return known;
   const [you, edge, website] = whereItBroke(category);

@@ -179,7 +179,7 @@ describe("a dynamic wait is said in the language", () => {
       headers: { Accept: "application/json", "Accept-Language": "de" },
     });
     const res = (await errorResponse({ code: 1015, request, retryAfter: 7 }, scope)).response;
-    const f = (await res.json()) as Record<string, unknown>;
+    const f = await res.json<Record<string, unknown>>();
     expect(res.headers.get("Retry-After")).toBe("7");
     expect(f.retry_after).toBe(7);
     expect(f.what_you_should_do).toContain("mindestens 7 Sekunden");
