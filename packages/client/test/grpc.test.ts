@@ -139,6 +139,7 @@ describe("against the real Worker", () => {
     expect(result.attempts).toBe(2);
     expect(waits).toEqual([120_000]);
     expect(result.error).toMatchObject({ source: "grpc", code: 521, grpc: { code: 14 } });
-    expect(result.decision?.kind).toBe("give-up");
+    // 521: the website's owner must act once the attempts are used.
+    expect(result.decision).toEqual({ kind: "escalate", reason: "2 attempts used" });
   });
 });
