@@ -44,6 +44,8 @@ export interface CompiledZone {
   readonly analyticsShards: number;
   /** The zone's `retry_hints` (docs/errors.md "Retry-hint profiles"). */
   readonly retryHints: ZoneSettings["retry_hints"];
+  /** The zone's `read_timeout` in seconds: the 524 text names it (docs/errors.md "Words"). */
+  readonly readTimeout: number;
 }
 
 /** The zone (`null`: no zone config for this host), or why CONFIG could not be read. */
@@ -102,6 +104,7 @@ export function compileZone(zone: Zone): CompiledZone {
     // A malformed section is refused by the API that writes it; read as the default here rather than fail traffic.
     analyticsShards: shardCount(zone),
     retryHints: zone.settings.retry_hints,
+    readTimeout: zone.settings.read_timeout,
   };
 }
 
