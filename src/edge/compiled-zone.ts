@@ -23,6 +23,8 @@ import type { Zone, ZoneSettings } from "../state/zone/schema";
 import type { StoreFailure } from "../state/zone/store";
 import { storedUrlNormalization } from "../state/zone/url-normalization/stored";
 import { DEFAULT_SHARDS, storedShardPlan } from "../state/analytics/shards";
+import { logsEndpointOf, storedTelemetry } from "../state/zone/telemetry/stored";
+import type { TelemetryTarget } from "./telemetry/exporter";
 
 /** Where traffic goes and the limits it meets: the same shape for a configured zone and for DEFAULT_ORIGIN. */
 export interface Route {
@@ -46,6 +48,8 @@ export interface CompiledZone {
   readonly retryHints: ZoneSettings["retry_hints"];
   /** The zone's `read_timeout` in seconds: the 524 text names it (docs/errors.md "Words"). */
   readonly readTimeout: number;
+  /** Where the zone's traces and logs go (docs/telemetry.md); `null`: no telemetry, and traffic pays one check. */
+  readonly telemetry: TelemetryTarget | null;
 }
 
 /** The zone (`null`: no zone config for this host), or why CONFIG could not be read. */
@@ -105,7 +109,13 @@ export function compileZone(zone: Zone): CompiledZone {
     analyticsShards: shardCount(zone),
     retryHints: zone.settings.retry_hints,
     readTimeout: zone.settings.read_timeout,
+    telemetry: telemetryOf(zone),
   };
+}
+
+function telemetryOf(zone: Zone): TelemetryTarget | null {
+  const settings = storedTelemetry(zone.document);
+  return settings === null ? null : { zone: zone.zone, settings, logsEndpoint: logsEndpointOf(settings) };
 }
 
 function shardCount(zone: Zone): number {

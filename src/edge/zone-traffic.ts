@@ -30,6 +30,9 @@ import { err, ok, type Result } from "../shared/result";
 import { parseOriginUrl, pointsAtApi } from "../shared/origin-url";
 import { ZONE_LIMITS } from "../state/zone/schema";
 import { mcpExchangeOf, watchedResponse, type McpExchange } from "./agents/agent-answers";
+import { startTrace, type RequestTrace } from "./telemetry/request-trace";
+import { traceGenerated, traceOrigin, traceOriginError } from "./telemetry/traffic-spans";
+import { tracePhases } from "./telemetry/phase-spans";
 
 export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
   const progress = startProgress(rc);
@@ -75,6 +78,8 @@ interface Progress {
   phaseOutcome: RequestPhaseOutcome | null;
   /** The phases' clock (`Date.now()` when they ran): the RateLimit fields' `now`. */
   now: number;
+  /** The request's trace, only on a zone with telemetry (docs/telemetry.md): every other request pays `=== null`. */
+  trace: RequestTrace | null;
 }
 
 /** How the stages ended a request: an error to generate, or the origin's answer. */
@@ -103,6 +108,7 @@ function startProgress(rc: RequestContext): Progress {
     view: undefined,
     phaseOutcome: null,
     now: 0,
+    trace: null,
   };
 }
 
@@ -152,6 +158,7 @@ async function zoneStage(
   }
   p.config = config;
   p.scope = zoneScope(rc, config);
+  p.trace = startTrace(config.telemetry, rc.request, rc.url, rc.started);
   // Every request of a configured zone is counted, errors included: the error rates' denominator
   // (docs/analytics.md "Requests and drops"), batched with the records after the response.
   countRequest({ zone: rc.zone, shards: config.analyticsShards }, rc.env, rc.ctx);
@@ -193,6 +200,7 @@ async function phaseStage(rc: RequestContext, p: Progress): Promise<ErrorEnding 
   const scope = { env: rc.env, zone: rc.zone, now: p.now, ruleUrl: ruleUrlOf(rc, p) };
   const phase = await requestPhase(config.phases, rc.request, scope);
   p.phaseOutcome = phase;
+  if (p.trace !== null) tracePhases(p.trace, config.phases, phase, p.now, Date.now());
   return phase.kind === "error" ? refusal(phase.code, phase.cause, phase.retryAfter) : null;
 }
 
@@ -205,7 +213,16 @@ async function originStage(rc: RequestContext, p: Progress, route: Route, header
   const path = both ? ruleUrlOf(rc, p).originPath : url.pathname + url.search;
   const connector = connectorFor(rc.env);
   const forwarded = p.mcp === null ? { connector, path } : { connector, path, body: p.mcp.forwardBody() };
-  const result = await forwardToOrigin(request, url, headers, route.plan, forwarded);
+  const trace = p.trace;
+  if (trace === null) return originEnding(await forwardToOrigin(request, url, headers, route.plan, forwarded), route);
+  const start = Date.now();
+  const traced = { ...forwarded, trace: trace.originHeaders() };
+  const result = await forwardToOrigin(request, url, headers, route.plan, traced);
+  traceOrigin(trace, { start, target: route.plan.target.origin, path, request, result });
+  return originEnding(result, route);
+}
+
+function originEnding(result: Result<Response, TimedOriginFailure>, route: Route): Ending {
   if (!result.ok) return { kind: "error", code: result.error.code, cause: result.error.cause, origin: result.error };
   return { kind: "origin", response: result.value, idleMs: route.plan.readTimeoutMs };
 }
@@ -238,7 +255,7 @@ async function answer(rc: RequestContext, p: Progress, ending: Ending): Promise<
     const occurrence = { zone, shards: config.analyticsShards, request, url, response, phases };
     recordError({ ...occurrence, ...answered.record }, rc.env, rc.ctx);
   }
-  return response;
+  return p.trace === null ? response : p.trace.end(response, rc.ctx);
 }
 
 /** A generated error, through the one pipeline (or as a JSON-RPC answer to an MCP request, docs/agents.md). */
@@ -255,8 +272,12 @@ async function generated(rc: RequestContext, p: Progress, ending: ErrorEnding): 
     ...(origin === undefined ? {} : { origin: { ms: origin.elapsedMs, reason: origin.reason } }),
     ...(retryAfter === undefined ? {} : { retryAfter }),
   };
+  // A traced error names its trace (`trace_id`, docs/errors.md).
+  const trace = p.trace;
+  const scope = trace !== null && trace.tracesError() ? { ...p.scope, traceId: trace.traceId } : p.scope;
   const { response, answeredBy } =
-    (p.mcp !== null ? await p.mcp.answer(event, p.scope) : null) ?? (await errorResponse(event, p.scope));
+    (p.mcp !== null ? await p.mcp.answer(event, scope) : null) ?? (await errorResponse(event, scope));
+  if (trace !== null) traceGenerated(trace, { event, response, answeredBy });
   const mark: OriginMark = p.stage === "origin" ? FAILED : NOT_REACHED;
   return { response, record: { source: "edge", code, cause, answeredBy }, origin: mark };
 }
@@ -280,6 +301,7 @@ async function fromOrigin(rc: RequestContext, p: Progress, ending: OriginEnding)
   const custom = applyToOriginError(config.customErrors, request, response, { url, ruleUrl: ruleUrlOf(rc, p), assets });
   // Synchronous unless a rule's asset is read from KV (once per zone version on this isolate).
   const byRule = custom instanceof Promise ? await custom : custom;
+  if (p.trace !== null && byRule !== null) traceOriginError(p.trace, byRule.answeredBy);
   const format = formatOf(response.headers.get("Content-Type"));
   const record = { source: "origin", code: response.status, answeredBy: byRule?.answeredBy } as const;
   return { response: byRule?.response ?? response, record, origin: { kind: "responded", format } };

@@ -10,6 +10,7 @@ import { startRawOrigin } from "./raw-origin.ts";
 import { startStreamOrigin } from "./stream-origin.ts";
 import { startTlsOrigin } from "./tls-origin.ts";
 import { startWebhookReceiver } from "./webhook-receiver.ts";
+import { startOtlpReceiver } from "./otlp-receiver.ts";
 
 /**
  * A loopback port on which nothing listens, so connecting to it is refused. Chosen below the kernel's ephemeral
@@ -32,12 +33,13 @@ async function closedPort(): Promise<number> {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const [http, raw, tls, stream, webhook] = await Promise.all([
+  const [http, raw, tls, stream, webhook, otlp] = await Promise.all([
     startHttpOrigin(),
     startRawOrigin(),
     startTlsOrigin(),
     startStreamOrigin(),
     startWebhookReceiver(),
+    startOtlpReceiver(),
   ]);
   const closed = await closedPort();
   const ports: OriginPorts = {
@@ -47,12 +49,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
     stream: stream.port,
     closed,
     webhook: webhook.port,
+    otlp: otlp.port,
   };
   project.provide("originPorts", ports);
   return async () => {
-    for (const { server } of [http, tls, webhook]) server.closeAllConnections();
+    for (const { server } of [http, tls, webhook, otlp]) server.closeAllConnections();
     await Promise.all(
-      [http, raw, tls, stream, webhook].map(({ server }) => new Promise<void>((r) => server.close(() => r()))),
+      [http, raw, tls, stream, webhook, otlp].map(({ server }) => new Promise<void>((r) => server.close(() => r()))),
     );
   };
 }
