@@ -19,7 +19,7 @@ describe("524 names the zone's read timeout", () => {
       const zone = await hangingZone(seconds);
       const json = await sendTraffic(`http://${zone}/hang`, { Accept: "application/json" });
       expect(json.status).toBe(524);
-      const body = (await json.json()) as { detail: string };
+      const body = await json.json<{ detail: string }>();
       expect(body.detail).toContain(`within the ${seconds}-second Proxy Read Timeout window`);
       expect(body.detail).not.toContain("120-second");
       const md = await sendTraffic(`http://${zone}/hang`, { Accept: "text/markdown" });
@@ -36,7 +36,7 @@ describe("524 names the zone's read timeout", () => {
     const json = await exports.default.fetch(`http://${zone}/cdn-cgi/error/524`, {
       headers: { Accept: "application/json" },
     });
-    expect(((await json.json()) as { detail: string }).detail).toContain("within the 100-second Proxy Read Timeout");
+    expect((await json.json<{ detail: string }>()).detail).toContain("within the 100-second Proxy Read Timeout");
     const html = await exports.default.fetch(`http://${zone}/cdn-cgi/error/524`, { headers: { Accept: "text/html" } });
     const page = await html.text();
     expect(page).toContain("100-second Proxy Read Timeout");
