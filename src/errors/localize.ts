@@ -40,7 +40,12 @@ export function localizedEntry(
   entry: CatalogEntry,
   language: Exclude<Language, "en">,
   wait: number | null,
+  readTimeout?: number,
 ): CatalogEntry {
+  // 524 names the zone's own read timeout (docs/errors.md "Words"): made per error, as the English text is.
+  if (readTimeout !== undefined && readTimeout !== CATALOG_READ_TIMEOUT && entry.code === 524) {
+    return translated(entry, language, wait ?? entry.retryAfter ?? 0, readTimeout);
+  }
   const dynamic = wait !== null && entry.retryAfter !== null && wait !== entry.retryAfter;
   if (!dynamic) {
     let byCode = entries.get(language);
@@ -60,13 +65,18 @@ export function localizedEntry(
 /** The catalog's read timeout of 524 (seconds): the published Proxy Read Timeout. */
 const CATALOG_READ_TIMEOUT = 120;
 
-function translated(entry: CatalogEntry, language: Exclude<Language, "en">, wait: number): CatalogEntry {
+function translated(
+  entry: CatalogEntry,
+  language: Exclude<Language, "en">,
+  wait: number,
+  readTimeout = CATALOG_READ_TIMEOUT,
+): CatalogEntry {
   const text = textOf(language, entry.code);
   if (text === undefined) return entry;
   return {
     ...entry,
     title: text.title,
-    detail: typeof text.detail === "string" ? text.detail : text.detail(CATALOG_READ_TIMEOUT),
+    detail: typeof text.detail === "string" ? text.detail : text.detail(readTimeout),
     whatYouShouldDo: typeof text.whatYouShouldDo === "string" ? text.whatYouShouldDo : text.whatYouShouldDo(wait),
   };
 }

@@ -35,7 +35,7 @@ import { footerIn, localizedEntry, wordsOf } from "./localize";
 import { htmlBodyIn } from "./render-html";
 import { jsonBodyIn, renderJson } from "./render-json";
 import { markdownBodyIn } from "./render-markdown";
-import { guidanceForWait } from "./wording";
+import { READ_TIMEOUT_CODE, detailForReadTimeout, guidanceForWait } from "./wording";
 import { grpcAnswer, grpcContentType } from "./render-grpc";
 import { typicalReach, type ReachedOrigin } from "./reached-origin";
 import { agentHint, profileFor, type RetryHintProfile } from "./retry-hints";
@@ -93,6 +93,8 @@ export interface ErrorScope {
   readonly started?: number;
   /** The zone's `retry_hints` (docs/errors.md "Retry-hint profiles"); absent: `published`. */
   readonly retryHints?: RetryHintProfile;
+  /** The zone's `read_timeout` in seconds, named by the 524 text (wording.ts `detailForReadTimeout`); absent: no zone. */
+  readonly readTimeout?: number;
   /**
    * No `edge_error` line: the caller writes one line for a batch of errors it ran (a replay runs up to 1,000 recorded
    * errors, none of which failed: docs/custom-errors.md "Replay").
@@ -249,8 +251,8 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
   // lookup of its entry and words (localize.ts, docs/languages.md).
   const fields =
     language === "en"
-      ? errorFields(withRetryGuidance(entry, retryAfter), occurrence)
-      : localizedFields(entry, occurrence, language, scope.settings.operatorName);
+      ? errorFields(withZoneWords(withRetryGuidance(entry, retryAfter), scope.readTimeout), occurrence)
+      : localizedFields(entry, occurrence, language, scope);
   const timing = serverTiming(now - (scope.started ?? now), event.origin);
   // The CSP value is known after the first error: no await on the hot path.
   const policy = pagePolicyKnown() ?? (await contentSecurityPolicy());
@@ -338,11 +340,12 @@ function localizedFields(
   entry: CatalogEntry,
   occurrence: Occurrence,
   language: Exclude<Language, "en">,
-  operator: string,
+  scope: Pick<ErrorScope, "settings" | "readTimeout">,
 ): ErrorFields {
   const words = wordsOf(language);
-  const localized = { ...occurrence, footer: footerIn(words, operator) };
-  return errorFields(localizedEntry(entry, language, occurrence.retryAfter), localized, words);
+  const localized = { ...occurrence, footer: footerIn(words, scope.settings.operatorName) };
+  const text = localizedEntry(entry, language, occurrence.retryAfter, scope.readTimeout);
+  return errorFields(text, localized, words);
 }
 
 /**
@@ -423,6 +426,15 @@ function usable(dynamic: number | undefined): boolean {
 export function withRetryGuidance(entry: CatalogEntry, retryAfter: number | null): CatalogEntry {
   if (retryAfter === null || entry.retryAfter === null || retryAfter === entry.retryAfter) return entry;
   return { ...entry, whatYouShouldDo: guidanceForWait(entry.whatYouShouldDo, entry.retryAfter, retryAfter) };
+}
+
+/**
+ * The 524 text names the read timeout the zone actually has (its `read_timeout`), not the published 120 s: a zone
+ * with a 2 s timeout must not tell its users that the origin had two minutes. Without a zone, the catalog's text.
+ */
+export function withZoneWords(entry: CatalogEntry, readTimeout: number | undefined): CatalogEntry {
+  if (readTimeout === undefined || entry.code !== READ_TIMEOUT_CODE) return entry;
+  return { ...entry, detail: detailForReadTimeout(entry.detail, readTimeout) };
 }
 
 /** `/segment/segment`: no dot segments, nothing that resolution would encode or normalise, not `//host`. */

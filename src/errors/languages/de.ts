@@ -218,7 +218,7 @@ const CODES: Readonly<Record<CatalogCode, CodeText>> = {
     title: "Ihre Anfragen werden begrenzt",
     detail: "Die Konfiguration des Website-Inhabers begrenzt die Zahl Ihrer Anfragen (Rate Limiting).",
     whatYouShouldDo: (w) =>
-      `**Warten und erneut versuchen.** Diese Sperre ist vorübergehend. Warten Sie mindestens ${sec(w)} und versuchen Sie es dann mit exponentiellem Backoff erneut.\n\nEmpfohlenes Vorgehen:\n1. Warten Sie ${sec(w)} bis zur nächsten Anfrage\n2. Werden Sie erneut begrenzt, verdoppeln Sie die Wartezeit (${2 * w} s, ${4 * w} s usw.)\n3. Hält die Begrenzung nach 5 Versuchen an, hören Sie auf und überdenken Sie Ihr Anfragemuster`,
+      `**Warten und erneut versuchen.** Diese Sperre ist vorübergehend. Warten Sie mindestens ${sec(w)} und versuchen Sie es dann erneut.\n\nEmpfohlenes Vorgehen:\n1. Warten Sie ${sec(w)} bis zur nächsten Anfrage\n2. Werden Sie erneut begrenzt, warten Sie so lange, wie der Retry-After dieser Antwort angibt: Das ist die Zeit bis zum Ende der Sperre\n3. Hält die Begrenzung nach 5 Versuchen an, hören Sie auf und überdenken Sie Ihr Anfragemuster`,
   },
   1016: {
     title: "DNS-Fehler beim Ursprung",

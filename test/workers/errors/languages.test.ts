@@ -173,7 +173,7 @@ describe("which language: Accept-Language by RFC 4647 lookup, English by default
 });
 
 describe("a dynamic wait is said in the language", () => {
-  it("a rate limit's 7 s: German guidance says 7 Sekunden and doubles from it", async () => {
+  it("a rate limit's 7 s: German guidance says 7 Sekunden", async () => {
     const scope = { settings: parseSettings({}), zone: "shop.example" };
     const request = new Request("http://shop.example/", {
       headers: { Accept: "application/json", "Accept-Language": "de" },
@@ -183,7 +183,6 @@ describe("a dynamic wait is said in the language", () => {
     expect(res.headers.get("Retry-After")).toBe("7");
     expect(f.retry_after).toBe(7);
     expect(f.what_you_should_do).toContain("mindestens 7 Sekunden");
-    expect(f.what_you_should_do).toContain("(14 s, 28 s usw.)");
     expect(f.what_you_should_do).not.toMatch(/\b30\b/);
   });
 });
