@@ -18,6 +18,16 @@ import { RuleUrl } from "../shared/rule-url";
 import { DEFAULT_URL_NORMALIZATION } from "../shared/url-normalise";
 import { connectorFor } from "./origin/connector";
 import { forwardToOrigin, type TimedOriginFailure } from "./origin/forward";
+import {
+  fallbackAttempt,
+  primaryAttempt,
+  type FailoverConfig,
+  type OriginObserver,
+  type Sending,
+} from "./origin/fail-over";
+import { circuitFailure, circuitOpenMarked } from "./origin/circuit-open";
+import { markedFallback } from "./origin/fallback";
+import { countAvoided, type Avoided } from "./analytics/avoided";
 import { headerSectionBytes, scanRequestHeaders, type RequestHeaderScan } from "./origin/headers";
 import { applyToOriginError, assetsOf, customizationFor } from "./custom-errors/apply";
 import { compiledZone, routeTo, type CompiledZone, type Route } from "./compiled-zone";
@@ -78,6 +88,11 @@ interface Progress {
   phaseOutcome: RequestPhaseOutcome | null;
   /** The phases' clock (`Date.now()` when they ran): the RateLimit fields' `now`. */
   now: number;
+  /**
+   * An error the visitor did not see, or an origin that was not asked (docs/fewer-errors.md): a stale copy served,
+   * the fallback's answer, or an open circuit's error at once. `answer` hands it to `countAvoided`.
+   */
+  avoided: Avoided | null;
   /** The request's trace, only on a zone with telemetry (docs/telemetry.md): every other request pays `=== null`. */
   trace: RequestTrace | null;
 }
@@ -92,6 +107,8 @@ type Ending =
       readonly retryAfter?: number;
       /** The origin attempt that failed. */
       readonly origin?: TimedOriginFailure;
+      /** The origin was skipped: its circuit is open (docs/fewer-errors.md "Circuit breaker"). */
+      readonly circuit?: boolean;
     }
   /** The origin's answer; `idleMs`: how long its event stream may stay silent (the zone's read timeout). */
   | { readonly kind: "origin"; readonly response: Response; readonly idleMs: number };
@@ -108,6 +125,7 @@ function startProgress(rc: RequestContext): Progress {
     view: undefined,
     phaseOutcome: null,
     now: 0,
+    avoided: null,
     trace: null,
   };
 }
@@ -215,17 +233,53 @@ async function originStage(rc: RequestContext, p: Progress, route: Route, header
   const connector = connectorFor(rc.env);
   const forwarded = p.mcp === null ? { connector, path } : { connector, path, body: p.mcp.forwardBody() };
   const trace = p.trace;
+  const sent = trace === null ? forwarded : { ...forwarded, trace: trace.originHeaders() };
+  // A fallback origin or a circuit breaker (docs/fewer-errors.md): one check when the zone has neither.
+  const failover = p.config?.failover ?? null;
+  if (failover !== null) {
+    const observe = trace === null ? undefined : originObserver(trace, path, request);
+    return failoverStage(p, failover, { request, url, scan: headers, ...sent, observe });
+  }
   if (trace === null) return originEnding(await forwardToOrigin(request, url, headers, route.plan, forwarded), route);
   const start = Date.now();
-  const traced = { ...forwarded, trace: trace.originHeaders() };
-  const result = await forwardToOrigin(request, url, headers, route.plan, traced);
+  const result = await forwardToOrigin(request, url, headers, route.plan, sent);
   traceOrigin(trace, { start, target: route.plan.target.origin, path, request, result });
   return originEnding(result, route);
+}
+
+/** Each origin attempt of a traced request as its own CLIENT span (the fallback's included). */
+function originObserver(trace: RequestTrace, path: string, request: Request): OriginObserver {
+  return ({ start, target, result }) => traceOrigin(trace, { start, target, path, request, result });
 }
 
 function originEnding(result: Result<Response, TimedOriginFailure>, route: Route): Ending {
   if (!result.ok) return { kind: "error", code: result.error.code, cause: result.error.cause, origin: result.error };
   return { kind: "origin", response: result.value, idleMs: route.plan.readTimeoutMs };
+}
+
+/**
+ * The origin through its circuit, then on a failure the fallback once (src/edge/origin/fail-over.ts); what was
+ * avoided is noted (`Progress.avoided`).
+ */
+async function failoverStage(p: Progress, config: FailoverConfig, sending: Sending): Promise<Ending> {
+  const plan = (p.config as CompiledZone).route.plan;
+  const { attempt, body } = await primaryAttempt(config, plan, sending);
+  if (attempt.kind === "answer") return { kind: "origin", response: attempt.response, idleMs: plan.readTimeoutMs };
+  const failed = attempt.kind === "failed" ? attempt.failure : circuitFailure(attempt);
+  const second = await fallbackAttempt(config, sending, failed, body);
+  if (second?.kind === "answer") {
+    p.avoided = { kind: "failover", code: failed.code };
+    const response = markedFallback(second.response, failed, second.ms);
+    return { kind: "origin", response, idleMs: plan.readTimeoutMs };
+  }
+  if (second?.kind === "failed") {
+    const f = second.failure;
+    return { kind: "error", code: f.code, cause: `fallback origin: ${f.cause}`, origin: f };
+  }
+  if (attempt.kind === "failed")
+    return { kind: "error", code: failed.code, cause: failed.cause, origin: attempt.failure };
+  p.avoided = { kind: "circuit_open", code: attempt.code };
+  return { kind: "error", code: attempt.code, cause: failed.cause, retryAfter: attempt.retryAfter, circuit: true };
 }
 
 /** What one ending answered, and how it is recorded (null: not an error, nothing to record). */
@@ -245,6 +299,9 @@ async function answer(rc: RequestContext, p: Progress, ending: Ending): Promise<
   const fields = rateLimitFieldsOf(p, answered.response);
   const response = fields === undefined ? answered.response : withRateLimitFields(answered.response, fields);
   const config = p.config;
+  if (p.avoided !== null && config !== null) {
+    countAvoided({ zone: rc.zone, shards: config.analyticsShards }, p.avoided, rc.env, rc.ctx);
+  }
   if (answered.record !== null && config !== null) {
     const { request, url, zone } = rc;
     const phases = {
@@ -279,8 +336,9 @@ async function generated(rc: RequestContext, p: Progress, ending: ErrorEnding): 
   const { response, answeredBy } =
     (p.mcp !== null ? await p.mcp.answer(event, scope) : null) ?? (await errorResponse(event, scope));
   if (trace !== null) traceGenerated(trace, { event, response, answeredBy });
-  const mark: OriginMark = p.stage === "origin" ? FAILED : NOT_REACHED;
-  return { response, record: { source: "edge", code, cause, answeredBy }, origin: mark };
+  const mark: OriginMark = p.stage === "origin" && ending.circuit !== true ? FAILED : NOT_REACHED;
+  const marked = ending.circuit === true ? circuitOpenMarked(response, code) : response;
+  return { response: marked, record: { source: "edge", code, cause, answeredBy }, origin: mark };
 }
 
 /**

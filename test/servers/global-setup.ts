@@ -8,6 +8,7 @@ import type { OriginPorts } from "./context.ts";
 import { startHttpOrigin } from "./http-origin.ts";
 import { startRawOrigin } from "./raw-origin.ts";
 import { startStreamOrigin } from "./stream-origin.ts";
+import { startSwitchboard } from "./switch-origin.ts";
 import { startTlsOrigin } from "./tls-origin.ts";
 import { startWebhookReceiver } from "./webhook-receiver.ts";
 import { startOtlpReceiver } from "./otlp-receiver.ts";
@@ -33,13 +34,14 @@ async function closedPort(): Promise<number> {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const [http, raw, tls, stream, webhook, otlp] = await Promise.all([
+  const [http, raw, tls, stream, webhook, otlp, switchboard] = await Promise.all([
     startHttpOrigin(),
     startRawOrigin(),
     startTlsOrigin(),
     startStreamOrigin(),
     startWebhookReceiver(),
     startOtlpReceiver(),
+    startSwitchboard(),
   ]);
   const closed = await closedPort();
   const ports: OriginPorts = {
@@ -50,12 +52,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
     closed,
     webhook: webhook.port,
     otlp: otlp.port,
+    switchboard: switchboard.port,
   };
   project.provide("originPorts", ports);
   return async () => {
     for (const { server } of [http, tls, webhook, otlp]) server.closeAllConnections();
     await Promise.all(
-      [http, raw, tls, stream, webhook, otlp].map(({ server }) => new Promise<void>((r) => server.close(() => r()))),
+      [http, raw, tls, stream, webhook, otlp, switchboard].map(
+        ({ server }) => new Promise<void>((r) => server.close(() => r())),
+      ),
     );
   };
 }
