@@ -165,6 +165,16 @@ describe("which language: Accept-Language by RFC 4647 lookup, English by default
     ["de;q=2", "en"],
     ["de;q=abc, en", "en"],
     [";;, de", "de"],
+    ["fr-CA", "fr"],
+    ["es-419", "es"],
+    ["ja-JP", "ja"],
+    ["pt", "pt-BR"],
+    ["pt-PT", "pt-BR"],
+    ["zh", "zh-CN"],
+    ["zh-Hans", "zh-CN"],
+    ["zh-Hans-CN", "zh-CN"],
+    ["zh-TW", "en"],
+    ["zh-Hant-HK, ja;q=0.5", "ja"],
   ];
   it.each(cases)("Accept-Language %j → %s", async (header, expected) => {
     const { res } = await get("/cdn-cgi/error/522", "application/json", header);
