@@ -215,7 +215,7 @@ const CODES: Readonly<Record<CatalogCode, CodeText>> = {
       "**No lo vuelva a intentar.** El operador del sitio web debe apuntar el nombre de host a una zona de su propia cuenta.",
   },
   1015: {
-    title: "Está sujeto a un límite de velocidad",
+    title: "Se están limitando sus solicitudes",
     detail: "La configuración del propietario del sitio web está limitando la frecuencia de sus solicitudes.",
     whatYouShouldDo: (w) =>
       `**Espere y vuelva a intentarlo.** Este bloqueo es temporal. Espere al menos ${sec(w)} y vuelva a intentarlo.\n\nCómo proceder:\n1. Espere ${sec(w)} antes de la siguiente solicitud\n2. Si vuelve a recibir este límite, espere lo que indique el Retry-After de esa respuesta: es el tiempo que falta para que termine el bloqueo\n3. Si el límite persiste tras 5 intentos, deténgase y replantee su patrón de solicitudes`,
@@ -245,7 +245,7 @@ const CODES: Readonly<Record<CatalogCode, CodeText>> = {
   },
   1023: {
     title: "No se encuentra el host",
-    detail: "La red edge no ha encontrado el host solicitado en la configuración DNS de su socio.",
+    detail: "La red edge no ha encontrado el host solicitado en su configuración DNS para partners.",
     whatYouShouldDo:
       "**No lo vuelva a intentar.** El operador del sitio web debe revisar la configuración DNS del nombre de host.",
   },
@@ -397,7 +397,7 @@ const WORDS: Words = {
   notRetryableBlock: " mientras el bloqueo siga activo.",
   notRetryableFix: " hasta que se corrija la causa.",
   notRetryableSame: ": la misma solicitud recibirá la misma respuesta.",
-  retryHelpsLead: "Volver a intentarlo sirve:",
+  retryHelpsLead: "Vale la pena reintentar:",
   retryHelpsWait: (wait) => ` inténtelo de nuevo dentro de ${wait}.`,
 
   eyebrow: (code, status) => `Error ${code} · HTTP ${status}`,
@@ -426,7 +426,7 @@ const WORDS: Words = {
   stateWorking: "Funciona",
   stateError: "Error",
   stateBlocked: "Bloqueado",
-  stateNotReached: "Sin alcanzar",
+  stateNotReached: "No alcanzado",
 
   mdWhatHappened: "Qué ha pasado",
   mdWhatYouShouldDo: "Qué debe hacer",

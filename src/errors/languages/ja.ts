@@ -369,8 +369,8 @@ const WORDS: Words = {
   notRetryableBlock: "（ブロックが解除されるまで）。",
   notRetryableFix: "（原因が修正されるまで）。",
   notRetryableSame: "。同じリクエストには同じ応答が返ります。",
-  retryHelpsLead: "再試行で解決する可能性があります:",
-  retryHelpsWait: (wait) => ` ${wait}後にもう一度お試しください。`,
+  retryHelpsLead: "再試行で解決する可能性があります。",
+  retryHelpsWait: (wait) => `${wait}後にもう一度お試しください。`,
 
   eyebrow: (code, status) => `エラー ${code} · HTTP ${status}`,
   whatHappened: "何が起きたか",

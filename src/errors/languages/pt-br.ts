@@ -12,7 +12,7 @@ const waitThen = (wait: number, operator: string): string =>
 
 const BLOCKED =
   "**Não tente de novo.** Este bloqueio é intencional. Entre em contato com o proprietário do site se achar que é um engano.";
-const UNPUBLISHED = "O significado exato deste código não é publicado.";
+const UNPUBLISHED = "O significado exato deste código não foi divulgado.";
 const IP_BANNED: CodeText = {
   title: "Acesso negado: seu endereço IP foi bloqueado",
   detail: "O proprietário do site bloqueou seu endereço IP.",
@@ -107,7 +107,7 @@ const CODES: Readonly<Record<CatalogCode, CodeText>> = {
       waitThen(w, "o operador do site deve verificar o endereço da origem e o roteamento de rede dele."),
   },
   524: {
-    title: "Ocorreu um tempo limite",
+    title: "Tempo limite esgotado",
     detail: (timeout) =>
       `O servidor de origem do site não devolveu uma resposta completa dentro do Proxy Read Timeout de ${sec(timeout)}. A conexão foi estabelecida, mas a origem demorou demais para responder.`,
     whatYouShouldDo: (w) =>
@@ -381,7 +381,7 @@ const WORDS: Words = {
   notRetryableBlock: " enquanto o bloqueio estiver ativo.",
   notRetryableFix: " até que a causa seja corrigida.",
   notRetryableSame: ": a mesma solicitação recebe a mesma resposta.",
-  retryHelpsLead: "Tentar de novo ajuda:",
+  retryHelpsLead: "Vale a pena tentar de novo:",
   retryHelpsWait: (wait) => ` tente novamente daqui a ${wait}.`,
 
   eyebrow: (code, status) => `Erro ${code} · HTTP ${status}`,

@@ -10,16 +10,16 @@ const sec = (n: number): string => `${n} 秒`;
 const waitThen = (wait: number, operator: string): string =>
   `**请稍后重试。** 请至少等待 ${sec(wait)}。如果错误仍然存在，${operator}`;
 
-const BLOCKED = "**请勿重试。** 此拦截是有意为之。如果你认为这是误拦，请联系网站所有者。";
+const BLOCKED = "**请勿重试。** 此拦截是有意为之。如果您认为这是误拦截，请联系网站所有者。";
 const UNPUBLISHED = "此代码的确切含义未公开。";
 const IP_BANNED: CodeText = {
-  title: "访问被拒绝：你的 IP 地址已被封禁",
-  detail: "网站所有者封禁了你的 IP 地址。",
+  title: "访问被拒绝：您的 IP 地址已被封禁",
+  detail: "网站所有者封禁了您的 IP 地址。",
   whatYouShouldDo: BLOCKED,
 };
 const CLIENT_TLS: CodeText = {
   title: "客户端 TLS 错误",
-  detail: `你的客户端的 TLS 连接不符合该网站的要求。${UNPUBLISHED}`,
+  detail: `您客户端的 TLS 连接不符合该网站的要求。${UNPUBLISHED}`,
   whatYouShouldDo: "**请勿原样重试。** 请使用较新的 TLS 客户端（版本、密码套件和证书）。",
 };
 const ZONE_CONFIG: CodeText = {
@@ -127,25 +127,25 @@ const CODES: Readonly<Record<CatalogCode, CodeText>> = {
   },
   1005: {
     title: "访问被拒绝：自治系统（ASN）已被封禁",
-    detail: "网站所有者封禁了你的 IP 地址所属的网络（ASN）。",
+    detail: "网站所有者封禁了您的 IP 地址所属的网络（ASN）。",
     whatYouShouldDo: BLOCKED,
   },
   1006: {
-    title: "访问被拒绝：你的 IP 地址已被封禁",
-    detail: "网站所有者封禁了你的 IP 地址（或包含该地址的地址段）。",
+    title: "访问被拒绝：您的 IP 地址已被封禁",
+    detail: "网站所有者封禁了您的 IP 地址（或包含该地址的地址段）。",
     whatYouShouldDo: BLOCKED,
   },
   1007: IP_BANNED,
   1008: IP_BANNED,
   1009: {
     title: "访问被拒绝",
-    detail: "网站所有者封禁了你的 IP 地址所在的国家或地区。",
+    detail: "网站所有者封禁了您的 IP 地址所在的国家或地区。",
     whatYouShouldDo: BLOCKED,
   },
   1010: {
     title: "访问被拒绝",
-    detail: "网站所有者根据你的浏览器特征拦截了访问。",
-    whatYouShouldDo: "**请勿重试。** 网站所有者已封禁你的 User-Agent。",
+    detail: "网站所有者根据您的浏览器特征拦截了访问。",
+    whatYouShouldDo: "**请勿重试。** 网站所有者已封禁您的 User-Agent。",
   },
   1011: {
     title: "访问被拒绝（禁止盗链）",
@@ -154,7 +154,7 @@ const CODES: Readonly<Record<CatalogCode, CodeText>> = {
   },
   1012: {
     title: "访问被拒绝",
-    detail: "网站所有者拦截了此请求，例如因为你的地址存在可疑活动。",
+    detail: "网站所有者拦截了此请求，例如因为您的地址存在可疑活动。",
     whatYouShouldDo: BLOCKED,
   },
   1013: {
@@ -168,10 +168,10 @@ const CODES: Readonly<Record<CatalogCode, CodeText>> = {
     whatYouShouldDo: "**请勿重试。** 网站运营者必须将该主机名指向自己账户下的区域。",
   },
   1015: {
-    title: "你的请求已被限速",
-    detail: "网站所有者的配置正在限制你的请求速率。",
+    title: "您的请求已被限速",
+    detail: "网站所有者的配置正在限制您的请求速率。",
     whatYouShouldDo: (w) =>
-      `**请稍后重试。** 此拦截是暂时的。请至少等待 ${sec(w)}，然后重试。\n\n建议做法：\n1. 下一次请求前等待 ${sec(w)}\n2. 如果再次被限速，请按该响应的 Retry-After 所示时间等待：那是距离拦截结束的剩余时间\n3. 如果重试 5 次后仍被限速，请停下来重新审视你的请求模式`,
+      `**请稍后重试。** 此拦截是暂时的。请至少等待 ${sec(w)}，然后重试。\n\n建议做法：\n1. 下一次请求前等待 ${sec(w)}\n2. 如果再次被限速，请按该响应的 Retry-After 所示时间等待：那是距离拦截结束的剩余时间\n3. 如果重试 5 次后仍被限速，请停下来重新审视您的请求模式`,
   },
   1016: {
     title: "源服务器 DNS 错误",
@@ -249,7 +249,7 @@ const CODES: Readonly<Record<CatalogCode, CodeText>> = {
   },
   1039: {
     title: "法律限制",
-    detail: `出于法律原因，来自你所在位置的访问受到限制。${UNPUBLISHED}`,
+    detail: `出于法律原因，来自您所在位置的访问受到限制。${UNPUBLISHED}`,
     whatYouShouldDo: LEGAL,
   },
   1040: {
@@ -270,7 +270,7 @@ const CODES: Readonly<Record<CatalogCode, CodeText>> = {
   1043: ZONE_CONFIG,
   1044: {
     title: "TLS 密码不符合 FIPS 标准",
-    detail: "你的客户端协商使用的 TLS 密码套件不被该网站的 FIPS 策略允许。",
+    detail: "您的客户端协商使用的 TLS 密码套件不被该网站的 FIPS 策略允许。",
     whatYouShouldDo: "**请勿原样重试。** 请使用提供 FIPS 认可密码套件的 TLS 客户端。",
   },
   1045: {
@@ -337,7 +337,7 @@ const WORDS: Words = {
 
   eyebrow: (code, status) => `错误 ${code} · HTTP ${status}`,
   whatHappened: "发生了什么",
-  whatYouCanDo: "你可以怎么做",
+  whatYouCanDo: "您可以怎么做",
   details: "详细信息",
   rayId: "Ray ID",
   copy: "复制",
@@ -352,7 +352,7 @@ const WORDS: Words = {
   aboutError: (code) => `关于错误 ${code}`,
 
   whereItBroke: "故障位置",
-  hopYou: "你",
+  hopYou: "您",
   hopEdge: "边缘网络",
   hopWebsite: "网站",
   subYou: "浏览器或应用",
@@ -364,7 +364,7 @@ const WORDS: Words = {
   stateNotReached: "未到达",
 
   mdWhatHappened: "发生了什么",
-  mdWhatYouShouldDo: "你应该怎么做",
+  mdWhatYouShouldDo: "您应该怎么做",
   mdMoreHelp: "更多帮助",
 
   ref: {
