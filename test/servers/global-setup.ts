@@ -8,6 +8,7 @@ import type { OriginPorts } from "./context.ts";
 import { startHttpOrigin } from "./http-origin.ts";
 import { startRawOrigin } from "./raw-origin.ts";
 import { startStreamOrigin } from "./stream-origin.ts";
+import { startSwitchboard } from "./switch-origin.ts";
 import { startTlsOrigin } from "./tls-origin.ts";
 import { startWebhookReceiver } from "./webhook-receiver.ts";
 
@@ -32,12 +33,13 @@ async function closedPort(): Promise<number> {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const [http, raw, tls, stream, webhook] = await Promise.all([
+  const [http, raw, tls, stream, webhook, switchboard] = await Promise.all([
     startHttpOrigin(),
     startRawOrigin(),
     startTlsOrigin(),
     startStreamOrigin(),
     startWebhookReceiver(),
+    startSwitchboard(),
   ]);
   const closed = await closedPort();
   const ports: OriginPorts = {
@@ -47,12 +49,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
     stream: stream.port,
     closed,
     webhook: webhook.port,
+    switchboard: switchboard.port,
   };
   project.provide("originPorts", ports);
   return async () => {
     for (const { server } of [http, tls, webhook]) server.closeAllConnections();
     await Promise.all(
-      [http, raw, tls, stream, webhook].map(({ server }) => new Promise<void>((r) => server.close(() => r()))),
+      [http, raw, tls, stream, webhook, switchboard].map(({ server }) => new Promise<void>((r) => server.close(() => r()))),
     );
   };
 }
