@@ -113,6 +113,11 @@ export default defineConfig({
         test: {
           name: "workers",
           include: ["test/workers/**/*.test.ts"],
+          // A margin, not a measure: no test here asserts by vitest's timeout, and vitest's 5 s default failed tests
+          // that wait on real timeouts (an origin's read timeout, a body wait) when other processes held both cores
+          // (docs/development.md "Tests that do not depend on the clock").
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
           // Test origins on 127.0.0.1 (healthy, slow, hanging, resetting, garbage, TLS...): test/servers/.
           globalSetup: ["./test/servers/global-setup.ts"],
         },

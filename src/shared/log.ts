@@ -111,10 +111,11 @@ export const EVENTS = {
   },
   preview_replay: {
     level: "info",
-    fields: ["zone", "draft", "records", "replayed", "changed", "units"],
+    fields: ["zone", "draft", "records", "replayed", "changed", "truncated", "units"],
     when:
       'each `POST /zones/{zone}/preview/replay` that ran (docs/custom-errors.md "Replay"): one line for the call, ' +
-      "whatever the number of records replayed (their errors write no `edge_error` line); `units`: the rules' cost",
+      "whatever the number of records replayed (their errors write no `edge_error` line); `units`: the rules' cost; " +
+      "`truncated`: the replay's budget stopped it",
   },
 } as const satisfies Readonly<Record<string, EventSpec>>;
 

@@ -9,7 +9,8 @@
  *
  * The request phases run first (request-phases.ts: IP access, firewall, rate limiting evaluated without counting, on
  * the edge's own `requestPhase`); one that blocks the request makes the error, as on traffic. The described request
- * has the whole request budget (docs/rules-language.md), as a request that reached its error path without spending any.
+ * has a management run's budget (turns.ts `MANAGEMENT_BUDGET.runUnits`, a fifth of a request's), and every run takes
+ * its turn with traffic (turns.ts): a run that needed more is reported `truncated`, never shown as traffic's answer.
  */
 import { errorResponse, type AnsweredBy as PipelineAnswer } from "../../errors/pipeline";
 import { chooseErrorFormat, type ErrorFormat } from "../../errors/format";
@@ -36,6 +37,7 @@ import {
 import type { CompiledCustomErrors } from "../../edge/custom-errors/compiled";
 import { RuleRecorder, ruleTraces, type RuleTrace, type ShownValue } from "./trace";
 import { explainRequestPhases, type RequestPhasesExplained, type RequestPhasesSetup } from "./request-phases";
+import { capBudget, MANAGEMENT_BUDGET, type Turns } from "./turns";
 
 /** The origin failures a described request may name, each classified by the proxy's own classifier (docs/origin.md). */
 export const ORIGIN_FAILURES = [
@@ -94,6 +96,13 @@ export interface ExplainSetup {
   readonly retryHints?: RetryHintProfile;
   /** No `edge_error` line per run: a replay writes one line for all its records (docs/custom-errors.md "Replay"). */
   readonly quiet?: boolean;
+  /**
+   * The call's turns with traffic (turns.ts): each run is one evaluation in them. The caller closes them when the
+   * call ends.
+   */
+  readonly turns: Turns;
+  /** The units each run may spend (default `MANAGEMENT_BUDGET.runUnits`; a replay's last records get less). */
+  readonly runUnits?: number;
   /**
    * The zone's saved request phases (IP access, firewall, rate limiting): the described request goes through them
    * first, as traffic does (request-phases.ts); one that blocks it makes the error (1006, 1009, 1020).
@@ -159,6 +168,11 @@ export interface Explanation {
     readonly request_phases: RequestPhasesExplained | null;
   };
   readonly cost: { readonly units: number; readonly budget: number; readonly rule_budget: number };
+  /**
+   * A run needed more than a management run's budget (turns.ts): its rules' outcomes past that point are not what
+   * traffic would get (an `over-budget` rule names where it stopped).
+   */
+  readonly truncated: boolean;
 }
 
 /**
@@ -175,19 +189,19 @@ export async function explain(
     phases ??
     (setup.requestPhases === undefined
       ? null
-      : await explainRequestPhases(requestOf(asDescribed, undefined), setup.requestPhases, {
-          zone: setup.zone,
-          ruleUrl: new RuleUrl(asDescribed.url, setup.zone, setup.compiled.normalization),
-          now: Date.now(),
-        }));
+      : await tracedPhases(asDescribed, setup.requestPhases, setup, setup.compiled.normalization));
   const blocked = requestPhases?.blocked ?? null;
   const described: DescribedRequest =
     blocked === null ? asDescribed : { ...asDescribed, error: { kind: "code", ...blocked } };
   const recorder = new RuleRecorder();
+  let truncated = requestPhases !== null && phasesOverBudget(requestPhases);
   const main = await runOnce(described, undefined, setup, recorder);
+  truncated ||= overBudget(recorder);
   const responses = {} as Record<PreviewFormat, ShownResponse>;
   for (const [format, accept] of Object.entries(PREVIEW_FORMATS) as [PreviewFormat, string][]) {
-    responses[format] = (await runOnce(described, accept, setup, new RuleRecorder())).shown;
+    const formatRecorder = new RuleRecorder();
+    responses[format] = (await runOnce(described, accept, setup, formatRecorder)).shown;
+    truncated ||= overBudget(formatRecorder);
   }
   const { rules, fields } = ruleTraces(setup.stored, setup.compiled, recorder);
   return {
@@ -202,8 +216,50 @@ export async function explain(
       fields,
       request_phases: requestPhases,
     },
-    cost: { units: recorder.units, budget: MAX_REQUEST_UNITS, rule_budget: MAX_RULE_UNITS },
+    cost: {
+      units: recorder.units,
+      budget: runUnitsOf(setup),
+      rule_budget: Math.min(MAX_RULE_UNITS, runUnitsOf(setup)),
+    },
+    truncated,
   };
+}
+
+const runUnitsOf = (setup: ExplainSetup): number =>
+  Math.min(MAX_REQUEST_UNITS, setup.runUnits ?? MANAGEMENT_BUDGET.runUnits);
+
+/** Whether a run stopped a rule for want of units (the run's budget is smaller than traffic's: turns.ts). */
+export function overBudget(recorder: RuleRecorder): boolean {
+  for (const e of recorder.evaluations.values()) if (e.outcome.kind === "over-budget") return true;
+  return false;
+}
+
+export function phasesOverBudget(phases: RequestPhasesExplained): boolean {
+  return [...phases.firewall.rules, ...phases.rate_limits.rules].some((r) => r.outcome === "over-budget");
+}
+
+/**
+ * The request phases of the described request (request-phases.ts), as one run in the call's turns, within a run's
+ * budget: the preview's and the tracer's first run.
+ */
+export async function tracedPhases(
+  described: Omit<DescribedRequest, "error">,
+  phases: RequestPhasesSetup,
+  setup: Pick<ExplainSetup, "zone" | "turns" | "runUnits">,
+  normalization: CompiledCustomErrors["normalization"],
+): Promise<RequestPhasesExplained> {
+  return setup.turns.run(async () => {
+    const request = requestOf({ ...described, error: { kind: "code", code: 500 } }, undefined);
+    capBudget(request, runUnitsOf(setup as ExplainSetup));
+    const value = await explainRequestPhases(request, phases, {
+      zone: setup.zone,
+      ruleUrl: new RuleUrl(described.url, setup.zone, normalization),
+      now: Date.now(),
+    });
+    let units = 0;
+    for (const r of [...value.firewall.rules, ...value.rate_limits.rules]) units += r.cost;
+    return { value, units };
+  });
 }
 
 interface Run {
@@ -217,9 +273,11 @@ async function runOnce(
   setup: ExplainSetup,
   recorder: RuleRecorder,
 ): Promise<Run> {
-  const answer = await respond(described, accept, setup, recorder);
-  const shown = await shownOf(answer.response, setup, answer.error.kind === "origin-response", answer.answer);
-  return { error: answer.error, shown };
+  return setup.turns.run(async () => {
+    const answer = await respond(described, accept, setup, recorder);
+    const shown = await shownOf(answer.response, setup, answer.error.kind === "origin-response", answer.answer);
+    return { value: { error: answer.error, shown }, units: recorder.units };
+  });
 }
 
 /** What one run answers, before its body is read (a replay reads only its status, type and who answered). */
@@ -241,6 +299,7 @@ export async function respond(
   recorder: RuleRecorder,
 ): Promise<Answer> {
   const request = requestOf(described, accept);
+  capBudget(request, runUnitsOf(setup));
   const { url } = described;
   const ruleUrl = new RuleUrl(url, setup.zone, setup.compiled.normalization);
   const error = described.error;

@@ -8,8 +8,9 @@
  *
  * A replay stores nothing (it reads the analytics object, the zone and its pages; the draft is compiled as a preview's
  * is, never a version) and is bounded like a preview: per token and zone (bound.ts `admitReplay`), at most
- * REPLAY_LIMITS.records records, each evaluated within the request budget of the rules (docs/rules-language.md). It
-logs one `preview_replay` line per call, none per record (docs/configuration.md "Events").
+ * REPLAY_LIMITS.records records, each evaluated within a management run's budget, all of them within
+ * `MANAGEMENT_BUDGET.replayUnits`, in turns with traffic (turns.ts); past either it stops and says `truncated`. It
+ * logs one `preview_replay` line per call, none per record (docs/configuration.md "Events").
  *
  * The request phases are not replayed: a draft holds custom error rules and pages only, so a recorded block or
  * origin failure is the same error after; what a draft changes is who answers it and how.
@@ -20,7 +21,6 @@ import { lintMessages } from "../kit/lint-messages";
 import type { ApiContext } from "../kit/types";
 import type { ZoneAnswer, ZoneApiFailure } from "../kit/zone-section";
 import { catalogEntry } from "../../errors/catalog";
-import { MAX_REQUEST_UNITS } from "../../rules/budget";
 import { logEvent } from "../../shared/log";
 import { err, ok, type Result } from "../../shared/result";
 import { IssueList, isObject, unknownKeys, type IssueKind } from "../../shared/validation";
@@ -35,7 +35,8 @@ import { draftedZone } from "./drafted-zone";
 import { storedRuleset } from "../../state/zone/rulesets/stored";
 import type { StoredRule } from "../../state/zone/rulesets/validate";
 import type { CompiledCustomErrors } from "../../edge/custom-errors/compiled";
-import { respond, type DescribedRequest, type ExplainSetup } from "./explain";
+import { overBudget, respond, type DescribedRequest, type ExplainSetup } from "./explain";
+import { MANAGEMENT_BUDGET, Turns } from "./turns";
 import { RuleRecorder } from "./trace";
 
 export const REPLAY_LIMITS = {
@@ -156,8 +157,10 @@ async function runReplay(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const drafted = await draftedZone(c, zone, input.value.draft);
   if (!drafted.ok) return drafted;
   const { current, compiled, custom, stored, pages, linted } = drafted.value;
+  const turns = new Turns();
   const setup: ExplainSetup = {
     zone,
+    turns,
     compiled: custom,
     stored,
     pages,
@@ -173,13 +176,14 @@ async function runReplay(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const plan = storedShardPlan(current.document);
   if (!plan.ok) return err({ kind: "corrupt", cause: plan.error });
   const records = await windowRecords(c.env.ZONE_ANALYTICS, zone, plan.value, window);
-  const report = await evaluate(records, setup, samples);
+  const report = await evaluate(records, setup, samples).finally(() => turns.close());
   logEvent("preview_replay", {
     zone,
     draft: input.value.draft !== null,
     records: report.totals.records,
     replayed: report.totals.replayed,
     changed: report.totals.changed,
+    truncated: report.totals.truncated,
     units: report.units,
   });
   const savedRules = storedRuleset(current.document, "http_custom_errors")?.rules ?? [];
@@ -200,7 +204,11 @@ async function runReplay(c: ApiContext, zone: string): Promise<ZoneAnswer> {
         ...report.totals,
         changes: report.changes,
         rules: ruleReport(report.rules, stored, savedRules, custom),
-        cost: { units: report.units, budget_per_record: MAX_REQUEST_UNITS },
+        cost: {
+          units: report.units,
+          budget: MANAGEMENT_BUDGET.replayUnits,
+          budget_per_record: MANAGEMENT_BUDGET.runUnits,
+        },
       },
       { messages },
     ),
@@ -236,6 +244,10 @@ interface Evaluated {
     readonly unchanged: number;
     readonly changed: number;
     readonly not_replayable: { readonly count: number; readonly reasons: Record<string, number> };
+    /** Records of the window not evaluated: the replay's budget was spent before them. */
+    readonly not_reached: number;
+    /** Some records were not evaluated (`not_reached`, or one needed more than a run's budget). */
+    readonly truncated: boolean;
   };
   readonly changes: readonly (Omit<Change, "codes"> & { readonly codes: readonly number[] })[];
   readonly rules: ReadonlyMap<string, RuleTally>;
@@ -254,6 +266,8 @@ export async function evaluate(
   let replayed = 0;
   let unchanged = 0;
   let units = 0;
+  let notReached = 0;
+  let cut = 0;
   const tally = (id: string): RuleTally => {
     let t = rules.get(id);
     if (t === undefined) {
@@ -262,16 +276,35 @@ export async function evaluate(
     }
     return t;
   };
-  for (const record of records) {
+  for (const [index, record] of records.entries()) {
     const described = describedOf(record, setup.zone);
     if (typeof described === "string") {
       reasons[described] = (reasons[described] ?? 0) + 1;
       continue;
     }
+    // What is left of the replay's budget (turns.ts): each record gets a run's budget, the last ones what is left.
+    const left = MANAGEMENT_BUDGET.replayUnits - units;
+    if (left <= 0) {
+      notReached = records.length - index;
+      break;
+    }
+    const runUnits = Math.min(MANAGEMENT_BUDGET.runUnits, left);
     const recorder = new RuleRecorder();
-    const answered = await respond(described, undefined, setup, recorder);
+    const answered = await setup.turns.run(async () => {
+      const value = await respond(described, undefined, { ...setup, runUnits }, recorder);
+      await value.response.body?.cancel();
+      return { value, units: recorder.units };
+    });
     units += recorder.units;
-    await answered.response.body?.cancel();
+    if (overBudget(recorder)) {
+      // Stopped for want of units: not what traffic (whose budget is larger) would answer, so not compared.
+      if (runUnits < MANAGEMENT_BUDGET.runUnits) {
+        notReached = records.length - index;
+        break;
+      }
+      cut += 1;
+      continue;
+    }
     const by = answered.answer;
     const after: AnswerKey = {
       answered_by:
@@ -321,7 +354,8 @@ export async function evaluate(
     change.codes.add(record.code);
     if (change.sample_rays.length < samples) change.sample_rays.push(record.ray);
   }
-  const notReplayable = records.length - replayed;
+  if (cut > 0) reasons[OVER_RUN_BUDGET] = cut;
+  const notReplayable = records.length - replayed - notReached;
   return {
     totals: {
       records: records.length,
@@ -329,6 +363,8 @@ export async function evaluate(
       unchanged,
       changed: replayed - unchanged,
       not_replayable: { count: notReplayable, reasons },
+      not_reached: notReached,
+      truncated: notReached > 0 || cut > 0,
     },
     changes: [...changes.values()]
       .sort((a, b) => b.count - a.count)
@@ -337,6 +373,9 @@ export async function evaluate(
     units,
   };
 }
+
+/** The reason of a record whose evaluation needed more than a run's budget (turns.ts). */
+export const OVER_RUN_BUDGET = `its rules needed more than a replayed record's budget (${MANAGEMENT_BUDGET.runUnits} units)`;
 
 const keyOf = (a: AnswerKey): string => `${a.answered_by}:${a.answer_id ?? ""}:${a.status}:${a.format}`;
 

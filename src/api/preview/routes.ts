@@ -32,6 +32,7 @@ import { parsePreviewBody } from "./draft";
 import { draftedZone } from "./drafted-zone";
 import { lintMessages } from "../kit/lint-messages";
 import { replay } from "./replay";
+import { Turns } from "./turns";
 
 async function preview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const raw = c.params.code ?? "";
@@ -74,7 +75,10 @@ async function runDraftPreview(c: ApiContext, zone: string): Promise<ZoneAnswer>
   const drafted = await draftedZone(c, zone, input.value.draft);
   if (!drafted.ok) return drafted;
   const { current, compiled, custom, stored, pages, linted } = drafted.value;
+  // The five runs take their turns with traffic (turns.ts); closed whatever happens.
+  const turns = new Turns();
   const explained = await explain(input.value.request, {
+    turns,
     compiled: custom,
     stored,
     pages,
@@ -87,7 +91,7 @@ async function runDraftPreview(c: ApiContext, zone: string): Promise<ZoneAnswer>
     invocation: c.ctx,
     // The zone's retry-hint profile, as traffic sends it (docs/errors.md "Retry-hint profiles").
     retryHints: compiled.retryHints,
-  });
+  }).finally(() => turns.close());
   const { request } = input.value;
   // The rule linter's warnings about the configuration previewed (the draft on the saved zone), docs/lint.md.
   const messages = await lintMessages(c.env, zone, linted);

@@ -41,8 +41,17 @@ import { checkRateLimit } from "../../edge/request-phases/rate-limit/check";
 import { requestContext } from "../../rules/rule-list";
 import { admitPreview, PREVIEW_BOUNDS } from "./bound";
 import { parseError, readHeaders, REQUEST_LIMITS } from "./draft";
-import { explain, requestOf, type DescribedError, type DescribedRequest, type Explanation } from "./explain";
-import { explainRequestPhases, requestPhasesOf, type RequestPhasesExplained } from "./request-phases";
+import {
+  explain,
+  requestOf,
+  phasesOverBudget,
+  tracedPhases,
+  type DescribedError,
+  type DescribedRequest,
+  type Explanation,
+} from "./explain";
+import { requestPhasesOf, type RequestPhasesExplained } from "./request-phases";
+import { Turns } from "./turns";
 import type { RuleTrace } from "./trace";
 
 /** The published `TraceItem` (cloudflare SDK `requestTracers.traces`), with this service's `outcome` and `reason`. */
@@ -135,10 +144,22 @@ async function runTrace(c: ApiContext, account: string, input: TraceRequest): Pr
   // Another account's zone answers as one not configured: the trace reveals nothing of it.
   if (read.value === null || zoneAccountId(read.value.settings) !== account) return err({ kind: "not-found" });
   const current = read.value;
+  // Every run of the trace takes its turn with traffic (turns.ts); closed whatever happens.
+  const turns = new Turns();
+  try {
+    return await tracedRun(c, input, current, turns);
+  } finally {
+    turns.close();
+  }
+}
+
+async function tracedRun(c: ApiContext, input: TraceRequest, current: Zone, turns: Turns): Promise<ZoneAnswer> {
+  const { zone } = input;
   const compiled = compiledOf(current);
   const saved = compiled.customErrors;
   const setup = {
     zone,
+    turns,
     compiled: saved,
     stored: storedRuleset(current.document, "http_custom_errors")?.rules ?? [],
     pages: (id: Parameters<typeof pageHtml>[2]) => pageHtml(c.env.CONFIG, saved, id),
@@ -150,11 +171,7 @@ async function runTrace(c: ApiContext, account: string, input: TraceRequest): Pr
   };
   const probe: DescribedRequest = { ...input.described, error: { kind: "code", code: 500 } };
   const ruleUrl = new RuleUrl(probe.url, zone, compiled.normalization);
-  const phases = await explainRequestPhases(requestOf(probe, undefined), setup.requestPhases, {
-    zone,
-    ruleUrl,
-    now: Date.now(),
-  });
+  const phases = await tracedPhases(probe, setup.requestPhases, setup, compiled.normalization);
   let origin: OriginItem;
   let explained: Explanation | null = null;
   // Only a request that goes on to be sent to the origin is counted (originOf).
@@ -166,13 +183,21 @@ async function runTrace(c: ApiContext, account: string, input: TraceRequest): Pr
     const reached = await originOf(c, input, current, compiled, ruleUrl);
     origin = reached.item;
     if (reached.error !== null) explained = await explain({ ...probe, error: reached.error }, setup, phases);
-    else if (reached.status !== null)
-      return ok(apiSuccess({ status_code: reached.status, trace: traceItems(ruleUrl, phases, origin, null, setup, counted) }));
+    else if (reached.status !== null) {
+      const trace = traceItems(ruleUrl, phases, origin, null, { compiled: setup.compiled, counted });
+      return ok(apiSuccess({ status_code: reached.status, trace, ...truncatedIf(phasesOverBudget(phases)) }));
+    }
   }
   const statusCode = explained?.response.status;
-  const trace = traceItems(ruleUrl, phases, origin, explained, setup, counted);
-  return ok(apiSuccess(statusCode === undefined ? { trace } : { status_code: statusCode, trace }));
+  const trace = traceItems(ruleUrl, phases, origin, explained, { compiled: setup.compiled, counted });
+  // This service's addition: a run needed more than a management run's budget (turns.ts), so the trace stops there.
+  const truncated = truncatedIf(explained?.truncated ?? phasesOverBudget(phases));
+  return ok(
+    apiSuccess(statusCode === undefined ? { trace, ...truncated } : { status_code: statusCode, trace, ...truncated }),
+  );
 }
+
+const truncatedIf = (truncated: boolean): { truncated?: true } => (truncated ? { truncated: true } : {});
 
 interface OriginItem {
   readonly matched: boolean;
@@ -262,9 +287,9 @@ function traceItems(
   phases: RequestPhasesExplained,
   origin: OriginItem,
   explained: Explanation | null,
-  setup: { readonly compiled: { readonly active: boolean } },
-  counted: boolean,
+  setup: { readonly compiled: { readonly active: boolean }; readonly counted: boolean },
 ): TraceItem[] {
+  const { counted } = setup;
   const items: TraceItem[] = [];
   const path = ruleUrl.path;
   const { scope, type } = ruleUrl.normalization;
@@ -436,7 +461,11 @@ function parseTraceBody(body: unknown): ReturnType<typeof okTrace> | ReturnType<
     }
   }
   if (origin.kind === "contact" && typeof method === "string" && !CONTACT_METHODS.includes(method))
-    issues.add("not-allowed", "origin.contact", `sends only ${CONTACT_METHODS.join(" and ")} to the origin, not ${method}`);
+    issues.add(
+      "not-allowed",
+      "origin.contact",
+      `sends only ${CONTACT_METHODS.join(" and ")} to the origin, not ${method}`,
+    );
   if (body.skip_response !== undefined && typeof body.skip_response !== "boolean")
     issues.add("wrong-type", "skip_response", "must be a boolean");
   if (body.skip_response === true && origin.kind === "contact")

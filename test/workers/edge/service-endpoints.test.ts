@@ -116,14 +116,15 @@ describe("unknown paths and methods", () => {
 
 describe("hostile URLs cost linear time (docs/configuration.md)", () => {
   // itty-router's Router.fetch built `request.query` with one `[].concat` per repeated key: quadratic, ~4 s of CPU
-  // for this URL before any handler ran. The endpoints read no query, so it must cost next to nothing.
+  // for this URL before any handler ran. The endpoints read no query, so it must cost next to nothing. The bound is a
+  // margin, not a measurement: ~20 ms on a quiet machine, under half the quadratic cost on any machine.
   it("40,000 repeated query keys", async () => {
     const query = "?" + "a=1&".repeat(40_000);
     const started = performance.now();
     const res = await get(`/cdn-cgi/error/522${query}`, "application/json");
     expect(res.status).toBe(522);
     expect(await res.json()).toMatchObject({ error_code: 522 });
-    expect(performance.now() - started).toBeLessThan(500);
+    expect(performance.now() - started).toBeLessThan(2_000);
   });
 
   it("a long run of slashes before the last segment", async () => {
@@ -133,7 +134,7 @@ describe("hostile URLs cost linear time (docs/configuration.md)", () => {
       404,
       "Not Found",
     );
-    expect(performance.now() - started).toBeLessThan(500);
+    expect(performance.now() - started).toBeLessThan(2_000);
   });
 });
 

@@ -15,6 +15,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { CLIENT_PACKAGE_ACCEPT } from "../../../src/errors/client-kind";
 import { ACCEPT } from "../../../packages/client/src/accept";
 import { loopback, ports, putZone, uniqueZone } from "../support/origin";
+import { recordSleeps } from "../support/sdk-sleeps";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -22,18 +23,6 @@ function quiet(): void {
   vi.spyOn(console, "log").mockImplementation(() => {});
   vi.spyOn(console, "warn").mockImplementation(() => {});
   vi.spyOn(console, "error").mockImplementation(() => {});
-}
-
-/** The SDK's retry sleeps, recorded and ended at once. */
-function recordSleeps(): number[] {
-  const waits: number[] = [];
-  const real = globalThis.setTimeout;
-  vi.spyOn(globalThis, "setTimeout").mockImplementation((handler: () => void, ms?: number) => {
-    if (ms === undefined || ms < 20_000) return real(handler, ms);
-    waits.push(ms);
-    return real(handler, 0);
-  });
-  return waits;
 }
 
 async function downZone(retryHints?: "published" | "agent" | "auto"): Promise<string> {

@@ -10,6 +10,7 @@ import Cloudflare from "cloudflare";
 import { exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { loopback, ports, putZone, uniqueZone } from "../support/origin";
+import { recordSleeps } from "../support/sdk-sleeps";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -75,15 +76,8 @@ describe("the cloudflare SDK (Stainless) against generated errors", () => {
     vi.spyOn(console, "log").mockImplementation(() => {});
     vi.spyOn(console, "error").mockImplementation(() => {});
     const host = await zone(loopback(ports.closed), { retry_hints: "agent" });
-    // The SDK sleeps with setTimeout; a wait of 20 s or more (only its retry sleep: its request timeout is 10 s here,
-    // the zone's 300 and 500 ms) is recorded and ended at once, so the test does not wait 30–59 s twice.
-    const waits: number[] = [];
-    const real = globalThis.setTimeout;
-    vi.spyOn(globalThis, "setTimeout").mockImplementation((handler: () => void, ms?: number) => {
-      if (ms === undefined || ms < 20_000) return real(handler, ms);
-      waits.push(ms);
-      return real(handler, 0);
-    });
+    // The retry sleeps are recorded and ended at once, so the test does not wait 30–59 s twice.
+    const waits = recordSleeps();
     const sdk = sdkFor(host);
     await expect(sdk.client.get("/")).rejects.toBeInstanceOf(Cloudflare.InternalServerError);
     expect(sdk.seen.map((r) => r.status)).toEqual([521, 521, 521]);

@@ -12,12 +12,11 @@ describe("regex", () => {
     expect(() => rule('s matches "(a+)+$" or s matches "^(a|aa)+$"')).not.toThrow();
     const subject = "a".repeat(50_000) + "b";
     const ctx = { s: subject };
-    const started = Date.now();
+    // No clock: a backtracking engine would take ~2^50,000 steps on these and never finish, a linear one answers.
     expect(evaluate('s matches "(a+)+$"', ctx)).toBe(false);
     expect(evaluate('s matches "(a+)+b$"', ctx)).toBe(true);
     expect(evaluate('s matches "^(a|aa)+$"', ctx)).toBe(false);
     expect(evaluate('s matches "(a*)*c$"', ctx)).toBe(false);
-    expect(Date.now() - started).toBeLessThan(2_000);
   });
 
   it.each([

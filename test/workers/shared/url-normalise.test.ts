@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { normalisePath, removeDotSegments, type UrlNormalizationType } from "../../../src/shared/url-normalise";
+import { countStringWork } from "../support/string-work";
 
 /** [input, rfc3986, cloudflare] */
 const TABLE: readonly (readonly [string, string, string])[] = [
@@ -101,24 +102,19 @@ describe("linear time on long paths", () => {
     ["invalid percents", (n) => "%".repeat(n * 5)],
     ["literal bytes", (n) => "\u00e9".repeat(n * 5)],
   ];
-  it.each(cases)("%s: 8× the input costs well under 64× the time", (_label, make) => {
-    // The best of seven runs: a run slowed by another process on a shared machine does not count (a loaded CI
-    // machine once measured 32.5× with a single run each, and 42× with the best of three at load average 11).
-    const time = (n: number): number => {
+  it.each(cases)("%s: 8× the input costs 8× the work, not 64×", (_label, make) => {
+    // Counted, not timed (test/workers/support/string-work.ts): the same input always costs the same units, so a
+    // busy machine can neither fail this test nor make a quadratic scan pass it.
+    const work = (n: number): number => {
       const input = make(n);
-      let best = Infinity;
-      for (let run = 0; run < 7; run++) {
-        const start = performance.now();
-        for (let i = 0; i < 5; i++) normalisePath(input, "cloudflare");
-        best = Math.min(best, performance.now() - start);
-      }
-      return best;
+      const { units } = countStringWork(() => normalisePath(input, "cloudflare"));
+      expect(units).toBeGreaterThanOrEqual(input.length); // the meter saw the scan
+      return units;
     };
-    time(1_000); // warm up
-    const small = Math.max(time(20_000), 1);
-    const large = time(160_000);
-    // Linear: ~8×; quadratic would be ~64×. Generous bound for a shared machine, still well short of quadratic.
-    expect(large / small).toBeLessThan(40);
+    const small = work(2_000);
+    const large = work(16_000);
+    // Linear: 8× (less the fixed part); quadratic would be 64×.
+    expect(large / small).toBeLessThanOrEqual(8.5);
   });
 
   it("a 1 MiB path of dot segments normalises to the root", () => {

@@ -142,25 +142,18 @@ describe("custom error assets: refused precisely, nothing stored", () => {
 
   it("200 references to one 500 KB image: 400 (20056) as soon as the inlined page passes the limit", async () => {
     const z = await zone("enterprise", loopback(ports.http), { read_timeout: 5 });
-    // Same-run baseline: the page with one reference (the same fetches, one image inlined, and a write).
-    const started = Date.now();
     const one = await create(z, { name: "one", url: `http://${z}/asset/repeat.html?n=1&kb=500` });
-    const baseline = Date.now() - started;
     expect(one.status, one.text).toBe(200);
     for (const via of ["img", "css", "sheet"]) {
-      const t = Date.now();
       const many = await create(z, {
         name: `many_${via}`,
         url: `http://${z}/asset/repeat.html?n=200&kb=500&via=${via}`,
       });
-      const elapsed = Date.now() - t;
       expect(many.status, many.text).toBe(400);
       expect(errorOf(many)?.code).toBe(20056);
-      // Building the 136 MB page took 500–840 ms here (vs ~100 ms for the baseline); stopping at the limit, less
-      // than the baseline, which fetches the same and stores the page.
-      expect(elapsed, `${via}: ${elapsed} ms, baseline ${baseline} ms`).toBeLessThan(2 * baseline + 100);
-      // The count stops within one piece past the limit (one data: URI of 500 KB is ~683,000 characters), not at
-      // the 136 MB the whole page would be.
+      // Counted, not timed (a time compared with the one-reference page's failed at random on a busy machine): the
+      // count stops within one piece past the limit (one data: URI of 500 KB is ~683,000 characters), not at the
+      // 136 MB the whole page would be.
       const bytes = Number(/would be (\d+) bytes \(at least;/.exec(errorOf(many)?.message ?? "")?.[1]);
       expect(bytes).toBeGreaterThan(1_500_000);
       expect(bytes).toBeLessThan(1_500_000 + 700_000);

@@ -192,6 +192,6 @@ describe("hostile URLs cost linear time before authentication (docs/configuratio
     const res = await call(`${path}${query}`, { headers });
     expect(res.status).toBe(status);
     await res.body?.cancel();
-    expect(performance.now() - started).toBeLessThan(500);
+    expect(performance.now() - started).toBeLessThan(2_000); // a margin: quadratic was ~4 s of CPU
   });
 });

@@ -88,6 +88,7 @@ describe("a replay's log", () => {
         records: RECORDS,
         replayed: RECORDS,
         changed: report.result.changed,
+        truncated: false,
         units: expect.any(Number) as number,
       },
     ]);

@@ -221,7 +221,11 @@ describe("every phase as a TraceItem", () => {
       expect(answer.status, method).toBe(400);
       expect(answer.body.errors.map((e) => [e.code, e.message.split(":")[0]])).toEqual([[20085, "origin.contact"]]);
     }
-    const head = await trace(zone, { name: "head", path: "/echo/ok", blockedBy: null, status: 200 }, { method: "HEAD" });
+    const head = await trace(
+      zone,
+      { name: "head", path: "/echo/ok", blockedBy: null, status: 200 },
+      { method: "HEAD" },
+    );
     expect(head.status_code).toBe(200);
     await expect(
       clientOfA.requestTracers.traces.create({

@@ -1,0 +1,90 @@
+/**
+ * Management evaluation takes turns with traffic (docs/custom-errors.md "Management calls never stall traffic").
+ *
+ * A replay, a draft preview or a trace evaluates rules synchronously on the isolate that also answers zone traffic,
+ * and re2js cannot be interrupted: a replay of 1,000 records used to hold another zone's request for seconds. So
+ * every such call
+ *   - evaluates each run (a replayed record, one of a preview's formats, a trace's request phases) within
+ *     `MANAGEMENT_BUDGET.runUnits`, a fifth of a request's budget (src/rules/budget.ts), and a replay within
+ *     `replayUnits` in all; what needs more is not evaluated and the answer says `truncated: true`;
+ *   - runs its evaluation in turns of at most `turnUnits` units (plus the run that crossed it) and `turnRuns` runs,
+ *     and between two turns waits for a timer, so every request that arrived meanwhile runs first;
+ *   - takes turns one call at a time per isolate, first come first served: however many tokens evaluate at once,
+ *     traffic waits for one turn, not for one per call.
+ * Units are the engine's measure of its work (src/rules/budget.ts: the slowest regex run measured does ~45,000 per
+ * ms), so a turn is bounded whatever the rules are; the rest of a run (rendering an answer) is small and bounded by
+ * `turnRuns`.
+ */
+import { MAX_REQUEST_UNITS, requestBudget } from "../../rules/budget";
+
+export const MANAGEMENT_BUDGET = {
+  /** Units one run may spend: a fifth of a request's (MAX_REQUEST_UNITS), ~44 ms at the slowest rate measured. */
+  runUnits: MAX_REQUEST_UNITS / 5,
+  /** Units one replay may spend in all: two requests' worth, in turns. */
+  replayUnits: MAX_REQUEST_UNITS * 2,
+  /** A turn ends once it has spent this many units… */
+  turnUnits: 1_000_000,
+  /** …or run this many runs. */
+  turnRuns: 16,
+} as const;
+
+/** One call's turn; `end()` lets the next call (or this one's next turn) go, after traffic. */
+export interface Turn {
+  readonly end: () => void;
+}
+
+/** The last turn asked for on this isolate: each waits for the one before it. */
+let tail: Promise<void> = Promise.resolve();
+
+/** How a turn lets traffic go first: a timer fires after the requests already queued on the isolate. */
+const afterTraffic = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** Waits until every turn asked for before has ended and queued traffic has run; then the caller's turn begins. */
+export async function takeTurn(): Promise<Turn> {
+  const before = tail;
+  let end = (): void => undefined;
+  tail = new Promise<void>((resolve) => (end = resolve));
+  await before;
+  await afterTraffic();
+  return { end };
+}
+
+/**
+ * A call's evaluation in turns: `run(fn)` runs one evaluation in the current turn, first ending it and waiting for
+ * the next when it is spent. `close()` ends the last turn (always call it: a turn never ended holds every other
+ * management call of the isolate).
+ */
+export class Turns {
+  private turn: Turn | null = null;
+  private units = 0;
+  private runs = 0;
+
+  /** Runs `fn` (one evaluation) in a turn; `fn` answers with the units it spent. */
+  async run<T>(fn: () => Promise<{ readonly value: T; readonly units: number }>): Promise<T> {
+    if (this.turn !== null && (this.units >= MANAGEMENT_BUDGET.turnUnits || this.runs >= MANAGEMENT_BUDGET.turnRuns))
+      this.close();
+    if (this.turn === null) {
+      this.turn = await takeTurn();
+      this.units = 0;
+      this.runs = 0;
+    }
+    const { value, units } = await fn();
+    this.units += units;
+    this.runs += 1;
+    return value;
+  }
+
+  close(): void {
+    this.turn?.end();
+    this.turn = null;
+  }
+}
+
+/**
+ * Caps what `request`'s evaluation may spend at `units` (src/rules/budget.ts `requestBudget`: every phase of one
+ * request draws on the one budget kept for its Request object). Call before the request is evaluated.
+ */
+export function capBudget(request: Request, units: number): void {
+  const budget = requestBudget(request);
+  budget.remaining = Math.min(budget.remaining, units);
+}
