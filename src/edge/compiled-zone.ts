@@ -23,6 +23,7 @@ import type { Zone, ZoneSettings } from "../state/zone/schema";
 import type { StoreFailure } from "../state/zone/store";
 import { storedUrlNormalization } from "../state/zone/url-normalization/stored";
 import { DEFAULT_SHARDS, storedShardPlan } from "../state/analytics/shards";
+import type { StaleSettings } from "./stale/stale";
 
 /** Where traffic goes and the limits it meets: the same shape for a configured zone and for DEFAULT_ORIGIN. */
 export interface Route {
@@ -44,6 +45,8 @@ export interface CompiledZone {
   readonly analyticsShards: number;
   /** The zone's `retry_hints` (docs/errors.md "Retry-hint profiles"). */
   readonly retryHints: ZoneSettings["retry_hints"];
+  /** `stale_if_error` and `stale_after_ms` (docs/fewer-errors.md), 0 when absent. */
+  readonly stale: StaleSettings;
 }
 
 /** The zone (`null`: no zone config for this host), or why CONFIG could not be read. */
@@ -102,6 +105,7 @@ export function compileZone(zone: Zone): CompiledZone {
     // A malformed section is refused by the API that writes it; read as the default here rather than fail traffic.
     analyticsShards: shardCount(zone),
     retryHints: zone.settings.retry_hints,
+    stale: { ifErrorSeconds: zone.settings.stale_if_error ?? 0, afterMs: zone.settings.stale_after_ms ?? 0 },
   };
 }
 

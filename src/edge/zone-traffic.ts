@@ -30,6 +30,7 @@ import { err, ok, type Result } from "../shared/result";
 import { parseOriginUrl, pointsAtApi } from "../shared/origin-url";
 import { ZONE_LIMITS } from "../state/zone/schema";
 import { mcpExchangeOf, watchedResponse, type McpExchange } from "./agents/agent-answers";
+import { staleCopies } from "./stale/stale";
 
 export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
   const progress = startProgress(rc);
@@ -206,9 +207,19 @@ async function originStage(rc: RequestContext, p: Progress, route: Route, header
   const path = both ? ruleUrlOf(rc, p).originPath : url.pathname + url.search;
   const connector = connectorFor(rc.env);
   const forwarded = p.mcp === null ? { connector, path } : { connector, path, body: p.mcp.forwardBody() };
-  const result = await forwardToOrigin(request, url, headers, route.plan, forwarded);
-  if (!result.ok) return { kind: "error", code: result.error.code, cause: result.error.cause, origin: result.error };
-  return { kind: "origin", response: result.value, idleMs: route.plan.readTimeoutMs };
+  // A GET or HEAD of a configured zone may be answered from its last good copy (docs/fewer-errors.md).
+  const stale = staleCopies(rc, p.config?.stale ?? null);
+  const forwarding = forwardToOrigin(request, url, headers, route.plan, forwarded);
+  const result = stale === null ? await forwarding : await stale.orSlow(forwarding);
+  const idleMs = route.plan.readTimeoutMs;
+  if ("stale" in result) return { kind: "origin", response: result.stale, idleMs };
+  if (!result.ok) {
+    const copy = await stale?.onFailure(result.error.code);
+    if (copy) return { kind: "origin", response: copy.stale, idleMs };
+    return { kind: "error", code: result.error.code, cause: result.error.cause, origin: result.error };
+  }
+  const answered = stale === null ? result.value : await stale.onAnswer(result.value);
+  return { kind: "origin", response: answered instanceof Response ? answered : answered.stale, idleMs };
 }
 
 /** What one ending answered, and how it is recorded (null: not an error, nothing to record). */

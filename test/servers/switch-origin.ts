@@ -8,7 +8,7 @@
  * | `POST /origins` | starts a new origin on a free port below the ephemeral range; answers `{"port": N}` |
  * | `POST /origins/{port}/stop` | closes its listening socket and every open connection: connections are refused |
  * | `POST /origins/{port}/start` | listens on the same port again |
- * | `POST /origins/{port}/mode?m=ok\|reset\|hang` | how it answers: normally, by resetting each connection, or never |
+ * | `POST /origins/{port}/mode?m=ok\|reset\|hang\|slow\|status&ms=N&s=N` | how it answers: normally, by resetting each connection, never, after `ms` more milliseconds, or with status `s` (the same body) |
  * | `GET /origins/{port}/stats` | `{"connections": N, "requests": N}`: TCP connections accepted, requests answered |
  *
  * Each origin answers `GET /page?cc=<Cache-Control>&vary=<Vary>&cookie=1&status=N&delay=<ms>` with the body
@@ -18,12 +18,15 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 
-type Mode = "ok" | "reset" | "hang";
+type Mode = "ok" | "reset" | "hang" | "slow" | "status";
 
 interface Switched {
   readonly server: Server;
   readonly sockets: Set<Socket>;
   mode: Mode;
+  /** `slow`: the added delay, ms; `status`: the status answered. */
+  slowMs: number;
+  status: number;
   connections: number;
   requests: number;
 }
@@ -48,14 +51,14 @@ function originServer(state: () => Switched): Server {
     if (s.mode === "hang") return; // never answers
     s.requests += 1;
     const url = new URL(req.url ?? "/", "http://origin");
-    const delay = Number(url.searchParams.get("delay") ?? 0);
+    const delay = Number(url.searchParams.get("delay") ?? 0) + (s.mode === "slow" ? s.slowMs : 0);
     const headers: Record<string, string> = { "Content-Type": "text/plain" };
     const cc = url.searchParams.get("cc");
     if (cc !== null) headers["Cache-Control"] = cc;
     const vary = url.searchParams.get("vary");
     if (vary !== null) headers.Vary = vary;
     if (url.searchParams.get("cookie") === "1") headers["Set-Cookie"] = "session=abc; Path=/";
-    const status = Number(url.searchParams.get("status") ?? 200);
+    const status = s.mode === "status" ? s.status : Number(url.searchParams.get("status") ?? 200);
     const body = `${url.pathname} #${s.requests} lang=${String(req.headers["accept-language"] ?? "")} method=${req.method ?? ""}`;
     req.resume();
     setTimeout(() => res.writeHead(status, headers).end(body), delay);
@@ -82,7 +85,7 @@ export async function startSwitchboard(): Promise<{ server: Server; port: number
       if (req.method === "POST" && url.pathname === "/origins") {
         let switched: Switched | undefined;
         const server = originServer(() => switched as Switched);
-        switched = { server, sockets: new Set(), mode: "ok", connections: 0, requests: 0 };
+        switched = { server, sockets: new Set(), mode: "ok", slowMs: 0, status: 200, connections: 0, requests: 0 };
         while (nextPort < 24_000 && !(await listenOn(server, nextPort))) nextPort++;
         const port = nextPort++;
         origins.set(port, switched);
@@ -102,6 +105,8 @@ export async function startSwitchboard(): Promise<{ server: Server; port: number
           return reply((await listenOn(origin.server, Number(match[1]))) ? 200 : 409, {});
         case "mode":
           origin.mode = (url.searchParams.get("m") ?? "ok") as Mode;
+          origin.slowMs = Number(url.searchParams.get("ms") ?? 0);
+          origin.status = Number(url.searchParams.get("s") ?? 200);
           return reply(200, { mode: origin.mode });
         default:
           return reply(200, { connections: origin.connections, requests: origin.requests });
