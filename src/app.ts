@@ -40,6 +40,8 @@ import { zoneRoutes } from "./api/zones/routes";
 import { handleZoneTraffic } from "./edge/zone-traffic";
 import { urlNormalizationOpenApi } from "./api/url-normalization/openapi";
 import { urlNormalizationRoutes } from "./api/url-normalization/routes";
+import { telemetryOpenApi } from "./api/telemetry/openapi";
+import { telemetryRoutes } from "./api/telemetry/routes";
 import { analyticsOpenApi } from "./api/analytics/openapi";
 import { analyticsRoutes } from "./api/analytics/routes";
 import { analyticsPage } from "./api/analytics/page";
@@ -55,6 +57,7 @@ const apiRoutes: readonly ApiRoute[] = [
   ...customPageRoutes,
   ...accessRuleRoutes,
   ...urlNormalizationRoutes,
+  ...telemetryRoutes,
   ...previewRoutes,
   ...tagRoutes,
   ...zoneTagRoutes,
@@ -70,6 +73,7 @@ export const api = mountApi(apiRoutes, () =>
         customPagesOpenApi,
         accessRulesOpenApi,
         urlNormalizationOpenApi,
+        telemetryOpenApi,
         previewOpenApi,
         tagsOpenApi,
         analyticsOpenApi,

@@ -73,7 +73,10 @@ export async function bundleWorker(
     entryPoints: [resolve(root, entry)],
     bundle: true,
     format: "esm",
-    platform: "neutral",
+    // wrangler's own platform (its default): packages that map their Node modules away with the `browser` field
+    // (the OpenTelemetry packages, docs/telemetry.md) resolve as they do in a deployment.
+    platform: "browser",
+    conditions: ["workerd", "worker", "browser"],
     target: "es2022",
     external: ["cloudflare:*"],
     write: false,

@@ -16,9 +16,12 @@
  *
  * `--instructions`: no load; each Worker's workerd runs under callgrind, one after the
  * other, and the rows give instructions per request on `/hello` (bench/lib/instructions.ts), with the documented
- * minimum also built without some of its parts, to say what each part costs over the bare Worker.
+ * minimum also built without some of its parts, to say what each part costs over the bare Worker, and the proxy
+ * with telemetry on (docs/telemetry.md): every request's trace exported to an OTLP sink in this process (the export
+ * after the response is in the count: callgrind counts the whole process), or traced but not sampled.
  */
-import { request } from "node:http";
+import { createServer, request, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { warmedRounds, load, type LoadResult } from "../lib/load.ts";
 import { startExampleOrigin } from "../lib/origin.ts";
 import { loadRows } from "../lib/rows.ts";
@@ -260,10 +263,15 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
 
 /** `PUT /zones/{ZONE}` through the real Worker's API (Host localhost). */
 async function configureZone(workerUrl: URL, origin: string): Promise<void> {
-  const body = JSON.stringify({ plan: "pro", origin });
+  await apiPut(workerUrl, `/zones/${ZONE}`, { plan: "pro", origin });
+}
+
+/** A `PUT` through the real Worker's API (Host localhost) that must answer 200. */
+async function apiPut(workerUrl: URL, path: string, value: unknown): Promise<void> {
+  const body = JSON.stringify(value);
   const status = await new Promise<number>((resolvePromise, reject) => {
     const outgoing = request(
-      new URL(`/zones/${ZONE}`, workerUrl),
+      new URL(path, workerUrl),
       {
         method: "PUT",
         headers: { host: "localhost", authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
@@ -276,7 +284,7 @@ async function configureZone(workerUrl: URL, origin: string): Promise<void> {
     outgoing.on("error", reject);
     outgoing.end(body);
   });
-  if (status !== 200) throw new Error(`PUT /zones/${ZONE} answered ${status}`);
+  if (status !== 200) throw new Error(`PUT ${path} answered ${status}`);
 }
 
 /** One GET with Host = the zone (node:http sends the Host we give it, fetch would not: docs/development.md "wrangler dev and /cdn-cgi"). */
@@ -295,11 +303,28 @@ interface CountedScenario {
   readonly name: string;
   /** `null`: the real Worker (src/index.ts); else a generated Worker's module. */
   readonly script: string | null;
+  /** The real Worker's zone with telemetry (docs/telemetry.md) at this `sample.requests`, exported to a sink. */
+  readonly telemetry?: { readonly requests: number; readonly protocol: "http/json" | "http/protobuf" };
 }
 
 const COUNTED: readonly CountedScenario[] = [
   { name: "minimal fetch(origin) Worker, GET /hello (22 B)", script: MINIMAL_PROXY },
   { name: "proxy, GET /hello (22 B)", script: null },
+  {
+    name: "proxy, telemetry on, every request exported (sample.requests 1, protobuf), GET /hello",
+    script: null,
+    telemetry: { requests: 1, protocol: "http/protobuf" },
+  },
+  {
+    name: "proxy, telemetry on, every request exported (sample.requests 1, JSON), GET /hello",
+    script: null,
+    telemetry: { requests: 1, protocol: "http/json" },
+  },
+  {
+    name: "proxy, telemetry on, no request sampled (sample.requests 0: only errors exported), GET /hello",
+    script: null,
+    telemetry: { requests: 0, protocol: "http/protobuf" },
+  },
   { name: "diagnostic: the minimum proxy Worker", script: CONTRACT_MINIMUM_PROXY },
   {
     name: "diagnostic: the minimum with the header scan only",
@@ -328,6 +353,7 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
   const processes = context.quick ? 1 : 2;
   const only = process.env.BENCH_PROXY_ROWS?.split(",").map(Number);
   const origin = await startExampleOrigin(context.root);
+  const sink = await startOtlpSink();
   const counts: number[][] = COUNTED.map(() => []);
   try {
     for (let p = 0; p < processes; p++) {
@@ -336,11 +362,24 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
         const real = scenario.script === null;
         const worker = await serveCounted(
           scenario.script === null
-            ? { root: context.root, entry: "src/index.ts", bindings: { ADMIN_TOKEN, API_HOSTS: "localhost" } }
+            ? {
+                root: context.root,
+                entry: "src/index.ts",
+                // Loopback telemetry endpoints (the sink) are allowed only under the dev switch (docs/telemetry.md).
+                bindings: { ADMIN_TOKEN, API_HOSTS: "localhost", WEBHOOK_LOOPBACK: "allow" },
+              }
             : { root: context.root, script: scenario.script, bindings: { ORIGIN: origin.url }, durableObjects: {} },
         );
         try {
           if (real) await retryReset(() => configureZone(worker.served.url, origin.url));
+          const telemetry = scenario.telemetry;
+          if (telemetry !== undefined) {
+            const body = {
+              otlp: { endpoint: `${sink.url}/v1/traces`, protocol: telemetry.protocol },
+              sample: { errors: 1, requests: telemetry.requests },
+            };
+            await retryReset(() => apiPut(worker.served.url, `/zones/${ZONE}/telemetry`, body));
+          }
           const status = await retryReset(() => statusOf(new URL("/hello", worker.served.url)));
           if (status !== 200) throw new Error(`${scenario.name}: status ${status} before counting`);
           const request = { url: new URL("/hello", worker.served.url), headers: { host: ZONE }, expectStatus: 200 };
@@ -355,6 +394,7 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
     }
   } finally {
     origin.process.kill("SIGTERM");
+    await sink.close();
   }
   const perRow = counts.map((all) => (all.length === 0 ? Number.NaN : median(all)));
   const baseline = perRow[0] ?? Number.NaN;
@@ -363,7 +403,7 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
     ...(i === 0 ? { baseline: true } : {}),
     instructionsPerRequest: perRow[i] ?? Number.NaN,
     ratio: baseline / (perRow[i] ?? Number.NaN),
-    ...(scenario.script === null ? { target: TARGET } : {}),
+    ...(scenario.script === null && scenario.telemetry === undefined ? { target: TARGET } : {}),
   }));
   return {
     rows,
@@ -375,6 +415,26 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
         counts.map((all) => all.map((n) => Math.round(n)).join("/")).join("; ") +
         ");",
       "ratio = baseline instructions ÷ the row's (higher is better, like a throughput ratio).",
+      `telemetry rows: the OTLP sink (this process, 200 to every POST) received ${sink.received()} export request(s).`,
     ],
+  };
+}
+
+/** An OTLP/HTTP receiver that accepts and discards: the telemetry rows' endpoint. */
+async function startOtlpSink(): Promise<{ url: string; received(): number; close(): Promise<void> }> {
+  let received = 0;
+  const server: Server = createServer((incoming, outgoing) => {
+    incoming.resume();
+    incoming.on("end", () => {
+      received++;
+      outgoing.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((resolvePromise) => server.listen(0, "127.0.0.1", resolvePromise));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received: () => received,
+    close: () => new Promise((resolvePromise) => server.close(() => resolvePromise())),
   };
 }

@@ -23,6 +23,8 @@ import type { Zone, ZoneSettings } from "../state/zone/schema";
 import type { StoreFailure } from "../state/zone/store";
 import { storedUrlNormalization } from "../state/zone/url-normalization/stored";
 import { DEFAULT_SHARDS, storedShardPlan } from "../state/analytics/shards";
+import { logsEndpointOf, storedTelemetry } from "../state/zone/telemetry/stored";
+import type { TelemetryTarget } from "./telemetry/exporter";
 import type { StaleSettings } from "./stale/stale";
 
 /** Where traffic goes and the limits it meets: the same shape for a configured zone and for DEFAULT_ORIGIN. */
@@ -45,6 +47,8 @@ export interface CompiledZone {
   readonly analyticsShards: number;
   /** The zone's `retry_hints` (docs/errors.md "Retry-hint profiles"). */
   readonly retryHints: ZoneSettings["retry_hints"];
+  /** Where the zone's traces and logs go (docs/telemetry.md); `null`: no telemetry, and traffic pays one check. */
+  readonly telemetry: TelemetryTarget | null;
   /** `stale_if_error` and `stale_after_ms` (docs/fewer-errors.md), 0 when absent. */
   readonly stale: StaleSettings;
 }
@@ -105,8 +109,14 @@ export function compileZone(zone: Zone): CompiledZone {
     // A malformed section is refused by the API that writes it; read as the default here rather than fail traffic.
     analyticsShards: shardCount(zone),
     retryHints: zone.settings.retry_hints,
+    telemetry: telemetryOf(zone),
     stale: { ifErrorSeconds: zone.settings.stale_if_error ?? 0, afterMs: zone.settings.stale_after_ms ?? 0 },
   };
+}
+
+function telemetryOf(zone: Zone): TelemetryTarget | null {
+  const settings = storedTelemetry(zone.document);
+  return settings === null ? null : { zone: zone.zone, settings, logsEndpoint: logsEndpointOf(settings) };
 }
 
 function shardCount(zone: Zone): number {

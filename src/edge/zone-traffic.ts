@@ -30,6 +30,9 @@ import { err, ok, type Result } from "../shared/result";
 import { parseOriginUrl, pointsAtApi } from "../shared/origin-url";
 import { ZONE_LIMITS } from "../state/zone/schema";
 import { mcpExchangeOf, watchedResponse, type McpExchange } from "./agents/agent-answers";
+import { startTrace, type RequestTrace } from "./telemetry/request-trace";
+import { traceGenerated, traceOrigin, traceOriginError } from "./telemetry/traffic-spans";
+import { tracePhases } from "./telemetry/phase-spans";
 import { staleCopies } from "./stale/stale";
 
 export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
@@ -76,6 +79,8 @@ interface Progress {
   phaseOutcome: RequestPhaseOutcome | null;
   /** The phases' clock (`Date.now()` when they ran): the RateLimit fields' `now`. */
   now: number;
+  /** The request's trace, only on a zone with telemetry (docs/telemetry.md): every other request pays `=== null`. */
+  trace: RequestTrace | null;
 }
 
 /** How the stages ended a request: an error to generate, or the origin's answer. */
@@ -104,6 +109,7 @@ function startProgress(rc: RequestContext): Progress {
     view: undefined,
     phaseOutcome: null,
     now: 0,
+    trace: null,
   };
 }
 
@@ -153,6 +159,7 @@ async function zoneStage(
   }
   p.config = config;
   p.scope = zoneScope(rc, config);
+  p.trace = startTrace(config.telemetry, rc.request, rc.url, rc.started);
   // Every request of a configured zone is counted, errors included: the error rates' denominator
   // (docs/analytics.md "Requests and drops"), batched with the records after the response.
   countRequest({ zone: rc.zone, shards: config.analyticsShards }, rc.env, rc.ctx);
@@ -195,6 +202,7 @@ async function phaseStage(rc: RequestContext, p: Progress): Promise<ErrorEnding 
   const scope = { env: rc.env, zone: rc.zone, now: p.now, ruleUrl: ruleUrlOf(rc, p) };
   const phase = await requestPhase(config.phases, rc.request, scope);
   p.phaseOutcome = phase;
+  if (p.trace !== null) tracePhases(p.trace, config.phases, phase, p.now, Date.now());
   return phase.kind === "error" ? refusal(phase.code, phase.cause, phase.retryAfter) : null;
 }
 
@@ -209,17 +217,34 @@ async function originStage(rc: RequestContext, p: Progress, route: Route, header
   const forwarded = p.mcp === null ? { connector, path } : { connector, path, body: p.mcp.forwardBody() };
   // A GET or HEAD of a configured zone may be answered from its last good copy (docs/fewer-errors.md).
   const stale = staleCopies(rc, p.config?.stale ?? null);
-  const forwarding = forwardToOrigin(request, url, headers, route.plan, forwarded);
-  const result = stale === null ? await forwarding : await stale.orSlow(forwarding);
+  const trace = p.trace;
+  let forwarding: Promise<Forwarded>;
+  if (trace === null) forwarding = forwardToOrigin(request, url, headers, route.plan, forwarded);
+  else {
+    const start = Date.now();
+    const traced = { ...forwarded, trace: trace.originHeaders() };
+    forwarding = forwardToOrigin(request, url, headers, route.plan, traced).then((result) => {
+      traceOrigin(trace, { start, target: route.plan.target.origin, path, request, result });
+      return result;
+    });
+  }
+  if (stale === null) return originEnding(await forwarding, route);
+  const result = await stale.orSlow(forwarding);
   const idleMs = route.plan.readTimeoutMs;
   if ("stale" in result) return { kind: "origin", response: result.stale, idleMs };
   if (!result.ok) {
-    const copy = await stale?.onFailure(result.error.code);
-    if (copy) return { kind: "origin", response: copy.stale, idleMs };
-    return { kind: "error", code: result.error.code, cause: result.error.cause, origin: result.error };
+    const copy = await stale.onFailure(result.error.code);
+    return copy === null ? originEnding(result, route) : { kind: "origin", response: copy.stale, idleMs };
   }
-  const answered = stale === null ? result.value : await stale.onAnswer(result.value);
+  const answered = await stale.onAnswer(result.value);
   return { kind: "origin", response: answered instanceof Response ? answered : answered.stale, idleMs };
+}
+
+type Forwarded = Result<Response, TimedOriginFailure>;
+
+function originEnding(result: Forwarded, route: Route): Ending {
+  if (!result.ok) return { kind: "error", code: result.error.code, cause: result.error.cause, origin: result.error };
+  return { kind: "origin", response: result.value, idleMs: route.plan.readTimeoutMs };
 }
 
 /** What one ending answered, and how it is recorded (null: not an error, nothing to record). */
@@ -250,7 +275,7 @@ async function answer(rc: RequestContext, p: Progress, ending: Ending): Promise<
     const occurrence = { zone, shards: config.analyticsShards, request, url, response, phases };
     recordError({ ...occurrence, ...answered.record }, rc.env, rc.ctx);
   }
-  return response;
+  return p.trace === null ? response : p.trace.end(response, rc.ctx);
 }
 
 /** A generated error, through the one pipeline (or as a JSON-RPC answer to an MCP request, docs/agents.md). */
@@ -267,8 +292,12 @@ async function generated(rc: RequestContext, p: Progress, ending: ErrorEnding): 
     ...(origin === undefined ? {} : { origin: { ms: origin.elapsedMs, reason: origin.reason } }),
     ...(retryAfter === undefined ? {} : { retryAfter }),
   };
+  // A traced error names its trace (`trace_id`, docs/errors.md).
+  const trace = p.trace;
+  const scope = trace !== null && trace.tracesError() ? { ...p.scope, traceId: trace.traceId } : p.scope;
   const { response, answeredBy } =
-    (p.mcp !== null ? await p.mcp.answer(event, p.scope) : null) ?? (await errorResponse(event, p.scope));
+    (p.mcp !== null ? await p.mcp.answer(event, scope) : null) ?? (await errorResponse(event, scope));
+  if (trace !== null) traceGenerated(trace, { event, response, answeredBy });
   const mark: OriginMark = p.stage === "origin" ? FAILED : NOT_REACHED;
   return { response, record: { source: "edge", code, cause, answeredBy }, origin: mark };
 }
@@ -292,6 +321,7 @@ async function fromOrigin(rc: RequestContext, p: Progress, ending: OriginEnding)
   const custom = applyToOriginError(config.customErrors, request, response, { url, ruleUrl: ruleUrlOf(rc, p), assets });
   // Synchronous unless a rule's asset is read from KV (once per zone version on this isolate).
   const byRule = custom instanceof Promise ? await custom : custom;
+  if (p.trace !== null && byRule !== null) traceOriginError(p.trace, byRule.answeredBy);
   const format = formatOf(response.headers.get("Content-Type"));
   const record = { source: "origin", code: response.status, answeredBy: byRule?.answeredBy } as const;
   return { response: byRule?.response ?? response, record, origin: { kind: "responded", format } };

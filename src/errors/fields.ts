@@ -38,11 +38,16 @@ export interface ErrorFields {
    * edge or never reached an origin that accepted it, `true` when it was sent and the answer failed, `null` unknown.
    */
   readonly request_reached_origin: boolean | null;
+  /**
+   * Extension member (docs/telemetry.md "Trace context"): the W3C trace id of the request's trace, present only when
+   * the zone has telemetry and the request's trace is exported.
+   */
+  readonly trace_id?: string;
 }
 
 /**
  * The wire order of the members (docs/errors.md): the 17 published fields, then the extension members; tests compare
- * every JSON body's keys with it.
+ * every JSON body's keys with it. `trace_id`, present only on a traced request (docs/telemetry.md), follows them.
  */
 export const FIELD_ORDER = [
   "type",
@@ -76,6 +81,8 @@ export interface Occurrence {
   readonly footer: string;
   /** `request_reached_origin` (reached-origin.ts). */
   readonly reachedOrigin: boolean | null;
+  /** `trace_id`, when the request is traced (docs/telemetry.md). */
+  readonly traceId?: string | undefined;
 }
 
 /** `Error {code}: {title}` (docs/errors.md). */
@@ -116,6 +123,12 @@ export function wireTimestamp(epochMs: number): string {
  * than spreads: this runs once per error and literals are several times faster than spreading.
  */
 export function errorFields(entry: CatalogEntry, o: Occurrence): ErrorFields {
+  const fields = untracedFields(entry, o);
+  // Only a traced request pays for the copy: the member goes last (docs/errors.md, extension members).
+  return o.traceId === undefined ? fields : { ...fields, trace_id: o.traceId };
+}
+
+function untracedFields(entry: CatalogEntry, o: Occurrence): ErrorFields {
   const title = wireTitle(entry);
   return o.retryAfter === null
     ? {

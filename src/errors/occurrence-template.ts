@@ -19,8 +19,8 @@
 import type { ErrorFields } from "./fields";
 
 /** The fields that vary per occurrence, in no particular order (a renderer places them where it wants). */
-type Slot = "type" | "instance" | "ray_id" | "timestamp" | "zone";
-const SLOTS: readonly Slot[] = ["type", "instance", "ray_id", "timestamp", "zone"];
+type Slot = "type" | "instance" | "ray_id" | "timestamp" | "zone" | "trace_id";
+const SLOTS: readonly Slot[] = ["type", "instance", "ray_id", "timestamp", "zone", "trace_id"];
 const MARK = "\u0001";
 
 interface Template {
@@ -82,6 +82,8 @@ export function occurrenceTemplate(
       ray_id: `${MARK}ray_id${MARK}`,
       timestamp: `${MARK}timestamp${MARK}`,
       zone: `${MARK}zone${MARK}`,
+      // A traced error's template has a sixth slot; an untraced one has no `trace_id` at all.
+      ...(f.trace_id === undefined ? {} : { trace_id: `${MARK}trace_id${MARK}` }),
     };
     const text = render(marked);
     const parts: string[] = [];
@@ -131,7 +133,7 @@ export function occurrenceTemplate(
       const { parts, slots, encodings } = template;
       let out = parts[0] as string;
       for (let i = 0; i < slots.length; i++) {
-        out += (encodings[i] as Encode)(f[slots[i] as Slot]) + (parts[i + 1] as string);
+        out += (encodings[i] as Encode)(f[slots[i] as Slot] ?? "") + (parts[i + 1] as string);
       }
       return out;
     },
@@ -141,7 +143,7 @@ export function occurrenceTemplate(
       const partBytes = (template.partBytes ??= template.parts.map((part) => utf8.encode(part)));
       const fixed = (template.partBytesLength ??= partBytes.reduce((sum, part) => sum + part.length, 0));
       const { slots, encodings } = template;
-      const encoded = slots.map((slot, i) => (encodings[i] as Encode)(f[slot]));
+      const encoded = slots.map((slot, i) => (encodings[i] as Encode)(f[slot] ?? ""));
       // UTF-8 takes at most 3 bytes per UTF-16 code unit: room for the worst case, so encodeInto never truncates.
       const out = new Uint8Array(fixed + 3 * encoded.reduce((sum, value) => sum + value.length, 0));
       out.set(partBytes[0] as Uint8Array, 0);
@@ -175,12 +177,15 @@ function writeAscii(out: Uint8Array, at: number, value: string): number {
 }
 
 /**
- * The retry value (or none) and `request_reached_origin` (three values) in one number, so no string is built per
+ * The retry value (or none), `request_reached_origin` (three values) and whether a `trace_id` is present in one
+ * number, so no string is built per
  * error: both are constant text in the body, the rest of which the code and footer decide.
  */
 function retryKey(f: ErrorFields): number {
   const reached = f.request_reached_origin === null ? 0 : f.request_reached_origin ? 1 : 2;
-  return ((f.retry_after ?? -1) + 1) * 3 + reached;
+  const key = ((f.retry_after ?? -1) + 1) * 3 + reached;
+  // A traced error (a `trace_id` slot) has a template of its own: negative keys.
+  return f.trace_id === undefined ? key : -1 - key;
 }
 
 function escapeRegExp(text: string): string {

@@ -94,6 +94,11 @@ export interface ErrorScope {
    * errors, none of which failed: docs/custom-errors.md "Replay").
    */
   readonly quiet?: boolean;
+  /**
+   * The trace this error belongs to (docs/telemetry.md "Trace context"): its `trace_id` member. Absent on a zone
+   * without telemetry, or when the request's trace is not exported.
+   */
+  readonly traceId?: string | undefined;
 }
 
 /** Which custom error rule or error page answered an error (docs/custom-errors.md steps 1–2), by its id. */
@@ -222,6 +227,7 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
     footer: footerText(scope.settings.operatorName),
     reachedOrigin:
       known === undefined ? null : event.reachedOrigin === undefined ? typicalReach(entry) : event.reachedOrigin,
+    traceId: scope.traceId,
   });
   const timing = serverTiming(now - (scope.started ?? now), event.origin);
   // The CSP value is known after the first error: no await on the hot path.

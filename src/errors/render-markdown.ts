@@ -47,6 +47,7 @@ function markdown(f: ErrorFields, links: readonly ErrorLink[] | undefined, text:
     `detail: ${yamlScalar(f.detail)}\n` +
     `what_you_should_do: ${yamlScalar(f.what_you_should_do)}\n` +
     `request_reached_origin: ${f.request_reached_origin === null ? "null" : yamlScalar(f.request_reached_origin)}\n` +
+    (f.trace_id === undefined ? "" : `trace_id: ${doubleQuoted(f.trace_id)}\n`) +
     (links === undefined ? "" : frontmatterLinks(links)) +
     "---\n\n" +
     `# ${f.title}\n\n` +

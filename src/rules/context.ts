@@ -4,11 +4,16 @@
  * and a field no rule uses is never computed (docs/rules-language.md).
  */
 import { BudgetExceeded, MAX_RULE_UNITS, RequestBudget } from "./budget";
+import type { RegexSet } from "./regex-set";
+import type { RegexSets, SetPass } from "./regex-sets";
 import type { FieldDecl, Scheme } from "./scheme";
 import type { Value } from "./values";
 
 /** Marks a field computed as missing, so `undefined` in the memo can mean "not computed yet". */
 const MISSING: unique symbol = Symbol("missing");
+
+/** The serial number of the next context made. */
+let nextSerial = 0;
 
 export class EvaluationContext {
   /**
@@ -26,6 +31,23 @@ export class EvaluationContext {
   limit = -1;
 
   private resolved: RequestBudget | undefined;
+
+  /**
+   * The one-pass regex sets of the rule list being evaluated (regex-sets.ts), set by `firstMatch`/`allMatches`
+   * (rule-list.ts) for the request phases; null elsewhere, and then every regex runs on its own.
+   */
+  regexSets: RegexSets | null = null;
+  /**
+   * This context among those of the isolate: a set's last pass is known to be this request's by this number,
+   * not by a reference that would keep the request alive (regex-sets.ts).
+   */
+  readonly serial = nextSerial++;
+  private passes: Map<RegexSet, SetPass> | undefined;
+
+  /** The passes of sets run on this context (one request): a set scans a subject once, whatever the rule count. */
+  get setPasses(): Map<RegexSet, SetPass> {
+    return (this.passes ??= new Map());
+  }
 
   constructor(
     readonly scheme: Scheme,

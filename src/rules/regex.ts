@@ -12,6 +12,7 @@
  */
 import { RE2JS } from "re2js";
 import { messageOf, err, ok, type Result } from "../shared/result";
+import { setEligible } from "./regex-set";
 import { fromByteString } from "./values";
 
 /** Cap on one compiled program (RE2 instructions); wirefilter caps compiled size at 10 MiB (docs/rules-language.md). */
@@ -44,6 +45,11 @@ export interface CompiledRegex {
   readonly programSize: number;
   /** The byte classes of its DFA (re2js `numClasses`): the size of each DFA state's transition table. */
   readonly classes: number;
+  /**
+   * Whether it can join a phase's one-pass set of the regexes on its field (regex-set.ts `setEligible`): bytes mode,
+   * and of the zero-width assertions only `^`/`$` at the text's ends.
+   */
+  readonly setEligible: boolean;
   /** Unanchored search, like wirefilter's `is_match`. */
   test(subject: string): boolean;
 }
@@ -146,6 +152,7 @@ export function compileRegex(pattern: string): Result<CompiledRegex, string> {
     pattern,
     programSize: re.programSize(),
     classes,
+    setEligible: !unicode && setEligible(re),
     test: (subject) => {
       if (subject === lastSubject) return lastResult;
       const result = run(subject);

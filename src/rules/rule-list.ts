@@ -19,6 +19,7 @@ import { requestFields } from "./fields/request";
 import { logOverBudget, type RulePhase } from "./over-budget-log";
 import { compile, type Rule, type RuleOutcome } from "./rule";
 import { RuleIndex } from "./rule-index";
+import { planRegexSets, type RegexSets } from "./regex-sets";
 import { BoundedCache } from "../shared/bounded-cache";
 import { logEvent } from "../shared/log";
 import type { Result } from "../shared/result";
@@ -46,6 +47,11 @@ export interface RuleList<T extends object = object> {
   /** The rules that can run, in stored order. */
   readonly rules: readonly RuleListEntry<T>[];
   readonly index: RuleIndex;
+  /**
+   * The request phases' one-pass regex sets of these rules (regex-sets.ts), or null (none, or custom error rules:
+   * they fail open, and keep one run per regex).
+   */
+  readonly regexSets: RegexSets | null;
   readonly problems: readonly RuleProblem[];
 }
 
@@ -122,7 +128,8 @@ export function compileRuleList<S extends StoredRuleInput, T extends object>(
     }
     rules.push({ ...data.value, id: rule.id, rule: expression.value });
   }
-  return { phase, rules, index: new RuleIndex(rules.map((r) => r.rule)), problems };
+  const regexSets = failsClosed(phase) ? planRegexSets(rules.map((r) => r.rule.tree)) : null;
+  return { phase, rules, index: new RuleIndex(rules.map((r) => r.rule)), regexSets, problems };
 }
 
 /**
@@ -161,19 +168,27 @@ export function firstMatch<T extends object>(
 ): RuleListEntry<T> | null {
   tracer?.started(ctx);
   const closed = failsClosed(list.phase);
-  for (const position of candidatesOf(list, ctx)) {
-    const entry = list.rules[position] as RuleListEntry<T>;
-    const outcome = entry.rule.evaluate(ctx);
-    // The draft preview's trace (src/api/preview/trace.ts) is recorded here, in the loop traffic runs, so
-    // what it shows is what traffic does; `ctx.spent` holds the units of this evaluation (rule.ts resets it).
-    tracer?.evaluated(position, outcome, ctx.spent);
-    if (outcome.kind === "match") return entry;
-    if (outcome.kind === "over-budget") {
-      logOverBudget({ zone, phase: list.phase, rule: entry.id, reason: outcome.reason });
-      if (closed) return entry;
+  // The list's sets for the whole loop (no rule yields here), and the context's own back after it: the context of
+  // a request serves both request phases, each with its own sets.
+  const before = ctx.regexSets;
+  ctx.regexSets = list.regexSets;
+  try {
+    for (const position of candidatesOf(list, ctx)) {
+      const entry = list.rules[position] as RuleListEntry<T>;
+      const outcome = entry.rule.evaluate(ctx);
+      // The draft preview's trace (src/api/preview/trace.ts) is recorded here, in the loop traffic runs, so
+      // what it shows is what traffic does; `ctx.spent` holds the units of this evaluation (rule.ts resets it).
+      tracer?.evaluated(position, outcome, ctx.spent);
+      if (outcome.kind === "match") return entry;
+      if (outcome.kind === "over-budget") {
+        logOverBudget({ zone, phase: list.phase, rule: entry.id, reason: outcome.reason });
+        if (closed) return entry;
+      }
     }
+    return null;
+  } finally {
+    ctx.regexSets = before;
   }
-  return null;
 }
 
 /**
@@ -192,13 +207,27 @@ export function* allMatches<T extends object>(
   const closed = failsClosed(list.phase);
   for (const position of candidatesOf(list, ctx)) {
     const entry = list.rules[position] as RuleListEntry<T>;
-    const outcome = entry.rule.evaluate(ctx);
+    const outcome = evaluateIn(list, entry, ctx);
     tracer?.evaluated(position, outcome, ctx.spent);
     if (outcome.kind === "match") yield entry;
     else if (outcome.kind === "over-budget") {
       logOverBudget({ zone, phase: list.phase, rule: entry.id, reason: outcome.reason });
       if (closed) yield entry;
     }
+  }
+}
+
+/**
+ * One rule of `list` on `ctx`, with the list's regex sets (regex-sets.ts) for the time of the evaluation only: the
+ * context of a request serves both request phases, each with its own sets, and `allMatches` yields between rules.
+ */
+function evaluateIn(list: RuleList, entry: RuleListEntry, ctx: EvaluationContext): RuleOutcome {
+  const before = ctx.regexSets;
+  ctx.regexSets = list.regexSets;
+  try {
+    return entry.rule.evaluate(ctx);
+  } finally {
+    ctx.regexSets = before;
   }
 }
 

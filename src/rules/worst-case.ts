@@ -22,6 +22,8 @@ import { MAX_VALUE_BYTES, UNITS_PER_ELEMENT } from "./budget";
 import type { TArg, TBool, Test, TValue } from "./check";
 import type { ArgInfo } from "./functions";
 import { regexUnits } from "./regex";
+import { setPassUnits } from "./regex-set";
+import { planRegexSets, plainRegex, type FieldSet, type RegexSets } from "./regex-sets";
 import type { Rule } from "./rule";
 import { BOOL, BYTES, INT, IP, arrayOf, type Type } from "./types";
 import type { Value } from "./values";
@@ -62,14 +64,77 @@ export interface Bound {
   readonly items: number;
 }
 
-/** The worst case of `rule` (compiled for the request fields) on any request within `limits`. */
+/**
+ * The worst case of `rule` (compiled for the request fields) on any request within `limits`, alone: every regex runs
+ * on its own (no set), as in a list of one rule without sets.
+ */
 export function worstCase(rule: Pick<Rule, "tree">, limits: RequestLimits): WorstCase {
+  return ruleCost(rule, limits, null).cost;
+}
+
+function ruleCost(
+  rule: Pick<Rule, "tree">,
+  limits: RequestLimits,
+  sets: RegexSets | null,
+): { readonly cost: WorstCase; readonly used: ReadonlySet<FieldSet> } {
+  const analysis = new Analysis(limits, sets);
   try {
-    return { kind: "bounded", units: new Analysis(limits).bool(rule.tree).units };
+    return { cost: { kind: "bounded", units: analysis.bool(rule.tree).units }, used: analysis.used };
   } catch (e) {
-    if (e instanceof Unbounded) return { kind: "unbounded", reason: e.reason };
+    if (e instanceof Unbounded) return { cost: { kind: "unbounded", reason: e.reason }, used: analysis.used };
     throw e;
   }
+}
+
+/** A rule's worst case in its phase's list (`phaseWorstCase`). */
+export interface RuleInPhase {
+  /**
+   * What it may spend in one evaluation: its own work and the pass of every set it reads (the first rule of a
+   * request to read a set runs the set's pass): checked against one rule's budget.
+   */
+  readonly alone: WorstCase;
+  /**
+   * What it adds to the phase's worst case: its own work and the passes of the sets no earlier rule reads (a set's
+   * pass runs at most once per request): summed against the request phases' budget.
+   */
+  readonly share: WorstCase;
+}
+
+/**
+ * The worst case of each rule of a request phase's list, in order, with the list's one-pass regex sets
+ * (regex-sets.ts, planned from the same rules as rule-list.ts plans them at the edge): `null` for a rule that is not
+ * evaluated (disabled), which neither reads nor adds to a set.
+ */
+export function phaseWorstCase(
+  rules: readonly (Pick<Rule, "tree"> | null)[],
+  limits: RequestLimits,
+): readonly (RuleInPhase | null)[] {
+  const present = rules.filter((r): r is Pick<Rule, "tree"> => r !== null);
+  const sets = planRegexSets(present.map((r) => r.tree));
+  const paid = new Set<FieldSet>();
+  return rules.map((rule) => {
+    if (rule === null) return null;
+    const { cost, used } = ruleCost(rule, limits, sets);
+    if (cost.kind === "unbounded") return { alone: cost, share: cost };
+    let alone = cost.units;
+    let share = cost.units;
+    for (const entry of used) {
+      const pass = passUnits(entry, limits);
+      alone += pass;
+      if (!paid.has(entry)) {
+        paid.add(entry);
+        share += pass;
+      }
+    }
+    return { alone: { kind: "bounded", units: alone }, share: { kind: "bounded", units: share } };
+  });
+}
+
+/** One pass of a set over its field's largest value within `limits`. */
+function passUnits(entry: FieldSet, limits: RequestLimits): number {
+  const bound = fieldBound(entry.fieldName, limits);
+  if (bound === null) return Infinity;
+  return setPassUnits(bound.bytes, entry.set.idTotal);
 }
 
 /**
@@ -165,7 +230,13 @@ function constantType(value: Value): Type {
 }
 
 class Analysis {
-  constructor(private readonly limits: RequestLimits) {}
+  /** The sets the rule reads (their passes are charged by `phaseWorstCase`, once per request). */
+  readonly used = new Set<FieldSet>();
+
+  constructor(
+    private readonly limits: RequestLimits,
+    private readonly sets: RegexSets | null,
+  ) {}
 
   /** A Bool (or Array<Bool>) expression: its units, and for Array<Bool> its most elements. */
   bool(node: TBool): { readonly units: number; readonly items: number } {
@@ -185,6 +256,13 @@ class Analysis {
       case "quantifier":
         return { units: this.bool(node.argument).units, items: 1 };
       case "compare": {
+        // A regex on a plain field that the phase's set holds is answered by the set's pass (compile.ts `compare`).
+        const plain = this.sets === null ? null : plainRegex(node);
+        const entry = plain === null ? undefined : this.sets?.setOf(plain.field, plain.regex.pattern);
+        if (entry !== undefined) {
+          this.used.add(entry);
+          return { units: 0, items: 1 };
+        }
         const lhs = this.value(node.lhs);
         return { units: lhs.units + this.test(node.test, lhs), items: lhs.count };
       }

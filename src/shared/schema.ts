@@ -194,8 +194,9 @@ export interface ParseOptions {
   /** Issues listed before the rest are only counted (default `MAX_LISTED_ISSUES`). */
   readonly cap?: number;
   /**
-   * Where an object's unknown keys are listed: `first` (default: before the object's other issues) or `last`
-   * (after them: a body of two fields names what is wrong with those before counting stray keys).
+   * Where the body's own unknown keys are listed: `first` (default: before its other issues) or `last` (after
+   * them: a body of one or two fields names what is wrong with those before counting stray keys). A nested
+   * object's unknown keys always come first among its issues.
    */
   readonly unknownKeys?: "first" | "last";
 }
@@ -213,7 +214,7 @@ export function parseWith<S extends Schema>(
   const parsed = schema.safeParse(value, { reportInput: true, error: defaultMessage });
   if (parsed.success) return ok(parsed.data);
   const issues = new IssueList(options.cap ?? MAX_LISTED_ISSUES);
-  const ordered = options.unknownKeys === "last" ? parsed.error.issues : unknownKeysFirst(parsed.error.issues);
+  const ordered = unknownKeysFirst(parsed.error.issues, options.unknownKeys === "last");
   for (const issue of ordered) {
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys) issues.add("unknown-field", pathOf([...issue.path, keyName(key)]), issue.message);
@@ -222,11 +223,15 @@ export function parseWith<S extends Schema>(
   return err(issues.issues);
 }
 
-/** The issues with each object's unknown keys moved before the first other issue inside that object. */
-function unknownKeysFirst(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
-  const out: z.core.$ZodIssue[] = issues.filter((issue) => issue.code !== "unrecognized_keys");
+/**
+ * The issues with each object's unknown keys moved before the first other issue inside that object (the root's
+ * left last when `rootLast`).
+ */
+function unknownKeysFirst(issues: readonly z.core.$ZodIssue[], rootLast: boolean): z.core.$ZodIssue[] {
+  const atRoot = (issue: z.core.$ZodIssue) => rootLast && issue.path.length === 0;
+  const out: z.core.$ZodIssue[] = issues.filter((issue) => issue.code !== "unrecognized_keys" || atRoot(issue));
   for (const issue of issues) {
-    if (issue.code !== "unrecognized_keys") continue;
+    if (issue.code !== "unrecognized_keys" || atRoot(issue)) continue;
     const inside = out.findIndex((other) => issue.path.every((segment, i) => other.path[i] === segment));
     out.splice(inside === -1 ? out.length : inside, 0, issue);
   }

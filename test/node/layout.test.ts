@@ -84,4 +84,21 @@ describe("the layout as documented", () => {
       expect(existsSync(src) || existsSync(`${src}.ts`), `${dir} mirrors ${src}`).toBe(true);
     }
   });
+
+  it("every file the walk of a proxied request names exists", () => {
+    const start = architecture.indexOf("### The walk of a proxied request");
+    const walk = architecture.slice(start, architecture.indexOf("\n## ", start));
+    const named = [...walk.matchAll(/`((?:src\/)?[a-z-]+\/[\w./-]+\.ts)`/g)].map((m) => m[1] ?? "");
+    expect(named).toContain("shared/client-address.ts");
+    // A short name (`rate-limit/check.ts`) is relative to the folder the walk is in: some file of src/ ends with it.
+    const files = (function list(dir: string): string[] {
+      return readdirSync(dir).flatMap((n) =>
+        statSync(join(dir, n)).isDirectory() ? list(join(dir, n)) : [join(dir, n)],
+      );
+    })("src");
+    for (const path of named) {
+      const full = path.startsWith("src/") ? path : `src/${path}`;
+      expect(existsSync(full) || files.some((f) => f.endsWith(`/${path}`)), path).toBe(true);
+    }
+  });
 });

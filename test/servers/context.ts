@@ -22,6 +22,8 @@ export interface OriginPorts {
   readonly closed: number;
   /** The alert tests' webhook receiver (webhook-receiver.ts). */
   readonly webhook: number;
+  /** The telemetry tests' OTLP/HTTP receiver (otlp-receiver.ts). */
+  readonly otlp: number;
   /** The control server of origins a test can stop and start (switch-origin.ts). */
   readonly switchboard: number;
 }
@@ -37,4 +39,41 @@ export interface ReceivedWebhook {
   readonly headers: Record<string, string>;
   readonly body: string;
   readonly answered: number;
+}
+
+/** One span as the OTLP receiver decoded it (otlp-receiver.ts): ids hex, attributes as plain values. */
+export interface ReceivedSpan {
+  readonly traceId: string;
+  readonly spanId: string;
+  /** `""` for a root span. */
+  readonly parentSpanId: string;
+  readonly name: string;
+  /** OTLP `SpanKind`: 1 INTERNAL, 2 SERVER, 3 CLIENT. */
+  readonly kind: number;
+  /** OTLP `Status.code`: 0 UNSET, 1 OK, 2 ERROR. */
+  readonly statusCode: number;
+  readonly start: string;
+  readonly end: string;
+  readonly attributes: Readonly<Record<string, string | number | boolean | null>>;
+  readonly resource: Readonly<Record<string, string | number | boolean | null>>;
+}
+
+/** One log record as the OTLP receiver decoded it. */
+export interface ReceivedLog {
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly severityText: string;
+  readonly body: string | number | boolean | null;
+  readonly attributes: Readonly<Record<string, string | number | boolean | null>>;
+}
+
+/** What the OTLP receiver kept for one name. */
+export interface ReceivedTelemetry {
+  readonly spans: readonly ReceivedSpan[];
+  readonly logs: readonly ReceivedLog[];
+  readonly requests: readonly {
+    readonly signal: string;
+    readonly contentType: string;
+    readonly headers: Readonly<Record<string, string>>;
+  }[];
 }

@@ -11,6 +11,7 @@ import { startStreamOrigin } from "./stream-origin.ts";
 import { startSwitchboard } from "./switch-origin.ts";
 import { startTlsOrigin } from "./tls-origin.ts";
 import { startWebhookReceiver } from "./webhook-receiver.ts";
+import { startOtlpReceiver } from "./otlp-receiver.ts";
 
 /**
  * A loopback port on which nothing listens, so connecting to it is refused. Chosen below the kernel's ephemeral
@@ -33,12 +34,13 @@ async function closedPort(): Promise<number> {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const [http, raw, tls, stream, webhook, switchboard] = await Promise.all([
+  const [http, raw, tls, stream, webhook, otlp, switchboard] = await Promise.all([
     startHttpOrigin(),
     startRawOrigin(),
     startTlsOrigin(),
     startStreamOrigin(),
     startWebhookReceiver(),
+    startOtlpReceiver(),
     startSwitchboard(),
   ]);
   const closed = await closedPort();
@@ -49,13 +51,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
     stream: stream.port,
     closed,
     webhook: webhook.port,
+    otlp: otlp.port,
     switchboard: switchboard.port,
   };
   project.provide("originPorts", ports);
   return async () => {
-    for (const { server } of [http, tls, webhook]) server.closeAllConnections();
+    for (const { server } of [http, tls, webhook, otlp]) server.closeAllConnections();
     await Promise.all(
-      [http, raw, tls, stream, webhook, switchboard].map(({ server }) => new Promise<void>((r) => server.close(() => r()))),
+      [http, raw, tls, stream, webhook, otlp, switchboard].map(
+        ({ server }) => new Promise<void>((r) => server.close(() => r())),
+      ),
     );
   };
 }

@@ -6,18 +6,36 @@
  * |---|---|
  * | `POST /hooks/{name}?fail=N` | kept (its headers and body); the first N requests of `name` answer 500, the rest 200 |
  * | `GET /received/{name}` | 200 JSON: every request kept for `name`, in order (`headers`, `body`, `answered`) |
+ * | `POST /hang/{name}` | never answered: the connection stays open until the sender closes it |
+ * | `GET /open/{name}` | 200 JSON `{hung, open}`: how many `/hang/{name}` requests came, how many connections are still open |
  */
 import { createServer, type Server } from "node:http";
 import type { ReceivedWebhook } from "./context.ts";
 
 export async function startWebhookReceiver(): Promise<{ server: Server; port: number }> {
   const received = new Map<string, ReceivedWebhook[]>();
+  const hanging = new Map<string, { hung: number; open: number }>();
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const [, kind, name = ""] = url.pathname.split("/");
     if (req.method === "GET" && kind === "received") {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify(received.get(name) ?? []));
+      return;
+    }
+    if (req.method === "GET" && kind === "open") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(hanging.get(name) ?? { hung: 0, open: 0 }));
+      return;
+    }
+    if (req.method === "POST" && kind === "hang") {
+      const count = hanging.get(name) ?? { hung: 0, open: 0 };
+      hanging.set(name, { hung: count.hung + 1, open: count.open + 1 });
+      req.socket.once("close", () => {
+        const now = hanging.get(name) ?? { hung: 0, open: 1 };
+        hanging.set(name, { ...now, open: now.open - 1 });
+      });
+      req.resume();
       return;
     }
     if (req.method !== "POST" || kind !== "hooks") {

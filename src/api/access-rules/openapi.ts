@@ -1,9 +1,18 @@
-/** The IP access rules API's part of the OpenAPI document (docs/configuration.md), from the validator's constants. */
-import { COMMON_ERRORS, ok, param, ref, response, type OpenApiFragment } from "../kit/openapi";
+/**
+ * The IP access rules API's part of the OpenAPI document (docs/configuration.md); the bodies' schemas are the
+ * validator's (src/state/zone/access-rules/validate.ts).
+ */
+import * as z from "zod/mini";
+import { COMMON_ERRORS, jsonBody, ok, param, ref, response, type OpenApiFragment } from "../kit/openapi";
+import { named } from "../../shared/schema";
 import { PREFIX_BOUNDS } from "../../state/zone/access-rules/address";
-import { ACCESS_RULE_MODES, ACCESS_RULE_TARGETS } from "../../state/zone/access-rules/types";
 import { ACCESS_RULES_MAX_BYTES } from "../../state/zone/access-rules/size";
-import { ACCESS_RULE_LIMITS } from "../../state/zone/access-rules/validate";
+import {
+  ACCESS_RULE_CONFIGURATION,
+  ACCESS_RULE_LIMITS,
+  ACCESS_RULE_MODE,
+  RULE_ID,
+} from "../../state/zone/access-rules/validate";
 import { API_CODES } from "../kit/codes";
 import { ACCESS_RULE_LIST } from "./query";
 
@@ -84,7 +93,7 @@ export const accessRulesOpenApi: OpenApiFragment = {
           "Validated as a rule of `PUT /zones/{zone}/access_rules`, against the stored list (a configuration " +
           `already used, or a list at ${ACCESS_RULE_LIMITS.maxRules} rules: 400, ${API_CODES["invalid-access-rules"].code}).`,
         security: [{ bearer: ["zones:write"] }],
-        requestBody: { required: true, content: { "application/json": { schema: ref("AccessRuleCreate") } } },
+        requestBody: jsonBody("AccessRuleCreate"),
         responses: { "200": ok("The rule created", ref("PublishedAccessRule")), ...COMMON_ERRORS },
       },
     },
@@ -101,7 +110,7 @@ export const accessRulesOpenApi: OpenApiFragment = {
         summary: "Edit one IP access rule",
         description: "The fields given replace the rule's (`configuration` whole); the others are kept.",
         security: [{ bearer: ["zones:write"] }],
-        requestBody: { required: true, content: { "application/json": { schema: ref("AccessRuleEdit") } } },
+        requestBody: jsonBody("AccessRuleEdit"),
         responses: { "200": ok("The rule as stored", ref("PublishedAccessRule")), ...COMMON_ERRORS },
       },
       delete: {
@@ -135,7 +144,7 @@ export const accessRulesOpenApi: OpenApiFragment = {
           "and a list that would render larger once ids and notes are filled in is refused (400), so a list GET " +
           "returned can always be PUT back.",
         security: [{ bearer: ["zones:write"] }],
-        requestBody: { required: true, content: { "application/json": { schema: ref("AccessRulesBody") } } },
+        requestBody: jsonBody("AccessRulesBody"),
         responses: { "200": ok("The stored rules", ref("AccessRules")), ...COMMON_ERRORS, "413": response("TooLarge") },
       },
     },
@@ -151,90 +160,32 @@ export const accessRulesOpenApi: OpenApiFragment = {
     },
   },
   schemas: {
-    PublishedAccessRule: {
-      type: "object",
-      description:
-        "The published IP access rule object (without `scope`, `created_on`, `modified_on`: docs/differences.md).",
-      required: ["id", "mode", "allowed_modes", "configuration", "notes"],
-      properties: {
-        id: { type: "string", pattern: "^[0-9a-f]{32}$" },
-        mode: { type: "string", enum: [...ACCESS_RULE_MODES] },
-        allowed_modes: { type: "array", items: { type: "string", enum: [...ACCESS_RULE_MODES] } },
-        configuration: ref("AccessRuleConfiguration"),
-        notes: { type: "string" },
-      },
-      example: {
-        id: "92f17202ed8bd63d69a66b86a49a8f6b",
-        mode: "block",
-        allowed_modes: ["block"],
-        configuration: { target: "ip", value: "198.51.100.4" },
-        notes: "abuse, ticket 42",
-      },
-    },
-    AccessRuleConfiguration: {
-      type: "object",
-      required: ["target", "value"],
-      additionalProperties: false,
-      properties: {
-        target: { type: "string", enum: [...ACCESS_RULE_TARGETS] },
-        value: { type: "string", description: "An address, a CIDR range or an ISO 3166-1 alpha-2 code" },
-      },
-    },
-    AccessRuleCreate: {
-      type: "object",
-      required: ["mode", "configuration"],
-      additionalProperties: false,
-      properties: {
-        mode: { type: "string", enum: [...ACCESS_RULE_MODES] },
-        configuration: ref("AccessRuleConfiguration"),
-        notes: { type: "string", maxLength: ACCESS_RULE_LIMITS.maxNotes },
-      },
-      example: { mode: "block", configuration: { target: "ip", value: "198.51.100.4" }, notes: "abuse, ticket 42" },
-    },
-    AccessRuleEdit: {
-      type: "object",
-      additionalProperties: false,
-      properties: {
-        mode: { type: "string", enum: [...ACCESS_RULE_MODES] },
-        configuration: ref("AccessRuleConfiguration"),
-        notes: { type: "string", maxLength: ACCESS_RULE_LIMITS.maxNotes },
-      },
-      example: { notes: "abuse, ticket 43" },
-    },
-    AccessRule: {
-      type: "object",
-      required: ["mode", "configuration"],
-      additionalProperties: false,
-      properties: {
-        id: { type: "string", pattern: "^[0-9a-f]{32}$", description: "Generated when absent" },
-        mode: { type: "string", enum: [...ACCESS_RULE_MODES] },
-        configuration: {
-          type: "object",
-          required: ["target", "value"],
-          additionalProperties: false,
-          properties: {
-            target: { type: "string", enum: [...ACCESS_RULE_TARGETS] },
-            value: { type: "string", description: "An address, a CIDR range or an ISO 3166-1 alpha-2 code" },
-          },
-        },
-        notes: { type: "string", maxLength: ACCESS_RULE_LIMITS.maxNotes },
-      },
-    },
-    AccessRulesBody: {
-      type: "object",
-      required: ["rules"],
-      additionalProperties: false,
-      properties: { rules: { type: "array", maxItems: ACCESS_RULE_LIMITS.maxRules, items: ref("AccessRule") } },
-      example: {
-        rules: [
-          { mode: "block", configuration: { target: "ip_range", value: "198.51.100.0/24" }, notes: "abuse, ticket 42" },
-          { mode: "block", configuration: { target: "country", value: "AQ" } },
-        ],
-      },
-    },
     AccessRules: {
       type: "object",
       properties: { rules: { type: "array", items: ref("AccessRule") } },
     },
   },
 };
+
+/** The published rule object GET answers: the request schemas' pieces, so its bounds are theirs. */
+named(
+  z.object({
+    id: RULE_ID,
+    mode: ACCESS_RULE_MODE,
+    allowed_modes: z.array(ACCESS_RULE_MODE),
+    configuration: ACCESS_RULE_CONFIGURATION,
+    notes: z.string(),
+  }),
+  {
+    id: "PublishedAccessRule",
+    description:
+      "The published IP access rule object (without `scope`, `created_on`, `modified_on`: docs/differences.md).",
+    example: {
+      id: "92f17202ed8bd63d69a66b86a49a8f6b",
+      mode: "block",
+      allowed_modes: ["block"],
+      configuration: { target: "ip", value: "198.51.100.4" },
+      notes: "abuse, ticket 42",
+    },
+  },
+);

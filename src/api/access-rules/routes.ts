@@ -18,11 +18,12 @@ import { API_CODES } from "../kit/codes";
 import { editZone, readZone, zoneHandler, zoneTarget, type ZoneAnswer, type ZoneApiFailure } from "../kit/zone-section";
 import { randomId } from "../../shared/crypto";
 import { err, ok, type Result } from "../../shared/result";
+import { oneIssue } from "../../shared/validation";
 import { findAccessRule, type AccessRuleChange } from "../../state/zone/access-rules/changes";
 import { ACCESS_RULES_MAX_BYTES, presentedBytes } from "../../state/zone/access-rules/size";
 import { storedAccessRules } from "../../state/zone/access-rules/stored";
 import { ACCESS_RULE_MODES, presentAccessRules, type AccessRule } from "../../state/zone/access-rules/types";
-import { accessRuleIssues, parseAccessRules } from "../../state/zone/access-rules/validate";
+import { parseAccessRules } from "../../state/zone/access-rules/validate";
 import { readAccessRuleQuery, runAccessRuleQuery } from "./query";
 
 /** The envelope code of an invalid access rule (this service's 200xx block of zone configuration errors). */
@@ -40,13 +41,15 @@ async function putAccessRules(c: ApiContext, zone: string): Promise<ZoneAnswer> 
   const body = await readJsonBody(c.request, ACCESS_RULES_MAX_BYTES);
   if (!body.ok) return err({ kind: "body", failure: body.error });
   const parsed = parseAccessRules(body.value);
-  if (!parsed.ok) return err({ kind: "invalid-access-rules", issues: accessRuleIssues(parsed.error) });
+  if (!parsed.ok) return err({ kind: "invalid-access-rules", issues: parsed.error });
   // A body within the limit can still render larger (ids and notes it left out are filled in): such a list is
   // refused, so every stored list fits the body limit when GET hands it back.
   const bytes = presentedBytes(parsed.value);
   if (bytes > ACCESS_RULES_MAX_BYTES) {
-    const tooLarge = { kind: "list-too-large", bytes, max: ACCESS_RULES_MAX_BYTES } as const;
-    return err({ kind: "invalid-access-rules", issues: accessRuleIssues([tooLarge]) });
+    const message =
+      `the rules as GET returns them (ids, notes and canonical values filled in) would be ${bytes} bytes, ` +
+      `at most ${ACCESS_RULES_MAX_BYTES}: shorten notes or remove rules`;
+    return err({ kind: "invalid-access-rules", issues: oneIssue("out-of-range", "", message) });
   }
   // The list replaces the stored one whatever it was: of parallel PUTs, the last the writer applies wins.
   const written = await editZone(c, zone, { kind: "access-rules", rules: parsed.value });

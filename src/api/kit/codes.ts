@@ -55,6 +55,7 @@ export const API_CODES = {
   "unknown-error-code": { status: 404, code: 20025 },
   "invalid-access-rules": { status: 400, code: 20026 },
   "invalid-url-normalization": { status: 400, code: 20027 },
+  "invalid-telemetry": { status: 400, code: 20140 },
   "invalid-preview": { status: 400, code: 20030 },
   "preview-limited": { status: 429, code: 20031 },
   "unknown-ruleset": { status: 404, code: 20040 },

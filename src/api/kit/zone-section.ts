@@ -24,7 +24,6 @@ import { randomId } from "../../shared/crypto";
 import { causeOf, err, ok, type Result } from "../../shared/result";
 import type { Issues } from "../../shared/validation";
 import { remember } from "../../state/zone/cache";
-import type { AccessRuleFailure } from "../../state/zone/access-rules/validate";
 import { PAGE_IDS, type PageFailure } from "../../state/zone/custom-pages/validate";
 import { ASSET_LIMITS, type AssetFailure } from "../../state/zone/custom-pages/assets";
 import { PHASES } from "../../state/zone/rulesets/phases";
@@ -47,8 +46,9 @@ export type ZoneApiFailure =
   /** The zone is named after a host of the management API (API_HOSTS): refused for every write but DELETE. */
   | { readonly kind: "api-host"; readonly name: string }
   | { readonly kind: "invalid-settings"; readonly issues: Issues }
-  | { readonly kind: "invalid-access-rules"; readonly issues: Issues<AccessRuleFailure["kind"]> }
+  | { readonly kind: "invalid-access-rules"; readonly issues: Issues }
   | { readonly kind: "invalid-url-normalization"; readonly issues: Issues }
+  | { readonly kind: "invalid-telemetry"; readonly issues: Issues }
   | { readonly kind: "unknown-page"; readonly id: string }
   | { readonly kind: "unknown-error-code"; readonly code: string }
   /** Every failure of a rulesets API write (unknown-phase, unknown-ruleset, unknown-rule, phase-taken, …). */
@@ -141,6 +141,8 @@ export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailur
       return failureOf(failure.kind, failure.message);
     case "invalid-url-normalization":
       return invalid(failure.issues, failure.kind, "Invalid url_normalization: ", " ");
+    case "invalid-telemetry":
+      return invalid(failure.issues, failure.kind, "Invalid telemetry: ", " ");
     case "unknown-phase":
       return failureOf(failure.kind, `Unknown phase ${JSON.stringify(failure.phase)}: one of ${PHASES.join(", ")}`);
     case "unknown-ruleset":

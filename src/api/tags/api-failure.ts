@@ -53,7 +53,9 @@ export function toApiFailure(failure: TagFailure): ApiFailure {
     case "invalid-cursor":
       return failureOf(
         failure.kind,
-        "invalid cursor: it was altered, or it belongs to another account, endpoint or query",
+        failure.repeated
+          ? "invalid cursor: `cursor` is given more than once; send one"
+          : "invalid cursor: it was altered, or it belongs to another account, endpoint or query",
       );
     case "precondition-failed":
       return failureOf(

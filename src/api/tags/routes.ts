@@ -120,6 +120,8 @@ export function failure(error: TagFailure): Response {
  * `queryFailure` then becomes 1017 too.
  */
 function cursorParam(url: URL, arity: number | readonly number[]): Result<DecodedCursor | null, InvalidCursor> {
+  // Two cursors name two positions: refused rather than one of them taken silently.
+  if (url.searchParams.getAll("cursor").length > 1) return err({ kind: "invalid-cursor", repeated: true });
   const text = url.searchParams.get("cursor");
   if (text === null || text === "") return ok(null);
   const decoded = decodeCursor(text, arity);

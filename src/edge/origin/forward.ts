@@ -22,7 +22,7 @@ import {
   type OriginFailure,
 } from "./classify";
 import type { Connector } from "./network";
-import { upstreamHeaders, type RequestHeaderScan } from "./headers";
+import { upstreamHeaders, type RequestHeaderScan, type TraceFields } from "./headers";
 import { TIMEOUT, within } from "../../shared/timeout";
 
 /** Where and how patiently to forward. */
@@ -46,12 +46,19 @@ export function upstreamInit(
   url: URL,
   scan: RequestHeaderScan,
   body?: ReadableStream<Uint8Array> | null,
+  trace?: TraceFields,
 ): RequestInit {
   const method = request.method; // one read: each is a call into the runtime
   const hasBody = method !== "GET" && method !== "HEAD";
   return {
     method,
-    headers: upstreamHeaders(request.headers, scan, { proto: url.protocol.slice(0, -1), host: url.host }),
+    headers: upstreamHeaders(
+      request.headers,
+      scan,
+      trace === undefined
+        ? { proto: url.protocol.slice(0, -1), host: url.host }
+        : { proto: url.protocol.slice(0, -1), host: url.host, trace },
+    ),
     body: hasBody ? (body === undefined ? request.body : body) : null,
     redirect: "manual",
   };
@@ -70,6 +77,8 @@ export interface ForwardOptions {
    * (src/edge/agents/body-copy.ts, docs/agents.md "Reading the id").
    */
   readonly body?: ReadableStream<Uint8Array> | null;
+  /** The trace context the origin gets (docs/telemetry.md), on a zone with telemetry. */
+  readonly trace?: TraceFields;
 }
 
 /** An origin failure and how long the attempt took until it was classified (`Server-Timing`, docs/errors.md). */
@@ -84,10 +93,10 @@ export async function forwardToOrigin(
   plan: ForwardPlan,
   options: ForwardOptions,
 ): Promise<Result<Response, TimedOriginFailure>> {
-  const { connector, path = url.pathname + url.search, body } = options;
+  const { connector, path = url.pathname + url.search, body, trace } = options;
   const started = Date.now();
   const fetched = connector
-    .fetch(plan.target.origin + path, upstreamInit(request, url, scan, body))
+    .fetch(plan.target.origin + path, upstreamInit(request, url, scan, body, trace))
     .then((response): Settled => ({ kind: "response", response }), failed);
   let settled = await within(fetched, Math.min(plan.connectTimeoutMs, plan.readTimeoutMs));
   if (settled === TIMEOUT) {

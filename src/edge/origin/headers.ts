@@ -32,6 +32,17 @@ export interface ForwardedFor {
   readonly proto: string;
   /** The `Host` the client sent (with its port, if any). */
   readonly host: string;
+  /**
+   * On a zone with telemetry, the W3C trace context the origin gets (docs/telemetry.md "Trace context"): this
+   * service's span as parent, replacing whatever the client sent; absent, the client's fields pass unchanged.
+   */
+  readonly trace?: TraceFields;
+}
+
+/** `traceparent` and `tracestate` (W3C Trace Context §3.2, §3.3); `tracestate` `null` removes the client's. */
+export interface TraceFields {
+  readonly traceparent: string;
+  readonly tracestate: string | null;
 }
 
 /**
@@ -138,6 +149,12 @@ export function upstreamHeaders(incoming: Headers, scan: RequestHeaderScan, forw
     fields["x-forwarded-proto"] = forwarded.proto;
     fields["x-forwarded-host"] = forwarded.host;
     fields["cdn-loop"] = loopMark;
+    const trace = forwarded.trace;
+    if (trace !== undefined) {
+      fields.traceparent = trace.traceparent;
+      if (trace.tracestate === null) delete fields.tracestate;
+      else fields.tracestate = trace.tracestate;
+    }
     return fields;
   }
   const headers = new Headers(incoming);
@@ -146,6 +163,11 @@ export function upstreamHeaders(incoming: Headers, scan: RequestHeaderScan, forw
   headers.set("x-forwarded-proto", forwarded.proto);
   headers.set("x-forwarded-host", forwarded.host);
   headers.set("cdn-loop", loopMark);
+  if (forwarded.trace !== undefined) {
+    headers.set("traceparent", forwarded.trace.traceparent);
+    if (forwarded.trace.tracestate === null) headers.delete("tracestate");
+    else headers.set("tracestate", forwarded.trace.tracestate);
+  }
   return headers;
 }
 

@@ -19,7 +19,7 @@ export type AccessDecision =
   | { readonly kind: "block_country"; readonly ruleId: string };
 
 export interface AccessClient {
-  /** From `CF-Connecting-IP`, validated (address.ts `clientAddress`); undefined when there is none. */
+  /** From `CF-Connecting-IP`, validated (src/shared/client-address.ts `clientAddress`); undefined when there is none. */
   readonly address: IpAddress | undefined;
   /** From `request.cf.country`, `[A-Z]{2}` (src/shared/country.ts `clientCountry`). */
   readonly country: string | undefined;

@@ -236,12 +236,12 @@ function parseBurnRate(body: Readonly<Record<string, unknown>>, minRequests: num
 
 /**
  * A webhook target (docs/analytics.md "Webhook targets"): an absolute https URL of at most 2,048 characters without
- * credentials; never a host of API_HOSTS (on any port); never a private, loopback or link-local IP literal or
- * `localhost`, except loopback when `WEBHOOK_LOOPBACK=allow` (`wrangler dev`, the tests), where loopback may use
+ * credentials; never a host of API_HOSTS (on any port); never a private, reserved, loopback or link-local IP literal
+ * (or an IPv6 form embedding an IPv4 address) or `localhost`, except loopback when `WEBHOOK_LOOPBACK=allow` (`wrangler dev`, the tests), where loopback may use
  * http. Returns the URL as the URL parser writes it.
  */
-export function checkTarget(raw: unknown, targets: TargetPolicy): Result<string, AlertRefusal> {
-  const bad = (why: string): Result<never, AlertRefusal> => refuse("invalid-webhook-target", `webhook.url ${why}`);
+export function checkTarget(raw: unknown, targets: TargetPolicy, field = "webhook.url"): Result<string, AlertRefusal> {
+  const bad = (why: string): Result<never, AlertRefusal> => refuse("invalid-webhook-target", `${field} ${why}`);
   if (typeof raw !== "string" || raw.length === 0 || raw.length > MAX_TARGET) {
     return bad(`must be an absolute https URL of at most ${MAX_TARGET} characters`);
   }
@@ -254,14 +254,14 @@ export function checkTarget(raw: unknown, targets: TargetPolicy): Result<string,
   if (targets.apiHosts.has(host)) {
     return refuse(
       "webhook-target-api-host",
-      `webhook.url ${host} is a host of the management API (API_HOSTS): a webhook never calls this service's API`,
+      `${field} ${host} is a host of the management API (API_HOSTS): it never calls this service's API`,
     );
   }
   const where = addressClass(host);
-  if (where === "private" || (where === "loopback" && !targets.loopbackAllowed)) {
+  if (where === "private" || where === "reserved" || (where === "loopback" && !targets.loopbackAllowed)) {
     return refuse(
       "webhook-target-private",
-      `webhook.url ${host} is a ${where} address: a webhook goes to a public host` +
+      `${field} ${host} is a ${where} address: it must be a public host` +
         (where === "loopback" ? " (loopback only under `wrangler dev`, WEBHOOK_LOOPBACK=allow)" : ""),
     );
   }
@@ -271,13 +271,59 @@ export function checkTarget(raw: unknown, targets: TargetPolicy): Result<string,
   return ok(url.href);
 }
 
+type AddressClass = "loopback" | "private" | "reserved" | "public";
+
+/**
+ * IPv6 prefixes whose addresses carry an IPv4 address inside them (RFC 6052 §2.1 NAT64 64:ff9b::/96 and its local
+ * 64:ff9b:1::/48, RFC 3056 6to4 2002::/16, RFC 4380 Teredo 2001::/32, RFC 4291 §2.5.5 IPv4-compatible ::/96 and
+ * IPv4-mapped ::ffff:0:0/96, RFC 6145 SIIT ::ffff:0:0:0/96): a translator or relay turns them into an IPv4
+ * destination, so they are how a private IPv4 target hides behind a public-looking IPv6 literal. A webhook names
+ * the IPv4 address itself instead.
+ */
+const EMBEDS_V4: readonly (readonly [bigint, number])[] = [
+  [0x0064ff9bn << 96n, 96],
+  [0x0064ff9b0001n << 80n, 48],
+  [0x2002n << 112n, 16],
+  [0x20010000n << 96n, 32],
+  [0n, 96],
+  [0xffffn << 32n, 96],
+  [0xffff0000n << 32n, 96],
+];
+
+/**
+ * Ranges no public receiver listens on (IANA special-purpose registries, RFC 6890): multicast 224/4 and ff00::/8,
+ * reserved 240/4 (broadcast included), benchmarking 198.18/15 (RFC 2544), protocol assignments 192.0.0/24,
+ * documentation 192.0.2/24, 198.51.100/24, 203.0.113/24 and 2001:db8::/32 (RFC 5737, RFC 3849), the deprecated
+ * site-local fec0::/10 (RFC 3879), discard-only 100::/64 (RFC 6666).
+ */
+const RESERVED_V4: readonly (readonly [number, number])[] = [
+  [0xe0000000, 4],
+  [0xf0000000, 4],
+  [0xc6120000, 15],
+  [0xc0000000, 24],
+  [0xc0000200, 24],
+  [0xc6336400, 24],
+  [0xcb007100, 24],
+];
+const RESERVED_V6: readonly (readonly [bigint, number])[] = [
+  [0xffn << 120n, 8],
+  [0xfecn << 116n, 10],
+  [0x20010db8n << 96n, 32],
+  [0x0100n << 112n, 64],
+];
+
+const inV4 = (a: number, [net, len]: readonly [number, number]): boolean =>
+  Math.floor(a / 2 ** (32 - len)) === Math.floor(net / 2 ** (32 - len));
+const inV6 = (a: bigint, [net, len]: readonly [bigint, number]): boolean =>
+  a >> BigInt(128 - len) === net >> BigInt(128 - len);
+
 /**
  * `loopback` (127/8, ::1, localhost and *.localhost), `private` (0/8, RFC 1918, RFC 6598 shared, link-local
- * 169.254/16 and fe80::/10, unique-local fc00::/7, ::, IPv4-mapped forms of these), else `public`. Only IP
- * literals and the localhost names can be judged here: a name resolving to a private address cannot be seen by a
- * Worker (documented).
+ * 169.254/16 and fe80::/10, unique-local fc00::/7, ::), `reserved` (RESERVED_V4, RESERVED_V6, and every IPv6 form
+ * that embeds an IPv4 address: EMBEDS_V4), else `public`. Only IP literals and the localhost names can be judged
+ * here: a name resolving to a private address cannot be seen by a Worker (documented).
  */
-export function addressClass(host: string): "loopback" | "private" | "public" {
+export function addressClass(host: string): AddressClass {
   if (host === "localhost" || host.endsWith(".localhost")) return "loopback";
   const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
   const v4 = bare.includes(":") ? undefined : parseIpv4(bare);
@@ -286,12 +332,13 @@ export function addressClass(host: string): "loopback" | "private" | "public" {
   if (v6 === undefined) return "public";
   if (v6 === 1n) return "loopback";
   if (v6 === 0n) return "private";
-  if (v6 >> 32n === 0xffffn) return classOfV4(Number(v6 & 0xffffffffn));
   const top = Number(v6 >> 112n);
-  return (top & 0xfe00) === 0xfc00 || (top & 0xffc0) === 0xfe80 ? "private" : "public";
+  if ((top & 0xfe00) === 0xfc00 || (top & 0xffc0) === 0xfe80) return "private";
+  if (EMBEDS_V4.some((r) => inV6(v6, r)) || RESERVED_V6.some((r) => inV6(v6, r))) return "reserved";
+  return "public";
 }
 
-function classOfV4(a: number): "loopback" | "private" | "public" {
+function classOfV4(a: number): AddressClass {
   const first = a >>> 24;
   const second = (a >>> 16) & 0xff;
   if (first === 127) return "loopback";
@@ -302,7 +349,8 @@ function classOfV4(a: number): "loopback" | "private" | "public" {
     (first === 192 && second === 168) ||
     (first === 100 && second >= 64 && second <= 127) ||
     (first === 169 && second === 254);
-  return isPrivate ? "private" : "public";
+  if (isPrivate) return "private";
+  return RESERVED_V4.some((r) => inV4(a, r)) ? "reserved" : "public";
 }
 
 /** What an evaluation counts over one window (fan-out.ts `zoneAlertCounts`). */

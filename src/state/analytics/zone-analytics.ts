@@ -799,14 +799,19 @@ export class ZoneAnalytics extends DurableObject<Env> {
     body: string,
   ): Promise<{ outcome: "delivered" | "failed"; status: number | null; error: string | null }> {
     const headers = await webhookHeaders(secret, id, body);
+    // Aborted when the attempt times out, so a receiver that never answers does not keep its connection (and the
+    // object's outbound request) open after the attempt is counted as failed.
+    const abort = new AbortController();
     try {
       // No redirect is followed: a 3xx is an answer, not a new target (it could name a host refused above).
       const answer = await within(
-        fetch(url, { method: "POST", headers, body, redirect: "manual" }),
+        fetch(url, { method: "POST", headers, body, redirect: "manual", signal: abort.signal }),
         ATTEMPT_TIMEOUT_MS,
       );
-      if (answer === TIMEOUT)
+      if (answer === TIMEOUT) {
+        abort.abort();
         return { outcome: "failed", status: null, error: `no answer within ${ATTEMPT_TIMEOUT_MS} ms` };
+      }
       await answer.body?.cancel();
       const delivered = answer.status >= 200 && answer.status < 300;
       return { outcome: delivered ? "delivered" : "failed", status: answer.status, error: null };

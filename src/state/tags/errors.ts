@@ -18,7 +18,8 @@ export type PreconditionFailed = { readonly kind: "precondition-failed" };
 /** The write would take the account past its tag limit, in (resource, key) pairs (docs/tags-api.md, TAG_LIMIT). */
 export type LimitReached = { readonly kind: "limit-reached"; readonly limit: number };
 /** The cursor was altered, or belongs to another account, endpoint or query (docs/tags-api.md). */
-export type InvalidCursor = { readonly kind: "invalid-cursor" };
+/** `repeated`: the query names `cursor` more than once (which one would be meant is not guessed). */
+export type InvalidCursor = { readonly kind: "invalid-cursor"; readonly repeated?: true };
 
 /**
  * An enforced tag policy refuses the write (docs/tags-api.md "Policies"): `rule` names the rule broken, `key` the

@@ -32,6 +32,8 @@ import { isObject, type Issues } from "../../shared/validation";
 import { parseZoneSettings, ZONE_DOC_SCHEMA, zoneAccountId, type ZoneDocument, type ZoneSettings } from "./schema";
 import { parseDocument, type StoreFailure } from "./store";
 import { URL_NORMALIZATION_SECTION } from "./url-normalization/stored";
+import type { TelemetrySettings } from "./telemetry/settings";
+import { TELEMETRY_SECTION } from "./telemetry/stored";
 import { ANALYTICS_SECTION, storedShardPlan, withShards } from "../analytics/shards";
 
 /** A custom error asset as a create or update sends it: everything but the time it is stored. */
@@ -72,6 +74,8 @@ export type ZoneEdit =
   | { readonly kind: "access-rule"; readonly change: AccessRuleChange }
   /** `PUT …/url_normalization` (a setting) or `DELETE` (`null`: the defaults again). */
   | { readonly kind: "url-normalization"; readonly setting: UrlNormalization | null }
+  /** `PUT …/telemetry` (the settings, secrets included) or `DELETE` (`null`: no telemetry). */
+  | { readonly kind: "telemetry"; readonly settings: TelemetrySettings | null }
   /** `PUT …/analytics/settings`: the zone's analytics shard count; the count before is kept while it holds rows. */
   | { readonly kind: "analytics-shards"; readonly shards: number };
 
@@ -260,6 +264,8 @@ function change(target: EditTarget, edit: ZoneEdit): Result<Change, ZoneEditFail
     }
     case "url-normalization":
       return section(URL_NORMALIZATION_SECTION, edit.setting);
+    case "telemetry":
+      return section(TELEMETRY_SECTION, edit.settings);
     case "analytics-shards": {
       // docs/analytics.md "Shards": the history is what keeps records written under an earlier count found.
       const plan = storedShardPlan(previous);

@@ -7,6 +7,9 @@
  * On every answer of a request a rule counted, allowed or blocked, the origin's own included. On a block the
  * blocking rule says r=0 and t = the answer's `Retry-After` (draft-ietf-httpapi-ratelimit-headers §6: `Retry-After` never earlier than `t`).
  * Made only for such requests: a zone without rate-limiting rules, or a request no rule matched, pays nothing.
+ * At most RATELIMIT_MAX_MEMBERS members a field (the draft lets a server send the policies it chooses, §3.1): the
+ * blocking rule's first, then the rules nearest their limit, so a zone of 150 counted rules does not add 15 KB of
+ * fields to every answer.
  */
 import type { AppliedLimit } from "./check";
 
@@ -24,7 +27,7 @@ export function rateLimitFields(
 ): RateLimitFieldValues {
   const policies: string[] = [];
   const limits: string[] = [];
-  for (const { rule, limit } of applied) {
+  for (const { rule, limit } of sentMembers(applied, blocked?.ruleId)) {
     const name = sfString(rule.id);
     policies.push(`${name};q=${rule.requestsPerPeriod};w=${rule.period}`);
     if (blocked !== undefined && rule.id === blocked.ruleId) {
@@ -36,6 +39,25 @@ export function rateLimitFields(
     limits.push(`${name};r=${limit.remaining}${t}`);
   }
   return { policy: policies.join(", "), limit: limits.length === 0 ? null : limits.join(", ") };
+}
+
+/** The most members either field carries (docs/producers.md "RateLimit fields"). */
+export const RATELIMIT_MAX_MEMBERS = 5;
+
+/**
+ * The rules whose members are sent, in this order: the blocking rule, then by requests left (fewest first; a rule
+ * whose counter could not be asked, with nothing known, last), ties in rule order. All of them, in rule order, when
+ * they fit: the common case pays no sort.
+ */
+function sentMembers(applied: readonly AppliedLimit[], blockedId: string | undefined): readonly AppliedLimit[] {
+  if (applied.length <= RATELIMIT_MAX_MEMBERS) return applied;
+  const rank = (a: AppliedLimit): number =>
+    a.rule.id === blockedId ? -1 : a.limit === null ? Number.POSITIVE_INFINITY : a.limit.remaining;
+  return applied
+    .map((a, order) => ({ a, order, rank: rank(a) }))
+    .sort((x, y) => x.rank - y.rank || x.order - y.order)
+    .slice(0, RATELIMIT_MAX_MEMBERS)
+    .map((x) => x.a);
 }
 
 /**

@@ -7,10 +7,11 @@
  * change inside its serialised step (src/state/zone/edits.ts), so concurrent single-rule writes never lose one.
  */
 import { err, ok, type Result } from "../../../shared/result";
-import { isObject, type FieldIssue, type Issues } from "../../../shared/validation";
+import { parseWith } from "../../../shared/schema";
+import { oneIssue, type Issues } from "../../../shared/validation";
 import { ACCESS_RULES_MAX_BYTES, presentedBytes } from "./size";
 import type { AccessRule, AccessRules } from "./types";
-import { ACCESS_RULE_LIMITS, accessRuleIssue, parseAccessRules, type AccessRuleFailure } from "./validate";
+import { ACCESS_RULE_CREATE, ACCESS_RULE_EDIT, ACCESS_RULE_LIMITS, storedRule } from "./validate";
 
 /** A single-rule write, as plain data (it crosses the RPC boundary to the writer). */
 export type AccessRuleChange =
@@ -22,10 +23,7 @@ export type AccessRuleChange =
 
 export type AccessRuleChangeFailure =
   | { readonly kind: "unknown-access-rule"; readonly id: string }
-  | { readonly kind: "invalid-access-rules"; readonly issues: Issues<AccessRuleFailure["kind"]> };
-
-/** The fields a single-rule body may carry (the published create and edit bodies, without the path's ids). */
-const BODY_FIELDS = new Set(["mode", "configuration", "notes"]);
+  | { readonly kind: "invalid-access-rules"; readonly issues: Issues };
 
 /** The list a change leaves, or why it is refused. */
 export function applyAccessRuleChange(
@@ -37,59 +35,54 @@ export function applyAccessRuleChange(
   if (change.kind !== "create" && at < 0) return err({ kind: "unknown-access-rule", id: change.id });
   if (change.kind === "delete") return ok({ rules: rules.filter((_, i) => i !== at) });
 
-  const body = change.body;
-  if (!isObject(body))
-    return invalid([issue("not-object", "body", "must be a JSON object {mode, configuration, notes?}")]);
-  const unknown = Object.keys(body).filter((key) => !BODY_FIELDS.has(key));
-  if (unknown.length > 0) {
-    return invalid(
-      unknown
-        .slice(0, ACCESS_RULE_LIMITS.maxReported)
-        .map((key) => issue("unknown-field", key, "is not a field of an access rule")),
-      Math.max(0, unknown.length - ACCESS_RULE_LIMITS.maxReported),
-    );
-  }
   const current = at >= 0 ? rules[at] : undefined;
-  // An edit starts from the rule as stored; what the body names replaces it.
-  const base: Record<string, unknown> = current
-    ? { mode: current.mode, configuration: { target: current.target, value: current.value }, notes: current.notes }
-    : {};
-  const candidate = { ...base, ...body, id: change.id };
-  const parsed = parseAccessRules({ rules: [candidate] });
-  if (!parsed.ok) {
-    return invalid(
-      parsed.error.listed.map((failure) => relative(accessRuleIssue(failure))),
-      parsed.error.more,
+  const options = { root: "body", cap: ACCESS_RULE_LIMITS.maxReported };
+  let rule: AccessRule;
+  if (current === undefined) {
+    const parsed = parseWith(ACCESS_RULE_CREATE, change.body, options);
+    if (!parsed.ok) return invalid(parsed.error);
+    rule = storedRule(parsed.value, change.id);
+  } else {
+    // An edit starts from the rule as stored; what the body names replaces it.
+    const parsed = parseWith(ACCESS_RULE_EDIT, change.body, options);
+    if (!parsed.ok) return invalid(parsed.error);
+    const { mode, notes, configuration } = parsed.value;
+    rule = storedRule(
+      {
+        mode: mode ?? current.mode,
+        notes: notes === undefined ? current.notes : notes,
+        configuration: configuration ?? { target: current.target, value: current.value },
+      },
+      change.id,
     );
   }
-  const rule = parsed.value.rules[0]!;
   const others = rules.filter((_, i) => i !== at);
   const same = others.find((r) => r.target === rule.target && r.value === rule.value);
   if (same !== undefined) {
-    return invalid([
-      issue(
-        "duplicate-configuration",
+    return invalid(
+      oneIssue(
+        "duplicate",
         "configuration",
         `is already the configuration of access rule ${same.id} (${rule.target} ${rule.value})`,
       ),
-    ]);
+    );
   }
   if (change.kind === "create" && others.length >= ACCESS_RULE_LIMITS.maxRules) {
-    return invalid([issue("too-many-rules", "", `at most ${ACCESS_RULE_LIMITS.maxRules} access rules per zone`)]);
+    return invalid(oneIssue("out-of-range", "", `at most ${ACCESS_RULE_LIMITS.maxRules} access rules per zone`));
   }
   const next: AccessRules = {
     rules: current ? rules.map((r, i) => (i === at ? rule : r)) : [...rules, rule],
   };
   const bytes = presentedBytes(next);
   if (bytes > ACCESS_RULES_MAX_BYTES) {
-    return invalid([
-      issue(
-        "list-too-large",
+    return invalid(
+      oneIssue(
+        "out-of-range",
         "",
         `the zone's access rules as GET /zones/{zone}/access_rules returns them would be ${bytes} bytes, at most ` +
           `${ACCESS_RULES_MAX_BYTES}: shorten notes or remove rules`,
       ),
-    ]);
+    );
   }
   return ok(next);
 }
@@ -99,18 +92,6 @@ export function findAccessRule(stored: AccessRules | null, id: string): AccessRu
   return stored?.rules.find((r) => r.id === id) ?? null;
 }
 
-type RuleIssue = FieldIssue<AccessRuleFailure["kind"]>;
-
-function issue(kind: AccessRuleFailure["kind"], path: string, message: string): RuleIssue {
-  return { kind, path, message };
-}
-
-/** An issue of the one-rule list, named as the single-rule body names it (`configuration.value`, not `rules[0]…`). */
-function relative(found: RuleIssue): RuleIssue {
-  const path = found.path === "rules[0]" ? "" : found.path.replace(/^rules\[0\]\./, "");
-  return { ...found, path };
-}
-
-function invalid(listed: readonly RuleIssue[], more = 0): Result<never, AccessRuleChangeFailure> {
-  return err({ kind: "invalid-access-rules", issues: { listed, more } });
+function invalid(issues: Issues): Result<never, AccessRuleChangeFailure> {
+  return err({ kind: "invalid-access-rules", issues });
 }

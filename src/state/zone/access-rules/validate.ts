@@ -1,13 +1,17 @@
 /**
- * Validation of `PUT /zones/{zone}/access_rules` bodies (docs/configuration.md): every rule checked before anything is
- * stored, unknown fields refused, every failure reported as a closed `{kind}` value naming the rule index (the
- * API edge maps kinds to messages with `accessRuleMessage`). Pure; the same function re-checks a document read
- * back from storage, so the matcher never compiles an unchecked value.
+ * The bodies of IP access rules (docs/configuration.md): `PUT /zones/{zone}/access_rules` and the published single
+ * rule's create and edit, each one schema, the validator, the type and the OpenAPI component (docs/architecture.md
+ * "Request schemas"). A value is checked against its target inside the schema (an address, a CIDR range, a country),
+ * so every rule's faults are named at once; what needs the whole list (an id or a configuration used twice, the
+ * number of rules) is checked after the parse. Pure; the same function re-checks a document read back from
+ * storage, so the matcher never compiles an unchecked value.
  */
+import * as z from "zod/mini";
 import { randomId } from "../../../shared/crypto";
 import { err, ok, type Result } from "../../../shared/result";
 import { parseIp } from "../../../shared/ip";
-import { CappedList, isObject, isOneOf, type Capped, type FieldIssue, type Issues } from "../../../shared/validation";
+import { described, fields, named, oneOf, parseWith, text } from "../../../shared/schema";
+import { IssueList, isObject, oneIssue, type Issues } from "../../../shared/validation";
 import { formatAddress, parseCidr, type RangeFailure } from "./address";
 import {
   ACCESS_RULE_MODES,
@@ -31,215 +35,155 @@ export const ACCESS_RULE_LIMITS = {
   maxReported: 50,
 } as const;
 
-export type AccessRuleFailure =
-  | { readonly kind: "not-object" }
-  | { readonly kind: "rules-not-array" }
-  | { readonly kind: "unknown-field"; readonly index: number | null; readonly field: string }
-  | { readonly kind: "too-many-rules"; readonly count: number; readonly max: number }
-  | { readonly kind: "rule-not-object"; readonly index: number }
-  | { readonly kind: "bad-id"; readonly index: number }
-  | { readonly kind: "duplicate-id"; readonly index: number; readonly first: number }
-  | { readonly kind: "bad-mode"; readonly index: number }
-  | { readonly kind: "bad-configuration"; readonly index: number }
-  | { readonly kind: "bad-target"; readonly index: number }
-  | { readonly kind: "bad-ip"; readonly index: number }
-  | { readonly kind: "bad-range"; readonly index: number; readonly reason: RangeFailure }
-  | { readonly kind: "bad-country"; readonly index: number }
-  | { readonly kind: "duplicate-configuration"; readonly index: number; readonly first: number }
-  | { readonly kind: "bad-notes"; readonly index: number }
-  /** The valid list would render larger than GET's limit (ids and `notes` filled in, values canonical). */
-  | { readonly kind: "list-too-large"; readonly bytes: number; readonly max: number };
-
 export interface ValidateOptions {
   /** Id of a rule written without one (injectable so tests are deterministic). */
   readonly newId?: () => string;
 }
 
-const BODY_FIELDS = new Set(["rules"]);
-const RULE_FIELDS = new Set(["id", "mode", "configuration", "notes"]);
-const CONFIGURATION_FIELDS = new Set(["target", "value"]);
-const ID = /^[0-9a-f]{32}$/;
+const NOT_A_RULE_FIELD = "is not a field of an access rule";
 
-/** Where failures go: the first `maxReported` kept, the rest counted (src/shared/validation.ts `CappedList`). */
-type Failures = CappedList<AccessRuleFailure>;
-
-export function parseAccessRules(
-  body: unknown,
-  options: ValidateOptions = {},
-): Result<AccessRules, Capped<AccessRuleFailure>> {
-  const failures: Failures = new CappedList(ACCESS_RULE_LIMITS.maxReported);
-  if (!isObject(body)) return err({ listed: [{ kind: "not-object" }], more: 0 });
-  const list = body.rules;
-  // The one field first, so a body of many unknown keys still says what is wrong with it.
-  if (!Array.isArray(list)) failures.push({ kind: "rules-not-array" });
-  for (const key of Object.keys(body))
-    if (!BODY_FIELDS.has(key)) failures.push({ kind: "unknown-field", index: null, field: key });
-  if (!Array.isArray(list)) return err(failures.capped);
-  // Enforced before any rule is looked at (docs/configuration.md: limits before work).
-  if (list.length > ACCESS_RULE_LIMITS.maxRules)
-    return err({ listed: [{ kind: "too-many-rules", count: list.length, max: ACCESS_RULE_LIMITS.maxRules }], more: 0 });
-
-  const newId = options.newId ?? randomId;
-  const rules: AccessRule[] = [];
-  const ids = new Map<string, number>();
-  const configurations = new Map<string, number>();
-  // Every rule is checked, so the count of failures not listed is exact; the work is that of a valid list.
-  for (let index = 0; index < list.length; index++) {
-    const rule = parseRule(list[index], index, failures);
-    if (rule === null) continue;
-    const id = rule.id ?? newId();
-    const sameId = ids.get(id);
-    if (sameId !== undefined) failures.push({ kind: "duplicate-id", index, first: sameId });
-    ids.set(id, index);
-    // The published API refuses a second rule for the same configuration; so do we (it would be dead weight).
-    const key = `${rule.target}\u0000${rule.value}`;
-    const same = configurations.get(key);
-    if (same !== undefined) failures.push({ kind: "duplicate-configuration", index, first: same });
-    configurations.set(key, index);
-    rules.push({ ...rule, id });
-  }
-  return failures.count > 0 ? err(failures.capped) : ok({ rules });
-}
-
-type ParsedRule = Omit<AccessRule, "id"> & { readonly id: string | undefined };
-
-function parseRule(raw: unknown, index: number, failures: Failures): ParsedRule | null {
-  if (!isObject(raw)) {
-    failures.push({ kind: "rule-not-object", index });
-    return null;
-  }
-  const before = failures.count;
-  for (const key of Object.keys(raw))
-    if (!RULE_FIELDS.has(key)) failures.push({ kind: "unknown-field", index, field: key });
-  const id = raw.id;
-  const validId = id === undefined || (typeof id === "string" && ID.test(id));
-  if (!validId) failures.push({ kind: "bad-id", index });
-  if (!isOneOf(ACCESS_RULE_MODES, raw.mode)) failures.push({ kind: "bad-mode", index });
-  const notes = raw.notes ?? "";
-  const validNotes = typeof notes === "string" && notes.length <= ACCESS_RULE_LIMITS.maxNotes;
-  if (!validNotes) failures.push({ kind: "bad-notes", index });
-  const configuration = parseConfiguration(raw.configuration, index, failures);
-  if (failures.count > before || configuration === null || typeof notes !== "string") return null;
-  return { id: typeof id === "string" ? id : undefined, mode: "block", ...configuration, notes };
-}
-
-function parseConfiguration(
-  raw: unknown,
-  index: number,
-  failures: Failures,
-): { target: AccessRuleTarget; value: string } | null {
-  if (!isObject(raw)) {
-    failures.push({ kind: "bad-configuration", index });
-    return null;
-  }
-  for (const key of Object.keys(raw))
-    if (!CONFIGURATION_FIELDS.has(key)) failures.push({ kind: "unknown-field", index, field: `configuration.${key}` });
-  const target = raw.target;
-  if (!isOneOf(ACCESS_RULE_TARGETS, target)) {
-    failures.push({ kind: "bad-target", index });
-    return null;
-  }
-  const value = typeof raw.value === "string" ? raw.value.trim() : null;
+/** A value's canonical text for its target (RFC 5952 addresses, the network of a range, upper-case country). */
+export function canonicalValue(target: AccessRuleTarget, raw: string): Result<string, string> {
+  const value = raw.trim();
   switch (target) {
     case "ip": {
       // A single address; a CIDR belongs to `ip_range` (as in the published API).
-      const address = value === null ? undefined : parseIp(value);
-      if (address === undefined) {
-        failures.push({ kind: "bad-ip", index });
-        return null;
-      }
-      return { target: "ip", value: formatAddress(address) };
+      const address = parseIp(value);
+      if (address === undefined) return err("must be one IPv4 or IPv6 address (a range needs target ip_range)");
+      return ok(formatAddress(address));
     }
     case "ip_range": {
-      const parsed = value === null ? ({ kind: "not-cidr" } as const) : parseCidr(value);
-      if ("kind" in parsed) {
-        failures.push({ kind: "bad-range", index, reason: parsed });
-        return null;
-      }
-      return { target: "ip_range", value: `${formatAddress(parsed.network)}/${parsed.prefix}` };
+      const parsed = parseCidr(value);
+      if ("kind" in parsed) return err(rangeMessage(parsed));
+      return ok(`${formatAddress(parsed.network)}/${parsed.prefix}`);
     }
-    case "country": {
+    case "country":
       // ISO 3166-1 alpha-2, compared with `request.cf.country` (upper-case); `de` is accepted as `DE`.
-      if (value === null || !/^[A-Za-z]{2}$/.test(value)) {
-        failures.push({ kind: "bad-country", index });
-        return null;
-      }
-      return { target: "country", value: value.toUpperCase() };
-    }
+      if (!/^[A-Za-z]{2}$/.test(value)) return err("must be a two-letter country code (ISO 3166-1 alpha-2)");
+      return ok(value.toUpperCase());
   }
 }
 
-/**
- * One failure in the validation vocabulary's shape (src/shared/validation.ts): `path` is the field as sent
- * (`rules[3].configuration.value`; `""` for the list as a whole), `message` what is wrong with it.
- */
-export function accessRuleIssue(failure: AccessRuleFailure): FieldIssue<AccessRuleFailure["kind"]> {
-  const issue = (path: string, message: string): FieldIssue<AccessRuleFailure["kind"]> => ({
-    kind: failure.kind,
-    path,
-    message,
+export const ACCESS_RULE_CONFIGURATION = named(
+  fields(
+    {
+      target: oneOf(ACCESS_RULE_TARGETS, `must be one of: ${ACCESS_RULE_TARGETS.join(", ")}`),
+      value: described(
+        z.string({ error: "must be a string: an address, a CIDR range or a country code" }),
+        "An address, a CIDR range or an ISO 3166-1 alpha-2 code",
+      ),
+    },
+    NOT_A_RULE_FIELD,
+    "must be an object {target, value}",
+  ).check(
+    z.superRefine((configuration, context) => {
+      const value = canonicalValue(configuration.target, configuration.value);
+      if (!value.ok)
+        context.issues.push({ code: "custom", message: value.error, path: ["value"], input: configuration.value });
+    }),
+  ),
+  { id: "AccessRuleConfiguration", example: { target: "ip", value: "198.51.100.4" } },
+);
+
+export const ACCESS_RULE_MODE = oneOf(ACCESS_RULE_MODES, `must be one of: ${ACCESS_RULE_MODES.join(", ")}`);
+const NOTES_MESSAGE = `must be a string of at most ${ACCESS_RULE_LIMITS.maxNotes} characters`;
+/** `null` is no notes, as the published API writes it. */
+const NOTES = z.optional(z.nullable(text({ max: ACCESS_RULE_LIMITS.maxNotes }, NOTES_MESSAGE)));
+export const RULE_ID = text({ pattern: /^[0-9a-f]{32}$/ }, "must be 32 lower-case hex characters (or be left out)");
+
+const RULE_FIELDS = { mode: ACCESS_RULE_MODE, notes: NOTES, configuration: ACCESS_RULE_CONFIGURATION };
+
+export const ACCESS_RULE_BODY = named(
+  fields(
+    { id: z.optional(described(RULE_ID, "Generated when absent")), ...RULE_FIELDS },
+    NOT_A_RULE_FIELD,
+    "must be an object",
+  ),
+  { id: "AccessRule", example: { mode: "block", configuration: { target: "country", value: "AQ" } } },
+);
+
+export const ACCESS_RULES_BODY = named(
+  fields(
+    {
+      rules: z.array(ACCESS_RULE_BODY, { error: "must be an array" }).check(z.maxLength(ACCESS_RULE_LIMITS.maxRules)),
+    },
+    "is not a field of the body",
+    "must be a JSON object {rules: [...]}",
+  ),
+  {
+    id: "AccessRulesBody",
+    example: {
+      rules: [
+        { mode: "block", configuration: { target: "ip_range", value: "198.51.100.0/24" }, notes: "abuse, ticket 42" },
+        { mode: "block", configuration: { target: "country", value: "AQ" } },
+      ],
+    },
+  },
+);
+
+/** `POST …/firewall/access_rules/rules`: one rule, its id minted by the route. */
+export const ACCESS_RULE_CREATE = named(
+  fields(RULE_FIELDS, NOT_A_RULE_FIELD, "must be a JSON object {mode, configuration, notes?}"),
+  {
+    id: "AccessRuleCreate",
+    example: { mode: "block", configuration: { target: "ip", value: "198.51.100.4" }, notes: "abuse, ticket 42" },
+  },
+);
+
+/** `PATCH …/firewall/access_rules/rules/{rule_id}`: the fields given replace the rule's. */
+export const ACCESS_RULE_EDIT = named(
+  fields(
+    { mode: z.optional(ACCESS_RULE_MODE), notes: NOTES, configuration: z.optional(ACCESS_RULE_CONFIGURATION) },
+    NOT_A_RULE_FIELD,
+    "must be a JSON object {mode, configuration, notes?}",
+  ),
+  { id: "AccessRuleEdit", example: { notes: "abuse, ticket 43" } },
+);
+
+/** A rule as parsed, before its id is minted and its value made canonical. */
+export type ParsedRule = z.output<typeof ACCESS_RULE_BODY>;
+
+/** The stored rule of a parsed one (the schema's check accepted the value, so it has a canonical form). */
+export function storedRule(rule: Omit<ParsedRule, "id">, id: string): AccessRule {
+  const { target, value } = rule.configuration;
+  const canonical = canonicalValue(target, value);
+  return { id, mode: rule.mode, target, value: canonical.ok ? canonical.value : value, notes: rule.notes ?? "" };
+}
+
+export function parseAccessRules(body: unknown, options: ValidateOptions = {}): Result<AccessRules, Issues> {
+  // Enforced before any rule is looked at (docs/configuration.md: limits before work).
+  const count = isObject(body) && Array.isArray(body.rules) ? body.rules.length : 0;
+  if (count > ACCESS_RULE_LIMITS.maxRules) {
+    return err(
+      oneIssue("out-of-range", "", `at most ${ACCESS_RULE_LIMITS.maxRules} access rules per zone (got ${count})`),
+    );
+  }
+  // The one field first, so a body of many unknown keys still says what is wrong with it.
+  const parsed = parseWith(ACCESS_RULES_BODY, body, {
+    root: "body",
+    cap: ACCESS_RULE_LIMITS.maxReported,
+    unknownKeys: "last",
   });
-  const rule = "index" in failure && failure.index !== null ? `rules[${failure.index}]` : "";
-  switch (failure.kind) {
-    case "not-object":
-      return issue("body", "must be a JSON object {rules: [...]}");
-    case "rules-not-array":
-      return issue("rules", "must be an array");
-    case "unknown-field":
-      return failure.index === null
-        ? issue(failure.field, "is not a field of the body")
-        : issue(`${rule}.${failure.field}`, "is not a field of an access rule");
-    case "too-many-rules":
-      return issue("", `at most ${failure.max} access rules per zone (got ${failure.count})`);
-    case "rule-not-object":
-      return issue(rule, "must be an object");
-    case "bad-id":
-      return issue(`${rule}.id`, "must be 32 lower-case hex characters (or be left out)");
-    case "duplicate-id":
-      return issue(`${rule}.id`, `is already used by rules[${failure.first}]`);
-    case "bad-mode":
-      return issue(`${rule}.mode`, `must be one of: ${ACCESS_RULE_MODES.join(", ")}`);
-    case "bad-configuration":
-      return issue(`${rule}.configuration`, "must be an object {target, value}");
-    case "bad-target":
-      return issue(`${rule}.configuration.target`, `must be one of: ${ACCESS_RULE_TARGETS.join(", ")}`);
-    case "bad-ip":
-      return issue(`${rule}.configuration.value`, "must be one IPv4 or IPv6 address (a range needs target ip_range)");
-    case "bad-range":
-      return issue(`${rule}.configuration.value`, rangeMessage(failure.reason));
-    case "bad-country":
-      return issue(`${rule}.configuration.value`, "must be a two-letter country code (ISO 3166-1 alpha-2)");
-    case "duplicate-configuration":
-      return issue(rule, `has the same configuration as rules[${failure.first}]`);
-    case "bad-notes":
-      return issue(`${rule}.notes`, `must be a string of at most ${ACCESS_RULE_LIMITS.maxNotes} characters`);
-    case "list-too-large":
-      return issue(
-        "",
-        `the rules as GET returns them (ids, notes and canonical values filled in) would be ${failure.bytes} bytes, ` +
-          `at most ${failure.max}: shorten notes or remove rules`,
-      );
+  if (!parsed.ok) return parsed;
+
+  const newId = options.newId ?? randomId;
+  const issues = new IssueList(ACCESS_RULE_LIMITS.maxReported);
+  const rules: AccessRule[] = [];
+  const ids = new Map<string, number>();
+  const configurations = new Map<string, number>();
+  for (const [index, parsedRule] of parsed.value.rules.entries()) {
+    const rule = storedRule(parsedRule, parsedRule.id ?? newId());
+    const sameId = ids.get(rule.id);
+    if (sameId !== undefined) issues.add("duplicate", `rules[${index}].id`, `is already used by rules[${sameId}]`);
+    ids.set(rule.id, index);
+    // The published API refuses a second rule for the same configuration; so do we (it would be dead weight).
+    const key = `${rule.target}\u0000${rule.value}`;
+    const same = configurations.get(key);
+    if (same !== undefined) issues.add("duplicate", `rules[${index}]`, `has the same configuration as rules[${same}]`);
+    configurations.set(key, index);
+    rules.push(rule);
   }
-}
-
-/** Failures as the capped issue list of the API's 400 (capped at `maxReported` while collected). */
-export function accessRuleIssues(
-  failures: Capped<AccessRuleFailure> | readonly AccessRuleFailure[],
-): Issues<AccessRuleFailure["kind"]> {
-  const { listed, more } = isCapped(failures) ? failures : { listed: failures, more: 0 };
-  return { listed: listed.map(accessRuleIssue), more };
-}
-
-function isCapped(
-  failures: Capped<AccessRuleFailure> | readonly AccessRuleFailure[],
-): failures is Capped<AccessRuleFailure> {
-  return !Array.isArray(failures);
-}
-
-/** The message of one failure, as the API envelope's `errors[].message` (rule indexes are 0-based, as sent). */
-export function accessRuleMessage(failure: AccessRuleFailure): string {
-  const { path, message } = accessRuleIssue(failure);
-  return path === "" ? message : `${path} ${message}`;
+  return issues.count > 0 ? err(issues.issues) : ok({ rules });
 }
 
 function rangeMessage(reason: RangeFailure): string {

@@ -5,22 +5,37 @@
  * (stored.ts), so it is kept apart from the check the ruleset validator uses. Pure: no bindings.
  */
 import { compile } from "../../../rules";
-import { worstCase, type RequestLimits, type WorstCase } from "../../../rules/worst-case";
+import { phaseWorstCase, type RequestLimits, type RuleInPhase } from "../../../rules/worst-case";
 import { IssueList, isObject, type Issues } from "../../../shared/validation";
 import { ZONE_LIMITS, type ZoneDocument } from "../schema";
 import { PHASE_SPECS } from "./phases";
 import { storedRuleset } from "./stored";
 import { budgetIssues, REQUEST_PHASES, unitsOf, type BudgetScope, type RequestPhase } from "./worst-case";
 
+/**
+ * Each stored rule of `phase` with its worst case in the phase (src/rules/worst-case.ts `phaseWorstCase`: the
+ * enabled rules, their one-pass regex sets counted once); a disabled rule, or one that no longer compiles, costs
+ * nothing.
+ */
+function storedCosts(phase: RequestPhase, document: ZoneDocument, limits: RequestLimits) {
+  const rules = storedRuleset(document, phase)?.rules ?? [];
+  const compiled = rules.map((rule) => {
+    if (!rule.enabled) return null;
+    const c = compile(rule.expression, PHASE_SPECS[phase].fields.scheme);
+    return c.ok ? c.value : null;
+  });
+  const costs = phaseWorstCase(compiled, limits);
+  return rules.map((rule, i) => {
+    const cost: RuleInPhase = costs[i] ?? { alone: FREE, share: FREE };
+    return { ...rule, cost: cost.alone, share: cost.share };
+  });
+}
+
+const FREE = { kind: "bounded", units: 0 } as const;
+
 /** The worst case of a stored ruleset's enabled rules together, on the largest request within `limits`. */
 export function storedUnits(phase: RequestPhase, document: ZoneDocument, limits: RequestLimits): number {
-  let units = 0;
-  for (const rule of storedRuleset(document, phase)?.rules ?? []) {
-    if (!rule.enabled) continue;
-    const compiled = compile(rule.expression, PHASE_SPECS[phase].fields.scheme);
-    units += compiled.ok ? unitsOf(worstCase(compiled.value, limits)) : 0;
-  }
-  return units;
+  return storedCosts(phase, document, limits).reduce((n, r) => n + (r.enabled ? unitsOf(r.share) : 0), 0);
 }
 
 /** The zone's header limit as stored in its document (validated when written); the default without one. */
@@ -52,12 +67,7 @@ export function headerLimitFits(document: ZoneDocument | null, headerBytes: numb
   const found = new IssueList();
   let total = 0;
   for (const phase of REQUEST_PHASES) {
-    const rules = storedRuleset(document, phase)?.rules ?? [];
-    const costed = rules.map((rule) => {
-      const compiled = compile(rule.expression, PHASE_SPECS[phase].fields.scheme);
-      const cost: WorstCase = compiled.ok ? worstCase(compiled.value, limits) : { kind: "bounded", units: 0 };
-      return { ...rule, cost };
-    });
+    const costed = storedCosts(phase, document, limits);
     // One sum issue is enough: once the first phase passes the budget, the second is not blamed again.
     const previousUnits = found.count > 0 ? Infinity : 0;
     const issues = budgetIssues(phase, costed, { limits, otherPhaseUnits: total, previousUnits });
@@ -67,7 +77,7 @@ export function headerLimitFits(document: ZoneDocument | null, headerBytes: numb
         "max_request_header_bytes",
         `with ${headerBytes} bytes of headers, ${phase} ${issue.path}: ${issue.message}`,
       );
-    total += costed.reduce((n, r) => n + (r.enabled ? unitsOf(r.cost) : 0), 0);
+    total += costed.reduce((n, r) => n + (r.enabled ? unitsOf(r.share) : 0), 0);
   }
   return found.count === 0 ? null : found.issues;
 }

@@ -11,7 +11,7 @@
 import { parseCharacteristic } from "./characteristics";
 import { RATE_LIMIT_BOUNDS, RATE_LIMIT_COUNTINGS, type RateLimitParameters } from "./ratelimit";
 import { compile, type Rule } from "../../../rules";
-import { worstCase, type WorstCase } from "../../../rules/worst-case";
+import { phaseWorstCase, type WorstCase } from "../../../rules/worst-case";
 import { DEFAULT_MAX_LENGTH } from "../../../rules/parser";
 import { err, ok, type Result } from "../../../shared/result";
 import {
@@ -131,6 +131,8 @@ const DEFAULT_BUDGET_SCOPE: BudgetScope = {
   previousUnits: 0,
 };
 const UNBOUNDED: WorstCase = { kind: "unbounded", reason: "the expression did not compile" };
+/** A disabled rule: not evaluated, so it costs nothing. */
+const FREE: WorstCase = { kind: "bounded", units: 0 };
 
 const RULESET_FIELDS = new Set(["rules", "name", "description", "kind", "phase"]);
 const RULE_FIELDS = new Set([
@@ -222,7 +224,7 @@ export function parseRuleset(
   const before = new Map((previous?.rules ?? []).map((r) => [r.id, r]));
   const seen = new Set<string>();
   const stored: StoredRule[] = [];
-  const costs: WorstCase[] = [];
+  const compiled: (Rule | null)[] = [];
   const scope = budget ?? DEFAULT_BUDGET_SCOPE;
   let programSize = 0;
   for (const [index, raw] of rules.value.entries()) {
@@ -230,7 +232,7 @@ export function parseRuleset(
     if (!rule) continue;
     programSize += rule.programSize;
     // Only the request phases fail closed (worst-case.ts); a rule that did not compile has an issue already.
-    if (isRequestPhase(phase) && rule.compiled) costs.push(worstCase(rule.compiled, scope.limits));
+    if (isRequestPhase(phase) && rule.compiled) compiled.push(rule.value.enabled === false ? null : rule.compiled);
     const id = rule.id ?? newId();
     if (seen.has(id)) {
       issues.add("duplicate", `rules[${index}].id`, "is used by another rule of this ruleset");
@@ -258,9 +260,17 @@ export function parseRuleset(
   if (issues.count > 0 || !name.ok || !description.ok) return err({ kind: "invalid-ruleset", issues: issues.issues });
   // Valid: now whether its worst case fits (every rule compiled, so `costs` follows `stored`).
   if (isRequestPhase(phase)) {
+    const costs = phaseWorstCase(compiled, scope.limits);
     const over = budgetIssues(
       phase,
-      stored.map((rule, i) => ({ ...rule, cost: costs[i] ?? UNBOUNDED })),
+      stored.map((rule, i) => {
+        const cost = costs[i];
+        return cost === undefined
+          ? { ...rule, cost: UNBOUNDED }
+          : cost === null
+            ? { ...rule, cost: FREE }
+            : { ...rule, cost: cost.alone, share: cost.share };
+      }),
       scope,
     );
     if (over !== null) return err({ kind: "over-budget", issues: over });

@@ -52,7 +52,12 @@ export function unitsOf(cost: WorstCase): number {
  */
 export function budgetIssues(
   phase: RequestPhase,
-  rules: readonly (CostedRule & { readonly cost: WorstCase })[],
+  rules: readonly (CostedRule & {
+    /** What the rule may spend alone (src/rules/worst-case.ts `RuleInPhase.alone`). */
+    readonly cost: WorstCase;
+    /** What it adds to its phase (`RuleInPhase.share`: a set's pass counts once); `cost` when absent. */
+    readonly share?: WorstCase;
+  })[],
   scope: BudgetScope,
 ): Issues | null {
   const issues = new IssueList();
@@ -77,7 +82,7 @@ export function budgetIssues(
           `expression cheaper or lower the zone's max_request_header_bytes (docs/rules-language.md "Evaluation budget")`,
       );
     }
-    total += unitsOf(cost);
+    total += unitsOf(rule.share ?? cost);
     if (first === -1 && total + scope.otherPhaseUnits > MAX_REQUEST_PHASE_UNITS) first = index;
   }
   if (issues.count === 0 && first !== -1 && total > scope.previousUnits) {

@@ -359,6 +359,39 @@ describe("a receiver that never answers 2xx", () => {
   });
 });
 
+describe("a receiver that never answers", () => {
+  it("is left when the attempt times out: its connection is closed, the attempt failed", async () => {
+    const zone = await zoneWith("alert-hang", 1);
+    const name = `hang-${Math.random().toString(36).slice(2)}`;
+    const created = (
+      await apiOk<Policy>("POST", ALERTS(zone), {
+        name: "Any error",
+        kind: "threshold",
+        metric: "errors",
+        window_minutes: 1,
+        above: 1,
+        webhook: { url: `${loopback(ports.webhook)}/hang/${name}` },
+      })
+    ).result;
+    const t = future();
+    await store(zone, 1, errorsAt(t, 1, {}));
+    await tick(zone, t + MINUTE + 5_000); // fires; attempt 1 waits ATTEMPT_TIMEOUT_MS (10 s) for an answer
+    const firing = (await apiOk<Delivery[]>("GET", `${ALERTS(zone)}/${created.id}/deliveries`)).result.find(
+      (d) => d.type === "alert.firing",
+    )!;
+    expect(firing.attempts).toEqual([expect.objectContaining({ attempt: 1, outcome: "failed", http_status: null })]);
+    // The receiver saw the request; once the attempt gave up, the connection must go (allowing it a moment to close).
+    const open = async (): Promise<{ hung: number; open: number }> =>
+      (await fetch(`${loopback(ports.webhook)}/open/${name}`)).json();
+    let seen = await open();
+    for (let i = 0; i < 20 && seen.open > 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      seen = await open();
+    }
+    expect(seen).toEqual({ hung: 1, open: 0 });
+  }, 30_000);
+});
+
 describe("the alarm evaluates", () => {
   it("a new policy arms shard 0's alarm for the next minute; the alarm evaluates it", async () => {
     const zone = await zoneWith("alert-alarm", 2);
@@ -418,12 +451,43 @@ describe("refusals", () => {
       ["https://[fd00::1]/hook", 20120],
       ["https://[::ffff:10.0.0.1]/hook", 20120],
       ["https://0.0.0.0/hook", 20120],
+      // IPv6 forms that carry an IPv4 address: compatible, mapped, SIIT, NAT64 (well-known and local), 6to4, Teredo.
+      ["https://[::127.0.0.1]/hook", 20120],
+      ["https://[::ffff:127.0.0.1]/hook", 20120],
+      ["https://[::ffff:8.8.8.8]/hook", 20120],
+      ["https://[::ffff:0:10.0.0.1]/hook", 20120],
+      ["https://[64:ff9b::10.0.0.1]/hook", 20120],
+      ["https://[64:ff9b::808:808]/hook", 20120],
+      ["https://[64:ff9b:1::a00:1]/hook", 20120],
+      ["https://[2002:a00:1::1]/hook", 20120],
+      ["https://[2001:0:a00:1::1]/hook", 20120],
+      // Reserved ranges: site-local, multicast, documentation, discard; benchmarking, protocol assignments,
+      // multicast, reserved and broadcast, documentation.
+      ["https://[fec0::1]/hook", 20120],
+      ["https://[ff02::1]/hook", 20120],
+      ["https://[2001:db8::1]/hook", 20120],
+      ["https://[100::1]/hook", 20120],
+      ["https://198.18.0.1/hook", 20120],
+      ["https://198.19.255.255/hook", 20120],
+      ["https://192.0.0.170/hook", 20120],
+      ["https://224.0.0.1/hook", 20120],
+      ["https://239.255.255.250/hook", 20120],
+      ["https://240.0.0.1/hook", 20120],
+      ["https://255.255.255.255/hook", 20120],
+      ["https://203.0.113.9/hook", 20120],
     ];
     for (const [url, code] of cases) {
       expect([url, ...(await codeOf(zone, { ...base, webhook: { url } }))]).toEqual([url, 400, code]);
     }
     // Loopback is allowed here (the tests set WEBHOOK_LOOPBACK=allow, as `wrangler dev` does).
     await apiOk("POST", ALERTS(zone), { ...base, webhook: { url: "http://127.0.0.1:9/hook" } });
+    // Public neighbours of the refused ranges stay accepted.
+    for (const url of ["https://198.20.0.1/hook", "https://223.255.255.255/hook", "https://[2001:4860::8888]/hook"]) {
+      await apiOk(
+        "DELETE",
+        `${ALERTS(zone)}/${(await apiOk<Policy>("POST", ALERTS(zone), { ...base, webhook: { url } })).result.id}`,
+      );
+    }
   });
 
   it("loopback is refused in deployment mode (no WEBHOOK_LOOPBACK)", async () => {

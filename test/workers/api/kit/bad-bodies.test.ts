@@ -26,6 +26,8 @@ interface Row {
 
 const SETTING = "Invalid zone setting: ";
 const URLN = "Invalid url_normalization: ";
+const TELE = "Invalid telemetry: ";
+const OTLP_OK = { endpoint: "https://otlp.example.net/v1/traces", protocol: "http/json" };
 
 const ROWS: readonly Row[] = [
   // PUT /zones/{zone} (docs/configuration.md "Zones"): 1004, "Invalid zone setting: <path> <rule>".
@@ -163,6 +165,206 @@ const ROWS: readonly Row[] = [
     messages: [
       ...["a", "b", "c", "d", "e"].map((key) => `${URLN}${key} is not a url_normalization setting (scope, type)`),
       `${URLN}and 2 more errors not listed`,
+    ],
+  },
+  // PUT /zones/{zone}/access_rules (docs/configuration.md "IP access rules"): 20026, "<path> <rule>", rule indexes as sent.
+  {
+    what: "a body that is no object",
+    method: "PUT",
+    path: "/zones/{zone}/access_rules",
+    body: 5,
+    status: 400,
+    code: 20026,
+    messages: ["body must be a JSON object {rules: [...]}"],
+  },
+  {
+    what: "rules that are no array",
+    method: "PUT",
+    path: "/zones/{zone}/access_rules",
+    body: { rules: {} },
+    status: 400,
+    code: 20026,
+    messages: ["rules must be an array"],
+  },
+  {
+    what: "every field of a rule wrong, and wrong values in the next rules",
+    method: "PUT",
+    path: "/zones/{zone}/access_rules",
+    body: {
+      rules: [
+        { scope: "zone", id: "abc", mode: "challenge", notes: 5, configuration: { target: "asn", value: "AS1", x: 1 } },
+        "1.2.3.4",
+        { mode: "block" },
+        { mode: "block", configuration: { target: "ip", value: "10.0.0.0/8" } },
+        { mode: "block", configuration: { target: "ip_range", value: "10.0.0.0" } },
+        { mode: "block", configuration: { target: "ip_range", value: "0.0.0.0/0" } },
+        { mode: "block", configuration: { target: "ip_range", value: "2000::/8" } },
+        { mode: "block", configuration: { target: "ip_range", value: "10.0.0/24" } },
+        { mode: "block", configuration: { target: "country", value: "DEU" } },
+        { mode: "block", notes: "x".repeat(1025), configuration: { target: "country", value: "DE" } },
+      ],
+    },
+    status: 400,
+    code: 20026,
+    messages: [
+      "rules[0].scope is not a field of an access rule",
+      "rules[0].id must be 32 lower-case hex characters (or be left out)",
+      "rules[0].mode must be one of: block",
+      "rules[0].notes must be a string of at most 1024 characters",
+      "rules[0].configuration.x is not a field of an access rule",
+      "rules[0].configuration.target must be one of: ip, ip_range, country",
+      "rules[1] must be an object",
+      "rules[2].configuration must be an object {target, value}",
+      "rules[3].configuration.value must be one IPv4 or IPv6 address (a range needs target ip_range)",
+      "rules[4].configuration.value must be a CIDR range address/prefix",
+      "rules[5].configuration.value must have an IPv4 prefix length from /8 to /32",
+      "rules[6].configuration.value must have an IPv6 prefix length from /16 to /128",
+      "rules[7].configuration.value has an invalid network address",
+      "rules[8].configuration.value must be a two-letter country code (ISO 3166-1 alpha-2)",
+      "rules[9].notes must be a string of at most 1024 characters",
+    ],
+  },
+  {
+    what: "a configuration and an id used twice",
+    method: "PUT",
+    path: "/zones/{zone}/access_rules",
+    body: {
+      rules: [
+        { id: "a".repeat(32), mode: "block", configuration: { target: "ip", value: "2001:db8::1" } },
+        { id: "a".repeat(32), mode: "block", configuration: { target: "ip", value: "2001:DB8:0::1" } },
+      ],
+    },
+    status: 400,
+    code: 20026,
+    messages: [`rules[1].id is already used by rules[0]`, "rules[1] has the same configuration as rules[0]"],
+  },
+  {
+    what: "one rule over the limit",
+    method: "PUT",
+    path: "/zones/{zone}/access_rules",
+    body: { rules: Array.from({ length: 10_001 }, () => 0) },
+    status: 400,
+    code: 20026,
+    messages: ["at most 10000 access rules per zone (got 10001)"],
+  },
+  // POST /zones/{zone}/firewall/access_rules/rules and PATCH …/{rule_id}: one rule, its fields named as sent.
+  {
+    what: "a create body that is no object",
+    method: "POST",
+    path: "/zones/{zone}/firewall/access_rules/rules",
+    body: [],
+    status: 400,
+    code: 20026,
+    messages: ["body must be a JSON object {mode, configuration, notes?}"],
+  },
+  {
+    what: "a create body with stray fields",
+    method: "POST",
+    path: "/zones/{zone}/firewall/access_rules/rules",
+    body: { mode: "block", configuration: { target: "ip", value: "192.0.2.1" }, scope: "zone", paused: false },
+    status: 400,
+    code: 20026,
+    messages: ["scope is not a field of an access rule", "paused is not a field of an access rule"],
+  },
+  {
+    what: "a create body with wrong fields",
+    method: "POST",
+    path: "/zones/{zone}/firewall/access_rules/rules",
+    body: { mode: "whitelist", configuration: { target: "ip", value: "192.0.2.300" } },
+    status: 400,
+    code: 20026,
+    messages: [
+      "mode must be one of: block",
+      "configuration.value must be one IPv4 or IPv6 address (a range needs target ip_range)",
+    ],
+  },
+  {
+    what: "a create body without configuration",
+    method: "POST",
+    path: "/zones/{zone}/firewall/access_rules/rules",
+    body: { mode: "block" },
+    status: 400,
+    code: 20026,
+    messages: ["configuration must be an object {target, value}"],
+  },
+  // PUT /zones/{zone}/telemetry (docs/telemetry.md "Settings"): 20140, "Invalid telemetry: <path> <rule>".
+  {
+    what: "a body that is no object",
+    method: "PUT",
+    path: "/zones/{zone}/telemetry",
+    body: [1],
+    status: 400,
+    code: 20140,
+    messages: [`${TELE}body must be a JSON object`],
+  },
+  {
+    what: "every field wrong at once",
+    method: "PUT",
+    path: "/zones/{zone}/telemetry",
+    body: {
+      extra: 1,
+      otlp: { endpoint: "", protocol: "grpc", headers: { "bad name": "v", "x-key": " padded" }, port: 4318 },
+      sample: { errors: 2, requests: "all" },
+      trace_context: "always",
+    },
+    status: 400,
+    code: 20140,
+    messages: [
+      `${TELE}extra is not a telemetry setting (otlp, sample, trace_context)`,
+      `${TELE}otlp.port is not a field of otlp (endpoint, logs_endpoint, protocol, headers)`,
+      `${TELE}otlp.endpoint must be an absolute https URL of at most 2048 characters`,
+      `${TELE}otlp.protocol must be one of http/json, http/protobuf`,
+      `${TELE}otlp.headers.bad name is not a header name (RFC 9110 token)`,
+      `${TELE}otlp.headers.x-key must be a header value of visible ASCII characters, at most 4096`,
+      `${TELE}sample.errors must be a number from 0 to 1`,
+      `${TELE}sample.requests must be a number from 0 to 1`,
+      `${TELE}trace_context must be one of accept, ignore`,
+    ],
+  },
+  {
+    what: "a missing otlp",
+    method: "PUT",
+    path: "/zones/{zone}/telemetry",
+    body: { sample: { errors: 1 } },
+    status: 400,
+    code: 20140,
+    messages: [`${TELE}otlp must be a JSON object`],
+  },
+  {
+    what: "headers the export sets itself, and too many",
+    method: "PUT",
+    path: "/zones/{zone}/telemetry",
+    body: {
+      otlp: {
+        ...OTLP_OK,
+        headers: Object.fromEntries(
+          ["Content-Type", ...Array.from({ length: 16 }, (_, i) => `x-h${i}`)].map((k) => [k, "v"]),
+        ),
+      },
+    },
+    status: 400,
+    code: 20140,
+    messages: [
+      `${TELE}otlp.headers must have at most 16 headers`,
+      `${TELE}otlp.headers must not set content-type, content-length, host, connection, transfer-encoding, te (the export sets them)`,
+    ],
+  },
+  {
+    what: "endpoints the webhook target rules refuse",
+    method: "PUT",
+    path: "/zones/{zone}/telemetry",
+    body: {
+      otlp: {
+        endpoint: "http://otlp.example.net/v1/traces",
+        logs_endpoint: "https://10.0.0.1/v1/logs",
+        protocol: "http/json",
+      },
+    },
+    status: 400,
+    code: 20140,
+    messages: [
+      `${TELE}otlp.endpoint must use https (http only for a loopback receiver under \`wrangler dev\`)`,
+      `${TELE}otlp.logs_endpoint 10.0.0.1 is a private address: it must be a public host`,
     ],
   },
 ];

@@ -134,6 +134,7 @@ describe("OpenAPI request examples", () => {
         "editRulesetRule",
         "putCustomPage",
         "putPhaseEntrypoint",
+        "putTelemetry",
         "putUrlNormalization",
         "putZoneAnalyticsSettings",
         "patchZone",

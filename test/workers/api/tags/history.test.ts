@@ -64,6 +64,15 @@ describe("GET /accounts/{account_id}/tags/history", () => {
     const cursor = first.body?.result_info?.cursor ?? "";
     expect(errorCode(await history(a, `?cursor=${encodeURIComponent(cursor)}`))).toBe(1017);
     expect(errorCode(await history(a, `?resource_type=worker&resource_id=w&cursor=${cursor}x`))).toBe(1017);
+    // The same cursor twice (or a good one and an empty one) is refused, with a message that says so.
+    for (const query of [`?cursor=${cursor}&cursor=${cursor}`, `?cursor=${cursor}&cursor=`]) {
+      const twice = await history(a, `?resource_type=worker&resource_id=w&${query.slice(1)}`);
+      expect([twice.status, errorCode(twice), twice.body?.errors[0]?.message]).toEqual([
+        400,
+        1017,
+        "invalid cursor: `cursor` is given more than once; send one",
+      ]);
+    }
     // History rows are not tags: the account total is the 90 tags the resource has.
     const total = await runInDurableObject(
       storeOf(a),

@@ -114,6 +114,47 @@ describe("RateLimit-Policy and RateLimit on zone traffic", () => {
     expect(members(refused, "RateLimit")).toEqual([[down.id, { r: 9, t: 60 }]]);
   });
 
+  it("at most five members: the blocking rule's, then those with the fewest requests left", async () => {
+    const zone = uniqueZone("rl-many");
+    await putZone(zone, { plan: "enterprise", origin: loopback(ports.http) });
+    // 150 counted rules; rule i admits 1000 - i requests, so the last rules have the fewest left. Rule 20 admits 1.
+    const rules = Array.from({ length: 150 }, (_, i) => ({
+      expression: "true",
+      action: "block",
+      ratelimit: {
+        characteristics: ["ip.src"],
+        period: 60,
+        mitigation_timeout: 30,
+        requests_per_period: i === 20 ? 1 : 1000 - i,
+        counting: "exact",
+      },
+    }));
+    const stored = await api<{ rules: { id: string }[] }>("PUT", entrypoint(zone, "http_ratelimit"), { rules });
+    expect(stored.status, JSON.stringify(stored.body.errors)).toBe(200);
+    const ids = stored.body.result.rules.map((r) => r.id);
+    clockAt(Date.now());
+    const first = await send(zone, "/");
+    expect(first.status).toBe(200);
+    await first.body?.cancel();
+    expect(members(first, "RateLimit").map(([name, p]) => [ids.indexOf(name), p.r])).toEqual([
+      [20, 0],
+      [149, 850],
+      [148, 851],
+      [147, 852],
+      [146, 853],
+    ]);
+    expect(members(first, "RateLimit-Policy").map(([name]) => ids.indexOf(name))).toEqual([20, 149, 148, 147, 146]);
+    const blocked = await send(zone, "/");
+    expect(blocked.status).toBe(429);
+    await blocked.body?.cancel();
+    const sent = members(blocked, "RateLimit").map(([name, p]) => [ids.indexOf(name), p.r]);
+    expect(sent[0]).toEqual([20, 0]);
+    expect(sent.length).toBeLessThanOrEqual(5);
+    for (const field of ["RateLimit-Policy", "RateLimit"]) {
+      expect(blocked.headers.get(field)!.length, field).toBeLessThan(400);
+    }
+  });
+
   it("absent when no rule counted the request, and on zones without rate-limiting rules", async () => {
     const { zone } = await limited({ requests_per_period: 10 }, { expression: 'http.request.uri.path eq "/api"' });
     const other = await send(zone, "/");
