@@ -12,8 +12,9 @@
  * | `GET /origins/{port}/stats` | `{"connections": N, "requests": N}`: TCP connections accepted, requests answered |
  *
  * Each origin answers `GET /page?cc=<Cache-Control>&vary=<Vary>&cookie=1&status=N&delay=<ms>` with the body
- * `<path> #<n> lang=<Accept-Language>` (`n` counts its requests), the given `Cache-Control` and `Vary`, a
- * `Set-Cookie` when asked, after `delay` ms; any method is answered, so a replayed `POST` is seen in the count.
+ * `<path> #<n> lang=<Accept-Language> method=<method> length=<Content-Length|chunked|none> body=<the request body>`
+ * (`n` counts its requests), the given `Cache-Control` and `Vary`, a `Set-Cookie` when asked, after `delay` ms; any
+ * method is answered, so a replayed `POST` is seen in the count and its body in the answer.
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
@@ -59,9 +60,16 @@ function originServer(state: () => Switched): Server {
     if (vary !== null) headers.Vary = vary;
     if (url.searchParams.get("cookie") === "1") headers["Set-Cookie"] = "session=abc; Path=/";
     const status = s.mode === "status" ? s.status : Number(url.searchParams.get("status") ?? 200);
-    const body = `${url.pathname} #${s.requests} lang=${String(req.headers["accept-language"] ?? "")} method=${req.method ?? ""}`;
-    req.resume();
-    setTimeout(() => res.writeHead(status, headers).end(body), delay);
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const sent = Buffer.concat(chunks).toString("utf8");
+      const framing =
+        req.headers["content-length"] ?? (req.headers["transfer-encoding"] === undefined ? "none" : "chunked");
+      const lang = String(req.headers["accept-language"] ?? "");
+      const body = `${url.pathname} #${s.requests} lang=${lang} method=${req.method ?? ""} length=${framing} body=${sent}`;
+      setTimeout(() => res.writeHead(status, headers).end(body), delay);
+    });
   });
   server.on("connection", (socket: Socket) => {
     const s = state();
@@ -83,9 +91,18 @@ export async function startSwitchboard(): Promise<{ server: Server; port: number
     };
     void (async () => {
       if (req.method === "POST" && url.pathname === "/origins") {
-        let switched: Switched | undefined;
-        const server = originServer(() => switched as Switched);
-        switched = { server, sockets: new Set(), mode: "ok", slowMs: 0, status: 200, connections: 0, requests: 0 };
+        const ref: { switched?: Switched } = {};
+        const server = originServer(() => ref.switched as Switched);
+        const switched: Switched = {
+          server,
+          sockets: new Set(),
+          mode: "ok",
+          slowMs: 0,
+          status: 200,
+          connections: 0,
+          requests: 0,
+        };
+        ref.switched = switched;
         while (nextPort < 24_000 && !(await listenOn(server, nextPort))) nextPort++;
         const port = nextPort++;
         origins.set(port, switched);

@@ -35,7 +35,15 @@ export function directives(value: string): Map<string, string> {
     const eq = part.indexOf("=");
     const name = (eq === -1 ? part : part.slice(0, eq)).trim().toLowerCase();
     if (name === "" || out.has(name)) continue;
-    out.set(name, eq === -1 ? "" : part.slice(eq + 1).trim().replace(/^"(.*)"$/, "$1"));
+    out.set(
+      name,
+      eq === -1
+        ? ""
+        : part
+            .slice(eq + 1)
+            .trim()
+            .replace(/^"(.*)"$/, "$1"),
+    );
   }
   return out;
 }
