@@ -176,10 +176,14 @@ describe("stale if error (docs/fewer-errors.md)", () => {
       await mode(port, "m=reset");
       const reset = await get(zone, path);
       expect(reset.status).toBe(200);
-      expect(cacheStatus(reset).get("fwd-status")).toBe(520);
+      // The origin resets at accept: workerd sees it after the request was sent (520) or, on a busy machine, while
+      // still connecting (521). Either is a failure a copy answers.
+      expect([520, 521]).toContain(cacheStatus(reset).get("fwd-status"));
       // stale-if-error=1: two seconds later the copy may no longer answer.
       await new Promise((r) => setTimeout(r, 2_200));
-      await expectGeneratedError(await get(zone, short), 520);
+      const late = await get(zone, short);
+      expect(late.headers.get("Cache-Status")).toBeNull();
+      await expectGeneratedError(late, late.status === 521 ? 521 : 520);
     } finally {
       await mode(port, "m=ok");
     }
