@@ -12,6 +12,7 @@
  */
 import { compileCustomErrors, type CompiledCustomErrors } from "./custom-errors/compiled";
 import type { ForwardPlan } from "./origin/forward";
+import { failoverConfig, type FailoverConfig } from "./origin/fail-over";
 import { compileRequestPhase, requestPhaseConfig, type CompiledRequestPhase } from "./request-phases/compile";
 import { BoundedCache } from "../shared/bounded-cache";
 import { logUnusableRules } from "../rules/rule-list";
@@ -47,6 +48,8 @@ export interface CompiledZone {
   readonly analyticsShards: number;
   /** The zone's `retry_hints` (docs/errors.md "Retry-hint profiles"). */
   readonly retryHints: ZoneSettings["retry_hints"];
+  /** Its fallback origin and circuit breaker (docs/fewer-errors.md); null when it has neither. */
+  readonly failover: FailoverConfig | null;
   /** Where the zone's traces and logs go (docs/telemetry.md); `null`: no telemetry, and traffic pays one check. */
   readonly telemetry: TelemetryTarget | null;
   /** `stale_if_error` and `stale_after_ms` (docs/fewer-errors.md), 0 when absent. */
@@ -98,10 +101,11 @@ export function compileZone(zone: Zone): CompiledZone {
   const phases = compileRequestPhase(requestPhaseConfig(zone));
   // Stored rules that cannot run: logged once per version, when compiled (docs/producers.md).
   logUnusableRules(zone.zone, zone.version, phases.problems);
+  const route = routeTo(zone.target, zone.settings);
   return {
     zone: zone.zone,
     version: zone.version,
-    route: routeTo(zone.target, zone.settings),
+    route,
     normalization,
     phases,
     hasPhases: phases.access !== null || phases.firewall !== null || phases.rateLimits !== null,
@@ -109,6 +113,7 @@ export function compileZone(zone: Zone): CompiledZone {
     // A malformed section is refused by the API that writes it; read as the default here rather than fail traffic.
     analyticsShards: shardCount(zone),
     retryHints: zone.settings.retry_hints,
+    failover: failoverConfig(zone.zone, zone.settings, route.plan),
     telemetry: telemetryOf(zone),
     stale: { ifErrorSeconds: zone.settings.stale_if_error ?? 0, afterMs: zone.settings.stale_after_ms ?? 0 },
   };

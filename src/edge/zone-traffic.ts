@@ -17,7 +17,18 @@ import { isIpLiteral } from "../shared/ip";
 import { RuleUrl } from "../shared/rule-url";
 import { DEFAULT_URL_NORMALIZATION } from "../shared/url-normalise";
 import { connectorFor } from "./origin/connector";
-import { forwardToOrigin, type TimedOriginFailure } from "./origin/forward";
+import { forwardToOrigin, type ForwardPlan, type TimedOriginFailure } from "./origin/forward";
+import {
+  fallbackAttempt,
+  primaryAttempt,
+  type Attempt,
+  type FailoverConfig,
+  type OriginObserver,
+  type Sending,
+} from "./origin/fail-over";
+import { circuitFailure, circuitOpenMarked } from "./origin/circuit-open";
+import { markedFallback } from "./origin/fallback";
+import { countAvoided, type Avoided } from "./analytics/avoided";
 import { headerSectionBytes, scanRequestHeaders, type RequestHeaderScan } from "./origin/headers";
 import { applyToOriginError, assetsOf, customizationFor } from "./custom-errors/apply";
 import { compiledZone, routeTo, type CompiledZone, type Route } from "./compiled-zone";
@@ -33,7 +44,7 @@ import { mcpExchangeOf, watchedResponse, type McpExchange } from "./agents/agent
 import { startTrace, type RequestTrace } from "./telemetry/request-trace";
 import { traceGenerated, traceOrigin, traceOriginError } from "./telemetry/traffic-spans";
 import { tracePhases } from "./telemetry/phase-spans";
-import { staleCopies } from "./stale/stale";
+import { staleCopies, type StaleCopies } from "./stale/stale";
 
 export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
   const progress = startProgress(rc);
@@ -79,6 +90,11 @@ interface Progress {
   phaseOutcome: RequestPhaseOutcome | null;
   /** The phases' clock (`Date.now()` when they ran): the RateLimit fields' `now`. */
   now: number;
+  /**
+   * An error the visitor did not see, or an origin that was not asked (docs/fewer-errors.md): a stale copy served,
+   * the fallback's answer, or an open circuit's error at once. `answer` hands it to `countAvoided`.
+   */
+  avoided: Avoided | null;
   /** The request's trace, only on a zone with telemetry (docs/telemetry.md): every other request pays `=== null`. */
   trace: RequestTrace | null;
 }
@@ -93,6 +109,8 @@ type Ending =
       readonly retryAfter?: number;
       /** The origin attempt that failed. */
       readonly origin?: TimedOriginFailure;
+      /** The origin was skipped: its circuit is open (docs/fewer-errors.md "Circuit breaker"). */
+      readonly circuit?: boolean;
     }
   /** The origin's answer; `idleMs`: how long its event stream may stay silent (the zone's read timeout). */
   | { readonly kind: "origin"; readonly response: Response; readonly idleMs: number };
@@ -109,6 +127,7 @@ function startProgress(rc: RequestContext): Progress {
     view: undefined,
     phaseOutcome: null,
     now: 0,
+    avoided: null,
     trace: null,
   };
 }
@@ -215,36 +234,89 @@ async function originStage(rc: RequestContext, p: Progress, route: Route, header
   const path = both ? ruleUrlOf(rc, p).originPath : url.pathname + url.search;
   const connector = connectorFor(rc.env);
   const forwarded = p.mcp === null ? { connector, path } : { connector, path, body: p.mcp.forwardBody() };
-  // A GET or HEAD of a configured zone may be answered from its last good copy (docs/fewer-errors.md).
-  const stale = staleCopies(rc, p.config?.stale ?? null);
   const trace = p.trace;
-  let forwarding: Promise<Forwarded>;
-  if (trace === null) forwarding = forwardToOrigin(request, url, headers, route.plan, forwarded);
-  else {
-    const start = Date.now();
-    const traced = { ...forwarded, trace: trace.originHeaders() };
-    forwarding = forwardToOrigin(request, url, headers, route.plan, traced).then((result) => {
-      traceOrigin(trace, { start, target: route.plan.target.origin, path, request, result });
-      return result;
-    });
+  const sent = trace === null ? forwarded : { ...forwarded, trace: trace.originHeaders() };
+  // A fallback origin, a circuit breaker or a stale copy (docs/fewer-errors.md): two checks when the zone has none.
+  const failover = p.config?.failover ?? null;
+  const stale = staleCopies(rc, p.config?.stale ?? null);
+  if (failover !== null || stale !== null) {
+    const observe = trace === null ? undefined : originObserver(trace, path, request);
+    const sending = { request, url, scan: headers, ...sent, observe };
+    return guardedStage(p, { failover: failover ?? noFailover(rc.zone), stale, plan: route.plan }, sending);
   }
-  if (stale === null) return originEnding(await forwarding, route);
-  const result = await stale.orSlow(forwarding);
-  const idleMs = route.plan.readTimeoutMs;
-  if ("stale" in result) return { kind: "origin", response: result.stale, idleMs };
-  if (!result.ok) {
-    const copy = await stale.onFailure(result.error.code);
-    return copy === null ? originEnding(result, route) : { kind: "origin", response: copy.stale, idleMs };
-  }
-  const answered = await stale.onAnswer(result.value);
-  return { kind: "origin", response: answered instanceof Response ? answered : answered.stale, idleMs };
+  if (trace === null) return originEnding(await forwardToOrigin(request, url, headers, route.plan, forwarded), route);
+  const start = Date.now();
+  const result = await forwardToOrigin(request, url, headers, route.plan, sent);
+  traceOrigin(trace, { start, target: route.plan.target.origin, path, request, result });
+  return originEnding(result, route);
 }
 
-type Forwarded = Result<Response, TimedOriginFailure>;
+/** Each origin attempt of a traced request as its own CLIENT span (the fallback's included). */
+function originObserver(trace: RequestTrace, path: string, request: Request): OriginObserver {
+  return ({ start, target, result }) => traceOrigin(trace, { start, target, path, request, result });
+}
 
-function originEnding(result: Forwarded, route: Route): Ending {
+function originEnding(result: Result<Response, TimedOriginFailure>, route: Route): Ending {
   if (!result.ok) return { kind: "error", code: result.error.code, cause: result.error.cause, origin: result.error };
   return { kind: "origin", response: result.value, idleMs: route.plan.readTimeoutMs };
+}
+
+/** A zone with stale copies but neither fallback nor breaker: the origin alone, once. */
+function noFailover(zone: string): FailoverConfig {
+  return { zone, fallback: null, breaker: null };
+}
+
+/** What guards one request's origin: its fallback and circuit (none: both null), its copies (null: none). */
+interface Guards {
+  readonly failover: FailoverConfig;
+  readonly stale: StaleCopies | null;
+  readonly plan: ForwardPlan;
+}
+
+/**
+ * The origin through its circuit (src/edge/origin/fail-over.ts), raced against `stale_after_ms` when a copy may
+ * answer; on a failure, in order (docs/fewer-errors.md "Order on an origin failure"): the stale copy, the fallback
+ * once, the error. What was avoided is noted (`Progress.avoided`).
+ */
+async function guardedStage(p: Progress, g: Guards, sending: Sending): Promise<Ending> {
+  const { failover: config, stale, plan } = g;
+  const idleMs = plan.readTimeoutMs;
+  const primary = primaryAttempt(config, plan, sending);
+  const first = stale === null ? await primary : await stale.orSlow(primary, answerOf);
+  if ("stale" in first) return { kind: "origin", response: first.stale, idleMs };
+  const { attempt, body } = first;
+  if (attempt.kind === "answer") {
+    if (stale === null) return { kind: "origin", response: attempt.response, idleMs };
+    const answered = await stale.onAnswer(attempt.response);
+    if (answered instanceof Response) return { kind: "origin", response: answered, idleMs };
+    if (answered.failure !== null) p.avoided = { kind: "stale", code: answered.failure };
+    return { kind: "origin", response: answered.stale, idleMs };
+  }
+  const failed = attempt.kind === "failed" ? attempt.failure : circuitFailure(attempt);
+  const copy = stale === null ? null : await stale.onFailure(failed.code);
+  if (copy !== null) {
+    p.avoided = { kind: "stale", code: failed.code };
+    return { kind: "origin", response: copy.stale, idleMs };
+  }
+  const second = await fallbackAttempt(config, sending, failed, body);
+  if (second?.kind === "answer") {
+    p.avoided = { kind: "failover", code: failed.code };
+    const response = markedFallback(second.response, failed, second.ms);
+    return { kind: "origin", response, idleMs };
+  }
+  if (second?.kind === "failed") {
+    const f = second.failure;
+    return { kind: "error", code: f.code, cause: `fallback origin: ${f.cause}`, origin: f };
+  }
+  if (attempt.kind === "failed")
+    return { kind: "error", code: failed.code, cause: failed.cause, origin: attempt.failure };
+  p.avoided = { kind: "circuit_open", code: attempt.code };
+  return { kind: "error", code: attempt.code, cause: failed.cause, retryAfter: attempt.retryAfter, circuit: true };
+}
+
+/** The origin's answer in a primary attempt that came after a stale-if-slow copy answered (null: none). */
+function answerOf(late: { readonly attempt: Attempt }): Response | null {
+  return late.attempt.kind === "answer" ? late.attempt.response : null;
 }
 
 /** What one ending answered, and how it is recorded (null: not an error, nothing to record). */
@@ -264,6 +336,9 @@ async function answer(rc: RequestContext, p: Progress, ending: Ending): Promise<
   const fields = rateLimitFieldsOf(p, answered.response);
   const response = fields === undefined ? answered.response : withRateLimitFields(answered.response, fields);
   const config = p.config;
+  if (p.avoided !== null && config !== null) {
+    countAvoided({ zone: rc.zone, shards: config.analyticsShards }, p.avoided, rc.env, rc.ctx);
+  }
   if (answered.record !== null && config !== null) {
     const { request, url, zone } = rc;
     const phases = {
@@ -298,8 +373,9 @@ async function generated(rc: RequestContext, p: Progress, ending: ErrorEnding): 
   const { response, answeredBy } =
     (p.mcp !== null ? await p.mcp.answer(event, scope) : null) ?? (await errorResponse(event, scope));
   if (trace !== null) traceGenerated(trace, { event, response, answeredBy });
-  const mark: OriginMark = p.stage === "origin" ? FAILED : NOT_REACHED;
-  return { response, record: { source: "edge", code, cause, answeredBy }, origin: mark };
+  const mark: OriginMark = p.stage === "origin" && ending.circuit !== true ? FAILED : NOT_REACHED;
+  const marked = ending.circuit === true ? circuitOpenMarked(response, code) : response;
+  return { response: marked, record: { source: "edge", code, cause, answeredBy }, origin: mark };
 }
 
 /**

@@ -33,6 +33,7 @@ import { htmlBody } from "./render-html";
 import { jsonBody, renderJson } from "./render-json";
 import { markdownBody } from "./render-markdown";
 import { guidanceForWait } from "./wording";
+import { grpcAnswer, grpcContentType } from "./render-grpc";
 import { typicalReach, type ReachedOrigin } from "./reached-origin";
 import { agentHint, profileFor, type RetryHintProfile } from "./retry-hints";
 import { openAiDialect, withOpenAiError } from "./sdk-dialect";
@@ -113,7 +114,8 @@ export interface CustomAnswer {
  * from the response's headers (two calls into the runtime per error, ~2,500 instructions each).
  */
 export type AnsweredBy =
-  CustomAnswer | { readonly kind: "default"; readonly ray: string; readonly format: ErrorFormatChoice["format"] };
+  | CustomAnswer
+  | { readonly kind: "default"; readonly ray: string; readonly format: ErrorFormatChoice["format"] | "grpc" };
 
 /** What `errorResponse` returns: the response, and who answered it. */
 export interface Answered {
@@ -243,6 +245,10 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
     );
 
   const answer: DefaultAnswer = { choice, policy, timing };
+  // docs/grpc.md: a gRPC or gRPC-Web call gets a gRPC status, before the customisation steps: a gRPC client reads
+  // no page or rule body, only the status.
+  const grpc = grpcContentType(request);
+  if (grpc !== null) return grpcDefault(fields, answer, grpc, request);
   // docs/custom-errors.md, in order; the first step that answers wins.
   const custom = scope.customization;
   if (custom) {
@@ -314,6 +320,13 @@ function structuredDefault(fields: ErrorFields, answer: DefaultAnswer, event: Er
     if (copied !== null) return copied;
   }
   return negotiatedResponse(method, fields.status, headerRecord(fields, answer), body);
+}
+
+/** docs/grpc.md: the Trailers-Only answer, with the headers of every generated error. */
+function grpcDefault(fields: ErrorFields, answer: DefaultAnswer, contentType: string, request: Request): Answered {
+  const deadlineSent = request.headers.has("grpc-timeout");
+  const response = grpcAnswer(fields, { contentType, deadlineSent, headers: headerRecord(fields, answer) });
+  return { response, answeredBy: { kind: "default", ray: fields.ray_id, format: "grpc" } };
 }
 
 function isJson(choice: ErrorFormatChoice): boolean {

@@ -22,6 +22,8 @@ export interface OriginPorts {
   readonly closed: number;
   /** The alert tests' webhook receiver (webhook-receiver.ts). */
   readonly webhook: number;
+  /** The control server of origins a test can stop and start (switch-origin.ts). */
+  readonly switchboard: number;
   /** The telemetry tests' OTLP/HTTP receiver (otlp-receiver.ts). */
   readonly otlp: number;
   /** The control server of origins a test can stop and start (switch-origin.ts). */

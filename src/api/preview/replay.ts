@@ -77,6 +77,7 @@ const MEDIA_OF: Readonly<Record<ServedFormat, string | null>> = {
   html: "text/html",
   text: "text/plain",
   xml: "application/xml",
+  grpc: "application/grpc",
   other: null,
 };
 

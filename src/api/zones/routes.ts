@@ -47,6 +47,7 @@ async function putZone(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const parsed = parseZoneSettings(body.value);
   if (!parsed.ok) return err({ kind: "invalid-settings", issues: parsed.error });
   if (pointsAtApi(parsed.value.target, c.settings.apiHosts)) return err(originIsApi());
+  if (fallbackIsApi(c, parsed.value.settings.fallback_origin)) return err(originIsApi("fallback_origin"));
   // Settings replace settings whatever was stored (the sections are kept); a larger header limit is checked
   // against the stored request-phase rules by the edit (rulesets/worst-case.ts).
   const written = await editZone(c, zone, {
@@ -75,15 +76,22 @@ async function patchZone(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const origin = patch.value.origin;
   const target = typeof origin === "string" ? parseOriginUrl(origin) : null;
   if (target?.ok === true && pointsAtApi(target.value, c.settings.apiHosts)) return err(originIsApi());
+  if (fallbackIsApi(c, patch.value.fallback_origin)) return err(originIsApi("fallback_origin"));
   const written = await editZone(c, zone, { kind: "patch-settings", patch: patch.value, reach: reachOf(c, zone) });
   if (!written.ok) return written;
   const stored = parseDocument(zone, written.value.document);
   return stored.ok ? ok(apiSuccess(present(stored.value))) : stored;
 }
 
-function originIsApi(): ZoneApiFailure {
+function originIsApi(field: "origin" | "fallback_origin" = "origin"): ZoneApiFailure {
   const message = "must not be a host of API_HOSTS, on any port (docs/origin.md)";
-  return { kind: "invalid-settings", issues: oneIssue("not-allowed", "origin", message) };
+  return { kind: "invalid-settings", issues: oneIssue("not-allowed", field, message) };
+}
+
+/** A fallback origin is an origin like the first (docs/fewer-errors.md "Fail over"): never an API host. */
+function fallbackIsApi(c: ApiContext, fallback: unknown): boolean {
+  const target = typeof fallback === "string" ? parseOriginUrl(fallback) : null;
+  return target?.ok === true && pointsAtApi(target.value, c.settings.apiHosts);
 }
 
 /** The writing token's reach, for the writer to check the account stored and written against (edits.ts). */

@@ -6,11 +6,9 @@
  * answer and, only when its origin fails, one cache lookup.
  */
 import type { RequestContext } from "../../shared/request-context";
-import type { Result } from "../../shared/result";
 import { logEvent } from "../../shared/log";
 import { messageOf } from "../../shared/result";
 import { TIMEOUT, within } from "../../shared/timeout";
-import type { TimedOriginFailure } from "../origin/forward";
 import { carriesStaleIfError, keepable } from "./cache-control";
 import { findCopy, MAX_COPY_BYTES, putCopy, type Copy, type CopyLife, type CopyTarget } from "./copies";
 import { labelled, type StaleBecause } from "./stale-answer";
@@ -24,8 +22,6 @@ export interface StaleSettings {
 }
 
 export const NO_STALE: StaleSettings = { ifErrorSeconds: 0, afterMs: 0 };
-
-type Forwarded = Result<Response, TimedOriginFailure>;
 
 /** A copy served instead of the origin's answer; `failure` what it avoided (null: only a wait, stale-if-slow). */
 export interface Served {
@@ -60,17 +56,17 @@ export class StaleCopies {
   }
 
   /**
-   * The forward, unless it has no headers after `stale_after_ms` and a usable copy exists: then the copy, and the
-   * origin's answer, when it comes, refreshes it (after the response).
+   * The origin's attempt, unless it has no headers after `stale_after_ms` and a usable copy exists: then the copy,
+   * and the origin's answer (`answerOf` the attempt, null: none), when it comes, refreshes it (after the response).
    */
-  async orSlow(forwarding: Promise<Forwarded>): Promise<Forwarded | Served> {
+  async orSlow<T>(pending: Promise<T>, answerOf: (late: T) => Response | null): Promise<T | Served> {
     const afterMs = this.settings.afterMs;
-    if (afterMs === 0) return forwarding;
-    const first = await within(forwarding, afterMs);
+    if (afterMs === 0) return pending;
+    const first = await within(pending, afterMs);
     if (first !== TIMEOUT) return first;
     const copy = await this.usable();
-    if (copy === null) return forwarding;
-    this.rc.ctx.waitUntil(forwarding.then((late) => this.refresh(late)));
+    if (copy === null) return pending;
+    this.rc.ctx.waitUntil(pending.then((late) => this.refresh(answerOf(late))));
     return { stale: this.answer(copy, { detail: "stale-if-slow" }), failure: null };
   }
 
@@ -109,9 +105,8 @@ export class StaleCopies {
   }
 
   /** A late answer after a stale-if-slow copy: kept whole, or its body released. */
-  private async refresh(late: Forwarded): Promise<void> {
-    if (!late.ok) return;
-    const response = late.value;
+  private async refresh(response: Response | null): Promise<void> {
+    if (response === null) return;
     const plan = ORIGIN_ERRORS.has(response.status) ? null : this.planFor(response);
     if (plan === null) {
       await response.body?.cancel();

@@ -70,6 +70,41 @@ export type ZoneAccount = Output<typeof ZONE_ACCOUNT>;
 const limited = (limits: { readonly default: number; readonly min: number; readonly max: number }, integer = false) =>
   z._default(integer ? int(limits.min, limits.max) : num(limits.min, limits.max), limits.default);
 
+/** An origin URL (docs/origin.md): `http(s)://host[:port]`, the message of `parseOriginUrl` when refused. */
+const originUrl = () =>
+  text({}, "must be a URL string").check(
+    z.refine((raw) => parseOriginUrl(raw).ok, {
+      error: (issue) => {
+        const parsed = typeof issue.input === "string" ? parseOriginUrl(issue.input) : null;
+        return parsed !== null && !parsed.ok ? parsed.error : "is not a valid URL";
+      },
+    }),
+  );
+
+/** Bounds and defaults of the fail-over settings (docs/fewer-errors.md). */
+export const FAILOVER_LIMITS = {
+  /** Consecutive connection-level failures that open an origin's circuit (Envoy's outlier detection default: 5). */
+  breakerFailures: { default: 5, min: 1, max: 1000 },
+  /** Seconds an open circuit skips its origin before one probe (Envoy's base ejection time: 30 s). */
+  breakerOpenSeconds: { default: 30, min: 1, max: 3600 },
+} as const;
+
+/**
+ * `circuit_breaker` (docs/fewer-errors.md "Circuit breaker"): each field defaults when left out. Whether it is on is
+ * whether the field is present.
+ */
+export const CIRCUIT_BREAKER = named(
+  fields(
+    {
+      failures: described(limited(FAILOVER_LIMITS.breakerFailures, true), "consecutive connection-level failures"),
+      open_seconds: described(limited(FAILOVER_LIMITS.breakerOpenSeconds, true), "seconds the circuit stays open"),
+    },
+    "is not a field of circuit_breaker",
+    "must be an object {failures, open_seconds}",
+  ),
+  { id: "CircuitBreaker", example: { failures: 5, open_seconds: 30 } },
+);
+
 /**
  * The fields of `PUT /zones/{zone}` (wire names, seconds): the validator, the type (`ZoneSettings`) and the
  * OpenAPI schema `ZoneSettings` (and, each field nullable, `ZonePatch`). A new zone setting is one line here (with
@@ -77,17 +112,7 @@ const limited = (limits: { readonly default: number; readonly min: number; reado
  */
 export const ZONE_SETTINGS_FIELDS = {
   plan: oneOf(PLANS),
-  origin: described(
-    text({}, "must be a URL string").check(
-      z.refine((raw) => parseOriginUrl(raw).ok, {
-        error: (issue) => {
-          const parsed = typeof issue.input === "string" ? parseOriginUrl(issue.input) : null;
-          return parsed !== null && !parsed.ok ? parsed.error : "is not a valid URL";
-        },
-      }),
-    ),
-    "`http(s)://host[:port]`",
-  ),
+  origin: described(originUrl(), "`http(s)://host[:port]`"),
   account: described(
     z.optional(z.nullable(ZONE_ACCOUNT)),
     "The account the zone belongs to (the published zone object's `account`); absent or null: none. A token " +
@@ -103,6 +128,11 @@ export const ZONE_SETTINGS_FIELDS = {
       "`auto`: `agent` for SDKs (x-stainless-* headers), MCP requests and the client package, `published` for " +
       'everyone else (docs/errors.md "Retry-hint profiles")',
   ),
+  fallback_origin: described(
+    z.optional(originUrl()),
+    '`http(s)://host[:port]`: tried once when the origin fails (docs/fewer-errors.md "Fail over"); absent: none',
+  ),
+  circuit_breaker: described(z.optional(CIRCUIT_BREAKER), "absent: no circuit breaker"),
   stale_if_error: z.optional(
     described(
       int(ZONE_LIMITS.staleIfError.min, ZONE_LIMITS.staleIfError.max),
@@ -197,7 +227,14 @@ export function parseZoneSettings(body: unknown): Result<{ settings: ZoneSetting
   // The schema's refinement accepted the origin, so this parse succeeds; its normalised form is what is stored.
   const target = parseOriginUrl(rest.origin);
   if (!target.ok) return err(oneIssue("invalid", "origin", target.error));
-  const settings = { ...rest, origin: target.value.origin, ...(account ? { account } : {}) };
+  const fallback = rest.fallback_origin === undefined ? undefined : parseOriginUrl(rest.fallback_origin);
+  if (fallback !== undefined && !fallback.ok) return err(oneIssue("invalid", "fallback_origin", fallback.error));
+  const settings = {
+    ...rest,
+    origin: target.value.origin,
+    ...(fallback === undefined ? {} : { fallback_origin: fallback.value.origin }),
+    ...(account ? { account } : {}),
+  };
   return ok({ settings, target: target.value });
 }
 

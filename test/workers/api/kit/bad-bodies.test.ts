@@ -98,6 +98,37 @@ const ROWS: readonly Row[] = [
     code: 1004,
     messages: [`${SETTING}account must be an object {"id": "<32 lower-case hex characters>"} or null`],
   },
+  {
+    what: "a fallback origin that is no http(s) origin, a circuit breaker out of bounds",
+    method: "PUT",
+    path: "/zones/{zone}",
+    body: {
+      plan: "pro",
+      origin: ORIGIN,
+      fallback_origin: "ftp://example.com",
+      circuit_breaker: { failures: 0, open_seconds: 1.5, half_open: 1 },
+    },
+    status: 400,
+    code: 1004,
+    messages: [
+      `${SETTING}fallback_origin scheme must be http or https`,
+      `${SETTING}circuit_breaker.half_open is not a field of circuit_breaker`,
+      `${SETTING}circuit_breaker.failures must be an integer from 1 to 1000`,
+      `${SETTING}circuit_breaker.open_seconds must be an integer from 1 to 3600`,
+    ],
+  },
+  {
+    what: "a circuit breaker that is no object, a fallback origin that is no string",
+    method: "PUT",
+    path: "/zones/{zone}",
+    body: { plan: "pro", origin: ORIGIN, fallback_origin: 7, circuit_breaker: true },
+    status: 400,
+    code: 1004,
+    messages: [
+      `${SETTING}fallback_origin must be a URL string`,
+      `${SETTING}circuit_breaker must be an object {failures, open_seconds}`,
+    ],
+  },
   // PATCH /zones/{zone} (docs/configuration.md "Editing a zone"): the same fields, each nullable.
   {
     what: "a patch with a bad plan and an unknown field",

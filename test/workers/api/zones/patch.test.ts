@@ -168,6 +168,11 @@ describe("PATCH /zones/{zone}", () => {
       { origin: "http://localhost:8787" },
       ["Invalid zone setting: origin must not be a host of API_HOSTS, on any port (docs/origin.md)"],
     ],
+    [
+      "an API host as fallback origin",
+      { fallback_origin: "http://localhost:9" },
+      ["Invalid zone setting: fallback_origin must not be a host of API_HOSTS, on any port (docs/origin.md)"],
+    ],
   ])("refuses %s with 400, 1004, one error per field, and stores nothing", async (_, body, messages) => {
     const zone = uniqueZone("patch-bad");
     await apiOk("PUT", `/zones/${zone}`, { plan: "pro", origin: ORIGIN });
