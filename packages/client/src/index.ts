@@ -20,6 +20,7 @@ export {
 export { parseMcpError } from "./mcp.js";
 export { parse, PROXY_NAME } from "./parse.js";
 export { decideRetry, type RetryContext, type RetryDecision, type RetryOptions } from "./retry.js";
+export { readStale } from "./stale.js";
 export { parseStreamError } from "./stream.js";
 export { parseSfList, type SfBareItem, type SfItem, type SfMember, type SfToken } from "./structured-field.js";
 export type {
@@ -31,4 +32,5 @@ export type {
   RateLimitInfo,
   RateLimitPolicy,
   ServiceLimit,
+  StaleAnswer,
 } from "./types.js";

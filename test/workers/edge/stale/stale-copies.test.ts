@@ -8,6 +8,7 @@ import { env } from "cloudflare:workers";
 import { parseList, Token, type BareItem, type Item } from "structured-headers";
 import { describe, expect, it } from "vitest";
 import worker from "../../../../src/index";
+import { readStale } from "../../../../packages/client/src/index.js";
 import { expectGeneratedError, loopback, ports, sendTraffic, zoneFor } from "../../support/origin";
 
 const control = (path: string, method = "POST"): Promise<Response> =>
@@ -70,6 +71,10 @@ describe("stale if error (docs/fewer-errors.md)", () => {
       expect(params.get("detail")).toBe("stale-if-error");
       expect(params.get("ttl")).toBeTypeOf("number");
       expect(params.get("ttl") as number).toBeLessThanOrEqual(0);
+      // The client package reads the same (docs/client.md "Stale answers").
+      const read = readStale(res.headers);
+      expect(read).toMatchObject({ because: "stale-if-error", failedStatus: 521, ttl: params.get("ttl") });
+      expect(read?.age).toBe(Number(res.headers.get("Age")));
       expect(Number(res.headers.get("Age"))).toBeGreaterThanOrEqual(0);
       const proxy = parseList(res.headers.get("Proxy-Status") ?? "")[0] as Item;
       expect(text(proxy[0])).toBe("edge-errors");
@@ -113,7 +118,7 @@ describe("stale if error (docs/fewer-errors.md)", () => {
     }
   });
 
-  it("no-store, private, no-cache, Set-Cookie, must-revalidate, s-maxage and Authorization are never served stale", async () => {
+  it("no-store, private, no-cache, Set-Cookie, must-revalidate, proxy-revalidate, s-maxage and Authorization are never served stale", async () => {
     const port = await newOrigin();
     const zone = await zoneOn(port, { stale_if_error: 600 });
     const never = [
