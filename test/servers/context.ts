@@ -26,8 +26,6 @@ export interface OriginPorts {
   readonly switchboard: number;
   /** The telemetry tests' OTLP/HTTP receiver (otlp-receiver.ts). */
   readonly otlp: number;
-  /** The control server of origins a test can stop and start (switch-origin.ts). */
-  readonly switchboard: number;
 }
 
 declare module "vitest" {
