@@ -32,11 +32,13 @@ export class McpExchange {
     private readonly request: Request,
   ) {}
 
-  /** The body to forward: a branch of a tee, the other branch kept (bounded) for the id of an error answer. */
+  /** The body to forward, at the origin's pace; its first bytes kept (bounded) for the id of an error answer. */
   forwardBody(): ReadableStream<Uint8Array> | null {
     const body = this.request.body as ReadableStream<Uint8Array> | null;
     if (body === null) return null;
-    const { forward, copy } = copyBody(body);
+    const declared = this.request.headers.get("Content-Length");
+    const length = declared !== null && /^\d{1,15}$/.test(declared) ? Number(declared) : null;
+    const { forward, copy } = copyBody(body, length);
     this.copy = copy;
     return forward;
   }

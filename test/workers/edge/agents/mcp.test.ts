@@ -43,6 +43,43 @@ describe("the forwarded request is what the client sent", () => {
   });
 });
 
+describe("a slow origin", () => {
+  /**
+   * How many 16 KiB chunks of an 8 MiB body the Worker took from the client in the first second, while the origin
+   * reads nothing for 1.5 s; and what the origin finally counted.
+   */
+  async function takenEarly(zone: string, headers: Record<string, string>): Promise<[number, string]> {
+    const chunk = new Uint8Array(16 * 1024).fill(0x20);
+    let pulled = 0;
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          if (pulled === 512) return controller.close();
+          pulled += 1;
+          controller.enqueue(chunk.slice());
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    const answer = post(`http://${zone}/slow-read?ms=1500`, body, headers);
+    await new Promise((r) => setTimeout(r, 1000));
+    const early = pulled;
+    const res = await answer;
+    expect(res.status).toBe(200);
+    return [early, await res.text()];
+  }
+
+  it("an MCP body is taken from the client at the origin's pace, as any POST's: the copy never reads ahead", async () => {
+    const zone = await zoneFor("mcp-slow-read", loopback(ports.http), { read_timeout: 10 });
+    const [plain, plainBytes] = await takenEarly(zone, { Accept: "application/json" });
+    const [mcp, mcpBytes] = await takenEarly(zone, { "Mcp-Method": "tools/call" });
+    expect([plainBytes, mcpBytes]).toEqual([String(8 * 1024 * 1024), String(8 * 1024 * 1024)]);
+    // What the sockets between the Worker and the origin hold is taken either way; a copy reading ahead of the
+    // origin would take up to MCP_BODY_CAP (64 chunks) more.
+    expect(mcp - plain, `plain ${plain}, mcp ${mcp}`).toBeLessThan(16);
+  });
+});
+
 describe("errors of MCP requests", () => {
   it("an error before the origin is asked (1038) is a JSON-RPC answer read from the body itself", async () => {
     const zone = await zoneFor("mcp-1038", loopback(ports.http), { max_request_header_bytes: 1024 });
