@@ -41,7 +41,9 @@ const member = fc.oneof(
   fc.jsonValue(),
 );
 const message = fc.dictionary(fc.constantFrom("jsonrpc", "id", "method", "params", "x"), member);
-const body = fc.oneof(message, fc.array(fc.oneof(message, fc.jsonValue())), fc.jsonValue()).map((v) => JSON.stringify(v));
+const body = fc
+  .oneof(message, fc.array(fc.oneof(message, fc.jsonValue())), fc.jsonValue())
+  .map((v) => JSON.stringify(v));
 /** Bodies as clients write them, and as they go wrong: escaped names, a byte order mark, cut short, one byte off. */
 const text = body.chain((t) =>
   fc.oneof(
