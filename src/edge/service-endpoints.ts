@@ -130,7 +130,7 @@ function previewOn(rc: RequestContext, config: ZoneLookup, entry: CatalogEntry):
   const customization = zone ? customizationFor(zone.customErrors, rc.env.CONFIG) : undefined;
   const event = { code: entry.code, request, url, cause: "preview endpoint", preview: true };
   const scope: ErrorScope = zone
-    ? { ...rc, customization, retryHints: zone.retryHints, readTimeout: zone.readTimeout }
+    ? { ...rc, customization, retryHints: zone.retryHints, readTimeout: zone.readTimeout, languages: zone.languages }
     : rc;
   return errorResponse(event, scope).then(responseOf);
 }

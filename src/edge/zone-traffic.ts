@@ -188,7 +188,8 @@ async function zoneStage(
 /** The error scope of a configured zone: its custom rules and pages, its retry-hint profile, its read timeout. */
 function zoneScope(rc: RequestContext, config: CompiledZone): ErrorScope {
   const customization = customizationFor(config.customErrors, rc.env.CONFIG);
-  return { ...rc, customization, retryHints: config.retryHints, readTimeout: config.readTimeout };
+  const { retryHints, readTimeout, languages } = config;
+  return { ...rc, customization, retryHints, readTimeout, languages };
 }
 
 /**

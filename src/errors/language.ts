@@ -5,10 +5,9 @@
  */
 import { BoundedCache } from "../shared/bounded-cache";
 import { lookupLanguage, type LanguageTable } from "../shared/accept-language";
+import { LANGUAGES, type Language } from "../shared/language-tags";
 
-/** Every language the prose exists in, as sent in `Content-Language` (RFC 5646 tags). English is the fallback. */
-export const LANGUAGES = ["en", "de", "es", "fr", "ja", "pt-BR", "zh-CN"] as const;
-export type Language = (typeof LANGUAGES)[number];
+export { LANGUAGES, type Language };
 
 /**
  * Tags besides the languages' own that pick one of them (docs/languages.md "Which language"): a reader who asks for

@@ -106,7 +106,7 @@ export interface ErrorScope {
    */
   readonly traceId?: string | undefined;
   /** The zone's `languages` (docs/languages.md): which languages its errors are written in. Absent: every one. */
-  readonly languages?: LanguageChooser;
+  readonly languages?: LanguageChooser | undefined;
 }
 
 /** Which custom error rule or error page answered an error (docs/custom-errors.md steps 1–2), by its id. */

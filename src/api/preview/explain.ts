@@ -19,6 +19,7 @@ import { MAX_REQUEST_UNITS, MAX_RULE_UNITS } from "../../rules/budget";
 import { RuleUrl } from "../../shared/rule-url";
 import type { Settings } from "../../shared/settings";
 import type { RetryHintProfile } from "../../errors/retry-hints";
+import type { LanguageChooser } from "../../errors/language";
 import { pageClassOf, type PageId } from "../../state/zone/custom-pages/validate";
 import type { StoredRule } from "../../state/zone/rulesets/validate";
 import {
@@ -96,6 +97,8 @@ export interface ExplainSetup {
   readonly retryHints?: RetryHintProfile;
   /** The zone's `read_timeout` in seconds, which the 524 text names (docs/errors.md "Words"). */
   readonly readTimeout?: number;
+  /** The zone's `languages` (docs/languages.md "A zone's languages"); absent: every language. */
+  readonly languages?: LanguageChooser | undefined;
   /** No `edge_error` line per run: a replay writes one line for all its records (docs/custom-errors.md "Replay"). */
   readonly quiet?: boolean;
   /**
@@ -344,6 +347,7 @@ export async function respond(
       ctx: setup.invocation,
       retryHints: setup.retryHints,
       readTimeout: setup.readTimeout,
+      languages: setup.languages,
       quiet: setup.quiet,
     },
   );

@@ -171,6 +171,7 @@ async function runReplay(c: ApiContext, zone: string): Promise<ZoneAnswer> {
     // As traffic answers (docs/errors.md "Retry-hint profiles").
     retryHints: compiled.retryHints,
     readTimeout: compiled.readTimeout,
+    languages: compiled.languages,
     // One summary line below, not one per record: none of them failed (docs/configuration.md "Events").
     quiet: true,
   };

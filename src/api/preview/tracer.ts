@@ -168,6 +168,7 @@ async function tracedRun(c: ApiContext, input: TraceRequest, current: Zone, turn
     invocation: c.ctx,
     retryHints: compiled.retryHints,
     readTimeout: compiled.readTimeout,
+    languages: compiled.languages,
     requestPhases: requestPhasesOf(compiled, current.document),
   };
   const probe: DescribedRequest = { ...input.described, error: { kind: "code", code: 500 } };

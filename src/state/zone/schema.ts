@@ -10,6 +10,7 @@ import { described, fields, int, named, num, oneOf, parseWith, patchOf, text, ty
 // Imported here, not re-exported by shared/schema.ts: a namespace re-export keeps all of zod (its locales too) in the bundle.
 import * as z from "zod/mini";
 import { parseOriginUrl, type OriginTarget } from "../../shared/origin-url";
+import { LANGUAGES } from "../../shared/language-tags";
 
 export const PLANS = ["free", "pro", "business", "enterprise"] as const;
 export type Plan = (typeof PLANS)[number];
@@ -105,6 +106,21 @@ export const CIRCUIT_BREAKER = named(
   { id: "CircuitBreaker", example: { failures: 5, open_seconds: 30 } },
 );
 
+const LANGUAGES_LIST = `must be a list of 1 to ${LANGUAGES.length} languages, each once`;
+
+/**
+ * `languages` (docs/languages.md "A zone's languages"): the languages the zone's errors are written in, in the
+ * zone's order: the first is what a request that matches none of them gets; one member pins the zone to it.
+ */
+export const ZONE_LANGUAGES = named(
+  z.array(oneOf(LANGUAGES), { error: LANGUAGES_LIST }).check(
+    z.minLength(1, { error: LANGUAGES_LIST }),
+    z.maxLength(LANGUAGES.length, { error: LANGUAGES_LIST }),
+    z.refine((list) => new Set(list).size === list.length, { error: LANGUAGES_LIST }),
+  ),
+  { id: "ZoneLanguages", example: ["de", "en"] },
+);
+
 /**
  * The fields of `PUT /zones/{zone}` (wire names, seconds): the validator, the type (`ZoneSettings`) and the
  * OpenAPI schema `ZoneSettings` (and, each field nullable, `ZonePatch`). A new zone setting is one line here (with
@@ -133,6 +149,11 @@ export const ZONE_SETTINGS_FIELDS = {
     '`http(s)://host[:port]`: tried once when the origin fails (docs/fewer-errors.md "Fail over"); absent: none',
   ),
   circuit_breaker: described(z.optional(CIRCUIT_BREAKER), "absent: no circuit breaker"),
+  languages: described(
+    z.optional(ZONE_LANGUAGES),
+    "The languages the zone's errors are written in, matched against `Accept-Language`; the first is the " +
+      "fallback, one alone pins it; absent: every language, English the fallback (docs/languages.md)",
+  ),
   stale_if_error: z.optional(
     described(
       int(ZONE_LIMITS.staleIfError.min, ZONE_LIMITS.staleIfError.max),

@@ -189,6 +189,43 @@ const ROWS: readonly Row[] = [
       `${SETTING}stale_after_ms must be an integer from 0 to 100000`,
     ],
   },
+  // docs/languages.md "A zone's languages".
+  {
+    what: "languages: an empty list",
+    method: "PUT",
+    path: "/zones/{zone}",
+    body: { plan: "pro", origin: ORIGIN, languages: [] },
+    status: 400,
+    code: 1004,
+    messages: [`${SETTING}languages must be a list of 1 to 7 languages, each once`],
+  },
+  {
+    what: "languages: a tag written in another case",
+    method: "PATCH",
+    path: "/zones/{zone}",
+    body: { languages: ["de", "pt-br"] },
+    status: 400,
+    code: 1004,
+    messages: [`${SETTING}languages[1] must be one of en, de, es, fr, ja, pt-BR, zh-CN`],
+  },
+  {
+    what: "languages: a repeated tag",
+    method: "PUT",
+    path: "/zones/{zone}",
+    body: { plan: "pro", origin: ORIGIN, languages: ["de", "de"] },
+    status: 400,
+    code: 1004,
+    messages: [`${SETTING}languages must be a list of 1 to 7 languages, each once`],
+  },
+  {
+    what: "languages: a string instead of a list",
+    method: "PATCH",
+    path: "/zones/{zone}",
+    body: { languages: "de" },
+    status: 400,
+    code: 1004,
+    messages: [`${SETTING}languages must be a list of 1 to 7 languages, each once`],
+  },
   // PUT /zones/{zone}/url_normalization (docs/configuration.md): 20027, the two fields first, at most 5 listed.
   {
     what: "a body that is no object",
