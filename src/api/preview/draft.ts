@@ -9,7 +9,7 @@
  */
 import { catalogEntry } from "../../errors/catalog";
 import { API_CODES } from "../kit/codes";
-import { ORIGIN_FAILURES, type DescribedError, type DescribedRequest } from "./explain";
+import { ORIGIN_FAILURES, type DescribedError, type DescribedRequest } from "../explain/explain";
 import { randomId } from "../../shared/crypto";
 import { parseIp } from "../../shared/ip";
 import { err, ok, type Result } from "../../shared/result";

@@ -1,9 +1,9 @@
 /** The preview endpoints' part of the OpenAPI document (docs/configuration.md), from the same constants as the code. */
 import { COMMON_ERRORS, ok, param, ref, type OpenApiFragment } from "../kit/openapi";
-import { MAX_SHOWN_BODY_CHARS, ORIGIN_FAILURES, PREVIEW_FORMATS } from "./explain";
-import { MAX_SHOWN_CHARS, MAX_SHOWN_ENTRIES } from "./trace";
+import { MAX_SHOWN_BODY_CHARS, ORIGIN_FAILURES, PREVIEW_FORMATS } from "../explain/explain";
+import { MAX_SHOWN_CHARS, MAX_SHOWN_ENTRIES } from "../explain/trace";
 import { PAGE_IDS } from "../../state/zone/custom-pages/validate";
-import { PREVIEW_BOUNDS, PREVIEW_LIMITED_CODE, REPLAY_BOUNDS } from "./bound";
+import { PREVIEW_BOUNDS, PREVIEW_LIMITED_CODE, REPLAY_BOUNDS } from "../explain/bound";
 import { PREVIEW_CODE, REQUEST_LIMITS } from "./draft";
 import { REPLAY_LIMITS } from "./replay";
 import { API_CODES } from "../kit/codes";

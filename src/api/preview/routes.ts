@@ -17,22 +17,22 @@ import { readJsonBody } from "../kit/body";
 import { API_FAILURES, apiSuccess, type ApiFailure } from "../kit/envelope";
 import type { AccessTarget } from "../kit/auth";
 import { ACCOUNT_ID } from "../../state/zone/schema";
-import { traceRequest } from "./tracer";
+import { traceRequest } from "../tracer/tracer";
 import type { ApiContext, ApiRoute } from "../kit/types";
 import { zoneHandler, zoneTarget, type ZoneAnswer } from "../kit/zone-section";
 import { err, ok, type Result } from "../../shared/result";
 import { catalogEntry } from "../../errors/catalog";
 import { errorResponse } from "../../errors/pipeline";
 import { assetsOf, customizationFor } from "../../edge/custom-errors/apply";
-import { explain } from "./explain";
-import { requestPhasesOf } from "./request-phases";
+import { explain } from "../explain/explain";
+import { requestPhasesOf } from "../explain/request-phases";
 import { compiledZone } from "../../edge/compiled-zone";
-import { admitPreview, PREVIEW_BOUNDS } from "./bound";
+import { admitPreview, PREVIEW_BOUNDS } from "../explain/bound";
 import { parsePreviewBody } from "./draft";
 import { draftedZone } from "./drafted-zone";
 import { lintMessages } from "../kit/lint-messages";
 import { replay } from "./replay";
-import { Turns } from "./turns";
+import { Turns } from "../explain/turns";
 
 async function preview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const raw = c.params.code ?? "";
