@@ -40,7 +40,7 @@ import { scanRequestHeaders } from "../../edge/origin/headers";
 import { checkRateLimit } from "../../edge/request-phases/rate-limit/check";
 import { requestContext } from "../../rules/rule-list";
 import { admitPreview, PREVIEW_BOUNDS } from "../explain/bound";
-import { parseError, readHeaders, REQUEST_LIMITS } from "../preview/draft";
+import { parseError, readHeaders, REQUEST_LIMITS } from "../explain/described";
 import {
   explain,
   requestOf,
