@@ -13,6 +13,7 @@
 import { compileCustomErrors, type CompiledCustomErrors } from "./custom-errors/compiled";
 import type { ForwardPlan } from "./origin/forward";
 import { failoverConfig, type FailoverConfig } from "./origin/fail-over";
+import { compileMaintenance, type CompiledMaintenance } from "./origin/maintenance";
 import { compileRequestPhase, requestPhaseConfig, type CompiledRequestPhase } from "./request-phases/compile";
 import { BoundedCache } from "../shared/bounded-cache";
 import { logUnusableRules } from "../rules/rule-list";
@@ -49,6 +50,8 @@ export interface CompiledZone {
   readonly retryHints: ZoneSettings["retry_hints"];
   /** Its fallback origin and circuit breaker (docs/fewer-errors.md); null when it has neither. */
   readonly failover: FailoverConfig | null;
+  /** Its maintenance mode when on (docs/fewer-errors.md "Maintenance mode"); null when off. */
+  readonly maintenance: CompiledMaintenance | null;
   /** Where the zone's traces and logs go (docs/telemetry.md); `null`: no telemetry, and traffic pays one check. */
   readonly telemetry: TelemetryTarget | null;
 }
@@ -111,6 +114,7 @@ export function compileZone(zone: Zone): CompiledZone {
     analyticsShards: shardCount(zone),
     retryHints: zone.settings.retry_hints,
     failover: failoverConfig(zone.zone, zone.settings, route.plan),
+    maintenance: compileMaintenance(zone.settings),
     telemetry: telemetryOf(zone),
   };
 }

@@ -27,6 +27,7 @@ import {
 } from "./origin/fail-over";
 import { circuitFailure, circuitOpenMarked } from "./origin/circuit-open";
 import { markedFallback } from "./origin/fallback";
+import { allowedThrough, maintenanceMarked, MAINTENANCE_CODE } from "./origin/maintenance";
 import { countAvoided, type Avoided } from "./analytics/avoided";
 import { headerSectionBytes, scanRequestHeaders, type RequestHeaderScan } from "./origin/headers";
 import { applyToOriginError, assetsOf, customizationFor } from "./custom-errors/apply";
@@ -58,7 +59,12 @@ async function throughStages(rc: RequestContext, p: Progress): Promise<Ending> {
   if (routed.kind === "error") return routed;
   const { headers } = admitted;
   const { route } = routed;
-  return limitStage(rc, p, route, headers) ?? (await phaseStage(rc, p)) ?? (await originStage(rc, p, route, headers));
+  return (
+    limitStage(rc, p, route, headers) ??
+    (await phaseStage(rc, p)) ??
+    maintenanceStage(rc, p) ??
+    (await originStage(rc, p, route, headers))
+  );
 }
 
 /** The stages' five steps, in order: how far a request went is the last one it entered. */
@@ -109,6 +115,8 @@ type Ending =
       readonly origin?: TimedOriginFailure;
       /** The origin was skipped: its circuit is open (docs/fewer-errors.md "Circuit breaker"). */
       readonly circuit?: boolean;
+      /** The zone is in maintenance: the origin was not asked (docs/fewer-errors.md "Maintenance mode"). */
+      readonly maintenance?: boolean;
     }
   /** The origin's answer; `idleMs`: how long its event stream may stay silent (the zone's read timeout). */
   | { readonly kind: "origin"; readonly response: Response; readonly idleMs: number };
@@ -221,6 +229,16 @@ async function phaseStage(rc: RequestContext, p: Progress): Promise<ErrorEnding 
   p.phaseOutcome = phase;
   if (p.trace !== null) tracePhases(p.trace, config.phases, phase, p.now, Date.now());
   return phase.kind === "error" ? refusal(phase.code, phase.cause, phase.retryAfter) : null;
+}
+
+/**
+ * Maintenance mode (docs/fewer-errors.md "Maintenance mode"): a request its `allow` does not match gets the
+ * maintenance error with the zone's `Retry-After`, and the origin is not asked. One check when it is off.
+ */
+function maintenanceStage(rc: RequestContext, p: Progress): ErrorEnding | null {
+  const m = p.config?.maintenance ?? null;
+  if (m === null || allowedThrough(m, rc.request, ruleUrlOf(rc, p))) return null;
+  return { ...refusal(MAINTENANCE_CODE, "maintenance mode: the origin was not contacted", m.retryAfter), maintenance: true };
 }
 
 /** The origin: its answer, whatever its status, or why none could be had (docs/origin.md). */
@@ -337,7 +355,12 @@ async function generated(rc: RequestContext, p: Progress, ending: ErrorEnding): 
     (p.mcp !== null ? await p.mcp.answer(event, scope) : null) ?? (await errorResponse(event, scope));
   if (trace !== null) traceGenerated(trace, { event, response, answeredBy });
   const mark: OriginMark = p.stage === "origin" && ending.circuit !== true ? FAILED : NOT_REACHED;
-  const marked = ending.circuit === true ? circuitOpenMarked(response, code) : response;
+  const marked =
+    ending.circuit === true
+      ? circuitOpenMarked(response, code)
+      : ending.maintenance === true
+        ? maintenanceMarked(response)
+        : response;
   return { response: marked, record: { source: "edge", code, cause, answeredBy }, origin: mark };
 }
 
