@@ -6,7 +6,9 @@
  *   zone:    not a DNS hostname → 1001 (no KV read) · CONFIG failing → 500 · no zone and no DEFAULT_ORIGIN → 1001
  *   limits:  headers over the zone's limit → 1038 (checked before any rule runs, docs/configuration.md)
  *   phases:  IP access → 1006/1009 · firewall → 1020 · rate limiting → 1015 (docs/producers.md, src/edge/request-phases)
- *   origin:  the origin's answer, or its failure → 52x/502/1016 (docs/origin.md)
+ *   (maintenance mode, when on: a request its `allow` does not match → 1200 at once, docs/fewer-errors.md)
+ *   origin:  the origin's answer, or its failure → 52x/502/1016 (docs/origin.md); a fallback origin and a circuit
+ *            breaker when the zone has them (docs/fewer-errors.md)
  * Every error goes through the one pipeline with the zone's customisation, so custom rules and pages apply.
  */
 import type { Settings } from "../shared/settings";

@@ -78,4 +78,16 @@ describe("maintenance mode", () => {
     expect(res.headers.get("Proxy-Status")).toMatch(/details="maintenance"/);
     expect(await origin.stats()).toMatchObject({ connections: 0 });
   });
+
+  it("is answered by the zone's 1xxx error page, as any 1xxx error", async () => {
+    const origin = await switchedOrigin();
+    const zone = await zoneFor("mt-page", origin.url, { maintenance: MAINTENANCE });
+    const content =
+      "<html><head><title>Closed</title></head><body><p>Shop closed for maintenance.</p>::EDGE_ERROR_1000S_BOX::</body></html>";
+    await apiOk("PUT", `/zones/${zone}/custom_pages/1000_errors`, { state: "customized", content });
+    const res = await sendTraffic(`http://${zone}/`, { Accept: "text/html" });
+    expect(res.status).toBe(503);
+    expect(await res.text()).toContain("Shop closed for maintenance.");
+    expect(res.headers.get("Retry-After")).toBe("600");
+  });
 });
