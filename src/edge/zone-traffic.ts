@@ -240,7 +240,10 @@ async function phaseStage(rc: RequestContext, p: Progress): Promise<ErrorEnding 
 function maintenanceStage(rc: RequestContext, p: Progress): ErrorEnding | null {
   const m = p.config?.maintenance ?? null;
   if (m === null || allowedThrough(m, rc.request, ruleUrlOf(rc, p))) return null;
-  return { ...refusal(MAINTENANCE_CODE, "maintenance mode: the origin was not contacted", m.retryAfter), maintenance: true };
+  return {
+    ...refusal(MAINTENANCE_CODE, "maintenance mode: the origin was not contacted", m.retryAfter),
+    maintenance: true,
+  };
 }
 
 /** The origin: its answer, whatever its status, or why none could be had (docs/origin.md). */
