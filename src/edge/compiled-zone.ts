@@ -48,6 +48,8 @@ export interface CompiledZone {
   readonly analyticsShards: number;
   /** The zone's `retry_hints` (docs/errors.md "Retry-hint profiles"). */
   readonly retryHints: ZoneSettings["retry_hints"];
+  /** The zone's `read_timeout` in seconds: the 524 text names it (docs/errors.md "Words"). */
+  readonly readTimeout: number;
   /** Its fallback origin and circuit breaker (docs/fewer-errors.md); null when it has neither. */
   readonly failover: FailoverConfig | null;
   /** Its maintenance mode when on (docs/fewer-errors.md "Maintenance mode"); null when off. */
@@ -113,6 +115,7 @@ export function compileZone(zone: Zone): CompiledZone {
     // A malformed section is refused by the API that writes it; read as the default here rather than fail traffic.
     analyticsShards: shardCount(zone),
     retryHints: zone.settings.retry_hints,
+    readTimeout: zone.settings.read_timeout,
     failover: failoverConfig(zone.zone, zone.settings, route.plan),
     maintenance: compileMaintenance(zone.settings),
     telemetry: telemetryOf(zone),

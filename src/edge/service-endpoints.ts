@@ -19,7 +19,7 @@ import { err, ok, type Result } from "../shared/result";
 import { catalogEntry, type CatalogEntry } from "../errors/catalog";
 import { chooseErrorFormat } from "../errors/format";
 import { negotiatedResponse, serviceHeaders } from "../errors/headers";
-import { errorResponse, typeUri, type Answered } from "../errors/pipeline";
+import { errorResponse, typeUri, type Answered, type ErrorScope } from "../errors/pipeline";
 import { PROBLEMS, renderProblem, type Problem } from "../errors/problem";
 import { referenceEntry, renderReferenceEntry, renderReferenceList } from "../errors/reference";
 
@@ -127,9 +127,10 @@ function previewOn(rc: RequestContext, config: ZoneLookup, entry: CatalogEntry):
   const zone = config.value;
   const customization = zone ? customizationFor(zone.customErrors, rc.env.CONFIG) : undefined;
   const event = { code: entry.code, request, url, cause: "preview endpoint", preview: true };
-  const scope = customization ? { ...rc, customization } : rc;
-  const hints = zone?.retryHints ?? "published";
-  return errorResponse(event, hints === "published" ? scope : { ...scope, retryHints: hints }).then(responseOf);
+  const scope: ErrorScope = zone
+    ? { ...rc, customization, retryHints: zone.retryHints, readTimeout: zone.readTimeout }
+    : rc;
+  return errorResponse(event, scope).then(responseOf);
 }
 
 function responseOf(answered: Answered): Response {

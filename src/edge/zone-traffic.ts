@@ -193,11 +193,10 @@ async function zoneStage(
   return { kind: "routed", route: config.route };
 }
 
-/** The error scope of a configured zone: its custom rules and pages, its retry-hint profile. */
+/** The error scope of a configured zone: its custom rules and pages, its retry-hint profile, its read timeout. */
 function zoneScope(rc: RequestContext, config: CompiledZone): ErrorScope {
   const customization = customizationFor(config.customErrors, rc.env.CONFIG);
-  const scope: ErrorScope = customization === undefined ? rc : { ...rc, customization };
-  return config.retryHints === "published" ? scope : { ...scope, retryHints: config.retryHints };
+  return { ...rc, customization, retryHints: config.retryHints, readTimeout: config.readTimeout };
 }
 
 /**

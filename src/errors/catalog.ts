@@ -368,7 +368,7 @@ export const CATALOG = [
     ownerActionRequired: false,
     detail: "You are being rate-limited by the website owner's configuration.",
     whatYouShouldDo:
-      "**Wait and retry.** This block is transient. Wait at least 30 seconds, then retry with exponential backoff.\n\nRecommended approach:\n1. Wait 30 seconds before your next request\n2. If rate-limited again, double the wait time (60s, 120s, etc.)\n3. If rate-limiting persists after 5 retries, stop and reassess your request pattern",
+      "**Wait and retry.** This block is transient. Wait at least 30 seconds, then retry.\n\nRecommended approach:\n1. Wait 30 seconds before your next request\n2. If rate-limited again, wait as long as that answer's Retry-After says: it is the time left until the block ends\n3. If rate-limiting persists after 5 retries, stop and reassess your request pattern",
   },
   {
     code: 1016,

@@ -1,8 +1,9 @@
 /**
  * Two occurrences of one error differ only in five values: `type` (it carries the requested zone's
  * scheme and authority), `instance` and `ray_id` (the ray), `timestamp` and `zone`. Everything else in
- * `ErrorFields` is a function of the code, the retry value, `request_reached_origin` and the footer (pipeline.ts `errorFields`,
- * `withRetryGuidance`). So each body format renders a (code, retry_after, footer) body once per isolate with a
+ * `ErrorFields` is a function of the code, the retry value, `request_reached_origin`, the footer and, for 524, the detail
+ * (it names the zone's read timeout) (pipeline.ts `errorFields`, `withRetryGuidance`, `withZoneWords`). So each body
+ * format renders a (code, detail, retry_after, footer) body once per isolate with a
  * marker in each of those places, splits it there, and an error then costs one concatenation of the constant parts
  * with its five values encoded the way the renderer would have encoded them.
  *
@@ -45,7 +46,9 @@ export interface OccurrenceRenderer {
 type Encode = (value: string) => string;
 /** Keyed by `retryKey`: the retry value and `request_reached_origin` in one number. */
 type ByRetry = Map<number, Template | null>;
-type ByFooter = Map<string, ByRetry>;
+/** Keyed by the detail: the same string object per code except 524's (one per read timeout), no string built. */
+type ByDetail = Map<string, ByRetry>;
+type ByFooter = Map<string, ByDetail>;
 
 const utf8 = new TextEncoder();
 
@@ -107,8 +110,10 @@ export function occurrenceTemplate(
   function templateFor(f: ErrorFields): Template | null {
     let byFooter = byCode.get(f.error_code);
     if (byFooter === undefined) byCode.set(f.error_code, (byFooter = new Map() as ByFooter));
-    let byRetry = byFooter.get(f.footer);
-    if (byRetry === undefined) byFooter.set(f.footer, (byRetry = new Map() as ByRetry));
+    let byDetail = byFooter.get(f.footer);
+    if (byDetail === undefined) byFooter.set(f.footer, (byDetail = new Map() as ByDetail));
+    let byRetry = byDetail.get(f.detail);
+    if (byRetry === undefined) byDetail.set(f.detail, (byRetry = new Map() as ByRetry));
     const key = retryKey(f);
     let template = byRetry.get(key);
     if (template === undefined) {
@@ -116,7 +121,7 @@ export function occurrenceTemplate(
         byCode.clear();
         size = 0;
         byRetry = new Map() as ByRetry;
-        byFooter = new Map([[f.footer, byRetry]]);
+        byFooter = new Map([[f.footer, new Map([[f.detail, byRetry]])]]);
         byCode.set(f.error_code, byFooter);
       }
       template = build(f);

@@ -32,7 +32,8 @@ import {
 import { htmlBody } from "./render-html";
 import { jsonBody, renderJson } from "./render-json";
 import { markdownBody } from "./render-markdown";
-import { guidanceForWait } from "./wording";
+import { READ_TIMEOUT_CODE, detailForReadTimeout, guidanceForWait } from "./wording";
+import { grpcAnswer, grpcContentType } from "./render-grpc";
 import { typicalReach, type ReachedOrigin } from "./reached-origin";
 import { agentHint, profileFor, type RetryHintProfile } from "./retry-hints";
 import { openAiDialect, withOpenAiError } from "./sdk-dialect";
@@ -89,6 +90,8 @@ export interface ErrorScope {
   readonly started?: number;
   /** The zone's `retry_hints` (docs/errors.md "Retry-hint profiles"); absent: `published`. */
   readonly retryHints?: RetryHintProfile;
+  /** The zone's `read_timeout` in seconds, named by the 524 text (wording.ts `detailForReadTimeout`); absent: no zone. */
+  readonly readTimeout?: number;
   /**
    * No `edge_error` line: the caller writes one line for a batch of errors it ran (a replay runs up to 1,000 recorded
    * errors, none of which failed: docs/custom-errors.md "Replay").
@@ -113,7 +116,8 @@ export interface CustomAnswer {
  * from the response's headers (two calls into the runtime per error, ~2,500 instructions each).
  */
 export type AnsweredBy =
-  CustomAnswer | { readonly kind: "default"; readonly ray: string; readonly format: ErrorFormatChoice["format"] };
+  | CustomAnswer
+  | { readonly kind: "default"; readonly ray: string; readonly format: ErrorFormatChoice["format"] | "grpc" };
 
 /** What `errorResponse` returns: the response, and who answered it. */
 export interface Answered {
@@ -218,7 +222,7 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
   const choice = chooseErrorFormat(request.headers.get("Accept"));
   // The one clock read of an error: its timestamp and its Server-Timing.
   const now = Date.now();
-  const fields = errorFields(withRetryGuidance(entry, retryAfter), {
+  const fields = errorFields(withZoneWords(withRetryGuidance(entry, retryAfter), scope.readTimeout), {
     type: typeUri(entry.code, request.url, scope.settings),
     rayId,
     timestamp: wireTimestamp(now),
@@ -243,6 +247,10 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
     );
 
   const answer: DefaultAnswer = { choice, policy, timing };
+  // docs/grpc.md: a gRPC or gRPC-Web call gets a gRPC status, before the customisation steps: a gRPC client reads
+  // no page or rule body, only the status.
+  const grpc = grpcContentType(request);
+  if (grpc !== null) return grpcDefault(fields, answer, grpc, request);
   // docs/custom-errors.md, in order; the first step that answers wins.
   const custom = scope.customization;
   if (custom) {
@@ -316,6 +324,13 @@ function structuredDefault(fields: ErrorFields, answer: DefaultAnswer, event: Er
   return negotiatedResponse(method, fields.status, headerRecord(fields, answer), body);
 }
 
+/** docs/grpc.md: the Trailers-Only answer, with the headers of every generated error. */
+function grpcDefault(fields: ErrorFields, answer: DefaultAnswer, contentType: string, request: Request): Answered {
+  const deadlineSent = request.headers.has("grpc-timeout");
+  const response = grpcAnswer(fields, { contentType, deadlineSent, headers: headerRecord(fields, answer) });
+  return { response, answeredBy: { kind: "default", ray: fields.ray_id, format: "grpc" } };
+}
+
 function isJson(choice: ErrorFormatChoice): boolean {
   return choice.format === "json" || choice.format === "problem+json";
 }
@@ -371,6 +386,15 @@ function usable(dynamic: number | undefined): boolean {
 export function withRetryGuidance(entry: CatalogEntry, retryAfter: number | null): CatalogEntry {
   if (retryAfter === null || entry.retryAfter === null || retryAfter === entry.retryAfter) return entry;
   return { ...entry, whatYouShouldDo: guidanceForWait(entry.whatYouShouldDo, entry.retryAfter, retryAfter) };
+}
+
+/**
+ * The 524 text names the read timeout the zone actually has (its `read_timeout`), not the published 120 s: a zone
+ * with a 2 s timeout must not tell its users that the origin had two minutes. Without a zone, the catalog's text.
+ */
+export function withZoneWords(entry: CatalogEntry, readTimeout: number | undefined): CatalogEntry {
+  if (readTimeout === undefined || entry.code !== READ_TIMEOUT_CODE) return entry;
+  return { ...entry, detail: detailForReadTimeout(entry.detail, readTimeout) };
 }
 
 /** `/segment/segment`: no dot segments, nothing that resolution would encode or normalise, not `//host`. */

@@ -46,14 +46,11 @@ export function seconds(n: number): string {
 }
 
 const WAIT = /\b(\d+) seconds?\b/g;
-const BACKOFF = /\((\d+)s, (\d+)s, etc\.\)/g;
 
 /**
  * A guidance text written for the catalog's wait, said for the wait actually sent (a dynamic Retry-After,
- * docs/errors.md "Headers"): every "N seconds" that names the catalog's wait names `wait` instead, and the
- * exponential backoff's examples ("double the wait time (60s, 120s, etc.)", twice and four times the catalog's wait)
- * are recomputed from `wait`. So a client is never told two waits: a 20-second block reads "Wait 20 seconds …
- * (40s, 80s, etc.)".
+ * docs/errors.md "Headers"): every "N seconds" that names the catalog's wait names `wait` instead. So a client is
+ * never told two waits: a 20-second block reads "Wait at least 20 seconds … Wait 20 seconds …".
  */
 export function guidanceForWait(text: string, catalogWait: number, wait: number): string {
   if (wait === catalogWait) return text;
@@ -67,13 +64,22 @@ export function guidanceForWait(text: string, catalogWait: number, wait: number)
   }
   const known = variants.peek(wait);
   if (known !== undefined) return known;
-  const said = text
-    .replace(WAIT, (mention, n: string) => (Number(n) === catalogWait ? seconds(wait) : mention))
-    .replace(BACKOFF, (mention, a: string, b: string) =>
-      Number(a) === 2 * catalogWait && Number(b) === 4 * catalogWait ? `(${2 * wait}s, ${4 * wait}s, etc.)` : mention,
-    );
+  const said = text.replace(WAIT, (mention, n: string) => (Number(n) === catalogWait ? seconds(wait) : mention));
   variants.set(wait, said);
   return said;
+}
+
+/** The code whose detail names the zone's read timeout. */
+export const READ_TIMEOUT_CODE = 524;
+
+const READ_WINDOW = /\b\d+(?:\.\d+)?-second Proxy Read Timeout window\b/;
+
+/**
+ * 524's detail with the zone's own read timeout (`read_timeout`, seconds, possibly fractional: "0.5-second") in place
+ * of the published window: the catalog's text is written for the published platform's fixed 120 s.
+ */
+export function detailForReadTimeout(detail: string, readTimeout: number): string {
+  return detail.replace(READ_WINDOW, `${readTimeout}-second Proxy Read Timeout window`);
 }
 
 // Bounded: the texts are the catalog's retryable ones (six); the waits per text at most MEMO_WAITS, oldest out.

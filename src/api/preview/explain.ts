@@ -94,6 +94,8 @@ export interface ExplainSetup {
    * hint is spread by its own Ray ID. Absent: `published`.
    */
   readonly retryHints?: RetryHintProfile;
+  /** The zone's `read_timeout` in seconds, which the 524 text names (docs/errors.md "Words"). */
+  readonly readTimeout?: number;
   /** No `edge_error` line per run: a replay writes one line for all its records (docs/custom-errors.md "Replay"). */
   readonly quiet?: boolean;
   /**
@@ -341,6 +343,7 @@ export async function respond(
       customization,
       ctx: setup.invocation,
       retryHints: setup.retryHints,
+      readTimeout: setup.readTimeout,
       quiet: setup.quiet,
     },
   );

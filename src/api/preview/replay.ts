@@ -77,6 +77,7 @@ const MEDIA_OF: Readonly<Record<ServedFormat, string | null>> = {
   html: "text/html",
   text: "text/plain",
   xml: "application/xml",
+  grpc: "application/grpc",
   other: null,
 };
 
@@ -169,6 +170,7 @@ async function runReplay(c: ApiContext, zone: string): Promise<ZoneAnswer> {
     invocation: c.ctx,
     // As traffic answers (docs/errors.md "Retry-hint profiles").
     retryHints: compiled.retryHints,
+    readTimeout: compiled.readTimeout,
     // One summary line below, not one per record: none of them failed (docs/configuration.md "Events").
     quiet: true,
   };

@@ -45,7 +45,8 @@ async function preview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   if (config.value === null) return err({ kind: "not-found" });
   const customization = customizationFor(config.value.customErrors, c.env.CONFIG);
   const event = { code: entry.code, request: c.request, cause: "preview through the zone API", preview: true };
-  const scope = { settings: c.settings, zone, customization, ctx: c.ctx, retryHints: config.value.retryHints };
+  const { retryHints, readTimeout } = config.value;
+  const scope = { settings: c.settings, zone, customization, ctx: c.ctx, retryHints, readTimeout };
   return ok((await errorResponse(event, scope)).response);
 }
 
@@ -91,6 +92,7 @@ async function runDraftPreview(c: ApiContext, zone: string): Promise<ZoneAnswer>
     invocation: c.ctx,
     // The zone's retry-hint profile, as traffic sends it (docs/errors.md "Retry-hint profiles").
     retryHints: compiled.retryHints,
+    readTimeout: compiled.readTimeout,
   }).finally(() => turns.close());
   const { request } = input.value;
   // The rule linter's warnings about the configuration previewed (the draft on the saved zone), docs/lint.md.

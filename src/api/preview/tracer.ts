@@ -167,6 +167,7 @@ async function tracedRun(c: ApiContext, input: TraceRequest, current: Zone, turn
     settings: c.settings,
     invocation: c.ctx,
     retryHints: compiled.retryHints,
+    readTimeout: compiled.readTimeout,
     requestPhases: requestPhasesOf(compiled, current.document),
   };
   const probe: DescribedRequest = { ...input.described, error: { kind: "code", code: 500 } };

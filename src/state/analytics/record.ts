@@ -11,8 +11,8 @@ export type AnsweredBy = "rule" | "page" | "default" | "origin";
 
 export const SOURCES: readonly ErrorSource[] = ["edge", "origin"];
 export const ANSWERED_BY: readonly AnsweredBy[] = ["rule", "page", "default", "origin"];
-/** The short names of what was served (`formatOf`); the structured default is one of the first four. */
-export const FORMATS = ["json", "problem+json", "markdown", "html", "text", "xml", "other"] as const;
+/** The short names of what was served (`formatOf`); the structured default is one of the first four or `grpc`. */
+export const FORMATS = ["json", "problem+json", "markdown", "html", "text", "xml", "grpc", "other"] as const;
 export type ServedFormat = (typeof FORMATS)[number];
 
 export interface ErrorRecord {
@@ -146,7 +146,8 @@ export function formatOf(contentType: string | null): ServedFormat {
     case "text/xml":
       return "xml";
     default:
-      return "other";
+      // docs/grpc.md: every gRPC and gRPC-Web content type (`application/grpc-web+proto`, ...).
+      return type.startsWith("application/grpc") ? "grpc" : "other";
   }
 }
 

@@ -9,13 +9,13 @@ import { guidanceBlocks, renderGuidance } from "../../../src/errors/guidance";
 const render = (md: string): string => renderGuidance(md).toString();
 
 describe("renderGuidance", () => {
-  it("renders the published 1015 text: bold, paragraphs and a numbered list after a paragraph line", () => {
+  it("renders the 1015 text: bold, paragraphs and a numbered list after a paragraph line", () => {
     const text = CATALOG.find((e) => e.code === 1015)?.whatYouShouldDo ?? "";
     expect(render(text)).toBe(
-      "<p><strong>Wait and retry.</strong> This block is transient. Wait at least 30 seconds, then retry with exponential backoff.</p>\n" +
+      "<p><strong>Wait and retry.</strong> This block is transient. Wait at least 30 seconds, then retry.</p>\n" +
         "<p>Recommended approach:</p>\n" +
         "<ol><li>Wait 30 seconds before your next request</li>" +
-        "<li>If rate-limited again, double the wait time (60s, 120s, etc.)</li>" +
+        "<li>If rate-limited again, wait as long as that answer&#39;s Retry-After says: it is the time left until the block ends</li>" +
         "<li>If rate-limiting persists after 5 retries, stop and reassess your request pattern</li></ol>",
     );
   });

@@ -103,7 +103,6 @@ const INVITES_RETRY = /\b(?:wait and retry|try again|retry (?:with|after|in|late
 const OWNER_MUST = /\b(?:owner|operator)(?:'s)?\s+(?:must|should|needs to|has to)\b|\bneeds to fix\b|\bowner fixes\b/i;
 const FIX = /\bfix/i;
 const WAIT = /\b(\d+) seconds?\b/g;
-const BACKOFF = /\((\d+)s, (\d+)s, etc\.\)/g;
 
 /** The checks of docs/errors.md "Words", on every text of one response. */
 function expectConsistent(s: Said, entry: CatalogEntry, where: string): void {
@@ -119,11 +118,8 @@ function expectConsistent(s: Said, entry: CatalogEntry, where: string): void {
     expect(waits.length, `${where}: the text names the wait`).toBeGreaterThan(0);
     expect(new Set(waits), `${where}: every wait in the text is the one sent`).toEqual(new Set([s.retry_after]));
     if (s.retry_after === 1) expect(all, `${where}: one second`).not.toMatch(/\b1 seconds\b/);
-    for (const [, a, b] of all.matchAll(BACKOFF))
-      expect([Number(a), Number(b)], `${where}: backoff doubles the wait sent`).toEqual([
-        2 * s.retry_after!,
-        4 * s.retry_after!,
-      ]);
+    // The wait is the one sent, not a schedule of the client's own: no doubling (the client package waits the hint).
+    expect(all, `${where}: no doubling of the wait`).not.toMatch(/\bdouble\b|exponential/i);
   } else {
     expect(s.retry_after, `${where}: no retry_after`).toBeUndefined();
     if (s.header !== undefined) expect(s.header, `${where}: no Retry-After`).toBeNull();
@@ -221,31 +217,27 @@ describe("a rate-limiting rule's own wait (1015 through zone traffic)", () => {
       expectConsistent(s, entry, `1015 ${format} (rule)`);
       const text = s.texts.join("\n");
       expect(text).toContain(`Wait ${s.retry_after} seconds before your next request`);
-      expect(text).toContain(`double the wait time (${2 * s.retry_after!}s, ${4 * s.retry_after!}s, etc.)`);
+      expect(text).toContain("wait as long as that answer's Retry-After says");
     }
   });
 });
 
 describe("guidanceForWait", () => {
   const text = CATALOG.find((e) => e.code === 1015)!.whatYouShouldDo;
-  it("says the published 1015 text for the catalog's 30 seconds, unchanged", () => {
+  it("says the 1015 text for the catalog's 30 seconds, unchanged", () => {
     expect(guidanceForWait(text, 30, 30)).toBe(text);
-    expect(text).toContain("(60s, 120s, etc.)");
   });
-  it("recomputes every wait and the backoff's examples for another wait; one second is singular", () => {
+  it("recomputes every wait for another wait; one second is singular; no doubling is advised", () => {
     expect(guidanceForWait(text, 30, 20)).toBe(
-      "**Wait and retry.** This block is transient. Wait at least 20 seconds, then retry with exponential backoff.\n\n" +
+      "**Wait and retry.** This block is transient. Wait at least 20 seconds, then retry.\n\n" +
         "Recommended approach:\n1. Wait 20 seconds before your next request\n" +
-        "2. If rate-limited again, double the wait time (40s, 80s, etc.)\n" +
+        "2. If rate-limited again, wait as long as that answer's Retry-After says: it is the time left until the block ends\n" +
         "3. If rate-limiting persists after 5 retries, stop and reassess your request pattern",
     );
     expect(guidanceForWait(text, 30, 1)).toContain("Wait at least 1 second, then");
-    expect(guidanceForWait(text, 30, 1)).toContain("(2s, 4s, etc.)");
   });
   it("leaves numbers that are not the catalog's wait alone", () => {
-    expect(guidanceForWait("Wait 30 seconds, not 45 seconds (61s, 120s, etc.).", 30, 10)).toBe(
-      "Wait 10 seconds, not 45 seconds (61s, 120s, etc.).",
-    );
+    expect(guidanceForWait("Wait 30 seconds, not 45 seconds.", 30, 10)).toBe("Wait 10 seconds, not 45 seconds.");
   });
 });
 
