@@ -12,6 +12,7 @@ import { renderHtml } from "../../src/errors/render-html.ts";
 import { renderJson } from "../../src/errors/render-json.ts";
 import { renderMarkdown } from "../../src/errors/render-markdown.ts";
 import { yamlScalar } from "../../src/errors/yaml.ts";
+import { EN_WORDS } from "../../src/errors/languages/en.ts";
 import { compare, type Operation } from "../lib/micro.ts";
 import type { ResultRow, SuiteContext, SuiteResult } from "../lib/suite.ts";
 
@@ -52,12 +53,18 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
     ["errorFields + renderJson (a whole JSON body)", (i) => renderJson(fieldsOf(i))],
     ["renderMarkdown", (i) => renderMarkdown(at(i))],
     ["renderHtml", (i) => renderHtml(at(i))],
-    ["overlay: overlaidFields + JSON", (i) => renderOverlaid(overlaidFields(at(i), OVERLAY.overlay), "json", OVERLAY)],
+    [
+      "overlay: overlaidFields + JSON",
+      (i) => renderOverlaid(overlaidFields(at(i), OVERLAY.overlay), "json", OVERLAY, EN_WORDS),
+    ],
     [
       "overlay: overlaidFields + Markdown",
-      (i) => renderOverlaid(overlaidFields(at(i), OVERLAY.overlay), "markdown", OVERLAY),
+      (i) => renderOverlaid(overlaidFields(at(i), OVERLAY.overlay), "markdown", OVERLAY, EN_WORDS),
     ],
-    ["overlay: overlaidFields + HTML", (i) => renderOverlaid(overlaidFields(at(i), OVERLAY.overlay), "html", OVERLAY)],
+    [
+      "overlay: overlaidFields + HTML",
+      (i) => renderOverlaid(overlaidFields(at(i), OVERLAY.overlay), "html", OVERLAY, EN_WORDS),
+    ],
   ];
   const rows: ResultRow[] = [];
   let baselineNs = 0;

@@ -22,6 +22,8 @@ import { negotiatedResponse, serviceHeaders } from "../errors/headers";
 import { errorResponse, typeUri, type Answered, type ErrorScope } from "../errors/pipeline";
 import { PROBLEMS, renderProblem, type Problem } from "../errors/problem";
 import { referenceEntry, renderReferenceEntry, renderReferenceList } from "../errors/reference";
+import { chooseLanguage } from "../errors/language";
+import { wordsOf } from "../errors/localize";
 
 const ALLOW = ["GET", "HEAD"] as const;
 /** The reference changes only on deploy; a short shared-cache lifetime keeps it fresh after one. */
@@ -139,9 +141,11 @@ function responseOf(answered: Answered): Response {
 
 async function referenceList(request: Request, settings: Settings): Promise<Response> {
   const choice = chooseErrorFormat(request.headers.get("Accept"));
+  // The reference speaks every language, whatever a zone limits its errors to (docs/languages.md).
+  const language = chooseLanguage(request.headers.get("Accept-Language"));
   // Rendered per request: the reference is not a hot path, and no benchmark row showed a cache paying.
-  const body = renderReferenceList((code) => typeUri(code, request.url, settings), choice);
-  const headers = await serviceHeaders(choice, REFERENCE_CACHE_CONTROL);
+  const body = renderReferenceList((code) => typeUri(code, request.url, settings), choice, language);
+  const headers = await serviceHeaders(choice, REFERENCE_CACHE_CONTROL, language);
   return negotiatedResponse(request.method, 200, headers, body);
 }
 
@@ -149,9 +153,10 @@ async function referencePage(request: Request, segment: string, settings: Settin
   const code = parseCode(segment);
   if (!code.ok) return problemResponse(request, PROBLEMS.unknownCode());
   const choice = chooseErrorFormat(request.headers.get("Accept"));
-  const entry = referenceEntry(code.value, typeUri(code.value.code, request.url, settings));
-  const body = renderReferenceEntry(entry, choice, `${settings.servicePrefix}/errors`);
-  const headers = await serviceHeaders(choice, REFERENCE_CACHE_CONTROL);
+  const language = chooseLanguage(request.headers.get("Accept-Language"));
+  const entry = referenceEntry(code.value, typeUri(code.value.code, request.url, settings), language);
+  const body = renderReferenceEntry(entry, choice, `${settings.servicePrefix}/errors`, wordsOf(language));
+  const headers = await serviceHeaders(choice, REFERENCE_CACHE_CONTROL, language);
   return negotiatedResponse(request.method, 200, headers, body);
 }
 

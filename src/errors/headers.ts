@@ -12,6 +12,7 @@ import { BoundedCache } from "../shared/bounded-cache";
 import { sha256 } from "../shared/crypto";
 import type { ErrorFields } from "./fields";
 import type { ErrorFormatChoice } from "./format";
+import type { Language } from "./language";
 import { BOX_STYLE, PAGE_SCRIPT, PAGE_STYLE } from "./page";
 import { proxyStatus } from "./proxy-status";
 
@@ -78,7 +79,15 @@ export interface ErrorHeaderValues {
   readonly retryAfter: number | null;
   /** The `Server-Timing` value (server-timing.ts); `null`: none (a prototype, the values per occurrence). */
   readonly serverTiming: string | null;
+  /** The language of the prose (docs/languages.md), sent as `Content-Language`. */
+  readonly language: Language;
 }
+
+/**
+ * `Vary` of every generated error and reference page: the format follows `Accept`, the prose `Accept-Language`
+ * (RFC 9110 §12.5.5; docs/languages.md), also on a zone that pins one language, so one value holds everywhere.
+ */
+export const ERROR_VARY = "Accept, Accept-Language";
 
 /**
  * Headers of a generated error (docs/errors.md "Headers"), the one place they are made, whoever writes the body (the
@@ -107,7 +116,8 @@ export function buildErrorHeaders(choice: ErrorFormatChoice, policy: string, val
   const headers: HeaderRecord = {
     "Content-Type": choice.contentType,
     "Cache-Control": "private, no-store",
-    Vary: "Accept",
+    Vary: ERROR_VARY,
+    "Content-Language": values.language,
     "Ray-ID": values.rayId,
     "X-Content-Type-Options": "nosniff",
     "Content-Security-Policy": policy,
@@ -134,13 +144,17 @@ export function prototypedErrorResponse(
   fields: Pick<ErrorFields, "status" | "error_code" | "ray_id" | "retry_after">,
   body: string | Uint8Array,
   serverTiming: string,
+  language: Language,
 ): Response | null {
   if (csp === null) return null;
   const { status, error_code: code, ray_id: rayId } = fields;
   const retryAfter = fields.retry_after ?? null;
-  let byKey = prototypes.get(choice);
+  let byLanguage = prototypes.get(choice);
+  if (byLanguage === undefined)
+    prototypes.set(choice, (byLanguage = new Map<Language, BoundedCache<number, Response>>()));
+  let byKey = byLanguage.get(language);
   if (byKey === undefined)
-    prototypes.set(choice, (byKey = new BoundedCache<number, Response>({ capacity: MAX_PROTOTYPES })));
+    byLanguage.set(language, (byKey = new BoundedCache<number, Response>({ capacity: MAX_PROTOTYPES })));
   // Code (< 2^20: it decides status and Proxy-Status) and Retry-After (< 2^32, or none) in one number, below
   // 2^53: no string is built per error.
   const key = code * 0x1_0000_0000 + (retryAfter ?? 0xffff_ffff);
@@ -148,7 +162,7 @@ export function prototypedErrorResponse(
   // make one prototype each, and past the bound the oldest made leaves first.
   let prototype = byKey.peek(key);
   if (prototype === undefined) {
-    const headers = buildErrorHeaders(choice, csp, { code, rayId: "", retryAfter, serverTiming: null });
+    const headers = buildErrorHeaders(choice, csp, { code, rayId: "", retryAfter, serverTiming: null, language });
     delete headers["Ray-ID"];
     prototype = new Response(null, { status, headers });
     byKey.set(key, prototype);
@@ -160,21 +174,30 @@ export function prototypedErrorResponse(
 }
 
 const MAX_PROTOTYPES = 512;
-/** One cache per format (the choices are a closed set of constants). */
-const prototypes = new Map<ErrorFormatChoice, BoundedCache<number, Response>>();
+/** One cache per format and language (both closed sets of constants). */
+const prototypes = new Map<ErrorFormatChoice, Map<Language, BoundedCache<number, Response>>>();
 
 /** Header names → values, in the order they are sent. */
 export type HeaderRecord = Record<string, string>;
 
-/** Headers of a 404/405 problem or a reference page: negotiated, so `Vary: Accept`; never sniffed. */
-export async function serviceHeaders(choice: ErrorFormatChoice, cacheControl: string): Promise<Headers> {
-  return new Headers([
+/**
+ * Headers of a 404/405 problem or a reference page: negotiated, so `Vary: Accept`; never sniffed. A reference page
+ * is written in the request's language (docs/languages.md): `Content-Language` and `Vary: Accept, Accept-Language`.
+ */
+export async function serviceHeaders(
+  choice: ErrorFormatChoice,
+  cacheControl: string,
+  language?: Language,
+): Promise<Headers> {
+  const headers = new Headers([
     ["Content-Type", choice.contentType],
     ["Cache-Control", cacheControl],
-    ["Vary", "Accept"],
+    ["Vary", language === undefined ? "Accept" : ERROR_VARY],
     ["X-Content-Type-Options", "nosniff"],
     ["Content-Security-Policy", csp ?? (await contentSecurityPolicy())],
   ]);
+  if (language !== undefined) headers.set("Content-Language", language);
+  return headers;
 }
 
 const utf8 = new TextEncoder();

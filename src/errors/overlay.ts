@@ -12,6 +12,7 @@
  */
 import type { ErrorFields, ErrorLink } from "./fields";
 import type { ErrorFormat } from "./format";
+import type { Words } from "./languages/words";
 import { brandStyle, renderBrand, renderPage, type PageOverlay } from "./render-html";
 import { renderMarkdownOverlaid } from "./render-markdown";
 
@@ -78,15 +79,23 @@ export function overlaidFields(f: ErrorFields, overlay: ErrorOverlay): OverlaidF
   return overlay.links === undefined ? fields : { ...fields, links: overlay.links };
 }
 
-/** The overlaid error's body in the negotiated format. */
-export function renderOverlaid(f: OverlaidFields, format: ErrorFormat, prepared: PreparedOverlay): string {
+/**
+ * The overlaid error's body in the negotiated format, its service's words (headings, labels) in the request's
+ * language; the operator's texts stay as written (docs/languages.md "Custom rules and pages").
+ */
+export function renderOverlaid(
+  f: OverlaidFields,
+  format: ErrorFormat,
+  prepared: PreparedOverlay,
+  words: Words,
+): string {
   switch (format) {
     case "json":
     case "problem+json":
       return JSON.stringify(f);
     case "markdown":
-      return renderMarkdownOverlaid(f, f.links);
+      return renderMarkdownOverlaid(f, f.links, words);
     case "html":
-      return renderPage(f, prepared.page);
+      return renderPage(f, prepared.page, words);
   }
 }

@@ -146,14 +146,16 @@ function remToPx(css: string): string {
 /**
  * The only script: reveals the ray ID's copy button when the Clipboard API exists (the ID itself is plain text,
  * selectable in one click), and the reference's text filter, which hides non-matching codes in the page
- * without any request. Written for every current browser; no event-handler attributes.
+ * without any request. Written for every current browser; no event-handler attributes. The words it writes come
+ * from the page (`data-copied`, `data-select`, `data-count`), so one script, and one CSP hash, serves every
+ * language (docs/languages.md).
  */
 export const PAGE_SCRIPT = `(function(){
 for(var b of document.querySelectorAll("button[data-copy]")){(function(b){
 var t=document.getElementById(b.getAttribute("data-copy"));
 if(!t||!navigator.clipboard||!window.isSecureContext)return;
 b.hidden=false;
-b.addEventListener("click",function(){navigator.clipboard.writeText(t.textContent.trim()).then(function(){b.textContent="Copied";},function(){b.textContent="Select and copy";getSelection().selectAllChildren(t);});});
+b.addEventListener("click",function(){navigator.clipboard.writeText(t.textContent.trim()).then(function(){b.textContent=b.getAttribute("data-copied")||"Copied";},function(){b.textContent=b.getAttribute("data-select")||"Select and copy";getSelection().selectAllChildren(t);});});
 })(b);}
 var f=document.getElementById("filter");
 if(!f)return;
@@ -162,25 +164,30 @@ f.closest(".filter").hidden=false;
 function run(){var q=f.value.trim().toLowerCase(),n=0;
 for(var i of items){var m=q===""||i.textContent.toLowerCase().indexOf(q)!==-1;i.hidden=!m;if(m)n++;}
 for(var g of groups)g.hidden=!g.querySelector("[data-code]:not([hidden])");
-count.textContent=n+" of "+items.length+" codes";}
+count.textContent=(count.getAttribute("data-count")||"{n} of {total} codes").replace("{n}",n).replace("{total}",items.length);}
 f.addEventListener("input",run);run();
 })();`;
 
 // The constant parts of every document, built once per isolate: the head after the title (with the ~6 KB
 // stylesheet) and the script at the end.
-const HEAD_START =
-  '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n' +
+const HEAD_START = (language: string): string =>
+  `<!DOCTYPE html>\n<html lang="${language}">\n<head>\n<meta charset="utf-8">\n` +
   '<meta name="viewport" content="width=device-width, initial-scale=1">\n<meta name="robots" content="noindex">\n';
 const HEAD_END = raw(`\n<style>${PAGE_STYLE}</style>\n</head>\n<body>\n`);
 const BODY_END = raw(`\n<script>${PAGE_SCRIPT}</script>\n</body>\n</html>\n`);
 
-/**
- * A complete document around `body`. `lang` is English: every text of the catalog is. `style`: a second
- * stylesheet after the page's (an overlay's branding), which the page's CSP then allows by its hash too
- * (headers.ts `pagePolicy`).
- */
-export function htmlPage(title: string, body: Html, style?: string): string {
+/** How a document differs from the plain one: a second stylesheet, and its language. */
+export interface PageOptions {
+  /** A second stylesheet after the page's (an overlay's branding), which the page's CSP then allows by its hash too. */
+  readonly style?: string | undefined;
+  /** The `lang` of the document (docs/languages.md): a tag of `LANGUAGES` (language.ts), `en` when absent. */
+  readonly language?: string;
+}
+
+/** A complete document around `body`, in the language of its texts (`lang`, docs/languages.md). */
+export function htmlPage(title: string, body: Html, options: PageOptions = {}): string {
+  const { style, language = "en" } = options;
   const head =
     style === undefined ? HEAD_END : raw(`\n<style>${PAGE_STYLE}</style>\n<style>${style}</style>\n</head>\n<body>\n`);
-  return HEAD_START + html`<title>${title}</title>${head}${body}${BODY_END}`.toString();
+  return HEAD_START(language) + html`<title>${title}</title>${head}${body}${BODY_END}`.toString();
 }

@@ -18,7 +18,7 @@ import { newRayId } from "../shared/ray";
 import type { RuleUrl } from "../shared/rule-url";
 import { catalogEntry, type CatalogEntry } from "./catalog";
 import { logEdgeError, type Invocation } from "./error-log";
-import { errorFields, footerText, wireTimestamp, type ErrorFields } from "./fields";
+import { errorFields, footerText, wireTimestamp, type ErrorFields, type Occurrence } from "./fields";
 import { chooseErrorFormat, type ErrorFormatChoice } from "./format";
 import {
   buildErrorHeaders,
@@ -29,9 +29,12 @@ import {
   prototypedErrorResponse,
   type HeaderRecord,
 } from "./headers";
-import { htmlBody } from "./render-html";
-import { jsonBody, renderJson } from "./render-json";
-import { markdownBody } from "./render-markdown";
+import { EVERY_LANGUAGE, type Language, type LanguageChooser } from "./language";
+import type { Words } from "./languages/words";
+import { footerIn, localizedEntry, wordsOf } from "./localize";
+import { htmlBodyIn } from "./render-html";
+import { jsonBodyIn, renderJson } from "./render-json";
+import { markdownBodyIn } from "./render-markdown";
 import { READ_TIMEOUT_CODE, detailForReadTimeout, guidanceForWait } from "./wording";
 import { grpcAnswer, grpcContentType } from "./render-grpc";
 import { typicalReach, type ReachedOrigin } from "./reached-origin";
@@ -102,6 +105,8 @@ export interface ErrorScope {
    * without telemetry, or when the request's trace is not exported.
    */
   readonly traceId?: string | undefined;
+  /** The zone's `languages` (docs/languages.md): which languages its errors are written in. Absent: every one. */
+  readonly languages?: LanguageChooser;
 }
 
 /** Which custom error rule or error page answered an error (docs/custom-errors.md steps 1–2), by its id. */
@@ -140,6 +145,8 @@ export interface GeneratedError {
   readonly ruleUrl?: RuleUrl;
   /** The negotiated format (docs/negotiation.md): what an overlay rule answers in. */
   readonly choice: ErrorFormatChoice;
+  /** The words of the negotiated language (docs/languages.md): an overlay's headings, the page's box. */
+  readonly words: Words;
   /** The headers the error keeps whoever answers (`Ray-ID`, `Retry-After`, `Cache-Control`, `Vary`, ...). */
   readonly headers: Headers;
   /**
@@ -177,6 +184,7 @@ class Generated implements GeneratedError {
   readonly url: URL | undefined;
   readonly ruleUrl: RuleUrl | undefined;
   readonly choice: ErrorFormatChoice;
+  readonly words: Words;
   constructor(
     readonly entry: CatalogEntry,
     readonly fields: ErrorFields,
@@ -184,6 +192,7 @@ class Generated implements GeneratedError {
     private readonly answer: DefaultAnswer,
   ) {
     this.choice = answer.choice;
+    this.words = wordsOf(answer.language);
     this.request = event.request;
     this.url = event.url;
     this.ruleUrl = event.ruleUrl;
@@ -205,7 +214,11 @@ class Generated implements GeneratedError {
  */
 function headerRecord(fields: ErrorFields, answer: DefaultAnswer): HeaderRecord {
   const values = { code: fields.error_code, rayId: fields.ray_id, retryAfter: fields.retry_after ?? null };
-  return buildErrorHeaders(answer.choice, answer.policy, { ...values, serverTiming: answer.timing });
+  return buildErrorHeaders(answer.choice, answer.policy, {
+    ...values,
+    serverTiming: answer.timing,
+    language: answer.language,
+  });
 }
 
 /** The catalog code the pipeline answers when a producer passes a code the catalog does not have. */
@@ -220,9 +233,10 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
   const rayId = newRayId();
   const retryAfter = retryHint(entry, event.retryAfter, rayId, profileFor(scope.retryHints, request));
   const choice = chooseErrorFormat(request.headers.get("Accept"));
+  const language = (scope.languages ?? EVERY_LANGUAGE).choose(request.headers.get("Accept-Language"));
   // The one clock read of an error: its timestamp and its Server-Timing.
   const now = Date.now();
-  const fields = errorFields(withZoneWords(withRetryGuidance(entry, retryAfter), scope.readTimeout), {
+  const occurrence = {
     type: typeUri(entry.code, request.url, scope.settings),
     rayId,
     timestamp: wireTimestamp(now),
@@ -232,7 +246,13 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
     reachedOrigin:
       known === undefined ? null : event.reachedOrigin === undefined ? typicalReach(entry) : event.reachedOrigin,
     traceId: scope.traceId,
-  });
+  };
+  // English is the catalog itself (the path every error took before languages existed); any other language is one
+  // lookup of its entry and words (localize.ts, docs/languages.md).
+  const fields =
+    language === "en"
+      ? errorFields(withZoneWords(withRetryGuidance(entry, retryAfter), scope.readTimeout), occurrence)
+      : localizedFields(entry, occurrence, language, scope);
   const timing = serverTiming(now - (scope.started ?? now), event.origin);
   // The CSP value is known after the first error: no await on the hot path.
   const policy = pagePolicyKnown() ?? (await contentSecurityPolicy());
@@ -246,7 +266,7 @@ export async function errorResponse(event: ErrorEvent, scope: ErrorScope): Promi
       scope.ctx,
     );
 
-  const answer: DefaultAnswer = { choice, policy, timing };
+  const answer: DefaultAnswer = { choice, policy, timing, language };
   // docs/grpc.md: a gRPC or gRPC-Web call gets a gRPC status, before the customisation steps: a gRPC client reads
   // no page or rule body, only the status.
   const grpc = grpcContentType(request);
@@ -295,17 +315,37 @@ export async function fallbackErrorResponse(
   });
   const choice = chooseErrorFormat("application/json");
   const serverTimingValue = serverTiming(now - (scope.started ?? now), undefined);
-  const values = { code: entry.code, rayId, retryAfter: entry.retryAfter, serverTiming: serverTimingValue };
+  const values = {
+    code: entry.code,
+    rayId,
+    retryAfter: entry.retryAfter,
+    serverTiming: serverTimingValue,
+    language: "en" as const,
+  };
   const headers = await errorHeaders(choice, values);
   logEdgeError({ ray: rayId, zone, code: entry.code, status: entry.status, cause, preview: false }, 0);
   return negotiatedResponse("GET", fields.status, headers, renderJson(fields));
 }
 
-/** How an error's headers are made: its format, the page's CSP and its `Server-Timing`. */
+/** How an error's headers are made: its format, the page's CSP, its `Server-Timing` and its language. */
 interface DefaultAnswer {
   readonly choice: ErrorFormatChoice;
   readonly policy: string;
   readonly timing: string;
+  readonly language: Language;
+}
+
+/** The fields in a language other than English: its entry, its footer, its title's words (localize.ts). */
+function localizedFields(
+  entry: CatalogEntry,
+  occurrence: Occurrence,
+  language: Exclude<Language, "en">,
+  scope: Pick<ErrorScope, "settings" | "readTimeout">,
+): ErrorFields {
+  const words = wordsOf(language);
+  const localized = { ...occurrence, footer: footerIn(words, scope.settings.operatorName) };
+  const text = localizedEntry(entry, language, occurrence.retryAfter, scope.readTimeout);
+  return errorFields(text, localized, words);
 }
 
 /**
@@ -314,11 +354,11 @@ interface DefaultAnswer {
  */
 function structuredDefault(fields: ErrorFields, answer: DefaultAnswer, event: ErrorEvent): Response {
   const method = event.request.method;
-  const rendered = render(fields, answer.choice);
+  const rendered = render(fields, answer.choice, answer.language);
   const body =
     isJson(answer.choice) && openAiDialect(event.request, event.url) ? withOpenAiError(rendered, fields) : rendered;
   if (method !== "HEAD") {
-    const copied = prototypedErrorResponse(answer.choice, fields, body, answer.timing);
+    const copied = prototypedErrorResponse(answer.choice, fields, body, answer.timing, answer.language);
     if (copied !== null) return copied;
   }
   return negotiatedResponse(method, fields.status, headerRecord(fields, answer), body);
@@ -335,16 +375,16 @@ function isJson(choice: ErrorFormatChoice): boolean {
   return choice.format === "json" || choice.format === "problem+json";
 }
 
-/** The body as UTF-8 bytes, spliced from the per-code template (occurrence-template.ts). */
-function render(fields: ErrorFields, choice: ErrorFormatChoice): Uint8Array {
+/** The body as UTF-8 bytes, spliced from the per-code template of its language (occurrence-template.ts). */
+function render(fields: ErrorFields, choice: ErrorFormatChoice, language: Language): Uint8Array {
   switch (choice.format) {
     case "json":
     case "problem+json":
-      return jsonBody.bytes(fields);
+      return jsonBodyIn(language).bytes(fields);
     case "markdown":
-      return markdownBody.bytes(fields);
+      return markdownBodyIn(language).bytes(fields);
     case "html":
-      return htmlBody.bytes(fields);
+      return htmlBodyIn(language).bytes(fields);
   }
 }
 

@@ -10,10 +10,14 @@ import type { ErrorFields, ErrorLink } from "./fields";
 import { renderGuidance } from "./guidance";
 import { escapeHtml } from "../shared/html-escape";
 import { html, raw, type Html } from "./html";
-import { occurrenceTemplate } from "./occurrence-template";
+import { occurrenceTemplate, type OccurrenceRenderer } from "./occurrence-template";
 import { BOX_STYLE, htmlPage } from "./page";
 import { whereItBroke, type Hop, type HopState } from "./where-it-broke";
-import { NOT_RETRYABLE_LEAD, notRetryableReason, ownerSentence, seconds, type WhoActs } from "./wording";
+import type { Language } from "./language";
+import { EN_WORDS } from "./languages/en";
+import type { Words } from "./languages/words";
+import { wordsOf } from "./localize";
+import { notRetryableReason, ownerSentence, type WhoActs } from "./wording";
 
 /**
  * Printable ASCII but the quote and the backslash (which JSON escapes) and `<`, `>`, `&` (which the island
@@ -26,19 +30,33 @@ const ISLAND_VERBATIM = /^[\x20\x21\x23-\x25\x27-\x3b\x3d\x3f-\x5b\x5d-\x7e]*$/;
  * (occurrence-template.ts); the same bytes as `renderPage`, which stays the one definition of the page (~70 µs of
  * workerd CPU per error when the template tree ran per error).
  */
-export const htmlBody = occurrenceTemplate(renderPage, escapeHtml, islandText);
+export const htmlBody = occurrenceTemplate((f) => renderPage(f), escapeHtml, islandText);
 export const renderHtml: (fields: ErrorFields) => string = htmlBody.text;
 
+/** The page's renderer in each language (docs/languages.md), made on first use: its templates are its own. */
+const htmlBodies = new Map<Language, OccurrenceRenderer>([["en", htmlBody]]);
+
+/** `htmlBody` in `language`. */
+export function htmlBodyIn(language: Language): OccurrenceRenderer {
+  let body = htmlBodies.get(language);
+  if (body === undefined) {
+    const words = wordsOf(language);
+    body = occurrenceTemplate((f) => renderPage(f, undefined, words), escapeHtml, islandText);
+    htmlBodies.set(language, body);
+  }
+  return body;
+}
+
 /** The whole page from the template tree (the reference for the cached form; tests compare the two). */
-export function renderPage(f: ErrorFields, overlay?: PageOverlay): string {
+export function renderPage(f: ErrorFields, overlay?: PageOverlay, words: Words = EN_WORDS): string {
   return htmlPage(
     f.title,
     html`<main>
-${overlay?.brand}${errorBox(f, true, overlay?.links)}
-<footer><p>${f.footer} <a href="${f.type}">About error ${f.error_code}</a></p></footer>
+${overlay?.brand}${errorBox(f, { ids: true, links: overlay?.links, words })}
+<footer><p>${f.footer} <a href="${f.type}">${words.aboutError(f.error_code)}</a></p></footer>
 </main>
 ${raw(`<script type="application/problem+json" id="edge-error">${islandJson(f)}</script>`)}`,
-    overlay?.style,
+    { style: overlay?.style, language: words.language },
   );
 }
 
@@ -116,8 +134,9 @@ function escapeIsland(json: string): string {
  * and the fallback is not in the accessibility tree. Every value is escaped by the `html` template; the style is a
  * constant, so a page's CSP can allow it by its hash (`boxStyleHash`, docs/custom-errors.md).
  */
-export function renderHtmlBox(f: ErrorFields): string {
-  return html`<edge-error-box><template shadowrootmode="open">${BOX_STYLE_ELEMENT}${errorBox(f, true)}</template>${errorBox(f, false)}</edge-error-box>`.toString();
+export function renderHtmlBox(f: ErrorFields, words: Words = EN_WORDS): string {
+  // `lang` on the host: the operator's page may be in another language than the box (docs/languages.md).
+  return html`<edge-error-box lang="${words.language}"><template shadowrootmode="open">${BOX_STYLE_ELEMENT}${errorBox(f, { ids: true, words })}</template>${errorBox(f, { ids: false, words })}</edge-error-box>`.toString();
 }
 
 /**
@@ -130,45 +149,55 @@ export const MAX_BOX_BYTES = 16_384;
 
 const BOX_STYLE_ELEMENT = raw(`<style>${BOX_STYLE}</style>`);
 
+/** How the box is drawn: `ids` false for the fallback copy in an operator's page, the overlay's links, the words. */
+interface BoxOptions {
+  readonly ids: boolean;
+  readonly links?: readonly ErrorLink[] | undefined;
+  readonly words: Words;
+}
+
 /**
  * The error box: the page minus document shell and footer. Contains the page's only `h1`. `ids` = false for the
  * fallback copy in an operator's page (renderHtmlBox): ids there would live in the page's own id space.
  */
-function errorBox(f: ErrorFields, ids = true, links?: readonly ErrorLink[]): Html {
+function errorBox(f: ErrorFields, { ids, links, words: w }: BoxOptions): Html {
+  // The copy button's later words ride on the button: the page's one script (and its CSP hash) is the same in
+  // every language (page.ts PAGE_SCRIPT).
+  const copy = html`<button type="button" data-copy="ray-id" data-copied="${w.copied}" data-select="${w.selectAndCopy}" hidden>${w.copy}</button>`;
   return html`<div class="edge-error-box">
 <header class="card">
-<p class="eyebrow">Error ${f.error_code} · HTTP ${f.status}</p>
+<p class="eyebrow">${w.eyebrow(f.error_code, f.status)}</p>
 <h1>${f.title}</h1>
-${renderStrip(f.error_category, f.zone)}
+${renderStrip(f.error_category, f.zone, w)}
 </header>
 <section class="card"${ids && raw(' aria-labelledby="what-happened"')}>
-<h2${ids && raw(' id="what-happened"')}>What happened</h2>
+<h2${ids && raw(' id="what-happened"')}>${w.whatHappened}</h2>
 <p>${f.detail}</p>
-<p>${ownerSentence(f)}</p>
+<p>${ownerSentence(f, w)}</p>
 </section>
 <section class="card guidance"${ids && raw(' aria-labelledby="what-to-do"')}>
-<h2${ids && raw(' id="what-to-do"')}>What you can do</h2>
+<h2${ids && raw(' id="what-to-do"')}>${w.whatYouCanDo}</h2>
 ${renderGuidance(f.what_you_should_do)}
-${retryNote(f, f.retry_after)}
+${retryNote(f, f.retry_after, w)}
 </section>
-${links && moreHelp(links)}<section class="card"${ids && raw(' aria-labelledby="details"')}>
-<h2${ids && raw(' id="details"')}>Details</h2>
+${links && moreHelp(links, w)}<section class="card"${ids && raw(' aria-labelledby="details"')}>
+<h2${ids && raw(' id="details"')}>${w.details}</h2>
 <dl>
-<dt>Ray ID</dt>${ids ? raw('<dd class="ray"><code id="ray-id" class="mono">') : raw('<dd class="ray"><code class="mono">')}${f.ray_id}</code>${ids && raw('<button type="button" data-copy="ray-id" hidden>Copy</button>')}</dd>
-<dt>Time (UTC)</dt><dd class="mono">${f.timestamp}</dd>
-<dt>Website</dt><dd>${f.zone}</dd>
-<dt>HTTP status</dt><dd class="mono">${f.status}</dd>
-<dt>Error name</dt><dd class="mono">${f.error_name}</dd>
-<dt>Category</dt><dd class="mono">${f.error_category}</dd>
+<dt>${w.rayId}</dt>${ids ? raw('<dd class="ray"><code id="ray-id" class="mono">') : raw('<dd class="ray"><code class="mono">')}${f.ray_id}</code>${ids && copy}</dd>
+<dt>${w.timeUtc}</dt><dd class="mono">${f.timestamp}</dd>
+<dt>${w.website}</dt><dd>${f.zone}</dd>
+<dt>${w.httpStatus}</dt><dd class="mono">${f.status}</dd>
+<dt>${w.errorName}</dt><dd class="mono">${f.error_name}</dd>
+<dt>${w.category}</dt><dd class="mono">${f.error_category}</dd>
 </dl>
 </section>
 </div>`;
 }
 
 /** An overlay's links: each `href` an http(s) URL validated when the rule was written, escaped here. */
-function moreHelp(links: readonly ErrorLink[]): Html {
+function moreHelp(links: readonly ErrorLink[], words: Words): Html {
   return html`<section class="card" aria-labelledby="more-help">
-<h2 id="more-help">More help</h2>
+<h2 id="more-help">${words.moreHelp}</h2>
 <ul class="links">${links.map((l) => html`<li><a href="${l.href}">${l.title}</a></li>`)}</ul>
 </section>
 `;
@@ -178,44 +207,50 @@ function moreHelp(links: readonly ErrorLink[]): Html {
  * Whether retrying helps and when (docs/errors.md "The HTML page"), the same number as `retry_after` and `Retry-After`; when it does
  * not, why, in words that agree with who has to act (wording.ts).
  */
-function retryNote(f: WhoActs, retryAfter: number | undefined): Html {
+function retryNote(f: WhoActs, retryAfter: number | undefined, w: Words): Html {
   return retryAfter === undefined
-    ? html`<p class="retry no">${ICONS.error}<span><strong>${NOT_RETRYABLE_LEAD}</strong>${notRetryableReason(f)}</span></p>`
-    : html`<p class="retry yes">${ICONS.working}<span><strong>Retrying helps:</strong> try again in ${seconds(retryAfter)}.</span></p>`;
+    ? html`<p class="retry no">${ICONS.error}<span><strong>${w.notRetryableLead}</strong>${notRetryableReason(f, w)}</span></p>`
+    : html`<p class="retry yes">${ICONS.working}<span><strong>${w.retryHelpsLead}</strong>${w.retryHelpsWait(w.seconds(retryAfter))}</span></p>`;
 }
-
-const HOP_NAMES: Readonly<Record<Hop["kind"], string>> = { you: "You", edge: "The edge", website: "The website" };
-const HOP_SUBS: Readonly<Record<Exclude<Hop["kind"], "website">, string>> = { you: "Browser or app", edge: "Network" };
-const STATE_TEXT: Readonly<Record<HopState, string>> = {
-  working: "Working",
-  error: "Error",
-  blocked: "Blocked",
-  "not-reached": "Not reached",
-};
 
 /** The "where it broke" strip: three hops, each with an icon and its state as text (not colour alone). */
-export function renderStrip(category: ErrorCategory, zone: string | null): Html {
+export function renderStrip(category: ErrorCategory, zone: string | null, words: Words = EN_WORDS): Html {
   // The spaces between a hop's spans are not rendered by the flex layout; they separate the words where no
   // stylesheet applies (the box's fallback copy) and in the hop's text for assistive technology.
-  const parts = stripParts(category);
-  return html`${parts.before}${zone ?? "Origin server"}${parts.after}`;
+  const parts = stripParts(category, words);
+  return html`${parts.before}${zone ?? words.originServer}${parts.after}`;
 }
 
-// The strip of a category is constant but for the zone: its two halves are built once per category and isolate
-// (13 categories at most), which makes the strip a concatenation per error instead of a dozen templates.
-const stripCache = new Map<ErrorCategory, { readonly before: Html; readonly after: Html }>();
+interface StripParts {
+  readonly before: Html;
+  readonly after: Html;
+}
 
-function stripParts(category: ErrorCategory): { readonly before: Html; readonly after: Html } {
-  const known = stripCache.get(category);
+// The strip of a category is constant but for the zone: its two halves are built once per category, language and
+// isolate (13 categories × the languages at most), which makes the strip a concatenation per error instead of a
+// dozen templates.
+const stripCache = new Map<Language, Map<ErrorCategory, StripParts>>();
+
+function stripParts(category: ErrorCategory, w: Words): StripParts {
+  let byCategory = stripCache.get(w.language);
+  if (byCategory === undefined) stripCache.set(w.language, (byCategory = new Map<ErrorCategory, StripParts>()));
+  const known = byCategory.get(category);
   if (known !== undefined) return known;
   const [you, edge, website] = whereItBroke(category);
-  const hop = (h: Hop, sub: string): Html =>
-    html`<li class="hop ${h.state}">${ICONS[h.state]}<span class="name">${HOP_NAMES[h.kind]}</span> <span class="sub">${sub}</span> <span class="state">${STATE_TEXT[h.state]}</span></li>`;
-  const parts = {
-    before: html`<ol class="path" aria-label="Where it broke">${hop(you, HOP_SUBS.you)}${hop(edge, HOP_SUBS.edge)}<li class="hop ${website.state}">${ICONS[website.state]}<span class="name">${HOP_NAMES.website}</span> <span class="sub">`,
-    after: html`</span> <span class="state">${STATE_TEXT[website.state]}</span></li></ol>`,
+  const names: Readonly<Record<Hop["kind"], string>> = { you: w.hopYou, edge: w.hopEdge, website: w.hopWebsite };
+  const states: Readonly<Record<HopState, string>> = {
+    working: w.stateWorking,
+    error: w.stateError,
+    blocked: w.stateBlocked,
+    "not-reached": w.stateNotReached,
   };
-  stripCache.set(category, parts);
+  const hop = (h: Hop, sub: string): Html =>
+    html`<li class="hop ${h.state}">${ICONS[h.state]}<span class="name">${names[h.kind]}</span> <span class="sub">${sub}</span> <span class="state">${states[h.state]}</span></li>`;
+  const parts = {
+    before: html`<ol class="path" aria-label="${w.whereItBroke}">${hop(you, w.subYou)}${hop(edge, w.subEdge)}<li class="hop ${website.state}">${ICONS[website.state]}<span class="name">${names.website}</span> <span class="sub">`,
+    after: html`</span> <span class="state">${states[website.state]}</span></li></ol>`,
+  };
+  byCategory.set(category, parts);
   return parts;
 }
 

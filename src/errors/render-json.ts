@@ -3,7 +3,8 @@
  * `application/json` and `application/problem+json` (RFC 9457 §3); only the Content-Type differs (headers.ts).
  */
 import type { ErrorFields } from "./fields";
-import { occurrenceTemplate } from "./occurrence-template";
+import type { Language } from "./language";
+import { occurrenceTemplate, type OccurrenceRenderer } from "./occurrence-template";
 
 /** The body in full. errorFields() builds the object in wire order and omits `retry_after` when not retryable. */
 export function renderJsonFull(fields: ErrorFields): string {
@@ -28,3 +29,16 @@ export function jsonString(value: string): string {
 /** The same body as `renderJsonFull`, spliced from a per-code template (occurrence-template.ts). */
 export const jsonBody = occurrenceTemplate(renderJsonFull, jsonString);
 export const renderJson: (fields: ErrorFields) => string = jsonBody.text;
+
+/**
+ * The body's renderer per language (docs/languages.md), made on first use. The JSON body is its fields alone, but
+ * each language keeps templates of its own, so one language's constant texts can never be spliced into another's.
+ */
+const jsonBodies = new Map<Language, OccurrenceRenderer>([["en", jsonBody]]);
+
+/** `jsonBody` in `language`. */
+export function jsonBodyIn(language: Language): OccurrenceRenderer {
+  let body = jsonBodies.get(language);
+  if (body === undefined) jsonBodies.set(language, (body = occurrenceTemplate(renderJsonFull, jsonString)));
+  return body;
+}

@@ -4,16 +4,34 @@
  * `ray_id`, `timestamp` and `zone` are always double-quoted so an all-digit ray or a timestamp reads back as a string.
  */
 import type { ErrorFields, ErrorLink } from "./fields";
-import { occurrenceTemplate } from "./occurrence-template";
+import type { Language } from "./language";
+import { EN_WORDS } from "./languages/en";
+import type { Words } from "./languages/words";
+import { wordsOf } from "./localize";
+import { occurrenceTemplate, type OccurrenceRenderer } from "./occurrence-template";
 import { doubleQuoted, yamlScalar } from "./yaml";
 
 /** The same bytes as `renderMarkdownFull`, spliced from a per-code template (occurrence-template.ts). */
-export const markdownBody = occurrenceTemplate(renderMarkdownFull, doubleQuoted);
+export const markdownBody = occurrenceTemplate((f) => renderMarkdownFull(f), doubleQuoted);
 export const renderMarkdown: (fields: ErrorFields) => string = markdownBody.text;
 
+/** The body's renderer in each language (docs/languages.md), made on first use: its templates are its own. */
+const markdownBodies = new Map<Language, OccurrenceRenderer>([["en", markdownBody]]);
+
+/** `markdownBody` in `language`: the section headings in its words. */
+export function markdownBodyIn(language: Language): OccurrenceRenderer {
+  let body = markdownBodies.get(language);
+  if (body === undefined) {
+    const words = wordsOf(language);
+    body = occurrenceTemplate((f) => renderMarkdownFull(f, words), doubleQuoted);
+    markdownBodies.set(language, body);
+  }
+  return body;
+}
+
 /** The body in full; the per-occurrence values are double-quoted scalars, as `occurrenceTemplate` encodes them. */
-export function renderMarkdownFull(f: ErrorFields): string {
-  return markdown(f, undefined, verbatim);
+export function renderMarkdownFull(f: ErrorFields, words: Words = EN_WORDS): string {
+  return markdown(f, { links: undefined, text: verbatim, words });
 }
 
 /**
@@ -25,11 +43,22 @@ export function renderMarkdownFull(f: ErrorFields): string {
  * theirs opens a block that would reshape the document (`operatorText`): no heading, thematic break or fence, so
  * the sections and the footer are the service's alone.
  */
-export function renderMarkdownOverlaid(f: ErrorFields, links: readonly ErrorLink[] | undefined): string {
-  return markdown(f, links, operatorText);
+export function renderMarkdownOverlaid(
+  f: ErrorFields,
+  links: readonly ErrorLink[] | undefined,
+  words: Words = EN_WORDS,
+): string {
+  return markdown(f, { links, text: operatorText, words });
 }
 
-function markdown(f: ErrorFields, links: readonly ErrorLink[] | undefined, text: (s: string) => string): string {
+/** How the body is written: an overlay's links, how its texts are escaped, the section headings' words. */
+interface MarkdownOptions {
+  readonly links: readonly ErrorLink[] | undefined;
+  readonly text: (s: string) => string;
+  readonly words: Words;
+}
+
+function markdown(f: ErrorFields, { links, text, words }: MarkdownOptions): string {
   const retry = f.retry_after === undefined ? "" : `retry_after: ${yamlScalar(f.retry_after)}\n`;
   return (
     "---\n" +
@@ -51,11 +80,11 @@ function markdown(f: ErrorFields, links: readonly ErrorLink[] | undefined, text:
     (links === undefined ? "" : frontmatterLinks(links)) +
     "---\n\n" +
     `# ${f.title}\n\n` +
-    "## What Happened\n\n" +
+    `## ${words.mdWhatHappened}\n\n` +
     `${text(f.detail)}\n\n` +
-    "## What You Should Do\n\n" +
+    `## ${words.mdWhatYouShouldDo}\n\n` +
     `${text(f.what_you_should_do)}\n\n` +
-    (links === undefined ? "" : bodyLinks(links)) +
+    (links === undefined ? "" : bodyLinks(links, words)) +
     "---\n\n" +
     `${f.footer}\n`
   );
@@ -67,10 +96,10 @@ function frontmatterLinks(links: readonly ErrorLink[]): string {
   return out;
 }
 
-function bodyLinks(links: readonly ErrorLink[]): string {
+function bodyLinks(links: readonly ErrorLink[], words: Words): string {
   // `<href>`: a link destination in angle brackets (CommonMark §6.3) takes any URL without `<`, `>` or a line
   // break, which a URL's serialisation never has.
-  return `## More Help\n\n${links.map((l) => `- [${escapeMarkdown(l.title)}](<${l.href}>)`).join("\n")}\n\n`;
+  return `## ${words.mdMoreHelp}\n\n${links.map((l) => `- [${escapeMarkdown(l.title)}](<${l.href}>)`).join("\n")}\n\n`;
 }
 
 function verbatim(s: string): string {

@@ -6,6 +6,8 @@
  */
 import { BoundedCache } from "../shared/bounded-cache";
 import type { ErrorCategory } from "./catalog";
+import { EN_WORDS } from "./languages/en";
+import type { Words } from "./languages/words";
 
 /** What the sentences read: the fields every surface (error page, box, reference) has. */
 export interface WhoActs {
@@ -23,26 +25,27 @@ export function isIntentionalBlock(f: WhoActs): boolean {
   return f.owner_action_required && f.error_category === "access_denied";
 }
 
-/** Who has to act, one sentence (the page's and the box's "What happened", the reference's "Owner action"). */
-export function ownerSentence(f: WhoActs): string {
-  if (isIntentionalBlock(f)) return "Only the website's owner can lift this block.";
-  return f.owner_action_required
-    ? "The website's owner needs to fix this."
-    : "The website's owner does not need to act.";
+/**
+ * Who has to act, one sentence (the page's and the box's "What happened", the reference's "Owner action"), in the
+ * words of a language (docs/languages.md).
+ */
+export function ownerSentence(f: WhoActs, words: Words = EN_WORDS): string {
+  if (isIntentionalBlock(f)) return words.ownerBlock;
+  return f.owner_action_required ? words.ownerFix : words.ownerNone;
 }
 
 /** The lead words of the not-retryable note (the page sets them in bold). */
-export const NOT_RETRYABLE_LEAD = "Retrying will not help";
+export const NOT_RETRYABLE_LEAD = EN_WORDS.notRetryableLead;
 
-/** Why retrying will not help, after `NOT_RETRYABLE_LEAD`, for a code that is not retryable. */
-export function notRetryableReason(f: WhoActs): string {
-  if (isIntentionalBlock(f)) return " while the block is in place.";
-  return f.owner_action_required ? " until the cause is fixed." : ": the same request gets the same answer.";
+/** Why retrying will not help, after the lead (`Words.notRetryableLead`), for a code that is not retryable. */
+export function notRetryableReason(f: WhoActs, words: Words = EN_WORDS): string {
+  if (isIntentionalBlock(f)) return words.notRetryableBlock;
+  return f.owner_action_required ? words.notRetryableFix : words.notRetryableSame;
 }
 
 /** `N second(s)`. */
 export function seconds(n: number): string {
-  return `${n} ${n === 1 ? "second" : "seconds"}`;
+  return EN_WORDS.seconds(n);
 }
 
 const WAIT = /\b(\d+) seconds?\b/g;

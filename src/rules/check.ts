@@ -34,7 +34,12 @@ export type Test =
   | { readonly kind: "ip-order"; readonly op: Ordering; readonly value: IpAddress }
   | { readonly kind: "contains"; readonly needle: string }
   | { readonly kind: "regex"; readonly regex: CompiledRegex }
-  | { readonly kind: "wildcard"; readonly match: WildcardMatcher }
+  | {
+      readonly kind: "wildcard";
+      readonly match: WildcardMatcher;
+      /** The same test as a regex (set-patterns.ts), for a phase's one-pass set. */
+      readonly setPattern: string;
+    }
   | { readonly kind: "bytes-in"; readonly values: readonly string[] }
   | { readonly kind: "int-in"; readonly ranges: readonly (readonly [number, number])[] }
   | { readonly kind: "ip-in"; readonly ranges: readonly IpRange[] }
@@ -260,7 +265,7 @@ class Checker {
         if (rhs.kind !== "string") return this.fail("syntax", "expected a string after wildcard", rhs.span);
         const matcher = compileWildcard(rhs.bytes, op === "wildcard", this.options.wildcardStarLimit);
         if (!matcher.ok) return this.fail("literal", matcher.error, rhs.span);
-        return { kind: "wildcard", match: matcher.value };
+        return { kind: "wildcard", match: matcher.value.match, setPattern: matcher.value.setPattern };
       }
       case "in": {
         if (rhs.kind === "list")

@@ -10,7 +10,7 @@ import type { Ordering, ScalarKind, TArg, TBool, Test, TValue } from "./check";
 import { valueUnits } from "./budget";
 import type { EvaluationContext } from "./context";
 import { regexUnits } from "./regex";
-import type { RegexSets, SetSlot } from "./regex-sets";
+import { setPatternOf, type RegexSets, type SetSlot } from "./regex-sets";
 import type { Scheme } from "./scheme";
 import type { IpAddress } from "../shared/ip";
 import type { Value, ValueArray, ValueMap } from "./values";
@@ -175,12 +175,13 @@ function compare(lhs: TValue, test: Test): Predicate {
       }
     }
     const t = compileTest(test);
-    if (test.kind === "regex" && test.regex.setEligible) {
-      // The phase's one-pass set answers it when it holds this field's pattern (regex-sets.ts): the field is scanned
-      // once per request, whatever the rule count; otherwise the regex runs on its own, as everywhere else.
-      // The slot is looked up once per list the rule is evaluated in, not per request: a compiled rule is
-      // evaluated in one zone's list request after request, so this is an identity check on the ordinary request.
-      const pattern = test.regex.pattern;
+    const pattern = setPatternOf(test);
+    if (pattern !== null) {
+      // The phase's one-pass set answers it when it holds this field's pattern (regex-sets.ts: a regex, a
+      // `contains`, a wildcard): the field is scanned once per request, whatever the rule count; otherwise the test
+      // runs on its own, as everywhere else. The slot is looked up once per list the rule is evaluated in, not per
+      // request: a compiled rule is evaluated in one zone's list request after request, so this is an identity
+      // check on the ordinary request.
       let seen: RegexSets | null = null;
       let slot: SetSlot | undefined;
       return (ctx) => {

@@ -364,6 +364,101 @@ class Builder {
   }
 }
 
+/**
+ * One set for literals (`contains "x"`, each a non-empty byte string) as the automaton of Aho and Corasick, made
+ * complete: the same tables, pass and answers as `compileRegexSet` of their escaped patterns (set-patterns.ts), built
+ * directly from the literals' trie, in (states × byte classes) steps instead of the subset construction's (states ×
+ * classes × the patterns in progress), ~20× less for 256 literals. `patterns`: the slot patterns, in the literals'
+ * order. Null when the trie would pass `MAX_SET_STATES` (the caller keeps the literals' total under it) or the build
+ * `maxWork`.
+ */
+export function compileLiteralSet(
+  literals: readonly string[],
+  patterns: readonly string[],
+  maxWork: number = MAX_SET_WORK,
+): RegexSet | null {
+  if (literals.length === 0 || literals.length > MAX_SET_PATTERNS || literals.some((l) => l.length === 0)) return null;
+  const total = literals.reduce((n, l) => n + l.length, 0);
+  if (total + 1 > MAX_SET_STATES) return null;
+  // Byte classes: each byte some literal holds is its own class; every other byte is class 0 (it leads to the root).
+  const classOf = new Uint8Array(256);
+  let classes = 1;
+  for (const l of literals)
+    for (let i = 0; i < l.length; i++) {
+      const b = l.charCodeAt(i) & 0xff;
+      if (classOf[b] === 0) classOf[b] = classes++;
+    }
+  const stride = classes;
+  const work = (total + 1) * stride + total;
+  if (work > Math.min(maxWork, MAX_SET_WORK)) return null;
+  // The trie: -1 is no edge yet (the BFS below completes every row).
+  const table = new Int32Array((total + 1) * stride).fill(-1);
+  const own: number[][] = [[]];
+  let states = 1;
+  literals.forEach((l, id) => {
+    let s = 0;
+    for (let i = 0; i < l.length; i++) {
+      const at = s * stride + (classOf[l.charCodeAt(i) & 0xff] as number);
+      let next = table[at] as number;
+      if (next === -1) {
+        next = states++;
+        table[at] = next;
+        own.push([]);
+      }
+      s = next;
+    }
+    (own[s] as number[]).push(id);
+  });
+  // Breadth first: a state's failure (the longest proper suffix that is a trie state) is done before it, so its
+  // missing edges are its failure's, and its answers include its failure's.
+  const fail = new Int32Array(states);
+  const outputs: number[][] = own.map((ids) => ids.slice());
+  const queue: number[] = [];
+  for (let c = 0; c < stride; c++) {
+    const next = table[c] as number;
+    if (next === -1) table[c] = 0;
+    else {
+      fail[next] = 0;
+      queue.push(next);
+    }
+  }
+  for (let head = 0; head < queue.length; head++) {
+    const u = queue[head] as number;
+    const f = fail[u] as number;
+    (outputs[u] as number[]).push(...(outputs[f] as number[]));
+    for (let c = 0; c < stride; c++) {
+      const at = u * stride + c;
+      const next = table[at] as number;
+      const viaFailure = table[f * stride + c] as number;
+      if (next === -1) table[at] = viaFailure;
+      else {
+        fail[next] = viaFailure;
+        queue.push(next);
+      }
+    }
+  }
+  const idStart = new Int32Array(states + 1);
+  const ids: number[] = [];
+  for (let s = 0; s < states; s++) {
+    idStart[s] = ids.length;
+    ids.push(...(outputs[s] as number[]));
+  }
+  idStart[states] = ids.length;
+  return new CompiledSet(patterns, {
+    table: table.slice(0, states * stride),
+    stride,
+    classOf,
+    start: 0,
+    idStart,
+    ids: Int32Array.from(ids),
+    endStart: new Int32Array(states + 1),
+    endIds: new Int32Array(0),
+    empty: new Uint8Array(patterns.length),
+    classes,
+    work,
+  });
+}
+
 function sameArray(a: Int32Array, b: readonly number[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;

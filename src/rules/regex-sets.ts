@@ -1,16 +1,27 @@
 /**
- * The one-pass regex sets of a rule list (docs/rules-language.md "Evaluation budget"): every `field matches "…"`
- * of the list's rules on a field without `[…]` or a call, grouped by field, each group's distinct patterns compiled
- * into complete DFAs (regex-set.ts, at most `MAX_SET_PATTERNS` each) once per zone version, so the request scans
- * the field once per set instead of once per rule. Built with the request phases' rule lists (rule-list.ts), and
- * read by the same rule shape in compile.ts (run time) and worst-case.ts (the static cost): a regex test on a plain
- * field is answered by a set when the list's sets hold its (field, pattern), and is charged as the set's pass,
- * once per request, instead of as its own run. Every answer equals the pattern's own (regex-set.ts). Pure: no
- * bindings.
+ * The one-pass sets of a rule list (docs/rules-language.md "Evaluation budget"): every `field matches "…"`,
+ * `contains "…"` and wildcard of the list's rules on a field without `[…]` or a call, grouped by field, compiled once
+ * per zone version into complete DFAs (regex-set.ts, at most `MAX_SET_PATTERNS` patterns each): regexes and
+ * wildcards by the subset construction, `contains` into literal sets (Aho–Corasick), each test written as the regex
+ * that gives its answer (set-patterns.ts). The request scans the field once per set instead of once per rule. Built
+ * with the request phases' rule lists (rule-list.ts), and read by the same rule shape in compile.ts (run time) and
+ * worst-case.ts (the static cost): a test on a plain field is answered by a set when the list's sets hold its
+ * (field, pattern), and is charged as the set's pass, once per request, instead of as its own run. Every answer
+ * equals the test's own. Pure: no bindings.
  */
-import type { TBool } from "./check";
+import type { TBool, Test } from "./check";
 import type { CompiledRegex } from "./regex";
-import { compileRegexSet, MAX_SET_PATTERNS, MAX_SET_WORK, setPassUnits, type RegexSet } from "./regex-set";
+import {
+  compileLiteralSet,
+  compileRegexSet,
+  MAX_SET_PATTERNS,
+  MAX_SET_STATES,
+  MAX_SET_WORK,
+  SET_BYTE_UNITS,
+  setPassUnits,
+  type RegexSet,
+} from "./regex-set";
+import { containsPattern } from "./set-patterns";
 import { BoundedCache } from "../shared/bounded-cache";
 
 /** One set and the field its patterns test. */
@@ -125,18 +136,65 @@ export class RegexSets {
 /** Compiled sets by field and patterns, per isolate: the zone writer's check and the edge's compile share them. */
 const compiled = new BoundedCache<string, { readonly set: RegexSet | null }>({ capacity: 64 });
 
-/** A regex test on a plain field (no `[…]`, no call, no `[*]`): the shape a set answers. */
-export function plainRegex(
-  node: TBool,
-): { readonly field: number; readonly name: string; readonly regex: CompiledRegex } | null {
-  if (node.kind !== "compare" || node.test.kind !== "regex" || !node.test.regex.setEligible) return null;
-  const lhs = node.lhs;
-  if (lhs.base.kind !== "field" || lhs.steps.length > 0 || lhs.mapped) return null;
-  return { field: lhs.base.index, name: lhs.base.name, regex: node.test.regex };
+/** A test a set can answer, on a plain field: its field and its pattern (the test written as a regex). */
+export interface SetMember {
+  readonly field: number;
+  readonly name: string;
+  readonly pattern: string;
+  /** Its own regex, for a `matches` (null for a `contains` or wildcard, which a set joins only with others). */
+  readonly regex: CompiledRegex | null;
+  /** The needle of a `contains` (literal sets: `compileLiteralSet`), else null. */
+  readonly literal: string | null;
+  /** Units per subject byte the test costs on its own (compile.ts): a regex's own run is charged far more. */
+  readonly alone: number;
+  /** Whether it is true of the empty value (a set's DFA has no step for it: answered per pattern). */
+  readonly matchesEmpty: () => boolean;
 }
 
-/** The plain-field regex tests of a rule's tree outside `any()`/`all()` and calls. */
-function collect(node: TBool, out: (found: NonNullable<ReturnType<typeof plainRegex>>) => void): void {
+/**
+ * The pattern a set holds for `test` when it reads a plain field, or null when no set can answer it: a bytes-mode
+ * regex with only `^`/`$` as assertions, a `contains` of a non-empty literal, a wildcard (set-patterns.ts).
+ */
+export function setPatternOf(test: Test): string | null {
+  switch (test.kind) {
+    case "regex":
+      return test.regex.setEligible ? test.regex.pattern : null;
+    case "contains":
+      return test.needle.length > 0 ? containsPattern(test.needle) : null;
+    case "wildcard":
+      return test.setPattern;
+    default:
+      return null;
+  }
+}
+
+/** `contains` charges the subject's bytes, a wildcard twice that (compile.ts). */
+const CONTAINS_UNITS_PER_BYTE = 1;
+const WILDCARD_UNITS_PER_BYTE = 2;
+
+/** A test on a plain field (no `[…]`, no call, no `[*]`) that a set can answer, or null. */
+export function setMember(node: TBool): SetMember | null {
+  if (node.kind !== "compare") return null;
+  const lhs = node.lhs;
+  if (lhs.base.kind !== "field" || lhs.steps.length > 0 || lhs.mapped) return null;
+  const pattern = setPatternOf(node.test);
+  if (pattern === null) return null;
+  const at = { field: lhs.base.index, name: lhs.base.name, pattern };
+  const test = node.test;
+  switch (test.kind) {
+    case "regex":
+      return { ...at, regex: test.regex, literal: null, alone: Infinity, matchesEmpty: () => test.regex.test("") };
+    case "wildcard":
+      return { ...at, regex: null, literal: null, alone: WILDCARD_UNITS_PER_BYTE, matchesEmpty: () => test.match("") };
+    case "contains":
+      return { ...at, regex: null, literal: test.needle, alone: CONTAINS_UNITS_PER_BYTE, matchesEmpty: () => false };
+    default:
+      return null;
+  }
+}
+
+/** The set-answerable tests of a rule's tree outside `any()`/`all()` and calls. */
+function collect(node: TBool, out: (found: SetMember) => void): void {
   switch (node.kind) {
     case "logical":
       if (!node.array) for (const operand of node.operands) collect(operand, out);
@@ -145,12 +203,20 @@ function collect(node: TBool, out: (found: NonNullable<ReturnType<typeof plainRe
       collect(node.operand, out);
       return;
     case "compare": {
-      const found = plainRegex(node);
+      const found = setMember(node);
       if (found !== null) out(found);
       return;
     }
     default:
   }
+}
+
+/**
+ * Whether tests that cost `alone` units per byte each on their own are cheaper as one pass (`SET_BYTE_UNITS` per
+ * byte): always with a regex among them, else when their own scans add up to more.
+ */
+function passPays(members: readonly SetMember[]): boolean {
+  return members.reduce((n, m) => n + m.alone, 0) > SET_BYTE_UNITS;
 }
 
 /**
@@ -163,19 +229,28 @@ export const MAX_SINGLE_SET_WORK = 100_000;
 /** A pattern alone gets its own set only when its program is at most this (a larger one rarely has a small DFA). */
 export const MAX_SINGLE_SET_PROGRAM = 200;
 
-/** The sets of rules (their checked trees, in list order); null when no rule has a regex a set can answer. */
+/**
+ * The sets of rules (their checked trees, in list order); null when no rule has a test a set should answer. Per
+ * field: its regexes, then its wildcards, in sets of at most `MAX_SET_PATTERNS` (complete DFAs, regex-set.ts); its
+ * `contains` in literal sets of their own (`compileLiteralSet`: built in a fraction of the time, and never too
+ * large), at most `MAX_SET_PATTERNS` literals and `MAX_SET_STATES` - 1 bytes each. Wildcards and literals get sets
+ * only when a pass costs less than their own scans (`passPays`); a regex always.
+ */
 export function planRegexSets(trees: readonly TBool[]): RegexSets | null {
-  const groups = new Map<number, { name: string; regexes: Map<string, CompiledRegex> }>();
+  const groups = new Map<number, { name: string; members: Map<string, SetMember> }>();
   for (const tree of trees)
-    collect(tree, ({ field, name, regex }) => {
-      let group = groups.get(field);
-      if (group === undefined) groups.set(field, (group = { name, regexes: new Map() }));
-      if (!group.regexes.has(regex.pattern)) group.regexes.set(regex.pattern, regex);
+    collect(tree, (member) => {
+      let group = groups.get(member.field);
+      if (group === undefined) groups.set(member.field, (group = { name: member.name, members: new Map() }));
+      // `matches "bot1"` and `contains "bot1"` are one test: the regex's entry is kept (it may get a set alone).
+      const known = group.members.get(member.pattern);
+      if (known === undefined || known.alone < member.alone) group.members.set(member.pattern, member);
     });
   const sets: FieldSet[] = [];
   let budget = MAX_LIST_SET_WORK;
-  const build = (name: string, chunk: readonly CompiledRegex[], most: number): RegexSet | null => {
-    const key = `${most}\u0000${name}\u0000${chunk.map((r) => r.pattern).join("\u0000")}`;
+  const build = (name: string, chunk: readonly SetMember[], most: number): RegexSet | null => {
+    const literal = chunk.every((m) => m.literal !== null);
+    const key = `${literal ? "L" : "R"}${most}\u0000${name}\u0000${chunk.map((m) => m.pattern).join("\u0000")}`;
     // Deterministic whatever the isolate built before (the writer's check and the edge must plan the same sets):
     // a cached set counts the work its build took, and is used only if that build would fit what is left; a cached
     // failure was a build with the whole allowance, so any build fails; a failure with less is not cached.
@@ -186,32 +261,68 @@ export function planRegexSets(trees: readonly TBool[]): RegexSets | null {
     }
     if (budget <= 0) return null;
     const allowance = Math.min(budget, most);
-    const set = compileRegexSet(
-      chunk.map((r) => r.pattern),
-      (i) => chunk[i]?.test("") === true,
-      allowance,
-    );
+    const patterns = chunk.map((m) => m.pattern);
+    const set = literal
+      ? compileLiteralSet(
+          chunk.map((m) => m.literal ?? ""),
+          patterns,
+          allowance,
+        )
+      : compileRegexSet(patterns, (i) => chunk[i]?.matchesEmpty() === true, allowance);
     budget -= set === null ? allowance : set.work;
     if (set !== null || allowance === most) compiled.set(key, { set });
     return set;
   };
-  for (const [field, { name, regexes }] of groups) {
-    const all = [...regexes.values()];
-    for (let i = 0; i < all.length; i += MAX_SET_PATTERNS) {
-      const chunk = all.slice(i, i + MAX_SET_PATTERNS);
-      const set = build(name, chunk, MAX_SET_WORK);
-      if (set !== null) {
-        sets.push({ field, fieldName: name, set });
-        continue;
+  for (const [field, { name, members }] of groups) {
+    const all = [...members.values()];
+    const patterned = [
+      ...all.filter((m) => m.regex !== null),
+      ...all.filter((m) => m.regex === null && m.literal === null),
+    ];
+    if (passPays(patterned))
+      for (let i = 0; i < patterned.length; i += MAX_SET_PATTERNS) {
+        const chunk = patterned.slice(i, i + MAX_SET_PATTERNS);
+        if (!passPays(chunk)) continue;
+        const set = build(name, chunk, MAX_SET_WORK);
+        if (set !== null) {
+          sets.push({ field, fieldName: name, set });
+          continue;
+        }
+        // A chunk whose DFA is too large (patterns like `a.*b<k>` multiply each other's states): each small regex
+        // gets its own complete DFA, still one lookup per byte; the others keep their own tests, charged per run.
+        for (const member of chunk) {
+          const regex = member.regex;
+          if (regex === null || chunk.length === 1 || regex.programSize > MAX_SINGLE_SET_PROGRAM) continue;
+          const one = build(name, [member], MAX_SINGLE_SET_WORK);
+          if (one !== null) sets.push({ field, fieldName: name, set: one });
+        }
       }
-      // A chunk whose DFA is too large (patterns like `a.*b<k>` multiply each other's states): each small pattern
-      // gets its own complete DFA, still one lookup per byte; the others keep their own regexes, charged per run.
-      for (const regex of chunk) {
-        if (chunk.length === 1 || regex.programSize > MAX_SINGLE_SET_PROGRAM) continue;
-        const one = build(name, [regex], MAX_SINGLE_SET_WORK);
-        if (one !== null) sets.push({ field, fieldName: name, set: one });
+    const literals = all.filter((m) => m.literal !== null && m.literal.length < MAX_SET_STATES);
+    if (passPays(literals))
+      for (const chunk of literalChunks(literals)) {
+        if (!passPays(chunk)) continue;
+        const set = build(name, chunk, MAX_SET_WORK);
+        if (set !== null) sets.push({ field, fieldName: name, set });
       }
-    }
   }
   return sets.length === 0 ? null : new RegexSets(sets);
+}
+
+/** Literals in list order, cut so a chunk's trie fits one set: `MAX_SET_PATTERNS` literals, `MAX_SET_STATES` - 1 bytes. */
+function literalChunks(literals: readonly SetMember[]): SetMember[][] {
+  const chunks: SetMember[][] = [];
+  let chunk: SetMember[] = [];
+  let bytes = 0;
+  for (const m of literals) {
+    const length = m.literal?.length ?? 0;
+    if (chunk.length === MAX_SET_PATTERNS || bytes + length >= MAX_SET_STATES) {
+      chunks.push(chunk);
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(m);
+    bytes += length;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
 }

@@ -5,15 +5,22 @@
  * Matching is greedy-leftmost over the literal pieces, linear in the subject for each piece.
  */
 import { err, ok, type Result } from "../shared/result";
+import { wildcardPattern } from "./set-patterns";
 import { asciiLower } from "./values";
 
 export type WildcardMatcher = (subject: string) => boolean;
+
+/** A compiled wildcard: its matcher, and the same test as a regex a phase's one-pass set can hold (set-patterns.ts). */
+export interface CompiledWildcard {
+  readonly match: WildcardMatcher;
+  readonly setPattern: string;
+}
 
 export function compileWildcard(
   pattern: string,
   caseInsensitive: boolean,
   starLimit?: number,
-): Result<WildcardMatcher, string> {
+): Result<CompiledWildcard, string> {
   const pieces: string[] = [];
   let current = "";
   let stars = 0;
@@ -44,12 +51,13 @@ export function compileWildcard(
     return err(`too many \`*\` in a wildcard pattern (at most ${starLimit})`);
   const fold = caseInsensitive ? asciiLower : (s: string): string => s;
   const parts = pieces.map(fold);
+  const setPattern = wildcardPattern(pieces, caseInsensitive);
   const first = parts[0] ?? "";
-  if (parts.length === 1) return ok((subject) => fold(subject) === first);
+  if (parts.length === 1) return ok({ match: (subject) => fold(subject) === first, setPattern });
   const last = parts[parts.length - 1] ?? "";
   const middle = parts.slice(1, -1);
   const minLength = parts.reduce((n, p) => n + p.length, 0);
-  return ok((raw) => {
+  const match: WildcardMatcher = (raw) => {
     if (raw.length < minLength) return false;
     const subject = fold(raw);
     if (!subject.startsWith(first) || !subject.endsWith(last)) return false;
@@ -61,5 +69,6 @@ export function compileWildcard(
       pos = at + part.length;
     }
     return true;
-  });
+  };
+  return ok({ match, setPattern });
 }

@@ -23,7 +23,7 @@ import type { TArg, TBool, Test, TValue } from "./check";
 import type { ArgInfo } from "./functions";
 import { regexUnits } from "./regex";
 import { setPassUnits } from "./regex-set";
-import { planRegexSets, plainRegex, type FieldSet, type RegexSets } from "./regex-sets";
+import { planRegexSets, setMember, type FieldSet, type RegexSets } from "./regex-sets";
 import type { Rule } from "./rule";
 import { BOOL, BYTES, INT, IP, arrayOf, type Type } from "./types";
 import type { Value } from "./values";
@@ -256,9 +256,10 @@ class Analysis {
       case "quantifier":
         return { units: this.bool(node.argument).units, items: 1 };
       case "compare": {
-        // A regex on a plain field that the phase's set holds is answered by the set's pass (compile.ts `compare`).
-        const plain = this.sets === null ? null : plainRegex(node);
-        const entry = plain === null ? undefined : this.sets?.setOf(plain.field, plain.regex.pattern);
+        // A test on a plain field that the phase's set holds (a regex, `contains`, a wildcard) is answered by the
+        // set's pass (compile.ts `compare`).
+        const member = this.sets === null ? null : setMember(node);
+        const entry = member === null ? undefined : this.sets?.setOf(member.field, member.pattern);
         if (entry !== undefined) {
           this.used.add(entry);
           return { units: 0, items: 1 };

@@ -210,7 +210,7 @@ export function parseWith<S extends Schema>(
   schema: S,
   value: unknown,
   options: ParseOptions = {},
-): Result<Output<S>, Issues> {
+): Result<Output<S>, Issues<IssueKind>> {
   const parsed = schema.safeParse(value, { reportInput: true, error: defaultMessage });
   if (parsed.success) return ok(parsed.data);
   const issues = new IssueList(options.cap ?? MAX_LISTED_ISSUES);

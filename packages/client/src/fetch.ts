@@ -4,6 +4,7 @@
  * `fetch`, `sleep` and `random` are injectable, so tests run against the real Worker without waiting for real.
  */
 import { ACCEPT } from "./accept.js";
+import { isGrpcStatusAnswer } from "./grpc.js";
 import { readHints } from "./hints.js";
 import { parse } from "./parse.js";
 import { decideRetry, type RetryDecision, type RetryOptions } from "./retry.js";
@@ -50,7 +51,10 @@ export async function fetchWithRetry(
     const response = await doFetch(template.clone());
     const hints = readHints(response.headers);
     const rateLimit = hints.rateLimit;
-    if (response.status < 400) return { response, error: null, attempts: attempt, decision: null, rateLimit };
+    // A gRPC call's error comes with HTTP 200 and its status in the headers (docs/client.md "gRPC").
+    const grpcError = isGrpcStatusAnswer(response) && response.headers.get("grpc-status")?.trim() !== "0";
+    if (response.status < 400 && !grpcError)
+      return { response, error: null, attempts: attempt, decision: null, rateLimit };
     const error = await parse(response);
     const context = { attempt, method: template.method, status: response.status, idempotencyKey, hints };
     const decision = decideRetry(error, context, options);

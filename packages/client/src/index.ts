@@ -17,6 +17,7 @@ export {
   shouldRetryHeader,
   type RetryHints,
 } from "./hints.js";
+export { GRPC_ERROR_DOMAIN, isGrpcStatusAnswer, parseGrpcError, readGrpcStatus } from "./grpc.js";
 export { parseMcpError } from "./mcp.js";
 export { parse, PROXY_NAME } from "./parse.js";
 export { decideRetry, type RetryContext, type RetryDecision, type RetryOptions } from "./retry.js";
@@ -27,6 +28,8 @@ export type {
   EdgeErrorFields,
   EdgeErrorLink,
   EdgeErrorSource,
+  GrpcErrorInfo,
+  GrpcStatus,
   ProxyStatus,
   RateLimitInfo,
   RateLimitPolicy,

@@ -59,7 +59,9 @@ export type EdgeErrorSource =
   /** A JSON-RPC error whose `data` is the problem object (`parseMcpError`). */
   | "mcp-error"
   /** A stream's final error frame: an event stream's `event: error` data or NDJSON's `{"error": …}` line. */
-  | "stream-error";
+  | "stream-error"
+  /** A gRPC or gRPC-Web answer's `grpc-status` and `grpc-status-details-bin` (`parseGrpcError`). */
+  | "grpc";
 
 /** One edge error, as far as the response tells it. */
 export interface EdgeError {
@@ -97,6 +99,27 @@ export interface EdgeError {
   readonly proxyStatus: ProxyStatus | null;
   /** The `RateLimit-Policy` and `RateLimit` fields, when sent and well-formed (`readRateLimit`). */
   readonly rateLimit: RateLimitInfo | null;
+  /** The gRPC status a gRPC or gRPC-Web answer carried (source `grpc` only). */
+  readonly grpc?: GrpcStatus;
+}
+
+/** A gRPC status as its headers (or trailers) carry it (`readGrpcStatus`). */
+export interface GrpcStatus {
+  /** `grpc-status`: the canonical code (14 UNAVAILABLE, 8 RESOURCE_EXHAUSTED, ...). */
+  readonly code: number;
+  /** The `google.rpc.Status` message, else `grpc-message` percent-decoded. */
+  readonly message: string;
+  /** The first `google.rpc.ErrorInfo` of the details; null when none or the details are unreadable. */
+  readonly errorInfo: GrpcErrorInfo | null;
+  /** `google.rpc.RetryInfo.retry_delay` in seconds; null when not sent. */
+  readonly retryDelay: number | null;
+}
+
+/** `google.rpc.ErrorInfo`: this service's has `domain` `edge-errors`, `reason` = `error_name`, `metadata` code and ray_id. */
+export interface GrpcErrorInfo {
+  readonly reason: string;
+  readonly domain: string;
+  readonly metadata: Readonly<Record<string, string>>;
 }
 
 /** A quota policy of `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers §3.1). */

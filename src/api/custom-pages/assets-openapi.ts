@@ -1,5 +1,5 @@
 /** The custom error assets' part of the OpenAPI document (docs/configuration.md; docs/custom-errors.md "Custom error assets"). */
-import { COMMON_ERRORS, ok, param, ref, type Json, type OpenApiFragment } from "../kit/openapi";
+import { COMMON_ERRORS, jsonBody, ok, param, ref, type Json, type OpenApiFragment } from "../kit/openapi";
 import { ASSET_PAGES } from "./assets";
 import { ASSET_LIMITS } from "../../state/zone/custom-pages/assets";
 
@@ -71,7 +71,7 @@ export const assetsOpenApi: OpenApiFragment = {
         summary: "Create an asset from a URL of the zone (fetched once, stylesheets and images inlined)",
         description: FETCHED,
         security: [{ bearer: ["zones:write"] }],
-        requestBody: { required: true, content: { "application/json": { schema: ref("CustomAssetCreate") } } },
+        requestBody: jsonBody("CustomAssetCreate"),
         responses: {
           "200": ok("The asset", ref("CustomAsset")),
           ...COMMON_ERRORS,
@@ -92,7 +92,7 @@ export const assetsOpenApi: OpenApiFragment = {
         summary: "Change an asset's description or URL; always fetches again (the same URL refetches)",
         description: `${FETCHED} The name cannot change. Unknown name: 404 (20051).`,
         security: [{ bearer: ["zones:write"] }],
-        requestBody: { required: true, content: { "application/json": { schema: ref("CustomAssetUpdate") } } },
+        requestBody: jsonBody("CustomAssetUpdate"),
         responses: { "200": ok("The asset", ref("CustomAsset")), ...COMMON_ERRORS },
       },
       delete: {
@@ -112,7 +112,7 @@ export const assetsOpenApi: OpenApiFragment = {
       name: "asset_name",
       in: "path",
       required: true,
-      schema: { type: "string", pattern: "^[A-Za-z0-9_]+$", maxLength: ASSET_LIMITS.nameLength },
+      schema: ref("AssetName"),
       example: "maintenance_page",
     },
   },
@@ -120,38 +120,12 @@ export const assetsOpenApi: OpenApiFragment = {
     CustomAsset: {
       type: "object",
       properties: {
-        name: { type: "string", pattern: "^[A-Za-z0-9_]+$", maxLength: ASSET_LIMITS.nameLength },
+        name: ref("AssetName"),
         description: { type: "string" },
         url: { type: "string", format: "uri" },
         last_updated: { type: "string", format: "date-time" },
         size_bytes: { type: "integer", description: "UTF-8 bytes of the stored (inlined) HTML" },
       },
-    },
-    CustomAssetCreate: {
-      type: "object",
-      required: ["name", "url"],
-      additionalProperties: false,
-      properties: {
-        name: { type: "string", pattern: "^[A-Za-z0-9_]+$", minLength: 1, maxLength: ASSET_LIMITS.nameLength },
-        description: { type: "string", maxLength: ASSET_LIMITS.descriptionLength, default: "" },
-        url: { type: "string", format: "uri", maxLength: ASSET_LIMITS.urlLength },
-      },
-      example: {
-        name: "maintenance_page",
-        description: "Shown while the origin is down",
-        url: "https://shop.example/errors/maintenance.html",
-      },
-    },
-    CustomAssetUpdate: {
-      type: "object",
-      required: ["url"],
-      additionalProperties: false,
-      properties: {
-        name: { type: "string", description: "Optional; must equal the path's name (names are immutable)" },
-        description: { type: "string", maxLength: ASSET_LIMITS.descriptionLength, default: "" },
-        url: { type: "string", format: "uri", maxLength: ASSET_LIMITS.urlLength },
-      },
-      example: { description: "Shown while the origin is down", url: "https://shop.example/errors/maintenance.html" },
     },
     PageResultInfo: {
       type: "object",

@@ -1,7 +1,7 @@
 /** The custom pages API's part of the OpenAPI document (docs/configuration.md). */
-import { COMMON_ERRORS, ok, param, ref, response, type OpenApiFragment } from "../kit/openapi";
+import { COMMON_ERRORS, jsonBody, ok, param, ref, response, type OpenApiFragment } from "../kit/openapi";
 import { assetsOpenApi } from "./assets-openapi";
-import { BOX_TOKENS, MAX_PAGE_BYTES, PAGE_IDS, PAGE_STATES } from "../../state/zone/custom-pages/validate";
+import { BOX_TOKENS, MAX_PAGE_BYTES, PAGE_IDS } from "../../state/zone/custom-pages/validate";
 
 export const customPagesOpenApi: OpenApiFragment = {
   description:
@@ -39,7 +39,7 @@ export const customPagesOpenApi: OpenApiFragment = {
           "same limits), then validated as `content` is; a refusal names `url` (400, 20023). `state: default` " +
           "takes `url` only empty.",
         security: [{ bearer: ["zones:write"] }],
-        requestBody: { required: true, content: { "application/json": { schema: ref("CustomPageBody") } } },
+        requestBody: jsonBody("CustomPageBody"),
         responses: { "200": ok("The page", ref("CustomPage")), ...COMMON_ERRORS, "413": response("TooLarge") },
       },
     },
@@ -50,7 +50,7 @@ export const customPagesOpenApi: OpenApiFragment = {
       name: "id",
       in: "path",
       required: true,
-      schema: { type: "string", enum: [...PAGE_IDS] },
+      schema: ref("CustomPageId"),
       example: "1000_errors",
     },
   },
@@ -59,8 +59,8 @@ export const customPagesOpenApi: OpenApiFragment = {
     CustomPage: {
       type: "object",
       properties: {
-        id: { type: "string", enum: [...PAGE_IDS] },
-        state: { type: "string", enum: [...PAGE_STATES] },
+        id: ref("CustomPageId"),
+        state: ref("CustomPageState"),
         description: { type: "string" },
         required_tokens: { type: "array", items: { type: "string" } },
         box_style_hash: {
@@ -71,30 +71,6 @@ export const customPagesOpenApi: OpenApiFragment = {
         bytes: { type: "integer" },
         url: { type: "string", description: "The URL the page was fetched from; empty when given as `content`" },
         content: { type: "string" },
-      },
-    },
-    CustomPageBody: {
-      oneOf: [
-        {
-          type: "object",
-          required: ["state", "content"],
-          properties: { state: { const: "customized" }, content: { type: "string", maxLength: MAX_PAGE_BYTES } },
-        },
-        {
-          type: "object",
-          required: ["state", "url"],
-          properties: { state: { const: "customized" }, url: { type: "string", format: "uri" } },
-        },
-        {
-          type: "object",
-          required: ["state"],
-          properties: { state: { const: "default" }, url: { const: "" } },
-        },
-      ],
-      // For the `PageId` parameter's example (1000_errors).
-      example: {
-        state: "customized",
-        content: `<!doctype html><html><head><title>Sorry</title></head><body>${BOX_TOKENS["1000_errors"][0]}</body></html>`,
       },
     },
   },

@@ -14,9 +14,10 @@ import { lintMessages } from "../kit/lint-messages";
 import type { ApiContext, ApiRoute } from "../kit/types";
 import { editZone, readZone, zoneHandler, zoneTarget, type ZoneAnswer, type ZoneApiFailure } from "../kit/zone-section";
 import { err, ok } from "../../shared/result";
+import { parseWith } from "../../shared/schema";
 import type { ZoneDocument } from "../../state/zone/schema";
 import { pageMeta, pagePart } from "../../state/zone/custom-pages/stored";
-import { BOX_TOKENS, isPageId, PAGE_IDS, type PageId } from "../../state/zone/custom-pages/validate";
+import { BOX_TOKENS, isPageId, PAGE_BODY, PAGE_IDS, type PageId } from "../../state/zone/custom-pages/validate";
 
 const DESCRIPTIONS: Readonly<Record<PageId, string>> = {
   "500_errors": "Shown for 5xx errors the edge generates (origin unreachable, timeouts, TLS failures)",
@@ -63,6 +64,9 @@ async function putPage(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   if (!isPageId(id)) return err({ kind: "unknown-page", id });
   const body = await readJsonBody(c.request);
   if (!body.ok) return err({ kind: "body", failure: body.error });
+  // The body's shape first, `url` included (nothing is fetched for a body that cannot be a page).
+  const shaped = parseWith(PAGE_BODY, body.value, { root: "body" });
+  if (!shaped.ok) return err({ kind: "invalid-page", issues: shaped.error });
   // The published `url`: fetched and inlined as an asset is, its HTML then the page's content (page-url.ts).
   const resolved = await pageBodyFromUrl(c, zone, body.value);
   if (!resolved.ok) return resolved;

@@ -8,7 +8,10 @@
  * - a draft is validated and compiled once per content: the result (a refusal too) is kept in a bounded cache keyed
  *   by the zone, the version the draft applies to and the SHA-256 of the draft's JSON, so the same draft previewed
  *   again (the same request in another format, a retry, eight parallel calls) compiles nothing. A cached draft never
- *   serves traffic: only the preview reads this cache.
+ *   serves traffic: only the preview reads this cache;
+ * - a new draft's expressions are compiled first, in turns with traffic (turns.ts: `DRAFT_COMPILES_PER_TURN` a
+ *   turn), into the engine's one compile cache, where the validation and the draft's rule list then find them: a
+ *   draft of hundreds of costly expressions never compiles in one synchronous piece.
  */
 import { compileExpression } from "../../rules/rule-list";
 import { BoundedCache } from "../../shared/bounded-cache";
@@ -16,11 +19,12 @@ import { sha256Hex } from "../../shared/crypto";
 import { ok, type Result } from "../../shared/result";
 import { compileCustomErrors, type CompiledCustomErrors } from "../../edge/custom-errors/compiled";
 import type { CompiledZone } from "../../edge/compiled-zone";
-import { PHASES, type Phase } from "../../state/zone/rulesets/phases";
+import { PHASE_SPECS, PHASES, type Phase } from "../../state/zone/rulesets/phases";
 import { storedRuleset } from "../../state/zone/rulesets/stored";
 import type { Zone } from "../../state/zone/schema";
 import type { ZoneApiFailure } from "../kit/zone-section";
 import { applyDraft, type DraftPreview } from "./draft";
+import { MANAGEMENT_BUDGET, Turns } from "./turns";
 
 export const DRAFT_CACHE_LIMITS = {
   /** Drafts kept per isolate… */
@@ -109,6 +113,7 @@ export async function compiledDraft(
     return hit.result;
   }
   stats.draftCompiles++;
+  await compileInTurns(zone, draft);
   const applied = applyDraft(zone, draft, (phase) => savedProgramSize(compiled, zone, phase));
   const result: Result<CompiledDraft, ZoneApiFailure> = applied.ok
     ? ok({
@@ -120,4 +125,33 @@ export async function compiledDraft(
     : applied;
   drafts.set(key, { result, chars: text.length });
   return result;
+}
+
+/**
+ * Compiles the draft's custom error expressions into the engine's compile cache, `MANAGEMENT_BUDGET.compilesPerTurn`
+ * a turn (turns.ts), so that validating and compiling the draft afterwards finds them compiled. Only as many rules as
+ * the plan allows: a longer list is refused by the validation before anything is compiled.
+ */
+async function compileInTurns(zone: Zone, draft: Readonly<Record<string, unknown>>): Promise<void> {
+  if (!Array.isArray(draft.rules)) return;
+  const max = PHASE_SPECS.http_custom_errors.maxRules[zone.settings.plan];
+  if (draft.rules.length > max) return;
+  const sources: string[] = [];
+  for (const rule of draft.rules as unknown[]) {
+    if (typeof rule === "object" && rule !== null && "expression" in rule && typeof rule.expression === "string")
+      sources.push(rule.expression);
+  }
+  const turns = new Turns();
+  try {
+    for (let i = 0; i < sources.length; i += MANAGEMENT_BUDGET.compilesPerTurn) {
+      // A whole turn each: compiling is not counted in units, so the turn ends with its compiles.
+      await turns.run(() => {
+        for (const source of sources.slice(i, i + MANAGEMENT_BUDGET.compilesPerTurn))
+          compileExpression("http_custom_errors", source);
+        return Promise.resolve({ value: undefined, units: MANAGEMENT_BUDGET.turnUnits });
+      });
+    }
+  } finally {
+    turns.close();
+  }
 }

@@ -63,19 +63,28 @@ export class McpExchange {
   }
 
   /**
-   * The JSON-RPC answers, one message each, that end the server's event stream when it breaks before answering
-   * (docs/agents.md "Streams"): the SDK clients settle a request only on a message with its id, and ignore an
-   * `error` event. None when the body holds no request (see `answer`).
+   * The JSON-RPC messages, one each, that end the server's event stream when it breaks (docs/agents.md "Streams"):
+   * the answer of every request of the body (the SDK clients settle a request only on a message with its id), or,
+   * when the body holds none, one log notification carrying the problem, so the stream still says why it ended.
    */
   async streamMessages(problem: ProblemObject): Promise<string[]> {
     const text = this.copy !== null ? await this.copy.text() : null;
     const rpc = text === null ? NO_RPC : readJsonRpc(text, this.signal.methodHeader);
     const requests = rpc.kind === "none" ? [] : rpc.kind === "single" ? [rpc.request] : rpc.requests;
+    if (requests.length === 0) return [JSON.stringify(logNotification(problem))];
     return requests.map((request) => JSON.stringify(rpcAnswer(request, problem)));
   }
 }
 
 const NO_RPC: RpcBody = { kind: "none" };
+
+/**
+ * MCP's log message notification (https://modelcontextprotocol.io/specification/2025-06-18/server/utilities/logging):
+ * a message every MCP client accepts without a request of its own waiting for it.
+ */
+function logNotification(problem: ProblemObject): Record<string, unknown> {
+  return { jsonrpc: "2.0", method: "notifications/message", params: { level: "error", logger: "edge", data: problem } };
+}
 
 /** The request's MCP exchange, or `null` for every request that is not MCP (docs/agents.md "Which requests"). */
 export function mcpExchangeOf(request: Request, scan: RequestHeaderScan): McpExchange | null {

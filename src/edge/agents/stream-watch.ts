@@ -36,8 +36,8 @@ export type StreamFailure =
 
 /**
  * What the final frame carries, made only when a stream fails: the problem object's JSON (one line) and, for an
- * MCP request's event stream, the JSON-RPC answers its client still waits for (each one line, sent as `message`
- * events after the error event; docs/agents.md "Streams").
+ * MCP request's event stream, the JSON-RPC messages that replace the error event (each one line, sent as `message`
+ * events; docs/agents.md "Streams"): an MCP client reads only JSON-RPC messages from its stream.
  */
 export interface FinalFrame {
   readonly problem: string;
@@ -55,7 +55,7 @@ export type ProblemFor = (failure: StreamFailure) => Promise<FinalFrame>;
  * The text to append after `tail` (the stream's last bytes, at most 4) so that the error frame stands alone:
  * SSE (https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation) needs it to start
  * after a blank line, or its fields would join the event the origin left half-sent, so that event is ended first;
- * NDJSON needs it on a line of its own.
+ * NDJSON needs it on a line of its own. With `messages` (an MCP stream) the frame is those messages alone.
  */
 export function errorFrame(
   kind: StreamKind,
@@ -71,8 +71,9 @@ export function errorFrame(
   // `retry:` sets the reconnection time of an EventSource (HTML, "event stream interpretation": the field's value
   // in ms when it is only ASCII digits), in the same event as the problem.
   const retry = retryMs === null ? "" : `retry: ${Math.max(0, Math.ceil(retryMs))}\n`;
-  const rest = messages.map((m) => `data: ${m}\n\n`).join("");
-  return `${separator}event: error\n${retry}data: ${problemJson}\n\n${rest}`;
+  // An MCP stream carries JSON-RPC messages only: its clients log any other event as unknown (docs/agents.md).
+  if (messages.length > 0) return separator + messages.map((m, i) => `${i === 0 ? retry : ""}data: ${m}\n\n`).join("");
+  return `${separator}event: error\n${retry}data: ${problemJson}\n\n`;
 }
 
 /** Keeps the last four bytes of what went through, as latin-1 (only CR and LF matter). */

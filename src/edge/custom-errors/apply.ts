@@ -127,7 +127,8 @@ function ruleStep(
  * it is still the service's error, docs/errors.md); only the page's CSP grows to allow the brand stylesheet.
  */
 function serveOverlay(id: string, prepared: PreparedOverlay, error: GeneratedError): StepResult {
-  const body = renderOverlaid(overlaidFields(error.fields, prepared.overlay), error.choice.format, prepared);
+  const fields = overlaidFields(error.fields, prepared.overlay);
+  const body = renderOverlaid(fields, error.choice.format, prepared, error.words);
   const respond = (policy: string | null): CustomAnswered => {
     const headers = error.headerRecord;
     if (policy !== null) headers["Content-Security-Policy"] = policy;
@@ -150,7 +151,11 @@ async function pageStep(
   if (!compiled.pages.has(id)) return null;
   const page = await pages(id);
   if (page === null) return null;
-  const body = substituteTokens(withBox(page, id, renderHtmlBox(error.fields)), error.request, error.fields.ray_id);
+  const body = substituteTokens(
+    withBox(page, id, renderHtmlBox(error.fields, error.words)),
+    error.request,
+    error.fields.ray_id,
+  );
   const headers = customHeaders(error.headerRecord, "text/html; charset=utf-8");
   const response = negotiatedResponse(error.request.method, error.fields.status, headers, body);
   return { response, answeredBy: { kind: "page", id } };
@@ -312,13 +317,17 @@ interface AnswerTarget {
  * is made per answer.
  */
 function customHeaders(headers: Headers | HeaderRecord, contentType: string): Headers | HeaderRecord {
+  // The operator's content is in whatever language they wrote it: no `Content-Language` of ours is claimed for it
+  // (docs/languages.md "Custom rules and pages"); `Vary` stays, since the box in a page still follows the request.
   if (headers instanceof Headers) {
     headers.set("Content-Type", contentType);
     headers.set("Content-Security-Policy", CUSTOM_CONTENT_POLICY);
+    headers.delete("Content-Language");
     return headers;
   }
   headers["Content-Type"] = contentType;
   headers["Content-Security-Policy"] = CUSTOM_CONTENT_POLICY;
+  delete headers["Content-Language"];
   return headers;
 }
 

@@ -53,8 +53,11 @@ const ACCEPT_CHARS = "hjpmcon";
 const CLIENT_CHARS = "46p-";
 const PHASE_MARKS: readonly RequestPhaseMark[] = ["none", "passed", "blocked", "not-reached"];
 const PHASE_CHARS = "-pbn";
-/** The origin's own format, one character per FORMATS entry; `n` not reached, `f` failed. */
-const FORMAT_CHARS = "jpmhtxo";
+/**
+ * The origin's own format, one character per FORMATS entry; `n` not reached, `f` failed. `g` (gRPC) came later and
+ * `other` keeps its `o`, so a detail stored before it reads the same.
+ */
+const FORMAT_CHARS = "jpmhtxgo";
 const RULES_MARKS: readonly RulesMark[] = ["not-run", "no-match", "matched"];
 const RULES_CHARS = "-xm";
 const RULE_ID = /^[0-9a-f]{32}$/;

@@ -105,7 +105,7 @@ describe("unhandled exceptions", () => {
     expect(res.status).toBe(500);
     expect(res.headers.get("Content-Type")).toBe("application/json; charset=utf-8");
     expect(res.headers.get("Cache-Control")).toBe("private, no-store");
-    expect(res.headers.get("Vary")).toBe("Accept");
+    expect(res.headers.get("Vary")).toBe("Accept, Accept-Language");
     expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
     const ray = res.headers.get("Ray-ID");
     expect(ray).toMatch(/^[0-9a-f]{16}$/);

@@ -79,7 +79,7 @@ function expectCommonHeaders(res: Response, entry: CatalogEntry, contentType: st
   expect(res.status).toBe(entry.status);
   expect(res.headers.get("Content-Type")).toBe(contentType);
   expect(res.headers.get("Cache-Control")).toBe("private, no-store");
-  expect(res.headers.get("Vary")).toBe("Accept");
+  expect(res.headers.get("Vary")).toBe("Accept, Accept-Language");
   expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
   expect(res.headers.get("Retry-After")).toBe(entry.retryAfter === null ? null : String(entry.retryAfter));
   const ray = res.headers.get("Ray-ID") ?? "";

@@ -84,6 +84,7 @@ describe("the Trailers-Only answer", () => {
     expect(details).toMatch(/^[A-Za-z0-9+/]+$/);
     expect(headers).toEqual({
       "cache-control": "private, no-store",
+      "content-language": "en",
       "content-type": "application/grpc-web+proto",
       "grpc-message": "Error 521: Web server is down",
       "grpc-status": "14",
@@ -93,7 +94,7 @@ describe("the Trailers-Only answer", () => {
       "retry-after": "120",
       "retry-after-ms": "120000",
       "server-timing": headers["server-timing"],
-      vary: "Accept",
+      vary: "Accept, Accept-Language",
       "x-content-type-options": "nosniff",
       "x-should-retry": "true",
     });

@@ -94,6 +94,7 @@ describe("the header record", () => {
     expect([...get.headers.keys()].sort()).toEqual(
       [
         "cache-control",
+        "content-language",
         "content-security-policy",
         "content-type",
         "proxy-status",
@@ -142,6 +143,7 @@ describe("the prototype Response", () => {
           rayId: ray,
           retryAfter: res.headers.has("Retry-After") ? Number(res.headers.get("Retry-After")) : null,
           serverTiming: res.headers.get("Server-Timing"),
+          language: "en",
         });
         const expected = new Response(body, { status: res.status, headers: record });
         expect([...res.headers]).toEqual([...expected.headers]);

@@ -8,7 +8,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { allMatches, compileRuleList, firstMatch, requestContext, type RuleList } from "../../../src/rules";
 import { compileRegex } from "../../../src/rules/regex";
-import { compileRegexSet, MAX_SET_STATES } from "../../../src/rules/regex-set";
+import { compileLiteralSet, compileRegexSet, MAX_SET_STATES } from "../../../src/rules/regex-set";
+import { containsPattern } from "../../../src/rules/set-patterns";
+import { compileWildcard } from "../../../src/rules/wildcard";
 import { phaseWorstCase, worstCase } from "../../../src/rules/worst-case";
 import { MAX_REQUEST_PHASE_UNITS, MAX_RULE_UNITS } from "../../../src/rules/budget";
 import { ok } from "../../../src/shared/result";
@@ -68,6 +70,69 @@ describe("a set's DFA answers as each pattern alone", () => {
     expect([...(found ?? [])].flatMap((v, i) => (v === 1 ? [i] : []))).toEqual([1, 2, 4, 25]);
   });
 
+  it("literals (`contains`): the literal set and the DFA of their escaped patterns answer as `includes` (fast-check)", () => {
+    const literal = fc
+      .array(fc.constantFrom(...LITERALS, "b", "o", "t", "\x80", "\xff", "\n", ".", "*", "\\", "("), {
+        minLength: 1,
+        maxLength: 3,
+      })
+      .map((parts) => parts.join("").replace(/[^\x00-\xff]/g, "?"));
+    fc.assert(
+      fc.property(fc.array(literal, { minLength: 1, maxLength: 16 }), fc.array(subject, { maxLength: 8 }), (ls, ss) => {
+        const literals = [...new Set(ls)];
+        const patterns = literals.map(containsPattern);
+        const sets = [compileLiteralSet(literals, patterns), compileRegexSet(patterns, () => false)];
+        for (const set of sets) {
+          expect(set).not.toBeNull();
+          for (const s of ["", ...ss, literals.join(""), literals.join("\x80")])
+            expect([...(set?.match(s) ?? [])], `${JSON.stringify(literals)} on ${JSON.stringify(s)}`).toEqual(
+              literals.map((l) => (s.includes(l) ? 1 : 0)),
+            );
+        }
+      }),
+      { numRuns: 300 },
+    );
+  }, 120_000);
+
+  it("wildcards: the DFA of their patterns answers as the wildcard matcher (fast-check)", () => {
+    const piece = fc.array(fc.constantFrom("bot", "a", "B", "/p1", "\\*", "\\\\", "é", "\n", "?"), { maxLength: 2 });
+    const wildcard = fc
+      .tuple(
+        fc.array(
+          piece.map((p) => p.join("")),
+          { minLength: 1, maxLength: 4 },
+        ),
+        fc.boolean(),
+      )
+      .map(([pieces, fold]) => ({ text: pieces.join("*").replace(/\*\*+/g, "*"), fold }));
+    fc.assert(
+      fc.property(fc.array(wildcard, { minLength: 1, maxLength: 8 }), fc.array(subject, { maxLength: 8 }), (ws, ss) => {
+        const compiled = ws.map(({ text, fold }) => {
+          const w = compileWildcard(text, fold);
+          if (!w.ok) throw new Error(w.error);
+          return w.value;
+        });
+        const patterns = [...new Set(compiled.map((w) => w.setPattern))];
+        const byPattern = patterns.map((p) => compiled.find((w) => w.setPattern === p));
+        const set = compileRegexSet(patterns, (i) => byPattern[i]?.match("") === true);
+        if (set === null) return;
+        for (const s of ["", ...ss, "BOT/p1", "bot*a"])
+          expect([...set.match(s)], `${JSON.stringify(ws)} on ${JSON.stringify(s)}`).toEqual(
+            byPattern.map((w) => (w?.match(s) === true ? 1 : 0)),
+          );
+      }),
+      { numRuns: 200 },
+    );
+  }, 120_000);
+
+  it("256 `contains` on the User-Agent: one literal set, a state per trie node", () => {
+    const literals = Array.from({ length: 256 }, (_, k) => `bot${k}`);
+    const set = compileLiteralSet(literals, literals.map(containsPattern));
+    expect(set?.states).toBe(1 + new Set(literals.flatMap((l) => [...l].map((_, i) => l.slice(0, i + 1)))).size);
+    const found = set?.match(`Mozilla/5.0 ${"x".repeat(30_000)} bot17 bot255`);
+    expect([...(found ?? [])].flatMap((v, i) => (v === 1 ? [i] : []))).toEqual([1, 2, 17, 25, 255]);
+  });
+
   it("a pattern whose DFA would pass the bound gives no set (its rule keeps its own regex)", () => {
     expect(compileRegexSet(["a[ab]{20}w"], () => false)).toBeNull();
   });
@@ -91,6 +156,26 @@ const ruleExpression = fc.oneof(
   fc.constantFrom(...LITERALS).map((l) => `http.request.uri.path eq "/${l}"`),
 );
 
+/** `contains` and wildcards, standalone and beside regexes, on both fields: enough of them to get sets of their own. */
+const literalExpression = fc.oneof(
+  fc.constantFrom(...LITERALS, "bo", "ot", "b", "-", "/").map((l) => `http.user_agent contains ${JSON.stringify(l)}`),
+  fc.constantFrom(...LITERALS, "/p", "1", "2/").map((l) => `http.request.uri.path contains ${JSON.stringify(l)}`),
+  fc
+    .tuple(fc.constantFrom("", "*"), fc.constantFrom(...LITERALS), fc.constantFrom("", "*"), fc.boolean())
+    .map(
+      ([a, l, b, strict]) =>
+        `http.user_agent ${strict ? "strict wildcard" : "wildcard"} ${JSON.stringify(a + l.replace("*", "\\*") + b)}`,
+    ),
+  fc
+    .tuple(fc.constantFrom(...LITERALS), fc.constantFrom(...LITERALS))
+    .map(([a, b]) => `http.request.uri.path wildcard "/*${a}*${b}"`),
+  fc
+    .tuple(fc.constantFrom(...LITERALS), pattern)
+    .map(
+      ([l, p]) => `http.user_agent contains ${JSON.stringify(l)} and not http.user_agent matches ${JSON.stringify(p)}`,
+    ),
+);
+
 function list(expressions: readonly string[]): RuleList {
   return compileRuleList(
     "http_request_firewall_custom",
@@ -108,7 +193,7 @@ describe("a rule list with sets gives the same matches as rule by rule", () => {
     const printable = subject.map((s) => s.replace(/[^\x21-\x7e]/g, "-"));
     fc.assert(
       fc.property(
-        fc.array(ruleExpression, { minLength: 1, maxLength: 20 }),
+        fc.array(fc.oneof(ruleExpression, literalExpression, literalExpression), { minLength: 1, maxLength: 30 }),
         fc.array(fc.tuple(printable, printable), { minLength: 1, maxLength: 4 }),
         (expressions, requests) => {
           const compiled = list(expressions);
@@ -125,6 +210,30 @@ describe("a rule list with sets gives the same matches as rule by rule", () => {
         },
       ),
       { numRuns: 150 },
+    );
+  }, 120_000);
+});
+
+describe("a rule list with literal sets gives the same matches as rule by rule", () => {
+  it("`contains` and wildcards, subjects made of the rules' own literals (fast-check, 200 lists)", () => {
+    const piece = fc.constantFrom(...LITERALS, "bo", "ot", "b", "-", "/", "/p", "1", "2/", "BOT", "x");
+    const printable = fc.array(piece, { maxLength: 10 }).map((parts) => parts.join("").replace(/[^\x21-\x7e]/g, "-"));
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(literalExpression, literalExpression, ruleExpression), { minLength: 5, maxLength: 40 }),
+        fc.array(fc.tuple(printable, printable), { minLength: 1, maxLength: 6 }),
+        (expressions, requests) => {
+          const compiled = list(expressions);
+          if (compiled.rules.length !== expressions.length) return;
+          for (const [ua, path] of requests) {
+            const req = request(ua === "" ? "x" : ua, `/${path}`);
+            const each = compiled.rules.map((entry) => entry.rule.matches(requestContext(req)));
+            const all = [...allMatches(compiled, requestContext(req), "zone")].map((e) => e.id);
+            expect(all).toEqual(compiled.rules.filter((_, i) => each[i]).map((e) => e.id));
+          }
+        },
+      ),
+      { numRuns: 200 },
     );
   }, 120_000);
 });
@@ -185,6 +294,25 @@ describe("the worst case with sets", () => {
     // Alone (no set) the same rule costs its own run on the whole User-Agent.
     const alone = worstCase(rules[0] as (typeof rules)[number], limits);
     expect(alone.kind === "bounded" && alone.units).toBeGreaterThan(total / 2);
+  });
+
+  it("300 User-Agent `contains`: two literal sets, one pass each, where their own scans did not fit", () => {
+    const expressions = Array.from({ length: 300 }, (_, k) => `http.user_agent contains "bot${k}"`);
+    expect(list(expressions).regexSets?.sets.map((e) => e.set.patterns.length)).toEqual([256, 44]);
+    const rules = compiledRules(expressions);
+    const share = (costs: ReturnType<typeof phaseWorstCase>) =>
+      costs.reduce((n, c) => n + (c?.share.kind === "bounded" ? c.share.units : Infinity), 0);
+    expect(share(phaseWorstCase(rules, limits))).toBeLessThan(MAX_REQUEST_PHASE_UNITS / 10);
+    const alone = rules.map((r) => worstCase(r, limits));
+    expect(alone.reduce((n, c) => n + (c.kind === "bounded" ? c.units : Infinity), 0)).toBeGreaterThan(
+      MAX_REQUEST_PHASE_UNITS,
+    );
+  });
+
+  it("four `contains` on one field keep their own scans (a pass would cost more)", () => {
+    const few = (n: number) => list(Array.from({ length: n }, (_, k) => `http.user_agent contains "bot${k}"`));
+    expect(few(4).regexSets).toBeNull();
+    expect(few(5).regexSets?.sets.length).toBe(1);
   });
 
   it("a disabled rule neither reads nor pays for a set", () => {

@@ -124,7 +124,7 @@ describe("docs/negotiation.md table through the real Worker (GET /cdn-cgi/error/
     await res.arrayBuffer();
     expect(res.status).toBe(522);
     expect(res.headers.get("Content-Type")).toBe(CONTENT_TYPE[format]);
-    expect(res.headers.get("Vary")).toBe("Accept");
+    expect(res.headers.get("Vary")).toBe("Accept, Accept-Language");
   });
 
   it("a 64 KiB Accept header is negotiated, not refused", async () => {

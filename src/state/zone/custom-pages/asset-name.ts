@@ -4,21 +4,31 @@
  * rule that names an asset (src/state/zone/rulesets/serve-error.ts); assets.ts in turn reads the stored rules to find
  * an asset's users, so neither side may import the other.
  */
+import * as z from "zod/mini";
+import { named, parseWith } from "../../../shared/schema";
 import type { IssueKind } from "../../../shared/validation";
 
 /** The longest name, in characters. */
 export const ASSET_NAME_LENGTH = 200;
-const ASSET_NAME = /^[A-Za-z0-9_]+$/;
+const LENGTH = `must be 1 to ${ASSET_NAME_LENGTH} characters`;
+
+/** A name as a body, the path or a rule gives it: the validator and the document's `AssetName`. */
+export const ASSET_NAME = named(
+  z.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") }).check(
+    // A name of the wrong length is refused for that alone (the pattern's message would quote all of it).
+    z.minLength(1, { error: LENGTH, abort: true }),
+    z.maxLength(ASSET_NAME_LENGTH, { error: LENGTH, abort: true }),
+    z.regex(/^[A-Za-z0-9_]+$/, {
+      error: (issue) =>
+        `${JSON.stringify(issue.input)} may only contain letters (A-Z, a-z), digits (0-9) and underscores (_)`,
+    }),
+  ),
+  { id: "AssetName", description: "A custom error asset's name (immutable)", example: "maintenance_page" },
+);
 
 /** What is wrong with an asset name, or `null`. */
 export function assetNameProblem(name: unknown): { readonly kind: IssueKind; readonly message: string } | null {
-  if (typeof name !== "string") return { kind: "wrong-type", message: "must be a string" };
-  if (name.length === 0 || name.length > ASSET_NAME_LENGTH)
-    return { kind: "out-of-range", message: `must be 1 to ${ASSET_NAME_LENGTH} characters` };
-  if (!ASSET_NAME.test(name))
-    return {
-      kind: "invalid",
-      message: `${JSON.stringify(name)} may only contain letters (A-Z, a-z), digits (0-9) and underscores (_)`,
-    };
-  return null;
+  const parsed = parseWith(ASSET_NAME, name);
+  const first = parsed.ok ? undefined : parsed.error.listed[0];
+  return first === undefined ? null : { kind: first.kind, message: first.message };
 }

@@ -8,12 +8,14 @@
  *
  * Pure: names, bodies, URL scope and the references rules make; no bindings (the fetch is src/api/custom-pages/).
  */
+import * as z from "zod/mini";
 import { normaliseHostname } from "../../../shared/host";
 import { err, ok, type Result } from "../../../shared/result";
-import { IssueList, isObject, oneIssue, unknownKeys, type IssueKind, type Issues } from "../../../shared/validation";
+import { described, fields, named, parseWith, text } from "../../../shared/schema";
+import { IssueList, isObject, oneIssue, type IssueKind, type Issues } from "../../../shared/validation";
 import type { Plan, PlanForbids, ZoneDocument } from "../schema";
 import type { StoredRule } from "../rulesets/validate";
-import { ASSET_NAME_LENGTH, assetNameProblem } from "./asset-name";
+import { ASSET_NAME, ASSET_NAME_LENGTH, assetNameProblem } from "./asset-name";
 
 /** The published limits (the published custom error documentation, https://developers.cloudflare.com/rules/custom-errors/): name `[A-Za-z0-9_]`, ≤ 200, immutable; assets per plan. */
 export const ASSET_LIMITS = {
@@ -83,43 +85,79 @@ export interface AssetBody {
   readonly url: AssetUrl;
 }
 
-const CREATE_FIELDS = new Set(["name", "description", "url"]);
+const NOT_AN_ASSET_FIELD = "is not a custom asset field";
+const NOT_AN_OBJECT = "must be a JSON object {name, description, url}";
+const URL_LENGTH = `must be 1 to ${ASSET_LIMITS.urlLength} characters`;
+
+/** The published API marks `description` required; here it may be left out (`""`), so a client that sends it works. */
+const DESCRIPTION = z._default(
+  text(
+    { max: ASSET_LIMITS.descriptionLength },
+    `must be a string of at most ${ASSET_LIMITS.descriptionLength} characters`,
+  ),
+  "",
+);
+/** The URL's shape; its scope (the zone's host, never an API host) is checked after the parse (`parseAssetUrl`). */
+const URL_TEXT = described(
+  z
+    .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a URL string") })
+    .check(z.minLength(1, { error: URL_LENGTH }), z.maxLength(ASSET_LIMITS.urlLength, { error: URL_LENGTH })),
+  "An http(s) URL on the zone's host or one of its subdomains",
+);
+
+export const ASSET_CREATE = named(
+  fields(
+    {
+      name: ASSET_NAME,
+      description: DESCRIPTION,
+      url: URL_TEXT,
+    },
+    NOT_AN_ASSET_FIELD,
+    NOT_AN_OBJECT,
+  ),
+  {
+    id: "CustomAssetCreate",
+    example: {
+      name: "maintenance_page",
+      description: "Shown while the origin is down",
+      url: "https://shop.example/errors/maintenance.html",
+    },
+  },
+);
+
+export const ASSET_UPDATE = named(
+  fields(
+    {
+      name: z.optional(described(z.string(), "Optional; must equal the path's name (names are immutable)")),
+      description: DESCRIPTION,
+      url: URL_TEXT,
+    },
+    NOT_AN_ASSET_FIELD,
+    NOT_AN_OBJECT,
+  ),
+  {
+    id: "CustomAssetUpdate",
+    example: { description: "Shown while the origin is down", url: "https://shop.example/errors/maintenance.html" },
+  },
+);
 
 /**
  * `{name, description?, url}` (create) or `{description?, url}` (update; a `name` equal to the path's is allowed,
- * another is refused: names are immutable). The published API marks `description` required; here it may be left
- * out (`""`), so a client that sends it works unchanged.
+ * another is refused: names are immutable).
  */
 export function parseAssetBody(
   body: unknown,
   scope: AssetScope,
   pathName: string | null,
 ): Result<AssetBody, AssetFailure> {
-  if (!isObject(body)) return invalid("wrong-type", "body", "must be a JSON object {name, description, url}");
-  const unknown = unknownKeys(body, CREATE_FIELDS)[0];
-  if (unknown !== undefined) return invalid("unknown-field", unknown, "is not a custom asset field");
-  let name: string;
-  if (pathName === null) {
-    if (body.name === undefined) return invalid("missing", "name", "is required");
-    const checked = checkAssetName(body.name);
-    if (!checked.ok) return checked;
-    name = checked.value;
-  } else {
-    if (body.name !== undefined && body.name !== pathName)
-      return invalid("not-allowed", "name", `must be ${JSON.stringify(pathName)} (an asset's name cannot change)`);
-    name = pathName;
-  }
-  const description = body.description ?? "";
-  if (typeof description !== "string" || description.length > ASSET_LIMITS.descriptionLength)
-    return invalid(
-      "out-of-range",
-      "description",
-      `must be a string of at most ${ASSET_LIMITS.descriptionLength} characters`,
-    );
-  if (body.url === undefined) return invalid("missing", "url", "is required");
-  const url = parseAssetUrl(body.url, scope);
+  const parsed = parseWith(pathName === null ? ASSET_CREATE : ASSET_UPDATE, body, { root: "body" });
+  if (!parsed.ok) return err({ kind: "invalid-asset", issues: parsed.error });
+  const given = parsed.value;
+  if (pathName !== null && given.name !== undefined && given.name !== pathName)
+    return invalid("not-allowed", "name", `must be ${JSON.stringify(pathName)} (an asset's name cannot change)`);
+  const url = parseAssetUrl(given.url, scope);
   if (!url.ok) return invalid("invalid", "url", url.error);
-  return ok({ name, description, url: url.value });
+  return ok({ name: given.name ?? pathName ?? "", description: given.description, url: url.value });
 }
 
 /** What an asset URL may point at: the zone's host and its subdomains, never a host of API_HOSTS. */

@@ -11,8 +11,10 @@
  * MAX_RENDERED_PAGE_BYTES (edge/custom-errors/apply.ts); the renderer also replaces only the first box token, so a page
  * stored before this check is bounded too.
  */
+import * as z from "zod/mini";
 import { err, ok, type Result } from "../../../shared/result";
-import { isObject, isOneOf, oneIssue, type IssueKind, type Issues } from "../../../shared/validation";
+import { described, fields, named, oneOf, parseWith } from "../../../shared/schema";
+import { isOneOf, oneIssue, type IssueKind, type Issues } from "../../../shared/validation";
 import type { Plan, PlanForbids } from "../schema";
 
 export const PAGE_IDS = ["500_errors", "1000_errors"] as const;
@@ -54,9 +56,66 @@ export function pageClassOf(code: number): PageId {
 /** A page's states: the service's own page, or the zone's. */
 export const PAGE_STATES = ["default", "customized"] as const;
 
+/** The page ids as the OpenAPI document names them (the path's `{id}`, a page's `id`). */
+export const PAGE_ID = named(oneOf(PAGE_IDS), { id: "CustomPageId", example: "1000_errors" });
+export const PAGE_STATE = named(oneOf(PAGE_STATES, 'must be "customized" or "default"'), {
+  id: "CustomPageState",
+  description: "`default`: the service's own page; `customized`: the zone's",
+  example: "customized",
+});
+
+const NOT_A_PAGE_FIELD = "is not a custom page field";
+const CONTENT = "must be a non-empty HTML string";
+
+/** What a page is given as in the zone's writer and in a draft: `content`, never `url` (the API fetches that). */
+const PAGE_FIELDS = {
+  state: PAGE_STATE,
+  content: z.optional(
+    described(
+      // Characters bound the bytes from below: a page longer than this in characters is longer in bytes.
+      z
+        .string({ error: CONTENT })
+        .check(
+          z.minLength(1, { error: CONTENT }),
+          z.maxLength(MAX_PAGE_BYTES, { error: `must be at most ${MAX_PAGE_BYTES} bytes` }),
+        ),
+      "The page's HTML (with `state: customized`): `<head>`, `</head>` and the class's box token once",
+    ),
+  ),
+};
+const PAGE_CONTENT_BODY = fields(PAGE_FIELDS, NOT_A_PAGE_FIELD);
+
+/**
+ * `PUT /zones/{zone}/custom_pages/{id}`: the page as `content`, or as the published `url` (fetched and inlined by
+ * src/api/custom-pages/page-url.ts, its HTML then the `content` the writer validates).
+ */
+export const PAGE_BODY = named(
+  fields(
+    {
+      ...PAGE_FIELDS,
+      url: z.optional(
+        described(
+          z.string({ error: "must be a URL string" }),
+          "Instead of `content`: a URL of the zone, fetched from its origin and inlined as a custom error asset is; " +
+            "with `state: default` only empty",
+        ),
+      ),
+    },
+    NOT_A_PAGE_FIELD,
+  ),
+  {
+    id: "CustomPageBody",
+    // For the `PageId` parameter's example (1000_errors).
+    example: {
+      state: "customized",
+      content: `<!doctype html><html><head><title>Sorry</title></head><body>${BOX_TOKENS["1000_errors"][0]}</body></html>`,
+    },
+  },
+);
+
 export type PageBody = { readonly state: "default" } | { readonly state: "customized"; readonly content: string };
 
-/** The first failing check only: a page is one value, and its checks depend on each other. */
+/** Every fault of the body's shape at once; of its content the first failing check only (they depend on each other). */
 export type PageFailure = PlanForbids | { readonly kind: "invalid-page"; readonly issues: Issues };
 
 export function parsePageBody(body: unknown, id: PageId, plan: Plan): Result<PageBody, PageFailure> {
@@ -65,18 +124,15 @@ export function parsePageBody(body: unknown, id: PageId, plan: Plan): Result<Pag
   }
   const invalid = (field: string, message: string, kind: IssueKind = "invalid"): Result<never, PageFailure> =>
     err({ kind: "invalid-page", issues: oneIssue(kind, field, message) });
-  if (!isObject(body)) return invalid("body", "must be a JSON object", "wrong-type");
-  const input = body;
-  const unknown = Object.keys(input).find((k) => k !== "state" && k !== "content");
-  if (unknown !== undefined) return invalid(unknown, "is not a custom page field", "unknown-field");
-  if (input.state === "default") {
-    return input.content === undefined
+  const parsed = parseWith(PAGE_CONTENT_BODY, body, { root: "body" });
+  if (!parsed.ok) return err({ kind: "invalid-page", issues: parsed.error });
+  const { state, content } = parsed.value;
+  if (state === "default") {
+    return content === undefined
       ? ok({ state: "default" })
       : invalid("content", "must be absent when state is default");
   }
-  if (input.state !== "customized") return invalid("state", 'must be "customized" or "default"');
-  const content = input.content;
-  if (typeof content !== "string" || content.length === 0) return invalid("content", "must be a non-empty HTML string");
+  if (content === undefined) return invalid("content", CONTENT, "missing");
   const size = new TextEncoder().encode(content).byteLength;
   if (size > MAX_PAGE_BYTES) return invalid("content", `must be at most ${MAX_PAGE_BYTES} bytes`);
   const growth = TOKEN_GROWTH.reduce((sum, [token, extra]) => sum + occurrences(content, token) * extra, 0);

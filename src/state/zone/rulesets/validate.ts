@@ -11,6 +11,7 @@
 import { parseCharacteristic } from "./characteristics";
 import { RATE_LIMIT_BOUNDS, RATE_LIMIT_COUNTINGS, type RateLimitParameters } from "./ratelimit";
 import { compile, type Rule } from "../../../rules";
+import { compileExpression } from "../../../rules/rule-list";
 import { phaseWorstCase, type WorstCase } from "../../../rules/worst-case";
 import { DEFAULT_MAX_LENGTH } from "../../../rules/parser";
 import { err, ok, type Result } from "../../../shared/result";
@@ -325,8 +326,10 @@ function parseRule(
   const expression = readString(r.expression, "expression", { min: 1, message: "must be a non-empty string" });
   if (!expression.ok) at(expression.error.kind, "expression", expression.error.message);
   else {
-    // Compiled against the phase's fields, with the engine's limits (length, depth, regex count: docs/custom-errors.md).
-    const compiled = compile(expression.value, spec.fields.scheme);
+    // Compiled against the phase's fields, with the engine's limits (length, depth, regex count: docs/custom-errors.md),
+    // through the engine's one compile cache: the zone compiled after the write, or a draft preview that compiled
+    // its expressions beforehand in turns (src/api/preview/draft-cache.ts), finds them there.
+    const compiled = compileExpression(phase, expression.value);
     if (!compiled.ok) {
       const e = compiled.error;
       at("invalid", "expression", `${e.line}:${e.column}: ${e.message}`);

@@ -27,6 +27,7 @@ interface Row {
 const SETTING = "Invalid zone setting: ";
 const URLN = "Invalid url_normalization: ";
 const TELE = "Invalid telemetry: ";
+const ASSET = "Invalid custom asset: ";
 const OTLP_OK = { endpoint: "https://otlp.example.net/v1/traces", protocol: "http/json" };
 
 const ROWS: readonly Row[] = [
@@ -340,6 +341,99 @@ const ROWS: readonly Row[] = [
     status: 400,
     code: 20026,
     messages: ["configuration must be an object {target, value}"],
+  },
+  // PUT /zones/{zone}/custom_pages/{id} (docs/custom-errors.md "Error pages"): 20023, "<path>: <rule>".
+  {
+    what: "a body that is no object",
+    method: "PUT",
+    path: "/zones/{zone}/custom_pages/500_errors",
+    body: [1],
+    status: 400,
+    code: 20023,
+    messages: ["body: must be a JSON object"],
+  },
+  {
+    what: "every field wrong at once",
+    method: "PUT",
+    path: "/zones/{zone}/custom_pages/500_errors",
+    body: { extra: 1, state: "custom", content: 5, url: 7 },
+    status: 400,
+    code: 20023,
+    messages: [
+      "extra: is not a custom page field",
+      'state: must be "customized" or "default"',
+      "content: must be a non-empty HTML string",
+      "url: must be a URL string",
+    ],
+  },
+  {
+    what: "a customized page without content",
+    method: "PUT",
+    path: "/zones/{zone}/custom_pages/500_errors",
+    body: { state: "customized" },
+    status: 400,
+    code: 20023,
+    messages: ["content: must be a non-empty HTML string"],
+  },
+  {
+    what: "a default page with content",
+    method: "PUT",
+    path: "/zones/{zone}/custom_pages/1000_errors",
+    body: { state: "default", content: "<html></html>" },
+    status: 400,
+    code: 20023,
+    messages: ["content: must be absent when state is default"],
+  },
+  // POST|PUT /zones/{zone}/custom_pages/assets[/{name}] (docs/custom-errors.md "Custom error assets"): 20050.
+  {
+    what: "a body that is no object",
+    method: "POST",
+    path: "/zones/{zone}/custom_pages/assets",
+    body: [1],
+    status: 400,
+    code: 20050,
+    messages: [`${ASSET}body must be a JSON object {name, description, url}`],
+  },
+  {
+    what: "every field wrong at once",
+    method: "POST",
+    path: "/zones/{zone}/custom_pages/assets",
+    body: { kind: "html", name: "a b", description: 5, url: "" },
+    status: 400,
+    code: 20050,
+    messages: [
+      `${ASSET}kind is not a custom asset field`,
+      `${ASSET}name "a b" may only contain letters (A-Z, a-z), digits (0-9) and underscores (_)`,
+      `${ASSET}description must be a string of at most 500 characters`,
+      `${ASSET}url must be 1 to 2048 characters`,
+    ],
+  },
+  {
+    what: "an empty body",
+    method: "POST",
+    path: "/zones/{zone}/custom_pages/assets",
+    body: {},
+    status: 400,
+    code: 20050,
+    messages: [`${ASSET}name is required`, `${ASSET}url is required`],
+  },
+  {
+    what: "a name too long, and a URL off the zone",
+    method: "POST",
+    path: "/zones/{zone}/custom_pages/assets",
+    body: { name: "a".repeat(201), url: "http://other.example/a.html" },
+    status: 400,
+    code: 20050,
+    messages: [`${ASSET}name must be 1 to 200 characters`],
+  },
+  {
+    what: "a new name in an update",
+    method: "PUT",
+    path: "/zones/{zone}/custom_pages/assets/kept",
+    body: { name: "other", url: "http://example.net/" },
+    status: 400,
+    code: 20050,
+    messages: [`${ASSET}name must be "kept" (an asset's name cannot change)`],
   },
   // PUT /zones/{zone}/telemetry (docs/telemetry.md "Settings"): 20140, "Invalid telemetry: <path> <rule>".
   {

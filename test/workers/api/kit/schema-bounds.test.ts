@@ -36,10 +36,8 @@ const BOUND_KEYWORDS = new Set([
  */
 const HAND_WRITTEN_LEFT: Readonly<Record<string, number>> = {
   "#/components/parameters/AccountId": 1,
-  "#/components/parameters/AssetName": 2,
   "#/components/parameters/DryRun": 1,
   "#/components/parameters/Effective": 1,
-  "#/components/parameters/PageId": 1,
   "#/components/parameters/Phase": 1,
   "#/components/parameters/RulesetVersion": 1,
   "#/components/parameters/Zone": 1,
@@ -50,11 +48,6 @@ const HAND_WRITTEN_LEFT: Readonly<Record<string, number>> = {
   "#/components/schemas/AnalyticsSettingsBody": 2,
   "#/components/schemas/BulkEditBody": 3,
   "#/components/schemas/ComplianceItem": 1,
-  "#/components/schemas/CustomAsset": 2,
-  "#/components/schemas/CustomAssetCreate": 5,
-  "#/components/schemas/CustomAssetUpdate": 2,
-  "#/components/schemas/CustomPage": 2,
-  "#/components/schemas/CustomPageBody": 1,
   "#/components/schemas/DescribedRequest": 13,
   "#/components/schemas/ErrorCounts": 1,
   "#/components/schemas/ErrorOccurrence": 4,

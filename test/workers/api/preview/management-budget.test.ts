@@ -11,6 +11,9 @@ import worker from "../../../../src/index";
 import { MAX_REQUEST_UNITS } from "../../../../src/rules/budget";
 import { MANAGEMENT_BUDGET, Turns } from "../../../../src/api/preview/turns";
 import { OVER_RUN_BUDGET } from "../../../../src/api/preview/replay";
+import { compiledDraft } from "../../../../src/api/preview/draft-cache";
+import { compiledOf } from "../../../../src/edge/compiled-zone";
+import { lookupZone } from "../../../../src/state/zone/cache";
 import { api, apiOk, entrypoint } from "../../support/envelope";
 import { loopback, ports, putZone, uniqueZone } from "../../support/origin";
 
@@ -198,5 +201,32 @@ describe("management work takes turns with traffic", () => {
       "a2 start",
       "b2 start",
     ]);
+  });
+});
+
+describe("a draft's compile takes turns with traffic", () => {
+  it("a new draft's expressions compile compilesPerTurn a turn, a request (a timer) running between two turns", async () => {
+    const zone = uniqueZone("draft-turns");
+    await putZone(zone, { plan: "enterprise", origin: loopback(ports.closed) });
+    const read = await lookupZone(env.CONFIG, zone);
+    if (!read.ok || read.value === null) throw new Error("no zone");
+    const saved = read.value;
+    const rules = Array.from({ length: 64 }, (_, k) => ({
+      ...heavy(k),
+      expression: `${heavy(k).expression} or http.request.uri.path eq "/t${Math.random()}"`,
+    }));
+    let done = false;
+    let ticks = 0;
+    const tick = (): void => {
+      if (done) return;
+      ticks += 1;
+      setTimeout(tick, 0);
+    };
+    setTimeout(tick, 0);
+    const result = await compiledDraft(saved, compiledOf(saved), { rules });
+    done = true;
+    expect(result.ok).toBe(true);
+    // One turn per compilesPerTurn expressions, each after the requests already queued: the timer ran before each.
+    expect(ticks).toBeGreaterThanOrEqual(rules.length / MANAGEMENT_BUDGET.compilesPerTurn);
   });
 });

@@ -3,8 +3,8 @@
  * budget", the table of stored counts), on every plan, through the API and the Worker: the plan's maximum number of
  * rules, each with a `matches` on the User-Agent or on the path (or two regexes, or `contains`, or `eq` and `in`),
  * is accepted on the default 32 KiB header limit, and a request that only the last rule matches is blocked (1020),
- * while an ordinary one reaches the origin. Before the one-pass regex sets, an enterprise zone stored 11 path
- * regexes and 18 User-Agent regexes.
+ * while an ordinary one reaches the origin. Before the one-pass sets, an enterprise zone stored 11 path regexes,
+ * 18 User-Agent regexes and 244 User-Agent `contains`.
  */
 import { describe, expect, it } from "vitest";
 import { api, entrypoint } from "../../support/envelope";
@@ -36,7 +36,6 @@ const ROWS: readonly Row[] = [
   {
     name: 'http.user_agent contains "bot<k>"',
     rule: (k) => `http.user_agent contains "bot${k}"`,
-    most: 244,
     hit: (k) => ({ path: "/", ua: `Mozilla/5.0 bot${k}` }),
   },
   {

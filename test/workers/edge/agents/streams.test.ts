@@ -81,6 +81,44 @@ describe("event streams end with an error event", () => {
   });
 });
 
+describe("an MCP request's event stream ends with JSON-RPC messages only", () => {
+  /** A Streamable HTTP POST (docs/agents.md "Which requests") whose server answers with a stream that breaks. */
+  async function mcpStream(zone: string, body: unknown): Promise<EventSourceMessage[]> {
+    const res = await exports.default.fetch(`http://${zone}/sse/reset`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+      body: JSON.stringify(body),
+    });
+    expect(res.headers.get("Content-Type")).toBe("text/event-stream");
+    return parseSse(await res.text());
+  }
+
+  it("a tools/call: no `error` event (MCP clients log it as unknown), the call's isError result with the hint", async () => {
+    const zone = await streamZone("mcp-sse-call");
+    const call = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "add", arguments: {} } };
+    const events = await mcpStream(zone, call);
+    expect(events.map((e) => e.event ?? "message")).toEqual(["message", "message", "message"]);
+    const answer = JSON.parse(events.at(-1)?.data ?? "") as {
+      jsonrpc: string;
+      id: number;
+      result: { isError: boolean; structuredContent: Problem };
+    };
+    expect(answer).toMatchObject({ jsonrpc: "2.0", id: 7, result: { isError: true } });
+    expect(answer.result.structuredContent.error_code).toBe(520);
+    expect(answer.result.structuredContent.request_reached_origin).toBe(true);
+  });
+
+  it("a body with no request: one log notification carrying the problem", async () => {
+    const zone = await streamZone("mcp-sse-note");
+    const events = await mcpStream(zone, { jsonrpc: "2.0", method: "notifications/initialized" });
+    expect(events.map((e) => e.event ?? "message")).toEqual(["message", "message", "message"]);
+    const note = JSON.parse(events.at(-1)?.data ?? "") as { method: string; params: { level: string; data: Problem } };
+    expect(note.method).toBe("notifications/message");
+    expect(note.params.level).toBe("error");
+    expect(note.params.data.error_code).toBe(520);
+  });
+});
+
 describe("NDJSON ends with an error line", () => {
   it("reset mid-line: the broken line is ended, then one JSON object holding the problem", async () => {
     const zone = await streamZone("nd-reset");

@@ -158,14 +158,14 @@ describe("stream frames", () => {
     },
   );
 
-  it("an MCP stream's frame: the error event, then each JSON-RPC answer as a message event", () => {
-    const text = "data: a" + errorFrame("sse", "ta: a", '{"error_code":520}', ['{"id":1}', '{"id":2}']);
+  it("an MCP stream's frame: each JSON-RPC message as a message event, no error event, the hint on the first", () => {
+    const text = "data: a" + errorFrame("sse", "ta: a", '{"error_code":520}', ['{"id":1}', '{"id":2}'], 60_000);
     expect(events(text).map((e) => [e.event ?? "message", e.data])).toEqual([
       ["message", "a"],
-      ["error", '{"error_code":520}'],
       ["message", '{"id":1}'],
       ["message", '{"id":2}'],
     ]);
+    expect(text.endsWith('\r\n\r\nretry: 60000\ndata: {"id":1}\n\ndata: {"id":2}\n\n')).toBe(true);
     expect(errorFrame("ndjson", "", "{}", ['{"id":1}'])).toBe('{"error":{}}\n');
   });
 

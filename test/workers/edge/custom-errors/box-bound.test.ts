@@ -42,7 +42,7 @@ describe("a page stored with its box token many times (before the write-time che
     expect(res.status).toBe(521);
     const body = await res.text();
     expect(body).toContain("Old page");
-    expect(countOf(body, "<edge-error-box>")).toBe(1);
+    expect(countOf(body, "<edge-error-box ")).toBe(1);
     expect(countOf(body, "ERROR_500S_BOX::")).toBe(0);
     expect(bytes(body)).toBeLessThanOrEqual(bytes(stored) + MAX_BOX_BYTES);
     expect(bytes(body)).toBeLessThan(MAX_RENDERED_PAGE_BYTES);

@@ -64,7 +64,7 @@ function expectErrorHeaders(res: Response, origin: boolean): void {
   expect(res.headers.get("Ray-ID")).toMatch(/^[0-9a-f]{16}$/);
   expect(res.headers.get("Cache-Control")).toBe("private, no-store");
   expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
-  expect(res.headers.get("Vary")).toBe("Accept");
+  expect(res.headers.get("Vary")).toBe("Accept, Accept-Language");
   const timing = res.headers.get("Server-Timing");
   expect(timing).toMatch(origin ? /^edge;dur=\d+, origin;dur=\d+;desc="connect-refused"$/ : /^edge;dur=\d+$/);
 }

@@ -114,7 +114,7 @@ describe("what a rule or page answer carries", () => {
     expect(res.status).toBe(503);
     expect(res.headers.get("Content-Type")).toBe("application/json; charset=utf-8");
     expect(res.headers.get("Cache-Control")).toBe("private, no-store");
-    expect(res.headers.get("Vary")).toBe("Accept");
+    expect(res.headers.get("Vary")).toBe("Accept, Accept-Language");
     expect(res.headers.get("Retry-After")).toBe("120"); // 521's, kept
     expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
     expect(res.headers.get("Proxy-Status")).toContain("edge-errors"); // still the service's error (docs/errors.md)
