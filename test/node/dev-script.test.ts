@@ -329,7 +329,7 @@ describe("a real start", () => {
     try {
       await first.until(/\[dev\] ready: open /);
       ruleset = (await api(port, "GET", "/zones/shop.example/rulesets/phases/http_custom_errors/entrypoint")).result;
-      expect(ruleset.rules).toHaveLength(2);
+      expect(ruleset.rules).toHaveLength(3);
       const added = await api(port, "POST", `/zones/shop.example/rulesets/${ruleset.id}/rules`, RULE);
       expect(added.result.rules.map((r: { description?: string }) => r.description)).toContain(RULE.description);
       expect((await get(port, "/drop", "shop.example")).body).toBe("the user's own answer");
@@ -360,7 +360,7 @@ describe("a real start", () => {
       expect(output).toContain(`[dev] --reseed: deleted your shop.example (version ${version})`);
       expect(output).toContain("[dev] seeded zone shop.example");
       const restored = await api(port, "GET", "/zones/shop.example/rulesets/phases/http_custom_errors/entrypoint");
-      expect(restored.result.rules).toHaveLength(2);
+      expect(restored.result.rules).toHaveLength(3);
       expect(restored.result.rules.map((r: { description?: string }) => r.description)).not.toContain(RULE.description);
       expect((await get(port, "/drop", "shop.example")).body).toContain("<html"); // the example's 500-class page
     } finally {
