@@ -315,7 +315,7 @@ async function guardedStage(p: Progress, g: Guards, sending: Sending): Promise<E
     return { kind: "origin", response: answered.stale, idleMs };
   }
   const failed = attempt.kind === "failed" ? attempt.failure : circuitFailure(attempt);
-  const copy = stale === null ? null : await stale.onFailure(failed.code);
+  const copy = stale === null ? null : await stale.onFailure(failed.code, attempt.kind === "skipped");
   if (copy !== null) {
     p.avoided = { kind: "stale", code: failed.code };
     return { kind: "origin", response: copy.stale, idleMs };

@@ -70,10 +70,14 @@ export class StaleCopies {
     return { stale: this.answer(copy, { detail: "stale-if-slow" }), failure: null };
   }
 
-  /** The copy for a failure the edge found (a catalog code: 52x, 502, 1016), or null. */
-  async onFailure(code: number): Promise<Served | null> {
+  /**
+   * The copy for a failure the edge found (a catalog code: 52x, 502, 1016; `circuit`: the origin was skipped for its
+   * open circuit, so the copy says so as the error would have), or null.
+   */
+  async onFailure(code: number, circuit: boolean): Promise<Served | null> {
     const copy = await this.usable();
-    return copy === null ? null : { stale: this.answer(copy, { detail: "stale-if-error", code }), failure: code };
+    if (copy === null) return null;
+    return { stale: this.answer(copy, { detail: "stale-if-error", code, circuit }), failure: code };
   }
 
   /**
