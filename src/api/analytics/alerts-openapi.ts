@@ -89,7 +89,11 @@ const filter: Json = {
   additionalProperties: false,
   properties: {
     code: { type: "integer", minimum: 100, maximum: 9999 },
-    source: { enum: ["edge", "origin"] },
+    source: {
+      enum: ["edge", "origin"],
+      description:
+        "Who caused the error: origin = its 5xx passed through and a failed origin (502, 520–526, 1016); edge = every other error the edge generated",
+    },
     path: { type: "string", maxLength: MAX_PATH, description: "The recorded path, exactly (no query)" },
   },
 };
@@ -145,9 +149,9 @@ export const alertSchemas: Record<string, Json> = {
       },
     },
     example: {
-      // `source: origin` counts the origin's own 5xx passed through, not a refused or timed-out origin (521, 522: the
-      // edge's codes, `source: edge`); a policy on "the origin is down" is the burn rate's origin error rate.
-      name: "Origin's own 5xx",
+      // `source: origin` counts every error the origin caused: its 5xx passed through and a refused, timed-out or
+      // unreachable origin (502, 520–526, 1016), as the burn rate's origin errors do; so this fires when it is down.
+      name: "Origin failing",
       kind: "threshold",
       metric: "error_rate",
       window_minutes: 5,
