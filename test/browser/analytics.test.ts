@@ -178,7 +178,7 @@ interface Watched {
  * zone's requests (docs/analytics.md "Requests and drops") is 100 %.
  */
 function statusLine(): string {
-  return `${expected.total} errors (100.00 % of ${expected.total} requests), minute steps.`;
+  return `${expected.total} errors (100 % of ${expected.total} requests), minute steps.`;
 }
 
 /** The page with the token entered and the counts drawn. */
@@ -472,4 +472,37 @@ describe("the analytics page, behaviour", () => {
     expect(problems).toEqual([]);
     await page.close();
   });
+
+  it.each([360, 1280] as const)(
+    "at %i px the state's 'since … UTC' breaks only between words, on one line at 1280",
+    async (width) => {
+      const { page } = await openWithToken(width, "light");
+      await expect.poll(() => page.locator("#alerts tr").count()).toBe(1);
+      const since = page.locator("#alerts tr .title").nth(1);
+      expect(await since.textContent()).toMatch(/^since \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+      // Lines of the block (its height in line heights), and whether any line starts inside a word.
+      const lines = await since.evaluate((e) => {
+        const text = e.firstChild;
+        const starts: number[] = [];
+        if (text !== null) {
+          const range = document.createRange();
+          let top = Number.NEGATIVE_INFINITY;
+          for (let i = 0; i < (text.textContent ?? "").length; i++) {
+            range.setStart(text, i);
+            range.setEnd(text, i + 1);
+            const y = range.getBoundingClientRect().top;
+            if (y > top + 1) starts.push(i);
+            top = Math.max(top, y);
+          }
+        }
+        return {
+          count: starts.length,
+          startsInWord: starts.slice(1).some((i) => (text?.textContent ?? "")[i - 1] !== " "),
+        };
+      });
+      expect(lines.startsInWord).toBe(false);
+      if (width === 1280) expect(lines.count).toBe(1);
+      await page.close();
+    },
+  );
 });
