@@ -51,7 +51,7 @@ const origin = `http://${HOST}:${originPort}`;
 // Said at once: on a busy machine the checks and wrangler's start take 30 s or more before anything else is printed.
 log(
   `starting the local service on ${HOST}:${port}: checking the ports and the configuration, then ` +
-    `${originPort === 0 ? "" : `the example origin on ${HOST}:${originPort} and `}wrangler dev (30 s or more on a ` +
+    `${originPort === 0 ? "" : `the example origin (port ${originPort}) and `}wrangler dev (30 s or more on a ` +
     `busy machine); "[dev] ready" follows when it answers.`,
 );
 

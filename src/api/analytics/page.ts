@@ -158,8 +158,8 @@ td .code{font-weight:700;font-variant-numeric:tabular-nums}
 .inline{max-width:32rem}
 #token-name .mono{font-size:.9rem}
 .paths td:first-child{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:.88rem}
-.alerts td:last-child{width:9rem}.alerts td:last-child .title{overflow-wrap:normal}
-@media (min-width:48rem){.alerts td:last-child{width:14rem}}
+.alerts th:last-child,.alerts td:last-child{width:9rem}.alerts .stamp{white-space:nowrap}
+@media (min-width:48rem){.alerts th:last-child,.alerts td:last-child{width:14rem}}
 .alerts .badge{white-space:nowrap}.badge.bad{background:var(--bad-bg);color:var(--bad)}
 #ray-status:empty{display:none}
 #occurrence{margin-top:1rem}
@@ -265,7 +265,10 @@ ${PERCENT_CLIENT}
       $("alerts").replaceChildren(...list.map((p) => {
         const firing = p.state.status === "firing";
         const badge = el("span", { className: "badge " + (firing ? "bad" : "ok"), textContent: firing ? "Firing" : p.enabled ? "OK" : "Off" });
-        const since = el("span", { className: "title", textContent: "since " + p.state.since.slice(0, 16).replace("T", " ") + " UTC" });
+        // The date and the time are each kept whole (a hyphen is a break opportunity): "since 2026-11-28 16:22 UTC" on
+        // one line where the column allows, else broken only between the three.
+        const stamp = (t) => el("span", { className: "stamp", textContent: t });
+        const since = el("span", { className: "title" }, "since ", stamp(p.state.since.slice(0, 10)), " ", stamp(p.state.since.slice(11, 16) + " UTC"));
         const tr = el("tr", {}, el("td", {}, el("strong", { textContent: p.name }), el("span", { className: "title", textContent: describe(p) })), el("td", {}, badge, since));
         tr.dataset.alert = p.id; tr.dataset.state = p.state.status;
         return tr;
