@@ -164,6 +164,31 @@ const ROWS: readonly Row[] = [
       `${SETTING}max_request_header_bytes must be an integer from 1024 to 131072`,
     ],
   },
+  // docs/fewer-errors.md: the stale copies' two fields.
+  {
+    what: "stale settings out of bounds",
+    method: "PUT",
+    path: "/zones/{zone}",
+    body: { plan: "pro", origin: ORIGIN, stale_if_error: 604_801, stale_after_ms: -1 },
+    status: 400,
+    code: 1004,
+    messages: [
+      `${SETTING}stale_if_error must be an integer from 0 to 604800`,
+      `${SETTING}stale_after_ms must be an integer from 0 to 100000`,
+    ],
+  },
+  {
+    what: "stale settings of the wrong type",
+    method: "PATCH",
+    path: "/zones/{zone}",
+    body: { stale_if_error: "60", stale_after_ms: 1.5 },
+    status: 400,
+    code: 1004,
+    messages: [
+      `${SETTING}stale_if_error must be an integer from 0 to 604800`,
+      `${SETTING}stale_after_ms must be an integer from 0 to 100000`,
+    ],
+  },
   // PUT /zones/{zone}/url_normalization (docs/configuration.md): 20027, the two fields first, at most 5 listed.
   {
     what: "a body that is no object",
