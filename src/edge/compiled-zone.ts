@@ -13,6 +13,7 @@
 import { compileCustomErrors, type CompiledCustomErrors } from "./custom-errors/compiled";
 import type { ForwardPlan } from "./origin/forward";
 import { failoverConfig, type FailoverConfig } from "./origin/fail-over";
+import { compileMaintenance, type CompiledMaintenance } from "./origin/maintenance";
 import { compileRequestPhase, requestPhaseConfig, type CompiledRequestPhase } from "./request-phases/compile";
 import { BoundedCache } from "../shared/bounded-cache";
 import { logUnusableRules } from "../rules/rule-list";
@@ -52,6 +53,8 @@ export interface CompiledZone {
   readonly readTimeout: number;
   /** Its fallback origin and circuit breaker (docs/fewer-errors.md); null when it has neither. */
   readonly failover: FailoverConfig | null;
+  /** Its maintenance mode when on (docs/fewer-errors.md "Maintenance mode"); null when off. */
+  readonly maintenance: CompiledMaintenance | null;
   /** Where the zone's traces and logs go (docs/telemetry.md); `null`: no telemetry, and traffic pays one check. */
   readonly telemetry: TelemetryTarget | null;
   /** `stale_if_error` and `stale_after_ms` (docs/fewer-errors.md), 0 when absent. */
@@ -117,6 +120,7 @@ export function compileZone(zone: Zone): CompiledZone {
     retryHints: zone.settings.retry_hints,
     readTimeout: zone.settings.read_timeout,
     failover: failoverConfig(zone.zone, zone.settings, route.plan),
+    maintenance: compileMaintenance(zone.settings),
     telemetry: telemetryOf(zone),
     stale: { ifErrorSeconds: zone.settings.stale_if_error ?? 0, afterMs: zone.settings.stale_after_ms ?? 0 },
   };

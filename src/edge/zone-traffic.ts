@@ -6,7 +6,9 @@
  *   zone:    not a DNS hostname → 1001 (no KV read) · CONFIG failing → 500 · no zone and no DEFAULT_ORIGIN → 1001
  *   limits:  headers over the zone's limit → 1038 (checked before any rule runs, docs/configuration.md)
  *   phases:  IP access → 1006/1009 · firewall → 1020 · rate limiting → 1015 (docs/producers.md, src/edge/request-phases)
- *   origin:  the origin's answer, or its failure → 52x/502/1016 (docs/origin.md)
+ *   (maintenance mode, when on: a request its `allow` does not match → 1200 at once, docs/fewer-errors.md)
+ *   origin:  the origin's answer, or its failure → 52x/502/1016 (docs/origin.md); a fallback origin and a circuit
+ *            breaker when the zone has them (docs/fewer-errors.md)
  * Every error goes through the one pipeline with the zone's customisation, so custom rules and pages apply.
  */
 import type { Settings } from "../shared/settings";
@@ -28,6 +30,7 @@ import {
 } from "./origin/fail-over";
 import { circuitFailure, circuitOpenMarked } from "./origin/circuit-open";
 import { markedFallback } from "./origin/fallback";
+import { allowedThrough, maintenanceMarked, MAINTENANCE_CODE } from "./origin/maintenance";
 import { countAvoided, type Avoided } from "./analytics/avoided";
 import { headerSectionBytes, scanRequestHeaders, type RequestHeaderScan } from "./origin/headers";
 import { applyToOriginError, assetsOf, customizationFor } from "./custom-errors/apply";
@@ -60,7 +63,12 @@ async function throughStages(rc: RequestContext, p: Progress): Promise<Ending> {
   if (routed.kind === "error") return routed;
   const { headers } = admitted;
   const { route } = routed;
-  return limitStage(rc, p, route, headers) ?? (await phaseStage(rc, p)) ?? (await originStage(rc, p, route, headers));
+  return (
+    limitStage(rc, p, route, headers) ??
+    (await phaseStage(rc, p)) ??
+    maintenanceStage(rc, p) ??
+    (await originStage(rc, p, route, headers))
+  );
 }
 
 /** The stages' five steps, in order: how far a request went is the last one it entered. */
@@ -111,6 +119,8 @@ type Ending =
       readonly origin?: TimedOriginFailure;
       /** The origin was skipped: its circuit is open (docs/fewer-errors.md "Circuit breaker"). */
       readonly circuit?: boolean;
+      /** The zone is in maintenance: the origin was not asked (docs/fewer-errors.md "Maintenance mode"). */
+      readonly maintenance?: boolean;
     }
   /** The origin's answer; `idleMs`: how long its event stream may stay silent (the zone's read timeout). */
   | { readonly kind: "origin"; readonly response: Response; readonly idleMs: number };
@@ -222,6 +232,19 @@ async function phaseStage(rc: RequestContext, p: Progress): Promise<ErrorEnding 
   p.phaseOutcome = phase;
   if (p.trace !== null) tracePhases(p.trace, config.phases, phase, p.now, Date.now());
   return phase.kind === "error" ? refusal(phase.code, phase.cause, phase.retryAfter) : null;
+}
+
+/**
+ * Maintenance mode (docs/fewer-errors.md "Maintenance mode"): a request its `allow` does not match gets the
+ * maintenance error with the zone's `Retry-After`, and the origin is not asked. One check when it is off.
+ */
+function maintenanceStage(rc: RequestContext, p: Progress): ErrorEnding | null {
+  const m = p.config?.maintenance ?? null;
+  if (m === null || allowedThrough(m, rc.request, ruleUrlOf(rc, p))) return null;
+  return {
+    ...refusal(MAINTENANCE_CODE, "maintenance mode: the origin was not contacted", m.retryAfter),
+    maintenance: true,
+  };
 }
 
 /** The origin: its answer, whatever its status, or why none could be had (docs/origin.md). */
@@ -373,7 +396,12 @@ async function generated(rc: RequestContext, p: Progress, ending: ErrorEnding): 
     (p.mcp !== null ? await p.mcp.answer(event, scope) : null) ?? (await errorResponse(event, scope));
   if (trace !== null) traceGenerated(trace, { event, response, answeredBy });
   const mark: OriginMark = p.stage === "origin" && ending.circuit !== true ? FAILED : NOT_REACHED;
-  const marked = ending.circuit === true ? circuitOpenMarked(response, code) : response;
+  const marked =
+    ending.circuit === true
+      ? circuitOpenMarked(response, code)
+      : ending.maintenance === true
+        ? maintenanceMarked(response)
+        : response;
   return { response: marked, record: { source: "edge", code, cause, answeredBy }, origin: mark };
 }
 

@@ -280,6 +280,17 @@ describe("a real start", () => {
       expect(maintenance.body).toContain("<style>body{font-family:system-ui");
       expect(maintenance.body).toContain('<img src="data:image/svg+xml;base64,');
       expect(maintenance.body).toMatch(/Reference: [0-9a-f]{16}</);
+      // Maintenance mode, off in the seed: turned on, a browser gets the same asset with the zone's Retry-After, the
+      // office range still reaches the origin, a JSON client gets the structured 1200.
+      const mode = { enabled: true, retry_after: 600, allow: "ip.src in {203.0.113.0/24}" };
+      await api(port, "PATCH", "/zones/shop.example", { maintenance: mode });
+      const down = await get(port, "/hello", "shop.example", { Accept: "text/html" });
+      expect(down.status).toBe(503);
+      expect(down.body).toContain("<title>Shop under maintenance</title>");
+      const office = await get(port, "/hello", "shop.example", { "CF-Connecting-IP": "203.0.113.9" });
+      expect(office).toMatchObject({ status: 200, body: "hello from the origin\n" });
+      const json = await get(port, "/hello", "shop.example", { Accept: "application/json" });
+      expect(JSON.parse(json.body)).toMatchObject({ error_code: 1200, retry_after: 600 });
     } finally {
       await dev.stop();
     }
@@ -326,7 +337,7 @@ describe("a real start", () => {
     try {
       await first.until(/\[dev\] ready: open /);
       ruleset = (await api(port, "GET", "/zones/shop.example/rulesets/phases/http_custom_errors/entrypoint")).result;
-      expect(ruleset.rules).toHaveLength(2);
+      expect(ruleset.rules).toHaveLength(3);
       const added = await api(port, "POST", `/zones/shop.example/rulesets/${ruleset.id}/rules`, RULE);
       expect(added.result.rules.map((r: { description?: string }) => r.description)).toContain(RULE.description);
       expect((await get(port, "/drop", "shop.example")).body).toBe("the user's own answer");
@@ -357,7 +368,7 @@ describe("a real start", () => {
       expect(output).toContain(`[dev] --reseed: deleted your shop.example (version ${version})`);
       expect(output).toContain("[dev] seeded zone shop.example");
       const restored = await api(port, "GET", "/zones/shop.example/rulesets/phases/http_custom_errors/entrypoint");
-      expect(restored.result.rules).toHaveLength(2);
+      expect(restored.result.rules).toHaveLength(3);
       expect(restored.result.rules.map((r: { description?: string }) => r.description)).not.toContain(RULE.description);
       expect((await get(port, "/drop", "shop.example")).body).toContain("<html"); // the example's 500-class page
     } finally {

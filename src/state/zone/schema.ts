@@ -10,6 +10,7 @@ import { described, fields, int, named, num, oneOf, parseWith, patchOf, text, ty
 // Imported here, not re-exported by shared/schema.ts: a namespace re-export keeps all of zod (its locales too) in the bundle.
 import * as z from "zod/mini";
 import { parseOriginUrl, type OriginTarget } from "../../shared/origin-url";
+import { compileExpression } from "../../rules/rule-list";
 
 export const PLANS = ["free", "pro", "business", "enterprise"] as const;
 export type Plan = (typeof PLANS)[number];
@@ -87,6 +88,10 @@ export const FAILOVER_LIMITS = {
   breakerFailures: { default: 5, min: 1, max: 1000 },
   /** Seconds an open circuit skips its origin before one probe (Envoy's base ejection time: 30 s). */
   breakerOpenSeconds: { default: 30, min: 1, max: 3600 },
+  /** Seconds of the maintenance error's `Retry-After`. */
+  maintenanceRetryAfter: { default: 300, min: 1, max: 86_400 },
+  /** Characters of the maintenance `allow` expression (a firewall rule's expression is at most 4,096 too). */
+  allowLength: { max: 4096 },
 } as const;
 
 /**
@@ -103,6 +108,37 @@ export const CIRCUIT_BREAKER = named(
     "must be an object {failures, open_seconds}",
   ),
   { id: "CircuitBreaker", example: { failures: 5, open_seconds: 30 } },
+);
+
+/** `maintenance.allow`: a Rules-language expression over the request fields (what a firewall rule sees). */
+const allowExpression = text(
+  { min: 1, max: FAILOVER_LIMITS.allowLength.max },
+  `must be an expression of 1 to ${FAILOVER_LIMITS.allowLength.max} characters`,
+).check(
+  z.refine((source) => compileExpression("http_request_firewall_custom", source).ok, {
+    error: (issue) => {
+      const compiled =
+        typeof issue.input === "string" ? compileExpression("http_request_firewall_custom", issue.input) : null;
+      return compiled !== null && !compiled.ok ? compiled.error.message : "is not an expression";
+    },
+  }),
+);
+
+/** `maintenance` (docs/fewer-errors.md "Maintenance mode"). */
+export const MAINTENANCE = named(
+  fields(
+    {
+      enabled: z.boolean({ error: "must be true or false" }),
+      retry_after: described(limited(FAILOVER_LIMITS.maintenanceRetryAfter, true), "seconds: the error's Retry-After"),
+      allow: described(
+        z.optional(allowExpression),
+        "a Rules-language expression: the requests it matches reach the origin as usual",
+      ),
+    },
+    "is not a field of maintenance",
+    "must be an object {enabled, retry_after, allow}",
+  ),
+  { id: "Maintenance", example: { enabled: true, retry_after: 600, allow: "ip.src in {203.0.113.0/24}" } },
 );
 
 /**
@@ -147,6 +183,7 @@ export const ZONE_SETTINGS_FIELDS = {
         'absent or 0: off (docs/fewer-errors.md "Stale if slow")',
     ),
   ),
+  maintenance: described(z.optional(MAINTENANCE), "absent: no maintenance mode"),
 };
 
 const ZONE_SETTINGS_UNKNOWN = "is not a zone setting";

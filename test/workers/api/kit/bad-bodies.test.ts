@@ -130,6 +130,29 @@ const ROWS: readonly Row[] = [
       `${SETTING}circuit_breaker must be an object {failures, open_seconds}`,
     ],
   },
+  {
+    what: "a maintenance mode with every field wrong",
+    method: "PUT",
+    path: "/zones/{zone}",
+    body: { plan: "pro", origin: ORIGIN, maintenance: { enabled: "yes", retry_after: 0, allow: "ip.src in {", on: 1 } },
+    status: 400,
+    code: 1004,
+    messages: [
+      `${SETTING}maintenance.on is not a field of maintenance`,
+      `${SETTING}maintenance.enabled must be true or false`,
+      `${SETTING}maintenance.retry_after must be an integer from 1 to 86400`,
+      `${SETTING}maintenance.allow expected \`}\`: the set is not closed`,
+    ],
+  },
+  {
+    what: "a maintenance mode that is no object",
+    method: "PUT",
+    path: "/zones/{zone}",
+    body: { plan: "pro", origin: ORIGIN, maintenance: true },
+    status: 400,
+    code: 1004,
+    messages: [`${SETTING}maintenance must be an object {enabled, retry_after, allow}`],
+  },
   // PATCH /zones/{zone} (docs/configuration.md "Editing a zone"): the same fields, each nullable.
   {
     what: "a patch with a bad plan and an unknown field",
