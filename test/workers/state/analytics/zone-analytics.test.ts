@@ -82,7 +82,7 @@ describe("ZoneAnalytics", () => {
     const minutes: CountQuery = { ...hours, step: "minute", since: old - HOUR, until: old + HOUR };
     const m = await stub.counts(minutes);
     expect(m.ok && m.value.rows.length).toBe(0);
-    expect(await stub.prune(now + 40 * 86_400_000)).toEqual({ events: 2, minutes: 0, hours: 2, paths: 2, traffic: 0 });
+    expect(await stub.prune(now + 40 * 86_400_000)).toEqual({ events: 2, minutes: 0, hours: 2, paths: 2, traffic: 0, avoided: 0 });
   });
 
   it("a batch stays until its newest record expires; each record's own time decides its lookup", async () => {
