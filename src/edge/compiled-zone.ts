@@ -27,6 +27,7 @@ import { storedUrlNormalization } from "../state/zone/url-normalization/stored";
 import { DEFAULT_SHARDS, storedShardPlan } from "../state/analytics/shards";
 import { logsEndpointOf, storedTelemetry } from "../state/zone/telemetry/stored";
 import type { TelemetryTarget } from "./telemetry/exporter";
+import type { StaleSettings } from "./stale/stale";
 
 /** Where traffic goes and the limits it meets: the same shape for a configured zone and for DEFAULT_ORIGIN. */
 export interface Route {
@@ -56,6 +57,8 @@ export interface CompiledZone {
   readonly maintenance: CompiledMaintenance | null;
   /** Where the zone's traces and logs go (docs/telemetry.md); `null`: no telemetry, and traffic pays one check. */
   readonly telemetry: TelemetryTarget | null;
+  /** `stale_if_error` and `stale_after_ms` (docs/fewer-errors.md), 0 when absent. */
+  readonly stale: StaleSettings;
 }
 
 /** The zone (`null`: no zone config for this host), or why CONFIG could not be read. */
@@ -119,6 +122,7 @@ export function compileZone(zone: Zone): CompiledZone {
     failover: failoverConfig(zone.zone, zone.settings, route.plan),
     maintenance: compileMaintenance(zone.settings),
     telemetry: telemetryOf(zone),
+    stale: { ifErrorSeconds: zone.settings.stale_if_error ?? 0, afterMs: zone.settings.stale_after_ms ?? 0 },
   };
 }
 

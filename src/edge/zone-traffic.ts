@@ -19,10 +19,11 @@ import { isIpLiteral } from "../shared/ip";
 import { RuleUrl } from "../shared/rule-url";
 import { DEFAULT_URL_NORMALIZATION } from "../shared/url-normalise";
 import { connectorFor } from "./origin/connector";
-import { forwardToOrigin, type TimedOriginFailure } from "./origin/forward";
+import { forwardToOrigin, type ForwardPlan, type TimedOriginFailure } from "./origin/forward";
 import {
   fallbackAttempt,
   primaryAttempt,
+  type Attempt,
   type FailoverConfig,
   type OriginObserver,
   type Sending,
@@ -46,6 +47,7 @@ import { mcpExchangeOf, watchedResponse, type McpExchange } from "./agents/agent
 import { startTrace, type RequestTrace } from "./telemetry/request-trace";
 import { traceGenerated, traceOrigin, traceOriginError } from "./telemetry/traffic-spans";
 import { tracePhases } from "./telemetry/phase-spans";
+import { staleCopies, type StaleCopies } from "./stale/stale";
 
 export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
   const progress = startProgress(rc);
@@ -256,11 +258,13 @@ async function originStage(rc: RequestContext, p: Progress, route: Route, header
   const forwarded = p.mcp === null ? { connector, path } : { connector, path, body: p.mcp.forwardBody() };
   const trace = p.trace;
   const sent = trace === null ? forwarded : { ...forwarded, trace: trace.originHeaders() };
-  // A fallback origin or a circuit breaker (docs/fewer-errors.md): one check when the zone has neither.
+  // A fallback origin, a circuit breaker or a stale copy (docs/fewer-errors.md): two checks when the zone has none.
   const failover = p.config?.failover ?? null;
-  if (failover !== null) {
+  const stale = staleCopies(rc, p.config?.stale ?? null);
+  if (failover !== null || stale !== null) {
     const observe = trace === null ? undefined : originObserver(trace, path, request);
-    return failoverStage(p, failover, { request, url, scan: headers, ...sent, observe });
+    const sending = { request, url, scan: headers, ...sent, observe };
+    return guardedStage(p, { failover: failover ?? noFailover(rc.zone), stale, plan: route.plan }, sending);
   }
   if (trace === null) return originEnding(await forwardToOrigin(request, url, headers, route.plan, forwarded), route);
   const start = Date.now();
@@ -279,20 +283,48 @@ function originEnding(result: Result<Response, TimedOriginFailure>, route: Route
   return { kind: "origin", response: result.value, idleMs: route.plan.readTimeoutMs };
 }
 
+/** A zone with stale copies but neither fallback nor breaker: the origin alone, once. */
+function noFailover(zone: string): FailoverConfig {
+  return { zone, fallback: null, breaker: null };
+}
+
+/** What guards one request's origin: its fallback and circuit (none: both null), its copies (null: none). */
+interface Guards {
+  readonly failover: FailoverConfig;
+  readonly stale: StaleCopies | null;
+  readonly plan: ForwardPlan;
+}
+
 /**
- * The origin through its circuit, then on a failure the fallback once (src/edge/origin/fail-over.ts); what was
- * avoided is noted (`Progress.avoided`).
+ * The origin through its circuit (src/edge/origin/fail-over.ts), raced against `stale_after_ms` when a copy may
+ * answer; on a failure, in order (docs/fewer-errors.md "Order on an origin failure"): the stale copy, the fallback
+ * once, the error. What was avoided is noted (`Progress.avoided`).
  */
-async function failoverStage(p: Progress, config: FailoverConfig, sending: Sending): Promise<Ending> {
-  const plan = (p.config as CompiledZone).route.plan;
-  const { attempt, body } = await primaryAttempt(config, plan, sending);
-  if (attempt.kind === "answer") return { kind: "origin", response: attempt.response, idleMs: plan.readTimeoutMs };
+async function guardedStage(p: Progress, g: Guards, sending: Sending): Promise<Ending> {
+  const { failover: config, stale, plan } = g;
+  const idleMs = plan.readTimeoutMs;
+  const primary = primaryAttempt(config, plan, sending);
+  const first = stale === null ? await primary : await stale.orSlow(primary, answerOf);
+  if ("stale" in first) return { kind: "origin", response: first.stale, idleMs };
+  const { attempt, body } = first;
+  if (attempt.kind === "answer") {
+    if (stale === null) return { kind: "origin", response: attempt.response, idleMs };
+    const answered = await stale.onAnswer(attempt.response);
+    if (answered instanceof Response) return { kind: "origin", response: answered, idleMs };
+    if (answered.failure !== null) p.avoided = { kind: "stale", code: answered.failure };
+    return { kind: "origin", response: answered.stale, idleMs };
+  }
   const failed = attempt.kind === "failed" ? attempt.failure : circuitFailure(attempt);
+  const copy = stale === null ? null : await stale.onFailure(failed.code, attempt.kind === "skipped");
+  if (copy !== null) {
+    p.avoided = { kind: "stale", code: failed.code };
+    return { kind: "origin", response: copy.stale, idleMs };
+  }
   const second = await fallbackAttempt(config, sending, failed, body);
   if (second?.kind === "answer") {
     p.avoided = { kind: "failover", code: failed.code };
     const response = markedFallback(second.response, failed, second.ms);
-    return { kind: "origin", response, idleMs: plan.readTimeoutMs };
+    return { kind: "origin", response, idleMs };
   }
   if (second?.kind === "failed") {
     const f = second.failure;
@@ -302,6 +334,11 @@ async function failoverStage(p: Progress, config: FailoverConfig, sending: Sendi
     return { kind: "error", code: failed.code, cause: failed.cause, origin: attempt.failure };
   p.avoided = { kind: "circuit_open", code: attempt.code };
   return { kind: "error", code: attempt.code, cause: failed.cause, retryAfter: attempt.retryAfter, circuit: true };
+}
+
+/** The origin's answer in a primary attempt that came after a stale-if-slow copy answered (null: none). */
+function answerOf(late: { readonly attempt: Attempt }): Response | null {
+  return late.attempt.kind === "answer" ? late.attempt.response : null;
 }
 
 /** What one ending answered, and how it is recorded (null: not an error, nothing to record). */

@@ -7,7 +7,7 @@ import { BoundedCache } from "../shared/bounded-cache";
 import { lookupLanguage, type LanguageTable } from "../shared/accept-language";
 
 /** Every language the prose exists in, as sent in `Content-Language` (RFC 5646 tags). English is the fallback. */
-export const LANGUAGES = ["en", "de"] as const;
+export const LANGUAGES = ["en", "de", "es", "fr", "ja", "pt-BR", "zh-CN"] as const;
 export type Language = (typeof LANGUAGES)[number];
 
 /**

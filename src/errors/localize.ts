@@ -9,10 +9,22 @@ import type { CatalogEntry } from "./catalog";
 import type { Language } from "./language";
 import { DE } from "./languages/de";
 import { EN_WORDS } from "./languages/en";
+import { ES } from "./languages/es";
+import { FR } from "./languages/fr";
+import { JA } from "./languages/ja";
+import { PT_BR } from "./languages/pt-br";
+import { ZH_CN } from "./languages/zh-cn";
 import type { CatalogCode, CodeText, Translation, Words } from "./languages/words";
 
 /** Every language but English, which is the catalog's own text. */
-const TRANSLATIONS: Readonly<Record<Exclude<Language, "en">, Translation>> = { de: DE };
+const TRANSLATIONS: Readonly<Record<Exclude<Language, "en">, Translation>> = {
+  de: DE,
+  es: ES,
+  fr: FR,
+  ja: JA,
+  "pt-BR": PT_BR,
+  "zh-CN": ZH_CN,
+};
 
 /** The words of `language` around the catalog's texts. */
 export function wordsOf(language: Language): Words {

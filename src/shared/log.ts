@@ -61,6 +61,13 @@ export const EVENTS = {
     fields: ["zone", "page", "cause"],
     when: "a custom error page could not be read from `CONFIG`; the structured default is served instead",
   },
+  stale_copy_unavailable: {
+    level: "error",
+    fields: ["zone", "cause"],
+    when:
+      "the Cache API failed to keep or to find a stale copy (docs/fewer-errors.md): the answer goes on without it " +
+      "(an origin failure is answered as an error)",
+  },
   custom_asset_unavailable: {
     level: "error",
     fields: ["zone", "asset", "cause"],

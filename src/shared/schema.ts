@@ -56,8 +56,14 @@ export function described<S extends Schema>(
   return schema.check(typeof meta === "string" ? z.describe(meta) : z.meta({ ...meta }));
 }
 
+/**
+ * A refusal's wording: fixed, or made from the refused value (`must be …; got 61`, where a client is helped by
+ * seeing what it sent).
+ */
+export type Message = string | ((issue: { readonly input?: unknown }) => string);
+
 /** An integer from `min` to `max`; one message for every refusal, naming both bounds. */
-export function int(min: number, max: number, message = `must be an integer from ${min} to ${max}`) {
+export function int(min: number, max: number, message: Message = `must be an integer from ${min} to ${max}`) {
   return z.int({ error: message }).check(z.minimum(min, { error: message }), z.maximum(max, { error: message }));
 }
 
@@ -69,7 +75,7 @@ export function num(min: number, max: number, message = `must be a number from $
 /** One of `values` (the enum is the document's `enum`). */
 export function oneOf<const T extends readonly [string, ...string[]]>(
   values: T,
-  message = `must be one of ${values.join(", ")}`,
+  message: Message = `must be one of ${values.join(", ")}`,
 ) {
   return z.enum(values, { error: message });
 }

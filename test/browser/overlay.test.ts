@@ -11,7 +11,7 @@
 import { launchChromium, SCHEMES } from "./chromium.ts";
 import { seriousAxeViolations } from "./axe.ts";
 import { mkdir } from "node:fs/promises";
-import { createServer } from "node:net";
+import { closedPort } from "../servers/ports.ts";
 import { join, resolve } from "node:path";
 import { type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -42,15 +42,6 @@ let served: Served;
 let context: BrowserContext;
 let closeChromium: (() => Promise<void>) | undefined;
 let url: string;
-
-/** A loopback port nobody listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-  const address = server.address();
-  await new Promise<void>((done) => server.close(() => done()));
-  return typeof address === "object" && address !== null ? address.port : 9;
-}
 
 /** Through the API host `api.test` (dispatched to the Worker, no lookup): 127.0.0.1 may then be the origin. */
 async function put(path: string, body: unknown): Promise<void> {

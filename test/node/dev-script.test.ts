@@ -11,7 +11,7 @@ import { request } from "node:http";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { freePort } from "./support/ports";
+import { freePort } from "../servers/ports.ts";
 import { afterEach, describe, expect, it } from "vitest";
 
 const root = resolve(import.meta.dirname, "../..");

@@ -5,7 +5,7 @@
  * The client raises `Code.Unavailable` and finds our `ErrorInfo` and `RetryInfo` among the error's details with the
  * descriptors of test/servers/google-rpc.ts; the client package reads the same error from the metadata.
  */
-import { createServer } from "node:net";
+import { closedPort } from "../servers/ports.ts";
 import { resolve } from "node:path";
 import { create } from "@bufbuild/protobuf";
 import { file_google_protobuf_empty, FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
@@ -35,16 +35,6 @@ const ECHO = createFileRegistry(
   }),
   (name) => (name === "google/protobuf/empty.proto" ? file_google_protobuf_empty : undefined),
 ).getService("edge.test.Echo");
-
-/** A loopback port nobody listens on (bound, then released): an origin that refuses connections, a real 521. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-  const address = server.address();
-  await new Promise<void>((done) => server.close(() => done()));
-  if (typeof address !== "object" || address === null) throw new Error("no port");
-  return address.port;
-}
 
 type UnaryCall = (request: object, options: { timeoutMs: number }) => Promise<unknown>;
 

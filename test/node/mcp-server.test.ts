@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { createHash } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "./support/ports";
+import { freePort } from "../servers/ports.ts";
 import { startWranglerDev, type WranglerDev } from "./support/wrangler-dev";
 
 const ADMIN = "mcp-admin-token";

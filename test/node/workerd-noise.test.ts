@@ -15,6 +15,7 @@ describe("isWorkerdNoise", () => {
     "exception = workerd/api/web-socket.c++:821: disconnected: WebSocket peer disconnected\n",
     "Using secrets defined in .dev.vars\n",
     `exception = kj/async-io-unix.c++:568: disconnected: ::read(fd, buffer, maxBytes): Connection reset by peer\n${STACK}\n`,
+    `exception = kj/async-io-unix.c++:1538: disconnected: connect(): Connection reset by peer\n${STACK}\n`,
     `exception = kj/async-io.c++:60: disconnected: stream disconnected prematurely\n${STACK}\n`,
     'A header value for "Accept" contains non-ASCII characters: "éÿ\t text/html" (raw bytes: "\\xc3"). As a quirk…\n',
   ])("drops %j", (chunk) => {

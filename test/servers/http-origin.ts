@@ -11,6 +11,7 @@
  * | `/redirect` | 302 to `/elsewhere` (must not be followed by the proxy) |
  * | `/big?id=X&mb=N` | sends 1 MiB, then waits for `/release?id=X` before the remaining N-1 MiB |
  * | `/upload?id=X` | counts the request body; `/progress?id=X` reports the bytes received so far |
+ * | `/slow-read?ms=N` | reads nothing of the request body for N ms, then reads it all and answers 200 with its byte count |
  * | `/big-error?id=X&mb=N` | 500 `text/plain` of N MiB (default 30), written as the client reads it; `/progress?id=X` reports the bytes written so far |
  * | `/asset/page.html` | 200 HTML linking `/asset/style.css`, `<img src="logo.png">`, a `<style>` with `url(bg.png)`, and a stylesheet on another host |
  * | `/asset/style.css` | CSS with `url("img/dot.png")` (relative to the stylesheet) |
@@ -242,6 +243,13 @@ async function route(req: IncomingMessage, res: ServerResponse, state: State): P
         state.progress.set(id, written + chunk.byteLength);
       }
       res.end();
+      return;
+    }
+    case "/slow-read": {
+      req.pause();
+      await new Promise((r) => setTimeout(r, Number(url.searchParams.get("ms") ?? "1000")));
+      const bytes = await drain(req);
+      res.writeHead(200, { "Content-Type": "text/plain" }).end(String(bytes));
       return;
     }
     case "/upload": {

@@ -103,8 +103,11 @@ export async function startSwitchboard(): Promise<{ server: Server; port: number
           requests: 0,
         };
         ref.switched = switched;
-        while (nextPort < 24_000 && !(await listenOn(server, nextPort))) nextPort++;
-        const port = nextPort++;
+        // Each try claims its number before it awaits: two origins asked for at once (test files run in
+        // parallel) must never try, or be filed under, the same port.
+        let port = nextPort++;
+        while (port < 24_000 && !(await listenOn(server, port))) port = nextPort++;
+        if (port >= 24_000) return reply(503, { error: "no free port in 23000–23999" });
         origins.set(port, switched);
         return reply(200, { port });
       }

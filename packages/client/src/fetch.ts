@@ -8,7 +8,8 @@ import { isGrpcStatusAnswer } from "./grpc.js";
 import { readHints } from "./hints.js";
 import { parse } from "./parse.js";
 import { decideRetry, type RetryDecision, type RetryOptions } from "./retry.js";
-import type { EdgeError, RateLimitInfo } from "./types.js";
+import { readStale } from "./stale.js";
+import type { EdgeError, RateLimitInfo, StaleAnswer } from "./types.js";
 
 export interface FetchWithRetryOptions extends RetryOptions {
   /** The fetch to use (default: the global one). */
@@ -31,6 +32,8 @@ export interface FetchResult {
    * how much it may still send and when more is allowed. Null when not sent.
    */
   readonly rateLimit: RateLimitInfo | null;
+  /** The last response is the edge's stale copy (`readStale`): how old and why; null when it is not. */
+  readonly stale: StaleAnswer | null;
 }
 
 export async function fetchWithRetry(
@@ -53,12 +56,14 @@ export async function fetchWithRetry(
     const rateLimit = hints.rateLimit;
     // A gRPC call's error comes with HTTP 200 and its status in the headers (docs/client.md "gRPC").
     const grpcError = isGrpcStatusAnswer(response) && response.headers.get("grpc-status")?.trim() !== "0";
-    if (response.status < 400 && !grpcError)
-      return { response, error: null, attempts: attempt, decision: null, rateLimit };
+    if (response.status < 400 && !grpcError) {
+      const stale = readStale(response.headers);
+      return { response, error: null, attempts: attempt, decision: null, rateLimit, stale };
+    }
     const error = await parse(response);
     const context = { attempt, method: template.method, status: response.status, idempotencyKey, hints };
     const decision = decideRetry(error, context, options);
-    if (decision.kind !== "retry") return { response, error, attempts: attempt, decision, rateLimit };
+    if (decision.kind !== "retry") return { response, error, attempts: attempt, decision, rateLimit, stale: null };
     options.onRetry?.({ attempt, error, delayMs: decision.delayMs });
     await response.body?.cancel();
     await sleep(decision.delayMs, signal);

@@ -21,6 +21,7 @@ export { GRPC_ERROR_DOMAIN, isGrpcStatusAnswer, parseGrpcError, readGrpcStatus }
 export { parseMcpError } from "./mcp.js";
 export { parse, PROXY_NAME } from "./parse.js";
 export { decideRetry, type RetryContext, type RetryDecision, type RetryOptions } from "./retry.js";
+export { readStale } from "./stale.js";
 export { parseStreamError } from "./stream.js";
 export { parseSfList, type SfBareItem, type SfItem, type SfMember, type SfToken } from "./structured-field.js";
 export type {
@@ -34,4 +35,5 @@ export type {
   RateLimitInfo,
   RateLimitPolicy,
   ServiceLimit,
+  StaleAnswer,
 } from "./types.js";

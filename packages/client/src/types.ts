@@ -161,3 +161,18 @@ export interface ProxyStatus {
   /** `details` (§2.1.5). */
   readonly details: string | null;
 }
+
+/**
+ * A stale answer (docs/client.md "Stale answers"): the edge's last good copy, served for a failed or slow origin,
+ * read from its `Cache-Status` member (RFC 9211) and `Age`.
+ */
+export interface StaleAnswer {
+  /** `Age`, seconds: how old the copy is (0 when absent or malformed). */
+  readonly age: number;
+  /** `detail`: the origin failed (`stale-if-error`) or had not answered in time (`stale-if-slow`). */
+  readonly because: "stale-if-error" | "stale-if-slow" | "unknown";
+  /** `fwd-status`: the status the origin's failure would have had; null when none (stale-if-slow). */
+  readonly failedStatus: number | null;
+  /** `ttl`: seconds of freshness left, negative once past it; null when not sent. */
+  readonly ttl: number | null;
+}

@@ -1,16 +1,7 @@
 /** The alert policies' part of the OpenAPI document (docs/analytics.md "Alerts"), merged into openapi.ts. */
-import { COMMON_ERRORS, ok, param, ref, type Json } from "../kit/openapi";
+import { COMMON_ERRORS, jsonBody, ok, param, ref, type Json } from "../kit/openapi";
 import { API_CODES } from "../kit/codes";
-import {
-  BURN_LONG_WINDOW,
-  BURN_SHORT_WINDOW,
-  MAX_ALERT_POLICIES,
-  MAX_NAME,
-  MAX_PATH,
-  MAX_TARGET,
-  RESOLVE_AFTER,
-  THRESHOLD_WINDOW,
-} from "../../state/analytics/alerts";
+import { MAX_ALERT_POLICIES } from "../../state/analytics/alerts";
 
 const alertId: Json = {
   name: "alert_id",
@@ -27,8 +18,6 @@ const REFUSALS =
   `${code("webhook-target-api-host")} (a host of API_HOSTS), ${code("webhook-target-private")} (a private or ` +
   "loopback address).";
 
-const body = { "application/json": { schema: ref("AlertPolicyBody") } };
-
 export const alertPaths: Record<string, Json> = {
   "/zones/{zone}/analytics/alerts": {
     parameters: [param("Zone")],
@@ -43,7 +32,7 @@ export const alertPaths: Record<string, Json> = {
       summary: "Create an alert policy; the answer holds its webhook signing secret, shown this once",
       description: `At most ${MAX_ALERT_POLICIES} per zone (${code("too-many-alerts")}). ${REFUSALS}`,
       security: [{ bearer: ["zones:write"] }],
-      requestBody: { required: true, content: body },
+      requestBody: jsonBody("AlertPolicyBody"),
       responses: { "200": ok("The policy, with `webhook.secret`", ref("AlertPolicy")), ...COMMON_ERRORS },
     },
   },
@@ -60,7 +49,7 @@ export const alertPaths: Record<string, Json> = {
       summary: "Replace a policy's definition (its id, secret, state and deliveries stay)",
       description: `${REFUSALS} An unknown id: 404 (${code("unknown-alert")}).`,
       security: [{ bearer: ["zones:write"] }],
-      requestBody: { required: true, content: body },
+      requestBody: jsonBody("AlertPolicyBody"),
       responses: { "200": ok("The policy", ref("AlertPolicy")), ...COMMON_ERRORS },
     },
     delete: {
@@ -84,80 +73,7 @@ export const alertPaths: Record<string, Json> = {
   },
 };
 
-const filter: Json = {
-  type: "object",
-  additionalProperties: false,
-  properties: {
-    code: { type: "integer", minimum: 100, maximum: 9999 },
-    source: { enum: ["edge", "origin"] },
-    path: { type: "string", maxLength: MAX_PATH, description: "The recorded path, exactly (no query)" },
-  },
-};
-
 export const alertSchemas: Record<string, Json> = {
-  AlertPolicyBody: {
-    type: "object",
-    required: ["name", "kind", "webhook"],
-    description:
-      "kind threshold: metric, window_minutes, above (resolve_below, filter, min_requests optional); kind burn_rate: " +
-      'slo (long_window_minutes, short_window_minutes, burn_rate, min_requests optional). docs/analytics.md "Alerts".',
-    properties: {
-      name: { type: "string", minLength: 1, maxLength: MAX_NAME },
-      kind: { enum: ["threshold", "burn_rate"] },
-      enabled: { type: "boolean", default: true },
-      metric: { enum: ["errors", "error_rate"] },
-      window_minutes: { type: "integer", minimum: THRESHOLD_WINDOW.min, maximum: THRESHOLD_WINDOW.max },
-      above: { type: "number", description: "errors: an integer ≥ 1; error_rate: (0, 1]. Fires at value ≥ above" },
-      resolve_below: { type: "number", description: "Resolves below this (≤ above; default above)" },
-      filter,
-      min_requests: {
-        type: "integer",
-        minimum: 1,
-        default: 1,
-        description: "A rate over fewer requests is no evidence",
-      },
-      slo: { type: "number", minimum: 50, maximum: 99.999, description: "Percent of requests without an origin error" },
-      long_window_minutes: {
-        type: "integer",
-        minimum: BURN_LONG_WINDOW.min,
-        maximum: BURN_LONG_WINDOW.max,
-        default: 60,
-      },
-      short_window_minutes: {
-        type: "integer",
-        minimum: BURN_SHORT_WINDOW.min,
-        maximum: BURN_SHORT_WINDOW.max,
-        default: 5,
-      },
-      burn_rate: { type: "number", minimum: 1, maximum: 1000, default: 14.4 },
-      resolve_after: {
-        type: "integer",
-        minimum: RESOLVE_AFTER.min,
-        maximum: RESOLVE_AFTER.max,
-        default: RESOLVE_AFTER.default,
-        description: "Consecutive evaluations (one a minute) with the condition false before it resolves",
-      },
-      webhook: {
-        type: "object",
-        required: ["url"],
-        additionalProperties: false,
-        properties: { url: { type: "string", format: "uri", maxLength: MAX_TARGET } },
-      },
-    },
-    example: {
-      // `source: origin` counts the origin's own 5xx passed through, not a refused or timed-out origin (521, 522: the
-      // edge's codes, `source: edge`); a policy on "the origin is down" is the burn rate's origin error rate.
-      name: "Origin's own 5xx",
-      kind: "threshold",
-      metric: "error_rate",
-      window_minutes: 5,
-      above: 0.05,
-      resolve_below: 0.01,
-      filter: { source: "origin" },
-      min_requests: 20,
-      webhook: { url: "https://hooks.example.com/edge-alerts" },
-    },
-  },
   AlertPolicy: {
     type: "object",
     properties: {

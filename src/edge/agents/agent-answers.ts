@@ -7,8 +7,8 @@
 import { errorResponse, type Answered, type ErrorEvent, type ErrorScope } from "../../errors/pipeline";
 import { profileFor } from "../../errors/retry-hints";
 import type { RequestHeaderScan } from "../origin/headers";
-import { bodyText, copyBody, type BodyCopy } from "./body-copy";
-import { readJsonRpc, rpcAnswer, rpcAnswerBody, type ProblemObject, type RpcBody } from "./mcp-answer";
+import { bodyScanned, copyBody, type BodyCopy } from "./body-copy";
+import { rpcAnswer, rpcAnswerBody, rpcBodyOf, type ProblemObject, type RpcBody } from "./mcp-answer";
 import { mayBeMcp, recogniseMcp, type McpSignal } from "./mcp-recognise";
 import { streamKindOf, watchStream, type FinalFrame, type StreamFailure } from "./stream-watch";
 
@@ -32,11 +32,13 @@ export class McpExchange {
     private readonly request: Request,
   ) {}
 
-  /** The body to forward: a branch of a tee, the other branch kept (bounded) for the id of an error answer. */
+  /** The body to forward, read at the origin's pace and scanned on its way for the ids of an error answer. */
   forwardBody(): ReadableStream<Uint8Array> | null {
     const body = this.request.body as ReadableStream<Uint8Array> | null;
     if (body === null) return null;
-    const { forward, copy } = copyBody(body);
+    const declared = this.request.headers.get("Content-Length");
+    const length = declared !== null && /^\d{1,15}$/.test(declared) ? Number(declared) : null;
+    const { forward, copy } = copyBody(body, length);
     this.copy = copy;
     return forward;
   }
@@ -47,12 +49,12 @@ export class McpExchange {
    * answer (a notification, a response, not JSON-RPC, over the cap): the ordinary structured error answers then.
    */
   async answer(event: ErrorEvent, scope: ErrorScope): Promise<Answered | null> {
-    const text =
+    const scanned =
       this.copy !== null
-        ? await this.copy.text()
-        : await bodyText(this.request.body as ReadableStream<Uint8Array> | null);
-    if (text === null) return null;
-    const rpc = readJsonRpc(text, this.signal.methodHeader);
+        ? await this.copy.scanned()
+        : await bodyScanned(this.request.body as ReadableStream<Uint8Array> | null);
+    if (scanned === null) return null;
+    const rpc = rpcBodyOf(scanned.value, this.signal.methodHeader);
     if (rpc.kind === "none") return null;
     const { response, answeredBy } = await problemAnswer(event, scope);
     const problem = JSON.parse(await response.text()) as ProblemObject;
@@ -68,8 +70,8 @@ export class McpExchange {
    * when the body holds none, one log notification carrying the problem, so the stream still says why it ended.
    */
   async streamMessages(problem: ProblemObject): Promise<string[]> {
-    const text = this.copy !== null ? await this.copy.text() : null;
-    const rpc = text === null ? NO_RPC : readJsonRpc(text, this.signal.methodHeader);
+    const scanned = this.copy !== null ? await this.copy.scanned() : null;
+    const rpc = scanned === null ? NO_RPC : rpcBodyOf(scanned.value, this.signal.methodHeader);
     const requests = rpc.kind === "none" ? [] : rpc.kind === "single" ? [rpc.request] : rpc.requests;
     if (requests.length === 0) return [JSON.stringify(logNotification(problem))];
     return requests.map((request) => JSON.stringify(rpcAnswer(request, problem)));

@@ -46,6 +46,11 @@ export function readJsonRpc(text: string, methodHeader: string | null): RpcBody 
   } catch {
     return NONE;
   }
+  return rpcBodyOf(data, methodHeader);
+}
+
+/** The requests of a parsed JSON-RPC body (`undefined`: not JSON). */
+export function rpcBodyOf(data: unknown, methodHeader: string | null): RpcBody {
   if (Array.isArray(data)) {
     const requests = data.flatMap((item) => {
       const request = requestOf(item, null);

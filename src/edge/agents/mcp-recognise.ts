@@ -6,8 +6,8 @@
  * Only a `POST` can carry a JSON-RPC request, so only a `POST` can be answered with one.
  *
  * Decided from the header scan the proxy makes anyway (src/edge/origin/headers.ts), so ordinary traffic pays two
- * property reads on a plain object and no call into the runtime. A recognised request is only a candidate: its body
- * decides, and only when an error must be answered (mcp-answer.ts `readJsonRpc`).
+ * property reads on a plain object and no call into the runtime. A recognised request is only a candidate: its body,
+ * scanned on its way to the origin (rpc-scan.ts), decides when an error must be answered (mcp-answer.ts `rpcBodyOf`).
  */
 import { acceptsJsonAndEventStream } from "../../errors/client-kind";
 

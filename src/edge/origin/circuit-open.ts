@@ -23,11 +23,19 @@ export function circuitFailure(skipped: {
   return { code: skipped.code, cause, reason: "circuit-open", elapsedMs: 0 };
 }
 
+/**
+ * `Proxy-Status` of an origin skipped for its open circuit: the error type of the code that opened it, and why the
+ * origin was not asked. The error carries it, and so does a stale copy answering instead (src/edge/stale/).
+ */
+export function circuitOpenProxyStatus(code: number): string {
+  const type = PROXY_ERROR_TYPES[code] ?? "destination_unavailable";
+  return `${PROXY_NAME}; error=${type}; details="circuit open"`;
+}
+
 /** The generated error's headers, marked (the response is the pipeline's own: its headers are writable). */
 export function circuitOpenMarked(response: Response, code: number): Response {
-  const type = PROXY_ERROR_TYPES[code] ?? "destination_unavailable";
   const marked = writable(response);
-  marked.headers.set("Proxy-Status", `${PROXY_NAME}; error=${type}; details="circuit open"`);
+  marked.headers.set("Proxy-Status", circuitOpenProxyStatus(code));
   const timing = marked.headers.get("Server-Timing");
   const origin = 'origin;dur=0;desc="circuit-open"';
   marked.headers.set("Server-Timing", timing === null ? origin : `${timing}, ${origin}`);

@@ -73,7 +73,7 @@ export interface ForwardOptions {
    */
   readonly path?: string;
   /**
-   * The body to send instead of `request.body`: a branch of a tee whose other branch an MCP error answer may read
+   * The body to send instead of `request.body`: the same bytes, scanned on their way for an MCP error answer
    * (src/edge/agents/body-copy.ts, docs/agents.md "Reading the id").
    */
   readonly body?: ReadableStream<Uint8Array> | null;

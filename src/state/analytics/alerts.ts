@@ -4,8 +4,10 @@
  * hysteresis). Pure: no bindings. The object that stores and evaluates them is zone-analytics.ts (shard 0 of the
  * zone); the webhook signature is webhook.ts.
  */
+import * as z from "zod/mini";
 import { err, ok, type Result } from "../../shared/result";
 import { normaliseHostname } from "../../shared/host";
+import { described, fields, int, named, num, oneOf, parseWith, text, type Output } from "../../shared/schema";
 import { parseIpv4, parseIpv6 } from "../../shared/ip";
 
 /** How many policies one zone may hold. */
@@ -95,67 +97,171 @@ const refuse = (kind: AlertRefusal["kind"], message: string): Result<never, Aler
 const policy = (message: string): Result<never, AlertRefusal> => refuse("invalid-alert-policy", message);
 const window = (message: string): Result<never, AlertRefusal> => refuse("invalid-alert-window", message);
 
-const isRecord = (v: unknown): v is Readonly<Record<string, unknown>> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-const isInt = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v);
 const shown = (v: unknown): string => (JSON.stringify(v) ?? String(v)).slice(0, 100);
+/** A refusal that shows the value refused (`; got 61`). */
+const got =
+  (message: string) =>
+  (issue: { readonly input?: unknown }): string =>
+    `${message}; got ${shown(issue.input ?? null)}`;
 
-const COMMON = ["name", "enabled", "kind", "resolve_after", "webhook"] as const;
-const THRESHOLD_FIELDS = [...COMMON, "metric", "window_minutes", "above", "resolve_below", "filter", "min_requests"];
-const BURN_FIELDS = [...COMMON, "slo", "long_window_minutes", "short_window_minutes", "burn_rate", "min_requests"];
+const ALERT_KINDS = ["threshold", "burn_rate"] as const;
 
-/** An API body (POST or PUT) into a policy: every field checked, the first refusal named with its field. */
-export function parseAlertBody(body: unknown, targets: TargetPolicy): Result<AlertSpec, AlertRefusal> {
-  if (!isRecord(body)) return policy('the body must be a JSON object (docs/analytics.md "Alerts")');
-  const kind = body.kind;
-  if (kind !== "threshold" && kind !== "burn_rate") {
-    return policy(`kind must be "threshold" or "burn_rate"; got ${shown(kind ?? null)}`);
-  }
-  const allowed: readonly string[] = kind === "threshold" ? THRESHOLD_FIELDS : BURN_FIELDS;
-  const unknown = Object.keys(body).find((k) => !allowed.includes(k));
-  if (unknown !== undefined) {
-    return policy(`unknown field ${shown(unknown)} for a ${kind} policy; its fields are ${allowed.join(", ")}`);
-  }
-  const name = body.name;
-  if (typeof name !== "string" || name.trim() === "" || name.length > MAX_NAME || /[\x00-\x1f\x7f]/.test(name)) {
-    return policy(`name must be one line of 1 to ${MAX_NAME} characters`);
-  }
-  const enabled = body.enabled ?? true;
-  if (typeof enabled !== "boolean") return policy("enabled must be true or false");
-  const resolveAfter = body.resolve_after ?? RESOLVE_AFTER.default;
-  if (!isInt(resolveAfter) || resolveAfter < RESOLVE_AFTER.min || resolveAfter > RESOLVE_AFTER.max) {
-    return policy(`resolve_after must be an integer from ${RESOLVE_AFTER.min} to ${RESOLVE_AFTER.max} (evaluations)`);
-  }
-  const minRequests = body.min_requests ?? 1;
-  if (!isInt(minRequests) || minRequests < 1 || minRequests > 1_000_000_000) {
-    return policy("min_requests must be an integer from 1 to 1000000000");
-  }
-  const webhook = body.webhook;
-  if (!isRecord(webhook) || Object.keys(webhook).some((k) => k !== "url")) {
-    return policy('webhook must be {"url": "https://…"}');
-  }
-  const target = checkTarget(webhook.url, targets);
-  if (!target.ok) return target;
-  const rule = kind === "threshold" ? parseThreshold(body, minRequests) : parseBurnRate(body, minRequests);
-  if (!rule.ok) return rule;
-  return ok({ name, enabled, rule: rule.value, resolve_after: resolveAfter, webhook_url: target.value });
+/** An unknown field's refusal, naming the fields a policy of that kind has. */
+const notAField = (kind: string, shape: object): string =>
+  `is not a field of a ${kind} policy; its fields are ${Object.keys(shape).join(", ")}`;
+
+/** The fields of every policy; each kind adds its own (a field of the other kind is unknown). */
+const COMMON = {
+  name: text(
+    // One line with something on it: no control character, not only spaces.
+    { min: 1, max: MAX_NAME, pattern: /^(?=[\s\S]*\S)[^\x00-\x1f\x7f]*$/ },
+    `must be one line of 1 to ${MAX_NAME} characters`,
+  ),
+  enabled: z._default(z.boolean({ error: "must be true or false" }), true),
+  resolve_after: z._default(
+    described(
+      int(
+        RESOLVE_AFTER.min,
+        RESOLVE_AFTER.max,
+        `must be an integer from ${RESOLVE_AFTER.min} to ${RESOLVE_AFTER.max} (evaluations)`,
+      ),
+      "Consecutive evaluations (one a minute) with the condition false before it resolves",
+    ),
+    RESOLVE_AFTER.default,
+  ),
+  min_requests: z._default(described(int(1, 1_000_000_000), "A rate over fewer requests is no evidence"), 1),
+  webhook: fields(
+    {
+      url: described(
+        text({ min: 1, max: MAX_TARGET }, `must be an absolute https URL of at most ${MAX_TARGET} characters`),
+        'An https URL (docs/analytics.md "Webhook targets")',
+      ),
+    },
+    "is not a field of webhook (only url)",
+    'must be {"url": "https://…"}',
+  ),
+};
+
+const BELOW = "must be a number from 0 to above";
+
+const FILTER = fields(
+  {
+    code: z.optional(int(100, 9999, "must be an integer from 100 to 9999 (a catalog code or an origin status)")),
+    source: z.optional(oneOf(["edge", "origin"], 'must be "edge" or "origin"')),
+    path: z.optional(
+      described(
+        text(
+          { max: MAX_PATH, pattern: /^\/[^\x00-\x20\x7f?#]*$/ },
+          `must be a path as recorded: starting with /, at most ${MAX_PATH} characters, no query, spaces or controls`,
+        ),
+        "The recorded path, exactly (no query)",
+      ),
+    ),
+  },
+  "is not a filter; filters are code, source, path",
+  "must be an object of code, source and path",
+);
+
+const THRESHOLD_SHAPE = {
+  kind: z.literal("threshold"),
+  ...COMMON,
+  metric: oneOf(["errors", "error_rate"], got('must be "errors" or "error_rate"')),
+  window_minutes: int(
+    THRESHOLD_WINDOW.min,
+    THRESHOLD_WINDOW.max,
+    got(`must be an integer from ${THRESHOLD_WINDOW.min} to ${THRESHOLD_WINDOW.max}`),
+  ),
+  // Its bounds depend on the metric: checked after the parse.
+  above: described(
+    z.number({ error: "must be a number" }),
+    "errors: an integer from 1 to 1000000000; error_rate: (0, 1]. Fires at value ≥ above",
+  ),
+  resolve_below: z.optional(
+    described(
+      z.number({ error: BELOW }).check(z.minimum(0, { error: BELOW })),
+      "Resolves below this (≤ above; default above)",
+    ),
+  ),
+  filter: z._default(FILTER, {}),
+};
+const THRESHOLD_BODY = fields(THRESHOLD_SHAPE, notAField("threshold", THRESHOLD_SHAPE));
+
+const BURN_RATE_SHAPE = {
+  kind: z.literal("burn_rate"),
+  ...COMMON,
+  slo: described(
+    num(SLO_RANGE.min, SLO_RANGE.max, `must be a percentage from ${SLO_RANGE.min} to ${SLO_RANGE.max} (e.g. 99.9)`),
+    "Percent of requests without an origin error",
+  ),
+  long_window_minutes: z._default(int(BURN_LONG_WINDOW.min, BURN_LONG_WINDOW.max), DEFAULT_BURN.long),
+  short_window_minutes: z._default(int(BURN_SHORT_WINDOW.min, BURN_SHORT_WINDOW.max), DEFAULT_BURN.short),
+  burn_rate: z._default(num(BURN_RATE_RANGE.min, BURN_RATE_RANGE.max), DEFAULT_BURN.rate),
+};
+const BURN_RATE_BODY = fields(BURN_RATE_SHAPE, notAField("burn_rate", BURN_RATE_SHAPE));
+
+/** `POST`/`PUT /zones/{zone}/analytics/alerts…`: a policy of one of the two kinds, chosen by `kind`. */
+export const ALERT_POLICY_BODY = named(
+  z.discriminatedUnion("kind", [THRESHOLD_BODY, BURN_RATE_BODY], {
+    error: (issue) =>
+      issue.code === "invalid_union"
+        ? `must be ${ALERT_KINDS.map((k) => `"${k}"`).join(" or ")}; got ${shown(kindOf(issue.input) ?? null)}`
+        : 'the body must be a JSON object (docs/analytics.md "Alerts")',
+  }),
+  {
+    id: "AlertPolicyBody",
+    description:
+      "kind threshold: metric, window_minutes, above (resolve_below, filter, min_requests optional); kind burn_rate: " +
+      'slo (long_window_minutes, short_window_minutes, burn_rate, min_requests optional). docs/analytics.md "Alerts".',
+    example: {
+      // `source: origin` counts the origin's own 5xx passed through, not a refused or timed-out origin (521, 522: the
+      // edge's codes, `source: edge`); a policy on "the origin is down" is the burn rate's origin error rate.
+      name: "Origin's own 5xx",
+      kind: "threshold",
+      metric: "error_rate",
+      window_minutes: 5,
+      above: 0.05,
+      resolve_below: 0.01,
+      filter: { source: "origin" },
+      min_requests: 20,
+      webhook: { url: "https://hooks.example.com/edge-alerts" },
+    },
+  },
+);
+
+function kindOf(input: unknown): unknown {
+  return typeof input === "object" && input !== null ? (input as { readonly kind?: unknown }).kind : undefined;
 }
 
-function parseThreshold(body: Readonly<Record<string, unknown>>, minRequests: number): Result<AlertRule, AlertRefusal> {
-  const metric = body.metric;
-  if (metric !== "errors" && metric !== "error_rate") {
-    return policy(`metric must be "errors" or "error_rate"; got ${shown(metric ?? null)}`);
+/** The fields whose refusal is a window's (its own code, docs/analytics.md "Alerts"). */
+const WINDOW_FIELDS = new Set(["window_minutes", "long_window_minutes", "short_window_minutes"]);
+
+/**
+ * An API body (POST or PUT) into a policy: the first refusal, named with its field (a window's and the webhook URL's
+ * have their own codes); then what the schema cannot say (bounds that depend on another field, the target's host).
+ */
+export function parseAlertBody(body: unknown, targets: TargetPolicy): Result<AlertSpec, AlertRefusal> {
+  const parsed = parseWith(ALERT_POLICY_BODY, body, { cap: 1 });
+  if (!parsed.ok) {
+    const first = parsed.error.listed[0];
+    const message =
+      first === undefined ? "is not valid" : first.path === "" ? first.message : `${first.path} ${first.message}`;
+    if (first !== undefined && WINDOW_FIELDS.has(first.path)) return window(message);
+    if (first?.path === "webhook.url") return refuse("invalid-webhook-target", message);
+    return policy(message);
   }
-  const minutes = body.window_minutes;
-  if (!isInt(minutes) || minutes < THRESHOLD_WINDOW.min || minutes > THRESHOLD_WINDOW.max) {
-    return window(
-      `window_minutes must be an integer from ${THRESHOLD_WINDOW.min} to ${THRESHOLD_WINDOW.max}; got ${shown(minutes ?? null)}`,
-    );
-  }
-  const above = body.above;
+  const given = parsed.value;
+  const target = checkTarget(given.webhook.url, targets);
+  if (!target.ok) return target;
+  const rule = given.kind === "threshold" ? thresholdRule(given) : burnRateRule(given);
+  if (!rule.ok) return rule;
+  const { name, enabled, resolve_after } = given;
+  return ok({ name, enabled, rule: rule.value, resolve_after, webhook_url: target.value });
+}
+
+function thresholdRule(given: Output<typeof THRESHOLD_BODY>): Result<AlertRule, AlertRefusal> {
+  const { metric, above } = given;
   const valid =
-    typeof above === "number" &&
-    (metric === "errors" ? isInt(above) && above >= 1 && above <= 1_000_000_000 : above > 0 && above <= 1);
+    metric === "errors" ? Number.isInteger(above) && above >= 1 && above <= 1_000_000_000 : above > 0 && above <= 1;
   if (!valid) {
     return policy(
       metric === "errors"
@@ -163,74 +269,29 @@ function parseThreshold(body: Readonly<Record<string, unknown>>, minRequests: nu
         : "above must be a number in (0, 1] (errors ÷ requests in the window)",
     );
   }
-  const below = body.resolve_below ?? above;
-  if (typeof below !== "number" || !Number.isFinite(below) || below < 0 || below > above) {
-    return policy(`resolve_below must be a number from 0 to above (${above})`);
-  }
-  const filter = parseFilter(body.filter ?? {});
-  if (!filter.ok) return filter;
+  const below = given.resolve_below ?? above;
+  if (below > above) return policy(`resolve_below must be a number from 0 to above (${above})`);
   return ok({
     kind: "threshold",
     metric,
-    window_minutes: minutes,
+    window_minutes: given.window_minutes,
     above,
     resolve_below: below,
-    filter: filter.value,
-    min_requests: minRequests,
+    filter: given.filter,
+    min_requests: given.min_requests,
   });
 }
 
-function parseFilter(raw: unknown): Result<AlertFilter, AlertRefusal> {
-  if (!isRecord(raw)) return policy("filter must be an object of code, source and path");
-  const unknown = Object.keys(raw).find((k) => k !== "code" && k !== "source" && k !== "path");
-  if (unknown !== undefined) return policy(`unknown filter ${shown(unknown)}; filters are code, source, path`);
-  const { code, source, path } = raw;
-  if (code !== undefined && (!isInt(code) || code < 100 || code > 9999)) {
-    return policy("filter.code must be an integer from 100 to 9999 (a catalog code or an origin status)");
-  }
-  if (source !== undefined && source !== "edge" && source !== "origin") {
-    return policy('filter.source must be "edge" or "origin"');
-  }
-  if (
-    path !== undefined &&
-    (typeof path !== "string" || !path.startsWith("/") || path.length > MAX_PATH || /[\x00-\x20\x7f?#]/.test(path))
-  ) {
-    return policy(
-      `filter.path must be a path as recorded: starting with /, at most ${MAX_PATH} characters, no query, spaces or controls`,
-    );
-  }
-  return ok({
-    ...(code === undefined ? {} : { code }),
-    ...(source === undefined ? {} : { source }),
-    ...(path === undefined ? {} : { path }),
-  });
-}
-
-function parseBurnRate(body: Readonly<Record<string, unknown>>, minRequests: number): Result<AlertRule, AlertRefusal> {
-  const slo = body.slo;
-  if (typeof slo !== "number" || !(slo >= SLO_RANGE.min && slo <= SLO_RANGE.max)) {
-    return policy(`slo must be a percentage from ${SLO_RANGE.min} to ${SLO_RANGE.max} (e.g. 99.9)`);
-  }
-  const long = body.long_window_minutes ?? DEFAULT_BURN.long;
-  const short = body.short_window_minutes ?? DEFAULT_BURN.short;
-  if (!isInt(long) || long < BURN_LONG_WINDOW.min || long > BURN_LONG_WINDOW.max) {
-    return window(`long_window_minutes must be an integer from ${BURN_LONG_WINDOW.min} to ${BURN_LONG_WINDOW.max}`);
-  }
-  if (!isInt(short) || short < BURN_SHORT_WINDOW.min || short > BURN_SHORT_WINDOW.max) {
-    return window(`short_window_minutes must be an integer from ${BURN_SHORT_WINDOW.min} to ${BURN_SHORT_WINDOW.max}`);
-  }
-  if (short >= long) return window("short_window_minutes must be shorter than long_window_minutes");
-  const rate = body.burn_rate ?? DEFAULT_BURN.rate;
-  if (typeof rate !== "number" || !(rate >= BURN_RATE_RANGE.min && rate <= BURN_RATE_RANGE.max)) {
-    return policy(`burn_rate must be a number from ${BURN_RATE_RANGE.min} to ${BURN_RATE_RANGE.max}`);
-  }
+function burnRateRule(given: Output<typeof BURN_RATE_BODY>): Result<AlertRule, AlertRefusal> {
+  if (given.short_window_minutes >= given.long_window_minutes)
+    return window("short_window_minutes must be shorter than long_window_minutes");
   return ok({
     kind: "burn_rate",
-    slo,
-    long_window_minutes: long,
-    short_window_minutes: short,
-    burn_rate: rate,
-    min_requests: minRequests,
+    slo: given.slo,
+    long_window_minutes: given.long_window_minutes,
+    short_window_minutes: given.short_window_minutes,
+    burn_rate: given.burn_rate,
+    min_requests: given.min_requests,
   });
 }
 

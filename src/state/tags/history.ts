@@ -1,14 +1,31 @@
 /**
  * The history of tag changes (docs/tags-api.md "History"): one row per changed key of one write, with the write's
  * time, the token's name, the path it came through, and the value before and after. Rows are kept for
- * HISTORY_RETENTION_DAYS and at most HISTORY_MAX_ROWS per account (the oldest go first), pruned by the writes
- * themselves; they count against no tag limit.
+ * HISTORY_RETENTION_DAYS, at most HISTORY_MAX_ROWS and at most HISTORY_MAX_BYTES per account (the oldest go first),
+ * pruned by the writes themselves; they count against no tag limit.
  */
 import type { KeyChange } from "./edits";
 import { parentField, type ResourceRef } from "./types";
 
 export const HISTORY_RETENTION_DAYS = 90;
 export const HISTORY_MAX_ROWS = 1_000_000;
+/**
+ * Rows alone do not bound the object's storage: one entry holds up to 1 KiB of key and 4 KiB each of value before
+ * and after, so 1,000,000 entries could be ~9 GB. The bytes of every entry (HISTORY_ROW_BYTES) are kept in a running
+ * total and the oldest entries go once it passes this.
+ */
+export const HISTORY_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * What one entry counts against HISTORY_MAX_BYTES, in SQL over its columns: the UTF-8 bytes of its text (CAST AS
+ * BLOB keeps the stored encoding; length() of TEXT counts characters) plus HISTORY_ROW_OVERHEAD. The history
+ * migration of version 3 holds a frozen copy of this expression for the rows written before it.
+ */
+export const HISTORY_ROW_OVERHEAD = 64;
+export const HISTORY_ROW_BYTES =
+  `${HISTORY_ROW_OVERHEAD} + length(CAST(at AS BLOB)) + length(CAST(actor AS BLOB)) + length(CAST(via AS BLOB))` +
+  " + length(CAST(type AS BLOB)) + length(CAST(parent AS BLOB)) + length(CAST(id AS BLOB))" +
+  " + length(CAST(key AS BLOB)) + coalesce(length(CAST(before AS BLOB)), 0) + coalesce(length(CAST(after AS BLOB)), 0)";
 
 /** How a change was made. */
 export type HistoryVia = "put" | "patch" | "bulk" | "delete" | "zone-deleted";

@@ -48,4 +48,18 @@ export const TAG_MIGRATIONS: readonly Migration[] = [
       "INSERT INTO meta (name, value) VALUES ('history_change', 0)",
     ],
   },
+  {
+    version: 3,
+    name: "history bytes",
+    statements: [
+      // What each entry counts against the history's byte cap (docs/tags-api.md "History"), and their running total,
+      // so a write prunes the oldest without summing the table. A frozen copy of HISTORY_ROW_BYTES (history.ts).
+      "ALTER TABLE history ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0",
+      `UPDATE history SET bytes = 64 + length(CAST(at AS BLOB)) + length(CAST(actor AS BLOB))
+         + length(CAST(via AS BLOB)) + length(CAST(type AS BLOB)) + length(CAST(parent AS BLOB))
+         + length(CAST(id AS BLOB)) + length(CAST(key AS BLOB))
+         + coalesce(length(CAST(before AS BLOB)), 0) + coalesce(length(CAST(after AS BLOB)), 0)`,
+      "INSERT INTO meta (name, value) SELECT 'history_bytes', coalesce(sum(bytes), 0) FROM history",
+    ],
+  },
 ];

@@ -21,8 +21,10 @@ import { EMPTY_TAGS_ETAG, etagOf } from "./etag";
 import {
   historyEntry,
   historyQuery,
+  HISTORY_MAX_BYTES,
   HISTORY_MAX_ROWS,
   HISTORY_RETENTION_DAYS,
+  HISTORY_ROW_BYTES,
   type HistoryEntry,
   type HistoryRow,
   type HistoryVia,
@@ -58,6 +60,9 @@ export type { KeySummary } from "./summary";
  * value, each with its folded copy, escaped) is ~15 KB, so every chunk stays far below the limit.
  */
 export const INSERT_CHUNK_BYTES = 512 * 1024;
+
+/** Oldest history entries read per step of the byte pruning: one write adds at most a few MB of entries. */
+const PRUNE_BATCH = 4096;
 
 export interface PutTagsInput {
   readonly ref: ResourceRef;
@@ -437,13 +442,17 @@ export class TagStore extends DurableObject<Env> {
   private recordHistory(changes: readonly PendingChange[], how: { actor: string; via: HistoryVia; at: string }): void {
     if (changes.length === 0) return;
     let change = this.sql.exec<{ value: number }>("SELECT value FROM meta WHERE name = 'history_change'").one().value;
+    let added = 0;
     for (const { ref, changes: keys } of changes) {
       change++;
       const rows = keys.map((c) => JSON.stringify([c.key, c.before, c.after]));
       for (const chunk of jsonChunks(rows))
-        this.sql.exec(
-          `INSERT INTO history (change, at, actor, via, type, parent, id, key, before, after)
-           SELECT ?, ?, ?, ?, ?, ?, ?, j.value ->> 0, j.value ->> 1, j.value ->> 2 FROM json_each(?) j`,
+        for (const row of this.sql.exec<{ bytes: number }>(
+          `INSERT INTO history (change, at, actor, via, type, parent, id, key, before, after, bytes)
+           SELECT change, at, actor, via, type, parent, id, key, before, after, ${HISTORY_ROW_BYTES} FROM (
+             SELECT ? AS change, ? AS at, ? AS actor, ? AS via, ? AS type, ? AS parent, ? AS id,
+                    j.value ->> 0 AS key, j.value ->> 1 AS before, j.value ->> 2 AS after FROM json_each(?) j)
+           RETURNING bytes`,
           change,
           how.at,
           how.actor,
@@ -452,12 +461,55 @@ export class TagStore extends DurableObject<Env> {
           ref.parent,
           ref.id,
           chunk,
-        );
+        ))
+          added += row.bytes;
     }
     this.sql.exec("UPDATE meta SET value = ? WHERE name = 'history_change'", change);
-    const cutoff = new Date(Date.parse(how.at) - HISTORY_RETENTION_DAYS * 86_400_000).toISOString();
-    this.sql.exec("DELETE FROM history WHERE at < ?", cutoff);
-    this.sql.exec("DELETE FROM history WHERE seq <= (SELECT max(seq) FROM history) - ?", HISTORY_MAX_ROWS);
+    this.pruneHistory(how.at, this.historyBytes() + added);
+  }
+
+  /**
+   * Deletes, oldest first, the entries past the retention, past HISTORY_MAX_ROWS, then until the bytes are at most
+   * HISTORY_MAX_BYTES; every delete is a range of an index (at, or seq), and the bytes it frees are subtracted from
+   * the running total, so the cost follows what is deleted, not the size of the history.
+   */
+  private pruneHistory(at: string, bytes: number): void {
+    let total = bytes;
+    const cutoff = new Date(Date.parse(at) - HISTORY_RETENTION_DAYS * 86_400_000).toISOString();
+    total -= this.deleteHistory("at < ?", cutoff);
+    const last = this.sql.exec<{ seq: number | null }>("SELECT max(seq) AS seq FROM history").one().seq ?? 0;
+    total -= this.deleteHistory("seq <= ?", last - HISTORY_MAX_ROWS);
+    while (total > HISTORY_MAX_BYTES) {
+      const oldest = this.sql
+        .exec<{ seq: number; bytes: number }>("SELECT seq, bytes FROM history ORDER BY seq LIMIT ?", PRUNE_BATCH)
+        .toArray();
+      if (oldest.length === 0) break;
+      let through = 0;
+      let freed = 0;
+      for (const row of oldest) {
+        through = row.seq;
+        freed += row.bytes;
+        if (total - freed <= HISTORY_MAX_BYTES) break;
+      }
+      this.sql.exec("DELETE FROM history WHERE seq <= ?", through);
+      total -= freed;
+    }
+    this.sql.exec("UPDATE meta SET value = ? WHERE name = 'history_bytes'", Math.max(0, total));
+  }
+
+  /** Deletes the history entries matching `where` and answers the bytes they counted. */
+  private deleteHistory(where: string, bound: string | number): number {
+    const freed = this.sql
+      .exec<{ bytes: number | null }>(`SELECT sum(bytes) AS bytes FROM history WHERE ${where}`, bound)
+      .one().bytes;
+    if (freed === null) return 0;
+    this.sql.exec(`DELETE FROM history WHERE ${where}`, bound);
+    return freed;
+  }
+
+  /** The running total of the history's bytes (docs/tags-api.md "History"). */
+  private historyBytes(): number {
+    return this.sql.exec<{ value: number }>("SELECT value FROM meta WHERE name = 'history_bytes'").one().value;
   }
 
   private readPairs(ref: ResourceRef): TagPairs {

@@ -33,6 +33,10 @@ export const ZONE_LIMITS = {
   readTimeout: { default: 100, min: 0.05, max: 6000 },
   /** 32 KiB (docs/producers.md, 1038); at most 128 KiB, beyond which the runtime itself refuses the request. */
   maxRequestHeaderBytes: { default: 32 * 1024, min: 1024, max: 128 * 1024 },
+  /** Seconds a kept copy may answer a failure past its freshness (docs/fewer-errors.md); at most a week. */
+  staleIfError: { default: 0, min: 0, max: 7 * 86_400 },
+  /** Milliseconds to wait for the origin's headers when a copy exists; at most the default read timeout. */
+  staleAfterMs: { default: 0, min: 0, max: 100_000 },
 } as const;
 
 /**
@@ -165,6 +169,20 @@ export const ZONE_SETTINGS_FIELDS = {
     '`http(s)://host[:port]`: tried once when the origin fails (docs/fewer-errors.md "Fail over"); absent: none',
   ),
   circuit_breaker: described(z.optional(CIRCUIT_BREAKER), "absent: no circuit breaker"),
+  stale_if_error: z.optional(
+    described(
+      int(ZONE_LIMITS.staleIfError.min, ZONE_LIMITS.staleIfError.max),
+      "seconds a kept copy of a good GET answer may answer an origin failure past its freshness; absent or 0: only " +
+        'what the origin allows with `Cache-Control: stale-if-error` (docs/fewer-errors.md "Stale if error")',
+    ),
+  ),
+  stale_after_ms: z.optional(
+    described(
+      int(ZONE_LIMITS.staleAfterMs.min, ZONE_LIMITS.staleAfterMs.max),
+      "milliseconds: with a usable copy, an origin that has sent no headers by then is answered from the copy; " +
+        'absent or 0: off (docs/fewer-errors.md "Stale if slow")',
+    ),
+  ),
   maintenance: described(z.optional(MAINTENANCE), "absent: no maintenance mode"),
 };
 

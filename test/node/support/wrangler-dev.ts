@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { freePort } from "./ports";
+import { freePort } from "../../servers/ports.ts";
 
 const root = resolve(import.meta.dirname, "../../..");
 const LINKED = ["node_modules", "src", "fixtures", "wrangler.toml", "package.json", "tsconfig.json"];

@@ -5,7 +5,8 @@
  * which no resolver here maps to 127.0.0.1, so `zoneFetch` hands a request to the same Worker through Miniflare's
  * `dispatchFetch` with its URL (and so its host) unchanged.
  */
-import { createServer } from "node:net";
+/** A loopback port nobody listens on: a real 521 (test/servers/ports.ts says why it is below the ephemeral range). */
+export { closedPort } from "../../../../test/servers/ports.ts";
 import { resolve } from "node:path";
 import { serveWorker, type Served } from "../../../../bench/lib/serve.ts";
 
@@ -56,14 +57,4 @@ export async function startWorker(): Promise<TestWorker> {
     zoneFetch: (input, init) => dispatch(new Request(input, init)),
     dispose: () => served.dispose(),
   };
-}
-
-/** A loopback port nobody listens on (bound, then released): an origin that refuses connections, a real 521. */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-  const address = server.address();
-  await new Promise<void>((done) => server.close(() => done()));
-  if (typeof address !== "object" || address === null) throw new Error("no port");
-  return address.port;
 }

@@ -187,6 +187,31 @@ const ROWS: readonly Row[] = [
       `${SETTING}max_request_header_bytes must be an integer from 1024 to 131072`,
     ],
   },
+  // docs/fewer-errors.md: the stale copies' two fields.
+  {
+    what: "stale settings out of bounds",
+    method: "PUT",
+    path: "/zones/{zone}",
+    body: { plan: "pro", origin: ORIGIN, stale_if_error: 604_801, stale_after_ms: -1 },
+    status: 400,
+    code: 1004,
+    messages: [
+      `${SETTING}stale_if_error must be an integer from 0 to 604800`,
+      `${SETTING}stale_after_ms must be an integer from 0 to 100000`,
+    ],
+  },
+  {
+    what: "stale settings of the wrong type",
+    method: "PATCH",
+    path: "/zones/{zone}",
+    body: { stale_if_error: "60", stale_after_ms: 1.5 },
+    status: 400,
+    code: 1004,
+    messages: [
+      `${SETTING}stale_if_error must be an integer from 0 to 604800`,
+      `${SETTING}stale_after_ms must be an integer from 0 to 100000`,
+    ],
+  },
   // PUT /zones/{zone}/url_normalization (docs/configuration.md): 20027, the two fields first, at most 5 listed.
   {
     what: "a body that is no object",
@@ -515,7 +540,146 @@ const ROWS: readonly Row[] = [
       `${TELE}otlp.logs_endpoint 10.0.0.1 is a private address: it must be a public host`,
     ],
   },
+  // POST|PUT /zones/{zone}/analytics/alerts (docs/analytics.md "Alerts"): the first refusal, its own code (20105 a
+  // field, 20106 a window, 20108 the webhook URL), the field path first.
+  ...alertRows(),
 ];
+
+/**
+ * Alert policy bodies: each refusal names one field (the first thing wrong), with its own code. One wording moved
+ * with the schema: an unknown field is named path first, as on every other endpoint (`extra is not a field of a
+ * threshold policy; its fields are …`, `filter.method is not a filter; …`), where the hand-written validator said
+ * `unknown field "extra" for a threshold policy; …` and `unknown filter "method"; …` and, for a webhook with another
+ * key, `webhook must be {"url": "https://…"}`.
+ */
+function alertRows(): Row[] {
+  const hook = { url: "https://hooks.example.com/a" };
+  const base = { name: "p", kind: "threshold", metric: "errors", window_minutes: 5, above: 10, webhook: hook };
+  const burn = { name: "b", kind: "burn_rate", slo: 99.9, webhook: hook };
+  const row = (what: string, body: unknown, code: number, message: string): Row => ({
+    what,
+    method: "POST",
+    path: "/zones/{zone}/analytics/alerts",
+    body,
+    status: 400,
+    code,
+    messages: [message],
+  });
+  const threshold =
+    "kind, name, enabled, resolve_after, min_requests, webhook, metric, window_minutes, above, resolve_below, filter";
+  return [
+    row("a body that is no object", [1], 20105, 'the body must be a JSON object (docs/analytics.md "Alerts")'),
+    row(
+      "an unknown kind",
+      { ...base, kind: "anomaly" },
+      20105,
+      'kind must be "threshold" or "burn_rate"; got "anomaly"',
+    ),
+    row(
+      "a stray field and an empty name",
+      { ...base, extra: 1, name: "" },
+      20105,
+      `extra is not a field of a threshold policy; its fields are ${threshold}`,
+    ),
+    row(
+      "a burn-rate field on a threshold policy",
+      { ...base, slo: 99 },
+      20105,
+      `slo is not a field of a threshold policy; its fields are ${threshold}`,
+    ),
+    row("an empty name", { ...base, name: "" }, 20105, "name must be one line of 1 to 100 characters"),
+    row("a name of two lines", { ...base, name: "a\nb" }, 20105, "name must be one line of 1 to 100 characters"),
+    row("enabled that is no boolean", { ...base, enabled: "yes" }, 20105, "enabled must be true or false"),
+    row(
+      "resolve_after 0",
+      { ...base, resolve_after: 0 },
+      20105,
+      "resolve_after must be an integer from 1 to 60 (evaluations)",
+    ),
+    row("min_requests 0", { ...base, min_requests: 0 }, 20105, "min_requests must be an integer from 1 to 1000000000"),
+    row(
+      "a webhook that is no object",
+      { ...base, webhook: "https://hooks.example.com/a" },
+      20105,
+      'webhook must be {"url": "https://…"}',
+    ),
+    row(
+      "a webhook with a secret of its own",
+      { ...base, webhook: { ...hook, secret: "mine" } },
+      20105,
+      "webhook.secret is not a field of webhook (only url)",
+    ),
+    row(
+      "a URL too long",
+      { ...base, webhook: { url: `https://hooks.example.com/${"a".repeat(2100)}` } },
+      20108,
+      "webhook.url must be an absolute https URL of at most 2048 characters",
+    ),
+    row("a URL that is no URL", { ...base, webhook: { url: "not a url" } }, 20108, "webhook.url is not a URL"),
+    row(
+      "an unknown metric",
+      { ...base, metric: "latency" },
+      20105,
+      'metric must be "errors" or "error_rate"; got "latency"',
+    ),
+    row(
+      "a window of 61 minutes",
+      { ...base, window_minutes: 61 },
+      20106,
+      "window_minutes must be an integer from 1 to 60; got 61",
+    ),
+    row(
+      "a rate above 1",
+      { ...base, metric: "error_rate", above: 2 },
+      20105,
+      "above must be a number in (0, 1] (errors ÷ requests in the window)",
+    ),
+    row(
+      "resolve_below over above",
+      { ...base, resolve_below: 11 },
+      20105,
+      "resolve_below must be a number from 0 to above (10)",
+    ),
+    row(
+      "an unknown filter",
+      { ...base, filter: { method: "GET" } },
+      20105,
+      "filter.method is not a filter; filters are code, source, path",
+    ),
+    row(
+      "a filter code out of range",
+      { ...base, filter: { code: 42 } },
+      20105,
+      "filter.code must be an integer from 100 to 9999 (a catalog code or an origin status)",
+    ),
+    row(
+      "a filter source unknown",
+      { ...base, filter: { source: "cdn" } },
+      20105,
+      'filter.source must be "edge" or "origin"',
+    ),
+    row(
+      "a filter path without its slash",
+      { ...base, filter: { path: "no-slash" } },
+      20105,
+      "filter.path must be a path as recorded: starting with /, at most 256 characters, no query, spaces or controls",
+    ),
+    row("an SLO of 100", { ...burn, slo: 100 }, 20105, "slo must be a percentage from 50 to 99.999 (e.g. 99.9)"),
+    row(
+      "a long window of 5000 minutes",
+      { ...burn, long_window_minutes: 5000 },
+      20106,
+      "long_window_minutes must be an integer from 5 to 4320",
+    ),
+    row(
+      "a short window as long as the long one",
+      { ...burn, short_window_minutes: 60, long_window_minutes: 60 },
+      20106,
+      "short_window_minutes must be shorter than long_window_minutes",
+    ),
+    row("a burn rate of 0", { ...burn, burn_rate: 0 }, 20105, "burn_rate must be a number from 1 to 1000"),
+  ];
+}
 
 beforeAll(async () => {
   await apiOk("PUT", `/zones/${ZONE}`, { plan: "business", origin: ORIGIN });

@@ -44,7 +44,6 @@ const HAND_WRITTEN_LEFT: Readonly<Record<string, number>> = {
   "#/components/schemas/AccountResourceType": 1,
   "#/components/schemas/AlertDelivery": 3,
   "#/components/schemas/AlertPolicy": 2,
-  "#/components/schemas/AlertPolicyBody": 22,
   "#/components/schemas/AnalyticsSettingsBody": 2,
   "#/components/schemas/BulkEditBody": 3,
   "#/components/schemas/ComplianceItem": 1,

@@ -6,7 +6,7 @@
  */
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { MCP_BODY_CAP, MCP_BODY_WAIT_MS } from "../../../../src/edge/agents/body-copy";
+import { copyBody, MCP_BODY_CAP, MCP_BODY_WAIT_MS } from "../../../../src/edge/agents/body-copy";
 import { loopback, ports, zoneFor } from "../../support/origin";
 
 const MCP_ACCEPT = "application/json, text/event-stream";
@@ -40,6 +40,59 @@ describe("the forwarded request is what the client sent", () => {
     expect(mcp.headers["content-length"]).toBe(plain.headers["content-length"]);
     expect(mcp.headers["transfer-encoding"]).toBe(plain.headers["transfer-encoding"]);
     expect(mcp.headers["accept"]).toBe(MCP_ACCEPT);
+  });
+});
+
+describe("a slow origin", () => {
+  const CHUNK = 16 * 1024;
+
+  /** A client body of `chunks` chunks of 16 KiB, each made only when asked for; `pulled()` counts them. */
+  function countedBody(chunks: number): { body: ReadableStream<Uint8Array>; pulled: () => number } {
+    let pulled = 0;
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          if (pulled === chunks) return controller.close();
+          pulled += 1;
+          controller.enqueue(new Uint8Array(CHUNK).fill(0x20));
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    return { body, pulled: () => pulled };
+  }
+
+  it("the client's body is read only as the origin's side takes it: nothing of it waits in the Worker", async () => {
+    const { body, pulled } = countedBody(64);
+    const { forward } = copyBody(body, 64 * CHUNK);
+    // An origin that reads nothing yet: whatever the Worker took now, it would hold.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(pulled()).toBeLessThanOrEqual(2);
+    const reader = forward.getReader();
+    let taken = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      taken += value.byteLength;
+      // At most the chunk being handed over and the one after it, however the origin paces its reads.
+      expect(pulled() * CHUNK - taken).toBeLessThanOrEqual(2 * CHUNK);
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    expect([taken, pulled()]).toEqual([64 * CHUNK, 64]);
+  });
+
+  it("40 concurrent 1 MiB MCP POSTs to an origin that reads bodies late all reach it whole", async () => {
+    const zone = await zoneFor("mcp-slow-read", loopback(ports.http), { read_timeout: 30 });
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, async () => {
+        const res = await post(`http://${zone}/slow-read?ms=1500`, countedBody(64).body, {
+          "Mcp-Method": "tools/call",
+          "Content-Length": String(64 * CHUNK),
+        });
+        return `${res.status} ${await res.text()}`;
+      }),
+    );
+    expect(new Set(answers)).toEqual(new Set([`200 ${64 * CHUNK}`]));
   });
 });
 
