@@ -83,7 +83,10 @@ const MINUTE_MS = 60_000;
 type Minutes = Map<number, number>;
 
 /** Avoided errors per `"<bucket> <kind> <code>"` (docs/analytics.md "Avoided errors"). */
-type AvoidedCounts = Map<string, { readonly bucket: number; readonly kind: AvoidedKind; readonly code: number; n: number }>;
+type AvoidedCounts = Map<
+  string,
+  { readonly bucket: number; readonly kind: AvoidedKind; readonly code: number; n: number }
+>;
 
 interface ZoneTally {
   shards: number;

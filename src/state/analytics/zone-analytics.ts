@@ -331,8 +331,7 @@ export class ZoneAnalytics extends DurableObject<Env> {
     };
     for (const [bucket, kind, code, n] of entries) {
       // What crossed the RPC is checked: an unknown kind or a bad number is not stored.
-      if (bucket < since || !isAvoidedKind(kind) || !Number.isInteger(code) || !Number.isInteger(n) || n <= 0)
-        continue;
+      if (bucket < since || !isAvoidedKind(kind) || !Number.isInteger(code) || !Number.isInteger(n) || n <= 0) continue;
       add(minutes, bucket, kind, code, n);
       add(hours, floorTo(bucket, STEP_MS.hour), kind, code, n);
     }
