@@ -152,7 +152,7 @@ export function countAvoidedError(
 ): void {
   const namespace: Env["ZONE_ANALYTICS"] | undefined = env.ZONE_ANALYTICS;
   if (namespace === undefined) return;
-  recorder.avoid(target, kind, code, sinkOf(env), invocation);
+  recorder.avoid(target, { kind, code }, sinkOf(env), invocation);
 }
 
 // The sink of the last environment seen: the same object on every request of an isolate, so a request makes no

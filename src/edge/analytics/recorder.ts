@@ -185,13 +185,12 @@ export class RecordBatcher {
    */
   avoid(
     target: ShardTarget,
-    kind: AvoidedKind,
-    code: number,
+    avoided: { readonly kind: AvoidedKind; readonly code: number },
     sink: RecordSink,
     invocation: Pick<ExecutionContext, "waitUntil">,
     now = Date.now(),
   ): void {
-    bumpAvoided(this.tallyOf(target).avoided, Math.floor(now / MINUTE_MS) * MINUTE_MS, kind, code, 1);
+    bumpAvoided(this.tallyOf(target).avoided, Math.floor(now / MINUTE_MS) * MINUTE_MS, avoided.kind, avoided.code, 1);
     this.maybeFlushTallies(sink, invocation, now);
   }
 
