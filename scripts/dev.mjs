@@ -48,6 +48,13 @@ const options = parseOptions(process.argv.slice(2));
 const { port, originPort, forwarded } = options;
 const origin = `http://${HOST}:${originPort}`;
 
+// Said at once: on a busy machine the checks and wrangler's start take 30 s or more before anything else is printed.
+log(
+  `starting the local service on ${HOST}:${port}: checking the ports and the configuration, then ` +
+    `${originPort === 0 ? "" : `the example origin (port ${originPort}) and `}wrangler dev (30 s or more on a ` +
+    `busy machine); "[dev] ready" follows when it answers.`,
+);
+
 if (!existsSync(".dev.vars")) {
   copyFileSync(".dev.vars.example", ".dev.vars");
   log("created .dev.vars from .dev.vars.example (ADMIN_TOKEN=dev-admin-token)");
@@ -135,6 +142,7 @@ const args = ["node_modules/wrangler/bin/wrangler.js", "dev", "-c", "wrangler.to
 args.push("--port", String(port));
 for (const v of workerVars) args.push("--var", v);
 args.push(...forwarded);
+log(`starting wrangler dev on ${HOST}:${port} …`);
 // Run wrangler's own entry under this Node (not through `npx`, which does not forward Ctrl-C / SIGTERM). Its stdout
 // and stderr come through this script (`relay`): one line per Worker log line, and this script's lines in order.
 const wrangler = spawn(process.execPath, args, { stdio: ["inherit", "pipe", "pipe"], env });

@@ -28,6 +28,8 @@ import { accessRulesOpenApi } from "./api/access-rules/openapi";
 import { accessRuleRoutes } from "./api/access-rules/routes";
 import { previewOpenApi } from "./api/preview/openapi";
 import { previewRoutes } from "./api/preview/routes";
+import { tracerOpenApi } from "./api/tracer/openapi";
+import { tracerRoutes } from "./api/tracer/routes";
 import { customPagesOpenApi } from "./api/custom-pages/openapi";
 import { customPageRoutes } from "./api/custom-pages/routes";
 import { rulesetsOpenApi } from "./api/rulesets/openapi";
@@ -59,6 +61,7 @@ const apiRoutes: readonly ApiRoute[] = [
   ...urlNormalizationRoutes,
   ...telemetryRoutes,
   ...previewRoutes,
+  ...tracerRoutes,
   ...tagRoutes,
   ...zoneTagRoutes,
   ...analyticsRoutes,
@@ -75,6 +78,7 @@ export const api = mountApi(apiRoutes, () =>
         urlNormalizationOpenApi,
         telemetryOpenApi,
         previewOpenApi,
+        tracerOpenApi,
         tagsOpenApi,
         analyticsOpenApi,
       ],

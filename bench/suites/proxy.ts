@@ -18,7 +18,10 @@
  * other, and the rows give instructions per request on `/hello` (bench/lib/instructions.ts), with the documented
  * minimum also built without some of its parts, to say what each part costs over the bare Worker, and the proxy
  * with telemetry on (docs/telemetry.md): every request's trace exported to an OTLP sink in this process (the export
- * after the response is in the count: callgrind counts the whole process), or traced but not sampled.
+ * after the response is in the count: callgrind counts the whole process), or traced but not sampled; and the proxy
+ * with the fewer-errors fields (docs/fewer-errors.md): `stale_if_error` on, so every good answer is kept as the
+ * last good copy (the tee and the Cache API write after the response are in the count), and a fallback origin with
+ * a circuit breaker in front of a healthy origin (the guards' cost when nothing fails).
  */
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -261,9 +264,9 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
   }
 }
 
-/** `PUT /zones/{ZONE}` through the real Worker's API (Host localhost). */
-async function configureZone(workerUrl: URL, origin: string): Promise<void> {
-  await apiPut(workerUrl, `/zones/${ZONE}`, { plan: "pro", origin });
+/** `PUT /zones/{ZONE}` through the real Worker's API (Host localhost), with `extra` zone fields. */
+async function configureZone(workerUrl: URL, origin: string, extra: Record<string, unknown> = {}): Promise<void> {
+  await apiPut(workerUrl, `/zones/${ZONE}`, { plan: "pro", origin, ...extra });
 }
 
 /** A `PUT` through the real Worker's API (Host localhost) that must answer 200. */
@@ -305,6 +308,8 @@ interface CountedScenario {
   readonly script: string | null;
   /** The real Worker's zone with telemetry (docs/telemetry.md) at this `sample.requests`, exported to a sink. */
   readonly telemetry?: { readonly requests: number; readonly protocol: "http/json" | "http/protobuf" };
+  /** The real Worker's zone with these fields too (docs/fewer-errors.md). */
+  readonly zone?: Readonly<Record<string, unknown>>;
 }
 
 const COUNTED: readonly CountedScenario[] = [
@@ -324,6 +329,17 @@ const COUNTED: readonly CountedScenario[] = [
     name: "proxy, telemetry on, no request sampled (sample.requests 0: only errors exported), GET /hello",
     script: null,
     telemetry: { requests: 0, protocol: "http/protobuf" },
+  },
+  {
+    name: "proxy, stale_if_error 600 (every answer kept as the last good copy), GET /hello",
+    script: null,
+    zone: { stale_if_error: 600 },
+  },
+  {
+    name: "proxy, fallback_origin + circuit_breaker (the origin healthy: neither used), GET /hello",
+    script: null,
+    // The fallback is the same origin: it is never asked while the origin answers.
+    zone: { fallback_origin: "ORIGIN", circuit_breaker: { failures: 5, open_seconds: 30 } },
   },
   { name: "diagnostic: the minimum proxy Worker", script: CONTRACT_MINIMUM_PROXY },
   {
@@ -355,6 +371,8 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
   const origin = await startExampleOrigin(context.root);
   const sink = await startOtlpSink();
   const counts: number[][] = COUNTED.map(() => []);
+  /** The stale_if_error row's copy of /hello as the cache holds it: what each request writes again. */
+  let copyBytes: { readonly fields: number; readonly body: number } | null = null;
   try {
     for (let p = 0; p < processes; p++) {
       for (const [i, scenario] of COUNTED.entries()) {
@@ -371,7 +389,10 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
             : { root: context.root, script: scenario.script, bindings: { ORIGIN: origin.url }, durableObjects: {} },
         );
         try {
-          if (real) await retryReset(() => configureZone(worker.served.url, origin.url));
+          const extra = Object.fromEntries(
+            Object.entries(scenario.zone ?? {}).map(([k, v]) => [k, v === "ORIGIN" ? origin.url : v]),
+          );
+          if (real) await retryReset(() => configureZone(worker.served.url, origin.url, extra));
           const telemetry = scenario.telemetry;
           if (telemetry !== undefined) {
             const body = {
@@ -387,6 +408,7 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
             context.log(`${scenario.name}: ${text}`),
           );
           counts[i]?.push(perRequest);
+          if (scenario.zone?.stale_if_error !== undefined) copyBytes = await keptCopyBytes(worker.served);
         } finally {
           await worker.dispose();
         }
@@ -403,7 +425,9 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
     ...(i === 0 ? { baseline: true } : {}),
     instructionsPerRequest: perRow[i] ?? Number.NaN,
     ratio: baseline / (perRow[i] ?? Number.NaN),
-    ...(scenario.script === null && scenario.telemetry === undefined ? { target: TARGET } : {}),
+    ...(scenario.script === null && scenario.telemetry === undefined && scenario.zone === undefined
+      ? { target: TARGET }
+      : {}),
   }));
   return {
     rows,
@@ -416,8 +440,31 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
         ");",
       "ratio = baseline instructions ÷ the row's (higher is better, like a throughput ratio).",
       `telemetry rows: the OTLP sink (this process, 200 to every POST) received ${sink.received()} export request(s).`,
+      ...(copyBytes === null
+        ? []
+        : [
+            `stale_if_error row: each request writes the copy of /hello again: ${copyBytes.fields + copyBytes.body} B ` +
+              `(${copyBytes.fields} B of fields, name + value + 4 each, and the ${copyBytes.body} B body) to the ` +
+              "Cache API, Miniflare's local implementation here (in the same workerd process, so in the count).",
+          ]),
     ],
   };
+}
+
+/**
+ * The copy of `/hello` the stale_if_error row kept, read back from the Worker's Cache API (its key as
+ * src/edge/stale/copies.ts writes it): the bytes of its fields and body.
+ */
+async function keptCopyBytes(served: Served): Promise<{ readonly fields: number; readonly body: number }> {
+  const cache = await served.miniflare.getCaches();
+  const kept = await (
+    await cache.open("stale-copies")
+  ).match(`https://${ZONE}/cdn-cgi/stale-copy/${encodeURIComponent("http:/hello")}`);
+  if (kept === undefined) throw new Error("stale_if_error row: no copy of /hello was kept");
+  let fields = 0;
+  // The runtime's own cache status field is added on the way out, never stored.
+  for (const [name, value] of kept.headers) if (name !== "cf-cache-status") fields += name.length + value.length + 4;
+  return { fields, body: (await kept.arrayBuffer()).byteLength };
 }
 
 /** An OTLP/HTTP receiver that accepts and discards: the telemetry rows' endpoint. */

@@ -7,7 +7,7 @@
  * reading of the window is counted too).
  *
  * A replay is bounded to one per 10 s per token and zone after a burst of 3, a draft preview to 2 per second after a
- * burst of 20 (src/api/preview/bound.ts): a refused call waits and is sent again, outside the timing.
+ * burst of 20 (src/api/explain/bound.ts): a refused call waits and is sent again, outside the timing.
  */
 import { acceptFamily, addressClass } from "../../src/edge/analytics/request-class.ts";
 import { encodeBatch, type ErrorRecord } from "../../src/state/analytics/record.ts";

@@ -7,7 +7,7 @@
  * recorded errors with 256-character paths; its saved custom error rules are the heavy ones below. Zone `cold` is the
  * bystander: its GET goes to a local origin that answers 200 at once. A probe sends the cold GET every 20 ms,
  * sequentially, and records its time; each scenario runs the management calls at once, as many as the bounds let
- * different tokens run (src/api/preview/bound.ts: one replay per token and zone, four previews per token and zone):
+ * different tokens run (src/api/explain/bound.ts: one replay per token and zone, four previews per token and zone):
  *
  *   replay × 3   three tokens, each a replay of the 1,000 records against a draft of heavy rules
  *   preview × 8  two tokens × four, each a new draft (compiled afresh) of 230 heavy rules, with 64 KiB of headers

@@ -176,7 +176,7 @@ export function firstMatch<T extends object>(
     for (const position of candidatesOf(list, ctx)) {
       const entry = list.rules[position] as RuleListEntry<T>;
       const outcome = entry.rule.evaluate(ctx);
-      // The draft preview's trace (src/api/preview/trace.ts) is recorded here, in the loop traffic runs, so
+      // The draft preview's trace (src/api/explain/trace.ts) is recorded here, in the loop traffic runs, so
       // what it shows is what traffic does; `ctx.spent` holds the units of this evaluation (rule.ts resets it).
       tracer?.evaluated(position, outcome, ctx.spent);
       if (outcome.kind === "match") return entry;

@@ -178,7 +178,7 @@ interface Watched {
  * zone's requests (docs/analytics.md "Requests and drops") is 100 %.
  */
 function statusLine(): string {
-  return `${expected.total} errors (100.00 % of ${expected.total} requests), minute steps.`;
+  return `${expected.total} errors (100 % of ${expected.total} requests), minute steps.`;
 }
 
 /** The page with the token entered and the counts drawn. */
@@ -472,4 +472,23 @@ describe("the analytics page, behaviour", () => {
     expect(problems).toEqual([]);
     await page.close();
   });
+
+  it.each([360, 1280] as const)(
+    "at %i px the state's 'since … UTC' breaks only between words, on one line at 1280",
+    async (width) => {
+      const { page } = await openWithToken(width, "light");
+      await expect.poll(() => page.locator("#alerts tr").count()).toBe(1);
+      const since = page.locator("#alerts tr .title").nth(1);
+      expect(await since.textContent()).toMatch(/^since \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+      // The date and the time are never broken inside (one box each), and at 1280 px the whole fits one line.
+      const boxes = await since.locator(".stamp").evaluateAll((stamps) => stamps.map((s) => s.getClientRects().length));
+      expect(boxes).toEqual([1, 1]);
+      const lines = await since.evaluate((e) =>
+        Math.round(e.getBoundingClientRect().height / parseFloat(getComputedStyle(e).lineHeight)),
+      );
+      if (width === 1280) expect(lines).toBe(1);
+      else expect(lines).toBeLessThanOrEqual(2);
+      await page.close();
+    },
+  );
 });

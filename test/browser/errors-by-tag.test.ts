@@ -105,7 +105,9 @@ interface Watched {
   readonly problems: string[];
 }
 
-const STATUS = `${sent.down} errors (${((sent.down / (sent.ok + sent.down)) * 100).toFixed(1)} % of ${sent.ok + sent.down} requests) in 4 zones.`;
+/** Both analytics pages write a share one way: two decimals at most, no trailing zeros (src/api/kit/page-style.ts). */
+const percent = (rate: number): string => `${Math.round(rate * 10000) / 100} %`;
+const STATUS = `${sent.down} errors (${percent(sent.down / (sent.ok + sent.down))} of ${sent.ok + sent.down} requests) in 4 zones.`;
 
 async function openWithToken(width: number, scheme: "light" | "dark"): Promise<Watched> {
   const page = await context.newPage();
@@ -141,16 +143,16 @@ describe.each([360, 1280] as const)("the account page at %i px", (width) => {
     const { page, requests, problems } = await openWithToken(width, scheme);
     // Value, zones, errors, requests, error rate: search 4 of 5, payments 3 of 12, untagged 1 of 4.
     expect(await table(page, "groups")).toEqual([
-      ["search", "1", "4", "5", "80.0 %"],
-      ["payments", "2", "3", "12", "25.0 %"],
-      ["untagged", "1", "1", "4", "25.0 %"],
+      ["search", "1", "4", "5", "80 %"],
+      ["payments", "2", "3", "12", "25 %"],
+      ["untagged", "1", "1", "4", "25 %"],
     ]);
     // Each zone's name with its value under it.
     expect(await table(page, "zones")).toEqual([
-      ["search-bytag.testsearch", "4", "5", "80.0 %"],
-      ["pay-bytag.testpayments", "2", "8", "25.0 %"],
-      ["blog-bytag.testuntagged", "1", "4", "25.0 %"],
-      ["checkout-bytag.testpayments", "1", "4", "25.0 %"],
+      ["search-bytag.testsearch", "4", "5", "80 %"],
+      ["pay-bytag.testpayments", "2", "8", "25 %"],
+      ["blog-bytag.testuntagged", "1", "4", "25 %"],
+      ["checkout-bytag.testpayments", "1", "4", "25 %"],
     ]);
     expect(await page.locator("#loss").textContent()).toBe("0 records dropped in this range.");
     // Each zone links to its own analytics page.
@@ -177,7 +179,9 @@ describe("the account page, behaviour", () => {
     const { page } = await openWithToken(1280, "light");
     await page.locator("#filters").fill("env=prod");
     await page.locator("#query button[type=submit]").click();
-    await expect.poll(() => page.locator("#status").textContent()).toBe("7 errors (41.2 % of 17 requests) in 3 zones.");
+    await expect
+      .poll(() => page.locator("#status").textContent())
+      .toBe("7 errors (41.18 % of 17 requests) in 3 zones.");
     expect((await table(page, "groups")).map((row) => row[0])).toEqual(["search", "payments"]);
     await page.locator("#key").fill("bad key");
     await page.locator("#query button[type=submit]").click();

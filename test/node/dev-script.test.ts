@@ -100,6 +100,14 @@ function runDev(cwd: string, args: string[], env: Record<string, string> = {}, t
 }
 
 describe("ports are checked before anything starts", () => {
+  it("says at once what it is doing: its first line, before any check", async () => {
+    const taken = await listener();
+    const run = await runDev(project(null), ["--port", String(taken.port), "--origin-port", String(await freePort())]);
+    expect(run.output.split("\n")[0]).toMatch(
+      new RegExp(`^\\[dev\\] starting the local service on 127\\.0\\.0\\.1:${taken.port}: checking the ports`),
+    );
+  });
+
   it("the Worker's port taken: one accurate message, exit 1, nothing sent to the listener", async () => {
     const taken = await listener();
     const origin = await freePort();

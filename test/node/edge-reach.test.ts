@@ -1,7 +1,7 @@
 /**
  * `src/edge/` holds only what runs for traffic (docs/architecture.md "Layers"): every file there is reached by the
  * imports of the two traffic doors, src/edge/zone-traffic.ts and src/edge/service-endpoints.ts. Code that only the
- * management API calls lives with its resource (the draft preview's engine is src/api/preview/explain.ts and
+ * management API calls lives with its resource (the draft preview's engine is src/api/explain/explain.ts and
  * trace.ts), so a file the doors no longer reach fails here by name. Type-only imports count: a type the traffic
  * code names belongs beside it.
  */

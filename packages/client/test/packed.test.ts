@@ -25,7 +25,6 @@ const run = promisify(execFile);
 const require = createRequire(import.meta.url);
 const packageDir = resolve(import.meta.dirname, "..");
 const repoRoot = resolve(packageDir, "../..");
-const REPOSITORY = "https://github.com/edge-errors/edge-errors";
 /** ky 1.14.3: what `npm install ky` gives on Node 20; ky 2.1.0: the newest 2.x, Node ≥ 22 (both in package-lock.json). */
 const KY_VERSIONS = ["1.14.3", "2.1.0"] as const;
 const RESOLUTIONS = {
@@ -174,19 +173,19 @@ describe("the packed client", () => {
     expect(packed.unpackedSize).toBeLessThan(100_000);
   });
 
-  it("says where it comes from, and its README's links work on the registry's page", async () => {
+  it("names no repository that does not exist, and its README has no link that breaks on the registry's page", async () => {
     const manifest = JSON.parse(await readFile(join(packageDir, "package.json"), "utf8")) as Record<string, unknown>;
+    // No public repository is known to hold the source: no repository, homepage or bugs URL rather than a dead one.
+    for (const key of ["repository", "homepage", "bugs"]) expect(manifest, key).not.toHaveProperty(key);
     expect(manifest).toMatchObject({
       license: "MIT",
-      repository: { type: "git", url: `git+${REPOSITORY}.git`, directory: "packages/client" },
-      homepage: `${REPOSITORY}/blob/main/docs/client.md`,
       types: "./dist/index.d.ts",
       peerDependencies: { ky: expect.any(String) as unknown },
       peerDependenciesMeta: { ky: { optional: true } },
     });
     expect(await readFile(join(packageDir, "LICENSE"), "utf8")).toMatch(/^MIT License\n\nCopyright \(c\) 2026/);
     expect(relativeLinks(readme)).toEqual([]);
-    expect(readme).toContain(REPOSITORY);
+    expect(readme).not.toContain("github.com/edge-errors");
   });
 
   it("the conformance kit is its own package, with working links too", async () => {
@@ -205,7 +204,11 @@ describe("the packed client", () => {
       "kit/stream.json",
       "package.json",
     ]);
-    expect(relativeLinks(await readFile(join(dir, "README.md"), "utf8"))).toEqual([]);
+    const kitReadme = await readFile(join(dir, "README.md"), "utf8");
+    expect(relativeLinks(kitReadme)).toEqual([]);
+    expect(kitReadme).not.toContain("github.com/edge-errors");
+    const kitManifest = JSON.parse(await readFile(join(dir, "package.json"), "utf8")) as Record<string, unknown>;
+    for (const key of ["repository", "homepage", "bugs"]) expect(kitManifest, key).not.toHaveProperty(key);
   });
 
   it('type checks the snippets of docs/client.md "ky" and of the README (found, not silently skipped)', () => {

@@ -6,7 +6,7 @@
  * nonce CSP (`tokenPageHeaders`).
  */
 import { escapeHtml } from "../../shared/html-escape";
-import { API_PAGE_STYLE, CHECK_ICON, TOKEN_CLIENT, tokenPageHeaders } from "../kit/page-style";
+import { API_PAGE_STYLE, CHECK_ICON, PERCENT_CLIENT, TOKEN_CLIENT, tokenPageHeaders } from "../kit/page-style";
 import { isAccountId } from "../tags/validate";
 
 const PAGE_PATH = /^\/accounts\/([^/]+)\/analytics\/?$/;
@@ -115,6 +115,7 @@ const SCRIPT = `
   const el = (name, props, ...children) => { const e = document.createElement(name); Object.assign(e, props || {}); e.append(...children); return e; };
   const base = "/accounts/" + account;
 ${TOKEN_CLIENT}
+${PERCENT_CLIENT}
   const ENTER = "Enter a token to load the account's errors.";
   function explain(e) {
     if (e.status === 401) { refuse("This token was not accepted: this service does not know it. Check that it was copied whole, then enter it again."); return ENTER; }
@@ -123,7 +124,6 @@ ${TOKEN_CLIENT}
     if (e.status >= 500) return "The API failed to answer (HTTP " + e.status + "). Try again in a moment; if it persists, quote this: " + e.message;
     return "This query was refused: " + e.message;
   }
-  const pct = (rate) => rate === null ? "—" : (rate * 100).toFixed(1) + " %";
   function rateCell(rate) {
     const td = el("td", { textContent: pct(rate) });
     if (rate !== null) { const bar = el("span", { className: "bar" }); bar.style.width = Math.max(1, Math.round(rate * 100)) + "%"; bar.setAttribute("aria-hidden", "true"); td.append(bar); }

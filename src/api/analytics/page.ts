@@ -11,7 +11,7 @@ import { escapeHtml } from "../../shared/html-escape";
 import { RAY_ID_PATTERN } from "../../shared/ray";
 import type { Settings } from "../../shared/settings";
 import { parseZoneName } from "../../state/zone/schema";
-import { API_PAGE_STYLE, CHECK_ICON, TOKEN_CLIENT, tokenPageHeaders } from "../kit/page-style";
+import { API_PAGE_STYLE, CHECK_ICON, PERCENT_CLIENT, TOKEN_CLIENT, tokenPageHeaders } from "../kit/page-style";
 import { accountAnalyticsPage } from "./account-page";
 
 const PAGE_PATH = /^\/zones\/([^/]+)\/analytics\/?$/;
@@ -158,7 +158,8 @@ td .code{font-weight:700;font-variant-numeric:tabular-nums}
 .inline{max-width:32rem}
 #token-name .mono{font-size:.9rem}
 .paths td:first-child{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:.88rem}
-.alerts td:last-child{width:9rem}
+.alerts th:last-child,.alerts td:last-child{width:9rem}.alerts .stamp{white-space:nowrap}
+@media (min-width:48rem){.alerts th:last-child,.alerts td:last-child{width:14rem}}
 .alerts .badge{white-space:nowrap}.badge.bad{background:var(--bad-bg);color:var(--bad)}
 #ray-status:empty{display:none}
 #occurrence{margin-top:1rem}
@@ -186,6 +187,7 @@ const SCRIPT = `
   const colour = (i) => getComputedStyle(document.documentElement).getPropertyValue(colours[i % colours.length]).trim();
 
 ${TOKEN_CLIENT}
+${PERCENT_CLIENT}
   /** What a failed call means for the person reading: a token refused here, anything else in the status line. */
   function explain(e, where) {
     if (e.status === 401) { refuse("This token was not accepted: this service does not know it. Check that it was copied whole, then enter it again."); return "Enter a token to load the zone's errors."; }
@@ -203,7 +205,7 @@ ${TOKEN_CLIENT}
     return el("td", {}, link, el("span", { className: "title", textContent: title }));
   }
   function rows(tbody, items, cell) {
-    tbody.replaceChildren(...items.map((it) => { const n = el("td", { textContent: String(it.count) }); if (it.rate !== null && it.rate !== undefined) n.title = (it.rate * 100).toFixed(2) + " % of requests"; const tr = el("tr", {}, cell(it), n); tr.dataset.key = String(it.code ?? it.path); return tr; }));
+    tbody.replaceChildren(...items.map((it) => { const n = el("td", { textContent: String(it.count) }); if (it.rate !== null && it.rate !== undefined) n.title = pct(it.rate) + " of requests"; const tr = el("tr", {}, cell(it), n); tr.dataset.key = String(it.code ?? it.path); return tr; }));
   }
   function label(group) { const v = Object.values(group); return v.length ? v.join(" / ") : "all"; }
   const hhmm = (iso) => iso.slice(11, 16);
@@ -252,7 +254,7 @@ ${TOKEN_CLIENT}
   // The zone's alert policies and their state (docs/analytics.md "Alerts"); their failure never hides the counts.
   function describe(p) {
     if (p.kind === "burn_rate") return "origin error budget (SLO " + p.slo + " %) burning at ≥ " + p.burn_rate + "× over " + p.long_window_minutes + " and " + p.short_window_minutes + " min";
-    const what = p.metric === "errors" ? "≥ " + p.above + " errors" : "error rate ≥ " + (p.above * 100) + " %";
+    const what = p.metric === "errors" ? "≥ " + p.above + " errors" : "error rate ≥ " + pct(p.above);
     const f = p.filter || {};
     const by = ["code", "source", "path"].filter((k) => f[k] !== undefined).map((k) => k + " " + f[k]).join(", ");
     return what + " over " + p.window_minutes + " min" + (by ? " (" + by + ")" : "");
@@ -263,7 +265,10 @@ ${TOKEN_CLIENT}
       $("alerts").replaceChildren(...list.map((p) => {
         const firing = p.state.status === "firing";
         const badge = el("span", { className: "badge " + (firing ? "bad" : "ok"), textContent: firing ? "Firing" : p.enabled ? "OK" : "Off" });
-        const since = el("span", { className: "title", textContent: "since " + p.state.since.slice(0, 16).replace("T", " ") + " UTC" });
+        // The date and the time are each kept whole (a hyphen is a break opportunity): "since 2026-11-28 16:22 UTC" on
+        // one line where the column allows, else broken only between the three.
+        const stamp = (t) => el("span", { className: "stamp", textContent: t });
+        const since = el("span", { className: "title" }, "since ", stamp(p.state.since.slice(0, 10)), " ", stamp(p.state.since.slice(11, 16) + " UTC"));
         const tr = el("tr", {}, el("td", {}, el("strong", { textContent: p.name }), el("span", { className: "title", textContent: describe(p) })), el("td", {}, badge, since));
         tr.dataset.alert = p.id; tr.dataset.state = p.state.status;
         return tr;
@@ -284,7 +289,7 @@ ${TOKEN_CLIENT}
       rows($("codes"), r.top_codes, (it) => codeCell(it.code));
       rows($("paths"), r.top_paths, (it) => el("td", { textContent: it.path }));
       // The error rate over every request counted (docs/analytics.md "Requests and drops"), and the loss, always.
-      const share = r.error_rate === null ? "" : " (" + (r.error_rate * 100).toFixed(2) + " % of " + r.requests + " requests)";
+      const share = r.error_rate === null ? "" : " (" + pct(r.error_rate) + " of " + r.requests + " requests)";
       status(r.total + " errors" + share + ", " + r.step + " steps.");
       $("loss").hidden = false;
       $("loss").textContent = r.dropped + (r.dropped === 1 ? " record" : " records") + " dropped in this range" + (r.dropped > 0 ? ": the store could not take them; the counts above miss them." : ".");

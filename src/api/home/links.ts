@@ -1,12 +1,12 @@
 /**
- * What the front door (page.ts) points at: the service's own endpoints on this host, and the repository's
- * documentation. One list for the HTML page and the JSON answer, so the two cannot disagree.
+ * What the front door (page.ts) points at: the service's own endpoints on this host, and names the documents of
+ * the service's source (its docs/ folder): no public repository is known to hold them, so they are named, not linked. One list for the HTML page and the JSON answer, so the two cannot disagree.
  */
 import type { Settings } from "../../shared/settings";
 import { OPENAPI_PATH } from "../kit/openapi";
 
-/** The repository's documentation, where the links of this page point. */
-export const DOCS_BASE = "https://github.com/edge-errors/edge-errors/blob/main/docs/";
+/** Where the documents are in the service's source. */
+export const DOCS_FOLDER = "docs/";
 
 /** The documents a newcomer needs, each with what it answers (files of the repository's docs/ folder). */
 export const DOCS: readonly { readonly file: string; readonly title: string; readonly about: string }[] = [
@@ -36,13 +36,12 @@ export const DESCRIPTION =
   "Each zone can add its own error rules and pages, firewall and rate limits, and see its errors' analytics. " +
   "This host serves the management API.";
 
-/** Every link of the page, absolute on this host (the docs on the repository). */
+/** Every link of the page, absolute on this host. */
 export interface HomeLinks {
   readonly error_catalog: string;
   readonly openapi: string;
   readonly zones: string;
   readonly zone_analytics: string;
-  readonly docs: string;
 }
 
 export function homeLinks(url: URL, settings: Settings): HomeLinks {
@@ -53,6 +52,5 @@ export function homeLinks(url: URL, settings: Settings): HomeLinks {
     zones: on("/zones"),
     // A template (RFC 6570 level 1): the zone's hostname in place of `{zone}`.
     zone_analytics: `${url.origin}/zones/{zone}/analytics`,
-    docs: DOCS_BASE,
   };
 }

@@ -12,7 +12,7 @@ import { negotiate, type NegotiationTable } from "../../shared/negotiate";
 import type { Settings } from "../../shared/settings";
 import { apiSuccess } from "../kit/envelope";
 import { API_PAGE_STYLE, CHECK_ICON, tokenPageHeaders } from "../kit/page-style";
-import { DESCRIPTION, DOCS, DOCS_BASE, homeLinks, type HomeLinks } from "./links";
+import { DESCRIPTION, DOCS, DOCS_FOLDER, homeLinks, type HomeLinks } from "./links";
 
 type HomeMediaType = "text/html" | "application/json";
 
@@ -33,7 +33,7 @@ export function homePage(request: Request, url: URL, settings: Settings): Respon
         service: "edge-errors",
         description: DESCRIPTION,
         links,
-        docs: DOCS.map((d) => ({ title: d.title, about: d.about, href: DOCS_BASE + d.file })),
+        docs: DOCS.map((d) => ({ title: d.title, about: d.about, path: DOCS_FOLDER + d.file })),
       },
       { headers: { Vary: "Accept" } },
     );
@@ -70,7 +70,7 @@ ${raw(STYLE)}</style>
 <ul class="doors">
 <li><a href="${links.error_catalog}">Error catalog</a><span>Every code the edge answers with: what it means, who can fix it, whether to retry. Any host serves it under <code class="mono">${servicePrefix}/errors</code>.</span></li>
 <li><a href="${links.openapi}">OpenAPI document</a><span>Every route of the management API, its parameters and answers. No token needed.</span></li>
-<li><a href="${links.docs}">Documentation</a><span>How the service works, how to configure it, and every API.</span></li>
+<li><a href="#docs-title">Documentation</a><span>How the service works, how to configure it, and every API: the documents of the service's source, below.</span></li>
 </ul>
 </section>
 <section class="card" aria-labelledby="zones-title">
@@ -93,7 +93,8 @@ ${raw(STYLE)}</style>
 </section>
 <section class="card" aria-labelledby="docs-title">
 <h2 id="docs-title">Documentation</h2>
-<ul class="docs">${DOCS.map((d) => html`<li><a href="${DOCS_BASE + d.file}">${d.title}</a><span>${d.about}</span></li>`)}</ul>
+<p>In the <code class="mono">${DOCS_FOLDER}</code> folder of the service's source:</p>
+<ul class="docs">${DOCS.map((d) => html`<li><strong>${d.title}</strong><span><code class="mono">${DOCS_FOLDER + d.file}</code>: ${d.about}</span></li>`)}</ul>
 </section>
 <footer><p>The root of any other host is zone traffic: that website's own page.</p></footer>
 </main>

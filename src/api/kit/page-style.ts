@@ -62,6 +62,14 @@ export function tokenPageHeaders(nonce: string): Record<string, string> {
 }
 
 /**
+ * The one way the API's pages write a share (the zone's and the account's analytics pages, docs/analytics.md): a
+ * percentage rounded to two decimals with no trailing zeros ("68.25 %", "100 %", "5 %"), so the same rate reads the
+ * same on both pages; `null` (no requests counted) is a dash. Rounded in hundredths so 0.07 is "7 %", not
+ * "7.000000000000001 %".
+ */
+export const PERCENT_CLIENT = `  const pct = (rate) => rate === null ? "—" : Math.round(rate * 10000) / 100 + " %";`;
+
+/**
  * The token pages' client script (the zone's and the account's analytics pages): `api(path)` calls the API under
  * `base` with the token kept in `sessionStorage` and throws `ApiError` (status, v4 code, message) on a refusal;
  * `showToken` and `refuse` say in words which token is in use or why it was refused. Spliced into a page's script,

@@ -60,9 +60,9 @@ export type ZoneApiFailure =
   | StoreFailure
   /** A draft preview's body or described request refused (src/api/preview/draft.ts). */
   | { readonly kind: "invalid-preview"; readonly issues: Issues }
-  /** A request tracer body refused (src/api/preview/tracer.ts). */
+  /** A request tracer body refused (src/api/tracer/tracer.ts). */
   | { readonly kind: "invalid-trace"; readonly issues: Issues }
-  /** Too many draft previews of the zone by one token (src/api/preview/bound.ts): 429 with `Retry-After`. */
+  /** Too many draft previews of the zone by one token (src/api/explain/bound.ts): 429 with `Retry-After`. */
   | {
       readonly kind: "preview-limited";
       readonly why: "concurrent" | "rate";
@@ -96,7 +96,7 @@ export type ZoneApiFailure =
   | { readonly kind: "invalid-rayid-query"; readonly message: string }
   /** A replay's body refused (src/api/preview/replay.ts). */
   | { readonly kind: "invalid-replay"; readonly issues: Issues }
-  /** Too many replays of the zone by one token (src/api/preview/bound.ts): 429 with `Retry-After`. */
+  /** Too many replays of the zone by one token (src/api/explain/bound.ts): 429 with `Retry-After`. */
   | { readonly kind: "replay-limited"; readonly why: "concurrent" | "rate"; readonly retryAfter: number }
   /**
    * The one kind that carries a shaped failure: the kit's body reader (`readJsonBody`, body.ts) refuses a body the

@@ -2,7 +2,7 @@
  * How a tool reaches the management API: it names a route (method, path, query, body) and the mount serves it for the
  * token that called the tool (src/api/kit/mount.ts `dispatch`), in this same invocation: no HTTP request to itself,
  * no second authentication. So a tool is routed, authorised (the token's permissions, zones and accounts), validated,
- * bounded (the preview and replay bounds are per token, src/api/preview/bound.ts) and logged exactly as the REST call
+ * bounded (the preview and replay bounds are per token, src/api/explain/bound.ts) and logged exactly as the REST call
  * is, by the handler the REST route runs (docs/mcp.md "One implementation").
  */
 import type { Principal } from "../kit/auth";

@@ -24,7 +24,7 @@ import { storedRuleset } from "../../state/zone/rulesets/stored";
 import type { Zone } from "../../state/zone/schema";
 import type { ZoneApiFailure } from "../kit/zone-section";
 import { applyDraft, type DraftPreview } from "./draft";
-import { MANAGEMENT_BUDGET, Turns } from "./turns";
+import { MANAGEMENT_BUDGET, Turns } from "../explain/turns";
 
 export const DRAFT_CACHE_LIMITS = {
   /** Drafts kept per isolate… */

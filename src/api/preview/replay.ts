@@ -30,14 +30,14 @@ import { RETENTION } from "../../state/analytics/schema";
 import { shardNames, storedShardPlan, type ShardPlan } from "../../state/analytics/shards";
 import type { ZoneAnalytics } from "../../state/analytics/zone-analytics";
 import { assetsOf } from "../../edge/custom-errors/apply";
-import { admitReplay } from "./bound";
+import { admitReplay } from "../explain/bound";
 import { draftedZone } from "./drafted-zone";
 import { storedRuleset } from "../../state/zone/rulesets/stored";
 import type { StoredRule } from "../../state/zone/rulesets/validate";
 import type { CompiledCustomErrors } from "../../edge/custom-errors/compiled";
-import { overBudget, respond, type DescribedRequest, type ExplainSetup } from "./explain";
-import { MANAGEMENT_BUDGET, Turns } from "./turns";
-import { RuleRecorder } from "./trace";
+import { overBudget, respond, type DescribedRequest, type ExplainSetup } from "../explain/explain";
+import { MANAGEMENT_BUDGET, Turns } from "../explain/turns";
+import { RuleRecorder } from "../explain/trace";
 
 export const REPLAY_LIMITS = {
   /** Recorded errors one replay evaluates at most: the newest of the window. */

@@ -14,25 +14,22 @@
  *   docs/custom-errors.md "Replay").
  */
 import { readJsonBody } from "../kit/body";
-import { API_FAILURES, apiSuccess, type ApiFailure } from "../kit/envelope";
-import type { AccessTarget } from "../kit/auth";
-import { ACCOUNT_ID } from "../../state/zone/schema";
-import { traceRequest } from "./tracer";
+import { apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
 import { zoneHandler, zoneTarget, type ZoneAnswer } from "../kit/zone-section";
-import { err, ok, type Result } from "../../shared/result";
+import { err, ok } from "../../shared/result";
 import { catalogEntry } from "../../errors/catalog";
 import { errorResponse } from "../../errors/pipeline";
 import { assetsOf, customizationFor } from "../../edge/custom-errors/apply";
-import { explain } from "./explain";
-import { requestPhasesOf } from "./request-phases";
+import { explain } from "../explain/explain";
+import { requestPhasesOf } from "../explain/request-phases";
 import { compiledZone } from "../../edge/compiled-zone";
-import { admitPreview, PREVIEW_BOUNDS } from "./bound";
+import { admitPreview, PREVIEW_BOUNDS } from "../explain/bound";
 import { parsePreviewBody } from "./draft";
 import { draftedZone } from "./drafted-zone";
 import { lintMessages } from "../kit/lint-messages";
 import { replay } from "./replay";
-import { Turns } from "./turns";
+import { Turns } from "../explain/turns";
 
 async function preview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const raw = c.params.code ?? "";
@@ -111,12 +108,6 @@ async function runDraftPreview(c: ApiContext, zone: string): Promise<ZoneAnswer>
   );
 }
 
-/** The tracer's target: the account in the path; anything but 32 lower-case hex is 404, as the tagging API's. */
-function accountTarget(params: Readonly<Record<string, string>>): Result<AccessTarget, ApiFailure> {
-  const account = params.account ?? "";
-  return ACCOUNT_ID.test(account) ? ok({ kind: "account", id: account }) : err(API_FAILURES.notFound());
-}
-
 export const previewRoutes: readonly ApiRoute[] = [
   // Before `/preview/:code`: the first path that matches decides (src/api/kit/mount.ts), and "replay" is no code.
   {
@@ -125,13 +116,6 @@ export const previewRoutes: readonly ApiRoute[] = [
     permission: "zones:read",
     target: zoneTarget,
     handle: zoneHandler(replay),
-  },
-  {
-    method: "POST",
-    path: "/accounts/:account/request-tracer/trace",
-    permission: "zones:read",
-    target: accountTarget,
-    handle: traceRequest,
   },
   {
     method: "GET",

@@ -51,7 +51,7 @@ export function assetsOf(compiled: CompiledCustomErrors, kv: KVNamespace): Asset
 
 /**
  * The same steps as `customizationFor`, with a tracer on the rule step and the pages read from `pages` (the draft
- * preview, src/api/preview/explain.ts): what answers is decided by exactly the code traffic runs. Built per
+ * preview, src/api/explain/explain.ts): what answers is decided by exactly the code traffic runs. Built per
  * call, never cached in the compiled value (a traced step must not serve traffic).
  */
 export function tracedCustomization(
@@ -222,7 +222,7 @@ export interface OriginErrorOptions {
   readonly url?: URL;
   /** The URL as the zone's rules see it, when the caller has made it (docs/rules-language.md). */
   readonly ruleUrl?: RuleUrl;
-  /** The draft preview's trace (src/api/preview/explain.ts); traffic passes none. */
+  /** The draft preview's trace (src/api/explain/explain.ts); traffic passes none. */
   readonly tracer?: RuleListTracer;
   /** Where a rule's asset is read (`assetsOf` for traffic); none: a rule naming an asset does not answer. */
   readonly assets?: AssetSource;

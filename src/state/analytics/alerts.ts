@@ -147,7 +147,12 @@ const BELOW = "must be a number from 0 to above";
 const FILTER = fields(
   {
     code: z.optional(int(100, 9999, "must be an integer from 100 to 9999 (a catalog code or an origin status)")),
-    source: z.optional(oneOf(["edge", "origin"], 'must be "edge" or "origin"')),
+    source: z.optional(
+      described(
+        oneOf(["edge", "origin"], 'must be "edge" or "origin"'),
+        "Who caused the error: origin = its 5xx passed through and a failed origin (502, 520–526, 1016); edge = every other error the edge generated",
+      ),
+    ),
     path: z.optional(
       described(
         text(
@@ -213,9 +218,9 @@ export const ALERT_POLICY_BODY = named(
       "kind threshold: metric, window_minutes, above (resolve_below, filter, min_requests optional); kind burn_rate: " +
       'slo (long_window_minutes, short_window_minutes, burn_rate, min_requests optional). docs/analytics.md "Alerts".',
     example: {
-      // `source: origin` counts the origin's own 5xx passed through, not a refused or timed-out origin (521, 522: the
-      // edge's codes, `source: edge`); a policy on "the origin is down" is the burn rate's origin error rate.
-      name: "Origin's own 5xx",
+      // `source: origin` counts every error the origin caused: its 5xx passed through and a refused, timed-out or
+      // unreachable origin (502, 520–526, 1016), as the burn rate's origin errors do; so this fires when it is down.
+      name: "Origin failing",
       kind: "threshold",
       metric: "error_rate",
       window_minutes: 5,

@@ -119,7 +119,7 @@ export const NOT_REACHED = { ipAccess: "not-reached", firewall: "not-reached", r
 
 /**
  * The origin failure each code stands for (docs/origin.md "How each failure is detected"), named as a draft preview names a
- * described failure (src/api/preview/explain.ts `ORIGIN_FAILURES`).
+ * described failure (src/api/explain/explain.ts `ORIGIN_FAILURES`).
  */
 export const ORIGIN_FAILURE_OF_CODE: Readonly<Record<number, string>> = {
   520: "reset",

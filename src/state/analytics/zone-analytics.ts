@@ -191,6 +191,19 @@ const toStored = (row: PolicyRow): StoredAlert => ({
 
 const POLICY_COLUMNS = "id, spec, created_at, updated_at, status, since, clear_streak, value, evaluated_at";
 
+/**
+ * The SQL condition "an error `side` caused", over a record's (or a minute count's) source and code columns: the
+ * origin caused its own responses >= 500 passed through and the edge's codes for an origin that failed
+ * (ORIGIN_FAILURE_CODES: refused, timed out, unreachable, TLS, DNS); the edge caused every other error it generated.
+ * Origin 4xx passed through are the client's: neither side's. Only constants reach the SQL text.
+ */
+function causedBy(side: "edge" | "origin", sourceColumn: string, codeColumn: string): string {
+  const failed = `${sourceColumn} = 'edge' AND ${codeColumn} IN (${ORIGIN_FAILURE_CODES.join(", ")})`;
+  return side === "origin"
+    ? `((${sourceColumn} = 'origin' AND ${codeColumn} >= 500) OR (${failed}))`
+    : `(${sourceColumn} = 'edge' AND NOT (${failed}))`;
+}
+
 /** A counters row's key (schema.ts `minutes`, `hours`). */
 interface CounterKey {
   readonly bucket: number;
@@ -570,11 +583,9 @@ export class ZoneAnalytics extends DurableObject<Env> {
   private windowErrors(w: WindowQuery): number {
     const params: SqlStorageValue[] = [w.since, w.until];
     if (w.match.kind === "origin-errors") {
-      const codes = ORIGIN_FAILURE_CODES.join(", ");
       return this.sql
         .exec<{ n: number }>(
-          `SELECT coalesce(sum(count), 0) AS n FROM minutes WHERE bucket >= ? AND bucket < ?
-             AND ((source = 'origin' AND code >= 500) OR (source = 'edge' AND code IN (${codes})))`,
+          `SELECT coalesce(sum(count), 0) AS n FROM minutes WHERE bucket >= ? AND bucket < ? AND ${causedBy("origin", "source", "code")}`,
           ...params,
         )
         .one().n;
@@ -586,11 +597,15 @@ export class ZoneAnalytics extends DurableObject<Env> {
       params.push(value);
       return ` AND ${column} = ?${params.length}`;
     };
+    // A filter's source is who caused the error, the burn rate's one meaning of "origin errors" (docs/analytics.md
+    // "Alerts"): not the record's own `source` column, which says who answered.
+    const cause = (sourceColumn: string, codeColumn: string): string =>
+      source === undefined ? "" : ` AND ${causedBy(source, sourceColumn, codeColumn)}`;
     if (path === undefined) {
       const text =
         "SELECT coalesce(sum(count), 0) AS n FROM minutes WHERE bucket >= ?1 AND bucket < ?2" +
         and("code", code) +
-        and("source", source);
+        cause("source", "code");
       return this.sql.exec<{ n: number }>(text, ...params).one().n;
     }
     const text =
@@ -598,7 +613,7 @@ export class ZoneAnalytics extends DurableObject<Env> {
       AND (j.value ->> 1) >= ?1 AND (j.value ->> 1) < ?2` +
       and("(j.value ->> 9)", path) +
       and("(j.value ->> 2)", code) +
-      and("(j.value ->> 4)", source);
+      cause("(j.value ->> 4)", "(j.value ->> 2)");
     return this.sql.exec<{ n: number }>(text, ...params).one().n;
   }
 

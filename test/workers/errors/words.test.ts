@@ -265,6 +265,30 @@ describe("titles: published verbatim, the project's own in one casing (sentence 
     for (const word of words.slice(1)) expect(word, `${code} "${entry.title}"`).toMatch(LATER_WORD);
   });
 
+  it("titles repeat only as docs/errors.md lists: published for several codes, or own for unpublished meanings", () => {
+    const byTitle = new Map<string, number[]>();
+    for (const e of CATALOG) byTitle.set(e.title, [...(byTitle.get(e.title) ?? []), e.code]);
+    const repeated = Object.fromEntries([...byTitle].filter(([, codes]) => codes.length > 1));
+    expect(repeated).toEqual({
+      "Access Denied: Your IP address has been banned": [1006, 1007, 1008, 1106],
+      "Could not find host": [1018, 1023],
+      "Access denied": [1009, 1010, 1020, 1107, 1108, 1109],
+      "Client TLS error": [1017, 1028, 1029],
+      "Zone configuration error": [1043, 1047, 1049],
+      "Worker error": [1100, 1103, 1104],
+      "Snippet error": [1201, 1202, 1203, 1204, 1206],
+    });
+    // An own repeated title is shared only by codes of one category whose detail says the meaning is unpublished.
+    for (const [title, codes] of Object.entries(repeated)) {
+      const own = CATALOG.filter(
+        (e) => codes.includes(e.code) && !PROVENANCE[String(e.code)]?.published.includes("title"),
+      );
+      if (own.length === 0) continue;
+      expect(new Set(own.map((e) => e.category)).size, title).toBe(1);
+      for (const e of own) expect(e.detail, `${e.code}`).toContain("not published");
+    }
+  });
+
   it("the rule can fail: a title-cased own title is refused", () => {
     expect(
       "Configuration Error"

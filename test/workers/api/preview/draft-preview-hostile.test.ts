@@ -19,7 +19,7 @@ let zone = "";
 let freeZone = "";
 /**
  * The cases run on four zones in turn: each token's draft previews of one zone are bounded (a burst of 20, then 2 per
- * second: src/api/preview/bound.ts), and this file sends some 50 in a few seconds.
+ * second: src/api/explain/bound.ts), and this file sends some 50 in a few seconds.
  */
 const pool: string[] = [];
 let turn = 0;

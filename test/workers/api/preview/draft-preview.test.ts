@@ -353,7 +353,7 @@ describe("the trace: why a rule did or did not match", () => {
     ]);
     expect(result.answered_by).toEqual({ kind: "default" });
     expect(result.error).toMatchObject({ kind: "generated", code: 521, status: 521 });
-    expect(result.cost.budget).toBe(2_000_000); // a management run's budget (src/api/preview/turns.ts)
+    expect(result.cost.budget).toBe(2_000_000); // a management run's budget (src/api/explain/turns.ts)
     expect(result.cost.units).toBe(result.trace.rules.reduce((n, r) => n + r.cost, 0));
     expect(result.trace.rules[2]?.cost).toBeGreaterThan(0); // `contains` on the Accept value is charged
 

@@ -1,6 +1,6 @@
 /**
  * Management calls never stall traffic (docs/custom-errors.md "Management calls never stall traffic"): a replay, a
- * draft preview and a trace each run within a management budget (src/api/preview/turns.ts), far under a request's,
+ * draft preview and a trace each run within a management budget (src/api/explain/turns.ts), far under a request's,
  * and stop with `truncated: true` past it; their evaluation runs in turns, one call at a time per isolate, and a
  * request that arrives during a turn runs before the next. Counted in units and in the order things ran, never timed.
  */
@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../../../src/index";
 import { MAX_REQUEST_UNITS } from "../../../../src/rules/budget";
-import { MANAGEMENT_BUDGET, Turns } from "../../../../src/api/preview/turns";
+import { MANAGEMENT_BUDGET, Turns } from "../../../../src/api/explain/turns";
 import { OVER_RUN_BUDGET } from "../../../../src/api/preview/replay";
 import { compiledDraft } from "../../../../src/api/preview/draft-cache";
 import { compiledOf } from "../../../../src/edge/compiled-zone";

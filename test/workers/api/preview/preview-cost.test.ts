@@ -12,7 +12,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { tokenDigestHex, type Principal } from "../../../../src/api/kit/auth";
-import { admitPreview, PREVIEW_BOUNDS, PREVIEW_LIMITED_CODE } from "../../../../src/api/preview/bound";
+import { admitPreview, PREVIEW_BOUNDS, PREVIEW_LIMITED_CODE } from "../../../../src/api/explain/bound";
 import { draftCacheStats } from "../../../../src/api/preview/draft-cache";
 import worker from "../../../../src/index";
 import { compile, requestFields } from "../../../../src/rules";

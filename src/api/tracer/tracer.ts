@@ -39,8 +39,8 @@ import { connectorFor } from "../../edge/origin/connector";
 import { scanRequestHeaders } from "../../edge/origin/headers";
 import { checkRateLimit } from "../../edge/request-phases/rate-limit/check";
 import { requestContext } from "../../rules/rule-list";
-import { admitPreview, PREVIEW_BOUNDS } from "./bound";
-import { parseError, readHeaders, REQUEST_LIMITS } from "./draft";
+import { admitPreview, PREVIEW_BOUNDS } from "../explain/bound";
+import { parseError, readHeaders, REQUEST_LIMITS } from "../explain/described";
 import {
   explain,
   requestOf,
@@ -49,10 +49,10 @@ import {
   type DescribedError,
   type DescribedRequest,
   type Explanation,
-} from "./explain";
-import { requestPhasesOf, type RequestPhasesExplained } from "./request-phases";
-import { Turns } from "./turns";
-import type { RuleTrace } from "./trace";
+} from "../explain/explain";
+import { requestPhasesOf, type RequestPhasesExplained } from "../explain/request-phases";
+import { Turns } from "../explain/turns";
+import type { RuleTrace } from "../explain/trace";
 
 /** The published `TraceItem` (cloudflare SDK `requestTracers.traces`), with this service's `outcome` and `reason`. */
 export interface TraceItem {

@@ -79,7 +79,7 @@ export class RuleRecorder implements RuleListTracer {
  */
 export function ruleTraces(
   stored: readonly StoredRule[],
-  /** The phase's compiled list: custom errors', or a request phase's (src/api/preview/request-phases.ts). */
+  /** The phase's compiled list: custom errors', or a request phase's (src/api/explain/request-phases.ts). */
   compiled: { readonly rules: RuleList },
   recorder: RuleRecorder,
 ): { readonly rules: RuleTrace[]; readonly fields: Record<string, ShownValue> } {
