@@ -7,6 +7,7 @@ import { DEFAULT_SHARDS, MAX_SHARDS } from "../../state/analytics/shards";
 import { alertPaths, alertSchemas } from "./alerts-openapi";
 import { MAX_FILTERS } from "../../state/tags/errors";
 import { ERRORS_BY_TAG } from "./by-tag";
+import { AVOIDED_KINDS } from "../../state/analytics/avoided";
 
 const query = (name: string, description: string, schema: Json): Json => ({
   name,
@@ -234,6 +235,7 @@ export const analyticsOpenApi: OpenApiFragment = {
         "series",
         "top_codes",
         "top_paths",
+        "avoided",
       ],
       properties: {
         zone: { type: "string" },
@@ -285,6 +287,43 @@ export const analyticsOpenApi: OpenApiFragment = {
               count: { type: "integer" },
               rate: { type: ["number", "null"], description: "count ÷ requests over the same whole hours" },
             },
+          },
+        },
+        avoided: {
+          type: "object",
+          description:
+            "Requests in the range whose origin failed or was skipped (its circuit open), by how the visitor was " +
+            "answered: stale (a kept copy), failover (the fallback origin), circuit_open (the error at once, the " +
+            "origin not asked; that error is also in total). The error filters do not apply",
+          required: ["total", "by_kind", "by_code"],
+          properties: {
+            total: { type: "integer" },
+            by_kind: {
+              type: "object",
+              required: [...AVOIDED_KINDS],
+              properties: Object.fromEntries(AVOIDED_KINDS.map((k) => [k, { type: "integer" }])),
+            },
+            by_code: {
+              type: "array",
+              description: "Each kind and code of the origin's failure, most first",
+              items: {
+                type: "object",
+                required: ["kind", "code", "count"],
+                properties: {
+                  kind: { enum: [...AVOIDED_KINDS] },
+                  code: { type: "integer", description: "The origin's failure (or the one that opened its circuit)" },
+                  count: { type: "integer" },
+                },
+              },
+            },
+          },
+          example: {
+            total: 42,
+            by_kind: { stale: 0, failover: 30, circuit_open: 12 },
+            by_code: [
+              { kind: "failover", code: 521, count: 30 },
+              { kind: "circuit_open", code: 521, count: 12 },
+            ],
           },
         },
       },

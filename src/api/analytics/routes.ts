@@ -13,6 +13,7 @@ import { err, ok } from "../../shared/result";
 import { STEP_MS } from "../../state/analytics/schema";
 import type { CountQuery } from "../../state/analytics/query";
 import type { SeriesRow } from "../../state/analytics/zone-analytics";
+import { AVOIDED_KINDS, type AvoidedKind, type AvoidedRow } from "../../state/analytics/avoided";
 import { zoneCounts, type ZoneCounts } from "../../state/analytics/fan-out";
 import {
   countsInForce,
@@ -98,7 +99,22 @@ function shape(zone: string, q: CountQuery, r: ZoneCounts): unknown {
       .map((s) => ({ ...s, rate: rate(s.total, requests) })),
     top_codes: r.topCodes.map((t) => ({ ...t, rate: rate(t.count, requests) })),
     top_paths: r.topPaths.map((t) => ({ ...t, rate: rate(t.count, r.pathHoursRequests) })),
+    avoided: avoidedSection(r.avoided),
   };
+}
+
+/**
+ * The window's avoided errors (docs/analytics.md "Avoided errors"): the sum, each kind's count (every kind present,
+ * 0 when none), and each (kind, code), most first. The error counts' filters do not apply: they select records.
+ */
+function avoidedSection(rows: readonly AvoidedRow[]): unknown {
+  const byKind = Object.fromEntries(AVOIDED_KINDS.map((k) => [k, 0])) as Record<AvoidedKind, number>;
+  let total = 0;
+  for (const row of rows) {
+    byKind[row.kind] += row.count;
+    total += row.count;
+  }
+  return { total, by_kind: byKind, by_code: rows.map((r) => ({ kind: r.kind, code: r.code, count: r.count })) };
 }
 
 /** The settings as answered: the shard count, the counts still in force (queries ask each) and the limit. */

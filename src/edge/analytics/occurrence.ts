@@ -18,6 +18,7 @@ import { clientCountry } from "../../shared/country";
 import type { CompiledRequestPhase } from "../request-phases/compile";
 import type { RequestPhaseOutcome } from "../request-phases/request-phase";
 import { isRayId, newRayId } from "../../shared/ray";
+import type { AvoidedKind } from "../../state/analytics/avoided";
 import { analyticsSink, recorder, type RecordSink, type ShardTarget } from "./recorder";
 import { acceptFamily, addressClass } from "./request-class";
 
@@ -136,6 +137,22 @@ export function countRequest(target: ShardTarget, env: Env, invocation: Pick<Exe
   const namespace: Env["ZONE_ANALYTICS"] | undefined = env.ZONE_ANALYTICS;
   if (namespace === undefined) return;
   recorder.count(target, sinkOf(env), invocation);
+}
+
+/**
+ * Counts one avoided error of a configured zone (docs/analytics.md "Avoided errors"): a map increment, delivered as
+ * the request counts are. No KV read, no await.
+ */
+export function countAvoidedError(
+  target: ShardTarget,
+  kind: AvoidedKind,
+  code: number,
+  env: Env,
+  invocation: Pick<ExecutionContext, "waitUntil">,
+): void {
+  const namespace: Env["ZONE_ANALYTICS"] | undefined = env.ZONE_ANALYTICS;
+  if (namespace === undefined) return;
+  recorder.avoid(target, { kind, code }, sinkOf(env), invocation);
 }
 
 // The sink of the last environment seen: the same object on every request of an isolate, so a request makes no

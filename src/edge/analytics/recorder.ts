@@ -23,6 +23,7 @@
  */
 import { encodeBatch, type ErrorRecord } from "../../state/analytics/record";
 import { shardName, shardOfRay } from "../../state/analytics/shards";
+import type { AvoidedKind } from "../../state/analytics/avoided";
 import type { Tally } from "../../state/analytics/zone-analytics";
 import { currentLane } from "../../shared/ray";
 import { randomId } from "../../shared/crypto";
@@ -81,10 +82,17 @@ const MINUTE_MS = 60_000;
 /** Counts per minute bucket. */
 type Minutes = Map<number, number>;
 
+/** Avoided errors per `"<bucket> <kind> <code>"` (docs/analytics.md "Avoided errors"). */
+type AvoidedCounts = Map<
+  string,
+  { readonly bucket: number; readonly kind: AvoidedKind; readonly code: number; n: number }
+>;
+
 interface ZoneTally {
   shards: number;
   readonly requests: Minutes;
   readonly dropped: Minutes;
+  readonly avoided: AvoidedCounts;
 }
 
 export class RecordBatcher {
@@ -116,16 +124,18 @@ export class RecordBatcher {
     return this.size;
   }
 
-  /** Requests counted and records dropped, held and not yet delivered (`zone` or all zones). */
-  tallied(zone?: string): { requests: number; dropped: number } {
+  /** Requests counted, records dropped and errors avoided, held and not yet delivered (`zone` or all zones). */
+  tallied(zone?: string): { requests: number; dropped: number; avoided: number } {
     let requests = 0;
     let dropped = 0;
+    let avoided = 0;
     for (const [z, t] of this.tallies) {
       if (zone !== undefined && z !== zone) continue;
       for (const n of t.requests.values()) requests += n;
       for (const n of t.dropped.values()) dropped += n;
+      for (const a of t.avoided.values()) avoided += a.n;
     }
-    return { requests, dropped };
+    return { requests, dropped, avoided };
   }
 
   add(
@@ -169,6 +179,22 @@ export class RecordBatcher {
   }
 
   /**
+   * Counts one avoided error of the zone (docs/analytics.md "Avoided errors"): a map increment, delivered as the
+   * request counts are (with the zone's next delivery, or with the first count after the window), so an avoided
+   * error costs no RPC of its own beyond what counting its request already may.
+   */
+  avoid(
+    target: ShardTarget,
+    avoided: { readonly kind: AvoidedKind; readonly code: number },
+    sink: RecordSink,
+    invocation: Pick<ExecutionContext, "waitUntil">,
+    now = Date.now(),
+  ): void {
+    bumpAvoided(this.tallyOf(target).avoided, Math.floor(now / MINUTE_MS) * MINUTE_MS, avoided.kind, avoided.code, 1);
+    this.maybeFlushTallies(sink, invocation, now);
+  }
+
+  /**
    * Counts one request of the zone (every request of a configured zone: the error rates' denominator). A map
    * increment; the count leaves with the zone's next delivery, or with the first count after the window (TALLY_WAIT_MS).
    */
@@ -179,6 +205,11 @@ export class RecordBatcher {
     now = Date.now(),
   ): void {
     bump(this.tallyOf(target).requests, Math.floor(now / MINUTE_MS) * MINUTE_MS, 1);
+    this.maybeFlushTallies(sink, invocation, now);
+  }
+
+  /** The first count after the tallies' window (or the first ever) sends every held tally, and opens the next. */
+  private maybeFlushTallies(sink: RecordSink, invocation: Pick<ExecutionContext, "waitUntil">, now: number): void {
     if (this.tallyAt !== null && now - this.tallyAt < this.tallyWaitMs) return;
     this.tallyAt = now;
     invocation.waitUntil(this.flushTallies(sink));
@@ -236,7 +267,7 @@ export class RecordBatcher {
   private tallyOf(target: ShardTarget): ZoneTally {
     let t = this.tallies.get(target.zone);
     if (t === undefined) {
-      t = { shards: target.shards, requests: new Map(), dropped: new Map() };
+      t = { shards: target.shards, requests: new Map(), dropped: new Map(), avoided: new Map() };
       this.tallies.set(target.zone, t);
     }
     t.shards = target.shards;
@@ -255,10 +286,11 @@ export class RecordBatcher {
           await sink(d);
         } catch (error) {
           logEvent("analytics_write_failed", { zone: d.zone, records: d.records.length, cause: String(error) });
-          const lost: ZoneTally = { shards: d.shards, requests: new Map(), dropped: new Map() };
+          const lost: ZoneTally = { shards: d.shards, requests: new Map(), dropped: new Map(), avoided: new Map() };
           for (const r of d.records) bump(lost.dropped, Math.floor(r.at / MINUTE_MS) * MINUTE_MS, 1);
           for (const [b, n] of d.tally?.requests ?? []) bump(lost.requests, b, n);
           for (const [b, n] of d.tally?.dropped ?? []) bump(lost.dropped, b, n);
+          for (const [b, kind, code, n] of d.tally?.avoided ?? []) bumpAvoided(lost.avoided, b, kind, code, n);
           await this.recount(sink, d, lost);
         }
       }),
@@ -280,12 +312,20 @@ export class RecordBatcher {
     const into = this.tallyOf({ zone: failed.zone, shards: failed.shards });
     for (const [b, n] of lost.requests) bump(into.requests, b, n);
     for (const [b, n] of lost.dropped) bump(into.dropped, b, n);
+    for (const a of lost.avoided.values()) bumpAvoided(into.avoided, a.bucket, a.kind, a.code, a.n);
     for (const minutes of [into.requests, into.dropped]) {
       while (minutes.size > MAX_TALLY_MINUTES) {
         const [oldest, n] = minutes.entries().next().value as [number, number];
         minutes.delete(oldest);
         logEvent("analytics_write_failed", { zone: failed.zone, records: 0, cause: `tally of ${n} let go` });
       }
+    }
+    // Avoided counts are keyed by minute, kind and code: at most three kinds of a few codes a minute, so the bound
+    // is the minutes' times a small factor (insertion order: the oldest first).
+    while (into.avoided.size > MAX_TALLY_MINUTES * AVOIDED_KEYS_PER_MINUTE) {
+      const [key, a] = into.avoided.entries().next().value as [string, { n: number }];
+      into.avoided.delete(key);
+      logEvent("analytics_write_failed", { zone: failed.zone, records: 0, cause: `avoided tally of ${a.n} let go` });
     }
   }
 }
@@ -300,9 +340,21 @@ function bump(minutes: Minutes, bucket: number, n: number): void {
   minutes.set(bucket, (minutes.get(bucket) ?? 0) + n);
 }
 
+/** Kinds × the codes an origin failure has (520–527, 530, 502, 1016…): the held avoided keys' bound per minute. */
+const AVOIDED_KEYS_PER_MINUTE = 30;
+
+function bumpAvoided(into: AvoidedCounts, bucket: number, kind: AvoidedKind, code: number, n: number): void {
+  const key = `${bucket} ${kind} ${code}`;
+  const known = into.get(key);
+  if (known !== undefined) known.n += n;
+  else into.set(key, { bucket, kind, code, n });
+}
+
 /** A tally as it crosses the RPC, under a new id (one delivered twice counts once: zone-analytics.ts `Tally`). */
 function tallyOf(t: ZoneTally): Tally {
-  return { id: randomId(), requests: [...t.requests], dropped: [...t.dropped] };
+  const tally = { id: randomId(), requests: [...t.requests], dropped: [...t.dropped] };
+  if (t.avoided.size === 0) return tally;
+  return { ...tally, avoided: [...t.avoided.values()].map((a) => [a.bucket, a.kind, a.code, a.n] as const) };
 }
 
 /** The isolate's batcher. */

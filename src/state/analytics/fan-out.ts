@@ -5,7 +5,7 @@
  *
  * - `zoneCounts`: the count query on every object that may hold rows within retention (shards.ts `shardNames`),
  *   merged exactly: series summed per (bucket, group), every code and path summed before the top ones are taken,
- *   requests and drops summed per bucket. The series limit is checked on the merged answer.
+ *   requests and drops summed per bucket, avoided errors per (kind, code). The series limit is checked on the merged answer.
  * - `zoneLookup`: a Ray ID at its shard under each shard count in force (one object per count).
  * - `wipeZone`: every object of the zone emptied (zone deletion).
  */
@@ -15,6 +15,7 @@ import type { ErrorRecord } from "./record";
 import { MAX_SERIES, TOP_N } from "./schema";
 import { lookupNames, shardNames, type ShardPlan } from "./shards";
 import type { CountFailure, CountResult, SeriesRow, TrafficRow, ZoneAnalytics } from "./zone-analytics";
+import type { AvoidedRow } from "./avoided";
 
 export type AnalyticsNamespace = DurableObjectNamespace<ZoneAnalytics>;
 
@@ -40,6 +41,7 @@ export async function zoneCounts(
   const codes = new Map<number, number>();
   const paths = new Map<string, number>();
   const traffic = new Map<number, { requests: number; dropped: number }>();
+  const avoided = new Map<string, { kind: AvoidedRow["kind"]; code: number; count: number }>();
   let pathHoursRequests = 0;
   for (const answer of answers) {
     if (!answer.ok) return err(answer.error);
@@ -61,6 +63,12 @@ export async function zoneCounts(
       traffic.set(t.bucket, known);
     }
     pathHoursRequests += part.pathHoursRequests;
+    for (const a of part.avoided) {
+      const key = `${a.kind} ${a.code}`;
+      const known = avoided.get(key);
+      if (known !== undefined) known.count += a.count;
+      else avoided.set(key, { ...a });
+    }
   }
   if (groups.size > MAX_SERIES) return err({ kind: "too-many-series", series: groups.size, limit: MAX_SERIES });
   return ok({
@@ -78,6 +86,10 @@ export async function zoneCounts(
       .sort((a, b) => a[0] - b[0])
       .map(([bucket, t]): TrafficRow => ({ bucket, requests: t.requests, dropped: t.dropped })),
     pathHoursRequests,
+    // Most first, then by kind and code: the same order on every call.
+    avoided: [...avoided.values()].sort(
+      (a, b) => b.count - a.count || (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : a.code - b.code),
+    ),
   });
 }
 

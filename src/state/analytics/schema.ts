@@ -176,4 +176,20 @@ export const ANALYTICS_MIGRATIONS: readonly Migration[] = [
        ) WITHOUT ROWID`,
     ],
   },
+  {
+    version: 7,
+    name: "avoided errors per minute and hour (kind, code)",
+    statements: [
+      // docs/analytics.md "Avoided errors": summed over shards like the traffic; a window's read is one
+      // primary-key range scan, grouped by (kind, code).
+      `CREATE TABLE avoided_minutes (
+         bucket INTEGER NOT NULL, kind TEXT NOT NULL, code INTEGER NOT NULL, count INTEGER NOT NULL,
+         PRIMARY KEY (bucket, kind, code)
+       ) WITHOUT ROWID`,
+      `CREATE TABLE avoided_hours (
+         bucket INTEGER NOT NULL, kind TEXT NOT NULL, code INTEGER NOT NULL, count INTEGER NOT NULL,
+         PRIMARY KEY (bucket, kind, code)
+       ) WITHOUT ROWID`,
+    ],
+  },
 ];

@@ -50,6 +50,7 @@ import {
   STEP_MS,
 } from "./schema";
 import { failsOnPurpose } from "./faults";
+import { addAvoidedSql, avoidedSql, isAvoidedKind, type AvoidedKind, type AvoidedRow } from "./avoided";
 import {
   ATTEMPT_TIMEOUT_MS,
   checkTarget,
@@ -95,6 +96,8 @@ export interface CountResult {
   readonly traffic: readonly TrafficRow[];
   /** Requests over the whole hours the top paths count (their rate's denominator). */
   readonly pathHoursRequests: number;
+  /** Errors avoided in the window, per (kind, code) (docs/analytics.md "Avoided errors"). */
+  readonly avoided: readonly AvoidedRow[];
 }
 
 /**
@@ -105,6 +108,8 @@ export interface Tally {
   readonly id: string;
   readonly requests: readonly (readonly [number, number])[];
   readonly dropped: readonly (readonly [number, number])[];
+  /** Errors avoided (`[bucket, kind, code, n]`, docs/analytics.md "Avoided errors"); absent: none. */
+  readonly avoided?: readonly (readonly [number, AvoidedKind, number, number])[];
 }
 
 /** Distinct paths one shard returns for a range (the sum over shards is exact while each holds fewer). */
@@ -118,6 +123,7 @@ export interface Pruned {
   readonly hours: number;
   readonly paths: number;
   readonly traffic: number;
+  readonly avoided: number;
 }
 
 const floorTo = (ms: number, step: number): number => Math.floor(ms / step) * step;
@@ -321,6 +327,34 @@ export class ZoneAnalytics extends DurableObject<Env> {
       this.sql.exec(minutes, bucket, row.requests, row.dropped);
       this.sql.exec(hours, floorTo(bucket, STEP_MS.hour), row.requests, row.dropped);
     }
+    this.addAvoided(tally.avoided ?? []);
+  }
+
+  /** A tally's avoided errors into their minute and hour: one upsert per distinct key and step. */
+  private addAvoided(entries: NonNullable<Tally["avoided"]>): void {
+    if (entries.length === 0) return;
+    const since = floorTo(this.wipedAt, STEP_MS.minute);
+    const minutes = new Map<string, { bucket: number; kind: AvoidedKind; code: number; n: number }>();
+    const hours = new Map<string, { bucket: number; kind: AvoidedKind; code: number; n: number }>();
+    const add = (into: typeof minutes, bucket: number, kind: AvoidedKind, code: number, n: number): void => {
+      const key = `${bucket} ${kind} ${code}`;
+      const row = into.get(key);
+      if (row !== undefined) row.n += n;
+      else into.set(key, { bucket, kind, code, n });
+    };
+    for (const [bucket, kind, code, n] of entries) {
+      // What crossed the RPC is checked: an unknown kind or a bad number is not stored.
+      if (bucket < since || !isAvoidedKind(kind) || !Number.isInteger(code) || !Number.isInteger(n) || n <= 0) continue;
+      add(minutes, bucket, kind, code, n);
+      add(hours, floorTo(bucket, STEP_MS.hour), kind, code, n);
+    }
+    for (const [table, rows] of [
+      ["avoided_minutes", minutes],
+      ["avoided_hours", hours],
+    ] as const) {
+      const sql = addAvoidedSql(table);
+      for (const r of rows.values()) this.sql.exec(sql, r.bucket, r.kind, r.code, r.n);
+    }
   }
 
   /** The records of a batch whose ray is neither stored (memory index, then `rays`) nor earlier in the batch. */
@@ -422,6 +456,7 @@ export class ZoneAnalytics extends DurableObject<Env> {
     const paths = topPathsSql(sinceHour, q.until, MAX_PATHS_PER_ANSWER);
     const traffic = trafficSql(q);
     const hourTraffic = trafficSql({ since: sinceHour, until: q.until, step: "hour" });
+    const avoided = avoidedSql(q.step, q.since, q.until);
     return ok({
       rows: rows.map((row) => ({
         bucket: Number(row.bucket),
@@ -444,6 +479,10 @@ export class ZoneAnalytics extends DurableObject<Env> {
         .exec<{ requests: number }>(hourTraffic.text, ...hourTraffic.params)
         .toArray()
         .reduce((sum, r) => sum + r.requests, 0),
+      avoided: this.sql
+        .exec<{ kind: AvoidedKind; code: number; n: number }>(avoided.text, ...avoided.params)
+        .toArray()
+        .map((r) => ({ kind: r.kind, code: r.code, count: r.n })),
     });
   }
 
@@ -459,6 +498,9 @@ export class ZoneAnalytics extends DurableObject<Env> {
         this.sql.exec("DELETE FROM traffic_minutes WHERE bucket < ?", now - RETENTION.minutesMs).rowsWritten +
         this.sql.exec("DELETE FROM traffic_hours WHERE bucket < ?", now - RETENTION.hoursMs).rowsWritten +
         this.sql.exec("DELETE FROM tallies WHERE at < ?", now - RETENTION.minutesMs).rowsWritten,
+      avoided:
+        this.sql.exec("DELETE FROM avoided_minutes WHERE bucket < ?", now - RETENTION.minutesMs).rowsWritten +
+        this.sql.exec("DELETE FROM avoided_hours WHERE bucket < ?", now - RETENTION.hoursMs).rowsWritten,
     }));
   }
 
@@ -487,7 +529,7 @@ export class ZoneAnalytics extends DurableObject<Env> {
   private async arm(now: number): Promise<void> {
     const left = this.sql
       .exec<{ n: number }>(
-        "SELECT (SELECT count(*) FROM (SELECT 1 FROM hours LIMIT 1)) + (SELECT count(*) FROM (SELECT 1 FROM traffic_hours LIMIT 1)) + (SELECT count(*) FROM (SELECT 1 FROM alert_events LIMIT 1)) AS n",
+        "SELECT (SELECT count(*) FROM (SELECT 1 FROM hours LIMIT 1)) + (SELECT count(*) FROM (SELECT 1 FROM traffic_hours LIMIT 1)) + (SELECT count(*) FROM (SELECT 1 FROM avoided_hours LIMIT 1)) + (SELECT count(*) FROM (SELECT 1 FROM alert_events LIMIT 1)) AS n",
       )
       .one().n;
     const times: number[] = [];

@@ -124,6 +124,8 @@ describe("schema migration 4", () => {
         "alert_policies",
         "alert_events",
         "alert_attempts",
+        "avoided_minutes",
+        "avoided_hours",
       ])
         sql.exec(`DROP TABLE IF EXISTS ${table}`);
       sql.exec("DELETE FROM schema_migrations");

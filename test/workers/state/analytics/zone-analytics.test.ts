@@ -75,14 +75,21 @@ describe("ZoneAnalytics", () => {
     expect(await stub.lookup(rayOf(12), now)).toBeNull(); // past retention: not answered even before pruning
     expect((await stub.lookup(rayOf(10), now))?.ray).toBe(rayOf(10));
     const pruned = await stub.prune(now);
-    expect(pruned).toEqual({ events: 1, minutes: 2, hours: 0, paths: 0, traffic: 0 });
+    expect(pruned).toEqual({ events: 1, minutes: 2, hours: 0, paths: 0, traffic: 0, avoided: 0 });
     const hours: CountQuery = { since: older - HOUR, until: now, step: "hour", groupBy: [], filters: {} };
     const r = await stub.counts(hours);
     expect(r.ok && r.value.rows.reduce((s, x) => s + x.n, 0)).toBe(3); // rolled into hours
     const minutes: CountQuery = { ...hours, step: "minute", since: old - HOUR, until: old + HOUR };
     const m = await stub.counts(minutes);
     expect(m.ok && m.value.rows.length).toBe(0);
-    expect(await stub.prune(now + 40 * 86_400_000)).toEqual({ events: 2, minutes: 0, hours: 2, paths: 2, traffic: 0 });
+    expect(await stub.prune(now + 40 * 86_400_000)).toEqual({
+      events: 2,
+      minutes: 0,
+      hours: 2,
+      paths: 2,
+      traffic: 0,
+      avoided: 0,
+    });
   });
 
   it("a batch stays until its newest record expires; each record's own time decides its lookup", async () => {
@@ -242,6 +249,8 @@ describe("ZoneAnalytics", () => {
         "alert_policies",
         "alert_events",
         "alert_attempts",
+        "avoided_minutes",
+        "avoided_hours",
       ]) {
         sql.exec(`DROP TABLE IF EXISTS ${table}`);
       }
@@ -347,7 +356,14 @@ describe('ZoneAnalytics.wipe (the zone was deleted: docs/analytics.md "When a zo
     const hours: CountQuery = { ...q, since: now - 24 * HOUR, step: "hour" };
     for (const query of [q, hours]) {
       const r = await stub.counts(query);
-      expect(r.ok && r.value).toEqual({ rows: [], topCodes: [], topPaths: [], traffic: [], pathHoursRequests: 0 });
+      expect(r.ok && r.value).toEqual({
+        rows: [],
+        topCodes: [],
+        topPaths: [],
+        traffic: [],
+        pathHoursRequests: 0,
+        avoided: [],
+      });
     }
     expect(await stub.lookup(rayOf(5000), now)).toBeNull();
     expect(await stub.lookup(rayOf(5000 + RAY_INDEX_EVERY + 4), now)).toBeNull();
