@@ -8,17 +8,20 @@
  * passed through, and a hostile path. Then the page at 360 and 1280 px, light and dark: the token is entered, and
  * the chart's rects, the legend and the top-codes table must show exactly the burst; a Ray lookup shows the record;
  * hostile values are text; no request leaves the page's origin, no console error, axe-core without serious or
- * critical violations. Screenshots go to test/artifacts/, or with UPDATE_SCREENSHOTS=1 to docs/img/analytics/
+ * critical violations. A second zone, a refused origin with a fallback, shows the avoided errors' line with exactly the
+ * store's counts. Screenshots go to test/artifacts/, or with UPDATE_SCREENSHOTS=1 to docs/img/analytics/
  * (committed: README and docs/analytics.md show them).
  */
 import { launchChromium } from "./chromium.ts";
 import { seriousAxeViolations } from "./axe.ts";
 import { mkdir } from "node:fs/promises";
+import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import { createServer, type Server, type Socket } from "node:net";
 import { join, resolve } from "node:path";
 import { type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveWorker, type Served } from "../../bench/lib/serve.ts";
+import { closedPort } from "../servers/ports.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 // Every run writes its screenshots to test/artifacts/ (git-ignored); `UPDATE_SCREENSHOTS=1` writes the committed
@@ -491,4 +494,73 @@ describe("the analytics page, behaviour", () => {
       await page.close();
     },
   );
+});
+
+describe("the analytics page, avoided errors", () => {
+  const AVOIDED_ZONE = "shop-avoided.test";
+  let fallback: HttpServer | undefined;
+  /** What the store counted: the page must say exactly this. */
+  let stored = { avoided: { total: 0, by_kind: { stale: 0, failover: 0, circuit_open: 0 } }, requests: 0 };
+
+  beforeAll(async () => {
+    // A refused origin and a fallback that answers: each request is one origin failure the visitor never saw.
+    fallback = createHttpServer((_, res) => res.end("from the fallback\n"));
+    await new Promise<void>((r) => fallback?.listen(0, "127.0.0.1", r));
+    const address = fallback.address();
+    if (address === null || typeof address === "string") throw new Error("no port");
+    await api("PUT", `/zones/${AVOIDED_ZONE}`, {
+      plan: "pro",
+      origin: `http://127.0.0.1:${await closedPort()}`,
+      fallback_origin: `http://127.0.0.1:${address.port}`,
+    });
+    // The isolate hands its tallies over with a later request, at most once a second (docs/analytics.md "Requests
+    // and drops"): requests go on until the store has counted three; those still held then stay held (no traffic).
+    const send = async (): Promise<void> => {
+      const res = await served.miniflare.dispatchFetch(`http://${AVOIDED_ZONE}/p`);
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+    };
+    for (let i = 0; i < 100; i++) {
+      await send();
+      const r = await api("GET", `/zones/${AVOIDED_ZONE}/analytics/errors`);
+      stored = { avoided: r.avoided as typeof stored.avoided, requests: r.requests as number };
+      if (stored.avoided.total >= 3) break;
+      await new Promise((done) => setTimeout(done, 250));
+    }
+    expect(stored.avoided.total).toBeGreaterThanOrEqual(3);
+    expect(stored.avoided.by_kind).toMatchObject({ stale: 0, circuit_open: 0 });
+  }, 60_000);
+
+  afterAll(async () => {
+    await new Promise((r) => (fallback ? fallback.close(r) : r(undefined)));
+  });
+
+  it("says how many origin failures were answered anyway, and by what, beside the errors visitors saw", async () => {
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (e) => problems.push(String(e)));
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${base}/zones/${AVOIDED_ZONE}/analytics`, { waitUntil: "load" });
+    expect(await page.locator("#avoided").isHidden()).toBe(true);
+    await page.locator("#token").fill(TOKEN);
+    await page.locator("#auth button[type=submit]").click();
+    const { requests } = stored;
+    const failovers = stored.avoided.by_kind.failover;
+    await expect
+      .poll(() => page.locator("#status").textContent())
+      .toBe(`0 errors (0 % of ${requests} requests), minute steps.`);
+    expect(await page.locator("#avoided").textContent()).toBe(
+      `${failovers} origin failures answered anyway in this range (0 from a stale copy, ${failovers} by the fallback origin); visitors saw 0 errors.`,
+    );
+    expect(await page.locator("#avoided").isVisible()).toBe(true);
+    expect(problems).toEqual([]);
+    await page.screenshot({ path: join(shots, "analytics-avoided-1280-light.png") });
+    await page.close();
+  });
+
+  it("shows nothing about avoided errors where none were", async () => {
+    const { page } = await openWithToken(360, "light");
+    expect(await page.locator("#avoided").isHidden()).toBe(true);
+    await page.close();
+  });
 });

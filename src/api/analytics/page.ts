@@ -113,6 +113,7 @@ ${STYLE}</style>
 </div>
 <p id="status" role="status" aria-live="polite">Enter a token to load the zone's errors.</p>
 <p id="loss" hidden></p>
+<p id="avoided" hidden></p>
 <div id="chart"></div><ul id="legend" class="legend"></ul>
 </section>
 <div class="cols">
@@ -142,6 +143,7 @@ const STYLE = `:root{--c0:var(--link);--c1:var(--bad);--c2:var(--ok);--c3:var(--
 .field label{font-size:.8rem;font-weight:600;color:var(--muted)}
 #status{color:var(--muted);margin:.75rem 0 .25rem}
 .loss{color:var(--muted);margin:0 0 .25rem}.loss.bad{color:var(--bad);font-weight:600}
+#avoided{margin:0 0 .25rem}
 #chart{width:100%;min-height:2rem}
 #chart svg{display:block;max-width:100%}
 .legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:.5rem 0 0}
@@ -251,6 +253,17 @@ ${PERCENT_CLIENT}
     $("chart").replaceChildren(svg);
     $("legend").replaceChildren(...r.series.map((s, si) => { const li = el("li", {}, el("span", { className: "swatch" }), el("span", { textContent: label(s.group) }), " ", el("strong", { textContent: String(s.total) })); li.firstChild.style.background = colour(si); li.dataset.series = label(s.group); return li; }));
   }
+  // What fewer-errors features spared the visitors (docs/analytics.md "Avoided errors"), beside what they saw.
+  function avoided(a, seen) {
+    const k = a ? a.by_kind : null;
+    if (!k || a.total === 0) { $("avoided").hidden = true; return; }
+    const spared = k.stale + k.failover;
+    const times = (n, one, many) => n + " " + (n === 1 ? one : many);
+    let text = times(spared, "origin failure", "origin failures") + " answered anyway in this range (" + k.stale + " from a stale copy, " + k.failover + " by the fallback origin); visitors saw " + times(seen, "error", "errors") + ".";
+    if (k.circuit_open > 0) text += " " + times(k.circuit_open, "error was", "errors were") + " answered at once while the origin's circuit was open.";
+    $("avoided").textContent = text;
+    $("avoided").hidden = false;
+  }
   // The zone's alert policies and their state (docs/analytics.md "Alerts"); their failure never hides the counts.
   function describe(p) {
     if (p.kind === "burn_rate") return "origin error budget (SLO " + p.slo + " %) burning at ≥ " + p.burn_rate + "× over " + p.long_window_minutes + " and " + p.short_window_minutes + " min";
@@ -294,6 +307,7 @@ ${PERCENT_CLIENT}
       $("loss").hidden = false;
       $("loss").textContent = r.dropped + (r.dropped === 1 ? " record" : " records") + " dropped in this range" + (r.dropped > 0 ? ": the store could not take them; the counts above miss them." : ".");
       $("loss").className = r.dropped > 0 ? "loss bad" : "loss";
+      avoided(r.avoided, r.total);
       await loadAlerts();
     } catch (e) { status(explain(e, "Loading the errors")); }
   }

@@ -1,7 +1,7 @@
 /**
  * Avoided errors in the analytics answer (docs/analytics.md "Avoided errors"), through the real Worker: an origin
  * that refuses connections with a fallback origin that answers is counted as `failover` with the origin's code; an
- * origin whose circuit is open is counted as `circuit_open`. The isolate's held tallies are handed to the store by
+ * origin whose circuit is open is counted as `circuit_open`; a copy answering for a stopped origin as `stale`. The isolate's held tallies are handed to the store by
  * the test (the batcher's own flush), so nothing waits on the tallies' window.
  */
 import { env } from "cloudflare:workers";
@@ -37,6 +37,28 @@ describe("avoided errors in GET /zones/{zone}/analytics/errors", () => {
       total: 3,
       by_kind: { stale: 0, failover: 3, circuit_open: 0 },
       by_code: [{ kind: "failover", code: 521, count: 3 }],
+    });
+    expect(answer).toMatchObject({ total: 0, requests: 3 });
+  });
+
+  it("counts each answer from a stale copy as stale, by the failure the copy answered; no error is recorded", async () => {
+    const origin = await switchedOrigin();
+    const zone = await zoneFor("av-stale", origin.url, { stale_if_error: 600 });
+    const warm = await sendTraffic(`http://${zone}/p`);
+    expect(warm.status).toBe(200);
+    await warm.body?.cancel();
+    await origin.stop();
+    for (let i = 0; i < 2; i++) {
+      const res = await sendTraffic(`http://${zone}/p`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("Cache-Status")).toContain("fwd=stale");
+      await res.body?.cancel();
+    }
+    const answer = await avoidedOf(zone);
+    expect(answer.avoided).toEqual({
+      total: 2,
+      by_kind: { stale: 2, failover: 0, circuit_open: 0 },
+      by_code: [{ kind: "stale", code: 521, count: 2 }],
     });
     expect(answer).toMatchObject({ total: 0, requests: 3 });
   });
