@@ -1,5 +1,7 @@
 /** The analytics endpoints' part of the OpenAPI document (docs/configuration.md, docs/analytics.md). */
-import { COMMON_ERRORS, ok, param, type Json, type OpenApiFragment } from "../kit/openapi";
+import * as z from "zod/mini";
+import { COMMON_ERRORS, ok, param, ref, type Json, type OpenApiFragment } from "../kit/openapi";
+import { described, named, oneOf } from "../../shared/schema";
 import { RAY_FIELDS, TIMESTAMP_FORMATS } from "./ray";
 import { RAY_ID_PATTERN } from "../../shared/ray";
 import { API_CODES } from "../kit/codes";
@@ -7,7 +9,45 @@ import { DEFAULT_SHARDS, MAX_SHARDS } from "../../state/analytics/shards";
 import { alertPaths, alertSchemas } from "./alerts-openapi";
 import { MAX_FILTERS } from "../../state/tags/errors";
 import { ERRORS_BY_TAG } from "./by-tag";
-import { AVOIDED_KINDS } from "../../state/analytics/avoided";
+import { AVOIDED_KINDS, type AvoidedKind } from "../../state/analytics/avoided";
+
+const count = (description: string) => described(z.int(), description);
+
+/**
+ * The `avoided` section of the error counts (docs/analytics.md "Avoided errors"), a schema so the kinds' list is
+ * the one the store uses (no enum written by hand).
+ */
+named(
+  z.object({
+    total: count("Every avoided request in the range, all kinds"),
+    by_kind: z.object(Object.fromEntries(AVOIDED_KINDS.map((k) => [k, z.int()])) as Record<AvoidedKind, z.ZodMiniInt>),
+    by_code: described(
+      z.array(
+        z.object({
+          kind: oneOf(AVOIDED_KINDS),
+          code: described(z.int(), "The origin's failure (or the one that opened its circuit)"),
+          count: z.int(),
+        }),
+      ),
+      "Each kind and code of the origin's failure, most first",
+    ),
+  }),
+  {
+    id: "AvoidedErrors",
+    description:
+      "Requests in the range whose origin failed or was skipped (its circuit open), by how the visitor was " +
+      "answered: stale (a kept copy), failover (the fallback origin), circuit_open (the error at once, the " +
+      "origin not asked; that error is also in total). The error filters do not apply",
+    example: {
+      total: 42,
+      by_kind: { stale: 0, failover: 30, circuit_open: 12 },
+      by_code: [
+        { kind: "failover", code: 521, count: 30 },
+        { kind: "circuit_open", code: 521, count: 12 },
+      ],
+    },
+  },
+);
 
 const query = (name: string, description: string, schema: Json): Json => ({
   name,
@@ -289,43 +329,7 @@ export const analyticsOpenApi: OpenApiFragment = {
             },
           },
         },
-        avoided: {
-          type: "object",
-          description:
-            "Requests in the range whose origin failed or was skipped (its circuit open), by how the visitor was " +
-            "answered: stale (a kept copy), failover (the fallback origin), circuit_open (the error at once, the " +
-            "origin not asked; that error is also in total). The error filters do not apply",
-          required: ["total", "by_kind", "by_code"],
-          properties: {
-            total: { type: "integer" },
-            by_kind: {
-              type: "object",
-              required: [...AVOIDED_KINDS],
-              properties: Object.fromEntries(AVOIDED_KINDS.map((k) => [k, { type: "integer" }])),
-            },
-            by_code: {
-              type: "array",
-              description: "Each kind and code of the origin's failure, most first",
-              items: {
-                type: "object",
-                required: ["kind", "code", "count"],
-                properties: {
-                  kind: { enum: [...AVOIDED_KINDS] },
-                  code: { type: "integer", description: "The origin's failure (or the one that opened its circuit)" },
-                  count: { type: "integer" },
-                },
-              },
-            },
-          },
-          example: {
-            total: 42,
-            by_kind: { stale: 0, failover: 30, circuit_open: 12 },
-            by_code: [
-              { kind: "failover", code: 521, count: 30 },
-              { kind: "circuit_open", code: 521, count: 12 },
-            ],
-          },
-        },
+        avoided: ref("AvoidedErrors"),
       },
     },
     ErrorsByTag: {
