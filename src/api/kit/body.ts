@@ -5,6 +5,7 @@
  * "Zones"): a 3,000-deep body is a 400 here, not a stack overflow in a validator or in the structured
  * clone that carries a body to the zone's writer.
  */
+import { readWithin } from "../../shared/read-within";
 import { messageOf, err, ok, type Result } from "../../shared/result";
 import { API_CODES } from "./codes";
 import { API_FAILURES, failureOf, type ApiFailure } from "./envelope";
@@ -27,25 +28,8 @@ export async function readBodyText(request: Request, limit = MAX_API_BODY_BYTES)
   const declared = request.headers.get("Content-Length");
   if (declared !== null && Number(declared) > limit) return err(API_FAILURES.bodyTooLarge(limit));
   if (!request.body) return ok("");
-  const reader = (request.body as ReadableStream<Uint8Array>).getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      return err(API_FAILURES.bodyTooLarge(limit));
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const bytes = await readWithin(request.body as ReadableStream<Uint8Array>, limit);
+  if (bytes === null) return err(API_FAILURES.bodyTooLarge(limit));
   try {
     return ok(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes));
   } catch {

@@ -7,6 +7,7 @@
  */
 import type { RequestContext } from "../../shared/request-context";
 import { logEvent } from "../../shared/log";
+import { readWithin } from "../../shared/read-within";
 import { messageOf } from "../../shared/result";
 import { TIMEOUT, within } from "../../shared/timeout";
 import { carriesStaleIfError, keepable } from "./cache-control";
@@ -141,8 +142,8 @@ export class StaleCopies {
     plan: { readonly life: CopyLife; readonly ttl: number },
   ): Promise<void> {
     try {
-      const bytes = body === null ? null : await readCapped(body, MAX_COPY_BYTES);
-      if (bytes === TOO_LARGE) return;
+      const bytes = body === null ? null : await readWithin(body, MAX_COPY_BYTES);
+      if (body !== null && bytes === null) return; // larger than a copy may be: not kept
       const answer = { status: response.status, headers: response.headers, body: bytes };
       await putCopy(this.target, answer, plan.life, plan.ttl);
     } catch (e) {
@@ -169,30 +170,4 @@ export class StaleCopies {
   private answer(copy: Copy, because: StaleBecause): Response {
     return labelled(copy, this.rc.request.method === "HEAD", because);
   }
-}
-
-const TOO_LARGE: unique symbol = Symbol("too large");
-
-/** The whole body, or TOO_LARGE (the rest released) once it passes `cap` bytes. */
-async function readCapped(body: ReadableStream<Uint8Array>, cap: number): Promise<Uint8Array | typeof TOO_LARGE> {
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > cap) {
-      await reader.cancel();
-      return TOO_LARGE;
-    }
-    chunks.push(value);
-  }
-  const whole = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    whole.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return whole;
 }
