@@ -54,7 +54,10 @@ export const TAG_KEY = named(
 export const TAG_VALUE = named(
   z
     .string({ error: notA("value") })
-    .check(z.refine<string>(isWellFormed, { error: notA("value") }), ...codePointsAtMost(MAX_VALUE_CODE_POINTS, notA("value"))),
+    .check(
+      z.refine<string>(isWellFormed, { error: notA("value") }),
+      ...codePointsAtMost(MAX_VALUE_CODE_POINTS, notA("value")),
+    ),
   { id: "TagValue", description: 'Any well-formed string; `""` for key-only tags.', example: "production" },
 );
 
