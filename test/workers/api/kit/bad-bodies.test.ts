@@ -16,7 +16,7 @@ const POLICY_ACCOUNT = "ba0b0d1e5ba0b0d1e5ba0b0d1e5ba0b0";
 interface Row {
   /** What the body gets wrong. */
   readonly what: string;
-  readonly method: "PUT" | "PATCH" | "POST";
+  readonly method: "PUT" | "PATCH" | "POST" | "DELETE";
   /** The path, `{zone}` standing for a zone configured before the table runs. */
   readonly path: string;
   readonly body: unknown;
@@ -619,6 +619,7 @@ const ROWS: readonly Row[] = [
   },
   ...alertRows(),
   ...tagPolicyRows(),
+  ...tagBodyRows(),
 ];
 
 /**
@@ -870,6 +871,123 @@ function tagPolicyRows(): Row[] {
       "a required key with a space",
       { required_keys: { worker: ["bad key"] } },
       'required_keys.worker: "bad key" is not a valid tag key',
+    ),
+  ];
+}
+
+/**
+ * Tag set bodies (docs/tags-api.md "Check order"): PUT and PATCH 1002, DELETE 1015, each check's own code after
+ * the shape (1006 resource type, 1014/1011 keys, 1012 values), the first failing check wins.
+ */
+function tagBodyRows(): Row[] {
+  const path = `/accounts/${POLICY_ACCOUNT}/tags`;
+  const row = (what: string, method: Row["method"], body: unknown, code: number, message: string): Row => ({
+    what,
+    method,
+    path,
+    body,
+    status: 400,
+    code,
+    messages: [message],
+  });
+  const put = (what: string, body: unknown, code: number, message: string): Row =>
+    row(what, "PUT", body, code, message);
+  const worker = { resource_type: "worker", resource_id: "api" };
+  const set = "Invalid set payload: ";
+  return [
+    put("a body that is no object", [1], 1002, `${set}the body must be a JSON object`),
+    put("an unknown field before bad tags", { ...worker, extra: 1, tags: 1 }, 1002, `${set}unknown field "extra"`),
+    put("tags that are a list", { ...worker, tags: [] }, 1002, `${set}tags must be an object of string values`),
+    put("a tag value that is no string", { tags: { a: 1 } }, 1002, `${set}the value of tag "a" must be a string`),
+    put(
+      "a tag value that is no well-formed Unicode, before a bad key",
+      { ...worker, tags: { "bad key": "x", a: "\ud800" } },
+      1002,
+      `${set}the value of tag "a" is not well-formed Unicode`,
+    ),
+    put("no resource_type", { resource_id: "api" }, 1002, `${set}resource_type is required (a string)`),
+    put(
+      "an empty resource_type",
+      { resource_type: "", resource_id: "api" },
+      1002,
+      `${set}resource_type is required (a string)`,
+    ),
+    put(
+      "a resource_id of 257 characters",
+      { resource_type: "worker", resource_id: "i".repeat(257) },
+      1002,
+      `${set}resource_id is required (a string of 1 to 256 characters)`,
+    ),
+    put(
+      "an unknown resource type before a bad key",
+      { resource_type: "spaceship", resource_id: "a", tags: { "bad key": "x" } },
+      1006,
+      'Invalid resource type "spaceship" for this endpoint',
+    ),
+    put(
+      "a zone resource type on the account route",
+      { resource_type: "zone", resource_id: "a" },
+      1006,
+      'Invalid resource type "zone" for this endpoint',
+    ),
+    put(
+      "a worker version without its worker, before a bad key",
+      { resource_type: "worker_version", resource_id: "v1", tags: { "bad key": "x" } },
+      1002,
+      `${set}worker_id is required for resource_type worker_version`,
+    ),
+    put(
+      "a worker_id on a worker",
+      { ...worker, worker_id: "w" },
+      1002,
+      `${set}worker_id is only accepted with resource_type worker_version`,
+    ),
+    put(
+      "a key with a space before a key too long",
+      { ...worker, tags: { "bad key": "x", ["k".repeat(257)]: "y" } },
+      1014,
+      `Invalid tag key "bad key": keys are letters of any script (with combining marks), decimal digits, '_', '.' and '-'`,
+    ),
+    put(
+      "a key too long before a value too long",
+      { ...worker, tags: { a: "v".repeat(1025), ["k".repeat(257)]: "y" } },
+      1011,
+      "tag key too long (maximum 256 characters)",
+    ),
+    put(
+      "a value too long",
+      { ...worker, tags: { a: "v".repeat(1025) } },
+      1012,
+      "tag value too long (maximum 1024 characters)",
+    ),
+    row("a patch without tags", "PATCH", worker, 1002, `${set}tags must be an object whose values are strings or null`),
+    row(
+      "a patch value that is a number",
+      "PATCH",
+      { ...worker, tags: { a: 1 } },
+      1002,
+      `${set}the value of tag "a" must be a string, or null to remove it`,
+    ),
+    row(
+      "a patch removing a bad key",
+      "PATCH",
+      { ...worker, tags: { "bad key": null } },
+      1014,
+      `Invalid tag key "bad key": keys are letters of any script (with combining marks), decimal digits, '_', '.' and '-'`,
+    ),
+    row(
+      "a delete of an unknown field",
+      "DELETE",
+      { ...worker, tags: {} },
+      1015,
+      'Invalid delete payload: unknown field "tags"',
+    ),
+    row(
+      "a delete without resource_id",
+      "DELETE",
+      { resource_type: "worker" },
+      1015,
+      "Invalid delete payload: resource_id is required (a string of 1 to 256 characters)",
     ),
   ];
 }
