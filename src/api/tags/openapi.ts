@@ -9,10 +9,9 @@ import {
   MAX_ID_PARAMS,
   MAX_KEY_CODE_POINTS,
   MAX_NAME_CODE_POINTS,
-  MAX_RESOURCE_ID_CODE_POINTS,
   MAX_VALUE_CODE_POINTS,
 } from "../../state/tags/errors";
-import { ACCOUNT_RESOURCE_TYPES, ZONE_RESOURCE_TYPES, ZONE_TAGGABLE_TYPES } from "../../state/tags/resource-types";
+import { ACCOUNT_RESOURCE_TYPES, ZONE_RESOURCE_TYPES } from "../../state/tags/resource-types";
 import { HISTORY_RETENTION_DAYS } from "../../state/tags/history";
 
 const ETAG_HEADER: Json = {
@@ -71,7 +70,7 @@ const tagPaths: Record<string, Json> = {
         "Optimistic concurrency with `If-Match`. Refused with 1016 when the account would exceed its tag limit.",
       security: [{ bearer: ["tags:write"] }],
       parameters: [param("IfMatch")],
-      requestBody: { required: true, content: { "application/json": { schema: ref("SetTagsBody") } } },
+      requestBody: jsonBody("SetTagsBody"),
       responses: {
         "200": ok("The resource with its new tags", ref("TaggedResource"), false, ETAG_HEADER),
         ...COMMON_ERRORS,
@@ -84,7 +83,7 @@ const tagPaths: Record<string, Json> = {
       summary: "Remove every tag of one resource (idempotent)",
       security: [{ bearer: ["tags:write"] }],
       parameters: [param("IfMatch")],
-      requestBody: { required: true, content: { "application/json": { schema: ref("ResourceBody") } } },
+      requestBody: jsonBody("ResourceBody"),
       responses: {
         "204": { description: "Removed (or there was nothing to remove); no body" },
         ...COMMON_ERRORS,
@@ -102,7 +101,7 @@ const tagPaths: Record<string, Json> = {
         POLICY_ERRORS,
       security: [{ bearer: ["tags:write"] }],
       parameters: [param("IfMatch")],
-      requestBody: { required: true, content: { "application/json": { schema: ref("PatchTagsBody") } } },
+      requestBody: jsonBody("PatchTagsBody"),
       responses: {
         "200": ok("The resource with its merged tags", ref("TaggedResource"), false, ETAG_HEADER),
         ...COMMON_ERRORS,
@@ -138,7 +137,7 @@ const tagPaths: Record<string, Json> = {
       summary: "Replace the whole tag set of the zone or one of its zone rulesets",
       security: [{ bearer: ["tags:write"] }],
       parameters: [param("IfMatch")],
-      requestBody: { required: true, content: { "application/json": { schema: ref("SetZoneTagsBody") } } },
+      requestBody: jsonBody("SetZoneTagsBody"),
       responses: {
         "200": ok("The resource with its new tags", ref("TaggedResource"), false, ETAG_HEADER),
         ...COMMON_ERRORS,
@@ -151,7 +150,7 @@ const tagPaths: Record<string, Json> = {
       summary: "Merge a JSON Merge Patch (RFC 7396) into the tags of the zone or one of its zone rulesets",
       security: [{ bearer: ["tags:write"] }],
       parameters: [param("IfMatch")],
-      requestBody: { required: true, content: { "application/json": { schema: ref("PatchZoneTagsBody") } } },
+      requestBody: jsonBody("PatchZoneTagsBody"),
       responses: {
         "200": ok("The resource with its merged tags", ref("TaggedResource"), false, ETAG_HEADER),
         ...COMMON_ERRORS,
@@ -420,8 +419,6 @@ const tagPaths: Record<string, Json> = {
   },
 };
 
-const resourceIdSchema: Json = { type: "string", minLength: 1, maxLength: MAX_RESOURCE_ID_CODE_POINTS };
-
 export const tagsOpenApi: OpenApiFragment = {
   paths: tagPaths,
   description: `Account resource tagging (docs/tags-api.md). Tagging error codes: ${TAG_ERROR_CODES}.`,
@@ -456,9 +453,7 @@ export const tagsOpenApi: OpenApiFragment = {
   },
   schemas: {
     Tags: { type: "object", propertyNames: ref("TagKey"), additionalProperties: ref("TagValue") },
-    AccountResourceType: { type: "string", enum: [...ACCOUNT_RESOURCE_TYPES] },
     ResourceType: { type: "string", enum: [...ACCOUNT_RESOURCE_TYPES, ...ZONE_RESOURCE_TYPES] },
-    ResourceId: resourceIdSchema,
     TaggedResource: {
       type: "object",
       required: ["id", "type", "name", "tags", "etag"],
@@ -490,73 +485,6 @@ export const tagsOpenApi: OpenApiFragment = {
           },
         },
       },
-    },
-    ResourceBody: {
-      type: "object",
-      additionalProperties: false,
-      required: ["resource_type", "resource_id"],
-      properties: {
-        resource_type: ref("AccountResourceType"),
-        resource_id: ref("ResourceId"),
-        worker_id: ref("ResourceId"),
-      },
-      example: { resource_type: "worker", resource_id: "api" },
-    },
-    SetTagsBody: {
-      type: "object",
-      additionalProperties: false,
-      required: ["resource_type", "resource_id"],
-      properties: {
-        resource_type: ref("AccountResourceType"),
-        resource_id: ref("ResourceId"),
-        worker_id: ref("ResourceId"),
-        tags: ref("Tags"),
-      },
-      example: { resource_type: "worker", resource_id: "api", tags: { environment: "production", team: "platform" } },
-    },
-    ZoneTaggableType: { type: "string", enum: [...ZONE_TAGGABLE_TYPES] },
-    SetZoneTagsBody: {
-      type: "object",
-      additionalProperties: false,
-      required: ["resource_type", "resource_id"],
-      properties: { resource_type: ref("ZoneTaggableType"), resource_id: ref("ResourceId"), tags: ref("Tags") },
-      example: {
-        resource_type: "zone_ruleset",
-        resource_id: "2f2feab2026849078ba485f918791bdc",
-        tags: { team: "payments" },
-      },
-    },
-    PatchZoneTagsBody: {
-      type: "object",
-      additionalProperties: false,
-      required: ["resource_type", "resource_id", "tags"],
-      properties: {
-        resource_type: ref("ZoneTaggableType"),
-        resource_id: ref("ResourceId"),
-        tags: { type: "object", additionalProperties: { oneOf: [ref("TagValue"), { type: "null" }] } },
-      },
-      example: {
-        resource_type: "zone_ruleset",
-        resource_id: "2f2feab2026849078ba485f918791bdc",
-        tags: { team: "payments", old: null },
-      },
-    },
-    PatchTagsBody: {
-      type: "object",
-      additionalProperties: false,
-      required: ["resource_type", "resource_id", "tags"],
-      properties: {
-        resource_type: ref("AccountResourceType"),
-        resource_id: ref("ResourceId"),
-        worker_id: ref("ResourceId"),
-        tags: {
-          type: "object",
-          propertyNames: ref("TagKey"),
-          additionalProperties: { oneOf: [ref("TagValue"), { type: "null" }] },
-          description: "JSON Merge Patch (RFC 7396) of the tag map: `null` removes the key.",
-        },
-      },
-      example: { resource_type: "worker", resource_id: "api", tags: { team: "payments", deprecated: null } },
     },
     BulkEditBody: {
       type: "object",

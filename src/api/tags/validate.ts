@@ -15,6 +15,8 @@ import {
   type ValidationFailure,
 } from "../../state/tags/errors";
 import {
+  ACCOUNT_RESOURCE_TYPES,
+  ZONE_TAGGABLE_TYPES,
   isAccountResourceType,
   isKnownResourceType,
   isZoneTaggableType,
@@ -24,7 +26,9 @@ import { codePointLength, fold, isWellFormed } from "../../state/tags/text";
 import type { IfMatch, ResourceQuery, ResourceRef, TagFilter, TagPairs } from "../../state/tags/types";
 import type { PatchPairs, TagEdit } from "../../state/tags/edits";
 import { MAX_BULK_EDITS } from "../../state/tags/errors";
-import { TAG_KEY_PATTERN } from "../../state/tags/tag-schema";
+import { TAG_KEY, TAG_KEY_PATTERN, TAG_VALUE } from "../../state/tags/tag-schema";
+import * as z from "zod/mini";
+import { described, named, oneOf, type Schema } from "../../shared/schema";
 
 const ACCOUNT_ID = /^[0-9a-f]{32}$/;
 
@@ -218,11 +222,152 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-const PUT_FIELDS: ReadonlySet<string> = new Set(["resource_type", "resource_id", "worker_id", "tags"]);
-const DELETE_FIELDS: ReadonlySet<string> = new Set(["resource_type", "resource_id", "worker_id"]);
+/** A resource id (and a worker id): a well-formed string of 1 to 256 code points. */
+const RESOURCE_ID = named(
+  z.string().check(
+    z.minLength(1),
+    z.refine<string>(isWellFormed),
+    z.refine<string>((id) => codePointLength(id) <= MAX_RESOURCE_ID_CODE_POINTS),
+    z.meta({ maxLength: MAX_RESOURCE_ID_CODE_POINTS }),
+  ),
+  { id: "ResourceId", description: "Lengths in code points.", example: "api" },
+);
+const ACCOUNT_RESOURCE_TYPE = named(oneOf(ACCOUNT_RESOURCE_TYPES), { id: "AccountResourceType", example: "worker" });
+const ZONE_TAGGABLE_TYPE = named(oneOf(ZONE_TAGGABLE_TYPES), { id: "ZoneTaggableType", example: "zone_ruleset" });
 
-function unknownField(body: Record<string, unknown>, allowed: ReadonlySet<string>): string | undefined {
-  return Object.keys(body).find((k) => !allowed.has(k));
+const ACCOUNT_REF = {
+  resource_type: ACCOUNT_RESOURCE_TYPE,
+  resource_id: RESOURCE_ID,
+  worker_id: z.optional(z.nullable(described(RESOURCE_ID, "Required for `worker_version`, refused otherwise."))),
+};
+const ZONE_REF = { resource_type: ZONE_TAGGABLE_TYPE, resource_id: RESOURCE_ID };
+const TAGS = described(z.record(TAG_KEY, TAG_VALUE), "The whole set: `{}` or absent removes every tag.");
+const TAGS_PATCH = described(
+  z.record(TAG_KEY, z.nullable(TAG_VALUE)),
+  "JSON Merge Patch (RFC 7396) of the tag map: a string sets the key, `null` removes it.",
+);
+
+/** `PUT /accounts/{a}/tags` and `PUT /zones/{zone}/tags`. */
+const SET_TAGS = {
+  account: named(z.strictObject({ ...ACCOUNT_REF, tags: z.optional(z.nullable(TAGS)) }), {
+    id: "SetTagsBody",
+    example: { resource_type: "worker", resource_id: "api", tags: { environment: "production", team: "platform" } },
+  }),
+  zone: named(z.strictObject({ ...ZONE_REF, tags: z.optional(z.nullable(TAGS)) }), {
+    id: "SetZoneTagsBody",
+    example: {
+      resource_type: "zone_ruleset",
+      resource_id: "2f2feab2026849078ba485f918791bdc",
+      tags: { team: "payments" },
+    },
+  }),
+};
+/** `PATCH /accounts/{a}/tags` and `PATCH /zones/{zone}/tags`. */
+const PATCH_TAGS = {
+  account: named(z.strictObject({ ...ACCOUNT_REF, tags: TAGS_PATCH }), {
+    id: "PatchTagsBody",
+    example: { resource_type: "worker", resource_id: "api", tags: { team: "payments", deprecated: null } },
+  }),
+  zone: named(z.strictObject({ ...ZONE_REF, tags: TAGS_PATCH }), {
+    id: "PatchZoneTagsBody",
+    example: {
+      resource_type: "zone_ruleset",
+      resource_id: "2f2feab2026849078ba485f918791bdc",
+      tags: { team: "payments", old: null },
+    },
+  }),
+};
+/** `DELETE /accounts/{a}/tags` (a zone route's named resource takes the account's shape, minus worker_id). */
+const RESOURCE_BODY = {
+  account: named(z.strictObject(ACCOUNT_REF), {
+    id: "ResourceBody",
+    example: { resource_type: "worker", resource_id: "api" },
+  }),
+  zone: z.strictObject(ZONE_REF),
+};
+
+/**
+ * A schema's refusals in docs/tags-api.md's check order, each as the failure its check answers: the shape
+ * (`invalid`: 1002 or 1015) — the body, its unknown fields, the tags' shape and values, `resource_type`, `resource_id`
+ * — before what the resource check decides (1006, worker_id, the zone), then the keys (1014/1011), then the values'
+ * length (1012). Only the shape's refusals are returned here, with `later` the keys' and values' for after the
+ * resource check; `worker_id` on a zone route is the resource check's too (it names the route).
+ */
+function shapeRefusal(
+  issues: readonly z.core.$ZodIssue[],
+  invalid: (why: string) => ValidationFailure,
+  patch: boolean,
+  scope: TagScope,
+): { readonly now?: ValidationFailure; readonly later?: ValidationFailure } {
+  const ranked: { rank: number; failure: ValidationFailure }[] = [];
+  const add = (rank: number, failure: ValidationFailure) => ranked.push({ rank, failure });
+  for (const issue of issues) {
+    const [field, key] = issue.path;
+    if (field === undefined) {
+      if (issue.code !== "unrecognized_keys") add(0, invalid("the body must be a JSON object"));
+      else {
+        const extra = issue.keys.find((k) => scope.kind === "account" || k !== "worker_id");
+        if (extra !== undefined) add(1, invalid(`unknown field ${JSON.stringify(extra)}`));
+      }
+    } else if (field === "tags" && key === undefined) {
+      add(
+        2,
+        invalid(
+          patch ? "tags must be an object whose values are strings or null" : "tags must be an object of string values",
+        ),
+      );
+    } else if (field === "tags" && typeof key === "string") {
+      if (issue.code === "invalid_key") {
+        const checked = validateKey(key);
+        if (!checked.ok) add(6, checked.error);
+      } else if (typeof issue.input !== "string")
+        add(
+          2,
+          invalid(`the value of tag ${JSON.stringify(key)} must be a string${patch ? ", or null to remove it" : ""}`),
+        );
+      else if (!isWellFormed(issue.input))
+        add(2, invalid(`the value of tag ${JSON.stringify(key)} is not well-formed Unicode`));
+      else add(7, { kind: "value-too-long" });
+    } else if (field === "resource_type") {
+      // A string the list lacks is the resource check's (1006); no string at all is the shape's.
+      if (typeof issue.input !== "string" || issue.input === "")
+        add(3, invalid("resource_type is required (a string)"));
+    } else if (field === "resource_id")
+      add(4, invalid(`resource_id is required (a string of 1 to ${MAX_RESOURCE_ID_CODE_POINTS} characters)`));
+  }
+  const first = (from: number, to: number) =>
+    ranked
+      .filter((r) => r.rank >= from && r.rank <= to)
+      .reduce<(typeof ranked)[number] | undefined>(
+        (best, r) => (best === undefined || r.rank < best.rank ? r : best),
+        undefined,
+      )?.failure;
+  return { now: first(0, 4), later: first(6, 7) };
+}
+
+/**
+ * A tag body through its schema, then the resource check (1006, worker_id, the zone) on the fields as sent, then
+ * the keys and values the schema refused: the first failing check of docs/tags-api.md's order.
+ */
+function parseTagBody<S extends Schema>(
+  schema: S,
+  body: unknown,
+  invalid: (why: string) => ValidationFailure,
+  options: { readonly patch: boolean; readonly scope: TagScope },
+): Result<{ ref: ResourceRef; fields: Record<string, unknown> }, ValidationFailure> {
+  const parsed = schema.safeParse(body, { reportInput: true });
+  const refusal = parsed.success ? {} : shapeRefusal(parsed.error.issues, invalid, options.patch, options.scope);
+  if (refusal.now !== undefined) return err(refusal.now);
+  // The schema refused nothing of the shape, so the body is an object.
+  const fields = body as Record<string, unknown>;
+  const ref = resourceRef(
+    { resource_type: fields.resource_type, resource_id: fields.resource_id, worker_id: fields.worker_id },
+    invalid,
+    options.scope,
+  );
+  if (!ref.ok) return ref;
+  if (refusal.later !== undefined) return err(refusal.later);
+  return ok({ ref: ref.value, fields });
 }
 
 /**
@@ -234,29 +379,11 @@ export function parsePutBody(
   scope: TagScope = ACCOUNT_SCOPE,
 ): Result<{ ref: ResourceRef; tags: TagPairs }, ValidationFailure> {
   const invalid = (why: string): ValidationFailure => ({ kind: "invalid-set-payload", why });
-  if (!isPlainObject(body)) return err(invalid("the body must be a JSON object"));
-  const extra = unknownField(body, PUT_FIELDS);
-  if (extra !== undefined) return err(invalid(`unknown field ${JSON.stringify(extra)}`));
-  const tags = body.tags ?? {};
-  if (!isPlainObject(tags)) return err(invalid("tags must be an object of string values"));
-  const pairs: [string, string][] = [];
-  for (const [key, value] of Object.entries(tags)) {
-    if (typeof value !== "string") return err(invalid(`the value of tag ${JSON.stringify(key)} must be a string`));
-    if (!isWellFormed(value)) return err(invalid(`the value of tag ${JSON.stringify(key)} is not well-formed Unicode`));
-    pairs.push([key, value]);
-  }
-  const ref = resourceRef(
-    { resource_type: body.resource_type, resource_id: body.resource_id, worker_id: body.worker_id },
-    invalid,
-    scope,
-  );
-  if (!ref.ok) return ref;
-  for (const [key] of pairs) {
-    const checked = validateKey(key);
-    if (!checked.ok) return checked;
-  }
-  if (pairs.some(([, value]) => valueTooLong(value))) return err({ kind: "value-too-long" });
-  return ok({ ref: ref.value, tags: pairs });
+  const parsed = parseTagBody(SET_TAGS[scope.kind], body, invalid, { patch: false, scope });
+  if (!parsed.ok) return parsed;
+  // The pairs as sent (a key `__proto__` is a key like any other, which an object built from them would lose).
+  const tags = (parsed.value.fields.tags ?? {}) as Record<string, string>;
+  return ok({ ref: parsed.value.ref, tags: Object.entries(tags) });
 }
 
 /**
@@ -269,31 +396,10 @@ export function parsePatchBody(
   scope: TagScope = ACCOUNT_SCOPE,
 ): Result<{ ref: ResourceRef; patch: PatchPairs }, ValidationFailure> {
   const invalid = (why: string): ValidationFailure => ({ kind: "invalid-set-payload", why });
-  if (!isPlainObject(body)) return err(invalid("the body must be a JSON object"));
-  const extra = unknownField(body, PUT_FIELDS);
-  if (extra !== undefined) return err(invalid(`unknown field ${JSON.stringify(extra)}`));
-  const tags = body.tags;
-  if (!isPlainObject(tags)) return err(invalid("tags must be an object whose values are strings or null"));
-  const pairs: [string, string | null][] = [];
-  for (const [key, value] of Object.entries(tags)) {
-    if (value !== null && typeof value !== "string")
-      return err(invalid(`the value of tag ${JSON.stringify(key)} must be a string, or null to remove it`));
-    if (value !== null && !isWellFormed(value))
-      return err(invalid(`the value of tag ${JSON.stringify(key)} is not well-formed Unicode`));
-    pairs.push([key, value]);
-  }
-  const ref = resourceRef(
-    { resource_type: body.resource_type, resource_id: body.resource_id, worker_id: body.worker_id },
-    invalid,
-    scope,
-  );
-  if (!ref.ok) return ref;
-  for (const [key] of pairs) {
-    const checked = validateKey(key);
-    if (!checked.ok) return checked;
-  }
-  if (pairs.some(([, value]) => value !== null && valueTooLong(value))) return err({ kind: "value-too-long" });
-  return ok({ ref: ref.value, patch: pairs });
+  const parsed = parseTagBody(PATCH_TAGS[scope.kind], body, invalid, { patch: true, scope });
+  if (!parsed.ok) return parsed;
+  const tags = parsed.value.fields.tags as Record<string, string | null>;
+  return ok({ ref: parsed.value.ref, patch: Object.entries(tags) });
 }
 
 /** A bulk edit's failure: which edit (its index, and its resource id when it has one) and why. */
@@ -361,14 +467,8 @@ export function parseDeleteBody(
   scope: TagScope = ACCOUNT_SCOPE,
 ): Result<ResourceRef, ValidationFailure> {
   const invalid = (why: string): ValidationFailure => ({ kind: "invalid-delete-payload", why });
-  if (!isPlainObject(body)) return err(invalid("the body must be a JSON object"));
-  const extra = unknownField(body, DELETE_FIELDS);
-  if (extra !== undefined) return err(invalid(`unknown field ${JSON.stringify(extra)}`));
-  return resourceRef(
-    { resource_type: body.resource_type, resource_id: body.resource_id, worker_id: body.worker_id },
-    invalid,
-    scope,
-  );
+  const parsed = parseTagBody(RESOURCE_BODY[scope.kind], body, invalid, { patch: false, scope });
+  return parsed.ok ? ok(parsed.value.ref) : parsed;
 }
 
 /** `GET /tags?resource_type=&resource_id=[&worker_id=]`: missing → 1003, unknown type → 1006. */
