@@ -71,14 +71,7 @@ describe("the log line", () => {
         status: 522,
         cause: cause ?? null,
       });
-      expect(Object.keys(JSON.parse(line) as object)).toEqual([
-        "event",
-        "ray",
-        "zone",
-        "code",
-        "status",
-        "cause",
-      ]);
+      expect(Object.keys(JSON.parse(line) as object)).toEqual(["event", "ray", "zone", "code", "status", "cause"]);
     },
   );
 });
