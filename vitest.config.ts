@@ -105,6 +105,9 @@ const BUNDLED_IN_WORKERD = [
 
 export default defineConfig({
   test: {
+    // As many test files at once as the machine has cores: vitest's default for `vitest run` is one fewer, which on a
+    // 2-core machine ran every file alone (docs/development.md "How long the suite takes").
+    maxWorkers: "100%",
     // A passing test's console output is not shown; a failing test's is (vitest 4 `silent: "passed-only"`).
     silent: "passed-only",
     // The default reporter gives a passing test a line of its own when it took longer than this: at vitest's 300 ms,
