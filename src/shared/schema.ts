@@ -239,7 +239,10 @@ function unknownKeysFirst(issues: readonly z.core.$ZodIssue[], rootLast: boolean
   for (const issue of issues) {
     if (issue.code !== "unrecognized_keys" || atRoot(issue)) continue;
     const inside = out.findIndex((other) => issue.path.every((segment, i) => other.path[i] === segment));
-    out.splice(inside === -1 ? out.length : inside, 0, issue);
+    // Nothing else wrong inside that object: it stays where it stood among the issues (field order).
+    const after = issues.indexOf(issue);
+    const next = out.findIndex((other) => issues.indexOf(other) > after);
+    out.splice(inside !== -1 ? inside : next === -1 ? out.length : next, 0, issue);
   }
   return out;
 }

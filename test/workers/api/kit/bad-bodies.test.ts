@@ -579,6 +579,42 @@ const ROWS: readonly Row[] = [
   },
   // POST|PUT /zones/{zone}/analytics/alerts (docs/analytics.md "Alerts"): the first refusal, its own code (20105 a
   // field, 20106 a window, 20108 the webhook URL), the field path first.
+  // POST /zones/{zone}/preview/replay (docs/custom-errors.md "Replay"): 20091, "<path>: <rule>". Three rows: a
+  // token replays a zone 3 times in a burst (src/api/explain/bound.ts), refused bodies included.
+  {
+    what: "a body that is no object",
+    method: "POST",
+    path: "/zones/{zone}/preview/replay",
+    body: [1],
+    status: 400,
+    code: 20091,
+    messages: ["body: must be a JSON object {draft?, window?, samples?}"],
+  },
+  {
+    what: "every field wrong at once",
+    method: "POST",
+    path: "/zones/{zone}/preview/replay",
+    body: { extra: 1, draft: { rules: [], zones: 1 }, window: { since: "yesterday", limit: 0, x: 1 }, samples: 11 },
+    status: 400,
+    code: 20091,
+    messages: [
+      "extra: is not a replay field",
+      "draft.zones: is not a draft field",
+      "window.x: is not a window field",
+      "window.since: must be an RFC 3339 time or epoch seconds",
+      "window.limit: must be an integer from 1 to 1000",
+      "samples: must be an integer from 0 to 10",
+    ],
+  },
+  {
+    what: "a window that ends before it starts",
+    method: "POST",
+    path: "/zones/{zone}/preview/replay",
+    body: { window: { since: 4102444800 } },
+    status: 400,
+    code: 20091,
+    messages: ["window.until: must be after since (and after retention's start, 7 days ago)"],
+  },
   ...alertRows(),
 ];
 

@@ -59,7 +59,6 @@ const HAND_WRITTEN_LEFT: Readonly<Record<string, number>> = {
   "#/components/schemas/PreviewResult": 5,
   "#/components/schemas/PreviewShownResponse": 1,
   "#/components/schemas/ReplayAnswer": 1,
-  "#/components/schemas/ReplayBody": 4,
   "#/components/schemas/ResourceId": 2,
   "#/components/schemas/ResourceType": 1,
   "#/components/schemas/RuleBody": 22,
