@@ -39,9 +39,12 @@ export interface SchemaMeta {
  */
 export const API_SCHEMAS = z.globalRegistry;
 
-/** Registers `schema` as the component `meta.id` of the OpenAPI document and returns it. */
+/**
+ * Registers `schema` as the component `meta.id` of the OpenAPI document and returns it. Metadata the schema
+ * already carries (a `z.meta` check stating a bound zod cannot emit itself) is kept beside `meta`.
+ */
 export function named<S extends Schema>(schema: S, meta: SchemaMeta): S {
-  API_SCHEMAS.add(schema, { ...meta });
+  API_SCHEMAS.add(schema, { ...API_SCHEMAS.get(schema), ...meta });
   return schema;
 }
 
