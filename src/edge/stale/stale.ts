@@ -24,6 +24,23 @@ export interface StaleSettings {
 
 export const NO_STALE: StaleSettings = { ifErrorSeconds: 0, afterMs: 0 };
 
+/**
+ * Whether the zone opted in (either setting above 0): only then does every `GET` go through the copies' hooks. A zone
+ * that did not meets them only through `answerMayUseCopies` and after a failure (zone-traffic.ts).
+ */
+export function optedIn(settings: StaleSettings): boolean {
+  return settings.ifErrorSeconds !== 0 || settings.afterMs !== 0;
+}
+
+/**
+ * Whether an origin's answer, on a zone that has not opted in, concerns the copies at all: an error a copy may replace,
+ * or an answer that asks to be kept (its own `stale-if-error`). Every other answer costs this status test and one read
+ * of `Cache-Control`, and no object: what `StaleCopies.onAnswer` would conclude of it, without making one.
+ */
+export function answerMayUseCopies(response: Response): boolean {
+  return ORIGIN_ERRORS.has(response.status) || carriesStaleIfError(response.headers);
+}
+
 /** A copy served instead of the origin's answer; `failure` what it avoided (null: only a wait, stale-if-slow). */
 export interface Served {
   readonly stale: Response;
