@@ -6,7 +6,9 @@
  * Two diagnostic rows (no target) say where a gap comes from:
  *   - "same bytes": a Worker that returns the real Worker's JSON answer (status, headers, body) from
  *     constants: the cost of the response itself, with no per-request work;
- *   - "console dropped": the real Worker bundled without `console.*`: the cost of its log line.
+ *   - "console dropped": the real Worker bundled without `console.*`: the cost of its log line. The subject is a
+ *     preview, so that line is an `error_preview` (docs/configuration.md "Log levels"), built, coalesced and written
+ *     by the same code (src/errors/error-log.ts) as a traffic error's `edge_error`: the same cost.
  *
  * The zone `localhost` is configured first, as the error-path performance work (2026-11-22) asks, with the example zone's custom error rule
  * (fixtures/example-zone.json), scoped to another host so it does not answer, plus 20 rules of the shapes the

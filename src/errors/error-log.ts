@@ -1,11 +1,15 @@
 /**
  * The one structured log line per generated error (docs/errors.md "Observability"):
- * `{"event":"edge_error","ray","zone","code","status","cause","preview"}`, at the level of what happened (`levelOf`,
+ * `{"event":"edge_error","ray","zone","code","status","cause"}`, at the level of what happened (`levelOf`,
  * docs/configuration.md "Log levels"): error for the service's own failures (500, 1100–1105: an operator must act),
  * warn for the other 5xx (the origin failing, as detected: the service did its job), info for everything else
- * (blocks, rate limits, unknown hosts) and for previews (`preview: true`: an error shown because someone asked to
- * see it, which is no failure at all). So `wrangler dev` shows a red `✘ [ERROR]` only for a real fault. Written
+ * (blocks, rate limits, unknown hosts). So `wrangler dev` shows a red `✘ [ERROR]` only for a real fault. Written
  * through src/shared/log.ts (`edge_error` is its one `per-call` event).
+ *
+ * A preview (an error shown because someone asked to see it) is no failure a visitor met, so it is no `edge_error`:
+ * anything that counts or alerts on `edge_error` lines counts failures only. It still writes a line, the same fields
+ * as `{"event":"error_preview",…}` at info, because its answer carries a Ray ID like any error and an operator
+ * handed that Ray ID finds it in the log (docs/configuration.md "Events").
  *
  * A console call is not free. In workerd (`wrangler dev`, Miniflare, self-hosted workerd) each one is a
  * synchronous write to the process's stdout or stderr, and the reader on the other end is woken for each. Measured
@@ -30,6 +34,7 @@
 import { eventLinePrefix, writeEventLines, type LogLevel } from "../shared/log";
 import { jsonString } from "./render-json";
 
+/** A generated error's line: an `edge_error`, or an `error_preview` when `preview` is set. */
 export interface EdgeErrorLine {
   readonly ray: string;
   readonly zone: string;
@@ -38,7 +43,8 @@ export interface EdgeErrorLine {
   readonly cause: string | undefined;
   /**
    * The error was shown on request (the preview endpoints: `{SERVICE_PREFIX}/error/{code}`, the zone API's
-   * `/preview/{code}` and draft preview), not because anything failed. Set by the producer, never read from `cause`.
+   * `/preview/{code}`, the draft preview and the request tracer), not because anything failed: the line is an
+   * `error_preview`, not an `edge_error`. Set by the producer, never read from `cause`; not a field of the line.
    */
   readonly preview: boolean;
 }
@@ -52,10 +58,11 @@ export interface Invocation {
 }
 
 const PREFIX = eventLinePrefix("edge_error");
+const PREVIEW_PREFIX = eventLinePrefix("error_preview");
 
 /**
- * The JSON line: `JSON.stringify({event, ray, zone, code, status, cause, preview})` (the fields of `edge_error` in
- * src/shared/log.ts `EVENTS`), built without an object.
+ * The JSON line: `JSON.stringify({event, ray, zone, code, status, cause})` (the fields of `edge_error`, and of
+ * `error_preview`, in src/shared/log.ts `EVENTS`), built without an object.
  */
 export function edgeErrorLine(e: EdgeErrorLine): string {
   // Only the strings that can hold anything are serialised (`jsonString`: JSON.stringify, without the stringifier
@@ -64,7 +71,7 @@ export function edgeErrorLine(e: EdgeErrorLine): string {
   // generation's collections until it closes; `join` makes one flat string (~4–9k instructions less per error in
   // workerd, docs/benchmarks-history.md "The performance-targets work (2026-11-24): the error path, second pass").
   return [
-    PREFIX,
+    e.preview ? PREVIEW_PREFIX : PREFIX,
     ',"ray":"',
     e.ray,
     '","zone":',
@@ -75,14 +82,12 @@ export function edgeErrorLine(e: EdgeErrorLine): string {
     e.status,
     ',"cause":',
     e.cause === undefined ? "null" : jsonString(e.cause),
-    e.preview ? ',"preview":true}' : ',"preview":false}',
+    "}",
   ].join("");
 }
 
-/** The level of a generated error's line (docs/configuration.md "Log levels"). Exported for tests. */
-export function levelOf(e: Pick<EdgeErrorLine, "code" | "status" | "preview">): LogLevel {
-  // A preview is shown on request, whatever its code: nothing failed (the cause is a human text, never matched).
-  if (e.preview) return "info";
+/** The level of an `edge_error` line (docs/configuration.md "Log levels"). Exported for tests. */
+export function levelOf(e: Pick<EdgeErrorLine, "code" | "status">): LogLevel {
   // The service's own faults: the 500 of a CONFIG outage or a misconfiguration, the Worker's 1101 and kin.
   if (e.code === 500 || (e.code >= 1100 && e.code <= 1105)) return "error";
   // The origin failing (502, 504, 52x, 1016's 530…): expected, detected and answered as designed.
@@ -90,23 +95,26 @@ export function levelOf(e: Pick<EdgeErrorLine, "code" | "status" | "preview">): 
   return "info";
 }
 
+/** Where a line waits in a window: the stream of an `edge_error` line's level, or the previews' own. */
+type Stream = LogLevel | "preview";
+
 /** Lines waiting for their window to close, per stream. */
 let windowOpenedAt: number | null = null;
-let waiting: Record<LogLevel, string[]> = { error: [], warn: [], info: [] };
+let waiting: Record<Stream, string[]> = { error: [], warn: [], info: [], preview: [] };
 
 /** Writes (or, inside an open window, queues) the line of one generated error. */
 export function logEdgeError(e: EdgeErrorLine, coalesceMs: number, invocation?: Invocation, now = Date.now()): void {
   const line = edgeErrorLine(e);
-  const level = levelOf(e);
+  const stream: Stream = e.preview ? "preview" : levelOf(e);
   if (windowOpenedAt !== null) {
     // A window whose flush did not come in twice its length is dead: write what waits, then carry on as if closed.
     if (now - windowOpenedAt <= 2 * coalesceMs) {
-      waiting[level].push(line);
+      waiting[stream].push(line);
       return;
     }
     flush();
   }
-  writeEventLines("edge_error", line, level);
+  write(stream, line);
   if (coalesceMs <= 0 || invocation === undefined) return;
   windowOpenedAt = now;
   invocation.waitUntil(new Promise<void>((resolve) => setTimeout(resolve, coalesceMs)).then(flush));
@@ -116,8 +124,13 @@ export function logEdgeError(e: EdgeErrorLine, coalesceMs: number, invocation?: 
 export function flush(): void {
   windowOpenedAt = null;
   const lines = waiting;
-  waiting = { error: [], warn: [], info: [] };
-  if (lines.error.length > 0) writeEventLines("edge_error", lines.error.join("\n"), "error");
-  if (lines.warn.length > 0) writeEventLines("edge_error", lines.warn.join("\n"), "warn");
-  if (lines.info.length > 0) writeEventLines("edge_error", lines.info.join("\n"), "info");
+  waiting = { error: [], warn: [], info: [], preview: [] };
+  for (const stream of STREAMS) if (lines[stream].length > 0) write(stream, lines[stream].join("\n"));
+}
+
+const STREAMS: readonly Stream[] = ["error", "warn", "info", "preview"];
+
+function write(stream: Stream, text: string): void {
+  if (stream === "preview") writeEventLines("error_preview", text);
+  else writeEventLines("edge_error", text, stream);
 }

@@ -61,7 +61,7 @@ export interface ErrorEvent {
   readonly cause?: string;
   /**
    * The error is shown because someone asked to see it (the preview endpoints), not because anything failed: its
-   * log line says `"preview":true` at info level (error-log.ts `levelOf`).
+   * log line is an `error_preview` at info, never an `edge_error` (error-log.ts).
    */
   readonly preview?: boolean;
   /**

@@ -7,9 +7,8 @@
  * Levels (docs/configuration.md "Log levels"): `error` (`console.error`) where an operator must act, `warn`
  * (`console.warn`) for an expected failure that was detected and answered, `info` (`console.log`) for the rest, so
  * `wrangler dev` and Workers Logs show a red `✘ [ERROR]` only for a real fault. One event, `edge_error`, has its
- * level decided per line by its writer (src/errors/error-log.ts `levelOf`, from the error's code and its typed
- * `preview` field): its table entry says `per-call`, and only for such an event does `logEvent` take (and require) a
- * level.
+ * level decided per line by its writer (src/errors/error-log.ts `levelOf`, from the error's code): its table entry
+ * says `per-call`, and only for such an event does `logEvent` take (and require) a level.
  *
  * Each call is looked up in the console at call time (never a saved reference), so tests can spy on the console.
  */
@@ -29,13 +28,19 @@ export interface EventSpec {
 export const EVENTS = {
   edge_error: {
     level: "per-call",
-    fields: ["ray", "zone", "code", "status", "cause", "preview"],
+    fields: ["ray", "zone", "code", "status", "cause"],
     when:
-      "every generated error, once (docs/errors.md); coalesced in bursts (`ERROR_LOG_COALESCE_MS`); `preview` is " +
-      "`true` when the error was shown on request (`{SERVICE_PREFIX}/error/{code}`, `/zones/{zone}/preview/{code}`, " +
-      "each run of `POST /zones/{zone}/preview`: nothing failed), `false` otherwise; the level, `levelOf` in " +
-      "src/errors/error-log.ts: info for every preview, else error for 500 and 1100–1105, warn for other 5xx, info " +
-      "otherwise",
+      "every generated error a request met, once (docs/errors.md); coalesced in bursts (`ERROR_LOG_COALESCE_MS`); " +
+      "never for a preview (`error_preview`); the level, `levelOf` in src/errors/error-log.ts: error for 500 and " +
+      "1100–1105, warn for other 5xx, info otherwise",
+  },
+  error_preview: {
+    level: "info",
+    fields: ["ray", "zone", "code", "status", "cause"],
+    when:
+      "every error shown on request, once: `{SERVICE_PREFIX}/error/{code}`, `/zones/{zone}/preview/{code}`, each run " +
+      "of `POST /zones/{zone}/preview` and of the request tracer (nothing failed, so it is no `edge_error`; the line " +
+      "finds the Ray ID the answer carries); coalesced with `edge_error`; a replay's records write none",
   },
   rule_over_budget: {
     level: "error",

@@ -39,9 +39,12 @@ export interface SchemaMeta {
  */
 export const API_SCHEMAS = z.globalRegistry;
 
-/** Registers `schema` as the component `meta.id` of the OpenAPI document and returns it. */
+/**
+ * Registers `schema` as the component `meta.id` of the OpenAPI document and returns it. Metadata the schema
+ * already carries (a `z.meta` check stating a bound zod cannot emit itself) is kept beside `meta`.
+ */
 export function named<S extends Schema>(schema: S, meta: SchemaMeta): S {
-  API_SCHEMAS.add(schema, { ...meta });
+  API_SCHEMAS.add(schema, { ...API_SCHEMAS.get(schema), ...meta });
   return schema;
 }
 
@@ -239,7 +242,10 @@ function unknownKeysFirst(issues: readonly z.core.$ZodIssue[], rootLast: boolean
   for (const issue of issues) {
     if (issue.code !== "unrecognized_keys" || atRoot(issue)) continue;
     const inside = out.findIndex((other) => issue.path.every((segment, i) => other.path[i] === segment));
-    out.splice(inside === -1 ? out.length : inside, 0, issue);
+    // Nothing else wrong inside that object: it stays where it stood among the issues (field order).
+    const after = issues.indexOf(issue);
+    const next = out.findIndex((other) => issues.indexOf(other) > after);
+    out.splice(inside !== -1 ? inside : next === -1 ? out.length : next, 0, issue);
   }
   return out;
 }

@@ -76,10 +76,14 @@ describe("(a) every log line of src/ is an event of the table", () => {
     expect(Object.keys(EVENTS).filter((name) => !written.has(name))).toEqual([]);
   });
 
-  it("edge_error's hand-built line has exactly the table's fields, in order", () => {
+  it("edge_error's and error_preview's hand-built lines have exactly the table's fields, in order", () => {
     const e = { ray: "0123456789abcdef", zone: "z.example", code: 522, status: 522, cause: "c", preview: false };
-    const line = edgeErrorLine(e);
-    expect(Object.keys(JSON.parse(line) as object)).toEqual(["event", ...EVENTS.edge_error.fields]);
+    const line = JSON.parse(edgeErrorLine(e)) as object;
+    expect(Object.entries(line)[0]).toEqual(["event", "edge_error"]);
+    expect(Object.keys(line)).toEqual(["event", ...EVENTS.edge_error.fields]);
+    const preview = JSON.parse(edgeErrorLine({ ...e, preview: true })) as object;
+    expect(Object.entries(preview)[0]).toEqual(["event", "error_preview"]);
+    expect(Object.keys(preview)).toEqual(["event", ...EVENTS.error_preview.fields]);
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * Alert policies of a zone (docs/analytics.md "Alerts"): `GET, POST /zones/{zone}/analytics/alerts`,
  * `GET, PUT, DELETE /zones/{zone}/analytics/alerts/{id}` and `GET …/{id}/deliveries`. The policies live in the
- * zone's shard 0 (src/state/analytics/zone-analytics.ts), which evaluates them on its alarm and delivers their
+ * zone's shard 0 (src/state/analytics/zone-analytics.ts, whose alerting is alerting.ts), which evaluates them on its alarm and delivers their
  * webhooks. Reading needs `zones:read`, writing `zones:write`; the signing secret is in the POST answer only.
  */
 import { readJsonBody } from "../kit/body";
@@ -12,7 +12,8 @@ import { err, ok, type Result } from "../../shared/result";
 import { lookupZone } from "../../state/zone/cache";
 import { MAX_ALERT_POLICIES, parseAlertBody, type AlertSpec } from "../../state/analytics/alerts";
 import { shardName } from "../../state/analytics/shards";
-import type { AlertDelivery, StoredAlert, ZoneAnalytics } from "../../state/analytics/zone-analytics";
+import type { AlertDelivery, StoredAlert } from "../../state/analytics/alerting";
+import type { ZoneAnalytics } from "../../state/analytics/zone-analytics";
 
 /** Policy ids are 32 lower-case hex characters (src/shared/crypto.ts `randomId`). */
 const POLICY_ID = /^[0-9a-f]{32}$/;

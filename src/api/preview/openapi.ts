@@ -1,5 +1,5 @@
 /** The preview endpoints' part of the OpenAPI document (docs/configuration.md), from the same constants as the code. */
-import { COMMON_ERRORS, ok, param, ref, type OpenApiFragment } from "../kit/openapi";
+import { COMMON_ERRORS, jsonBody, ok, param, ref, type OpenApiFragment } from "../kit/openapi";
 import { MAX_SHOWN_BODY_CHARS, ORIGIN_FAILURES, PREVIEW_FORMATS } from "../explain/explain";
 import { MAX_SHOWN_CHARS, MAX_SHOWN_ENTRIES } from "../explain/trace";
 import { PAGE_IDS } from "../../state/zone/custom-pages/validate";
@@ -68,7 +68,7 @@ export const previewOpenApi: OpenApiFragment = {
           "rule, with sample Ray IDs. Stores nothing. A refused body is 400 (code " +
           `${API_CODES["invalid-replay"].code}; 20021 / 20023 for draft rules and pages). docs/custom-errors.md "Replay".`,
         security: [{ bearer: ["zones:read"] }],
-        requestBody: { required: true, content: { "application/json": { schema: ref("ReplayBody") } } },
+        requestBody: jsonBody("ReplayBody"),
         responses: {
           "200": ok("What would change", ref("ReplayResult")),
           ...COMMON_ERRORS,
@@ -125,48 +125,6 @@ export const previewOpenApi: OpenApiFragment = {
     },
   },
   schemas: {
-    ReplayBody: {
-      type: "object",
-      additionalProperties: false,
-      example: {
-        draft: {
-          rules: [
-            {
-              expression: 'starts_with(http.request.uri.path, "/api/") and http.response.code ge 500',
-              action: "serve_error",
-              action_parameters: { content: '{"error":"upstream"}', content_type: "application/json" },
-            },
-          ],
-        },
-        window: { since: "2026-11-26T00:00:00Z", limit: 1000 },
-        samples: 3,
-      },
-      properties: {
-        draft: ref("PreviewBody/properties/draft"),
-        window: {
-          type: "object",
-          additionalProperties: false,
-          properties: {
-            since: { type: ["string", "integer"], description: "RFC 3339 or epoch seconds; default: 7 days ago" },
-            until: { type: ["string", "integer"], description: "RFC 3339 or epoch seconds; default: now" },
-            limit: {
-              type: "integer",
-              minimum: 1,
-              maximum: REPLAY_LIMITS.records,
-              default: REPLAY_LIMITS.records,
-              description: "The newest recorded errors of the window replayed, at most",
-            },
-          },
-        },
-        samples: {
-          type: "integer",
-          minimum: 0,
-          maximum: REPLAY_LIMITS.samples,
-          default: REPLAY_LIMITS.defaultSamples,
-          description: "Sample Ray IDs per change and per rule",
-        },
-      },
-    },
     ReplayAnswer: {
       type: "object",
       properties: {

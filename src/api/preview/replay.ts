@@ -23,7 +23,9 @@ import type { ZoneAnswer, ZoneApiFailure } from "../kit/zone-section";
 import { catalogEntry } from "../../errors/catalog";
 import { logEvent } from "../../shared/log";
 import { err, ok, type Result } from "../../shared/result";
-import { IssueList, isObject, unknownKeys, type IssueKind } from "../../shared/validation";
+import * as z from "zod/mini";
+import { described, fields, int, named, parseWith } from "../../shared/schema";
+import { IssueList } from "../../shared/validation";
 import { formatOf, type AnsweredBy, type ErrorRecord, type ServedFormat } from "../../state/analytics/record";
 import { decodeDetail, type AcceptFamily, type AddressClass } from "../../state/analytics/request-detail";
 import { RETENTION } from "../../state/analytics/schema";
@@ -133,10 +135,6 @@ interface RuleTally {
   readonly gained_rays: string[];
   readonly lost_rays: string[];
 }
-
-const BODY_FIELDS = new Set(["draft", "window", "samples"]);
-const WINDOW_FIELDS = new Set(["since", "until", "limit"]);
-const DRAFT_FIELDS = new Set(["rules", "pages"]);
 
 export async function replay(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   // Bounded per token and zone before the body is read (bound.ts).
@@ -448,64 +446,94 @@ function ruleReport(
   ];
 }
 
-/** The body: `{draft?, window?: {since?, until?, limit?}, samples?}`; each refusal names its field (code 20091). */
+const TIME_RULE = "must be an RFC 3339 time or epoch seconds";
+
+/** A time as sent: epoch seconds or an RFC 3339 string, in ms (NaN when it names no time). */
+const msOf = (time: number | string): number => (typeof time === "number" ? time * 1000 : Date.parse(time));
+
+const time = (description: string) =>
+  z.optional(
+    described(
+      z
+        // `abort`: a string not shaped as a time is one refusal, not that and the unparsable time check below.
+        .union([z.number(), z.string().check(z.regex(/^\d{4}-\d\d-\d\dT/, { error: TIME_RULE, abort: true }))], {
+          error: TIME_RULE,
+        })
+        .check(z.refine((t) => !Number.isNaN(msOf(t)), { error: TIME_RULE })),
+      description,
+    ),
+  );
+
+/** `POST /zones/{zone}/preview/replay`: `{draft?, window?: {since?, until?, limit?}, samples?}`. */
+export const REPLAY_BODY = named(
+  fields(
+    {
+      draft: z.optional(
+        described(
+          fields(
+            { rules: z.optional(z.unknown()), pages: z.optional(z.unknown()) },
+            "is not a draft field",
+            "must be an object {rules?, pages?}",
+          ),
+          "The draft, as the preview's (PreviewBody's draft): its rules and pages are checked as there",
+        ),
+      ),
+      window: z._default(
+        fields(
+          {
+            since: time("RFC 3339 or epoch seconds; default: 7 days ago"),
+            until: time("RFC 3339 or epoch seconds; default: now"),
+            limit: z._default(
+              described(int(1, REPLAY_LIMITS.records), "The newest recorded errors of the window replayed, at most"),
+              REPLAY_LIMITS.records,
+            ),
+          },
+          "is not a window field",
+          "must be an object {since?, until?, limit?}",
+        ),
+        { limit: REPLAY_LIMITS.records },
+      ),
+      samples: z._default(
+        described(int(0, REPLAY_LIMITS.samples), "Sample Ray IDs per change and per rule"),
+        REPLAY_LIMITS.defaultSamples,
+      ),
+    },
+    "is not a replay field",
+    "must be a JSON object {draft?, window?, samples?}",
+  ),
+  {
+    id: "ReplayBody",
+    example: {
+      draft: {
+        rules: [
+          {
+            expression: 'starts_with(http.request.uri.path, "/api/") and http.response.code ge 500',
+            action: "serve_error",
+            action_parameters: { content: '{"error":"upstream"}', content_type: "application/json" },
+          },
+        ],
+      },
+      window: { since: "2026-11-26T00:00:00Z", limit: 1000 },
+      samples: 3,
+    },
+  },
+);
+
+/**
+ * The body (code 20091, each refusal naming its field); then the window against retention, which needs the clock:
+ * a `since` before retention's start is that start.
+ */
 export function parseReplayBody(body: unknown, now: number): Result<ReplayBody, ZoneApiFailure> {
-  const issues = new IssueList();
-  const at = (kind: IssueKind, path: string, message: string) => issues.add(kind, path, message);
-  const refused = (): Result<ReplayBody, ZoneApiFailure> => err({ kind: "invalid-replay", issues: issues.issues });
-  if (!isObject(body)) {
-    at("wrong-type", "body", "must be a JSON object {draft?, window?, samples?}");
-    return refused();
-  }
-  for (const key of unknownKeys(body, BODY_FIELDS)) at("unknown-field", key, "is not a replay field");
-  let draft: Record<string, unknown> | null = null;
-  if (body.draft !== undefined) {
-    if (!isObject(body.draft)) at("wrong-type", "draft", "must be an object {rules?, pages?}");
-    else {
-      draft = body.draft;
-      for (const key of unknownKeys(draft, DRAFT_FIELDS)) at("unknown-field", `draft.${key}`, "is not a draft field");
-    }
-  }
+  const parsed = parseWith(REPLAY_BODY, body, { root: "body" });
+  if (!parsed.ok) return err({ kind: "invalid-replay", issues: parsed.error });
+  const { draft, window, samples } = parsed.value;
   const oldest = now - RETENTION.eventsMs;
-  let since = oldest;
-  let until = now;
-  let limit: number = REPLAY_LIMITS.records;
-  const w = body.window ?? {};
-  if (!isObject(w)) at("wrong-type", "window", "must be an object {since?, until?, limit?}");
-  else {
-    for (const key of unknownKeys(w, WINDOW_FIELDS)) at("unknown-field", `window.${key}`, "is not a window field");
-    const time = (name: "since" | "until", fallback: number): number => {
-      const raw = w[name];
-      if (raw === undefined) return fallback;
-      const ms =
-        typeof raw === "number" && Number.isFinite(raw)
-          ? raw * 1000
-          : typeof raw === "string" && /^\d{4}-\d\d-\d\dT/.test(raw)
-            ? Date.parse(raw)
-            : NaN;
-      if (Number.isNaN(ms)) {
-        at("invalid", `window.${name}`, "must be an RFC 3339 time or epoch seconds");
-        return fallback;
-      }
-      return ms;
-    };
-    since = Math.max(time("since", oldest), oldest);
-    until = time("until", now);
-    if (until <= since)
-      at("out-of-range", "window.until", "must be after since (and after retention's start, 7 days ago)");
-    if (w.limit !== undefined) {
-      if (typeof w.limit !== "number" || !Number.isInteger(w.limit) || w.limit < 1 || w.limit > REPLAY_LIMITS.records)
-        at("out-of-range", "window.limit", `must be an integer from 1 to ${REPLAY_LIMITS.records}`);
-      else limit = w.limit;
-    }
+  const since = Math.max(window.since === undefined ? oldest : msOf(window.since), oldest);
+  const until = window.until === undefined ? now : msOf(window.until);
+  if (until <= since) {
+    const issues = new IssueList();
+    issues.add("out-of-range", "window.until", "must be after since (and after retention's start, 7 days ago)");
+    return err({ kind: "invalid-replay", issues: issues.issues });
   }
-  let samples: number = REPLAY_LIMITS.defaultSamples;
-  if (body.samples !== undefined) {
-    const s = body.samples;
-    if (typeof s !== "number" || !Number.isInteger(s) || s < 0 || s > REPLAY_LIMITS.samples)
-      at("out-of-range", "samples", `must be an integer from 0 to ${REPLAY_LIMITS.samples}`);
-    else samples = s;
-  }
-  if (issues.count > 0) return refused();
-  return ok({ draft, window: { since, until, limit }, samples });
+  return ok({ draft: draft ?? null, window: { since, until, limit: window.limit }, samples });
 }

@@ -1,7 +1,7 @@
 /**
  * The tagging API's part of the OpenAPI document (docs/tags-api.md).
  */
-import { COMMON_ERRORS, ok, param, ref, response, type Json, type OpenApiFragment } from "../kit/openapi";
+import { COMMON_ERRORS, jsonBody, ok, param, ref, response, type Json, type OpenApiFragment } from "../kit/openapi";
 import {
   MAX_BULK_EDITS,
   MAX_FILTERS,
@@ -13,9 +13,7 @@ import {
   MAX_VALUE_CODE_POINTS,
 } from "../../state/tags/errors";
 import { ACCOUNT_RESOURCE_TYPES, ZONE_RESOURCE_TYPES, ZONE_TAGGABLE_TYPES } from "../../state/tags/resource-types";
-import { TAG_KEY_PATTERN } from "./validate";
 import { HISTORY_RETENTION_DAYS } from "../../state/tags/history";
-import { KEY_CASES, MAX_PATTERN_CODE_POINTS, POLICY_MODES } from "../../state/tags/policy";
 
 const ETAG_HEADER: Json = {
   ETag: { description: 'The tag set\'s ETag, quoted: `"v1:…"`', schema: { type: "string" } },
@@ -256,7 +254,7 @@ const tagPaths: Record<string, Json> = {
       operationId: "setTagPolicy",
       summary: "Replace the account's tag policy; existing tags are never rewritten",
       security: [{ bearer: ["tags:write"] }],
-      requestBody: { required: true, content: { "application/json": { schema: ref("TagPolicy") } } },
+      requestBody: jsonBody("TagPolicyBody"),
       responses: { "200": ok("The stored policy", ref("TagPolicy")), ...COMMON_ERRORS, "413": response("TooLarge") },
     },
     delete: {
@@ -282,7 +280,7 @@ const tagPaths: Record<string, Json> = {
             properties: {
               resource_type: ref("ResourceType"),
               keys: { type: "array", items: ref("TagKey") },
-              mode: { type: "string", enum: [...POLICY_MODES] },
+              mode: ref("TagPolicyMode"),
             },
           },
         }),
@@ -457,19 +455,6 @@ export const tagsOpenApi: OpenApiFragment = {
     },
   },
   schemas: {
-    TagKey: {
-      type: "string",
-      minLength: 1,
-      maxLength: MAX_KEY_CODE_POINTS,
-      pattern: TAG_KEY_PATTERN.source,
-      description:
-        "Letters of any script with combining marks, decimal digits, `_ . -`; case-sensitive; lengths in code points.",
-    },
-    TagValue: {
-      type: "string",
-      maxLength: MAX_VALUE_CODE_POINTS,
-      description: 'Any well-formed string; `""` for key-only tags.',
-    },
     Tags: { type: "object", propertyNames: ref("TagKey"), additionalProperties: ref("TagValue") },
     AccountResourceType: { type: "string", enum: [...ACCOUNT_RESOURCE_TYPES] },
     ResourceType: { type: "string", enum: [...ACCOUNT_RESOURCE_TYPES, ...ZONE_RESOURCE_TYPES] },
@@ -648,51 +633,21 @@ export const tagsOpenApi: OpenApiFragment = {
     },
     TagPolicy: {
       type: "object",
-      additionalProperties: false,
+      description:
+        "The stored policy: the fields of TagPolicyBody, each filled in (its default when the body left it out), " +
+        "and when it was set.",
+      required: ["mode", "key_case", "allowed_keys", "allowed_values", "required_keys"],
       properties: {
-        mode: { type: "string", enum: [...POLICY_MODES], default: "advisory" },
-        key_case: { type: "string", enum: [...KEY_CASES], default: "any" },
-        allowed_keys: {
-          oneOf: [{ type: "array", items: ref("TagKey"), maxItems: 1000 }, { type: "null" }],
-          description: "`null` or absent: any key.",
-        },
-        allowed_values: {
-          type: "object",
-          propertyNames: ref("TagKey"),
-          additionalProperties: {
-            oneOf: [
-              {
-                type: "object",
-                required: ["values"],
-                properties: { values: { type: "array", items: ref("TagValue") } },
-              },
-              {
-                type: "object",
-                required: ["pattern"],
-                properties: {
-                  pattern: {
-                    type: "string",
-                    maxLength: MAX_PATTERN_CODE_POINTS,
-                    description: "RE2 syntax; the whole value must match.",
-                  },
-                },
-              },
-            ],
-          },
-        },
+        mode: ref("TagPolicyMode"),
+        key_case: { type: "string", description: "As set (TagPolicyBody)." },
+        allowed_keys: { type: ["array", "null"], items: ref("TagKey") },
+        allowed_values: { type: "object", propertyNames: ref("TagKey"), description: "As set (TagPolicyBody)." },
         required_keys: {
           type: "object",
-          propertyNames: ref("ResourceType"),
           additionalProperties: { type: "array", items: ref("TagKey") },
+          description: "Resource type → keys; a type with no keys is left out.",
         },
         updated_at: { type: "string", format: "date-time", readOnly: true },
-      },
-      example: {
-        mode: "enforced",
-        key_case: "lower",
-        allowed_keys: ["env", "team", "cost-center"],
-        allowed_values: { env: { values: ["prod", "staging", "dev"] }, team: { pattern: "[a-z][a-z0-9-]*" } },
-        required_keys: { worker: ["team", "env"], r2_bucket: ["team"] },
       },
     },
     ComplianceItem: {

@@ -24,13 +24,7 @@ import { codePointLength, fold, isWellFormed } from "../../state/tags/text";
 import type { IfMatch, ResourceQuery, ResourceRef, TagFilter, TagPairs } from "../../state/tags/types";
 import type { PatchPairs, TagEdit } from "../../state/tags/edits";
 import { MAX_BULK_EDITS } from "../../state/tags/errors";
-
-/**
- * Tag keys (docs/tags-api.md, docs/differences.md): letters of any script with their combining marks, decimal digits, `_ . -`.
- * The `u` flag is what makes `\p{…}` a property escape (without it `\p{L}` matches the text "p{L}").
- * Lone surrogates never match a property class, so this also refuses them.
- */
-export const TAG_KEY_PATTERN = /^[\p{L}\p{Mn}\p{Mc}\p{Nd}_.\-]+$/u;
+import { TAG_KEY_PATTERN } from "../../state/tags/tag-schema";
 
 const ACCOUNT_ID = /^[0-9a-f]{32}$/;
 

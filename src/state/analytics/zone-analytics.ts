@@ -11,8 +11,10 @@
  *   never read past it; the clock is a parameter so tests move it.
  * - Every read is a primary-key lookup or range scan (query.ts; asserted with EXPLAIN QUERY PLAN in the tests).
  * - Expected failures are closed `{kind}` values; the API maps them (src/api/analytics/routes.ts).
- * - Shard 0 of a zone (the object named after it) also holds the zone's alert policies, evaluates them on its
- *   alarm over every shard (alert-counts.ts `zoneAlertCounts`) and delivers their webhooks (docs/analytics.md "Alerts").
+ * - Shard 0 of a zone (the object named after it) also holds the zone's alerting: its alert policies, evaluated on
+ *   this object's alarm over every shard, and their webhook outbox (alerting.ts, its own tables and statements;
+ *   docs/analytics.md "Alerts"). This object delegates to it and answers every shard's part of an evaluation
+ *   (`alertWindows`, alert-counts.ts).
  */
 import { DurableObject } from "cloudflare:workers";
 import { err, ok, type Result } from "../../shared/result";
@@ -51,29 +53,9 @@ import {
 } from "./schema";
 import { failsOnPurpose } from "./faults";
 import { addAvoidedSql, avoidedSql, isAvoidedKind, type AvoidedKind, type AvoidedRow } from "./avoided";
-import {
-  ATTEMPT_TIMEOUT_MS,
-  checkTarget,
-  evaluate,
-  EVENTS_KEPT,
-  MAX_ALERT_POLICIES,
-  MAX_ATTEMPTS,
-  ORIGIN_FAILURE_CODES,
-  RETRY_DELAYS_MS,
-  windowsOf,
-  type AlertSpec,
-  type AlertState,
-  type WindowCount,
-  type WindowQuery,
-} from "./alerts";
-import { zoneAlertCounts } from "./alert-counts";
-import { storedShardPlan } from "./shards";
-import { newEventId, newWebhookSecret, webhookHeaders } from "./webhook";
-import { lookupZone } from "../zone/cache";
-import { settingsFor } from "../../shared/settings";
-import { randomId } from "../../shared/crypto";
-import { logEvent } from "../../shared/log";
-import { TIMEOUT, within } from "../../shared/timeout";
+import type { AlertSpec, WindowCount, WindowQuery } from "./alerts";
+import { WINDOW_REQUESTS_SQL, windowErrorsSql } from "./alert-counts";
+import { Alerting, type AlertDelivery, type CreatedAlert, type StoredAlert } from "./alerting";
 
 export interface SeriesRow {
   readonly bucket: number;
@@ -128,81 +110,15 @@ export interface Pruned {
 
 const floorTo = (ms: number, step: number): number => Math.floor(ms / step) * step;
 
-/** A policy as stored (the secret apart): what the API presents. */
-export interface StoredAlert {
-  readonly id: string;
-  readonly spec: AlertSpec;
-  readonly state: AlertState;
-  readonly createdAt: number;
-  readonly updatedAt: number;
-}
-
-/** One event (a firing or a resolution) and its delivery attempts. */
-export interface AlertDelivery {
-  readonly id: string;
-  readonly type: string;
-  readonly createdAt: number;
-  readonly status: "pending" | "delivered" | "failed";
-  readonly nextAt: number | null;
-  readonly body: string;
-  readonly attempts: readonly {
-    readonly attempt: number;
-    readonly at: number;
-    readonly outcome: "delivered" | "failed" | "refused";
-    readonly httpStatus: number | null;
-    readonly error: string | null;
-  }[];
-}
-
 /** What one alarm run did (tests read it). */
 export interface TickReport {
   readonly evaluated: number;
   readonly attempts: number;
 }
 
-/** The next evaluation runs this long after its minute ends, so the minute's batches and tallies have arrived. */
-export const EVALUATE_DELAY_MS = 5_000;
-
-interface PolicyRow extends Record<string, SqlStorageValue> {
-  id: string;
-  spec: string;
-  created_at: number;
-  updated_at: number;
-  status: string;
-  since: number;
-  clear_streak: number;
-  value: number | null;
-  evaluated_at: number | null;
-}
-
-const toStored = (row: PolicyRow): StoredAlert => ({
-  id: row.id,
-  spec: JSON.parse(row.spec) as AlertSpec,
-  state: {
-    status: row.status === "firing" ? "firing" : "ok",
-    since: row.since,
-    clearStreak: row.clear_streak,
-    value: row.value,
-    evaluatedAt: row.evaluated_at,
-  },
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
-
-const POLICY_COLUMNS = "id, spec, created_at, updated_at, status, since, clear_streak, value, evaluated_at";
-
-/**
- * The SQL condition "an error `side` caused", over a record's (or a minute count's) source and code columns: the
- * origin caused its own responses >= 500 passed through and the edge's codes for an origin that failed
- * (ORIGIN_FAILURE_CODES: refused, timed out, unreachable, TLS, DNS); the edge caused every other error it generated.
- * Origin 4xx passed through are the client's: neither side's. Only constants reach the SQL text.
- */
-function causedBy(side: "edge" | "origin", sourceColumn: string, codeColumn: string): string {
-  const failed = `${sourceColumn} = 'edge' AND ${codeColumn} IN (${ORIGIN_FAILURE_CODES.join(", ")})`;
-  return side === "origin"
-    ? `((${sourceColumn} = 'origin' AND ${codeColumn} >= 500) OR (${failed}))`
-    : `(${sourceColumn} = 'edge' AND NOT (${failed}))`;
-}
+/** Whether the object holds error rows a prune may delete (the alarm keeps running while it does). */
+const ROWS_LEFT_SQL =
+  "SELECT (SELECT count(*) FROM (SELECT 1 FROM hours LIMIT 1)) + (SELECT count(*) FROM (SELECT 1 FROM traffic_hours LIMIT 1)) + (SELECT count(*) FROM (SELECT 1 FROM avoided_hours LIMIT 1)) AS n";
 
 /** A counters row's key (schema.ts `minutes`, `hours`). */
 interface CounterKey {
@@ -223,8 +139,8 @@ export class ZoneAnalytics extends DurableObject<Env> {
   private alarmArmed = false;
   /** `analytics_meta.wiped_at`: when the zone was last deleted (`wipe`); a record made before it is refused. */
   private wipedAt = 0;
-  /** Events whose attempt is in flight in this object life: a second alarm run never sends them again meanwhile. */
-  private readonly sending = new Set<number>();
+  /** The zone's alert policies and webhook outbox (shard 0's; empty tables in every other shard). */
+  private readonly alerting: Alerting;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -233,6 +149,7 @@ export class ZoneAnalytics extends DurableObject<Env> {
     this.wipedAt =
       this.sql.exec<{ value: number }>("SELECT value FROM analytics_meta WHERE name = 'wiped_at'").toArray()[0]
         ?.value ?? 0;
+    this.alerting = new Alerting({ ctx, env, ownWindows: (windows) => this.alertWindows(windows) });
   }
 
   /**
@@ -510,8 +427,8 @@ export class ZoneAnalytics extends DurableObject<Env> {
 
   /**
    * One alarm run at `now` (a parameter so tests move the clock): retention once per PRUNE_EVERY_MS, the alert
-   * policies once per minute that ended, the webhook attempts that are due; then the alarm is armed for the
-   * earliest of what is left (docs/analytics.md "Alerts").
+   * policies once per minute that ended, the webhook attempts that are due (alerting.ts); then the alarm is armed
+   * for the earliest of what is left (docs/analytics.md "Alerts").
    */
   async tick(now: number = Date.now()): Promise<TickReport> {
     const prunedAt = this.meta("pruned_at");
@@ -519,26 +436,20 @@ export class ZoneAnalytics extends DurableObject<Env> {
       this.prune(now);
       this.setMeta("pruned_at", now);
     }
-    const evaluated = await this.evaluateAlerts(now);
-    const attempts = await this.deliverDue(now);
+    const evaluated = await this.alerting.evaluate(now);
+    const attempts = await this.alerting.deliverDue(now);
     await this.arm(now);
     return { evaluated, attempts };
   }
 
-  /** Arms the alarm for the earliest of: the next prune (rows left), the next evaluation, the next attempt due. */
+  /** Arms the alarm for the earliest of: the next prune (rows left), what alerting waits for (its next wake). */
   private async arm(now: number): Promise<void> {
-    const left = this.sql
-      .exec<{ n: number }>(
-        "SELECT (SELECT count(*) FROM (SELECT 1 FROM hours LIMIT 1)) + (SELECT count(*) FROM (SELECT 1 FROM traffic_hours LIMIT 1)) + (SELECT count(*) FROM (SELECT 1 FROM avoided_hours LIMIT 1)) + (SELECT count(*) FROM (SELECT 1 FROM alert_events LIMIT 1)) AS n",
-      )
-      .one().n;
     const times: number[] = [];
-    if (left > 0) times.push((this.meta("pruned_at") ?? now) + PRUNE_EVERY_MS);
-    if (this.enabledPolicies() > 0) times.push(floorTo(now, STEP_MS.minute) + STEP_MS.minute + EVALUATE_DELAY_MS);
-    const due = this.sql
-      .exec<{ t: number | null }>("SELECT min(next_at) AS t FROM alert_events WHERE status = 'pending'")
-      .one().t;
-    if (due !== null) times.push(due);
+    if (this.sql.exec<{ n: number }>(ROWS_LEFT_SQL).one().n > 0 || this.alerting.holdsEvents()) {
+      times.push((this.meta("pruned_at") ?? now) + PRUNE_EVERY_MS);
+    }
+    const wake = this.alerting.nextWake(now);
+    if (wake !== null) times.push(wake);
     this.alarmArmed = times.length > 0;
     if (times.length > 0) await this.ctx.storage.setAlarm(Math.min(...times));
   }
@@ -554,368 +465,49 @@ export class ZoneAnalytics extends DurableObject<Env> {
     this.sql.exec("INSERT OR REPLACE INTO analytics_meta (name, value) VALUES (?, ?)", name, value);
   }
 
-  private enabledPolicies(): number {
-    let n = 0;
-    for (const row of this.sql.exec<{ spec: string }>("SELECT spec FROM alert_policies")) {
-      if ((JSON.parse(row.spec) as AlertSpec).enabled) n++;
-    }
-    return n;
-  }
-
   /**
-   * Errors and requests of this shard over each window (alert-counts.ts `zoneAlertCounts` sums the shards): the minute
-   * counts and `traffic_minutes` (primary-key range scans); a path filter reads the records of the batches in the
-   * window (the `batches_by_newest` index; its window is at most an hour, alerts.ts THRESHOLD_WINDOW).
+   * Errors and requests of this shard over each window (alert-counts.ts: `windowErrorsSql` counts, `zoneAlertCounts`
+   * sums the shards).
    */
   alertWindows(windows: readonly WindowQuery[]): WindowCount[] {
     return windows.map((w) => {
-      const requests = this.sql
-        .exec<{ n: number }>(
-          "SELECT coalesce(sum(requests), 0) AS n FROM traffic_minutes WHERE bucket >= ? AND bucket < ?",
-          w.since,
-          w.until,
-        )
-        .one().n;
-      return { errors: this.windowErrors(w), requests };
+      const errors = windowErrorsSql(w);
+      return {
+        errors: this.sql.exec<{ n: number }>(errors.text, ...errors.params).one().n,
+        requests: this.sql.exec<{ n: number }>(WINDOW_REQUESTS_SQL, w.since, w.until).one().n,
+      };
     });
   }
 
-  private windowErrors(w: WindowQuery): number {
-    const params: SqlStorageValue[] = [w.since, w.until];
-    if (w.match.kind === "origin-errors") {
-      return this.sql
-        .exec<{ n: number }>(
-          `SELECT coalesce(sum(count), 0) AS n FROM minutes WHERE bucket >= ? AND bucket < ? AND ${causedBy("origin", "source", "code")}`,
-          ...params,
-        )
-        .one().n;
-    }
-    const { code, source, path } = w.match.filter;
-    // Each condition binds its value by number: the path scan names ?1 (since) twice.
-    const and = (column: string, value: string | number | undefined): string => {
-      if (value === undefined) return "";
-      params.push(value);
-      return ` AND ${column} = ?${params.length}`;
-    };
-    // A filter's source is who caused the error, the burn rate's one meaning of "origin errors" (docs/analytics.md
-    // "Alerts"): not the record's own `source` column, which says who answered.
-    const cause = (sourceColumn: string, codeColumn: string): string =>
-      source === undefined ? "" : ` AND ${causedBy(source, sourceColumn, codeColumn)}`;
-    if (path === undefined) {
-      const text =
-        "SELECT coalesce(sum(count), 0) AS n FROM minutes WHERE bucket >= ?1 AND bucket < ?2" +
-        and("code", code) +
-        cause("source", "code");
-      return this.sql.exec<{ n: number }>(text, ...params).one().n;
-    }
-    const text =
-      `SELECT count(*) AS n FROM batches b, json_each(b.records) j WHERE b.newest >= ?1
-      AND (j.value ->> 1) >= ?1 AND (j.value ->> 1) < ?2` +
-      and("(j.value ->> 9)", path) +
-      and("(j.value ->> 2)", code) +
-      cause("(j.value ->> 4)", "(j.value ->> 2)");
-    return this.sql.exec<{ n: number }>(text, ...params).one().n;
-  }
+  // The zone's alert policies (shard 0 holds them), answered by its alerting (alerting.ts); a write that may start
+  // or stop an evaluation re-arms the alarm.
 
-  /** The zone's policies (shard 0 holds them), oldest first. */
   listAlerts(): StoredAlert[] {
-    return this.sql
-      .exec<PolicyRow>(`SELECT ${POLICY_COLUMNS} FROM alert_policies ORDER BY created_at, id`)
-      .toArray()
-      .map(toStored);
+    return this.alerting.list();
   }
 
   getAlert(id: string): StoredAlert | null {
-    const row = this.sql.exec<PolicyRow>(`SELECT ${POLICY_COLUMNS} FROM alert_policies WHERE id = ?`, id).toArray()[0];
-    return row === undefined ? null : toStored(row);
+    return this.alerting.get(id);
   }
 
-  /** A new policy, state ok, with a new secret (answered here once, never read back by the API). */
-  async createAlert(
-    spec: AlertSpec,
-    now: number = Date.now(),
-  ): Promise<
-    | { readonly kind: "created"; readonly alert: StoredAlert; readonly secret: string }
-    | { readonly kind: "too-many"; readonly limit: number }
-  > {
-    const n = this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM alert_policies").one().n;
-    if (n >= MAX_ALERT_POLICIES) return { kind: "too-many", limit: MAX_ALERT_POLICIES };
-    const id = randomId();
-    const secret = newWebhookSecret();
-    this.sql.exec(
-      "INSERT INTO alert_policies (id, spec, secret, created_at, updated_at, status, since, clear_streak) VALUES (?, ?, ?, ?, ?, 'ok', ?, 0)",
-      id,
-      JSON.stringify(spec),
-      secret,
-      now,
-      now,
-      now,
-    );
-    await this.arm(now);
-    return { kind: "created", alert: this.getAlert(id)!, secret };
+  async createAlert(spec: AlertSpec, now: number = Date.now()): Promise<CreatedAlert> {
+    const made = this.alerting.create(spec, now);
+    if (made.kind === "created") await this.arm(now);
+    return made;
   }
 
-  /**
-   * Replaces a policy's definition; its id, secret, state and events stay. Disabling it sets its state to ok (since
-   * now, no event): a policy nobody evaluates is not shown firing.
-   */
   async updateAlert(id: string, spec: AlertSpec, now: number = Date.now()): Promise<StoredAlert | null> {
-    const written = this.sql.exec(
-      `UPDATE alert_policies SET spec = ?1, updated_at = ?2,
-         status = CASE WHEN ?3 THEN status ELSE 'ok' END,
-         since = CASE WHEN ?3 OR status = 'ok' THEN since ELSE ?2 END,
-         clear_streak = CASE WHEN ?3 THEN clear_streak ELSE 0 END
-       WHERE id = ?4`,
-      JSON.stringify(spec),
-      now,
-      spec.enabled ? 1 : 0,
-      id,
-    ).rowsWritten;
-    if (written === 0) return null;
-    await this.arm(now);
-    return this.getAlert(id);
+    const alert = this.alerting.update(id, spec, now);
+    if (alert !== null) await this.arm(now);
+    return alert;
   }
 
-  /** Deletes a policy with its events and attempts (a pending event is not sent). */
   deleteAlert(id: string): boolean {
-    return this.ctx.storage.transactionSync(() => {
-      this.sql.exec(
-        "DELETE FROM alert_attempts WHERE event_seq IN (SELECT seq FROM alert_events WHERE policy_id = ?)",
-        id,
-      );
-      this.sql.exec("DELETE FROM alert_events WHERE policy_id = ?", id);
-      return this.sql.exec("DELETE FROM alert_policies WHERE id = ?", id).rowsWritten > 0;
-    });
+    return this.alerting.delete(id);
   }
 
-  /** A policy's events, newest first, each with its attempts; null when the policy does not exist. */
   alertDeliveries(id: string): AlertDelivery[] | null {
-    if (this.getAlert(id) === null) return null;
-    const events = this.sql
-      .exec<{
-        seq: number;
-        id: string;
-        type: string;
-        created_at: number;
-        status: string;
-        next_at: number | null;
-        body: string;
-      }>(
-        "SELECT seq, id, type, created_at, status, next_at, body FROM alert_events WHERE policy_id = ? ORDER BY seq DESC",
-        id,
-      )
-      .toArray();
-    return events.map((e) => ({
-      id: e.id,
-      type: e.type,
-      createdAt: e.created_at,
-      status: e.status as AlertDelivery["status"],
-      nextAt: e.status === "pending" ? e.next_at : null,
-      body: e.body,
-      attempts: this.sql
-        .exec<{ attempt: number; at: number; outcome: string; http_status: number | null; error: string | null }>(
-          "SELECT attempt, at, outcome, http_status, error FROM alert_attempts WHERE event_seq = ? ORDER BY attempt",
-          e.seq,
-        )
-        .toArray()
-        .map((a) => ({
-          attempt: a.attempt,
-          at: a.at,
-          outcome: a.outcome as AlertDelivery["attempts"][number]["outcome"],
-          httpStatus: a.http_status,
-          error: a.error,
-        })),
-    }));
-  }
-
-  /**
-   * Evaluates every enabled policy once per minute that ended (a second run within the same minute does nothing),
-   * over every shard of the zone; a change of state writes an event to deliver. Returns how many were evaluated.
-   */
-  private async evaluateAlerts(now: number): Promise<number> {
-    const minute = floorTo(now, STEP_MS.minute);
-    const policies = this.listAlerts().filter((p) => p.spec.enabled);
-    if (policies.length === 0) return 0;
-    const last = this.meta("alerts_evaluated");
-    if (last !== null && minute <= last) return 0;
-    this.setMeta("alerts_evaluated", minute);
-    const zone = this.ctx.id.name;
-    if (zone === undefined) return 0;
-    const config = await lookupZone(this.env.CONFIG, zone);
-    if (!config.ok || config.value === null) return 0;
-    const plan = storedShardPlan(config.value.document);
-    if (!plan.ok) return 0;
-    const windows = policies.map((p) => windowsOf(p.spec.rule, now));
-    const all = windows.flat();
-    const ns = this.env.ZONE_ANALYTICS;
-    const counts = await zoneAlertCounts(zone, plan.value, all, (name) =>
-      name === zone ? this.alertWindows(all) : ns.get(ns.idFromName(name)).alertWindows(all),
-    );
-    let offset = 0;
-    for (const [i, p] of policies.entries()) {
-      const size = windows[i]!.length;
-      const result = evaluate(p.spec, p.state, counts.slice(offset, offset + size), now);
-      offset += size;
-      this.ctx.storage.transactionSync(() => {
-        // The policy may have been deleted while the counts were read: its state and events go with it.
-        const s = result.state;
-        const kept = this.sql.exec(
-          "UPDATE alert_policies SET status = ?, since = ?, clear_streak = ?, value = ?, evaluated_at = ? WHERE id = ?",
-          s.status,
-          s.since,
-          s.clearStreak,
-          s.value,
-          s.evaluatedAt,
-          p.id,
-        ).rowsWritten;
-        if (kept > 0 && result.transition !== null) this.addEvent(zone, p, result.state, now);
-      });
-    }
-    return policies.length;
-  }
-
-  /** One event (Standard Webhooks payload: type, timestamp, data), its body fixed for every attempt. */
-  private addEvent(zone: string, p: StoredAlert, state: AlertState, now: number): void {
-    const type = state.status === "firing" ? "alert.firing" : "alert.resolved";
-    const id = newEventId();
-    const body = JSON.stringify({
-      type,
-      timestamp: new Date(now).toISOString(),
-      data: {
-        zone,
-        policy: { id: p.id, name: p.spec.name, ...p.spec.rule },
-        status: state.status,
-        since: new Date(state.since).toISOString(),
-        value: state.value,
-      },
-    });
-    this.sql.exec(
-      "INSERT INTO alert_events (id, policy_id, type, body, created_at, status, attempts, next_at) VALUES (?, ?, ?, ?, ?, 'pending', 0, ?)",
-      id,
-      p.id,
-      type,
-      body,
-      now,
-      now,
-    );
-    // Bounded: the newest EVENTS_KEPT of the policy stay, and a pending one is never dropped.
-    const old = `SELECT seq FROM alert_events WHERE policy_id = ?1 AND status != 'pending'
-      AND seq < (SELECT min(seq) FROM (SELECT seq FROM alert_events WHERE policy_id = ?1 ORDER BY seq DESC LIMIT ${EVENTS_KEPT}))`;
-    this.sql.exec(`DELETE FROM alert_attempts WHERE event_seq IN (${old})`, p.id);
-    this.sql.exec(`DELETE FROM alert_events WHERE seq IN (${old})`, p.id);
-  }
-
-  /**
-   * Sends the events that are due, oldest first, the oldest pending event of each policy only (a resolution never
-   * overtakes its firing). An event is sent under its one id on every attempt; once a 2xx answered it, it is
-   * `delivered` and never sent again; after MAX_ATTEMPTS it is `failed`. The target is checked again against the
-   * settings of now (API_HOSTS may have changed): refused, the event fails without a request.
-   */
-  private async deliverDue(now: number): Promise<number> {
-    const pending = this.sql
-      .exec<{ seq: number; id: string; policy_id: string; body: string; attempts: number; next_at: number }>(
-        "SELECT seq, id, policy_id, body, attempts, next_at FROM alert_events WHERE status = 'pending' ORDER BY seq",
-      )
-      .toArray();
-    const seen = new Set<string>();
-    const due = pending.filter((e) => {
-      const first = !seen.has(e.policy_id);
-      seen.add(e.policy_id);
-      return first && e.next_at <= now && !this.sending.has(e.seq);
-    });
-    const settings = settingsFor(this.env);
-    const targets = { apiHosts: settings.apiHosts, loopbackAllowed: settings.webhookLoopback };
-    await Promise.all(
-      due.map(async (e) => {
-        const policy = this.sql
-          .exec<{ spec: string; secret: string }>("SELECT spec, secret FROM alert_policies WHERE id = ?", e.policy_id)
-          .toArray()[0];
-        if (policy === undefined) return;
-        const target = checkTarget((JSON.parse(policy.spec) as AlertSpec).webhook_url, targets);
-        const attempt = e.attempts + 1;
-        if (!target.ok) {
-          this.recordAttempt(e, attempt, now, { outcome: "refused", status: null, error: target.error.message });
-          return;
-        }
-        this.sending.add(e.seq);
-        try {
-          const answer = await this.send(target.value, policy.secret, e.id, e.body);
-          this.recordAttempt(e, attempt, now, answer);
-        } finally {
-          this.sending.delete(e.seq);
-        }
-      }),
-    );
-    return due.length;
-  }
-
-  private async send(
-    url: string,
-    secret: string,
-    id: string,
-    body: string,
-  ): Promise<{ outcome: "delivered" | "failed"; status: number | null; error: string | null }> {
-    const headers = await webhookHeaders(secret, id, body);
-    // Aborted when the attempt times out, so a receiver that never answers does not keep its connection (and the
-    // object's outbound request) open after the attempt is counted as failed.
-    const abort = new AbortController();
-    try {
-      // No redirect is followed: a 3xx is an answer, not a new target (it could name a host refused above).
-      const answer = await within(
-        fetch(url, { method: "POST", headers, body, redirect: "manual", signal: abort.signal }),
-        ATTEMPT_TIMEOUT_MS,
-      );
-      if (answer === TIMEOUT) {
-        abort.abort();
-        return { outcome: "failed", status: null, error: `no answer within ${ATTEMPT_TIMEOUT_MS} ms` };
-      }
-      await answer.body?.cancel();
-      const delivered = answer.status >= 200 && answer.status < 300;
-      return { outcome: delivered ? "delivered" : "failed", status: answer.status, error: null };
-    } catch (e) {
-      return { outcome: "failed", status: null, error: String(e instanceof Error ? e.message : e).slice(0, 200) };
-    }
-  }
-
-  private recordAttempt(
-    e: { readonly seq: number; readonly id: string; readonly policy_id: string },
-    attempt: number,
-    now: number,
-    r: { outcome: "delivered" | "failed" | "refused"; status: number | null; error: string | null },
-  ): void {
-    const seq = e.seq;
-    const final = r.outcome !== "failed" || attempt >= MAX_ATTEMPTS;
-    const status = r.outcome === "delivered" ? "delivered" : final ? "failed" : "pending";
-    const next = status === "pending" ? now + (RETRY_DELAYS_MS[attempt - 1] ?? 0) : null;
-    this.ctx.storage.transactionSync(() => {
-      // The event may have been deleted with its policy while the attempt was in flight.
-      const kept = this.sql.exec(
-        "UPDATE alert_events SET status = ?, attempts = ?, next_at = ? WHERE seq = ?",
-        status,
-        attempt,
-        next,
-        seq,
-      ).rowsWritten;
-      if (kept === 0) return;
-      this.sql.exec(
-        "INSERT OR REPLACE INTO alert_attempts (event_seq, attempt, at, outcome, http_status, error) VALUES (?, ?, ?, ?, ?, ?)",
-        seq,
-        attempt,
-        now,
-        r.outcome,
-        r.status,
-        r.error,
-      );
-    });
-    if (status === "failed") {
-      logEvent("alert_webhook_failed", {
-        zone: this.ctx.id.name ?? null,
-        policy: e.policy_id,
-        message: e.id,
-        attempts: attempt,
-        cause: r.error ?? (r.status === null ? r.outcome : `HTTP ${r.status}`),
-      });
-    }
+    return this.alerting.deliveries(id);
   }
 
   /**

@@ -10,9 +10,11 @@
  */
 import { RE2JS } from "re2js";
 import { boundDfa, MAX_REGEX_PROGRAM_SIZE, MAX_REPETITION_BUDGET, repetitionCost } from "../../rules/regex";
+import * as z from "zod/mini";
 import { err, messageOf, ok, type Result } from "../../shared/result";
-import { MAX_KEY_CODE_POINTS, MAX_VALUE_CODE_POINTS, type PolicyViolation } from "./errors";
-import { isKnownResourceType } from "./resource-types";
+import { described, named, oneOf, pathOf } from "../../shared/schema";
+import type { PolicyViolation } from "./errors";
+import { RESOURCE_TYPE_KEY, TAG_KEY, TAG_VALUE } from "./tag-schema";
 import { codePointLength, isWellFormed } from "./text";
 import type { TagPairs } from "./types";
 
@@ -50,26 +52,6 @@ export const NO_POLICY: TagPolicy = {
   required_keys: {},
 };
 
-const TAG_KEY = /^[\p{L}\p{Mn}\p{Mc}\p{Nd}_.\-]+$/u;
-
-function isKey(value: unknown): value is string {
-  return typeof value === "string" && TAG_KEY.test(value) && codePointLength(value) <= MAX_KEY_CODE_POINTS;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function keyList(value: unknown, where: string): Result<string[], string> {
-  if (!Array.isArray(value)) return err(`${where} must be an array of tag keys`);
-  const list: readonly unknown[] = value;
-  if (list.length > MAX_POLICY_KEYS) return err(`${where} has more than ${MAX_POLICY_KEYS} keys`);
-  const keys = list.filter(isKey);
-  if (keys.length !== list.length)
-    return err(`${where}: ${JSON.stringify(list.find((k) => !isKey(k)))} is not a valid tag key`);
-  return ok([...new Set(keys)]);
-}
-
 /** Compiles a value pattern with the rules engine's bounds; the whole value must match (docs/tags-api.md). */
 export function compilePattern(pattern: string): Result<RE2JS, string> {
   if (!isWellFormed(pattern) || codePointLength(pattern) > MAX_PATTERN_CODE_POINTS)
@@ -88,64 +70,179 @@ export function compilePattern(pattern: string): Result<RE2JS, string> {
   return ok(re);
 }
 
+/** What a refusal says after the field's path: its own separator first (`mode must be …`, `allowed_keys: "x" is …`). */
+const says = (rule: string): string => ` ${rule}`;
+
+/** How a policy applies (also what `GET …/policy/required_keys` answers per row). */
+const POLICY_MODE = named(oneOf(POLICY_MODES, says('must be "advisory" or "enforced"')), {
+  id: "TagPolicyMode",
+  description:
+    "advisory (the default): violations reported in `messages`; enforced: a write that breaks it is refused (1023–1026)",
+  example: "enforced",
+});
+
+const keyList = (max: number) =>
+  z
+    .array(TAG_KEY, { error: says("must be an array of tag keys") })
+    .check(z.maxLength(max, { error: says(`has more than ${max} keys`) }));
+
+const PATTERN = described(
+  z.string({ error: says("must be a string") }).check(
+    z.refine((pattern: string) => compilePattern(pattern).ok, {
+      error: (issue) => {
+        const compiled = typeof issue.input === "string" ? compilePattern(issue.input) : null;
+        return `: ${compiled === null || compiled.ok ? "is not valid" : compiled.error}`;
+      },
+    }),
+    z.meta({ maxLength: MAX_PATTERN_CODE_POINTS }),
+  ),
+  "RE2 syntax; the whole value must match.",
+);
+
+const VALUES_RULE = z.strictObject({
+  values: z
+    .array(TAG_VALUE, { error: says(`must be an array of at most ${MAX_POLICY_VALUES} strings`) })
+    .check(z.maxLength(MAX_POLICY_VALUES, { error: says(`must be an array of at most ${MAX_POLICY_VALUES} strings`) })),
+});
+const PATTERN_RULE = z.strictObject({ pattern: PATTERN });
+/** The branches of a value rule, by the one field that chooses it. */
+const RULE_FIELDS = ["values", "pattern"] as const;
+
+const countPatterns = (values: unknown): number =>
+  typeof values === "object" && values !== null
+    ? Object.values(values).filter((rule) => typeof rule === "object" && rule !== null && "pattern" in rule).length
+    : 0;
+
+/** `PUT /accounts/{a}/tags/policy` (docs/tags-api.md "Policies"): `null` or absent is a field's default. */
+export const TAG_POLICY_BODY = named(
+  z
+    .strictObject(
+      {
+        mode: z.optional(z.nullable(POLICY_MODE)),
+        key_case: z.optional(
+          z.nullable(
+            described(oneOf(KEY_CASES, says('must be "any", "lower" or "upper"')), {
+              description: "The case every key set must have",
+              default: "any",
+            }),
+          ),
+        ),
+        allowed_keys: z.optional(z.nullable(described(keyList(MAX_POLICY_KEYS), "`null` or absent: any key."))),
+        allowed_values: z.optional(
+          z.nullable(
+            z
+              .record(
+                TAG_KEY,
+                z.union([VALUES_RULE, PATTERN_RULE], {
+                  error: says('must be {"values": [...]} or {"pattern": "..."}'),
+                }),
+                {
+                  error: (issue) =>
+                    issue.code === "invalid_key"
+                      ? `: ${JSON.stringify(issue.input)} is not a valid tag key`
+                      : says("must be an object of key → {values} or {pattern}"),
+                },
+              )
+              .check(
+                z.meta({
+                  description: `Per key, a list of values or an RE2 pattern; at most ${MAX_PATTERNS} patterns in all.`,
+                  "x-max-patterns": MAX_PATTERNS,
+                }),
+              ),
+          ),
+        ),
+        required_keys: z.optional(
+          z.nullable(
+            z.record(RESOURCE_TYPE_KEY, keyList(MAX_POLICY_KEYS), {
+              error: (issue) =>
+                issue.code === "invalid_key"
+                  ? `: unknown resource type ${JSON.stringify(issue.input)}`
+                  : says("must be an object of resource type → keys"),
+            }),
+          ),
+        ),
+      },
+      {
+        error: (issue) =>
+          issue.code === "unrecognized_keys"
+            ? `unknown field ${JSON.stringify(issue.keys[0])}`
+            : "the body must be a JSON object",
+      },
+    )
+    .check(
+      // A count over the map's entries: no per-field bound says it (the document carries it as x-max-patterns).
+      z.refine((policy) => countPatterns(policy.allowed_values) <= MAX_PATTERNS, {
+        error: `at most ${MAX_PATTERNS} patterns`,
+      }),
+    ),
+  {
+    id: "TagPolicyBody",
+    description:
+      'The account\'s tag policy (docs/tags-api.md "Policies"); every failure is 1022 with the field and reason.',
+    example: {
+      mode: "enforced",
+      key_case: "lower",
+      allowed_keys: ["env", "team", "cost-center"],
+      allowed_values: { env: { values: ["prod", "staging", "dev"] }, team: { pattern: "[a-z][a-z0-9-]*" } },
+      required_keys: { worker: ["team", "env"], r2_bucket: ["team"] },
+    },
+  },
+);
+
+/**
+ * The refusal of a policy body, in the order docs/tags-api.md gives: the body's unknown field first, then field by
+ * field, entries in the order sent; a list's own size before its items.
+ */
+function firstIssue(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue | undefined {
+  const first = issues.find((issue) => issue.code === "unrecognized_keys" && issue.path.length === 0) ?? issues[0];
+  if (first === undefined) return undefined;
+  const within = first.path;
+  const size = issues.find(
+    (issue) =>
+      issue.code === "too_big" && issue.path.length < within.length && issue.path.every((s, i) => within[i] === s),
+  );
+  return size ?? first;
+}
+
+/**
+ * What a refusal says: the field's path and its rule. An item of a list or a key of a map is named by its list or
+ * map and its value (the rule's own `: …`); a value rule that names exactly one of `values` and `pattern` is that
+ * branch, and its refusal is the branch's.
+ */
+function refusalOf(issue: z.core.$ZodIssue | undefined, prefix: readonly PropertyKey[] = []): string {
+  if (issue === undefined) return "is not valid";
+  const path = [...prefix, ...issue.path];
+  if (issue.code === "invalid_union") {
+    const given = isPlainObject(issue.input) ? Object.keys(issue.input) : [];
+    const branch = given.length === 1 ? RULE_FIELDS.findIndex((field) => field === given[0]) : -1;
+    const inner = issue.errors[branch];
+    if (inner !== undefined) return refusalOf(firstIssue(inner), path);
+  }
+  const item = issue.code === "invalid_key" || typeof path[path.length - 1] === "number";
+  const where = pathOf(item ? path.slice(0, -1) : path);
+  return where === "" ? issue.message.replace(/^:? /, "") : `${where}${issue.message}`;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
 /** Validates a `PUT /tags/policy` body into a policy (every failure is 1022 with its reason). */
 export function parsePolicy(body: unknown): Result<TagPolicy, string> {
-  if (!isPlainObject(body)) return err("the body must be a JSON object");
-  const known = new Set(["mode", "key_case", "allowed_keys", "allowed_values", "required_keys"]);
-  const extra = Object.keys(body).find((k) => !known.has(k));
-  if (extra !== undefined) return err(`unknown field ${JSON.stringify(extra)}`);
-  const mode = body.mode ?? "advisory";
-  if (!POLICY_MODES.includes(mode as PolicyMode)) return err('mode must be "advisory" or "enforced"');
-  const keyCase = body.key_case ?? "any";
-  if (!KEY_CASES.includes(keyCase as KeyCase)) return err('key_case must be "any", "lower" or "upper"');
-  let allowedKeys: string[] | null = null;
-  if (body.allowed_keys !== undefined && body.allowed_keys !== null) {
-    const keys = keyList(body.allowed_keys, "allowed_keys");
-    if (!keys.ok) return keys;
-    allowedKeys = keys.value;
-  }
+  const parsed = TAG_POLICY_BODY.safeParse(body, { reportInput: true, error: () => says("is not valid") });
+  if (!parsed.success) return err(refusalOf(firstIssue(parsed.error.issues)));
+  const given = parsed.data;
   const allowedValues: Record<string, ValueRule> = {};
-  const rawValues = body.allowed_values ?? {};
-  if (!isPlainObject(rawValues)) return err("allowed_values must be an object of key → {values} or {pattern}");
-  let patterns = 0;
-  for (const [key, rule] of Object.entries(rawValues)) {
-    if (!isKey(key)) return err(`allowed_values: ${JSON.stringify(key)} is not a valid tag key`);
-    if (!isPlainObject(rule) || Object.keys(rule).length !== 1)
-      return err(`allowed_values.${key} must be {"values": [...]} or {"pattern": "..."}`);
-    if ("values" in rule) {
-      const raw: unknown = rule.values;
-      if (!Array.isArray(raw) || raw.length > MAX_POLICY_VALUES)
-        return err(`allowed_values.${key}.values must be an array of at most ${MAX_POLICY_VALUES} strings`);
-      const list: readonly unknown[] = raw;
-      const isValue = (v: unknown): v is string =>
-        typeof v === "string" && isWellFormed(v) && codePointLength(v) <= MAX_VALUE_CODE_POINTS;
-      const values = list.filter(isValue);
-      if (values.length !== list.length)
-        return err(
-          `allowed_values.${key}.values: ${JSON.stringify(list.find((v) => !isValue(v)))} is not a valid value`,
-        );
-      allowedValues[key] = { values: [...new Set(values)] };
-    } else if ("pattern" in rule) {
-      if (typeof rule.pattern !== "string") return err(`allowed_values.${key}.pattern must be a string`);
-      if (++patterns > MAX_PATTERNS) return err(`at most ${MAX_PATTERNS} patterns`);
-      const compiled = compilePattern(rule.pattern);
-      if (!compiled.ok) return err(`allowed_values.${key}.pattern: ${compiled.error}`);
-      allowedValues[key] = { pattern: rule.pattern };
-    } else return err(`allowed_values.${key} must be {"values": [...]} or {"pattern": "..."}`);
-  }
+  for (const [key, rule] of Object.entries(given.allowed_values ?? {}))
+    allowedValues[key] = "values" in rule ? { values: [...new Set(rule.values)] } : { pattern: rule.pattern };
   const required: Record<string, readonly string[]> = {};
-  const rawRequired = body.required_keys ?? {};
-  if (!isPlainObject(rawRequired)) return err("required_keys must be an object of resource type → keys");
-  for (const [type, keys] of Object.entries(rawRequired)) {
-    if (!isKnownResourceType(type)) return err(`required_keys: unknown resource type ${JSON.stringify(type)}`);
-    const list = keyList(keys, `required_keys.${type}`);
-    if (!list.ok) return list;
-    if (list.value.length > 0) required[type] = list.value;
-  }
+  for (const [type, keys] of Object.entries(given.required_keys ?? {}))
+    if (keys.length > 0) required[type] = [...new Set(keys)];
   return ok({
-    mode: mode as PolicyMode,
-    key_case: keyCase as KeyCase,
-    allowed_keys: allowedKeys,
+    mode: given.mode ?? "advisory",
+    key_case: given.key_case ?? "any",
+    allowed_keys:
+      given.allowed_keys === undefined || given.allowed_keys === null ? null : [...new Set(given.allowed_keys)],
     allowed_values: allowedValues,
     required_keys: required,
   });

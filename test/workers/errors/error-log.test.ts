@@ -1,7 +1,7 @@
 /**
  * The edge_error log line (src/errors/error-log.ts): one JSON line per generated error, written at once
  * when no window is open, coalesced during a burst and written when the window closes (one write per stream, one
- * line per error), never dropped.
+ * line per error), never dropped. A preview writes no edge_error line: an `error_preview` line, at info.
  */
 import { exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -47,12 +47,13 @@ const line = (ray: string, status = 500, code = status): EdgeErrorLine => ({
 });
 
 describe("edgeErrorLine", () => {
-  it("is exactly JSON.stringify of the object, also for hostile zones and causes", () => {
+  it("is exactly JSON.stringify of the object, also for hostile zones and causes; a preview is an error_preview", () => {
     for (const cause of [undefined, 'q " b \\ n \n t \t', "☃ \u0000 \u2028 \ud800", ""]) {
       for (const preview of [false, true]) {
-        const e = { ray: "0123456789abcdef", zone: 'odd"zone\\.example', code: 1015, status: 429, cause, preview };
-        const expected = JSON.stringify({ event: "edge_error", ...e, cause: cause ?? null });
-        expect(edgeErrorLine(e)).toBe(expected);
+        const fields = { ray: "0123456789abcdef", zone: 'odd"zone\\.example', code: 1015, status: 429 };
+        const event = preview ? "error_preview" : "edge_error";
+        const expected = JSON.stringify({ event, ...fields, cause: cause ?? null });
+        expect(edgeErrorLine({ ...fields, cause, preview })).toBe(expected);
       }
     }
   });
@@ -71,7 +72,8 @@ describe("coalescing (unit)", () => {
     await first.settled(); // the window closes in the invocation that opened it
     expect(error).toHaveBeenCalledTimes(2); // one write for the five waiting 500 lines
     expect(lines(error).map((l) => l.ray)).toEqual(["a0", "a1", "a2", "a3", "a4", "a5"]);
-    expect(lines(log)).toEqual([{ event: "edge_error", ...line("b1", 403, 1020) }]);
+    const { preview: _preview, ...b1 } = line("b1", 403, 1020);
+    expect(lines(log)).toEqual([{ event: "edge_error", ...b1 }]); // `preview` is no field of the line
     // After the window: at once again.
     logEdgeError(line("c0"), 50, invocation(), 2_000);
     expect(lines(error).at(-1)?.ray).toBe("c0");
@@ -110,22 +112,39 @@ describe("ERROR_LOG_COALESCE_MS", () => {
 
 describe('log levels (docs/configuration.md "Log levels")', () => {
   it.each([
-    [500, 500, false, "error"],
-    [1101, 500, false, "error"],
-    [1102, 503, false, "error"],
-    [522, 522, false, "warn"],
-    [521, 521, false, "warn"],
-    [502, 502, false, "warn"],
-    [1016, 530, false, "warn"],
-    [1020, 403, false, "info"],
-    [1015, 429, false, "info"],
-    [1001, 409, false, "info"],
-    // A preview is info whatever its code: shown on request, nothing failed.
-    [522, 522, true, "info"],
-    [500, 500, true, "info"],
-    [1101, 500, true, "info"],
-  ] as const)("%d (%d, preview %s) → %s", (code, status, preview, level) => {
-    expect(levelOf({ code, status, preview })).toBe(level);
+    [500, 500, "error"],
+    [1101, 500, "error"],
+    [1102, 503, "error"],
+    [522, 522, "warn"],
+    [521, 521, "warn"],
+    [502, 502, "warn"],
+    [1016, 530, "warn"],
+    [1020, 403, "info"],
+    [1015, 429, "info"],
+    [1001, 409, "info"],
+  ] as const)("%d (%d) → %s", (code, status, level) => {
+    expect(levelOf({ code, status })).toBe(level);
+  });
+
+  it("a preview's line is an error_preview at info whatever its code, in a window on its own stream", async () => {
+    const { error, warn, log } = spies();
+    const first = invocation();
+    logEdgeError({ ...line("p0", 500), preview: true }, 50, first, 40_000);
+    logEdgeError({ ...line("p1", 522), preview: true }, 50, invocation(), 40_001);
+    logEdgeError(line("p2", 403, 1020), 50, invocation(), 40_002);
+    logEdgeError({ ...line("p3", 500, 1101), preview: true }, 50, invocation(), 40_003);
+    await first.settled();
+    expect(error).not.toHaveBeenCalled();
+    expect(warn).not.toHaveBeenCalled();
+    // p0 at once; then the window's info stream (p2) and its preview stream (p1, p3), one write each.
+    expect(log).toHaveBeenCalledTimes(3);
+    expect(lines(log).map((l) => [l.event, l.ray])).toEqual([
+      ["error_preview", "p0"],
+      ["edge_error", "p2"],
+      ["error_preview", "p1"],
+      ["error_preview", "p3"],
+    ]);
+    expect(lines(log).every((l) => !("preview" in l))).toBe(true);
   });
 
   it("a window keeps each level's lines on its own stream, in order", async () => {
@@ -143,19 +162,29 @@ describe('log levels (docs/configuration.md "Log levels")', () => {
 });
 
 describe("through the Worker", () => {
-  it("the README's first curl (a preview of 522) is info, not an error", async () => {
+  it("the README's first curl (a preview of 522) writes no edge_error: an error_preview line at info", async () => {
     const { error, warn, log } = spies();
     const res = await exports.default.fetch("http://localhost/cdn-cgi/error/522?readme", {
       headers: { accept: "application/json" },
     });
     await res.arrayBuffer();
     flush();
-    expect(lines(log).find((l) => l.ray === res.headers.get("Ray-ID"))).toMatchObject({ code: 522, preview: true });
+    expect(lines(log).filter((l) => l.ray === res.headers.get("Ray-ID"))).toEqual([
+      {
+        event: "error_preview",
+        ray: res.headers.get("Ray-ID"),
+        zone: "localhost",
+        code: 522,
+        status: 522,
+        cause: "preview endpoint",
+      },
+    ]);
+    expect(lines(log).filter((l) => l.event === "edge_error")).toEqual([]);
     expect(error).not.toHaveBeenCalled();
     expect(warn).not.toHaveBeenCalled();
   });
 
-  it("the zone API's previews are info with preview: true, also a described origin failure's five runs", async () => {
+  it("the zone API's previews write no edge_error, also a described origin failure's five runs", async () => {
     const zone = uniqueZone("log-preview");
     await putZone(zone, { origin: loopback(ports.closed) });
     const { error, warn, log } = spies();
@@ -165,54 +194,60 @@ describe("through the Worker", () => {
     expect(shown.status).toBe(521);
     await shown.arrayBuffer();
     // The draft preview describes an origin that never connects: the cause is the failure's own words, and the
-    // level must not depend on them.
+    // event must not depend on them.
     const drafted = await api("POST", "/preview", { request: { path: "/", origin: { failure: "connect-timeout" } } });
     expect(drafted.status, await drafted.clone().text()).toBe(200);
     await drafted.arrayBuffer();
     flush();
-    const logged = lines(log).filter((l) => l.event === "edge_error");
-    expect(logged.map((l) => [l.code, l.preview])).toEqual([
-      [521, true],
-      ...Array.from({ length: 5 }, () => [522, true]),
+    const logged = lines(log);
+    expect(logged.map((l) => [l.event, l.code])).toEqual([
+      ["error_preview", 521],
+      ...Array.from({ length: 5 }, () => ["error_preview", 522]),
     ]);
+    expect(logged[0]?.ray).toBe(shown.headers.get("Ray-ID"));
     expect(logged[1]?.cause).toContain("connect timeout");
     expect(error).not.toHaveBeenCalled();
     expect(warn).not.toHaveBeenCalled();
   });
 
-  it("the same error on traffic is no preview: preview false, a warning", async () => {
+  it("the same error on traffic is an edge_error, a warning", async () => {
     const zone = uniqueZone("log-traffic");
     await putZone(zone, { origin: loopback(ports.closed) });
-    const { warn } = spies();
+    const { warn, log } = spies();
     const res = await exports.default.fetch(`http://${zone}/`, { headers: { Accept: "application/json" } });
     expect(res.status).toBe(521);
     await res.arrayBuffer();
     flush();
-    expect(lines(warn).find((l) => l.ray === res.headers.get("Ray-ID"))).toMatchObject({ code: 521, preview: false });
+    const ray = res.headers.get("Ray-ID");
+    expect(lines(warn).filter((l) => l.ray === ray)).toEqual([
+      { event: "edge_error", ray, zone, code: 521, status: 521, cause: expect.any(String) as unknown },
+    ]);
+    expect(lines(log).filter((l) => l.event === "error_preview")).toEqual([]);
   });
 
-  it("a burst of errors: every error's line is written, with its own ray, within the window", async () => {
-    const { log: error } = spies(); // previews are info
+  it("a burst of errors on traffic: every error's line is written, with its own ray, within the window", async () => {
+    const zone = uniqueZone("log-burst");
+    await putZone(zone, { origin: loopback(ports.closed) });
+    const { warn } = spies(); // 521: the origin failing, a warning
     const rays: string[] = [];
     await Promise.all(
       Array.from({ length: 30 }, async () => {
-        const res = await exports.default.fetch("http://localhost/cdn-cgi/error/522", {
-          headers: { accept: "application/json" },
-        });
+        const res = await exports.default.fetch(`http://${zone}/`, { headers: { accept: "application/json" } });
+        expect(res.status).toBe(521);
         rays.push(res.headers.get("Ray-ID") ?? "");
         await res.arrayBuffer();
       }),
     );
     await vi.waitFor(
       () => {
-        const logged = lines(error).filter((l) => l.event === "edge_error");
+        const logged = lines(warn).filter((l) => l.event === "edge_error" && l.zone === zone);
         expect(logged.map((l) => l.ray).sort()).toEqual([...rays].sort());
       },
       { timeout: 2_000, interval: 20 },
     );
-    const logged = lines(error).filter((l) => l.event === "edge_error");
+    const logged = lines(warn).filter((l) => l.event === "edge_error" && l.zone === zone);
     expect(new Set(logged.map((l) => l.ray)).size).toBe(30); // each line once
-    expect(logged[0]).toMatchObject({ zone: "localhost", code: 522, status: 522, preview: true });
-    expect(error.mock.calls.length).toBeLessThan(30); // coalesced: fewer writes than lines
+    expect(logged[0]).toMatchObject({ zone, code: 521, status: 521 });
+    expect(warn.mock.calls.length).toBeLessThan(30); // coalesced: fewer writes than lines
   });
 });

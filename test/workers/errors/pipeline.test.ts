@@ -160,7 +160,6 @@ describe("log line", () => {
       code: 1020,
       status: 403,
       cause: "rule r1",
-      preview: false,
     });
     // An origin failure the service detected is a warning; its own fault (500) is an error (levelOf).
     const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);

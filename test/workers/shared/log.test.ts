@@ -26,7 +26,7 @@ describe("logEvent", () => {
 
   it("a per-call event goes to the console method of the level its writer gives", () => {
     const { error, warn, log } = spies();
-    const fields = { ray: "0123456789abcdef", zone: "z.example", code: 1020, status: 403, cause: null, preview: false };
+    const fields = { ray: "0123456789abcdef", zone: "z.example", code: 1020, status: 403, cause: null };
     logEvent("edge_error", fields, "info");
     logEvent("edge_error", { ...fields, code: 502, status: 502 }, "warn");
     logEvent("edge_error", { ...fields, code: 1101, status: 500 }, "error");

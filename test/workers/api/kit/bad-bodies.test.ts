@@ -10,6 +10,8 @@ import { uniqueZone } from "../../support/origin";
 
 const ORIGIN = "http://127.0.0.1:9";
 const ZONE = uniqueZone("bad-bodies");
+/** The account whose tag policy the policy rows try to set (a refused policy stores nothing). */
+const POLICY_ACCOUNT = "ba0b0d1e5ba0b0d1e5ba0b0d1e5ba0b0";
 
 interface Row {
   /** What the body gets wrong. */
@@ -579,7 +581,44 @@ const ROWS: readonly Row[] = [
   },
   // POST|PUT /zones/{zone}/analytics/alerts (docs/analytics.md "Alerts"): the first refusal, its own code (20105 a
   // field, 20106 a window, 20108 the webhook URL), the field path first.
+  // POST /zones/{zone}/preview/replay (docs/custom-errors.md "Replay"): 20091, "<path>: <rule>". Three rows: a
+  // token replays a zone 3 times in a burst (src/api/explain/bound.ts), refused bodies included.
+  {
+    what: "a body that is no object",
+    method: "POST",
+    path: "/zones/{zone}/preview/replay",
+    body: [1],
+    status: 400,
+    code: 20091,
+    messages: ["body: must be a JSON object {draft?, window?, samples?}"],
+  },
+  {
+    what: "every field wrong at once",
+    method: "POST",
+    path: "/zones/{zone}/preview/replay",
+    body: { extra: 1, draft: { rules: [], zones: 1 }, window: { since: "yesterday", limit: 0, x: 1 }, samples: 11 },
+    status: 400,
+    code: 20091,
+    messages: [
+      "extra: is not a replay field",
+      "draft.zones: is not a draft field",
+      "window.x: is not a window field",
+      "window.since: must be an RFC 3339 time or epoch seconds",
+      "window.limit: must be an integer from 1 to 1000",
+      "samples: must be an integer from 0 to 10",
+    ],
+  },
+  {
+    what: "a window that ends before it starts",
+    method: "POST",
+    path: "/zones/{zone}/preview/replay",
+    body: { window: { since: 4102444800 } },
+    status: 400,
+    code: 20091,
+    messages: ["window.until: must be after since (and after retention's start, 7 days ago)"],
+  },
   ...alertRows(),
+  ...tagPolicyRows(),
 ];
 
 /**
@@ -715,6 +754,123 @@ function alertRows(): Row[] {
       "short_window_minutes must be shorter than long_window_minutes",
     ),
     row("a burn rate of 0", { ...burn, burn_rate: 0 }, 20105, "burn_rate must be a number from 1 to 1000"),
+  ];
+}
+
+/**
+ * Tag policy bodies (docs/tags-api.md "Policies"): 1022, "Invalid tag policy: " and the first thing wrong, the field
+ * path first; an item of a list or a key of a map is named by its list or map and its value.
+ */
+function tagPolicyRows(): Row[] {
+  const row = (what: string, body: unknown, message: string): Row => ({
+    what,
+    method: "PUT",
+    path: `/accounts/${POLICY_ACCOUNT}/tags/policy`,
+    body,
+    status: 400,
+    code: 1022,
+    messages: [`Invalid tag policy: ${message}`],
+  });
+  const keys = (n: number): string[] => Array.from({ length: n }, (_, i) => `k${i}`);
+  const patterns = (n: number): Record<string, unknown> =>
+    Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, { pattern: "[a-z]+" }]));
+  const shape = 'must be {"values": [...]} or {"pattern": "..."}';
+  return [
+    row("a body that is no object", [1], "the body must be a JSON object"),
+    row("an unknown field before a bad mode", { mode: "strict", extra: 1 }, 'unknown field "extra"'),
+    row("an unknown mode", { mode: "strict", key_case: "title" }, 'mode must be "advisory" or "enforced"'),
+    row("an unknown key case", { key_case: "title" }, 'key_case must be "any", "lower" or "upper"'),
+    row("allowed_keys that is no list", { allowed_keys: "env" }, "allowed_keys must be an array of tag keys"),
+    row("1,001 allowed keys", { allowed_keys: keys(1001) }, "allowed_keys has more than 1000 keys"),
+    row(
+      "an allowed key with a space",
+      { allowed_keys: ["env", "bad key"] },
+      'allowed_keys: "bad key" is not a valid tag key',
+    ),
+    row("an allowed key that is no string", { allowed_keys: [7] }, "allowed_keys: 7 is not a valid tag key"),
+    row(
+      "an allowed key of 257 code points",
+      { allowed_keys: ["k".repeat(257)] },
+      `allowed_keys: "${"k".repeat(257)}" is not a valid tag key`,
+    ),
+    row(
+      "allowed_values that is a list",
+      { allowed_values: [] },
+      "allowed_values must be an object of key → {values} or {pattern}",
+    ),
+    row(
+      "allowed_values of a bad key",
+      { allowed_values: { "bad key": { values: [] } } },
+      'allowed_values: "bad key" is not a valid tag key',
+    ),
+    row(
+      "a rule with both values and pattern",
+      { allowed_values: { env: { values: [], pattern: "a" } } },
+      `allowed_values.env ${shape}`,
+    ),
+    row("a rule of another field", { allowed_values: { env: { other: 1 } } }, `allowed_values.env ${shape}`),
+    row("a rule that is a string", { allowed_values: { env: "prod" } }, `allowed_values.env ${shape}`),
+    row(
+      "values that are no list",
+      { allowed_values: { env: { values: "prod" } } },
+      "allowed_values.env.values must be an array of at most 1000 strings",
+    ),
+    row(
+      "1,001 values",
+      { allowed_values: { env: { values: keys(1001) } } },
+      "allowed_values.env.values must be an array of at most 1000 strings",
+    ),
+    row(
+      "a value that is no string",
+      { allowed_values: { env: { values: ["a", 1] } } },
+      "allowed_values.env.values: 1 is not a valid value",
+    ),
+    row(
+      "a value that is no well-formed Unicode",
+      { allowed_values: { env: { values: ["\ud800"] } } },
+      'allowed_values.env.values: "\\ud800" is not a valid value',
+    ),
+    row(
+      "a pattern that is no string",
+      { allowed_values: { env: { pattern: 7 } } },
+      "allowed_values.env.pattern must be a string",
+    ),
+    row(
+      "a pattern of 257 characters",
+      { allowed_values: { env: { pattern: "x".repeat(257) } } },
+      "allowed_values.env.pattern: a pattern is at most 256 characters",
+    ),
+    row(
+      "a pattern RE2 refuses",
+      { allowed_values: { env: { pattern: "(a" } } },
+      "allowed_values.env.pattern: invalid RE2 pattern: missing closing ): `(a`",
+    ),
+    row("101 patterns", { allowed_values: patterns(101) }, "at most 100 patterns"),
+    row(
+      "required_keys that is a list",
+      { required_keys: [] },
+      "required_keys must be an object of resource type → keys",
+    ),
+    row(
+      "required keys of an unknown type",
+      { required_keys: { nope: ["k"] } },
+      'required_keys: unknown resource type "nope"',
+    ),
+    row(
+      "required keys that are no list",
+      { required_keys: { worker: "team" } },
+      "required_keys.worker must be an array of tag keys",
+    ),
+    row(
+      "1,001 required keys",
+      { required_keys: { worker: keys(1001) } },
+      "required_keys.worker has more than 1000 keys",
+    ),
+    row(
+      "a required key with a space",
+      { required_keys: { worker: ["bad key"] } },
+      'required_keys.worker: "bad key" is not a valid tag key',
+    ),
   ];
 }
 

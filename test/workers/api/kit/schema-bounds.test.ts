@@ -59,7 +59,6 @@ const HAND_WRITTEN_LEFT: Readonly<Record<string, number>> = {
   "#/components/schemas/PreviewResult": 5,
   "#/components/schemas/PreviewShownResponse": 1,
   "#/components/schemas/ReplayAnswer": 1,
-  "#/components/schemas/ReplayBody": 4,
   "#/components/schemas/ResourceId": 2,
   "#/components/schemas/ResourceType": 1,
   "#/components/schemas/RuleBody": 22,
@@ -69,15 +68,11 @@ const HAND_WRITTEN_LEFT: Readonly<Record<string, number>> = {
   "#/components/schemas/RulesetCreateBody": 4,
   "#/components/schemas/RulesetSummary": 2,
   "#/components/schemas/TagHistoryEntry": 1,
-  "#/components/schemas/TagKey": 3,
-  "#/components/schemas/TagPolicy": 5,
-  "#/components/schemas/TagValue": 1,
   "#/components/schemas/TaggedResource": 2,
   "#/components/schemas/TraceBody": 8,
   "#/components/schemas/TraceItem": 1,
   "#/components/schemas/ZoneTaggableType": 1,
   "/accounts/{account_id}/analytics/errors": 6,
-  "/accounts/{account_id}/tags/policy/required_keys": 1,
   "/accounts/{account_id}/tags/resources": 4,
   "/zones": 5,
   "/zones/{zone}/analytics/alerts/{alert_id}": 1,
@@ -136,5 +131,28 @@ describe("every bound is written once", () => {
     }
     expect(left).toEqual(HAND_WRITTEN_LEFT);
     // The first request builds the whole document and a busy machine may take seconds: not a timing test.
+  }, 60_000);
+
+  it('the tag policy\'s limits are bounds of the document (docs/tags-api.md "Policies")', async () => {
+    const document = await (await apiFetch("GET", "/openapi.json", undefined, {})).json<Doc>();
+    const policy = ((document.components as Doc).schemas as Doc).TagPolicyBody as Doc;
+    const at = (value: Json | undefined, ...path: (string | number)[]): Json | undefined =>
+      path.reduce<Json | undefined>((node, key) => {
+        if (node === undefined || node === null || typeof node !== "object") return undefined;
+        return (node as Record<string | number, Json>)[key];
+      }, value);
+    const field = (name: string): Json | undefined => at(policy, "properties", name, "anyOf", 0);
+    // allowed_values.*.values ≤ 1,000; a pattern ≤ 256 characters and ≤ 100 of them; required_keys.* ≤ 1,000.
+    expect(at(field("allowed_values"), "additionalProperties", "anyOf", 0, "properties", "values", "maxItems")).toBe(
+      1000,
+    );
+    expect(at(field("allowed_values"), "additionalProperties", "anyOf", 1, "properties", "pattern", "maxLength")).toBe(
+      256,
+    );
+    expect(at(field("allowed_values"), "x-max-patterns")).toBe(100);
+    expect(at(field("required_keys"), "additionalProperties", "maxItems")).toBe(1000);
+    expect(at(field("allowed_keys"), "maxItems")).toBe(1000);
+    expect(at((document.components as Doc).schemas, "TagKey", "maxLength")).toBe(256);
+    expect(at((document.components as Doc).schemas, "TagValue", "maxLength")).toBe(1024);
   }, 60_000);
 });
