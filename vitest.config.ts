@@ -77,8 +77,37 @@ if (process.env.WORKERD_NOISE !== "1") {
   }
 }
 
+/**
+ * The packages that code running inside workerd imports (the Worker's dependencies, then the tests' own): each is
+ * bundled into one module for the workers project. A package missing here still works, only as many modules.
+ */
+const BUNDLED_IN_WORKERD = [
+  "zod/mini",
+  "@opentelemetry/api",
+  "@opentelemetry/otlp-transformer",
+  "@opentelemetry/resources",
+  "@opentelemetry/semantic-conventions",
+  "re2js",
+  "itty-router",
+  "@bufbuild/protobuf",
+  "@bufbuild/protobuf/wire",
+  "@bufbuild/protobuf/wkt",
+  "fast-check",
+  "cloudflare",
+  "yaml",
+  "structured-headers",
+  "eventsource-parser",
+  "standardwebhooks",
+  "openai",
+  "@anthropic-ai/sdk",
+  "eventsource",
+];
+
 export default defineConfig({
   test: {
+    // As many test files at once as the machine has cores: vitest's default for `vitest run` is one fewer, which on a
+    // 2-core machine ran every file alone (docs/development.md "How long the suite takes").
+    maxWorkers: "100%",
     // A passing test's console output is not shown; a failing test's is (vitest 4 `silent: "passed-only"`).
     silent: "passed-only",
     // The default reporter gives a passing test a line of its own when it took longer than this: at vitest's 300 ms,
@@ -115,6 +144,11 @@ export default defineConfig({
         test: {
           name: "workers",
           include: ["test/workers/**/*.test.ts"],
+          // Each test file gets a new workerd whose module runner asks this process for every module it imports, one
+          // round trip each, in import order. The Worker alone pulled 582 modules, 315 of them from these packages
+          // (zod/mini as 90 files, OpenTelemetry's encoder as ~220): bundled once per run (Vite's dependency
+          // optimizer, esbuild), each package is one module (docs/development.md "How long the suite takes").
+          deps: { optimizer: { ssr: { enabled: true, include: [...BUNDLED_IN_WORKERD] } } },
           // A margin, not a measure: no test here asserts by vitest's timeout, and vitest's 5 s default failed tests
           // that wait on real timeouts (an origin's read timeout, a body wait) when other processes held both cores
           // (docs/development.md "Tests that do not depend on the clock").

@@ -4,11 +4,11 @@
  * 17 fields and the extension member `request_reached_origin` in their order, Markdown read back with a YAML parser,
  * the HTML page and its island (docs/errors.md).
  */
-import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { CATALOG, type CatalogEntry } from "../../../src/errors/catalog";
 import { FIELD_ORDER } from "../../../src/errors/fields";
+import { workerFetch } from "../support/worker-fetch";
 
 const FORMATS = [
   { accept: "application/json", contentType: "application/json; charset=utf-8", kind: "json" },
@@ -22,7 +22,7 @@ const RAY = /^[0-9a-f]{16}$/;
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
 function fetchError(code: number | string, accept?: string, method = "GET", host = "localhost"): Promise<Response> {
-  return exports.default.fetch(`http://${host}/cdn-cgi/error/${code}`, {
+  return workerFetch(`http://${host}/cdn-cgi/error/${code}`, {
     method,
     headers: accept === undefined ? {} : { Accept: accept },
   });

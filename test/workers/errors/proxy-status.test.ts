@@ -4,13 +4,13 @@
  * read with a real RFC 8941 parser (`structured-headers`); a custom rule's or page's answer keeps it; an origin's own
  * error passed through carries none; `details` never names the origin's address.
  */
-import { exports } from "cloudflare:workers";
 import { parseList, Token, type Item } from "structured-headers";
 import { describe, expect, it } from "vitest";
 import { CATALOG } from "../../../src/errors/catalog";
 import { PROXY_ERROR_TYPES, PROXY_NAME } from "../../../src/errors/proxy-status";
 import { loopback, ports, putZone, uniqueZone } from "../support/origin";
 import { apiOk } from "../support/envelope";
+import { workerFetch } from "../support/worker-fetch";
 
 const ACCEPTS = ["application/json", "application/problem+json", "text/markdown", "text/html"] as const;
 
@@ -40,7 +40,7 @@ describe("Proxy-Status on every generated error (docs/errors.md)", () => {
   it.each(CATALOG.map((e) => [e.code, e] as const))("%i: every format and HEAD", async (code, entry) => {
     for (const accept of ACCEPTS) {
       for (const method of ["GET", "HEAD"]) {
-        const res = await exports.default.fetch(`http://localhost/cdn-cgi/error/${code}`, {
+        const res = await workerFetch(`http://localhost/cdn-cgi/error/${code}`, {
           method,
           headers: { Accept: accept },
         });
@@ -60,7 +60,7 @@ describe("Proxy-Status on zone traffic", () => {
   it("a real 521 says connection_refused and never the origin's address", async () => {
     const zone = uniqueZone("proxy-status");
     await putZone(zone, { origin: loopback(ports.closed), connect_timeout: 0.5 });
-    const res = await exports.default.fetch(`http://${zone}/x`, { headers: { Accept: "application/json" } });
+    const res = await workerFetch(`http://${zone}/x`, { headers: { Accept: "application/json" } });
     await res.body?.cancel();
     expect(res.status).toBe(521);
     expect(member(res).error).toBe("connection_refused");
@@ -85,10 +85,10 @@ describe("Proxy-Status on zone traffic", () => {
       state: "customized",
       content: "<!DOCTYPE html><html><head><title>Down</title></head><body>::EDGE_ERROR_500S_BOX::</body></html>",
     });
-    const ruled = await exports.default.fetch(`http://${zone}/x`, { headers: { Accept: "application/json" } });
+    const ruled = await workerFetch(`http://${zone}/x`, { headers: { Accept: "application/json" } });
     expect(await ruled.text()).toBe('{"down":true}');
     expect(member(ruled).error).toBe("connection_refused");
-    const paged = await exports.default.fetch(`http://${zone}/x`, { method: "HEAD" });
+    const paged = await workerFetch(`http://${zone}/x`, { method: "HEAD" });
     expect(paged.headers.get("Content-Type")).toMatch(/^text\/html/);
     expect(member(paged).details).toBe("521 origin_down");
   });
@@ -96,7 +96,7 @@ describe("Proxy-Status on zone traffic", () => {
   it("an origin's own error response passed through carries none", async () => {
     const zone = uniqueZone("proxy-status-origin");
     await putZone(zone, { origin: loopback(ports.http) });
-    const res = await exports.default.fetch(`http://${zone}/status/503-json`);
+    const res = await workerFetch(`http://${zone}/status/503-json`);
     await res.body?.cancel();
     expect(res.status).toBe(503);
     expect(res.headers.get("Proxy-Status")).toBeNull();
@@ -105,14 +105,14 @@ describe("Proxy-Status on zone traffic", () => {
 
 describe("the HTML island (docs/errors.md)", () => {
   it.each(CATALOG.map((e) => e.code))("%i: the page carries the 17 fields the JSON body has", async (code) => {
-    const res = await exports.default.fetch(`http://localhost/cdn-cgi/error/${code}`, {
+    const res = await workerFetch(`http://localhost/cdn-cgi/error/${code}`, {
       headers: { Accept: "text/html" },
     });
     const page = await res.text();
     const m = /<script type="application\/problem\+json" id="edge-error">([^<]*)<\/script>/.exec(page);
     expect(m, "island present").not.toBeNull();
     const island = JSON.parse(m?.[1] ?? "") as Record<string, unknown>;
-    const jsonRes = await exports.default.fetch(`http://localhost/cdn-cgi/error/${code}`, {
+    const jsonRes = await workerFetch(`http://localhost/cdn-cgi/error/${code}`, {
       headers: { Accept: "application/json" },
     });
     const json = await jsonRes.json<Record<string, unknown>>();
