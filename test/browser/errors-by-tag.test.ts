@@ -190,6 +190,23 @@ describe("the account page, behaviour", () => {
     await page.close();
   });
 
+  it("no zone: says why (no zone matches the filters, or none belongs to the account), not '0 errors in 0 zones'", async () => {
+    const { page } = await openWithToken(1280, "light");
+    await page.locator("#filters").fill("env=nowhere");
+    await page.locator("#query button[type=submit]").click();
+    await expect
+      .poll(() => page.locator("#status").textContent())
+      .toBe("No zone of this account matches these filters.");
+    expect(await table(page, "zones")).toEqual([]);
+    await page.goto(`${base}/accounts/${"f".repeat(32)}/analytics`, { waitUntil: "load" }); // the token is kept
+    await expect
+      .poll(() => page.locator("#status").textContent())
+      .toBe(
+        "No zone belongs to this account: a zone joins one through the account.id of its settings (PUT or PATCH /zones/{zone}).",
+      );
+    await page.close();
+  });
+
   it("a wrong token is refused in words and forgotten", async () => {
     const page = await context.newPage();
     await page.goto(`${base}/accounts/${ACCOUNT}/analytics`, { waitUntil: "load" });

@@ -133,12 +133,14 @@ ${PERCENT_CLIENT}
   const valueCell = (value) => el("td", { className: value === null ? "untagged" : "", textContent: valueText(value) });
   const requestsCell = (n) => el("td", { className: "requests", textContent: String(n) });
   const num = (n) => el("td", { textContent: String(n) });
-  function draw(r) {
+  function draw(r, filtered) {
     $("groups").replaceChildren(...r.groups.map((g) => { const tr = el("tr", {}, valueCell(g.value), el("td", { className: "count", textContent: String(g.zones.length) }), num(g.total), requestsCell(g.requests), rateCell(g.error_rate)); tr.dataset.group = g.value === null ? "" : g.value; tr.dataset.untagged = String(g.value === null); return tr; }));
     $("zones").replaceChildren(...r.zones.map((z) => { const link = el("a", { href: "/zones/" + encodeURIComponent(z.zone) + "/analytics", textContent: z.zone }); const value = el("span", { className: z.value === null ? "value untagged" : "value", textContent: valueText(z.value) }); const tr = el("tr", {}, el("td", {}, link, value), num(z.total), requestsCell(z.requests), rateCell(z.error_rate)); tr.dataset.zone = z.zone; return tr; }));
     const share = r.error_rate === null ? "" : " (" + pct(r.error_rate) + " of " + r.requests + " requests)";
     const scope = r.scope === "account" ? "" : " This token sees only its own zones of the account.";
-    status(r.total + " errors" + share + " in " + r.zones.length + (r.zones.length === 1 ? " zone" : " zones") + "." + scope);
+    // "0 errors in 0 zones" would not say why: no zone matched the filters, or none belongs to the account.
+    if (r.zones.length === 0) status((filtered ? "No zone of this account matches these filters." : "No zone belongs to this account: a zone joins one through the account.id of its settings (PUT or PATCH /zones/{zone}).") + scope);
+    else status(r.total + " errors" + share + " in " + r.zones.length + (r.zones.length === 1 ? " zone" : " zones") + "." + scope);
     $("loss").hidden = false;
     $("loss").textContent = r.dropped + (r.dropped === 1 ? " record" : " records") + " dropped in this range" + (r.dropped > 0 ? ": the stores could not take them; the counts above miss them." : ".");
     $("loss").className = r.dropped > 0 ? "loss bad" : "loss";
@@ -152,7 +154,7 @@ ${PERCENT_CLIENT}
     const key = $("key").value.trim();
     if (key) q.set("group_by", "tag:" + key);
     for (const f of $("filters").value.split(/\\s+/)) if (f) q.append("tag", f);
-    try { const r = await api("/analytics/errors?" + q.toString()); $("token-problem").hidden = true; draw(r); }
+    try { const r = await api("/analytics/errors?" + q.toString()); $("token-problem").hidden = true; draw(r, q.has("tag")); }
     catch (e) { $("groups").replaceChildren(); $("zones").replaceChildren(); $("loss").hidden = true; status(explain(e)); }
   }
   $("auth").addEventListener("submit", (e) => { e.preventDefault(); const v = $("token").value.trim(); if (!v) return; sessionStorage.setItem(KEY, v); $("token").value = ""; $("token-problem").hidden = true; load(); });

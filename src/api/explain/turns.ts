@@ -32,6 +32,12 @@ export const MANAGEMENT_BUDGET = {
    * stays within ~25 ms.
    */
   compilesPerTurn: 8,
+  /**
+   * …and at most this many characters of expression source a turn (at least one expression): compiling and analysing
+   * an expression costs in proportion to its length, and a long one (a 144-fold `concat()`, ~3,700 characters)
+   * compiles in several milliseconds on a loaded machine, so eight of those would be one long turn.
+   */
+  compileCharsPerTurn: 8_192,
 } as const;
 
 /** One call's turn; `end()` lets the next call (or this one's next turn) go, after traffic. */
@@ -53,6 +59,20 @@ export async function takeTurn(): Promise<Turn> {
   await before;
   await afterTraffic();
   return { end };
+}
+
+/**
+ * One synchronous piece of a management call that is not an evaluation (validating and compiling a draft, linting it,
+ * writing the answer) in a turn of its own: however many calls run at once, traffic waits for one such piece, never
+ * for one of each call queued back to back.
+ */
+export async function inTurn<T>(piece: () => T): Promise<T> {
+  const turn = await takeTurn();
+  try {
+    return piece();
+  } finally {
+    turn.end();
+  }
 }
 
 /**

@@ -26,7 +26,22 @@ export async function recordedErrorsPerHour(env: Env, zone: string, now = Date.n
   }
 }
 
-/** The warnings of `document` (the zone as the write, dry run or draft leaves it). */
-export async function lintMessages(env: Env, zone: string, document: ZoneDocument): Promise<LintWarning[]> {
-  return lintZone(lintInputOf(document, await recordedErrorsPerHour(env, zone)));
+/** Runs one synchronous piece of work; a management call that takes turns with traffic passes its own. */
+export type PieceRunner = <T>(piece: () => T) => Promise<T>;
+
+const directly: PieceRunner = (piece) => Promise.resolve(piece());
+
+/**
+ * The warnings of `document` (the zone as the write, dry run or draft leaves it). Linting is one synchronous piece
+ * over every rule of the zone: a draft preview or a replay passes `run` to lint in a turn with traffic
+ * (src/api/explain/turns.ts `inTurn`).
+ */
+export async function lintMessages(
+  env: Env,
+  zone: string,
+  document: ZoneDocument,
+  run: PieceRunner = directly,
+): Promise<LintWarning[]> {
+  const errorsPerHour = await recordedErrorsPerHour(env, zone);
+  return run(() => lintZone(lintInputOf(document, errorsPerHour)));
 }

@@ -9,9 +9,10 @@
  *   by the zone, the version the draft applies to and the SHA-256 of the draft's JSON, so the same draft previewed
  *   again (the same request in another format, a retry, eight parallel calls) compiles nothing. A cached draft never
  *   serves traffic: only the preview reads this cache;
- * - a new draft's expressions are compiled first, in turns with traffic (turns.ts: `DRAFT_COMPILES_PER_TURN` a
- *   turn), into the engine's one compile cache, where the validation and the draft's rule list then find them: a
- *   draft of hundreds of costly expressions never compiles in one synchronous piece.
+ * - a new draft's expressions are compiled first, in turns with traffic (turns.ts: `compilesPerTurn` and
+ *   `compileCharsPerTurn` a turn), into the engine's one compile cache and the linter's analysis cache, where the
+ *   validation, the draft's rule list and the linter then find them; the validation and the rule list take a turn
+ *   each after that: a draft of hundreds of costly expressions never runs in one synchronous piece.
  */
 import { compileExpression } from "../../rules/rule-list";
 import { BoundedCache } from "../../shared/bounded-cache";
@@ -24,7 +25,8 @@ import { storedRuleset } from "../../state/zone/rulesets/stored";
 import type { Zone } from "../../state/zone/schema";
 import type { ZoneApiFailure } from "../kit/zone-section";
 import { applyDraft, type DraftPreview } from "./draft";
-import { MANAGEMENT_BUDGET, Turns } from "../explain/turns";
+import { inTurn, MANAGEMENT_BUDGET, Turns } from "../explain/turns";
+import { analyseForLint } from "../../state/zone/lint/lint";
 
 export const DRAFT_CACHE_LIMITS = {
   /** Drafts kept per isolate… */
@@ -114,13 +116,17 @@ export async function compiledDraft(
   }
   stats.draftCompiles++;
   await compileInTurns(zone, draft);
-  const applied = applyDraft(zone, draft, (phase) => savedProgramSize(compiled, zone, phase));
+  // Validating the draft and compiling its rule list are two more synchronous pieces (a few hundred rules each), so
+  // each takes a turn of its own (turns.ts `inTurn`).
+  const applied = await inTurn(() => applyDraft(zone, draft, (phase) => savedProgramSize(compiled, zone, phase)));
   const result: Result<CompiledDraft, ZoneApiFailure> = applied.ok
     ? ok({
         ...applied.value,
         // Compiled exactly as a saved version is (src/edge/custom-errors/compiled.ts), with the zone's saved URL
         // normalisation.
-        compiled: compileCustomErrors({ ...zone, document: applied.value.document }, compiled.normalization),
+        compiled: await inTurn(() =>
+          compileCustomErrors({ ...zone, document: applied.value.document }, compiled.normalization),
+        ),
       })
     : applied;
   drafts.set(key, { result, chars: text.length });
@@ -128,9 +134,11 @@ export async function compiledDraft(
 }
 
 /**
- * Compiles the draft's custom error expressions into the engine's compile cache, `MANAGEMENT_BUDGET.compilesPerTurn`
- * a turn (turns.ts), so that validating and compiling the draft afterwards finds them compiled. Only as many rules as
- * the plan allows: a longer list is refused by the validation before anything is compiled.
+ * Compiles the draft's custom error expressions into the engine's compile cache, and analyses them for the rule
+ * linter (docs/lint.md) into its cache, in turns (turns.ts: at most `MANAGEMENT_BUDGET.compilesPerTurn` expressions
+ * and `compileCharsPerTurn` characters of them a turn, at least one), so that validating, compiling and linting the
+ * draft afterwards find them done. Only as many rules as the plan allows: a longer list is refused by the validation
+ * before anything is compiled.
  */
 async function compileInTurns(zone: Zone, draft: Readonly<Record<string, unknown>>): Promise<void> {
   if (!Array.isArray(draft.rules)) return;
@@ -143,15 +151,39 @@ async function compileInTurns(zone: Zone, draft: Readonly<Record<string, unknown
   }
   const turns = new Turns();
   try {
-    for (let i = 0; i < sources.length; i += MANAGEMENT_BUDGET.compilesPerTurn) {
+    for (const batch of compileBatches(sources)) {
       // A whole turn each: compiling is not counted in units, so the turn ends with its compiles.
       await turns.run(() => {
-        for (const source of sources.slice(i, i + MANAGEMENT_BUDGET.compilesPerTurn))
+        for (const source of batch) {
           compileExpression("http_custom_errors", source);
+          analyseForLint(source);
+        }
         return Promise.resolve({ value: undefined, units: MANAGEMENT_BUDGET.turnUnits });
       });
     }
   } finally {
     turns.close();
   }
+}
+
+/** The expressions of each compile turn, in order: up to `compilesPerTurn` of them and `compileCharsPerTurn` characters. */
+export function compileBatches(sources: readonly string[]): string[][] {
+  const batches: string[][] = [];
+  let batch: string[] = [];
+  let chars = 0;
+  for (const source of sources) {
+    if (
+      batch.length > 0 &&
+      (batch.length >= MANAGEMENT_BUDGET.compilesPerTurn ||
+        chars + source.length > MANAGEMENT_BUDGET.compileCharsPerTurn)
+    ) {
+      batches.push(batch);
+      batch = [];
+      chars = 0;
+    }
+    batch.push(source);
+    chars += source.length;
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
 }

@@ -38,7 +38,7 @@ import { storedRuleset } from "../../state/zone/rulesets/stored";
 import type { StoredRule } from "../../state/zone/rulesets/validate";
 import type { CompiledCustomErrors } from "../../edge/custom-errors/compiled";
 import { overBudget, respond, type DescribedRequest, type ExplainSetup } from "../explain/explain";
-import { MANAGEMENT_BUDGET, Turns } from "../explain/turns";
+import { inTurn, MANAGEMENT_BUDGET, Turns } from "../explain/turns";
 import { RuleRecorder } from "../explain/trace";
 
 export const REPLAY_LIMITS = {
@@ -190,28 +190,31 @@ async function runReplay(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const savedRules = storedRuleset(current.document, "http_custom_errors")?.rules ?? [];
   // The rule linter's warnings about the configuration replayed (the draft on the saved zone), docs/lint.md, as
   // the draft preview gives them.
-  const messages = await lintMessages(c.env, zone, linted);
+  const messages = await lintMessages(c.env, zone, linted, inTurn);
+  // Written in a turn, as the draft preview's answer is (routes.ts).
   return ok(
-    apiSuccess(
-      {
-        zone,
-        version: current.version,
-        draft: input.value.draft !== null,
-        window: {
-          since: new Date(window.since).toISOString(),
-          until: new Date(window.until).toISOString(),
-          limit: window.limit,
+    await inTurn(() =>
+      apiSuccess(
+        {
+          zone,
+          version: current.version,
+          draft: input.value.draft !== null,
+          window: {
+            since: new Date(window.since).toISOString(),
+            until: new Date(window.until).toISOString(),
+            limit: window.limit,
+          },
+          ...report.totals,
+          changes: report.changes,
+          rules: ruleReport(report.rules, stored, savedRules, custom),
+          cost: {
+            units: report.units,
+            budget: MANAGEMENT_BUDGET.replayUnits,
+            budget_per_record: MANAGEMENT_BUDGET.runUnits,
+          },
         },
-        ...report.totals,
-        changes: report.changes,
-        rules: ruleReport(report.rules, stored, savedRules, custom),
-        cost: {
-          units: report.units,
-          budget: MANAGEMENT_BUDGET.replayUnits,
-          budget_per_record: MANAGEMENT_BUDGET.runUnits,
-        },
-      },
-      { messages },
+        { messages },
+      ),
     ),
   );
 }

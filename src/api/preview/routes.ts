@@ -29,7 +29,7 @@ import { parsePreviewBody } from "./draft";
 import { draftedZone } from "./drafted-zone";
 import { lintMessages } from "../kit/lint-messages";
 import { replay } from "./replay";
-import { Turns } from "../explain/turns";
+import { inTurn, Turns } from "../explain/turns";
 
 async function preview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const raw = c.params.code ?? "";
@@ -94,17 +94,20 @@ async function runDraftPreview(c: ApiContext, zone: string): Promise<ZoneAnswer>
   }).finally(() => turns.close());
   const { request } = input.value;
   // The rule linter's warnings about the configuration previewed (the draft on the saved zone), docs/lint.md.
-  const messages = await lintMessages(c.env, zone, linted);
+  const messages = await lintMessages(c.env, zone, linted, inTurn);
+  // The answer (a few hundred rules' trace, up to about a megabyte of JSON) is written in a turn too.
   return ok(
-    apiSuccess(
-      {
-        zone,
-        version: current.version,
-        draft: input.value.draft !== null,
-        request: { method: request.method, url: request.url.href },
-        ...explained,
-      },
-      { messages },
+    await inTurn(() =>
+      apiSuccess(
+        {
+          zone,
+          version: current.version,
+          draft: input.value.draft !== null,
+          request: { method: request.method, url: request.url.href },
+          ...explained,
+        },
+        { messages },
+      ),
     ),
   );
 }

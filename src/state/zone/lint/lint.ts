@@ -263,6 +263,14 @@ function subset(a: Disjunct, b: Disjunct): boolean {
  */
 const analysedCache = new BoundedCache<string, Analysed | null>({ capacity: 4096 });
 
+/**
+ * Analyses `expression` into the cache ahead of `lintZone`: a draft preview does it in turns with traffic
+ * (src/api/preview/draft-cache.ts), so that linting a draft of hundreds of long expressions finds them analysed.
+ */
+export function analyseForLint(expression: string): void {
+  analysedOf(expression);
+}
+
 function analysedOf(expression: string): Analysed | null {
   const cached = analysedCache.get(expression);
   if (cached !== undefined) return cached;

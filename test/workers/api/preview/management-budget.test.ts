@@ -11,10 +11,10 @@ import worker from "../../../../src/index";
 import { MAX_REQUEST_UNITS } from "../../../../src/rules/budget";
 import { MANAGEMENT_BUDGET, Turns } from "../../../../src/api/explain/turns";
 import { OVER_RUN_BUDGET } from "../../../../src/api/preview/replay";
-import { compiledDraft } from "../../../../src/api/preview/draft-cache";
+import { compileBatches, compiledDraft } from "../../../../src/api/preview/draft-cache";
 import { compiledOf } from "../../../../src/edge/compiled-zone";
 import { lookupZone } from "../../../../src/state/zone/cache";
-import { api, apiOk, entrypoint } from "../../support/envelope";
+import { ADMIN, api, apiOk, entrypoint } from "../../support/envelope";
 import { loopback, ports, putZone, uniqueZone } from "../../support/origin";
 
 const A = "d".repeat(31) + "4";
@@ -226,7 +226,67 @@ describe("a draft's compile takes turns with traffic", () => {
     const result = await compiledDraft(saved, compiledOf(saved), { rules });
     done = true;
     expect(result.ok).toBe(true);
-    // One turn per compilesPerTurn expressions, each after the requests already queued: the timer ran before each.
-    expect(ticks).toBeGreaterThanOrEqual(rules.length / MANAGEMENT_BUDGET.compilesPerTurn);
+    // One turn per batch of expressions, then one to validate the draft and one to compile its rule list, each after
+    // the requests already queued: the timer ran before each.
+    const batches = compileBatches(rules.map((r) => r.expression));
+    expect(batches.length).toBeGreaterThanOrEqual(rules.length / MANAGEMENT_BUDGET.compilesPerTurn);
+    expect(ticks).toBeGreaterThanOrEqual(batches.length + 2);
+  });
+
+  it("a turn compiles at most compilesPerTurn expressions and compileCharsPerTurn characters of them (at least one)", () => {
+    const long = heavy(0).expression;
+    const short = 'http.request.uri.path eq "/a"';
+    const huge = `${long} or ${"x".repeat(MANAGEMENT_BUDGET.compileCharsPerTurn)}`;
+    const sources = [...Array.from({ length: 20 }, () => short), huge, ...Array.from({ length: 9 }, () => long)];
+    const batches = compileBatches(sources);
+    // Every expression once, in order.
+    expect(batches.flat()).toEqual(sources);
+    for (const batch of batches) {
+      expect(batch.length).toBeGreaterThan(0);
+      expect(batch.length).toBeLessThanOrEqual(MANAGEMENT_BUDGET.compilesPerTurn);
+      const chars = batch.reduce((n, source) => n + source.length, 0);
+      if (batch.length > 1) expect(chars).toBeLessThanOrEqual(MANAGEMENT_BUDGET.compileCharsPerTurn);
+    }
+    // The short ones by count, the one longer than a turn alone, the long ones as many as fit.
+    expect(batches.slice(0, 3).map((b) => b.length)).toEqual([8, 8, 4]);
+    expect(batches[3]).toEqual([huge]);
+    const perTurn = Math.floor(MANAGEMENT_BUDGET.compileCharsPerTurn / long.length);
+    expect(batches[4]?.length).toBe(perTurn);
+    expect(batches.length).toBe(4 + Math.ceil(9 / perTurn));
+  });
+
+  it("a draft preview lints and writes its answer in turns of their own, after the request that arrived", async () => {
+    const zone = uniqueZone("preview-pieces");
+    await putZone(zone, { plan: "enterprise", origin: loopback(ports.closed) });
+    const rules = Array.from({ length: 24 }, (_, k) => ({
+      ...heavy(k),
+      expression: `${heavy(k).expression} or http.request.uri.path eq "/p${Math.random()}"`,
+    }));
+    let done = false;
+    let ticks = 0;
+    const tick = (): void => {
+      if (done) return;
+      ticks += 1;
+      setTimeout(tick, 0);
+    };
+    setTimeout(tick, 0);
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(
+      new Request(`http://localhost/zones/${zone}/preview`, {
+        method: "POST",
+        headers: { ...ADMIN, "content-type": "application/json" },
+        body: JSON.stringify({ draft: { rules }, request: { path: "/admin/1", code: 502 } }),
+      }),
+      env,
+      ctx,
+    );
+    await res.arrayBuffer();
+    await waitOnExecutionContext(ctx);
+    done = true;
+    expect(res.status).toBe(200);
+    // The compile turns, the validation, the rule list, the five runs (at least one turn), the lint and the answer:
+    // a request arriving at any point waited for one piece, never for the whole preview.
+    const batches = compileBatches(rules.map((r) => r.expression)).length;
+    expect(ticks).toBeGreaterThanOrEqual(batches + 2 + 1 + 2);
   });
 });
