@@ -12,7 +12,7 @@
  * error 1101 (zone traffic, service endpoints) or a 500 envelope (API), never a bare 500.
  */
 import { mountApi, routeSignatures } from "./api/kit/mount";
-import type { ApiRoute } from "./api/kit/types";
+import type { ApiRoute, Route } from "./api/kit/types";
 import { openApiDocument } from "./api/kit/openapi";
 import { API_FAILURES, apiFailureResponse } from "./api/kit/envelope";
 import type { Settings } from "./shared/settings";
@@ -45,15 +45,20 @@ import { urlNormalizationRoutes } from "./api/url-normalization/routes";
 import { telemetryOpenApi } from "./api/telemetry/openapi";
 import { telemetryRoutes } from "./api/telemetry/routes";
 import { analyticsOpenApi } from "./api/analytics/openapi";
-import { analyticsRoutes } from "./api/analytics/routes";
-import { analyticsPage } from "./api/analytics/page";
-import { homePage } from "./api/home/page";
+import { analyticsPages, analyticsRoutes } from "./api/analytics/routes";
+import { homeRoutes } from "./api/home/page";
 import { isV4Path, notAnApiHost } from "./api/kit/misdirected";
 import { isIpLiteral } from "./shared/ip";
 import { MCP_PATHS, mcpEndpoint } from "./api/mcp/endpoint";
 
-/** The management API: every feature's routes and its part of the OpenAPI document, side by side. */
-const apiRoutes: readonly ApiRoute[] = [
+/**
+ * What an API host answers, in one table: the public pages (the front door, the analytics pages: served before
+ * authentication, kit/types.ts `PageRoute`) and every feature's API routes; each feature's part of the OpenAPI
+ * document beside it. Beyond the table, the kit answers `/openapi.json` and the root `/mcp`.
+ */
+const apiRoutes: readonly Route[] = [
+  ...homeRoutes,
+  ...analyticsPages,
   ...zoneRoutes,
   ...rulesetRoutes,
   ...customPageRoutes,
@@ -82,7 +87,7 @@ export const api = mountApi(apiRoutes, () =>
         tagsOpenApi,
         analyticsOpenApi,
       ],
-      routeSignatures(apiRoutes.filter((route) => route.dryRun === true)),
+      routeSignatures(apiRoutes.filter((route): route is ApiRoute => route.kind !== "page" && route.dryRun === true)),
     ),
   ),
 );
@@ -117,14 +122,8 @@ export async function handle(request: Request, env: Env, ctx: ExecutionContext):
         return await handleServiceRequest(rc);
       case "api":
         if (isLoop(request)) return loop(rc);
-        // The front door (docs/configuration.md "The front door") and the analytics page (docs/analytics.md
-        // "Page") are public shells holding no data: served before auth.
         if (MCP_PATHS.has(rc.url.pathname)) return await mcp.handle(rc);
-        return (
-          homePage(request, rc.url, rc.settings) ??
-          analyticsPage(request, rc.url, rc.settings) ??
-          (await api.handle(rc))
-        );
+        return await api.handle(rc);
       case "api-elsewhere":
         return notAnApiHost(rc);
       case "zone":

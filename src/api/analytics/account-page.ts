@@ -6,16 +6,17 @@
  * nonce CSP (`tokenPageHeaders`).
  */
 import { escapeHtml } from "../../shared/html-escape";
+import type { RequestContext } from "../../shared/request-context";
 import { API_PAGE_STYLE, CHECK_ICON, PERCENT_CLIENT, TOKEN_CLIENT, tokenPageHeaders } from "../kit/page-style";
 import { isAccountId } from "../tags/validate";
 
-const PAGE_PATH = /^\/accounts\/([^/]+)\/analytics\/?$/;
-
-/** The page's Response, or null when the request is not for it (an account id not 32 lower-case hex included). */
-export function accountAnalyticsPage(request: Request, url: URL): Response | null {
-  const match = PAGE_PATH.exec(url.pathname);
-  if (match === null || (request.method !== "GET" && request.method !== "HEAD")) return null;
-  const account = match[1]!;
+/**
+ * The page of `/accounts/:account/analytics` (GET or HEAD, routes.ts `analyticsPages`), or null when the path names
+ * no account (not 32 lower-case hex: then the API answers as if no page were there).
+ */
+export function accountAnalyticsPage(rc: RequestContext, params: Readonly<Record<string, string>>): Response | null {
+  const { request } = rc;
+  const account = params.account ?? "";
   if (!isAccountId(account)) return null;
   const nonce = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))));
   const html = renderAccountPage(account, nonce);

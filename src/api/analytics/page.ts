@@ -9,23 +9,18 @@ import { CATALOG } from "../../errors/catalog";
 import { typeUri } from "../../errors/pipeline";
 import { escapeHtml } from "../../shared/html-escape";
 import { RAY_ID_PATTERN } from "../../shared/ray";
+import type { RequestContext } from "../../shared/request-context";
 import type { Settings } from "../../shared/settings";
 import { parseZoneName } from "../../state/zone/schema";
 import { API_PAGE_STYLE, CHECK_ICON, PERCENT_CLIENT, TOKEN_CLIENT, tokenPageHeaders } from "../kit/page-style";
-import { accountAnalyticsPage } from "./account-page";
-
-const PAGE_PATH = /^\/zones\/([^/]+)\/analytics\/?$/;
 
 /**
- * The page's Response, or null when the request is not for it. The account page (account-page.ts, docs/analytics.md
- * "Errors by tag") is answered here too, so the root serves both analytics pages through one call.
+ * The page of `/zones/:zone/analytics` (GET or HEAD, routes.ts `analyticsPages`), or null when the path names no
+ * zone (then the API answers as if no page were there).
  */
-export function analyticsPage(request: Request, url: URL, settings: Settings): Response | null {
-  const account = accountAnalyticsPage(request, url);
-  if (account !== null) return account;
-  const match = PAGE_PATH.exec(url.pathname);
-  if (match === null || (request.method !== "GET" && request.method !== "HEAD")) return null;
-  let raw = match[1]!;
+export function zoneAnalyticsPage(rc: RequestContext, params: Readonly<Record<string, string>>): Response | null {
+  const { request, url, settings } = rc;
+  let raw = params.zone ?? "";
   try {
     raw = decodeURIComponent(raw);
   } catch {

@@ -6,7 +6,7 @@
  */
 import { readJsonBody } from "../kit/body";
 import { apiSuccess } from "../kit/envelope";
-import type { ApiContext, ApiRoute } from "../kit/types";
+import type { ApiContext, ApiRoute, PageRoute } from "../kit/types";
 import { editZone, readZone, zoneHandler, zoneTarget, type ZoneAnswer } from "../kit/zone-section";
 import { isObject } from "../../shared/validation";
 import { err, ok } from "../../shared/result";
@@ -28,6 +28,8 @@ import { planOf } from "./store";
 import { byRay, publishedByRay } from "./ray";
 import { alertRoutes } from "./alerts";
 import { accountZonesTarget, errorsByTag } from "./by-tag";
+import { zoneAnalyticsPage } from "./page";
+import { accountAnalyticsPage } from "./account-page";
 
 async function counts(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const query = parseCountQuery(c.url.searchParams, Date.now());
@@ -196,4 +198,13 @@ export const analyticsRoutes: readonly ApiRoute[] = [
     handle: zoneHandler(publishedByRay),
   },
   ...alertRoutes,
+];
+
+/**
+ * The analytics pages (docs/analytics.md "Page", "The account page"): public shells holding no data, served to GET
+ * and HEAD before authentication (kit/types.ts `PageRoute`).
+ */
+export const analyticsPages: readonly PageRoute[] = [
+  { kind: "page", path: "/zones/:zone/analytics", page: zoneAnalyticsPage },
+  { kind: "page", path: "/accounts/:account/analytics", page: accountAnalyticsPage },
 ];

@@ -9,9 +9,10 @@
  */
 import { html, raw, type Html } from "../../errors/html";
 import { negotiate, type NegotiationTable } from "../../shared/negotiate";
-import type { Settings } from "../../shared/settings";
+import type { RequestContext } from "../../shared/request-context";
 import { apiSuccess } from "../kit/envelope";
 import { API_PAGE_STYLE, CHECK_ICON, tokenPageHeaders } from "../kit/page-style";
+import type { PageRoute } from "../kit/types";
 import { DESCRIPTION, DOCS, DOCS_FOLDER, homeLinks, type HomeLinks } from "./links";
 
 type HomeMediaType = "text/html" | "application/json";
@@ -23,9 +24,12 @@ const HOME_NEGOTIATION: NegotiationTable<HomeMediaType> = {
   fallback: "text/html",
 };
 
-/** The front door's Response, or null when the request is not for it (then the API answers as usual). */
-export function homePage(request: Request, url: URL, settings: Settings): Response | null {
-  if (url.pathname !== "/" || (request.method !== "GET" && request.method !== "HEAD")) return null;
+/** The front door in the route table: a page, served to GET and HEAD before authentication (kit/types.ts). */
+export const homeRoutes: readonly PageRoute[] = [{ kind: "page", path: "/", page: homePage }];
+
+/** The front door's Response (GET or HEAD). */
+function homePage(rc: RequestContext): Response {
+  const { request, url, settings } = rc;
   const links = homeLinks(url, settings);
   if (negotiate(request.headers.get("Accept"), HOME_NEGOTIATION) === "application/json") {
     const response = apiSuccess(

@@ -1,14 +1,16 @@
 /**
  * The management API's mount (docs/architecture.md step 2, docs/configuration.md): the root (src/app.ts) hands it every feature's route
- * table and the OpenAPI document; it serves them with and without the `/client/v4` prefix and is the ONE wrapper
- * every endpoint goes through:
+ * table and the OpenAPI document; it serves the API routes with and without the `/client/v4` prefix and is the ONE
+ * wrapper every endpoint goes through:
  *
  *   authenticate (401) → match the path (404) and method (405 + Allow) → the route's target (e.g. a malformed
  *   account id, 404) → authorise the permission on that target (403) → `?dry_run` (400 unless `true`/`false`,
  *   kit/dry-run.ts) → the handler.
  *
  * Authentication comes first (docs/configuration.md): without a valid token nothing about the API's shape is disclosed,
- * not even which paths exist. `GET /openapi.json` is the one public document (docs/differences.md).
+ * not even which paths exist. `GET /openapi.json` is the one public document (docs/differences.md); the table's pages
+ * (types.ts `PageRoute`: the front door, the analytics pages) are public shells holding no data, served to GET and
+ * HEAD before authentication.
  *
  * itty-router compiles the patterns (its route table); it does not dispatch: `Router.fetch` first builds
  * `request.query` with one `[].concat` per repeated query key, quadratic in the query string (40,000 `a=1` pairs
@@ -21,7 +23,7 @@ import { authenticate, authorize, type Principal } from "./auth";
 import { API_FAILURES, apiFailureResponse } from "./envelope";
 import { dryRunAnswer, readDryRun } from "./dry-run";
 import { OPENAPI_PATH, openApiResponse } from "./openapi";
-import type { ApiRoute } from "./types";
+import type { ApiRoute, PageRoute, Route } from "./types";
 import { isV4Path, V4_BASE } from "./misdirected";
 import type { ApiFailure } from "./envelope";
 import { readZone, zoneApiFailure } from "./zone-section";
@@ -35,25 +37,40 @@ interface CompiledPath {
   readonly allow: string;
 }
 
-function compile(base: string, routes: readonly ApiRoute[]): readonly CompiledPath[] {
+/** A page with its pattern, compiled as the API's (so a trailing slash means the same path in both). */
+interface CompiledPage {
+  readonly pattern: RegExp;
+  readonly route: PageRoute;
+}
+
+/** itty-router's compiled pattern of each path, in order. */
+function patterns(base: string, paths: readonly string[]): readonly RegExp[] {
   const router: RouterType = Router({ base });
+  for (const path of paths) router.all(path, () => undefined);
+  // itty appends one entry per registration, in order.
+  return router.routes.map((entry) => entry[1]);
+}
+
+function compile(base: string, routes: readonly ApiRoute[]): readonly CompiledPath[] {
   const paths = new Map<string, Map<string, ApiRoute>>();
   for (const route of routes) {
     let methods = paths.get(route.path);
     if (!methods) {
       methods = new Map();
       paths.set(route.path, methods);
-      router.all(route.path, () => undefined);
     }
     methods.set(route.method, route);
   }
-  // itty appends one entry per registration, in order: zip its compiled patterns with our paths.
+  const compiled = patterns(base, [...paths.keys()]);
   return [...paths.values()].map((byMethod, i) => ({
-    pattern: router.routes[i]![1],
+    pattern: compiled[i]!,
     byMethod,
     allow: [...byMethod.keys()].join(", "),
   }));
 }
+
+const isPage = (route: Route): route is PageRoute => route.kind === "page";
+const isApiRoute = (route: Route): route is ApiRoute => route.kind !== "page";
 
 /** Where a method + path lands. */
 export type RouteMatch =
@@ -64,6 +81,8 @@ export type RouteMatch =
 export interface MountedApi {
   /** Every endpoint, in matching order (first match wins, as in itty). */
   readonly routes: readonly ApiRoute[];
+  /** The public pages, in matching order, served before authentication. */
+  readonly pages: readonly PageRoute[];
   /** Which route serves `method` + `path`, or why none does. Pure. */
   match(method: string, path: string): RouteMatch;
   /** Serves one management API request. Handlers return Responses; thrown errors are the caller's to funnel. */
@@ -77,13 +96,32 @@ export interface MountedApi {
 }
 
 /**
- * Mounts the features' routes (compiled once per isolate) and the OpenAPI document, built and serialised on its
- * first request (not at start-up: emitting every request schema is work a fresh isolate answering traffic never needs).
+ * Mounts the route table, its API routes and pages (compiled once per isolate), and the OpenAPI document, built and
+ * serialised on its first request (not at start-up: emitting every request schema is work a fresh isolate answering
+ * traffic never needs).
  */
-export function mountApi(routes: readonly ApiRoute[], openApi: () => string): MountedApi {
+export function mountApi(table: readonly Route[], openApi: () => string): MountedApi {
   let openApiJson: string | null = null;
+  const routes = table.filter(isApiRoute);
+  const pages = table.filter(isPage);
   const bare = compile("", routes);
   const v4 = compile(V4_BASE, routes);
+  const pagePatterns = patterns(
+    "",
+    pages.map((page) => page.path),
+  );
+  const compiledPages: readonly CompiledPage[] = pages.map((route, i) => ({ pattern: pagePatterns[i]!, route }));
+
+  /** The page this GET or HEAD asks for, or null (then the API answers). */
+  function page(rc: RequestContext): Response | null {
+    for (const compiled of compiledPages) {
+      const found = compiled.pattern.exec(rc.url.pathname);
+      if (found === null) continue;
+      const answer = compiled.route.page(rc, { ...found.groups });
+      if (answer !== null) return answer;
+    }
+    return null;
+  }
 
   function match(method: string, path: string): RouteMatch {
     const table = isV4Path(path) ? v4 : bare;
@@ -108,6 +146,10 @@ export function mountApi(routes: readonly ApiRoute[], openApi: () => string): Mo
       // (scripts/dev.mjs): DEV_INSTANCE is its per-run random value, never set in a deployment (check-config).
       if (settings.devInstance !== null) response.headers.set("X-Dev-Instance", settings.devInstance);
       return response;
+    }
+    if (request.method === "GET" || request.method === "HEAD") {
+      const answer = page(rc);
+      if (answer !== null) return answer;
     }
     const principal = await authenticate(request, env);
     if (!principal.ok) return apiFailureResponse(principal.error);
@@ -140,7 +182,7 @@ export function mountApi(routes: readonly ApiRoute[], openApi: () => string): Mo
     return dryRun.value ? await dryRunAnswer(response) : response;
   }
 
-  return { routes, match, handle, dispatch };
+  return { routes, pages, match, handle, dispatch };
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The shapes every management API feature shares (docs/tags-api.md, docs/configuration.md). A leaf of the api kit: features import these
- * types and export their route tables; only `src/api/kit/mount.ts` (the root) imports the features, so the arrows run
- * one way, root → feature → kit (docs/architecture.md).
+ * types and export their route tables; only the root, `src/app.ts`, imports the features and hands their tables to
+ * `mountApi` (kit/mount.ts), so the arrows run one way, root → feature → kit (docs/architecture.md).
  */
 import type { RequestContext } from "../../shared/request-context";
 import type { Result } from "../../shared/result";
@@ -29,6 +29,8 @@ export type ApiMethod = "GET" | "HEAD" | "PUT" | "DELETE" | "POST" | "PATCH";
  * and only then runs `handle`.
  */
 export interface ApiRoute {
+  /** Absent in the resources' tables: a route is an API route unless it says it is a page. */
+  readonly kind?: "api";
   readonly method: ApiMethod;
   /** itty-router pattern, e.g. `/zones/:zone`. */
   readonly path: string;
@@ -40,3 +42,19 @@ export interface ApiRoute {
   /** The route creates its zone when it is not configured (auth.ts `Requirement.createsZone`). */
   readonly createsZone?: true;
 }
+
+/**
+ * A public page of an API host (the front door, the analytics pages): it holds no data, so it is served before
+ * authentication, to GET and HEAD only, on the path without the `/client/v4` prefix, and it is not in the OpenAPI
+ * document, which describes the JSON API. `page` answers null when the path's parameters name nothing it shows (a
+ * malformed zone name or account id): the request then goes on to the API as if no page were there.
+ */
+export interface PageRoute {
+  readonly kind: "page";
+  /** itty-router pattern, e.g. `/zones/:zone/analytics`. */
+  readonly path: string;
+  readonly page: (rc: RequestContext, params: Readonly<Record<string, string>>) => Response | null;
+}
+
+/** One entry of the route table the root mounts: everything an API host answers but `/openapi.json` and `/mcp`. */
+export type Route = ApiRoute | PageRoute;
