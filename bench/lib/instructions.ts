@@ -19,7 +19,17 @@
  * Miniflare writes to its stdin (bench/lib/workerd-config.ts) before it execs workerd.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import http from "node:http";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -238,6 +248,7 @@ export function windowCounter(
       const fresh = dumps().find((name) => !before.has(name));
       const total = fresh === undefined ? null : callgrindTotal(readFileSync(join(directory, fresh), "utf8"));
       if (total === null) throw new Error(`no callgrind dump for workerd ${pid} in ${directory}`);
+      keepDump(join(directory, fresh as string), `${pid}.${counts.length + replaced}`);
       const replace = seen !== null && seen.compiles + seen.deopts > 0 && replaced < replaceCompiling;
       onWindow?.(total / requests, seen, !replace);
       if (replace) replaced += 1;
@@ -245,6 +256,19 @@ export function windowCounter(
     }
     return median(counts);
   };
+}
+
+/**
+ * With `BENCH_CALLGRIND_KEEP=<directory>`, each window's dump is copied there as `cg.<pid>.<window>.out` before the
+ * temporary directory goes: `callgrind_annotate --inclusive=yes` then says which of the runtime's functions (the
+ * binary is not stripped: `Headers::get`, the Cache API, a Durable Object call) a request's instructions went to.
+ * V8's generated code has no symbols, so the Worker's own JavaScript shows as its calls into the runtime.
+ */
+function keepDump(dump: string, name: string): void {
+  const keep = process.env.BENCH_CALLGRIND_KEEP;
+  if (keep === undefined || keep === "") return;
+  mkdirSync(keep, { recursive: true });
+  copyFileSync(dump, join(keep, `cg.${name}.out`));
 }
 
 /**

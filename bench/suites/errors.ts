@@ -258,7 +258,13 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
   };
   const counts: number[] = [];
   const notes: string[] = [];
-  for (const scenario of SCENARIOS) {
+  // `BENCH_ERRORS_ROWS` (comma-separated row numbers, 0 = the baseline) counts only some rows while developing.
+  const only = process.env.BENCH_ERRORS_ROWS?.split(",").map(Number);
+  for (const [index, scenario] of SCENARIOS.entries()) {
+    if (only !== undefined && !only.includes(index)) {
+      counts.push(Number.NaN);
+      continue;
+    }
     // V8's traces say which windows held a GC or a compile (docs/benchmarks-history.md, "The performance-targets work (2026-11-24): the two instruction
     // levels"): a window during which V8 compiled is shown and replaced (`replaceCompiling`).
     const worker = await serveCounted(options[scenario.server], { traceV8: true });

@@ -21,7 +21,8 @@
  * after the response is in the count: callgrind counts the whole process), or traced but not sampled; and the proxy
  * with the fewer-errors fields (docs/fewer-errors.md): `stale_if_error` on, so every good answer is kept as the
  * last good copy (the tee and the Cache API write after the response are in the count), and a fallback origin with
- * a circuit breaker in front of a healthy origin (the guards' cost when nothing fails).
+ * a circuit breaker in front of a healthy origin (the guards' cost when nothing fails); and the proxy on a zone with one
+ * rate-limiting rule counting every request (docs/producers.md), whose ratio is against the proxy row without it.
  */
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -310,7 +311,21 @@ interface CountedScenario {
   readonly telemetry?: { readonly requests: number; readonly protocol: "http/json" | "http/protobuf" };
   /** The real Worker's zone with these fields too (docs/fewer-errors.md). */
   readonly zone?: Readonly<Record<string, unknown>>;
+  /** The real Worker's zone with this one rate-limiting rule (docs/producers.md). */
+  readonly rateLimit?: Readonly<Record<string, unknown>>;
+  /** The real Worker without the `ZONE_ANALYTICS` binding: no request counts, so no tally delivery (below). */
+  readonly noAnalytics?: true;
 }
+
+/**
+ * A rate-limiting rule that counts every request of the row (approximate counting, the default: leases) and never
+ * blocks: 1,000,000 per hour. No `CF-Connecting-IP` is sent, so `ip.src` is the one missing value: one counter.
+ */
+const COUNTING_RULE = {
+  expression: 'http.request.method ne "PURGE"',
+  action: "block",
+  ratelimit: { characteristics: ["ip.src"], period: 3600, requests_per_period: 1_000_000, mitigation_timeout: 60 },
+};
 
 const COUNTED: readonly CountedScenario[] = [
   { name: "minimal fetch(origin) Worker, GET /hello (22 B)", script: MINIMAL_PROXY },
@@ -354,7 +369,22 @@ const COUNTED: readonly CountedScenario[] = [
     name: "diagnostic: the minimum, fields as a record (as the proxy now)",
     script: minimumProxy({ scan: true, edit: "record", timer: true }),
   },
+  {
+    name: "proxy, one rate-limiting rule counting every request (vs the proxy row without it), GET /hello",
+    script: null,
+    rateLimit: COUNTING_RULE,
+  },
+  {
+    // The zone's request counts go to its analytics object once a second (docs/analytics.md "Requests and drops"):
+    // under callgrind ~60 requests share that call, under load thousands. Without the binding nothing is counted.
+    name: "diagnostic: proxy without the ZONE_ANALYTICS binding (no request counts, no tally delivery), GET /hello",
+    script: null,
+    noAnalytics: true,
+  },
 ];
+
+/** The project's Durable Objects but the analytics one (bench/lib/serve.ts serves all four by default). */
+const WITHOUT_ANALYTICS = { TAG_STORE: "TagStore", ZONE_WRITER: "ZoneWriter", RATE_LIMITER: "RateLimiter" };
 
 /**
  * `--instructions`: instructions per request of each Worker's workerd process under callgrind, one fresh process
@@ -385,6 +415,7 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
                 entry: "src/index.ts",
                 // Loopback telemetry endpoints (the sink) are allowed only under the dev switch (docs/telemetry.md).
                 bindings: { ADMIN_TOKEN, API_HOSTS: "localhost", WEBHOOK_LOOPBACK: "allow" },
+                ...(scenario.noAnalytics === true ? { durableObjects: WITHOUT_ANALYTICS } : {}),
               }
             : { root: context.root, script: scenario.script, bindings: { ORIGIN: origin.url }, durableObjects: {} },
         );
@@ -393,6 +424,11 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
             Object.entries(scenario.zone ?? {}).map(([k, v]) => [k, v === "ORIGIN" ? origin.url : v]),
           );
           if (real) await retryReset(() => configureZone(worker.served.url, origin.url, extra));
+          if (scenario.rateLimit !== undefined) {
+            const rules = { rules: [scenario.rateLimit] };
+            const path = `/zones/${ZONE}/rulesets/phases/http_ratelimit/entrypoint`;
+            await retryReset(() => apiPut(worker.served.url, path, rules));
+          }
           const telemetry = scenario.telemetry;
           if (telemetry !== undefined) {
             const body = {
@@ -425,9 +461,14 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
     ...(i === 0 ? { baseline: true } : {}),
     instructionsPerRequest: perRow[i] ?? Number.NaN,
     ratio: baseline / (perRow[i] ?? Number.NaN),
-    ...(scenario.script === null && scenario.telemetry === undefined && scenario.zone === undefined
+    ...(scenario.script === null &&
+    scenario.telemetry === undefined &&
+    scenario.zone === undefined &&
+    scenario.noAnalytics === undefined
       ? { target: TARGET }
       : {}),
+    // The rate-limited zone's target is against the same zone without the rule (row 1), not the baseline.
+    ...(scenario.rateLimit === undefined ? {} : { ratio: (perRow[1] ?? Number.NaN) / (perRow[i] ?? Number.NaN) }),
   }));
   return {
     rows,

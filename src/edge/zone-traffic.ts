@@ -47,7 +47,7 @@ import { mcpExchangeOf, watchedResponse, type McpExchange } from "./agents/agent
 import { startTrace, type RequestTrace } from "./telemetry/request-trace";
 import { traceGenerated, traceOrigin, traceOriginError } from "./telemetry/traffic-spans";
 import { tracePhases } from "./telemetry/phase-spans";
-import { staleCopies, type StaleCopies } from "./stale/stale";
+import { answerMayUseCopies, NO_STALE, optedIn, staleCopies, type StaleCopies } from "./stale/stale";
 
 export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
   const progress = startProgress(rc);
@@ -259,19 +259,52 @@ async function originStage(rc: RequestContext, p: Progress, route: Route, header
   const forwarded = p.mcp === null ? { connector, path } : { connector, path, body: p.mcp.forwardBody() };
   const trace = p.trace;
   const sent = trace === null ? forwarded : { ...forwarded, trace: trace.originHeaders() };
-  // A fallback origin, a circuit breaker or a stale copy (docs/fewer-errors.md): two checks when the zone has none.
+  // A fallback origin, a circuit breaker, or stale copies the zone opted into (docs/fewer-errors.md): every request
+  // goes through the guarded stage. A zone with none of them pays these two checks and forwards once.
   const failover = p.config?.failover ?? null;
-  const stale = staleCopies(rc, p.config?.stale ?? null);
-  if (failover !== null || stale !== null) {
+  const settings = p.config?.stale ?? null;
+  if (failover !== null || (settings !== null && optedIn(settings))) {
+    const stale = staleCopies(rc, settings);
     const observe = trace === null ? undefined : originObserver(trace, path, request);
     const sending = { request, url, scan: headers, ...sent, observe };
     return guardedStage(p, { failover: failover ?? noFailover(rc.zone), stale, plan: route.plan }, sending);
   }
-  if (trace === null) return originEnding(await forwardToOrigin(request, url, headers, route.plan, forwarded), route);
-  const start = Date.now();
-  const result = await forwardToOrigin(request, url, headers, route.plan, sent);
-  traceOrigin(trace, { start, target: route.plan.target.origin, path, request, result });
-  return originEnding(result, route);
+  let result: Result<Response, TimedOriginFailure>;
+  if (trace === null) result = await forwardToOrigin(request, url, headers, route.plan, forwarded);
+  else {
+    const start = Date.now();
+    result = await forwardToOrigin(request, url, headers, route.plan, sent);
+    traceOrigin(trace, { start, target: route.plan.target.origin, path, request, result });
+  }
+  // A host without zone config keeps no copies; a configured zone's answer may still ask for one, or a failure find one.
+  if (settings === null || (result.ok && !answerMayUseCopies(result.value))) return originEnding(result, route);
+  return copiesOnDemand(rc, p, result, route);
+}
+
+/**
+ * A configured zone that has not opted into copies (docs/fewer-errors.md "What is kept"): an answer that carries its own
+ * `stale-if-error` is kept, and a failure or a 502/503/504 is answered from a copy when one may answer, as the guarded
+ * stage would do for a zone without fallback or breaker.
+ */
+async function copiesOnDemand(
+  rc: RequestContext,
+  p: Progress,
+  result: Result<Response, TimedOriginFailure>,
+  route: Route,
+): Promise<Ending> {
+  const stale = staleCopies(rc, NO_STALE);
+  if (stale === null) return originEnding(result, route);
+  const idleMs = route.plan.readTimeoutMs;
+  if (result.ok) {
+    const answered = await stale.onAnswer(result.value);
+    if (answered instanceof Response) return { kind: "origin", response: answered, idleMs };
+    if (answered.failure !== null) p.avoided = { kind: "stale", code: answered.failure };
+    return { kind: "origin", response: answered.stale, idleMs };
+  }
+  const copy = await stale.onFailure(result.error.code, false);
+  if (copy === null) return originEnding(result, route);
+  p.avoided = { kind: "stale", code: result.error.code };
+  return { kind: "origin", response: copy.stale, idleMs };
 }
 
 /** Each origin attempt of a traced request as its own CLIENT span (the fallback's included). */
@@ -357,7 +390,8 @@ interface Answered {
 async function answer(rc: RequestContext, p: Progress, ending: Ending): Promise<Response> {
   const answered = ending.kind === "error" ? await generated(rc, p, ending) : await fromOrigin(rc, p, ending);
   const fields = rateLimitFieldsOf(p, answered.response);
-  const response = fields === undefined ? answered.response : withRateLimitFields(answered.response, fields);
+  const response =
+    fields === undefined ? answered.response : withRateLimitFields(answered.response, fields, ending.kind === "origin");
   const config = p.config;
   if (p.avoided !== null && config !== null) {
     countAvoided({ zone: rc.zone, shards: config.analyticsShards }, p.avoided, rc.env, rc.ctx);

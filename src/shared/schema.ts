@@ -184,12 +184,19 @@ function kindOf(issue: z.core.$ZodIssue): IssueKind {
   }
 }
 
-/** A path as the client wrote it: `rules[3].action_parameters.status_code`; `[]` is `root`. */
+/**
+ * A path as the client wrote it: `rules[3].action_parameters.status_code`; `[]` is `root`. A key over 64 characters
+ * (a record's key: a header name) is cut there, so a refusal never echoes a body-sized key.
+ */
 export function pathOf(path: readonly PropertyKey[], root = ""): string {
   let out = "";
   for (const segment of path) {
     if (typeof segment === "number") out += `[${segment}]`;
-    else out += out === "" ? String(segment) : `.${String(segment)}`;
+    else {
+      const key = String(segment);
+      const shown = key.length > 64 ? `${key.slice(0, 64)}…` : key;
+      out += out === "" ? shown : `.${shown}`;
+    }
   }
   return out === "" ? root : out;
 }

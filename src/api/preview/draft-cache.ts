@@ -24,7 +24,7 @@ import { PHASE_SPECS, PHASES, type Phase } from "../../state/zone/rulesets/phase
 import { storedRuleset } from "../../state/zone/rulesets/stored";
 import type { Zone } from "../../state/zone/schema";
 import type { ZoneApiFailure } from "../kit/zone-section";
-import { applyDraft, type DraftPreview } from "./draft";
+import { applyDraft, type Draft, type DraftPreview } from "./draft";
 import { inTurn, MANAGEMENT_BUDGET, Turns } from "../explain/turns";
 import { analyseForLint } from "../../state/zone/lint/lint";
 
@@ -105,7 +105,7 @@ export function savedProgramSize(compiled: CompiledZone, zone: Zone, phase: Phas
 export async function compiledDraft(
   zone: Zone,
   compiled: CompiledZone,
-  draft: Readonly<Record<string, unknown>>,
+  draft: Draft,
 ): Promise<Result<CompiledDraft, ZoneApiFailure>> {
   const text = JSON.stringify(draft);
   const key = `${zone.zone}\u0000${zone.version}\u0000${await sha256Hex(text)}`;

@@ -7,22 +7,24 @@
  * custom pages PUT's validator). What a draft omits is the saved configuration. The described request has limits of
  * its own (`REQUEST_LIMITS`), each refusal a 400 naming the field (code `PREVIEW_CODE`).
  */
+import * as z from "zod/mini";
 import { API_CODES } from "../kit/codes";
-import { parseError, readHeaders, REQUEST_LIMITS } from "../explain/described";
+import {
+  CATALOG_CODE,
+  DESCRIBED_ORIGIN,
+  HEADER_MAP,
+  headerList,
+  originError,
+  REQUEST_LIMITS,
+} from "../explain/described";
 import type { DescribedRequest } from "../explain/explain";
 import { randomId } from "../../shared/crypto";
 import { parseIp } from "../../shared/ip";
 import { err, ok, type Result } from "../../shared/result";
-import {
-  IssueList,
-  isObject,
-  unknownKeys,
-  type FieldIssue,
-  type IssueKind,
-  type Issues,
-} from "../../shared/validation";
+import { described, fields, named, oneOf, parseWith, type Output } from "../../shared/schema";
+import type { FieldIssue, Issues } from "../../shared/validation";
 import { pageSection, type PageMeta } from "../../state/zone/custom-pages/stored";
-import { isPageId, PAGE_IDS, parsePageBody, type PageId } from "../../state/zone/custom-pages/validate";
+import { PAGE_IDS, parsePageBody, type PageId } from "../../state/zone/custom-pages/validate";
 import type { Phase } from "../../state/zone/rulesets/phases";
 import { rulesetSection, storedRuleset } from "../../state/zone/rulesets/stored";
 import { parseRuleset, type StoredRule } from "../../state/zone/rulesets/validate";
@@ -32,9 +34,6 @@ import type { ZoneApiFailure } from "../kit/zone-section";
 /** The envelope code of a refused described request or preview body (the zone API's 200xx block). */
 export const PREVIEW_CODE = API_CODES["invalid-preview"].code;
 
-const BODY_FIELDS = new Set(["draft", "request"]);
-const DRAFT_FIELDS = new Set(["rules", "pages"]);
-const REQUEST_FIELDS = new Set(["method", "scheme", "path", "headers", "client_ip", "country", "code", "origin"]);
 /** Visible ASCII, no `#` (a fragment never reaches the edge): a path as a client sends it, percent-encoded. */
 const PATH = /^\/[\x21-\x22\x24-\x7e]*$/;
 
@@ -47,84 +46,151 @@ export interface DraftPreview {
   readonly pages: ReadonlyMap<PageId, string>;
 }
 
+/**
+ * A part of the draft the schema passes on unread: `applyDraft` checks it with the write's own validator (its codes,
+ * 20021 for rules and 20023 for pages), and the document shows that validator's component.
+ */
+const checkedByTheWrite = (schema: Record<string, unknown>) => z.optional(z.unknown().check(z.meta(schema)));
+
+/** A draft: the custom error rules and pages a preview or a replay runs instead of the saved ones. */
+export const DRAFT = named(
+  fields(
+    {
+      rules: checkedByTheWrite({
+        type: "array",
+        items: { $ref: "#/components/schemas/RuleBody" },
+        description: "The http_custom_errors rules, as the entrypoint PUT takes them (same plan limits)",
+      }),
+      pages: z.optional(
+        fields(
+          Object.fromEntries(
+            PAGE_IDS.map((id) => [id, checkedByTheWrite({ $ref: "#/components/schemas/CustomPageBody" })]),
+          ),
+          `is not a page: one of ${PAGE_IDS.join(", ")}`,
+          `must be an object keyed by ${PAGE_IDS.join(" or ")}`,
+        ),
+      ),
+    },
+    "is not a draft field",
+    "must be an object {rules?, pages?}",
+  ),
+  { id: "Draft", description: "What the draft omits is the saved configuration" },
+);
+
+const COUNTRY_RULE = "must be a two-letter upper-case country code (ISO 3166-1 alpha-2)";
+const PATH_RULE = "must start with / and hold visible ASCII only, no # (percent-encode anything else)";
+
+/** The request a draft preview describes; exactly one of `code` (the edge's error) and `origin` (what it did). */
+export const DESCRIBED_REQUEST = named(
+  fields(
+    {
+      method: z._default(oneOf(REQUEST_LIMITS.methods), "GET"),
+      scheme: z._default(oneOf(["http", "https"], "must be http or https"), "https"),
+      path: z._default(
+        described(
+          z.string({ error: "must be a string" }).check(
+            // `abort`: a path too long is one refusal, not that and its characters too.
+            z.maxLength(REQUEST_LIMITS.pathChars, {
+              error: `must be at most ${REQUEST_LIMITS.pathChars} characters`,
+              abort: true,
+            }),
+            z.regex(PATH, { error: PATH_RULE }),
+          ),
+          "Path and query as a client sends them (percent-encoded, no fragment)",
+        ),
+        "/",
+      ),
+      headers: z.optional(HEADER_MAP),
+      // `null` is absent, as the run's own fields write it.
+      client_ip: z.optional(
+        z.nullable(
+          described(
+            z
+              .string({ error: "must be an IPv4 or IPv6 address" })
+              .check(z.refine((ip) => parseIp(ip) !== undefined, { error: "must be an IPv4 or IPv6 address" })),
+            "Sent as CF-Connecting-IP (ip.src, ::CLIENT_IP::)",
+          ),
+        ),
+      ),
+      country: z.optional(
+        z.nullable(
+          described(
+            z.string({ error: COUNTRY_RULE }).check(z.regex(/^[A-Z]{2}$/, { error: COUNTRY_RULE })),
+            "request.cf.country (ip.src.country, ::GEO::)",
+          ),
+        ),
+      ),
+      code: z.optional(CATALOG_CODE),
+      origin: z.optional(DESCRIBED_ORIGIN),
+    },
+    "is not a field of a described request",
+    "must be an object {method?, path?, headers?, client_ip?, country?, code | origin}",
+  ).check(
+    z.superRefine((request, context) => {
+      if ((request.code === undefined) === (request.origin === undefined))
+        context.issues.push({
+          code: "custom",
+          message: "give exactly one of code (a catalog error) or origin (what the origin did)",
+          path: ["code"],
+          input: request.code,
+        });
+    }),
+  ),
+  { id: "DescribedRequest", description: "Exactly one of `code` and `origin`" },
+);
+
+/** `POST /zones/{zone}/preview`: `{draft?, request}`. */
+export const PREVIEW_BODY = named(
+  fields(
+    { draft: z.optional(DRAFT), request: DESCRIBED_REQUEST },
+    "is not a preview field",
+    "must be a JSON object {draft?, request}",
+  ),
+  {
+    id: "PreviewBody",
+    example: {
+      draft: {
+        rules: [
+          {
+            expression: 'starts_with(http.request.uri.path, "/checkout") and http.response.code eq 522',
+            action: "serve_error",
+            action_parameters: { content: "<p>Checkout is resting</p>", content_type: "text/html" },
+          },
+        ],
+      },
+      request: {
+        path: "/checkout/cart",
+        headers: { Accept: "text/html" },
+        client_ip: "198.51.100.7",
+        origin: { failure: "connect-timeout" },
+      },
+    },
+  },
+);
+
+export type Draft = Output<typeof DRAFT>;
+
 export interface PreviewBody {
   /** `null`: the saved configuration is previewed. */
-  readonly draft: Readonly<Record<string, unknown>> | null;
+  readonly draft: Draft | null;
   readonly request: DescribedRequest;
 }
 
-const invalid = (issues: Issues): ZoneApiFailure => ({ kind: "invalid-preview", issues });
-
 /** The body's shape and the described request (the draft is checked against the zone by `applyDraft`). */
 export function parsePreviewBody(body: unknown, zone: string): Result<PreviewBody, ZoneApiFailure> {
-  const issues = new IssueList();
-  if (!isObject(body)) {
-    issues.add("wrong-type", "body", "must be a JSON object {draft?, request}");
-    return err(invalid(issues.issues));
-  }
-  for (const key of unknownKeys(body, BODY_FIELDS)) issues.add("unknown-field", key, "is not a preview field");
-  let draft: Record<string, unknown> | null = null;
-  if (body.draft !== undefined) {
-    if (!isObject(body.draft)) issues.add("wrong-type", "draft", "must be an object {rules?, pages?}");
-    else {
-      draft = body.draft;
-      for (const key of unknownKeys(draft, DRAFT_FIELDS))
-        issues.add("unknown-field", `draft.${key}`, "is not a draft field");
-      if (draft.pages !== undefined) {
-        if (!isObject(draft.pages))
-          issues.add("wrong-type", "draft.pages", `must be an object keyed by ${PAGE_IDS.join(" or ")}`);
-        else
-          for (const key of Object.keys(draft.pages))
-            if (!isPageId(key))
-              issues.add("unknown-field", `draft.pages.${key}`, `is not a page: one of ${PAGE_IDS.join(", ")}`);
-      }
-    }
-  }
-  const request = parseRequest(body.request, zone, issues);
-  if (issues.count > 0 || request === null) return err(invalid(issues.issues));
-  return ok({ draft, request });
-}
-
-function parseRequest(raw: unknown, zone: string, issues: IssueList): DescribedRequest | null {
-  if (!isObject(raw)) {
-    issues.add(
-      raw === undefined ? "missing" : "wrong-type",
-      "request",
-      "must be an object {method?, path?, headers?, client_ip?, country?, code | origin}",
-    );
-    return null;
-  }
-  const at = (kind: IssueKind, field: string, message: string) => issues.add(kind, `request.${field}`, message);
-  const start = issues.count;
-  for (const key of unknownKeys(raw, REQUEST_FIELDS)) at("unknown-field", key, "is not a field of a described request");
-  const method = raw.method ?? "GET";
-  if (typeof method !== "string" || !(REQUEST_LIMITS.methods as readonly string[]).includes(method))
-    at("not-allowed", "method", `must be one of ${REQUEST_LIMITS.methods.join(", ")}`);
-  const scheme = raw.scheme ?? "https";
-  if (scheme !== "http" && scheme !== "https") at("not-allowed", "scheme", "must be http or https");
-  const path = raw.path ?? "/";
-  if (typeof path !== "string") at("wrong-type", "path", "must be a string");
-  else if (path.length > REQUEST_LIMITS.pathChars)
-    at("out-of-range", "path", `must be at most ${REQUEST_LIMITS.pathChars} characters`);
-  else if (!PATH.test(path))
-    at("invalid", "path", "must start with / and hold visible ASCII only, no # (percent-encode anything else)");
-  const headers = readHeaders(raw.headers, "request.headers", issues);
-  const clientIp = raw.client_ip ?? null;
-  if (clientIp !== null && (typeof clientIp !== "string" || parseIp(clientIp) === undefined))
-    at("invalid", "client_ip", "must be an IPv4 or IPv6 address");
-  const country = raw.country ?? null;
-  if (country !== null && (typeof country !== "string" || !/^[A-Z]{2}$/.test(country)))
-    at("invalid", "country", "must be a two-letter upper-case country code (ISO 3166-1 alpha-2)");
-  const error = parseError(raw, issues);
-  if (issues.count > start || headers === null || error === null) return null;
-  return {
-    method: method as string,
-    url: new URL(`${scheme as string}://${zone}${path as string}`),
-    headers,
-    clientIp: clientIp as string | null,
-    country: country as string | null,
-    error,
+  const parsed = parseWith(PREVIEW_BODY, body, { root: "body" });
+  if (!parsed.ok) return err({ kind: "invalid-preview", issues: parsed.error });
+  const { draft, request } = parsed.value;
+  const described: DescribedRequest = {
+    method: request.method,
+    url: new URL(`${request.scheme}://${zone}${request.path}`),
+    headers: headerList(request.headers),
+    clientIp: request.client_ip ?? null,
+    country: request.country ?? null,
+    // The schema's refinement let exactly one of the two through.
+    error: request.origin !== undefined ? originError(request.origin) : { kind: "code", code: request.code ?? 0 },
   };
+  return ok({ draft: draft ?? null, request: described });
 }
 
 /**
@@ -133,7 +199,7 @@ function parseRequest(raw: unknown, zone: string, issues: IssueList): DescribedR
  */
 export function applyDraft(
   zone: Zone,
-  draft: Readonly<Record<string, unknown>>,
+  draft: Draft,
   /**
    * The regex program size of the zone's saved rules outside `phase`, for the zone-wide cap (draft-cache.ts takes it
    * from the compiled zone, once per version: the saved rules are never compiled per preview).
@@ -163,7 +229,7 @@ export function applyDraft(
     rules = parsed.value.rules;
   }
   const pages = new Map<PageId, string>();
-  const drafted = isObject(draft.pages) ? draft.pages : {};
+  const drafted: Readonly<Record<string, unknown>> = draft.pages ?? {};
   for (const id of PAGE_IDS) {
     if (drafted[id] === undefined) continue;
     const page = parsePageBody(drafted[id], id, zone.settings.plan);

@@ -15,6 +15,7 @@ import { compiledOf, type CompiledZone } from "../../edge/compiled-zone";
 import type { CompiledCustomErrors } from "../../edge/custom-errors/compiled";
 import type { Zone } from "../../state/zone/schema";
 import { compiledDraft } from "./draft-cache";
+import type { Draft } from "./draft";
 
 export interface DraftedZone {
   /** The saved zone and its compiled form (request phases, assets and the retry-hint profile stay as saved). */
@@ -31,7 +32,7 @@ export interface DraftedZone {
 export async function draftedZone(
   c: ApiContext,
   zone: string,
-  draft: Readonly<Record<string, unknown>> | null,
+  draft: Draft | null,
 ): Promise<Result<DraftedZone, ZoneApiFailure>> {
   const read = await lookupZone(c.env.CONFIG, zone).catch((e: unknown) =>
     err({ kind: "unavailable" as const, cause: `CONFIG unavailable: ${causeOf(e)}` }),

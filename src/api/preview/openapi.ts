@@ -1,23 +1,11 @@
 /** The preview endpoints' part of the OpenAPI document (docs/configuration.md), from the same constants as the code. */
 import { COMMON_ERRORS, jsonBody, ok, param, ref, type OpenApiFragment } from "../kit/openapi";
-import { MAX_SHOWN_BODY_CHARS, ORIGIN_FAILURES, PREVIEW_FORMATS } from "../explain/explain";
+import { MAX_SHOWN_BODY_CHARS, PREVIEW_FORMATS } from "../explain/explain";
 import { MAX_SHOWN_CHARS, MAX_SHOWN_ENTRIES } from "../explain/trace";
-import { PAGE_IDS } from "../../state/zone/custom-pages/validate";
 import { PREVIEW_BOUNDS, PREVIEW_LIMITED_CODE, REPLAY_BOUNDS } from "../explain/bound";
 import { PREVIEW_CODE } from "./draft";
-import { REQUEST_LIMITS } from "../explain/described";
 import { REPLAY_LIMITS } from "./replay";
 import { API_CODES } from "../kit/codes";
-
-const headerMap = {
-  type: "object",
-  maxProperties: REQUEST_LIMITS.headers,
-  additionalProperties: { type: "string", maxLength: REQUEST_LIMITS.headerValueChars },
-  description:
-    `Header name → value; at most ${REQUEST_LIMITS.headers} headers and ${REQUEST_LIMITS.headerBytes} bytes of ` +
-    "names and values; no control characters. `Host` and `CF-Connecting-IP` are refused (the host is the zone; " +
-    "give `client_ip`).",
-};
 
 const answeredBy = {
   type: "object",
@@ -103,7 +91,7 @@ export const previewOpenApi: OpenApiFragment = {
           `(code ${PREVIEW_CODE} for the body and request, 20021 for draft rules, 20023 for draft pages; 403 1100 ` +
           'when the plan cannot use them). docs/custom-errors.md "Draft preview".',
         security: [{ bearer: ["zones:read"] }],
-        requestBody: { required: true, content: { "application/json": { schema: ref("PreviewBody") } } },
+        requestBody: jsonBody("PreviewBody"),
         responses: {
           "200": ok("The preview and its trace", ref("PreviewResult")),
           ...COMMON_ERRORS,
@@ -183,90 +171,6 @@ export const previewOpenApi: OpenApiFragment = {
           },
         },
         cost: { type: "object" },
-      },
-    },
-    PreviewBody: {
-      type: "object",
-      required: ["request"],
-      additionalProperties: false,
-      example: {
-        draft: {
-          rules: [
-            {
-              expression: 'starts_with(http.request.uri.path, "/checkout") and http.response.code eq 522',
-              action: "serve_error",
-              action_parameters: { content: "<p>Checkout is resting</p>", content_type: "text/html" },
-            },
-          ],
-        },
-        request: {
-          path: "/checkout/cart",
-          headers: { Accept: "text/html" },
-          client_ip: "198.51.100.7",
-          origin: { failure: "connect-timeout" },
-        },
-      },
-      properties: {
-        draft: {
-          type: "object",
-          additionalProperties: false,
-          description: "What the draft omits is the saved configuration",
-          properties: {
-            rules: {
-              type: "array",
-              items: ref("RuleBody"),
-              description: "The http_custom_errors rules, as the entrypoint PUT takes them (same plan limits)",
-            },
-            pages: {
-              type: "object",
-              additionalProperties: false,
-              properties: Object.fromEntries(PAGE_IDS.map((id) => [id, ref("CustomPageBody")])),
-            },
-          },
-        },
-        request: ref("DescribedRequest"),
-      },
-    },
-    DescribedRequest: {
-      type: "object",
-      additionalProperties: false,
-      description: "Exactly one of `code` and `origin`",
-      properties: {
-        method: { type: "string", enum: [...REQUEST_LIMITS.methods], default: "GET" },
-        scheme: { type: "string", enum: ["http", "https"], default: "https" },
-        path: {
-          type: "string",
-          default: "/",
-          maxLength: REQUEST_LIMITS.pathChars,
-          pattern: "^/[\\x21-\\x22\\x24-\\x7e]*$",
-          description: "Path and query as a client sends them (percent-encoded, no fragment)",
-        },
-        headers: headerMap,
-        client_ip: { type: "string", description: "Sent as CF-Connecting-IP (ip.src, ::CLIENT_IP::)" },
-        country: { type: "string", pattern: "^[A-Z]{2}$", description: "request.cf.country (ip.src.country, ::GEO::)" },
-        code: { type: "integer", description: "A catalog error the edge generates (a block, a rate limit, a 52x)" },
-        origin: {
-          type: "object",
-          additionalProperties: false,
-          description: "Exactly one of `status` (the origin answered) and `failure` (it did not)",
-          properties: {
-            status: {
-              type: "integer",
-              minimum: REQUEST_LIMITS.originStatus.min,
-              maximum: REQUEST_LIMITS.originStatus.max,
-            },
-            headers: headerMap,
-            body: { type: "string", maxLength: REQUEST_LIMITS.originBodyChars },
-            failure: {
-              type: "string",
-              enum: [...ORIGIN_FAILURES],
-              description:
-                "Classified by the proxy's own classifier (docs/origin.md): refused 521, unreachable 523, " +
-                "unresolvable 1016, connect-timeout 522, read-timeout 524, reset 520, malformed 502, " +
-                "tls-handshake 525, tls-certificate 526",
-            },
-          },
-        },
       },
     },
     PreviewShownResponse: {

@@ -34,6 +34,7 @@ import type { ZoneAnalytics } from "../../state/analytics/zone-analytics";
 import { assetsOf } from "../../edge/custom-errors/apply";
 import { admitReplay } from "../explain/bound";
 import { draftedZone } from "./drafted-zone";
+import { DRAFT } from "./draft";
 import { storedRuleset } from "../../state/zone/rulesets/stored";
 import type { StoredRule } from "../../state/zone/rulesets/validate";
 import type { CompiledCustomErrors } from "../../edge/custom-errors/compiled";
@@ -471,16 +472,7 @@ const time = (description: string) =>
 export const REPLAY_BODY = named(
   fields(
     {
-      draft: z.optional(
-        described(
-          fields(
-            { rules: z.optional(z.unknown()), pages: z.optional(z.unknown()) },
-            "is not a draft field",
-            "must be an object {rules?, pages?}",
-          ),
-          "The draft, as the preview's (PreviewBody's draft): its rules and pages are checked as there",
-        ),
-      ),
+      draft: z.optional(DRAFT),
       window: z._default(
         fields(
           {

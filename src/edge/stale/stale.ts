@@ -13,6 +13,7 @@ import { TIMEOUT, within } from "../../shared/timeout";
 import { carriesStaleIfError, keepable } from "./cache-control";
 import { findCopy, MAX_COPY_BYTES, putCopy, type Copy, type CopyLife, type CopyTarget } from "./copies";
 import { labelled, type StaleBecause } from "./stale-answer";
+import { claimWrite, forgetWrite } from "./rewrites";
 
 /** A zone's stale settings (docs/configuration.md): both 0 means the zone keeps copies only when an answer asks. */
 export interface StaleSettings {
@@ -23,6 +24,23 @@ export interface StaleSettings {
 }
 
 export const NO_STALE: StaleSettings = { ifErrorSeconds: 0, afterMs: 0 };
+
+/**
+ * Whether the zone opted in (either setting above 0): only then does every `GET` go through the copies' hooks. A zone
+ * that did not meets them only through `answerMayUseCopies` and after a failure (zone-traffic.ts).
+ */
+export function optedIn(settings: StaleSettings): boolean {
+  return settings.ifErrorSeconds !== 0 || settings.afterMs !== 0;
+}
+
+/**
+ * Whether an origin's answer, on a zone that has not opted in, concerns the copies at all: an error a copy may replace,
+ * or an answer that asks to be kept (its own `stale-if-error`). Every other answer costs this status test and one read
+ * of `Cache-Control`, and no object: what `StaleCopies.onAnswer` would conclude of it, without making one.
+ */
+export function answerMayUseCopies(response: Response): boolean {
+  return ORIGIN_ERRORS.has(response.status) || carriesStaleIfError(response.headers);
+}
 
 /** A copy served instead of the origin's answer; `failure` what it avoided (null: only a wait, stale-if-slow). */
 export interface Served {
@@ -96,17 +114,27 @@ export class StaleCopies {
     return this.keep(response);
   }
 
-  /** Keeps a good answer, teeing its body: one branch to the client, one to the copy. */
+  /**
+   * Keeps a good answer, teeing its body: one branch to the client, one to the copy. A copy this isolate wrote
+   * recently is not written again (rewrites.ts), unless the answer has `Vary` (one copy per variant).
+   */
   private keep(response: Response): Response {
     const plan = this.planFor(response);
     if (plan === null) return response;
+    const once = response.headers.has("Vary") ? null : this.writeKey();
+    if (once !== null && !claimWrite(once, plan.ttl, Date.now())) return response;
     if (response.body === null) {
-      this.rc.ctx.waitUntil(this.store(response, null, plan));
+      this.rc.ctx.waitUntil(this.store(response, null, plan, once));
       return response;
     }
     const [toClient, toCopy] = response.body.tee();
-    this.rc.ctx.waitUntil(this.store(response, toCopy, plan));
+    this.rc.ctx.waitUntil(this.store(response, toCopy, plan, once));
     return new Response(toClient, response);
+  }
+
+  /** The copy's URL as `rewrites.ts` remembers its writes: zone and URL (the copy's own key, copies.ts, is async). */
+  private writeKey(): string {
+    return `${this.rc.zone}\n${this.rc.url.href}`;
   }
 
   /** A late answer after a stale-if-slow copy: kept whole, or its body released. */
@@ -136,24 +164,34 @@ export class StaleCopies {
     return ttl > 0 ? { life, ttl } : null;
   }
 
+  /** Writes the copy; `once`: the key its write was noted under (rewrites.ts), forgotten when nothing was kept. */
   private async store(
     response: Response,
     body: ReadableStream<Uint8Array> | null,
     plan: { readonly life: CopyLife; readonly ttl: number },
+    once: string | null = null,
   ): Promise<void> {
     try {
       const bytes = body === null ? null : await readWithin(body, MAX_COPY_BYTES);
-      if (body !== null && bytes === null) return; // larger than a copy may be: not kept
+      if (body !== null && bytes === null) {
+        if (once !== null) forgetWrite(once);
+        return; // larger than a copy may be: not kept
+      }
       const answer = { status: response.status, headers: response.headers, body: bytes };
       await putCopy(this.target, answer, plan.life, plan.ttl);
     } catch (e) {
+      if (once !== null) forgetWrite(once);
       // A copy not kept costs a later failure its copy, never this answer.
       logEvent("stale_copy_unavailable", { zone: this.rc.zone, cause: `keep: ${messageOf(e)}` });
     }
   }
 
-  /** The kept copy, if it may still answer: within its freshness plus the larger of the two windows. */
+  /**
+   * The kept copy, if it may still answer: within its freshness plus the larger of the two windows. Asked only when
+   * the origin failed or was slow, so the next good answer writes the copy again (rewrites.ts).
+   */
   private async usable(): Promise<Copy | null> {
+    forgetWrite(this.writeKey());
     let copy: Copy | null;
     try {
       copy = await findCopy(this.target, Date.now());

@@ -26,6 +26,11 @@ export interface RateLimitParameters {
    * counters cannot be listed, so a deleted zone's are never found again by a zone re-created under its name.
    */
   readonly incarnation: number;
+  /**
+   * The rule's members of the `RateLimit-Policy` and `RateLimit` fields (fields.ts), made here once per zone version:
+   * `name` the rule id as an sf-string, `policy` its whole policy member. Every counted request sends them.
+   */
+  readonly members: { readonly name: string; readonly policy: string };
 }
 
 export type CompiledRateLimitRule = RuleListEntry<RateLimitParameters>;
@@ -54,6 +59,7 @@ function parameters(stored: RateLimitRuleInput, incarnation: number): Result<Rat
   }
   if (bad !== null) return err(bad);
   const r = stored.ratelimit;
+  const name = sfString(stored.id);
   return ok({
     characteristics,
     period: r.period,
@@ -61,5 +67,11 @@ function parameters(stored: RateLimitRuleInput, incarnation: number): Result<Rat
     mitigationTimeout: r.mitigation_timeout,
     counting: r.counting ?? DEFAULT_COUNTING,
     incarnation,
+    members: { name, policy: `${name};q=${r.requests_per_period};w=${r.period}` },
   });
+}
+
+/** An sf-string (RFC 9651 §3.3.3): printable ASCII, `"` and `\` escaped; anything else replaced by `?`. */
+export function sfString(text: string): string {
+  return `"${text.replace(/[^\x20-\x7e]/g, "?").replace(/["\\]/g, "\\$&")}"`;
 }

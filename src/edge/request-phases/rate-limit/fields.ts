@@ -28,8 +28,8 @@ export function rateLimitFields(
   const policies: string[] = [];
   const limits: string[] = [];
   for (const { rule, limit } of sentMembers(applied, blocked?.ruleId)) {
-    const name = sfString(rule.id);
-    policies.push(`${name};q=${rule.requestsPerPeriod};w=${rule.period}`);
+    const { name, policy } = rule.members;
+    policies.push(policy);
     if (blocked !== undefined && rule.id === blocked.ruleId) {
       limits.push(`${name};r=0;t=${blocked.retryAfter}`);
       continue;
@@ -62,10 +62,13 @@ function sentMembers(applied: readonly AppliedLimit[], blockedId: string | undef
 
 /**
  * `response` with the fields appended (an origin's own `RateLimit` members stay: a List may be split over field
- * lines, RFC 9651 §3.1). A response whose headers are immutable (an origin's, as fetch returns it) is copied first.
+ * lines, RFC 9651 §3.1). A response whose headers are immutable (an origin's, as fetch returns it) is copied first:
+ * at once when the caller says it came from the origin (`fromOrigin`), else when appending throws. Letting an
+ * origin's answer throw first cost a runtime exception per counted request (its error object and stack), more than
+ * the copy itself (docs/benchmarks.md "Current numbers").
  */
-export function withRateLimitFields(response: Response, fields: RateLimitFieldValues): Response {
-  let out = response;
+export function withRateLimitFields(response: Response, fields: RateLimitFieldValues, fromOrigin: boolean): Response {
+  let out = fromOrigin ? new Response(response.body, response) : response;
   try {
     out.headers.append("RateLimit-Policy", fields.policy);
   } catch {
@@ -74,9 +77,4 @@ export function withRateLimitFields(response: Response, fields: RateLimitFieldVa
   }
   if (fields.limit !== null) out.headers.append("RateLimit", fields.limit);
   return out;
-}
-
-/** An sf-string (RFC 9651 §3.3.3): printable ASCII, `"` and `\` escaped; anything else replaced by `?`. */
-function sfString(text: string): string {
-  return `"${text.replace(/[^\x20-\x7e]/g, "?").replace(/["\\]/g, "\\$&")}"`;
 }

@@ -46,7 +46,6 @@ const HAND_WRITTEN_LEFT: Readonly<Record<string, number>> = {
   "#/components/schemas/AnalyticsSettingsBody": 2,
   "#/components/schemas/BulkEditBody": 3,
   "#/components/schemas/ComplianceItem": 1,
-  "#/components/schemas/DescribedRequest": 13,
   "#/components/schemas/ErrorCounts": 1,
   "#/components/schemas/ErrorOccurrence": 4,
   "#/components/schemas/ErrorPhase": 2,
