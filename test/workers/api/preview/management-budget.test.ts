@@ -204,6 +204,27 @@ describe("management work takes turns with traffic", () => {
   });
 });
 
+/**
+ * Counts the turns the event loop gives to other work: a timer that re-arms itself, as a request arriving meanwhile
+ * would be queued. `stop()` ends it and says how many times it ran.
+ */
+function countTurns(): { stop: () => number } {
+  let done = false;
+  let ticks = 0;
+  const tick = (): void => {
+    if (done) return;
+    ticks += 1;
+    setTimeout(tick, 0);
+  };
+  setTimeout(tick, 0);
+  return {
+    stop: () => {
+      done = true;
+      return ticks;
+    },
+  };
+}
+
 describe("a draft's compile takes turns with traffic", () => {
   it("a new draft's expressions compile compilesPerTurn a turn, a request (a timer) running between two turns", async () => {
     const zone = uniqueZone("draft-turns");
@@ -215,16 +236,9 @@ describe("a draft's compile takes turns with traffic", () => {
       ...heavy(k),
       expression: `${heavy(k).expression} or http.request.uri.path eq "/t${Math.random()}"`,
     }));
-    let done = false;
-    let ticks = 0;
-    const tick = (): void => {
-      if (done) return;
-      ticks += 1;
-      setTimeout(tick, 0);
-    };
-    setTimeout(tick, 0);
+    const turns = countTurns();
     const result = await compiledDraft(saved, compiledOf(saved), { rules });
-    done = true;
+    const ticks = turns.stop();
     expect(result.ok).toBe(true);
     // One turn per batch of expressions, then one to validate the draft and one to compile its rule list, each after
     // the requests already queued: the timer ran before each.
@@ -262,14 +276,7 @@ describe("a draft's compile takes turns with traffic", () => {
       ...heavy(k),
       expression: `${heavy(k).expression} or http.request.uri.path eq "/p${Math.random()}"`,
     }));
-    let done = false;
-    let ticks = 0;
-    const tick = (): void => {
-      if (done) return;
-      ticks += 1;
-      setTimeout(tick, 0);
-    };
-    setTimeout(tick, 0);
+    const turns = countTurns();
     const ctx = createExecutionContext();
     const res = await worker.fetch(
       new Request(`http://localhost/zones/${zone}/preview`, {
@@ -282,7 +289,7 @@ describe("a draft's compile takes turns with traffic", () => {
     );
     await res.arrayBuffer();
     await waitOnExecutionContext(ctx);
-    done = true;
+    const ticks = turns.stop();
     expect(res.status).toBe(200);
     // The compile turns, the validation, the rule list, the five runs (at least one turn), the lint and the answer:
     // a request arriving at any point waited for one piece, never for the whole preview.
