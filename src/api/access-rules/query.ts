@@ -7,16 +7,16 @@
  * sliced in memory.
  */
 import * as z from "zod/mini";
-import { fields, int, named, oneOf, parseWith, text, type Output } from "../../shared/schema";
-import { oneIssue, type Issues } from "../../shared/validation";
-import { err, ok, type Result } from "../../shared/result";
+import { fields, named, oneOf, parseWith, text, type Output } from "../../shared/schema";
+import type { Issues } from "../../shared/validation";
+import { PAGE_PARAMETERS, pageFields, queryObject } from "../kit/query";
+import { ok, type Result } from "../../shared/result";
 import { ACCESS_RULE_TARGETS, type AccessRule } from "../../state/zone/access-rules/types";
 
 export const ACCESS_RULE_LIST = {
   defaultPerPage: 20,
   /** The published maximum of this listing. */
   maxPerPage: 1000,
-  maxPage: 1_000_000,
   /** A filter value longer than any stored one cannot match; refused rather than scanned. */
   maxFilterLength: 1024,
 } as const;
@@ -41,8 +41,7 @@ const filterText = text(
 export const ACCESS_RULE_QUERY = named(
   fields(
     {
-      page: z._default(int(1, ACCESS_RULE_LIST.maxPage), 1),
-      per_page: z._default(int(1, ACCESS_RULE_LIST.maxPerPage), ACCESS_RULE_LIST.defaultPerPage),
+      ...pageFields(ACCESS_RULE_LIST),
       mode: z.optional(oneOf(PUBLISHED_MODES)),
       notes: z.optional(filterText),
       "configuration.target": z.optional(oneOf(PUBLISHED_TARGETS)),
@@ -65,19 +64,11 @@ export interface AccessRuleQuery {
   readonly direction: Output<typeof ACCESS_RULE_QUERY>["direction"];
 }
 
-/** A numeral as a query writes a positive integer; anything else stays text (and is refused as no integer). */
-const NUMERAL = /^[1-9][0-9]{0,8}$/;
-
 /** The query of a list request, or the issues of its 400. */
 export function readAccessRuleQuery(url: URL): Result<AccessRuleQuery, Issues> {
-  const params = url.searchParams;
-  const given: Record<string, string | number> = {};
-  for (const name of new Set(params.keys())) {
-    if (params.getAll(name).length > 1) return err(oneIssue("not-allowed", name.slice(0, 40), "must be given once"));
-    const value = params.get(name) ?? "";
-    given[name] = (name === "page" || name === "per_page") && NUMERAL.test(value) ? Number(value) : value;
-  }
-  const parsed = parseWith(ACCESS_RULE_QUERY, given, { cap: 1 });
+  const given = queryObject(url.searchParams, PAGE_PARAMETERS);
+  if (!given.ok) return given;
+  const parsed = parseWith(ACCESS_RULE_QUERY, given.value, { cap: 1 });
   if (!parsed.ok) return parsed;
   const q = parsed.value;
   const filters: ((rule: AccessRule) => boolean)[] = [];

@@ -1,6 +1,16 @@
 /** The custom error assets' part of the OpenAPI document (docs/configuration.md; docs/custom-errors.md "Custom error assets"). */
-import { COMMON_ERRORS, jsonBody, ok, param, ref, type Json, type OpenApiFragment } from "../kit/openapi";
-import { ASSET_PAGES } from "./assets";
+import {
+  COMMON_ERRORS,
+  jsonBody,
+  ok,
+  param,
+  queryParameters,
+  ref,
+  type Json,
+  type OpenApiFragment,
+} from "../kit/openapi";
+// CustomAsset is a component of ./assets.ts (the answer's own schema).
+import { ASSET_QUERY } from "./assets";
 import { ASSET_LIMITS } from "../../state/zone/custom-pages/assets";
 
 const failure = (description: string): Json => ({
@@ -28,20 +38,7 @@ export const assetsOpenApi: OpenApiFragment = {
         operationId: "listCustomAssets",
         summary: "Custom error assets, by name",
         security: [{ bearer: ["zones:read"] }],
-        parameters: [
-          { name: "page", in: "query", required: false, schema: { type: "integer", minimum: 1, default: 1 } },
-          {
-            name: "per_page",
-            in: "query",
-            required: false,
-            schema: {
-              type: "integer",
-              minimum: 1,
-              maximum: ASSET_PAGES.maxPerPage,
-              default: ASSET_PAGES.defaultPerPage,
-            },
-          },
-        ],
+        parameters: queryParameters(ASSET_QUERY),
         responses: {
           "200": {
             description: "One page of assets",
@@ -114,30 +111,6 @@ export const assetsOpenApi: OpenApiFragment = {
       required: true,
       schema: ref("AssetName"),
       example: "maintenance_page",
-    },
-  },
-  schemas: {
-    CustomAsset: {
-      type: "object",
-      properties: {
-        name: ref("AssetName"),
-        description: { type: "string" },
-        url: { type: "string", format: "uri" },
-        last_updated: { type: "string", format: "date-time" },
-        size_bytes: { type: "integer", description: "UTF-8 bytes of the stored (inlined) HTML" },
-      },
-    },
-    PageResultInfo: {
-      type: "object",
-      description: "Page-number pagination (the published V4PagePaginationArray)",
-      required: ["page", "per_page", "count", "total_count", "total_pages"],
-      properties: {
-        page: { type: "integer" },
-        per_page: { type: "integer" },
-        count: { type: "integer" },
-        total_count: { type: "integer" },
-        total_pages: { type: "integer" },
-      },
     },
   },
 };

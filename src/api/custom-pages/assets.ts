@@ -19,6 +19,10 @@ import { apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
 import { editZone, readZone, zoneHandler, zoneTarget, type ZoneAnswer, type ZoneApiFailure } from "../kit/zone-section";
 import { err, ok, type Result } from "../../shared/result";
+import * as z from "zod/mini";
+import { dateTime, described, named, parseWith, type Answer } from "../../shared/schema";
+import { PAGE_PARAMETERS, pageFields, queryObject } from "../kit/query";
+import { ASSET_NAME } from "../../state/zone/custom-pages/asset-name";
 import {
   assetWriteAllowed,
   checkAssetName,
@@ -30,6 +34,18 @@ import {
 
 /** Page-number pagination of the list (published `page`, `per_page`). */
 export const ASSET_PAGES = { defaultPerPage: 20, maxPerPage: 100 } as const;
+
+/** An asset as answered (the published shape). */
+export const CUSTOM_ASSET = named(
+  z.object({
+    name: ASSET_NAME,
+    description: z.string(),
+    url: z.string().check(z.meta({ format: "uri" })),
+    last_updated: dateTime(),
+    size_bytes: described(z.int(), "UTF-8 bytes of the stored (inlined) HTML"),
+  }),
+  { id: "CustomAsset" },
+);
 
 const scopeOf = (c: ApiContext, zone: string): AssetScope => ({ zone, apiHosts: c.settings.apiHosts });
 
@@ -56,20 +72,17 @@ async function listAssets(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   );
 }
 
+/** The list's query: the published page-number pagination; other parameters are ignored, as the published list does. */
+export const ASSET_QUERY = named(
+  z.object(pageFields(ASSET_PAGES, (max) => `must be given once, as an integer from 1 to ${max}`)),
+  { id: "CustomAssetQuery", example: { page: 1, per_page: 50 } },
+);
+
 function readPaging(url: URL): Result<{ page: number; perPage: number }, ZoneApiFailure> {
-  const read = (name: string, fallback: number, max: number): number | string => {
-    const values = url.searchParams.getAll(name);
-    if (values.length === 0) return fallback;
-    const value = values[0]!;
-    if (values.length > 1 || !/^[1-9][0-9]{0,8}$/.test(value) || Number(value) > max)
-      return `${name} must be given once, as an integer from 1 to ${max}`;
-    return Number(value);
-  };
-  const page = read("page", 1, 1_000_000);
-  const perPage = read("per_page", ASSET_PAGES.defaultPerPage, ASSET_PAGES.maxPerPage);
-  if (typeof page === "string") return err({ kind: "invalid-asset-paging", message: page });
-  if (typeof perPage === "string") return err({ kind: "invalid-asset-paging", message: perPage });
-  return ok({ page, perPage });
+  const given = queryObject(url.searchParams, PAGE_PARAMETERS);
+  const parsed = given.ok ? parseWith(ASSET_QUERY, given.value, { cap: 1 }) : given;
+  if (!parsed.ok) return err({ kind: "invalid-asset-paging", issues: parsed.error });
+  return ok({ page: parsed.value.page, perPage: parsed.value.per_page });
 }
 
 async function getAsset(c: ApiContext, zone: string): Promise<ZoneAnswer> {
@@ -146,7 +159,7 @@ function decodeName(segment: string | undefined): string {
   }
 }
 
-function present(meta: AssetMeta): Record<string, unknown> {
+function present(meta: AssetMeta): Answer<typeof CUSTOM_ASSET> {
   return {
     name: meta.name,
     description: meta.description,

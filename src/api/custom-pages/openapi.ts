@@ -1,7 +1,25 @@
 /** The custom pages API's part of the OpenAPI document (docs/configuration.md). */
 import { COMMON_ERRORS, jsonBody, ok, param, ref, response, type OpenApiFragment } from "../kit/openapi";
 import { assetsOpenApi } from "./assets-openapi";
-import { BOX_TOKENS, MAX_PAGE_BYTES, PAGE_IDS } from "../../state/zone/custom-pages/validate";
+import { BOX_TOKENS, MAX_PAGE_BYTES, PAGE_ID, PAGE_IDS, PAGE_STATE } from "../../state/zone/custom-pages/validate";
+import * as z from "zod/mini";
+import { dateTime, described, named } from "../../shared/schema";
+
+/** A page as answered: its state and what a page of its class must hold; `content` only in the one-page answers. */
+export const CUSTOM_PAGE = named(
+  z.object({
+    id: PAGE_ID,
+    state: PAGE_STATE,
+    description: z.string(),
+    required_tokens: z.array(z.string()),
+    box_style_hash: described(z.string(), "CSP hash-source of the box's inline style, for the page's own `style-src`"),
+    modified_on: z.nullable(dateTime()),
+    bytes: z.int(),
+    url: described(z.string(), "The URL the page was fetched from; empty when given as `content`"),
+    content: z.optional(z.nullable(z.string())),
+  }),
+  { id: "CustomPage" },
+);
 
 export const customPagesOpenApi: OpenApiFragment = {
   description:
@@ -52,26 +70,6 @@ export const customPagesOpenApi: OpenApiFragment = {
       required: true,
       schema: ref("CustomPageId"),
       example: "1000_errors",
-    },
-  },
-  schemas: {
-    ...assetsOpenApi.schemas,
-    CustomPage: {
-      type: "object",
-      properties: {
-        id: ref("CustomPageId"),
-        state: ref("CustomPageState"),
-        description: { type: "string" },
-        required_tokens: { type: "array", items: { type: "string" } },
-        box_style_hash: {
-          type: "string",
-          description: "CSP hash-source of the box's inline style, for the page's own `style-src`",
-        },
-        modified_on: { type: ["string", "null"], format: "date-time" },
-        bytes: { type: "integer" },
-        url: { type: "string", description: "The URL the page was fetched from; empty when given as `content`" },
-        content: { type: "string" },
-      },
     },
   },
 };

@@ -14,7 +14,8 @@ import { lintMessages } from "../kit/lint-messages";
 import type { ApiContext, ApiRoute } from "../kit/types";
 import { editZone, readZone, zoneHandler, zoneTarget, type ZoneAnswer, type ZoneApiFailure } from "../kit/zone-section";
 import { err, ok } from "../../shared/result";
-import { parseWith } from "../../shared/schema";
+import { parseWith, type Answer } from "../../shared/schema";
+import type { CUSTOM_PAGE } from "./openapi";
 import type { ZoneDocument } from "../../state/zone/schema";
 import { pageMeta, pagePart } from "../../state/zone/custom-pages/stored";
 import { BOX_TOKENS, isPageId, PAGE_BODY, PAGE_IDS, type PageId } from "../../state/zone/custom-pages/validate";
@@ -24,7 +25,7 @@ const DESCRIPTIONS: Readonly<Record<PageId, string>> = {
   "1000_errors": "Shown for 1xxx errors the edge generates (blocks, rate limits, DNS and configuration errors)",
 };
 
-async function present(document: ZoneDocument, id: PageId): Promise<Record<string, unknown>> {
+async function present(document: ZoneDocument, id: PageId): Promise<Answer<typeof CUSTOM_PAGE>> {
   const meta = pageMeta(document, id);
   return {
     id,
@@ -53,10 +54,8 @@ async function getPage(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const current = await readZone(c.env, zone);
   if (!current.ok) return current;
   const shown = await present(current.value.document, id);
-  if (shown.state === "customized") {
-    shown.content = await c.env.CONFIG.get(`zone:${zone}:${pagePart(id)}`);
-  }
-  return ok(apiSuccess(shown));
+  if (shown.state !== "customized") return ok(apiSuccess(shown));
+  return ok(apiSuccess({ ...shown, content: await c.env.CONFIG.get(`zone:${zone}:${pagePart(id)}`) }));
 }
 
 async function putPage(c: ApiContext, zone: string): Promise<ZoneAnswer> {

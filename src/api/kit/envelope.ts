@@ -3,7 +3,9 @@
  * `{success, errors: [{code, message}], messages, result, result_info?}`.
  * Management API handlers return data; only this module shapes it into a Response.
  */
+import * as z from "zod/mini";
 import { API_CODES, type ApiCodeKind } from "./codes";
+import { named, type Answer } from "../../shared/schema";
 
 /** One entry of the envelope's `errors` (or `messages`) array. */
 export interface ApiMessage {
@@ -31,13 +33,11 @@ export interface ResultInfo {
  * Page-number pagination block (the published v4 `V4PagePaginationArray`, e.g. custom error assets): `page` and
  * `per_page` as asked, `count` on this page, `total_count` and `total_pages` in all.
  */
-export interface PageResultInfo {
-  readonly page: number;
-  readonly per_page: number;
-  readonly count: number;
-  readonly total_count: number;
-  readonly total_pages: number;
-}
+export const PAGE_RESULT_INFO = named(
+  z.object({ page: z.int(), per_page: z.int(), count: z.int(), total_count: z.int(), total_pages: z.int() }),
+  { id: "PageResultInfo", description: "Page-number pagination (the published V4PagePaginationArray)" },
+);
+export type PageResultInfo = Answer<typeof PAGE_RESULT_INFO>;
 
 export interface SuccessOptions {
   readonly status?: number;

@@ -71,8 +71,8 @@ export type ZoneApiFailure =
     }
   /** An access rule list's query refused (src/api/access-rules/query.ts). */
   | { readonly kind: "invalid-access-rule-query"; readonly issues: Issues }
-  /** A custom error asset list's `page` / `per_page` refused; `message` names the parameter and its range. */
-  | { readonly kind: "invalid-asset-paging"; readonly message: string }
+  /** A custom error asset list's `page` / `per_page` refused (src/api/custom-pages/assets.ts). */
+  | { readonly kind: "invalid-asset-paging"; readonly issues: Issues }
   /** The error analytics query refused (src/api/analytics/params.ts); `message` names the parameter and limit. */
   | { readonly kind: "invalid-analytics-query" | "analytics-range-too-large"; readonly message: string }
   | { readonly kind: "too-many-series"; readonly series: number; readonly limit: number }
@@ -241,6 +241,7 @@ export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailur
           "bytes (rules, notes and descriptions of every section together); nothing was stored",
       );
     case "invalid-analytics-settings":
+    case "invalid-asset-paging":
       return invalid(failure.issues, failure.kind, "", " ");
     case "invalid-preview":
     case "invalid-trace":
@@ -270,7 +271,6 @@ export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailur
     case "invalid-webhook-target":
     case "webhook-target-api-host":
     case "webhook-target-private":
-    case "invalid-asset-paging":
     case "invalid-analytics-query":
     case "analytics-range-too-large":
       return failureOf(failure.kind, failure.message);

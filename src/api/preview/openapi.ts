@@ -1,5 +1,5 @@
 /** The preview endpoints' part of the OpenAPI document (docs/configuration.md), from the same constants as the code. */
-import { COMMON_ERRORS, jsonBody, ok, param, ref, type OpenApiFragment } from "../kit/openapi";
+import { COMMON_ERRORS, jsonBody, ok, param, ref, type Json, type OpenApiFragment } from "../kit/openapi";
 import { MAX_SHOWN_BODY_CHARS, PREVIEW_FORMATS } from "../explain/explain";
 import { MAX_SHOWN_CHARS, MAX_SHOWN_ENTRIES } from "../explain/trace";
 import { PREVIEW_BOUNDS, PREVIEW_LIMITED_CODE, REPLAY_BOUNDS } from "../explain/bound";
@@ -11,11 +11,23 @@ const answeredBy = {
   type: "object",
   required: ["kind"],
   properties: {
-    kind: { type: "string", enum: ["rule", "page", "default", "origin"] },
+    kind: ref("AnsweredBy"),
     id: { type: "string", description: "The rule's id, or the page's id" },
     index: { type: "integer", description: "The rule's 0-based position in the ruleset" },
   },
 };
+
+/** A 429 of the previews' bounds (src/api/explain/bound.ts), with the `Retry-After` it carries. */
+const limited = (description: string, what: "preview" | "replay"): Json => ({
+  description,
+  headers: {
+    "Retry-After": {
+      description: `Whole seconds until a ${what} is admitted again`,
+      schema: { type: "integer", minimum: 1 },
+    },
+  },
+  content: { "application/json": { schema: ref("FailureEnvelope") } },
+});
 
 export const previewOpenApi: OpenApiFragment = {
   paths: {
@@ -60,19 +72,12 @@ export const previewOpenApi: OpenApiFragment = {
         responses: {
           "200": ok("What would change", ref("ReplayResult")),
           ...COMMON_ERRORS,
-          "429": {
-            description:
-              `Too many replays of this zone for this token (code ${API_CODES["replay-limited"].code}): ` +
+          "429": limited(
+            `Too many replays of this zone for this token (code ${API_CODES["replay-limited"].code}): ` +
               `${REPLAY_BOUNDS.concurrent} at a time, a burst of ${REPLAY_BOUNDS.burst}, then one per ` +
               `${1 / REPLAY_BOUNDS.perSecond} s, per token and zone on each server`,
-            headers: {
-              "Retry-After": {
-                description: "Whole seconds until a replay is admitted again",
-                schema: { type: "integer", minimum: 1 },
-              },
-            },
-            content: { "application/json": { schema: ref("FailureEnvelope") } },
-          },
+            "replay",
+          ),
         },
       },
     },
@@ -95,19 +100,12 @@ export const previewOpenApi: OpenApiFragment = {
         responses: {
           "200": ok("The preview and its trace", ref("PreviewResult")),
           ...COMMON_ERRORS,
-          "429": {
-            description:
-              `Too many draft previews of this zone for this token (code ${PREVIEW_LIMITED_CODE}): at most ` +
+          "429": limited(
+            `Too many draft previews of this zone for this token (code ${PREVIEW_LIMITED_CODE}): at most ` +
               `${PREVIEW_BOUNDS.concurrent} running at once, a burst of ${PREVIEW_BOUNDS.burst}, then ` +
               `${PREVIEW_BOUNDS.perSecond} per second, per token and zone on each server`,
-            headers: {
-              "Retry-After": {
-                description: "Whole seconds until a preview is admitted again",
-                schema: { type: "integer", minimum: 1 },
-              },
-            },
-            content: { "application/json": { schema: ref("FailureEnvelope") } },
-          },
+            "preview",
+          ),
         },
       },
     },
@@ -116,7 +114,7 @@ export const previewOpenApi: OpenApiFragment = {
     ReplayAnswer: {
       type: "object",
       properties: {
-        answered_by: { type: "string", enum: ["rule", "page", "default", "origin"] },
+        answered_by: ref("AnsweredBy"),
         answer_id: { type: ["string", "null"] },
         status: { type: "integer" },
         format: { type: "string" },

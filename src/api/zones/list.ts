@@ -29,7 +29,8 @@ import { causeOf, err, ok, type Result } from "../../shared/result";
 import { base64UrlToBytes, bytesToBase64Url } from "../../state/tags/base64url";
 import * as z from "zod/mini";
 import { ACCOUNT_ID, parseZoneName, PLANS, ZONE_ACCOUNT } from "../../state/zone/schema";
-import { dateTime, named, oneOf, type Answer } from "../../shared/schema";
+import { dateTime, described, fields, named, oneOf, parseWith, text, type Answer } from "../../shared/schema";
+import { PAGE_PARAMETERS, pageFields, queryObject } from "../kit/query";
 import { accountOfMetadata, readZone } from "../../state/zone/store";
 
 export const ZONE_LIST = {
@@ -53,7 +54,6 @@ export const ZONE_LIST_CODES = {
 } as const;
 
 const PREFIX = "zone:";
-const PARAMETERS = new Set(["page", "per_page", "cursor", "account.id", "name"]);
 
 /** Where a listing resumes: the KV list page starting at `kv` (null = the first), zone names after `after`. */
 interface Position {
@@ -130,35 +130,30 @@ export const ZONE_CURSOR_INFO = named(
 );
 
 async function listZones(c: ApiContext): Promise<Response> {
-  const paging = readPaging(c.url);
-  if (!paging.ok) return apiFailureResponse(paging.error);
-  const only = readAccountFilter(c.url);
-  if (!only.ok) return apiFailureResponse(only.error);
-  const named = readNameFilter(c.url);
-  if (!named.ok) return apiFailureResponse(named.error);
+  const query = readQuery(c.url);
+  if (!query.ok) return apiFailureResponse(query.error);
   // The published `account.id` and `name` filters narrow the token's scope, read from the same key metadata.
-  const wanted = only.value;
-  const wantedName = named.value;
+  const { paging, account: wanted, name: wantedName } = query.value;
   const scope: InScope = (name, account) =>
     zoneInScope(c.principal, name, account) &&
     (wanted === null || account === wanted) &&
     (wantedName === null || name === wantedName);
   const kv = c.env.CONFIG;
   let found: Result<{ shown: Found[]; next: Position | null; total?: number }, ApiFailure>;
-  if (paging.value.kind === "page") found = await byPage(kv, scope, paging.value.page, paging.value.perPage);
-  else found = await byCursor(kv, scope, paging.value.from, paging.value.perPage);
+  if (paging.kind === "page") found = await byPage(kv, scope, paging.page, paging.perPage);
+  else found = await byCursor(kv, scope, paging.from, paging.perPage);
   if (!found.ok) return apiFailureResponse(found.error);
   const { shown, next, total } = found.value;
   const zones = await Promise.all(shown.map((f) => present(kv, f.name)));
   if (zones.some((z) => z === "unavailable")) return apiFailureResponse(internal("CONFIG.get failed"));
   const result = zones.filter((z): z is ListedZone => z !== null && z !== "unavailable");
   const cursor = next === null ? null : encodeCursor(next);
-  const perPage = paging.value.perPage;
+  const perPage = paging.perPage;
   // `count` is what this page carries: a zone deleted between the list and its read is left out.
   const resultInfo: Answer<typeof ZONE_PAGE_INFO> | Answer<typeof ZONE_CURSOR_INFO> =
-    paging.value.kind === "page"
+    paging.kind === "page"
       ? {
-          page: paging.value.page,
+          page: paging.page,
           per_page: perPage,
           count: result.length,
           total_count: total ?? 0,
@@ -273,60 +268,66 @@ async function walk(
   return ok({ stoppedAt: { kv: cursor, after: "" } });
 }
 
-function readPaging(url: URL): Result<Paging, ApiFailure> {
-  for (const name of url.searchParams.keys()) {
-    if (!PARAMETERS.has(name)) {
-      const shown = JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name);
-      return err(invalid(`unknown parameter ${shown}: this listing takes page, per_page, cursor, account.id and name`));
-    }
-  }
-  const perPage = readInt(url, "per_page", ZONE_LIST.defaultPerPage, ZONE_LIST.maxPerPage);
-  if (typeof perPage === "string") return err(invalid(perPage));
-  const cursors = url.searchParams.getAll("cursor");
-  if (cursors.length > 0) {
-    if (url.searchParams.has("page")) return err(invalid("give either page or cursor, not both"));
-    if (cursors.length > 1) return err(invalid("cursor must be given once"));
-    const from = decodeCursor(cursors[0]!);
-    return from === null
-      ? err(invalid("cursor is not one this listing gave (use result_info.cursor as it came)"))
-      : ok({ kind: "cursor", from, perPage });
-  }
-  const page = readInt(url, "page", 1, 1_000_000);
-  if (typeof page === "string") return err(invalid(page));
-  return ok({ kind: "page", page, perPage });
+/** The listing's filters, read with its paging from one query. */
+interface ListQuery {
+  readonly paging: Paging;
+  /** The published `account.id` filter: the zones of one account (null: no filter). */
+  readonly account: string | null;
+  /** The published `name` filter (null: no filter). */
+  readonly name: string | null;
 }
 
-/** The published `account.id` filter: the zones of one account (null: no filter). */
-function readAccountFilter(url: URL): Result<string | null, ApiFailure> {
-  const values = url.searchParams.getAll("account.id");
-  if (values.length === 0) return ok(null);
-  if (values.length > 1 || !ACCOUNT_ID.test(values[0]!))
-    return err(invalid("account.id must be given once, as 32 lower-case hex characters"));
-  return ok(values[0]!);
-}
+const CURSOR_REFUSED = "is not one this listing gave (use result_info.cursor as it came)";
 
 /**
- * `name`: the published filter by zone name (`GET /zones?name=example.com`, what the official clients'
- * `zones.list({ name })` sends), an exact match of the name, case-insensitive as hostnames are; given at most once.
- * The published operators (`contains:`, `starts_with:`, ...) are not supported: refused, never read as a name.
+ * The listing's query as a schema (numerals read as numbers first): the validator and the OpenAPI parameters. `name`
+ * is the published filter by zone name (`GET /zones?name=example.com`, what the official clients' `zones.list({
+ * name })` sends), an exact match, case-insensitive as hostnames are; the published operators (`contains:`,
+ * `starts_with:`, ...) are not supported: refused, never read as a name.
  */
-function readNameFilter(url: URL): Result<string | null, ApiFailure> {
-  const values = url.searchParams.getAll("name");
-  if (values.length === 0) return ok(null);
-  if (values.length > 1) return err(invalid("name must be given once"));
-  const parsed = parseZoneName(values[0]!);
-  if (!parsed.ok) return err(invalid(`name: ${parsed.error} (an exact zone name; filter operators are not supported)`));
-  return ok(parsed.value);
-}
+export const ZONE_LIST_QUERY = named(
+  fields(
+    {
+      ...pageFields(ZONE_LIST, (max) => `must be given once, as an integer from 1 to ${max}`),
+      cursor: z.optional(
+        described(
+          text({ min: 1, max: ZONE_LIST.maxCursorLength }, CURSOR_REFUSED),
+          "`result_info.cursor` of the previous page (not with `page`).",
+        ),
+      ),
+      "account.id": z.optional(
+        described(
+          text({ pattern: ACCOUNT_ID }, "must be given once, as 32 lower-case hex characters"),
+          "Only the zones of this account (within the token's scope).",
+        ),
+      ),
+      name: z.optional(described(z.string(), "Only the zone of this name (an exact name; no filter operators).")),
+    },
+    "is not a parameter of this listing (page, per_page, cursor, account.id, name)",
+  ),
+  { id: "ZoneListQuery", example: { per_page: 50, "account.id": "023e105f4ecef8ad9ca31a8372d0c353" } },
+);
 
-/** A positive integer given at most once, or the message saying what it must be. */
-function readInt(url: URL, name: string, fallback: number, max: number): number | string {
-  const values = url.searchParams.getAll(name);
-  if (values.length === 0) return fallback;
-  const value = values[0]!;
-  if (values.length > 1 || !/^[1-9][0-9]{0,8}$/.test(value) || Number(value) > max)
-    return `${name} must be given once, as an integer from 1 to ${max}`;
-  return Number(value);
+function readQuery(url: URL): Result<ListQuery, ApiFailure> {
+  const given = queryObject(url.searchParams, PAGE_PARAMETERS);
+  const parsed = given.ok ? parseWith(ZONE_LIST_QUERY, given.value, { cap: 1 }) : given;
+  if (!parsed.ok) {
+    const first = parsed.error.listed[0];
+    return err(invalid(first === undefined ? "is not valid" : `${first.path} ${first.message}`));
+  }
+  const q = parsed.value;
+  const account = q["account.id"] ?? null;
+  let name: string | null = null;
+  if (q.name !== undefined) {
+    const zone = parseZoneName(q.name);
+    if (!zone.ok) return err(invalid(`name: ${zone.error} (an exact zone name; filter operators are not supported)`));
+    name = zone.value;
+  }
+  if (q.cursor === undefined) return ok({ paging: { kind: "page", page: q.page, perPage: q.per_page }, account, name });
+  if (url.searchParams.has("page")) return err(invalid("give either page or cursor, not both"));
+  const from = decodeCursor(q.cursor);
+  if (from === null) return err(invalid(`cursor ${CURSOR_REFUSED}`));
+  return ok({ paging: { kind: "cursor", from, perPage: q.per_page }, account, name });
 }
 
 /** `[kv cursor or "", last zone name]` as JSON, base64url: opaque to clients, checked when it comes back. */

@@ -1,11 +1,20 @@
 /**
  * The zone configuration API's part of the OpenAPI document (docs/configuration.md).
  */
-import { COMMON_ERRORS, jsonBody, ok, param, ref, response, type Json, type OpenApiFragment } from "../kit/openapi";
+import {
+  COMMON_ERRORS,
+  jsonBody,
+  ok,
+  param,
+  queryParameters,
+  ref,
+  response,
+  type Json,
+  type OpenApiFragment,
+} from "../kit/openapi";
 import { HOSTNAME_LIMITS } from "../../shared/host";
-import { ACCOUNT_ID } from "../../state/zone/schema";
 // ListedZone, ZonePageInfo and ZoneCursorInfo are components of ./list.ts (the answers' own schemas).
-import { ZONE_LIST, ZONE_LIST_CODES } from "./list";
+import { ZONE_LIST, ZONE_LIST_CODES, ZONE_LIST_QUERY } from "./list";
 
 const zonePaths: Record<string, Json> = {
   "/zones": {
@@ -19,29 +28,7 @@ const zonePaths: Record<string, Json> = {
         "`result_info.cursor`, null on the last page). A scoped token lists the zones it names and those of its accounts. Unknown or " +
         `repeated parameters, both \`page\` and \`cursor\`, or a cursor this listing did not give: 400 (${ZONE_LIST_CODES.invalidParameter}).`,
       security: [{ bearer: ["zones:read"] }],
-      parameters: [
-        { name: "page", in: "query", required: false, schema: { type: "integer", minimum: 1, default: 1 } },
-        {
-          name: "per_page",
-          in: "query",
-          required: false,
-          schema: { type: "integer", minimum: 1, maximum: ZONE_LIST.maxPerPage, default: ZONE_LIST.defaultPerPage },
-        },
-        {
-          name: "cursor",
-          in: "query",
-          required: false,
-          description: "`result_info.cursor` of the previous page (not with `page`).",
-          schema: { type: "string", maxLength: ZONE_LIST.maxCursorLength },
-        },
-        {
-          name: "account.id",
-          in: "query",
-          required: false,
-          description: "Only the zones of this account (within the token's scope).",
-          schema: { type: "string", pattern: ACCOUNT_ID.source },
-        },
-      ],
+      parameters: queryParameters(ZONE_LIST_QUERY),
       responses: {
         "200": {
           description: "One page of zones",

@@ -240,6 +240,17 @@ describe("GET /zones: refused parameters (400, 20060)", () => {
   });
 });
 
+describe("GET /zones: the query is one schema", () => {
+  it("names the parameter and the rule its schema states (the document's bounds)", async () => {
+    const [, unknown] = await list("?status=active");
+    expect(unknown.errors[0]?.message).toBe(
+      "status is not a parameter of this listing (page, per_page, cursor, account.id, name)",
+    );
+    const [, range] = await list("?per_page=51");
+    expect(range.errors[0]?.message).toBe("per_page must be given once, as an integer from 1 to 50");
+  });
+});
+
 describe("GET /zones: across KV list pages", () => {
   it("a walk crosses the 1,000-key list pages of the index without losing or repeating a zone", async () => {
     // 1,100 part keys under one zone (as its custom error assets would be) push the zones after it onto later

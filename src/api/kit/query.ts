@@ -1,0 +1,51 @@
+/**
+ * Query strings for query schemas (docs/architecture.md "Request schemas"): a query is read as the object its
+ * schema parses, so a listing's bounds, enums and defaults are the validator's and, through `queryParameters`
+ * (openapi.ts), the OpenAPI document's.
+ */
+import * as z from "zod/mini";
+import { int, type Message } from "../../shared/schema";
+import { err, ok, type Result } from "../../shared/result";
+import { oneIssue, type Issues } from "../../shared/validation";
+
+/** A positive integer as a query writes it; anything else stays text, which the schema refuses as no integer. */
+const NUMERAL = /^[1-9][0-9]{0,8}$/;
+
+/** The largest `page` a page-number listing takes (a page past the last is an empty page, not an error). */
+export const MAX_PAGE = 1_000_000;
+
+/**
+ * The query as an object: each parameter at most once (a repeated one is refused: which of two values was meant is
+ * not guessed), the numerals of the `numeric` parameters as numbers.
+ */
+export function queryObject(
+  params: URLSearchParams,
+  numeric: readonly string[],
+): Result<Record<string, string | number>, Issues> {
+  const out: Record<string, string | number> = {};
+  for (const name of new Set(params.keys())) {
+    const values = params.getAll(name);
+    const shown = name.length > 40 ? `${name.slice(0, 40)}…` : name;
+    if (values.length > 1) return err(oneIssue("not-allowed", shown, "must be given once"));
+    const value = values[0] ?? "";
+    out[name] = numeric.includes(name) && NUMERAL.test(value) ? Number(value) : value;
+  }
+  return ok(out);
+}
+
+/**
+ * `page` and `per_page` of a page-number listing (the published pagination); `message` words a refusal from the
+ * bound it broke (default: `must be an integer from 1 to {max}`).
+ */
+export function pageFields(
+  perPage: { readonly defaultPerPage: number; readonly maxPerPage: number },
+  message?: (max: number) => Message,
+) {
+  return {
+    page: z._default(int(1, MAX_PAGE, message?.(MAX_PAGE)), 1),
+    per_page: z._default(int(1, perPage.maxPerPage, message?.(perPage.maxPerPage)), perPage.defaultPerPage),
+  };
+}
+
+/** The parameters of `fields` that are numbers (`page`, `per_page`). */
+export const PAGE_PARAMETERS = ["page", "per_page"] as const;
