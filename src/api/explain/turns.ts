@@ -57,6 +57,23 @@ export interface Turn {
 /** The last turn asked for on this isolate: each waits for the one before it. */
 let tail: Promise<void> = Promise.resolve();
 
+/** What the turns of this isolate did since it started (for tests: never reset). */
+export interface TurnStats {
+  /** Turns begun. */
+  taken: number;
+  /** Turns that found traffic in flight and waited for it. */
+  heldByTraffic: number;
+  /** Turns that began with traffic still in flight, after waiting `quietWaitMs` for it. */
+  besideTraffic: number;
+}
+
+const stats: TurnStats = { taken: 0, heldByTraffic: 0, besideTraffic: 0 };
+
+/** A copy of the counters. */
+export function turnStats(): TurnStats {
+  return { ...stats };
+}
+
 /** How a turn lets traffic go first: a timer fires after the requests already queued on the isolate. */
 const afterTraffic = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
@@ -72,10 +89,13 @@ export async function takeTurn(): Promise<Turn> {
   const deadline = Date.now() + MANAGEMENT_BUDGET.quietWaitMs;
   await afterTraffic();
   // A request that arrived during the timer is in flight now: wait for it too, within the same deadline.
+  if (trafficInFlight() > 0) stats.heldByTraffic++;
   while (trafficInFlight() > 0 && Date.now() < deadline) {
     await trafficQuiet(deadline - Date.now());
     await afterTraffic();
   }
+  stats.taken++;
+  if (trafficInFlight() > 0) stats.besideTraffic++;
   return { end };
 }
 
