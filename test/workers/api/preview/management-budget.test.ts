@@ -16,6 +16,7 @@ import { compileBatches, compiledDraft } from "../../../../src/api/preview/draft
 import { compiledOf } from "../../../../src/edge/compiled-zone";
 import { lookupZone } from "../../../../src/state/zone/cache";
 import { ADMIN, api, apiOk, entrypoint } from "../../support/envelope";
+import { errorLines } from "../../support/log";
 import { loopback, ports, putZone, sendTraffic, uniqueZone } from "../../support/origin";
 
 const A = "d".repeat(31) + "4";
@@ -121,6 +122,27 @@ describe("a management call has a budget far under a request's", () => {
       request: { path: "/admin/1", code: 502 },
     });
     expect(light.result.truncated).toBe(false);
+  });
+
+  it("a draft preview's over-budget rules are in its answer, not in the log; traffic's are logged", async () => {
+    const zone = uniqueZone("preview-quiet-log");
+    await putZone(zone, { plan: "enterprise", origin: loopback(ports.closed) });
+    const previewed = await errorLines("rule_over_budget", () =>
+      apiOk<{ truncated: boolean }>("POST", `/zones/${zone}/preview`, {
+        draft: { rules: heavyRules(4) },
+        request: { path: "/admin/1", code: 502 },
+      }),
+    );
+    expect(previewed.value.result.truncated).toBe(true);
+    expect(previewed.lines).toEqual([]);
+    // Saved (ten of them, ~12 M units: past a request's 10 M), a request of the zone that runs over writes the line,
+    // as docs/rules-language.md "Logging" says.
+    await apiOk("PUT", entrypoint(zone, "http_custom_errors"), { rules: heavyRules(10) });
+    const served = await errorLines("rule_over_budget", () =>
+      sendTraffic(`http://${zone}/cdn-cgi/error/522`).then((res) => res.arrayBuffer()),
+    );
+    expect(served.lines.length).toBeGreaterThan(0);
+    expect(served.lines[0]).toMatchObject({ zone, phase: "http_custom_errors" });
   });
 
   it("a trace over heavy saved rules says truncated: true", async () => {
