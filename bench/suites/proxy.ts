@@ -22,7 +22,11 @@
  * with the fewer-errors fields (docs/fewer-errors.md): `stale_if_error` on, so every good answer is kept as the
  * last good copy (the tee and the Cache API write after the response are in the count), and a fallback origin with
  * a circuit breaker in front of a healthy origin (the guards' cost when nothing fails); and the proxy on a zone with one
- * rate-limiting rule counting every request (docs/producers.md), whose ratio is against the proxy row without it.
+ * rate-limiting rule counting every request (docs/producers.md), whose ratio is against the proxy row without it;
+ * and a `POST` with a JSON body, plain and as an MCP client sends it (docs/agents.md: recognised, its body scanned).
+ * The request counts go to the zone's analytics object once a second, whatever the rate: the rows that carry them are
+ * also given at the request rate of an autocannon load in the same run (`timeDrivenShare`, docs/benchmarks.md
+ * "Method").
  */
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
