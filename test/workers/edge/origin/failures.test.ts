@@ -56,8 +56,10 @@ describe("origin failures → structured errors (docs/origin.md)", () => {
   });
 
   it("a slow origin within the read timeout is not a failure (probe says connected, 522 avoided)", async () => {
-    const zone = await zoneFor("slow-ok", loopback(ports.http), { connect_timeout: 0.1, read_timeout: 1 });
-    const res = await exports.default.fetch(`http://${zone}/slow-headers?ms=400`);
+    // Headers 4× the connect timeout late, a read timeout 5× later still: margins a loaded machine keeps (at 0.1 s,
+    // 0.4 s and 1 s this failed as 524 at load 10).
+    const zone = await zoneFor("slow-ok", loopback(ports.http), { connect_timeout: 0.5, read_timeout: 10 });
+    const res = await exports.default.fetch(`http://${zone}/slow-headers?ms=2000`);
     expect(res.status).toBe(200);
     expect(await res.text()).toBe("late");
   });
