@@ -582,6 +582,25 @@ const ROWS: readonly Row[] = [
       `${TELE}otlp.logs_endpoint 10.0.0.1 is a private address: it must be a public host`,
     ],
   },
+  // PUT /zones/{zone}/analytics/settings (docs/analytics.md "Shards"): 20100, "<path> <rule>".
+  {
+    what: "a shard count out of range",
+    method: "PUT",
+    path: "/zones/{zone}/analytics/settings",
+    body: { shards: 65 },
+    status: 400,
+    code: 20100,
+    messages: ["shards must be an integer from 1 to 64; got 65"],
+  },
+  {
+    what: "no shard count and an unknown field",
+    method: "PUT",
+    path: "/zones/{zone}/analytics/settings",
+    body: { shard: 4 },
+    status: 400,
+    code: 20100,
+    messages: ["shard is not an analytics setting (only shards)", "shards must be an integer from 1 to 64; got null"],
+  },
   // POST|PUT /zones/{zone}/analytics/alerts (docs/analytics.md "Alerts"): the first refusal, its own code (20105 a
   // field, 20106 a window, 20108 the webhook URL), the field path first.
   // POST /zones/{zone}/preview/replay (docs/custom-errors.md "Replay"): 20091, "<path>: <rule>". Three rows: a
