@@ -24,6 +24,7 @@ import { logEvent } from "./shared/log";
 import { newRayId } from "./shared/ray";
 import { hasOwnLoopMark } from "./edge/origin/headers";
 import { causeOf } from "./shared/result";
+import { trafficBegan, trafficEnded } from "./shared/traffic-in-flight";
 import { accessRulesOpenApi } from "./api/access-rules/openapi";
 import { accessRuleRoutes } from "./api/access-rules/routes";
 import { previewOpenApi } from "./api/preview/openapi";
@@ -115,23 +116,34 @@ export async function handle(request: Request, env: Env, ctx: ExecutionContext):
   // named once per request.
   const rc = requestContextOf(request, env, ctx);
   const destination = destinationOf(rc.url, rc.settings, rc.zone);
+  // Management calls' pieces wait while traffic is in flight (src/shared/traffic-in-flight.ts). The 1101 funnel's
+  // answer, returned unawaited, stops counting before it is made: a piece may run beside that rare answer.
+  const traffic = destination !== "api";
+  if (traffic) trafficBegan();
   try {
-    switch (destination) {
-      case "service":
-        if (isLoop(request)) return loop(rc);
-        return await handleServiceRequest(rc);
-      case "api":
-        if (isLoop(request)) return loop(rc);
-        if (MCP_PATHS.has(rc.url.pathname)) return await mcp.handle(rc);
-        return await api.handle(rc);
-      case "api-elsewhere":
-        return notAnApiHost(rc);
-      case "zone":
-        // Zone traffic checks the mark in its single pass over the request headers (src/edge/zone-traffic.ts).
-        return await handleZoneTraffic(rc);
-    }
+    return await door(rc, destination);
   } catch (error) {
     return unhandled(error, destination, rc);
+  } finally {
+    if (traffic) trafficEnded();
+  }
+}
+
+/** The door `destination` names (docs/architecture.md); `handle` awaits it, so its failures reach the funnel. */
+function door(rc: RequestContext, destination: Destination): Response | Promise<Response> {
+  switch (destination) {
+    case "service":
+      if (isLoop(rc.request)) return loop(rc);
+      return handleServiceRequest(rc);
+    case "api":
+      if (isLoop(rc.request)) return loop(rc);
+      if (MCP_PATHS.has(rc.url.pathname)) return mcp.handle(rc);
+      return api.handle(rc);
+    case "api-elsewhere":
+      return notAnApiHost(rc);
+    case "zone":
+      // Zone traffic checks the mark in its single pass over the request headers (src/edge/zone-traffic.ts).
+      return handleZoneTraffic(rc);
   }
 }
 

@@ -158,7 +158,9 @@ export function failsClosed(phase: RulePhase): boolean {
  * The first rule that matches, or null. Only the rules the index names are evaluated, in order (the others cannot
  * match). A rule over the evaluation budget is logged, and is the answer in the request phases (`failsClosed`);
  * in custom error rules it is a non-match and later rules still run on what is left of the request's budget
- * (budget.ts).
+ * (budget.ts). Not logged when traced: a traced evaluation is a management run (a draft preview, a replay, the
+ * request tracer), on a smaller budget than traffic's and often over a draft's rules, whose ids no zone holds (each
+ * new draft wrote a line per rule); its answer names the rule that ran over (docs/rules-language.md "Logging").
  */
 export function firstMatch<T extends object>(
   list: RuleList<T>,
@@ -181,7 +183,7 @@ export function firstMatch<T extends object>(
       tracer?.evaluated(position, outcome, ctx.spent);
       if (outcome.kind === "match") return entry;
       if (outcome.kind === "over-budget") {
-        logOverBudget({ zone, phase: list.phase, rule: entry.id, reason: outcome.reason });
+        if (tracer === undefined) logOverBudget({ zone, phase: list.phase, rule: entry.id, reason: outcome.reason });
         if (closed) return entry;
       }
     }
@@ -194,7 +196,8 @@ export function firstMatch<T extends object>(
 /**
  * Every rule that matches, in order, lazily: the caller stops when it has its answer (rate limiting stops at the
  * first rule that blocks), and rules after that are not evaluated, exactly as in a loop over the list. A rule over
- * the evaluation budget is logged and, in the request phases, given as a match (`failsClosed`: the request counts).
+ * the evaluation budget is logged (not when traced, as in `firstMatch`) and, in the request phases, given as a match
+ * (`failsClosed`: the request counts).
  */
 export function* allMatches<T extends object>(
   list: RuleList<T>,
@@ -211,7 +214,7 @@ export function* allMatches<T extends object>(
     tracer?.evaluated(position, outcome, ctx.spent);
     if (outcome.kind === "match") yield entry;
     else if (outcome.kind === "over-budget") {
-      logOverBudget({ zone, phase: list.phase, rule: entry.id, reason: outcome.reason });
+      if (tracer === undefined) logOverBudget({ zone, phase: list.phase, rule: entry.id, reason: outcome.reason });
       if (closed) yield entry;
     }
   }

@@ -10,12 +10,16 @@
  *   - runs its evaluation in turns of at most `turnUnits` units (plus the run that crossed it) and `turnRuns` runs,
  *     and between two turns waits for a timer, so every request that arrived meanwhile runs first;
  *   - takes turns one call at a time per isolate, first come first served: however many tokens evaluate at once,
- *     traffic waits for one turn, not for one per call.
+ *     traffic waits for one turn, not for one per call;
+ *   - begins a turn only when no traffic request is in flight on the isolate (src/shared/traffic-in-flight.ts), or
+ *     once it has waited `quietWaitMs` for that: a request enters the isolate several times (arrival, its zone
+ *     read, its origin's answer), and a turn between two of those would hold it again each time.
  * Units are the engine's measure of its work (src/rules/budget.ts: the slowest regex run measured does ~45,000 per
  * ms), so a turn is bounded whatever the rules are; the rest of a run (rendering an answer) is small and bounded by
  * `turnRuns`.
  */
 import { MAX_REQUEST_UNITS, requestBudget } from "../../rules/budget";
+import { trafficInFlight, trafficQuiet } from "../../shared/traffic-in-flight";
 
 export const MANAGEMENT_BUDGET = {
   /** Units one run may spend: a fifth of a request's (MAX_REQUEST_UNITS), ~44 ms at the slowest rate measured. */
@@ -38,6 +42,11 @@ export const MANAGEMENT_BUDGET = {
    * compiles in several milliseconds on a loaded machine, so eight of those would be one long turn.
    */
   compileCharsPerTurn: 8_192,
+  /**
+   * How long a turn waits for the isolate's traffic to be answered before it begins anyway (a busy isolate still
+   * serves management calls, a turn per this many ms): a request shorter than this waits for at most one turn.
+   */
+  quietWaitMs: 100,
 } as const;
 
 /** One call's turn; `end()` lets the next call (or this one's next turn) go, after traffic. */
@@ -48,16 +57,45 @@ export interface Turn {
 /** The last turn asked for on this isolate: each waits for the one before it. */
 let tail: Promise<void> = Promise.resolve();
 
+/** What the turns of this isolate did since it started (for tests: never reset). */
+export interface TurnStats {
+  /** Turns begun. */
+  taken: number;
+  /** Turns that found traffic in flight and waited for it. */
+  heldByTraffic: number;
+  /** Turns that began with traffic still in flight, after waiting `quietWaitMs` for it. */
+  besideTraffic: number;
+}
+
+const stats: TurnStats = { taken: 0, heldByTraffic: 0, besideTraffic: 0 };
+
+/** A copy of the counters. */
+export function turnStats(): TurnStats {
+  return { ...stats };
+}
+
 /** How a turn lets traffic go first: a timer fires after the requests already queued on the isolate. */
 const afterTraffic = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
-/** Waits until every turn asked for before has ended and queued traffic has run; then the caller's turn begins. */
+/**
+ * Waits until every turn asked for before has ended, queued traffic has run and no traffic request is in flight (at
+ * most `quietWaitMs` for the last); then the caller's turn begins.
+ */
 export async function takeTurn(): Promise<Turn> {
   const before = tail;
   let end = (): void => undefined;
   tail = new Promise<void>((resolve) => (end = resolve));
   await before;
+  const deadline = Date.now() + MANAGEMENT_BUDGET.quietWaitMs;
   await afterTraffic();
+  // A request that arrived during the timer is in flight now: wait for it too, within the same deadline.
+  if (trafficInFlight() > 0) stats.heldByTraffic++;
+  while (trafficInFlight() > 0 && Date.now() < deadline) {
+    await trafficQuiet(deadline - Date.now());
+    await afterTraffic();
+  }
+  stats.taken++;
+  if (trafficInFlight() > 0) stats.besideTraffic++;
   return { end };
 }
 

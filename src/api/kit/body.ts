@@ -80,7 +80,15 @@ function escaped(text: string, at: number): boolean {
 export async function readJsonBody(request: Request, limit = MAX_API_BODY_BYTES): Promise<Result<unknown, ApiFailure>> {
   const text = await readBodyText(request, limit);
   if (!text.ok) return text;
-  if (nestsDeeperThan(text.value, MAX_JSON_DEPTH))
+  return parseJsonText(text.value);
+}
+
+/**
+ * `readJsonBody`'s second half, on text already read: the depth check, then `JSON.parse`. Apart so a caller that
+ * parses a large body in a turn with traffic (src/api/explain/turns.ts) reads it first and parses it there.
+ */
+export function parseJsonText(text: string): Result<unknown, ApiFailure> {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH))
     return err(
       failureOf(
         "json-too-deep",
@@ -89,7 +97,7 @@ export async function readJsonBody(request: Request, limit = MAX_API_BODY_BYTES)
       ),
     );
   try {
-    return ok(JSON.parse(text.value) as unknown);
+    return ok(JSON.parse(text) as unknown);
   } catch (e) {
     return err(API_FAILURES.invalidJson(messageOf(e)));
   }

@@ -25,7 +25,7 @@ import { storedRuleset } from "../../state/zone/rulesets/stored";
 import type { Zone } from "../../state/zone/schema";
 import type { ZoneApiFailure } from "../kit/zone-section";
 import { applyDraft, type Draft, type DraftPreview } from "./draft";
-import { inTurn, MANAGEMENT_BUDGET, Turns } from "../explain/turns";
+import { inTurn, MANAGEMENT_BUDGET, takeTurn, Turns } from "../explain/turns";
 import { analyseForLint } from "../../state/zone/lint/lint";
 
 export const DRAFT_CACHE_LIMITS = {
@@ -107,8 +107,16 @@ export async function compiledDraft(
   compiled: CompiledZone,
   draft: Draft,
 ): Promise<Result<CompiledDraft, ZoneApiFailure>> {
-  const text = JSON.stringify(draft);
-  const key = `${zone.zone}\u0000${zone.version}\u0000${await sha256Hex(text)}`;
+  // Writing and hashing a draft near the 1 MiB limit is a piece of its own too: in a turn (turns.ts).
+  const turn = await takeTurn();
+  let text: string;
+  let key: string;
+  try {
+    text = JSON.stringify(draft);
+    key = `${zone.zone}\u0000${zone.version}\u0000${await sha256Hex(text)}`;
+  } finally {
+    turn.end();
+  }
   const hit = drafts.get(key);
   if (hit !== undefined) {
     stats.draftHits++;

@@ -15,7 +15,7 @@
  * The request phases are not replayed: a draft holds custom error rules and pages only, so a recorded block or
  * origin failure is the same error after; what a draft changes is who answers it and how.
  */
-import { readJsonBody } from "../kit/body";
+import { parseJsonText, readBodyText } from "../kit/body";
 import { apiSuccess } from "../kit/envelope";
 import { lintMessages } from "../kit/lint-messages";
 import type { ApiContext } from "../kit/types";
@@ -150,9 +150,13 @@ export async function replay(c: ApiContext, zone: string): Promise<ZoneAnswer> {
 }
 
 async function runReplay(c: ApiContext, zone: string): Promise<ZoneAnswer> {
-  const body = await readJsonBody(c.request);
-  if (!body.ok) return err({ kind: "body", failure: body.error });
-  const input = parseReplayBody(body.value, Date.now());
+  // Read first, then parsed and validated in a turn, as the draft preview's body is (routes.ts).
+  const text = await readBodyText(c.request);
+  if (!text.ok) return err({ kind: "body", failure: text.error });
+  const input = await inTurn((): Result<ReplayBody, ZoneApiFailure> => {
+    const body = parseJsonText(text.value);
+    return body.ok ? parseReplayBody(body.value, Date.now()) : err({ kind: "body", failure: body.error });
+  });
   if (!input.ok) return input;
   const drafted = await draftedZone(c, zone, input.value.draft);
   if (!drafted.ok) return drafted;

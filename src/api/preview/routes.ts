@@ -13,11 +13,11 @@
  * - `POST /zones/{zone}/preview/replay`: the same draft against the zone's recorded errors of a window (replay.ts,
  *   docs/custom-errors.md "Replay").
  */
-import { readJsonBody } from "../kit/body";
+import { parseJsonText, readBodyText } from "../kit/body";
 import { apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
-import { zoneHandler, zoneTarget, type ZoneAnswer } from "../kit/zone-section";
-import { err, ok } from "../../shared/result";
+import { zoneHandler, zoneTarget, type ZoneAnswer, type ZoneApiFailure } from "../kit/zone-section";
+import { err, ok, type Result } from "../../shared/result";
 import { catalogEntry } from "../../errors/catalog";
 import { errorResponse } from "../../errors/pipeline";
 import { assetsOf, customizationFor } from "../../edge/custom-errors/apply";
@@ -25,7 +25,7 @@ import { explain } from "../explain/explain";
 import { requestPhasesOf } from "../explain/request-phases";
 import { compiledZone } from "../../edge/compiled-zone";
 import { admitPreview, PREVIEW_BOUNDS } from "../explain/bound";
-import { parsePreviewBody } from "./draft";
+import { parsePreviewBody, type PreviewBody } from "./draft";
 import { draftedZone } from "./drafted-zone";
 import { lintMessages } from "../kit/lint-messages";
 import { replay } from "./replay";
@@ -65,9 +65,14 @@ async function draftPreview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
 }
 
 async function runDraftPreview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
-  const body = await readJsonBody(c.request);
-  if (!body.ok) return err({ kind: "body", failure: body.error });
-  const input = parsePreviewBody(body.value, zone);
+  // Read first (I/O), then parsed and validated in a turn (turns.ts): a body near the 1 MiB limit is a piece of
+  // tens of milliseconds, and eight calls' pieces back to back would hold traffic for all of them.
+  const text = await readBodyText(c.request);
+  if (!text.ok) return err({ kind: "body", failure: text.error });
+  const input = await inTurn((): Result<PreviewBody, ZoneApiFailure> => {
+    const body = parseJsonText(text.value);
+    return body.ok ? parsePreviewBody(body.value, zone) : err({ kind: "body", failure: body.error });
+  });
   if (!input.ok) return input;
   // The zone as traffic sees it, the draft on top (drafted-zone.ts).
   const drafted = await draftedZone(c, zone, input.value.draft);

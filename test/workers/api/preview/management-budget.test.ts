@@ -9,13 +9,15 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../../../src/index";
 import { MAX_REQUEST_UNITS } from "../../../../src/rules/budget";
-import { MANAGEMENT_BUDGET, Turns } from "../../../../src/api/explain/turns";
+import { MANAGEMENT_BUDGET, Turns, turnStats } from "../../../../src/api/explain/turns";
+import { trafficInFlight } from "../../../../src/shared/traffic-in-flight";
 import { OVER_RUN_BUDGET } from "../../../../src/api/preview/replay";
 import { compileBatches, compiledDraft } from "../../../../src/api/preview/draft-cache";
 import { compiledOf } from "../../../../src/edge/compiled-zone";
 import { lookupZone } from "../../../../src/state/zone/cache";
 import { ADMIN, api, apiOk, entrypoint } from "../../support/envelope";
-import { loopback, ports, putZone, uniqueZone } from "../../support/origin";
+import { errorLines } from "../../support/log";
+import { loopback, ports, putZone, sendTraffic, uniqueZone } from "../../support/origin";
 
 const A = "d".repeat(31) + "4";
 
@@ -120,6 +122,27 @@ describe("a management call has a budget far under a request's", () => {
       request: { path: "/admin/1", code: 502 },
     });
     expect(light.result.truncated).toBe(false);
+  });
+
+  it("a draft preview's over-budget rules are in its answer, not in the log; traffic's are logged", async () => {
+    const zone = uniqueZone("preview-quiet-log");
+    await putZone(zone, { plan: "enterprise", origin: loopback(ports.closed) });
+    const previewed = await errorLines("rule_over_budget", () =>
+      apiOk<{ truncated: boolean }>("POST", `/zones/${zone}/preview`, {
+        draft: { rules: heavyRules(4) },
+        request: { path: "/admin/1", code: 502 },
+      }),
+    );
+    expect(previewed.value.result.truncated).toBe(true);
+    expect(previewed.lines).toEqual([]);
+    // Saved (ten of them, ~12 M units: past a request's 10 M), a request of the zone that runs over writes the line,
+    // as docs/rules-language.md "Logging" says.
+    await apiOk("PUT", entrypoint(zone, "http_custom_errors"), { rules: heavyRules(10) });
+    const served = await errorLines("rule_over_budget", () =>
+      sendTraffic(`http://${zone}/cdn-cgi/error/522`).then((res) => res.arrayBuffer()),
+    );
+    expect(served.lines.length).toBeGreaterThan(0);
+    expect(served.lines[0]).toMatchObject({ zone, phase: "http_custom_errors" });
   });
 
   it("a trace over heavy saved rules says truncated: true", async () => {
@@ -291,9 +314,72 @@ describe("a draft's compile takes turns with traffic", () => {
     await waitOnExecutionContext(ctx);
     const ticks = turns.stop();
     expect(res.status).toBe(200);
-    // The compile turns, the validation, the rule list, the five runs (at least one turn), the lint and the answer:
-    // a request arriving at any point waited for one piece, never for the whole preview.
+    // Reading the body, the draft's cache key, the compile turns, the validation, the rule list, the five runs (at
+    // least one turn), the lint and the answer: a request arriving at any point waited for one piece, never for the
+    // whole preview.
     const batches = compileBatches(rules.map((r) => r.expression)).length;
-    expect(ticks).toBeGreaterThanOrEqual(batches + 2 + 1 + 2);
+    expect(ticks).toBeGreaterThanOrEqual(2 + batches + 2 + 1 + 2);
+  });
+});
+
+describe("management turns wait for the traffic in flight", () => {
+  // Through the Worker's own fetch in this module graph, where turns.ts keeps the counters read here.
+  const call = async (path: string, init: RequestInit = {}) => {
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(new Request(`http://localhost${path}`, { headers: ADMIN, ...init }), env, ctx);
+    const text = await res.text();
+    await waitOnExecutionContext(ctx);
+    return { status: res.status, text };
+  };
+  const preview = (zone: string) =>
+    call(`/zones/${zone}/preview`, {
+      method: "POST",
+      headers: { ...ADMIN, "content-type": "application/json" },
+      body: JSON.stringify({
+        draft: { rules: [{ ...heavy(0), expression: `http.request.uri.path eq "/w${Math.random()}"` }] },
+        request: { path: "/admin/1", code: 502 },
+      }),
+    });
+
+  it("a draft preview's turns begin beside a request in flight at most once per quietWaitMs of it", async () => {
+    const zone = uniqueZone("quiet-preview");
+    await putZone(zone, { plan: "enterprise", origin: loopback(ports.closed) });
+    const slow = uniqueZone("quiet-traffic");
+    await putZone(slow, { origin: loopback(ports.http) });
+    const before = turnStats();
+    // Zone traffic whose origin answers after 1.5 s: in flight for the whole preview.
+    const started = Date.now();
+    const traffic = sendTraffic(`http://${slow}/slow-headers?ms=1500`).then(async (res) => {
+      await res.arrayBuffer();
+      return { status: res.status, ms: Date.now() - started };
+    });
+    for (let i = 0; i < 1000 && trafficInFlight() === 0; i++) await new Promise((r) => setTimeout(r, 0));
+    expect(trafficInFlight()).toBe(1);
+    const answer = await preview(zone);
+    const { status, ms } = await traffic;
+    const after = turnStats();
+    expect(answer.status, answer.text.slice(0, 300)).toBe(200);
+    expect(status).toBe(200);
+    const taken = after.taken - before.taken;
+    const beside = after.besideTraffic - before.besideTraffic;
+    // Every piece of the preview found the request in flight and waited for it; the ones that began while it was
+    // still in flight each waited quietWaitMs first, so there are at most as many as that fits in its time (and at
+    // least one: a busy isolate still serves management calls).
+    expect(after.heldByTraffic - before.heldByTraffic).toBeGreaterThan(0);
+    expect(beside).toBeGreaterThan(0);
+    expect(beside).toBeLessThanOrEqual(Math.floor(ms / MANAGEMENT_BUDGET.quietWaitMs) + 1);
+    expect(taken).toBeGreaterThanOrEqual(beside);
+  });
+
+  it("API calls are not traffic: a preview's turns never wait for another management call", async () => {
+    const zone = uniqueZone("quiet-api");
+    await putZone(zone, { plan: "enterprise", origin: loopback(ports.closed) });
+    const before = turnStats();
+    const answers = await Promise.all([preview(zone), preview(zone), call(`/zones/${zone}`)]);
+    const after = turnStats();
+    for (const answer of answers) expect(answer.status).toBe(200);
+    expect(after.taken - before.taken).toBeGreaterThan(0);
+    expect(after.heldByTraffic - before.heldByTraffic).toBe(0);
+    expect(trafficInFlight()).toBe(0);
   });
 });
