@@ -275,3 +275,27 @@ function unknownKeysFirst(issues: readonly z.core.$ZodIssue[], rootLast: boolean
   }
   return out;
 }
+
+/**
+ * Parses a value found inside a body whose own fields are still read by hand (a ruleset's rules): the output, or
+ * `undefined` with each issue reported through `at` under `path` (`rules[3].ratelimit` + `.period`), in the
+ * schema's order. The listing is capped at `cap`, which must not be below the caller's own cap: issues past it are
+ * still reported (so the caller counts them), when the caller's list is full already.
+ */
+export function parseAt<S extends Schema>(
+  schema: S,
+  value: unknown,
+  path: string,
+  at: (kind: IssueKind, path: string, message: string) => void,
+  cap = MAX_LISTED_ISSUES,
+): Output<S> | undefined {
+  const parsed = parseWith(schema, value, { cap });
+  if (parsed.ok) return parsed.value;
+  const { listed, more } = parsed.error;
+  for (const issue of listed) {
+    const inside = issue.path === "" || issue.path.startsWith("[") ? issue.path : `.${issue.path}`;
+    at(issue.kind, `${path}${inside}`, issue.message);
+  }
+  for (let i = 0; i < more; i++) at("invalid", path, "is not valid");
+  return undefined;
+}

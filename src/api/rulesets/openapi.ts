@@ -1,10 +1,8 @@
 /** The rulesets API's part of the OpenAPI document (docs/configuration.md), from the same constants as the validators. */
 import { COMMON_ERRORS, ok, param, ref, response, type Json, type OpenApiFragment } from "../kit/openapi";
 import { MAX_VERSIONS_KEPT } from "../../state/zone/rulesets/versions";
-import { DEFAULT_COUNTING, RATE_LIMIT_BOUNDS, RATE_LIMIT_COUNTINGS } from "../../state/zone/rulesets/ratelimit";
 import { PHASE_SPECS, PHASES, RULE_ACTIONS } from "../../state/zone/rulesets/phases";
-import { CONTENT_TYPES, LIMITS, MAX_RULESET_ISSUES, RULESET_KINDS } from "../../state/zone/rulesets/validate";
-import { OVERLAY_LIMITS } from "../../state/zone/rulesets/overlay";
+import { LIMITS, MAX_RULESET_ISSUES, RULESET_KINDS } from "../../state/zone/rulesets/validate";
 import { PLANS } from "../../state/zone/schema";
 
 const WRITE_ERRORS = {
@@ -225,19 +223,7 @@ export const rulesetsOpenApi: OpenApiFragment = {
             "format, status, machine fields and headers, with the overlay's texts, links and page branding. " +
             "`overlay` beside `content`, `asset_name`, `content_type` or `status_code` is refused by name.",
           oneOf: [
-            {
-              type: "object",
-              required: ["content", "content_type"],
-              properties: {
-                content: {
-                  type: "string",
-                  minLength: LIMITS.contentBytes.min,
-                  description: `${LIMITS.contentBytes.min}–${LIMITS.contentBytes.max} bytes of UTF-8`,
-                },
-                content_type: { type: "string", enum: [...CONTENT_TYPES] },
-                status_code: { type: "integer", minimum: LIMITS.statusCode.min, maximum: LIMITS.statusCode.max },
-              },
-            },
+            ref("ServeErrorContent"),
             {
               type: "object",
               required: ["asset_name"],
@@ -258,101 +244,9 @@ export const rulesetsOpenApi: OpenApiFragment = {
             },
           ],
         },
-        ratelimit: {
-          type: "object",
-          required: ["characteristics", "period", "requests_per_period", "mitigation_timeout"],
-          properties: {
-            characteristics: {
-              type: "array",
-              minItems: RATE_LIMIT_BOUNDS.characteristics.min,
-              maxItems: RATE_LIMIT_BOUNDS.characteristics.max,
-              uniqueItems: true,
-              description:
-                "What names one counter: `ip.src` (from CF-Connecting-IP only), `ip.src.country`, `ip.src.asnum`, " +
-                '`http.host`, `http.request.uri.path`, `http.request.headers["name"]` (lower-case), ' +
-                '`http.request.uri.args["name"]`, `http.request.cookies["name"]`, `cf.colo.id`.',
-              items: { type: "string" },
-            },
-            period: { type: "integer", minimum: RATE_LIMIT_BOUNDS.period.min, maximum: RATE_LIMIT_BOUNDS.period.max },
-            requests_per_period: {
-              type: "integer",
-              minimum: RATE_LIMIT_BOUNDS.requestsPerPeriod.min,
-              maximum: RATE_LIMIT_BOUNDS.requestsPerPeriod.max,
-            },
-            mitigation_timeout: {
-              type: "integer",
-              minimum: RATE_LIMIT_BOUNDS.mitigationTimeout.min,
-              maximum: RATE_LIMIT_BOUNDS.mitigationTimeout.max,
-            },
-            counting: {
-              type: "string",
-              enum: [...RATE_LIMIT_COUNTINGS],
-              default: DEFAULT_COUNTING,
-              description:
-                "Our addition (not in the published shape; stored and shown only when sent). `approximate`: each " +
-                "isolate admits from a lease of the allowance, one counter round trip per lease; never more than " +
-                "`requests_per_period` pass per window, but a block reaches other isolates up to 1 s late and may " +
-                "start early by what other isolates hold unspent. `exact`: one round trip per counted request; " +
-                "N allowed, N+1 blocked at once everywhere. docs/producers.md.",
-            },
-          },
-        },
+        ratelimit: ref("RateLimit"),
         description: { type: "string", maxLength: LIMITS.descriptionLength },
         enabled: { type: "boolean", default: true },
-      },
-    },
-    Overlay: {
-      type: "object",
-      minProperties: 1,
-      additionalProperties: false,
-      description:
-        "What a custom error rule overlays on the structured error (this service's addition, docs/differences.md). Text is " +
-        "operator text: never HTML (escaped on the page, quoted in YAML, markup-escaped in the Markdown body); no " +
-        "control characters (a line break only in `detail` and `what_you_should_do`). Replaces `detail` and " +
-        "`what_you_should_do` in every format; `links` is a new member after `footer` (JSON, the page's island) and " +
-        "after `what_you_should_do` (Markdown frontmatter); `branding` dresses the HTML page only.",
-      properties: {
-        detail: { type: "string", minLength: 1, maxLength: OVERLAY_LIMITS.detail },
-        what_you_should_do: {
-          type: "string",
-          minLength: 1,
-          maxLength: OVERLAY_LIMITS.whatYouShouldDo,
-          description: "On the page: paragraphs, numbered and bulleted lists and **bold**, like the catalog's texts",
-        },
-        links: {
-          type: "array",
-          minItems: 1,
-          maxItems: OVERLAY_LIMITS.links,
-          items: {
-            type: "object",
-            required: ["title", "href"],
-            additionalProperties: false,
-            properties: {
-              title: { type: "string", minLength: 1, maxLength: OVERLAY_LIMITS.linkTitle },
-              href: {
-                type: "string",
-                format: "uri",
-                maxLength: OVERLAY_LIMITS.href,
-                description: "An absolute https: or http: URL without credentials; stored as its serialisation",
-              },
-            },
-          },
-        },
-        branding: {
-          type: "object",
-          minProperties: 1,
-          additionalProperties: false,
-          properties: {
-            name: { type: "string", minLength: 1, maxLength: OVERLAY_LIMITS.brandName },
-            logo_url: {
-              type: "string",
-              maxLength: OVERLAY_LIMITS.logoUrl,
-              pattern: "^data:image/(png|gif|jpeg|webp);base64,[A-Za-z0-9+/]+={0,2}$",
-              description: "An inline image only: the page makes no external request (docs/errors.md)",
-            },
-            accent_color: { type: "string", pattern: "^#[0-9a-fA-F]{6}$" },
-          },
-        },
       },
     },
     RulesetBody: {

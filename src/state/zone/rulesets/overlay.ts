@@ -8,46 +8,12 @@
  * only where text may have paragraphs), links only `https:`/`http:` without credentials, the logo only an inline
  * `data:` image (docs/errors.md: the page makes no external request).
  */
-import {
-  isObject,
-  optional,
-  readArray,
-  readObject,
-  readString,
-  unknownKeys,
-  type IssueKind,
-  type Read,
-} from "../../../shared/validation";
+import * as z from "zod/mini";
+import { described, fields, named, parseAt, type Output } from "../../../shared/schema";
+import type { IssueKind } from "../../../shared/validation";
 import { err, ok, type Result } from "../../../shared/result";
 
-export interface OverlayLink {
-  readonly title: string;
-  /** Absolute `https:` or `http:` URL, stored as the WHATWG URL serialisation (no space, `<`, `>` or `"`). */
-  readonly href: string;
-}
-
-export interface OverlayBranding {
-  /** Shown above the error on the HTML page (text, escaped). */
-  readonly name?: string;
-  /** `data:image/{png|gif|jpeg|webp};base64,…`: shown beside the name, never fetched from elsewhere. */
-  readonly logo_url?: string;
-  /** `#rrggbb`: the page's brand bar. */
-  readonly accent_color?: string;
-}
-
-/** What a rule overlays on the error (at least one member). */
-export interface Overlay {
-  /** Replaces `detail` in every format. */
-  readonly detail?: string;
-  /** Replaces `what_you_should_do` in every format (on the page: the same Markdown subset as the catalog's). */
-  readonly what_you_should_do?: string;
-  /** Added as the new member `links` (JSON after `footer`, the frontmatter, the page's "More help"). */
-  readonly links?: readonly OverlayLink[];
-  /** The HTML page only. */
-  readonly branding?: OverlayBranding;
-}
-
-/** The limits of an overlay (docs/custom-errors.md "Overlay"; the OpenAPI document restates them). */
+/** The limits of an overlay (docs/custom-errors.md "Overlay"; the OpenAPI document states them from the schema). */
 export const OVERLAY_LIMITS = {
   detail: 1_024,
   whatYouShouldDo: 2_048,
@@ -58,10 +24,6 @@ export const OVERLAY_LIMITS = {
   /** A small logo inline: at most this many characters of `data:` URI (about 6 KB of image). */
   logoUrl: 8_192,
 } as const;
-
-const OVERLAY_FIELDS = new Set(["detail", "what_you_should_do", "links", "branding"]);
-const LINK_FIELDS = new Set(["title", "href"]);
-const BRANDING_FIELDS = new Set(["name", "logo_url", "accent_color"]);
 
 /**
  * C0 and C1 controls, DEL, the line and paragraph separators, the BOM and lone surrogates: never in operator text
@@ -75,120 +37,139 @@ const LOGO = /^data:image\/(?:png|gif|jpeg|webp);base64,[A-Za-z0-9+/]+={0,2}$/;
 
 type At = (kind: IssueKind, field: string, message: string) => void;
 
-/** Validates `overlay` (reported under `{path}.…`); `undefined` when anything is refused. */
-export function parseOverlay(raw: unknown, path: string, at: At): Overlay | undefined {
-  const o = readObject(raw, path, "must be an object {detail?, what_you_should_do?, links?, branding?}");
-  if (!o.ok) {
-    at(o.error.kind, path, o.error.message);
-    return undefined;
-  }
-  let failed = false;
-  const fail = (kind: IssueKind, field: string, message: string): void => {
-    failed = true;
-    at(kind, field, message);
-  };
-  for (const key of unknownKeys(o.value, OVERLAY_FIELDS))
-    fail("unknown-field", `${path}.${key}`, "is not an overlay field");
-  const detail = text(o.value.detail, `${path}.detail`, OVERLAY_LIMITS.detail, true, fail);
-  const guidance = text(
-    o.value.what_you_should_do,
-    `${path}.what_you_should_do`,
-    OVERLAY_LIMITS.whatYouShouldDo,
-    true,
-    fail,
-  );
-  const links = parseLinks(o.value.links, `${path}.links`, fail);
-  const branding = parseBranding(o.value.branding, `${path}.branding`, fail);
-  if (failed) return undefined;
-  if (detail === undefined && guidance === undefined && links === undefined && branding === undefined) {
-    at("missing", path, "must set at least one of detail, what_you_should_do, links, branding");
-    return undefined;
-  }
-  return {
-    ...(detail === undefined ? {} : { detail }),
-    ...(guidance === undefined ? {} : { what_you_should_do: guidance }),
-    ...(links === undefined ? {} : { links }),
-    ...(branding === undefined ? {} : { branding }),
-  };
-}
+/** A required field left out is named as such; any other refusal gets the field's own wording. */
+const orRequired =
+  (message: string) =>
+  (issue: { readonly input?: unknown }): string =>
+    issue.input === undefined ? "is required" : message;
 
-/** Optional text of 1…max characters without control characters (`\n` allowed when `lines`). */
-function text(value: unknown, path: string, max: number, lines: boolean, fail: At): string | undefined {
-  const read = optional(value, (v) =>
-    readString(v, path, { min: 1, max, message: `must be a string of 1 to ${max} characters` }),
-  );
-  if (!read.ok) {
-    fail(read.error.kind, path, read.error.message);
-    return undefined;
-  }
-  if (read.value === undefined) return undefined;
-  if (CONTROL.test(read.value) || (!lines && NEWLINE.test(read.value))) {
-    fail(
-      "invalid",
-      path,
-      lines
+/**
+ * Text of 1…max characters without control characters (`\n` allowed when `lines`), not only white space: the
+ * first refusal only (each check aborts the next), as one field has one thing wrong at a time.
+ */
+function operatorText(max: number, lines: boolean, required = false) {
+  const length = `must be a string of 1 to ${max} characters`;
+  return z.string({ error: required ? orRequired(length) : length }).check(
+    z.minLength(1, { error: length, abort: true }),
+    z.maxLength(max, { error: length, abort: true }),
+    z.refine((text) => !CONTROL.test(text) && (lines || !NEWLINE.test(text)), {
+      error: lines
         ? "must not contain control characters (a line break is allowed)"
         : "must not contain control characters or line breaks",
-    );
-    return undefined;
-  }
-  if (read.value.trim() === "") {
-    fail("invalid", path, "must not be only white space");
-    return undefined;
-  }
-  return read.value;
+      abort: true,
+    }),
+    z.refine((text) => text.trim() !== "", { error: "must not be only white space" }),
+  );
 }
 
-function parseLinks(value: unknown, path: string, fail: At): OverlayLink[] | undefined {
-  if (value === undefined) return undefined;
-  const max = OVERLAY_LIMITS.links;
-  const list = readArray(value, path, { min: 1, max, message: `must be a list of 1 to ${max} links {title, href}` });
-  if (!list.ok) {
-    fail(list.error.kind, path, list.error.message);
-    return undefined;
-  }
-  const links: OverlayLink[] = [];
-  for (const [i, item] of list.value.entries()) {
-    const at = `${path}[${i}]`;
-    if (!isObject(item)) {
-      fail("wrong-type", at, "must be an object {title, href}");
-      continue;
-    }
-    for (const key of unknownKeys(item, LINK_FIELDS)) fail("unknown-field", `${at}.${key}`, "is not a link field");
-    const title =
-      item.title === undefined
-        ? missing(`${at}.title`, fail)
-        : text(item.title, `${at}.title`, OVERLAY_LIMITS.linkTitle, false, fail);
-    const href = item.href === undefined ? missing(`${at}.href`, fail) : webUrl(item.href, `${at}.href`, fail);
-    if (title !== undefined && href !== undefined) links.push({ title, href });
-  }
-  return links.length === list.value.length ? links : undefined;
-}
+/** An absolute `https:`/`http:` URL with a host and no credentials, stored as its serialisation. */
+const WEB_URL = z.pipe(
+  described(
+    z.string({ error: orRequired(`must be a URL of at most ${OVERLAY_LIMITS.href} characters`) }).check(
+      z.minLength(1, { error: `must be a URL of at most ${OVERLAY_LIMITS.href} characters`, abort: true }),
+      z.maxLength(OVERLAY_LIMITS.href, {
+        error: `must be a URL of at most ${OVERLAY_LIMITS.href} characters`,
+        abort: true,
+      }),
+      z.superRefine((text, context) => {
+        const parsed = parseUrl(text);
+        if (!parsed.ok) context.issues.push({ code: "custom", message: parsed.error, input: text });
+      }),
+    ),
+    "An absolute https: or http: URL without credentials; stored as its serialisation",
+  ),
+  z.transform((text: string) => new URL(text).href),
+);
 
-function missing(path: string, fail: At): undefined {
-  fail("missing", path, "is required");
-  return undefined;
-}
+const LINK = fields(
+  { title: operatorText(OVERLAY_LIMITS.linkTitle, false, true), href: WEB_URL },
+  "is not a link field",
+  "must be an object {title, href}",
+);
 
-/** An absolute `https:`/`http:` URL with a host and no credentials, as its serialisation. */
-function webUrl(value: unknown, path: string, fail: At): string | undefined {
-  const max = OVERLAY_LIMITS.href;
-  const read: Read<string> = readString(value, path, {
-    min: 1,
-    max,
-    message: `must be a URL of at most ${max} characters`,
-  });
-  if (!read.ok) {
-    fail(read.error.kind, path, read.error.message);
-    return undefined;
-  }
-  const parsed = parseUrl(read.value);
-  if (!parsed.ok) {
-    fail("invalid", path, parsed.error);
-    return undefined;
-  }
-  return parsed.value;
-}
+const LINKS_MESSAGE = `must be a list of 1 to ${OVERLAY_LIMITS.links} links {title, href}`;
+const LOGO_MESSAGE =
+  `must be a data:image/(png|gif|jpeg|webp);base64 URI of at most ${OVERLAY_LIMITS.logoUrl} characters (the page ` +
+  "makes no external request, docs/errors.md)";
+
+const BRANDING = fields(
+  {
+    /** Shown above the error on the HTML page (text, escaped). */
+    name: z.optional(operatorText(OVERLAY_LIMITS.brandName, false)),
+    /** Shown beside the name, never fetched from elsewhere. */
+    logo_url: z.optional(
+      described(
+        z
+          .string({ error: LOGO_MESSAGE })
+          .check(
+            z.maxLength(OVERLAY_LIMITS.logoUrl, { error: LOGO_MESSAGE, abort: true }),
+            z.regex(LOGO, { error: LOGO_MESSAGE }),
+          ),
+        "An inline image only: the page makes no external request (docs/errors.md)",
+      ),
+    ),
+    /** The page's brand bar, stored lower-case. */
+    accent_color: z.optional(
+      z.pipe(
+        z.string({ error: "must be a colour #rrggbb" }).check(z.regex(ACCENT, { error: "must be a colour #rrggbb" })),
+        z.transform((colour: string) => colour.toLowerCase()),
+      ),
+    ),
+  },
+  "is not a branding field",
+  "must be an object {name?, logo_url?, accent_color?}",
+).check(
+  z.refine((branding) => Object.keys(branding).length > 0, {
+    error: "must set at least one of name, logo_url, accent_color",
+  }),
+);
+
+/** What a rule overlays on the error (at least one member). */
+export const OVERLAY = named(
+  fields(
+    {
+      detail: z.optional(described(operatorText(OVERLAY_LIMITS.detail, true), "Replaces `detail` in every format")),
+      what_you_should_do: z.optional(
+        described(
+          operatorText(OVERLAY_LIMITS.whatYouShouldDo, true),
+          "Replaces `what_you_should_do` in every format; on the page: paragraphs, numbered and bulleted lists " +
+            "and **bold**, like the catalog's texts",
+        ),
+      ),
+      links: z.optional(
+        described(
+          z
+            .array(LINK, { error: LINKS_MESSAGE })
+            .check(
+              z.minLength(1, { error: LINKS_MESSAGE }),
+              z.maxLength(OVERLAY_LIMITS.links, { error: LINKS_MESSAGE }),
+            ),
+          'A new member `links`: JSON after `footer`, the Markdown frontmatter, the page\'s "More help"',
+        ),
+      ),
+      branding: z.optional(described(BRANDING, "The HTML page only")),
+    },
+    "is not an overlay field",
+    "must be an object {detail?, what_you_should_do?, links?, branding?}",
+  ).check(
+    z.refine((overlay) => Object.keys(overlay).length > 0, {
+      error: "must set at least one of detail, what_you_should_do, links, branding",
+    }),
+  ),
+  {
+    id: "Overlay",
+    description:
+      "What a custom error rule overlays on the structured error (this service's addition, docs/differences.md). " +
+      "Text is operator text: never HTML (escaped on the page, quoted in YAML, markup-escaped in the Markdown " +
+      "body); no control characters (a line break only in `detail` and `what_you_should_do`). Replaces `detail` " +
+      "and `what_you_should_do` in every format; `links` is a new member after `footer` (JSON, the page's island) " +
+      "and after `what_you_should_do` (Markdown frontmatter); `branding` dresses the HTML page only.",
+  },
+);
+
+export type Overlay = Output<typeof OVERLAY>;
+export type OverlayLink = NonNullable<Overlay["links"]>[number];
+export type OverlayBranding = NonNullable<Overlay["branding"]>;
 
 function parseUrl(text: string): Result<string, string> {
   if (CONTROL.test(text) || /\s/.test(text)) return err("must be an absolute https: or http: URL without spaces");
@@ -202,46 +183,6 @@ function parseUrl(text: string): Result<string, string> {
   if (url.username !== "" || url.password !== "") return err("must not carry a user name or password");
   if (url.href.length > OVERLAY_LIMITS.href) return err(`must be at most ${OVERLAY_LIMITS.href} characters`);
   return ok(url.href);
-}
-
-function parseBranding(value: unknown, path: string, fail: At): OverlayBranding | undefined {
-  if (value === undefined) return undefined;
-  const b = readObject(value, path, "must be an object {name?, logo_url?, accent_color?}");
-  if (!b.ok) {
-    fail(b.error.kind, path, b.error.message);
-    return undefined;
-  }
-  for (const key of unknownKeys(b.value, BRANDING_FIELDS))
-    fail("unknown-field", `${path}.${key}`, "is not a branding field");
-  const name = text(b.value.name, `${path}.name`, OVERLAY_LIMITS.brandName, false, fail);
-  let logo: string | undefined;
-  if (b.value.logo_url !== undefined) {
-    const max = OVERLAY_LIMITS.logoUrl;
-    if (typeof b.value.logo_url !== "string" || b.value.logo_url.length > max || !LOGO.test(b.value.logo_url))
-      fail(
-        typeof b.value.logo_url === "string" && b.value.logo_url.length > max ? "out-of-range" : "invalid",
-        `${path}.logo_url`,
-        `must be a data:image/(png|gif|jpeg|webp);base64 URI of at most ${max} characters (the page makes no ` +
-          "external request, docs/errors.md)",
-      );
-    else logo = b.value.logo_url;
-  }
-  let accent: string | undefined;
-  if (b.value.accent_color !== undefined) {
-    if (typeof b.value.accent_color !== "string" || !ACCENT.test(b.value.accent_color))
-      fail("invalid", `${path}.accent_color`, "must be a colour #rrggbb");
-    else accent = b.value.accent_color.toLowerCase();
-  }
-  if (name === undefined && logo === undefined && accent === undefined) {
-    if (Object.keys(b.value).length === 0)
-      fail("missing", path, "must set at least one of name, logo_url, accent_color");
-    return undefined;
-  }
-  return {
-    ...(name === undefined ? {} : { name }),
-    ...(logo === undefined ? {} : { logo_url: logo }),
-    ...(accent === undefined ? {} : { accent_color: accent }),
-  };
 }
 
 /**
@@ -268,6 +209,6 @@ export function parseOverlayParameters(
     else at("not-allowed", `action_parameters.${key}`, reason);
     refused = true;
   }
-  const overlay = parseOverlay(parameters.overlay, "action_parameters.overlay", at);
+  const overlay = parseAt(OVERLAY, parameters.overlay, "action_parameters.overlay", at);
   return refused || overlay === undefined ? undefined : { overlay };
 }

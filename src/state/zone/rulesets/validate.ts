@@ -8,21 +8,20 @@
  * rules}` whose rules carry `id`, `version`, `expression`, `action`, `action_parameters`, `enabled`, `description`,
  * `last_updated` (and `ratelimit` in `http_ratelimit`), so its official clients can drive this API.
  */
-import { parseCharacteristic } from "./characteristics";
-import { RATE_LIMIT_BOUNDS, RATE_LIMIT_COUNTINGS, type RateLimitParameters } from "./ratelimit";
+import * as z from "zod/mini";
+import { RATE_LIMIT, type RateLimitParameters } from "./ratelimit";
 import { compile, type Rule } from "../../../rules";
 import { compileExpression } from "../../../rules/rule-list";
 import { phaseWorstCase, type WorstCase } from "../../../rules/worst-case";
 import { DEFAULT_MAX_LENGTH } from "../../../rules/parser";
 import { err, ok, type Result } from "../../../shared/result";
+import { described, fields, int, named, oneOf, parseAt, type Output } from "../../../shared/schema";
 import {
   IssueList,
   isObject,
   optional,
   readArray,
   readBoolean,
-  readEnum,
-  readInt,
   readObject,
   readString,
   unknownKeys,
@@ -65,6 +64,39 @@ export const LIMITS = {
   expressionLength: DEFAULT_MAX_LENGTH,
 } as const;
 
+const CONTENT_MESSAGE = `must be a string of ${LIMITS.contentBytes.min} to ${LIMITS.contentBytes.max} bytes`;
+const BYTES = new TextEncoder();
+
+/** A custom error's status: the published range. */
+export const STATUS_CODE = int(
+  LIMITS.statusCode.min,
+  LIMITS.statusCode.max,
+  `must be an integer from ${LIMITS.statusCode.min} to ${LIMITS.statusCode.max} (docs/custom-errors.md)`,
+);
+
+/** `serve_error` with fixed content (the published shape; two content types are this service's addition). */
+export const INLINE_SERVE_ERROR = named(
+  fields(
+    {
+      content: described(
+        z.string({ error: CONTENT_MESSAGE }).check(
+          z.refine((content) => {
+            const bytes = BYTES.encode(content).byteLength;
+            return bytes >= LIMITS.contentBytes.min && bytes <= LIMITS.contentBytes.max;
+          }, CONTENT_MESSAGE),
+        ),
+        `${LIMITS.contentBytes.min}–${LIMITS.contentBytes.max} bytes of UTF-8`,
+      ),
+      content_type: oneOf(CONTENT_TYPES),
+      status_code: z.optional(STATUS_CODE),
+    },
+    "is not a parameter of serve_error",
+  ),
+  { id: "ServeErrorContent" },
+);
+
+export type InlineServeError = Output<typeof INLINE_SERVE_ERROR>;
+
 /** The `kind` of every ruleset this API holds (the published API's zone-level entry points). */
 export const RULESET_KINDS = ["zone"] as const;
 
@@ -77,12 +109,6 @@ export type ServeErrorParameters = InlineServeError | AssetServeError | ServeOve
 /** `serve_error` overlaying the structured error: the error keeps its status and format. */
 export interface ServeOverlayParameters {
   readonly overlay: Overlay;
-}
-
-export interface InlineServeError {
-  readonly content: string;
-  readonly content_type: ContentType;
-  readonly status_code?: number;
 }
 
 /** A rule as stored in the zone document's `rulesets` section (and shown by the API). */
@@ -145,14 +171,6 @@ const RULE_FIELDS = new Set([
   "ratelimit",
   "description",
   "enabled",
-]);
-const SERVE_ERROR_FIELDS = new Set(["content", "content_type", "status_code"]);
-const RATE_LIMIT_FIELDS = new Set([
-  "characteristics",
-  "period",
-  "requests_per_period",
-  "mitigation_timeout",
-  "counting",
 ]);
 const ID = /^[0-9a-f]{32}$/;
 
@@ -341,7 +359,8 @@ function parseRule(
   const parameters = phase === "http_custom_errors" ? parseServeError(r.action_parameters, at) : undefined;
   if (phase !== "http_custom_errors" && r.action_parameters !== undefined)
     at("unknown-field", "action_parameters", `is not used in ${phase}`);
-  const ratelimit = phase === "http_ratelimit" ? parseRateLimit(r.ratelimit, at) : undefined;
+  const ratelimit =
+    phase === "http_ratelimit" ? parseAt(RATE_LIMIT, r.ratelimit, "ratelimit", at, MAX_RULESET_ISSUES) : undefined;
   if (phase !== "http_ratelimit" && r.ratelimit !== undefined)
     at("unknown-field", "ratelimit", `is only used in http_ratelimit`);
   if (issues.count > count || !expression.ok || !id.ok || !description.ok || !enabled.ok) return null;
@@ -374,85 +393,7 @@ function parseServeError(raw: unknown, at: At): ServeErrorParameters | undefined
   if (p.value.overlay !== undefined) return parseOverlayParameters(p.value, at);
   // The published alternative to inline content: a custom error asset (serve-error.ts).
   if (p.value.asset_name !== undefined) return parseAssetServeError(p.value, at, LIMITS.statusCode);
-  for (const key of unknownKeys(p.value, SERVE_ERROR_FIELDS))
-    at("unknown-field", `action_parameters.${key}`, "is not a parameter of serve_error");
-  const { min, max } = LIMITS.contentBytes;
-  const content = p.value.content;
-  const bytes = typeof content === "string" ? new TextEncoder().encode(content).byteLength : -1;
-  if (bytes < min || bytes > max)
-    at(
-      bytes < 0 ? "wrong-type" : "out-of-range",
-      "action_parameters.content",
-      `must be a string of ${min} to ${max} bytes`,
-    );
-  const contentType = readEnum(p.value.content_type, "action_parameters.content_type", CONTENT_TYPES);
-  if (!contentType.ok) at(contentType.error.kind, "action_parameters.content_type", contentType.error.message);
-  const status = optional(p.value.status_code, (v) =>
-    readInt(v, "action_parameters.status_code", {
-      ...LIMITS.statusCode,
-      message: `must be an integer from ${LIMITS.statusCode.min} to ${LIMITS.statusCode.max} (docs/custom-errors.md)`,
-    }),
-  );
-  if (!status.ok) at(status.error.kind, "action_parameters.status_code", status.error.message);
-  if (typeof content !== "string" || !contentType.ok || !status.ok) return undefined;
-  return {
-    content,
-    content_type: contentType.value,
-    ...(status.value === undefined ? {} : { status_code: status.value }),
-  };
-}
-
-function parseRateLimit(raw: unknown, at: At): RateLimitParameters | undefined {
-  const p = readObject(
-    raw,
-    "ratelimit",
-    "must be an object {characteristics, period, requests_per_period, mitigation_timeout}",
-  );
-  if (!p.ok) {
-    at(p.error.kind, "ratelimit", p.error.message);
-    return undefined;
-  }
-  for (const key of unknownKeys(p.value, RATE_LIMIT_FIELDS))
-    at("unknown-field", `ratelimit.${key}`, "is not a rate-limiting field");
-  // The request phase's own parser and bounds (src/edge/request-phases/rate-limit): what is accepted here is exactly what counts.
-  const { min: fewest, max: most } = RATE_LIMIT_BOUNDS.characteristics;
-  const chars = readArray(p.value.characteristics, "ratelimit.characteristics", {
-    min: fewest,
-    max: most,
-    message: `must be a list of ${fewest} to ${most} characteristics, e.g. ["ip.src"]`,
-  });
-  const characteristics: string[] = [];
-  if (!chars.ok) at(chars.error.kind, "ratelimit.characteristics", chars.error.message);
-  else {
-    for (const [i, c] of chars.value.entries()) {
-      const parsed = typeof c === "string" ? parseCharacteristic(c) : err("must be a string");
-      if (!parsed.ok) at("invalid", `ratelimit.characteristics[${i}]`, parsed.error);
-      else if (typeof c === "string") characteristics.push(c);
-    }
-    if (new Set(chars.value).size !== chars.value.length)
-      at("duplicate", "ratelimit.characteristics", "must not repeat a characteristic");
-  }
-  const whole = (field: string, bounds: { readonly min: number; readonly max: number }): number | undefined => {
-    const read = readInt(p.value[field], `ratelimit.${field}`, bounds);
-    if (read.ok) return read.value;
-    at(read.error.kind, `ratelimit.${field}`, read.error.message);
-    return undefined;
-  };
-  const period = whole("period", RATE_LIMIT_BOUNDS.period);
-  const requests = whole("requests_per_period", RATE_LIMIT_BOUNDS.requestsPerPeriod);
-  const timeout = whole("mitigation_timeout", RATE_LIMIT_BOUNDS.mitigationTimeout);
-  // Our addition (ratelimit.ts): stored only when sent, so rules written without it keep the published shape.
-  const counting = optional(p.value.counting, (v) => readEnum(v, "ratelimit.counting", RATE_LIMIT_COUNTINGS));
-  if (!counting.ok) at(counting.error.kind, "ratelimit.counting", counting.error.message);
-  if (!chars.ok || period === undefined || requests === undefined || timeout === undefined || !counting.ok)
-    return undefined;
-  return {
-    characteristics,
-    period,
-    requests_per_period: requests,
-    mitigation_timeout: timeout,
-    ...(counting.value === undefined ? {} : { counting: counting.value }),
-  };
+  return parseAt(INLINE_SERVE_ERROR, p.value, "action_parameters", at, MAX_RULESET_ISSUES);
 }
 
 /** The compiled regex program size of a stored ruleset (its expressions compiled against the phase's fields). */
