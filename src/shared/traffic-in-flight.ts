@@ -1,7 +1,7 @@
 /**
  * How many traffic requests (zone traffic and the service endpoints, src/app.ts) this isolate is answering right now,
- * so that management work can wait for a moment without them (docs/custom-errors.md "Management calls never stall
- * traffic").
+ * so that management work can wait for a moment without them (docs/custom-errors.md "Management calls take
+ * turns with traffic").
  *
  * Why: a traffic request enters the isolate several times (when it arrives, when its zone is read, when its origin
  * answers, …), and each time it may find a management call's synchronous piece running. Waiting for a timer before

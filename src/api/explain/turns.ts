@@ -1,5 +1,5 @@
 /**
- * Management evaluation takes turns with traffic (docs/custom-errors.md "Management calls never stall traffic").
+ * Management evaluation takes turns with traffic (docs/custom-errors.md "Management calls take turns with traffic").
  *
  * A replay, a draft preview or a trace evaluates rules synchronously on the isolate that also answers zone traffic,
  * and re2js cannot be interrupted: a replay of 1,000 records used to hold another zone's request for seconds. So

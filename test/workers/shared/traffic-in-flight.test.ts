@@ -1,7 +1,7 @@
 /**
  * The isolate's count of traffic in flight (src/shared/traffic-in-flight.ts), which management turns wait on
- * (docs/custom-errors.md "Management calls never stall traffic"). Counted, never timed: the waits below are a minute
- * long, so nothing here resolves by the clock.
+ * (docs/custom-errors.md "Management calls take turns with traffic"). Counted, never timed: the waits below are a
+ * minute long, so nothing here resolves by the clock.
  */
 import { describe, expect, it } from "vitest";
 import { trafficBegan, trafficEnded, trafficInFlight, trafficQuiet } from "../../../src/shared/traffic-in-flight";

@@ -141,8 +141,11 @@ interface Row {
   readonly expected: Record<Format, string>;
 }
 
-/** What node:http adds to every response of the loopback origin (test/servers/http-origin.ts), as it arrives. */
-const NODE_HEADERS = { Connection: "keep-alive", "Keep-Alive": "timeout=5", "Transfer-Encoding": "chunked" };
+/**
+ * What node:http adds to every response of the loopback origin (test/servers/http-origin.ts), as it arrives: no
+ * `Keep-Alive: timeout=…`, because the test origins keep idle connections open (test/servers/global-setup.ts).
+ */
+const NODE_HEADERS = { Connection: "keep-alive", "Transfer-Encoding": "chunked" };
 const ORIGIN_503 = {
   status: 503,
   headers: { "Content-Type": "application/problem+json", "X-Origin": "yes", "Retry-After": "7", ...NODE_HEADERS },

@@ -1,5 +1,5 @@
 /**
- * Management calls never stall traffic (docs/custom-errors.md "Management calls never stall traffic"): a replay, a
+ * Management calls take turns with traffic (docs/custom-errors.md, the section of that name): a replay, a
  * draft preview and a trace each run within a management budget (src/api/explain/turns.ts), far under a request's,
  * and stop with `truncated: true` past it; their evaluation runs in turns, one call at a time per isolate, and a
  * request that arrives during a turn runs before the next. Counted in units and in the order things ran, never timed.
