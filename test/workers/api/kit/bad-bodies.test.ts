@@ -1167,6 +1167,9 @@ function tracerRows(): Row[] {
     row("a client address that is no address", { ...get, headers: { "CF-Connecting-IP": "nope" } }, [
       "headers.CF-Connecting-IP: must be an IPv4 or IPv6 address (the client's address)",
     ]),
+    row("cookies that make a Cookie header too long", { ...get, cookies: { a: "v".repeat(9000) } }, [
+      "cookies: must make one Cookie header of at most 8192 characters, with no control characters and only Latin-1 (RFC 9110 §5.5)",
+    ]),
     row("contact that is not true", { ...get, origin: { contact: "yes" } }, [
       'origin.contact: must be true, alone: {"contact": true} sends the request to the origin',
     ]),
@@ -1180,21 +1183,21 @@ function tracerRows(): Row[] {
       "skip_response: cannot be true with origin.contact: the origin is not contacted then",
     ]),
     row("an origin that is no object", { ...get, origin: 5 }, [
-      "request.origin: must be an object {status, headers?, body?} or {failure}",
+      "origin: must be an object {status, headers?, body?} or {failure}",
     ]),
     row("an origin with neither status nor failure", { ...get, origin: {} }, [
-      "request.origin.status: give exactly one of status (the origin's response) or failure",
+      "origin.status: give exactly one of status (the origin's response) or failure",
     ]),
     row("an origin wrong in three fields", { ...get, origin: { status: 99, body: 5, extra: 1 } }, [
-      "request.origin.extra: is not an origin field",
-      "request.origin.status: must be an integer from 200 to 599",
-      "request.origin.body: must be a string of at most 65536 characters",
+      "origin.extra: is not an origin field",
+      "origin.status: must be an integer from 200 to 599",
+      "origin.body: must be a string of at most 65536 characters",
     ]),
     row("an origin failure with a body", { ...get, origin: { failure: "refused", body: "x" } }, [
-      "request.origin.failure: takes no headers or body (the origin sent no response)",
+      "origin.failure: takes no headers or body (the origin sent no response)",
     ]),
     row("an origin failure not in the list", { ...get, origin: { failure: "fire" } }, [
-      "request.origin.failure: must be one of refused, unreachable, unresolvable, connect-timeout, read-timeout, reset, malformed, tls-handshake, tls-certificate",
+      "origin.failure: must be one of refused, unreachable, unresolvable, connect-timeout, read-timeout, reset, malformed, tls-handshake, tls-certificate",
     ]),
   ];
 }

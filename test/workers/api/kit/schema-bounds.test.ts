@@ -66,7 +66,6 @@ const HAND_WRITTEN_LEFT: Readonly<Record<string, number>> = {
   "#/components/schemas/RulesetSummary": 2,
   "#/components/schemas/TagHistoryEntry": 1,
   "#/components/schemas/TaggedResource": 2,
-  "#/components/schemas/TraceBody": 8,
   "#/components/schemas/TraceItem": 1,
   "/accounts/{account_id}/analytics/errors": 6,
   "/accounts/{account_id}/tags/resources": 4,
