@@ -726,6 +726,7 @@ const ROWS: readonly Row[] = [
   ...alertRows(),
   ...tagPolicyRows(),
   ...tagBodyRows(),
+  ...bulkRows(),
 ];
 
 /**
@@ -1199,6 +1200,73 @@ function tracerRows(): Row[] {
     row("an origin failure not in the list", { ...get, origin: { failure: "fire" } }, [
       "origin.failure: must be one of refused, unreachable, unresolvable, connect-timeout, read-timeout, reset, malformed, tls-handshake, tls-certificate",
     ]),
+  ];
+}
+
+/**
+ * Bulk tag edits (docs/tags-api.md "Bulk edit"): the envelope first (1020; more than 100 edits 1021), then each edit
+ * in order, its own envelope (op, if_match: 1020) and then its single-resource checks with their codes, the message
+ * naming `edits[i]` and its resource_id; the first failing check wins.
+ */
+function bulkRows(): Row[] {
+  const row = (what: string, body: unknown, code: number, message: string): Row => ({
+    what,
+    method: "POST",
+    path: `/accounts/${POLICY_ACCOUNT}/tags/bulk`,
+    body,
+    status: 400,
+    code,
+    messages: [message],
+  });
+  const bulk = "Invalid bulk payload: ";
+  const edit = { op: "merge", resource_type: "worker", resource_id: "api", tags: { a: "b" } };
+  return [
+    row("a body that is no object", [1], 1020, `${bulk}the body must be a JSON object`),
+    row("an unknown field before bad edits", { extra: 1, edits: 5 }, 1020, `${bulk}unknown field "extra"`),
+    row("no edits", {}, 1020, `${bulk}edits must be a non-empty array`),
+    row("edits that are empty", { edits: [] }, 1020, `${bulk}edits must be a non-empty array`),
+    row(
+      "101 edits, the last one no object",
+      { edits: [...Array.from({ length: 100 }, () => edit), 1] },
+      1021,
+      "too many edits in one bulk call: 101 (maximum 100)",
+    ),
+    row(
+      "an edit that is no object",
+      { edits: [edit, "x"] },
+      1020,
+      `edits[1]: ${bulk}an edit must be a JSON object; nothing was changed`,
+    ),
+    row(
+      "an unknown op before a bad if_match",
+      { edits: [{ ...edit, op: "upsert", if_match: 5 }] },
+      1020,
+      `edits[0] (resource_id "api"): ${bulk}op must be "merge", "replace" or "delete"; nothing was changed`,
+    ),
+    row(
+      "an if_match that is no string",
+      { edits: [{ ...edit, if_match: 5 }] },
+      1020,
+      `edits[0] (resource_id "api"): ${bulk}if_match must be an ETag string; nothing was changed`,
+    ),
+    row(
+      "a bad merge before a later edit with no op",
+      { edits: [{ ...edit, tags: { "bad key": "x" } }, { resource_type: "worker" }] },
+      1014,
+      `edits[0] (resource_id "api"): Invalid tag key "bad key": keys are letters of any script (with combining marks), decimal digits, '_', '.' and '-'; nothing was changed`,
+    ),
+    row(
+      "a replace with tags that are a list",
+      { edits: [{ ...edit, op: "replace", tags: [] }] },
+      1002,
+      `edits[0] (resource_id "api"): Invalid set payload: tags must be an object of string values; nothing was changed`,
+    ),
+    row(
+      "a delete with tags",
+      { edits: [edit, { ...edit, op: "delete", resource_id: "db" }] },
+      1015,
+      `edits[1] (resource_id "db"): Invalid delete payload: unknown field "tags"; nothing was changed`,
+    ),
   ];
 }
 
