@@ -181,7 +181,7 @@ const tagPaths: Record<string, Json> = {
         `${MAX_BULK_EDITS} edits: 1021. ` +
         POLICY_ERRORS,
       security: [{ bearer: ["tags:write"] }],
-      requestBody: { required: true, content: { "application/json": { schema: ref("BulkEditBody") } } },
+      requestBody: jsonBody("BulkEditBody"),
       responses: {
         "200": ok("Each resource as its edit left it, in the order of the edits", {
           type: "array",
@@ -484,37 +484,6 @@ export const tagsOpenApi: OpenApiFragment = {
             },
           },
         },
-      },
-    },
-    BulkEditBody: {
-      type: "object",
-      additionalProperties: false,
-      required: ["edits"],
-      properties: {
-        edits: {
-          type: "array",
-          minItems: 1,
-          maxItems: MAX_BULK_EDITS,
-          items: {
-            type: "object",
-            required: ["op", "resource_type", "resource_id"],
-            properties: {
-              op: { type: "string", enum: ["merge", "replace", "delete"] },
-              resource_type: ref("AccountResourceType"),
-              resource_id: ref("ResourceId"),
-              worker_id: ref("ResourceId"),
-              tags: { type: "object", description: "merge: a merge patch (`null` removes); replace: the new set." },
-              if_match: { type: "string", description: "The resource's ETag, as `If-Match` (412/1018 on mismatch)." },
-            },
-          },
-        },
-      },
-      example: {
-        edits: [
-          { op: "merge", resource_type: "worker", resource_id: "api", tags: { team: "payments", old: null } },
-          { op: "replace", resource_type: "r2_bucket", resource_id: "logs", tags: { team: "payments" } },
-          { op: "delete", resource_type: "queue", resource_id: "retired" },
-        ],
       },
     },
     TagHistoryEntry: {

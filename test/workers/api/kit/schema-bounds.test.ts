@@ -44,7 +44,6 @@ const HAND_WRITTEN_LEFT: Readonly<Record<string, number>> = {
   "#/components/schemas/AlertDelivery": 3,
   "#/components/schemas/AlertPolicy": 2,
   "#/components/schemas/AnalyticsSettingsBody": 2,
-  "#/components/schemas/BulkEditBody": 3,
   "#/components/schemas/ComplianceItem": 1,
   "#/components/schemas/ErrorCounts": 1,
   "#/components/schemas/ErrorOccurrence": 4,
