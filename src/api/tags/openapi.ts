@@ -11,7 +11,6 @@ import {
   MAX_NAME_CODE_POINTS,
   MAX_VALUE_CODE_POINTS,
 } from "../../state/tags/errors";
-import { ACCOUNT_RESOURCE_TYPES, ZONE_RESOURCE_TYPES } from "../../state/tags/resource-types";
 import { HISTORY_RETENTION_DAYS } from "../../state/tags/history";
 
 const ETAG_HEADER: Json = {
@@ -453,7 +452,6 @@ export const tagsOpenApi: OpenApiFragment = {
   },
   schemas: {
     Tags: { type: "object", propertyNames: ref("TagKey"), additionalProperties: ref("TagValue") },
-    ResourceType: { type: "string", enum: [...ACCOUNT_RESOURCE_TYPES, ...ZONE_RESOURCE_TYPES] },
     TaggedResource: {
       type: "object",
       required: ["id", "type", "name", "tags", "etag"],

@@ -18,7 +18,6 @@ import {
   ACCOUNT_RESOURCE_TYPES,
   ZONE_TAGGABLE_TYPES,
   isAccountResourceType,
-  isKnownResourceType,
   isZoneTaggableType,
   needsWorkerId,
 } from "../../state/tags/resource-types";
@@ -26,7 +25,7 @@ import { codePointLength, fold, isWellFormed } from "../../state/tags/text";
 import type { IfMatch, ResourceQuery, ResourceRef, TagFilter, TagPairs } from "../../state/tags/types";
 import type { PatchPairs, TagEdit } from "../../state/tags/edits";
 import { MAX_BULK_EDITS } from "../../state/tags/errors";
-import { TAG_KEY, TAG_KEY_PATTERN, TAG_VALUE } from "../../state/tags/tag-schema";
+import { RESOURCE_TYPE, TAG_KEY, TAG_KEY_PATTERN, TAG_VALUE } from "../../state/tags/tag-schema";
 import * as z from "zod/mini";
 import { described, named, oneOf, type Schema } from "../../shared/schema";
 
@@ -97,6 +96,9 @@ export function foldFilter(filter: TagFilter): TagFilter {
   }
 }
 
+/** A resource type of the document's `ResourceType` (docs/tags-api.md "Resource types"). */
+const isResourceType = (type: string): boolean => RESOURCE_TYPE.safeParse(type).success;
+
 /**
  * `GET /tags/resources` query (docs/tags-api.md): `tag` (≤20, ANDed), `type` (ORed), `id` (≤50, ORed), `name`
  * (case-insensitive substring), `case_insensitive`. Order: 1010 → each filter → `type` 1006 → `id`/`name` 1003.
@@ -111,7 +113,7 @@ export function parseResourceQuery(params: URLSearchParams, account = ""): Resul
     filters.push(filter.value);
   }
   const types = params.getAll("type");
-  const unknownType = types.find((t) => !isKnownResourceType(t));
+  const unknownType = types.find((t) => !isResourceType(t));
   if (unknownType !== undefined) return err({ kind: "invalid-resource-type", type: unknownType });
   const ids = params.getAll("id");
   if (ids.length > MAX_ID_PARAMS)
@@ -150,6 +152,12 @@ export function parseEffective(params: URLSearchParams): Result<boolean, Validat
   return ok(value === "true");
 }
 
+/** `?type=` of the values listing, required keys and compliance: absent (`null`), or a resource type (else 1006). */
+export function typeParam(params: URLSearchParams): Result<string | null, ValidationFailure> {
+  const type = params.get("type");
+  return type === null || isResourceType(type) ? ok(type) : err({ kind: "invalid-resource-type", type });
+}
+
 /** `GET /tags/values/{tag_key}?type=`: the key is URL-decoded here, then empty 1009 → 1014/1011 → type 1006. */
 export function parseValuesQuery(
   rawKey: string,
@@ -164,9 +172,9 @@ export function parseValuesQuery(
   if (key === "") return err({ kind: "tag-key-required" });
   const checked = validateKey(key);
   if (!checked.ok) return checked;
-  const type = params.get("type");
-  if (type !== null && !isKnownResourceType(type)) return err({ kind: "invalid-resource-type", type });
-  return ok({ key, type });
+  const type = typeParam(params);
+  if (!type.ok) return type;
+  return ok({ key, type: type.value });
 }
 
 type IdentityFailure = (why: string) => ValidationFailure;

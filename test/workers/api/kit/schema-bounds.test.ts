@@ -56,7 +56,6 @@ const HAND_WRITTEN_LEFT: Readonly<Record<string, number>> = {
   "#/components/schemas/PreviewResult": 5,
   "#/components/schemas/PreviewShownResponse": 1,
   "#/components/schemas/ReplayAnswer": 1,
-  "#/components/schemas/ResourceType": 1,
   "#/components/schemas/RuleBody": 22,
   "#/components/schemas/RuleRequest": 1,
   "#/components/schemas/Ruleset": 2,
