@@ -25,6 +25,17 @@ export type Schema = z.ZodMiniType;
 /** What a schema yields once parsed (defaults filled in). */
 export type Output<S extends Schema> = z.output<S>;
 
+/**
+ * An answer of the shape `S` describes: its output with every array and object read-only, so a route builds it
+ * from the stores' read-only values as they are (an answer's schema is its OpenAPI component and its type).
+ */
+export type Answer<S extends Schema> = ReadOnlyDeep<Output<S>>;
+type ReadOnlyDeep<T> = T extends readonly (infer U)[]
+  ? readonly ReadOnlyDeep<U>[]
+  : T extends object
+    ? { readonly [K in keyof T]: ReadOnlyDeep<T[K]> }
+    : T;
+
 /** What the OpenAPI document says of a named schema beside what the schema itself says. */
 export interface SchemaMeta {
   /** The component name: `#/components/schemas/{id}`. */
@@ -64,6 +75,14 @@ export function described<S extends Schema>(
  * seeing what it sent).
  */
 export type Message = string | ((issue: { readonly input?: unknown }) => string);
+
+/**
+ * An instant as an answer writes it (`Date.prototype.toISOString`): a string the document marks `format:
+ * date-time` (a format, not a check: answers are built, not parsed).
+ */
+export function dateTime() {
+  return z.string().check(z.meta({ format: "date-time" }));
+}
 
 /** An integer from `min` to `max`; one message for every refusal, naming both bounds. */
 export function int(min: number, max: number, message: Message = `must be an integer from ${min} to ${max}`) {

@@ -3,7 +3,16 @@
  * validator's (src/state/zone/access-rules/validate.ts).
  */
 import * as z from "zod/mini";
-import { COMMON_ERRORS, jsonBody, ok, param, ref, response, type OpenApiFragment } from "../kit/openapi";
+import {
+  COMMON_ERRORS,
+  jsonBody,
+  ok,
+  param,
+  queryParameters,
+  ref,
+  response,
+  type OpenApiFragment,
+} from "../kit/openapi";
 import { named } from "../../shared/schema";
 import { PREFIX_BOUNDS } from "../../state/zone/access-rules/address";
 import { ACCESS_RULES_MAX_BYTES } from "../../state/zone/access-rules/size";
@@ -14,7 +23,7 @@ import {
   RULE_ID,
 } from "../../state/zone/access-rules/validate";
 import { API_CODES } from "../kit/codes";
-import { ACCESS_RULE_LIST } from "./query";
+import { ACCESS_RULE_QUERY } from "./query";
 
 export const accessRulesOpenApi: OpenApiFragment = {
   description:
@@ -31,37 +40,7 @@ export const accessRulesOpenApi: OpenApiFragment = {
           "`configuration.value` compared without regard to case. An unknown, repeated or malformed parameter " +
           `answers 400 (${API_CODES["invalid-access-rule-query"].code}).`,
         security: [{ bearer: ["zones:read"] }],
-        parameters: [
-          { name: "page", in: "query", required: false, schema: { type: "integer", minimum: 1, default: 1 } },
-          {
-            name: "per_page",
-            in: "query",
-            required: false,
-            schema: {
-              type: "integer",
-              minimum: 1,
-              maximum: ACCESS_RULE_LIST.maxPerPage,
-              default: ACCESS_RULE_LIST.defaultPerPage,
-            },
-          },
-          { name: "mode", in: "query", required: false, schema: { type: "string" } },
-          { name: "notes", in: "query", required: false, schema: { type: "string" } },
-          {
-            name: "configuration.target",
-            in: "query",
-            required: false,
-            schema: { type: "string", enum: ["ip", "ip_range", "country", "asn", "ip6"] },
-          },
-          { name: "configuration.value", in: "query", required: false, schema: { type: "string" } },
-          { name: "match", in: "query", required: false, schema: { type: "string", enum: ["all", "any"] } },
-          {
-            name: "order",
-            in: "query",
-            required: false,
-            schema: { type: "string", enum: ["configuration.target", "configuration.value", "mode"] },
-          },
-          { name: "direction", in: "query", required: false, schema: { type: "string", enum: ["asc", "desc"] } },
-        ],
+        parameters: queryParameters(ACCESS_RULE_QUERY),
         responses: {
           "200": {
             description: "One page of rules",

@@ -6,6 +6,9 @@
  * the listing skipped would answer a wrong list. Pure; the list is the zone's (at most 10,000 rules), filtered and
  * sliced in memory.
  */
+import * as z from "zod/mini";
+import { fields, int, named, oneOf, parseWith, text, type Output } from "../../shared/schema";
+import { oneIssue, type Issues } from "../../shared/validation";
 import { err, ok, type Result } from "../../shared/result";
 import { ACCESS_RULE_TARGETS, type AccessRule } from "../../state/zone/access-rules/types";
 
@@ -26,78 +29,79 @@ const ORDERS = ["configuration.target", "configuration.value", "mode"] as const;
 
 type Order = (typeof ORDERS)[number];
 
+const filterText = text(
+  { max: ACCESS_RULE_LIST.maxFilterLength },
+  `must be at most ${ACCESS_RULE_LIST.maxFilterLength} characters`,
+);
+
+/**
+ * The list query as a schema (its numerals read as numbers first): the validator and the OpenAPI parameters
+ * (`queryParameters`), so every enum, bound and default is written here once.
+ */
+export const ACCESS_RULE_QUERY = named(
+  fields(
+    {
+      page: z._default(int(1, ACCESS_RULE_LIST.maxPage), 1),
+      per_page: z._default(int(1, ACCESS_RULE_LIST.maxPerPage), ACCESS_RULE_LIST.defaultPerPage),
+      mode: z.optional(oneOf(PUBLISHED_MODES)),
+      notes: z.optional(filterText),
+      "configuration.target": z.optional(oneOf(PUBLISHED_TARGETS)),
+      "configuration.value": z.optional(filterText),
+      match: z._default(oneOf(["all", "any"]), "all"),
+      order: z.optional(oneOf(ORDERS)),
+      direction: z._default(oneOf(["asc", "desc"]), "asc"),
+    },
+    "is not a parameter of this listing (page, per_page, mode, notes, configuration.target, configuration.value, match, order, direction)",
+  ),
+  { id: "AccessRuleQuery", example: { per_page: 50, "configuration.target": "country", order: "mode" } },
+);
+
 export interface AccessRuleQuery {
   readonly page: number;
   readonly perPage: number;
   readonly filters: readonly ((rule: AccessRule) => boolean)[];
-  readonly match: "all" | "any";
+  readonly match: Output<typeof ACCESS_RULE_QUERY>["match"];
   readonly order: Order | null;
-  readonly direction: "asc" | "desc";
+  readonly direction: Output<typeof ACCESS_RULE_QUERY>["direction"];
 }
 
-const PARAMETERS = new Set([
-  "page",
-  "per_page",
-  "mode",
-  "notes",
-  "configuration.target",
-  "configuration.value",
-  "match",
-  "order",
-  "direction",
-]);
+/** A numeral as a query writes a positive integer; anything else stays text (and is refused as no integer). */
+const NUMERAL = /^[1-9][0-9]{0,8}$/;
 
-/** The query of a list request, or the message of its 400. */
-export function readAccessRuleQuery(url: URL): Result<AccessRuleQuery, string> {
+/** The query of a list request, or the issues of its 400. */
+export function readAccessRuleQuery(url: URL): Result<AccessRuleQuery, Issues> {
   const params = url.searchParams;
+  const given: Record<string, string | number> = {};
   for (const name of new Set(params.keys())) {
-    const shown = JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name);
-    if (!PARAMETERS.has(name))
-      return err(`unknown parameter ${shown}: this listing takes ${[...PARAMETERS].join(", ")}`);
-    if (params.getAll(name).length > 1) return err(`${shown} must be given once`);
-    if ((params.get(name) ?? "").length > ACCESS_RULE_LIST.maxFilterLength)
-      return err(`${shown} is longer than ${ACCESS_RULE_LIST.maxFilterLength} characters`);
+    if (params.getAll(name).length > 1) return err(oneIssue("not-allowed", name.slice(0, 40), "must be given once"));
+    const value = params.get(name) ?? "";
+    given[name] = (name === "page" || name === "per_page") && NUMERAL.test(value) ? Number(value) : value;
   }
-  const page = readInt(params.get("page"), "page", 1, ACCESS_RULE_LIST.maxPage);
-  if (typeof page === "string") return err(page);
-  const perPage = readInt(
-    params.get("per_page"),
-    "per_page",
-    ACCESS_RULE_LIST.defaultPerPage,
-    ACCESS_RULE_LIST.maxPerPage,
-  );
-  if (typeof perPage === "string") return err(perPage);
-
+  const parsed = parseWith(ACCESS_RULE_QUERY, given, { cap: 1 });
+  if (!parsed.ok) return parsed;
+  const q = parsed.value;
   const filters: ((rule: AccessRule) => boolean)[] = [];
-  const mode = params.get("mode");
-  if (mode !== null) {
-    if (!isOneOf(PUBLISHED_MODES, mode)) return err(`mode must be one of ${PUBLISHED_MODES.join(", ")}`);
-    filters.push((r) => r.mode === mode);
-  }
-  const notes = params.get("notes");
-  if (notes !== null) {
-    const needle = notes.toLowerCase();
+  if (q.mode !== undefined) filters.push((r) => r.mode === q.mode);
+  if (q.notes !== undefined) {
+    const needle = q.notes.toLowerCase();
     filters.push((r) => r.notes.toLowerCase().includes(needle));
   }
-  const target = params.get("configuration.target");
-  if (target !== null) {
-    if (!isOneOf(PUBLISHED_TARGETS, target))
-      return err(`configuration.target must be one of ${PUBLISHED_TARGETS.join(", ")}`);
-    filters.push((r) => r.target === target);
-  }
-  const value = params.get("configuration.value");
-  if (value !== null) {
+  const target = q["configuration.target"];
+  if (target !== undefined) filters.push((r) => r.target === target);
+  const value = q["configuration.value"];
+  if (value !== undefined) {
     // Stored values are canonical (lower-case IPv6, upper-case country): compared without regard to case.
     const wanted = value.trim().toLowerCase();
     filters.push((r) => r.value.toLowerCase() === wanted);
   }
-  const match = params.get("match") ?? "all";
-  if (match !== "all" && match !== "any") return err("match must be all or any");
-  const order = params.get("order");
-  if (order !== null && !isOneOf(ORDERS, order)) return err(`order must be one of ${ORDERS.join(", ")}`);
-  const direction = params.get("direction") ?? "asc";
-  if (direction !== "asc" && direction !== "desc") return err("direction must be asc or desc");
-  return ok({ page, perPage, filters, match, order, direction });
+  return ok({
+    page: q.page,
+    perPage: q.per_page,
+    filters,
+    match: q.match,
+    order: q.order ?? null,
+    direction: q.direction,
+  });
 }
 
 /** One page of the rules the query selects, and how many it selects in all. */
@@ -132,14 +136,3 @@ function sortKey(order: Order): (rule: AccessRule) => string {
 }
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
-function isOneOf<T extends string>(values: readonly T[], value: string): value is T {
-  return (values as readonly string[]).includes(value);
-}
-
-/** A positive integer, or the message saying what it must be. */
-function readInt(value: string | null, name: string, fallback: number, max: number): number | string {
-  if (value === null) return fallback;
-  if (!/^[1-9][0-9]{0,8}$/.test(value) || Number(value) > max) return `${name} must be an integer from 1 to ${max}`;
-  return Number(value);
-}

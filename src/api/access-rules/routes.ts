@@ -81,7 +81,7 @@ function ruleIdOf(c: ApiContext): Result<string, ZoneApiFailure> {
 
 async function listRules(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const query = readAccessRuleQuery(c.url);
-  if (!query.ok) return err({ kind: "invalid-access-rule-query", message: query.error });
+  if (!query.ok) return err({ kind: "invalid-access-rule-query", issues: query.error });
   const current = await readZone(c.env, zone);
   if (!current.ok) return current;
   const rules = storedAccessRules(current.value.document)?.rules ?? [];

@@ -14,9 +14,8 @@ import { MAX_ALERT_POLICIES, parseAlertBody, type AlertSpec } from "../../state/
 import { shardName } from "../../state/analytics/shards";
 import type { AlertDelivery, StoredAlert } from "../../state/analytics/alerting";
 import type { ZoneAnalytics } from "../../state/analytics/zone-analytics";
-
-/** Policy ids are 32 lower-case hex characters (src/shared/crypto.ts `randomId`). */
-const POLICY_ID = /^[0-9a-f]{32}$/;
+import type { Answer } from "../../shared/schema";
+import { ALERT_ID, type ALERT_DELIVERY, type ALERT_POLICY } from "./schemas";
 
 /** Shard 0 of a configured zone (reading or writing never creates storage for a name that is not a zone). */
 async function holder(c: ApiContext, zone: string): Promise<Result<DurableObjectStub<ZoneAnalytics>, ZoneApiFailure>> {
@@ -27,10 +26,11 @@ async function holder(c: ApiContext, zone: string): Promise<Result<DurableObject
   return ok(ns.get(ns.idFromName(shardName(zone, 0))));
 }
 
-const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+const iso = (ms: number): string => new Date(ms).toISOString();
+const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
 
 /** A policy as answered: its definition flat (as the body that makes it), its state, never its secret. */
-export function presentAlert(a: StoredAlert): Record<string, unknown> {
+export function presentAlert(a: StoredAlert): Answer<typeof ALERT_POLICY> {
   const { kind, ...rule } = a.spec.rule;
   return {
     id: a.id,
@@ -44,21 +44,22 @@ export function presentAlert(a: StoredAlert): Record<string, unknown> {
       status: a.state.status,
       since: iso(a.state.since),
       value: a.state.value,
-      evaluated_at: iso(a.state.evaluatedAt),
+      evaluated_at: isoOrNull(a.state.evaluatedAt),
     },
     created_at: iso(a.createdAt),
     updated_at: iso(a.updatedAt),
   };
 }
 
-function presentDelivery(d: AlertDelivery): Record<string, unknown> {
+function presentDelivery(d: AlertDelivery): Answer<typeof ALERT_DELIVERY> {
   return {
     id: d.id,
     type: d.type,
     created_at: iso(d.createdAt),
     status: d.status,
-    next_attempt_at: iso(d.nextAt),
-    payload: JSON.parse(d.body) as unknown,
+    next_attempt_at: isoOrNull(d.nextAt),
+    // The body this service wrote (alerting.ts `addEvent`): a JSON object.
+    payload: JSON.parse(d.body) as Record<string, unknown>,
     attempts: d.attempts.map((a) => ({
       attempt: a.attempt,
       at: iso(a.at),
@@ -78,7 +79,7 @@ async function parseBody(c: ApiContext): Promise<Result<AlertSpec, ZoneApiFailur
 
 function policyId(c: ApiContext): Result<string, ZoneApiFailure> {
   const id = c.params.alert_id ?? "";
-  return POLICY_ID.test(id) ? ok(id) : err({ kind: "unknown-alert", id });
+  return ALERT_ID.safeParse(id).success ? ok(id) : err({ kind: "unknown-alert", id });
 }
 
 async function list(c: ApiContext, zone: string): Promise<ZoneAnswer> {

@@ -12,6 +12,8 @@
 import { accountInScope, zoneInScope, type AccessTarget } from "../kit/auth";
 import { API_FAILURES, apiFailureResponse, apiSuccess, failureOf, type ApiFailure } from "../kit/envelope";
 import type { ApiContext } from "../kit/types";
+import type { Answer } from "../../shared/schema";
+import { ERRORS_BY_TAG, type ERRORS_BY_TAG_ANSWER } from "./schemas";
 import { zoneApiFailure } from "../kit/zone-section";
 import { toApiFailure } from "../tags/api-failure";
 import { isAccountId, parseResourceQuery, validateKey } from "../tags/validate";
@@ -25,16 +27,6 @@ import type { ResourceQuery, TaggedResource } from "../../state/tags/types";
 import { lookupZone } from "../../state/zone/cache";
 import { zoneAccountId } from "../../state/zone/schema";
 import { parseCountQuery } from "./params";
-
-/** The bounds of one query (docs/analytics.md "Errors by tag"). */
-export const ERRORS_BY_TAG = {
-  /** Zones one query reads: each costs one RPC per shard (4 by default), so 50 zones are ~200 object calls. */
-  maxZones: 50,
-  /** Zones read at once: at most this many zones' shard fan-outs are in flight together. */
-  concurrency: 8,
-  /** Codes kept per zone. */
-  topCodes: 3,
-} as const;
 
 /** This endpoint's own parameters; the rest are the zone analytics API's (params.ts). */
 const OWN = new Set(["tag", "group_by", "effective"]);
@@ -231,7 +223,7 @@ function shape(
   q: ByTagQuery,
   wholeAccount: boolean,
   counted: readonly Extract<ZoneAnswer, { kind: "counted" }>[],
-): unknown {
+): Answer<typeof ERRORS_BY_TAG_ANSWER> {
   const { since, until, step } = q.count;
   const size = STEP_MS[step];
   const points = Math.round((until - since) / size);

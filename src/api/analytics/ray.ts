@@ -24,23 +24,11 @@ import {
 } from "../../state/analytics/request-detail";
 import { zoneLookup } from "../../state/analytics/fan-out";
 import { planOf } from "./store";
+import type { ERROR_OCCURRENCE, ERROR_PHASE } from "./schemas";
+import type { Answer } from "../../shared/schema";
 
 /** One phase of a recorded error, as the lookups show it (docs/analytics.md "Ray lookup"). */
-export interface PhaseOutcome {
-  readonly phase: "ip_access" | "firewall" | "rate_limit" | "origin" | "custom_error_rules" | "custom_page" | "default";
-  /** `unknown`: the record was stored before its request detail was kept (schema migration 4). */
-  readonly outcome:
-    RequestPhaseMark | "failed" | "responded" | "not-run" | "no-match" | "matched" | "answered" | "unknown";
-  readonly rule_id?: string;
-  readonly page_id?: string;
-  /** The error a block or an origin failure produced. */
-  readonly code?: number;
-  /** How the origin failed (docs/origin.md "How each failure is detected"). */
-  readonly failure?: string;
-  /** The origin's own status and format, when it answered with an error. */
-  readonly status?: number;
-  readonly format?: string;
-}
+export type PhaseOutcome = Answer<typeof ERROR_PHASE>;
 
 /** The recorded error of `ray` in `zone`, within retention. */
 export async function findRecord(
@@ -66,7 +54,7 @@ function decoded(raw: string): string {
 }
 
 /** The occurrence as `GET /zones/{zone}/errors/{ray}` answers it: the record, its time, request detail and phases. */
-export function occurrenceView(record: ErrorRecord, zone: string): Record<string, unknown> {
+export function occurrenceView(record: ErrorRecord, zone: string): Answer<typeof ERROR_OCCURRENCE> {
   const { detail: packed, ...fields } = record;
   const detail = decodeDetail(packed);
   return {

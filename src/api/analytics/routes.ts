@@ -8,21 +8,14 @@ import { readJsonBody } from "../kit/body";
 import { apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute, PageRoute } from "../kit/types";
 import { editZone, readZone, zoneHandler, zoneTarget, type ZoneAnswer } from "../kit/zone-section";
-import { isObject } from "../../shared/validation";
+import { parseWith, type Answer } from "../../shared/schema";
 import { err, ok } from "../../shared/result";
 import { STEP_MS } from "../../state/analytics/schema";
 import type { CountQuery } from "../../state/analytics/query";
 import type { SeriesRow } from "../../state/analytics/zone-analytics";
 import { AVOIDED_KINDS, type AvoidedKind, type AvoidedRow } from "../../state/analytics/avoided";
 import { zoneCounts, type ZoneCounts } from "../../state/analytics/fan-out";
-import {
-  countsInForce,
-  DEFAULT_PLAN,
-  isShardCount,
-  MAX_SHARDS,
-  storedShardPlan,
-  type ShardPlan,
-} from "../../state/analytics/shards";
+import { countsInForce, DEFAULT_PLAN, MAX_SHARDS, storedShardPlan, type ShardPlan } from "../../state/analytics/shards";
 import { parseCountQuery } from "./params";
 import { planOf } from "./store";
 import { byRay, publishedByRay } from "./ray";
@@ -30,6 +23,7 @@ import { alertRoutes } from "./alerts";
 import { accountZonesTarget, errorsByTag } from "./by-tag";
 import { zoneAnalyticsPage } from "./page";
 import { accountAnalyticsPage } from "./account-page";
+import { ANALYTICS_SETTINGS_BODY, type ANALYTICS_SETTINGS, type ERROR_COUNTS } from "./schemas";
 
 async function counts(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const query = parseCountQuery(c.url.searchParams, Date.now());
@@ -52,7 +46,7 @@ const rate = (errors: number, requests: number): number | null =>
  * Dense series: one count per step for every group, aligned with `timestamps`; requests and dropped records per
  * step beside them, and each series' share of the requests (docs/analytics.md "Requests and drops").
  */
-function shape(zone: string, q: CountQuery, r: ZoneCounts): unknown {
+function shape(zone: string, q: CountQuery, r: ZoneCounts): Answer<typeof ERROR_COUNTS> {
   const size = STEP_MS[q.step];
   const points = Math.round((q.until - q.since) / size);
   const timestamps = Array.from({ length: points }, (_, i) => new Date(q.since + i * size).toISOString());
@@ -109,7 +103,7 @@ function shape(zone: string, q: CountQuery, r: ZoneCounts): unknown {
  * The window's avoided errors (docs/analytics.md "Avoided errors"): the sum, each kind's count (every kind present,
  * 0 when none), and each (kind, code), most first. The error counts' filters do not apply: they select records.
  */
-function avoidedSection(rows: readonly AvoidedRow[]): unknown {
+function avoidedSection(rows: readonly AvoidedRow[]): Answer<typeof ERROR_COUNTS>["avoided"] {
   const byKind = Object.fromEntries(AVOIDED_KINDS.map((k) => [k, 0])) as Record<AvoidedKind, number>;
   let total = 0;
   for (const row of rows) {
@@ -120,7 +114,7 @@ function avoidedSection(rows: readonly AvoidedRow[]): unknown {
 }
 
 /** The settings as answered: the shard count, the counts still in force (queries ask each) and the limit. */
-function presentSettings(plan: ShardPlan): unknown {
+function presentSettings(plan: ShardPlan): Answer<typeof ANALYTICS_SETTINGS> {
   return { shards: plan.shards, shards_in_force: countsInForce(plan, Date.now()), max_shards: MAX_SHARDS };
 }
 
@@ -134,18 +128,9 @@ async function getSettings(c: ApiContext, zone: string): Promise<ZoneAnswer> {
 async function putSettings(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const body = await readJsonBody(c.request);
   if (!body.ok) return err({ kind: "body", failure: body.error });
-  const value = body.value;
-  const unknown = isObject(value) ? Object.keys(value).filter((k) => k !== "shards") : [];
-  if (!isObject(value) || unknown.length > 0 || !isShardCount(value.shards)) {
-    return err({
-      kind: "invalid-analytics-settings",
-      message:
-        unknown.length > 0
-          ? `unknown field ${JSON.stringify(unknown[0]!.slice(0, 100))}; the analytics settings are {shards}`
-          : `shards must be an integer from 1 to ${MAX_SHARDS}; got ${JSON.stringify(isObject(value) ? (value.shards ?? null) : value).slice(0, 100)}`,
-    });
-  }
-  const written = await editZone(c, zone, { kind: "analytics-shards", shards: value.shards });
+  const parsed = parseWith(ANALYTICS_SETTINGS_BODY, body.value);
+  if (!parsed.ok) return err({ kind: "invalid-analytics-settings", issues: parsed.error });
+  const written = await editZone(c, zone, { kind: "analytics-shards", shards: parsed.value.shards });
   if (!written.ok) return written;
   const plan = storedShardPlan(written.value.document);
   return ok(apiSuccess(presentSettings(plan.ok ? plan.value : DEFAULT_PLAN)));

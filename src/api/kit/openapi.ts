@@ -128,6 +128,23 @@ export function schemaComponents(): Record<string, Json> {
   return components;
 }
 
+/**
+ * The query parameters of a named query schema (`named()`, an object schema): one per field, each schema a `$ref` to
+ * that field of the component, so the bounds, enums and defaults the route validates with are the document's.
+ */
+export function queryParameters(schema: z.ZodMiniObject): Json[] {
+  const id = API_SCHEMAS.get(schema)?.id;
+  if (id === undefined) throw new Error("queryParameters: the query schema has no component name (named())");
+  // A JSON Pointer segment escapes `~` and `/` (RFC 6901 section 3).
+  const pointer = (name: string): string => name.replaceAll("~", "~0").replaceAll("/", "~1");
+  return Object.keys(schema.shape).map((name) => ({
+    name,
+    in: "query",
+    required: false,
+    schema: { $ref: `#/components/schemas/${id}/properties/${pointer(name)}` },
+  }));
+}
+
 /** A JSON request body of the named schema. */
 export function jsonBody(id: string): Json {
   return { required: true, content: { "application/json": { schema: ref(id) } } };

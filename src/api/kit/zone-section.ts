@@ -69,15 +69,15 @@ export type ZoneApiFailure =
       readonly retryAfter: number;
       readonly bounds: { readonly concurrent: number; readonly burst: number; readonly perSecond: number };
     }
-  /** An access rule list's query refused (src/api/access-rules/query.ts); `message` names the parameter. */
-  | { readonly kind: "invalid-access-rule-query"; readonly message: string }
+  /** An access rule list's query refused (src/api/access-rules/query.ts). */
+  | { readonly kind: "invalid-access-rule-query"; readonly issues: Issues }
   /** A custom error asset list's `page` / `per_page` refused; `message` names the parameter and its range. */
   | { readonly kind: "invalid-asset-paging"; readonly message: string }
   /** The error analytics query refused (src/api/analytics/params.ts); `message` names the parameter and limit. */
   | { readonly kind: "invalid-analytics-query" | "analytics-range-too-large"; readonly message: string }
   | { readonly kind: "too-many-series"; readonly series: number; readonly limit: number }
-  /** `PUT /zones/{zone}/analytics/settings` refused (src/api/analytics/routes.ts); `message` names the field. */
-  | { readonly kind: "invalid-analytics-settings"; readonly message: string }
+  /** `PUT /zones/{zone}/analytics/settings` refused (src/api/analytics/routes.ts). */
+  | { readonly kind: "invalid-analytics-settings"; readonly issues: Issues }
   /** An alert policy or its webhook target refused (src/state/analytics/alerts.ts); `message` names the field. */
   | {
       readonly kind:
@@ -138,7 +138,7 @@ export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailur
         `No IP access rule ${JSON.stringify(failure.id)} in zone ${zone} (list them with GET /zones/{zone}/firewall/access_rules/rules)`,
       );
     case "invalid-access-rule-query":
-      return failureOf(failure.kind, failure.message);
+      return invalid(failure.issues, failure.kind, "", " ");
     case "invalid-url-normalization":
       return invalid(failure.issues, failure.kind, "Invalid url_normalization: ", " ");
     case "invalid-telemetry":
@@ -240,6 +240,8 @@ export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailur
         `The zone's configuration would be ${failure.bytes} bytes, over its limit of ${failure.limit} ` +
           "bytes (rules, notes and descriptions of every section together); nothing was stored",
       );
+    case "invalid-analytics-settings":
+      return invalid(failure.issues, failure.kind, "", " ");
     case "invalid-preview":
     case "invalid-trace":
       return invalid(failure.issues, failure.kind, "", ": ");
@@ -269,7 +271,6 @@ export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailur
     case "webhook-target-api-host":
     case "webhook-target-private":
     case "invalid-asset-paging":
-    case "invalid-analytics-settings":
     case "invalid-analytics-query":
     case "analytics-range-too-large":
       return failureOf(failure.kind, failure.message);

@@ -3,7 +3,8 @@
  */
 import { COMMON_ERRORS, jsonBody, ok, param, ref, response, type Json, type OpenApiFragment } from "../kit/openapi";
 import { HOSTNAME_LIMITS } from "../../shared/host";
-import { ACCOUNT_ID, PLANS } from "../../state/zone/schema";
+import { ACCOUNT_ID } from "../../state/zone/schema";
+// ListedZone, ZonePageInfo and ZoneCursorInfo are components of ./list.ts (the answers' own schemas).
 import { ZONE_LIST, ZONE_LIST_CODES } from "./list";
 
 const zonePaths: Record<string, Json> = {
@@ -118,58 +119,6 @@ export const zonesOpenApi: OpenApiFragment = {
     },
   },
   schemas: {
-    ListedZone: {
-      type: "object",
-      description:
-        "A zone as the published zone list shows it, as far as this service has its fields: `id` is the zone's " +
-        "name (every route names a zone by it). `plan` and `modified_on` are absent when the stored document " +
-        "failed validation.",
-      required: ["id", "name", "status"],
-      properties: {
-        id: { type: "string" },
-        name: { type: "string" },
-        status: { const: "active" },
-        plan: {
-          type: "object",
-          required: ["legacy_id", "name"],
-          properties: { legacy_id: { type: "string", enum: [...PLANS] }, name: { type: "string" } },
-        },
-        account: ref("ZoneAccount"),
-        modified_on: { type: "string", format: "date-time" },
-      },
-      example: {
-        id: "shop.example",
-        name: "shop.example",
-        status: "active",
-        plan: { legacy_id: "pro", name: "Pro" },
-        account: { id: "023e105f4ecef8ad9ca31a8372d0c353" },
-        modified_on: "2026-11-22T04:00:00.000Z",
-      },
-    },
-    ZonePageInfo: {
-      type: "object",
-      description: "Page-number pagination (the published shape), with the keyset cursor of the next page.",
-      required: ["page", "per_page", "count", "total_count", "total_pages", "cursor"],
-      properties: {
-        page: { type: "integer" },
-        per_page: { type: "integer" },
-        count: { type: "integer" },
-        total_count: { type: "integer" },
-        total_pages: { type: "integer" },
-        cursor: { type: ["string", "null"] },
-      },
-    },
-    ZoneCursorInfo: {
-      type: "object",
-      description: "Keyset pagination: `cursor` (and `cursors.after`) of the next page, null on the last.",
-      required: ["per_page", "count", "cursor", "cursors"],
-      properties: {
-        per_page: { type: "integer" },
-        count: { type: "integer" },
-        cursor: { type: ["string", "null"] },
-        cursors: { type: "object", properties: { after: { type: ["string", "null"] } } },
-      },
-    },
     Zone: {
       description: "The zone's settings as written, with its name and the document's revision.",
       allOf: [

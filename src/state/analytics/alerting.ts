@@ -43,7 +43,7 @@ export interface StoredAlert {
 /** One event (a firing or a resolution) and its delivery attempts. */
 export interface AlertDelivery {
   readonly id: string;
-  readonly type: string;
+  readonly type: "alert.firing" | "alert.resolved";
   readonly createdAt: number;
   readonly status: "pending" | "delivered" | "failed";
   readonly nextAt: number | null;
@@ -232,7 +232,7 @@ export class Alerting {
       .toArray()
       .map((e) => ({
         id: e.id,
-        type: e.type,
+        type: e.type as AlertDelivery["type"],
         createdAt: e.created_at,
         status: e.status as AlertDelivery["status"],
         nextAt: e.status === "pending" ? e.next_at : null,

@@ -4,13 +4,13 @@
  */
 
 /** Who produced the status the client saw: the service (`edge`, docs/errors.md) or the origin (docs/custom-errors.md). */
-export type ErrorSource = "edge" | "origin";
+export const SOURCES = ["edge", "origin"] as const;
+export type ErrorSource = (typeof SOURCES)[number];
 
 /** What answered (docs/custom-errors.md): a custom error rule, the zone's error page, the structured default, the origin. */
-export type AnsweredBy = "rule" | "page" | "default" | "origin";
+export const ANSWERED_BY = ["rule", "page", "default", "origin"] as const;
+export type AnsweredBy = (typeof ANSWERED_BY)[number];
 
-export const SOURCES: readonly ErrorSource[] = ["edge", "origin"];
-export const ANSWERED_BY: readonly AnsweredBy[] = ["rule", "page", "default", "origin"];
 /** The short names of what was served (`formatOf`); the structured default is one of the first four or `grpc`. */
 export const FORMATS = ["json", "problem+json", "markdown", "html", "text", "xml", "grpc", "other"] as const;
 export type ServedFormat = (typeof FORMATS)[number];

@@ -26,7 +26,8 @@ export const ADDRESS_CLASSES = ["ipv4", "ipv6", "private", "none"] as const;
 export type AddressClass = (typeof ADDRESS_CLASSES)[number];
 
 /** A request phase's outcome: no rule configured, passed, blocked (by `blocked_by`), not reached. */
-export type RequestPhaseMark = "none" | "passed" | "blocked" | "not-reached";
+export const PHASE_MARKS = ["none", "passed", "blocked", "not-reached"] as const;
+export type RequestPhaseMark = (typeof PHASE_MARKS)[number];
 
 /** The origin: never contacted, failed (the record's code names how, docs/origin.md), or answered an error. */
 export type OriginMark =
@@ -35,7 +36,8 @@ export type OriginMark =
   | { readonly kind: "responded"; readonly format: ServedFormat };
 
 /** The custom error rules: not run (plan, or no enabled rule), run without a match, matched (the record's answer). */
-export type RulesMark = "not-run" | "no-match" | "matched";
+export const RULES_MARKS = ["not-run", "no-match", "matched"] as const;
+export type RulesMark = (typeof RULES_MARKS)[number];
 
 export interface RequestDetail {
   readonly accept: AcceptFamily;
@@ -51,14 +53,12 @@ export interface RequestDetail {
 
 const ACCEPT_CHARS = "hjpmcon";
 const CLIENT_CHARS = "46p-";
-const PHASE_MARKS: readonly RequestPhaseMark[] = ["none", "passed", "blocked", "not-reached"];
 const PHASE_CHARS = "-pbn";
 /**
  * The origin's own format, one character per FORMATS entry; `n` not reached, `f` failed. `g` (gRPC) came later and
  * `other` keeps its `o`, so a detail stored before it reads the same.
  */
 const FORMAT_CHARS = "jpmhtxgo";
-const RULES_MARKS: readonly RulesMark[] = ["not-run", "no-match", "matched"];
 const RULES_CHARS = "-xm";
 const RULE_ID = /^[0-9a-f]{32}$/;
 

@@ -212,6 +212,11 @@ describe("single-rule writes: validation and envelope", () => {
       expect(answer.status, query).toBe(400);
       expect(answer.body.errors[0]?.code).toBe(20070);
     }
+    // The field first, then the rule its schema states (the same bound the OpenAPI parameter shows).
+    const range = await api("GET", `${rules(zone)}?per_page=1001`);
+    expect(range.body.errors).toEqual([{ code: 20070, message: "per_page must be an integer from 1 to 1000" }]);
+    const target = await api("GET", `${rules(zone)}?configuration.target=host`);
+    expect(target.body.errors[0]?.message).toBe("configuration.target must be one of ip, ip_range, country, asn, ip6");
     const last = await api("GET", `${rules(zone)}?page=5&per_page=1000&order=mode&direction=desc&match=any`);
     expect(last.status).toBe(200);
   });

@@ -12,6 +12,9 @@ const ORIGIN = "http://127.0.0.1:9";
 const ZONE = uniqueZone("bad-bodies");
 /** The account whose tag policy the policy rows try to set (a refused policy stores nothing). */
 const POLICY_ACCOUNT = "ba0b0d1e5ba0b0d1e5ba0b0d1e5ba0b0";
+/** Rule ids of the firewall ruleset made before the table runs (the rule-level rows edit it; none is stored). */
+const RULE_A = "a".repeat(32);
+const RULE_B = "b".repeat(32);
 
 interface Row {
   /** What the body gets wrong. */
@@ -579,6 +582,25 @@ const ROWS: readonly Row[] = [
       `${TELE}otlp.logs_endpoint 10.0.0.1 is a private address: it must be a public host`,
     ],
   },
+  // PUT /zones/{zone}/analytics/settings (docs/analytics.md "Shards"): 20100, "<path> <rule>".
+  {
+    what: "a shard count out of range",
+    method: "PUT",
+    path: "/zones/{zone}/analytics/settings",
+    body: { shards: 65 },
+    status: 400,
+    code: 20100,
+    messages: ["shards must be an integer from 1 to 64; got 65"],
+  },
+  {
+    what: "no shard count and an unknown field",
+    method: "PUT",
+    path: "/zones/{zone}/analytics/settings",
+    body: { shard: 4 },
+    status: 400,
+    code: 20100,
+    messages: ["shard is not an analytics setting (only shards)", "shards must be an integer from 1 to 64; got null"],
+  },
   // POST|PUT /zones/{zone}/analytics/alerts (docs/analytics.md "Alerts"): the first refusal, its own code (20105 a
   // field, 20106 a window, 20108 the webhook URL), the field path first.
   // POST /zones/{zone}/preview/replay (docs/custom-errors.md "Replay"): 20091, "<path>: <rule>". Three rows: a
@@ -727,6 +749,7 @@ const ROWS: readonly Row[] = [
   ...tagPolicyRows(),
   ...tagBodyRows(),
   ...bulkRows(),
+  ...rulesetRows(),
 ];
 
 /**
@@ -1100,6 +1123,534 @@ function tagBodyRows(): Row[] {
 }
 
 /**
+ * Ruleset and rule bodies (docs/rulesets-api.md): 20021, every issue listed (at most 20, then a line counting the
+ * rest) as `<path>: <rule>`, a rule's fields named `rules[i].field`; a rule-level edit names the sent rule's own
+ * fields (`expression`, `position.index`). `{ruleset}` is the zone's firewall ruleset, rules RULE_A and RULE_B.
+ */
+function rulesetRows(): Row[] {
+  const entrypoint = (phase: string): string => `/zones/{zone}/rulesets/phases/${phase}/entrypoint`;
+  const FIREWALL = entrypoint("http_request_firewall_custom");
+  const ERRORS = entrypoint("http_custom_errors");
+  const LIMIT = entrypoint("http_ratelimit");
+  const row = (what: string, method: Row["method"], path: string, body: unknown, messages: string[]): Row => ({
+    what,
+    method,
+    path,
+    body,
+    status: 400,
+    code: 20021,
+    messages,
+  });
+  const block = { expression: 'http.request.uri.path eq "/x"', action: "block" };
+  const serve = (action_parameters: unknown): unknown => ({
+    rules: [{ expression: "http.response.code eq 502", action: "serve_error", action_parameters }],
+  });
+  const limit = (ratelimit: unknown): unknown => ({ rules: [{ ...block, ratelimit }] });
+  const rateOk = { characteristics: ["ip.src"], period: 60, requests_per_period: 10, mitigation_timeout: 60 };
+  return [
+    row("a ruleset that is no object", "PUT", FIREWALL, [1], ["body: must be a JSON object with a `rules` array"]),
+    row("a ruleset without rules", "PUT", FIREWALL, {}, ["rules: must be an array"]),
+    row(
+      "every ruleset field wrong",
+      "PUT",
+      FIREWALL,
+      { extra: 1, phase: "http_ratelimit", kind: "root", name: "", description: 5, rules: {} },
+      [
+        "extra: is not a ruleset field",
+        "phase: must be http_request_firewall_custom (the path's phase)",
+        'kind: must be "zone" (a zone\'s entry point ruleset)',
+        "name: must be a string of 1 to 255 characters",
+        "description: must be a string of at most 500 characters",
+        "rules: must be an array",
+      ],
+    ),
+    row("51 rules on business", "PUT", FIREWALL, { name: "x".repeat(256), rules: Array(51).fill(block) }, [
+      "name: must be a string of 1 to 255 characters",
+      "rules: at most 50 rules in http_request_firewall_custom on the business plan (docs/custom-errors.md)",
+    ]),
+    row("a rule that is no object", "PUT", FIREWALL, { rules: [1, block, "r"] }, [
+      "rules[0].rule: must be an object",
+      "rules[2].rule: must be an object",
+    ]),
+    row(
+      "every rule field wrong",
+      "PUT",
+      FIREWALL,
+      {
+        rules: [
+          {
+            extra: 1,
+            id: "XYZ",
+            action: "serve_error",
+            description: "d".repeat(501),
+            enabled: "yes",
+            expression: "",
+            action_parameters: {},
+            ratelimit: {},
+          },
+        ],
+      },
+      [
+        "rules[0].extra: is not a rule field",
+        "rules[0].id: must be 32 lower-case hex characters",
+        'rules[0].action: must be "block" in http_request_firewall_custom',
+        "rules[0].description: must be a string of at most 500 characters",
+        "rules[0].enabled: must be true or false",
+        "rules[0].expression: must be a non-empty string",
+        "rules[0].action_parameters: is not used in http_request_firewall_custom",
+        "rules[0].ratelimit: is only used in http_ratelimit",
+      ],
+    ),
+    row("an id that is no string", "PUT", FIREWALL, { rules: [{ ...block, id: 5 }, { expression: 7 }] }, [
+      "rules[0].id: must be 32 lower-case hex characters",
+      'rules[1].action: must be "block" in http_request_firewall_custom',
+      "rules[1].expression: must be a non-empty string",
+    ]),
+    row(
+      "expressions the engine refuses",
+      "PUT",
+      FIREWALL,
+      {
+        rules: [
+          { ...block, expression: "http.host eq" },
+          { ...block, expression: "http.response.code eq 1" },
+        ],
+      },
+      [
+        "rules[0].expression: 1:13: expected a value after the operator, found the end of the expression",
+        "rules[1].expression: 1:1: unknown field `http.response.code`",
+      ],
+    ),
+    row(
+      "two rules with one id",
+      "PUT",
+      FIREWALL,
+      {
+        rules: [
+          { ...block, id: RULE_A },
+          { ...block, id: RULE_A },
+        ],
+      },
+      ["rules[1].id: is used by another rule of this ruleset"],
+    ),
+    row("25 bad rules: 20 listed", "PUT", FIREWALL, { rules: Array(25).fill({ ...block, action: "skip" }) }, [
+      'rules[0].action: must be "block" in http_request_firewall_custom',
+      'rules[1].action: must be "block" in http_request_firewall_custom',
+      'rules[2].action: must be "block" in http_request_firewall_custom',
+      'rules[3].action: must be "block" in http_request_firewall_custom',
+      'rules[4].action: must be "block" in http_request_firewall_custom',
+      'rules[5].action: must be "block" in http_request_firewall_custom',
+      'rules[6].action: must be "block" in http_request_firewall_custom',
+      'rules[7].action: must be "block" in http_request_firewall_custom',
+      'rules[8].action: must be "block" in http_request_firewall_custom',
+      'rules[9].action: must be "block" in http_request_firewall_custom',
+      'rules[10].action: must be "block" in http_request_firewall_custom',
+      'rules[11].action: must be "block" in http_request_firewall_custom',
+      'rules[12].action: must be "block" in http_request_firewall_custom',
+      'rules[13].action: must be "block" in http_request_firewall_custom',
+      'rules[14].action: must be "block" in http_request_firewall_custom',
+      'rules[15].action: must be "block" in http_request_firewall_custom',
+      'rules[16].action: must be "block" in http_request_firewall_custom',
+      'rules[17].action: must be "block" in http_request_firewall_custom',
+      'rules[18].action: must be "block" in http_request_firewall_custom',
+      'rules[19].action: must be "block" in http_request_firewall_custom',
+      "and 5 more errors not listed",
+    ]),
+    row("serve_error parameters that are no object", "PUT", ERRORS, serve("x"), [
+      "rules[0].action_parameters: must be an object {content, content_type, status_code?}, {asset_name, status_code?} or {overlay}",
+    ]),
+    row("serve_error parameters left out", "PUT", ERRORS, serve(undefined), [
+      "rules[0].action_parameters: must be an object {content, content_type, status_code?}, {asset_name, status_code?} or {overlay}",
+    ]),
+    row(
+      "inline content every field wrong",
+      "PUT",
+      ERRORS,
+      serve({ x: 1, content: "", content_type: "text/rtf", status_code: 200 }),
+      [
+        "rules[0].action_parameters.x: is not a parameter of serve_error",
+        "rules[0].action_parameters.content: must be a string of 1 to 10240 bytes",
+        "rules[0].action_parameters.content_type: must be one of application/json, text/html, text/plain, text/xml, text/markdown, application/problem+json",
+        "rules[0].action_parameters.status_code: must be an integer from 400 to 599 (docs/custom-errors.md)",
+      ],
+    ),
+    row("content over 10,240 bytes", "PUT", ERRORS, serve({ content: "é".repeat(5121), content_type: "text/html" }), [
+      "rules[0].action_parameters.content: must be a string of 1 to 10240 bytes",
+    ]),
+    row("content that is no string", "PUT", ERRORS, serve({ content: 5, status_code: 404.5 }), [
+      "rules[0].action_parameters.content: must be a string of 1 to 10240 bytes",
+      "rules[0].action_parameters.content_type: must be one of application/json, text/html, text/plain, text/xml, text/markdown, application/problem+json",
+      "rules[0].action_parameters.status_code: must be an integer from 400 to 599 (docs/custom-errors.md)",
+    ]),
+    row(
+      "an asset with content",
+      "PUT",
+      ERRORS,
+      serve({ asset_name: "bad name!", content: "x", content_type: "text/plain", status_code: 1000, y: 1 }),
+      [
+        "rules[0].action_parameters.content: must be absent when asset_name is given (exactly one of them)",
+        "rules[0].action_parameters.y: is not a parameter of serve_error",
+        "rules[0].action_parameters.content_type: must be text/html or absent with asset_name (an asset is an HTML page)",
+        'rules[0].action_parameters.asset_name: "bad name!" may only contain letters (A-Z, a-z), digits (0-9) and underscores (_)',
+        "rules[0].action_parameters.status_code: must be an integer from 400 to 599 (docs/custom-errors.md)",
+      ],
+    ),
+    row("an asset name that is no string", "PUT", ERRORS, serve({ asset_name: 5 }), [
+      "rules[0].action_parameters.asset_name: must be a string",
+    ]),
+    row(
+      "an overlay beside fixed content",
+      "PUT",
+      ERRORS,
+      serve({ overlay: {}, status_code: 500, content: "x", content_type: "text/html", asset_name: "a", z: 1 }),
+      [
+        "rules[0].action_parameters.status_code: cannot be used with overlay: the overlaid error keeps its status",
+        "rules[0].action_parameters.content: cannot be used with overlay: a rule serves either fixed content or an overlay of the structured error",
+        "rules[0].action_parameters.content_type: cannot be used with overlay: the overlaid error keeps the negotiated format",
+        "rules[0].action_parameters.asset_name: cannot be used with overlay: a rule serves either an asset or an overlay of the structured error",
+        "rules[0].action_parameters.z: is not a parameter of serve_error",
+        "rules[0].action_parameters.overlay: must set at least one of detail, what_you_should_do, links, branding",
+      ],
+    ),
+    row("an empty overlay", "PUT", ERRORS, serve({ overlay: {} }), [
+      "rules[0].action_parameters.overlay: must set at least one of detail, what_you_should_do, links, branding",
+    ]),
+    row("an overlay that is no object", "PUT", ERRORS, serve({ overlay: "x" }), [
+      "rules[0].action_parameters.overlay: must be an object {detail?, what_you_should_do?, links?, branding?}",
+    ]),
+    row(
+      "overlay texts and links wrong",
+      "PUT",
+      ERRORS,
+      serve({
+        overlay: {
+          other: 1,
+          detail: "",
+          what_you_should_do: "a\u0001",
+          links: [
+            { title: "t" },
+            5,
+            { title: "a\nb", href: "ftp://x", extra: 1 },
+            { title: 7, href: "https://u:p@x/" },
+          ],
+        },
+      }),
+      [
+        "rules[0].action_parameters.overlay.other: is not an overlay field",
+        "rules[0].action_parameters.overlay.detail: must be a string of 1 to 1024 characters",
+        "rules[0].action_parameters.overlay.what_you_should_do: must not contain control characters (a line break is allowed)",
+        "rules[0].action_parameters.overlay.links[0].href: is required",
+        "rules[0].action_parameters.overlay.links[1]: must be an object {title, href}",
+        "rules[0].action_parameters.overlay.links[2].extra: is not a link field",
+        "rules[0].action_parameters.overlay.links[2].title: must not contain control characters or line breaks",
+        "rules[0].action_parameters.overlay.links[2].href: must be an https: or http: URL",
+        "rules[0].action_parameters.overlay.links[3].title: must be a string of 1 to 120 characters",
+        "rules[0].action_parameters.overlay.links[3].href: must not carry a user name or password",
+      ],
+    ),
+    row(
+      "overlay branding wrong",
+      "PUT",
+      ERRORS,
+      serve({
+        overlay: {
+          detail: "   ",
+          links: [],
+          branding: { logo_url: "http://x/logo.png", accent_color: "red", name: "n\nm", k: 1 },
+        },
+      }),
+      [
+        "rules[0].action_parameters.overlay.detail: must not be only white space",
+        "rules[0].action_parameters.overlay.links: must be a list of 1 to 5 links {title, href}",
+        "rules[0].action_parameters.overlay.branding.k: is not a branding field",
+        "rules[0].action_parameters.overlay.branding.name: must not contain control characters or line breaks",
+        "rules[0].action_parameters.overlay.branding.logo_url: must be a data:image/(png|gif|jpeg|webp);base64 URI of at most 8192 characters (the page makes no external request, docs/errors.md)",
+        "rules[0].action_parameters.overlay.branding.accent_color: must be a colour #rrggbb",
+      ],
+    ),
+    row(
+      "overlay values too long",
+      "PUT",
+      ERRORS,
+      serve({
+        overlay: {
+          detail: "d".repeat(1025),
+          what_you_should_do: "w".repeat(2049),
+          links: Array(6).fill({ title: "t", href: "https://x.example/" }),
+          branding: { logo_url: `data:image/png;base64,${"A".repeat(8192)}` },
+        },
+      }),
+      [
+        "rules[0].action_parameters.overlay.detail: must be a string of 1 to 1024 characters",
+        "rules[0].action_parameters.overlay.what_you_should_do: must be a string of 1 to 2048 characters",
+        "rules[0].action_parameters.overlay.links: must be a list of 1 to 5 links {title, href}",
+        "rules[0].action_parameters.overlay.branding.logo_url: must be a data:image/(png|gif|jpeg|webp);base64 URI of at most 8192 characters (the page makes no external request, docs/errors.md)",
+      ],
+    ),
+    row("an empty branding", "PUT", ERRORS, serve({ overlay: { branding: {} } }), [
+      "rules[0].action_parameters.overlay.branding: must set at least one of name, logo_url, accent_color",
+    ]),
+    row(
+      "a branding that is no object",
+      "PUT",
+      ERRORS,
+      serve({
+        overlay: {
+          branding: [],
+          links: "l",
+        },
+      }),
+      [
+        "rules[0].action_parameters.overlay.links: must be a list of 1 to 5 links {title, href}",
+        "rules[0].action_parameters.overlay.branding: must be an object {name?, logo_url?, accent_color?}",
+      ],
+    ),
+    row(
+      "a link href that is no URL",
+      "PUT",
+      ERRORS,
+      serve({
+        overlay: {
+          links: [
+            { title: "t", href: "not a url" },
+            { title: "t", href: "/relative" },
+            { title: "", href: 5 },
+          ],
+        },
+      }),
+      [
+        "rules[0].action_parameters.overlay.links[0].href: must be an absolute https: or http: URL without spaces",
+        "rules[0].action_parameters.overlay.links[1].href: must be an absolute https: or http: URL",
+        "rules[0].action_parameters.overlay.links[2].title: must be a string of 1 to 120 characters",
+        "rules[0].action_parameters.overlay.links[2].href: must be a URL of at most 2048 characters",
+      ],
+    ),
+    row(
+      "ratelimit outside http_ratelimit",
+      "PUT",
+      ERRORS,
+      {
+        rules: [
+          {
+            expression: "http.response.code eq 502",
+            action: "serve_error",
+            action_parameters: { content: "x", content_type: "text/html" },
+            ratelimit: {},
+          },
+        ],
+      },
+      ["rules[0].ratelimit: is only used in http_ratelimit"],
+    ),
+    row(
+      "action_parameters outside http_custom_errors",
+      "PUT",
+      FIREWALL,
+      { rules: [{ ...block, action_parameters: {} }] },
+      ["rules[0].action_parameters: is not used in http_request_firewall_custom"],
+    ),
+    row("a rate-limiting rule without ratelimit", "PUT", LIMIT, limit(undefined), [
+      "rules[0].ratelimit: must be an object {characteristics, period, requests_per_period, mitigation_timeout}",
+    ]),
+    row(
+      "ratelimit every field wrong",
+      "PUT",
+      LIMIT,
+      limit({
+        x: 1,
+        characteristics: ["ip.src", "ip.src", "bogus", 5],
+        period: 0,
+        requests_per_period: 1.5,
+        mitigation_timeout: "1",
+        counting: "maybe",
+      }),
+      [
+        "rules[0].ratelimit.x: is not a rate-limiting field",
+        'rules[0].ratelimit.characteristics[2]: bogus is not a supported characteristic (one of cf.colo.id, ip.src, ip.src.country, ip.src.asnum, http.host, http.request.uri.path, http.request.headers["name"], http.request.uri.args["name"], http.request.cookies["name"])',
+        "rules[0].ratelimit.characteristics[3]: must be a string",
+        "rules[0].ratelimit.characteristics: must not repeat a characteristic",
+        "rules[0].ratelimit.period: must be an integer from 1 to 3600",
+        "rules[0].ratelimit.requests_per_period: must be an integer from 1 to 1000000",
+        "rules[0].ratelimit.mitigation_timeout: must be an integer from 1 to 3600",
+        "rules[0].ratelimit.counting: must be one of approximate, exact",
+      ],
+    ),
+    row(
+      "no characteristics",
+      "PUT",
+      LIMIT,
+      limit({
+        ...rateOk,
+        characteristics: [],
+      }),
+      ['rules[0].ratelimit.characteristics: must be a list of 1 to 8 characteristics, e.g. ["ip.src"]'],
+    ),
+    row("nine characteristics", "PUT", LIMIT, limit({ ...rateOk, characteristics: Array(9).fill("ip.src") }), [
+      'rules[0].ratelimit.characteristics: must be a list of 1 to 8 characteristics, e.g. ["ip.src"]',
+    ]),
+    row(
+      "characteristics that are no list",
+      "PUT",
+      LIMIT,
+      limit({ ...rateOk, characteristics: "ip.src", period: 3601 }),
+      [
+        'rules[0].ratelimit.characteristics: must be a list of 1 to 8 characteristics, e.g. ["ip.src"]',
+        "rules[0].ratelimit.period: must be an integer from 1 to 3600",
+      ],
+    ),
+    row("ratelimit that is no object", "PUT", LIMIT, limit(5), [
+      "rules[0].ratelimit: must be an object {characteristics, period, requests_per_period, mitigation_timeout}",
+    ]),
+    row(
+      "a create that is no object",
+      "POST",
+      "/zones/{zone}/rulesets",
+      [1],
+      ["body: must be a JSON object {name, kind, phase, rules?}"],
+    ),
+    row("a create without kind", "POST", "/zones/{zone}/rulesets", { name: "n", phase: "http_ratelimit" }, [
+      'kind: is required: "zone"',
+    ]),
+    row("a create of another kind", "POST", "/zones/{zone}/rulesets", { kind: "root", name: "n" }, [
+      'kind: must be "zone": this service holds only zone entry point rulesets',
+    ]),
+    row("a create without name", "POST", "/zones/{zone}/rulesets", { kind: "zone", phase: "http_ratelimit" }, [
+      "name: is required",
+    ]),
+    row("a create without phase", "POST", "/zones/{zone}/rulesets", { kind: "zone", name: "n", phase: 5 }, [
+      "phase: is required: one of http_custom_errors, http_request_firewall_custom, http_ratelimit",
+    ]),
+    row("a create of an unknown phase", "POST", "/zones/{zone}/rulesets", { kind: "zone", name: "n", phase: "x" }, [
+      "phase: must be one of http_custom_errors, http_request_firewall_custom, http_ratelimit",
+    ]),
+    row(
+      "a create with bad rules",
+      "POST",
+      "/zones/{zone}/rulesets",
+      { kind: "zone", name: 5, description: 7, phase: "http_ratelimit", rules: [block], extra: 1 },
+      [
+        "extra: is not a ruleset field",
+        "name: must be a string of 1 to 255 characters",
+        "description: must be a string of at most 500 characters",
+        "rules[0].ratelimit: must be an object {characteristics, period, requests_per_period, mitigation_timeout}",
+      ],
+    ),
+    row(
+      "an update naming another phase",
+      "PUT",
+      "/zones/{zone}/rulesets/{ruleset}",
+      { phase: "http_ratelimit", rules: [] },
+      ["phase: must be http_request_firewall_custom (the path's phase)"],
+    ),
+    row(
+      "an update with a bad rule",
+      "PUT",
+      "/zones/{zone}/rulesets/{ruleset}",
+      { rules: [block, { ...block, enabled: 1 }] },
+      ["rules[1].enabled: must be true or false"],
+    ),
+    row(
+      "a new rule that is no object",
+      "POST",
+      "/zones/{zone}/rulesets/{ruleset}/rules",
+      [block],
+      ["body: must be a JSON object (a rule)"],
+    ),
+    row(
+      "a new rule with a bad expression",
+      "POST",
+      "/zones/{zone}/rulesets/{ruleset}/rules",
+      { ...block, expression: "", x: 1 },
+      ["x: is not a rule field", "expression: must be a non-empty string"],
+    ),
+    row("a new rule with a taken id", "POST", "/zones/{zone}/rulesets/{ruleset}/rules", { ...block, id: RULE_A }, [
+      "id: is used by another rule of this ruleset (edit that rule instead)",
+    ]),
+    row("a position that is no object", "POST", "/zones/{zone}/rulesets/{ruleset}/rules", { ...block, position: 1 }, [
+      'position: must be an object: {"before": id}, {"after": id} or {"index": n}',
+    ]),
+    row(
+      "a position of another field",
+      "POST",
+      "/zones/{zone}/rulesets/{ruleset}/rules",
+      { ...block, position: { at: 1 } },
+      ["position.at: is not a position field"],
+    ),
+    row("an empty position", "POST", "/zones/{zone}/rulesets/{ruleset}/rules", { ...block, position: {} }, [
+      "position: must have exactly one of before, after or index",
+    ]),
+    row(
+      "a position of two keys",
+      "POST",
+      "/zones/{zone}/rulesets/{ruleset}/rules",
+      { ...block, position: { before: "", index: 1 } },
+      ["position: must have exactly one of before, after or index, not before and index"],
+    ),
+    row("an index of 0", "POST", "/zones/{zone}/rulesets/{ruleset}/rules", { ...block, position: { index: 0 } }, [
+      "position.index: must be from 1 to 3 (the ruleset would have 3 rules)",
+    ]),
+    row(
+      "an index past the end",
+      "POST",
+      "/zones/{zone}/rulesets/{ruleset}/rules",
+      { ...block, position: { index: 4 } },
+      ["position.index: must be from 1 to 3 (the ruleset would have 3 rules)"],
+    ),
+    row(
+      "an index that is a fraction",
+      "POST",
+      "/zones/{zone}/rulesets/{ruleset}/rules",
+      { ...block, position: { index: 1.5 } },
+      ["position.index: must be an integer (1 is the first rule)"],
+    ),
+    row(
+      "a before that is no string",
+      "POST",
+      "/zones/{zone}/rulesets/{ruleset}/rules",
+      { ...block, position: { before: 5 } },
+      ["position.before: must be a rule id (a string)"],
+    ),
+    row(
+      "an after naming no rule",
+      "POST",
+      "/zones/{zone}/rulesets/{ruleset}/rules",
+      { ...block, position: { after: "c".repeat(32) } },
+      ['position.after: names no rule of this ruleset: "cccccccccccccccccccccccccccccccc"'],
+    ),
+    row("an edit that is no object", "PATCH", `/zones/{zone}/rulesets/{ruleset}/rules/${RULE_A}`, null, [
+      "body: must be a JSON object (a rule)",
+    ]),
+    row(
+      "an edit changing the id",
+      "PATCH",
+      `/zones/{zone}/rulesets/{ruleset}/rules/${RULE_A}`,
+      { ...block, id: RULE_B },
+      ["id: must be the rule id of the path (a rule's id never changes)"],
+    ),
+    row(
+      "an edit placing a rule after itself",
+      "PATCH",
+      `/zones/{zone}/rulesets/{ruleset}/rules/${RULE_A}`,
+      { position: { after: RULE_A } },
+      ["position.after: must name another rule, not the rule itself"],
+    ),
+    row(
+      "an edit moving past the end",
+      "PATCH",
+      `/zones/{zone}/rulesets/{ruleset}/rules/${RULE_A}`,
+      { position: { index: 3 } },
+      ["position.index: must be from 1 to 2 (the ruleset would have 2 rules)"],
+    ),
+    row(
+      "an edit with a bad definition",
+      "PATCH",
+      `/zones/{zone}/rulesets/{ruleset}/rules/${RULE_B}`,
+      { expression: "true", action: "block", description: 5, position: { before: RULE_A } },
+      ["description: must be a string of at most 500 characters"],
+    ),
+  ];
+}
+
+/**
  * Request tracer bodies (docs/custom-errors.md "Request tracer"): 20085, "<path>: <rule>", one per field, the body's
  * unknown keys first. The body is read before the account's zones, so any account of the token's reaches it.
  */
@@ -1270,13 +1821,20 @@ function bulkRows(): Row[] {
   ];
 }
 
+let rulesetId = "";
+
 beforeAll(async () => {
   await apiOk("PUT", `/zones/${ZONE}`, { plan: "business", origin: ORIGIN });
+  const rules = [RULE_A, RULE_B].map((id) => ({ id, expression: "true", action: "block" }));
+  const firewall = await apiOk("PUT", `/zones/${ZONE}/rulesets/phases/http_request_firewall_custom/entrypoint`, {
+    rules,
+  });
+  rulesetId = (firewall.result as { id: string }).id;
 });
 
 describe("bad bodies name the field and the rule", () => {
   it.each(ROWS.map((row) => [`${row.method} ${row.path}: ${row.what}`, row] as const))("%s", async (_, row) => {
-    const answer = await api(row.method, row.path.replace("{zone}", ZONE), row.body);
+    const answer = await api(row.method, row.path.replace("{zone}", ZONE).replace("{ruleset}", rulesetId), row.body);
     expect(answer.status).toBe(row.status);
     expect(answer.body.errors).toEqual(row.messages.map((message) => ({ code: row.code, message })));
   });
