@@ -71,10 +71,11 @@ export interface CountOptions {
   readonly idleMs: number;
   /**
    * Called with each window's count per request (progress, and to see a process's windows agree), what V8 did
-   * during the window when the worker was served with `traceV8` (else null), and whether the window counts (false:
-   * replaced, `replaceCompiling`).
+   * during the window when the worker was served with `traceV8` (else null), whether the window counts (false:
+   * replaced, `replaceCompiling`), and the window's requests per second of wall clock under callgrind (what work
+   * done once per unit of time is shared by: `timeDrivenShare`).
    */
-  readonly onWindow?: (perRequest: number, events: V8Events | null, counted: boolean) => void;
+  readonly onWindow?: (perRequest: number, events: V8Events | null, counted: boolean, perSecond: number) => void;
 }
 
 /**
@@ -240,7 +241,9 @@ export function windowCounter(
       await settle();
       events?.take();
       execFileSync("callgrind_control", ["-z", pid], { stdio: "ignore" });
+      const started = performance.now();
       for (let i = 0; i < requests; i++) await send();
+      const perSecond = requests / ((performance.now() - started) / 1000);
       const before = new Set(dumps());
       execFileSync("callgrind_control", ["-d", pid], { stdio: "ignore" });
       await settle();
@@ -250,7 +253,7 @@ export function windowCounter(
       if (total === null) throw new Error(`no callgrind dump for workerd ${pid} in ${directory}`);
       keepDump(join(directory, fresh as string), `${pid}.${counts.length + replaced}`);
       const replace = seen !== null && seen.compiles + seen.deopts > 0 && replaced < replaceCompiling;
-      onWindow?.(total / requests, seen, !replace);
+      onWindow?.(total / requests, seen, !replace, perSecond);
       if (replace) replaced += 1;
       else counts.push(total / requests);
     }
@@ -319,12 +322,14 @@ export function sequentialRequests(
   url: URL,
   headers: Readonly<Record<string, string>>,
   expectStatus: number,
+  sent: { readonly method: string; readonly body: string } = { method: "GET", body: "" },
 ): { readonly send: () => Promise<void>; readonly close: () => void } {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const { method, body } = sent;
   const once = (): Promise<void> =>
     new Promise<void>((resolve, reject) => {
       const request = http.request(
-        { host: url.hostname, port: url.port, path: url.pathname + url.search, agent, headers },
+        { host: url.hostname, port: url.port, path: url.pathname + url.search, agent, headers, method },
         (response) => {
           response.resume();
           response.on("end", () =>
@@ -335,7 +340,7 @@ export function sequentialRequests(
         },
       );
       request.on("error", reject);
-      request.end();
+      request.end(body);
     });
   return {
     send: () =>
@@ -360,6 +365,8 @@ export interface CountedRequest {
   readonly url: URL;
   readonly headers: Readonly<Record<string, string>>;
   readonly expectStatus: number;
+  /** A `POST` and its body instead of a `GET` (the proxy suite's MCP rows). */
+  readonly post?: string;
 }
 
 /**
@@ -373,17 +380,55 @@ export async function countRequests(
   count: Omit<CountOptions, "onWindow">,
   logRow: (countsText: string) => void,
 ): Promise<number> {
-  const sender = sequentialRequests(request.url, request.headers, request.expectStatus);
+  return (await countRequestsTimed(worker, request, count, logRow)).perRequest;
+}
+
+/**
+ * `countRequests`, with the requests per second of wall clock the counted windows ran at (their median): under
+ * callgrind ~50 instead of thousands, which is what work done once per unit of time is shared by (`timeDrivenShare`).
+ */
+export async function countRequestsTimed(
+  worker: CountedWorker,
+  request: CountedRequest,
+  count: Omit<CountOptions, "onWindow">,
+  logRow: (countsText: string) => void,
+): Promise<{ readonly perRequest: number; readonly perSecond: number }> {
+  const sent = request.post === undefined ? undefined : { method: "POST", body: request.post };
+  const sender = sequentialRequests(request.url, request.headers, request.expectStatus, sent);
   try {
     const windows: string[] = [];
-    const onWindow = (perWindow: number, events: V8Events | null, counted: boolean): number =>
+    const rates: number[] = [];
+    const onWindow = (perWindow: number, events: V8Events | null, counted: boolean, perSecond: number): void => {
       windows.push(`${Math.round(perWindow)}${events === null ? "" : ` ${describeEvents(events, counted)}`}`);
+      if (counted) rates.push(perSecond);
+    };
     const perRequest = await worker.perRequest(sender.send, { ...count, onWindow });
-    logRow(`${Math.round(perRequest)} instructions/request (windows: ${windows.join(", ")})`);
-    return perRequest;
+    const perSecond = median(rates);
+    logRow(
+      `${Math.round(perRequest)} instructions/request at ${perSecond.toFixed(1)} requests/s ` +
+        `(windows: ${windows.join(", ")})`,
+    );
+    return { perRequest, perSecond };
   } finally {
     sender.close();
   }
+}
+
+/**
+ * The instructions per request a row would count at `realPerSecond` requests a second instead of the
+ * `countedPerSecond` it ran at under callgrind, when `withWork` and `withoutWork` are the same row with and without
+ * some work done once per unit of time (the request counts' delivery to the analytics object, once a second per
+ * isolate: docs/analytics.md "Requests and drops"). That work costs the same per second at any rate, so its share of
+ * a request is inversely proportional to the rate: `withoutWork + (withWork - withoutWork) * counted / real`
+ * (docs/benchmarks.md "Method": time-driven work).
+ */
+export function timeDrivenShare(
+  withWork: number,
+  withoutWork: number,
+  countedPerSecond: number,
+  realPerSecond: number,
+): number {
+  return withoutWork + ((withWork - withoutWork) * countedPerSecond) / realPerSecond;
 }
 
 /**

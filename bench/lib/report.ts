@@ -16,10 +16,17 @@ const COLUMNS: readonly { readonly title: string; readonly cell: (row: ResultRow
   { title: "server CPU µs/req", cell: (row) => format(row.serverCpuUs, 0) },
   { title: "instructions/req", cell: (row) => format(row.instructionsPerRequest, 0) },
   { title: "ns/op", cell: (row) => format(row.nsPerOp, 1) },
-  { title: "ratio", cell: (row) => (row.ratio === undefined ? "" : `${row.ratio.toFixed(2)}×`) },
+  { title: "ratio", cell: (row) => ratio(row.ratio) },
   { title: "target", cell: verdict },
+  // Beside the counted ratio and its verdict, not instead of them (docs/benchmarks.md "Method": time-driven work).
+  { title: "instructions/req at the load's rate", cell: (row) => format(row.instructionsAtLoadRate, 0) },
+  { title: "ratio at the load's rate", cell: (row) => ratio(row.ratioAtLoadRate) },
   { title: "failures", cell: (row) => (row.failures === undefined ? "" : String(row.failures)) },
 ];
+
+function ratio(value: number | undefined): string {
+  return value === undefined || !Number.isFinite(value) ? "" : `${value.toFixed(2)}×`;
+}
 
 function format(value: number | undefined, digits: number): string {
   return value === undefined || !Number.isFinite(value) ? "" : value.toFixed(digits);

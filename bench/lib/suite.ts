@@ -19,6 +19,13 @@ export interface ResultRow {
   readonly serverCpuUs?: number;
   /** `--instructions` rows: median instructions of the server process per request (bench/lib/instructions.ts). */
   readonly instructionsPerRequest?: number;
+  /**
+   * `--instructions` rows with work done once per unit of time (proxy suite): the instructions per request with that
+   * work's share taken at the request rate of a load run of the same Worker in the same run instead of callgrind's
+   * (bench/lib/instructions.ts `timeDrivenShare`), and the ratio from it.
+   */
+  readonly instructionsAtLoadRate?: number;
+  readonly ratioAtLoadRate?: number;
   /** Micro rows: median nanoseconds per operation. */
   readonly nsPerOp?: number;
   /** Subject throughput ÷ baseline throughput (higher is better; 1 = as fast as the baseline). */

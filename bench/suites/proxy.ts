@@ -22,7 +22,11 @@
  * with the fewer-errors fields (docs/fewer-errors.md): `stale_if_error` on, so every good answer is kept as the
  * last good copy (the tee and the Cache API write after the response are in the count), and a fallback origin with
  * a circuit breaker in front of a healthy origin (the guards' cost when nothing fails); and the proxy on a zone with one
- * rate-limiting rule counting every request (docs/producers.md), whose ratio is against the proxy row without it.
+ * rate-limiting rule counting every request (docs/producers.md), whose ratio is against the proxy row without it;
+ * and a `POST` with a JSON body, plain and as an MCP client sends it (docs/agents.md: recognised, its body scanned).
+ * The request counts go to the zone's analytics object once a second, whatever the rate: the rows that carry them are
+ * also given at the request rate of an autocannon load in the same run (`timeDrivenShare`, docs/benchmarks.md
+ * "Method").
  */
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -34,7 +38,13 @@ import type { SuiteContext, SuiteResult } from "../lib/suite.ts";
 import { pinApart, type Pinning } from "../lib/pin.ts";
 import { wrkLoad } from "../lib/wrk.ts";
 import { median } from "../lib/stats.ts";
-import { countRequests, retryReset, serveCounted, type CountOptions } from "../lib/instructions.ts";
+import {
+  countRequestsTimed,
+  retryReset,
+  serveCounted,
+  timeDrivenShare,
+  type CountOptions,
+} from "../lib/instructions.ts";
 
 export const description = "zone traffic through the real Worker vs a minimal fetch(origin) Worker, same origin";
 
@@ -315,7 +325,15 @@ interface CountedScenario {
   readonly rateLimit?: Readonly<Record<string, unknown>>;
   /** The real Worker without the `ZONE_ANALYTICS` binding: no request counts, so no tally delivery (below). */
   readonly noAnalytics?: true;
+  /** A `POST /hello` with these headers and this body instead of a `GET` (the MCP rows). */
+  readonly post?: { readonly headers: Readonly<Record<string, string>>; readonly body: string };
+  /** The row whose instructions this one's ratio is taken against (default: the baseline, row 0). */
+  readonly against?: number;
 }
+
+/** An MCP client's JSON-RPC request (docs/agents.md "MCP answers"): what the MCP rows post, with Content-Length. */
+const RPC_BODY = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+const POST_HEADERS = { "content-type": "application/json", "content-length": String(RPC_BODY.length) };
 
 /**
  * A rate-limiting rule that counts every request of the row (approximate counting, the default: leases) and never
@@ -373,6 +391,7 @@ const COUNTED: readonly CountedScenario[] = [
     name: "proxy, one rate-limiting rule counting every request (vs the proxy row without it), GET /hello",
     script: null,
     rateLimit: COUNTING_RULE,
+    against: 1,
   },
   {
     // The zone's request counts go to its analytics object once a second (docs/analytics.md "Requests and drops"):
@@ -381,7 +400,34 @@ const COUNTED: readonly CountedScenario[] = [
     script: null,
     noAnalytics: true,
   },
+  {
+    // Rows 11 against 1 weigh the tally unequally: the slower rule row shares each second's delivery among fewer
+    // requests. Without the binding on both sides (against row 12) the rule's own cost is left.
+    name: "diagnostic: one rate-limiting rule, without the ZONE_ANALYTICS binding (vs row 12), GET /hello",
+    script: null,
+    rateLimit: COUNTING_RULE,
+    noAnalytics: true,
+    against: 12,
+  },
+  {
+    name: "proxy, POST /hello with a JSON body, not MCP (Accept: application/json)",
+    script: null,
+    post: { headers: { ...POST_HEADERS, accept: "application/json" }, body: RPC_BODY },
+  },
+  {
+    // Recognised as MCP (docs/agents.md): its body scanned on the way to the origin (rpc-scan.ts), against row 14.
+    name: "proxy, the same POST as an MCP client sends it (Accept: application/json, text/event-stream; vs row 14)",
+    script: null,
+    post: { headers: { ...POST_HEADERS, accept: "application/json, text/event-stream" }, body: RPC_BODY },
+    against: 14,
+  },
 ];
+
+/** The rows whose instructions are also given at a load run's request rate (`timeDrivenShare`): row → without the tally. */
+const AT_LOAD_RATE: ReadonlyMap<number, number> = new Map([
+  [1, 12],
+  [11, 13],
+]);
 
 /** The project's Durable Objects but the analytics one (bench/lib/serve.ts serves all four by default). */
 const WITHOUT_ANALYTICS = { TAG_STORE: "TagStore", ZONE_WRITER: "ZoneWriter", RATE_LIMITER: "RateLimiter" };
@@ -400,7 +446,11 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
   const only = process.env.BENCH_PROXY_ROWS?.split(",").map(Number);
   const origin = await startExampleOrigin(context.root);
   const sink = await startOtlpSink();
+  /** Requests per second of a load run on the row's Worker, not under callgrind (`AT_LOAD_RATE`). */
+  const loadRates = new Map<number, number>();
   const counts: number[][] = COUNTED.map(() => []);
+  /** Requests per second of wall clock each row's windows ran at under callgrind. */
+  const rates: number[][] = COUNTED.map(() => []);
   /** The stale_if_error row's copy of /hello as the cache holds it: what each request writes again. */
   let copyBytes: { readonly fields: number; readonly body: number } | null = null;
   try {
@@ -439,37 +489,56 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
           }
           const status = await retryReset(() => statusOf(new URL("/hello", worker.served.url)));
           if (status !== 200) throw new Error(`${scenario.name}: status ${status} before counting`);
-          const request = { url: new URL("/hello", worker.served.url), headers: { host: ZONE }, expectStatus: 200 };
-          const perRequest = await countRequests(worker, request, count, (text) =>
+          const url = new URL("/hello", worker.served.url);
+          const { post } = scenario;
+          const request =
+            post === undefined
+              ? { url, headers: { host: ZONE }, expectStatus: 200 }
+              : { url, headers: { host: ZONE, ...post.headers }, expectStatus: 200, post: post.body };
+          const { perRequest, perSecond } = await countRequestsTimed(worker, request, count, (text) =>
             context.log(`${scenario.name}: ${text}`),
           );
           counts[i]?.push(perRequest);
+          rates[i]?.push(perSecond);
           if (scenario.zone?.stale_if_error !== undefined) copyBytes = await keptCopyBytes(worker.served);
         } finally {
           await worker.dispose();
         }
       }
     }
+    for (const [i, without] of AT_LOAD_RATE) {
+      if (counts[i]?.length === 0 || counts[without]?.length === 0) continue;
+      loadRates.set(i, await loadRate(context, origin.url, COUNTED[i]?.rateLimit));
+    }
   } finally {
     origin.process.kill("SIGTERM");
     await sink.close();
   }
   const perRow = counts.map((all) => (all.length === 0 ? Number.NaN : median(all)));
+  const perSecondOf = (i: number): number => median(rates[i] ?? []);
+  const atLoadRate = new Map(
+    [...loadRates].map(([i, real]) => {
+      const without = AT_LOAD_RATE.get(i) ?? i;
+      const at = timeDrivenShare(perRow[i] ?? Number.NaN, perRow[without] ?? Number.NaN, perSecondOf(i), real);
+      return [i, at] as const;
+    }),
+  );
   const baseline = perRow[0] ?? Number.NaN;
-  const rows = COUNTED.map((scenario, i) => ({
-    name: scenario.name,
-    ...(i === 0 ? { baseline: true } : {}),
-    instructionsPerRequest: perRow[i] ?? Number.NaN,
-    ratio: baseline / (perRow[i] ?? Number.NaN),
-    ...(scenario.script === null &&
-    scenario.telemetry === undefined &&
-    scenario.zone === undefined &&
-    scenario.noAnalytics === undefined
-      ? { target: TARGET }
-      : {}),
-    // The rate-limited zone's target is against the same zone without the rule (row 1), not the baseline.
-    ...(scenario.rateLimit === undefined ? {} : { ratio: (perRow[1] ?? Number.NaN) / (perRow[i] ?? Number.NaN) }),
-  }));
+  const rows = COUNTED.map((scenario, i) => {
+    const against = scenario.against ?? 0;
+    const at = atLoadRate.get(i);
+    // The rate-limited zone's ratio at the load's rate is against the zone without the rule at its own.
+    const atAgainst = against === 0 ? baseline : (atLoadRate.get(against) ?? Number.NaN);
+    return {
+      name: scenario.name,
+      ...(i === 0 ? { baseline: true } : {}),
+      instructionsPerRequest: perRow[i] ?? Number.NaN,
+      ratio: (perRow[against] ?? Number.NaN) / (perRow[i] ?? Number.NaN),
+      // The targets: zone traffic against the bare Worker, one rate-limiting rule against the same zone without it.
+      ...(i === 1 || i === 11 ? { target: TARGET } : {}),
+      ...(at === undefined ? {} : { instructionsAtLoadRate: at, ratioAtLoadRate: atAgainst / at }),
+    };
+  });
   return {
     rows,
     notes: [
@@ -479,7 +548,23 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
         `windows, then over ${processes} fresh process(es) per row (counts per process: ` +
         counts.map((all) => all.map((n) => Math.round(n)).join("/")).join("; ") +
         ");",
-      "ratio = baseline instructions ÷ the row's (higher is better, like a throughput ratio).",
+      "ratio = baseline instructions ÷ the row's (higher is better, like a throughput ratio); a row that names " +
+        "another row is against that one.",
+      "requests per second under callgrind (median window) per row: " +
+        COUNTED.map((_, i) => (rates[i]?.length ? `${i}: ${perSecondOf(i).toFixed(1)}` : ""))
+          .filter(Boolean)
+          .join(", ") +
+        ";",
+      ...(loadRates.size === 0
+        ? []
+        : [
+            "at the load's rate: the request counts' delivery to the analytics object is made once a second per " +
+              "isolate, so its share of a request is its cost per second ÷ the requests a second; the row's " +
+              "instructions minus the same row without the ZONE_ANALYTICS binding, times the rate under callgrind ÷ " +
+              "the rate of an autocannon load on the same Worker, not under callgrind, in this run (" +
+              [...loadRates].map(([i, real]) => `row ${i}: ${Math.round(real)} req/s`).join(", ") +
+              '), plus the row without the binding (docs/benchmarks.md "Method").',
+          ]),
       `telemetry rows: the OTLP sink (this process, 200 to every POST) received ${sink.received()} export request(s).`,
       ...(copyBytes === null
         ? []
@@ -490,6 +575,40 @@ async function countInstructions(context: SuiteContext): Promise<SuiteResult> {
           ]),
     ],
   };
+}
+
+/**
+ * The requests per second one process of the real Worker serves on `GET /hello` under autocannon (8 connections, 3 s
+ * after 2 s of warm-up), not under callgrind: the rate its once-a-second work is shared by under load. The zone as
+ * the counted row has it (with `rateLimit`, that rule). Moves with the machine's load like any wall-clock number.
+ */
+async function loadRate(
+  context: SuiteContext,
+  origin: string,
+  rateLimit: Readonly<Record<string, unknown>> | undefined,
+): Promise<number> {
+  const served = await serveWorker({
+    root: context.root,
+    entry: "src/index.ts",
+    bindings: { ADMIN_TOKEN, API_HOSTS: "localhost" },
+  });
+  try {
+    await configureZone(served.url, origin);
+    if (rateLimit !== undefined) {
+      const path = `/zones/${ZONE}/rulesets/phases/http_ratelimit/entrypoint`;
+      await apiPut(served.url, path, { rules: [rateLimit] });
+    }
+    const options = { url: new URL("/hello", served.url), headers: { host: ZONE }, connections: 8 };
+    await load({ ...options, durationSeconds: context.quick ? 1 : 2 });
+    const measured = await load({ ...options, durationSeconds: context.quick ? 1 : 3 });
+    if (measured.failures > 0) throw new Error(`load rate: ${measured.failures} failure(s)`);
+    context.log(
+      `load rate${rateLimit === undefined ? "" : " (one rate-limiting rule)"}: ${Math.round(measured.reqPerSec)} req/s`,
+    );
+    return measured.reqPerSec;
+  } finally {
+    await served.dispose();
+  }
 }
 
 /**

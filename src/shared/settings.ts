@@ -41,6 +41,11 @@ export interface Settings {
    * the tests only; `npm run check-config -- --deploy` refuses it (docs/analytics.md "Webhook targets").
    */
   readonly webhookLoopback: boolean;
+  /**
+   * RATE_LIMIT_TIMEOUT_MS: how long a request waits for its rate counter before it goes on uncounted (fail open,
+   * docs/producers.md "Fail open").
+   */
+  readonly rateLimitTimeoutMs: number;
 }
 
 /** The vars this module reads; all optional so tests and partial configs still get defaults. */
@@ -54,6 +59,7 @@ export interface SettingsVars {
   ERROR_LOG_COALESCE_MS?: string;
   DEV_INSTANCE?: string;
   WEBHOOK_LOOPBACK?: string;
+  RATE_LIMIT_TIMEOUT_MS?: string;
 }
 
 /** One invalid var: what it held, what is wrong with it, and what the service uses instead. */
@@ -77,10 +83,13 @@ export const DEFAULT_SETTINGS = {
   servicePrefix: "/cdn-cgi",
   tagLimit: 10_000,
   errorLogCoalesceMs: 50,
+  rateLimitTimeoutMs: 1000,
 } as const;
 
 /** ERROR_LOG_COALESCE_MS bounds: a line is never held longer than a second. */
 const MAX_COALESCE_MS = 1000;
+/** RATE_LIMIT_TIMEOUT_MS bounds: a request never waits more than 10 s for its counter. */
+const MAX_RATE_LIMIT_TIMEOUT_MS = 10_000;
 /** TAG_LIMIT bounds: whole decimal numbers of up to 9 digits. */
 const TAG_LIMIT_PATTERN = /^[1-9][0-9]{0,8}$/;
 /** OPERATOR_NAME is printed in every footer: one readable line. */
@@ -152,6 +161,7 @@ export function checkSettings(env: SettingsVars): CheckedSettings {
       errorLogCoalesceMs: parseCoalesceMs(env.ERROR_LOG_COALESCE_MS, problem),
       devInstance: nonEmpty(env.DEV_INSTANCE) ?? null,
       webhookLoopback: parseWebhookLoopback(env.WEBHOOK_LOOPBACK, problem),
+      rateLimitTimeoutMs: parseRateLimitTimeoutMs(env.RATE_LIMIT_TIMEOUT_MS, problem),
     },
     problems,
   };
@@ -293,6 +303,21 @@ function parseCoalesceMs(value: string | undefined, report: Report): number {
     String(DEFAULT_SETTINGS.errorLogCoalesceMs),
   );
   return DEFAULT_SETTINGS.errorLogCoalesceMs;
+}
+
+/** RATE_LIMIT_TIMEOUT_MS: whole milliseconds 1..MAX_RATE_LIMIT_TIMEOUT_MS (`0`, `abc`, `1e3`, `20000` are reported). */
+function parseRateLimitTimeoutMs(value: string | undefined, report: Report): number {
+  const raw = nonEmpty(value);
+  if (raw === undefined) return DEFAULT_SETTINGS.rateLimitTimeoutMs;
+  const ms = /^[1-9][0-9]{0,4}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (ms <= MAX_RATE_LIMIT_TIMEOUT_MS) return ms;
+  report(
+    "RATE_LIMIT_TIMEOUT_MS",
+    raw,
+    `must be whole milliseconds from 1 to ${MAX_RATE_LIMIT_TIMEOUT_MS}`,
+    String(DEFAULT_SETTINGS.rateLimitTimeoutMs),
+  );
+  return DEFAULT_SETTINGS.rateLimitTimeoutMs;
 }
 
 /** WEBHOOK_LOOPBACK: unset, or `allow`; anything else is reported and loopback stays refused (fails closed). */

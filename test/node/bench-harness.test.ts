@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { callgrindTotal } from "../../bench/lib/instructions.ts";
+import { callgrindTotal, timeDrivenShare } from "../../bench/lib/instructions.ts";
 import { load } from "../../bench/lib/load.ts";
 import { compare } from "../../bench/lib/micro.ts";
 import { renderTable } from "../../bench/lib/report.ts";
@@ -70,6 +70,38 @@ describe("bench/lib/report renderTable, instruction rows", () => {
     expect(header).toMatch(/name.*instructions\/req.*ratio.*target/);
     expect(header).not.toMatch(/req\/s|p50/);
     expect(second).toMatch(/subject.*1000000.*0\.85×.*ok \(≥ 0\.85\)/);
+  });
+});
+
+describe("bench/lib/report renderTable, rows at the load's rate", () => {
+  it("shows the instructions and the ratio at the load's rate beside the counted ones", () => {
+    const table = renderTable([
+      { name: "base", baseline: true, instructionsPerRequest: 1_000_000, ratio: 1 },
+      {
+        name: "subject",
+        instructionsPerRequest: 1_100_000,
+        ratio: 0.91,
+        instructionsAtLoadRate: 1_020_000,
+        ratioAtLoadRate: 0.98,
+        target: 0.95,
+      },
+    ]);
+    const [header, , first, second] = table.split("\n");
+    expect(header).toMatch(
+      /instructions\/req .*ratio .*target .*instructions\/req at the load's rate.*ratio at the load's rate/,
+    );
+    expect(first).not.toMatch(/NaN/);
+    expect(second).toMatch(/subject.*1100000.*0\.91×.*MISS \(≥ 0\.95\).*1020000.*0\.98×/);
+  });
+});
+
+describe("bench/lib/instructions timeDrivenShare", () => {
+  it("scales only the part a row spends on work done per unit of time by the ratio of the request rates", () => {
+    // 60,000 instructions a request at 50 requests a second is 3 million a second: at 3,000 requests a second,
+    // 1,000 a request.
+    expect(timeDrivenShare(1_460_000, 1_400_000, 50, 3000)).toBeCloseTo(1_401_000, 6);
+    // At the counted rate itself nothing moves.
+    expect(timeDrivenShare(1_460_000, 1_400_000, 50, 50)).toBeCloseTo(1_460_000, 6);
   });
 });
 

@@ -23,6 +23,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
     startOtlpReceiver(),
     startSwitchboard(),
   ]);
+  // Node closes a keep-alive connection after 5 s idle (http.Server keepAliveTimeout), and workerd's connection pool
+  // sent the next request on such a closed connection: a test whose origin sat idle longer than that (1,000 requests
+  // to a closed port, then one to the healthy origin: test/workers/edge/origin/failures.test.ts) got 520 "Network
+  // connection lost". The origins keep idle connections open instead (0 = no timeout); teardown closes them all.
+  for (const { server } of [http, tls, webhook, otlp, switchboard]) server.keepAliveTimeout = 0;
   const closed = await closedPort();
   const ports: OriginPorts = {
     http: http.port,
@@ -36,7 +41,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   };
   project.provide("originPorts", ports);
   return async () => {
-    for (const { server } of [http, tls, webhook, otlp]) server.closeAllConnections();
+    for (const { server } of [http, tls, webhook, otlp, switchboard]) server.closeAllConnections();
     await Promise.all(
       [http, raw, tls, stream, webhook, otlp, switchboard].map(
         ({ server }) => new Promise<void>((r) => server.close(() => r())),

@@ -71,6 +71,8 @@ function originServer(state: () => Switched): Server {
       setTimeout(() => res.writeHead(status, headers).end(body), delay);
     });
   });
+  // Idle connections stay open, as for the other origins (global-setup.ts: workerd's pool reused ones Node had closed).
+  server.keepAliveTimeout = 0;
   server.on("connection", (socket: Socket) => {
     const s = state();
     s.connections += 1;

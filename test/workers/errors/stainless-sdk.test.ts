@@ -97,6 +97,7 @@ describe("the cloudflare SDK (Stainless) against generated errors", () => {
       Cloudflare.InternalServerError,
     );
     expect(sdk.seen.map((r) => r.status)).toEqual([503, 503, 503]);
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // Two waits of 150 ms against two of 30 s: half of one 30 s wait is a margin a loaded machine keeps.
+    expect(Date.now() - started).toBeLessThan(15_000);
   });
 });

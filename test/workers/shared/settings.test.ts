@@ -31,6 +31,9 @@ describe("checkSettings (the parser check-config shares)", () => {
     ["TAG_LIMIT", "10abc", "must be a whole number from 1 to 999999999", "10000"],
     ["ERROR_LOG_COALESCE_MS", "-5", "must be whole milliseconds from 0 to 1000", "50"],
     ["ERROR_LOG_COALESCE_MS", "5000", "must be whole milliseconds from 0 to 1000", "50"],
+    ["RATE_LIMIT_TIMEOUT_MS", "0", "must be whole milliseconds from 1 to 10000", "1000"],
+    ["RATE_LIMIT_TIMEOUT_MS", "20000", "must be whole milliseconds from 1 to 10000", "1000"],
+    ["RATE_LIMIT_TIMEOUT_MS", "1e3", "must be whole milliseconds from 1 to 10000", "1000"],
     ["SERVICE_PREFIX", "cdn-cgi", "must start with /", "/cdn-cgi"],
     ["SERVICE_PREFIX", "/", "must be /segment[/segment…] of letters, digits, -, _, ., ~", "/cdn-cgi"],
     ["SERVICE_PREFIX", "/my edge", "must be /segment[/segment…] of letters, digits, -, _, ., ~", "/cdn-cgi"],
@@ -62,6 +65,7 @@ describe("checkSettings (the parser check-config shares)", () => {
     ["ERROR_DOCS_BASE", "urn:example:errors"],
     ["API_HOSTS", " LocalHost:8787 , api.example. ,[::1]:8787,,127.0.0.1"],
     ["TAG_LIMIT", " 12 "],
+    ["RATE_LIMIT_TIMEOUT_MS", "10000"],
     ["DEFAULT_ORIGIN", "http://origin.example:8788"],
   ])("%s = %j is valid (no problem)", (name, value) => {
     expect(checkSettings({ [name]: value }).problems).toEqual([]);
@@ -71,12 +75,14 @@ describe("checkSettings (the parser check-config shares)", () => {
     const s = parseSettings({
       TAG_LIMIT: "lots",
       ERROR_LOG_COALESCE_MS: "-5",
+      RATE_LIMIT_TIMEOUT_MS: "0",
       SERVICE_PREFIX: "cdn-cgi",
       ERROR_DOCS_BASE: "ht tp://bad base",
     });
     expect(s).toMatchObject({
       tagLimit: 10_000,
       errorLogCoalesceMs: 50,
+      rateLimitTimeoutMs: 1000,
       servicePrefix: "/cdn-cgi",
       errorDocsBase: null,
     });

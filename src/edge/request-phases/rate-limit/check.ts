@@ -7,11 +7,13 @@
  * `approximate` (the default) admits from a lease the object granted this isolate and asks only when it is spent or
  * expired (`lease`, isolate-counters.ts).
  *
- * Fail open (docs/origin.md): a missing binding, a counter that throws, or one that does not answer within
- * `COUNTER_TIMEOUT_MS` never blocks traffic; the request goes on and the failure is logged.
+ * Fail open (docs/origin.md): a missing binding, a counter that throws, or one that does not answer within the
+ * deployment's `RATE_LIMIT_TIMEOUT_MS` (default 1 s) never blocks traffic; the request goes on and the failure is
+ * logged.
  */
 import type { EvaluationContext } from "../../../rules";
 import { logEvent } from "../../../shared/log";
+import { settingsFor, type SettingsVars } from "../../../shared/settings";
 import { sha256Hex } from "../../../shared/crypto";
 import { TIMEOUT, within } from "../../../shared/timeout";
 import { allMatches, requestContext } from "../../../rules/rule-list";
@@ -22,8 +24,11 @@ import type { CompiledRateLimitRule, CompiledRateLimits } from "./compile";
 import type { CounterDecision, ServiceLimitState } from "../../../state/rate-limiter/counter";
 import type { RateLimiter } from "../../../state/rate-limiter/rate-limiter";
 
-/** The bindings this needs; the binding may be absent (a deployment without it fails open). */
-export interface RateLimitEnv {
+/**
+ * The bindings this needs; the binding may be absent (a deployment without it fails open). The counter's budget is
+ * the deployment's `RATE_LIMIT_TIMEOUT_MS` (docs/configuration.md), read through the one settings parser.
+ */
+export interface RateLimitEnv extends Pick<SettingsVars, "RATE_LIMIT_TIMEOUT_MS"> {
   readonly RATE_LIMITER?: DurableObjectNamespace<RateLimiter>;
 }
 
@@ -38,9 +43,6 @@ export interface AppliedLimit {
 
 export type RateLimitDecision =
   { readonly kind: "allow" } | { readonly kind: "block"; readonly retryAfter: number; readonly ruleId: string };
-
-/** How long a request waits for its counter before going on without it (fail open). */
-export const COUNTER_TIMEOUT_MS = 1000;
 
 /**
  * This isolate's blocks and leases (isolate-counters.ts): a known block answers 1015 without a round trip until it
@@ -147,6 +149,7 @@ const UNKNOWN: CounterAnswer = { limit: null };
 async function countUnder(rule: CompiledRateLimitRule, request: Request, scope: Counted): Promise<CounterAnswer> {
   const { env, zone, ctx, now, isolate } = scope;
   const { key, name } = await counterOf(zone, rule, ctx, request);
+  const budgetMs = settingsFor(env).rateLimitTimeoutMs;
   const cached = isolate.knownBlock(name, now);
   if (cached !== undefined) return blocked(cached);
   const namespace = env.RATE_LIMITER;
@@ -167,7 +170,7 @@ async function countUnder(rule: CompiledRateLimitRule, request: Request, scope: 
       name,
       now,
       (want, returned, ahead) =>
-        ask(zone, rule.id, async (): Promise<Acquired> => {
+        ask({ zone, ruleId: rule.id, budgetMs }, async (): Promise<Acquired> => {
           const { decision: d, limit: l } = await stub().leaseWithLimit({ ...input, want, returned, ahead });
           // Plain values of the union (RPC results are typed per member, not as the union).
           const limit = { remaining: l.remaining, resetAt: l.resetAt };
@@ -175,13 +178,13 @@ async function countUnder(rule: CompiledRateLimitRule, request: Request, scope: 
             return { kind: "lease", size: d.size, bucket: d.bucket, expiresAt: d.expiresAt, limit };
           return d.kind === "block" ? { kind: "block", blockedUntil: d.blockedUntil } : { kind: "exhausted", limit };
         }),
-      COUNTER_TIMEOUT_MS,
+      budgetMs,
     );
     if (admission.kind === "block") return blocked(admission.blockedUntil);
     return admission.kind === "admit" && admission.limit !== undefined ? { limit: admission.limit } : UNKNOWN;
   }
   type Answer = { readonly kind: "answer"; readonly decision: CounterDecision; readonly limit: ServiceLimitState };
-  const answer = await ask(zone, rule.id, async (): Promise<Answer | Unavailable> => {
+  const answer = await ask({ zone, ruleId: rule.id, budgetMs }, async (): Promise<Answer | Unavailable> => {
     const { decision: d, limit: l } = await stub().hitWithLimit(input);
     const limit = { remaining: l.remaining, resetAt: l.resetAt };
     const decision: CounterDecision =
@@ -202,12 +205,20 @@ function blocked(until: number): CounterAnswer {
 type Unavailable = { readonly kind: "unavailable" };
 const UNAVAILABLE: Unavailable = { kind: "unavailable" };
 
-/** One call to the counter object within `COUNTER_TIMEOUT_MS`; a failure is logged and answered "unavailable". */
-async function ask<T>(zone: string, ruleId: string, call: () => Promise<T>): Promise<T | Unavailable> {
+/** Whose counter is asked, and how long the request waits for it (`RATE_LIMIT_TIMEOUT_MS`). */
+interface Asking {
+  readonly zone: string;
+  readonly ruleId: string;
+  readonly budgetMs: number;
+}
+
+/** One call to the counter object within its budget; a failure is logged and answered "unavailable". */
+async function ask<T>(asking: Asking, call: () => Promise<T>): Promise<T | Unavailable> {
+  const { zone, ruleId, budgetMs } = asking;
   try {
-    const answer = await within(call(), COUNTER_TIMEOUT_MS);
+    const answer = await within(call(), budgetMs);
     if (answer !== TIMEOUT) return answer;
-    logUnavailable(zone, ruleId, `no answer within ${COUNTER_TIMEOUT_MS} ms`);
+    logUnavailable(zone, ruleId, `no answer within ${budgetMs} ms`);
   } catch (error) {
     logUnavailable(zone, ruleId, error instanceof Error ? error.message : String(error));
   }

@@ -131,6 +131,7 @@ describe("errors of MCP requests", () => {
     const res = await post(`http://${zone}/mcp`, endless);
     expect(res.status).toBe(521);
     await res.body?.cancel();
-    expect(Date.now() - started).toBeLessThan(MCP_BODY_WAIT_MS + 3_000);
+    // A margin over the wait: what this guards against is a hang until vitest's 30 s timeout.
+    expect(Date.now() - started).toBeLessThan(MCP_BODY_WAIT_MS + 10_000);
   });
 });

@@ -71,7 +71,8 @@ describe("event streams end with an error event", () => {
     expect(problem.retryable).toBe(true);
     expect(problem.request_reached_origin).toBe(true);
     expect(ms).toBeGreaterThanOrEqual(800);
-    expect(ms).toBeLessThan(5_000);
+    // A margin: what this guards against is a stream left open until vitest's 30 s timeout.
+    expect(ms).toBeLessThan(15_000);
   });
 
   it("a stream that ends cleanly passes through byte for byte", async () => {

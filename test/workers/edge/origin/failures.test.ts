@@ -50,12 +50,16 @@ describe("origin failures → structured errors (docs/origin.md)", () => {
     const res = await exports.default.fetch(`http://${zone}${path}`, { headers: JSON_ACCEPT });
     const body = await expectGeneratedError(res, code);
     expect(body.zone).toBe(zone);
-    expect(Date.now() - started).toBeLessThan(3000);
+    // A margin, not a measure: the zone's timeouts are under 1 s, and what this guards against is a request that
+    // hangs until vitest's 30 s timeout (docs/development.md "Tests that do not depend on the clock").
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it("a slow origin within the read timeout is not a failure (probe says connected, 522 avoided)", async () => {
-    const zone = await zoneFor("slow-ok", loopback(ports.http), { connect_timeout: 0.1, read_timeout: 1 });
-    const res = await exports.default.fetch(`http://${zone}/slow-headers?ms=400`);
+    // Headers 4× the connect timeout late, a read timeout 5× later still: margins a loaded machine keeps (at 0.1 s,
+    // 0.4 s and 1 s this failed as 524 at load 10).
+    const zone = await zoneFor("slow-ok", loopback(ports.http), { connect_timeout: 0.5, read_timeout: 10 });
+    const res = await exports.default.fetch(`http://${zone}/slow-headers?ms=2000`);
     expect(res.status).toBe(200);
     expect(await res.text()).toBe("late");
   });
@@ -67,7 +71,8 @@ describe("origin failures → structured errors (docs/origin.md)", () => {
     await expectGeneratedError(res, 522);
     const elapsed = Date.now() - started;
     expect(elapsed).toBeGreaterThanOrEqual(200);
-    expect(elapsed).toBeLessThan(2000);
+    // Half the read timeout: a margin for a loaded machine that still tells the two timeouts apart.
+    expect(elapsed).toBeLessThan(15_000);
   });
 
   it("a 524 leaves no upstream connection open", async () => {
@@ -113,7 +118,6 @@ describe("origin failures → structured errors (docs/origin.md)", () => {
     // Each failure logs one line; vitest's console capture of 1,000 lines is what would be slow, not the Worker.
     const original = console.warn; // 521: a warning (src/errors/error-log.ts levelOf)
     console.warn = () => undefined;
-    const started = Date.now();
     try {
       // Through the Worker's own entry (src/index.ts), not `exports.default.fetch`: the pool's loopback
       // fetch gets slower with every call it has made (measured: ~8 ms → ~60 ms per call after 900 calls),
@@ -130,10 +134,10 @@ describe("origin failures → structured errors (docs/origin.md)", () => {
     } finally {
       console.warn = original;
     }
-    console.log(`1,000 failed requests in ${Date.now() - started} ms`);
     expect(Object.fromEntries(codes)).toEqual({ 521: 1000 });
     const res = await worker.fetch(new Request(`http://${healthy}/echo`), env, createExecutionContext());
-    expect(res.status).toBe(200);
-    expect((await res.json<{ method: string }>()).method).toBe("GET");
-  }, 60_000);
+    const text = await res.text();
+    expect(res.status, text).toBe(200);
+    expect((JSON.parse(text) as { method: string }).method).toBe("GET");
+  }, 120_000);
 });

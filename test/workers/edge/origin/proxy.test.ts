@@ -131,11 +131,9 @@ describe("forwarding", () => {
 
   it("streams a slow body: the first chunk arrives before the origin has finished", async () => {
     const zone = await zoneFor("slow-body", loopback(ports.http));
-    const started = Date.now();
     const res = await exports.default.fetch(`http://${zone}/slow-body`);
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     const first = await reader.read();
-    const firstAt = Date.now() - started;
     expect(new TextDecoder().decode(first.value)).toMatch(/^chunk 0/);
     let rest = "";
     for (;;) {
@@ -144,7 +142,9 @@ describe("forwarding", () => {
       rest += new TextDecoder().decode(value);
     }
     expect(rest).toContain("chunk 4");
-    expect(firstAt).toBeLessThan(Date.now() - started - 250);
+    // The origin writes its five chunks 100 ms apart: the first read holds the first chunk without the last, a
+    // 400 ms margin (streaming.test.ts proves streaming with an origin that holds its body back until released).
+    expect(new TextDecoder().decode(first.value)).not.toContain("chunk 4");
   });
 });
 
