@@ -135,6 +135,21 @@ export function fields<S extends z.core.$ZodLooseShape>(
 }
 
 /**
+ * A check of an object whose fields `keys` are alternatives: exactly one of them is given (not `undefined`), else one
+ * refusal, `message`, at the first key's path. JSON Schema could say it with `oneOf` of `required` lists, but the
+ * refusal would then name no field; the document states it in the object's description instead.
+ */
+export function exactlyOne<T extends object>(
+  keys: readonly [keyof T & string, ...(keyof T & string)[]],
+  message: string,
+) {
+  return z.superRefine<T>((value, context) => {
+    const given = keys.filter((key) => value[key] !== undefined).length;
+    if (given !== 1) context.issues.push({ code: "custom", message, path: [keys[0]], input: value[keys[0]] });
+  });
+}
+
+/**
  * The same fields each optional and nullable (a merge patch's body: a field given replaces the stored one, `null`
  * resets it), defaults dropped: derived, so a field added to the full shape is patchable at once.
  */

@@ -21,7 +21,7 @@ import type { DescribedRequest } from "../explain/explain";
 import { randomId } from "../../shared/crypto";
 import { parseIp } from "../../shared/ip";
 import { err, ok, type Result } from "../../shared/result";
-import { described, fields, named, oneOf, parseWith, type Output } from "../../shared/schema";
+import { described, exactlyOne, fields, named, oneOf, parseWith, type Output } from "../../shared/schema";
 import type { FieldIssue, Issues } from "../../shared/validation";
 import { pageSection, type PageMeta } from "../../state/zone/custom-pages/stored";
 import { PAGE_IDS, parsePageBody, type PageId } from "../../state/zone/custom-pages/validate";
@@ -125,17 +125,7 @@ export const DESCRIBED_REQUEST = named(
     },
     "is not a field of a described request",
     "must be an object {method?, path?, headers?, client_ip?, country?, code | origin}",
-  ).check(
-    z.superRefine((request, context) => {
-      if ((request.code === undefined) === (request.origin === undefined))
-        context.issues.push({
-          code: "custom",
-          message: "give exactly one of code (a catalog error) or origin (what the origin did)",
-          path: ["code"],
-          input: request.code,
-        });
-    }),
-  ),
+  ).check(exactlyOne(["code", "origin"], "give exactly one of code (a catalog error) or origin (what the origin did)")),
   { id: "DescribedRequest", description: "Exactly one of `code` and `origin`" },
 );
 

@@ -11,7 +11,6 @@ import {
   MAX_NAME_CODE_POINTS,
   MAX_VALUE_CODE_POINTS,
 } from "../../state/tags/errors";
-import { ACCOUNT_RESOURCE_TYPES, ZONE_RESOURCE_TYPES } from "../../state/tags/resource-types";
 import { HISTORY_RETENTION_DAYS } from "../../state/tags/history";
 
 const ETAG_HEADER: Json = {
@@ -181,7 +180,7 @@ const tagPaths: Record<string, Json> = {
         `${MAX_BULK_EDITS} edits: 1021. ` +
         POLICY_ERRORS,
       security: [{ bearer: ["tags:write"] }],
-      requestBody: { required: true, content: { "application/json": { schema: ref("BulkEditBody") } } },
+      requestBody: jsonBody("BulkEditBody"),
       responses: {
         "200": ok("Each resource as its edit left it, in the order of the edits", {
           type: "array",
@@ -453,7 +452,6 @@ export const tagsOpenApi: OpenApiFragment = {
   },
   schemas: {
     Tags: { type: "object", propertyNames: ref("TagKey"), additionalProperties: ref("TagValue") },
-    ResourceType: { type: "string", enum: [...ACCOUNT_RESOURCE_TYPES, ...ZONE_RESOURCE_TYPES] },
     TaggedResource: {
       type: "object",
       required: ["id", "type", "name", "tags", "etag"],
@@ -484,37 +482,6 @@ export const tagsOpenApi: OpenApiFragment = {
             },
           },
         },
-      },
-    },
-    BulkEditBody: {
-      type: "object",
-      additionalProperties: false,
-      required: ["edits"],
-      properties: {
-        edits: {
-          type: "array",
-          minItems: 1,
-          maxItems: MAX_BULK_EDITS,
-          items: {
-            type: "object",
-            required: ["op", "resource_type", "resource_id"],
-            properties: {
-              op: { type: "string", enum: ["merge", "replace", "delete"] },
-              resource_type: ref("AccountResourceType"),
-              resource_id: ref("ResourceId"),
-              worker_id: ref("ResourceId"),
-              tags: { type: "object", description: "merge: a merge patch (`null` removes); replace: the new set." },
-              if_match: { type: "string", description: "The resource's ETag, as `If-Match` (412/1018 on mismatch)." },
-            },
-          },
-        },
-      },
-      example: {
-        edits: [
-          { op: "merge", resource_type: "worker", resource_id: "api", tags: { team: "payments", old: null } },
-          { op: "replace", resource_type: "r2_bucket", resource_id: "logs", tags: { team: "payments" } },
-          { op: "delete", resource_type: "queue", resource_id: "retired" },
-        ],
       },
     },
     TagHistoryEntry: {

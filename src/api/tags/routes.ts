@@ -23,7 +23,6 @@ import { toApiFailure } from "./api-failure";
 import { decodeCursor, type DecodedCursor } from "../../state/tags/cursor";
 import type { InvalidCursor, PolicyViolation, TagFailure } from "../../state/tags/errors";
 import { parsePolicy } from "../../state/tags/policy";
-import { isKnownResourceType } from "../../state/tags/resource-types";
 import { etagOf } from "../../state/tags/etag";
 import { PAGE_SIZE } from "../../state/tags/filters";
 import type { EditOutcome, PageRequest, TagStore } from "../../state/tags/tag-store";
@@ -40,6 +39,7 @@ import {
   parseResourceParams,
   parseResourceQuery,
   parseValuesQuery,
+  typeParam,
   type TagScope,
 } from "./validate";
 
@@ -365,8 +365,9 @@ async function deletePolicy(c: TagRequest): Promise<Response> {
 
 /** `GET /tags/policy/required_keys[?type=]`: the required keys of each resource type (docs/tags-api.md). */
 async function requiredKeys(c: TagRequest): Promise<Response> {
-  const type = c.url.searchParams.get("type");
-  if (type !== null && !isKnownResourceType(type)) return failure({ kind: "invalid-resource-type", type });
+  const checked = typeParam(c.url.searchParams);
+  if (!checked.ok) return failure(checked.error);
+  const type = checked.value;
   const policy = await c.store.getPolicy();
   const rows = Object.entries(policy.required_keys)
     .filter(([t]) => type === null || t === type)
@@ -379,9 +380,9 @@ async function requiredKeys(c: TagRequest): Promise<Response> {
 async function compliance(c: TagRequest): Promise<Response> {
   const cursor = cursorParam(c.url, 3);
   if (!cursor.ok) return failure(cursor.error);
-  const type = c.url.searchParams.get("type");
-  if (type !== null && !isKnownResourceType(type))
-    return queryFailure(cursor.value, { kind: "invalid-resource-type", type });
+  const checked = typeParam(c.url.searchParams);
+  if (!checked.ok) return queryFailure(cursor.value, checked.error);
+  const type = checked.value;
   const page = await c.store.compliance({ scope: scope(c, ["compliance", type]), cursor: cursor.value, type });
   if (!page.ok) return failure(page.error);
   return pageResponse(

@@ -18,7 +18,6 @@ import {
   ACCOUNT_RESOURCE_TYPES,
   ZONE_TAGGABLE_TYPES,
   isAccountResourceType,
-  isKnownResourceType,
   isZoneTaggableType,
   needsWorkerId,
 } from "../../state/tags/resource-types";
@@ -26,7 +25,7 @@ import { codePointLength, fold, isWellFormed } from "../../state/tags/text";
 import type { IfMatch, ResourceQuery, ResourceRef, TagFilter, TagPairs } from "../../state/tags/types";
 import type { PatchPairs, TagEdit } from "../../state/tags/edits";
 import { MAX_BULK_EDITS } from "../../state/tags/errors";
-import { TAG_KEY, TAG_KEY_PATTERN, TAG_VALUE } from "../../state/tags/tag-schema";
+import { RESOURCE_TYPE, TAG_KEY, TAG_KEY_PATTERN, TAG_VALUE } from "../../state/tags/tag-schema";
 import * as z from "zod/mini";
 import { described, named, oneOf, type Schema } from "../../shared/schema";
 
@@ -97,6 +96,9 @@ export function foldFilter(filter: TagFilter): TagFilter {
   }
 }
 
+/** A resource type of the document's `ResourceType` (docs/tags-api.md "Resource types"). */
+const isResourceType = (type: string): boolean => RESOURCE_TYPE.safeParse(type).success;
+
 /**
  * `GET /tags/resources` query (docs/tags-api.md): `tag` (≤20, ANDed), `type` (ORed), `id` (≤50, ORed), `name`
  * (case-insensitive substring), `case_insensitive`. Order: 1010 → each filter → `type` 1006 → `id`/`name` 1003.
@@ -111,7 +113,7 @@ export function parseResourceQuery(params: URLSearchParams, account = ""): Resul
     filters.push(filter.value);
   }
   const types = params.getAll("type");
-  const unknownType = types.find((t) => !isKnownResourceType(t));
+  const unknownType = types.find((t) => !isResourceType(t));
   if (unknownType !== undefined) return err({ kind: "invalid-resource-type", type: unknownType });
   const ids = params.getAll("id");
   if (ids.length > MAX_ID_PARAMS)
@@ -150,6 +152,12 @@ export function parseEffective(params: URLSearchParams): Result<boolean, Validat
   return ok(value === "true");
 }
 
+/** `?type=` of the values listing, required keys and compliance: absent (`null`), or a resource type (else 1006). */
+export function typeParam(params: URLSearchParams): Result<string | null, ValidationFailure> {
+  const type = params.get("type");
+  return type === null || isResourceType(type) ? ok(type) : err({ kind: "invalid-resource-type", type });
+}
+
 /** `GET /tags/values/{tag_key}?type=`: the key is URL-decoded here, then empty 1009 → 1014/1011 → type 1006. */
 export function parseValuesQuery(
   rawKey: string,
@@ -164,9 +172,9 @@ export function parseValuesQuery(
   if (key === "") return err({ kind: "tag-key-required" });
   const checked = validateKey(key);
   if (!checked.ok) return checked;
-  const type = params.get("type");
-  if (type !== null && !isKnownResourceType(type)) return err({ kind: "invalid-resource-type", type });
-  return ok({ key, type });
+  const type = typeParam(params);
+  if (!type.ok) return type;
+  return ok({ key, type: type.value });
 }
 
 type IdentityFailure = (why: string) => ValidationFailure;
@@ -411,25 +419,78 @@ export interface BulkFailure {
 
 const BULK_OPS = ["merge", "replace", "delete"] as const;
 
+/** A field of an edit the envelope passes on: its endpoint's parser checks it (PATCH, PUT or DELETE), with its codes. */
+const checkedByTheEdit = (schema: Record<string, unknown>) => z.unknown().check(z.meta(schema));
+
+/** `POST /tags/bulk`: the envelope, and what it reads of each edit (its op and if_match). */
+const BULK_BODY = named(
+  z.strictObject({
+    edits: z
+      .array(
+        z.looseObject({
+          op: oneOf(BULK_OPS),
+          resource_type: checkedByTheEdit({ $ref: "#/components/schemas/AccountResourceType" }),
+          resource_id: checkedByTheEdit({ $ref: "#/components/schemas/ResourceId" }),
+          worker_id: z.optional(checkedByTheEdit({ $ref: "#/components/schemas/ResourceId" })),
+          tags: z.optional(
+            checkedByTheEdit({
+              type: "object",
+              description: "merge: a merge patch (`null` removes); replace: the new set.",
+            }),
+          ),
+          if_match: z.optional(
+            z.nullable(described(z.string(), "The resource's ETag, as `If-Match` (412/1018 on mismatch).")),
+          ),
+        }),
+      )
+      .check(z.minLength(1), z.maxLength(MAX_BULK_EDITS)),
+  }),
+  {
+    id: "BulkEditBody",
+    example: {
+      edits: [
+        { op: "merge", resource_type: "worker", resource_id: "api", tags: { team: "payments", old: null } },
+        { op: "replace", resource_type: "r2_bucket", resource_id: "logs", tags: { team: "payments" } },
+        { op: "delete", resource_type: "queue", resource_id: "retired" },
+      ],
+    },
+  },
+);
+
+/** The first refusal among `issues` by rank (the lowest), or `undefined`. */
+function firstRanked<T>(issues: readonly z.core.$ZodIssue[], rank: (issue: z.core.$ZodIssue) => [number, T] | null) {
+  let best: [number, T] | null = null;
+  for (const issue of issues) {
+    const ranked = rank(issue);
+    if (ranked !== null && (best === null || ranked[0] < best[0])) best = ranked;
+  }
+  return best?.[1];
+}
+
 /**
  * `POST /tags/bulk` body (docs/tags-api.md "Bulk edit"): `{"edits": [{op, resource_type, resource_id, worker_id?,
- * tags?, if_match?}, …]}`, 1 to 100 edits. The envelope first (1020, more than 100: 1021), then each edit in order
- * with the checks of its single-resource endpoint (merge = PATCH, replace = PUT, delete = DELETE); the first
- * failure is reported with the edit's index.
+ * tags?, if_match?}, …]}`, 1 to 100 edits. The envelope first (1020, more than 100: 1021), then each edit in order:
+ * its op and if_match (1020), then the checks of its single-resource endpoint (merge = PATCH, replace = PUT,
+ * delete = DELETE); the first failure is reported with the edit's index.
  */
 export function parseBulkBody(body: unknown): Result<TagEdit[], BulkFailure> {
-  const whole = (why: string): BulkFailure => ({
-    index: null,
-    id: null,
-    failure: { kind: "invalid-bulk-payload", why },
+  const whole = (failure: ValidationFailure): BulkFailure => ({ index: null, id: null, failure });
+  const invalid = (why: string): ValidationFailure => ({ kind: "invalid-bulk-payload", why });
+  const parsed = BULK_BODY.safeParse(body, { reportInput: true });
+  const issues = parsed.success ? [] : parsed.error.issues;
+  const envelope = firstRanked<ValidationFailure>(issues, (issue) => {
+    if (issue.path.length === 0)
+      return issue.code === "unrecognized_keys"
+        ? [1, invalid(`unknown field ${JSON.stringify(issue.keys[0])}`)]
+        : [0, invalid("the body must be a JSON object")];
+    if (issue.path.length > 1) return null;
+    return issue.code === "too_big" && Array.isArray(issue.input)
+      ? [2, { kind: "bulk-too-large", count: issue.input.length }]
+      : [2, invalid("edits must be a non-empty array")];
   });
-  if (!isPlainObject(body)) return err(whole("the body must be a JSON object"));
-  const extra = Object.keys(body).find((k) => k !== "edits");
-  if (extra !== undefined) return err(whole(`unknown field ${JSON.stringify(extra)}`));
-  const edits = body.edits;
-  if (!Array.isArray(edits) || edits.length === 0) return err(whole("edits must be a non-empty array"));
-  if (edits.length > MAX_BULK_EDITS)
-    return err({ index: null, id: null, failure: { kind: "bulk-too-large", count: edits.length } });
+  if (envelope !== undefined) return err(whole(envelope));
+  // The envelope refused nothing, so the body holds an array of 1 to 100 edits.
+  const edits = (body as { readonly edits: readonly unknown[] }).edits;
   const out: TagEdit[] = [];
   for (const [index, raw] of edits.entries()) {
     const at = (failure: ValidationFailure): BulkFailure => ({
@@ -437,25 +498,27 @@ export function parseBulkBody(body: unknown): Result<TagEdit[], BulkFailure> {
       id: isPlainObject(raw) && typeof raw.resource_id === "string" ? raw.resource_id : null,
       failure,
     });
-    if (!isPlainObject(raw)) return err(at({ kind: "invalid-bulk-payload", why: "an edit must be a JSON object" }));
-    const { op, if_match: ifMatchRaw, ...rest } = raw;
-    if (!BULK_OPS.includes(op as (typeof BULK_OPS)[number]))
-      return err(at({ kind: "invalid-bulk-payload", why: 'op must be "merge", "replace" or "delete"' }));
-    if (ifMatchRaw !== undefined && ifMatchRaw !== null && typeof ifMatchRaw !== "string")
-      return err(at({ kind: "invalid-bulk-payload", why: "if_match must be an ETag string" }));
+    const refused = firstRanked<string>(issues, (issue) => {
+      if (issue.path[1] !== index) return null;
+      const field = issue.path[2];
+      if (field === undefined) return [0, "an edit must be a JSON object"];
+      return field === "op" ? [1, 'op must be "merge", "replace" or "delete"'] : [2, "if_match must be an ETag string"];
+    });
+    if (refused !== undefined) return err(at(invalid(refused)));
+    const { op, if_match: ifMatchRaw, ...rest } = raw as Record<string, unknown>;
     const ifMatch = typeof ifMatchRaw === "string" ? parseIfMatch(ifMatchRaw) : null;
     if (op === "merge") {
-      const parsed = parsePatchBody(rest);
-      if (!parsed.ok) return err(at(parsed.error));
-      out.push({ kind: "merge", ref: parsed.value.ref, patch: parsed.value.patch, ifMatch });
+      const patch = parsePatchBody(rest);
+      if (!patch.ok) return err(at(patch.error));
+      out.push({ kind: "merge", ref: patch.value.ref, patch: patch.value.patch, ifMatch });
     } else if (op === "replace") {
-      const parsed = parsePutBody(rest);
-      if (!parsed.ok) return err(at(parsed.error));
-      out.push({ kind: "replace", ref: parsed.value.ref, tags: parsed.value.tags, ifMatch });
+      const put = parsePutBody(rest);
+      if (!put.ok) return err(at(put.error));
+      out.push({ kind: "replace", ref: put.value.ref, tags: put.value.tags, ifMatch });
     } else {
-      const parsed = parseDeleteBody(rest);
-      if (!parsed.ok) return err(at(parsed.error));
-      out.push({ kind: "delete", ref: parsed.value, ifMatch });
+      const ref = parseDeleteBody(rest);
+      if (!ref.ok) return err(at(ref.error));
+      out.push({ kind: "delete", ref: ref.value, ifMatch });
     }
   }
   return ok(out);

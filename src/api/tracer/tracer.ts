@@ -21,14 +21,11 @@ import type { ApiContext } from "../kit/types";
 import { zoneApiFailure, type ZoneAnswer } from "../kit/zone-section";
 import { zoneInScope } from "../kit/auth";
 import { causeOf, err, ok } from "../../shared/result";
-import { normaliseHostname } from "../../shared/host";
-import { parseIp } from "../../shared/ip";
 import { textPrefix } from "../../shared/text-prefix";
 import { RuleUrl } from "../../shared/rule-url";
-import { IssueList, isObject, unknownKeys } from "../../shared/validation";
 import { readJsonBody } from "../kit/body";
 import { lookupZone } from "../../state/zone/cache";
-import { parseZoneName, zoneAccountId, type Zone } from "../../state/zone/schema";
+import { zoneAccountId, type Zone } from "../../state/zone/schema";
 import { storedRuleset } from "../../state/zone/rulesets/stored";
 import { pageClassOf } from "../../state/zone/custom-pages/validate";
 import { compiledOf, type CompiledZone } from "../../edge/compiled-zone";
@@ -40,7 +37,8 @@ import { scanRequestHeaders } from "../../edge/origin/headers";
 import { checkRateLimit } from "../../edge/request-phases/rate-limit/check";
 import { requestContext } from "../../rules/rule-list";
 import { admitPreview, PREVIEW_BOUNDS } from "../explain/bound";
-import { parseError, readHeaders, REQUEST_LIMITS } from "../explain/described";
+import { REQUEST_LIMITS } from "../explain/described";
+import { parseTraceBody, type TraceRequest } from "./trace-body";
 import {
   explain,
   requestOf,
@@ -70,39 +68,11 @@ export interface TraceItem {
   readonly trace?: readonly TraceItem[];
 }
 
-const BODY_FIELDS = new Set([
-  "method",
-  "url",
-  "body",
-  "context",
-  "cookies",
-  "headers",
-  "protocol",
-  "skip_response",
-  "origin",
-]);
-const CONTEXT_FIELDS = new Set(["bot_score", "geoloc", "skip_challenge", "threat_score"]);
-
-/** How the origin takes part in a trace. */
-type OriginPart =
-  | { readonly kind: "not-contacted" }
-  | { readonly kind: "described"; readonly error: DescribedError }
-  | { readonly kind: "contact" };
-
-interface TraceRequest {
-  readonly zone: string;
-  readonly described: Omit<DescribedRequest, "error">;
-  readonly origin: OriginPart;
-}
-
 /** The permission `origin.contact` needs besides the tracer's own `zones:read` (403, code 10001). */
 const CONTACT_FORBIDDEN: ApiFailure = failureOf(
   "forbidden",
   'Authorization error: origin {"contact": true} needs the zones:write permission',
 );
-
-/** The methods `origin.contact` sends: safe ones only (RFC 9110 §9.2.1), so a trace never changes the origin's state. */
-export const CONTACT_METHODS: readonly string[] = ["GET", "HEAD"];
 
 /** `POST /accounts/{account_id}/request-tracer/trace`. */
 export async function traceRequest(c: ApiContext): Promise<Response> {
@@ -371,120 +341,3 @@ function ruleset(phase: string, matched: boolean, rules: readonly RuleTrace[], a
     })),
   };
 }
-
-/** The published body → a described request on its zone; refusals name the field (400, `invalid-trace`). */
-function parseTraceBody(body: unknown): ReturnType<typeof okTrace> | ReturnType<typeof badTrace> {
-  const issues = new IssueList();
-  if (!isObject(body)) {
-    issues.add("wrong-type", "body", "must be a JSON object {method, url, headers?, context?, cookies?, origin?}");
-    return badTrace(issues);
-  }
-  for (const key of unknownKeys(body, BODY_FIELDS)) issues.add("unknown-field", key, "is not a trace field");
-  const method = body.method;
-  if (typeof method !== "string" || !(REQUEST_LIMITS.methods as readonly string[]).includes(method))
-    issues.add("not-allowed", "method", `must be one of ${REQUEST_LIMITS.methods.join(", ")}`);
-  let url: URL | null = null;
-  let zone = "";
-  if (typeof body.url !== "string" || body.url.length > REQUEST_LIMITS.pathChars)
-    issues.add(
-      "wrong-type",
-      "url",
-      `must be an absolute http or https URL of at most ${REQUEST_LIMITS.pathChars} characters`,
-    );
-  else {
-    try {
-      url = new URL(body.url);
-    } catch {
-      issues.add("invalid", "url", "must be an absolute http or https URL (https://zone.example/path)");
-    }
-    if (url !== null && url.protocol !== "http:" && url.protocol !== "https:") {
-      issues.add("invalid", "url", "must be an http or https URL");
-      url = null;
-    }
-    if (url !== null) {
-      const name = parseZoneName(normaliseHostname(url.hostname));
-      if (!name.ok) issues.add("invalid", "url", `its host ${name.error}`);
-      else zone = name.value;
-    }
-  }
-  const rawHeaders = body.headers === undefined ? {} : body.headers;
-  let clientIp: string | null = null;
-  const headerObject: Record<string, unknown> = {};
-  if (!isObject(rawHeaders)) issues.add("wrong-type", "headers", 'must be an object {"name": "value"}');
-  else
-    for (const [name, value] of Object.entries(rawHeaders)) {
-      // The client's address is the one header `ip.src` is read from (docs/rules-language.md).
-      if (name.toLowerCase() === "cf-connecting-ip") {
-        if (typeof value !== "string" || parseIp(value) === undefined)
-          issues.add("invalid", `headers.${name}`, "must be an IPv4 or IPv6 address (the client's address)");
-        else clientIp = value;
-      } else headerObject[name] = value;
-    }
-  if (body.cookies !== undefined) {
-    if (!isObject(body.cookies) || Object.values(body.cookies).some((v) => typeof v !== "string"))
-      issues.add("wrong-type", "cookies", 'must be an object {"name": "value"}');
-    else if (Object.keys(body.cookies).length > 0)
-      headerObject.Cookie = Object.entries(body.cookies)
-        .map(([k, v]) => `${k}=${String(v)}`)
-        .join("; ");
-  }
-  const headers = readHeaders(headerObject, "headers", issues);
-  let country: string | null = null;
-  if (body.context !== undefined) {
-    if (!isObject(body.context)) issues.add("wrong-type", "context", "must be an object {geoloc?, …}");
-    else {
-      for (const key of unknownKeys(body.context, CONTEXT_FIELDS))
-        issues.add("unknown-field", `context.${key}`, "is not a context field");
-      const geoloc = body.context.geoloc;
-      if (geoloc !== undefined) {
-        const iso = isObject(geoloc) ? geoloc.iso_code : undefined;
-        if (!isObject(geoloc)) issues.add("wrong-type", "context.geoloc", "must be an object {iso_code?, …}");
-        else if (iso !== undefined) {
-          if (typeof iso !== "string" || !/^[A-Za-z]{2}$/.test(iso))
-            issues.add("invalid", "context.geoloc.iso_code", "must be a two-letter country code (ISO 3166-1 alpha-2)");
-          else country = iso.toUpperCase();
-        }
-      }
-    }
-  }
-  let origin: OriginPart = { kind: "not-contacted" };
-  if (body.origin !== undefined) {
-    if (isObject(body.origin) && body.origin.contact !== undefined) {
-      if (body.origin.contact !== true || Object.keys(body.origin).length !== 1)
-        issues.add(
-          "invalid",
-          "origin.contact",
-          'must be true, alone: {"contact": true} sends the request to the origin',
-        );
-      else origin = { kind: "contact" };
-    } else {
-      const error = parseError({ origin: body.origin }, issues);
-      if (error !== null) origin = { kind: "described", error };
-    }
-  }
-  if (origin.kind === "contact" && typeof method === "string" && !CONTACT_METHODS.includes(method))
-    issues.add(
-      "not-allowed",
-      "origin.contact",
-      `sends only ${CONTACT_METHODS.join(" and ")} to the origin, not ${method}`,
-    );
-  if (body.skip_response !== undefined && typeof body.skip_response !== "boolean")
-    issues.add("wrong-type", "skip_response", "must be a boolean");
-  if (body.skip_response === true && origin.kind === "contact")
-    issues.add("not-allowed", "skip_response", "cannot be true with origin.contact: the origin is not contacted then");
-  if (issues.count > 0 || url === null || headers === null || typeof method !== "string") return badTrace(issues);
-  return okTrace({
-    zone,
-    described: {
-      method,
-      url: new URL(`${url.protocol}//${zone}${url.pathname}${url.search}`),
-      headers,
-      clientIp,
-      country,
-    },
-    origin,
-  });
-}
-
-const okTrace = (value: TraceRequest) => ok(value);
-const badTrace = (issues: IssueList) => err({ kind: "invalid-trace" as const, issues: issues.issues });

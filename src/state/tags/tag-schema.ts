@@ -8,7 +8,7 @@
  * units, so the check is a refinement and the bound reaches the document as its `maxLength`.
  */
 import * as z from "zod/mini";
-import { described, named, type Message } from "../../shared/schema";
+import { described, named, oneOf, type Message } from "../../shared/schema";
 import { MAX_KEY_CODE_POINTS, MAX_VALUE_CODE_POINTS } from "./errors";
 import { ACCOUNT_RESOURCE_TYPES, isKnownResourceType, ZONE_RESOURCE_TYPES } from "./resource-types";
 import { codePointLength, isWellFormed } from "./text";
@@ -63,6 +63,9 @@ export const TAG_VALUE = named(
 
 /** Every resource type a tag can be on: the account's and the zone's (docs/tags-api.md "Resource types"). */
 export const RESOURCE_TYPES = [...ACCOUNT_RESOURCE_TYPES, ...ZONE_RESOURCE_TYPES] as const;
+
+/** A resource type named by a query's `type` (the listings, required keys, compliance): the component `ResourceType`. */
+export const RESOURCE_TYPE = named(oneOf(RESOURCE_TYPES), { id: "ResourceType", example: "worker" });
 
 /**
  * A resource type as the key of a map (`required_keys`): checked in the map's entry order, so the first entry

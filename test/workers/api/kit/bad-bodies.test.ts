@@ -744,9 +744,11 @@ const ROWS: readonly Row[] = [
     code: 20030,
     messages: ["request.code: must be an error code of the catalog (GET /cdn-cgi/errors lists them)"],
   },
+  ...tracerRows(),
   ...alertRows(),
   ...tagPolicyRows(),
   ...tagBodyRows(),
+  ...bulkRows(),
   ...rulesetRows(),
 ];
 
@@ -1644,6 +1646,177 @@ function rulesetRows(): Row[] {
       `/zones/{zone}/rulesets/{ruleset}/rules/${RULE_B}`,
       { expression: "true", action: "block", description: 5, position: { before: RULE_A } },
       ["description: must be a string of at most 500 characters"],
+    ),
+  ];
+}
+
+/**
+ * Request tracer bodies (docs/custom-errors.md "Request tracer"): 20085, "<path>: <rule>", one per field, the body's
+ * unknown keys first. The body is read before the account's zones, so any account of the token's reaches it.
+ */
+function tracerRows(): Row[] {
+  const row = (what: string, body: unknown, messages: readonly string[]): Row => ({
+    what,
+    method: "POST",
+    path: `/accounts/${POLICY_ACCOUNT}/request-tracer/trace`,
+    body,
+    status: 400,
+    code: 20085,
+    messages,
+  });
+  const get = { method: "GET", url: "https://shop.example/" };
+  return [
+    row(
+      "a body that is no object",
+      [1],
+      ["body: must be a JSON object {method, url, headers?, context?, cookies?, origin?}"],
+    ),
+    row(
+      "every field wrong at once",
+      {
+        extra: 1,
+        method: "BREW",
+        url: "ftp://x.example/",
+        headers: [],
+        cookies: 5,
+        context: { x: 1, geoloc: { iso_code: "FRA" } },
+        skip_response: "no",
+      },
+      [
+        "extra: is not a trace field",
+        "method: must be one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS",
+        "url: must be an http or https URL",
+        'headers: must be an object {"name": "value"}',
+        'cookies: must be an object {"name": "value"}',
+        "context.x: is not a context field",
+        "context.geoloc.iso_code: must be a two-letter country code (ISO 3166-1 alpha-2)",
+        "skip_response: must be a boolean",
+      ],
+    ),
+    row("no method and no url", {}, [
+      "method: must be one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS",
+      "url: must be an absolute http or https URL of at most 8192 characters",
+    ]),
+    row("a url that is no URL", { ...get, url: "shop.example/x" }, [
+      "url: must be an absolute http or https URL (https://zone.example/path)",
+    ]),
+    row("a url whose host is an address", { ...get, url: "http://192.0.2.1/" }, [
+      "url: its host zone must be a hostname, not an IP address",
+    ]),
+    row("a context that is no object", { ...get, context: [] }, ["context: must be an object {geoloc?, …}"]),
+    row("a geoloc that is no object", { ...get, context: { geoloc: "FR" } }, [
+      "context.geoloc: must be an object {iso_code?, …}",
+    ]),
+    row("a header name that is no token", { ...get, headers: { "a b": "1" } }, [
+      "headers.a b: is not a header name (RFC 9110 token characters, at most 256)",
+    ]),
+    row("a header value with a line break", { ...get, headers: { "X-A": "1\r\nX-B: 2" } }, [
+      "headers.X-A: must hold no control characters and only Latin-1 (RFC 9110 §5.5)",
+    ]),
+    row("a Host header", { ...get, headers: { Host: "evil.example" } }, [
+      "headers.Host: is set by the preview (the host is the zone; give client_ip for the address)",
+    ]),
+    row("a client address that is no address", { ...get, headers: { "CF-Connecting-IP": "nope" } }, [
+      "headers.CF-Connecting-IP: must be an IPv4 or IPv6 address (the client's address)",
+    ]),
+    row("cookies that make a Cookie header too long", { ...get, cookies: { a: "v".repeat(9000) } }, [
+      "cookies: must make one Cookie header of at most 8192 characters, with no control characters and only Latin-1 (RFC 9110 §5.5)",
+    ]),
+    row("contact that is not true", { ...get, origin: { contact: "yes" } }, [
+      'origin.contact: must be true, alone: {"contact": true} sends the request to the origin',
+    ]),
+    row("contact beside a described answer", { ...get, origin: { contact: true, status: 200 } }, [
+      'origin.contact: must be true, alone: {"contact": true} sends the request to the origin',
+    ]),
+    row("contact with a method that is not safe", { ...get, method: "POST", origin: { contact: true } }, [
+      "origin.contact: sends only GET and HEAD to the origin, not POST",
+    ]),
+    row("contact with skip_response", { ...get, skip_response: true, origin: { contact: true } }, [
+      "skip_response: cannot be true with origin.contact: the origin is not contacted then",
+    ]),
+    row("an origin that is no object", { ...get, origin: 5 }, [
+      "origin: must be an object {status, headers?, body?} or {failure}",
+    ]),
+    row("an origin with neither status nor failure", { ...get, origin: {} }, [
+      "origin.status: give exactly one of status (the origin's response) or failure",
+    ]),
+    row("an origin wrong in three fields", { ...get, origin: { status: 99, body: 5, extra: 1 } }, [
+      "origin.extra: is not an origin field",
+      "origin.status: must be an integer from 200 to 599",
+      "origin.body: must be a string of at most 65536 characters",
+    ]),
+    row("an origin failure with a body", { ...get, origin: { failure: "refused", body: "x" } }, [
+      "origin.failure: takes no headers or body (the origin sent no response)",
+    ]),
+    row("an origin failure not in the list", { ...get, origin: { failure: "fire" } }, [
+      "origin.failure: must be one of refused, unreachable, unresolvable, connect-timeout, read-timeout, reset, malformed, tls-handshake, tls-certificate",
+    ]),
+  ];
+}
+
+/**
+ * Bulk tag edits (docs/tags-api.md "Bulk edit"): the envelope first (1020; more than 100 edits 1021), then each edit
+ * in order, its own envelope (op, if_match: 1020) and then its single-resource checks with their codes, the message
+ * naming `edits[i]` and its resource_id; the first failing check wins.
+ */
+function bulkRows(): Row[] {
+  const row = (what: string, body: unknown, code: number, message: string): Row => ({
+    what,
+    method: "POST",
+    path: `/accounts/${POLICY_ACCOUNT}/tags/bulk`,
+    body,
+    status: 400,
+    code,
+    messages: [message],
+  });
+  const bulk = "Invalid bulk payload: ";
+  const edit = { op: "merge", resource_type: "worker", resource_id: "api", tags: { a: "b" } };
+  return [
+    row("a body that is no object", [1], 1020, `${bulk}the body must be a JSON object`),
+    row("an unknown field before bad edits", { extra: 1, edits: 5 }, 1020, `${bulk}unknown field "extra"`),
+    row("no edits", {}, 1020, `${bulk}edits must be a non-empty array`),
+    row("edits that are empty", { edits: [] }, 1020, `${bulk}edits must be a non-empty array`),
+    row(
+      "101 edits, the last one no object",
+      { edits: [...Array.from({ length: 100 }, () => edit), 1] },
+      1021,
+      "too many edits in one bulk call: 101 (maximum 100)",
+    ),
+    row(
+      "an edit that is no object",
+      { edits: [edit, "x"] },
+      1020,
+      `edits[1]: ${bulk}an edit must be a JSON object; nothing was changed`,
+    ),
+    row(
+      "an unknown op before a bad if_match",
+      { edits: [{ ...edit, op: "upsert", if_match: 5 }] },
+      1020,
+      `edits[0] (resource_id "api"): ${bulk}op must be "merge", "replace" or "delete"; nothing was changed`,
+    ),
+    row(
+      "an if_match that is no string",
+      { edits: [{ ...edit, if_match: 5 }] },
+      1020,
+      `edits[0] (resource_id "api"): ${bulk}if_match must be an ETag string; nothing was changed`,
+    ),
+    row(
+      "a bad merge before a later edit with no op",
+      { edits: [{ ...edit, tags: { "bad key": "x" } }, { resource_type: "worker" }] },
+      1014,
+      `edits[0] (resource_id "api"): Invalid tag key "bad key": keys are letters of any script (with combining marks), decimal digits, '_', '.' and '-'; nothing was changed`,
+    ),
+    row(
+      "a replace with tags that are a list",
+      { edits: [{ ...edit, op: "replace", tags: [] }] },
+      1002,
+      `edits[0] (resource_id "api"): Invalid set payload: tags must be an object of string values; nothing was changed`,
+    ),
+    row(
+      "a delete with tags",
+      { edits: [edit, { ...edit, op: "delete", resource_id: "db" }] },
+      1015,
+      `edits[1] (resource_id "db"): Invalid delete payload: unknown field "tags"; nothing was changed`,
     ),
   ];
 }
