@@ -1,5 +1,5 @@
 /**
- * Management calls against traffic (docs/custom-errors.md "Management calls never stall traffic"): how much longer
+ * Management calls against traffic (docs/custom-errors.md "Management calls take turns with traffic"): how much longer
  * another zone's plain GET takes while the worst replay, draft previews and traces the limits allow run on the same
  * Worker, against the same GET on the idle Worker, measured in the same run.
  *
