@@ -130,12 +130,12 @@ export default defineConfig({
                 API_HOSTS: "localhost",
                 // Alert webhooks to the tests' receiver on 127.0.0.1 (docs/analytics.md "Webhook targets").
                 WEBHOOK_LOOPBACK: "allow",
-                // Test-only fault injection for origin failures that must never leave loopback (522, 523, 1016;
-                // docs/origin.md): these hostnames never reach the network (src/edge/origin/faults.ts).
                 // The rate counter's budget at its documented maximum (docs/configuration.md), not the 1 s default:
                 // a test that expects 1015 must not pass the request uncounted because a loaded machine was slow to
                 // answer (docs/development.md "Tests that do not depend on the clock").
                 RATE_LIMIT_TIMEOUT_MS: "10000",
+                // Test-only fault injection for origin failures that must never leave loopback (522, 523, 1016;
+                // docs/origin.md): these hostnames never reach the network (src/edge/origin/faults.ts).
                 ORIGIN_FAULTS: JSON.stringify({
                   "nxdomain.test": "unresolvable",
                   "unroutable.test": "unreachable",

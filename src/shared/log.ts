@@ -46,8 +46,9 @@ export const EVENTS = {
     level: "error",
     fields: ["zone", "phase", "rule", "cause", "suppressed"],
     when:
-      "a rule's evaluation passed its budget (docs/rules-language.md) in any phase; at most one line per (zone, phase, rule) " +
-      "a minute per isolate, `suppressed` counting the rest",
+      "a rule's evaluation passed its budget (docs/rules-language.md) in any phase, on traffic and on a trace's rate-limit " +
+      "count when it contacts the origin (a draft preview's, a replay's or a trace's own evaluation says so in its answer " +
+      "instead); at most one line per (zone, phase, rule) a minute per isolate, `suppressed` counting the rest",
   },
   rule_unusable: {
     level: "error",
@@ -59,7 +60,7 @@ export const EVENTS = {
     fields: ["zone", "phase", "rule", "cause"],
     when:
       "rate limiting failed open (docs/origin.md): no `RATE_LIMITER` binding, the counter threw, or it gave no answer " +
-      "within 1 s",
+      "within `RATE_LIMIT_TIMEOUT_MS` (1 s by default)",
   },
   custom_page_unavailable: {
     level: "error",

@@ -21,7 +21,10 @@ export function trafficBegan(): void {
   inFlight++;
 }
 
-/** A traffic request's answer was given (its body may still stream; no JavaScript of it is left to run). */
+/**
+ * A traffic request's answer was given. Its body may still stream, and a watched stream or `waitUntil` work (the
+ * analytics recorder) may still run some JavaScript: small pieces, which a turn may now run beside.
+ */
 export function trafficEnded(): void {
   inFlight--;
   if (inFlight > 0) return;

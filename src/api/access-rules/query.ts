@@ -13,7 +13,7 @@ import { PAGE_PARAMETERS, pageFields, queryObject } from "../kit/query";
 import { ok, type Result } from "../../shared/result";
 import { ACCESS_RULE_TARGETS, type AccessRule } from "../../state/zone/access-rules/types";
 
-export const ACCESS_RULE_LIST = {
+const ACCESS_RULE_LIST = {
   defaultPerPage: 20,
   /** The published maximum of this listing. */
   maxPerPage: 1000,

@@ -33,7 +33,7 @@ import {
 } from "../../state/zone/custom-pages/assets";
 
 /** Page-number pagination of the list (published `page`, `per_page`). */
-export const ASSET_PAGES = { defaultPerPage: 20, maxPerPage: 100 } as const;
+const ASSET_PAGES = { defaultPerPage: 20, maxPerPage: 100 } as const;
 
 /** An asset as answered (the published shape). */
 export const CUSTOM_ASSET = named(
@@ -79,7 +79,11 @@ export const ASSET_QUERY = named(
 );
 
 function readPaging(url: URL): Result<{ page: number; perPage: number }, ZoneApiFailure> {
-  const given = queryObject(url.searchParams, PAGE_PARAMETERS);
+  // Only the pagination is read: any other parameter is ignored, repeated or not.
+  const paging = new URLSearchParams(
+    [...url.searchParams].filter(([name]) => (PAGE_PARAMETERS as readonly string[]).includes(name)),
+  );
+  const given = queryObject(paging, PAGE_PARAMETERS);
   const parsed = given.ok ? parseWith(ASSET_QUERY, given.value, { cap: 1 }) : given;
   if (!parsed.ok) return err({ kind: "invalid-asset-paging", issues: parsed.error });
   return ok({ page: parsed.value.page, perPage: parsed.value.per_page });

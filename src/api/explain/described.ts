@@ -31,7 +31,7 @@ const HEADER_VALUE_RULE = `must be a string of at most ${REQUEST_LIMITS.headerVa
  * Why a header the run sets itself is refused, by its lower-case name (`undefined`: it is the caller's to give);
  * `value` for a header the run reads (the tracer's client address).
  */
-export type HeaderRefusal = (name: string, value: string) => string | undefined;
+type HeaderRefusal = (name: string, value: string) => string | undefined;
 
 /** Set by the preview itself: the zone's host is the URL's, the client address is `client_ip`. */
 const SET_BY_THE_PREVIEW = "is set by the preview (the host is the zone; give client_ip for the address)";

@@ -58,7 +58,7 @@ export interface Turn {
 let tail: Promise<void> = Promise.resolve();
 
 /** What the turns of this isolate did since it started (for tests: never reset). */
-export interface TurnStats {
+interface TurnStats {
   /** Turns begun. */
   taken: number;
   /** Turns that found traffic in flight and waited for it. */

@@ -107,10 +107,11 @@ const KIT_SCHEMAS: Record<string, Json> = {
 };
 
 /**
- * Every request schema named with `named()` (src/shared/schema.ts) as a component of the document, emitted by
- * zod's JSON Schema emitter (JSON Schema 2020-12, the dialect of OpenAPI 3.1) from the schema the endpoint
- * validates with: its types, bounds, patterns, enums, defaults and unknown-key refusal are the validator's own. A
- * named schema inside another is a `$ref`. Input shapes (`io: "input"`): a field with a default is optional.
+ * Every schema named with `named()` (src/shared/schema.ts), of a request or of an answer, as a component of the
+ * document, emitted by zod's JSON Schema emitter (JSON Schema 2020-12, the dialect of OpenAPI 3.1) from the schema
+ * the endpoint validates with or types its answer with: its types, bounds, patterns, enums, defaults and unknown-key
+ * refusal are the code's own. A named schema inside another is a `$ref`. Input shapes (`io: "input"`): a field with a
+ * default is optional.
  */
 export function schemaComponents(): Record<string, Json> {
   const emitted = z.toJSONSchema(API_SCHEMAS, {

@@ -12,7 +12,7 @@ import { oneIssue, type Issues } from "../../shared/validation";
 const NUMERAL = /^[1-9][0-9]{0,8}$/;
 
 /** The largest `page` a page-number listing takes (a page past the last is an empty page, not an error). */
-export const MAX_PAGE = 1_000_000;
+const MAX_PAGE = 1_000_000;
 
 /**
  * The query as an object: each parameter at most once (a repeated one is refused: which of two values was meant is

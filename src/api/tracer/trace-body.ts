@@ -37,7 +37,7 @@ export interface TraceRequest {
 }
 
 /** The methods `origin.contact` sends: safe ones only (RFC 9110 §9.2.1), so a trace never changes the origin's state. */
-export const CONTACT_METHODS: readonly string[] = ["GET", "HEAD"];
+const CONTACT_METHODS: readonly string[] = ["GET", "HEAD"];
 
 const URL_RULE = `must be an absolute http or https URL of at most ${REQUEST_LIMITS.pathChars} characters`;
 
@@ -150,7 +150,7 @@ const TRACE_ORIGIN = fields(
 );
 
 /** `POST /accounts/{account_id}/request-tracer/trace`: the published `TraceCreateParams` and `origin`. */
-export const TRACE_BODY = named(
+const TRACE_BODY = named(
   fields(
     {
       method: oneOf(REQUEST_LIMITS.methods),

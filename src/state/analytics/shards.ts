@@ -106,6 +106,6 @@ export function storedShardPlan(document: Readonly<Record<string, unknown>>): Re
 }
 
 /** Whether `value` is a shard count this service accepts: an integer from 1 to MAX_SHARDS. */
-export function isShardCount(value: unknown): value is number {
+function isShardCount(value: unknown): value is number {
   return typeof value === "number" && Number.isInteger(value) && value >= 1 && value <= MAX_SHARDS;
 }

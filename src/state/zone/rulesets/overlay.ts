@@ -14,7 +14,7 @@ import type { IssueKind } from "../../../shared/validation";
 import { err, ok, type Result } from "../../../shared/result";
 
 /** The limits of an overlay (docs/custom-errors.md "Overlay"; the OpenAPI document states them from the schema). */
-export const OVERLAY_LIMITS = {
+const OVERLAY_LIMITS = {
   detail: 1_024,
   whatYouShouldDo: 2_048,
   links: 5,

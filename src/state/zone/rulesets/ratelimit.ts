@@ -15,7 +15,7 @@ import { parseCharacteristic } from "./characteristics";
  * than N pass per window either, but a block reaches other isolates up to `LEASE_MS` late and may start early by
  * what other isolates hold unspent; one round trip per lease).
  */
-export const RATE_LIMIT_COUNTINGS = ["approximate", "exact"] as const;
+const RATE_LIMIT_COUNTINGS = ["approximate", "exact"] as const;
 export type RateLimitCounting = (typeof RATE_LIMIT_COUNTINGS)[number];
 /** Approximate, as the published platform counts (per location, eventually consistent). */
 export const DEFAULT_COUNTING: RateLimitCounting = "approximate";
@@ -67,6 +67,8 @@ export const RATE_LIMIT = named(
               error: "must not repeat a characteristic",
               when: (payload) => Array.isArray(payload.value) && payload.value.length >= fewest,
             }),
+            // The refinement's bound, as the document states it.
+            z.meta({ uniqueItems: true }),
           ),
         "What names one counter: `ip.src` (from CF-Connecting-IP only), `ip.src.country`, `ip.src.asnum`, " +
           '`http.host`, `http.request.uri.path`, `http.request.headers["name"]` (lower-case), ' +

@@ -38,7 +38,7 @@ import { budgetIssues, isRequestPhase, type BudgetScope } from "./worst-case";
  * docs/custom-errors.md: custom error responses: the published four, and (our addition, docs/differences.md) `text/markdown` and
  * `application/problem+json`, the two structured formats the service itself answers in.
  */
-export const CONTENT_TYPES = [
+const CONTENT_TYPES = [
   "application/json",
   "text/html",
   "text/plain",
@@ -68,7 +68,7 @@ const CONTENT_MESSAGE = `must be a string of ${LIMITS.contentBytes.min} to ${LIM
 const BYTES = new TextEncoder();
 
 /** A custom error's status: the published range. */
-export const STATUS_CODE = int(
+const STATUS_CODE = int(
   LIMITS.statusCode.min,
   LIMITS.statusCode.max,
   `must be an integer from ${LIMITS.statusCode.min} to ${LIMITS.statusCode.max} (docs/custom-errors.md)`,
@@ -84,6 +84,9 @@ export const INLINE_SERVE_ERROR = named(
             const bytes = BYTES.encode(content).byteLength;
             return bytes >= LIMITS.contentBytes.min && bytes <= LIMITS.contentBytes.max;
           }, CONTENT_MESSAGE),
+          // The lower bound as the document states it (a character is at least a byte); the upper one is in bytes,
+          // which JSON Schema cannot state, so the description gives it.
+          z.meta({ minLength: LIMITS.contentBytes.min }),
         ),
         `${LIMITS.contentBytes.min}–${LIMITS.contentBytes.max} bytes of UTF-8`,
       ),

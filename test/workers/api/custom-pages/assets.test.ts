@@ -91,6 +91,12 @@ describe("custom error assets: create, inline, read, list", () => {
     expect(first.body.result_info).toEqual({ page: 1, per_page: 2, count: 2, total_count: 3, total_pages: 2 });
     const second = await api<Asset[]>("GET", `/zones/${z}/custom_pages/assets?per_page=2&page=2`);
     expect(second.body.result?.map((a) => a.name)).toEqual(["c_page"]);
+    // Any other parameter is ignored, even repeated; a repeated page parameter is not.
+    const other = await api<Asset[]>("GET", `/zones/${z}/custom_pages/assets?per_page=2&x=1&x=2`);
+    expect(other.status).toBe(200);
+    expect(other.body.result_info).toEqual({ page: 1, per_page: 2, count: 2, total_count: 3, total_pages: 2 });
+    const twice = await api("GET", `/zones/${z}/custom_pages/assets?per_page=2&per_page=3`);
+    expect(twice.status).toBe(400);
     const bad = await api("GET", `/zones/${z}/custom_pages/assets?per_page=0`);
     expect(bad.status).toBe(400);
     expect(errorOf(bad)).toEqual({ code: 20050, message: "per_page must be given once, as an integer from 1 to 100" });
