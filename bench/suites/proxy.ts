@@ -5,7 +5,7 @@
  * its own process). Target: ≥ 0.95× the minimal Worker's throughput (the proxy work (2026-11-21) asked 0.9×).
  *
  * Scenarios: a tiny answer (`/hello`, 22 bytes: the per-request overhead) and a 64 KiB answer (streaming).
- * A diagnostic row (no target) serves the tiny answer from `CONTRACT_MINIMUM_PROXY`, the least a Worker must do
+ * A diagnostic row (no target) serves the tiny answer from `DOCUMENTED_MINIMUM_PROXY`, the least a Worker must do
  * per request under docs/origin.md: how close any proxy can come to the bare Worker on this machine. Another
  * serves it from bench/baseline/forward-step.ts, the proxy's own header scan and `forwardToOrigin` with
  * nothing before them (no dispatch, no zone lookup): between the two, whether a gap lies in the forward step or in
@@ -65,7 +65,7 @@ const MINIMAL_PROXY = `export default {
   },
 };`;
 
-/** The parts of `CONTRACT_MINIMUM_PROXY`, each of which can be left out (`--instructions` splits its cost). */
+/** The parts of `DOCUMENTED_MINIMUM_PROXY`, each of which can be left out (`--instructions` splits its cost). */
 export interface MinimumParts {
   /** The one pass over the request headers: the 1038 size and the 1000 loop mark. */
   readonly scan: boolean;
@@ -150,7 +150,7 @@ export default {
   return lines.filter((line) => line !== "").join("\n");
 }
 
-const CONTRACT_MINIMUM_PROXY = minimumProxy({ scan: true, edit: "copy", timer: true });
+const DOCUMENTED_MINIMUM_PROXY = minimumProxy({ scan: true, edit: "copy", timer: true });
 
 interface Scenario {
   readonly name: string;
@@ -209,7 +209,7 @@ export async function run(context: SuiteContext): Promise<SuiteResult> {
         bindings: { ADMIN_TOKEN, API_HOSTS: "localhost" },
       });
       await serve("baseline", forwarding(MINIMAL_PROXY));
-      await serve("minimum", forwarding(CONTRACT_MINIMUM_PROXY));
+      await serve("minimum", forwarding(DOCUMENTED_MINIMUM_PROXY));
       await serve("forward", {
         root,
         entry: "bench/baseline/forward-step.ts",
@@ -374,7 +374,7 @@ const COUNTED: readonly CountedScenario[] = [
     // The fallback is the same origin: it is never asked while the origin answers.
     zone: { fallback_origin: "ORIGIN", circuit_breaker: { failures: 5, open_seconds: 30 } },
   },
-  { name: "diagnostic: the minimum proxy Worker", script: CONTRACT_MINIMUM_PROXY },
+  { name: "diagnostic: the minimum proxy Worker", script: DOCUMENTED_MINIMUM_PROXY },
   {
     name: "diagnostic: the minimum with the header scan only",
     script: minimumProxy({ scan: true, edit: "none", timer: false }),

@@ -132,7 +132,7 @@ export function headerSectionBytes(headers: Headers): number {
 
 /**
  * The upstream request's headers: the incoming ones minus `scan.drop`, `X-Forwarded-For` with the client
- * address appended (from `CF-Connecting-IP` only and only when it is one valid address, as `ip.src` in contract
+ * address appended (from `CF-Connecting-IP` only and only when it is one valid address, as `ip.src` in
  * docs/rules-language.md: src/shared/client-address.ts; nothing invented without it, a list or garbage never passed on),
  * `X-Forwarded-Proto`/`-Host` from what the client asked for (incoming values are overwritten, never trusted),
  * and this service's `CDN-Loop` mark. Never mutates `incoming`; completes and returns `scan.fields` when the scan

@@ -14,7 +14,7 @@ const CONTENT_TYPE: Record<ErrorFormat, string> = {
 const BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
 
 /** Every row of the docs/negotiation.md table, verbatim (`null` = no Accept header). */
-const CONTRACT_TABLE: readonly (readonly [string | null, ErrorFormat])[] = [
+const DOCUMENTED_TABLE: readonly (readonly [string | null, ErrorFormat])[] = [
   ["application/json", "json"],
   ["application/problem+json", "problem+json"],
   ["application/json, text/markdown;q=0.9", "json"],
@@ -111,14 +111,14 @@ const MALFORMED: readonly (readonly [string, string])[] = [
 ];
 
 describe("docs/negotiation.md table (chooseErrorFormat)", () => {
-  it.each(CONTRACT_TABLE)("Accept %j → %s", (accept, format) => {
+  it.each(DOCUMENTED_TABLE)("Accept %j → %s", (accept, format) => {
     expect(chooseErrorFormat(accept)).toEqual({ format, contentType: CONTENT_TYPE[format] });
     expect(chooseErrorFormatUncached(accept)).toEqual({ format, contentType: CONTENT_TYPE[format] });
   });
 });
 
 describe("docs/negotiation.md table through the real Worker (GET /cdn-cgi/error/522)", () => {
-  it.each(CONTRACT_TABLE)("Accept %j → %s", async (accept, format) => {
+  it.each(DOCUMENTED_TABLE)("Accept %j → %s", async (accept, format) => {
     const headers: Record<string, string> = accept === null ? {} : { Accept: accept };
     const res = await exports.default.fetch("http://localhost/cdn-cgi/error/522", { headers });
     await res.arrayBuffer();
