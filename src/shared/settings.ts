@@ -290,35 +290,41 @@ function parseTagLimit(value: string | undefined, report: Report): number {
   return DEFAULT_SETTINGS.tagLimit;
 }
 
-/** ERROR_LOG_COALESCE_MS: whole milliseconds 0..MAX_COALESCE_MS (`abc`, `-1`, `1e3`, `5000` are reported). */
-function parseCoalesceMs(value: string | undefined, report: Report): number {
+/**
+ * A var of whole milliseconds from `min` to `max`, written as plain digits (`abc`, `-1`, `1e3` or a value out of range
+ * are reported, and `fallback` is used).
+ */
+function wholeMs(
+  name: keyof SettingsVars,
+  value: string | undefined,
+  bounds: { readonly min: 0 | 1; readonly max: number; readonly fallback: number },
+  report: Report,
+): number {
   const raw = nonEmpty(value);
-  if (raw === undefined) return DEFAULT_SETTINGS.errorLogCoalesceMs;
-  const ms = /^(0|[1-9][0-9]{0,3})$/.test(raw) ? Number(raw) : Number.NaN;
-  if (ms <= MAX_COALESCE_MS) return ms;
-  report(
-    "ERROR_LOG_COALESCE_MS",
-    raw,
-    `must be whole milliseconds from 0 to ${MAX_COALESCE_MS}`,
-    String(DEFAULT_SETTINGS.errorLogCoalesceMs),
-  );
-  return DEFAULT_SETTINGS.errorLogCoalesceMs;
+  if (raw === undefined) return bounds.fallback;
+  const ms = /^(0|[1-9][0-9]*)$/.test(raw) && raw.length <= 6 ? Number(raw) : Number.NaN;
+  if (ms >= bounds.min && ms <= bounds.max) return ms;
+  report(name, raw, `must be whole milliseconds from ${bounds.min} to ${bounds.max}`, String(bounds.fallback));
+  return bounds.fallback;
 }
 
-/** RATE_LIMIT_TIMEOUT_MS: whole milliseconds 1..MAX_RATE_LIMIT_TIMEOUT_MS (`0`, `abc`, `1e3`, `20000` are reported). */
-function parseRateLimitTimeoutMs(value: string | undefined, report: Report): number {
-  const raw = nonEmpty(value);
-  if (raw === undefined) return DEFAULT_SETTINGS.rateLimitTimeoutMs;
-  const ms = /^[1-9][0-9]{0,4}$/.test(raw) ? Number(raw) : Number.NaN;
-  if (ms <= MAX_RATE_LIMIT_TIMEOUT_MS) return ms;
-  report(
-    "RATE_LIMIT_TIMEOUT_MS",
-    raw,
-    `must be whole milliseconds from 1 to ${MAX_RATE_LIMIT_TIMEOUT_MS}`,
-    String(DEFAULT_SETTINGS.rateLimitTimeoutMs),
+/** ERROR_LOG_COALESCE_MS: whole milliseconds 0..MAX_COALESCE_MS. */
+const parseCoalesceMs = (value: string | undefined, report: Report): number =>
+  wholeMs(
+    "ERROR_LOG_COALESCE_MS",
+    value,
+    { min: 0, max: MAX_COALESCE_MS, fallback: DEFAULT_SETTINGS.errorLogCoalesceMs },
+    report,
   );
-  return DEFAULT_SETTINGS.rateLimitTimeoutMs;
-}
+
+/** RATE_LIMIT_TIMEOUT_MS: whole milliseconds 1..MAX_RATE_LIMIT_TIMEOUT_MS (`0` is reported). */
+const parseRateLimitTimeoutMs = (value: string | undefined, report: Report): number =>
+  wholeMs(
+    "RATE_LIMIT_TIMEOUT_MS",
+    value,
+    { min: 1, max: MAX_RATE_LIMIT_TIMEOUT_MS, fallback: DEFAULT_SETTINGS.rateLimitTimeoutMs },
+    report,
+  );
 
 /** WEBHOOK_LOOPBACK: unset, or `allow`; anything else is reported and loopback stays refused (fails closed). */
 function parseWebhookLoopback(value: string | undefined, report: Report): boolean {
