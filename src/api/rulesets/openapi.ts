@@ -1,8 +1,8 @@
 /** The rulesets API's part of the OpenAPI document (docs/configuration.md), from the same constants as the validators. */
 import { COMMON_ERRORS, ok, param, ref, response, type Json, type OpenApiFragment } from "../kit/openapi";
 import { MAX_VERSIONS_KEPT } from "../../state/zone/rulesets/versions";
-import { PHASE_SPECS, PHASES, RULE_ACTIONS } from "../../state/zone/rulesets/phases";
-import { LIMITS, MAX_RULESET_ISSUES, RULESET_KINDS } from "../../state/zone/rulesets/validate";
+import { PHASE_SPECS, PHASES } from "../../state/zone/rulesets/phases";
+import { LIMITS, MAX_RULESET_ISSUES } from "../../state/zone/rulesets/validate";
 import { PLANS } from "../../state/zone/schema";
 
 const WRITE_ERRORS = {
@@ -201,91 +201,8 @@ export const rulesetsOpenApi: OpenApiFragment = {
       name: "phase",
       in: "path",
       required: true,
-      schema: { type: "string", enum: [...PHASES] },
+      schema: ref("Phase"),
       example: "http_request_firewall_custom",
-    },
-  },
-  schemas: {
-    RuleRequest: {
-      description:
-        "A rule (`RuleBody`) and where to put it. On PATCH, a body of only `position` moves the rule and keeps " +
-        "its definition; any other field makes the body the rule's whole new definition.",
-      allOf: [
-        ref("RuleBody"),
-        {
-          type: "object",
-          properties: {
-            position: {
-              description:
-                'Exactly one of `before` (a rule id; `""` = first), `after` (a rule id; `""` = last) or ' +
-                "`index` (1 = first; at most the ruleset's rule count after the write). Absent: last on POST, " +
-                "unchanged on PATCH.",
-              oneOf: [
-                {
-                  type: "object",
-                  required: ["before"],
-                  additionalProperties: false,
-                  properties: { before: { type: "string" } },
-                },
-                {
-                  type: "object",
-                  required: ["after"],
-                  additionalProperties: false,
-                  properties: { after: { type: "string" } },
-                },
-                {
-                  type: "object",
-                  required: ["index"],
-                  additionalProperties: false,
-                  properties: { index: { type: "integer", minimum: 1 } },
-                },
-              ],
-            },
-          },
-        },
-      ],
-      example: {
-        expression: 'http.request.uri.path eq "/wp-login.php"',
-        action: "block",
-        description: "No WordPress here",
-        position: { index: 1 },
-      },
-    },
-    RulesetSummary: {
-      type: "object",
-      required: ["id", "name", "kind", "phase", "version", "last_updated"],
-      properties: {
-        id: { type: "string" },
-        name: { type: "string" },
-        description: { type: "string" },
-        kind: { type: "string", enum: [...RULESET_KINDS] },
-        phase: { type: "string", enum: [...PHASES] },
-        version: { type: "string" },
-        last_updated: { type: "string", format: "date-time" },
-      },
-    },
-    Ruleset: {
-      type: "object",
-      properties: {
-        id: { type: "string" },
-        name: { type: "string" },
-        kind: { type: "string", enum: [...RULESET_KINDS] },
-        phase: { type: "string", enum: [...PHASES] },
-        version: { type: "string" },
-        last_updated: { type: ["string", "null"], format: "date-time" },
-        rules: {
-          type: "array",
-          items: {
-            allOf: [
-              ref("RuleBody"),
-              {
-                type: "object",
-                properties: { version: { type: "string" }, last_updated: { type: "string", format: "date-time" } },
-              },
-            ],
-          },
-        },
-      },
     },
   },
 };

@@ -15,10 +15,20 @@ import { compileExpression } from "../../../rules/rule-list";
 import { phaseWorstCase, type WorstCase } from "../../../rules/worst-case";
 import { DEFAULT_MAX_LENGTH } from "../../../rules/parser";
 import { err, ok, type Result } from "../../../shared/result";
-import { described, fields, named, oneOf, parseAt, text, type Output } from "../../../shared/schema";
+import {
+  dateTime,
+  described,
+  fields,
+  named,
+  oneOf,
+  parseAt,
+  text,
+  type Answer,
+  type Output,
+} from "../../../shared/schema";
 import { IssueList, isObject, type IssueKind, type Issues } from "../../../shared/validation";
 import { PLANS, ZONE_LIMITS, type Plan, type PlanForbids } from "../schema";
-import { PHASE_SPECS, PHASES, RULE_ACTIONS, type Phase, type RuleAction } from "./phases";
+import { PHASE, PHASE_SPECS, PHASES, RULE_ACTIONS, type Phase, type RuleAction } from "./phases";
 import {
   ASSET_SERVE_ERROR,
   parseAssetServeError,
@@ -252,7 +262,7 @@ export const RULESET_BODY = named(
   fields(
     rulesetFields(
       RULES_DOCUMENTED,
-      described(oneOf(PHASES), "When present, the path's phase"),
+      described(PHASE, "When present, the path's phase"),
       described(z.literal(RULESET_KINDS[0]), "When present, `zone`"),
     ),
     "is not a ruleset field",
@@ -277,8 +287,8 @@ export const RULESET_BODY = named(
 export const RULESET_CREATE_BODY = named(
   fields(
     {
-      ...rulesetFields(z.optional(RULES_DOCUMENTED), oneOf(PHASES), z.literal(RULESET_KINDS[0])),
-      phase: oneOf(PHASES),
+      ...rulesetFields(z.optional(RULES_DOCUMENTED), PHASE, z.literal(RULESET_KINDS[0])),
+      phase: PHASE,
       kind: z.literal(RULESET_KINDS[0]),
       name: text({ min: 1, max: LIMITS.nameLength }, `must be a string of 1 to ${LIMITS.nameLength} characters`),
     },
@@ -501,8 +511,30 @@ function invalid(issues: IssueList, kind: IssueKind, path: string, message: stri
   return err({ kind: "invalid-ruleset", issues: issues.issues });
 }
 
+/** A ruleset without its rules: the list items and version summaries of the published API. */
+const SUMMARY_FIELDS = {
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  kind: oneOf(RULESET_KINDS),
+  phase: PHASE,
+  version: z.string(),
+  last_updated: dateTime(),
+};
+export const RULESET_SUMMARY = named(z.object(SUMMARY_FIELDS), { id: "RulesetSummary" });
+
+/** A ruleset with its rules as the published API shows it (no rules yet: version 0, never updated). */
+export const RULESET = named(
+  z.object({
+    ...SUMMARY_FIELDS,
+    last_updated: z.nullable(dateTime()),
+    rules: z.array(z.object({ ...RULE_BODY.shape, id: z.string(), version: z.string(), last_updated: dateTime() })),
+  }),
+  { id: "Ruleset" },
+);
+
 /** The ruleset as the published API shows it. */
-export function presentRuleset(zone: string, phase: Phase, stored: StoredRuleset | null): Record<string, unknown> {
+export function presentRuleset(zone: string, phase: Phase, stored: StoredRuleset | null): Answer<typeof RULESET> {
   return {
     id: stored?.id ?? "",
     name: stored?.name ?? `${zone} ${phase}`,
