@@ -49,8 +49,9 @@ describe("GET /zones/{zone}/bundle", () => {
     expect(b.settings).toMatchObject({ plan: "pro", origin: "http://127.0.0.1:9", account: example.settings.account });
     const firewall = b.rulesets.http_request_firewall_custom?.rules ?? [];
     expect(firewall).toHaveLength(1);
-    expect(firewall[0]).toEqual({
-      ref: expect.stringMatching(/^[0-9a-f]{32}$/),
+    const { ref, ...rule } = firewall[0] ?? {};
+    expect(ref).toMatch(/^[0-9a-f]{32}$/);
+    expect(rule).toEqual({
       action: "block",
       description: example.rulesets.http_request_firewall_custom.rules[0]?.description,
       enabled: true,
@@ -58,17 +59,19 @@ describe("GET /zones/{zone}/bundle", () => {
     });
     // The ref is the rule's id in the rulesets API.
     const listed = await apiOk<{ rules: { id: string }[] }>("GET", entrypoint(zone, "http_request_firewall_custom"));
-    expect(firewall[0]?.ref).toBe(listed.result.rules[0]?.id);
+    expect(ref).toBe(listed.result.rules[0]?.id);
     expect(b.custom_pages["500_errors"]).toEqual({ state: "customized", content: example.custom_pages["500_errors"] });
     expect(b.custom_pages["1000_errors"]).toEqual({ state: "default" });
-    expect(b.access_rules.rules).toEqual([
-      { id: expect.stringMatching(/^[0-9a-f]{32}$/), ...example.access_rules.rules[0] },
-    ]);
+    const [accessRule, ...others] = b.access_rules.rules;
+    const { id, ...shown } = accessRule ?? {};
+    expect(others).toEqual([]);
+    expect(id).toMatch(/^[0-9a-f]{32}$/);
+    expect(shown).toEqual(example.access_rules.rules[0]);
     expect(b.url_normalization).toBeNull();
     expect(b.telemetry?.otlp.headers).toEqual({ "x-api-key": "set" });
     const policies = Object.values(b.alert_policies);
     expect(policies).toHaveLength(1);
-    expect(policies[0]).toMatchObject({ name: "Origin failing", kind: "threshold", webhook: { url: expect.any(String) } });
+    expect(policies[0]).toMatchObject({ name: "Origin failing", kind: "threshold" });
     expect(Object.keys(policies[0]?.webhook as object)).toEqual(["url"]);
     expect(b.tags).toEqual({ env: "production", team: "shop" });
     expect(read.text).not.toContain(TELEMETRY_SECRET);
@@ -104,9 +107,13 @@ describe("GET /zones/{zone}/bundle", () => {
     const request = new Request(`http://localhost/zones/${tagged}/bundle`, {
       headers: { Authorization: "Bearer tok-zones" },
     });
-    const scoped = await worker.fetch(request, { ...env, API_TOKENS: JSON.stringify(tokens) }, createExecutionContext());
+    const scoped = await worker.fetch(
+      request,
+      { ...env, API_TOKENS: JSON.stringify(tokens) },
+      createExecutionContext(),
+    );
     expect(scoped.status).toBe(200);
-    const withoutTags = ((await scoped.json()) as { result: Bundle }).result;
+    const withoutTags = (await scoped.json<{ result: Bundle }>()).result;
     expect(withoutTags.tags).toBeUndefined();
     expect(withoutTags.settings).toEqual((await bundleOf(tagged)).body.result.settings);
     const zone = uniqueZone("plain");
