@@ -1,7 +1,8 @@
 /** The preview endpoints' part of the OpenAPI document (docs/configuration.md), from the same constants as the code. */
 import { COMMON_ERRORS, jsonBody, ok, param, ref, type Json, type OpenApiFragment } from "../kit/openapi";
-import { MAX_SHOWN_BODY_CHARS, PREVIEW_FORMATS } from "../explain/explain";
-import { MAX_SHOWN_CHARS, MAX_SHOWN_ENTRIES } from "../explain/trace";
+import { MAX_SHOWN_BODY_CHARS, PREVIEW_FORMATS, STEP_OUTCOMES, STEPS } from "../explain/explain";
+import { MAX_SHOWN_CHARS, MAX_SHOWN_ENTRIES, TRACED_OUTCOMES } from "../explain/trace";
+import { ERROR_FORMATS } from "../../errors/format";
 import { PREVIEW_BOUNDS, PREVIEW_LIMITED_CODE, REPLAY_BOUNDS } from "../explain/bound";
 import { PREVIEW_CODE } from "./draft";
 import { REPLAY_LIMITS } from "./replay";
@@ -194,7 +195,7 @@ export const previewOpenApi: OpenApiFragment = {
           type: "object",
           description: "{kind: generated, code, status, cause} or {kind: origin-response, status}",
         },
-        format: { type: "string", enum: ["json", "problem+json", "markdown", "html"] },
+        format: { type: "string", enum: [...ERROR_FORMATS] },
         answered_by: answeredBy,
         response: ref("PreviewShownResponse"),
         responses: {
@@ -217,11 +218,8 @@ export const previewOpenApi: OpenApiFragment = {
               items: {
                 type: "object",
                 properties: {
-                  step: { type: "string", enum: ["rules", "page", "default", "origin"] },
-                  outcome: {
-                    type: "string",
-                    enum: ["answered", "no-match", "not-customized", "not-run", "passed-through"],
-                  },
+                  step: { type: "string", enum: [...STEPS] },
+                  outcome: { type: "string", enum: [...STEP_OUTCOMES] },
                   id: { type: "string" },
                   reason: { type: "string" },
                 },
@@ -236,18 +234,7 @@ export const previewOpenApi: OpenApiFragment = {
                   id: { type: "string" },
                   description: { type: "string" },
                   expression: { type: "string" },
-                  outcome: {
-                    type: "string",
-                    enum: [
-                      "match",
-                      "no-match",
-                      "over-budget",
-                      "skipped-by-index",
-                      "not-reached",
-                      "disabled",
-                      "unusable",
-                    ],
-                  },
+                  outcome: { type: "string", enum: [...TRACED_OUTCOMES] },
                   cost: { type: "integer", description: "Budget units spent" },
                   reason: { type: "string" },
                   fields: { type: "array", items: { type: "string" } },
