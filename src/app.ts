@@ -48,6 +48,8 @@ import { telemetryRoutes } from "./api/telemetry/routes";
 import { analyticsOpenApi } from "./api/analytics/openapi";
 import { analyticsPages, analyticsRoutes } from "./api/analytics/routes";
 import { homeRoutes } from "./api/home/page";
+import { bundleOpenApi } from "./api/bundle/openapi";
+import { bundleRoutes } from "./api/bundle/routes";
 import { isV4Path, notAnApiHost } from "./api/kit/misdirected";
 import { isIpLiteral } from "./shared/ip";
 import { MCP_PATHS, mcpEndpoint } from "./api/mcp/endpoint";
@@ -66,6 +68,7 @@ const apiRoutes: readonly Route[] = [
   ...accessRuleRoutes,
   ...urlNormalizationRoutes,
   ...telemetryRoutes,
+  ...bundleRoutes,
   ...previewRoutes,
   ...tracerRoutes,
   ...tagRoutes,
@@ -83,6 +86,7 @@ export const api = mountApi(apiRoutes, () =>
         accessRulesOpenApi,
         urlNormalizationOpenApi,
         telemetryOpenApi,
+        bundleOpenApi,
         previewOpenApi,
         tracerOpenApi,
         tagsOpenApi,

@@ -83,7 +83,8 @@ const PAGE_FIELDS = {
     ),
   ),
 };
-const PAGE_CONTENT_BODY = fields(PAGE_FIELDS, NOT_A_PAGE_FIELD);
+/** A page as the zone's writer and a bundle take it: `state` and `content`, never `url`. */
+export const PAGE_CONTENT_BODY = fields(PAGE_FIELDS, NOT_A_PAGE_FIELD);
 
 /**
  * `PUT /zones/{zone}/custom_pages/{id}`: the page as `content`, or as the published `url` (fetched and inlined by
