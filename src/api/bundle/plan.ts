@@ -127,7 +127,10 @@ function listChanges(
 ): BundleChange[] {
   const was = (Array.isArray(a) ? a : []).filter(isObj);
   const will = (Array.isArray(b) ? b : []).filter(isObj);
-  const idOf = (item: Obj): string => (typeof item[idField] === "string" ? (item[idField] as string) : "");
+  const idOf = (item: Obj): string => {
+    const id = item[idField];
+    return typeof id === "string" ? id : "";
+  };
   const before = new Map(was.map((item, index) => [idOf(item), { item, index }]));
   const keptOrder: number[] = [];
   const keptAt: number[] = [];

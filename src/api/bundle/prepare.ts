@@ -153,11 +153,12 @@ export function prepareBundle(
   for (const phase of PHASES) {
     const given = rulesets[phase];
     if (!isObject(given) || !differs(given, rulesetsNow[phase])) continue;
-    const rules = Array.isArray(given.rules) ? given.rules.map(ruleBody) : given.rules;
     // A rule without a ref gets its id here, so the plan can tell it is new (parseRuleset would make one too).
-    const withIds = Array.isArray(rules)
-      ? rules.map((rule) => (isObject(rule) && rule.id === undefined ? { ...rule, id: mint() } : rule))
-      : rules;
+    const withId = (rule: unknown): unknown => {
+      const body = ruleBody(rule);
+      return isObject(body) && body.id === undefined ? { ...body, id: mint() } : body;
+    };
+    const withIds: unknown = Array.isArray(given.rules) ? given.rules.map(withId) : given.rules;
     const edit = { kind: "replace-phase" as const, phase, body: { ...given, rules: withIds } };
     sections.push({ section: `rulesets.${phase}`, edit: { kind: "ruleset", edit } });
   }

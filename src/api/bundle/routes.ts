@@ -18,7 +18,6 @@ import { err, ok, type Result } from "../../shared/result";
 import { randomId } from "../../shared/crypto";
 import { parseWith } from "../../shared/schema";
 import { applyZoneEdit, type SectionEdit } from "../../state/zone/edits";
-import { zoneAccountId } from "../../state/zone/schema";
 import { etagOf } from "../../state/tags/etag";
 import { canonical, type JsonValue } from "./canonical";
 import { planBundle, type BundlePlan } from "./plan";

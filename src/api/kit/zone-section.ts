@@ -102,7 +102,12 @@ export type ZoneApiFailure =
    * A bundle whose zone document was written, but whose tags or alert policies then failed (a concurrent change):
    * what was applied and what failed (docs/config-as-code.md "What atomic means").
    */
-  | { readonly kind: "bundle-partial"; readonly applied: readonly string[]; readonly failed: string; readonly why: string }
+  | {
+      readonly kind: "bundle-partial";
+      readonly applied: readonly string[];
+      readonly failed: string;
+      readonly why: string;
+    }
   /** A replay's body refused (src/api/preview/replay.ts). */
   | { readonly kind: "invalid-replay"; readonly issues: Issues }
   /** Too many replays of the zone by one token (src/api/explain/bound.ts): 429 with `Retry-After`. */

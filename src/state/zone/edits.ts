@@ -230,7 +230,11 @@ interface Change {
  * A bundle's sections, each edit applied to the document the one before left (so a ruleset is checked against the
  * plan the bundle's settings set), their parts and rulesets gathered: the first refusal refuses the whole bundle.
  */
-function bundleChange(target: EditTarget, version: number, sections: readonly SectionEdit[]): Result<Change, ZoneEditFailure> {
+function bundleChange(
+  target: EditTarget,
+  version: number,
+  sections: readonly SectionEdit[],
+): Result<Change, ZoneEditFailure> {
   const previous = target.previous;
   if (previous === null || previous.version !== version)
     return err({ kind: "bundle-stale", planned: version, current: previous?.version ?? null });
