@@ -108,10 +108,11 @@ type Destination = "service" | "api" | "api-elsewhere" | "zone";
  * "API hosts").
  */
 export function destinationOf(url: URL, settings: Settings, zone?: string): Destination {
-  if (isUnderPrefix(url.pathname, settings.servicePrefix)) return "service";
+  const path = url.pathname; // one read: each is a call into the runtime
+  if (isUnderPrefix(path, settings.servicePrefix)) return "service";
   const host = zone ?? zoneOf(url);
   if (settings.apiHosts.has(host)) return "api";
-  if (isV4Path(url.pathname) && isIpLiteral(host)) return "api-elsewhere";
+  if (isV4Path(path) && isIpLiteral(host)) return "api-elsewhere";
   return "zone";
 }
 

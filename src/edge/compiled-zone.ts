@@ -71,7 +71,7 @@ const compiled = new BoundedCache<string, CompiledZone>({ capacity: MAX_ENTRIES 
 const NO_ZONE: ZoneLookup = ok(null);
 
 /**
- * The compiled zone of `host`: a value on a hit (no promise), a promise on a miss (one KV read). One of the two
+ * The compiled zone of `host`: a value on a hit (no promise), a promise on a miss (one KV read). One of the few
  * seams where a value may be a promise (docs/architecture.md "Per-isolate caches": the `proxy` row). `CONFIG`
  * unavailable (a KV failure, or even the binding itself) is the service's own internal failure outside user code:
  * a value the caller answers with a structured 500 (docs/origin.md), never an exception's 1101. A host that is not a

@@ -34,7 +34,7 @@ import { allowedThrough, maintenanceMarked, MAINTENANCE_CODE } from "./origin/ma
 import { countAvoided, type Avoided } from "./analytics/avoided";
 import { headerSectionBytes, scanRequestHeaders, type RequestHeaderScan } from "./origin/headers";
 import { applyToOriginError, assetsOf, customizationFor } from "./custom-errors/apply";
-import { compiledZone, routeTo, type CompiledZone, type Route } from "./compiled-zone";
+import { compiledZone, routeTo, type CompiledZone, type Route, type ZoneLookup } from "./compiled-zone";
 import { requestPhase, type RequestPhaseOutcome } from "./request-phases/request-phase";
 import { rateLimitFields, withRateLimitFields, type RateLimitFieldValues } from "./request-phases/rate-limit/fields";
 import { countRequest, recordError, type Occurrence } from "./analytics/occurrence";
@@ -43,32 +43,38 @@ import type { OriginMark } from "../state/analytics/request-detail";
 import { err, ok, type Result } from "../shared/result";
 import { parseOriginUrl, pointsAtApi } from "../shared/origin-url";
 import { ZONE_LIMITS } from "../state/zone/schema";
-import { mcpExchangeOf, watchedResponse, type McpExchange } from "./agents/agent-answers";
+import { mcpExchangeOf, watchedKind, watchedResponse, type McpExchange } from "./agents/agent-answers";
 import { startTrace, type RequestTrace } from "./telemetry/request-trace";
 import { traceGenerated, traceOrigin, traceOriginError } from "./telemetry/traffic-spans";
 import { tracePhases } from "./telemetry/phase-spans";
 import { answerMayUseCopies, NO_STALE, optedIn, staleCopies, type StaleCopies } from "./stale/stale";
 
+/**
+ * A stage that needs no I/O (the zone cached, no request-phase rule, an answer that is not an error) returns its value
+ * rather than a promise, and is awaited only when it did return one: every `async` layer and `await` of the happy
+ * path is a promise and a microtask more per request (docs/benchmarks.md "Current numbers").
+ */
 export async function handleZoneTraffic(rc: RequestContext): Promise<Response> {
-  const progress = startProgress(rc);
+  const progress = startProgress();
   const ending = await throughStages(rc, progress);
-  return answer(rc, progress, ending);
+  const answered = answer(rc, progress, ending);
+  return answered instanceof Promise ? await answered : answered;
 }
 
 /** The stages in order; the first that ends the request says how. */
 async function throughStages(rc: RequestContext, p: Progress): Promise<Ending> {
   const admitted = admit(rc, p);
   if (admitted.kind === "error") return admitted;
-  const routed = await zoneStage(rc, p);
+  const zoned = zoneStage(rc, p);
+  const routed = zoned instanceof Promise ? await zoned : zoned;
   if (routed.kind === "error") return routed;
   const { headers } = admitted;
   const { route } = routed;
-  return (
-    limitStage(rc, p, route, headers) ??
-    (await phaseStage(rc, p)) ??
-    maintenanceStage(rc, p) ??
-    (await originStage(rc, p, route, headers))
-  );
+  const limited = limitStage(rc, p, route, headers);
+  if (limited !== null) return limited;
+  const phased = phaseStage(rc, p);
+  const refused = phased instanceof Promise ? await phased : phased;
+  return refused ?? maintenanceStage(rc, p) ?? (await originStage(rc, p, route, headers));
 }
 
 /** The stages' five steps, in order: how far a request went is the last one it entered. */
@@ -80,8 +86,11 @@ type Stage = "admit" | "zone" | "limits" | "phases" | "origin";
  */
 interface Progress {
   stage: Stage;
-  /** Errors before the zone's config is known have no customisation; after it, the zone's rules and pages apply. */
-  scope: ErrorScope;
+  /**
+   * Errors before the zone's config is known have no customisation; after it, the zone's rules and pages apply. Made
+   * on first use (`scopeOf`): an answer that is no error and no stream never needs it.
+   */
+  scope: ErrorScope | null;
   /**
    * The zone's compiled config, once known. Only a configured zone's errors are recorded (docs/analytics.md): a host
    * without zone config is not (a Host header must not create analytics storage).
@@ -122,16 +131,25 @@ type Ending =
       /** The zone is in maintenance: the origin was not asked (docs/fewer-errors.md "Maintenance mode"). */
       readonly maintenance?: boolean;
     }
-  /** The origin's answer; `idleMs`: how long its event stream may stay silent (the zone's read timeout). */
-  | { readonly kind: "origin"; readonly response: Response; readonly idleMs: number };
+  /**
+   * The origin's answer, with its status and headers read once (each read is a call into the runtime); `idleMs`: how
+   * long its event stream may stay silent (the zone's read timeout).
+   */
+  | {
+      readonly kind: "origin";
+      readonly response: Response;
+      readonly status: number;
+      readonly headers: Headers;
+      readonly idleMs: number;
+    };
 
 type ErrorEnding = Extract<Ending, { kind: "error" }>;
 type OriginEnding = Extract<Ending, { kind: "origin" }>;
 
-function startProgress(rc: RequestContext): Progress {
+function startProgress(): Progress {
   return {
     stage: "admit",
-    scope: rc,
+    scope: null,
     config: null,
     mcp: null,
     view: undefined,
@@ -166,14 +184,16 @@ function admit(
   return { kind: "admitted", headers };
 }
 
+type Routed = ErrorEnding | { readonly kind: "routed"; readonly route: Route };
+
 /** The zone and its route: the one zone lookup (a value on a hit, one KV read on a miss: compiled-zone.ts). */
-async function zoneStage(
-  rc: RequestContext,
-  p: Progress,
-): Promise<ErrorEnding | { readonly kind: "routed"; readonly route: Route }> {
+function zoneStage(rc: RequestContext, p: Progress): Routed | Promise<Routed> {
   p.stage = "zone";
   const lookup = compiledZone(rc.env, rc.zone);
-  const found = lookup instanceof Promise ? await lookup : lookup;
+  return lookup instanceof Promise ? lookup.then((found) => zoneFound(rc, p, found)) : zoneFound(rc, p, lookup);
+}
+
+function zoneFound(rc: RequestContext, p: Progress, found: ZoneLookup): Routed {
   if (!found.ok) return refusal(500, found.error.cause);
   const config = found.value;
   if (config === null) {
@@ -187,12 +207,16 @@ async function zoneStage(
     return { kind: "routed", route: fallback.value };
   }
   p.config = config;
-  p.scope = zoneScope(rc, config);
   p.trace = startTrace(config.telemetry, rc.request, rc.url, rc.started);
   // Every request of a configured zone is counted, errors included: the error rates' denominator
   // (docs/analytics.md "Requests and drops"), batched with the records after the response.
   countRequest({ zone: rc.zone, shards: config.analyticsShards }, rc.env, rc.ctx);
   return { kind: "routed", route: config.route };
+}
+
+/** The request's error scope, made on first use: the request context, or once the zone is known the zone's. */
+function scopeOf(rc: RequestContext, p: Progress): ErrorScope {
+  return (p.scope ??= p.config === null ? rc : zoneScope(rc, p.config));
 }
 
 /** The error scope of a configured zone: its custom rules and pages, its retry-hint profile, its read timeout. */
@@ -220,13 +244,17 @@ function limitStage(rc: RequestContext, p: Progress, route: Route, headers: Requ
  * `requestPhase` takes it as a value so tests can move it (docs/producers.md). A zone without request-phase rules
  * pays one boolean, no promise (the proxy's own cost).
  */
-async function phaseStage(rc: RequestContext, p: Progress): Promise<ErrorEnding | null> {
+function phaseStage(rc: RequestContext, p: Progress): ErrorEnding | null | Promise<ErrorEnding | null> {
   p.stage = "phases";
   const config = p.config;
   if (config?.hasPhases !== true) {
     p.phaseOutcome = PASSED;
     return null;
   }
+  return phasesRun(rc, p, config);
+}
+
+async function phasesRun(rc: RequestContext, p: Progress, config: CompiledZone): Promise<ErrorEnding | null> {
   p.now = Date.now();
   const scope = { env: rc.env, zone: rc.zone, now: p.now, ruleUrl: ruleUrlOf(rc, p) };
   const phase = await requestPhase(config.phases, rc.request, scope);
@@ -277,7 +305,13 @@ async function originStage(rc: RequestContext, p: Progress, route: Route, header
     traceOrigin(trace, { start, target: route.plan.target.origin, path, request, result });
   }
   // A host without zone config keeps no copies; a configured zone's answer may still ask for one, or a failure find one.
-  if (settings === null || (result.ok && !answerMayUseCopies(result.value))) return originEnding(result, route);
+  if (result.ok) {
+    const response = result.value;
+    const { status, headers } = response;
+    if (settings === null || !answerMayUseCopies(status, headers)) {
+      return { kind: "origin", response, status, headers, idleMs: route.plan.readTimeoutMs };
+    }
+  } else if (settings === null) return originEnding(result, route);
   return copiesOnDemand(rc, p, result, route);
 }
 
@@ -297,14 +331,14 @@ async function copiesOnDemand(
   const idleMs = route.plan.readTimeoutMs;
   if (result.ok) {
     const answered = await stale.onAnswer(result.value);
-    if (answered instanceof Response) return { kind: "origin", response: answered, idleMs };
+    if (answered instanceof Response) return originAnswer(answered, idleMs);
     if (answered.failure !== null) p.avoided = { kind: "stale", code: answered.failure };
-    return { kind: "origin", response: answered.stale, idleMs };
+    return originAnswer(answered.stale, idleMs);
   }
   const copy = await stale.onFailure(result.error.code, false);
   if (copy === null) return originEnding(result, route);
   p.avoided = { kind: "stale", code: result.error.code };
-  return { kind: "origin", response: copy.stale, idleMs };
+  return originAnswer(copy.stale, idleMs);
 }
 
 /** Each origin attempt of a traced request as its own CLIENT span (the fallback's included). */
@@ -314,7 +348,11 @@ function originObserver(trace: RequestTrace, path: string, request: Request): Or
 
 function originEnding(result: Result<Response, TimedOriginFailure>, route: Route): Ending {
   if (!result.ok) return { kind: "error", code: result.error.code, cause: result.error.cause, origin: result.error };
-  return { kind: "origin", response: result.value, idleMs: route.plan.readTimeoutMs };
+  return originAnswer(result.value, route.plan.readTimeoutMs);
+}
+
+function originAnswer(response: Response, idleMs: number): OriginEnding {
+  return { kind: "origin", response, status: response.status, headers: response.headers, idleMs };
 }
 
 /** A zone with stale copies but neither fallback nor breaker: the origin alone, once. */
@@ -339,26 +377,25 @@ async function guardedStage(p: Progress, g: Guards, sending: Sending): Promise<E
   const idleMs = plan.readTimeoutMs;
   const primary = primaryAttempt(config, plan, sending);
   const first = stale === null ? await primary : await stale.orSlow(primary, answerOf);
-  if ("stale" in first) return { kind: "origin", response: first.stale, idleMs };
+  if ("stale" in first) return originAnswer(first.stale, idleMs);
   const { attempt, body } = first;
   if (attempt.kind === "answer") {
-    if (stale === null) return { kind: "origin", response: attempt.response, idleMs };
+    if (stale === null) return originAnswer(attempt.response, idleMs);
     const answered = await stale.onAnswer(attempt.response);
-    if (answered instanceof Response) return { kind: "origin", response: answered, idleMs };
+    if (answered instanceof Response) return originAnswer(answered, idleMs);
     if (answered.failure !== null) p.avoided = { kind: "stale", code: answered.failure };
-    return { kind: "origin", response: answered.stale, idleMs };
+    return originAnswer(answered.stale, idleMs);
   }
   const failed = attempt.kind === "failed" ? attempt.failure : circuitFailure(attempt);
   const copy = stale === null ? null : await stale.onFailure(failed.code, attempt.kind === "skipped");
   if (copy !== null) {
     p.avoided = { kind: "stale", code: failed.code };
-    return { kind: "origin", response: copy.stale, idleMs };
+    return originAnswer(copy.stale, idleMs);
   }
   const second = await fallbackAttempt(config, sending, failed, body);
   if (second?.kind === "answer") {
     p.avoided = { kind: "failover", code: failed.code };
-    const response = markedFallback(second.response, failed, second.ms);
-    return { kind: "origin", response, idleMs };
+    return originAnswer(markedFallback(second.response, failed, second.ms), idleMs);
   }
   if (second?.kind === "failed") {
     const f = second.failure;
@@ -387,8 +424,17 @@ interface Answered {
  * applied to its errors), the RateLimit fields of the rules that counted the request, and the record of an error of
  * a configured zone (docs/analytics.md "Records").
  */
-async function answer(rc: RequestContext, p: Progress, ending: Ending): Promise<Response> {
-  const answered = ending.kind === "error" ? await generated(rc, p, ending) : await fromOrigin(rc, p, ending);
+function answer(rc: RequestContext, p: Progress, ending: Ending): Response | Promise<Response> {
+  if (ending.kind === "error")
+    return generated(rc, p, ending).then((answered) => answeredWith(rc, p, ending, answered));
+  const fromIt = fromOrigin(rc, p, ending);
+  return fromIt instanceof Promise
+    ? fromIt.then((answered) => answeredWith(rc, p, ending, answered))
+    : answeredWith(rc, p, ending, fromIt);
+}
+
+/** The answer given, its RateLimit fields added and its error recorded. */
+function answeredWith(rc: RequestContext, p: Progress, ending: Ending, answered: Answered): Response {
   const fields = rateLimitFieldsOf(p, answered.response);
   const response =
     fields === undefined ? answered.response : withRateLimitFields(answered.response, fields, ending.kind === "origin");
@@ -420,13 +466,14 @@ async function generated(rc: RequestContext, p: Progress, ending: ErrorEnding): 
     cause,
     // docs/errors.md "Did the request reach the origin?": an origin failure says what happened.
     reachedOrigin: origin === undefined ? false : origin.reached,
-    ...(p.scope.customization ? { ruleUrl: ruleUrlOf(rc, p) } : {}),
+    ...(scopeOf(rc, p).customization ? { ruleUrl: ruleUrlOf(rc, p) } : {}),
     ...(origin === undefined ? {} : { origin: { ms: origin.elapsedMs, reason: origin.reason } }),
     ...(retryAfter === undefined ? {} : { retryAfter }),
   };
   // A traced error names its trace (`trace_id`, docs/errors.md).
   const trace = p.trace;
-  const scope = trace !== null && trace.tracesError() ? { ...p.scope, traceId: trace.traceId } : p.scope;
+  const zoneScope = scopeOf(rc, p);
+  const scope = trace !== null && trace.tracesError() ? { ...zoneScope, traceId: trace.traceId } : zoneScope;
   const { response, answeredBy } =
     (p.mcp !== null ? await p.mcp.answer(event, scope) : null) ?? (await errorResponse(event, scope));
   if (trace !== null) traceGenerated(trace, { event, response, answeredBy });
@@ -446,22 +493,36 @@ async function generated(rc: RequestContext, p: Progress, ending: ErrorEnding): 
  * defaults never replace them. An origin error passed through unchanged carries no Ray-ID: its record gets one of
  * its own (docs/analytics.md "Records").
  */
-async function fromOrigin(rc: RequestContext, p: Progress, ending: OriginEnding): Promise<Answered> {
+function fromOrigin(rc: RequestContext, p: Progress, ending: OriginEnding): Answered | Promise<Answered> {
   const { request, url } = rc;
-  const { response, idleMs } = ending;
-  if (response.status < 400) {
-    const watch = { event: { request, url }, scope: p.scope, idleMs, mcp: p.mcp };
-    return { response: watchedResponse(response, watch), record: null, origin: NOT_REACHED };
+  const { response, status, headers, idleMs } = ending;
+  if (status < 400) {
+    const kind = watchedKind(headers);
+    if (kind === null) return { response, record: null, origin: NOT_REACHED };
+    const watch = { event: { request, url }, scope: scopeOf(rc, p), idleMs, mcp: p.mcp };
+    return { response: watchedResponse(response, kind, watch), record: null, origin: NOT_REACHED };
   }
   const config = p.config;
   if (config === null) return { response, record: null, origin: NOT_REACHED };
+  return originError(rc, p, ending, config);
+}
+
+/** An origin's error (status 400 or more) of a configured zone: its custom error rules, and its record. */
+async function originError(
+  rc: RequestContext,
+  p: Progress,
+  ending: OriginEnding,
+  config: CompiledZone,
+): Promise<Answered> {
+  const { request, url } = rc;
+  const { response, status, headers } = ending;
   const assets = assetsOf(config.customErrors, rc.env.CONFIG);
   const custom = applyToOriginError(config.customErrors, request, response, { url, ruleUrl: ruleUrlOf(rc, p), assets });
   // Synchronous unless a rule's asset is read from KV (once per zone version on this isolate).
   const byRule = custom instanceof Promise ? await custom : custom;
   if (p.trace !== null && byRule !== null) traceOriginError(p.trace, byRule.answeredBy);
-  const format = formatOf(response.headers.get("Content-Type"));
-  const record = { source: "origin", code: response.status, answeredBy: byRule?.answeredBy } as const;
+  const format = formatOf(headers.get("Content-Type"));
+  const record = { source: "origin", code: status, answeredBy: byRule?.answeredBy } as const;
   return { response: byRule?.response ?? response, record, origin: { kind: "responded", format } };
 }
 

@@ -168,8 +168,9 @@ export function prototypedErrorResponse(
     byKey.set(key, prototype);
   }
   const response = new Response(body, prototype);
-  response.headers.set("Ray-ID", rayId);
-  response.headers.set("Server-Timing", serverTiming);
+  const headers = response.headers; // one read: each is a call into the runtime
+  headers.set("Ray-ID", rayId);
+  headers.set("Server-Timing", serverTiming);
   return response;
 }
 

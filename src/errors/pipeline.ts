@@ -159,7 +159,7 @@ export interface GeneratedError {
 
 /**
  * What a customisation step answers: its answer, or `null` to let the next step of docs/custom-errors.md answer.
- * One of the two seams where a value may be a promise (docs/architecture.md "Per-isolate caches"): a rule answers
+ * One of the few seams where a value may be a promise (docs/architecture.md "Per-isolate caches"): a rule answers
  * synchronously unless it reads an asset or a page from KV, so an error customised by a rule costs no microtask.
  */
 export type StepResult = CustomAnswered | null | Promise<CustomAnswered | null>;

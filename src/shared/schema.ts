@@ -293,7 +293,8 @@ function unknownKeysFirst(issues: readonly z.core.$ZodIssue[], rootLast: boolean
 
 /**
  * Parses a value found inside a body whose own fields are still read by hand (a ruleset's rules): the output, or
- * `undefined` with each issue reported through `at` under `path` (`rules[3].ratelimit` + `.period`), in the
+ * `undefined` with each issue reported through `at` under `path` (`rules[3].ratelimit` + `.period`; `""`: the
+ * body's own fields, `name`), in the
  * schema's order. The listing is capped at `cap`, which must not be below the caller's own cap: issues past it are
  * still reported (so the caller counts them), when the caller's list is full already.
  */
@@ -308,7 +309,7 @@ export function parseAt<S extends Schema>(
   if (parsed.ok) return parsed.value;
   const { listed, more } = parsed.error;
   for (const issue of listed) {
-    const inside = issue.path === "" || issue.path.startsWith("[") ? issue.path : `.${issue.path}`;
+    const inside = path === "" || issue.path === "" || issue.path.startsWith("[") ? issue.path : `.${issue.path}`;
     at(issue.kind, `${path}${inside}`, issue.message);
   }
   for (let i = 0; i < more; i++) at("invalid", path, "is not valid");

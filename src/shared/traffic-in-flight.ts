@@ -27,7 +27,7 @@ export function trafficBegan(): void {
  */
 export function trafficEnded(): void {
   inFlight--;
-  if (inFlight > 0) return;
+  if (inFlight > 0 || waiting.size === 0) return;
   for (const wake of [...waiting]) wake();
 }
 

@@ -1,18 +1,15 @@
 /**
- * The one validation vocabulary of the service's hand validators (zone settings and every zone section):
+ * The one validation vocabulary of the service, what a request schema's parse (src/shared/schema.ts) and every
+ * check after it report in:
  *
  * - one field-issue shape, `FieldIssue {kind, path, message}`, whatever the validator;
  * - one capped listing, `CappedList` (and `IssueList`, a list of field issues): it stops keeping items after its cap
  *   and counts the rest, so a 1 MiB body of 50,000 unknown keys answers a short list ending "and N more" (bounded
- *   work and bounded answers: docs/configuration.md "Zones");
- * - small typed readers (`readObject`, `readString`, `readNumber`, `readInt`, `readBoolean`, `readEnum`,
- *   `readArray`) that narrow `unknown` to a `Result`, so validators never cast.
+ *   work and bounded answers: docs/configuration.md "Zones").
  *
  * Pure, no bindings. The API edge renders issues in one place (src/api/kit/zone-section.ts); the messages stay the
  * validators' own, since clients and tests read them.
  */
-import { err, ok, type Result } from "./result";
-
 /** What is wrong with a field, in kebab-case like every failure kind of the service. */
 export type IssueKind =
   /** The value is not of the type the field takes (object, array, string, number, boolean). */
@@ -109,91 +106,4 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 /** Whether `value` is one of `values` (narrows without a cast). */
 export function isOneOf<T extends string>(values: readonly T[], value: unknown): value is T {
   return typeof value === "string" && (values as readonly string[]).includes(value);
-}
-
-/** A reader's answer: the narrowed value or the field's issue. */
-export type Read<T> = Result<T, FieldIssue>;
-
-const issue = (kind: IssueKind, path: string, message: string): Read<never> => err({ kind, path, message });
-
-export function readObject(
-  value: unknown,
-  path: string,
-  message = "must be a JSON object",
-): Read<Record<string, unknown>> {
-  return isObject(value) ? ok(value) : issue("wrong-type", path, message);
-}
-
-export interface LengthBounds {
-  readonly min?: number;
-  readonly max?: number;
-  /** The message of any refusal (the validator's own wording); a default names the bounds. */
-  readonly message?: string;
-}
-
-/** A string of `min`…`max` UTF-16 code units. */
-export function readString(value: unknown, path: string, bounds: LengthBounds = {}): Read<string> {
-  const { min = 0, max = Number.POSITIVE_INFINITY } = bounds;
-  if (typeof value !== "string") return issue("wrong-type", path, bounds.message ?? "must be a string");
-  if (value.length < min || value.length > max) {
-    return issue("out-of-range", path, bounds.message ?? `must be a string of ${min} to ${max} characters`);
-  }
-  return ok(value);
-}
-
-export interface NumberBounds {
-  readonly min: number;
-  readonly max: number;
-  readonly message?: string;
-}
-
-/** A finite number within `min`…`max`. */
-export function readNumber(value: unknown, path: string, bounds: NumberBounds): Read<number> {
-  const message = bounds.message ?? `must be a number from ${bounds.min} to ${bounds.max}`;
-  if (typeof value !== "number" || !Number.isFinite(value)) return issue("wrong-type", path, message);
-  return value < bounds.min || value > bounds.max ? issue("out-of-range", path, message) : ok(value);
-}
-
-/** An integer within `min`…`max`. */
-export function readInt(value: unknown, path: string, bounds: NumberBounds): Read<number> {
-  const message = bounds.message ?? `must be an integer from ${bounds.min} to ${bounds.max}`;
-  if (typeof value !== "number" || !Number.isInteger(value)) return issue("wrong-type", path, message);
-  return value < bounds.min || value > bounds.max ? issue("out-of-range", path, message) : ok(value);
-}
-
-export function readBoolean(value: unknown, path: string, message = "must be true or false"): Read<boolean> {
-  return typeof value === "boolean" ? ok(value) : issue("wrong-type", path, message);
-}
-
-/** One of `values`. */
-export function readEnum<T extends string>(
-  value: unknown,
-  path: string,
-  values: readonly T[],
-  message = `must be one of ${values.join(", ")}`,
-): Read<T> {
-  return isOneOf(values, value) ? ok(value) : issue("not-allowed", path, message);
-}
-
-/** An array of `min`…`max` items (not yet checked one by one). */
-export function readArray(value: unknown, path: string, bounds: LengthBounds = {}): Read<readonly unknown[]> {
-  const { min = 0, max = Number.POSITIVE_INFINITY } = bounds;
-  if (!Array.isArray(value)) return issue("wrong-type", path, bounds.message ?? "must be an array");
-  if (value.length < min || value.length > max) {
-    return issue("out-of-range", path, bounds.message ?? `must hold ${min} to ${max} items`);
-  }
-  return ok(value);
-}
-
-/** An optional field: `undefined` stays `undefined`, anything else goes through `read`. */
-export function optional<T>(value: unknown, read: (value: unknown) => Read<T>): Read<T | undefined> {
-  return value === undefined ? ok(undefined) : read(value);
-}
-
-/**
- * The keys of `input` that `known` does not hold, in order. Bounded by the body they come from; the issues made of
- * them go to a `CappedList`/`IssueList`, which keeps the listing capped.
- */
-export function unknownKeys(input: Record<string, unknown>, known: ReadonlySet<string>): string[] {
-  return Object.keys(input).filter((key) => !known.has(key));
 }

@@ -12,10 +12,13 @@ interface AxeResult {
 
 let source: Promise<string> | undefined;
 
-/** The serious and critical axe-core violations of the page as it is now (empty when it passes). */
+/**
+ * The serious and critical axe-core violations of the page as it is now (empty when it passes). axe-core is injected
+ * once per loaded document: a second audit of the same page (in the other colour scheme) reuses it.
+ */
 export async function seriousAxeViolations(page: Page): Promise<string[]> {
   source ??= readFile(resolve(import.meta.dirname, "../../node_modules/axe-core/axe.min.js"), "utf8");
-  await page.evaluate(await source);
+  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(await source);
   return page.evaluate(async () => {
     const result = await (window as unknown as { axe: { run: () => Promise<AxeResult> } }).axe.run();
     return result.violations

@@ -12,7 +12,7 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { freePort } from "../servers/ports.ts";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 
 const root = resolve(import.meta.dirname, "../..");
 const LINKED = ["scripts", "node_modules", "src", "fixtures", "wrangler.toml", "package.json", "tsconfig.json"];
@@ -47,12 +47,15 @@ function groupAlive(pid: number): boolean {
   }
 }
 
-/** A scratch project: the code linked, `.dev.vars` as given (absent when `null`). */
-function project(devVars: string | null): string {
+/**
+ * A scratch project: the code linked, `.dev.vars` as given (absent when `null`); removed after the test, or by
+ * whoever runs `steps` (a process shared by several tests).
+ */
+function project(devVars: string | null, steps = cleanup): string {
   const dir = mkdtempSync(join(tmpdir(), "edge-dev-"));
   for (const name of [...LINKED, ".dev.vars.example"]) symlinkSync(join(root, name), join(dir, name));
   if (devVars !== null) writeFileSync(join(dir, ".dev.vars"), devVars);
-  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+  steps.push(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
@@ -197,13 +200,14 @@ interface Dev {
   stop(): Promise<void>;
 }
 
-function startDev(cwd: string, args: string[]): Dev {
+/** Killed (its whole group) after the test, or by whoever runs `steps` (a process shared by several tests). */
+function startDev(cwd: string, args: string[], steps = cleanup): Dev {
   const child = spawn(process.execPath, ["scripts/dev.mjs", ...args], {
     cwd,
     env: { ...process.env, PORT: "", ORIGIN_PORT: "" },
     detached: true,
   });
-  cleanup.push(() => killGroup(child.pid));
+  steps.push(() => killGroup(child.pid));
   let output = "";
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -247,86 +251,98 @@ const RULE = {
   action_parameters: { content: "the user's own answer", content_type: "text/plain" },
 };
 
+/**
+ * One real start for the two tests below (each start of wrangler and workerd costs 15–20 s of a 2-core machine): the
+ * quiet-console test first, since it changes nothing, then the seed test, which reads the output the start printed up
+ * to its banner and then turns maintenance mode on.
+ */
 describe("a real start", () => {
-  it("seeds only its own server, every write checked, then says so; the zone answers", async () => {
-    const [port, origin] = [await freePort(), await freePort()];
-    const dev = startDev(project(null), ["--port", String(port), "--origin-port", String(origin)]);
-    try {
-      const output = await dev.until(/\[dev\] ready: open /);
-      expect(output).toContain(`[dev] seeded zone shop.example → http://127.0.0.1:${origin} (version `);
-      // The seeded line comes after wrangler's line for the last write; the banner ends with the URL to open.
-      const lines = linesOf(output);
-      const lastWrite = lines.reduce(
-        (last, l, i) => (/^\[wrangler:info\] (PUT|POST|DELETE) \/zones\//.test(l) ? i : last),
-        -1,
-      );
-      const seeded = lines.findIndex((l) => l.startsWith("[dev] seeded zone shop.example"));
-      expect(lastWrite).toBeGreaterThan(-1);
-      expect(seeded).toBeGreaterThan(lastWrite);
-      expect(lines.filter((l) => l.startsWith("[dev] ")).at(-1)).toBe(`[dev] ready: open http://localhost:${port}/`);
-      // Nothing that reads as a failure: no 4xx of the script's own requests (a 409 Conflict), no "could NOT".
-      expect(plain(output)).not.toMatch(FAILED_REQUEST);
-      expect(output).not.toMatch(/Conflict|could NOT/);
-      // What the line says is true: the zone proxies to the example origin, and each seeded part answers.
-      expect(await get(port, "/hello", "shop.example")).toMatchObject({ status: 200, body: "hello from the origin\n" });
-      expect((await get(port, "/admin", "shop.example")).status).toBe(403); // the firewall rule (1020)
-      expect(await get(port, "/drop", "shop.example", { Accept: "application/json" })).toMatchObject({ status: 503 });
-      expect((await get(port, "/", "shop.example", { "CF-Connecting-IP": "198.51.100.7" })).status).toBe(403); // 1006
-      expect((await get(port, "/drop", "shop.example")).body).toContain("<html"); // the 500-class page
-      // The asset-based rule: the origin's 503 replaced by the maintenance page asset, its stylesheet and logo inlined.
-      const maintenance = await get(port, "/status/503", "shop.example");
-      expect(maintenance.status).toBe(503);
-      expect(maintenance.body).toContain("<title>Shop under maintenance</title>");
-      expect(maintenance.body).toContain("<style>body{font-family:system-ui");
-      expect(maintenance.body).toContain('<img src="data:image/svg+xml;base64,');
-      expect(maintenance.body).toMatch(/Reference: [0-9a-f]{16}</);
-      // Maintenance mode, off in the seed: turned on, a browser gets the same asset with the zone's Retry-After, the
-      // office range still reaches the origin, a JSON client gets the structured 1200.
-      const mode = { enabled: true, retry_after: 600, allow: "ip.src in {203.0.113.0/24}" };
-      await api(port, "PATCH", "/zones/shop.example", { maintenance: mode });
-      const down = await get(port, "/hello", "shop.example", { Accept: "text/html" });
-      expect(down.status).toBe(503);
-      expect(down.body).toContain("<title>Shop under maintenance</title>");
-      const office = await get(port, "/hello", "shop.example", { "CF-Connecting-IP": "203.0.113.9" });
-      expect(office).toMatchObject({ status: 200, body: "hello from the origin\n" });
-      const json = await get(port, "/hello", "shop.example", { Accept: "application/json" });
-      expect(JSON.parse(json.body)).toMatchObject({ error_code: 1200, retry_after: 600 });
-    } finally {
-      await dev.stop();
-    }
+  const steps: (() => void)[] = [];
+  let port = 0;
+  let origin = 0;
+  let running: Dev | undefined;
+  let started = "";
+  beforeAll(async () => {
+    [port, origin] = [await freePort(), await freePort()];
+    running = startDev(project(null, steps), ["--port", String(port), "--origin-port", String(origin)], steps);
+    started = await running.until(/\[dev\] ready: open /);
   }, 120_000);
+  afterAll(async () => {
+    await running?.stop();
+    for (const step of steps.splice(0).reverse()) step();
+  }, 30_000);
 
   it("quiet console: one line per generated error (a 520, a burst of them), a preview is no edge_error", async () => {
-    const [port, origin] = [await freePort(), await freePort()];
-    const dev = startDev(project(null), ["--port", String(port), "--origin-port", String(origin)]);
-    try {
-      await dev.until(/\[dev\] ready: open /);
-      const rays: string[] = [];
-      const one = await get(port, "/drop", "shop.example"); // 520: the origin closes the connection
-      expect(one.status).toBe(520);
-      rays.push(one.ray);
-      // A burst: the Worker writes the lines of one window in one console.warn (a multi-line message).
-      const burst = await Promise.all(Array.from({ length: 4 }, () => get(port, "/drop", "shop.example")));
-      rays.push(...burst.map((r) => r.ray));
-      const preview = await get(port, "/cdn-cgi/error/522", `localhost:${port}`);
-      expect(preview.status).toBe(522);
-      await dev.until(new RegExp(`${[...rays, preview.ray].map((r) => `(?=[\\s\\S]*${r})`).join("")}`), 20_000);
-      await new Promise((r) => setTimeout(r, 300)); // whatever wrangler prints after a line
-      const lines = linesOf(dev.output());
-      for (const ray of rays) {
-        const at = lines.flatMap((l, i) => (l.includes(`"ray":"${ray}"`) ? [i] : []));
-        expect(at, `the line of ${ray}`).toHaveLength(1);
-        const line = lines[at[0]!] ?? "";
-        expect(line).toMatch(/^▲ \[WARNING\] \{"event":"edge_error",.*"code":520,.*\}$/);
-        expect(lines[at[0]! + 1], "no blank line after it").not.toBe("");
-      }
-      const previewLine = lines.find((l) => l.includes(`"ray":"${preview.ray}"`));
-      expect(previewLine).toMatch(/^\{"event":"error_preview",.*"code":522,.*\}$/);
-    } finally {
-      await dev.stop();
+    const dev = running;
+    if (dev === undefined) throw new Error("npm run dev did not start");
+    const rays: string[] = [];
+    const one = await get(port, "/drop", "shop.example"); // 520: the origin closes the connection
+    expect(one.status).toBe(520);
+    rays.push(one.ray);
+    // A burst: the Worker writes the lines of one window in one console.warn (a multi-line message).
+    const burst = await Promise.all(Array.from({ length: 4 }, () => get(port, "/drop", "shop.example")));
+    rays.push(...burst.map((r) => r.ray));
+    const preview = await get(port, "/cdn-cgi/error/522", `localhost:${port}`);
+    expect(preview.status).toBe(522);
+    await dev.until(new RegExp(`${[...rays, preview.ray].map((r) => `(?=[\\s\\S]*${r})`).join("")}`), 20_000);
+    await new Promise((r) => setTimeout(r, 300)); // whatever wrangler prints after a line
+    const lines = linesOf(dev.output());
+    for (const ray of rays) {
+      const at = lines.flatMap((l, i) => (l.includes(`"ray":"${ray}"`) ? [i] : []));
+      expect(at, `the line of ${ray}`).toHaveLength(1);
+      const line = lines[at[0]!] ?? "";
+      expect(line).toMatch(/^▲ \[WARNING\] \{"event":"edge_error",.*"code":520,.*\}$/);
+      expect(lines[at[0]! + 1], "no blank line after it").not.toBe("");
     }
+    const previewLine = lines.find((l) => l.includes(`"ray":"${preview.ray}"`));
+    expect(previewLine).toMatch(/^\{"event":"error_preview",.*"code":522,.*\}$/);
   }, 120_000);
 
+  it("seeds only its own server, every write checked, then says so; the zone answers", async () => {
+    // The output up to the banner: what the start itself printed, before the test above sent anything.
+    const output = started;
+    expect(output).toContain(`[dev] seeded zone shop.example → http://127.0.0.1:${origin} (version `);
+    // The seeded line comes after wrangler's line for the last write; the banner ends with the URL to open.
+    const lines = linesOf(output);
+    const lastWrite = lines.reduce(
+      (last, l, i) => (/^\[wrangler:info\] (PUT|POST|DELETE) \/zones\//.test(l) ? i : last),
+      -1,
+    );
+    const seeded = lines.findIndex((l) => l.startsWith("[dev] seeded zone shop.example"));
+    expect(lastWrite).toBeGreaterThan(-1);
+    expect(seeded).toBeGreaterThan(lastWrite);
+    expect(lines.filter((l) => l.startsWith("[dev] ")).at(-1)).toBe(`[dev] ready: open http://localhost:${port}/`);
+    // Nothing that reads as a failure: no 4xx of the script's own requests (a 409 Conflict), no "could NOT".
+    expect(plain(output)).not.toMatch(FAILED_REQUEST);
+    expect(output).not.toMatch(/Conflict|could NOT/);
+    // What the line says is true: the zone proxies to the example origin, and each seeded part answers.
+    expect(await get(port, "/hello", "shop.example")).toMatchObject({ status: 200, body: "hello from the origin\n" });
+    expect((await get(port, "/admin", "shop.example")).status).toBe(403); // the firewall rule (1020)
+    expect(await get(port, "/drop", "shop.example", { Accept: "application/json" })).toMatchObject({ status: 503 });
+    expect((await get(port, "/", "shop.example", { "CF-Connecting-IP": "198.51.100.7" })).status).toBe(403); // 1006
+    expect((await get(port, "/drop", "shop.example")).body).toContain("<html"); // the 500-class page
+    // The asset-based rule: the origin's 503 replaced by the maintenance page asset, its stylesheet and logo inlined.
+    const maintenance = await get(port, "/status/503", "shop.example");
+    expect(maintenance.status).toBe(503);
+    expect(maintenance.body).toContain("<title>Shop under maintenance</title>");
+    expect(maintenance.body).toContain("<style>body{font-family:system-ui");
+    expect(maintenance.body).toContain('<img src="data:image/svg+xml;base64,');
+    expect(maintenance.body).toMatch(/Reference: [0-9a-f]{16}</);
+    // Maintenance mode, off in the seed: turned on, a browser gets the same asset with the zone's Retry-After, the
+    // office range still reaches the origin, a JSON client gets the structured 1200.
+    const mode = { enabled: true, retry_after: 600, allow: "ip.src in {203.0.113.0/24}" };
+    await api(port, "PATCH", "/zones/shop.example", { maintenance: mode });
+    const down = await get(port, "/hello", "shop.example", { Accept: "text/html" });
+    expect(down.status).toBe(503);
+    expect(down.body).toContain("<title>Shop under maintenance</title>");
+    const office = await get(port, "/hello", "shop.example", { "CF-Connecting-IP": "203.0.113.9" });
+    expect(office).toMatchObject({ status: 200, body: "hello from the origin\n" });
+    const json = await get(port, "/hello", "shop.example", { Accept: "application/json" });
+    expect(JSON.parse(json.body)).toMatchObject({ error_code: 1200, retry_after: 600 });
+  }, 120_000);
+});
+
+describe("restarts", () => {
   it("a restart keeps the user's work (and says so); --reseed restores the example", async () => {
     const [port, origin] = [await freePort(), await freePort()];
     const dir = project(null);

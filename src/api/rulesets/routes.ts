@@ -30,7 +30,8 @@ import { err, ok, type Result } from "../../shared/result";
 import { findRuleset, type RulesetEdit, type RulesetEdited } from "../../state/zone/rulesets/edits";
 import { isPhase, PHASES, type Phase } from "../../state/zone/rulesets/phases";
 import { storedRuleset } from "../../state/zone/rulesets/stored";
-import { presentRuleset, type StoredRuleset } from "../../state/zone/rulesets/validate";
+import { presentRuleset, RULESET_SUMMARY, type StoredRuleset } from "../../state/zone/rulesets/validate";
+import type { Answer } from "../../shared/schema";
 import type { VersionSummary } from "../../state/zone/rulesets/versions";
 import type { ZoneDocument } from "../../state/zone/schema";
 import { lintMessages } from "../kit/lint-messages";
@@ -66,7 +67,7 @@ async function answerRuleset(c: ApiContext, zone: string, change: RulesetEdit): 
 const noContent = (): Response => new Response(null, { status: 204, headers: { "Cache-Control": "no-store" } });
 
 /** A ruleset without its rules: the list items and version summaries of the published API. */
-function summary(zone: string, phase: Phase, ruleset: StoredRuleset | VersionSummary): Record<string, unknown> {
+function summary(zone: string, phase: Phase, ruleset: StoredRuleset | VersionSummary): Answer<typeof RULESET_SUMMARY> {
   return {
     id: ruleset.id,
     name: ruleset.name ?? `${zone} ${phase}`,

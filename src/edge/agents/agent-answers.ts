@@ -10,7 +10,7 @@ import type { RequestHeaderScan } from "../origin/headers";
 import { bodyScanned, copyBody, type BodyCopy } from "./body-copy";
 import { rpcAnswer, rpcAnswerBody, rpcBodyOf, type ProblemObject, type RpcBody } from "./mcp-answer";
 import { mayBeMcp, recogniseMcp, type McpSignal } from "./mcp-recognise";
-import { streamKindOf, watchStream, type FinalFrame, type StreamFailure } from "./stream-watch";
+import { streamKindOf, watchStream, type FinalFrame, type StreamFailure, type StreamKind } from "./stream-watch";
 
 /**
  * The structured default of an error as JSON, whatever the request's `Accept`, without the zone's custom error
@@ -113,15 +113,20 @@ export interface StreamWatch {
 }
 
 /**
- * The origin's response, watched when it is an event stream or NDJSON without a declared length
- * (docs/agents.md "Streams"); any other response is returned as it is.
+ * Whether the origin's answer is a stream to watch (docs/agents.md "Streams"): an event stream or NDJSON without a
+ * declared length; `null` for every other answer, which costs one read of its `Content-Type`. `headers` are the
+ * answer's own, read once by the caller (each read of `response.headers` is a call into the runtime), so an ordinary
+ * answer makes no watch at all.
  */
-export function watchedResponse(response: Response, watch: StreamWatch): Response {
-  // Ordinary responses stop at the first line: one read of their Content-Type.
-  const kind = streamKindOf(response.headers.get("Content-Type"));
-  if (kind === null) return response;
+export function watchedKind(headers: Headers): StreamKind | null {
+  const kind = streamKindOf(headers.get("Content-Type"));
+  return kind === null || headers.has("Content-Length") ? null : kind;
+}
+
+/** The origin's stream of kind `kind` (`watchedKind`), watched: it ends with an error frame if it breaks. */
+export function watchedResponse(response: Response, kind: StreamKind, watch: StreamWatch): Response {
   const body = response.body as ReadableStream<Uint8Array> | null;
-  if (body === null || response.headers.has("Content-Length")) return response;
+  if (body === null) return response;
   const problemFor = async (failure: StreamFailure): Promise<FinalFrame> => {
     const event: ErrorEvent = { ...watch.event, ...streamError(failure) };
     const { response: answer } = await problemAnswer(event, watch.scope);

@@ -38,8 +38,8 @@ export function optedIn(settings: StaleSettings): boolean {
  * or an answer that asks to be kept (its own `stale-if-error`). Every other answer costs this status test and one read
  * of `Cache-Control`, and no object: what `StaleCopies.onAnswer` would conclude of it, without making one.
  */
-export function answerMayUseCopies(response: Response): boolean {
-  return ORIGIN_ERRORS.has(response.status) || carriesStaleIfError(response.headers);
+export function answerMayUseCopies(status: number, headers: Headers): boolean {
+  return ORIGIN_ERRORS.has(status) || carriesStaleIfError(headers);
 }
 
 /** A copy served instead of the origin's answer; `failure` what it avoided (null: only a wait, stale-if-slow). */

@@ -190,6 +190,13 @@ export class ZoneAnalytics extends DurableObject<Env> {
     // docs/analytics.md "Loss is counted": the one way to make the store refuse a batch, set only by tests.
     if (failsOnPurpose(this.ctx.id.name)) throw new Error("ZoneAnalytics overloaded (made to fail by a test)");
     const batch = JSON.parse(rows) as readonly EncodedRecord[];
+    // A tally alone (the once-a-second delivery of request counts, recorder.ts) has no ray to look up: it does not
+    // load the memory index of recent rays (two statements on the first call of an object's life).
+    if (batch.length === 0) {
+      if (tally !== undefined) this.ctx.storage.transactionSync(() => this.addTally(tally));
+      await this.armAlarm();
+      return 0;
+    }
     const recent = this.recentRays();
     // Records made before the zone was deleted are not the zone's that exists now (`wipe`).
     const current = this.wipedAt === 0 ? batch : batch.filter((r) => r[1] >= this.wipedAt);
@@ -215,12 +222,15 @@ export class ZoneAnalytics extends DurableObject<Env> {
     // Only once the rows are written: the memory index never names an event the storage does not hold.
     for (const [ray, id] of stored) recent.set(ray, id);
     if (recent.size >= RAY_INDEX_EVERY) this.indexRecentRays();
-    // The alarm is armed once per object life (an alarm that fired re-arms itself in `alarm`), not read per batch.
-    if (!this.alarmArmed) {
-      if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + PRUNE_EVERY_MS);
-      this.alarmArmed = true;
-    }
+    await this.armAlarm();
     return stored.length;
+  }
+
+  /** The alarm is armed once per object life (an alarm that fired re-arms itself in `alarm`), not read per batch. */
+  private async armAlarm(): Promise<void> {
+    if (this.alarmArmed) return;
+    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + PRUNE_EVERY_MS);
+    this.alarmArmed = true;
   }
 
   /** A tally's requests and drops into their minute and hour (once per tally id; none from before the wipe). */

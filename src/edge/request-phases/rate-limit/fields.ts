@@ -69,12 +69,15 @@ function sentMembers(applied: readonly AppliedLimit[], blockedId: string | undef
  */
 export function withRateLimitFields(response: Response, fields: RateLimitFieldValues, fromOrigin: boolean): Response {
   let out = fromOrigin ? new Response(response.body, response) : response;
+  // One read of `out.headers`: each is a call into the runtime.
+  let headers = out.headers;
   try {
-    out.headers.append("RateLimit-Policy", fields.policy);
+    headers.append("RateLimit-Policy", fields.policy);
   } catch {
     out = new Response(response.body, response);
-    out.headers.append("RateLimit-Policy", fields.policy);
+    headers = out.headers;
+    headers.append("RateLimit-Policy", fields.policy);
   }
-  if (fields.limit !== null) out.headers.append("RateLimit", fields.limit);
+  if (fields.limit !== null) headers.append("RateLimit", fields.limit);
   return out;
 }

@@ -11,13 +11,22 @@
  * whole-ruleset PUT. Issues about the rule the request sent are named by the request's own
  * fields (`expression`, `position.before`), not by the rule's index in the stored list.
  */
+import * as z from "zod/mini";
 import { err, ok, type Result } from "../../../shared/result";
+import { described, fields, named } from "../../../shared/schema";
 import { isObject, oneIssue, type IssueKind } from "../../../shared/validation";
 import type { Plan, ZoneDocument } from "../schema";
 import { PHASES, isPhase, type Phase } from "./phases";
 import { storedRuleset } from "./stored";
 import { missingAssetIssues } from "../custom-pages/assets";
-import { parseRuleset, rulesetProgramSize, type RulesetFailure, type StoredRule, type StoredRuleset } from "./validate";
+import {
+  parseRuleset,
+  RULE_BODY,
+  rulesetProgramSize,
+  type RulesetFailure,
+  type StoredRule,
+  type StoredRuleset,
+} from "./validate";
 import { budgetScope } from "./stored-cost";
 import { isRequestPhase } from "./worst-case";
 
@@ -208,6 +217,39 @@ function placeRule(
   if (!index.ok) return index;
   return ok({ rules: [...rest.slice(0, index.value), rule, ...rest.slice(index.value)], index: index.value });
 }
+
+/**
+ * A rule and where to put it, as the document states it. `position` is read by `readPosition`, by hand: its
+ * refusal names one thing at a time, and its range and anchors depend on the ruleset.
+ */
+export const RULE_REQUEST = named(
+  z.object({
+    ...RULE_BODY.shape,
+    position: z.optional(
+      described(
+        z.union([
+          fields({ before: z.string() }, "is not a position field"),
+          fields({ after: z.string() }, "is not a position field"),
+          fields({ index: z.int().check(z.minimum(1)) }, "is not a position field"),
+        ]),
+        'Exactly one of `before` (a rule id; `""` = first), `after` (a rule id; `""` = last) or `index` (1 = ' +
+          "first; at most the ruleset's rule count after the write). Absent: last on POST, unchanged on PATCH.",
+      ),
+    ),
+  }),
+  {
+    id: "RuleRequest",
+    description:
+      "A rule (`RuleBody`) and where to put it. On PATCH, a body of only `position` moves the rule and keeps its " +
+      "definition; any other field makes the body the rule's whole new definition.",
+    example: {
+      expression: 'http.request.uri.path eq "/wp-login.php"',
+      action: "block",
+      description: "No WordPress here",
+      position: { index: 1 },
+    },
+  },
+);
 
 /**
  * Where `position` puts a rule in `rules` (the other rules of the ruleset), 0-based, per the published Rulesets API:

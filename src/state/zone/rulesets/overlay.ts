@@ -168,6 +168,9 @@ export const OVERLAY = named(
 );
 
 export type Overlay = Output<typeof OVERLAY>;
+
+/** `serve_error` overlaying the structured error, as the document states it (read by `parseOverlayParameters`). */
+export const OVERLAY_PARAMETERS = fields({ overlay: OVERLAY }, "is not a parameter of serve_error");
 export type OverlayLink = NonNullable<Overlay["links"]>[number];
 export type OverlayBranding = NonNullable<Overlay["branding"]>;
 

@@ -5,48 +5,64 @@
  * `content_type` may be given only as `text/html`; `status_code` as with inline content. Whether the named asset
  * exists is checked against the zone document the write is based on (`missingAssets`, custom-pages/assets.ts).
  */
-import { assetNameProblem } from "../custom-pages/asset-name";
-import { optional, readInt, type IssueKind } from "../../../shared/validation";
+import * as z from "zod/mini";
+import { ASSET_NAME } from "../custom-pages/asset-name";
+import { described, fields, int, parseAt, type Output } from "../../../shared/schema";
+import type { IssueKind } from "../../../shared/validation";
 
-/** A rule serving a custom error asset. */
-export interface AssetServeError {
-  readonly asset_name: string;
-  readonly status_code?: number;
-}
+/** A custom error's status: the published range (docs/custom-errors.md). */
+export const STATUS_RANGE = { min: 400, max: 599 } as const;
+export const STATUS_CODE = int(
+  STATUS_RANGE.min,
+  STATUS_RANGE.max,
+  `must be an integer from ${STATUS_RANGE.min} to ${STATUS_RANGE.max} (docs/custom-errors.md)`,
+);
 
-const ASSET_FIELDS = new Set(["asset_name", "content_type", "status_code"]);
+/** `serve_error` naming an asset: the document's shape, and the validator of its fields. */
+export const ASSET_SERVE_ERROR = described(
+  fields(
+    {
+      content_type: z.optional(
+        z.literal("text/html", { error: "must be text/html or absent with asset_name (an asset is an HTML page)" }),
+      ),
+      asset_name: ASSET_NAME,
+      status_code: z.optional(STATUS_CODE),
+    },
+    "is not a parameter of serve_error",
+  ),
+  "A custom error asset of the zone (`/custom_pages/assets`), served as text/html; it must exist when the rule is " +
+    "written (400, 20021), and cannot be deleted while a rule names it (409, 20044).",
+);
+
+/** A rule serving a custom error asset (stored without `content_type`, which can only be text/html). */
+export type AssetServeError = Omit<Output<typeof ASSET_SERVE_ERROR>, "content_type">;
 
 /** Whether a rule's parameters name an asset (the stored shape has no `kind`: it is the published wire shape). */
 export function servesAsset<T extends object>(parameters: T | AssetServeError): parameters is AssetServeError {
   return "asset_name" in parameters;
 }
 
-/** The `action_parameters` of a rule that gives `asset_name`; issues go to `at` (`rules[i].…`). */
+/**
+ * The `action_parameters` of a rule that gives `asset_name`; issues go to `at` (`rules[i].…`): `content` and unknown
+ * keys first, in the body's order, then the asset's own fields.
+ */
 export function parseAssetServeError(
   p: Readonly<Record<string, unknown>>,
   at: (kind: IssueKind, field: string, message: string) => void,
-  statusCode: { readonly min: number; readonly max: number },
 ): AssetServeError | undefined {
-  const count = { issues: 0 };
-  const issue = (kind: IssueKind, field: string, message: string): void => {
-    count.issues++;
-    at(kind, `action_parameters.${field}`, message);
-  };
+  let refused = false;
   for (const key of Object.keys(p)) {
-    if (key === "content") issue("not-allowed", key, "must be absent when asset_name is given (exactly one of them)");
-    else if (!ASSET_FIELDS.has(key)) issue("unknown-field", key, "is not a parameter of serve_error");
+    if (key in ASSET_SERVE_ERROR.shape) continue;
+    refused = true;
+    if (key === "content")
+      at("not-allowed", "action_parameters.content", "must be absent when asset_name is given (exactly one of them)");
+    else at("unknown-field", `action_parameters.${key}`, "is not a parameter of serve_error");
   }
-  if (p.content_type !== undefined && p.content_type !== "text/html")
-    issue("not-allowed", "content_type", "must be text/html or absent with asset_name (an asset is an HTML page)");
-  const problem = assetNameProblem(p.asset_name);
-  if (problem !== null) issue(problem.kind, "asset_name", problem.message);
-  const status = optional(p.status_code, (v) =>
-    readInt(v, "status_code", {
-      ...statusCode,
-      message: `must be an integer from ${statusCode.min} to ${statusCode.max} (docs/custom-errors.md)`,
-    }),
-  );
-  if (!status.ok) issue(status.error.kind, "status_code", status.error.message);
-  if (count.issues > 0 || typeof p.asset_name !== "string" || !status.ok) return undefined;
-  return { asset_name: p.asset_name, ...(status.value === undefined ? {} : { status_code: status.value }) };
+  const { content_type, asset_name, status_code } = p;
+  const parsed = parseAt(ASSET_SERVE_ERROR, { content_type, asset_name, status_code }, "action_parameters", at);
+  if (refused || parsed === undefined) return undefined;
+  return {
+    asset_name: parsed.asset_name,
+    ...(parsed.status_code === undefined ? {} : { status_code: parsed.status_code }),
+  };
 }

@@ -15,23 +15,28 @@ import { compileExpression } from "../../../rules/rule-list";
 import { phaseWorstCase, type WorstCase } from "../../../rules/worst-case";
 import { DEFAULT_MAX_LENGTH } from "../../../rules/parser";
 import { err, ok, type Result } from "../../../shared/result";
-import { described, fields, int, named, oneOf, parseAt, type Output } from "../../../shared/schema";
 import {
-  IssueList,
-  isObject,
-  optional,
-  readArray,
-  readBoolean,
-  readObject,
-  readString,
-  unknownKeys,
-  type IssueKind,
-  type Issues,
-} from "../../../shared/validation";
-import { ZONE_LIMITS, type Plan, type PlanForbids } from "../schema";
-import { PHASE_SPECS, type Phase, type RuleAction } from "./phases";
-import { parseAssetServeError, type AssetServeError } from "./serve-error";
-import { parseOverlayParameters, type Overlay } from "./overlay";
+  dateTime,
+  described,
+  fields,
+  named,
+  oneOf,
+  parseAt,
+  text,
+  type Answer,
+  type Output,
+} from "../../../shared/schema";
+import { IssueList, isObject, type IssueKind, type Issues } from "../../../shared/validation";
+import { PLANS, ZONE_LIMITS, type Plan, type PlanForbids } from "../schema";
+import { PHASE, PHASE_SPECS, PHASES, RULE_ACTIONS, type Phase, type RuleAction } from "./phases";
+import {
+  ASSET_SERVE_ERROR,
+  parseAssetServeError,
+  STATUS_CODE,
+  STATUS_RANGE,
+  type AssetServeError,
+} from "./serve-error";
+import { OVERLAY_PARAMETERS, parseOverlayParameters } from "./overlay";
 import { budgetIssues, isRequestPhase, type BudgetScope } from "./worst-case";
 
 /**
@@ -56,7 +61,7 @@ export const LIMITS = {
    */
   zoneProgramSize: 200_000,
   contentBytes: { min: 1, max: 10_240 },
-  statusCode: { min: 400, max: 599 },
+  statusCode: STATUS_RANGE,
   descriptionLength: 500,
   /** A ruleset's `name` (rulesets API, `POST /zones/{zone}/rulesets`): the project's bound, docs/rulesets-api.md. */
   nameLength: 255,
@@ -66,13 +71,6 @@ export const LIMITS = {
 
 const CONTENT_MESSAGE = `must be a string of ${LIMITS.contentBytes.min} to ${LIMITS.contentBytes.max} bytes`;
 const BYTES = new TextEncoder();
-
-/** A custom error's status: the published range. */
-const STATUS_CODE = int(
-  LIMITS.statusCode.min,
-  LIMITS.statusCode.max,
-  `must be an integer from ${LIMITS.statusCode.min} to ${LIMITS.statusCode.max} (docs/custom-errors.md)`,
-);
 
 /** `serve_error` with fixed content (the published shape; two content types are this service's addition). */
 export const INLINE_SERVE_ERROR = named(
@@ -110,9 +108,7 @@ export const RULESET_KINDS = ["zone"] as const;
 export type ServeErrorParameters = InlineServeError | AssetServeError | ServeOverlayParameters;
 
 /** `serve_error` overlaying the structured error: the error keeps its status and format. */
-export interface ServeOverlayParameters {
-  readonly overlay: Overlay;
-}
+export type ServeOverlayParameters = Output<typeof OVERLAY_PARAMETERS>;
 
 /** A rule as stored in the zone document's `rulesets` section (and shown by the API). */
 export interface StoredRule {
@@ -164,18 +160,169 @@ const UNBOUNDED: WorstCase = { kind: "unbounded", reason: "the expression did no
 /** A disabled rule: not evaluated, so it costs nothing. */
 const FREE: WorstCase = { kind: "bounded", units: 0 };
 
-const RULESET_FIELDS = new Set(["rules", "name", "description", "kind", "phase"]);
-const RULE_FIELDS = new Set([
-  "id",
-  "ref",
-  "expression",
-  "action",
-  "action_parameters",
-  "ratelimit",
-  "description",
-  "enabled",
-]);
-const ID = /^[0-9a-f]{32}$/;
+const RULE_ID = text({ pattern: /^[0-9a-f]{32}$/ }, "must be 32 lower-case hex characters");
+const DESCRIPTION = text(
+  { max: LIMITS.descriptionLength },
+  `must be a string of at most ${LIMITS.descriptionLength} characters`,
+);
+const EXPRESSION_MESSAGE = "must be a non-empty string";
+
+/**
+ * A rule's fields, whatever its phase: the document's `RuleBody` and each phase's validator differ only in the
+ * action, the expression's check and the two phase-dependent parameters (`action_parameters`, `ratelimit`).
+ */
+function ruleFields<A extends z.ZodMiniType, E extends z.ZodMiniType, P extends z.ZodMiniType, R extends z.ZodMiniType>(
+  action: A,
+  expression: E,
+  parameters: P,
+  ratelimit: R,
+) {
+  return fields(
+    {
+      id: z.optional(RULE_ID),
+      ref: z.optional(described(z.unknown(), "Ignored on a write; an answer's `ref` is the rule's id")),
+      action,
+      description: z.optional(DESCRIPTION),
+      enabled: z.optional(described(z.boolean(), { description: "Whether the rule is evaluated", default: true })),
+      expression,
+      action_parameters: z.optional(parameters),
+      ratelimit: z.optional(ratelimit),
+    },
+    "is not a rule field",
+    "must be an object",
+  );
+}
+
+/** A rule as the document states it: the action and parameters of every phase. */
+export const RULE_BODY = named(
+  ruleFields(
+    oneOf(RULE_ACTIONS),
+    // The engine's own length limit, stated for the document (the engine refuses a longer one with its position).
+    text({ min: 1 }, EXPRESSION_MESSAGE).check(z.meta({ maxLength: LIMITS.expressionLength })),
+    described(
+      z.union([INLINE_SERVE_ERROR, ASSET_SERVE_ERROR, OVERLAY_PARAMETERS]),
+      "`serve_error` (http_custom_errors): fixed content (the published shape; `text/markdown` and " +
+        "`application/problem+json` are this service's addition), a custom error asset, or instead `overlay` " +
+        '(this service\'s addition, docs/custom-errors.md "Overlay"): the structured error keeps its negotiated ' +
+        "format, status, machine fields and headers, with the overlay's texts, links and page branding. " +
+        "`overlay` beside `content`, `asset_name`, `content_type` or `status_code` is refused by name.",
+    ),
+    RATE_LIMIT,
+  ),
+  { id: "RuleBody" },
+);
+
+/**
+ * A rule of `phase` as its validator reads it: the phase's one action, the expression compiled against the phase's
+ * fields with the engine's limits (length, depth, regex count: docs/custom-errors.md) through the engine's one
+ * compile cache (the zone compiled after the write, or a draft preview that compiled its expressions beforehand in
+ * turns, src/api/preview/draft-cache.ts, finds them there). The parameters are read after it, by phase.
+ */
+function phaseRule(phase: Phase) {
+  const { action } = PHASE_SPECS[phase];
+  return ruleFields(
+    z.literal(action, { error: `must be "${action}" in ${phase}` }),
+    z.string({ error: EXPRESSION_MESSAGE }).check(
+      z.minLength(1, { error: EXPRESSION_MESSAGE, abort: true }),
+      z.superRefine((expression, context) => {
+        const compiled = compileExpression(phase, expression);
+        if (compiled.ok) return;
+        const { line, column, message } = compiled.error;
+        context.issues.push({ code: "custom", message: `${line}:${column}: ${message}`, input: expression });
+      }),
+    ),
+    z.unknown(),
+    z.unknown(),
+  );
+}
+
+/** A ruleset body's own fields; `rules` is the list of its rules. */
+function rulesetFields<R extends z.ZodMiniType, P extends z.ZodMiniType, K extends z.ZodMiniType>(
+  rules: R,
+  phase: P,
+  kind: K,
+) {
+  return {
+    phase: z.optional(phase),
+    kind: z.optional(kind),
+    name: z.optional(
+      text({ min: 1, max: LIMITS.nameLength }, `must be a string of 1 to ${LIMITS.nameLength} characters`),
+    ),
+    description: z.optional(DESCRIPTION),
+    rules,
+  };
+}
+
+/** The most rules any phase takes on any plan (a phase's own limit by plan is in the path's description). */
+const MOST_RULES = Math.max(...PHASES.flatMap((phase) => PLANS.map((plan) => PHASE_SPECS[phase].maxRules[plan])));
+const RULES_DOCUMENTED = z.array(RULE_BODY).check(z.maxLength(MOST_RULES));
+
+/** `PUT …/entrypoint`, `PUT /zones/{zone}/rulesets/{id}`: the rules, and the ruleset's name and description. */
+export const RULESET_BODY = named(
+  fields(
+    rulesetFields(
+      RULES_DOCUMENTED,
+      described(PHASE, "When present, the path's phase"),
+      described(z.literal(RULESET_KINDS[0]), "When present, `zone`"),
+    ),
+    "is not a ruleset field",
+  ),
+  {
+    id: "RulesetBody",
+    description: "`name` and `description` are kept when absent",
+    // For the `Phase` parameter's example (http_request_firewall_custom).
+    example: {
+      rules: [
+        {
+          expression: 'http.request.uri.path eq "/admin" and not ip.src in {192.0.2.0/24}',
+          action: "block",
+          description: "Only the office reaches /admin",
+        },
+      ],
+    },
+  },
+);
+
+/** `POST /zones/{zone}/rulesets`: as `RulesetBody`, with `name`, `kind` and `phase` required. */
+export const RULESET_CREATE_BODY = named(
+  fields(
+    {
+      ...rulesetFields(z.optional(RULES_DOCUMENTED), PHASE, z.literal(RULESET_KINDS[0])),
+      phase: PHASE,
+      kind: z.literal(RULESET_KINDS[0]),
+      name: text({ min: 1, max: LIMITS.nameLength }, `must be a string of 1 to ${LIMITS.nameLength} characters`),
+    },
+    "is not a ruleset field",
+  ),
+  {
+    id: "RulesetCreateBody",
+    example: {
+      name: "Firewall",
+      kind: "zone",
+      phase: "http_request_firewall_custom",
+      rules: [{ expression: 'http.request.uri.path eq "/admin"', action: "block", description: "No /admin" }],
+    },
+  },
+);
+
+/** A ruleset body of `phase` as its validator reads it: its own fields; the rules are read one by one after them. */
+function phaseRuleset(phase: Phase) {
+  return fields(
+    rulesetFields(
+      z.array(z.unknown(), { error: "must be an array" }),
+      z.literal(phase, { error: `must be ${phase} (the path's phase)` }),
+      z.literal(RULESET_KINDS[0], { error: `must be "${RULESET_KINDS[0]}" (a zone's entry point ruleset)` }),
+    ),
+    "is not a ruleset field",
+  );
+}
+
+/** Each phase's validators, made once. */
+const BY_PHASE = Object.fromEntries(
+  PHASES.map((phase) => [phase, { ruleset: phaseRuleset(phase), rule: phaseRule(phase) }]),
+) as Readonly<
+  Record<Phase, { readonly ruleset: ReturnType<typeof phaseRuleset>; readonly rule: ReturnType<typeof phaseRule> }>
+>;
 
 /** Where a rule's issues go: `at("invalid", "id", …)` is `rules[i].id`. */
 type At = (kind: IssueKind, field: string, message: string) => void;
@@ -210,38 +357,16 @@ export function parseRuleset(
     return err({ kind: "plan-forbids", plan, feature: phase, reason: "custom error rules need a paid plan" });
   }
   const issues = new IssueList(MAX_RULESET_ISSUES);
-  const input = readObject(body, "body", "must be a JSON object with a `rules` array");
-  if (!input.ok) return invalid(issues, input.error.kind, "body", input.error.message);
-  for (const key of unknownKeys(input.value, RULESET_FIELDS))
-    issues.add("unknown-field", key, "is not a ruleset field");
-  if (input.value.phase !== undefined && input.value.phase !== phase)
-    issues.add("not-allowed", "phase", `must be ${phase} (the path's phase)`);
-  if (input.value.kind !== undefined && input.value.kind !== RULESET_KINDS[0])
-    issues.add("not-allowed", "kind", `must be "${RULESET_KINDS[0]}" (a zone's entry point ruleset)`);
-  const name = optional(input.value.name, (v) =>
-    readString(v, "name", {
-      min: 1,
-      max: LIMITS.nameLength,
-      message: `must be a string of 1 to ${LIMITS.nameLength} characters`,
-    }),
-  );
-  if (!name.ok) issues.add(name.error.kind, "name", name.error.message);
-  const description = optional(input.value.description, (v) =>
-    readString(v, "description", {
-      max: LIMITS.descriptionLength,
-      message: `must be a string of at most ${LIMITS.descriptionLength} characters`,
-    }),
-  );
-  if (!description.ok) issues.add(description.error.kind, "description", description.error.message);
+  const add = (kind: IssueKind, path: string, message: string): void => issues.add(kind, path, message);
+  if (!isObject(body)) return invalid(issues, "wrong-type", "body", "must be a JSON object with a `rules` array");
+  const input = parseAt(BY_PHASE[phase].ruleset, body, "", add, MAX_RULESET_ISSUES);
+  if (!Array.isArray(body.rules)) return err({ kind: "invalid-ruleset", issues: issues.issues });
   const max = spec.maxRules[plan];
-  const rules = readArray(input.value.rules, "rules", {
-    max,
-    message: `at most ${max} rules in ${phase} on the ${plan} plan (docs/custom-errors.md)`,
-  });
-  if (!rules.ok) {
-    const message = rules.error.kind === "wrong-type" ? "must be an array" : rules.error.message;
-    return invalid(issues, rules.error.kind, "rules", message);
+  if (body.rules.length > max) {
+    const message = `at most ${max} rules in ${phase} on the ${plan} plan (docs/custom-errors.md)`;
+    return invalid(issues, "out-of-range", "rules", message);
   }
+  const rules = body.rules as readonly unknown[];
   const stamp = now.toISOString();
   const before = new Map((previous?.rules ?? []).map((r) => [r.id, r]));
   const seen = new Set<string>();
@@ -249,7 +374,7 @@ export function parseRuleset(
   const compiled: (Rule | null)[] = [];
   const scope = budget ?? DEFAULT_BUDGET_SCOPE;
   let programSize = 0;
-  for (const [index, raw] of rules.value.entries()) {
+  for (const [index, raw] of rules.entries()) {
     const rule = parseRule(raw, index, phase, issues);
     if (!rule) continue;
     programSize += rule.programSize;
@@ -279,7 +404,7 @@ export function parseRuleset(
         `${LIMITS.zoneProgramSize} (docs/rules-language.md "Evaluation budget")`,
     );
   }
-  if (issues.count > 0 || !name.ok || !description.ok) return err({ kind: "invalid-ruleset", issues: issues.issues });
+  if (issues.count > 0 || input === undefined) return err({ kind: "invalid-ruleset", issues: issues.issues });
   // Valid: now whether its worst case fits (every rule compiled, so `costs` follows `stored`).
   if (isRequestPhase(phase)) {
     const costs = phaseWorstCase(compiled, scope.limits);
@@ -299,8 +424,8 @@ export function parseRuleset(
   }
   // Sent: stored; not sent: the previous value kept (a rule-level edit never names the ruleset).
   const kept = {
-    name: name.value ?? previous?.name,
-    description: description.value ?? previous?.description,
+    name: input.name ?? previous?.name,
+    description: input.description ?? previous?.description,
   };
   return ok({
     id: previous?.id ?? newId(),
@@ -320,83 +445,50 @@ function parseRule(
   phase: Phase,
   issues: IssueList,
 ): { id: string | undefined; value: RuleFields; programSize: number; compiled: Rule | undefined } | null {
-  const spec = PHASE_SPECS[phase];
   const at: At = (kind, field, message) => issues.add(kind, `rules[${index}].${field}`, message);
   if (!isObject(raw)) {
     at("wrong-type", "rule", "must be an object");
     return null;
   }
-  const r = raw;
   const count = issues.count;
-  for (const key of unknownKeys(r, RULE_FIELDS)) at("unknown-field", key, "is not a rule field");
-  const id = optional(r.id, (v) => readString(v, "id", { message: "must be 32 lower-case hex characters" }));
-  if (!id.ok) at(id.error.kind, "id", id.error.message);
-  else if (id.value !== undefined && !ID.test(id.value)) at("invalid", "id", "must be 32 lower-case hex characters");
-  if (r.action !== spec.action) at("not-allowed", "action", `must be "${spec.action}" in ${phase}`);
-  const description = optional(r.description, (v) =>
-    readString(v, "description", {
-      max: LIMITS.descriptionLength,
-      message: `must be a string of at most ${LIMITS.descriptionLength} characters`,
-    }),
-  );
-  if (!description.ok) at(description.error.kind, "description", description.error.message);
-  const enabled = optional(r.enabled, (v) => readBoolean(v, "enabled"));
-  if (!enabled.ok) at(enabled.error.kind, "enabled", enabled.error.message);
-  let programSize = 0;
-  let rule: Rule | undefined;
-  const expression = readString(r.expression, "expression", { min: 1, message: "must be a non-empty string" });
-  if (!expression.ok) at(expression.error.kind, "expression", expression.error.message);
-  else {
-    // Compiled against the phase's fields, with the engine's limits (length, depth, regex count: docs/custom-errors.md),
-    // through the engine's one compile cache: the zone compiled after the write, or a draft preview that compiled
-    // its expressions beforehand in turns (src/api/preview/draft-cache.ts), finds them there.
-    const compiled = compileExpression(phase, expression.value);
-    if (!compiled.ok) {
-      const e = compiled.error;
-      at("invalid", "expression", `${e.line}:${e.column}: ${e.message}`);
-    } else {
-      programSize = compiled.value.programSize;
-      rule = compiled.value;
-    }
-  }
-  const parameters = phase === "http_custom_errors" ? parseServeError(r.action_parameters, at) : undefined;
-  if (phase !== "http_custom_errors" && r.action_parameters !== undefined)
+  const add = (kind: IssueKind, path: string, message: string): void => issues.add(kind, path, message);
+  const rule = parseAt(BY_PHASE[phase].rule, raw, `rules[${index}]`, add, MAX_RULESET_ISSUES);
+  const parameters = phase === "http_custom_errors" ? parseServeError(raw.action_parameters, at) : undefined;
+  if (phase !== "http_custom_errors" && raw.action_parameters !== undefined)
     at("unknown-field", "action_parameters", `is not used in ${phase}`);
   const ratelimit =
-    phase === "http_ratelimit" ? parseAt(RATE_LIMIT, r.ratelimit, "ratelimit", at, MAX_RULESET_ISSUES) : undefined;
-  if (phase !== "http_ratelimit" && r.ratelimit !== undefined)
+    phase === "http_ratelimit" ? parseAt(RATE_LIMIT, raw.ratelimit, "ratelimit", at, MAX_RULESET_ISSUES) : undefined;
+  if (phase !== "http_ratelimit" && raw.ratelimit !== undefined)
     at("unknown-field", "ratelimit", `is only used in http_ratelimit`);
-  if (issues.count > count || !expression.ok || !id.ok || !description.ok || !enabled.ok) return null;
+  if (issues.count > count || rule === undefined) return null;
+  // Compiled once already, by the schema's check: this is the compile cache's hit.
+  const compiled = compileExpression(phase, rule.expression);
   return {
-    id: id.value,
-    programSize,
-    compiled: rule,
+    id: rule.id,
+    programSize: compiled.ok ? compiled.value.programSize : 0,
+    compiled: compiled.ok ? compiled.value : undefined,
     value: {
-      expression: expression.value,
-      action: spec.action,
+      expression: rule.expression,
+      action: rule.action,
       ...(parameters ? { action_parameters: parameters } : {}),
       ...(ratelimit ? { ratelimit } : {}),
-      description: description.value ?? "",
-      enabled: enabled.value ?? true,
+      description: rule.description ?? "",
+      enabled: rule.enabled ?? true,
     },
   };
 }
 
 function parseServeError(raw: unknown, at: At): ServeErrorParameters | undefined {
-  const p = readObject(
-    raw,
-    "action_parameters",
-    "must be an object {content, content_type, status_code?}, {asset_name, status_code?} or {overlay}",
-  );
-  if (!p.ok) {
-    at(p.error.kind, "action_parameters", p.error.message);
+  if (!isObject(raw)) {
+    const message = "must be an object {content, content_type, status_code?}, {asset_name, status_code?} or {overlay}";
+    at("wrong-type", "action_parameters", message);
     return undefined;
   }
   // Our addition: an overlay of the structured error, alone (overlay.ts).
-  if (p.value.overlay !== undefined) return parseOverlayParameters(p.value, at);
+  if (raw.overlay !== undefined) return parseOverlayParameters(raw, at);
   // The published alternative to inline content: a custom error asset (serve-error.ts).
-  if (p.value.asset_name !== undefined) return parseAssetServeError(p.value, at, LIMITS.statusCode);
-  return parseAt(INLINE_SERVE_ERROR, p.value, "action_parameters", at, MAX_RULESET_ISSUES);
+  if (raw.asset_name !== undefined) return parseAssetServeError(raw, at);
+  return parseAt(INLINE_SERVE_ERROR, raw, "action_parameters", at, MAX_RULESET_ISSUES);
 }
 
 /** The compiled regex program size of a stored ruleset (its expressions compiled against the phase's fields). */
@@ -419,8 +511,30 @@ function invalid(issues: IssueList, kind: IssueKind, path: string, message: stri
   return err({ kind: "invalid-ruleset", issues: issues.issues });
 }
 
+/** A ruleset without its rules: the list items and version summaries of the published API. */
+const SUMMARY_FIELDS = {
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  kind: oneOf(RULESET_KINDS),
+  phase: PHASE,
+  version: z.string(),
+  last_updated: dateTime(),
+};
+export const RULESET_SUMMARY = named(z.object(SUMMARY_FIELDS), { id: "RulesetSummary" });
+
+/** A ruleset with its rules as the published API shows it (no rules yet: version 0, never updated). */
+export const RULESET = named(
+  z.object({
+    ...SUMMARY_FIELDS,
+    last_updated: z.nullable(dateTime()),
+    rules: z.array(z.object({ ...RULE_BODY.shape, id: z.string(), version: z.string(), last_updated: dateTime() })),
+  }),
+  { id: "Ruleset" },
+);
+
 /** The ruleset as the published API shows it. */
-export function presentRuleset(zone: string, phase: Phase, stored: StoredRuleset | null): Record<string, unknown> {
+export function presentRuleset(zone: string, phase: Phase, stored: StoredRuleset | null): Answer<typeof RULESET> {
   return {
     id: stored?.id ?? "",
     name: stored?.name ?? `${zone} ${phase}`,

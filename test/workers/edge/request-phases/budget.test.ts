@@ -337,10 +337,12 @@ describe("the worst case the write-time limits allow, on the largest request", (
       times.push(
         `request phases ${phases.value.ms} ms, with custom errors ${all.value.ms} ms, other zone ${msB} ms (this one ${msA} ms)`,
       );
-      expect(all.value.ms).toBeLessThan(5000);
+      // A margin, not a measure: the work is what is counted above (every rule ran to its end, none over its budget);
+      // the time only catches a request that never ends, whatever else holds the machine's two cores.
+      expect(all.value.ms).toBeLessThan(15_000);
     }
     console.log(`(e) worst case accepted, 32 KiB headers:\n  ${times.join("\n  ")}`);
-  });
+  }, 120_000);
 });
 
 describe("the zone's cap on compiled regular expressions", () => {
