@@ -1,7 +1,11 @@
 /** The bundle's part of the OpenAPI document (docs/config-as-code.md); its schema is `ZoneBundle` (schema.ts). */
-import { COMMON_ERRORS, ok, param, ref, type OpenApiFragment } from "../kit/openapi";
-// For its side effect: the named schema `ZoneBundle` is registered before the document is built.
+import { COMMON_ERRORS, jsonBody, ok, param, ref, response, type OpenApiFragment } from "../kit/openapi";
+import { API_CODES } from "../kit/codes";
+// For their side effect: the named schemas `ZoneBundle` and `BundlePlan` are registered before the document is built.
 import "./schema";
+import "./plan";
+
+const etag = (description: string) => ({ ETag: { description, schema: { type: "string" } } });
 
 export const bundleOpenApi: OpenApiFragment = {
   description:
@@ -14,10 +18,59 @@ export const bundleOpenApi: OpenApiFragment = {
         summary: "The zone's whole configuration as one document (no secrets), with a strong ETag",
         security: [{ bearer: ["zones:read"] }],
         responses: {
-          "200": ok("The bundle; the same configuration is always the same bytes", ref("ZoneBundle"), false, {
-            ETag: { description: "SHA-256 of the bundle's canonical JSON, quoted", schema: { type: "string" } },
-          }),
+          "200": ok(
+            "The bundle; the same configuration is always the same bytes",
+            ref("ZoneBundle"),
+            false,
+            etag("SHA-256 of the bundle's canonical JSON, quoted"),
+          ),
           ...COMMON_ERRORS,
+        },
+      },
+      put: {
+        operationId: "putZoneBundle",
+        summary: "Make the zone match the bundle, or with `plan=true` only say what that would change",
+        description:
+          "Every section is checked first; a refusal names the section and field and changes nothing " +
+          `(${API_CODES["invalid-bundle"].code}, or the section's own code). The zone document's sections are ` +
+          'written in one step; tags and alert policies after it (docs/config-as-code.md "What atomic means"). ' +
+          `\`If-Match\` other than the bundle's ETag: 412 (${API_CODES["bundle-precondition"].code}). A section ` +
+          "left out is left as it is.",
+        security: [{ bearer: ["zones:write"] }],
+        parameters: [
+          {
+            name: "plan",
+            in: "query",
+            required: false,
+            description: "`true`: apply nothing, answer the plan (as `dry_run=true` does)",
+            schema: { type: "boolean" },
+          },
+          {
+            name: "If-Match",
+            in: "header",
+            required: false,
+            description: "The ETag of the bundle the write was planned from",
+            schema: { type: "string" },
+          },
+        ],
+        requestBody: jsonBody("ZoneBundle"),
+        responses: {
+          "200": ok(
+            "The plan (applied, unless planning only)",
+            ref("BundlePlan"),
+            false,
+            etag("The bundle's ETag after"),
+          ),
+          ...COMMON_ERRORS,
+          "409": {
+            description: "Applied in part (tags or alert policies changed meanwhile)",
+            content: { "application/json": { schema: ref("FailureEnvelope") } },
+          },
+          "412": {
+            description: "If-Match is stale, or the zone changed while applying; nothing changed",
+            content: { "application/json": { schema: ref("FailureEnvelope") } },
+          },
+          "413": response("TooLarge"),
         },
       },
     },

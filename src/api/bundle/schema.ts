@@ -81,7 +81,6 @@ export const ZONE_BUNDLE = named(
       'A zone\'s whole configuration (docs/config-as-code.md "The bundle"): every section of the zone, the ' +
       "rules by `ref`, assets by name and hash, no secrets.",
     example: {
-      zone: "shop.example",
       settings: { plan: "pro", origin: "https://origin.shop.example" },
       rulesets: {
         http_request_firewall_custom: {

@@ -111,6 +111,11 @@ export const API_CODES = {
   "webhook-target-api-host": { status: 400, code: 20109 },
   "webhook-target-private": { status: 400, code: 20120 },
   "unknown-alert": { status: 404, code: 20121 },
+  // A zone as code (`PUT /zones/{zone}/bundle`, docs/config-as-code.md); a section's own refusal keeps its code.
+  "invalid-bundle": { status: 400, code: 20150 },
+  "bundle-precondition": { status: 412, code: 20151 },
+  "bundle-stale": { status: 412, code: 20151 },
+  "bundle-partial": { status: 409, code: 20152 },
   // Errors by tag (`GET /accounts/{account}/analytics/errors`, docs/analytics.md "Errors by tag").
   "errors-by-tag-too-many-zones": { status: 400, code: 1040 },
 } as const satisfies Readonly<Record<string, ApiCodeRow>>;

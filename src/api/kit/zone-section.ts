@@ -94,6 +94,20 @@ export type ZoneApiFailure =
   | { readonly kind: "unknown-ray"; readonly ray: string; readonly days: number }
   /** The published Ray lookup's `fields` or `timestamps` refused (src/api/analytics/ray.ts). */
   | { readonly kind: "invalid-rayid-query"; readonly message: string }
+  /** A bundle refused before any section is applied (src/api/bundle/): each issue names its section and field. */
+  | { readonly kind: "invalid-bundle"; readonly issues: Issues }
+  /** `If-Match` on a bundle write is not the bundle's current ETag (docs/config-as-code.md): 412. */
+  | { readonly kind: "bundle-precondition"; readonly given: string; readonly current: string }
+  /**
+   * A bundle whose zone document was written, but whose tags or alert policies then failed (a concurrent change):
+   * what was applied and what failed (docs/config-as-code.md "What atomic means").
+   */
+  | {
+      readonly kind: "bundle-partial";
+      readonly applied: readonly string[];
+      readonly failed: string;
+      readonly why: string;
+    }
   /** A replay's body refused (src/api/preview/replay.ts). */
   | { readonly kind: "invalid-replay"; readonly issues: Issues }
   /** Too many replays of the zone by one token (src/api/explain/bound.ts): 429 with `Retry-After`. */
@@ -300,6 +314,33 @@ export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailur
         `Too many replays of ${zone} for this token (${failure.why === "concurrent" ? "one runs at a time" : "past the rate"}); ` +
           `retry after ${failure.retryAfter} s (docs/custom-errors.md "Replay")`,
         { "Retry-After": String(failure.retryAfter) },
+      );
+    case "invalid-bundle":
+      return invalid(failure.issues, failure.kind, "Invalid bundle: ", " ");
+    case "bundle-section": {
+      // The section's own failure (its status and code), each message naming the section first.
+      const inner = zoneApiFailure(failure.failure, zone);
+      const errors = inner.errors.map((e) => ({ ...e, message: `Bundle section ${failure.section}: ${e.message}` }));
+      return { ...inner, errors };
+    }
+    case "bundle-stale":
+      return failureOf(
+        failure.kind,
+        `Zone ${zone} changed since the bundle was read (version ${failure.planned}, now ` +
+          `${failure.current ?? "none"}): read it again (GET /zones/{zone}/bundle) and plan again; nothing was changed`,
+      );
+    case "bundle-precondition":
+      return failureOf(
+        failure.kind,
+        `If-Match ${failure.given} is not the bundle's current ETag ${failure.current}: the zone changed since it ` +
+          "was read; read it again and plan again; nothing was changed",
+      );
+    case "bundle-partial":
+      return failureOf(
+        failure.kind,
+        `The bundle was applied only in part: ${failure.applied.length === 0 ? "nothing" : failure.applied.join(", ")} ` +
+          `applied, then ${failure.failed} refused (${failure.why}, a change made at the same time); read the bundle ` +
+          "again, plan and apply again",
       );
     case "body":
       return failure.failure;

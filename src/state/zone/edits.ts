@@ -77,7 +77,33 @@ export type ZoneEdit =
   /** `PUT …/telemetry` (the settings, secrets included) or `DELETE` (`null`: no telemetry). */
   | { readonly kind: "telemetry"; readonly settings: TelemetrySettings | null }
   /** `PUT …/analytics/settings`: the zone's analytics shard count; the count before is kept while it holds rows. */
-  | { readonly kind: "analytics-shards"; readonly shards: number };
+  | { readonly kind: "analytics-shards"; readonly shards: number }
+  /**
+   * `PUT /zones/{zone}/bundle` (docs/config-as-code.md "Applying"): several sections' edits, applied in order to the
+   * document as each leaves it, stored as one document in one step, or none of them. `version` is the version the
+   * bundle was planned against: any other write of the zone since then refuses it (`bundle-stale`).
+   */
+  | { readonly kind: "bundle"; readonly version: number; readonly sections: readonly SectionEdit[] };
+
+/** One section of a bundle as the edit that writes it; `section` names it in a refusal (`rulesets.http_ratelimit`). */
+export interface SectionEdit {
+  readonly section: string;
+  readonly edit: Exclude<ZoneEdit, { readonly kind: "bundle" }>;
+}
+
+/** A bundle's section refused by its own edit: the section, and that edit's failure. */
+export interface SectionFailure {
+  readonly kind: "bundle-section";
+  readonly section: string;
+  readonly failure: ZoneEditFailure;
+}
+
+/** The zone was written after the bundle was planned (its version is no longer the one planned against). */
+export interface BundleStale {
+  readonly kind: "bundle-stale";
+  readonly planned: number;
+  readonly current: number | null;
+}
 
 /**
  * Which zones a token reaches, as the writer checks it (docs/configuration.md "Zone accounts"): the accounts it may
@@ -119,7 +145,9 @@ export type ZoneEditFailure =
   | StoreFailure
   | RulesetEditFailure
   | PageFailure
-  | AssetFailure;
+  | AssetFailure
+  | SectionFailure
+  | BundleStale;
 
 /** An edit as applied: the document it leaves (stamped) and, for a rulesets API write, the ruleset it leaves. */
 export interface ZoneEdited {
@@ -127,9 +155,17 @@ export interface ZoneEdited {
   readonly ruleset: RulesetEdited | null;
 }
 
-/** What the writer stores for an applied edit: a part first (`content` null deletes it), then the document. */
+/** A large value under a key of its own (`content` null deletes it). */
+export interface ZonePart {
+  readonly name: string;
+  readonly content: string | null;
+}
+
+/** What the writer stores for an applied edit: its parts first, then the document. */
 export interface ZoneWrite extends ZoneEdited {
-  readonly part: { readonly name: string; readonly content: string | null } | null;
+  readonly parts: readonly ZonePart[];
+  /** Every ruleset the edit wrote, for the writer's version history (a bundle may write several). */
+  readonly rulesets: readonly RulesetEdited[];
   /** The document as KV holds it, and its UTF-8 bytes as the writer keeps them (the size checked is the size stored). */
   readonly text: string;
   readonly bytes: Uint8Array;
@@ -179,19 +215,48 @@ export function applyZoneEdit(target: EditTarget, edit: ZoneEdit): Result<ZoneWr
   if (bytes.byteLength > MAX_DOCUMENT_BYTES) {
     return err({ kind: "too-large", bytes: bytes.byteLength, limit: MAX_DOCUMENT_BYTES });
   }
-  return ok({ document, text, bytes, part: changed.value.part, ruleset: changed.value.ruleset });
+  const { parts, rulesets } = changed.value;
+  const ruleset = edit.kind === "bundle" ? null : (rulesets[0] ?? null);
+  return ok({ document, text, bytes, parts, ruleset, rulesets });
 }
 
 interface Change {
   readonly content: Readonly<Record<string, unknown>>;
-  readonly part: ZoneWrite["part"];
-  readonly ruleset: RulesetEdited | null;
+  readonly parts: readonly ZonePart[];
+  readonly rulesets: readonly RulesetEdited[];
+}
+
+/**
+ * A bundle's sections, each edit applied to the document the one before left (so a ruleset is checked against the
+ * plan the bundle's settings set), their parts and rulesets gathered: the first refusal refuses the whole bundle.
+ */
+function bundleChange(
+  target: EditTarget,
+  version: number,
+  sections: readonly SectionEdit[],
+): Result<Change, ZoneEditFailure> {
+  const previous = target.previous;
+  if (previous === null || previous.version !== version)
+    return err({ kind: "bundle-stale", planned: version, current: previous?.version ?? null });
+  let document: ZoneDocument = previous;
+  const parts: ZonePart[] = [];
+  const rulesets: RulesetEdited[] = [];
+  for (const { section, edit } of sections) {
+    const changed = change({ ...target, previous: document }, edit);
+    if (!changed.ok) return err({ kind: "bundle-section", section, failure: changed.error });
+    // The envelope fields (schema, version, zone) are the previous document's: every change spreads it.
+    document = changed.value.content as ZoneDocument;
+    parts.push(...changed.value.parts);
+    rulesets.push(...changed.value.rulesets);
+  }
+  return ok({ content: document, parts, rulesets });
 }
 
 function change(target: EditTarget, edit: ZoneEdit): Result<Change, ZoneEditFailure> {
   const { previous, now } = target;
-  const section = (name: string, value: unknown, part: Change["part"] = null): Result<Change, never> =>
-    ok({ content: withSection(previous ?? {}, name, value), part, ruleset: null });
+  const section = (name: string, value: unknown, part: ZonePart | null = null): Result<Change, never> =>
+    ok({ content: withSection(previous ?? {}, name, value), parts: part === null ? [] : [part], rulesets: [] });
+  if (edit.kind === "bundle") return bundleChange(target, edit.version, edit.sections);
   if (edit.kind === "settings" || edit.kind === "patch-settings") {
     let settings: ZoneSettings;
     if (edit.kind === "settings") settings = edit.settings;
@@ -221,7 +286,8 @@ function change(target: EditTarget, edit: ZoneEdit): Result<Change, ZoneEditFail
       const applied = applyRulesetEdit(previous, plan, edit.edit, now, target.newId);
       if (!applied.ok) return applied;
       const { phase, ruleset } = applied.value;
-      return ok({ content: withSection(previous, rulesetSection(phase), ruleset), part: null, ruleset: applied.value });
+      const content = withSection(previous, rulesetSection(phase), ruleset);
+      return ok({ content, parts: [], rulesets: [applied.value] });
     }
     case "page": {
       const page = parsePageBody(edit.body, edit.id, plan);

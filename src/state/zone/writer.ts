@@ -72,9 +72,9 @@ export class ZoneWriter extends DurableObject<Env> {
       const target = { zone, previous: previous.value, version, now: new Date(), newId: randomId };
       const applied = applyZoneEdit(target, edit);
       if (!applied.ok) return applied;
-      const { document, text, bytes, part, ruleset } = applied.value;
+      const { document, text, bytes, parts, ruleset, rulesets } = applied.value;
       try {
-        if (part !== null) {
+        for (const part of parts) {
           const key = `${zonePartsPrefix(zone)}${part.name}`;
           if (part.content === null) await this.env.CONFIG.delete(key);
           else await this.env.CONFIG.put(key, part.content);
@@ -87,8 +87,10 @@ export class ZoneWriter extends DurableObject<Env> {
       }
       this.ctx.storage.kv.put("version", version);
       this.ctx.storage.kv.put("document", bytes);
-      if (ruleset?.ruleset) this.versions.record(ruleset.phase, ruleset.ruleset);
-      else if (ruleset) this.versions.deleteRuleset(ruleset.id);
+      for (const written of rulesets) {
+        if (written.ruleset) this.versions.record(written.phase, written.ruleset);
+        else this.versions.deleteRuleset(written.id);
+      }
       return ok({ document, ruleset });
     });
   }

@@ -137,6 +137,7 @@ describe("OpenAPI request examples", () => {
         "putTelemetry",
         "putUrlNormalization",
         "putZoneAnalyticsSettings",
+        "putZoneBundle",
         "patchZone",
         "createZoneAlert",
         "updateZoneAlert",
