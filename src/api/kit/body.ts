@@ -23,18 +23,35 @@ export const MAX_JSON_DEPTH = 32;
 /** The envelope code of a body nested deeper than `MAX_JSON_DEPTH` (beside 10002, a body that is not JSON). */
 export const JSON_TOO_DEEP_CODE = API_CODES["json-too-deep"].code;
 
-/** Reads the body as UTF-8 text, refusing (413) as soon as it passes `limit` bytes. */
-export async function readBodyText(request: Request, limit = MAX_API_BODY_BYTES): Promise<Result<string, ApiFailure>> {
+/**
+ * Reads the body's bytes, refusing (413) as soon as it passes `limit` bytes; `beforeRead` as `readWithin`'s
+ * (src/shared/read-within.ts).
+ */
+export async function readBodyBytes(
+  request: Request,
+  limit = MAX_API_BODY_BYTES,
+  beforeRead?: (size: number) => Promise<void> | undefined,
+): Promise<Result<Uint8Array, ApiFailure>> {
   const declared = request.headers.get("Content-Length");
   if (declared !== null && Number(declared) > limit) return err(API_FAILURES.bodyTooLarge(limit));
-  if (!request.body) return ok("");
-  const bytes = await readWithin(request.body as ReadableStream<Uint8Array>, limit);
-  if (bytes === null) return err(API_FAILURES.bodyTooLarge(limit));
+  if (!request.body) return ok(new Uint8Array(0));
+  const bytes = await readWithin(request.body as ReadableStream<Uint8Array>, limit, beforeRead);
+  return bytes === null ? err(API_FAILURES.bodyTooLarge(limit)) : ok(bytes);
+}
+
+/** A body's bytes as UTF-8 text (a few milliseconds for a body near 1 MiB: a turn's piece for a caller that takes turns). */
+export function bodyText(bytes: Uint8Array): Result<string, ApiFailure> {
   try {
     return ok(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes));
   } catch {
     return err(API_FAILURES.invalidJson("body is not valid UTF-8"));
   }
+}
+
+/** Reads the body as UTF-8 text, refusing (413) as soon as it passes `limit` bytes. */
+export async function readBodyText(request: Request, limit = MAX_API_BODY_BYTES): Promise<Result<string, ApiFailure>> {
+  const bytes = await readBodyBytes(request, limit);
+  return bytes.ok ? bodyText(bytes.value) : bytes;
 }
 
 const QUOTE = 0x22;

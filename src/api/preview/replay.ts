@@ -15,7 +15,7 @@
  * The request phases are not replayed: a draft holds custom error rules and pages only, so a recorded block or
  * origin failure is the same error after; what a draft changes is who answers it and how.
  */
-import { parseJsonText, readBodyText } from "../kit/body";
+import { bodyText, parseJsonText } from "../kit/body";
 import { apiSuccess } from "../kit/envelope";
 import { lintMessages } from "../kit/lint-messages";
 import type { ApiContext } from "../kit/types";
@@ -39,7 +39,7 @@ import { storedRuleset } from "../../state/zone/rulesets/stored";
 import type { StoredRule } from "../../state/zone/rulesets/validate";
 import type { CompiledCustomErrors } from "../../edge/custom-errors/compiled";
 import { overBudget, respond, type DescribedRequest, type ExplainSetup } from "../explain/explain";
-import { inTurn, MANAGEMENT_BUDGET, Turns } from "../explain/turns";
+import { inTurn, MANAGEMENT_BUDGET, pacedBodyBytes, Turns } from "../explain/turns";
 import { RuleRecorder } from "../explain/trace";
 
 export const REPLAY_LIMITS = {
@@ -150,10 +150,12 @@ export async function replay(c: ApiContext, zone: string): Promise<ZoneAnswer> {
 }
 
 async function runReplay(c: ApiContext, zone: string): Promise<ZoneAnswer> {
-  // Read first, then parsed and validated in a turn, as the draft preview's body is (routes.ts).
-  const text = await readBodyText(c.request);
-  if (!text.ok) return err({ kind: "body", failure: text.error });
+  // Read first, then decoded, parsed and validated in a turn, as the draft preview's body is (routes.ts).
+  const bytes = await pacedBodyBytes(c.request);
+  if (!bytes.ok) return err({ kind: "body", failure: bytes.error });
   const input = await inTurn((): Result<ReplayBody, ZoneApiFailure> => {
+    const text = bodyText(bytes.value);
+    if (!text.ok) return err({ kind: "body", failure: text.error });
     const body = parseJsonText(text.value);
     return body.ok ? parseReplayBody(body.value, Date.now()) : err({ kind: "body", failure: body.error });
   });

@@ -13,7 +13,7 @@
  * - `POST /zones/{zone}/preview/replay`: the same draft against the zone's recorded errors of a window (replay.ts,
  *   docs/custom-errors.md "Replay").
  */
-import { parseJsonText, readBodyText } from "../kit/body";
+import { bodyText, parseJsonText } from "../kit/body";
 import { apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
 import { zoneHandler, zoneTarget, type ZoneAnswer, type ZoneApiFailure } from "../kit/zone-section";
@@ -29,7 +29,7 @@ import { parsePreviewBody, type PreviewBody } from "./draft";
 import { draftedZone } from "./drafted-zone";
 import { lintMessages } from "../kit/lint-messages";
 import { replay } from "./replay";
-import { inTurn, Turns } from "../explain/turns";
+import { inTurn, pacedBodyBytes, Turns } from "../explain/turns";
 
 async function preview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const raw = c.params.code ?? "";
@@ -65,11 +65,14 @@ async function draftPreview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
 }
 
 async function runDraftPreview(c: ApiContext, zone: string): Promise<ZoneAnswer> {
-  // Read first (I/O), then parsed and validated in a turn (turns.ts): a body near the 1 MiB limit is a piece of
-  // tens of milliseconds, and eight calls' pieces back to back would hold traffic for all of them.
-  const text = await readBodyText(c.request);
-  if (!text.ok) return err({ kind: "body", failure: text.error });
+  // Read first (I/O, in steps that let traffic go first: turns.ts `pacedBodyBytes`), then decoded, parsed and
+  // validated in a turn: a body near the 1 MiB limit is a piece of tens of milliseconds, and eight calls' pieces back
+  // to back would hold traffic for all of them.
+  const bytes = await pacedBodyBytes(c.request);
+  if (!bytes.ok) return err({ kind: "body", failure: bytes.error });
   const input = await inTurn((): Result<PreviewBody, ZoneApiFailure> => {
+    const text = bodyText(bytes.value);
+    if (!text.ok) return err({ kind: "body", failure: text.error });
     const body = parseJsonText(text.value);
     return body.ok ? parsePreviewBody(body.value, zone) : err({ kind: "body", failure: body.error });
   });

@@ -371,6 +371,67 @@ describe("management turns wait for the traffic in flight", () => {
     expect(taken).toBeGreaterThanOrEqual(beside);
   });
 
+  /** A draft preview whose body (valid JSON padded with spaces to `bytes`) arrives in 4 KiB chunks, as a socket's does. */
+  const chunkedPreview = (zone: string, bytes: number) => {
+    const json = JSON.stringify({ request: { path: "/admin/1", code: 502 } });
+    const body = new TextEncoder().encode(json + " ".repeat(bytes - json.length));
+    let at = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (at >= body.length) return controller.close();
+        controller.enqueue(body.slice(at, at + 4096));
+        at += 4096;
+      },
+    });
+    return call(`/zones/${zone}/preview`, {
+      method: "POST",
+      headers: { ...ADMIN, "content-type": "application/json" },
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
+  };
+
+  it("a draft preview reads its body in steps of bodyBytesPerStep, a timer (a request) running between two", async () => {
+    const zone = uniqueZone("body-steps");
+    await putZone(zone, { plan: "enterprise", origin: loopback(ports.closed) });
+    const bytes = 900 * 1024;
+    const before = turnStats();
+    const ticks = countTurns();
+    const answer = await chunkedPreview(zone, bytes);
+    const ticked = ticks.stop();
+    const after = turnStats();
+    expect(answer.status, answer.text.slice(0, 300)).toBe(200);
+    const steps = after.bodySteps - before.bodySteps;
+    expect(steps).toBeGreaterThanOrEqual(Math.floor(bytes / MANAGEMENT_BUDGET.bodyBytesPerStep) - 1);
+    expect(steps).toBeLessThanOrEqual(Math.ceil(bytes / MANAGEMENT_BUDGET.bodyBytesPerStep));
+    // The timer queued meanwhile ran before each step, and before the preview's turns after it.
+    expect(ticked).toBeGreaterThanOrEqual(steps);
+  });
+
+  it("a draft preview's body waits while a request is in flight, quietWaitMs in all at most", async () => {
+    const zone = uniqueZone("body-quiet");
+    await putZone(zone, { plan: "enterprise", origin: loopback(ports.closed) });
+    const slow = uniqueZone("body-traffic");
+    await putZone(slow, { origin: loopback(ports.http) });
+    const before = turnStats();
+    // In flight for 4 s, far longer than the preview takes even on a loaded machine.
+    const traffic = sendTraffic(`http://${slow}/slow-headers?ms=4000`).then(async (res) => {
+      await res.arrayBuffer();
+      return res.status;
+    });
+    for (let i = 0; i < 1000 && trafficInFlight() === 0; i++) await new Promise((r) => setTimeout(r, 0));
+    expect(trafficInFlight()).toBe(1);
+    const answer = await chunkedPreview(zone, 256 * 1024);
+    const stillInFlight = trafficInFlight();
+    expect(await traffic).toBe(200);
+    const after = turnStats();
+    expect(answer.status, answer.text.slice(0, 300)).toBe(200);
+    // The body stopped for the request, and then went on: the preview was answered while the request was still
+    // in flight (its waiting is bounded, not the request's time).
+    expect(after.bodyPauses - before.bodyPauses).toBeGreaterThan(0);
+    expect(stillInFlight).toBe(1);
+  });
+
   it("API calls are not traffic: a preview's turns never wait for another management call", async () => {
     const zone = uniqueZone("quiet-api");
     await putZone(zone, { plan: "enterprise", origin: loopback(ports.closed) });
