@@ -9,3 +9,11 @@ export class RE2JS {
     throw new Error("re2js is stubbed out in this benchmark build");
   }
 }
+
+/** The engine's set of patterns (src/rules/regex-set.ts), stubbed the same way. */
+export class RE2Set {
+  static readonly UNANCHORED = 0;
+  constructor() {
+    throw new Error("re2js is stubbed out in this benchmark build");
+  }
+}

@@ -7,7 +7,8 @@ import { BoundedCache } from "../shared/bounded-cache";
 import { negotiate, type NegotiationTable } from "../shared/negotiate";
 
 /** The four representations of an error (docs/errors.md). */
-export type ErrorFormat = "json" | "problem+json" | "markdown" | "html";
+export const ERROR_FORMATS = ["json", "problem+json", "markdown", "html"] as const;
+export type ErrorFormat = (typeof ERROR_FORMATS)[number];
 
 /** A negotiated format and the exact Content-Type to send with it. */
 export interface ErrorFormatChoice {

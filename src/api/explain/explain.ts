@@ -145,10 +145,13 @@ export interface ShownResponse {
   readonly answered_by: AnsweredBy;
 }
 
-export type StepOutcome = "answered" | "no-match" | "not-customized" | "not-run" | "passed-through";
+/** The steps of the error path a preview traces, and what each did (the type and the document's enums). */
+export const STEPS = ["rules", "page", "default", "origin"] as const;
+export const STEP_OUTCOMES = ["answered", "no-match", "not-customized", "not-run", "passed-through"] as const;
+export type StepOutcome = (typeof STEP_OUTCOMES)[number];
 
 export interface StepTrace {
-  readonly step: "rules" | "page" | "default" | "origin";
+  readonly step: (typeof STEPS)[number];
   readonly outcome: StepOutcome;
   readonly id?: PageId;
   readonly reason?: string;

@@ -21,8 +21,17 @@ import type { RuleList, RuleListTracer } from "../../rules/rule-list";
 import { fromByteString, type Value, type ValueArray, type ValueMap } from "../../rules/values";
 import type { StoredRule } from "../../state/zone/rulesets/validate";
 
-export type TracedOutcome =
-  "match" | "no-match" | "over-budget" | "skipped-by-index" | "not-reached" | "disabled" | "unusable";
+/** A traced rule's outcome (the type and the document's enum). */
+export const TRACED_OUTCOMES = [
+  "match",
+  "no-match",
+  "over-budget",
+  "skipped-by-index",
+  "not-reached",
+  "disabled",
+  "unusable",
+] as const;
+export type TracedOutcome = (typeof TRACED_OUTCOMES)[number];
 
 export interface RuleTrace {
   /** 0-based position in the ruleset as stored (or sent in the draft). */

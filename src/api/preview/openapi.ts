@@ -1,21 +1,107 @@
 /** The preview endpoints' part of the OpenAPI document (docs/configuration.md), from the same constants as the code. */
 import { COMMON_ERRORS, jsonBody, ok, param, ref, type Json, type OpenApiFragment } from "../kit/openapi";
-import { MAX_SHOWN_BODY_CHARS, PREVIEW_FORMATS } from "../explain/explain";
-import { MAX_SHOWN_CHARS, MAX_SHOWN_ENTRIES } from "../explain/trace";
+import * as z from "zod/mini";
+import { described, named, oneOf } from "../../shared/schema";
+import { ANSWERED_BY } from "../../state/analytics/record";
+import { MAX_SHOWN_BODY_CHARS, PREVIEW_FORMATS, STEP_OUTCOMES, STEPS, type PreviewFormat } from "../explain/explain";
+import { MAX_SHOWN_CHARS, MAX_SHOWN_ENTRIES, TRACED_OUTCOMES } from "../explain/trace";
+import { ERROR_FORMATS } from "../../errors/format";
 import { PREVIEW_BOUNDS, PREVIEW_LIMITED_CODE, REPLAY_BOUNDS } from "../explain/bound";
 import { PREVIEW_CODE } from "./draft";
 import { REPLAY_LIMITS } from "./replay";
 import { API_CODES } from "../kit/codes";
 
-const answeredBy = {
-  type: "object",
-  required: ["kind"],
-  properties: {
-    kind: ref("AnsweredBy"),
-    id: { type: "string", description: "The rule's id, or the page's id" },
-    index: { type: "integer", description: "The rule's 0-based position in the ruleset" },
-  },
-};
+/** Which step answered: a rule (its id and position), a page, the default, or the origin. */
+const ANSWERED = z.object({
+  kind: oneOf(ANSWERED_BY),
+  id: z.optional(described(z.string(), "The rule's id, or the page's id")),
+  index: z.optional(described(z.int(), "The rule's 0-based position in the ruleset")),
+});
+
+/** One answer as a preview shows it. */
+const PREVIEW_SHOWN_RESPONSE = named(
+  z.object({
+    status: z.int(),
+    headers: z.record(z.string(), z.string()),
+    body: described(z.string(), `The body as text, cut at ${MAX_SHOWN_BODY_CHARS} characters`),
+    body_bytes: described(z.int(), "The whole body's size"),
+    body_truncated: z.boolean(),
+    answered_by: ANSWERED,
+  }),
+  { id: "PreviewShownResponse" },
+);
+
+/** A draft preview's answer: the error, the answer in the negotiated format and in each format, the trace. */
+named(
+  // Its members as the route answers them; the document has never marked any required.
+  z.partial(
+    z.object({
+      zone: z.string(),
+      version: described(z.int(), "The saved configuration's version the preview started from"),
+      draft: z.boolean(),
+      request: z.partial(z.object({ method: z.string(), url: z.string() })),
+      error: described(
+        z.record(z.string(), z.unknown()),
+        "{kind: generated, code, status, cause} or {kind: origin-response, status}",
+      ),
+      format: oneOf(ERROR_FORMATS),
+      answered_by: ANSWERED,
+      response: PREVIEW_SHOWN_RESPONSE,
+      responses: z.partialRecord(
+        oneOf(Object.keys(PREVIEW_FORMATS) as [PreviewFormat, ...PreviewFormat[]]),
+        PREVIEW_SHOWN_RESPONSE,
+      ),
+      trace: z.partial(
+        z.object({
+          request_phases: described(
+            z.nullable(z.record(z.string(), z.unknown())),
+            "IP access, firewall custom rules and rate limiting on the described request, as traffic runs them " +
+              "(rate-limiting rules evaluated, never counted): each phase's outcome (blocked, passed, not-run) and " +
+              "its rules' outcomes; `blocked` is the error a phase answered (1006, 1009, 1020), which then replaces " +
+              "the described error",
+          ),
+          steps: z.array(
+            z.partial(
+              z.object({
+                step: oneOf(STEPS),
+                outcome: oneOf(STEP_OUTCOMES),
+                id: z.optional(z.string()),
+                reason: z.optional(z.string()),
+              }),
+            ),
+          ),
+          rules: z.array(
+            z.partial(
+              z.object({
+                index: z.int(),
+                id: z.string(),
+                description: z.string(),
+                expression: z.string(),
+                outcome: oneOf(TRACED_OUTCOMES),
+                cost: described(z.int(), "Budget units spent"),
+                reason: z.optional(z.string()),
+                fields: z.optional(z.array(z.string())),
+              }),
+            ),
+          ),
+          fields: described(
+            z.record(z.string(), z.unknown()),
+            `Every field a rule reads → its value for this request (strings cut at ${MAX_SHOWN_CHARS} ` +
+              `characters, arrays and maps at ${MAX_SHOWN_ENTRIES} entries)`,
+          ),
+        }),
+      ),
+      cost: z.partial(
+        z.object({
+          units: z.int(),
+          budget: described(z.int(), "The request's budget (docs/rules-language.md)"),
+          rule_budget: described(z.int(), "One rule's budget"),
+        }),
+      ),
+    }),
+  ),
+  { id: "PreviewResult" },
+);
 
 /** A 429 of the previews' bounds (src/api/explain/bound.ts), with the `Retry-After` it carries. */
 const limited = (description: string, what: "preview" | "replay"): Json => ({
@@ -169,107 +255,6 @@ export const previewOpenApi: OpenApiFragment = {
           },
         },
         cost: { type: "object" },
-      },
-    },
-    PreviewShownResponse: {
-      type: "object",
-      required: ["status", "headers", "body", "body_bytes", "body_truncated", "answered_by"],
-      properties: {
-        status: { type: "integer" },
-        headers: { type: "object", additionalProperties: { type: "string" } },
-        body: { type: "string", description: `The body as text, cut at ${MAX_SHOWN_BODY_CHARS} characters` },
-        body_bytes: { type: "integer", description: "The whole body's size" },
-        body_truncated: { type: "boolean" },
-        answered_by: answeredBy,
-      },
-    },
-    PreviewResult: {
-      type: "object",
-      properties: {
-        zone: { type: "string" },
-        version: { type: "integer", description: "The saved configuration's version the preview started from" },
-        draft: { type: "boolean" },
-        request: { type: "object", properties: { method: { type: "string" }, url: { type: "string" } } },
-        error: {
-          type: "object",
-          description: "{kind: generated, code, status, cause} or {kind: origin-response, status}",
-        },
-        format: { type: "string", enum: ["json", "problem+json", "markdown", "html"] },
-        answered_by: answeredBy,
-        response: ref("PreviewShownResponse"),
-        responses: {
-          type: "object",
-          properties: Object.fromEntries(Object.keys(PREVIEW_FORMATS).map((f) => [f, ref("PreviewShownResponse")])),
-        },
-        trace: {
-          type: "object",
-          properties: {
-            request_phases: {
-              type: ["object", "null"],
-              description:
-                "IP access, firewall custom rules and rate limiting on the described request, as traffic runs them " +
-                "(rate-limiting rules evaluated, never counted): each phase's outcome (blocked, passed, not-run) and " +
-                "its rules' outcomes; `blocked` is the error a phase answered (1006, 1009, 1020), which then replaces " +
-                "the described error",
-            },
-            steps: {
-              type: "array",
-              items: {
-                type: "object",
-                properties: {
-                  step: { type: "string", enum: ["rules", "page", "default", "origin"] },
-                  outcome: {
-                    type: "string",
-                    enum: ["answered", "no-match", "not-customized", "not-run", "passed-through"],
-                  },
-                  id: { type: "string" },
-                  reason: { type: "string" },
-                },
-              },
-            },
-            rules: {
-              type: "array",
-              items: {
-                type: "object",
-                properties: {
-                  index: { type: "integer" },
-                  id: { type: "string" },
-                  description: { type: "string" },
-                  expression: { type: "string" },
-                  outcome: {
-                    type: "string",
-                    enum: [
-                      "match",
-                      "no-match",
-                      "over-budget",
-                      "skipped-by-index",
-                      "not-reached",
-                      "disabled",
-                      "unusable",
-                    ],
-                  },
-                  cost: { type: "integer", description: "Budget units spent" },
-                  reason: { type: "string" },
-                  fields: { type: "array", items: { type: "string" } },
-                },
-              },
-            },
-            fields: {
-              type: "object",
-              description:
-                `Every field a rule reads → its value for this request (strings cut at ${MAX_SHOWN_CHARS} ` +
-                `characters, arrays and maps at ${MAX_SHOWN_ENTRIES} entries)`,
-            },
-          },
-        },
-        cost: {
-          type: "object",
-          properties: {
-            units: { type: "integer" },
-            budget: { type: "integer", description: "The request's budget (docs/rules-language.md)" },
-            rule_budget: { type: "integer", description: "One rule's budget" },
-          },
-        },
       },
     },
   },

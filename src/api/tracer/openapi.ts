@@ -1,6 +1,7 @@
 /** The request tracer's part of the OpenAPI document (docs/custom-errors.md "Request tracer"), from the code's constants. */
 import { COMMON_ERRORS, jsonBody, ok, param, ref, type OpenApiFragment } from "../kit/openapi";
 import { PREVIEW_LIMITED_CODE } from "../explain/bound";
+import { TRACE_ITEM_TYPES } from "./tracer";
 
 const traceItem = {
   type: "object",
@@ -12,7 +13,7 @@ const traceItem = {
         "url_normalization, ip_access, http_request_firewall_custom, http_ratelimit, origin, http_custom_errors, " +
         "500_errors or 1000_errors (the page), default; a rule's id inside a phase",
     },
-    type: { type: "string", enum: ["phase", "ruleset", "rule", "origin", "page", "default"] },
+    type: { type: "string", enum: [...TRACE_ITEM_TYPES] },
     matched: { type: "boolean", description: "Whether the step acted on the request (a rule: whether it matched)" },
     expression: { type: "string" },
     action: { type: "string" },

@@ -52,10 +52,13 @@ import { requestPhasesOf, type RequestPhasesExplained } from "../explain/request
 import { Turns } from "../explain/turns";
 import type { RuleTrace } from "../explain/trace";
 
+/** The kinds of a trace's items (the type and the document's enum). */
+export const TRACE_ITEM_TYPES = ["phase", "ruleset", "rule", "origin", "page", "default"] as const;
+
 /** The published `TraceItem` (cloudflare SDK `requestTracers.traces`), with this service's `outcome` and `reason`. */
 export interface TraceItem {
   readonly step_name: string;
-  readonly type: "phase" | "ruleset" | "rule" | "origin" | "page" | "default";
+  readonly type: (typeof TRACE_ITEM_TYPES)[number];
   readonly matched: boolean;
   readonly expression?: string;
   readonly action?: string;

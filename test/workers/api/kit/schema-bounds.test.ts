@@ -43,7 +43,6 @@ const HAND_WRITTEN_LEFT: Readonly<Record<string, number>> = {
   "#/components/schemas/ComplianceItem": 1,
   "#/components/schemas/FailureEnvelope": 1,
   "#/components/schemas/Message": 1,
-  "#/components/schemas/PreviewResult": 4,
   "#/components/schemas/TagHistoryEntry": 1,
   "#/components/schemas/TaggedResource": 2,
   "#/components/schemas/TraceItem": 1,
