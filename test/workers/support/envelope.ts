@@ -1,11 +1,12 @@
 /**
- * The management API as tests call it: one request through the real Worker (`exports.default.fetch` on the API
- * host), as the admin unless told otherwise, and the v4 envelope it answers (docs/tags-api.md, docs/configuration.md
- * "API error codes"; src/api/kit/envelope.ts). One declaration for every test, so that a test says what it sends
- * and what it expects, not how to send it.
+ * The management API as tests call it: one request through the real Worker's own `fetch` on the API host
+ * (`workerFetch`: the pool's `exports.default` costs more with every call a file makes), as the admin unless told
+ * otherwise, and the v4 envelope it answers (docs/tags-api.md, docs/configuration.md "API error codes";
+ * src/api/kit/envelope.ts). One declaration for every test, so that a test says what it sends and what it expects,
+ * not how to send it.
  */
-import { exports } from "cloudflare:workers";
 import { expect } from "vitest";
+import { workerFetch } from "./worker-fetch";
 
 /** The admin token of the test configuration (vitest.config.ts `ADMIN_TOKEN`). */
 export const ADMIN = { Authorization: "Bearer test-admin-token" };
@@ -38,8 +39,8 @@ export function apiFetch(
   body?: unknown,
   headers: Readonly<Record<string, string>> = ADMIN,
 ): Promise<Response> {
-  if (body === undefined) return exports.default.fetch(`http://localhost${path}`, { method, headers });
-  return exports.default.fetch(`http://localhost${path}`, {
+  if (body === undefined) return workerFetch(`http://localhost${path}`, { method, headers });
+  return workerFetch(`http://localhost${path}`, {
     method,
     headers: { "Content-Type": "application/json", ...headers },
     body: typeof body === "string" || body instanceof ReadableStream ? body : JSON.stringify(body),
