@@ -16,6 +16,7 @@
  */
 import { launchChromium, WIDTHS, SCHEMES } from "./chromium.ts";
 import { seriousAxeViolations } from "./axe.ts";
+import { oneTab } from "./one-tab.ts";
 import { createHash } from "node:crypto";
 import { mkdir, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
@@ -155,38 +156,7 @@ afterAll(async () => {
   await served?.dispose();
 });
 
-interface Watched {
-  readonly page: Page;
-  readonly requests: string[];
-  readonly problems: string[];
-  readonly status: number | undefined;
-}
-
-/**
- * The file's one tab, and what the load now in it requested and reported. One tab, navigated: a new page per load
- * starts a renderer each time (0.3–0.9 s per page on this 2-core machine), a navigation in the same tab does not.
- */
-let tab: Page | undefined;
-let seen: { requests: string[]; problems: string[] } = { requests: [], problems: [] };
-
-async function open(url: string, width: number, scheme: "light" | "dark"): Promise<Watched> {
-  if (tab === undefined) {
-    tab = await context.newPage();
-    tab.on("request", (r) => seen.requests.push(r.url()));
-    tab.on("console", (m) => {
-      if (/^Failed to load resource: the server responded with a status of \d+/.test(m.text())) return;
-      if (m.type() === "error" || m.type() === "warning") seen.problems.push(m.text());
-    });
-    tab.on("pageerror", (e) => seen.problems.push(String(e)));
-  }
-  await tab.setViewportSize({ width, height: 800 });
-  await tab.emulateMedia({ colorScheme: scheme });
-  // A fresh record per load: what the page before it did is not this page's.
-  seen = { requests: [], problems: [] };
-  const { requests, problems } = seen;
-  const res = await tab.goto(url, { waitUntil: "load" });
-  return { page: tab, requests, problems, status: res?.status() };
-}
+const open = oneTab(() => context);
 
 /** What a person compares between two boxes, read from the box's shadow tree when it has one. */
 interface BoxMetrics {

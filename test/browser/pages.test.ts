@@ -9,6 +9,7 @@
  */
 import { launchChromium, WIDTHS, SCHEMES } from "./chromium.ts";
 import { seriousAxeViolations } from "./axe.ts";
+import { oneTab, type Watched } from "./one-tab.ts";
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { type BrowserContext, type Page } from "playwright-core";
@@ -40,40 +41,11 @@ afterAll(async () => {
   await served?.dispose();
 });
 
-/** A page that records every request it makes and every console error (a CSP violation is one). */
-interface Watched {
-  readonly page: Page;
-  readonly requests: string[];
-  readonly problems: string[];
-}
-
-/**
- * The file's one tab, and what the load now in it requested and reported. One tab, navigated: a new page per load
- * starts a renderer each time (0.3–0.9 s per page on this 2-core machine), a navigation in the same tab does not.
- */
-let tab: Page | undefined;
-let seen: { requests: string[]; problems: string[] } = { requests: [], problems: [] };
+const inTab = oneTab(() => context);
 
 /** `path` on 127.0.0.1, or a full URL (e.g. on a `*.test` zone, which --host-resolver-rules maps to 127.0.0.1). */
-async function open(path: string, width: number, scheme: "light" | "dark"): Promise<Watched> {
-  if (tab === undefined) {
-    tab = await context.newPage();
-    tab.on("request", (r) => seen.requests.push(r.url()));
-    tab.on("console", (m) => {
-      // An error page is served with its error status, which chromium reports; anything else (a CSP violation,
-      // a script error) is a problem.
-      if (/^Failed to load resource: the server responded with a status of \d+/.test(m.text())) return;
-      if (m.type() === "error" || m.type() === "warning") seen.problems.push(m.text());
-    });
-    tab.on("pageerror", (e) => seen.problems.push(String(e)));
-  }
-  await tab.setViewportSize({ width, height: 800 });
-  await tab.emulateMedia({ colorScheme: scheme });
-  // A fresh record per load: what the page before it did is not this page's.
-  seen = { requests: [], problems: [] };
-  const { requests, problems } = seen;
-  await tab.goto(path.startsWith("http") ? path : base + path, { waitUntil: "load" });
-  return { page: tab, requests, problems };
+function open(path: string, width: number, scheme: "light" | "dark"): Promise<Watched> {
+  return inTab(path.startsWith("http") ? path : base + path, width, scheme);
 }
 
 /** On 127.0.0.1: Miniflare, like wrangler dev, refuses `/cdn-cgi/*` for other hosts (docs/architecture.md). */
