@@ -107,7 +107,9 @@ describe("jitter: positive only, never before the hint", () => {
           expect(d.kind).toBe("retry");
           if (d.kind !== "retry") return;
           expect(d.delayMs).toBeGreaterThanOrEqual(60_001);
-          expect(d.delayMs).toBeLessThanOrEqual(Math.ceil(60_001 * (1 + jitter)));
+          // hint + hint × jitter, not hint × (1 + jitter): `1 + jitter` rounds a jitter under 2^-53 away, while the
+          // wait (hint + random × jitter × hint) keeps it and may round up to the next millisecond.
+          expect(d.delayMs).toBeLessThanOrEqual(Math.ceil(60_001 + 60_001 * jitter));
         },
       ),
     );
