@@ -193,7 +193,11 @@ export function prepareBundle(
     for (const [key, policy] of given) {
       const parsed = parseAlertBody(policy, targets);
       if (parsed.ok) alerts.set(key, parsed.value);
-      else issues.add("invalid", `alert_policies.${key}`, parsed.error.message);
+      else {
+        // The policy's own refusals begin with the field they name (`webhook.url must use https`): one path.
+        const [field = "", ...rest] = parsed.error.message.split(" ");
+        issues.add("invalid", `alert_policies.${key}.${field}`, rest.join(" "));
+      }
     }
   }
 
@@ -202,13 +206,13 @@ export function prepareBundle(
     tags = Object.fromEntries(Object.entries(body.tags).map(([key, value]) => [key, String(value)]));
     if (differs(body.tags, now.tags)) {
       if (!c.principal.permissions.has("tags:read") || !c.principal.permissions.has("tags:write"))
+        issues.add("not-allowed", "tags", "need a token with tags:read and tags:write (or leave them out)");
+      else if (now.tags === undefined)
         issues.add(
           "not-allowed",
           "tags",
-          "the zone's tags need a token with tags:read and tags:write (or leave them out)",
+          "cannot be set: the zone belongs to no account, so it has no tags (docs/tags-api.md)",
         );
-      else if (now.tags === undefined)
-        issues.add("not-allowed", "tags", "the zone belongs to no account, so it has no tags (docs/tags-api.md)");
     }
   }
 

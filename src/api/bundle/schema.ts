@@ -14,6 +14,7 @@ import { URL_NORMALIZATION_BODY } from "../../state/zone/url-normalization/valid
 import { TELEMETRY_BODY } from "../../state/zone/telemetry/settings";
 import { ALERT_POLICY_BODY } from "../../state/analytics/alerts";
 import { TAG_KEY, TAG_VALUE } from "../../state/tags/tag-schema";
+import { MAX_KEY_CODE_POINTS } from "../../state/tags/errors";
 import { text } from "../../shared/schema";
 
 const SHA256 = text({ pattern: /^[0-9a-f]{64}$/ }, "must be 64 lower-case hex characters (a SHA-256)");
@@ -69,7 +70,16 @@ export const ZONE_BUNDLE = named(
         "By policy id; the signing secret is never shown",
       ),
       tags: described(
-        z.optional(z.record(TAG_KEY, TAG_VALUE)),
+        // A key refused is worded as the tags API words it, not as the schema's bare `is not valid`.
+        z.optional(
+          z.record(TAG_KEY, TAG_VALUE, {
+            error: (issue) =>
+              issue.code === "invalid_key"
+                ? "is not a valid tag key: letters of any script (with combining marks), decimal digits, '_', '.' " +
+                  `and '-', at most ${MAX_KEY_CODE_POINTS} code points`
+                : undefined,
+          }),
+        ),
         "The zone's own tags (shown to a token with tags:read, for a zone in an account)",
       ),
     },

@@ -27,6 +27,8 @@ interface Row {
   readonly code: number;
   /** Every message of `errors`, in order. */
   readonly messages: readonly string[];
+  /** A GET path (`{zone}` as in `path`) whose ETag the refusal must leave as it was: the refusal changed nothing. */
+  readonly keeps?: string;
 }
 
 const SETTING = "Invalid zone setting: ";
@@ -750,6 +752,7 @@ const ROWS: readonly Row[] = [
   ...tagBodyRows(),
   ...bulkRows(),
   ...rulesetRows(),
+  ...bundleRows(),
 ];
 
 /**
@@ -1821,6 +1824,112 @@ function bulkRows(): Row[] {
   ];
 }
 
+/**
+ * Bundles (docs/config-as-code.md "Planning and applying"): one bad section each, the rest left out (a section left
+ * out is left as it is). The bundle's schema answers 20150 with every issue named by section and field; a section's
+ * own validator answers its own code, prefixed by the section. Each refusal leaves the bundle's ETag as it was.
+ */
+function bundleRows(): Row[] {
+  const row = (what: string, body: unknown, messages: readonly string[], code = 20150, status = 400): Row => ({
+    what,
+    method: "PUT",
+    path: "/zones/{zone}/bundle",
+    body,
+    status,
+    code,
+    messages,
+    keeps: "/zones/{zone}/bundle",
+  });
+  const bundle = "Invalid bundle: ";
+  const firewall = "http_request_firewall_custom";
+  const policy = { name: "p", kind: "threshold", metric: "errors", window_minutes: 5, above: 10 };
+  return [
+    row("a body that is no object", [1], [`${bundle}body must be a JSON object`]),
+    row("a section that is no section", { colour: 1 }, [`${bundle}colour is not a section of a bundle`]),
+    row("a zone that is not the path's", { zone: "other.example" }, [
+      `${bundle}zone must be ${ZONE} (the path's zone)`,
+    ]),
+    row("settings with a plan not in the list", { settings: { plan: "gold", origin: ORIGIN } }, [
+      `${bundle}settings.plan must be one of free, pro, business, enterprise`,
+    ]),
+    row("settings whose origin is an API host", { settings: { plan: "business", origin: "http://localhost:8080" } }, [
+      `${bundle}settings.origin must not be a host of API_HOSTS, on any port (docs/origin.md)`,
+    ]),
+    row("a phase that is no phase", { rulesets: { http_log: { rules: [] } } }, [
+      `${bundle}rulesets.http_log is not a phase`,
+    ]),
+    row("rules that are no list", { rulesets: { [firewall]: { rules: 5 } } }, [
+      `${bundle}rulesets.${firewall}.rules must be an array of rules`,
+    ]),
+    row("a field that is no field of a ruleset", { rulesets: { [firewall]: { rules: [], kind: "zone" } } }, [
+      `${bundle}rulesets.${firewall}.kind is not a field of a bundle's ruleset (rules, name, description)`,
+    ]),
+    row(
+      "a rule whose expression does not compile (the rulesets API's own validator and code)",
+      { rulesets: { [firewall]: { rules: [{ expression: "http.request.uri.path eq", action: "block" }] } } },
+      [
+        `Bundle section rulesets.${firewall}: rules[0].expression: 1:25: expected a value after the operator, found the end of the expression`,
+      ],
+      20021,
+    ),
+    row("a page that is no page", { custom_pages: { "404_errors": { state: "default" } } }, [
+      `${bundle}custom_pages.404_errors is not a custom page`,
+    ]),
+    row("a page whose state is not in the list", { custom_pages: { "500_errors": { state: "gone" } } }, [
+      `${bundle}custom_pages.500_errors.state must be "customized" or "default"`,
+    ]),
+    row(
+      "an asset whose hash is no SHA-256",
+      { custom_assets: { a: { url: "https://x.example/a.html", sha256: "ab" } } },
+      [`${bundle}custom_assets.a.sha256 must be 64 lower-case hex characters (a SHA-256)`],
+    ),
+    row(
+      "an access rule whose mode is not in the list",
+      { access_rules: { rules: [{ mode: "allow", configuration: { target: "ip", value: "192.0.2.1" } }] } },
+      [`${bundle}access_rules.rules[0].mode must be one of: block`],
+    ),
+    row("URL normalisation of an unknown type", { url_normalization: { type: "strict", scope: "incoming" } }, [
+      `${bundle}url_normalization.type must be one of cloudflare, rfc3986`,
+    ]),
+    row(
+      "telemetry whose endpoint is not https",
+      { telemetry: { otlp: { ...OTLP_OK, endpoint: "ftp://otlp.example.net/v1/traces" } } },
+      [`${bundle}telemetry.otlp.endpoint must use https`],
+    ),
+    row(
+      "a telemetry header shown as set with no value stored",
+      { telemetry: { otlp: { ...OTLP_OK, headers: { "x-api-key": "set" } } } },
+      [
+        `${bundle}telemetry.otlp.headers.x-api-key is "set" but no value is stored for it: send the value once with PUT /zones/{zone}/telemetry`,
+      ],
+    ),
+    row("an alert policy without a webhook", { alert_policies: { p: policy } }, [
+      `${bundle}alert_policies.p.webhook must be {"url": "https://…"}`,
+    ]),
+    row(
+      "an alert policy whose webhook is no https URL",
+      { alert_policies: { p: { ...policy, webhook: { url: "http://hooks.example.com/a" } } } },
+      [
+        `${bundle}alert_policies.p.webhook.url must use https (http only for a loopback receiver under \`wrangler dev\`)`,
+      ],
+    ),
+    row("a tag key with a space", { tags: { "bad key": "x" } }, [
+      `${bundle}tags.bad key is not a valid tag key: letters of any script (with combining marks), decimal digits, '_', '.' and '-', at most 256 code points`,
+    ]),
+    row("tags for a zone in no account", { tags: { env: "production" } }, [
+      `${bundle}tags cannot be set: the zone belongs to no account, so it has no tags (docs/tags-api.md)`,
+    ]),
+    row(
+      "two bad sections at once: every issue, by section and field",
+      { settings: { plan: "gold", origin: ORIGIN }, url_normalization: { type: "strict", scope: "incoming" } },
+      [
+        `${bundle}settings.plan must be one of free, pro, business, enterprise`,
+        `${bundle}url_normalization.type must be one of cloudflare, rfc3986`,
+      ],
+    ),
+  ];
+}
+
 let rulesetId = "";
 
 beforeAll(async () => {
@@ -1832,10 +1941,21 @@ beforeAll(async () => {
   rulesetId = (firewall.result as { id: string }).id;
 });
 
+/** The ETag a GET of `path` answers (it must answer one). */
+async function etag(path: string): Promise<string> {
+  const answer = await api("GET", path.replace("{zone}", ZONE));
+  expect(answer.status).toBe(200);
+  const tag = answer.headers.get("ETag");
+  expect(tag).toMatch(/^"/);
+  return tag ?? "";
+}
+
 describe("bad bodies name the field and the rule", () => {
   it.each(ROWS.map((row) => [`${row.method} ${row.path}: ${row.what}`, row] as const))("%s", async (_, row) => {
+    const kept = row.keeps === undefined ? undefined : await etag(row.keeps);
     const answer = await api(row.method, row.path.replace("{zone}", ZONE).replace("{ruleset}", rulesetId), row.body);
     expect(answer.status).toBe(row.status);
     expect(answer.body.errors).toEqual(row.messages.map((message) => ({ code: row.code, message })));
+    if (row.keeps !== undefined) expect(await etag(row.keeps)).toBe(kept);
   });
 });
