@@ -4,7 +4,7 @@
  * (openapi.ts), the OpenAPI document's.
  */
 import * as z from "zod/mini";
-import { int, type Message } from "../../shared/schema";
+import { int, named, oneOf, type Message } from "../../shared/schema";
 import { err, ok, type Result } from "../../shared/result";
 import { oneIssue, type Issues } from "../../shared/validation";
 
@@ -55,3 +55,15 @@ export function pageFields(
 
 /** The parameters of `fields` that are numbers (`page`, `per_page`). */
 export const PAGE_PARAMETERS = ["page", "per_page"] as const;
+
+/**
+ * A yes-or-no query parameter as the published API spells it (`?dry_run=true`): exactly `true` or `false`, any
+ * other spelling refused, so a typo never reads as the default. The component `TrueOrFalse`.
+ */
+export const TRUE_OR_FALSE = named(oneOf(["true", "false"]), { id: "TrueOrFalse" });
+
+/** A `TRUE_OR_FALSE` value as a boolean, or `undefined` when it is no such value. */
+export function trueOrFalse(value: string): boolean | undefined {
+  const parsed = TRUE_OR_FALSE.safeParse(value);
+  return parsed.success ? parsed.data === "true" : undefined;
+}
