@@ -16,15 +16,21 @@ const MAX_PAGE = 1_000_000;
 
 /**
  * The query as an object: each parameter at most once (a repeated one is refused: which of two values was meant is
- * not guessed), the numerals of the `numeric` parameters as numbers.
+ * not guessed), the numerals of the `numeric` parameters as numbers, and the `repeatable` ones (`tag=a&tag=b`, a
+ * list as OpenAPI's form style writes it) as the array of their values, however many.
  */
 export function queryObject(
   params: URLSearchParams,
   numeric: readonly string[],
-): Result<Record<string, string | number>, Issues> {
-  const out: Record<string, string | number> = {};
+  repeatable: readonly string[] = [],
+): Result<Record<string, string | number | string[]>, Issues> {
+  const out: Record<string, string | number | string[]> = {};
   for (const name of new Set(params.keys())) {
     const values = params.getAll(name);
+    if (repeatable.includes(name)) {
+      out[name] = values;
+      continue;
+    }
     const shown = name.length > 40 ? `${name.slice(0, 40)}…` : name;
     if (values.length > 1) return err(oneIssue("not-allowed", shown, "must be given once"));
     const value = values[0] ?? "";
