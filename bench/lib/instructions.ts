@@ -112,6 +112,11 @@ export interface CountedWorker {
   readonly served: Served;
   /** Instructions per request: the median over `options.windows` windows (`CountOptions`). */
   perRequest(send: () => Promise<void>, options: CountOptions): Promise<number>;
+  /**
+   * The instructions the process ran since it started (or since the last count): a dump without zeroing first. The
+   * startup suite's count of a fresh process from its start to its first answer.
+   */
+  sinceStart(): number;
   dispose(): Promise<void>;
 }
 
@@ -223,6 +228,17 @@ const PIPE_SETTLE_MS = 50;
  * the median over the windows of instructions per request. With `events` (workerd's V8 trace lines counted), each
  * window also reports what V8 did during it.
  */
+/** Dumps callgrind process `pid`'s counts into `directory` (`callgrind_control -d`) and returns the dump's total. */
+function dumpTotal(pid: string, directory: string): number {
+  const dumps = (): string[] => readdirSync(directory).filter((name) => name.startsWith(`cg.${pid}.out.`));
+  const before = new Set(dumps());
+  execFileSync("callgrind_control", ["-d", pid], { stdio: "ignore" });
+  const fresh = dumps().find((name) => !before.has(name));
+  const total = fresh === undefined ? null : callgrindTotal(readFileSync(join(directory, fresh), "utf8"));
+  if (total === null) throw new Error(`no callgrind dump for workerd ${pid} in ${directory}`);
+  return total;
+}
+
 export function windowCounter(
   pid: string,
   directory: string,
@@ -306,6 +322,7 @@ export async function serveCounted(
   return {
     served,
     perRequest: windowCounter(pid, directory, events),
+    sinceStart: () => dumpTotal(pid, directory),
     async dispose() {
       await served.dispose();
       if (existsSync(directory)) rmSync(directory, { recursive: true, force: true });

@@ -21,7 +21,7 @@
  * | `/asset/broken-link.html` | 200 HTML linking a stylesheet that answers 404 |
  * | `/asset/counter.html?id=X` | 200 HTML naming how often `id` was asked (refetch on update), and the request's X-Forwarded-Host |
  * | `/errors/maintenance.html` | 200 HTML (the path of the assets' OpenAPI examples) |
- * | `/asset/slow-image.html` | 200 HTML whose image (`/slow-headers?ms=5000`) answers late |
+ * | `/asset/slow-image.html` | 200 HTML whose image (`/slow-headers?ms=20000`) answers late |
  * | `/asset/repeat.html?n=N&kb=K&via=V` | 200 HTML referencing `/asset/blob.png?kb=K` N times: `<img>` tags (`via=img`), `url()`s in a `<style>` (`css`), or N links to `/asset/repeat.css?n=1&kb=K` (`sheet`) |
  * | `/asset/repeat.css?n=N&kb=K` | CSS with N `url()`s of `/asset/blob.png?kb=K` |
  * | `/asset/blob.png?kb=K` | `image/png`, K KiB |
@@ -212,7 +212,7 @@ async function route(req: IncomingMessage, res: ServerResponse, state: State): P
       await drain(req);
       res
         .writeHead(200, { "Content-Type": "text/html" })
-        .end('<html><body><img src="/slow-headers?ms=5000"></body></html>');
+        .end('<html><body><img src="/slow-headers?ms=20000"></body></html>');
       return;
     case "/release":
       state.releaseOf(id).resolve();

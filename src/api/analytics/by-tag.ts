@@ -12,7 +12,9 @@
 import { accountInScope, zoneInScope, type AccessTarget } from "../kit/auth";
 import { API_FAILURES, apiFailureResponse, apiSuccess, failureOf, type ApiFailure } from "../kit/envelope";
 import type { ApiContext } from "../kit/types";
-import type { Answer } from "../../shared/schema";
+import { described, fields, named, parseWith, text, type Answer } from "../../shared/schema";
+import * as z from "zod/mini";
+import { queryObject } from "../kit/query";
 import { ERRORS_BY_TAG, type ERRORS_BY_TAG_ANSWER } from "./schemas";
 import { zoneApiFailure } from "../kit/zone-section";
 import { toApiFailure } from "../tags/api-failure";
@@ -23,14 +25,12 @@ import type { CountQuery } from "../../state/analytics/query";
 import { STEP_MS } from "../../state/analytics/schema";
 import { storedShardPlan } from "../../state/analytics/shards";
 import { decodeCursor, type DecodedCursor } from "../../state/tags/cursor";
+import { EFFECTIVE, TAG_FILTERS } from "../../state/tags/tag-schema";
 import type { ResourceQuery, TaggedResource } from "../../state/tags/types";
 import { lookupZone } from "../../state/zone/cache";
 import { zoneAccountId } from "../../state/zone/schema";
-import { parseCountQuery } from "./params";
+import { COUNT_NUMERIC, COUNT_WINDOW, countWindow } from "./params";
 
-/** This endpoint's own parameters; the rest are the zone analytics API's (params.ts). */
-const OWN = new Set(["tag", "group_by", "effective"]);
-const COUNT_PARAMS = new Set(["since", "until", "step", "code", "source", "answered_by", "format"]);
 const GROUP_PREFIX = "tag:";
 
 interface ByTagQuery {
@@ -50,46 +50,54 @@ export function accountZonesTarget(params: Readonly<Record<string, string>>): Re
   return isAccountId(params.account ?? "") ? ok({ kind: "zone-list" }) : err(API_FAILURES.notFound());
 }
 
-const invalid = (message: string): ApiFailure => zoneApiFailure({ kind: "invalid-analytics-query", message }, "");
+/**
+ * The query: the zone API's window and filters, `group_by=tag:<key>`, and the tag listings' `tag=` filters and
+ * `effective`. The validator and, through `queryParameters`, the document's parameters.
+ */
+export const BY_TAG_QUERY = named(
+  fields(
+    {
+      tag: z.optional(TAG_FILTERS),
+      group_by: z.optional(
+        described(
+          text({ pattern: /^(?:tag:.+)?$/ }, "must be tag:<key> (a zone tag key, e.g. tag:team)"),
+          "tag:<key>: one group per value of the key, and one (value null) for zones without it",
+        ),
+      ),
+      effective: z.optional(EFFECTIVE),
+      ...COUNT_WINDOW,
+    },
+    "is not a parameter of this query (tag, group_by, effective, since, until, step, code, source, answered_by, format)",
+  ),
+  { id: "ErrorsByTagQuery", example: { tag: ["env=prod"], group_by: "tag:team", step: "hour" } },
+);
 
 /**
- * Parses the query: unknown or repeated parameters (10101) → the zone API's window and filters (10101, 10102) →
- * `group_by` (10101; its key as a tag key, 1014 / 1011) → the `tag=` filters and `effective` as the tag listings
- * take them (1010, 1007, 1014, 1011, 1013, 1012).
+ * Parses the query: the schema's refusals (10101: unknown or repeated parameters, the window, the filters, the
+ * shape of `group_by`) → the window's limits (10102) → `group_by`'s key as a tag key (1014 / 1011) → the `tag=`
+ * filters and `effective` as the tag listings take them (1010, 1007, 1014, 1011, 1013, 1012).
  */
 export function parseByTagQuery(params: URLSearchParams, account: string, now: number): Result<ByTagQuery, ApiFailure> {
-  const countParams = new URLSearchParams();
-  const tagParams = new URLSearchParams();
-  for (const [name, value] of params) {
-    if (!OWN.has(name) && !COUNT_PARAMS.has(name))
-      return err(
-        invalid(
-          `unknown parameter ${JSON.stringify(name.slice(0, 100))}; known: ${[...COUNT_PARAMS, ...OWN].join(", ")}`,
-        ),
-      );
-    if (name !== "tag" && params.getAll(name).length > 1) return err(invalid(`parameter ${name} given more than once`));
-    if (COUNT_PARAMS.has(name)) countParams.append(name, value);
-    else if (name !== "group_by") tagParams.append(name, value);
-  }
-  const count = parseCountQuery(countParams, now);
+  const given = queryObject(params, COUNT_NUMERIC, ["tag"]);
+  // The tag filters and `effective` are read below, as the tag listings read them, with their codes.
+  const { tag: _filters, effective: _effective, ...rest } = given.ok ? given.value : {};
+  const parsed = given.ok ? parseWith(BY_TAG_QUERY, rest) : given;
+  if (!parsed.ok) return err(zoneApiFailure({ kind: "invalid-analytics-query", issues: parsed.error }, ""));
+  const q = parsed.value;
+  const count = countWindow(q, now);
   if (!count.ok) return err(zoneApiFailure(count.error, ""));
   let groupKey: string | null = null;
-  const group = params.get("group_by");
-  if (group !== null && group !== "") {
-    if (!group.startsWith(GROUP_PREFIX))
-      return err(
-        invalid(
-          `group_by must be tag:<key> (a zone tag key, e.g. tag:team); got ${JSON.stringify(group.slice(0, 100))}`,
-        ),
-      );
-    const key = validateKey(group.slice(GROUP_PREFIX.length));
+  if (q.group_by !== undefined && q.group_by !== "") {
+    const key = validateKey(q.group_by.slice(GROUP_PREFIX.length));
     if (!key.ok) return err(toApiFailure(key.error));
     groupKey = key.value;
   }
+  const tagParams = new URLSearchParams();
+  for (const name of ["tag", "effective"]) for (const value of params.getAll(name)) tagParams.append(name, value);
   const resources = parseResourceQuery(tagParams, account);
   if (!resources.ok) return err(toApiFailure(resources.error));
   return ok({
-    count: count.value,
+    count: { ...count.value, groupBy: [] },
     resources: { ...resources.value, types: ["zone"] },
     tagFilters: params.getAll("tag"),
     groupKey,

@@ -1,33 +1,23 @@
 /** The analytics endpoints' part of the OpenAPI document (docs/configuration.md, docs/analytics.md). */
-import { COMMON_ERRORS, jsonBody, ok, param, ref, type Json, type OpenApiFragment } from "../kit/openapi";
-import { RAY_FIELDS, TIMESTAMP_FORMATS } from "./ray";
+import {
+  COMMON_ERRORS,
+  jsonBody,
+  ok,
+  param,
+  queryParameters,
+  ref,
+  type Json,
+  type OpenApiFragment,
+} from "../kit/openapi";
+import { RAY_QUERY } from "./ray";
+import { COUNT_QUERY } from "./params";
+import { BY_TAG_QUERY } from "./by-tag";
 import { API_CODES } from "../kit/codes";
 import { DEFAULT_SHARDS, MAX_SHARDS } from "../../state/analytics/shards";
 import { alertPaths } from "./alerts-openapi";
-import { MAX_FILTERS } from "../../state/tags/errors";
 // The components named below (bodies, answers, the lists of steps, sources and answerers) are registered there.
 import { ERRORS_BY_TAG } from "./schemas";
 
-const query = (name: string, description: string, schema: Json): Json => ({
-  name,
-  in: "query",
-  required: false,
-  description,
-  schema,
-});
-
-/** The window and the filters, as the zone's counts and the account's by-tag counts both read them. */
-const WINDOW = [
-  query("since", "RFC 3339 or epoch seconds; default until − 1 h", { type: "string" }),
-  query("until", "RFC 3339 or epoch seconds; default now", { type: "string" }),
-  query("step", "minute (range ≤ 24 h, last 3 days) or hour (range ≤ 35 days)", ref("AnalyticsStep")),
-];
-const FILTERS = [
-  query("code", "filter", { type: "integer" }),
-  query("source", "filter", ref("ErrorSource")),
-  query("answered_by", "filter", ref("AnsweredBy")),
-  query("format", "filter", { type: "string" }),
-];
 const RAY: Json = { name: "ray", in: "path", required: true, schema: ref("RayId") };
 
 export const analyticsOpenApi: OpenApiFragment = {
@@ -60,13 +50,7 @@ export const analyticsOpenApi: OpenApiFragment = {
         operationId: "zoneErrorAnalytics",
         summary: "Counts of generated errors and passed-through origin errors over time, grouped, with error rates",
         security: [{ bearer: ["zones:read"] }],
-        parameters: [
-          ...WINDOW,
-          query("group_by", "up to 2 of code, source, answered_by, format, comma-separated (≤ 50 series)", {
-            type: "string",
-          }),
-          ...FILTERS,
-        ],
+        parameters: queryParameters(COUNT_QUERY),
         responses: { "200": ok("Series, top codes and top paths", ref("ErrorCounts")), ...COMMON_ERRORS },
       },
     },
@@ -83,24 +67,7 @@ export const analyticsOpenApi: OpenApiFragment = {
           "`tags:read`; a token scoped to zones (not to the account) sees only its own zones, and the groups are " +
           "computed over those (`scope: token-zones`). The window, step and filters are the zone API's.",
         security: [{ bearer: ["zones:read", "tags:read"] }],
-        parameters: [
-          {
-            name: "tag",
-            in: "query",
-            style: "form",
-            explode: true,
-            description: `zone tag filters, ANDed (≤ ${MAX_FILTERS}): k, k=v, k=v1,v2, !k, k!=v`,
-            schema: { type: "array", maxItems: MAX_FILTERS, items: { type: "string" } },
-            example: ["env=prod"],
-          },
-          query("group_by", "tag:<key>: one group per value of the key, and one (value null) for zones without it", {
-            type: "string",
-            pattern: "^tag:.+$",
-          }),
-          query("effective", "true: filters and groups read effective (inherited) tags", { enum: ["true", "false"] }),
-          ...WINDOW,
-          ...FILTERS,
-        ],
+        parameters: queryParameters(BY_TAG_QUERY),
         responses: {
           "200": ok("Counts, requests and error rates per group and per zone", ref("ErrorsByTag")),
           ...COMMON_ERRORS,
@@ -123,16 +90,7 @@ export const analyticsOpenApi: OpenApiFragment = {
         summary:
           "The recorded error of a Ray ID as a Logpull record (the published logs.RayID.get shape, not enveloped), within 7 days",
         security: [{ bearer: ["zones:read"] }],
-        parameters: [
-          query(
-            "fields",
-            `Comma-separated, no whitespace, each recorded: ${Object.keys(RAY_FIELDS).join(", ")} (default: all)`,
-            { type: "string" },
-          ),
-          query("timestamps", "unixnano (default, integer), unix (integer seconds) or rfc3339 (string)", {
-            enum: [...TIMESTAMP_FORMATS],
-          }),
-        ],
+        parameters: queryParameters(RAY_QUERY),
         responses: {
           "200": {
             description: "The record: one JSON object",

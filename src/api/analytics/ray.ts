@@ -25,7 +25,9 @@ import {
 import { zoneLookup } from "../../state/analytics/fan-out";
 import { planOf } from "./store";
 import type { ERROR_OCCURRENCE, ERROR_PHASE } from "./schemas";
-import type { Answer } from "../../shared/schema";
+import { described, fields, named, oneOf, parseWith, type Answer } from "../../shared/schema";
+import { queryObject } from "../kit/query";
+import * as z from "zod/mini";
 
 /** One phase of a recorded error, as the lookups show it (docs/analytics.md "Ray lookup"). */
 export type PhaseOutcome = Answer<typeof ERROR_PHASE>;
@@ -175,33 +177,60 @@ function blockedByRule(detail: RequestDetail | null): boolean {
   );
 }
 
-/** The published lookup's query, checked: `fields` (comma-separated, no whitespace, each known) and `timestamps`. */
+/** At most this many names in `fields` (the recorded ones are fewer), in at most this many characters. */
+const MAX_FIELDS = 64;
+const MAX_FIELDS_CHARS = 2048;
+
+/** What is wrong with a `fields` list, or null. */
+function fieldsProblem(raw: string): string | null {
+  const names = raw.split(",");
+  if (names.length > MAX_FIELDS) return `must name at most ${MAX_FIELDS} fields`;
+  for (const name of names) {
+    if (name === "" || /\s/.test(name)) return "must be a comma-separated list of field names without whitespace";
+    if (!Object.hasOwn(RAY_FIELDS, name))
+      return `names ${JSON.stringify(name.slice(0, 64))}, not a field this service records (${Object.keys(RAY_FIELDS).join(", ")})`;
+  }
+  return null;
+}
+
+/** The published lookup's query: `fields` (comma-separated, no whitespace, each recorded) and `timestamps`. */
+export const RAY_QUERY = named(
+  fields(
+    {
+      fields: z.optional(
+        described(
+          z.string().check(
+            z.maxLength(MAX_FIELDS_CHARS, { error: `must name at most ${MAX_FIELDS} fields`, abort: true }),
+            z.superRefine((raw, context) => {
+              const problem = fieldsProblem(raw);
+              if (problem !== null) context.issues.push({ code: "custom", message: problem, input: raw });
+            }),
+          ),
+          `Comma-separated, no whitespace, each recorded: ${Object.keys(RAY_FIELDS).join(", ")} (default: all)`,
+        ),
+      ),
+      timestamps: z._default(
+        described(
+          oneOf(TIMESTAMP_FORMATS),
+          "unixnano (integer nanoseconds), unix (integer seconds) or rfc3339 (string)",
+        ),
+        "unixnano",
+      ),
+    },
+    "is not a parameter of the lookup (fields, timestamps)",
+  ),
+  { id: "RayLogQuery", example: { fields: "RayID,EdgeStartTimestamp,EdgePhases", timestamps: "rfc3339" } },
+);
+
+/** The published lookup's query, checked: the fields to answer (all by default, each once) and `timestamps`. */
 export function parseRayQuery(
   params: URLSearchParams,
 ): Result<{ readonly fields: readonly string[]; readonly timestamps: TimestampFormat }, ZoneApiFailure> {
-  const refuse = (message: string) => err({ kind: "invalid-rayid-query" as const, message });
-  for (const key of new Set(params.keys())) {
-    if (key !== "fields" && key !== "timestamps")
-      return refuse(`Unknown parameter ${JSON.stringify(key.slice(0, 64))}: the lookup takes fields and timestamps`);
-    if (params.getAll(key).length > 1) return refuse(`The parameter ${key} is repeated`);
-  }
-  const timestamps = params.get("timestamps") ?? "unixnano";
-  if (!(TIMESTAMP_FORMATS as readonly string[]).includes(timestamps))
-    return refuse(`timestamps must be one of ${TIMESTAMP_FORMATS.join(", ")}`);
-  const raw = params.get("fields");
-  if (raw === null) return ok({ fields: Object.keys(RAY_FIELDS), timestamps: timestamps as TimestampFormat });
-  const fields = raw.split(",");
-  if (raw.length > 2048 || fields.length > 64) return refuse("fields must name at most 64 fields");
-  for (const name of fields) {
-    if (name === "" || /\s/.test(name))
-      return refuse("fields must be a comma-separated list of field names without whitespace");
-    if (!Object.hasOwn(RAY_FIELDS, name))
-      return refuse(
-        `Unknown field ${JSON.stringify(name.slice(0, 64))}: the fields this service records are ` +
-          Object.keys(RAY_FIELDS).join(", "),
-      );
-  }
-  return ok({ fields: [...new Set(fields)], timestamps: timestamps as TimestampFormat });
+  const given = queryObject(params, []);
+  const parsed = given.ok ? parseWith(RAY_QUERY, given.value) : given;
+  if (!parsed.ok) return err({ kind: "invalid-rayid-query", issues: parsed.error });
+  const { fields: raw, timestamps } = parsed.value;
+  return ok({ fields: raw === undefined ? Object.keys(RAY_FIELDS) : [...new Set(raw.split(","))], timestamps });
 }
 
 /** `GET /zones/{zone}/logs/rayids/{ray}`: the record as a Logpull line (one JSON object; Ray IDs are unique here). */

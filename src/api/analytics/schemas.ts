@@ -35,8 +35,8 @@ const counts = (description?: string) => {
 const anyObject = () => z.record(z.string(), z.unknown());
 
 export const ANALYTICS_STEP = named(oneOf(Object.keys(STEP_MS) as [Step, ...Step[]]), { id: "AnalyticsStep" });
-const ERROR_SOURCE = named(oneOf(SOURCES), { id: "ErrorSource" });
-const ANSWERED_BY_SCHEMA = named(oneOf(ANSWERED_BY), { id: "AnsweredBy" });
+export const ERROR_SOURCE = named(oneOf(SOURCES), { id: "ErrorSource" });
+export const ANSWERED_BY_SCHEMA = named(oneOf(ANSWERED_BY), { id: "AnsweredBy" });
 export const RAY_ID = named(z.string().check(z.regex(RAY_ID_PATTERN)), { id: "RayId", example: "8f3a2c1d4e5b6a79" });
 
 /** `PUT /zones/{zone}/analytics/settings`: the one setting, the shard count. */

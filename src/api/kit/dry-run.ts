@@ -15,6 +15,7 @@
 import { API_CODES } from "./codes";
 import { apiSuccess, failureOf, type ApiFailure, type ApiMessage } from "./envelope";
 import { err, ok, type Result } from "../../shared/result";
+import { trueOrFalse } from "./query";
 
 /** The envelope code of an invalid or unsupported `dry_run` parameter (docs/configuration.md, error table). */
 export const DRY_RUN_CODE = API_CODES["invalid-dry-run"].code;
@@ -33,9 +34,9 @@ export function readDryRun(method: string, url: URL, supported: boolean): Result
     return err(failureOf("invalid-dry-run", "dry_run is not supported on this endpoint; nothing was done"));
   }
   if (values.length > 1) return err(failureOf("invalid-dry-run", "dry_run must be given once"));
-  const [value] = values;
-  if (value === "true") return ok(true);
-  if (value === "false") return ok(false);
+  const [value = ""] = values;
+  const given = trueOrFalse(value);
+  if (given !== undefined) return ok(given);
   return err(failureOf("invalid-dry-run", `dry_run must be true or false, not ${JSON.stringify(value)}`));
 }
 

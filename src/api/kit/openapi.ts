@@ -7,7 +7,9 @@
  */
 import { MAX_API_BODY_BYTES } from "./body";
 import * as z from "zod/mini";
-import { API_SCHEMAS } from "../../shared/schema";
+import { API_SCHEMAS, type Schema } from "../../shared/schema";
+import { ACCOUNT_ID_TEXT } from "../../state/zone/schema";
+import { TRUE_OR_FALSE } from "./query";
 
 export type Json = string | number | boolean | null | readonly Json[] | { readonly [key: string]: Json };
 
@@ -51,48 +53,8 @@ function errorResponse(description: string): Json {
   return { description, content: { "application/json": { schema: ref("FailureEnvelope") } } };
 }
 
+/** The kit's components not (yet) made from a schema; the envelope and its messages are envelope.ts's schemas. */
 const KIT_SCHEMAS: Record<string, Json> = {
-  Envelope: {
-    type: "object",
-    required: ["success", "errors", "messages", "result"],
-    properties: {
-      success: { type: "boolean" },
-      errors: { type: "array", items: ref("Message") },
-      messages: { type: "array", items: ref("Message") },
-      result: {},
-    },
-  },
-  FailureEnvelope: {
-    type: "object",
-    required: ["success", "errors", "messages", "result"],
-    properties: {
-      success: { const: false },
-      errors: { type: "array", minItems: 1, items: ref("Message") },
-      messages: { type: "array", items: ref("Message") },
-      result: { type: "null" },
-    },
-    example: {
-      success: false,
-      errors: [{ code: 1010, message: "too many tag filters (maximum 20)" }],
-      messages: [],
-      result: null,
-    },
-  },
-  Message: {
-    type: "object",
-    required: ["code", "message"],
-    properties: {
-      code: { type: "integer", minimum: 1000 },
-      message: { type: "string" },
-      rule_id: {
-        type: ["string", "null"],
-        description: "A rule linter warning's rule (20080–20084, docs/lint.md); null for a page or an asset",
-      },
-      phase: { type: "string", description: "A rule linter warning's phase" },
-      page: { type: "string", description: "A rule linter warning's page" },
-      asset: { type: "string", description: "A rule linter warning's custom error asset" },
-    },
-  },
   ResultInfo: {
     type: "object",
     description: "`cursor` (docs) and `cursors.after` (SDKs) carry the same opaque cursor; null on the last page.",
@@ -146,6 +108,29 @@ export function queryParameters(schema: z.ZodMiniObject): Json[] {
   }));
 }
 
+/** A parameter of a path, a query or a header as the document states it beside its schema. */
+export interface ParameterMeta {
+  readonly name: string;
+  readonly in: "path" | "query" | "header";
+  readonly description?: string;
+  readonly example?: Json;
+}
+
+/**
+ * A parameter whose schema is the named schema (`named()`) the route parses it with, as a `$ref` to its component:
+ * its pattern, bounds and enum are the validator's. A path parameter is required, any other optional.
+ */
+export function parameterOf(schema: Schema, meta: ParameterMeta): Json {
+  return { ...meta, required: meta.in === "path", schema: refTo(schema) };
+}
+
+/** A `$ref` to the component of a named schema (`named()`): what the code checks or builds, not a copy of it. */
+export function refTo(schema: Schema): Json {
+  const id = API_SCHEMAS.get(schema)?.id;
+  if (id === undefined) throw new Error("refTo: the schema has no component name (named())");
+  return ref(id);
+}
+
 /** A JSON request body of the named schema. */
 export function jsonBody(id: string): Json {
   return { required: true, content: { "application/json": { schema: ref(id) } } };
@@ -161,15 +146,16 @@ export interface OpenApiFragment {
 }
 
 /** `?dry_run=` as every operation that can rehearse documents it (kit/dry-run.ts; docs/configuration.md "any write"). */
-const DRY_RUN_PARAMETER: Json = {
+const DRY_RUN_PARAMETER: Json = parameterOf(TRUE_OR_FALSE, {
   name: "dry_run",
   in: "query",
-  required: false,
   description:
     "`true`: authorise and validate exactly as the write, store nothing; a 200 answers `result: null`, a 204 " +
     "stays a 204. Only `true` and `false` are valid (else 400, code 10003).",
-  schema: { type: "string", enum: ["true", "false"] },
-};
+});
+
+/** `account_id` of every account path (tagging, analytics, the request tracer): any other value is 404. */
+const ACCOUNT_ID_PARAMETER: Json = parameterOf(ACCOUNT_ID_TEXT, { name: "account_id", in: "path" });
 
 /** A path with its parameter names erased, so `/zones/:zone` and `/zones/{zone_id}` compare equal. */
 const pathShape = (path: string): string => path.replace(/\{[^}]+\}|:\w+/g, "{}");
@@ -225,7 +211,7 @@ export function openApiDocument(fragments: readonly OpenApiFragment[], dryRun: r
             "ADMIN_TOKEN, or a scoped API_TOKENS entry (permissions tags:read, tags:write, zones:read, zones:write).",
         },
       },
-      parameters: { ...merged("parameters"), DryRun: DRY_RUN_PARAMETER },
+      parameters: { ...merged("parameters"), AccountId: ACCOUNT_ID_PARAMETER, DryRun: DRY_RUN_PARAMETER },
       responses: {
         BadRequest: errorResponse("Validation error: the first failing check's code"),
         Unauthenticated: errorResponse("Missing or unknown token (10000)"),

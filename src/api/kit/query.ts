@@ -4,7 +4,7 @@
  * (openapi.ts), the OpenAPI document's.
  */
 import * as z from "zod/mini";
-import { int, type Message } from "../../shared/schema";
+import { int, named, oneOf, type Message } from "../../shared/schema";
 import { err, ok, type Result } from "../../shared/result";
 import { oneIssue, type Issues } from "../../shared/validation";
 
@@ -16,15 +16,21 @@ const MAX_PAGE = 1_000_000;
 
 /**
  * The query as an object: each parameter at most once (a repeated one is refused: which of two values was meant is
- * not guessed), the numerals of the `numeric` parameters as numbers.
+ * not guessed), the numerals of the `numeric` parameters as numbers, and the `repeatable` ones (`tag=a&tag=b`, a
+ * list as OpenAPI's form style writes it) as the array of their values, however many.
  */
 export function queryObject(
   params: URLSearchParams,
   numeric: readonly string[],
-): Result<Record<string, string | number>, Issues> {
-  const out: Record<string, string | number> = {};
+  repeatable: readonly string[] = [],
+): Result<Record<string, string | number | string[]>, Issues> {
+  const out: Record<string, string | number | string[]> = {};
   for (const name of new Set(params.keys())) {
     const values = params.getAll(name);
+    if (repeatable.includes(name)) {
+      out[name] = values;
+      continue;
+    }
     const shown = name.length > 40 ? `${name.slice(0, 40)}…` : name;
     if (values.length > 1) return err(oneIssue("not-allowed", shown, "must be given once"));
     const value = values[0] ?? "";
@@ -49,3 +55,15 @@ export function pageFields(
 
 /** The parameters of `fields` that are numbers (`page`, `per_page`). */
 export const PAGE_PARAMETERS = ["page", "per_page"] as const;
+
+/**
+ * A yes-or-no query parameter as the published API spells it (`?dry_run=true`): exactly `true` or `false`, any
+ * other spelling refused, so a typo never reads as the default. The component `TrueOrFalse`.
+ */
+export const TRUE_OR_FALSE = named(oneOf(["true", "false"]), { id: "TrueOrFalse" });
+
+/** A `TRUE_OR_FALSE` value as a boolean, or `undefined` when it is no such value. */
+export function trueOrFalse(value: string): boolean | undefined {
+  const parsed = TRUE_OR_FALSE.safeParse(value);
+  return parsed.success ? parsed.data === "true" : undefined;
+}

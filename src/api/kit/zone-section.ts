@@ -73,8 +73,10 @@ export type ZoneApiFailure =
   | { readonly kind: "invalid-access-rule-query"; readonly issues: Issues }
   /** A custom error asset list's `page` / `per_page` refused (src/api/custom-pages/assets.ts). */
   | { readonly kind: "invalid-asset-paging"; readonly issues: Issues }
-  /** The error analytics query refused (src/api/analytics/params.ts); `message` names the parameter and limit. */
-  | { readonly kind: "invalid-analytics-query" | "analytics-range-too-large"; readonly message: string }
+  /** The error analytics query refused (src/api/analytics/params.ts, by-tag.ts): each issue names its parameter. */
+  | { readonly kind: "invalid-analytics-query"; readonly issues: Issues }
+  /** The window over its step's range or before retention; `message` names the limit. */
+  | { readonly kind: "analytics-range-too-large"; readonly message: string }
   | { readonly kind: "too-many-series"; readonly series: number; readonly limit: number }
   /** `PUT /zones/{zone}/analytics/settings` refused (src/api/analytics/routes.ts). */
   | { readonly kind: "invalid-analytics-settings"; readonly issues: Issues }
@@ -92,8 +94,8 @@ export type ZoneApiFailure =
   | { readonly kind: "unknown-alert"; readonly id: string }
   | { readonly kind: "invalid-ray"; readonly ray: string }
   | { readonly kind: "unknown-ray"; readonly ray: string; readonly days: number }
-  /** The published Ray lookup's `fields` or `timestamps` refused (src/api/analytics/ray.ts). */
-  | { readonly kind: "invalid-rayid-query"; readonly message: string }
+  /** The published Ray lookup's query refused (src/api/analytics/ray.ts): each issue names its parameter. */
+  | { readonly kind: "invalid-rayid-query"; readonly issues: Issues }
   /** A bundle refused before any section is applied (src/api/bundle/): each issue names its section and field. */
   | { readonly kind: "invalid-bundle"; readonly issues: Issues }
   /** `If-Match` on a bundle write is not the bundle's current ETag (docs/config-as-code.md): 412. */
@@ -262,6 +264,8 @@ export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailur
       );
     case "invalid-analytics-settings":
     case "invalid-asset-paging":
+    case "invalid-analytics-query":
+    case "invalid-rayid-query":
       return invalid(failure.issues, failure.kind, "", " ");
     case "invalid-preview":
     case "invalid-trace":
@@ -291,7 +295,6 @@ export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailur
     case "invalid-webhook-target":
     case "webhook-target-api-host":
     case "webhook-target-private":
-    case "invalid-analytics-query":
     case "analytics-range-too-large":
       return failureOf(failure.kind, failure.message);
     case "too-many-series":
@@ -310,8 +313,6 @@ export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailur
         failure.kind,
         `No error with Ray ID ${failure.ray} recorded for zone ${zone} in the last ${failure.days} days`,
       );
-    case "invalid-rayid-query":
-      return failureOf(failure.kind, failure.message);
     case "invalid-replay":
       return invalid(failure.issues, failure.kind, "", ": ");
     case "replay-limited":

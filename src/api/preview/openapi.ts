@@ -1,5 +1,5 @@
 /** The preview endpoints' part of the OpenAPI document (docs/configuration.md), from the same constants as the code. */
-import { COMMON_ERRORS, jsonBody, ok, param, ref, type Json, type OpenApiFragment } from "../kit/openapi";
+import { COMMON_ERRORS, jsonBody, ok, param, ref, refTo, type Json, type OpenApiFragment } from "../kit/openapi";
 import * as z from "zod/mini";
 import { described, named, oneOf } from "../../shared/schema";
 import { ANSWERED_BY } from "../../state/analytics/record";
@@ -103,13 +103,16 @@ named(
   { id: "PreviewResult" },
 );
 
+/** `Retry-After` of a bound's 429: whole seconds, at least one (src/api/explain/bound.ts rounds up from 1). */
+const RETRY_AFTER_SECONDS = named(z.int().check(z.minimum(1)), { id: "RetryAfterSeconds" });
+
 /** A 429 of the previews' bounds (src/api/explain/bound.ts), with the `Retry-After` it carries. */
 const limited = (description: string, what: "preview" | "replay"): Json => ({
   description,
   headers: {
     "Retry-After": {
       description: `Whole seconds until a ${what} is admitted again`,
-      schema: { type: "integer", minimum: 1 },
+      schema: refTo(RETRY_AFTER_SECONDS),
     },
   },
   content: { "application/json": { schema: ref("FailureEnvelope") } },

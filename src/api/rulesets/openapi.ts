@@ -1,6 +1,6 @@
 /** The rulesets API's part of the OpenAPI document (docs/configuration.md), from the same constants as the validators. */
-import { COMMON_ERRORS, ok, param, ref, response, type Json, type OpenApiFragment } from "../kit/openapi";
-import { MAX_VERSIONS_KEPT } from "../../state/zone/rulesets/versions";
+import { COMMON_ERRORS, ok, param, parameterOf, ref, response, type Json, type OpenApiFragment } from "../kit/openapi";
+import { MAX_VERSIONS_KEPT, RULESET_VERSION } from "../../state/zone/rulesets/versions";
 import { PHASE_SPECS, PHASES } from "../../state/zone/rulesets/phases";
 import { LIMITS, MAX_RULESET_ISSUES } from "../../state/zone/rulesets/validate";
 import { PLANS } from "../../state/zone/schema";
@@ -189,14 +189,12 @@ export const rulesetsOpenApi: OpenApiFragment = {
       description: "A rule of the ruleset; any other id answers 404 (20041)",
       schema: { type: "string" },
     },
-    RulesetVersion: {
+    RulesetVersion: parameterOf(RULESET_VERSION, {
       name: "ruleset_version",
       in: "path",
-      required: true,
       description: "A version number of the ruleset, as listed; any other answers 404 (20042)",
-      schema: { type: "string", pattern: "^[1-9][0-9]*$" },
       example: "1",
-    },
+    }),
     Phase: {
       name: "phase",
       in: "path",

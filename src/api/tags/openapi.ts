@@ -434,15 +434,7 @@ export const tagsOpenApi: OpenApiFragment = {
       description: "Opaque; from `result_info.cursor` of the previous page of the same query. Never expires.",
       schema: { type: "string" },
     },
-    Effective: {
-      name: "effective",
-      in: "query",
-      description:
-        "`true`: filters match effective tags (own, else the zone's for a zone ruleset, else the account's default " +
-        "set, the tags of its `account` resource, for zone-level resources), and each resource carries " +
-        "`inherited_tags` (key → value and source). Not with `case_insensitive=true` (1007).",
-      schema: { type: "string", enum: ["true", "false"] },
-    },
+    Effective: { name: "effective", in: "query", schema: ref("EffectiveFlag") },
     IfMatch: {
       name: "If-Match",
       in: "header",

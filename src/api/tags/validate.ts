@@ -25,7 +25,7 @@ import { codePointLength, fold, isWellFormed } from "../../state/tags/text";
 import type { IfMatch, ResourceQuery, ResourceRef, TagFilter, TagPairs } from "../../state/tags/types";
 import type { PatchPairs, TagEdit } from "../../state/tags/edits";
 import { MAX_BULK_EDITS } from "../../state/tags/errors";
-import { RESOURCE_TYPE, TAG_KEY, TAG_KEY_PATTERN, TAG_VALUE } from "../../state/tags/tag-schema";
+import { EFFECTIVE, RESOURCE_TYPE, TAG_KEY, TAG_KEY_PATTERN, TAG_VALUE } from "../../state/tags/tag-schema";
 import * as z from "zod/mini";
 import { described, named, oneOf, type Schema } from "../../shared/schema";
 
@@ -147,7 +147,7 @@ export function parseResourceQuery(params: URLSearchParams, account = ""): Resul
 /** `effective=true|false` (docs/tags-api.md "Inherited tags"): opt in to effective tags; anything else 1007. */
 export function parseEffective(params: URLSearchParams): Result<boolean, ValidationFailure> {
   const value = params.get("effective");
-  if (value !== null && value !== "true" && value !== "false")
+  if (value !== null && !EFFECTIVE.safeParse(value).success)
     return err({ kind: "invalid-filter", why: "effective must be true or false" });
   return ok(value === "true");
 }

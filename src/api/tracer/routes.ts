@@ -5,14 +5,14 @@
 import { API_FAILURES, type ApiFailure } from "../kit/envelope";
 import type { AccessTarget } from "../kit/auth";
 import type { ApiRoute } from "../kit/types";
-import { ACCOUNT_ID } from "../../state/zone/schema";
+import { isAccountId } from "../../state/zone/schema";
 import { err, ok, type Result } from "../../shared/result";
 import { traceRequest } from "./tracer";
 
 /** The tracer's target: the account in the path; anything but 32 lower-case hex is 404, as the tagging API's. */
 function accountTarget(params: Readonly<Record<string, string>>): Result<AccessTarget, ApiFailure> {
   const account = params.account ?? "";
-  return ACCOUNT_ID.test(account) ? ok({ kind: "account", id: account }) : err(API_FAILURES.notFound());
+  return isAccountId(account) ? ok({ kind: "account", id: account }) : err(API_FAILURES.notFound());
 }
 
 export const tracerRoutes: readonly ApiRoute[] = [

@@ -6,13 +6,14 @@ import {
   jsonBody,
   ok,
   param,
+  parameterOf,
   queryParameters,
   ref,
   response,
   type Json,
   type OpenApiFragment,
 } from "../kit/openapi";
-import { HOSTNAME_LIMITS } from "../../shared/host";
+import { ZONE_NAME } from "../../state/zone/schema";
 // ListedZone, ZonePageInfo and ZoneCursorInfo are components of ./list.ts (the answers' own schemas).
 import { ZONE_LIST, ZONE_LIST_CODES, ZONE_LIST_QUERY } from "./list";
 
@@ -96,14 +97,7 @@ export const zonesOpenApi: OpenApiFragment = {
   paths: zonePaths,
   description: "Zone configuration (docs/configuration.md).",
   parameters: {
-    Zone: {
-      name: "zone",
-      in: "path",
-      required: true,
-      description: "Hostname.",
-      schema: { type: "string", maxLength: HOSTNAME_LIMITS.maxLength },
-      example: "www.example.com",
-    },
+    Zone: parameterOf(ZONE_NAME, { name: "zone", in: "path", example: "www.example.com" }),
   },
   schemas: {
     Zone: {

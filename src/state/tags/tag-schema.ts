@@ -1,7 +1,7 @@
 /**
- * Tag keys, tag values and resource types as request schemas (src/shared/schema.ts): the checks of
- * docs/tags-api.md "Keys and values", and the OpenAPI components `TagKey`, `TagValue` and `ResourceType`, from one
- * place.
+ * Tag keys, tag values, resource types and the listings' filters as request schemas (src/shared/schema.ts): the
+ * checks of docs/tags-api.md "Keys and values" and "Filtering", and the OpenAPI components `TagKey`, `TagValue`,
+ * `ResourceType` and `EffectiveFlag`, from one place.
  *
  * Lengths are code points (docs/tags-api.md), which is also how JSON Schema counts a string's length
  * (https://json-schema.org/draft/2020-12/json-schema-validation#section-6.3.1); zod's own `maxLength` counts UTF-16
@@ -9,7 +9,7 @@
  */
 import * as z from "zod/mini";
 import { described, named, oneOf, type Message } from "../../shared/schema";
-import { MAX_KEY_CODE_POINTS, MAX_VALUE_CODE_POINTS } from "./errors";
+import { MAX_FILTERS, MAX_KEY_CODE_POINTS, MAX_VALUE_CODE_POINTS } from "./errors";
 import { ACCOUNT_RESOURCE_TYPES, isKnownResourceType, ZONE_RESOURCE_TYPES } from "./resource-types";
 import { codePointLength, isWellFormed } from "./text";
 
@@ -74,4 +74,27 @@ export const RESOURCE_TYPE = named(oneOf(RESOURCE_TYPES), { id: "ResourceType", 
 export const RESOURCE_TYPE_KEY = described(
   z.string().check(z.refine<string>(isKnownResourceType), z.meta({ enum: [...RESOURCE_TYPES] })),
   "A resource type (docs/tags-api.md).",
+);
+
+/** `true` or `false`, as a query writes a flag. */
+const FLAGS = ["true", "false"] as const;
+
+/**
+ * `effective=true` (docs/tags-api.md "Inherited tags"): filters match effective tags and each resource carries
+ * `inherited_tags`; anything but `true` or `false` is 1007.
+ */
+export const EFFECTIVE = named(oneOf(FLAGS), {
+  id: "EffectiveFlag",
+  description:
+    "`true`: filters match effective tags (own, else the zone's for a zone ruleset, else the account's default " +
+    "set, the tags of its `account` resource, for zone-level resources), and each resource carries " +
+    "`inherited_tags` (key → value and source). Not with `case_insensitive=true` (1007).",
+  example: "true",
+});
+
+/** `tag=` filters, repeatable, ANDed (docs/tags-api.md "Filtering"): more than 20 is 1010. */
+export const TAG_FILTERS = described(
+  z.array(z.string()).check(z.maxLength(MAX_FILTERS)),
+  "Tag filters, ANDed: `k` (has k), `k=v`, `k=v1,v2` (one of, ≤10), `!k` (lacks k), `k!=v[,v2]` (exact " +
+    "negation of `k=v…`: includes resources lacking k). Encode `+` as `%2B`.",
 );

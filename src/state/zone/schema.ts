@@ -3,7 +3,7 @@
  * the same checks guard both the API body and a document read back from KV (a corrupt document is an
  * internal failure, never trusted).
  */
-import { hostnameProblem, hostnameProblemMessage, normaliseHostname } from "../../shared/host";
+import { HOSTNAME_LIMITS, hostnameProblem, hostnameProblemMessage, normaliseHostname } from "../../shared/host";
 import { err, ok, type Result } from "../../shared/result";
 import { oneIssue, type Issues } from "../../shared/validation";
 import { described, fields, int, named, num, oneOf, parseWith, patchOf, text, type Output } from "../../shared/schema";
@@ -53,12 +53,24 @@ export type RetryHints = (typeof RETRY_HINTS)[number];
 export const ACCOUNT_ID = /^[0-9a-f]{32}$/;
 
 /**
+ * An account id as a body or a path gives it (`account.id`, `/accounts/{account_id}/…`): the component
+ * `AccountId`, whose pattern is the one the routes match the path with.
+ */
+export const ACCOUNT_ID_TEXT = named(text({ pattern: ACCOUNT_ID }, "must be 32 lower-case hex characters"), {
+  id: "AccountId",
+  example: "023e105f4ecef8ad9ca31a8372d0c353",
+});
+
+/** Whether `value` is an account id (a path's `account_id`: anything else is an unknown route, 404). */
+export const isAccountId = (value: string): boolean => ACCOUNT_ID_TEXT.safeParse(value).success;
+
+/**
  * `account`: absent or `null` (no account), or `{id}` with a 32 lower-case hex id and no other key (the published
  * zone create body's `account`; its `name` is the platform's, not writable).
  */
 export const ZONE_ACCOUNT = named(
   fields(
-    { id: text({ pattern: ACCOUNT_ID }, "must be 32 lower-case hex characters") },
+    { id: ACCOUNT_ID_TEXT },
     "is not a field of account (only id)",
     'must be an object {"id": "<32 lower-case hex characters>"} or null',
   ),
@@ -264,17 +276,36 @@ export interface Zone {
 }
 
 /**
- * Validates a zone name (a DNS hostname, docs/architecture.md) and returns it lower-cased. The shape is `hostnameProblem`'s,
- * the same check zone traffic makes before any KV read, so a name this refuses is exactly a host that answers 1001
- * without a lookup (docs/producers.md).
+ * A zone's name as a path or a query gives it (a DNS hostname, docs/architecture.md), read lower-cased without its
+ * trailing dot. The shape is `hostnameProblem`'s, the same check zone traffic makes before any KV read, so a name
+ * this refuses is exactly a host that answers 1001 without a lookup (docs/producers.md). The component `ZoneName`:
+ * the first refusal ends the parse, so the length bound the document states is checked by `hostnameProblem` with
+ * its own wording before `maxLength` is reached.
  */
-export function parseZoneName(raw: string): Result<string, string> {
-  const name = normaliseHostname(raw);
-  if (/^[0-9.]+$/.test(name)) return err("zone must be a hostname, not an IP address");
-  if (name.includes(":")) return err("zone must be a hostname, without a port (nor an IPv6 address)");
+export const ZONE_NAME = named(
+  z.string().check(
+    z.overwrite(normaliseHostname),
+    z.superRefine((name, context) => {
+      const why = zoneNameProblem(name);
+      if (why !== null) context.issues.push({ code: "custom", message: why, input: name, continue: false });
+    }),
+    z.maxLength(HOSTNAME_LIMITS.maxLength),
+  ),
+  { id: "ZoneName", description: "Hostname.", example: "www.example.com" },
+);
+
+/** Why a normalised name is no zone name, worded as the zones API answers it; `null` when it is one. */
+function zoneNameProblem(name: string): string | null {
+  if (/^[0-9.]+$/.test(name)) return "zone must be a hostname, not an IP address";
+  if (name.includes(":")) return "zone must be a hostname, without a port (nor an IPv6 address)";
   const problem = hostnameProblem(name);
-  if (problem !== null) return err(`zone must be a hostname: ${hostnameProblemMessage(problem)}`);
-  return ok(name);
+  return problem === null ? null : `zone must be a hostname: ${hostnameProblemMessage(problem)}`;
+}
+
+/** Validates a zone name with `ZONE_NAME` and returns it lower-cased, or the refusal's wording. */
+export function parseZoneName(raw: string): Result<string, string> {
+  const parsed = ZONE_NAME.safeParse(raw);
+  return parsed.success ? ok(parsed.data) : err(parsed.error.issues[0]?.message ?? "zone must be a hostname");
 }
 
 /** Validates a `PUT /zones/{zone}` body; every invalid field is reported at once (capped). */

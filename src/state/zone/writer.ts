@@ -21,7 +21,13 @@ import { randomId } from "../../shared/crypto";
 import { causeOf, err, ok, type Result } from "../../shared/result";
 import { applyZoneEdit, type ZoneEdit, type ZoneEditFailure, type ZoneEdited, type ZoneWriteFailure } from "./edits";
 import { findRuleset } from "./rulesets/edits";
-import { RulesetVersions, ZONE_WRITER_MIGRATIONS, type StoredVersion, type VersionSummary } from "./rulesets/versions";
+import {
+  RulesetVersions,
+  versionNumber,
+  ZONE_WRITER_MIGRATIONS,
+  type StoredVersion,
+  type VersionSummary,
+} from "./rulesets/versions";
 import type { StoredRuleset } from "./rulesets/validate";
 import type { Phase } from "./rulesets/phases";
 import type { ZoneDocument } from "./schema";
@@ -203,11 +209,6 @@ export class ZoneWriter extends DurableObject<Env> {
     if (adopted && Number.isSafeInteger(adopted.version)) this.ctx.storage.kv.put("version", adopted.version);
     return ok(adopted);
   }
-}
-
-/** A version's number from the path: a positive decimal integer, else no version. */
-function versionNumber(version: string): number | null {
-  return /^[1-9][0-9]{0,14}$/.test(version) ? Number(version) : null;
 }
 
 function summary(phase: Phase, ruleset: StoredRuleset): VersionSummary {

@@ -9,7 +9,7 @@ import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { decideRetry, parseMcpError, parseStreamError } from "../../../packages/client/src/index.js";
 import clientDoc from "../../../docs/client.md?raw";
-import { loopback, ports, putZone, zoneFor } from "../support/origin";
+import { TIMES_OUT, loopback, ports, putZone, zoneFor } from "../support/origin";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -160,7 +160,7 @@ describe("parseStreamError on a broken stream's final frame", () => {
   });
 
   it("NDJSON idle past the read timeout: the last line reads as 524", async () => {
-    const zone = await zoneFor("client-ndjson", loopback(ports.stream));
+    const zone = await zoneFor("client-ndjson", loopback(ports.stream), TIMES_OUT);
     const res = await exports.default.fetch(`http://${zone}/ndjson/idle`);
     const lines = new TextDecoder()
       .decode(await res.arrayBuffer())

@@ -64,6 +64,44 @@ const STRING_CHARGES: Readonly<Record<string, Charge>> = {
 
 /** Runs `run` (synchronous) and returns its value with the units of string work it did. */
 export function countStringWork<T>(run: () => T): { value: T; units: number } {
+  const meter = installMeters(false);
+  try {
+    const value = run();
+    if (value instanceof Promise) throw new Error("countStringWork counts synchronous work only");
+    return { value, units: meter.units() };
+  } finally {
+    meter.restore();
+  }
+}
+
+/**
+ * Runs `run` (a request through the Worker, awaited) and returns its value with the units of work it did: the string
+ * work above, plus what a query string's handling costs where no string method sees it: `Array.prototype.concat`
+ * the length of the array it built (itty-router's `Router.fetch` built `request.query` with one `concat` per
+ * repeated key, quadratic), and each call of a `URLSearchParams` method the number of entries it holds (a `getAll`
+ * per key scans them all). The meters stay on across the awaits, so whatever else the isolate runs meanwhile is
+ * charged too: compare two inputs with a bound that such extra work cannot reach (8× the input, not 64×).
+ */
+export async function countRequestWork<T>(run: () => Promise<T>): Promise<{ value: T; units: number }> {
+  const meter = installMeters(true);
+  try {
+    const value = await run();
+    return { value, units: meter.units() };
+  } finally {
+    meter.restore();
+  }
+}
+
+/** The entries a `URLSearchParams` holds (its `size`), 0 when it does not say. */
+const entriesOf = (self: unknown): number => {
+  const size: unknown = self instanceof URLSearchParams ? self.size : undefined;
+  return typeof size === "number" ? size : 0;
+};
+
+const SEARCH_PARAMS_METHODS = ["append", "delete", "get", "getAll", "has", "set", "sort", "forEach", "toString"];
+
+/** Wraps the metered methods; `units()` is what they charged so far, `restore()` puts the originals back. */
+function installMeters(queries: boolean): { units: () => number; restore: () => void } {
   let units = 0;
   const restore: (() => void)[] = [];
   const wrap = <O extends object>(
@@ -88,11 +126,16 @@ export function countStringWork<T>(run: () => T): { value: T; units: number } {
   wrap(RegExp.prototype, "test", (_self: RegExp, args) => lengthOf(String(args[0])));
   wrap(Array.prototype, "join", (_self: unknown[], _args, result) => lengthOf(result));
   wrap(String, "fromCharCode", (_self: never, args) => args.length);
-  try {
-    const value = run();
-    if (value instanceof Promise) throw new Error("countStringWork counts synchronous work only");
-    return { value, units };
-  } finally {
-    for (const undo of restore.reverse()) undo();
+  if (queries) {
+    wrap(Array.prototype, "concat", (_self: unknown[], _args, result) => lengthOf(result));
+    for (const name of SEARCH_PARAMS_METHODS) {
+      wrap(URLSearchParams.prototype, name, (self: URLSearchParams) => entriesOf(self));
+    }
   }
+  return {
+    units: () => units,
+    restore: () => {
+      for (const undo of restore.reverse()) undo();
+    },
+  };
 }

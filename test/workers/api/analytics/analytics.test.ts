@@ -25,10 +25,12 @@ describe("GET /zones/{zone}/analytics/errors refusals", () => {
     ["?group_by=country", 10101, /unknown dimension "country"/],
     ["?group_by=code,source,format", 10101, /at most 2 dimensions/],
     ["?since=yesterday", 10101, /since must be an RFC 3339/],
-    ["?step=second", 10101, /step must be minute or hour/],
+    ["?step=second", 10101, /step must be one of minute, hour/],
     ["?code=%3Cscript%3E", 10101, /code must be a 3- or 4-digit/],
     ["?source=cdn", 10101, /source must be one of edge, origin/],
-    ["?x=1", 10101, /unknown parameter "x"/],
+    ["?x=1", 10101, /^x is not a parameter of this query \(since, until/],
+    ["?step=hour&step=minute", 10101, /^step must be given once$/],
+    ["?since=1764000000&until=1763990000", 10101, /^since must be before until$/],
     [`?since=${"9".repeat(200)}`, 10101, /longer than 100 characters/],
   ])("%s → 400 %i", async (query, code, message) => {
     const zone = uniqueZone("an-api");
@@ -38,6 +40,23 @@ describe("GET /zones/{zone}/analytics/errors refusals", () => {
     const e = await failure(res);
     expect(e.code).toBe(code);
     expect(e.message).toMatch(message);
+  });
+
+  it("every refused parameter is one error naming it, in the schema's order, unknown parameters first", async () => {
+    const zone = uniqueZone("an-api");
+    await putZone(zone, { origin: loopback(ports.closed) });
+    const res = await get(`/zones/${zone}/analytics/errors?format=pdf&x=1&step=second&code=42`);
+    expect(res.status).toBe(400);
+    const body = await res.json<{ errors: { code: number; message: string }[] }>();
+    expect(body.errors).toEqual([
+      {
+        code: 10101,
+        message: "x is not a parameter of this query (since, until, step, code, source, answered_by, format, group_by)",
+      },
+      { code: 10101, message: "step must be one of minute, hour" },
+      { code: 10101, message: "code must be a 3- or 4-digit error code" },
+      { code: 10101, message: "format must be one of json, problem+json, markdown, html, text, xml, grpc, other" },
+    ]);
   });
 
   it("an unknown zone is 404 (reading creates no storage)", async () => {

@@ -35,22 +35,10 @@ const BOUND_KEYWORDS = new Set([
  * resources not yet converted to request schemas. Shrinks to nothing.
  */
 const HAND_WRITTEN_LEFT: Readonly<Record<string, number>> = {
-  "#/components/parameters/AccountId": 1,
-  "#/components/parameters/DryRun": 1,
-  "#/components/parameters/Effective": 1,
-  "#/components/parameters/RulesetVersion": 1,
-  "#/components/parameters/Zone": 1,
   "#/components/schemas/ComplianceItem": 1,
-  "#/components/schemas/FailureEnvelope": 1,
-  "#/components/schemas/Message": 1,
   "#/components/schemas/TagHistoryEntry": 1,
   "#/components/schemas/TaggedResource": 2,
-  "#/components/schemas/TraceItem": 1,
-  "/accounts/{account_id}/analytics/errors": 3,
   "/accounts/{account_id}/tags/resources": 4,
-  "/zones/{zone}/logs/rayids/{ray}": 1,
-  "/zones/{zone}/preview": 1,
-  "/zones/{zone}/preview/replay": 1,
 };
 
 type Doc = { readonly [key: string]: Json };

@@ -8,7 +8,7 @@ import { exports } from "cloudflare:workers";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { EventSource } from "eventsource";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { loopback, ports, zoneFor } from "../../support/origin";
+import { TIMES_OUT, loopback, ports, zoneFor } from "../../support/origin";
 
 interface Problem {
   readonly error_code: number;
@@ -21,7 +21,7 @@ interface Problem {
 }
 
 /** The zone of the stream origin; read timeout (the idle limit) 0.8 s. */
-const streamZone = (label: string): Promise<string> => zoneFor(label, loopback(ports.stream));
+const streamZone = (label: string): Promise<string> => zoneFor(label, loopback(ports.stream), TIMES_OUT);
 
 async function fetchText(url: string): Promise<{ res: Response; text: string; ms: number }> {
   const started = Date.now();

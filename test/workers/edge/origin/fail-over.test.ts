@@ -8,7 +8,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../../../src/index";
-import { expectGeneratedError, loopback, ports, zoneFor } from "../../support/origin";
+import { TIMES_OUT, expectGeneratedError, loopback, ports, zoneFor } from "../../support/origin";
 import { switchedOrigin } from "../../support/switchboard";
 
 /** One request through the Worker's own handler (JSON asked), its after-response work awaited. */
@@ -65,7 +65,7 @@ describe("a fallback origin", () => {
 
   it("does not replay a POST the origin may have received (524) without an Idempotency-Key", async () => {
     const fallback = await switchedOrigin();
-    const zone = await zoneFor("fo-524", loopback(ports.raw), { fallback_origin: fallback.url });
+    const zone = await zoneFor("fo-524", loopback(ports.raw), { ...TIMES_OUT, fallback_origin: fallback.url });
     const res = await send(`http://${zone}/hang`, { method: "POST", body: "pay=1" });
     await expectGeneratedError(res, 524);
     expect(await fallback.stats()).toMatchObject({ requests: 0, connections: 0 });
@@ -73,7 +73,7 @@ describe("a fallback origin", () => {
 
   it("replays a 524 POST that carries an Idempotency-Key, and a 524 GET", async () => {
     const fallback = await switchedOrigin();
-    const zone = await zoneFor("fo-524-key", loopback(ports.raw), { fallback_origin: fallback.url });
+    const zone = await zoneFor("fo-524-key", loopback(ports.raw), { ...TIMES_OUT, fallback_origin: fallback.url });
     const keyed = await send(`http://${zone}/hang`, {
       method: "POST",
       body: "pay=1",

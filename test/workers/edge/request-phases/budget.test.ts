@@ -25,10 +25,11 @@ const RULES = 25;
 const REGEXES_PER_RULE = 4;
 const UA_BYTES = 14 * 1024;
 /**
- * A margin, not a measure: a quarter of the ~20 s the same request took before, so a request and its loopback origin
- * on a machine whose two cores other processes hold still pass (at 1 s this was the tightest bound of the file).
+ * A margin, not a measure: half of the ~20 s the same request took before, so a request and its loopback origin on a
+ * machine whose two cores other processes hold still pass (at 1 s this was the tightest bound of the file; the rules'
+ * budget units, which are what is bounded, are counted by the tests below).
  */
-const FAST_MS = 5_000;
+const FAST_MS = 10_000;
 
 /** Rule i's expression: four distinct `a[ab]{k}w`, k from 998 down (repetitions 4 × ≤ 998 ≤ 4,000 per rule). */
 function expensiveExpression(i: number): string {

@@ -200,7 +200,7 @@ describe("stale if slow (docs/fewer-errors.md)", () => {
     const port = await newOrigin();
     const zone = await zoneOn(port, { stale_if_error: 600, stale_after_ms: 1000, read_timeout: 30 });
     expect(await (await get(zone, "/slow")).text()).toMatch(/^\/slow #1 /);
-    await mode(port, "m=slow&ms=8000");
+    await mode(port, "m=slow&ms=12000");
     const ctx = createExecutionContext();
     const started = Date.now();
     const res = await worker.fetch(new Request(`http://${zone}/slow`), env, ctx);
@@ -210,9 +210,10 @@ describe("stale if slow (docs/fewer-errors.md)", () => {
     const params = cacheStatus(res);
     expect(params.get("detail")).toBe("stale-if-slow");
     expect(params.has("fwd-status")).toBe(false);
-    // About a second: generous margins, the machine may be loaded; the origin itself takes eight.
+    // About a second (stale_after_ms): the copy (#1, stale-if-slow) already says the answer came before the origin's;
+    // the bound says it did not wait long for it, with 9 s of margin for a loaded machine (the origin takes twelve).
     expect(elapsed).toBeGreaterThanOrEqual(900);
-    expect(elapsed).toBeLessThan(6_000);
+    expect(elapsed).toBeLessThan(10_000);
     // The late answer (#2) is kept after the response: stop the origin and the copy is the new one.
     await waitOnExecutionContext(ctx);
     await mode(port, "m=ok");
