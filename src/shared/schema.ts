@@ -62,12 +62,20 @@ export function named<S extends Schema>(schema: S, meta: SchemaMeta): S {
 /**
  * A description for the document (the field's meaning; bounds and enums come from the schema itself), and a
  * `default` to show when the default is not the schema's own (a setting's value when none was written).
+ *
+ * A copy of `schema` with the metadata in the registry, as `schema.check(z.describe(…))` would make, without the
+ * check object: every schema is built when its module is evaluated, at an isolate's start (docs/benchmarks.md
+ * "2026-11-29 (ninth)"), and a check object is one more zod object to construct there, and one more step of every
+ * parse. The copy keeps its original as `_zod.parent`, so the registry and the JSON Schema emitter read the
+ * original's metadata under the copy's, as for a `.check()` copy.
  */
 export function described<S extends Schema>(
   schema: S,
   meta: string | { readonly description: string; readonly default?: string | number | boolean },
 ): S {
-  return schema.check(typeof meta === "string" ? z.describe(meta) : z.meta({ ...meta }));
+  const copy = schema.clone();
+  API_SCHEMAS.add(copy, typeof meta === "string" ? { description: meta } : { ...meta });
+  return copy;
 }
 
 /**
@@ -81,7 +89,10 @@ export type Message = string | ((issue: { readonly input?: unknown }) => string)
  * date-time` (a format, not a check: answers are built, not parsed).
  */
 export function dateTime() {
-  return z.string().check(z.meta({ format: "date-time" }));
+  // Registered as it is made (no `.check(z.meta(…))` copy): one zod object at start-up instead of three.
+  const schema = z.string();
+  API_SCHEMAS.add(schema, { format: "date-time" });
+  return schema;
 }
 
 /** An integer from `min` to `max`; one message for every refusal, naming both bounds. */
