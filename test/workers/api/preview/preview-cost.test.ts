@@ -170,17 +170,24 @@ describe("previews cost what traffic costs", () => {
     await otherTraffic(() => true, 5);
 
     // Eight previews by the reader (four run, four are refused: the bound), then eight by two tokens (all run).
+    const counted = draftCacheStats();
     const rounds: Awaited<ReturnType<typeof whilePreviewing>>[] = [];
     for (const auth of [[READER], [READER, ADMIN]])
       rounds.push(await whilePreviewing(() => preview(heavy, auth[answered++ % auth.length])));
+    // Counted, whatever the machine's load: every preview that ran was a cache hit, nothing was compiled again.
+    const after = draftCacheStats();
+    expect(after.draftCompiles - counted.draftCompiles).toBe(0);
+    expect(after.savedProgramSizes - counted.savedProgramSizes).toBe(0);
+    expect(after.draftHits - counted.draftHits).toBe(PREVIEW_BOUNDS.concurrent + 8);
     // What one preview used to cost, measured in this run: compiling the saved request-phase rules, uncached (after
     // the rounds, so that its garbage is not collected during them; the faster of two runs, as the old code's
     // previews after the first ran on warm code too).
     const recompile = Math.min(recompileSaved(), recompileSaved());
     for (const [round, { answers, during, typical }] of rounds.entries()) {
       // Eight recompiles used to land in the other zone's requests (one request held 0.6–3.2 s here, one recompile
-      // taking 85–523 ms, with the machine's load). Now each preview's work is a cache lookup. Bounded by two
-      // recompiles: generous on a loaded machine, a quarter of the old delay.
+      // taking 85–523 ms, with the machine's load). Now each preview's work is a cache lookup (counted above). The
+      // delay is bounded by four recompiles, half of the old one: at two, this test failed once in a whole-suite run
+      // with three files at once beside a CPU hog (load 10–15).
       const excess = during.reduce((sum, ms) => sum + Math.max(0, ms - typical), 0);
       // Printed for docs/benchmarks.md, which quotes these rounds.
       console.log(
@@ -191,7 +198,7 @@ describe("previews cost what traffic costs", () => {
         excess,
         `the other zone while the previews ran: ${during.join(", ")} ms (typically ${typical} ms); one recompile: ` +
           `${recompile} ms`,
-      ).toBeLessThan(2 * recompile);
+      ).toBeLessThan(4 * recompile);
       const statuses = answers.map((r) => r.status);
       expect(
         statuses.every((s) => s === 200 || s === 429),
