@@ -105,9 +105,10 @@ const BUNDLED_IN_WORKERD = [
 
 export default defineConfig({
   test: {
-    // As many test files at once as the machine has cores: vitest's default for `vitest run` is one fewer, which on a
-    // 2-core machine ran every file alone (docs/development.md "How long the suite takes").
-    maxWorkers: "100%",
+    // One and a half test files per core: vitest's default for `vitest run` is one fewer than the cores, which on a
+    // 2-core machine ran every file alone, and with one per core a core idled while a file waited on a timeout, an
+    // origin or a browser (docs/development.md "How long the suite takes").
+    maxWorkers: "150%",
     // A passing test's console output is not shown; a failing test's is (vitest 4 `silent: "passed-only"`).
     silent: "passed-only",
     // The default reporter gives a passing test a line of its own when it took longer than this: at vitest's 300 ms,

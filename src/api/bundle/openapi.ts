@@ -32,8 +32,10 @@ export const bundleOpenApi: OpenApiFragment = {
         summary: "Make the zone match the bundle, or with `plan=true` only say what that would change",
         description:
           "Every section is checked first; a refusal names the section and field and changes nothing " +
-          `(${API_CODES["invalid-bundle"].code}, or the section's own code). The zone document's sections are ` +
-          'written in one step; tags and alert policies after it (docs/config-as-code.md "What atomic means"). ' +
+          `(${API_CODES["invalid-bundle"].code}, or the section's own code); the tags and alert policies are ` +
+          "checked by their stores too. Then the tags, the zone document's sections (one step) and the alert " +
+          "policies are written; one refused by a change made meanwhile puts back those written before it " +
+          '(docs/config-as-code.md "What atomic means"). ' +
           `\`If-Match\` other than the bundle's ETag: 412 (${API_CODES["bundle-precondition"].code}). A section ` +
           "left out is left as it is.",
         security: [{ bearer: ["zones:write"] }],
@@ -63,11 +65,13 @@ export const bundleOpenApi: OpenApiFragment = {
           ),
           ...COMMON_ERRORS,
           "409": {
-            description: "Applied in part (tags or alert policies changed meanwhile)",
+            description:
+              "Refused part way and not all put back (the zone or its tags written again meanwhile): applied in part",
             content: { "application/json": { schema: ref("FailureEnvelope") } },
           },
           "412": {
-            description: "If-Match is stale, or the zone changed while applying; nothing changed",
+            description:
+              "If-Match is stale, or the zone, its tags or its alert policies changed while applying; nothing changed",
             content: { "application/json": { schema: ref("FailureEnvelope") } },
           },
           "413": response("TooLarge"),

@@ -6,32 +6,22 @@
  *
  * Applying, in order: every section is checked first (the schema, then each section's own validator: prepare.ts),
  * and the zone document's sections are planned by applying them to the document as read, with the writer's own
- * function (edits.ts `applyZoneEdit`), storing nothing. Then the zone document's sections are written by the zone's
- * writer in one step, refused as a whole if the zone was written since it was read (`bundle-stale`); then the tags,
- * under the tags' own ETag; then the alert policies. What "atomic" means here is stated in the doc.
+ * function (edits.ts `applyZoneEdit`), storing nothing; the tags and alert policies are checked by their stores.
+ * Then the writes, all sections or none (apply.ts; what that means exactly is stated in the doc).
  */
 import { readJsonBody } from "../kit/body";
 import { apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
-import { editZone, zoneHandler, zoneTarget, type ZoneAnswer, type ZoneApiFailure } from "../kit/zone-section";
+import { zoneHandler, zoneTarget, type ZoneAnswer, type ZoneApiFailure } from "../kit/zone-section";
 import { err, ok, type Result } from "../../shared/result";
+import { alertChanges, applyBundle, checkStores, tagPairs, type BundleWrite } from "./apply";
 import { randomId } from "../../shared/crypto";
 import { parseWith } from "../../shared/schema";
 import { applyZoneEdit, type SectionEdit } from "../../state/zone/edits";
-import { etagOf } from "../../state/tags/etag";
 import { canonical, type JsonValue } from "./canonical";
 import { planBundle, type BundlePlan } from "./plan";
 import { prepareBundle, type Prepared } from "./prepare";
-import {
-  alertBody,
-  alertHolder,
-  documentSections,
-  partReader,
-  readBundle,
-  tagStore,
-  zoneTagsRef,
-  type CurrentBundle,
-} from "./read";
+import { alertBody, documentSections, partReader, readBundle, type CurrentBundle } from "./read";
 import { ZONE_BUNDLE } from "./schema";
 
 async function getBundle(c: ApiContext, zone: string): Promise<ZoneAnswer> {
@@ -48,10 +38,10 @@ function ifMatchTags(header: string): string[] {
     .filter((tag) => tag !== "");
 }
 
-/** The plan, and the zone document's edits that change something (the others are left out of the write). */
+/** The plan, and what applying it writes (the zone document's edits that change something, the other stores'). */
 interface Planned {
   readonly plan: BundlePlan;
-  readonly edits: readonly SectionEdit[];
+  readonly write: BundleWrite;
 }
 
 /** Whether the plan changes the part of the zone document an edit writes. */
@@ -70,6 +60,7 @@ async function planned(
   prepared: Prepared,
 ): Promise<Result<Planned, ZoneApiFailure>> {
   let sections: Record<string, unknown> = current.bundle;
+  let parts: readonly string[] = [];
   if (prepared.sections.length > 0) {
     // The writer's own function over the document as read: what the write would store, stored nowhere.
     const version = current.document.version;
@@ -79,6 +70,7 @@ async function planned(
     const read = await documentSections(zone, rehearsed.value.document, partReader(c.env, zone, rehearsed.value.parts));
     if (!read.ok) return read;
     sections = read.value;
+    parts = rehearsed.value.parts.map((part) => part.name);
   }
   const alerts = prepared.alerts;
   const desired = canonical({
@@ -89,60 +81,16 @@ async function planned(
     tags: prepared.tags ?? current.bundle.tags,
   }) as { readonly [section: string]: JsonValue };
   const plan = planBundle(current.bundle, desired, prepared.minted);
-  return ok({ plan, edits: prepared.sections.filter((edit) => changes(plan, edit)) });
-}
-
-/** After the zone document was written: the tags, then the alert policies; the first failure is answered. */
-async function applyOtherStores(
-  c: ApiContext,
-  zone: string,
-  current: CurrentBundle,
-  prepared: Prepared,
-  plan: BundlePlan,
-): Promise<Result<void, ZoneApiFailure>> {
-  const applied =
-    plan.sections.settings || Object.keys(plan.sections).some((s) => s !== "tags" && s !== "alert_policies")
-      ? ["the zone document's sections"]
-      : [];
-  if (plan.sections.tags !== undefined && prepared.tags !== undefined) {
-    const settings = current.bundle.settings as { account?: { id?: string } };
-    const account = settings.account?.id ?? null;
-    if (account !== null) {
-      const pairs = Object.entries(prepared.tags).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      const put = await tagStore(c.env, account).putTags({
-        ref: zoneTagsRef(zone),
-        tags: pairs,
-        etag: await etagOf(pairs),
-        ifMatch: current.tagsEtag === null ? null : { kind: "tags", etags: [current.tagsEtag] },
-        limit: c.settings.tagLimit,
-        actor: c.principal.name,
-      });
-      if (!put.ok) return err({ kind: "bundle-partial", applied, failed: "tags", why: put.error.kind });
-      applied.push("tags");
-    }
-  }
-  const alerts = prepared.alerts;
-  if (plan.sections.alert_policies !== undefined && alerts !== undefined) {
-    const holder = alertHolder(c.env, zone);
-    for (const change of plan.sections.alert_policies) {
-      const id = change.id ?? "";
-      const spec = alerts.get(id);
-      const done =
-        change.action === "delete"
-          ? await holder.deleteAlert(id)
-          : change.action === "update" && spec !== undefined
-            ? (await holder.updateAlert(id, spec)) !== null
-            : spec !== undefined && (await holder.createAlert(spec)).kind === "created";
-      if (!done)
-        return err({
-          kind: "bundle-partial",
-          applied,
-          failed: `alert_policies.${id}`,
-          why: `${change.action} refused`,
-        });
-    }
-  }
-  return ok(undefined);
+  const account = (current.bundle.settings as { account?: { id?: string } }).account?.id;
+  const tags =
+    plan.sections.tags !== undefined && prepared.tags !== undefined && account !== undefined
+      ? { account, pairs: tagPairs(prepared.tags) }
+      : null;
+  const edits = prepared.sections.filter((edit) => changes(plan, edit));
+  return ok({
+    plan,
+    write: { zone, current, edits, parts: edits.length > 0 ? parts : [], tags, alerts: alertChanges(plan, alerts) },
+  });
 }
 
 async function putBundle(c: ApiContext, zone: string): Promise<ZoneAnswer> {
@@ -162,16 +110,14 @@ async function putBundle(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   if (!prepared.ok) return err({ kind: "invalid-bundle", issues: prepared.error });
   const plan = await planned(c, zone, current.value, prepared.value);
   if (!plan.ok) return plan;
+  // The other stores check their part before anything is written, a plan included: a plan that applies cleanly.
+  const checked = await checkStores(c, plan.value.write);
+  if (!checked.ok) return checked;
   const onlyPlan = c.dryRun || c.url.searchParams.get("plan") === "true";
   if (onlyPlan || plan.value.plan.changes === 0)
     return ok(apiSuccess(plan.value.plan, { headers: { ETag: current.value.etag } }));
-  if (plan.value.edits.length > 0) {
-    const version = current.value.document.version;
-    const written = await editZone(c, zone, { kind: "bundle", version, sections: plan.value.edits });
-    if (!written.ok) return written;
-  }
-  const others = await applyOtherStores(c, zone, current.value, prepared.value, plan.value.plan);
-  if (!others.ok) return others;
+  const applied = await applyBundle(c, plan.value.write);
+  if (!applied.ok) return applied;
   const after = await readBundle(c, zone);
   if (!after.ok) return after;
   return ok(apiSuccess(plan.value.plan, { headers: { ETag: after.value.etag } }));

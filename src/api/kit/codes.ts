@@ -115,6 +115,7 @@ export const API_CODES = {
   "invalid-bundle": { status: 400, code: 20150 },
   "bundle-precondition": { status: 412, code: 20151 },
   "bundle-stale": { status: 412, code: 20151 },
+  "bundle-conflict": { status: 412, code: 20151 },
   "bundle-partial": { status: 409, code: 20152 },
   // Errors by tag (`GET /accounts/{account}/analytics/errors`, docs/analytics.md "Errors by tag").
   "errors-by-tag-too-many-zones": { status: 400, code: 1040 },

@@ -101,8 +101,14 @@ export type ZoneApiFailure =
   /** `If-Match` on a bundle write is not the bundle's current ETag (docs/config-as-code.md): 412. */
   | { readonly kind: "bundle-precondition"; readonly given: string; readonly current: string }
   /**
-   * A bundle whose zone document was written, but whose tags or alert policies then failed (a concurrent change):
-   * what was applied and what failed (docs/config-as-code.md "What atomic means").
+   * A bundle refused because its tags or alert policies were changed by someone else after it was read: nothing of
+   * it is left applied (what was written before the refusal was put back; docs/config-as-code.md "What atomic
+   * means"): 412, as a stale zone.
+   */
+  | { readonly kind: "bundle-conflict"; readonly section: string; readonly why: string }
+  /**
+   * A bundle refused part way whose writes could not all be put back, because the zone or its tags were written
+   * again meanwhile: what stays applied, what was refused and why (docs/config-as-code.md "What atomic means").
    */
   | {
       readonly kind: "bundle-partial";
@@ -336,12 +342,18 @@ export function zoneApiFailure(failure: ZoneApiFailure, zone: string): ApiFailur
         `If-Match ${failure.given} is not the bundle's current ETag ${failure.current}: the zone changed since it ` +
           "was read; read it again and plan again; nothing was changed",
       );
+    case "bundle-conflict":
+      return failureOf(
+        failure.kind,
+        `Zone ${zone}'s ${failure.section} changed since the bundle was read (${failure.why}): read it again ` +
+          "(GET /zones/{zone}/bundle) and plan again; nothing was changed",
+      );
     case "bundle-partial":
       return failureOf(
         failure.kind,
-        `The bundle was applied only in part: ${failure.applied.length === 0 ? "nothing" : failure.applied.join(", ")} ` +
-          `applied, then ${failure.failed} refused (${failure.why}, a change made at the same time); read the bundle ` +
-          "again, plan and apply again",
+        `The bundle was applied only in part: ${failure.failed} was refused (${failure.why}, a change made at the ` +
+          `same time), and ${failure.applied.join(", ")} could not be put back, being written again meanwhile; read ` +
+          "the bundle again, plan and apply again",
       );
     case "body":
       return failure.failure;

@@ -44,23 +44,24 @@ interface Occurrence {
   readonly phases: readonly Phase[];
 }
 
-const phaseSchema = z.looseObject({ phase: z.string(), outcome: z.string() });
+const phaseSchema = () => z.looseObject({ phase: z.string(), outcome: z.string() });
 
-const explainOutput = z.looseObject({
-  zone: z.string(),
-  ray_id: z.string(),
-  time: z.string(),
-  error_code: z.number(),
-  status: z.number(),
-  source: z.string(),
-  request: z.looseObject({ method: z.string(), path: z.string() }),
-  request_reached_origin: z.nullable(z.boolean()),
-  answered: z.looseObject({ phase: z.string() }),
-  blocked_by: z.nullable(z.looseObject({ phase: z.string() })),
-  phases: z.array(phaseSchema),
-  reference: z.nullable(z.looseObject({ error_code: z.number(), title: z.string(), what_you_should_do: z.string() })),
-  what_to_do: z.array(z.string()),
-});
+const explainOutput = () =>
+  z.looseObject({
+    zone: z.string(),
+    ray_id: z.string(),
+    time: z.string(),
+    error_code: z.number(),
+    status: z.number(),
+    source: z.string(),
+    request: z.looseObject({ method: z.string(), path: z.string() }),
+    request_reached_origin: z.nullable(z.boolean()),
+    answered: z.looseObject({ phase: z.string() }),
+    blocked_by: z.nullable(z.looseObject({ phase: z.string() })),
+    phases: z.array(phaseSchema()),
+    reference: z.nullable(z.looseObject({ error_code: z.number(), title: z.string(), what_you_should_do: z.string() })),
+    what_to_do: z.array(z.string()),
+  });
 
 /** Whether the origin saw the request: what the record's origin phase says, else the code's usual value. */
 function reachedOrigin(o: Occurrence): ReachedOrigin {
@@ -110,18 +111,18 @@ function whatToDo(o: Occurrence, zone: string, blocked: Phase | undefined, reach
   return steps;
 }
 
-export const explainError = defineTool({
+export const explainError = defineTool(() => ({
   name: "explain_error",
   title: "Explain an error by its Ray ID",
   description:
     "What happened to one request that got an error: the recorded occurrence of a Ray ID (time, code, request), which phase and rule answered or blocked it, whether the request reached the origin, the error's reference entry and what to do. USE THIS WHEN a user or a log gives you a Ray ID (16 hex characters, the Ray-ID header or ray_id field of an error). DO NOT USE for counts over time (top_errors, error_rate).",
   input: z.strictObject({
-    zone: zoneArgument,
+    zone: zoneArgument(),
     ray_id: z
       .string()
       .check(z.minLength(1), z.maxLength(64), z.describe("The Ray ID of the error: 16 lower-case hex characters.")),
   }),
-  output: explainOutput,
+  output: explainOutput(),
   run: async ({ zone, ray_id }, t) => {
     const answer = await envelopeOf(
       await t.call({ method: "GET", path: `/zones/${segment(zone)}/errors/${segment(ray_id)}` }),
@@ -157,9 +158,9 @@ export const explainError = defineTool({
         `request reached origin: ${reached === null ? "unknown" : String(reached)}.`,
     );
   },
-});
+}));
 
-const dimension = z.enum(DIMENSIONS);
+const dimension = () => z.enum(DIMENSIONS);
 
 interface Counts {
   readonly since: string;
@@ -195,15 +196,15 @@ async function counts(
 
 const TOP = 10;
 
-export const topErrors = defineTool({
+export const topErrors = defineTool(() => ({
   name: "top_errors",
   title: "Top errors of a zone",
   description:
     "The errors a zone served most over a window, grouped by code (default), source (edge or origin), answered_by (rule, page, default, origin) or format, with each group's count and share of the requests, and the paths with most errors. USE THIS WHEN asked what is failing on a zone, or which rule or origin the errors come from. The counts are exactly GET /zones/{zone}/analytics/errors.",
   input: z.strictObject({
-    zone: zoneArgument,
-    since: sinceArgument,
-    group_by: z.optional(dimension.check(z.describe("How to group the errors; default code."))),
+    zone: zoneArgument(),
+    since: sinceArgument(),
+    group_by: z.optional(dimension().check(z.describe("How to group the errors; default code."))),
   }),
   output: z.looseObject({
     zone: z.string(),
@@ -240,17 +241,17 @@ export const topErrors = defineTool({
       `${zone}, ${c.since} to ${c.until}: ${c.total} errors in ${c.requests} requests${lead ? ` (${lead})` : ""}.`,
     );
   },
-});
+}));
 
-export const errorRate = defineTool({
+export const errorRate = defineTool(() => ({
   name: "error_rate",
   title: "Error rate of a zone",
   description:
     "A zone's errors per request over a window: the overall rate, one point per minute (windows up to 6 hours) or hour, and, with `by`, the rate of each group (code, source, answered_by or format). USE THIS WHEN asked whether a zone is healthy, whether errors are rising, or to watch a fix take effect.",
   input: z.strictObject({
-    zone: zoneArgument,
-    since: sinceArgument,
-    by: z.optional(dimension.check(z.describe("Split the rate by this dimension."))),
+    zone: zoneArgument(),
+    since: sinceArgument(),
+    by: z.optional(dimension().check(z.describe("Split the rate by this dimension."))),
   }),
   output: z.looseObject({
     zone: z.string(),
@@ -292,4 +293,4 @@ export const errorRate = defineTool({
       `${zone}, ${c.since} to ${c.until}: ${c.total} errors in ${c.requests} requests (${rate}).`,
     );
   },
-});
+}));

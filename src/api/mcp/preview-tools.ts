@@ -12,20 +12,21 @@ import { defineTool, done, failed, refusal, sinceArgument, sinceParameter, zoneA
 /** The most of a previewed body a tool result carries (an HTML page with inlined assets can be large). */
 const MAX_BODY_CHARS = 65_536;
 
-const draftArgument = z.looseObject({
-  rules: z.optional(
-    z
-      .array(z.looseObject({}))
-      .check(z.describe("Custom error rules (phase http_custom_errors), as the Rulesets API takes them.")),
-  ),
-  pages: z.optional(
-    z
-      .record(z.string(), z.unknown())
-      .check(z.describe("Error pages by id (500_errors, 1000_errors): {state, content}.")),
-  ),
-});
+const draftArgument = () =>
+  z.looseObject({
+    rules: z.optional(
+      z
+        .array(z.looseObject({}))
+        .check(z.describe("Custom error rules (phase http_custom_errors), as the Rulesets API takes them.")),
+    ),
+    pages: z.optional(
+      z
+        .record(z.string(), z.unknown())
+        .check(z.describe("Error pages by id (500_errors, 1000_errors): {state, content}.")),
+    ),
+  });
 
-const warningSchema = z.looseObject({ code: z.number(), message: z.string() });
+const warningSchema = () => z.looseObject({ code: z.number(), message: z.string() });
 
 /** The headers of a previewed error that say what a client does with it. */
 const SHOWN_HEADERS = [
@@ -40,13 +41,13 @@ const SHOWN_HEADERS = [
   "vary",
 ] as const;
 
-export const previewError = defineTool({
+export const previewError = defineTool(() => ({
   name: "preview_error",
   title: "Preview what a visitor gets for an error",
   description:
     "Exactly the response a zone serves for an error code right now (status, headers, body), its custom error rules and pages applied, for a client sending the given Accept. USE THIS WHEN asked what visitors or API clients see for an error, or to check a custom page or rule once saved. Same as GET /zones/{zone}/preview/{code}. For a draft not yet saved, use lint_rules or replay_draft.",
   input: z.strictObject({
-    zone: zoneArgument,
+    zone: zoneArgument(),
     code: z.int().check(z.minimum(100), z.maximum(9999), z.describe("The error code, e.g. 521 or 1020.")),
     accept: z.optional(
       z
@@ -103,7 +104,7 @@ export const previewError = defineTool({
       `${zone} serves error ${code} as HTTP ${response.status} ${headers["content-type"] ?? ""} (${text.length} characters).`,
     );
   },
-});
+}));
 
 function jsonObject(text: string): Record<string, unknown> | null {
   try {
@@ -116,21 +117,21 @@ function jsonObject(text: string): Record<string, unknown> | null {
   }
 }
 
-export const lintRules = defineTool({
+export const lintRules = defineTool(() => ({
   name: "lint_rules",
   title: "Lint a zone's rules and pages",
   description:
     "The rule linter's warnings for a zone as saved, or with a draft of custom error rules and pages on top: rules that send HTML to JSON clients, origin-error rules without a guard, shadowed or unreachable rules, pages over the error budget. USE THIS WHEN reviewing a zone's rules or before proposing a rule change. Nothing is saved. Same warnings as the messages of POST /zones/{zone}/preview.",
   input: z.strictObject({
-    zone: zoneArgument,
-    draft: z.optional(draftArgument.check(z.describe("Rules and/or pages to lint on top of the saved zone."))),
+    zone: zoneArgument(),
+    draft: z.optional(draftArgument().check(z.describe("Rules and/or pages to lint on top of the saved zone."))),
   }),
   output: z.looseObject({
     zone: z.string(),
     version: z.number(),
     draft: z.boolean(),
     count: z.number(),
-    warnings: z.array(warningSchema),
+    warnings: z.array(warningSchema()),
   }),
   run: async ({ zone, draft }, t) => {
     // The draft preview of one described request: its `messages` are the linter's warnings of the zone it previews.
@@ -146,17 +147,17 @@ export const lintRules = defineTool({
         : `${warnings.length} warning${warnings.length > 1 ? "s" : ""} for ${zone}: ${warnings.map((w) => w.message).join(" | ")}`,
     );
   },
-});
+}));
 
-export const replayDraft = defineTool({
+export const replayDraft = defineTool(() => ({
   name: "replay_draft",
   title: "Replay a draft over recorded errors",
   description:
     "Had this draft of custom error rules and pages been live, what would the zone's recorded errors of the window have got: how many changed, from which answer to which, per rule, with sample Ray IDs and the linter's warnings. USE THIS WHEN judging a rule change against real traffic before saving it. Nothing is saved. Same as POST /zones/{zone}/preview/replay.",
   input: z.strictObject({
-    zone: zoneArgument,
-    draft: draftArgument,
-    since: sinceArgument,
+    zone: zoneArgument(),
+    draft: draftArgument(),
+    since: sinceArgument(),
   }),
   output: z.looseObject({
     zone: z.string(),
@@ -166,7 +167,7 @@ export const replayDraft = defineTool({
     replayed: z.number(),
     changed: z.number(),
     changes: z.array(z.looseObject({})),
-    warnings: z.array(warningSchema),
+    warnings: z.array(warningSchema()),
   }),
   run: async ({ zone, draft, since }, t) => {
     const window = since === undefined ? {} : { window: { since: sinceParameter(since, t.now) } };
@@ -180,9 +181,9 @@ export const replayDraft = defineTool({
       `${result.changed} of ${result.replayed} replayed errors of ${zone} would change with the draft.`,
     );
   },
-});
+}));
 
-export const traceRequest = defineTool({
+export const traceRequest = defineTool(() => ({
   name: "trace_request",
   title: "Trace a request through a zone",
   description:
@@ -217,4 +218,4 @@ export const traceRequest = defineTool({
         `${matched.length ? `; matched: ${matched.join(", ")}` : ""}.`,
     );
   },
-});
+}));

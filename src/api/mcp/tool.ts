@@ -82,13 +82,23 @@ function portable(node: unknown): unknown {
   return out;
 }
 
-export function defineTool<I extends z.ZodMiniType>(d: ToolDefinition<I>): McpTool {
-  // Made on the first `tools/list` of an isolate, not at startup: most requests of an isolate never list tools.
+/**
+ * A tool from its definition, made on the isolate's first MCP request that names or lists a tool, not at start-up:
+ * a definition holds zod schemas, which are objects to construct when the module is evaluated (docs/benchmarks.md
+ * "2026-11-29 (ninth)"), and most isolates never answer `/mcp`.
+ */
+export function defineTool<I extends z.ZodMiniType>(define: () => ToolDefinition<I>): McpTool {
+  let defined: ToolDefinition<I> | null = null;
+  const definition = (): ToolDefinition<I> => (defined ??= define());
+  // Made on the first `tools/list` of an isolate: most requests of an isolate never list tools.
   let listed: Record<string, unknown> | null = null;
   return {
-    name: d.name,
-    listed: () =>
-      (listed ??= {
+    get name() {
+      return definition().name;
+    },
+    listed: () => {
+      const d = definition();
+      return (listed ??= {
         name: d.name,
         title: d.title,
         description: d.description,
@@ -102,9 +112,11 @@ export function defineTool<I extends z.ZodMiniType>(d: ToolDefinition<I>): McpTo
           idempotentHint: true,
           openWorldHint: false,
         },
-      }),
-    visible: (principal) => principal.permissions.has("zones:read") && (d.visible?.(principal) ?? true),
+      });
+    },
+    visible: (principal) => principal.permissions.has("zones:read") && (definition().visible?.(principal) ?? true),
     call: async (args, t) => {
+      const d = definition();
       const parsed = d.input.safeParse(args ?? {});
       if (!parsed.success)
         return failed(
@@ -158,26 +170,28 @@ export function refusal(tool: string, f: EnvelopeFailure, subject: string): stri
   return `${tool} failed: ${said}. ${next}`;
 }
 
-/** A zone name argument: the hostname, as the API takes it. */
-export const zoneArgument = z
-  .string()
-  .check(
-    z.minLength(1),
-    z.maxLength(253),
-    z.describe("The zone: its hostname, e.g. shop.example (list_zones lists them)."),
-  );
-
-/** `since`: a duration back from now (`15m`, `1h`, `24h`, `7d`) or an RFC 3339 date-time. */
-export const sinceArgument = z.optional(
+/** A zone name argument: the hostname, as the API takes it (made with its tool's definition, not at start-up). */
+export const zoneArgument = () =>
   z
     .string()
     .check(
-      z.regex(/^(?:\d{1,4}[smhd]|\d{4}-\d{2}-\d{2}T[0-9:.]{5,18}(?:Z|[+-]\d{2}:\d{2}))$/i),
-      z.describe(
-        "How far back: a duration before now (15m, 1h, 24h, 7d) or an RFC 3339 date-time; default: the last hour.",
+      z.minLength(1),
+      z.maxLength(253),
+      z.describe("The zone: its hostname, e.g. shop.example (list_zones lists them)."),
+    );
+
+/** `since`: a duration back from now (`15m`, `1h`, `24h`, `7d`) or an RFC 3339 date-time. */
+export const sinceArgument = () =>
+  z.optional(
+    z
+      .string()
+      .check(
+        z.regex(/^(?:\d{1,4}[smhd]|\d{4}-\d{2}-\d{2}T[0-9:.]{5,18}(?:Z|[+-]\d{2}:\d{2}))$/i),
+        z.describe(
+          "How far back: a duration before now (15m, 1h, 24h, 7d) or an RFC 3339 date-time; default: the last hour.",
+        ),
       ),
-    ),
-);
+  );
 
 const UNIT_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 

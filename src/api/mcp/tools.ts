@@ -18,7 +18,7 @@ interface ListedZone {
   readonly modified_on?: string;
 }
 
-export const listZones = defineTool({
+export const listZones = defineTool(() => ({
   name: "list_zones",
   title: "List the zones this token can read",
   description:
@@ -60,7 +60,7 @@ export const listZones = defineTool({
             ".",
     );
   },
-});
+}));
 
 export const TOOLS: readonly McpTool[] = [
   listZones,

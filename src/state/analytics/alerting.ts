@@ -61,6 +61,25 @@ export type CreatedAlert =
   | { readonly kind: "created"; readonly alert: StoredAlert; readonly secret: string }
   | { readonly kind: "too-many"; readonly limit: number };
 
+/** One change of a zone's policy set, as a bundle applies it (docs/config-as-code.md "What atomic means"). */
+export type AlertChange =
+  | { readonly kind: "create"; readonly spec: AlertSpec }
+  | { readonly kind: "update"; readonly id: string; readonly spec: AlertSpec }
+  | { readonly kind: "delete"; readonly id: string };
+
+/** A policy as a change set was planned against: its id and when it was last written. */
+export interface AlertSeen {
+  readonly id: string;
+  readonly updatedAt: number;
+}
+
+/**
+ * A change set applied (or, dry, found applicable), or why not: the policies are no longer the ones it was planned
+ * against (one written, added or deleted since), or it would leave more than the zone may have.
+ */
+export type AlertsApplied =
+  { readonly kind: "applied" } | { readonly kind: "changed" } | { readonly kind: "too-many"; readonly limit: number };
+
 /** The next evaluation runs this long after its minute ends, so the minute's batches and tallies have arrived. */
 export const EVALUATE_DELAY_MS = 5_000;
 
@@ -217,11 +236,40 @@ export class Alerting {
 
   /** Deletes a policy with its events and attempts (a pending event is not sent). */
   delete(id: string): boolean {
-    return this.host.ctx.storage.transactionSync(() => {
-      this.sql.exec(SQL.deletePolicyAttempts, id);
-      this.sql.exec(SQL.deletePolicyEvents, id);
-      return this.sql.exec(SQL.deletePolicy, id).rowsWritten > 0;
+    return this.host.ctx.storage.transactionSync(() => this.deleteRows(id));
+  }
+
+  /**
+   * A bundle's policies, all or none, in one transaction: refused unless the policies are exactly those `seen`
+   * (same ids, none written since), so what is applied is what was planned; `dryRun` checks the same and writes
+   * nothing. Created policies get a new id and secret, as `create` gives them (the secret is never shown).
+   */
+  apply(seen: readonly AlertSeen[], changes: readonly AlertChange[], now: number, dryRun: boolean): AlertsApplied {
+    return this.host.ctx.storage.transactionSync((): AlertsApplied => {
+      const listed = this.list();
+      const byId = new Map(listed.map((alert) => [alert.id, alert.updatedAt]));
+      if (listed.length !== seen.length || seen.some((s) => byId.get(s.id) !== s.updatedAt)) return { kind: "changed" };
+      const created = changes.filter((c) => c.kind === "create").length;
+      const deleted = changes.filter((c) => c.kind === "delete").length;
+      if (listed.length + created - deleted > MAX_ALERT_POLICIES)
+        return { kind: "too-many", limit: MAX_ALERT_POLICIES };
+      if (changes.some((c) => c.kind !== "create" && !byId.has(c.id))) return { kind: "changed" };
+      if (dryRun) return { kind: "applied" };
+      for (const change of changes) {
+        if (change.kind === "delete") this.deleteRows(change.id);
+        else if (change.kind === "update")
+          this.sql.exec(SQL.updatePolicy, JSON.stringify(change.spec), now, change.spec.enabled ? 1 : 0, change.id);
+        else
+          this.sql.exec(SQL.insertPolicy, randomId(), JSON.stringify(change.spec), newWebhookSecret(), now, now, now);
+      }
+      return { kind: "applied" };
     });
+  }
+
+  private deleteRows(id: string): boolean {
+    this.sql.exec(SQL.deletePolicyAttempts, id);
+    this.sql.exec(SQL.deletePolicyEvents, id);
+    return this.sql.exec(SQL.deletePolicy, id).rowsWritten > 0;
   }
 
   /** A policy's events, newest first, each with its attempts; null when the policy does not exist. */

@@ -55,7 +55,15 @@ import { failsOnPurpose } from "./faults";
 import { addAvoidedSql, avoidedSql, isAvoidedKind, type AvoidedKind, type AvoidedRow } from "./avoided";
 import type { AlertSpec, WindowCount, WindowQuery } from "./alerts";
 import { WINDOW_REQUESTS_SQL, windowErrorsSql } from "./alert-counts";
-import { Alerting, type AlertDelivery, type CreatedAlert, type StoredAlert } from "./alerting";
+import {
+  Alerting,
+  type AlertChange,
+  type AlertDelivery,
+  type AlertSeen,
+  type AlertsApplied,
+  type CreatedAlert,
+  type StoredAlert,
+} from "./alerting";
 
 export interface SeriesRow {
   readonly bucket: number;
@@ -514,6 +522,18 @@ export class ZoneAnalytics extends DurableObject<Env> {
 
   deleteAlert(id: string): boolean {
     return this.alerting.delete(id);
+  }
+
+  /** A bundle's policies, all or none (alerting.ts `apply`); a write that may start an evaluation re-arms. */
+  async applyAlerts(
+    seen: readonly AlertSeen[],
+    changes: readonly AlertChange[],
+    dryRun: boolean,
+    now: number = Date.now(),
+  ): Promise<AlertsApplied> {
+    const applied = this.alerting.apply(seen, changes, now, dryRun);
+    if (applied.kind === "applied" && !dryRun && changes.length > 0) await this.arm(now);
+    return applied;
   }
 
   alertDeliveries(id: string): AlertDelivery[] | null {

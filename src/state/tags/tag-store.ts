@@ -74,6 +74,11 @@ export interface PutTagsInput {
   readonly limit: number;
   /** The token's name, kept in the history (docs/tags-api.md "History"). */
   readonly actor?: string;
+  /**
+   * Every check of the write (If-Match, limit, policy) against the account as it is, and nothing written: a
+   * bundle checks its tags so before it writes any section (docs/config-as-code.md "What atomic means").
+   */
+  readonly dryRun?: boolean;
 }
 
 export interface DeleteTagsInput {
@@ -192,6 +197,7 @@ export class TagStore extends DurableObject<Env> {
       actor: input.actor ?? "",
       via: "put",
       limit,
+      dryRun: input.dryRun === true,
     });
     if (!done.ok) return err(done.error.failure);
     return ok(done.value.resources[0] ?? resourceObject(ref, ref.id, [], EMPTY_TAGS_ETAG, null));
@@ -353,7 +359,7 @@ export class TagStore extends DurableObject<Env> {
   private transact(
     edits: readonly TagEdit[],
     etags: readonly string[],
-    how: { actor: string; via: HistoryVia; limit: number },
+    how: { actor: string; via: HistoryVia; limit: number; dryRun?: boolean },
   ): Result<EditOutcome, IndexedWriteFailure> {
     return this.ctx.storage.transactionSync(() => {
       const policy = this.policy();
@@ -394,6 +400,7 @@ export class TagStore extends DurableObject<Env> {
         if (diff.length > 0) changes.push({ ref: edit.ref, changes: diff });
         resources.push(resourceObject(edit.ref, edit.ref.id, next, etag, next.length === 0 ? null : now));
       }
+      if (how.dryRun === true) return ok({ resources, advisories });
       for (const [k, { ref, tags }] of original) {
         const final = state.get(k);
         if (final) this.writeSet(ref, tags, final.tags, final.etag, now);

@@ -27,6 +27,8 @@ import { pagePart, pageSection, type PageMeta } from "./custom-pages/stored";
 import { parsePageBody, type PageFailure, type PageId } from "./custom-pages/validate";
 import { applyRulesetEdit, type RulesetEdit, type RulesetEditFailure, type RulesetEdited } from "./rulesets/edits";
 import { rulesetSection, storedRuleset } from "./rulesets/stored";
+import { PHASES } from "./rulesets/phases";
+import type { StoredRuleset } from "./rulesets/validate";
 import { headerLimitFits } from "./rulesets/stored-cost";
 import { isObject, type Issues } from "../../shared/validation";
 import { parseZoneSettings, ZONE_DOC_SCHEMA, zoneAccountId, type ZoneDocument, type ZoneSettings } from "./schema";
@@ -83,12 +85,24 @@ export type ZoneEdit =
    * document as each leaves it, stored as one document in one step, or none of them. `version` is the version the
    * bundle was planned against: any other write of the zone since then refuses it (`bundle-stale`).
    */
-  | { readonly kind: "bundle"; readonly version: number; readonly sections: readonly SectionEdit[] };
+  | { readonly kind: "bundle"; readonly version: number; readonly sections: readonly SectionEdit[] }
+  /**
+   * A bundle undone (docs/config-as-code.md "What atomic means"): the document as it was before the bundle wrote it
+   * (`document`) written back, with the content the bundle's parts had before (`parts`), when a store written after
+   * the zone document refused. Refused (`bundle-stale`) unless the zone is still at `version`, the version the
+   * bundle wrote: a write made since is never undone.
+   */
+  | {
+      readonly kind: "restore";
+      readonly version: number;
+      readonly document: ZoneDocument;
+      readonly parts: readonly ZonePart[];
+    };
 
 /** One section of a bundle as the edit that writes it; `section` names it in a refusal (`rulesets.http_ratelimit`). */
 export interface SectionEdit {
   readonly section: string;
-  readonly edit: Exclude<ZoneEdit, { readonly kind: "bundle" }>;
+  readonly edit: Exclude<ZoneEdit, { readonly kind: "bundle" | "restore" }>;
 }
 
 /** A bundle's section refused by its own edit: the section, and that edit's failure. */
@@ -216,7 +230,7 @@ export function applyZoneEdit(target: EditTarget, edit: ZoneEdit): Result<ZoneWr
     return err({ kind: "too-large", bytes: bytes.byteLength, limit: MAX_DOCUMENT_BYTES });
   }
   const { parts, rulesets } = changed.value;
-  const ruleset = edit.kind === "bundle" ? null : (rulesets[0] ?? null);
+  const ruleset = edit.kind === "bundle" || edit.kind === "restore" ? null : (rulesets[0] ?? null);
   return ok({ document, text, bytes, parts, ruleset, rulesets });
 }
 
@@ -252,11 +266,42 @@ function bundleChange(
   return ok({ content: document, parts, rulesets });
 }
 
+/**
+ * The document before a bundle, written back over the one the bundle left. A ruleset the bundle changed comes back
+ * as it was under a new version (the next after the bundle's), so its history reads: before, the bundle, back; one
+ * the bundle created is deleted with its versions.
+ */
+function restoreChange(
+  target: EditTarget,
+  edit: Extract<ZoneEdit, { readonly kind: "restore" }>,
+): Result<Change, ZoneEditFailure> {
+  const written = target.previous;
+  if (written === null || written.version !== edit.version)
+    return err({ kind: "bundle-stale", planned: edit.version, current: written?.version ?? null });
+  let content: Record<string, unknown> = { ...edit.document };
+  const rulesets: RulesetEdited[] = [];
+  for (const phase of PHASES) {
+    const was = storedRuleset(edit.document, phase);
+    const left = storedRuleset(written, phase);
+    if (JSON.stringify(was) === JSON.stringify(left)) continue;
+    if (was === null) {
+      if (left !== null) rulesets.push({ phase, id: left.id, ruleset: null });
+      continue;
+    }
+    const version = String(Math.max(Number(was.version), Number(left?.version ?? "0")) + 1);
+    const back: StoredRuleset = { ...was, version, last_updated: target.now.toISOString() };
+    content = withSection(content, rulesetSection(phase), back);
+    rulesets.push({ phase, id: was.id, ruleset: back });
+  }
+  return ok({ content, parts: edit.parts, rulesets });
+}
+
 function change(target: EditTarget, edit: ZoneEdit): Result<Change, ZoneEditFailure> {
   const { previous, now } = target;
   const section = (name: string, value: unknown, part: ZonePart | null = null): Result<Change, never> =>
     ok({ content: withSection(previous ?? {}, name, value), parts: part === null ? [] : [part], rulesets: [] });
   if (edit.kind === "bundle") return bundleChange(target, edit.version, edit.sections);
+  if (edit.kind === "restore") return restoreChange(target, edit);
   if (edit.kind === "settings" || edit.kind === "patch-settings") {
     let settings: ZoneSettings;
     if (edit.kind === "settings") settings = edit.settings;

@@ -19,7 +19,8 @@ const client = new Cloudflare({
 describe("the official client drives the custom error assets API", () => {
   it("create, list (paginated), get, update, refused delete in use, delete", async () => {
     const zone_id = uniqueZone("asset-client");
-    await putZone(zone_id, { origin: loopback(ports.http), connect_timeout: 0.5, read_timeout: 1 });
+    // Generous timeouts: the read timeout bounds the asset's whole fetch, which a loaded machine may slow past 1 s.
+    await putZone(zone_id, { origin: loopback(ports.http), connect_timeout: 5, read_timeout: 10 });
     const url = `http://${zone_id}/asset/page.html`;
     const created = await client.customPages.assets.create({ zone_id, name: "down", description: "Down", url });
     expect(created).toMatchObject({ name: "down", description: "Down", url });

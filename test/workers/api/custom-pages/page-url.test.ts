@@ -18,9 +18,10 @@ const client = new Cloudflare({
   maxRetries: 0,
 });
 
+/** A zone on the loopback origin; generous timeouts, as no test here waits for one (a loaded machine is slow). */
 async function newZone(plan = "pro"): Promise<string> {
   const zone = uniqueZone("page-url");
-  await apiOk("PUT", `/zones/${zone}`, { plan, origin: loopback(ports.http), connect_timeout: 0.5, read_timeout: 2 });
+  await apiOk("PUT", `/zones/${zone}`, { plan, origin: loopback(ports.http), connect_timeout: 5, read_timeout: 10 });
   return zone;
 }
 

@@ -12,17 +12,22 @@ import { api, apiFetch } from "../../support/envelope";
 
 const rulesPath = (z: string) => `/zones/${z}/rulesets/phases/http_custom_errors/entrypoint`;
 
+/**
+ * The zone's timeouts: generous, as no test here waits for one. The read timeout bounds the whole asset's fetch (page
+ * and images); at 1 s a test here failed once at load 10 (three test files at once).
+ */
+const TIMEOUTS = { connect_timeout: 5, read_timeout: 10 };
+
 /** A zone with the asset `down` made from the origin's page, then (optionally) pointed at a closed port (521). */
 async function zoneWithAsset(origin: "http" | "closed" = "http"): Promise<string> {
   const z = uniqueZone("asset-traffic");
-  await putZone(z, { plan: "pro", origin: loopback(ports.http), connect_timeout: 0.5, read_timeout: 1 });
+  await putZone(z, { plan: "pro", origin: loopback(ports.http), ...TIMEOUTS });
   const made = await api("POST", `/zones/${z}/custom_pages/assets`, {
     name: "down",
     url: `http://${z}/asset/page.html`,
   });
   expect(made.status, made.text).toBe(200);
-  if (origin === "closed")
-    await putZone(z, { plan: "pro", origin: loopback(ports.closed), connect_timeout: 0.5, read_timeout: 1 });
+  if (origin === "closed") await putZone(z, { plan: "pro", origin: loopback(ports.closed), ...TIMEOUTS });
   return z;
 }
 

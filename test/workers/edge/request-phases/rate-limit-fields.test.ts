@@ -29,7 +29,8 @@ async function limited(
   options: { expression?: string; origin?: string } = {},
 ): Promise<{ zone: string; id: string }> {
   const zone = uniqueZone("rl-fields");
-  await putZone(zone, { origin: options.origin ?? loopback(ports.http), connect_timeout: 0.3, read_timeout: 0.8 });
+  // Generous timeouts: no test here waits for one, and a loaded machine must not turn the origin's answer into a 524.
+  await putZone(zone, { origin: options.origin ?? loopback(ports.http), connect_timeout: 5, read_timeout: 10 });
   const res = await api<{ rules: { id: string }[] }>("PUT", entrypoint(zone, "http_ratelimit"), {
     rules: [
       {
