@@ -18,7 +18,7 @@
  */
 import * as z from "zod/mini";
 import { err, ok, type Result } from "./result";
-import { IssueList, MAX_LISTED_ISSUES, type IssueKind, type Issues } from "./validation";
+import { isOneOf, IssueList, MAX_LISTED_ISSUES, type IssueKind, type Issues } from "./validation";
 
 /** Any schema (the mini build's base type). */
 export type Schema = z.ZodMiniType;
@@ -146,6 +146,14 @@ export function fields<S extends z.core.$ZodLooseShape>(
 }
 
 /**
+ * A field that must not be given (JSON Schema `not: {}`): given, whatever its value, it is refused with `message`,
+ * kind `not-allowed` (a field another one excludes: `content` beside `overlay`).
+ */
+export function absent(message: string) {
+  return z.optional(z.never({ error: message }));
+}
+
+/**
  * A check of an object whose fields `keys` are alternatives: exactly one of them is given (not `undefined`), else one
  * refusal, `message`, at the first key's path. JSON Schema could say it with `oneOf` of `required` lists, but the
  * refusal would then name no field; the document states it in the object's description instead.
@@ -212,18 +220,37 @@ function defaultMessage(issue: z.core.$ZodRawIssue): string {
   }
 }
 
-/** The kind of refusal an issue is (the `IssueKind` every validator of the service reports). */
+/** The kinds a refinement may name in its issue's `params.kind`. */
+const ISSUE_KINDS: readonly IssueKind[] = [
+  "wrong-type",
+  "unknown-field",
+  "missing",
+  "out-of-range",
+  "not-allowed",
+  "invalid",
+  "duplicate",
+];
+
+/**
+ * The kind of refusal an issue is (the `IssueKind` every validator of the service reports). A value not given is
+ * `missing` whatever the schema expected; a refinement names its own kind in `params.kind` (else `invalid`).
+ */
 function kindOf(issue: z.core.$ZodIssue): IssueKind {
   switch (issue.code) {
     case "invalid_type":
-      return issue.input === undefined ? "missing" : "wrong-type";
+      if (issue.input === undefined) return "missing";
+      return issue.expected === "never" ? "not-allowed" : "wrong-type";
     case "too_small":
     case "too_big":
       return "out-of-range";
     case "invalid_value":
-      return "not-allowed";
+      return issue.input === undefined ? "missing" : "not-allowed";
     case "unrecognized_keys":
       return "unknown-field";
+    case "custom": {
+      const kind: unknown = issue.params?.kind;
+      return isOneOf(ISSUE_KINDS, kind) ? kind : "invalid";
+    }
     default:
       return "invalid";
   }
@@ -275,31 +302,92 @@ export function parseWith<S extends Schema>(
   const parsed = schema.safeParse(value, { reportInput: true, error: defaultMessage });
   if (parsed.success) return ok(parsed.data);
   const issues = new IssueList(options.cap ?? MAX_LISTED_ISSUES);
-  const ordered = unknownKeysFirst(parsed.error.issues, options.unknownKeys === "last");
-  for (const issue of ordered) {
-    if (issue.code === "unrecognized_keys") {
-      for (const key of issue.keys) issues.add("unknown-field", pathOf([...issue.path, keyName(key)]), issue.message);
-    } else issues.add(kindOf(issue), pathOf(issue.path, options.root), issue.message);
-  }
+  const ordered = refusedKeysFirst(refusalsOf(parsed.error.issues), value, options.unknownKeys === "last");
+  for (const refusal of ordered) issues.add(refusal.kind, pathOf(refusal.path, options.root), refusal.message);
   return err(issues.issues);
 }
 
-/**
- * The issues with each object's unknown keys moved before the first other issue inside that object (the root's
- * left last when `rootLast`).
- */
-function unknownKeysFirst(issues: readonly z.core.$ZodIssue[], rootLast: boolean): z.core.$ZodIssue[] {
-  const atRoot = (issue: z.core.$ZodIssue) => rootLast && issue.path.length === 0;
-  const out: z.core.$ZodIssue[] = issues.filter((issue) => issue.code !== "unrecognized_keys" || atRoot(issue));
+/** One refusal before it is listed; a refused key (unknown, or an `absent` field given) names its object. */
+interface Refusal {
+  readonly kind: IssueKind;
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+  /** Its place in zod's order (field order). */
+  readonly at: number;
+  /** For a refused key: the object's path and the key. */
+  readonly key?: { readonly of: readonly PropertyKey[]; readonly name: string };
+}
+
+/** zod's issues as refusals, an unknown-keys issue as one per key (a key over 40 characters cut in the path). */
+function refusalsOf(issues: readonly z.core.$ZodIssue[]): Refusal[] {
+  const out: Refusal[] = [];
   for (const issue of issues) {
-    if (issue.code !== "unrecognized_keys" || atRoot(issue)) continue;
-    const inside = out.findIndex((other) => issue.path.every((segment, i) => other.path[i] === segment));
-    // Nothing else wrong inside that object: it stays where it stood among the issues (field order).
-    const after = issues.indexOf(issue);
-    const next = out.findIndex((other) => issues.indexOf(other) > after);
-    out.splice(inside !== -1 ? inside : next === -1 ? out.length : next, 0, issue);
+    if (issue.code === "unrecognized_keys") {
+      for (const name of issue.keys) {
+        const key = { of: issue.path, name };
+        out.push({
+          kind: "unknown-field",
+          path: [...issue.path, keyName(name)],
+          message: issue.message,
+          at: out.length,
+          key,
+        });
+      }
+      continue;
+    }
+    const name = issue.path.at(-1);
+    const given = issue.code === "invalid_type" && issue.expected === "never" && typeof name === "string";
+    const key = given ? { of: issue.path.slice(0, -1), name } : undefined;
+    out.push({
+      kind: kindOf(issue),
+      path: issue.path,
+      message: issue.message,
+      at: out.length,
+      ...(key ? { key } : {}),
+    });
   }
   return out;
+}
+
+/**
+ * The refusals with each object's refused keys (unknown ones, and `absent` fields given) listed together, in the
+ * order the body gives those keys, before the first other refusal inside that object (the root's left where they
+ * stood when `rootLast`); an object with nothing else wrong keeps them where they stood (field order).
+ */
+function refusedKeysFirst(refusals: readonly Refusal[], value: unknown, rootLast: boolean): Refusal[] {
+  const samePath = (a: readonly PropertyKey[], b: readonly PropertyKey[]) =>
+    a.length === b.length && a.every((segment, i) => b[i] === segment);
+  const moved = (refusal: Refusal) => refusal.key !== undefined && !(rootLast && refusal.key.of.length === 0);
+  let out = refusals.filter((refusal) => !moved(refusal));
+  const placed = new Set<Refusal>();
+  for (const refusal of refusals) {
+    if (!moved(refusal) || placed.has(refusal) || refusal.key === undefined) continue;
+    const object = refusal.key.of;
+    const group = refusals.filter((other) => moved(other) && other.key !== undefined && samePath(other.key.of, object));
+    for (const member of group) placed.add(member);
+    // zod lists unknown keys in the body's order already; `absent` fields come in field order, so the group is sorted.
+    if (group.some((member) => member.kind !== "unknown-field")) {
+      const order = new Map(keysAt(value, object).map((key, i) => [key, i]));
+      const rank = (member: Refusal) => order.get(member.key?.name ?? "") ?? order.size;
+      group.sort((a, b) => rank(a) - rank(b));
+    }
+    const inside = out.findIndex((other) => object.every((segment, i) => other.path[i] === segment));
+    const next = out.findIndex((other) => other.at > refusal.at);
+    const where = inside !== -1 ? inside : next === -1 ? out.length : next;
+    // Not `splice(…, ...group)`: a group may hold every key of a body of 50,000 unknown keys (too many arguments).
+    out = [...out.slice(0, where), ...group, ...out.slice(where)];
+  }
+  return out;
+}
+
+/** The keys of the object at `path` inside `value`, in its order (none when there is no object there). */
+function keysAt(value: unknown, path: readonly PropertyKey[]): string[] {
+  let node = value;
+  for (const segment of path) {
+    if (typeof node !== "object" || node === null) return [];
+    node = (node as Record<PropertyKey, unknown>)[segment];
+  }
+  return typeof node === "object" && node !== null ? Object.keys(node) : [];
 }
 
 /**

@@ -52,7 +52,7 @@ named(
     id: "FailureEnvelope",
     example: {
       success: false,
-      errors: [{ code: 1010, message: "too many tag filters (maximum 20)" }],
+      errors: [{ code: API_CODES["too-many-filters"].code, message: "too many tag filters (maximum 20)" }],
       messages: [],
       result: null,
     },

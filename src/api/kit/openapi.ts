@@ -143,6 +143,13 @@ export interface OpenApiFragment {
   readonly schemas?: Record<string, Json>;
   /** One sentence for the document's description. */
   readonly description?: string;
+  /**
+   * Makes and names (`named()`) the schemas only the document shows, which no route parses or types its answer with:
+   * called when the document is built, so an isolate that never serves it never constructs them (every zod object
+   * built at module evaluation is work before an isolate's first answer: docs/benchmarks.md "2026-11-29 (ninth)").
+   * Called again, it names fresh copies (the registry keeps the last schema of an id).
+   */
+  readonly documentOnly?: () => void;
 }
 
 /** `?dry_run=` as every operation that can rehearse documents it (kit/dry-run.ts; docs/configuration.md "any write"). */
@@ -184,6 +191,7 @@ function withDryRun(paths: Record<string, Json>, dryRun: ReadonlySet<string>): R
  * honour `?dry_run` (the route table's `dryRun` flag).
  */
 export function openApiDocument(fragments: readonly OpenApiFragment[], dryRun: readonly string[] = []): Json {
+  for (const fragment of fragments) fragment.documentOnly?.();
   const merged = <K extends "paths" | "parameters" | "schemas">(key: K): Record<string, Json> =>
     Object.assign({}, ...fragments.map((f) => f[key] ?? {})) as Record<string, Json>;
   const rehearsable = new Set(dryRun.map((signature) => pathShape(signature)));

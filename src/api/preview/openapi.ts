@@ -1,7 +1,7 @@
 /** The preview endpoints' part of the OpenAPI document (docs/configuration.md), from the same constants as the code. */
 import { COMMON_ERRORS, jsonBody, ok, param, ref, refTo, type Json, type OpenApiFragment } from "../kit/openapi";
 import * as z from "zod/mini";
-import { described, named, oneOf } from "../../shared/schema";
+import { described, named, oneOf, type Schema } from "../../shared/schema";
 import { ANSWERED_BY } from "../../state/analytics/record";
 import { MAX_SHOWN_BODY_CHARS, PREVIEW_FORMATS, STEP_OUTCOMES, STEPS, type PreviewFormat } from "../explain/explain";
 import { MAX_SHOWN_CHARS, MAX_SHOWN_ENTRIES, TRACED_OUTCOMES } from "../explain/trace";
@@ -12,96 +12,102 @@ import { REPLAY_LIMITS } from "./replay";
 import { API_CODES } from "../kit/codes";
 
 /** Which step answered: a rule (its id and position), a page, the default, or the origin. */
-const ANSWERED = z.object({
-  kind: oneOf(ANSWERED_BY),
-  id: z.optional(described(z.string(), "The rule's id, or the page's id")),
-  index: z.optional(described(z.int(), "The rule's 0-based position in the ruleset")),
-});
+const answeredSchema = (): Schema =>
+  z.object({
+    kind: oneOf(ANSWERED_BY),
+    id: z.optional(described(z.string(), "The rule's id, or the page's id")),
+    index: z.optional(described(z.int(), "The rule's 0-based position in the ruleset")),
+  });
 
 /** One answer as a preview shows it. */
-const PREVIEW_SHOWN_RESPONSE = named(
-  z.object({
-    status: z.int(),
-    headers: z.record(z.string(), z.string()),
-    body: described(z.string(), `The body as text, cut at ${MAX_SHOWN_BODY_CHARS} characters`),
-    body_bytes: described(z.int(), "The whole body's size"),
-    body_truncated: z.boolean(),
-    answered_by: ANSWERED,
-  }),
-  { id: "PreviewShownResponse" },
-);
-
-/** A draft preview's answer: the error, the answer in the negotiated format and in each format, the trace. */
-named(
-  // Its members as the route answers them; the document has never marked any required.
-  z.partial(
+const previewShownResponse = (answered: Schema): Schema =>
+  named(
     z.object({
-      zone: z.string(),
-      version: described(z.int(), "The saved configuration's version the preview started from"),
-      draft: z.boolean(),
-      request: z.partial(z.object({ method: z.string(), url: z.string() })),
-      error: described(
-        z.record(z.string(), z.unknown()),
-        "{kind: generated, code, status, cause} or {kind: origin-response, status}",
-      ),
-      format: oneOf(ERROR_FORMATS),
-      answered_by: ANSWERED,
-      response: PREVIEW_SHOWN_RESPONSE,
-      responses: z.partialRecord(
-        oneOf(Object.keys(PREVIEW_FORMATS) as [PreviewFormat, ...PreviewFormat[]]),
-        PREVIEW_SHOWN_RESPONSE,
-      ),
-      trace: z.partial(
-        z.object({
-          request_phases: described(
-            z.nullable(z.record(z.string(), z.unknown())),
-            "IP access, firewall custom rules and rate limiting on the described request, as traffic runs them " +
-              "(rate-limiting rules evaluated, never counted): each phase's outcome (blocked, passed, not-run) and " +
-              "its rules' outcomes; `blocked` is the error a phase answered (1006, 1009, 1020), which then replaces " +
-              "the described error",
-          ),
-          steps: z.array(
-            z.partial(
-              z.object({
-                step: oneOf(STEPS),
-                outcome: oneOf(STEP_OUTCOMES),
-                id: z.optional(z.string()),
-                reason: z.optional(z.string()),
-              }),
-            ),
-          ),
-          rules: z.array(
-            z.partial(
-              z.object({
-                index: z.int(),
-                id: z.string(),
-                description: z.string(),
-                expression: z.string(),
-                outcome: oneOf(TRACED_OUTCOMES),
-                cost: described(z.int(), "Budget units spent"),
-                reason: z.optional(z.string()),
-                fields: z.optional(z.array(z.string())),
-              }),
-            ),
-          ),
-          fields: described(
-            z.record(z.string(), z.unknown()),
-            `Every field a rule reads → its value for this request (strings cut at ${MAX_SHOWN_CHARS} ` +
-              `characters, arrays and maps at ${MAX_SHOWN_ENTRIES} entries)`,
-          ),
-        }),
-      ),
-      cost: z.partial(
-        z.object({
-          units: z.int(),
-          budget: described(z.int(), "The request's budget (docs/rules-language.md)"),
-          rule_budget: described(z.int(), "One rule's budget"),
-        }),
-      ),
+      status: z.int(),
+      headers: z.record(z.string(), z.string()),
+      body: described(z.string(), `The body as text, cut at ${MAX_SHOWN_BODY_CHARS} characters`),
+      body_bytes: described(z.int(), "The whole body's size"),
+      body_truncated: z.boolean(),
+      answered_by: answered,
     }),
-  ),
-  { id: "PreviewResult" },
-);
+    { id: "PreviewShownResponse" },
+  );
+
+/**
+ * A draft preview's answer: the error, the answer in the negotiated format and in each format, the trace. Only the
+ * document shows these schemas (the route builds its answer by hand): made when the document is built.
+ */
+function previewResultSchemas(): void {
+  const answered = answeredSchema();
+  const shown = previewShownResponse(answered);
+  named(
+    // Its members as the route answers them; the document has never marked any required.
+    z.partial(
+      z.object({
+        zone: z.string(),
+        version: described(z.int(), "The saved configuration's version the preview started from"),
+        draft: z.boolean(),
+        request: z.partial(z.object({ method: z.string(), url: z.string() })),
+        error: described(
+          z.record(z.string(), z.unknown()),
+          "{kind: generated, code, status, cause} or {kind: origin-response, status}",
+        ),
+        format: oneOf(ERROR_FORMATS),
+        answered_by: answered,
+        response: shown,
+        responses: z.partialRecord(oneOf(Object.keys(PREVIEW_FORMATS) as [PreviewFormat, ...PreviewFormat[]]), shown),
+        trace: z.partial(
+          z.object({
+            request_phases: described(
+              z.nullable(z.record(z.string(), z.unknown())),
+              "IP access, firewall custom rules and rate limiting on the described request, as traffic runs them " +
+                "(rate-limiting rules evaluated, never counted): each phase's outcome (blocked, passed, not-run) and " +
+                "its rules' outcomes; `blocked` is the error a phase answered (1006, 1009, 1020), which then replaces " +
+                "the described error",
+            ),
+            steps: z.array(
+              z.partial(
+                z.object({
+                  step: oneOf(STEPS),
+                  outcome: oneOf(STEP_OUTCOMES),
+                  id: z.optional(z.string()),
+                  reason: z.optional(z.string()),
+                }),
+              ),
+            ),
+            rules: z.array(
+              z.partial(
+                z.object({
+                  index: z.int(),
+                  id: z.string(),
+                  description: z.string(),
+                  expression: z.string(),
+                  outcome: oneOf(TRACED_OUTCOMES),
+                  cost: described(z.int(), "Budget units spent"),
+                  reason: z.optional(z.string()),
+                  fields: z.optional(z.array(z.string())),
+                }),
+              ),
+            ),
+            fields: described(
+              z.record(z.string(), z.unknown()),
+              `Every field a rule reads → its value for this request (strings cut at ${MAX_SHOWN_CHARS} ` +
+                `characters, arrays and maps at ${MAX_SHOWN_ENTRIES} entries)`,
+            ),
+          }),
+        ),
+        cost: z.partial(
+          z.object({
+            units: z.int(),
+            budget: described(z.int(), "The request's budget (docs/rules-language.md)"),
+            rule_budget: described(z.int(), "One rule's budget"),
+          }),
+        ),
+      }),
+    ),
+    { id: "PreviewResult" },
+  );
+}
 
 /** `Retry-After` of a bound's 429: whole seconds, at least one (src/api/explain/bound.ts rounds up from 1). */
 const RETRY_AFTER_SECONDS = named(z.int().check(z.minimum(1)), { id: "RetryAfterSeconds" });
@@ -119,6 +125,7 @@ const limited = (description: string, what: "preview" | "replay"): Json => ({
 });
 
 export const previewOpenApi: OpenApiFragment = {
+  documentOnly: previewResultSchemas,
   paths: {
     "/zones/{zone}/preview/{code}": {
       parameters: [param("Zone"), { name: "code", in: "path", required: true, schema: { type: "integer" } }],

@@ -13,7 +13,7 @@
  */
 import * as z from "zod/mini";
 import { err, ok, type Result } from "../../../shared/result";
-import { described, fields, named } from "../../../shared/schema";
+import { described, fields, named, oneOf, parseAt, parseWith } from "../../../shared/schema";
 import { isObject, oneIssue, type IssueKind } from "../../../shared/validation";
 import type { Plan, ZoneDocument } from "../schema";
 import { PHASES, isPhase, type Phase } from "./phases";
@@ -154,18 +154,35 @@ export function applyRulesetEdit(
   }
 }
 
-/** The phase a create names, after `kind` (the body's other fields are `parseRuleset`'s). */
+/**
+ * What a create must name before the rest of its body is read (`parseRuleset`'s): `kind`, then `name`, then `phase`,
+ * one refusal at a time. The other fields pass through unread.
+ */
+const RULESET_CREATE_HEAD = z.looseObject(
+  {
+    kind: z.literal("zone", {
+      error: (issue) =>
+        issue.input === undefined
+          ? 'is required: "zone"'
+          : 'must be "zone": this service holds only zone entry point rulesets',
+    }),
+    name: z
+      .unknown()
+      .check(z.refine((name) => name !== undefined, { error: "is required", params: { kind: "missing" } })),
+    phase: oneOf(PHASES, (issue) =>
+      typeof issue.input === "string"
+        ? `must be one of ${PHASES.join(", ")}`
+        : `is required: one of ${PHASES.join(", ")}`,
+    ),
+  },
+  { error: "must be a JSON object {name, kind, phase, rules?}" },
+);
+
+/** The phase a create names, after `kind` and `name` (`RULESET_CREATE_HEAD`). */
 function readCreate(body: unknown): Result<Phase, RulesetEditFailure> {
-  const issue = (kind: IssueKind, path: string, message: string): Result<never, RulesetEditFailure> =>
-    err({ kind: "invalid-ruleset", issues: oneIssue(kind, path, message) });
-  if (!isObject(body)) return issue("wrong-type", "body", "must be a JSON object {name, kind, phase, rules?}");
-  if (body.kind === undefined) return issue("missing", "kind", 'is required: "zone"');
-  if (body.kind !== "zone")
-    return issue("not-allowed", "kind", 'must be "zone": this service holds only zone entry point rulesets');
-  if (body.name === undefined) return issue("missing", "name", "is required");
-  if (typeof body.phase !== "string") return issue("missing", "phase", `is required: one of ${PHASES.join(", ")}`);
-  if (!isPhase(body.phase)) return issue("not-allowed", "phase", `must be one of ${PHASES.join(", ")}`);
-  return ok(body.phase);
+  const parsed = parseWith(RULESET_CREATE_HEAD, body, { root: "body", cap: 1 });
+  if (parsed.ok) return ok(parsed.value.phase);
+  return err({ kind: "invalid-ruleset", issues: { listed: parsed.error.listed.slice(0, 1), more: 0 } });
 }
 
 /** A stored rule as a request body would send it (its id kept, so its history is kept). */
@@ -218,9 +235,43 @@ function placeRule(
   return ok({ rules: [...rest.slice(0, index.value), rule, ...rest.slice(index.value)], index: index.value });
 }
 
+/** A position's anchor: a rule id (`""`: the first, or the last). */
+const RULE_ANCHOR = z.string({ error: "must be a rule id (a string)" });
+/** A position's index: 1 is the first rule (its upper bound is the ruleset's size, checked after the parse). */
+const POSITION_INDEX = z.int({ error: "must be an integer (1 is the first rule)" }).check(z.minimum(1));
+const NOT_A_POSITION_FIELD = "is not a position field";
+const POSITION_SHAPE = 'must be an object: {"before": id}, {"after": id} or {"index": n}';
+
 /**
- * A rule and where to put it, as the document states it. `position` is read by `readPosition`, by hand: its
- * refusal names one thing at a time, and its range and anchors depend on the ruleset.
+ * `position` as a rule-level write reads it, one refusal at a time in the published API's order: its keys first
+ * (an unknown one, then exactly one of the three), then the value's type.
+ */
+const POSITION = z.pipe(
+  fields(
+    { before: z.optional(z.unknown()), after: z.optional(z.unknown()), index: z.optional(z.unknown()) },
+    NOT_A_POSITION_FIELD,
+    POSITION_SHAPE,
+  ).check(
+    z.superRefine((position, context) => {
+      const keys = Object.keys(position);
+      if (keys.length === 1) return;
+      context.issues.push({
+        code: "custom",
+        input: position,
+        message: `must have exactly one of before, after or index${keys.length > 1 ? `, not ${keys.join(" and ")}` : ""}`,
+        params: { kind: keys.length === 0 ? "missing" : "not-allowed" },
+      });
+    }),
+  ),
+  fields(
+    { before: z.optional(RULE_ANCHOR), after: z.optional(RULE_ANCHOR), index: z.optional(POSITION_INDEX) },
+    NOT_A_POSITION_FIELD,
+  ),
+);
+
+/**
+ * A rule and where to put it, as the document states it: `position` is one of three objects made of the fields
+ * `POSITION` reads (its index's upper bound depends on the ruleset).
  */
 export const RULE_REQUEST = named(
   z.object({
@@ -228,9 +279,9 @@ export const RULE_REQUEST = named(
     position: z.optional(
       described(
         z.union([
-          fields({ before: z.string() }, "is not a position field"),
-          fields({ after: z.string() }, "is not a position field"),
-          fields({ index: z.int().check(z.minimum(1)) }, "is not a position field"),
+          fields({ before: RULE_ANCHOR }, NOT_A_POSITION_FIELD),
+          fields({ after: RULE_ANCHOR }, NOT_A_POSITION_FIELD),
+          fields({ index: POSITION_INDEX }, NOT_A_POSITION_FIELD),
         ]),
         'Exactly one of `before` (a rule id; `""` = first), `after` (a rule id; `""` = last) or `index` (1 = ' +
           "first; at most the ruleset's rule count after the write). Absent: last on POST, unchanged on PATCH.",
@@ -265,33 +316,16 @@ function readPosition(
   const issue = (kind: IssueKind, path: string, message: string): Result<never, RulesetEditFailure> =>
     err({ kind: "invalid-ruleset", issues: oneIssue(kind, path, message) });
   if (position === undefined) return ok(rules.length);
-  if (!isObject(position)) {
-    return issue("wrong-type", "position", 'must be an object: {"before": id}, {"after": id} or {"index": n}');
-  }
-  const keys = Object.keys(position);
-  const unknown = keys.find((k) => k !== "before" && k !== "after" && k !== "index");
-  if (unknown !== undefined) return issue("unknown-field", `position.${unknown}`, "is not a position field");
-  if (keys.length !== 1) {
-    return issue(
-      keys.length === 0 ? "missing" : "not-allowed",
-      "position",
-      `must have exactly one of before, after or index${keys.length > 1 ? `, not ${keys.join(" and ")}` : ""}`,
-    );
-  }
-  const [key] = keys as ["before" | "after" | "index"];
-  const value = position[key];
-  if (key === "index") {
-    if (typeof value !== "number" || !Number.isInteger(value))
-      return issue("wrong-type", "position.index", "must be an integer (1 is the first rule)");
-    if (value < 1 || value > lastIndex)
-      return issue(
-        "out-of-range",
-        "position.index",
-        `must be from 1 to ${lastIndex} (the ruleset would have ${lastIndex} rules)`,
-      );
-    return ok(value - 1);
-  }
-  if (typeof value !== "string") return issue("wrong-type", `position.${key}`, "must be a rule id (a string)");
+  const range = `must be from 1 to ${lastIndex} (the ruleset would have ${lastIndex} rules)`;
+  let first: Result<never, RulesetEditFailure> | undefined;
+  const parsed = parseAt(POSITION, position, "position", (kind, path, message) => {
+    // The index's lower bound is the schema's; its refusal names the range, which depends on the ruleset.
+    first ??= issue(kind, path, kind === "out-of-range" && path === "position.index" ? range : message);
+  });
+  if (parsed === undefined) return first ?? issue("invalid", "position", POSITION_SHAPE);
+  const { before, after, index } = parsed;
+  if (index !== undefined) return index > lastIndex ? issue("out-of-range", "position.index", range) : ok(index - 1);
+  const [key, value] = before !== undefined ? (["before", before] as const) : (["after", after ?? ""] as const);
   if (value === "") return ok(key === "before" ? 0 : rules.length);
   if (value === self) return issue("invalid", `position.${key}`, "must name another rule, not the rule itself");
   const at = rules.findIndex((r) => r.id === value);

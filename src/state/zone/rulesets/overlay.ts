@@ -9,7 +9,7 @@
  * `data:` image (docs/errors.md: the page makes no external request).
  */
 import * as z from "zod/mini";
-import { described, fields, named, parseAt, type Output } from "../../../shared/schema";
+import { absent, described, fields, named, parseAt, type Output } from "../../../shared/schema";
 import type { IssueKind } from "../../../shared/validation";
 import { err, ok, type Result } from "../../../shared/result";
 
@@ -169,8 +169,26 @@ export const OVERLAY = named(
 
 export type Overlay = Output<typeof OVERLAY>;
 
-/** `serve_error` overlaying the structured error, as the document states it (read by `parseOverlayParameters`). */
-export const OVERLAY_PARAMETERS = fields({ overlay: OVERLAY }, "is not a parameter of serve_error");
+/**
+ * `action_parameters` holding `overlay` (validate.ts hands them here): `overlay` alone. Fixed content and an overlay
+ * exclude each other, and the overlay keeps the error's status (the body's `status` and the response's must agree),
+ * so `content`, `asset_name`, `content_type` and `status_code` are refused beside it, each by name, and any other
+ * key as unknown; then the overlay's own fields.
+ */
+export const OVERLAY_PARAMETERS = fields(
+  {
+    content: absent(
+      "cannot be used with overlay: a rule serves either fixed content or an overlay of the structured error",
+    ),
+    asset_name: absent(
+      "cannot be used with overlay: a rule serves either an asset or an overlay of the structured error",
+    ),
+    content_type: absent("cannot be used with overlay: the overlaid error keeps the negotiated format"),
+    status_code: absent("cannot be used with overlay: the overlaid error keeps its status"),
+    overlay: OVERLAY,
+  },
+  "is not a parameter of serve_error",
+);
 export type OverlayLink = NonNullable<Overlay["links"]>[number];
 export type OverlayBranding = NonNullable<Overlay["branding"]>;
 
@@ -188,30 +206,11 @@ function parseUrl(text: string): Result<string, string> {
   return ok(url.href);
 }
 
-/**
- * `action_parameters` holding `overlay` (validate.ts hands them here): `overlay` alone. Fixed content and an
- * overlay exclude each other, and the overlay keeps the error's status (the body's `status` and the response's
- * must agree), so `content`, `asset_name`, `content_type` and `status_code` are refused beside it, each by name,
- * and any other key as unknown.
- */
+/** `action_parameters` holding `overlay`, read with `OVERLAY_PARAMETERS`; issues go to `at` (`action_parameters.…`). */
 export function parseOverlayParameters(
   parameters: Readonly<Record<string, unknown>>,
   at: At,
 ): { readonly overlay: Overlay } | undefined {
-  const reasons: Readonly<Record<string, string>> = {
-    content: "cannot be used with overlay: a rule serves either fixed content or an overlay of the structured error",
-    asset_name: "cannot be used with overlay: a rule serves either an asset or an overlay of the structured error",
-    content_type: "cannot be used with overlay: the overlaid error keeps the negotiated format",
-    status_code: "cannot be used with overlay: the overlaid error keeps its status",
-  };
-  let refused = false;
-  for (const key of Object.keys(parameters)) {
-    if (key === "overlay") continue;
-    const reason = reasons[key];
-    if (reason === undefined) at("unknown-field", `action_parameters.${key}`, "is not a parameter of serve_error");
-    else at("not-allowed", `action_parameters.${key}`, reason);
-    refused = true;
-  }
-  const overlay = parseAt(OVERLAY, parameters.overlay, "action_parameters.overlay", at);
-  return refused || overlay === undefined ? undefined : { overlay };
+  const parsed = parseAt(OVERLAY_PARAMETERS, parameters, "action_parameters", at);
+  return parsed === undefined ? undefined : { overlay: parsed.overlay };
 }

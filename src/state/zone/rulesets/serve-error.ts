@@ -7,7 +7,7 @@
  */
 import * as z from "zod/mini";
 import { ASSET_NAME } from "../custom-pages/asset-name";
-import { described, fields, int, parseAt, type Output } from "../../../shared/schema";
+import { absent, described, fields, int, parseAt, type Output } from "../../../shared/schema";
 import type { IssueKind } from "../../../shared/validation";
 
 /** A custom error's status: the published range (docs/custom-errors.md). */
@@ -22,6 +22,7 @@ export const STATUS_CODE = int(
 export const ASSET_SERVE_ERROR = described(
   fields(
     {
+      content: absent("must be absent when asset_name is given (exactly one of them)"),
       content_type: z.optional(
         z.literal("text/html", { error: "must be text/html or absent with asset_name (an asset is an HTML page)" }),
       ),
@@ -34,8 +35,8 @@ export const ASSET_SERVE_ERROR = described(
     "written (400, 20021), and cannot be deleted while a rule names it (409, 20044).",
 );
 
-/** A rule serving a custom error asset (stored without `content_type`, which can only be text/html). */
-export type AssetServeError = Omit<Output<typeof ASSET_SERVE_ERROR>, "content_type">;
+/** A rule serving a custom error asset (stored without `content_type`, which can only be text/html, nor the absent `content`). */
+export type AssetServeError = Omit<Output<typeof ASSET_SERVE_ERROR>, "content" | "content_type">;
 
 /** Whether a rule's parameters name an asset (the stored shape has no `kind`: it is the published wire shape). */
 export function servesAsset<T extends object>(parameters: T | AssetServeError): parameters is AssetServeError {
@@ -43,24 +44,15 @@ export function servesAsset<T extends object>(parameters: T | AssetServeError): 
 }
 
 /**
- * The `action_parameters` of a rule that gives `asset_name`; issues go to `at` (`rules[i].…`): `content` and unknown
- * keys first, in the body's order, then the asset's own fields.
+ * The `action_parameters` of a rule that gives `asset_name`, read with `ASSET_SERVE_ERROR`; issues go to `at`
+ * (`rules[i].…`): unknown keys first, then `content`, then the asset's own fields.
  */
 export function parseAssetServeError(
   p: Readonly<Record<string, unknown>>,
   at: (kind: IssueKind, field: string, message: string) => void,
 ): AssetServeError | undefined {
-  let refused = false;
-  for (const key of Object.keys(p)) {
-    if (key in ASSET_SERVE_ERROR.shape) continue;
-    refused = true;
-    if (key === "content")
-      at("not-allowed", "action_parameters.content", "must be absent when asset_name is given (exactly one of them)");
-    else at("unknown-field", `action_parameters.${key}`, "is not a parameter of serve_error");
-  }
-  const { content_type, asset_name, status_code } = p;
-  const parsed = parseAt(ASSET_SERVE_ERROR, { content_type, asset_name, status_code }, "action_parameters", at);
-  if (refused || parsed === undefined) return undefined;
+  const parsed = parseAt(ASSET_SERVE_ERROR, p, "action_parameters", at);
+  if (parsed === undefined) return undefined;
   return {
     asset_name: parsed.asset_name,
     ...(parsed.status_code === undefined ? {} : { status_code: parsed.status_code }),
