@@ -16,8 +16,8 @@ const ALLOWED = new Set([
 ]);
 
 const API = "src/api";
-/** The folders every resource may import: the kit, and the previews' engine (AGENTS.md "Layout"). */
-const SHARED = new Set(["kit", "explain"]);
+/** The folders every resource may import: the kit, the previews' engine, the asset fetcher (AGENTS.md "Layout"). */
+const SHARED = new Set(["kit", "explain", "asset-fetch"]);
 /** The resource folders: every other folder of src/api/. */
 const RESOURCES = readdirSync(API).filter((name) => !SHARED.has(name) && statSync(join(API, name)).isDirectory());
 

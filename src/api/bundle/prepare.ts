@@ -14,6 +14,7 @@ import { parseZoneSettings } from "../../state/zone/schema";
 import type { AccountReach, SectionEdit } from "../../state/zone/edits";
 import { PHASES } from "../../state/zone/rulesets/phases";
 import { PAGE_IDS } from "../../state/zone/custom-pages/validate";
+import { checkAssetName, parseAssetBody, type AssetUrl } from "../../state/zone/custom-pages/assets";
 import { parseAccessRules } from "../../state/zone/access-rules/validate";
 import { parseUrlNormalization } from "../../state/zone/url-normalization/validate";
 import { parseTelemetry } from "../../state/zone/telemetry/settings";
@@ -30,6 +31,17 @@ export interface Prepared {
   readonly tags?: Readonly<Record<string, string>>;
   /** Ids this preparation made for rules and access rules given without one (the plan shows them as new). */
   readonly minted: ReadonlySet<string>;
+  /**
+   * The assets to fetch, by the section of their edit in `sections`: that edit's `html` and `size_bytes` are
+   * placeholders until the fetch fills them (routes.ts `fetchAssets`), which it does before anything is planned.
+   */
+  readonly fetches: readonly AssetFetch[];
+}
+
+/** An asset a bundle creates or changes: its edit's section (`custom_assets.<name>`) and the URL to fetch. */
+export interface AssetFetch {
+  readonly section: string;
+  readonly url: AssetUrl;
 }
 
 type Body = Readonly<Record<string, unknown>>;
@@ -148,6 +160,8 @@ export function prepareBundle(
       sections.push({ section: `custom_pages.${id}`, edit: { kind: "page", id, body: pages[id] } });
   }
 
+  // An asset created or changed is written before the rules that name it, one deleted after the rules that stop.
+  const rulesetsAt = sections.length;
   const rulesets = isObject(body.rulesets) ? body.rulesets : {};
   const rulesetsNow = isObject(now.rulesets) ? (now.rulesets as Record<string, JsonValue>) : {};
   for (const phase of PHASES) {
@@ -163,25 +177,38 @@ export function prepareBundle(
     sections.push({ section: `rulesets.${phase}`, edit: { kind: "ruleset", edit } });
   }
 
-  // Assets are made by fetching their URL; a bundle deletes them but does not make or re-fetch them (yet).
+  // An asset is made by fetching its URL: one the bundle adds, or gives another url, description or sha256, is
+  // fetched (as `PUT …/custom_pages/assets/{name}` fetches again); the stored hash stands for a sha256 left out.
+  const fetches: AssetFetch[] = [];
+  const assetWrites: SectionEdit[] = [];
   const assets = isObject(body.custom_assets) ? body.custom_assets : undefined;
   const assetsNow = isObject(now.custom_assets) ? (now.custom_assets as Record<string, JsonValue>) : {};
   if (assets !== undefined) {
+    const scope = { zone, apiHosts: c.settings.apiHosts };
     for (const [name, asset] of Object.entries(assets)) {
       const stored = assetsNow[name];
       const shown =
         isObject(asset) && asset.sha256 === undefined && isObject(stored) ? { ...asset, sha256: stored.sha256 } : asset;
-      if (differs(shown, stored))
-        issues.add(
-          "not-allowed",
-          `custom_assets.${name}`,
-          "a bundle does not create or change custom error assets: use POST or PUT /zones/{zone}/custom_pages/assets",
-        );
+      if (!differs(shown, stored)) continue;
+      const section = `custom_assets.${name}`;
+      const named = checkAssetName(name, "name");
+      const { sha256: _hash, ...given } = isObject(asset) ? asset : {};
+      const parsed = named.ok ? parseAssetBody(given, scope, name) : named;
+      if (!parsed.ok) {
+        if (parsed.error.kind === "invalid-asset") under(issues, section, parsed.error.issues);
+        else issues.add("invalid", section, "is not a custom asset");
+        continue;
+      }
+      const write = { name, description: parsed.value.description, url: parsed.value.url.href, size_bytes: 0 };
+      const kind = stored === undefined ? "create-asset" : "update-asset";
+      assetWrites.push({ section, edit: { kind, asset: write, html: "" } });
+      fetches.push({ section, url: parsed.value.url });
     }
     for (const name of Object.keys(assetsNow))
       if (!Object.hasOwn(assets, name))
         sections.push({ section: `custom_assets.${name}`, edit: { kind: "delete-asset", name } });
   }
+  sections.splice(rulesetsAt, 0, ...assetWrites);
 
   let alerts: Map<string, AlertSpec> | undefined;
   if (isObject(body.alert_policies)) {
@@ -218,5 +245,5 @@ export function prepareBundle(
 
   return issues.count > 0
     ? err(issues.issues)
-    : ok({ sections, minted, ...(alerts ? { alerts } : {}), ...(tags ? { tags } : {}) });
+    : ok({ sections, minted, fetches, ...(alerts ? { alerts } : {}), ...(tags ? { tags } : {}) });
 }

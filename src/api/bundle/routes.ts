@@ -23,6 +23,8 @@ import { planBundle, type BundlePlan } from "./plan";
 import { prepareBundle, type Prepared } from "./prepare";
 import { alertBody, documentSections, partReader, readBundle, type CurrentBundle } from "./read";
 import { ZONE_BUNDLE } from "./schema";
+import { fetchZoneAsset, type FetchedAsset } from "../asset-fetch/asset-fetch";
+import { parseDocument } from "../../state/zone/store";
 
 async function getBundle(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const read = await readBundle(c, zone);
@@ -93,6 +95,35 @@ async function planned(
   });
 }
 
+/**
+ * The assets a bundle creates or changes, fetched through the zone's origin as the zone is read (before the
+ * bundle's own settings), each into its edit; a fetch refused names the asset's section.
+ */
+async function fetchAssets(
+  c: ApiContext,
+  zone: string,
+  current: CurrentBundle,
+  prepared: Prepared,
+): Promise<Result<Prepared, ZoneApiFailure>> {
+  if (prepared.fetches.length === 0) return ok(prepared);
+  const read = parseDocument(zone, current.document);
+  if (!read.ok) return read;
+  const scope = { zone, apiHosts: c.settings.apiHosts };
+  const fetched = new Map<string, FetchedAsset>();
+  for (const { section, url } of prepared.fetches) {
+    const asset = await fetchZoneAsset(c.env, read.value, url, scope);
+    if (!asset.ok) return err({ kind: "bundle-section", section, failure: asset.error });
+    fetched.set(section, asset.value);
+  }
+  const sections = prepared.sections.map((section): SectionEdit => {
+    const asset = fetched.get(section.section);
+    const { edit } = section;
+    if (asset === undefined || (edit.kind !== "create-asset" && edit.kind !== "update-asset")) return section;
+    return { ...section, edit: { ...edit, asset: { ...edit.asset, size_bytes: asset.bytes }, html: asset.html } };
+  });
+  return ok({ ...prepared, sections });
+}
+
 async function putBundle(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   const body = await readJsonBody(c.request);
   if (!body.ok) return err({ kind: "body", failure: body.error });
@@ -108,7 +139,9 @@ async function putBundle(c: ApiContext, zone: string): Promise<ZoneAnswer> {
   }
   const prepared = prepareBundle(c, zone, body.value as Readonly<Record<string, unknown>>, current.value, randomId);
   if (!prepared.ok) return err({ kind: "invalid-bundle", issues: prepared.error });
-  const plan = await planned(c, zone, current.value, prepared.value);
+  const withAssets = await fetchAssets(c, zone, current.value, prepared.value);
+  if (!withAssets.ok) return withAssets;
+  const plan = await planned(c, zone, current.value, withAssets.value);
   if (!plan.ok) return plan;
   // The other stores check their part before anything is written, a plan included: a plan that applies cleanly.
   const checked = await checkStores(c, plan.value.write);

@@ -4,16 +4,14 @@
  * `resources/custom-pages/assets.ts`; docs/custom-errors.md "Custom error assets"). Result `{name, description, url,
  * last_updated, size_bytes}`; delete answers 204; the list is page-number paginated (`page`, `per_page`).
  *
- * A create or update checks name, plan and count against the zone as read, fetches the URL (asset-fetch.ts: through
+ * A create or update checks name, plan and count against the zone as read, fetches the URL (src/api/asset-fetch/: through
  * the zone's origin, stylesheets and images inlined), then sends the edit `create-asset` / `update-asset`: the
  * zone's writer checks name, plan and count again against the zone as it is then and writes the part and the
  * `custom_assets` section in one serialised step (src/state/zone/edits.ts). `?dry_run=true` fetches and validates all
  * the same and stores nothing (kit/zone-section.ts). An asset a custom error rule names cannot be deleted (409 naming
  * the rules, checked by the writer), so a rule never points at nothing.
  */
-import { fetchAsset, type AssetFetchPlan } from "./asset-fetch";
-import { routeTo } from "../../edge/compiled-zone";
-import { connectorFor } from "../../edge/origin/connector";
+import { fetchZoneAsset } from "../asset-fetch/asset-fetch";
 import { readJsonBody } from "../kit/body";
 import { apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
@@ -121,12 +119,7 @@ async function writeAsset(c: ApiContext, zone: string, pathName: string | null):
   const create = pathName === null;
   const allowed = assetWriteAllowed(document, read.settings.plan, parsed.value.name, create);
   if (!allowed.ok) return allowed;
-  const plan: AssetFetchPlan = {
-    forward: routeTo(read.target, read.settings).plan,
-    connector: connectorFor(c.env),
-    scope: scopeOf(c, zone),
-  };
-  const fetched = await fetchAsset(parsed.value.url, plan);
+  const fetched = await fetchZoneAsset(c.env, read, parsed.value.url, scopeOf(c, zone));
   if (!fetched.ok) return fetched;
   // Checked again by the writer against the zone as it is then: the fetch took time, and another write may have
   // landed meanwhile.

@@ -6,9 +6,7 @@
  * read timeout), and the HTML it yields is then the page's `content`, validated by the page's own validator in the
  * zone's writer (`<head>`, the box token). `content` stays accepted; a body gives one or the other.
  */
-import { fetchAsset } from "./asset-fetch";
-import { routeTo } from "../../edge/compiled-zone";
-import { connectorFor } from "../../edge/origin/connector";
+import { fetchZoneAsset } from "../asset-fetch/asset-fetch";
 import type { ApiContext } from "../kit/types";
 import { readZone, type ZoneApiFailure } from "../kit/zone-section";
 import { err, ok, type Result } from "../../shared/result";
@@ -44,15 +42,11 @@ export async function pageBodyFromUrl(
   if (!parsed.ok) return invalid("url", parsed.error, "invalid");
   const current = await readZone(c.env, zone);
   if (!current.ok) return current;
-  const { settings, target } = current.value.zone;
+  const { settings } = current.value.zone;
   if (settings.plan === "free") {
     return err({ kind: "plan-forbids", plan: "free", feature: "custom error pages", reason: "they need a paid plan" });
   }
-  const fetched = await fetchAsset(parsed.value, {
-    forward: routeTo(target, settings).plan,
-    connector: connectorFor(c.env),
-    scope,
-  });
+  const fetched = await fetchZoneAsset(c.env, current.value.zone, parsed.value, scope);
   if (!fetched.ok) return err(pageFailure(fetched.error));
   return ok({ body: { ...rest, content: fetched.value.html }, url: parsed.value.href });
 }

@@ -1,17 +1,113 @@
 /**
  * The tagging API's part of the OpenAPI document (docs/tags-api.md).
  */
-import { COMMON_ERRORS, jsonBody, ok, param, ref, response, type Json, type OpenApiFragment } from "../kit/openapi";
+import {
+  COMMON_ERRORS,
+  jsonBody,
+  ok,
+  param,
+  queryParameters,
+  ref,
+  response,
+  type Json,
+  type OpenApiFragment,
+} from "../kit/openapi";
+import { RESOURCE_QUERY } from "./validate";
 import {
   MAX_BULK_EDITS,
   MAX_FILTERS,
   MAX_FILTER_VALUES,
-  MAX_ID_PARAMS,
   MAX_KEY_CODE_POINTS,
-  MAX_NAME_CODE_POINTS,
   MAX_VALUE_CODE_POINTS,
 } from "../../state/tags/errors";
-import { HISTORY_RETENTION_DAYS } from "../../state/tags/history";
+import { HISTORY_RETENTION_DAYS, HISTORY_VIA } from "../../state/tags/history";
+import * as z from "zod/mini";
+import { dateTime, described, named, oneOf } from "../../shared/schema";
+import { POLICY_RULES } from "../../state/tags/errors";
+import { TAGS_ETAG_PATTERN } from "../../state/tags/etag";
+import { RESOURCE_TYPE, TAG_KEY, TAG_VALUE } from "../../state/tags/tag-schema";
+import { INHERITED_FROM } from "../../state/tags/types";
+
+/** A tag set: key → value. */
+const TAGS = named(z.record(TAG_KEY, TAG_VALUE), { id: "Tags" });
+
+const INHERITED_TAG = z.object({
+  value: TAG_VALUE,
+  from: z.object({ resource_type: oneOf(INHERITED_FROM), resource_id: z.string() }),
+});
+
+/** The fields of a resource as every answer shows it. */
+const RESOURCE_FIELDS = {
+  id: z.string(),
+  type: z.string(),
+  name: z.string(),
+  tags: TAGS,
+  etag: z.string().check(z.regex(TAGS_ETAG_PATTERN)),
+  tags_updated_at: z.optional(dateTime()),
+  worker_id: z.optional(z.string()),
+  zone_id: z.optional(described(z.string(), "On `zone` and `zone_ruleset`: the zone.")),
+  inherited_tags: z.optional(
+    described(
+      z.record(z.string(), INHERITED_TAG),
+      "Only with `effective=true`: inherited tags the resource does not set itself.",
+    ),
+  ),
+};
+
+/** One resource with its tags (every tag answer, a listing's item). */
+export const TAGGED_RESOURCE = named(z.object(RESOURCE_FIELDS), { id: "TaggedResource" });
+
+/** One key of one change (`GET …/tags/history`). */
+export const TAG_HISTORY_ENTRY = named(
+  z.object({
+    id: described(z.string(), "Increasing with time within the account."),
+    change_id: described(z.int(), "Shared by the keys of one write of one resource."),
+    at: dateTime(),
+    token_name: described(z.string(), "The `name` of the API token that wrote."),
+    via: oneOf(HISTORY_VIA),
+    resource_type: RESOURCE_TYPE,
+    resource_id: z.string(),
+    worker_id: z.optional(z.string()),
+    zone_id: z.optional(described(z.string(), "The zone of a zone resource (`zone`, `zone_ruleset`).")),
+    key: TAG_KEY,
+    before: described(z.nullable(TAG_VALUE), "`null`: the key was added."),
+    after: described(z.nullable(TAG_VALUE), "`null`: the key was removed."),
+  }),
+  {
+    id: "TagHistoryEntry",
+    example: {
+      id: "42",
+      change_id: 17,
+      at: "2026-11-26T10:00:00.000Z",
+      token_name: "ci-deploy",
+      via: "patch",
+      resource_type: "zone",
+      resource_id: "shop.example",
+      zone_id: "shop.example",
+      key: "team",
+      before: "web",
+      after: "payments",
+    },
+  },
+);
+
+/** A tagged resource that breaks the policy, with every rule it breaks (`GET …/tags/compliance`). */
+export const COMPLIANCE_ITEM = named(
+  z.object({
+    ...RESOURCE_FIELDS,
+    violations: z.array(
+      z.object({
+        kind: z.string(),
+        rule: oneOf(POLICY_RULES),
+        key: TAG_KEY,
+        value: z.optional(TAG_VALUE),
+        code: z.int(),
+        message: z.string(),
+      }),
+    ),
+  }),
+  { id: "ComplianceItem" },
+);
 
 const ETAG_HEADER: Json = {
   ETag: { description: 'The tag set\'s ETag, quoted: `"v1:…"`', schema: { type: "string" } },
@@ -344,48 +440,10 @@ const tagPaths: Record<string, Json> = {
       operationId: "listTaggedResources",
       summary: "Tagged resources matching every filter",
       description:
-        "Filters (`tag`, repeatable, ANDed): `k` (has k), `k=v`, `k=v1,v2` (one of, ≤10), `!k` (lacks k), " +
-        "`k!=v[,v2]` (exact negation of `k=v…`: includes resources lacking k). Encode `+` as `%2B`. " +
+        "Filters: `tag` (repeatable, ANDed; the syntax in TaggedResourceQuery), `type` and `id` (repeatable, ORed). " +
         "Order: resource type, worker id, resource id, by code point.",
       security: [{ bearer: ["tags:read"] }],
-      parameters: [
-        {
-          name: "tag",
-          in: "query",
-          style: "form",
-          explode: true,
-          schema: { type: "array", maxItems: MAX_FILTERS, items: { type: "string" } },
-          example: ["env=prod,staging", "!archived"],
-        },
-        {
-          name: "type",
-          in: "query",
-          style: "form",
-          explode: true,
-          schema: { type: "array", items: ref("ResourceType") },
-        },
-        {
-          name: "id",
-          in: "query",
-          style: "form",
-          explode: true,
-          schema: { type: "array", maxItems: MAX_ID_PARAMS, items: ref("ResourceId") },
-        },
-        {
-          name: "name",
-          in: "query",
-          description: "Case-insensitive substring of the resource name.",
-          schema: { type: "string", maxLength: MAX_NAME_CODE_POINTS },
-        },
-        {
-          name: "case_insensitive",
-          in: "query",
-          description: "Compare `tag` keys and values case-insensitively (stored casing is unchanged).",
-          schema: { type: "string", enum: ["true", "false"] },
-        },
-        param("Effective"),
-        param("Cursor"),
-      ],
+      parameters: [...queryParameters(RESOURCE_QUERY), param("Cursor")],
       responses: {
         "200": ok("One page (at most 100 resources)", { type: "array", items: ref("TaggedResource") }, true),
         ...COMMON_ERRORS,
@@ -443,81 +501,6 @@ export const tagsOpenApi: OpenApiFragment = {
     },
   },
   schemas: {
-    Tags: { type: "object", propertyNames: ref("TagKey"), additionalProperties: ref("TagValue") },
-    TaggedResource: {
-      type: "object",
-      required: ["id", "type", "name", "tags", "etag"],
-      properties: {
-        id: { type: "string" },
-        type: { type: "string" },
-        name: { type: "string" },
-        tags: ref("Tags"),
-        etag: { type: "string", pattern: "^v1:[A-Za-z0-9_-]{22}$" },
-        tags_updated_at: { type: "string", format: "date-time" },
-        worker_id: { type: "string" },
-        zone_id: { type: "string", description: "On `zone` and `zone_ruleset`: the zone." },
-        inherited_tags: {
-          type: "object",
-          description: "Only with `effective=true`: inherited tags the resource does not set itself.",
-          additionalProperties: {
-            type: "object",
-            required: ["value", "from"],
-            properties: {
-              value: ref("TagValue"),
-              from: {
-                type: "object",
-                properties: {
-                  resource_type: { type: "string", enum: ["zone", "account"] },
-                  resource_id: { type: "string" },
-                },
-              },
-            },
-          },
-        },
-      },
-    },
-    TagHistoryEntry: {
-      type: "object",
-      required: [
-        "id",
-        "change_id",
-        "at",
-        "token_name",
-        "via",
-        "resource_type",
-        "resource_id",
-        "key",
-        "before",
-        "after",
-      ],
-      properties: {
-        id: { type: "string", description: "Increasing with time within the account." },
-        change_id: { type: "integer", description: "Shared by the keys of one write of one resource." },
-        at: { type: "string", format: "date-time" },
-        token_name: { type: "string", description: "The `name` of the API token that wrote." },
-        via: { type: "string", enum: ["put", "patch", "bulk", "delete", "zone-deleted"] },
-        resource_type: ref("ResourceType"),
-        resource_id: { type: "string" },
-        worker_id: { type: "string" },
-        zone_id: { type: "string", description: "The zone of a zone resource (`zone`, `zone_ruleset`)." },
-        key: ref("TagKey"),
-        before: { oneOf: [ref("TagValue"), { type: "null" }], description: "`null`: the key was added." },
-        after: { oneOf: [ref("TagValue"), { type: "null" }], description: "`null`: the key was removed." },
-      },
-      example: {
-        id: "42",
-        change_id: 17,
-        at: "2026-11-26T10:00:00.000Z",
-        token_name: "ci-deploy",
-        via: "patch",
-        resource_type: "zone",
-        resource_id: "shop.example",
-        zone_id: "shop.example",
-        key: "team",
-        before: "web",
-        after: "payments",
-      },
-    },
     TagPolicy: {
       type: "object",
       description:
@@ -536,32 +519,6 @@ export const tagsOpenApi: OpenApiFragment = {
         },
         updated_at: { type: "string", format: "date-time", readOnly: true },
       },
-    },
-    ComplianceItem: {
-      allOf: [
-        ref("TaggedResource"),
-        {
-          type: "object",
-          required: ["violations"],
-          properties: {
-            violations: {
-              type: "array",
-              items: {
-                type: "object",
-                required: ["kind", "rule", "key", "code", "message"],
-                properties: {
-                  kind: { type: "string" },
-                  rule: { type: "string", enum: ["allowed_keys", "allowed_values", "required_keys", "key_case"] },
-                  key: ref("TagKey"),
-                  value: ref("TagValue"),
-                  code: { type: "integer" },
-                  message: { type: "string" },
-                },
-              },
-            },
-          },
-        },
-      ],
     },
   },
 };

@@ -21,7 +21,7 @@ import type { Settings } from "../../shared/settings";
 import { err, ok, type Result } from "../../shared/result";
 import { toApiFailure } from "./api-failure";
 import { decodeCursor, type DecodedCursor } from "../../state/tags/cursor";
-import type { InvalidCursor, PolicyViolation, TagFailure } from "../../state/tags/errors";
+import type { InvalidCursor, PolicyRule, PolicyViolation, TagFailure } from "../../state/tags/errors";
 import { parsePolicy } from "../../state/tags/policy";
 import { etagOf } from "../../state/tags/etag";
 import { PAGE_SIZE } from "../../state/tags/filters";
@@ -400,7 +400,7 @@ async function compliance(c: TagRequest): Promise<Response> {
 }
 
 /** The policy field a violation breaks. */
-function ruleOf(v: PolicyViolation): string {
+function ruleOf(v: PolicyViolation): PolicyRule {
   switch (v.kind) {
     case "key-not-allowed":
       return "allowed_keys";

@@ -5,7 +5,6 @@
  */
 import { err, ok, type Result } from "../../shared/result";
 import {
-  MAX_FILTERS,
   MAX_FILTER_VALUES,
   MAX_ID_PARAMS,
   MAX_KEY_CODE_POINTS,
@@ -25,7 +24,15 @@ import { codePointLength, fold, isWellFormed } from "../../state/tags/text";
 import type { IfMatch, ResourceQuery, ResourceRef, TagFilter, TagPairs } from "../../state/tags/types";
 import type { PatchPairs, TagEdit } from "../../state/tags/edits";
 import { MAX_BULK_EDITS } from "../../state/tags/errors";
-import { EFFECTIVE, RESOURCE_TYPE, TAG_KEY, TAG_KEY_PATTERN, TAG_VALUE } from "../../state/tags/tag-schema";
+import {
+  EFFECTIVE,
+  FLAGS,
+  RESOURCE_TYPE,
+  TAG_FILTERS,
+  TAG_KEY,
+  TAG_KEY_PATTERN,
+  TAG_VALUE,
+} from "../../state/tags/tag-schema";
 import * as z from "zod/mini";
 import { described, named, oneOf, type Schema } from "../../shared/schema";
 
@@ -99,49 +106,109 @@ export function foldFilter(filter: TagFilter): TagFilter {
 /** A resource type of the document's `ResourceType` (docs/tags-api.md "Resource types"). */
 const isResourceType = (type: string): boolean => RESOURCE_TYPE.safeParse(type).success;
 
+/** A resource id (and a worker id): a well-formed string of 1 to 256 code points. */
+const RESOURCE_ID = named(
+  z.string().check(
+    z.minLength(1),
+    z.refine<string>(isWellFormed),
+    z.refine<string>((id) => codePointLength(id) <= MAX_RESOURCE_ID_CODE_POINTS),
+    z.meta({ maxLength: MAX_RESOURCE_ID_CODE_POINTS }),
+  ),
+  { id: "ResourceId", description: "Lengths in code points.", example: "api" },
+);
+
+/** The parameters of the resources listing that may repeat (ANDed filters, ORed types and ids). */
+const LISTS = ["tag", "type", "id"] as const;
+
+/**
+ * `GET /tags/resources` query (docs/tags-api.md): the validator and the document's parameters. Other parameters
+ * (`cursor`, read by the route) pass.
+ */
+export const RESOURCE_QUERY = named(
+  z.looseObject({
+    tag: z.optional(TAG_FILTERS),
+    type: z.optional(described(z.array(RESOURCE_TYPE), "Resource types, ORed.")),
+    id: z.optional(described(z.array(RESOURCE_ID).check(z.maxLength(MAX_ID_PARAMS)), "Resource ids, ORed.")),
+    name: z.optional(
+      described(
+        z.string().check(
+          z.refine<string>(isWellFormed),
+          z.refine<string>((name) => codePointLength(name) <= MAX_NAME_CODE_POINTS),
+          z.meta({ maxLength: MAX_NAME_CODE_POINTS }),
+        ),
+        "Case-insensitive substring of the resource name (code points).",
+      ),
+    ),
+    case_insensitive: z.optional(
+      described(oneOf(FLAGS), "Compare `tag` keys and values case-insensitively (stored casing is unchanged)."),
+    ),
+    effective: z.optional(EFFECTIVE),
+  }),
+  { id: "TaggedResourceQuery", example: { tag: ["env=prod,staging", "!archived"], type: ["worker"] } },
+);
+
+/** The query as the schema reads it: the repeatable parameters as lists, any other as its first value. */
+function listingQuery(params: URLSearchParams): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const name of new Set(params.keys()))
+    out[name] = (LISTS as readonly string[]).includes(name) ? params.getAll(name) : (params.get(name) ?? "");
+  return out;
+}
+
 /**
  * `GET /tags/resources` query (docs/tags-api.md): `tag` (≤20, ANDed), `type` (ORed), `id` (≤50, ORed), `name`
- * (case-insensitive substring), `case_insensitive`. Order: 1010 → each filter → `type` 1006 → `id`/`name` 1003.
+ * (case-insensitive substring), `case_insensitive`, `effective`. The schema's refusals in the documented order:
+ * 1010 → each filter (parseFilter) → `type` 1006 → `id`/`name` 1003 → `case_insensitive` and `effective` 1007.
  */
 export function parseResourceQuery(params: URLSearchParams, account = ""): Result<ResourceQuery, ValidationFailure> {
-  const rawFilters = params.getAll("tag");
-  if (rawFilters.length > MAX_FILTERS) return err({ kind: "too-many-filters" });
+  const parsed = RESOURCE_QUERY.safeParse(listingQuery(params), { reportInput: true });
+  const refusal = parsed.success ? undefined : firstRanked(parsed.error.issues, resourceQueryRefusal);
+  if (refusal?.kind === "too-many-filters") return err(refusal);
   const filters: TagFilter[] = [];
-  for (const raw of rawFilters) {
+  for (const raw of params.getAll("tag")) {
     const filter = parseFilter(raw);
     if (!filter.ok) return filter;
     filters.push(filter.value);
   }
-  const types = params.getAll("type");
-  const unknownType = types.find((t) => !isResourceType(t));
-  if (unknownType !== undefined) return err({ kind: "invalid-resource-type", type: unknownType });
-  const ids = params.getAll("id");
-  if (ids.length > MAX_ID_PARAMS)
-    return err({ kind: "resource-required", why: `at most ${MAX_ID_PARAMS} id parameters` });
-  if (!ids.every((id) => id !== "" && isWellFormed(id)))
-    return err({ kind: "resource-required", why: "id must be a non-empty, well-formed string" });
-  const name = params.get("name");
-  if (name !== null && (!isWellFormed(name) || codePointLength(name) > MAX_NAME_CODE_POINTS))
-    return err({
-      kind: "resource-required",
-      why: `name must be well-formed and at most ${MAX_NAME_CODE_POINTS} characters`,
-    });
-  const ci = params.get("case_insensitive");
-  if (ci !== null && ci !== "true" && ci !== "false")
-    return err({ kind: "invalid-filter", why: "case_insensitive must be true or false" });
-  const caseInsensitive = ci === "true";
-  const effective = parseEffective(params);
-  if (!effective.ok) return effective;
-  if (effective.value && caseInsensitive)
+  if (!parsed.success) return err(refusal ?? { kind: "invalid-filter", why: "the query is not valid" });
+  const q = parsed.data;
+  const caseInsensitive = q.case_insensitive === "true";
+  if (q.effective === "true" && caseInsensitive)
     return err({ kind: "invalid-filter", why: "effective=true cannot be combined with case_insensitive=true" });
   return ok({
     filters: caseInsensitive ? filters.map(foldFilter) : filters,
-    types: [...new Set(types)].sort(),
-    ids: [...new Set(ids)].sort(),
-    name: name === null || name === "" ? null : fold(name),
+    types: [...new Set(q.type ?? [])].sort(),
+    ids: [...new Set(q.id ?? [])].sort(),
+    name: q.name === undefined || q.name === "" ? null : fold(q.name),
     caseInsensitive,
-    ...(effective.value ? { effective: account } : {}),
+    ...(q.effective === "true" ? { effective: account } : {}),
   });
+}
+
+/** A resources query issue as its check's failure, ranked in the documented order (the filters' own are rank 1). */
+function resourceQueryRefusal(issue: z.core.$ZodIssue): [number, ValidationFailure] | null {
+  switch (issue.path[0]) {
+    case "tag":
+      return [0, { kind: "too-many-filters" }];
+    case "type":
+      return [2, { kind: "invalid-resource-type", type: String(issue.input) }];
+    case "id": {
+      const each = `id must be a non-empty, well-formed string of at most ${MAX_RESOURCE_ID_CODE_POINTS} characters`;
+      const why = issue.path.length === 1 ? `at most ${MAX_ID_PARAMS} id parameters` : each;
+      return [issue.path.length === 1 ? 3 : 4, { kind: "resource-required", why }];
+    }
+    case "name":
+      return [
+        5,
+        { kind: "resource-required", why: `name must be well-formed and at most ${MAX_NAME_CODE_POINTS} characters` },
+      ];
+    case "case_insensitive":
+      return [6, { kind: "invalid-filter", why: "case_insensitive must be true or false" }];
+    case "effective":
+      return [7, { kind: "invalid-filter", why: "effective must be true or false" }];
+    default:
+      return null;
+  }
 }
 
 /** `effective=true|false` (docs/tags-api.md "Inherited tags"): opt in to effective tags; anything else 1007. */
@@ -230,16 +297,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** A resource id (and a worker id): a well-formed string of 1 to 256 code points. */
-const RESOURCE_ID = named(
-  z.string().check(
-    z.minLength(1),
-    z.refine<string>(isWellFormed),
-    z.refine<string>((id) => codePointLength(id) <= MAX_RESOURCE_ID_CODE_POINTS),
-    z.meta({ maxLength: MAX_RESOURCE_ID_CODE_POINTS }),
-  ),
-  { id: "ResourceId", description: "Lengths in code points.", example: "api" },
-);
 const ACCOUNT_RESOURCE_TYPE = named(oneOf(ACCOUNT_RESOURCE_TYPES), { id: "AccountResourceType", example: "worker" });
 const ZONE_TAGGABLE_TYPE = named(oneOf(ZONE_TAGGABLE_TYPES), { id: "ZoneTaggableType", example: "zone_ruleset" });
 

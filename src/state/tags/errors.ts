@@ -25,6 +25,10 @@ export type InvalidCursor = { readonly kind: "invalid-cursor"; readonly repeated
  * An enforced tag policy refuses the write (docs/tags-api.md "Policies"): `rule` names the rule broken, `key` the
  * tag (and `value` its value) that broke it; for `required-key-missing`, the key the resource lacks.
  */
+/** The policy fields a violation can break (docs/tags-api.md "Policies"). */
+export const POLICY_RULES = ["allowed_keys", "allowed_values", "required_keys", "key_case"] as const;
+export type PolicyRule = (typeof POLICY_RULES)[number];
+
 export type PolicyViolation =
   | { readonly kind: "key-not-allowed"; readonly key: string }
   | { readonly kind: "value-not-allowed"; readonly key: string; readonly value: string }

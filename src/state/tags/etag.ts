@@ -10,6 +10,9 @@ import type { TagPairs } from "./types";
 /** The ETag of the empty set: what an untagged (or unknown) resource has. */
 export const EMPTY_TAGS_ETAG = "v1:RBNvo1WzZ4oRRq0W9-hkng";
 
+/** Every tag set's ETag: `v1:` and 128 bits in base64url, unpadded. */
+export const TAGS_ETAG_PATTERN = /^v1:[A-Za-z0-9_-]{22}$/;
+
 /**
  * RFC 8785 for a flat string→string map: members sorted by their names as UTF-16 code units (JCS §3.2.3,
  * which is what JS `<` compares), strings serialised as ECMAScript JSON.stringify does (JCS §3.2.2.2).

@@ -28,7 +28,8 @@ export const HISTORY_ROW_BYTES =
   " + length(CAST(key AS BLOB)) + coalesce(length(CAST(before AS BLOB)), 0) + coalesce(length(CAST(after AS BLOB)), 0)";
 
 /** How a change was made. */
-export type HistoryVia = "put" | "patch" | "bulk" | "delete" | "zone-deleted";
+export const HISTORY_VIA = ["put", "patch", "bulk", "delete", "zone-deleted"] as const;
+export type HistoryVia = (typeof HISTORY_VIA)[number];
 
 /** One listed history entry: one key of one change. */
 export interface HistoryEntry {

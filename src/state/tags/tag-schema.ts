@@ -77,7 +77,7 @@ export const RESOURCE_TYPE_KEY = described(
 );
 
 /** `true` or `false`, as a query writes a flag. */
-const FLAGS = ["true", "false"] as const;
+export const FLAGS = ["true", "false"] as const;
 
 /**
  * `effective=true` (docs/tags-api.md "Inherited tags"): filters match effective tags and each resource carries

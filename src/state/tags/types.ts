@@ -59,10 +59,13 @@ export interface ResourceQuery {
   readonly effective?: string;
 }
 
+/** The resources a tag is inherited from: a zone ruleset's zone, the account's default set. */
+export const INHERITED_FROM = ["zone", "account"] as const;
+
 /** Where an inherited tag comes from. */
 export interface InheritedTag {
   readonly value: string;
-  readonly from: { readonly resource_type: "zone" | "account"; readonly resource_id: string };
+  readonly from: { readonly resource_type: (typeof INHERITED_FROM)[number]; readonly resource_id: string };
 }
 
 /** `If-Match` (RFC 9110 §13.1.1): `*`, or a list of strong entity tags (opaque, unquoted here). */

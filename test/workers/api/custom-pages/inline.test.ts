@@ -1,6 +1,6 @@
-/** The asset inliner alone (src/api/custom-pages/inline.ts): what it rewrites, and what it leaves as written. */
+/** The asset inliner alone (src/api/asset-fetch/inline.ts): what it rewrites, and what it leaves as written. */
 import { describe, expect, it } from "vitest";
-import { cssLinks, dataUri, inlineCss, inlinePage, pageLinks } from "../../../../src/api/custom-pages/inline";
+import { cssLinks, dataUri, inlineCss, inlinePage, pageLinks } from "../../../../src/api/asset-fetch/inline";
 
 const image = (ref: string): string | null => (ref === "i.png" ? "data:image/png;base64,AA==" : null);
 const resolver = {

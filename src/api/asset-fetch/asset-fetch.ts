@@ -29,6 +29,9 @@ import {
   type AssetUrl,
 } from "../../state/zone/custom-pages/assets";
 import { cssLinks, dataUri, inlinePage, pageLinks, type LinkedStylesheet } from "./inline";
+import { routeTo } from "../../edge/compiled-zone";
+import { connectorFor } from "../../edge/origin/connector";
+import type { Zone } from "../../state/zone/schema";
 
 /** How the asset reaches the zone's origin. */
 export interface AssetFetchPlan {
@@ -56,6 +59,19 @@ const decoder = new TextDecoder();
 
 /** Page media types an asset may be made from (it is served as `text/html`). */
 const PAGE_TYPES = new Set(["text/html", "application/xhtml+xml", "text/plain"]);
+
+/**
+ * An asset of a zone as read, fetched through that zone's origin: the one entry point of the asset API, a page's
+ * `url` and a bundle's `custom_assets` (docs/custom-errors.md "Custom error assets", docs/config-as-code.md).
+ */
+export function fetchZoneAsset(
+  env: Env,
+  zone: Zone,
+  url: AssetUrl,
+  scope: AssetScope,
+): Promise<Result<FetchedAsset, AssetFailure>> {
+  return fetchAsset(url, { forward: routeTo(zone.target, zone.settings).plan, connector: connectorFor(env), scope });
+}
 
 export async function fetchAsset(url: AssetUrl, plan: AssetFetchPlan): Promise<Result<FetchedAsset, AssetFailure>> {
   const session = new Session(plan, Date.now() + plan.forward.readTimeoutMs);
