@@ -109,6 +109,8 @@ export function prepareBundle(
   if (body.zone !== undefined && body.zone !== zone)
     issues.add("not-allowed", "zone", `must be ${zone} (the path's zone)`);
 
+  /** The bundle moves the zone to another account (or out of one, or into one). */
+  let moved = false;
   if (body.settings !== undefined && differs(body.settings, now.settings)) {
     const parsed = parseZoneSettings(body.settings);
     if (!parsed.ok) under(issues, "settings", parsed.error);
@@ -124,6 +126,8 @@ export function prepareBundle(
           );
       }
       sections.push({ section: "settings", edit: { kind: "settings", settings, reach: reachOf(c, zone) } });
+      const accountNow = isObject(now.settings) && isObject(now.settings.account) ? now.settings.account.id : undefined;
+      moved = settings.account?.id !== accountNow;
     }
   }
 
@@ -231,7 +235,16 @@ export function prepareBundle(
   let tags: Record<string, string> | undefined;
   if (isObject(body.tags)) {
     tags = Object.fromEntries(Object.entries(body.tags).map(([key, value]) => [key, String(value)]));
-    if (differs(body.tags, now.tags)) {
+    if (moved)
+      // A zone's tags live in its account's TagStore: tags given beside a new account would be written to the old
+      // account's store and read back from the new one's, so the bundle could never match the zone. Two steps.
+      issues.add(
+        "not-allowed",
+        "tags",
+        "cannot be given in a bundle that moves the zone to another account: apply the account change without " +
+          "tags, pull the bundle again, then set the tags",
+      );
+    else if (differs(body.tags, now.tags)) {
       if (!c.principal.permissions.has("tags:read") || !c.principal.permissions.has("tags:write"))
         issues.add("not-allowed", "tags", "need a token with tags:read and tags:write (or leave them out)");
       else if (now.tags === undefined)

@@ -193,6 +193,25 @@ describe("PUT /zones/{zone}/bundle", () => {
     expect((await read(zone)).text).toBe(before.text);
   });
 
+  it("refuses tags beside a move to another account; the move alone applies and reads back as planned", async () => {
+    const zone = await exampleZone("bundle-move");
+    const before = await read(zone);
+    const other = { id: "fedcba9876543210fedcba9876543210" };
+    const withTags = { ...before.bundle, settings: { ...before.bundle.settings, account: other } };
+    const refused = await put(zone, withTags, "", { "If-Match": before.etag });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors[0]?.code).toBe(20150);
+    expect(refused.body.errors[0]?.message).toMatch(/^Invalid bundle: tags cannot be given in a bundle that moves/);
+    expect((await read(zone)).text).toBe(before.text);
+    // Without tags the move applies; the bundle read after it (the new account's tags) puts back as no change.
+    const { tags: _left, ...withoutTags } = withTags;
+    const applied = await put(zone, withoutTags, "", { "If-Match": before.etag });
+    expect(applied.status).toBe(200);
+    const after = await read(zone);
+    expect(after.bundle.settings.account).toEqual(other);
+    expect((await put(zone, after.bundle, "?plan=true")).body.result).toEqual({ changes: 0, sections: {} });
+  });
+
   it("keeps telemetry secrets shown as set, and refuses a set header with no value stored", async () => {
     const zone = await exampleZone("bundle-secret");
     const before = await read(zone);
