@@ -7,7 +7,7 @@
  */
 import { MAX_API_BODY_BYTES } from "./body";
 import * as z from "zod/mini";
-import { API_SCHEMAS, type Schema } from "../../shared/schema";
+import { answerSchemasMade, API_SCHEMAS, type Schema } from "../../shared/schema";
 import { ACCOUNT_ID_TEXT } from "../../state/zone/schema";
 import { TRUE_OR_FALSE } from "./query";
 
@@ -80,6 +80,7 @@ const KIT_SCHEMAS: Record<string, Json> = {
  * default is optional.
  */
 export function schemaComponents(): Record<string, Json> {
+  answerSchemasMade();
   const emitted = z.toJSONSchema(API_SCHEMAS, {
     uri: (id) => `#/components/schemas/${id}`,
     io: "input",
