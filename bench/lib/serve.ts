@@ -8,7 +8,7 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
-import { build } from "esbuild";
+import { build, type BuildOptions } from "esbuild";
 import { Miniflare } from "miniflare";
 import { childPids, cpuProbe, type CpuProbe } from "./cpu.ts";
 
@@ -62,6 +62,20 @@ const PROJECT_DOS: Readonly<Record<string, string>> = {
   ZONE_ANALYTICS: "ZoneAnalytics",
 };
 
+/** esbuild's options for a Worker bundle, as wrangler builds one (docs/development.md "Tests inside workerd"). */
+export const WORKER_BUILD_OPTIONS = {
+  bundle: true,
+  format: "esm",
+  // wrangler's own platform (its default): packages that map their Node modules away with the `browser` field
+  // (the OpenTelemetry packages, docs/telemetry.md) resolve as they do in a deployment.
+  platform: "browser",
+  conditions: ["workerd", "worker", "browser"],
+  target: "es2022",
+  external: ["cloudflare:*"],
+  write: false,
+  logLevel: "silent",
+} as const satisfies BuildOptions;
+
 /** Bundle `entry` to one ES module, as wrangler would (docs/development.md "Tests inside workerd"). */
 export async function bundleWorker(
   root: string,
@@ -70,17 +84,8 @@ export async function bundleWorker(
   alias: Readonly<Record<string, string>> = {},
 ): Promise<string> {
   const result = await build({
+    ...WORKER_BUILD_OPTIONS,
     entryPoints: [resolve(root, entry)],
-    bundle: true,
-    format: "esm",
-    // wrangler's own platform (its default): packages that map their Node modules away with the `browser` field
-    // (the OpenTelemetry packages, docs/telemetry.md) resolve as they do in a deployment.
-    platform: "browser",
-    conditions: ["workerd", "worker", "browser"],
-    target: "es2022",
-    external: ["cloudflare:*"],
-    write: false,
-    logLevel: "silent",
     ...(dropConsole ? { drop: ["console" as const] } : {}),
     alias: Object.fromEntries(Object.entries(alias).map(([name, path]) => [name, resolve(root, path)])),
   });

@@ -19,7 +19,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
 import { sequentialRequests, serveCounted } from "../lib/instructions.ts";
-import { bundleWorker } from "../lib/serve.ts";
+import { bundleWorker, WORKER_BUILD_OPTIONS } from "../lib/serve.ts";
 import { median } from "../lib/stats.ts";
 
 const { values } = parseArgs({
@@ -85,17 +85,10 @@ async function count(script: string): Promise<Counts> {
 /** Bytes of zod's modules in the bundle and of the bundle's modules in all (esbuild's `bytesInOutput`). */
 async function zodBytes(): Promise<{ readonly zod: number; readonly all: number }> {
   const result = await build({
+    ...WORKER_BUILD_OPTIONS,
     entryPoints: [resolve(root, "src/index.ts")],
-    bundle: true,
-    format: "esm",
-    platform: "browser",
-    conditions: ["workerd", "worker", "browser"],
-    target: "es2022",
-    external: ["cloudflare:*"],
-    write: false,
     metafile: true,
     outdir: "out",
-    logLevel: "silent",
   });
   let zod = 0;
   let all = 0;

@@ -42,26 +42,7 @@ export const accessRulesOpenApi: OpenApiFragment = {
         security: [{ bearer: ["zones:read"] }],
         parameters: queryParameters(ACCESS_RULE_QUERY),
         responses: {
-          "200": {
-            description: "One page of rules",
-            content: {
-              "application/json": {
-                schema: {
-                  allOf: [
-                    ref("Envelope"),
-                    {
-                      type: "object",
-                      required: ["result", "result_info"],
-                      properties: {
-                        result: { type: "array", items: ref("PublishedAccessRule") },
-                        result_info: ref("PageResultInfo"),
-                      },
-                    },
-                  ],
-                },
-              },
-            },
-          },
+          "200": ok("One page of rules", { type: "array", items: ref("PublishedAccessRule") }, ref("PageResultInfo")),
           ...COMMON_ERRORS,
         },
       },

@@ -4,6 +4,7 @@ import {
   jsonBody,
   ok,
   param,
+  parameterOf,
   queryParameters,
   ref,
   type Json,
@@ -12,6 +13,7 @@ import {
 // CustomAsset is a component of ./assets.ts (the answer's own schema).
 import { ASSET_QUERY } from "./assets";
 import { ASSET_LIMITS } from "../../state/zone/custom-pages/assets";
+import { ASSET_NAME } from "../../state/zone/custom-pages/asset-name";
 
 const failure = (description: string): Json => ({
   description,
@@ -40,26 +42,7 @@ export const assetsOpenApi: OpenApiFragment = {
         security: [{ bearer: ["zones:read"] }],
         parameters: queryParameters(ASSET_QUERY),
         responses: {
-          "200": {
-            description: "One page of assets",
-            content: {
-              "application/json": {
-                schema: {
-                  allOf: [
-                    ref("Envelope"),
-                    {
-                      type: "object",
-                      required: ["result", "result_info"],
-                      properties: {
-                        result: { type: "array", items: ref("CustomAsset") },
-                        result_info: ref("PageResultInfo"),
-                      },
-                    },
-                  ],
-                },
-              },
-            },
-          },
+          "200": ok("One page of assets", { type: "array", items: ref("CustomAsset") }, ref("PageResultInfo")),
           ...COMMON_ERRORS,
         },
       },
@@ -105,12 +88,6 @@ export const assetsOpenApi: OpenApiFragment = {
     },
   },
   parameters: {
-    AssetName: {
-      name: "asset_name",
-      in: "path",
-      required: true,
-      schema: ref("AssetName"),
-      example: "maintenance_page",
-    },
+    AssetName: parameterOf(ASSET_NAME, { name: "asset_name", in: "path", example: "maintenance_page" }),
   },
 };

@@ -1,5 +1,5 @@
 /** The custom pages API's part of the OpenAPI document (docs/configuration.md). */
-import { COMMON_ERRORS, jsonBody, ok, param, ref, response, type OpenApiFragment } from "../kit/openapi";
+import { COMMON_ERRORS, jsonBody, ok, param, parameterOf, ref, response, type OpenApiFragment } from "../kit/openapi";
 import { assetsOpenApi } from "./assets-openapi";
 import { BOX_TOKENS, MAX_PAGE_BYTES, PAGE_ID, PAGE_IDS, PAGE_STATE } from "../../state/zone/custom-pages/validate";
 import * as z from "zod/mini";
@@ -64,12 +64,6 @@ export const customPagesOpenApi: OpenApiFragment = {
   },
   parameters: {
     ...assetsOpenApi.parameters,
-    PageId: {
-      name: "id",
-      in: "path",
-      required: true,
-      schema: ref("CustomPageId"),
-      example: "1000_errors",
-    },
+    PageId: parameterOf(PAGE_ID, { name: "id", in: "path", example: "1000_errors" }),
   },
 };

@@ -19,22 +19,26 @@ export const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name
 export const param = (name: string): Json => ({ $ref: `#/components/parameters/${name}` });
 export const response = (name: string): Json => ({ $ref: `#/components/responses/${name}` });
 
-/** `{success: true, result: <schema>}`, with `result_info` for cursor-paginated lists. */
-function envelope(result: Json, paginated = false): Json {
+/**
+ * `{success: true, result: <schema>}`, with `result_info` for a paginated list: `paginated` is its schema (`true`:
+ * `ResultInfo`, the cursor's).
+ */
+function envelope(result: Json, paginated: Json): Json {
+  const info = paginated === true ? ref("ResultInfo") : paginated;
   return {
     allOf: [
       ref("Envelope"),
       {
         type: "object",
-        required: paginated ? ["result", "result_info"] : ["result"],
-        properties: paginated ? { result, result_info: ref("ResultInfo") } : { result },
+        required: info ? ["result", "result_info"] : ["result"],
+        properties: info ? { result, result_info: info } : { result },
       },
     ],
   };
 }
 
 /** A 200 response in the envelope. */
-export function ok(description: string, result: Json, paginated = false, headers?: Json): Json {
+export function ok(description: string, result: Json, paginated: Json = false, headers?: Json): Json {
   return {
     description,
     ...(headers ? { headers } : {}),

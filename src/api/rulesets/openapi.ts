@@ -1,7 +1,7 @@
 /** The rulesets API's part of the OpenAPI document (docs/configuration.md), from the same constants as the validators. */
 import { COMMON_ERRORS, ok, param, parameterOf, ref, response, type Json, type OpenApiFragment } from "../kit/openapi";
 import { MAX_VERSIONS_KEPT, RULESET_VERSION } from "../../state/zone/rulesets/versions";
-import { PHASE_SPECS, PHASES } from "../../state/zone/rulesets/phases";
+import { PHASE, PHASE_SPECS, PHASES } from "../../state/zone/rulesets/phases";
 import { LIMITS, MAX_RULESET_ISSUES } from "../../state/zone/rulesets/validate";
 import { PLANS } from "../../state/zone/schema";
 
@@ -132,6 +132,15 @@ const RULESETS_API_PATHS: Record<string, Json> = {
   },
 };
 
+/** An id in a path: any text, looked up (an unknown one answers 404). */
+const pathId = (name: string, description: string): Json => ({
+  name,
+  in: "path",
+  required: true,
+  description,
+  schema: { type: "string" },
+});
+
 /** `free 0, pro 25, …` for one phase, from the validator's own table. */
 const perPlan = (phase: (typeof PHASES)[number]): string =>
   PLANS.map((plan) => `${plan} ${PHASE_SPECS[phase].maxRules[plan]}`).join(", ");
@@ -175,32 +184,17 @@ export const rulesetsOpenApi: OpenApiFragment = {
     },
   },
   parameters: {
-    RulesetId: {
-      name: "ruleset_id",
-      in: "path",
-      required: true,
-      description: "A ruleset of this zone (32 hex characters, as listed); any other id answers 404 (20040)",
-      schema: { type: "string" },
-    },
-    RuleId: {
-      name: "rule_id",
-      in: "path",
-      required: true,
-      description: "A rule of the ruleset; any other id answers 404 (20041)",
-      schema: { type: "string" },
-    },
+    RulesetId: pathId(
+      "ruleset_id",
+      "A ruleset of this zone (32 hex characters, as listed); any other id answers 404 (20040)",
+    ),
+    RuleId: pathId("rule_id", "A rule of the ruleset; any other id answers 404 (20041)"),
     RulesetVersion: parameterOf(RULESET_VERSION, {
       name: "ruleset_version",
       in: "path",
       description: "A version number of the ruleset, as listed; any other answers 404 (20042)",
       example: "1",
     }),
-    Phase: {
-      name: "phase",
-      in: "path",
-      required: true,
-      schema: ref("Phase"),
-      example: "http_request_firewall_custom",
-    },
+    Phase: parameterOf(PHASE, { name: "phase", in: "path", example: "http_request_firewall_custom" }),
   },
 };

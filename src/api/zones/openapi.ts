@@ -31,26 +31,13 @@ const zonePaths: Record<string, Json> = {
       security: [{ bearer: ["zones:read"] }],
       parameters: queryParameters(ZONE_LIST_QUERY),
       responses: {
-        "200": {
-          description: "One page of zones",
-          content: {
-            "application/json": {
-              schema: {
-                allOf: [
-                  ref("Envelope"),
-                  {
-                    type: "object",
-                    required: ["result", "result_info"],
-                    properties: {
-                      result: { type: "array", items: ref("ListedZone") },
-                      result_info: { oneOf: [ref("ZonePageInfo"), ref("ZoneCursorInfo")] },
-                    },
-                  },
-                ],
-              },
-            },
+        "200": ok(
+          "One page of zones",
+          { type: "array", items: ref("ListedZone") },
+          {
+            oneOf: [ref("ZonePageInfo"), ref("ZoneCursorInfo")],
           },
-        },
+        ),
         ...COMMON_ERRORS,
       },
     },

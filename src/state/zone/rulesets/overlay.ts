@@ -9,8 +9,7 @@
  * `data:` image (docs/errors.md: the page makes no external request).
  */
 import * as z from "zod/mini";
-import { absent, described, fields, named, parseAt, type Output } from "../../../shared/schema";
-import type { IssueKind } from "../../../shared/validation";
+import { absent, described, fields, named, type Output } from "../../../shared/schema";
 import { err, ok, type Result } from "../../../shared/result";
 
 /** The limits of an overlay (docs/custom-errors.md "Overlay"; the OpenAPI document states them from the schema). */
@@ -34,8 +33,6 @@ const CONTROL =
 const NEWLINE = /\n/;
 const ACCENT = /^#[0-9a-fA-F]{6}$/;
 const LOGO = /^data:image\/(?:png|gif|jpeg|webp);base64,[A-Za-z0-9+/]+={0,2}$/;
-
-type At = (kind: IssueKind, field: string, message: string) => void;
 
 /** A required field left out is named as such; any other refusal gets the field's own wording. */
 const orRequired =
@@ -170,7 +167,7 @@ export const OVERLAY = named(
 export type Overlay = Output<typeof OVERLAY>;
 
 /**
- * `action_parameters` holding `overlay` (validate.ts hands them here): `overlay` alone. Fixed content and an overlay
+ * `action_parameters` holding `overlay` (validate.ts reads them with this): `overlay` alone. Fixed content and an overlay
  * exclude each other, and the overlay keeps the error's status (the body's `status` and the response's must agree),
  * so `content`, `asset_name`, `content_type` and `status_code` are refused beside it, each by name, and any other
  * key as unknown; then the overlay's own fields.
@@ -204,13 +201,4 @@ function parseUrl(text: string): Result<string, string> {
   if (url.username !== "" || url.password !== "") return err("must not carry a user name or password");
   if (url.href.length > OVERLAY_LIMITS.href) return err(`must be at most ${OVERLAY_LIMITS.href} characters`);
   return ok(url.href);
-}
-
-/** `action_parameters` holding `overlay`, read with `OVERLAY_PARAMETERS`; issues go to `at` (`action_parameters.…`). */
-export function parseOverlayParameters(
-  parameters: Readonly<Record<string, unknown>>,
-  at: At,
-): { readonly overlay: Overlay } | undefined {
-  const parsed = parseAt(OVERLAY_PARAMETERS, parameters, "action_parameters", at);
-  return parsed === undefined ? undefined : { overlay: parsed.overlay };
 }

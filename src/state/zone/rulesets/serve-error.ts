@@ -7,8 +7,7 @@
  */
 import * as z from "zod/mini";
 import { ASSET_NAME } from "../custom-pages/asset-name";
-import { absent, described, fields, int, parseAt, type Output } from "../../../shared/schema";
-import type { IssueKind } from "../../../shared/validation";
+import { absent, described, fields, int, type Output } from "../../../shared/schema";
 
 /** A custom error's status: the published range (docs/custom-errors.md). */
 export const STATUS_RANGE = { min: 400, max: 599 } as const;
@@ -41,20 +40,4 @@ export type AssetServeError = Omit<Output<typeof ASSET_SERVE_ERROR>, "content" |
 /** Whether a rule's parameters name an asset (the stored shape has no `kind`: it is the published wire shape). */
 export function servesAsset<T extends object>(parameters: T | AssetServeError): parameters is AssetServeError {
   return "asset_name" in parameters;
-}
-
-/**
- * The `action_parameters` of a rule that gives `asset_name`, read with `ASSET_SERVE_ERROR`; issues go to `at`
- * (`rules[i].…`): unknown keys first, then `content`, then the asset's own fields.
- */
-export function parseAssetServeError(
-  p: Readonly<Record<string, unknown>>,
-  at: (kind: IssueKind, field: string, message: string) => void,
-): AssetServeError | undefined {
-  const parsed = parseAt(ASSET_SERVE_ERROR, p, "action_parameters", at);
-  if (parsed === undefined) return undefined;
-  return {
-    asset_name: parsed.asset_name,
-    ...(parsed.status_code === undefined ? {} : { status_code: parsed.status_code }),
-  };
 }

@@ -29,14 +29,8 @@ import {
 import { IssueList, isObject, type IssueKind, type Issues } from "../../../shared/validation";
 import { PLANS, ZONE_LIMITS, type Plan, type PlanForbids } from "../schema";
 import { PHASE, PHASE_SPECS, PHASES, RULE_ACTIONS, type Phase, type RuleAction } from "./phases";
-import {
-  ASSET_SERVE_ERROR,
-  parseAssetServeError,
-  STATUS_CODE,
-  STATUS_RANGE,
-  type AssetServeError,
-} from "./serve-error";
-import { OVERLAY_PARAMETERS, parseOverlayParameters } from "./overlay";
+import { ASSET_SERVE_ERROR, STATUS_CODE, STATUS_RANGE, type AssetServeError } from "./serve-error";
+import { OVERLAY_PARAMETERS } from "./overlay";
 import { budgetIssues, isRequestPhase, type BudgetScope } from "./worst-case";
 
 /**
@@ -169,7 +163,8 @@ const EXPRESSION_MESSAGE = "must be a non-empty string";
 
 /**
  * A rule's fields, whatever its phase: the document's `RuleBody` and each phase's validator differ only in the
- * action, the expression's check and the two phase-dependent parameters (`action_parameters`, `ratelimit`).
+ * action, the expression's check and the two phase-dependent fields (`action_parameters`, `ratelimit`), each given
+ * as the field's schema (optional or not).
  */
 function ruleFields<A extends z.ZodMiniType, E extends z.ZodMiniType, P extends z.ZodMiniType, R extends z.ZodMiniType>(
   action: A,
@@ -185,8 +180,8 @@ function ruleFields<A extends z.ZodMiniType, E extends z.ZodMiniType, P extends 
       description: z.optional(DESCRIPTION),
       enabled: z.optional(described(z.boolean(), { description: "Whether the rule is evaluated", default: true })),
       expression,
-      action_parameters: z.optional(parameters),
-      ratelimit: z.optional(ratelimit),
+      action_parameters: parameters,
+      ratelimit,
     },
     "is not a rule field",
     "must be an object",
@@ -199,24 +194,65 @@ export const RULE_BODY = named(
     oneOf(RULE_ACTIONS),
     // The engine's own length limit, stated for the document (the engine refuses a longer one with its position).
     text({ min: 1 }, EXPRESSION_MESSAGE).check(z.meta({ maxLength: LIMITS.expressionLength })),
-    described(
-      z.union([INLINE_SERVE_ERROR, ASSET_SERVE_ERROR, OVERLAY_PARAMETERS]),
-      "`serve_error` (http_custom_errors): fixed content (the published shape; `text/markdown` and " +
-        "`application/problem+json` are this service's addition), a custom error asset, or instead `overlay` " +
-        '(this service\'s addition, docs/custom-errors.md "Overlay"): the structured error keeps its negotiated ' +
-        "format, status, machine fields and headers, with the overlay's texts, links and page branding. " +
-        "`overlay` beside `content`, `asset_name`, `content_type` or `status_code` is refused by name.",
+    z.optional(
+      described(
+        z.union([INLINE_SERVE_ERROR, ASSET_SERVE_ERROR, OVERLAY_PARAMETERS]),
+        "`serve_error` (http_custom_errors): fixed content (the published shape; `text/markdown` and " +
+          "`application/problem+json` are this service's addition), a custom error asset, or instead `overlay` " +
+          '(this service\'s addition, docs/custom-errors.md "Overlay"): the structured error keeps its negotiated ' +
+          "format, status, machine fields and headers, with the overlay's texts, links and page branding. " +
+          "`overlay` beside `content`, `asset_name`, `content_type` or `status_code` is refused by name.",
+      ),
     ),
-    RATE_LIMIT,
+    z.optional(RATE_LIMIT),
   ),
   { id: "RuleBody" },
 );
 
 /**
+ * `serve_error`'s parameters, told apart by their keys: an overlay (overlay.ts), an asset (serve-error.ts: stored
+ * without `content_type`, which can only be text/html), or inline content; each read by its own schema, whose issues
+ * are this field's.
+ */
+const SERVE_ERROR_PARAMETERS = z.pipe(
+  z.unknown(),
+  z.transform((value, payload): ServeErrorParameters | undefined => {
+    if (!isObject(value)) {
+      const message =
+        "must be an object {content, content_type, status_code?}, {asset_name, status_code?} or {overlay}";
+      payload.issues.push({ code: "custom", message, input: value, params: { kind: "wrong-type" } });
+      return undefined;
+    }
+    const schema =
+      value.overlay !== undefined
+        ? OVERLAY_PARAMETERS
+        : value.asset_name !== undefined
+          ? ASSET_SERVE_ERROR
+          : INLINE_SERVE_ERROR;
+    const parsed = schema.safeParse(value, { reportInput: true });
+    if (!parsed.success) {
+      // Finalised already (worded, `input` kept): the parse's own issues, under this field's path.
+      payload.issues.push(...(parsed.error.issues as z.core.$ZodRawIssue[]));
+      return undefined;
+    }
+    if ("overlay" in parsed.data) return { overlay: parsed.data.overlay };
+    if ("asset_name" in parsed.data) {
+      const { asset_name, status_code } = parsed.data;
+      return { asset_name, ...(status_code === undefined ? {} : { status_code }) };
+    }
+    return parsed.data;
+  }),
+);
+
+/** A field its phase does not use: refused when given, after the rule's own fields. */
+const unused = (message: string) =>
+  z.optional(z.custom<undefined>(() => false, { error: message, params: { kind: "unknown-field" } }));
+
+/**
  * A rule of `phase` as its validator reads it: the phase's one action, the expression compiled against the phase's
  * fields with the engine's limits (length, depth, regex count: docs/custom-errors.md) through the engine's one
  * compile cache (the zone compiled after the write, or a draft preview that compiled its expressions beforehand in
- * turns, src/api/preview/draft-cache.ts, finds them there). The parameters are read after it, by phase.
+ * turns, src/api/preview/draft-cache.ts, finds them there), and the parameters of its phase.
  */
 function phaseRule(phase: Phase) {
   const { action } = PHASE_SPECS[phase];
@@ -231,8 +267,8 @@ function phaseRule(phase: Phase) {
         context.issues.push({ code: "custom", message: `${line}:${column}: ${message}`, input: expression });
       }),
     ),
-    z.unknown(),
-    z.unknown(),
+    phase === "http_custom_errors" ? SERVE_ERROR_PARAMETERS : unused(`is not used in ${phase}`),
+    phase === "http_ratelimit" ? RATE_LIMIT : unused("is only used in http_ratelimit"),
   );
 }
 
@@ -323,9 +359,6 @@ const BY_PHASE = Object.fromEntries(
 ) as Readonly<
   Record<Phase, { readonly ruleset: ReturnType<typeof phaseRuleset>; readonly rule: ReturnType<typeof phaseRule> }>
 >;
-
-/** Where a rule's issues go: `at("invalid", "id", …)` is `rules[i].id`. */
-type At = (kind: IssueKind, field: string, message: string) => void;
 
 /** What a ruleset body is validated against: the zone's plan and stored ruleset, the clock, the id source. */
 export interface RulesetParseScope {
@@ -445,22 +478,13 @@ function parseRule(
   phase: Phase,
   issues: IssueList,
 ): { id: string | undefined; value: RuleFields; programSize: number; compiled: Rule | undefined } | null {
-  const at: At = (kind, field, message) => issues.add(kind, `rules[${index}].${field}`, message);
   if (!isObject(raw)) {
-    at("wrong-type", "rule", "must be an object");
+    issues.add("wrong-type", `rules[${index}].rule`, "must be an object");
     return null;
   }
-  const count = issues.count;
   const add = (kind: IssueKind, path: string, message: string): void => issues.add(kind, path, message);
   const rule = parseAt(BY_PHASE[phase].rule, raw, `rules[${index}]`, add, MAX_RULESET_ISSUES);
-  const parameters = phase === "http_custom_errors" ? parseServeError(raw.action_parameters, at) : undefined;
-  if (phase !== "http_custom_errors" && raw.action_parameters !== undefined)
-    at("unknown-field", "action_parameters", `is not used in ${phase}`);
-  const ratelimit =
-    phase === "http_ratelimit" ? parseAt(RATE_LIMIT, raw.ratelimit, "ratelimit", at, MAX_RULESET_ISSUES) : undefined;
-  if (phase !== "http_ratelimit" && raw.ratelimit !== undefined)
-    at("unknown-field", "ratelimit", `is only used in http_ratelimit`);
-  if (issues.count > count || rule === undefined) return null;
+  if (rule === undefined) return null;
   // Compiled once already, by the schema's check: this is the compile cache's hit.
   const compiled = compileExpression(phase, rule.expression);
   return {
@@ -470,25 +494,12 @@ function parseRule(
     value: {
       expression: rule.expression,
       action: rule.action,
-      ...(parameters ? { action_parameters: parameters } : {}),
-      ...(ratelimit ? { ratelimit } : {}),
+      ...(rule.action_parameters ? { action_parameters: rule.action_parameters } : {}),
+      ...(rule.ratelimit ? { ratelimit: rule.ratelimit } : {}),
       description: rule.description ?? "",
       enabled: rule.enabled ?? true,
     },
   };
-}
-
-function parseServeError(raw: unknown, at: At): ServeErrorParameters | undefined {
-  if (!isObject(raw)) {
-    const message = "must be an object {content, content_type, status_code?}, {asset_name, status_code?} or {overlay}";
-    at("wrong-type", "action_parameters", message);
-    return undefined;
-  }
-  // Our addition: an overlay of the structured error, alone (overlay.ts).
-  if (raw.overlay !== undefined) return parseOverlayParameters(raw, at);
-  // The published alternative to inline content: a custom error asset (serve-error.ts).
-  if (raw.asset_name !== undefined) return parseAssetServeError(raw, at);
-  return parseAt(INLINE_SERVE_ERROR, raw, "action_parameters", at, MAX_RULESET_ISSUES);
 }
 
 /** The compiled regex program size of a stored ruleset (its expressions compiled against the phase's fields). */
