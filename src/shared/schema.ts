@@ -29,12 +29,36 @@ export type Output<S extends Schema> = z.output<S>;
  * An answer of the shape `S` describes: its output with every array and object read-only, so a route builds it
  * from the stores' read-only values as they are (an answer's schema is its OpenAPI component and its type).
  */
-export type Answer<S extends Schema> = ReadOnlyDeep<Output<S>>;
+export type Answer<S extends Schema | Later<Schema>> = ReadOnlyDeep<Output<S extends Later<infer T> ? T : S>>;
 type ReadOnlyDeep<T> = T extends readonly (infer U)[]
   ? readonly ReadOnlyDeep<U>[]
   : T extends object
     ? { readonly [K in keyof T]: ReadOnlyDeep<T[K]> }
     : T;
+
+/**
+ * An answer's schema made on its first use: the answer's type (`Answer<typeof S>`) and its OpenAPI component,
+ * which no request is parsed with (answers are built, not parsed). Made when the document is built
+ * (`answerSchemasMade`) or when another such schema made then uses it, never at an isolate's start: every zod
+ * object built at module evaluation is work before the isolate's first answer (docs/benchmarks.md
+ * "2026-11-29 (ninth)").
+ */
+export type Later<S extends Schema> = () => S;
+
+const LATER: Later<Schema>[] = [];
+
+/** `make` as a `Later`: called once, on the first use; the same schema after (a `$ref` in the document). */
+export function later<S extends Schema>(make: () => S): Later<S> {
+  let made: S | undefined;
+  const once = (): S => (made ??= make());
+  LATER.push(once);
+  return once;
+}
+
+/** Makes every `later` schema, so the registry holds them all (called before the document is emitted). */
+export function answerSchemasMade(): void {
+  for (const make of LATER) make();
+}
 
 /** What the OpenAPI document says of a named schema beside what the schema itself says. */
 export interface SchemaMeta {

@@ -8,37 +8,41 @@
  * Pure.
  */
 import * as z from "zod/mini";
-import { described, named, oneOf } from "../../shared/schema";
+import { described, later, named, oneOf, type Output } from "../../shared/schema";
 import { canonicalText, type JsonValue } from "./canonical";
 
 export const CHANGE_ACTIONS = ["create", "update", "delete"] as const;
 
 /** One change of a plan; which identifier it has depends on its section. */
-export const BUNDLE_CHANGE = named(
-  z.object({
-    action: oneOf(CHANGE_ACTIONS),
-    ref: z.optional(described(z.nullable(z.string()), "A rule's `ref`; `null`: a new rule, its ref made on apply")),
-    index: z.optional(described(z.int(), "Where a new rule or access rule is, in the bundle's list (0-based)")),
-    id: z.optional(described(z.nullable(z.string()), "An access rule's or alert policy's id")),
-    name: z.optional(described(z.string(), "A custom page's id or an asset's name")),
-    key: z.optional(described(z.string(), "A tag's key")),
-    fields: z.optional(described(z.array(z.string()), "For `update`: the fields that change")),
-  }),
-  { id: "BundleChange" },
+export const BUNDLE_CHANGE = later(() =>
+  named(
+    z.object({
+      action: oneOf(CHANGE_ACTIONS),
+      ref: z.optional(described(z.nullable(z.string()), "A rule's `ref`; `null`: a new rule, its ref made on apply")),
+      index: z.optional(described(z.int(), "Where a new rule or access rule is, in the bundle's list (0-based)")),
+      id: z.optional(described(z.nullable(z.string()), "An access rule's or alert policy's id")),
+      name: z.optional(described(z.string(), "A custom page's id or an asset's name")),
+      key: z.optional(described(z.string(), "A tag's key")),
+      fields: z.optional(described(z.array(z.string()), "For `update`: the fields that change")),
+    }),
+    { id: "BundleChange" },
+  ),
 );
-export type BundleChange = z.output<typeof BUNDLE_CHANGE>;
+export type BundleChange = Output<ReturnType<typeof BUNDLE_CHANGE>>;
 
-export const BUNDLE_PLAN = named(
-  z.object({
-    changes: described(z.int(), "How many changes in all; 0: the zone matches the bundle"),
-    sections: described(
-      z.record(z.string(), z.array(BUNDLE_CHANGE)),
-      "The sections that change (`settings`, `rulesets.<phase>`, `custom_pages`, …), each with its changes",
-    ),
-  }),
-  { id: "BundlePlan" },
+export const BUNDLE_PLAN = later(() =>
+  named(
+    z.object({
+      changes: described(z.int(), "How many changes in all; 0: the zone matches the bundle"),
+      sections: described(
+        z.record(z.string(), z.array(BUNDLE_CHANGE())),
+        "The sections that change (`settings`, `rulesets.<phase>`, `custom_pages`, …), each with its changes",
+      ),
+    }),
+    { id: "BundlePlan" },
+  ),
 );
-export type BundlePlan = z.output<typeof BUNDLE_PLAN>;
+export type BundlePlan = Output<ReturnType<typeof BUNDLE_PLAN>>;
 
 type Obj = { readonly [key: string]: JsonValue };
 

@@ -18,7 +18,7 @@ import type { ApiContext, ApiRoute } from "../kit/types";
 import { editZone, readZone, zoneHandler, zoneTarget, type ZoneAnswer, type ZoneApiFailure } from "../kit/zone-section";
 import { err, ok, type Result } from "../../shared/result";
 import * as z from "zod/mini";
-import { dateTime, described, named, parseWith, type Answer } from "../../shared/schema";
+import { dateTime, described, later, named, parseWith, type Answer } from "../../shared/schema";
 import { PAGE_PARAMETERS, pageFields, queryObject } from "../kit/query";
 import { ASSET_NAME } from "../../state/zone/custom-pages/asset-name";
 import {
@@ -34,15 +34,17 @@ import {
 const ASSET_PAGES = { defaultPerPage: 20, maxPerPage: 100 } as const;
 
 /** An asset as answered (the published shape). */
-export const CUSTOM_ASSET = named(
-  z.object({
-    name: ASSET_NAME,
-    description: z.string(),
-    url: z.string().check(z.meta({ format: "uri" })),
-    last_updated: dateTime(),
-    size_bytes: described(z.int(), "UTF-8 bytes of the stored (inlined) HTML"),
-  }),
-  { id: "CustomAsset" },
+export const CUSTOM_ASSET = later(() =>
+  named(
+    z.object({
+      name: ASSET_NAME,
+      description: z.string(),
+      url: z.string().check(z.meta({ format: "uri" })),
+      last_updated: dateTime(),
+      size_bytes: described(z.int(), "UTF-8 bytes of the stored (inlined) HTML"),
+    }),
+    { id: "CustomAsset" },
+  ),
 );
 
 const scopeOf = (c: ApiContext, zone: string): AssetScope => ({ zone, apiHosts: c.settings.apiHosts });

@@ -5,58 +5,64 @@
  */
 import * as z from "zod/mini";
 import { API_CODES, type ApiCodeKind } from "./codes";
-import { described, named, type Answer } from "../../shared/schema";
+import { described, later, named, type Answer } from "../../shared/schema";
 
 /**
  * One entry of the envelope's `errors` (or `messages`) array: the component `Message`. Codes are the published v4
  * API's (four digits and more) and this service's own blocks above them (codes.ts).
  */
-export const API_MESSAGE = named(
-  z.object({
-    code: z.int().check(z.minimum(1000)),
-    message: z.string(),
-    rule_id: z.optional(
-      described(
-        z.nullable(z.string()),
-        "A rule linter warning's rule (20080–20084, docs/lint.md); null for a page or an asset",
+export const API_MESSAGE = later(() =>
+  named(
+    z.object({
+      code: z.int().check(z.minimum(1000)),
+      message: z.string(),
+      rule_id: z.optional(
+        described(
+          z.nullable(z.string()),
+          "A rule linter warning's rule (20080–20084, docs/lint.md); null for a page or an asset",
+        ),
       ),
-    ),
-    phase: z.optional(described(z.string(), "A rule linter warning's phase")),
-    page: z.optional(described(z.string(), "A rule linter warning's page")),
-    asset: z.optional(described(z.string(), "A rule linter warning's custom error asset")),
-  }),
-  { id: "Message" },
+      phase: z.optional(described(z.string(), "A rule linter warning's phase")),
+      page: z.optional(described(z.string(), "A rule linter warning's page")),
+      asset: z.optional(described(z.string(), "A rule linter warning's custom error asset")),
+    }),
+    { id: "Message" },
+  ),
 );
 export type ApiMessage = Answer<typeof API_MESSAGE>;
 
 /** The envelope of every answer (`result` is the operation's own). */
-named(
-  z.object({
-    success: z.boolean(),
-    errors: z.array(API_MESSAGE),
-    messages: z.array(API_MESSAGE),
-    result: z.unknown(),
-  }),
-  { id: "Envelope" },
+later(() =>
+  named(
+    z.object({
+      success: z.boolean(),
+      errors: z.array(API_MESSAGE()),
+      messages: z.array(API_MESSAGE()),
+      result: z.unknown(),
+    }),
+    { id: "Envelope" },
+  ),
 );
 
 /** The envelope of a failure: at least one error, no result. */
-named(
-  z.object({
-    success: z.literal(false),
-    errors: z.array(API_MESSAGE).check(z.minLength(1)),
-    messages: z.array(API_MESSAGE),
-    result: z.null(),
-  }),
-  {
-    id: "FailureEnvelope",
-    example: {
-      success: false,
-      errors: [{ code: API_CODES["too-many-filters"].code, message: "too many tag filters (maximum 20)" }],
-      messages: [],
-      result: null,
+later(() =>
+  named(
+    z.object({
+      success: z.literal(false),
+      errors: z.array(API_MESSAGE()).check(z.minLength(1)),
+      messages: z.array(API_MESSAGE()),
+      result: z.null(),
+    }),
+    {
+      id: "FailureEnvelope",
+      example: {
+        success: false,
+        errors: [{ code: API_CODES["too-many-filters"].code, message: "too many tag filters (maximum 20)" }],
+        messages: [],
+        result: null,
+      },
     },
-  },
+  ),
 );
 
 /** A management API failure as a value: the HTTP status and the envelope's errors. */
@@ -79,9 +85,11 @@ export interface ResultInfo {
  * Page-number pagination block (the published v4 `V4PagePaginationArray`, e.g. custom error assets): `page` and
  * `per_page` as asked, `count` on this page, `total_count` and `total_pages` in all.
  */
-export const PAGE_RESULT_INFO = named(
-  z.object({ page: z.int(), per_page: z.int(), count: z.int(), total_count: z.int(), total_pages: z.int() }),
-  { id: "PageResultInfo", description: "Page-number pagination (the published V4PagePaginationArray)" },
+export const PAGE_RESULT_INFO = later(() =>
+  named(z.object({ page: z.int(), per_page: z.int(), count: z.int(), total_count: z.int(), total_pages: z.int() }), {
+    id: "PageResultInfo",
+    description: "Page-number pagination (the published V4PagePaginationArray)",
+  }),
 );
 export type PageResultInfo = Answer<typeof PAGE_RESULT_INFO>;
 

@@ -29,7 +29,7 @@ import { causeOf, err, ok, type Result } from "../../shared/result";
 import { base64UrlToBytes, bytesToBase64Url } from "../../state/tags/base64url";
 import * as z from "zod/mini";
 import { ACCOUNT_ID, parseZoneName, PLANS, ZONE_ACCOUNT } from "../../state/zone/schema";
-import { dateTime, described, fields, named, oneOf, parseWith, text, type Answer } from "../../shared/schema";
+import { dateTime, described, fields, later, named, oneOf, parseWith, text, type Answer } from "../../shared/schema";
 import { PAGE_PARAMETERS, pageFields, queryObject } from "../kit/query";
 import { accountOfMetadata, readZone } from "../../state/zone/store";
 
@@ -75,58 +75,61 @@ type Paging =
 type InScope = (name: string, account: string | null) => boolean;
 
 /** The zone object of the published API, as far as this service has its fields. */
-export const LISTED_ZONE = named(
-  z.object({
-    id: z.string(),
-    name: z.string(),
-    status: z.literal("active"),
-    plan: z.optional(z.object({ legacy_id: oneOf(PLANS), name: z.string() })),
-    account: z.optional(ZONE_ACCOUNT),
-    modified_on: z.optional(dateTime()),
-  }),
-  {
-    id: "ListedZone",
-    description:
-      "A zone as the published zone list shows it, as far as this service has its fields: `id` is the zone's " +
-      "name (every route names a zone by it). `plan` and `modified_on` are absent when the stored document " +
-      "failed validation.",
-    example: {
-      id: "shop.example",
-      name: "shop.example",
-      status: "active",
-      plan: { legacy_id: "pro", name: "Pro" },
-      account: { id: "023e105f4ecef8ad9ca31a8372d0c353" },
-      modified_on: "2026-11-22T04:00:00.000Z",
+export const LISTED_ZONE = later(() =>
+  named(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      status: z.literal("active"),
+      plan: z.optional(z.object({ legacy_id: oneOf(PLANS), name: z.string() })),
+      account: z.optional(ZONE_ACCOUNT),
+      modified_on: z.optional(dateTime()),
+    }),
+    {
+      id: "ListedZone",
+      description:
+        "A zone as the published zone list shows it, as far as this service has its fields: `id` is the zone's " +
+        "name (every route names a zone by it). `plan` and `modified_on` are absent when the stored document " +
+        "failed validation.",
+      example: {
+        id: "shop.example",
+        name: "shop.example",
+        status: "active",
+        plan: { legacy_id: "pro", name: "Pro" },
+        account: { id: "023e105f4ecef8ad9ca31a8372d0c353" },
+        modified_on: "2026-11-22T04:00:00.000Z",
+      },
     },
-  },
+  ),
 );
 type ListedZone = Answer<typeof LISTED_ZONE>;
 
 const cursor = () => z.nullable(z.string());
 
 /** `result_info` of a page-number listing: the published shape, with the keyset cursor of the next page. */
-export const ZONE_PAGE_INFO = named(
-  z.object({
-    page: z.int(),
-    per_page: z.int(),
-    count: z.int(),
-    total_count: z.int(),
-    total_pages: z.int(),
-    cursor: cursor(),
-  }),
-  {
-    id: "ZonePageInfo",
-    description: "Page-number pagination (the published shape), with the keyset cursor of the next page.",
-  },
+export const ZONE_PAGE_INFO = later(() =>
+  named(
+    z.object({
+      page: z.int(),
+      per_page: z.int(),
+      count: z.int(),
+      total_count: z.int(),
+      total_pages: z.int(),
+      cursor: cursor(),
+    }),
+    {
+      id: "ZonePageInfo",
+      description: "Page-number pagination (the published shape), with the keyset cursor of the next page.",
+    },
+  ),
 );
 
 /** `result_info` of a cursor listing. */
-export const ZONE_CURSOR_INFO = named(
-  z.object({ per_page: z.int(), count: z.int(), cursor: cursor(), cursors: z.object({ after: cursor() }) }),
-  {
+export const ZONE_CURSOR_INFO = later(() =>
+  named(z.object({ per_page: z.int(), count: z.int(), cursor: cursor(), cursors: z.object({ after: cursor() }) }), {
     id: "ZoneCursorInfo",
     description: "Keyset pagination: `cursor` (and `cursors.after`) of the next page, null on the last.",
-  },
+  }),
 );
 
 async function listZones(c: ApiContext): Promise<Response> {
