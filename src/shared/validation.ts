@@ -3,9 +3,9 @@
  * check after it report in:
  *
  * - one field-issue shape, `FieldIssue {kind, path, message}`, whatever the validator;
- * - one capped listing, `CappedList` (and `IssueList`, a list of field issues): it stops keeping items after its cap
- *   and counts the rest, so a 1 MiB body of 50,000 unknown keys answers a short list ending "and N more" (bounded
- *   work and bounded answers: docs/configuration.md "Zones").
+ * - one capped listing, `IssueList`: it stops keeping issues after its cap and counts the rest, so a 1 MiB body of
+ *   50,000 unknown keys answers a short list ending "and N more" (bounded work and bounded answers:
+ *   docs/configuration.md "Zones").
  *
  * Pure, no bindings. The API edge renders issues in one place (src/api/kit/zone-section.ts); the messages stay the
  * validators' own, since clients and tests read them.
@@ -34,62 +34,38 @@ export interface FieldIssue<K extends string = IssueKind> {
   readonly message: string;
 }
 
-/** A capped listing: the first items kept, and how many more were found but not kept. */
-export interface Capped<T> {
-  readonly listed: readonly T[];
+/** A capped list of issues: the first `cap`, and how many more were found but not kept. */
+export interface Issues<K extends string = string> {
+  readonly listed: readonly FieldIssue<K>[];
   readonly more: number;
 }
-
-/** A capped list of issues: the first `cap`, and how many more were found but not kept. */
-export type Issues<K extends string = string> = Capped<FieldIssue<K>>;
 
 /** Issues listed by default before the rest are only counted (a body of 50,000 unknown keys). */
 export const MAX_LISTED_ISSUES = 20;
 
 /**
- * Keeps the first `cap` items pushed and counts the rest (never more than `cap` are held): the one capped listing
+ * Keeps the first `cap` issues added and counts the rest (never more than `cap` are held): the one capped listing
  * every validator reports through, so no body (140,000 unknown keys, 10,000 bad rules) makes an answer longer
- * than its cap plus one line counting the rest. `IssueList` is this list of `FieldIssue`s; a validator with
- * failures of its own shape (access rules) uses it directly.
+ * than its cap plus one line counting the rest.
  */
-export class CappedList<T> {
-  private readonly kept: T[] = [];
+export class IssueList<K extends string = IssueKind> {
+  private readonly kept: FieldIssue<K>[] = [];
   private dropped = 0;
 
-  constructor(private readonly cap: number) {}
+  constructor(private readonly cap: number = MAX_LISTED_ISSUES) {}
 
-  push(item: T): void {
-    if (this.kept.length < this.cap) this.kept.push(item);
+  add(kind: K, path: string, message: string): void {
+    if (this.kept.length < this.cap) this.kept.push({ kind, path, message });
     else this.dropped++;
   }
 
-  /** Every item pushed so far, kept or not. */
+  /** Every issue added so far, kept or not. */
   get count(): number {
     return this.kept.length + this.dropped;
   }
 
-  /** Whether the cap is reached (a validator may stop looking). */
-  get full(): boolean {
-    return this.kept.length >= this.cap;
-  }
-
-  get capped(): Capped<T> {
-    return { listed: [...this.kept], more: this.dropped };
-  }
-}
-
-/** Collects issues up to `cap`, counting the rest (never more than `cap` objects are kept). */
-export class IssueList<K extends string = IssueKind> extends CappedList<FieldIssue<K>> {
-  constructor(cap: number = MAX_LISTED_ISSUES) {
-    super(cap);
-  }
-
-  add(kind: K, path: string, message: string): void {
-    this.push({ kind, path, message });
-  }
-
   get issues(): Issues<K> {
-    return this.capped;
+    return { listed: [...this.kept], more: this.dropped };
   }
 }
 

@@ -11,7 +11,7 @@ import { oneIssue, type Issues } from "../../shared/validation";
 import { queryObject } from "../kit/query";
 import type { ZoneApiFailure } from "../kit/zone-section";
 import { DIMENSIONS, type CountQuery, type Dimension } from "../../state/analytics/query";
-import { FORMATS } from "../../state/analytics/record";
+import { CODE_RANGE, FORMATS } from "../../state/analytics/record";
 import { MAX_RANGE_MS, MAX_SERIES, RETENTION, STEP_MS, type Step } from "../../state/analytics/schema";
 import { ANALYTICS_STEP, ANSWERED_BY_SCHEMA, ERROR_SOURCE } from "./schemas";
 
@@ -68,7 +68,7 @@ export const COUNT_WINDOW = {
   until: z.optional(instant("RFC 3339 or epoch seconds; default now")),
   // minute: a range ≤ 24 h within the last 3 days (the default for such a range); hour: ≤ 35 days.
   step: z.optional(ANALYTICS_STEP),
-  code: z.optional(described(int(100, 9999, "must be a 3- or 4-digit error code"), "filter")),
+  code: z.optional(described(int(CODE_RANGE.min, CODE_RANGE.max, "must be a 3- or 4-digit error code"), "filter")),
   source: z.optional(ERROR_SOURCE),
   answered_by: z.optional(ANSWERED_BY_SCHEMA),
   format: z.optional(described(oneOf(FORMATS), "filter")),

@@ -6,6 +6,7 @@
 import * as z from "zod/mini";
 import { dateTime, described, fields, int, named, oneOf } from "../../shared/schema";
 import { RAY_ID_PATTERN } from "../../shared/ray";
+import { ALERT_KINDS } from "../../state/analytics/alerts";
 import { AVOIDED_KINDS, type AvoidedKind } from "../../state/analytics/avoided";
 import { ANSWERED_BY, FORMATS, SOURCES } from "../../state/analytics/record";
 import { ACCEPT_FAMILIES, ADDRESS_CLASSES, PHASE_MARKS, RULES_MARKS } from "../../state/analytics/request-detail";
@@ -272,7 +273,7 @@ export const ALERT_POLICY = named(
   z.looseObject({
     id: z.string(),
     name: z.string(),
-    kind: oneOf(["threshold", "burn_rate"]),
+    kind: oneOf(ALERT_KINDS),
     enabled: z.boolean(),
     resolve_after: z.int(),
     webhook: z.object({

@@ -98,9 +98,11 @@ export function schemaComponents(): Record<string, Json> {
 
 /**
  * The query parameters of a named query schema (`named()`, an object schema): one per field, each schema a `$ref` to
- * that field of the component, so the bounds, enums and defaults the route validates with are the document's.
+ * that field of the component, so the bounds, enums and defaults the route validates with are the document's; a
+ * field the schema requires is a required parameter, unless `optional` (the fields are given together or not at
+ * all: the tag history's resource).
  */
-export function queryParameters(schema: z.ZodMiniObject): Json[] {
+export function queryParameters(schema: z.ZodMiniObject, optional = false): Json[] {
   const id = API_SCHEMAS.get(schema)?.id;
   if (id === undefined) throw new Error("queryParameters: the query schema has no component name (named())");
   // A JSON Pointer segment escapes `~` and `/` (RFC 6901 section 3).
@@ -108,7 +110,7 @@ export function queryParameters(schema: z.ZodMiniObject): Json[] {
   return Object.keys(schema.shape).map((name) => ({
     name,
     in: "query",
-    required: false,
+    required: !optional && schema.shape[name]?._zod.optin === undefined,
     schema: { $ref: `#/components/schemas/${id}/properties/${pointer(name)}` },
   }));
 }

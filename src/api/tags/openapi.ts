@@ -6,13 +6,14 @@ import {
   jsonBody,
   ok,
   param,
+  parameterOf,
   queryParameters,
   ref,
   response,
   type Json,
   type OpenApiFragment,
 } from "../kit/openapi";
-import { RESOURCE_QUERY } from "./validate";
+import { RESOURCE_PARAMS, RESOURCE_QUERY } from "./validate";
 import {
   MAX_BULK_EDITS,
   MAX_FILTERS,
@@ -24,8 +25,9 @@ import { HISTORY_RETENTION_DAYS, HISTORY_VIA } from "../../state/tags/history";
 import * as z from "zod/mini";
 import { dateTime, described, named, oneOf } from "../../shared/schema";
 import { POLICY_RULES } from "../../state/tags/errors";
+import { POLICY_KEYS, POLICY_MODE } from "../../state/tags/policy";
 import { TAGS_ETAG_PATTERN } from "../../state/tags/etag";
-import { RESOURCE_TYPE, TAG_KEY, TAG_VALUE } from "../../state/tags/tag-schema";
+import { EFFECTIVE, RESOURCE_TYPE, TAG_KEY, TAG_VALUE } from "../../state/tags/tag-schema";
 import { INHERITED_FROM } from "../../state/tags/types";
 
 /** A tag set: key → value. */
@@ -149,12 +151,7 @@ const tagPaths: Record<string, Json> = {
       summary: "Tags of one resource",
       description: "An untagged or unknown resource answers 200 with `tags: {}` and the ETag of the empty set.",
       security: [{ bearer: ["tags:read"] }],
-      parameters: [
-        { name: "resource_type", in: "query", required: true, schema: ref("AccountResourceType") },
-        { name: "resource_id", in: "query", required: true, schema: ref("ResourceId") },
-        { name: "worker_id", in: "query", description: "Required for `worker_version`.", schema: ref("ResourceId") },
-        param("Effective"),
-      ],
+      parameters: [...queryParameters(RESOURCE_PARAMS.account), param("Effective")],
       responses: { "200": ok("The resource's tags", ref("TaggedResource"), false, ETAG_HEADER), ...COMMON_ERRORS },
     },
     put: {
@@ -214,17 +211,7 @@ const tagPaths: Record<string, Json> = {
         "Stored with the tags of the zone's account (`account.id` of the zone): same limits, listings and filters. " +
         "404 (1001) for a zone not configured; 409 (1027) for a zone without an account.",
       security: [{ bearer: ["tags:read"] }],
-      parameters: [
-        { name: "resource_type", in: "query", required: true, schema: ref("ZoneTaggableType") },
-        {
-          name: "resource_id",
-          in: "query",
-          required: true,
-          description: "For `zone`: the zone of the path.",
-          schema: ref("ResourceId"),
-        },
-        param("Effective"),
-      ],
+      parameters: [...queryParameters(RESOURCE_PARAMS.zone), param("Effective")],
       responses: { "200": ok("The resource's tags", ref("TaggedResource"), false, ETAG_HEADER), ...COMMON_ERRORS },
     },
     put: {
@@ -297,12 +284,7 @@ const tagPaths: Record<string, Json> = {
         `Kept ${HISTORY_RETENTION_DAYS} days (and at most 1,000,000 entries per account). Without resource_type and ` +
         "resource_id: the whole account.",
       security: [{ bearer: ["tags:read"] }],
-      parameters: [
-        { name: "resource_type", in: "query", schema: ref("AccountResourceType") },
-        { name: "resource_id", in: "query", schema: ref("ResourceId") },
-        { name: "worker_id", in: "query", description: "Required for `worker_version`.", schema: ref("ResourceId") },
-        param("Cursor"),
-      ],
+      parameters: [...queryParameters(RESOURCE_PARAMS.account, true), param("Cursor")],
       responses: {
         "200": ok("One page (at most 100 entries)", { type: "array", items: ref("TagHistoryEntry") }, true),
         ...COMMON_ERRORS,
@@ -319,16 +301,7 @@ const tagPaths: Record<string, Json> = {
         "with the same cursors. Without resource_type and resource_id: the zone's own tags. " +
         "404 (1001) for a zone not configured; 409 (1027) for a zone without an account.",
       security: [{ bearer: ["tags:read"] }],
-      parameters: [
-        { name: "resource_type", in: "query", schema: ref("ZoneTaggableType") },
-        {
-          name: "resource_id",
-          in: "query",
-          description: "For `zone`: the zone of the path.",
-          schema: ref("ResourceId"),
-        },
-        param("Cursor"),
-      ],
+      parameters: [...queryParameters(RESOURCE_PARAMS.zone, true), param("Cursor")],
       responses: {
         "200": ok("One page (at most 100 entries)", { type: "array", items: ref("TagHistoryEntry") }, true),
         ...COMMON_ERRORS,
@@ -364,19 +337,11 @@ const tagPaths: Record<string, Json> = {
       operationId: "listRequiredTagKeys",
       summary: "The keys the policy requires, per resource type",
       security: [{ bearer: ["tags:read"] }],
-      parameters: [{ name: "type", in: "query", schema: ref("ResourceType") }],
+      parameters: [param("ResourceTypeFilter")],
       responses: {
         "200": ok("Every resource type with required keys, ascending", {
           type: "array",
-          items: {
-            type: "object",
-            required: ["resource_type", "keys", "mode"],
-            properties: {
-              resource_type: ref("ResourceType"),
-              keys: { type: "array", items: ref("TagKey") },
-              mode: ref("TagPolicyMode"),
-            },
-          },
+          items: ref("RequiredTagKeys"),
         }),
         ...COMMON_ERRORS,
       },
@@ -388,7 +353,7 @@ const tagPaths: Record<string, Json> = {
       operationId: "listTagCompliance",
       summary: "Tagged resources that break the policy, with every rule they break",
       security: [{ bearer: ["tags:read"] }],
-      parameters: [{ name: "type", in: "query", schema: ref("ResourceType") }, param("Cursor")],
+      parameters: [param("ResourceTypeFilter"), param("Cursor")],
       responses: {
         "200": ok("One page (at most 100 resources)", { type: "array", items: ref("ComplianceItem") }, true),
         ...COMMON_ERRORS,
@@ -415,8 +380,8 @@ const tagPaths: Record<string, Json> = {
       summary: "Distinct values of one key, ascending by code point",
       security: [{ bearer: ["tags:read"] }],
       parameters: [
-        { name: "tag_key", in: "path", required: true, description: "URL-encoded key.", schema: ref("TagKey") },
-        { name: "type", in: "query", schema: ref("ResourceType") },
+        parameterOf(TAG_KEY, { name: "tag_key", in: "path", description: "URL-encoded key." }),
+        param("ResourceTypeFilter"),
         param("Cursor"),
       ],
       responses: {
@@ -458,18 +423,7 @@ const tagPaths: Record<string, Json> = {
       security: [{ bearer: ["tags:read"] }],
       parameters: [param("Cursor")],
       responses: {
-        "200": ok(
-          "One page",
-          {
-            type: "array",
-            items: {
-              type: "object",
-              required: ["key", "values"],
-              properties: { key: ref("TagKey"), values: { type: "array", items: ref("TagValue") } },
-            },
-          },
-          true,
-        ),
+        "200": ok("One page", { type: "array", items: ref("TagSummaryItem") }, true),
         ...COMMON_ERRORS,
       },
     },
@@ -480,19 +434,14 @@ export const tagsOpenApi: OpenApiFragment = {
   paths: tagPaths,
   description: `Account resource tagging (docs/tags-api.md). Tagging error codes: ${TAG_ERROR_CODES}.`,
   parameters: {
-    AccountId: {
-      name: "account_id",
-      in: "path",
-      required: true,
-      schema: { type: "string", pattern: "^[0-9a-f]{32}$" },
-    },
     Cursor: {
       name: "cursor",
       in: "query",
       description: "Opaque; from `result_info.cursor` of the previous page of the same query. Never expires.",
       schema: { type: "string" },
     },
-    Effective: { name: "effective", in: "query", schema: ref("EffectiveFlag") },
+    Effective: parameterOf(EFFECTIVE, { name: "effective", in: "query" }),
+    ResourceTypeFilter: parameterOf(RESOURCE_TYPE, { name: "type", in: "query" }),
     IfMatch: {
       name: "If-Match",
       in: "header",
@@ -500,25 +449,8 @@ export const tagsOpenApi: OpenApiFragment = {
       schema: { type: "string" },
     },
   },
-  schemas: {
-    TagPolicy: {
-      type: "object",
-      description:
-        "The stored policy: the fields of TagPolicyBody, each filled in (its default when the body left it out), " +
-        "and when it was set.",
-      required: ["mode", "key_case", "allowed_keys", "allowed_values", "required_keys"],
-      properties: {
-        mode: ref("TagPolicyMode"),
-        key_case: { type: "string", description: "As set (TagPolicyBody)." },
-        allowed_keys: { type: ["array", "null"], items: ref("TagKey") },
-        allowed_values: { type: "object", propertyNames: ref("TagKey"), description: "As set (TagPolicyBody)." },
-        required_keys: {
-          type: "object",
-          additionalProperties: { type: "array", items: ref("TagKey") },
-          description: "Resource type → keys; a type with no keys is left out.",
-        },
-        updated_at: { type: "string", format: "date-time", readOnly: true },
-      },
-    },
+  documentOnly: () => {
+    named(z.object({ key: TAG_KEY, values: z.array(TAG_VALUE) }), { id: "TagSummaryItem" });
+    named(z.object({ resource_type: RESOURCE_TYPE, keys: POLICY_KEYS, mode: POLICY_MODE }), { id: "RequiredTagKeys" });
   },
 };

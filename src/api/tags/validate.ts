@@ -103,9 +103,6 @@ export function foldFilter(filter: TagFilter): TagFilter {
   }
 }
 
-/** A resource type of the document's `ResourceType` (docs/tags-api.md "Resource types"). */
-const isResourceType = (type: string): boolean => RESOURCE_TYPE.safeParse(type).success;
-
 /** A resource id (and a worker id): a well-formed string of 1 to 256 code points. */
 const RESOURCE_ID = named(
   z.string().check(
@@ -222,7 +219,9 @@ export function parseEffective(params: URLSearchParams): Result<boolean, Validat
 /** `?type=` of the values listing, required keys and compliance: absent (`null`), or a resource type (else 1006). */
 export function typeParam(params: URLSearchParams): Result<string | null, ValidationFailure> {
   const type = params.get("type");
-  return type === null || isResourceType(type) ? ok(type) : err({ kind: "invalid-resource-type", type });
+  return type === null || RESOURCE_TYPE.safeParse(type).success
+    ? ok(type)
+    : err({ kind: "invalid-resource-type", type });
 }
 
 /** `GET /tags/values/{tag_key}?type=`: the key is URL-decoded here, then empty 1009 → 1014/1011 → type 1006. */
@@ -245,6 +244,7 @@ export function parseValuesQuery(
 }
 
 type IdentityFailure = (why: string) => ValidationFailure;
+type RefFields = { readonly resource_type: string; readonly resource_id: string; readonly worker_id?: unknown };
 
 /**
  * Where a resource is named: an account route (account-level types) or a zone route (`zone` and `zone_ruleset`
@@ -254,28 +254,17 @@ export type TagScope = { readonly kind: "account" } | { readonly kind: "zone"; r
 
 export const ACCOUNT_SCOPE: TagScope = { kind: "account" };
 
-function isResourceIdString(value: unknown): value is string {
-  return (
-    typeof value === "string" &&
-    value !== "" &&
-    isWellFormed(value) &&
-    codePointLength(value) <= MAX_RESOURCE_ID_CODE_POINTS
-  );
-}
-
 /**
- * The resource a body or query names (docs/tags-api.md: shape → resource_type 1006 → extra ids).
- * `missing` is the code for an absent or malformed field: 1002 (PUT), 1015 (DELETE), 1003 (GET).
+ * The resource a body or query names, after its schema refused no shape (docs/tags-api.md: shape → resource_type
+ * 1006 → extra ids): `resource_type` is a non-empty string and `resource_id` a `RESOURCE_ID`. `missing` is the code
+ * of a malformed field: 1002 (PUT), 1015 (DELETE), 1003 (GET).
  */
 function resourceRef(
-  fields: { resource_type: unknown; resource_id: unknown; worker_id: unknown },
+  fields: RefFields,
   missing: IdentityFailure,
-  scope: TagScope = ACCOUNT_SCOPE,
+  scope: TagScope,
 ): Result<ResourceRef, ValidationFailure> {
   const { resource_type: type, resource_id: id, worker_id: workerId } = fields;
-  if (typeof type !== "string" || type === "") return err(missing("resource_type is required (a string)"));
-  if (!isResourceIdString(id))
-    return err(missing(`resource_id is required (a string of 1 to ${MAX_RESOURCE_ID_CODE_POINTS} characters)`));
   if (scope.kind === "zone") {
     if (!isZoneTaggableType(type)) return err({ kind: "invalid-resource-type", type });
     if (workerId !== undefined && workerId !== null) return err(missing("worker_id is not accepted on zone routes"));
@@ -285,8 +274,9 @@ function resourceRef(
   }
   if (!isAccountResourceType(type)) return err({ kind: "invalid-resource-type", type });
   if (needsWorkerId(type)) {
-    if (!isResourceIdString(workerId)) return err(missing("worker_id is required for resource_type worker_version"));
-    return ok({ type, parent: workerId, id });
+    const worker = RESOURCE_ID.safeParse(workerId);
+    if (!worker.success) return err(missing("worker_id is required for resource_type worker_version"));
+    return ok({ type, parent: worker.data, id });
   }
   if (workerId !== undefined && workerId !== null)
     return err(missing("worker_id is only accepted with resource_type worker_version"));
@@ -300,12 +290,31 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 const ACCOUNT_RESOURCE_TYPE = named(oneOf(ACCOUNT_RESOURCE_TYPES), { id: "AccountResourceType", example: "worker" });
 const ZONE_TAGGABLE_TYPE = named(oneOf(ZONE_TAGGABLE_TYPES), { id: "ZoneTaggableType", example: "zone_ruleset" });
 
+const WORKER_ID = described(RESOURCE_ID, "Required for `worker_version`, refused otherwise.");
 const ACCOUNT_REF = {
   resource_type: ACCOUNT_RESOURCE_TYPE,
   resource_id: RESOURCE_ID,
-  worker_id: z.optional(z.nullable(described(RESOURCE_ID, "Required for `worker_version`, refused otherwise."))),
+  worker_id: z.optional(z.nullable(WORKER_ID)),
 };
-const ZONE_REF = { resource_type: ZONE_TAGGABLE_TYPE, resource_id: RESOURCE_ID };
+const ZONE_REF = {
+  resource_type: ZONE_TAGGABLE_TYPE,
+  resource_id: described(RESOURCE_ID, "For `zone`: the zone of the path."),
+};
+
+/**
+ * The resource a query names (`GET …/tags`, the history's, the bodiless account DELETE's), as its body would: the
+ * validator and the document's parameters. Other parameters (`effective`, `cursor`) are the route's.
+ */
+export const RESOURCE_PARAMS = {
+  account: named(z.looseObject({ ...ACCOUNT_REF, worker_id: z.optional(WORKER_ID) }), {
+    id: "ResourceParams",
+    example: { resource_type: "worker", resource_id: "api" },
+  }),
+  zone: named(z.looseObject(ZONE_REF), {
+    id: "ZoneResourceParams",
+    example: { resource_type: "zone", resource_id: "shop.example" },
+  }),
+};
 const TAGS = described(z.record(TAG_KEY, TAG_VALUE), "The whole set: `{}` or absent removes every tag.");
 const TAGS_PATCH = described(
   z.record(TAG_KEY, z.nullable(TAG_VALUE)),
@@ -423,13 +432,9 @@ function parseTagBody<S extends Schema>(
   const parsed = schema.safeParse(body, { reportInput: true });
   const refusal = parsed.success ? {} : shapeRefusal(parsed.error.issues, invalid, options.patch, options.scope);
   if (refusal.now !== undefined) return err(refusal.now);
-  // The schema refused nothing of the shape, so the body is an object.
-  const fields = body as Record<string, unknown>;
-  const ref = resourceRef(
-    { resource_type: fields.resource_type, resource_id: fields.resource_id, worker_id: fields.worker_id },
-    invalid,
-    options.scope,
-  );
+  // The schema refused nothing of the shape: an object, its resource_type a non-empty string, its resource_id an id.
+  const fields = body as RefFields & Record<string, unknown>;
+  const ref = resourceRef(fields, invalid, options.scope);
   if (!ref.ok) return ref;
   if (refusal.later !== undefined) return err(refusal.later);
   return ok({ ref: ref.value, fields });
@@ -591,20 +596,17 @@ export function parseDeleteBody(
   return parsed.ok ? ok(parsed.value.ref) : parsed;
 }
 
-/** `GET /tags?resource_type=&resource_id=[&worker_id=]`: missing → 1003, unknown type → 1006. */
+/**
+ * `GET /tags?resource_type=&resource_id=[&worker_id=]` through `RESOURCE_PARAMS` and the resource check, each
+ * parameter's first value: missing → 1003, unknown type → 1006, then `worker_id` 1003.
+ */
 export function parseResourceParams(
   params: URLSearchParams,
   scope: TagScope = ACCOUNT_SCOPE,
 ): Result<ResourceRef, ValidationFailure> {
-  return resourceRef(
-    {
-      resource_type: params.get("resource_type") ?? undefined,
-      resource_id: params.get("resource_id") ?? undefined,
-      worker_id: params.get("worker_id") ?? undefined,
-    },
-    (why) => ({ kind: "resource-required", why }),
-    scope,
-  );
+  const missing = (why: string): ValidationFailure => ({ kind: "resource-required", why });
+  const parsed = parseTagBody(RESOURCE_PARAMS[scope.kind], listingQuery(params), missing, { patch: false, scope });
+  return parsed.ok ? ok(parsed.value.ref) : parsed;
 }
 
 /**

@@ -9,6 +9,7 @@ import { err, ok, type Result } from "../../shared/result";
 import { normaliseHostname } from "../../shared/host";
 import { described, fields, int, named, num, oneOf, parseWith, text, type Output } from "../../shared/schema";
 import { parseIpv4, parseIpv6 } from "../../shared/ip";
+import { CODE_RANGE, MAX_RECORDED_PATH, SOURCES } from "./record";
 
 /** How many policies one zone may hold. */
 export const MAX_ALERT_POLICIES = 10;
@@ -20,13 +21,14 @@ export const BURN_LONG_WINDOW = { min: 5, max: 4320 } as const;
 /** A policy resolves after this many consecutive evaluations with its condition false (default, and bounds). */
 export const RESOLVE_AFTER = { default: 3, min: 1, max: 60 } as const;
 export const MAX_NAME = 100;
-export const MAX_PATH = 256;
 export const MAX_TARGET = 2048;
 /** The SLO, in percent of requests without an origin error. */
 export const SLO_RANGE = { min: 50, max: 99.999 } as const;
 export const BURN_RATE_RANGE = { min: 1, max: 1000 } as const;
 /** The Google SRE Workbook's fast-burn page: 2% of a 30-day budget in 1 hour (docs/analytics.md "Alerts"). */
 export const DEFAULT_BURN = { long: 60, short: 5, rate: 14.4 } as const;
+/** The largest count a policy names (`above` errors, `min_requests`). */
+const MAX_COUNT = 1_000_000_000;
 
 /**
  * The edge codes that mean the origin failed (docs/origin.md): with every origin response ≥ 500 passed through, these
@@ -34,37 +36,19 @@ export const DEFAULT_BURN = { long: 60, short: 5, rate: 14.4 } as const;
  */
 export const ORIGIN_FAILURE_CODES = [502, 520, 521, 522, 523, 524, 525, 526, 1016] as const;
 
-export interface AlertFilter {
-  readonly code?: number;
-  readonly source?: "edge" | "origin";
-  /** The recorded path, exactly (no query; docs/analytics.md "Records"). */
-  readonly path?: string;
-}
+/** A threshold's filter: `path` is the recorded path, exactly (no query; docs/analytics.md "Records"). */
+export type AlertFilter = Output<typeof FILTER>;
 
-export interface ThresholdRule {
-  readonly kind: "threshold";
-  readonly metric: "errors" | "error_rate";
-  readonly window_minutes: number;
-  /** Fires when the value is at or above this. */
-  readonly above: number;
-  /** Resolves when the value is below this (≤ `above`) for `resolve_after` evaluations in a row. */
-  readonly resolve_below: number;
-  readonly filter: AlertFilter;
-  /** A rate over fewer requests than this is no evidence: the condition is false. */
-  readonly min_requests: number;
-}
+/** What a policy's body says beside its rule. */
+type NotTheRule = "name" | "enabled" | "resolve_after" | "webhook";
 
-export interface BurnRateRule {
-  readonly kind: "burn_rate";
-  /** Percent, e.g. 99.9: the error budget is 1 − slo/100. */
-  readonly slo: number;
-  readonly long_window_minutes: number;
-  readonly short_window_minutes: number;
-  readonly burn_rate: number;
-  readonly min_requests: number;
-}
-
-export type AlertRule = ThresholdRule | BurnRateRule;
+/**
+ * A policy's rule: its body's fields but the name, the switch and the target; a threshold's `resolve_below` (at
+ * most `above`) filled in, a burn rate's `slo` a percentage (its error budget is 1 − slo/100).
+ */
+export type AlertRule =
+  | (Omit<Output<typeof THRESHOLD_BODY>, NotTheRule> & { readonly resolve_below: number })
+  | Omit<Output<typeof BURN_RATE_BODY>, NotTheRule>;
 
 /** A stored policy's definition (what the API takes and answers, the secret apart). */
 export interface AlertSpec {
@@ -104,7 +88,7 @@ const got =
   (issue: { readonly input?: unknown }): string =>
     `${message}; got ${shown(issue.input ?? null)}`;
 
-const ALERT_KINDS = ["threshold", "burn_rate"] as const;
+export const ALERT_KINDS = ["threshold", "burn_rate"] as const;
 
 /** An unknown field's refusal, naming the fields a policy of that kind has. */
 const notAField = (kind: string, shape: object): string =>
@@ -129,7 +113,7 @@ const COMMON = {
     ),
     RESOLVE_AFTER.default,
   ),
-  min_requests: z._default(described(int(1, 1_000_000_000), "A rate over fewer requests is no evidence"), 1),
+  min_requests: z._default(described(int(1, MAX_COUNT), "A rate over fewer requests is no evidence"), 1),
   webhook: fields(
     {
       url: described(
@@ -143,21 +127,22 @@ const COMMON = {
 };
 
 const BELOW = "must be a number from 0 to above";
+const CODE_RULE = `must be an integer from ${CODE_RANGE.min} to ${CODE_RANGE.max} (a catalog code or an origin status)`;
 
 const FILTER = fields(
   {
-    code: z.optional(int(100, 9999, "must be an integer from 100 to 9999 (a catalog code or an origin status)")),
+    code: z.optional(int(CODE_RANGE.min, CODE_RANGE.max, CODE_RULE)),
     source: z.optional(
       described(
-        oneOf(["edge", "origin"], 'must be "edge" or "origin"'),
+        oneOf(SOURCES, 'must be "edge" or "origin"'),
         "Who caused the error: origin = its 5xx passed through and a failed origin (502, 520–526, 1016); edge = every other error the edge generated",
       ),
     ),
     path: z.optional(
       described(
         text(
-          { max: MAX_PATH, pattern: /^\/[^\x00-\x20\x7f?#]*$/ },
-          `must be a path as recorded: starting with /, at most ${MAX_PATH} characters, no query, spaces or controls`,
+          { max: MAX_RECORDED_PATH, pattern: /^\/[^\x00-\x20\x7f?#]*$/ },
+          `must be a path as recorded: starting with /, at most ${MAX_RECORDED_PATH} characters, no query, spaces or controls`,
         ),
         "The recorded path, exactly (no query)",
       ),
@@ -179,7 +164,7 @@ const THRESHOLD_SHAPE = {
   // Its bounds depend on the metric: checked after the parse.
   above: described(
     z.number({ error: "must be a number" }),
-    "errors: an integer from 1 to 1000000000; error_rate: (0, 1]. Fires at value ≥ above",
+    `errors: an integer from 1 to ${MAX_COUNT}; error_rate: (0, 1]. Fires at value ≥ above`,
   ),
   resolve_below: z.optional(
     described(
@@ -257,47 +242,31 @@ export function parseAlertBody(body: unknown, targets: TargetPolicy): Result<Ale
   const given = parsed.value;
   const target = checkTarget(given.webhook.url, targets);
   if (!target.ok) return target;
-  const rule = given.kind === "threshold" ? thresholdRule(given) : burnRateRule(given);
+  const rule = checkRule(given);
   if (!rule.ok) return rule;
   const { name, enabled, resolve_after } = given;
   return ok({ name, enabled, rule: rule.value, resolve_after, webhook_url: target.value });
 }
 
-function thresholdRule(given: Output<typeof THRESHOLD_BODY>): Result<AlertRule, AlertRefusal> {
-  const { metric, above } = given;
-  const valid =
-    metric === "errors" ? Number.isInteger(above) && above >= 1 && above <= 1_000_000_000 : above > 0 && above <= 1;
-  if (!valid) {
+/** What the schema cannot say of a rule: bounds that depend on another field. */
+function checkRule(given: Output<typeof ALERT_POLICY_BODY>): Result<AlertRule, AlertRefusal> {
+  if (given.kind === "burn_rate") {
+    const { kind, slo, long_window_minutes, short_window_minutes, burn_rate, min_requests } = given;
+    if (short_window_minutes >= long_window_minutes)
+      return window("short_window_minutes must be shorter than long_window_minutes");
+    return ok({ kind, slo, long_window_minutes, short_window_minutes, burn_rate, min_requests });
+  }
+  const { kind, metric, window_minutes, above, filter, min_requests } = given;
+  if (metric === "errors" ? !Number.isInteger(above) || above < 1 || above > MAX_COUNT : !(above > 0 && above <= 1)) {
     return policy(
       metric === "errors"
-        ? "above must be an integer from 1 to 1000000000 (errors in the window)"
+        ? `above must be an integer from 1 to ${MAX_COUNT} (errors in the window)`
         : "above must be a number in (0, 1] (errors ÷ requests in the window)",
     );
   }
-  const below = given.resolve_below ?? above;
-  if (below > above) return policy(`resolve_below must be a number from 0 to above (${above})`);
-  return ok({
-    kind: "threshold",
-    metric,
-    window_minutes: given.window_minutes,
-    above,
-    resolve_below: below,
-    filter: given.filter,
-    min_requests: given.min_requests,
-  });
-}
-
-function burnRateRule(given: Output<typeof BURN_RATE_BODY>): Result<AlertRule, AlertRefusal> {
-  if (given.short_window_minutes >= given.long_window_minutes)
-    return window("short_window_minutes must be shorter than long_window_minutes");
-  return ok({
-    kind: "burn_rate",
-    slo: given.slo,
-    long_window_minutes: given.long_window_minutes,
-    short_window_minutes: given.short_window_minutes,
-    burn_rate: given.burn_rate,
-    min_requests: given.min_requests,
-  });
+  const resolve_below = given.resolve_below ?? above;
+  if (resolve_below > above) return policy(`resolve_below must be a number from 0 to above (${above})`);
+  return ok({ kind, metric, window_minutes, above, resolve_below, filter, min_requests });
 }
 
 /**

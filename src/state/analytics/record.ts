@@ -122,6 +122,8 @@ export function decodeRecord(r: EncodedRecord): ErrorRecord {
 }
 
 export const MAX_RECORDED_PATH = 256;
+/** A recorded code: a catalog code (docs/errors.md) or an origin's status, the range a code filter takes. */
+export const CODE_RANGE = { min: 100, max: 9999 } as const;
 /**
  * 256, not the 300 it was before the request detail (request-detail.ts, at most 44 bytes with its comma): the
  * largest record stays the size it was (docs/analytics.md "Record size").

@@ -1,5 +1,5 @@
 /**
- * Every unknown-key listing is capped (src/shared/validation.ts `CappedList`; docs/producers.md "IP access rules",
+ * Every unknown-key listing is capped (src/shared/validation.ts `IssueList`; docs/producers.md "IP access rules",
  * docs/configuration.md "API error codes"): `PUT …/access_rules` without `rules` and with 140,001 unknown keys used to
  * answer 140,001 errors (8.6 MB); it answers the first 50 and one line counting the rest, `rules must be an array`
  * first. The same holds inside a rule and its configuration, for 10,000 bad rules, and on the other validators
