@@ -13,7 +13,7 @@
  */
 import * as z from "zod/mini";
 import { err, ok, type Result } from "../../../shared/result";
-import { described, fields, named, oneOf, parseAt, parseWith } from "../../../shared/schema";
+import { described, fields, later, named, oneOf, parseAt, parseWith } from "../../../shared/schema";
 import { isObject, oneIssue, type IssueKind } from "../../../shared/validation";
 import type { Plan, ZoneDocument } from "../schema";
 import { PHASES, isPhase, type Phase } from "./phases";
@@ -273,33 +273,35 @@ const POSITION = z.pipe(
  * A rule and where to put it, as the document states it: `position` is one of three objects made of the fields
  * `POSITION` reads (its index's upper bound depends on the ruleset).
  */
-export const RULE_REQUEST = named(
-  z.object({
-    ...RULE_BODY.shape,
-    position: z.optional(
-      described(
-        z.union([
-          fields({ before: RULE_ANCHOR }, NOT_A_POSITION_FIELD),
-          fields({ after: RULE_ANCHOR }, NOT_A_POSITION_FIELD),
-          fields({ index: POSITION_INDEX }, NOT_A_POSITION_FIELD),
-        ]),
-        'Exactly one of `before` (a rule id; `""` = first), `after` (a rule id; `""` = last) or `index` (1 = ' +
-          "first; at most the ruleset's rule count after the write). Absent: last on POST, unchanged on PATCH.",
+export const RULE_REQUEST = later(() =>
+  named(
+    z.object({
+      ...RULE_BODY.shape,
+      position: z.optional(
+        described(
+          z.union([
+            fields({ before: RULE_ANCHOR }, NOT_A_POSITION_FIELD),
+            fields({ after: RULE_ANCHOR }, NOT_A_POSITION_FIELD),
+            fields({ index: POSITION_INDEX }, NOT_A_POSITION_FIELD),
+          ]),
+          'Exactly one of `before` (a rule id; `""` = first), `after` (a rule id; `""` = last) or `index` (1 = ' +
+            "first; at most the ruleset's rule count after the write). Absent: last on POST, unchanged on PATCH.",
+        ),
       ),
-    ),
-  }),
-  {
-    id: "RuleRequest",
-    description:
-      "A rule (`RuleBody`) and where to put it. On PATCH, a body of only `position` moves the rule and keeps its " +
-      "definition; any other field makes the body the rule's whole new definition.",
-    example: {
-      expression: 'http.request.uri.path eq "/wp-login.php"',
-      action: "block",
-      description: "No WordPress here",
-      position: { index: 1 },
+    }),
+    {
+      id: "RuleRequest",
+      description:
+        "A rule (`RuleBody`) and where to put it. On PATCH, a body of only `position` moves the rule and keeps its " +
+        "definition; any other field makes the body the rule's whole new definition.",
+      example: {
+        expression: 'http.request.uri.path eq "/wp-login.php"',
+        action: "block",
+        description: "No WordPress here",
+        position: { index: 1 },
+      },
     },
-  },
+  ),
 );
 
 /**

@@ -19,6 +19,7 @@ import {
   dateTime,
   described,
   fields,
+  later,
   named,
   oneOf,
   parseAt,
@@ -288,54 +289,58 @@ function rulesetFields<R extends z.ZodMiniType, P extends z.ZodMiniType, K exten
 
 /** The most rules any phase takes on any plan (a phase's own limit by plan is in the path's description). */
 const MOST_RULES = Math.max(...PHASES.flatMap((phase) => PLANS.map((plan) => PHASE_SPECS[phase].maxRules[plan])));
-const RULES_DOCUMENTED = z.array(RULE_BODY).check(z.maxLength(MOST_RULES));
+const rulesDocumented = () => z.array(RULE_BODY).check(z.maxLength(MOST_RULES));
 
 /** `PUT …/entrypoint`, `PUT /zones/{zone}/rulesets/{id}`: the rules, and the ruleset's name and description. */
-export const RULESET_BODY = named(
-  fields(
-    rulesetFields(
-      RULES_DOCUMENTED,
-      described(PHASE, "When present, the path's phase"),
-      described(z.literal(RULESET_KINDS[0]), "When present, `zone`"),
+export const RULESET_BODY = later(() =>
+  named(
+    fields(
+      rulesetFields(
+        rulesDocumented(),
+        described(PHASE, "When present, the path's phase"),
+        described(z.literal(RULESET_KINDS[0]), "When present, `zone`"),
+      ),
+      "is not a ruleset field",
     ),
-    "is not a ruleset field",
-  ),
-  {
-    id: "RulesetBody",
-    description: "`name` and `description` are kept when absent",
-    // For the `Phase` parameter's example (http_request_firewall_custom).
-    example: {
-      rules: [
-        {
-          expression: 'http.request.uri.path eq "/admin" and not ip.src in {192.0.2.0/24}',
-          action: "block",
-          description: "Only the office reaches /admin",
-        },
-      ],
+    {
+      id: "RulesetBody",
+      description: "`name` and `description` are kept when absent",
+      // For the `Phase` parameter's example (http_request_firewall_custom).
+      example: {
+        rules: [
+          {
+            expression: 'http.request.uri.path eq "/admin" and not ip.src in {192.0.2.0/24}',
+            action: "block",
+            description: "Only the office reaches /admin",
+          },
+        ],
+      },
     },
-  },
+  ),
 );
 
 /** `POST /zones/{zone}/rulesets`: as `RulesetBody`, with `name`, `kind` and `phase` required. */
-export const RULESET_CREATE_BODY = named(
-  fields(
+export const RULESET_CREATE_BODY = later(() =>
+  named(
+    fields(
+      {
+        ...rulesetFields(z.optional(rulesDocumented()), PHASE, z.literal(RULESET_KINDS[0])),
+        phase: PHASE,
+        kind: z.literal(RULESET_KINDS[0]),
+        name: NAME,
+      },
+      "is not a ruleset field",
+    ),
     {
-      ...rulesetFields(z.optional(RULES_DOCUMENTED), PHASE, z.literal(RULESET_KINDS[0])),
-      phase: PHASE,
-      kind: z.literal(RULESET_KINDS[0]),
-      name: NAME,
+      id: "RulesetCreateBody",
+      example: {
+        name: "Firewall",
+        kind: "zone",
+        phase: "http_request_firewall_custom",
+        rules: [{ expression: 'http.request.uri.path eq "/admin"', action: "block", description: "No /admin" }],
+      },
     },
-    "is not a ruleset field",
   ),
-  {
-    id: "RulesetCreateBody",
-    example: {
-      name: "Firewall",
-      kind: "zone",
-      phase: "http_request_firewall_custom",
-      rules: [{ expression: 'http.request.uri.path eq "/admin"', action: "block", description: "No /admin" }],
-    },
-  },
 );
 
 /** A ruleset body of `phase` as its validator reads it: its own fields; the rules are read one by one after them. */
@@ -520,7 +525,7 @@ function invalid(issues: IssueList, kind: IssueKind, path: string, message: stri
 }
 
 /** A ruleset without its rules: the list items and version summaries of the published API. */
-const SUMMARY_FIELDS = {
+const summaryFields = () => ({
   id: z.string(),
   name: z.string(),
   description: z.string(),
@@ -528,17 +533,19 @@ const SUMMARY_FIELDS = {
   phase: PHASE,
   version: z.string(),
   last_updated: dateTime(),
-};
-export const RULESET_SUMMARY = named(z.object(SUMMARY_FIELDS), { id: "RulesetSummary" });
+});
+export const RULESET_SUMMARY = later(() => named(z.object(summaryFields()), { id: "RulesetSummary" }));
 
 /** A ruleset with its rules as the published API shows it (no rules yet: version 0, never updated). */
-export const RULESET = named(
-  z.object({
-    ...SUMMARY_FIELDS,
-    last_updated: z.nullable(dateTime()),
-    rules: z.array(z.object({ ...RULE_BODY.shape, id: z.string(), version: z.string(), last_updated: dateTime() })),
-  }),
-  { id: "Ruleset" },
+export const RULESET = later(() =>
+  named(
+    z.object({
+      ...summaryFields(),
+      last_updated: z.nullable(dateTime()),
+      rules: z.array(z.object({ ...RULE_BODY.shape, id: z.string(), version: z.string(), last_updated: dateTime() })),
+    }),
+    { id: "Ruleset" },
+  ),
 );
 
 /** The ruleset as the published API shows it. */
