@@ -25,6 +25,7 @@ import { HISTORY_RETENTION_DAYS, HISTORY_VIA } from "../../state/tags/history";
 import * as z from "zod/mini";
 import { dateTime, described, named, oneOf } from "../../shared/schema";
 import { POLICY_RULES } from "../../state/tags/errors";
+import { POLICY_KEYS, POLICY_MODE } from "../../state/tags/policy";
 import { TAGS_ETAG_PATTERN } from "../../state/tags/etag";
 import { EFFECTIVE, RESOURCE_TYPE, TAG_KEY, TAG_VALUE } from "../../state/tags/tag-schema";
 import { INHERITED_FROM } from "../../state/tags/types";
@@ -340,15 +341,7 @@ const tagPaths: Record<string, Json> = {
       responses: {
         "200": ok("Every resource type with required keys, ascending", {
           type: "array",
-          items: {
-            type: "object",
-            required: ["resource_type", "keys", "mode"],
-            properties: {
-              resource_type: ref("ResourceType"),
-              keys: { type: "array", items: ref("TagKey") },
-              mode: ref("TagPolicyMode"),
-            },
-          },
+          items: ref("RequiredTagKeys"),
         }),
         ...COMMON_ERRORS,
       },
@@ -430,18 +423,7 @@ const tagPaths: Record<string, Json> = {
       security: [{ bearer: ["tags:read"] }],
       parameters: [param("Cursor")],
       responses: {
-        "200": ok(
-          "One page",
-          {
-            type: "array",
-            items: {
-              type: "object",
-              required: ["key", "values"],
-              properties: { key: ref("TagKey"), values: { type: "array", items: ref("TagValue") } },
-            },
-          },
-          true,
-        ),
+        "200": ok("One page", { type: "array", items: ref("TagSummaryItem") }, true),
         ...COMMON_ERRORS,
       },
     },
@@ -467,25 +449,8 @@ export const tagsOpenApi: OpenApiFragment = {
       schema: { type: "string" },
     },
   },
-  schemas: {
-    TagPolicy: {
-      type: "object",
-      description:
-        "The stored policy: the fields of TagPolicyBody, each filled in (its default when the body left it out), " +
-        "and when it was set.",
-      required: ["mode", "key_case", "allowed_keys", "allowed_values", "required_keys"],
-      properties: {
-        mode: ref("TagPolicyMode"),
-        key_case: { type: "string", description: "As set (TagPolicyBody)." },
-        allowed_keys: { type: ["array", "null"], items: ref("TagKey") },
-        allowed_values: { type: "object", propertyNames: ref("TagKey"), description: "As set (TagPolicyBody)." },
-        required_keys: {
-          type: "object",
-          additionalProperties: { type: "array", items: ref("TagKey") },
-          description: "Resource type → keys; a type with no keys is left out.",
-        },
-        updated_at: { type: "string", format: "date-time", readOnly: true },
-      },
-    },
+  documentOnly: () => {
+    named(z.object({ key: TAG_KEY, values: z.array(TAG_VALUE) }), { id: "TagSummaryItem" });
+    named(z.object({ resource_type: RESOURCE_TYPE, keys: POLICY_KEYS, mode: POLICY_MODE }), { id: "RequiredTagKeys" });
   },
 };

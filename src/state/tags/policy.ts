@@ -12,36 +12,17 @@ import { RE2JS } from "re2js";
 import { boundDfa, MAX_REGEX_PROGRAM_SIZE, MAX_REPETITION_BUDGET, repetitionCost } from "../../rules/regex";
 import * as z from "zod/mini";
 import { err, messageOf, ok, type Result } from "../../shared/result";
-import { described, named, oneOf, pathOf } from "../../shared/schema";
+import { dateTime, described, named, oneOf, pathOf, type Answer } from "../../shared/schema";
 import type { PolicyViolation } from "./errors";
 import { RESOURCE_TYPE_KEY, TAG_KEY, TAG_VALUE } from "./tag-schema";
 import { codePointLength, isWellFormed } from "./text";
 import type { TagPairs } from "./types";
-
-export const POLICY_MODES = ["advisory", "enforced"] as const;
-export type PolicyMode = (typeof POLICY_MODES)[number];
-export const KEY_CASES = ["any", "lower", "upper"] as const;
-export type KeyCase = (typeof KEY_CASES)[number];
 
 /** Bounds of one policy (docs/tags-api.md "Policies"), so evaluating a write stays cheap. */
 export const MAX_POLICY_KEYS = 1_000;
 export const MAX_POLICY_VALUES = 1_000;
 export const MAX_PATTERN_CODE_POINTS = 256;
 export const MAX_PATTERNS = 100;
-
-/** A rule on one key's values: an explicit list, or a pattern the whole value must match. */
-export type ValueRule = { readonly values: readonly string[] } | { readonly pattern: string };
-
-/** The policy as stored and as the API shows it. */
-export interface TagPolicy {
-  readonly mode: PolicyMode;
-  readonly key_case: KeyCase;
-  /** null: any valid key is allowed. */
-  readonly allowed_keys: readonly string[] | null;
-  readonly allowed_values: Readonly<Record<string, ValueRule>>;
-  readonly required_keys: Readonly<Record<string, readonly string[]>>;
-  readonly updated_at?: string;
-}
 
 /** The policy of an account that never set one: allows everything, reports nothing. */
 export const NO_POLICY: TagPolicy = {
@@ -74,17 +55,17 @@ export function compilePattern(pattern: string): Result<RE2JS, string> {
 const says = (rule: string): string => ` ${rule}`;
 
 /** How a policy applies (also what `GET …/policy/required_keys` answers per row). */
-const POLICY_MODE = named(oneOf(POLICY_MODES, says('must be "advisory" or "enforced"')), {
+export const POLICY_MODE = named(oneOf(["advisory", "enforced"], says('must be "advisory" or "enforced"')), {
   id: "TagPolicyMode",
   description:
     "advisory (the default): violations reported in `messages`; enforced: a write that breaks it is refused (1023–1026)",
   example: "enforced",
 });
 
-const keyList = (max: number) =>
-  z
-    .array(TAG_KEY, { error: says("must be an array of tag keys") })
-    .check(z.maxLength(max, { error: says(`has more than ${max} keys`) }));
+/** The keys of `allowed_keys` and of one resource type's `required_keys`. */
+export const POLICY_KEYS = z
+  .array(TAG_KEY, { error: says("must be an array of tag keys") })
+  .check(z.maxLength(MAX_POLICY_KEYS, { error: says(`has more than ${MAX_POLICY_KEYS} keys`) }));
 
 const PATTERN = described(
   z.string({ error: says("must be a string") }).check(
@@ -99,10 +80,9 @@ const PATTERN = described(
   "RE2 syntax; the whole value must match.",
 );
 
+const VALUES = says(`must be an array of at most ${MAX_POLICY_VALUES} strings`);
 const VALUES_RULE = z.strictObject({
-  values: z
-    .array(TAG_VALUE, { error: says(`must be an array of at most ${MAX_POLICY_VALUES} strings`) })
-    .check(z.maxLength(MAX_POLICY_VALUES, { error: says(`must be an array of at most ${MAX_POLICY_VALUES} strings`) })),
+  values: z.array(TAG_VALUE, { error: VALUES }).check(z.maxLength(MAX_POLICY_VALUES, { error: VALUES })),
 });
 const PATTERN_RULE = z.strictObject({ pattern: PATTERN });
 /** The branches of a value rule, by the one field that chooses it. */
@@ -113,54 +93,64 @@ const countPatterns = (values: unknown): number =>
     ? Object.values(values).filter((rule) => typeof rule === "object" && rule !== null && "pattern" in rule).length
     : 0;
 
+/**
+ * A policy's fields, each as the stored policy has it (`TagPolicy`); the body may leave any out or `null` (its
+ * default).
+ */
+const FIELDS = {
+  mode: POLICY_MODE,
+  key_case: described(oneOf(["any", "lower", "upper"], says('must be "any", "lower" or "upper"')), {
+    description: "The case every key set must have",
+    default: "any",
+  }),
+  allowed_keys: z.nullable(described(POLICY_KEYS, "`null` (or absent from a body): any key.")),
+  allowed_values: z
+    .record(
+      TAG_KEY,
+      z.union([VALUES_RULE, PATTERN_RULE], { error: says('must be {"values": [...]} or {"pattern": "..."}') }),
+      {
+        error: (issue) =>
+          issue.code === "invalid_key"
+            ? `: ${JSON.stringify(issue.input)} is not a valid tag key`
+            : says("must be an object of key → {values} or {pattern}"),
+      },
+    )
+    .check(
+      z.meta({
+        description: `Per key, a list of values or an RE2 pattern; at most ${MAX_PATTERNS} patterns in all.`,
+        "x-max-patterns": MAX_PATTERNS,
+      }),
+    ),
+  required_keys: described(
+    z.record(RESOURCE_TYPE_KEY, POLICY_KEYS, {
+      error: (issue) =>
+        issue.code === "invalid_key"
+          ? `: unknown resource type ${JSON.stringify(issue.input)}`
+          : says("must be an object of resource type → keys"),
+    }),
+    "Resource type → keys; a stored policy leaves out a type with no keys.",
+  ),
+};
+
+/** The policy as stored and as the API shows it (`GET`, `PUT …/tags/policy`). */
+export const TAG_POLICY = named(z.object({ ...FIELDS, updated_at: z.optional(dateTime()) }), {
+  id: "TagPolicy",
+  description: "The stored policy: the fields of TagPolicyBody, each filled in, and when it was set.",
+});
+export type TagPolicy = Answer<typeof TAG_POLICY>;
+/** A rule on one key's values: an explicit list, or a pattern the whole value must match. */
+export type ValueRule = TagPolicy["allowed_values"][string];
+
 /** `PUT /accounts/{a}/tags/policy` (docs/tags-api.md "Policies"): `null` or absent is a field's default. */
 export const TAG_POLICY_BODY = named(
   z
     .strictObject(
       {
-        mode: z.optional(z.nullable(POLICY_MODE)),
-        key_case: z.optional(
-          z.nullable(
-            described(oneOf(KEY_CASES, says('must be "any", "lower" or "upper"')), {
-              description: "The case every key set must have",
-              default: "any",
-            }),
-          ),
-        ),
-        allowed_keys: z.optional(z.nullable(described(keyList(MAX_POLICY_KEYS), "`null` or absent: any key."))),
-        allowed_values: z.optional(
-          z.nullable(
-            z
-              .record(
-                TAG_KEY,
-                z.union([VALUES_RULE, PATTERN_RULE], {
-                  error: says('must be {"values": [...]} or {"pattern": "..."}'),
-                }),
-                {
-                  error: (issue) =>
-                    issue.code === "invalid_key"
-                      ? `: ${JSON.stringify(issue.input)} is not a valid tag key`
-                      : says("must be an object of key → {values} or {pattern}"),
-                },
-              )
-              .check(
-                z.meta({
-                  description: `Per key, a list of values or an RE2 pattern; at most ${MAX_PATTERNS} patterns in all.`,
-                  "x-max-patterns": MAX_PATTERNS,
-                }),
-              ),
-          ),
-        ),
-        required_keys: z.optional(
-          z.nullable(
-            z.record(RESOURCE_TYPE_KEY, keyList(MAX_POLICY_KEYS), {
-              error: (issue) =>
-                issue.code === "invalid_key"
-                  ? `: unknown resource type ${JSON.stringify(issue.input)}`
-                  : says("must be an object of resource type → keys"),
-            }),
-          ),
-        ),
+        mode: z.optional(z.nullable(FIELDS.mode)),
+        key_case: z.optional(z.nullable(FIELDS.key_case)),
+        allowed_keys: z.optional(FIELDS.allowed_keys),
+        allowed_values: z.optional(z.nullable(FIELDS.allowed_values)),
+        required_keys: z.optional(z.nullable(FIELDS.required_keys)),
       },
       {
         error: (issue) =>
