@@ -8,7 +8,7 @@
 import { escapeHtml } from "../../shared/html-escape";
 import type { RequestContext } from "../../shared/request-context";
 import { API_PAGE_STYLE, CHECK_ICON, PERCENT_CLIENT, TOKEN_CLIENT, tokenPageHeaders } from "../kit/page-style";
-import { isAccountId } from "../tags/validate";
+import { isAccountId } from "../../state/zone/schema";
 
 /**
  * The page of `/accounts/:account/analytics` (GET or HEAD, routes.ts `analyticsPages`), or null when the path names

@@ -18,7 +18,7 @@ import { queryObject } from "../kit/query";
 import { ERRORS_BY_TAG, type ERRORS_BY_TAG_ANSWER } from "./schemas";
 import { zoneApiFailure } from "../kit/zone-section";
 import { toApiFailure } from "../tags/api-failure";
-import { isAccountId, parseResourceQuery, validateKey } from "../tags/validate";
+import { parseResourceQuery, validateKey } from "../tags/validate";
 import { err, ok, type Result } from "../../shared/result";
 import { zoneCounts, type ZoneCounts } from "../../state/analytics/fan-out";
 import type { CountQuery } from "../../state/analytics/query";
@@ -28,7 +28,7 @@ import { decodeCursor, type DecodedCursor } from "../../state/tags/cursor";
 import { EFFECTIVE, TAG_FILTERS } from "../../state/tags/tag-schema";
 import type { ResourceQuery, TaggedResource } from "../../state/tags/types";
 import { lookupZone } from "../../state/zone/cache";
-import { zoneAccountId } from "../../state/zone/schema";
+import { isAccountId, zoneAccountId } from "../../state/zone/schema";
 import { COUNT_NUMERIC, COUNT_WINDOW, countWindow } from "./params";
 
 const GROUP_PREFIX = "tag:";

@@ -1,5 +1,5 @@
 /** The custom pages API's part of the OpenAPI document (docs/configuration.md). */
-import { COMMON_ERRORS, jsonBody, ok, param, parameterOf, ref, response, type OpenApiFragment } from "../kit/openapi";
+import { jsonBody, ok, operation, param, parameterOf, ref, response, type OpenApiFragment } from "../kit/openapi";
 import { assetsOpenApi } from "./assets-openapi";
 import { BOX_TOKENS, MAX_PAGE_BYTES, PAGE_ID, PAGE_IDS, PAGE_STATE } from "../../state/zone/custom-pages/validate";
 import * as z from "zod/mini";
@@ -29,37 +29,33 @@ export const customPagesOpenApi: OpenApiFragment = {
     ...assetsOpenApi.paths,
     "/zones/{zone}/custom_pages": {
       parameters: [param("Zone")],
-      get: {
-        operationId: "listCustomPages",
-        summary: "Page types with their state",
-        security: [{ bearer: ["zones:read"] }],
-        responses: { "200": ok("The pages", { type: "array", items: ref("CustomPage") }), ...COMMON_ERRORS },
-      },
+      get: operation("zones:read", "listCustomPages", "Page types with their state", {
+        "200": ok("The pages", { type: "array", items: ref("CustomPage") }),
+      }),
     },
     "/zones/{zone}/custom_pages/{id}": {
       parameters: [param("Zone"), param("PageId")],
-      get: {
-        operationId: "getCustomPage",
-        summary: "One custom page (with its `content` when customised)",
-        security: [{ bearer: ["zones:read"] }],
-        responses: { "200": ok("The page", ref("CustomPage")), ...COMMON_ERRORS },
-      },
-      put: {
-        operationId: "putCustomPage",
-        summary: "Customise a page or restore the default",
-        description:
-          "The content must contain `<head>`, `</head>` and the class's box token exactly once " +
-          `(${PAGE_IDS.map((id) => `\`${BOX_TOKENS[id][0]}\``).join(" / ")}; the \`::CLOUDFLARE_…::\` spellings ` +
-          "are aliases and count with it), never the other class's; at most " +
-          `${MAX_PAGE_BYTES} bytes with its \`::RAY_ID::\` and \`::CLIENT_IP::\` tokens at their longest. ` +
-          "Paid plans only (403, 1100). Instead of `content`, the published `url`: the page is fetched from the " +
-          "zone's own origin and its stylesheets and images inlined, exactly as a custom error asset is (same scope, " +
-          "same limits), then validated as `content` is; a refusal names `url` (400, 20023). `state: default` " +
-          "takes `url` only empty.",
-        security: [{ bearer: ["zones:write"] }],
-        requestBody: jsonBody("CustomPageBody"),
-        responses: { "200": ok("The page", ref("CustomPage")), ...COMMON_ERRORS, "413": response("TooLarge") },
-      },
+      get: operation("zones:read", "getCustomPage", "One custom page (with its `content` when customised)", {
+        "200": ok("The page", ref("CustomPage")),
+      }),
+      put: operation(
+        "zones:write",
+        "putCustomPage",
+        "Customise a page or restore the default",
+        { "200": ok("The page", ref("CustomPage")), "413": response("TooLarge") },
+        {
+          description:
+            "The content must contain `<head>`, `</head>` and the class's box token exactly once " +
+            `(${PAGE_IDS.map((id) => `\`${BOX_TOKENS[id][0]}\``).join(" / ")}; the \`::CLOUDFLARE_…::\` spellings ` +
+            "are aliases and count with it), never the other class's; at most " +
+            `${MAX_PAGE_BYTES} bytes with its \`::RAY_ID::\` and \`::CLIENT_IP::\` tokens at their longest. ` +
+            "Paid plans only (403, 1100). Instead of `content`, the published `url`: the page is fetched from the " +
+            "zone's own origin and its stylesheets and images inlined, exactly as a custom error asset is (same scope, " +
+            "same limits), then validated as `content` is; a refusal names `url` (400, 20023). `state: default` " +
+            "takes `url` only empty.",
+          requestBody: jsonBody("CustomPageBody"),
+        },
+      ),
     },
   },
   parameters: {

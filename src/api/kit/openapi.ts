@@ -53,8 +53,36 @@ export const COMMON_ERRORS: Readonly<Record<string, Json>> = {
   "404": response("NotFound"),
 };
 
-function errorResponse(description: string): Json {
+/** A refusal in the failure envelope. */
+export function errorResponse(description: string): Json {
   return { description, content: { "application/json": { schema: ref("FailureEnvelope") } } };
+}
+
+/** What an operation says beside its permission, id, summary and answers. */
+interface OperationMore {
+  readonly description?: string;
+  readonly parameters?: Json;
+  readonly requestBody?: Json;
+}
+
+/**
+ * An operation the token permission `permission` (`zones:read`) may call: its answers, with the common refusals
+ * (`COMMON_ERRORS`) beside them.
+ */
+export function operation(
+  permission: string,
+  operationId: string,
+  summary: string,
+  responses: Readonly<Record<string, Json>>,
+  more: OperationMore = {},
+): Json {
+  return {
+    operationId,
+    summary,
+    ...more,
+    security: [{ bearer: [permission] }],
+    responses: { ...COMMON_ERRORS, ...responses },
+  };
 }
 
 /** The kit's components not (yet) made from a schema; the envelope and its messages are envelope.ts's schemas. */

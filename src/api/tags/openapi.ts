@@ -115,6 +115,17 @@ const ETAG_HEADER: Json = {
   ETag: { description: 'The tag set\'s ETag, quoted: `"v1:…"`', schema: { type: "string" } },
 };
 
+/** The errors of a write: If-Match (412) and the body's size (413) beside the common ones. */
+const WRITE_ERRORS = { ...COMMON_ERRORS, "412": response("PreconditionFailed"), "413": response("TooLarge") };
+
+/** What a write of one resource's tags answers: the resource with `what` (its new ETag too), or an error. */
+function written(what: string): Json {
+  return {
+    "200": ok(`The resource with its ${what} tags`, ref("TaggedResource"), false, ETAG_HEADER),
+    ...WRITE_ERRORS,
+  };
+}
+
 const TAG_ERROR_CODES = [
   "1002 invalid PUT payload",
   "1003 resource_type/resource_id missing (also: more than 50 `id`, `name` too long)",
@@ -163,12 +174,7 @@ const tagPaths: Record<string, Json> = {
       security: [{ bearer: ["tags:write"] }],
       parameters: [param("IfMatch")],
       requestBody: jsonBody("SetTagsBody"),
-      responses: {
-        "200": ok("The resource with its new tags", ref("TaggedResource"), false, ETAG_HEADER),
-        ...COMMON_ERRORS,
-        "412": response("PreconditionFailed"),
-        "413": response("TooLarge"),
-      },
+      responses: written("new"),
     },
     delete: {
       operationId: "deleteResourceTags",
@@ -178,9 +184,7 @@ const tagPaths: Record<string, Json> = {
       requestBody: jsonBody("ResourceBody"),
       responses: {
         "204": { description: "Removed (or there was nothing to remove); no body" },
-        ...COMMON_ERRORS,
-        "412": response("PreconditionFailed"),
-        "413": response("TooLarge"),
+        ...WRITE_ERRORS,
       },
     },
     patch: {
@@ -194,12 +198,7 @@ const tagPaths: Record<string, Json> = {
       security: [{ bearer: ["tags:write"] }],
       parameters: [param("IfMatch")],
       requestBody: jsonBody("PatchTagsBody"),
-      responses: {
-        "200": ok("The resource with its merged tags", ref("TaggedResource"), false, ETAG_HEADER),
-        ...COMMON_ERRORS,
-        "412": response("PreconditionFailed"),
-        "413": response("TooLarge"),
-      },
+      responses: written("merged"),
     },
   },
   "/zones/{zone}/tags": {
@@ -220,12 +219,7 @@ const tagPaths: Record<string, Json> = {
       security: [{ bearer: ["tags:write"] }],
       parameters: [param("IfMatch")],
       requestBody: jsonBody("SetZoneTagsBody"),
-      responses: {
-        "200": ok("The resource with its new tags", ref("TaggedResource"), false, ETAG_HEADER),
-        ...COMMON_ERRORS,
-        "412": response("PreconditionFailed"),
-        "413": response("TooLarge"),
-      },
+      responses: written("new"),
     },
     patch: {
       operationId: "patchZoneResourceTags",
@@ -233,12 +227,7 @@ const tagPaths: Record<string, Json> = {
       security: [{ bearer: ["tags:write"] }],
       parameters: [param("IfMatch")],
       requestBody: jsonBody("PatchZoneTagsBody"),
-      responses: {
-        "200": ok("The resource with its merged tags", ref("TaggedResource"), false, ETAG_HEADER),
-        ...COMMON_ERRORS,
-        "412": response("PreconditionFailed"),
-        "413": response("TooLarge"),
-      },
+      responses: written("merged"),
     },
     delete: {
       operationId: "deleteZoneResourceTags",
@@ -269,9 +258,7 @@ const tagPaths: Record<string, Json> = {
           type: "array",
           items: ref("TaggedResource"),
         }),
-        ...COMMON_ERRORS,
-        "412": response("PreconditionFailed"),
-        "413": response("TooLarge"),
+        ...WRITE_ERRORS,
       },
     },
   },

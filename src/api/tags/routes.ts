@@ -24,12 +24,12 @@ import { decodeCursor, type DecodedCursor } from "../../state/tags/cursor";
 import type { InvalidCursor, PolicyRule, PolicyViolation, TagFailure } from "../../state/tags/errors";
 import { parsePolicy } from "../../state/tags/policy";
 import { etagOf } from "../../state/tags/etag";
+import { isAccountId } from "../../state/zone/schema";
 import { PAGE_SIZE } from "../../state/tags/filters";
 import type { EditOutcome, PageRequest, TagStore } from "../../state/tags/tag-store";
 import type { Page, ResourceRef } from "../../state/tags/types";
 import {
   ACCOUNT_SCOPE,
-  isAccountId,
   parseBulkBody,
   parseDeleteBody,
   parseEffective,

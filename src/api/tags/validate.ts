@@ -7,10 +7,8 @@ import { err, ok, type Result } from "../../shared/result";
 import {
   MAX_FILTER_VALUES,
   MAX_ID_PARAMS,
-  MAX_KEY_CODE_POINTS,
   MAX_NAME_CODE_POINTS,
   MAX_RESOURCE_ID_CODE_POINTS,
-  MAX_VALUE_CODE_POINTS,
   type ValidationFailure,
 } from "../../state/tags/errors";
 import {
@@ -36,23 +34,10 @@ import {
 import * as z from "zod/mini";
 import { described, named, oneOf, type Schema } from "../../shared/schema";
 
-const ACCOUNT_ID = /^[0-9a-f]{32}$/;
-
-/** `account_id` is 32 lower-case hex characters (docs/tags-api.md); anything else is a 404. */
-export function isAccountId(value: string): boolean {
-  return ACCOUNT_ID.test(value);
-}
-
-/** Key checks in order: empty or bad characters (1014), then length in code points (1011). */
+/** Key checks in order: empty or bad characters (1014), then the rest of `TAG_KEY`: length in code points (1011). */
 export function validateKey(key: string): Result<string, ValidationFailure> {
   if (!TAG_KEY_PATTERN.test(key)) return err({ kind: "invalid-key", key });
-  if (codePointLength(key) > MAX_KEY_CODE_POINTS) return err({ kind: "key-too-long" });
-  return ok(key);
-}
-
-function valueTooLong(value: string): boolean {
-  // Cheap bound first: a string of at most 1,024 UTF-16 units has at most 1,024 code points.
-  return value.length > MAX_VALUE_CODE_POINTS && codePointLength(value) > MAX_VALUE_CODE_POINTS;
+  return TAG_KEY.safeParse(key).success ? ok(key) : err({ kind: "key-too-long" });
 }
 
 /**
@@ -87,7 +72,8 @@ export function parseFilter(raw: string): Result<TagFilter, ValidationFailure> {
   const checked = validateKey(key);
   if (!checked.ok) return checked;
   if (values.length > MAX_FILTER_VALUES) return err({ kind: "too-many-values" });
-  if (values.some(valueTooLong)) return err({ kind: "value-too-long" });
+  // Well-formed already: what TAG_VALUE can still refuse is the length.
+  if (values.some((value) => !TAG_VALUE.safeParse(value).success)) return err({ kind: "value-too-long" });
   return ok({ kind: negated ? "notEquals" : "equals", key, values });
 }
 

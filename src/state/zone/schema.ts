@@ -87,11 +87,9 @@ const limited = (limits: { readonly default: number; readonly min: number; reado
 /** An origin URL (docs/origin.md): `http(s)://host[:port]`, the message of `parseOriginUrl` when refused. */
 const originUrl = () =>
   text({}, "must be a URL string").check(
-    z.refine((raw) => parseOriginUrl(raw).ok, {
-      error: (issue) => {
-        const parsed = typeof issue.input === "string" ? parseOriginUrl(issue.input) : null;
-        return parsed !== null && !parsed.ok ? parsed.error : "is not a valid URL";
-      },
+    z.superRefine((raw, context) => {
+      const parsed = parseOriginUrl(raw);
+      if (!parsed.ok) context.issues.push({ code: "custom", message: parsed.error, input: raw });
     }),
   );
 
@@ -143,12 +141,9 @@ const allowExpression = text(
   { min: 1, max: FAILOVER_LIMITS.allowLength.max },
   `must be an expression of 1 to ${FAILOVER_LIMITS.allowLength.max} characters`,
 ).check(
-  z.refine((source) => compileExpression("http_request_firewall_custom", source).ok, {
-    error: (issue) => {
-      const compiled =
-        typeof issue.input === "string" ? compileExpression("http_request_firewall_custom", issue.input) : null;
-      return compiled !== null && !compiled.ok ? compiled.error.message : "is not an expression";
-    },
+  z.superRefine((source, context) => {
+    const compiled = compileExpression("http_request_firewall_custom", source);
+    if (!compiled.ok) context.issues.push({ code: "custom", message: compiled.error.message, input: source });
   }),
 );
 

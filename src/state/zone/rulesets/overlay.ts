@@ -60,14 +60,12 @@ function operatorText(max: number, lines: boolean, required = false) {
 }
 
 /** An absolute `https:`/`http:` URL with a host and no credentials, stored as its serialisation. */
+const URL_LENGTH = `must be a URL of at most ${OVERLAY_LIMITS.href} characters`;
 const WEB_URL = z.pipe(
   described(
-    z.string({ error: orRequired(`must be a URL of at most ${OVERLAY_LIMITS.href} characters`) }).check(
-      z.minLength(1, { error: `must be a URL of at most ${OVERLAY_LIMITS.href} characters`, abort: true }),
-      z.maxLength(OVERLAY_LIMITS.href, {
-        error: `must be a URL of at most ${OVERLAY_LIMITS.href} characters`,
-        abort: true,
-      }),
+    z.string({ error: orRequired(URL_LENGTH) }).check(
+      z.minLength(1, { error: URL_LENGTH, abort: true }),
+      z.maxLength(OVERLAY_LIMITS.href, { error: URL_LENGTH, abort: true }),
       z.superRefine((text, context) => {
         const parsed = parseUrl(text);
         if (!parsed.ok) context.issues.push({ code: "custom", message: parsed.error, input: text });
@@ -186,8 +184,6 @@ export const OVERLAY_PARAMETERS = fields(
   },
   "is not a parameter of serve_error",
 );
-export type OverlayLink = NonNullable<Overlay["links"]>[number];
-export type OverlayBranding = NonNullable<Overlay["branding"]>;
 
 function parseUrl(text: string): Result<string, string> {
   if (CONTROL.test(text) || /\s/.test(text)) return err("must be an absolute https: or http: URL without spaces");

@@ -8,13 +8,7 @@ import * as z from "zod/mini";
 import { described, fields, int, named, oneOf, type Output } from "../../../shared/schema";
 import { parseCharacteristic } from "./characteristics";
 
-/**
- * `ratelimit.counting`, a deliberate addition to the published shape (docs/producers.md "Exact or approximate
- * counting"): `exact` asks the counter object on every counted request (N allowed, N+1 blocked, at once, on every
- * isolate; one round trip per request); `approximate` counts on leases the object grants each isolate (never more
- * than N pass per window either, but a block reaches other isolates up to `LEASE_MS` late and may start early by
- * what other isolates hold unspent; one round trip per lease).
- */
+/** `ratelimit.counting`, our addition: its description below (docs/producers.md "Exact or approximate counting"). */
 const RATE_LIMIT_COUNTINGS = ["approximate", "exact"] as const;
 export type RateLimitCounting = (typeof RATE_LIMIT_COUNTINGS)[number];
 /** Approximate, as the published platform counts (per location, eventually consistent). */

@@ -10,7 +10,7 @@ import { ASSET_NAME } from "../custom-pages/asset-name";
 import { absent, described, fields, int, type Output } from "../../../shared/schema";
 
 /** A custom error's status: the published range (docs/custom-errors.md). */
-export const STATUS_RANGE = { min: 400, max: 599 } as const;
+const STATUS_RANGE = { min: 400, max: 599 } as const;
 export const STATUS_CODE = int(
   STATUS_RANGE.min,
   STATUS_RANGE.max,

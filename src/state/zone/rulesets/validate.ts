@@ -29,7 +29,7 @@ import {
 import { IssueList, isObject, type IssueKind, type Issues } from "../../../shared/validation";
 import { PLANS, ZONE_LIMITS, type Plan, type PlanForbids } from "../schema";
 import { PHASE, PHASE_SPECS, PHASES, RULE_ACTIONS, type Phase, type RuleAction } from "./phases";
-import { ASSET_SERVE_ERROR, STATUS_CODE, STATUS_RANGE, type AssetServeError } from "./serve-error";
+import { ASSET_SERVE_ERROR, STATUS_CODE, type AssetServeError } from "./serve-error";
 import { OVERLAY_PARAMETERS } from "./overlay";
 import { budgetIssues, isRequestPhase, type BudgetScope } from "./worst-case";
 
@@ -45,7 +45,6 @@ const CONTENT_TYPES = [
   "text/markdown",
   "application/problem+json",
 ] as const;
-export type ContentType = (typeof CONTENT_TYPES)[number];
 export const LIMITS = {
   /**
    * The zone's regular expressions together, in all three phases, compiled: at most this many re2js instructions
@@ -55,7 +54,6 @@ export const LIMITS = {
    */
   zoneProgramSize: 200_000,
   contentBytes: { min: 1, max: 10_240 },
-  statusCode: STATUS_RANGE,
   descriptionLength: 500,
   /** A ruleset's `name` (rulesets API, `POST /zones/{zone}/rulesets`): the project's bound, docs/rulesets-api.md. */
   nameLength: 255,
@@ -160,6 +158,7 @@ const DESCRIPTION = text(
   `must be a string of at most ${LIMITS.descriptionLength} characters`,
 );
 const EXPRESSION_MESSAGE = "must be a non-empty string";
+const NAME = text({ min: 1, max: LIMITS.nameLength }, `must be a string of 1 to ${LIMITS.nameLength} characters`);
 
 /**
  * A rule's fields, whatever its phase: the document's `RuleBody` and each phase's validator differ only in the
@@ -281,9 +280,7 @@ function rulesetFields<R extends z.ZodMiniType, P extends z.ZodMiniType, K exten
   return {
     phase: z.optional(phase),
     kind: z.optional(kind),
-    name: z.optional(
-      text({ min: 1, max: LIMITS.nameLength }, `must be a string of 1 to ${LIMITS.nameLength} characters`),
-    ),
+    name: z.optional(NAME),
     description: z.optional(DESCRIPTION),
     rules,
   };
@@ -326,7 +323,7 @@ export const RULESET_CREATE_BODY = named(
       ...rulesetFields(z.optional(RULES_DOCUMENTED), PHASE, z.literal(RULESET_KINDS[0])),
       phase: PHASE,
       kind: z.literal(RULESET_KINDS[0]),
-      name: text({ min: 1, max: LIMITS.nameLength }, `must be a string of 1 to ${LIMITS.nameLength} characters`),
+      name: NAME,
     },
     "is not a ruleset field",
   ),
