@@ -32,6 +32,7 @@ import {
   TAG_VALUE,
 } from "../../state/tags/tag-schema";
 import * as z from "zod/mini";
+import { isObject } from "../../shared/validation";
 import { described, named, oneOf, type Schema } from "../../shared/schema";
 
 /** Key checks in order: empty or bad characters (1014), then the rest of `TAG_KEY`: length in code points (1011). */
@@ -267,10 +268,6 @@ function resourceRef(
   if (workerId !== undefined && workerId !== null)
     return err(missing("worker_id is only accepted with resource_type worker_version"));
   return ok({ type, parent: "", id });
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 const ACCOUNT_RESOURCE_TYPE = named(oneOf(ACCOUNT_RESOURCE_TYPES), { id: "AccountResourceType", example: "worker" });
@@ -543,7 +540,7 @@ export function parseBulkBody(body: unknown): Result<TagEdit[], BulkFailure> {
   for (const [index, raw] of edits.entries()) {
     const at = (failure: ValidationFailure): BulkFailure => ({
       index,
-      id: isPlainObject(raw) && typeof raw.resource_id === "string" ? raw.resource_id : null,
+      id: isObject(raw) && typeof raw.resource_id === "string" ? raw.resource_id : null,
       failure,
     });
     const refused = firstRanked<string>(issues, (issue) => {

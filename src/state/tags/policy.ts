@@ -11,6 +11,7 @@
 import { RE2JS } from "re2js";
 import { boundDfa, MAX_REGEX_PROGRAM_SIZE, MAX_REPETITION_BUDGET, repetitionCost } from "../../rules/regex";
 import * as z from "zod/mini";
+import { isObject } from "../../shared/validation";
 import { err, messageOf, ok, type Result } from "../../shared/result";
 import { dateTime, described, named, oneOf, pathOf, type Answer } from "../../shared/schema";
 import type { PolicyViolation } from "./errors";
@@ -203,7 +204,7 @@ function refusalOf(issue: z.core.$ZodIssue | undefined, prefix: readonly Propert
   if (issue === undefined) return "is not valid";
   const path = [...prefix, ...issue.path];
   if (issue.code === "invalid_union") {
-    const given = isPlainObject(issue.input) ? Object.keys(issue.input) : [];
+    const given = isObject(issue.input) ? Object.keys(issue.input) : [];
     const branch = given.length === 1 ? RULE_FIELDS.findIndex((field) => field === given[0]) : -1;
     const inner = issue.errors[branch];
     if (inner !== undefined) return refusalOf(firstIssue(inner), path);
@@ -211,10 +212,6 @@ function refusalOf(issue: z.core.$ZodIssue | undefined, prefix: readonly Propert
   const item = issue.code === "invalid_key" || typeof path[path.length - 1] === "number";
   const where = pathOf(item ? path.slice(0, -1) : path);
   return where === "" ? issue.message.replace(/^:? /, "") : `${where}${issue.message}`;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Validates a `PUT /tags/policy` body into a policy (every failure is 1022 with its reason). */
