@@ -1,8 +1,11 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig, type Plugin } from "vitest/config";
 
-// Four projects (docs/development.md "Tests inside workerd"):
-// - "workers": tests run inside workerd with the real Worker, real KV and real SQLite Durable Objects.
+// Five projects (docs/development.md "Tests inside workerd"):
+// - "workers": tests run inside workerd with the real Worker, real KV and real SQLite Durable Objects, each file in a
+//   workerd of its own.
+// - "workers-shared": the `workers` files that touch no storage and no Worker entry (SHARING_WORKERD below), several
+//   files to a workerd.
 // - "node": tests that need Node (servers on loopback, Miniflare driven from outside).
 // - "browser": the real Worker on 127.0.0.1 (Miniflare) driven by Debian's chromium through playwright-core
 //   (docs/errors.md "Browser tests"); its global setup installs chromium with apt when it is missing.
@@ -133,6 +136,81 @@ function smallerModuleMaps(): Plugin {
   };
 }
 
+/**
+ * The `workers` test files that share a workerd (vitest `isolate: false`, project "workers-shared"): a lane starts one
+ * workerd and runs these files in it one after another, where every other file starts its own (about 2 s of wall clock
+ * each on a loaded 2-core machine, docs/development.md "How long the suite takes"). A file belongs here only when it
+ * touches no storage (no binding, no Durable Object, no `cloudflare:test` or `cloudflare:workers`), sends nothing
+ * through the Worker, stubs or mocks nothing and holds no state a later file could see: pure functions of src/ and
+ * objects it makes itself. A new file runs alone unless it is listed.
+ */
+const SHARING_WORKERD = [
+  "test/workers/rules/{conformance,errors,fields,header-map,language-2026,limits,parser,properties}.test.ts",
+  "test/workers/rules/{regex-set,regex,rule-index,semantics,worst-case}.test.ts",
+  "test/workers/shared/{accept-language,bounded-cache,client-address,country,crypto,html-escape,ray,schema}.test.ts",
+  "test/workers/shared/{timeout,traffic-in-flight,url-normalise,validation}.test.ts",
+  "test/workers/errors/{catalog,guidance,html,occurrence-template,render-markdown,where-it-broke,yaml}.test.ts",
+  "test/workers/edge/agents/{rpc-scan,units}.test.ts",
+  "test/workers/edge/origin/units.test.ts",
+  "test/workers/edge/request-phases/{access-rules,isolate-counters}.test.ts",
+  "test/workers/api/custom-pages/inline.test.ts",
+  "test/workers/api/tags/validate.test.ts",
+  "test/workers/state/rate-limiter/lease.test.ts",
+  "test/workers/state/tags/page-budget.test.ts",
+];
+
+/** A project of tests inside workerd (both share everything but which files and whether each file has its own). */
+function workersProject(name: string, include: string[], exclude: string[], isolate: boolean) {
+  return {
+    plugins: [
+      smallerModuleMaps(),
+      cloudflareTest({
+        wrangler: { configPath: "./wrangler.toml" },
+        miniflare: {
+          // Tests get a known admin token; no test reads a real .dev.vars.
+          bindings: {
+            ADMIN_TOKEN: "test-admin-token",
+            // The test origins listen on 127.0.0.1, and an origin is never a host of API_HOSTS (docs/origin.md, on
+            // any port): the tests reach the management API as `localhost` only.
+            API_HOSTS: "localhost",
+            // Alert webhooks to the tests' receiver on 127.0.0.1 (docs/analytics.md "Webhook targets").
+            WEBHOOK_LOOPBACK: "allow",
+            // The rate counter's budget at its documented maximum (docs/configuration.md), not the 1 s default:
+            // a test that expects 1015 must not pass the request uncounted because a loaded machine was slow to
+            // answer (docs/development.md "Tests that do not depend on the clock").
+            RATE_LIMIT_TIMEOUT_MS: "10000",
+            // Test-only fault injection for origin failures that must never leave loopback (522, 523, 1016;
+            // docs/origin.md): these hostnames never reach the network (src/edge/origin/faults.ts).
+            ORIGIN_FAULTS: JSON.stringify({
+              "nxdomain.test": "unresolvable",
+              "unroutable.test": "unreachable",
+              "blackhole.test": "blackhole",
+            }),
+          },
+        },
+      }),
+    ],
+    test: {
+      name,
+      include,
+      exclude,
+      isolate,
+      // Each test file gets a new workerd whose module runner asks this process for every module it imports, one
+      // round trip each, in import order. The Worker alone pulled 582 modules, 315 of them from these packages
+      // (zod/mini as 90 files, OpenTelemetry's encoder as ~220): bundled once per run (Vite's dependency
+      // optimizer, esbuild), each package is one module (docs/development.md "How long the suite takes").
+      deps: { optimizer: { ssr: { enabled: true, include: [...BUNDLED_IN_WORKERD] } } },
+      // A margin, not a measure: no test here asserts by vitest's timeout, and vitest's 5 s default failed tests
+      // that wait on real timeouts (an origin's read timeout, a body wait) when other processes held both cores
+      // (docs/development.md "Tests that do not depend on the clock").
+      testTimeout: 30_000,
+      hookTimeout: 30_000,
+      // Test origins on 127.0.0.1 (healthy, slow, hanging, resetting, garbage, TLS...): test/servers/.
+      globalSetup: ["./test/servers/global-setup.ts"],
+    },
+  };
+}
+
 export default defineConfig({
   test: {
     // One and a half test files per core: vitest's default for `vitest run` is one fewer than the cores, which on a
@@ -148,52 +226,8 @@ export default defineConfig({
     // file's listing, so ~175 for a passing run (393 before).
     slowTestThreshold: 5_000,
     projects: [
-      {
-        plugins: [
-          smallerModuleMaps(),
-          cloudflareTest({
-            wrangler: { configPath: "./wrangler.toml" },
-            miniflare: {
-              // Tests get a known admin token; no test reads a real .dev.vars.
-              bindings: {
-                ADMIN_TOKEN: "test-admin-token",
-                // The test origins listen on 127.0.0.1, and an origin is never a host of API_HOSTS (docs/origin.md, on
-                // any port): the tests reach the management API as `localhost` only.
-                API_HOSTS: "localhost",
-                // Alert webhooks to the tests' receiver on 127.0.0.1 (docs/analytics.md "Webhook targets").
-                WEBHOOK_LOOPBACK: "allow",
-                // The rate counter's budget at its documented maximum (docs/configuration.md), not the 1 s default:
-                // a test that expects 1015 must not pass the request uncounted because a loaded machine was slow to
-                // answer (docs/development.md "Tests that do not depend on the clock").
-                RATE_LIMIT_TIMEOUT_MS: "10000",
-                // Test-only fault injection for origin failures that must never leave loopback (522, 523, 1016;
-                // docs/origin.md): these hostnames never reach the network (src/edge/origin/faults.ts).
-                ORIGIN_FAULTS: JSON.stringify({
-                  "nxdomain.test": "unresolvable",
-                  "unroutable.test": "unreachable",
-                  "blackhole.test": "blackhole",
-                }),
-              },
-            },
-          }),
-        ],
-        test: {
-          name: "workers",
-          include: ["test/workers/**/*.test.ts"],
-          // Each test file gets a new workerd whose module runner asks this process for every module it imports, one
-          // round trip each, in import order. The Worker alone pulled 582 modules, 315 of them from these packages
-          // (zod/mini as 90 files, OpenTelemetry's encoder as ~220): bundled once per run (Vite's dependency
-          // optimizer, esbuild), each package is one module (docs/development.md "How long the suite takes").
-          deps: { optimizer: { ssr: { enabled: true, include: [...BUNDLED_IN_WORKERD] } } },
-          // A margin, not a measure: no test here asserts by vitest's timeout, and vitest's 5 s default failed tests
-          // that wait on real timeouts (an origin's read timeout, a body wait) when other processes held both cores
-          // (docs/development.md "Tests that do not depend on the clock").
-          testTimeout: 30_000,
-          hookTimeout: 30_000,
-          // Test origins on 127.0.0.1 (healthy, slow, hanging, resetting, garbage, TLS...): test/servers/.
-          globalSetup: ["./test/servers/global-setup.ts"],
-        },
-      },
+      workersProject("workers", ["test/workers/**/*.test.ts"], SHARING_WORKERD, true),
+      workersProject("workers-shared", SHARING_WORKERD, [], false),
       {
         test: {
           name: "node",

@@ -137,6 +137,9 @@ export function oneOf<const T extends readonly [string, ...string[]]>(
   return z.enum(values, { error: message });
 }
 
+/** A yes-or-no query parameter's two spellings (`?dry_run=true`, `?effective=false`): any other is refused. */
+export const FLAGS = ["true", "false"] as const;
+
 /** Bounds of a string: UTF-16 code units, and a pattern the whole string must match. */
 export interface TextBounds {
   readonly min?: number;

@@ -8,6 +8,7 @@ import { named } from "../../shared/schema";
 import { PREFIX_BOUNDS } from "../../state/zone/access-rules/address";
 import { ACCESS_RULES_MAX_BYTES } from "../../state/zone/access-rules/size";
 import {
+  ACCESS_RULE_BODY,
   ACCESS_RULE_CONFIGURATION,
   ACCESS_RULE_LIMITS,
   ACCESS_RULE_MODE,
@@ -103,12 +104,8 @@ export const accessRulesOpenApi: OpenApiFragment = {
       example: "92f17202ed8bd63d69a66b86a49a8f6b",
     },
   },
-  schemas: {
-    AccessRules: {
-      type: "object",
-      properties: { rules: { type: "array", items: ref("AccessRule") } },
-    },
-  },
+  // GET's and PUT's answer, built by the route: the document alone shows it.
+  documentOnly: () => named(z.object({ rules: z.array(ACCESS_RULE_BODY) }), { id: "AccessRules" }),
 };
 
 /** The published rule object GET answers: the request schemas' pieces, so its bounds are theirs. */

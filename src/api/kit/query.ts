@@ -4,7 +4,7 @@
  * (openapi.ts), the OpenAPI document's.
  */
 import * as z from "zod/mini";
-import { int, named, oneOf, type Message } from "../../shared/schema";
+import { FLAGS, int, named, oneOf, type Message } from "../../shared/schema";
 import { err, ok, type Result } from "../../shared/result";
 import { oneIssue, type Issues } from "../../shared/validation";
 
@@ -60,7 +60,7 @@ export const PAGE_PARAMETERS = ["page", "per_page"] as const;
  * A yes-or-no query parameter as the published API spells it (`?dry_run=true`): exactly `true` or `false`, any
  * other spelling refused, so a typo never reads as the default. The component `TrueOrFalse`.
  */
-export const TRUE_OR_FALSE = named(oneOf(["true", "false"]), { id: "TrueOrFalse" });
+export const TRUE_OR_FALSE = named(oneOf(FLAGS), { id: "TrueOrFalse" });
 
 /** A `TRUE_OR_FALSE` value as a boolean, or `undefined` when it is no such value. */
 export function trueOrFalse(value: string): boolean | undefined {

@@ -24,7 +24,6 @@ import type { PatchPairs, TagEdit } from "../../state/tags/edits";
 import { MAX_BULK_EDITS } from "../../state/tags/errors";
 import {
   EFFECTIVE,
-  FLAGS,
   RESOURCE_TYPE,
   TAG_FILTERS,
   TAG_KEY,
@@ -33,7 +32,7 @@ import {
 } from "../../state/tags/tag-schema";
 import * as z from "zod/mini";
 import { isObject } from "../../shared/validation";
-import { described, named, oneOf, type Schema } from "../../shared/schema";
+import { described, FLAGS, named, oneOf, type Schema } from "../../shared/schema";
 
 /** Key checks in order: empty or bad characters (1014), then the rest of `TAG_KEY`: length in code points (1011). */
 export function validateKey(key: string): Result<string, ValidationFailure> {

@@ -13,7 +13,9 @@ import {
   type Json,
   type OpenApiFragment,
 } from "../kit/openapi";
-import { ZONE_NAME } from "../../state/zone/schema";
+import * as z from "zod/mini";
+import { dateTime, named } from "../../shared/schema";
+import { ZONE_NAME, ZONE_SETTINGS } from "../../state/zone/schema";
 // ListedZone, ZonePageInfo and ZoneCursorInfo are components of ./list.ts (the answers' own schemas).
 import { ZONE_LIST, ZONE_LIST_CODES, ZONE_LIST_QUERY } from "./list";
 
@@ -71,21 +73,10 @@ export const zonesOpenApi: OpenApiFragment = {
   parameters: {
     Zone: parameterOf(ZONE_NAME, { name: "zone", in: "path", example: "www.example.com" }),
   },
-  schemas: {
-    Zone: {
+  // The answer of every zone operation; the route builds it by hand, so the document alone shows this schema.
+  documentOnly: () =>
+    named(z.intersection(ZONE_SETTINGS, z.object({ zone: z.string(), version: z.int(), modified_on: dateTime() })), {
+      id: "Zone",
       description: "The zone's settings as written, with its name and the document's revision.",
-      allOf: [
-        ref("ZoneSettings"),
-        {
-          type: "object",
-          required: ["zone", "version", "modified_on"],
-          properties: {
-            zone: { type: "string" },
-            version: { type: "integer" },
-            modified_on: { type: "string", format: "date-time" },
-          },
-        },
-      ],
-    },
-  },
+    }),
 };

@@ -8,7 +8,7 @@
  * units, so the check is a refinement and the bound reaches the document as its `maxLength`.
  */
 import * as z from "zod/mini";
-import { described, named, oneOf, type Message } from "../../shared/schema";
+import { described, FLAGS, named, oneOf, type Message } from "../../shared/schema";
 import { MAX_FILTERS, MAX_KEY_CODE_POINTS, MAX_VALUE_CODE_POINTS } from "./errors";
 import { ACCOUNT_RESOURCE_TYPES, isKnownResourceType, ZONE_RESOURCE_TYPES } from "./resource-types";
 import { codePointLength, isWellFormed } from "./text";
@@ -75,9 +75,6 @@ export const RESOURCE_TYPE_KEY = described(
   z.string().check(z.refine<string>(isKnownResourceType), z.meta({ enum: [...RESOURCE_TYPES] })),
   "A resource type (docs/tags-api.md).",
 );
-
-/** `true` or `false`, as a query writes a flag. */
-export const FLAGS = ["true", "false"] as const;
 
 /**
  * `effective=true` (docs/tags-api.md "Inherited tags"): filters match effective tags and each resource carries

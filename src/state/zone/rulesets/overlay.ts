@@ -156,9 +156,7 @@ export const OVERLAY = named(
     description:
       "What a custom error rule overlays on the structured error (this service's addition, docs/differences.md). " +
       "Text is operator text: never HTML (escaped on the page, quoted in YAML, markup-escaped in the Markdown " +
-      "body); no control characters (a line break only in `detail` and `what_you_should_do`). Replaces `detail` " +
-      "and `what_you_should_do` in every format; `links` is a new member after `footer` (JSON, the page's island) " +
-      "and after `what_you_should_do` (Markdown frontmatter); `branding` dresses the HTML page only.",
+      "body); no control characters (a line break only in `detail` and `what_you_should_do`).",
   },
 );
 
