@@ -23,7 +23,7 @@ import {
 } from "../../state/tags/errors";
 import { HISTORY_RETENTION_DAYS, HISTORY_VIA } from "../../state/tags/history";
 import * as z from "zod/mini";
-import { dateTime, described, named, oneOf } from "../../shared/schema";
+import { dateTime, described, later, named, oneOf } from "../../shared/schema";
 import { POLICY_RULES } from "../../state/tags/errors";
 import { POLICY_KEYS, POLICY_MODE } from "../../state/tags/policy";
 import { TAGS_ETAG_PATTERN } from "../../state/tags/etag";
@@ -31,84 +31,89 @@ import { EFFECTIVE, RESOURCE_TYPE, TAG_KEY, TAG_VALUE } from "../../state/tags/t
 import { INHERITED_FROM } from "../../state/tags/types";
 
 /** A tag set: key → value. */
-const TAGS = named(z.record(TAG_KEY, TAG_VALUE), { id: "Tags" });
-
-const INHERITED_TAG = z.object({
-  value: TAG_VALUE,
-  from: z.object({ resource_type: oneOf(INHERITED_FROM), resource_id: z.string() }),
-});
+const TAGS = later(() => named(z.record(TAG_KEY, TAG_VALUE), { id: "Tags" }));
 
 /** The fields of a resource as every answer shows it. */
-const RESOURCE_FIELDS = {
+const resourceFields = () => ({
   id: z.string(),
   type: z.string(),
   name: z.string(),
-  tags: TAGS,
+  tags: TAGS(),
   etag: z.string().check(z.regex(TAGS_ETAG_PATTERN)),
   tags_updated_at: z.optional(dateTime()),
   worker_id: z.optional(z.string()),
   zone_id: z.optional(described(z.string(), "On `zone` and `zone_ruleset`: the zone.")),
   inherited_tags: z.optional(
     described(
-      z.record(z.string(), INHERITED_TAG),
+      z.record(
+        z.string(),
+        z.object({
+          value: TAG_VALUE,
+          from: z.object({ resource_type: oneOf(INHERITED_FROM), resource_id: z.string() }),
+        }),
+      ),
       "Only with `effective=true`: inherited tags the resource does not set itself.",
     ),
   ),
-};
+});
 
 /** One resource with its tags (every tag answer, a listing's item). */
-export const TAGGED_RESOURCE = named(z.object(RESOURCE_FIELDS), { id: "TaggedResource" });
+export const TAGGED_RESOURCE = later(() => named(z.object(resourceFields()), { id: "TaggedResource" }));
 
 /** One key of one change (`GET …/tags/history`). */
-export const TAG_HISTORY_ENTRY = named(
-  z.object({
-    id: described(z.string(), "Increasing with time within the account."),
-    change_id: described(z.int(), "Shared by the keys of one write of one resource."),
-    at: dateTime(),
-    token_name: described(z.string(), "The `name` of the API token that wrote."),
-    via: oneOf(HISTORY_VIA),
-    resource_type: RESOURCE_TYPE,
-    resource_id: z.string(),
-    worker_id: z.optional(z.string()),
-    zone_id: z.optional(described(z.string(), "The zone of a zone resource (`zone`, `zone_ruleset`).")),
-    key: TAG_KEY,
-    before: described(z.nullable(TAG_VALUE), "`null`: the key was added."),
-    after: described(z.nullable(TAG_VALUE), "`null`: the key was removed."),
-  }),
-  {
-    id: "TagHistoryEntry",
-    example: {
-      id: "42",
-      change_id: 17,
-      at: "2026-11-26T10:00:00.000Z",
-      token_name: "ci-deploy",
-      via: "patch",
-      resource_type: "zone",
-      resource_id: "shop.example",
-      zone_id: "shop.example",
-      key: "team",
-      before: "web",
-      after: "payments",
+export const TAG_HISTORY_ENTRY = later(() =>
+  named(
+    z.object({
+      id: described(z.string(), "Increasing with time within the account."),
+      change_id: described(z.int(), "Shared by the keys of one write of one resource."),
+      at: dateTime(),
+      token_name: described(z.string(), "The `name` of the API token that wrote."),
+      via: oneOf(HISTORY_VIA),
+      resource_type: RESOURCE_TYPE,
+      resource_id: z.string(),
+      worker_id: z.optional(z.string()),
+      zone_id: z.optional(described(z.string(), "The zone of a zone resource (`zone`, `zone_ruleset`).")),
+      key: TAG_KEY,
+      before: described(z.nullable(TAG_VALUE), "`null`: the key was added."),
+      after: described(z.nullable(TAG_VALUE), "`null`: the key was removed."),
+    }),
+    {
+      id: "TagHistoryEntry",
+      example: {
+        id: "42",
+        change_id: 17,
+        at: "2026-11-26T10:00:00.000Z",
+        token_name: "ci-deploy",
+        via: "patch",
+        resource_type: "zone",
+        resource_id: "shop.example",
+        zone_id: "shop.example",
+        key: "team",
+        before: "web",
+        after: "payments",
+      },
     },
-  },
+  ),
 );
 
 /** A tagged resource that breaks the policy, with every rule it breaks (`GET …/tags/compliance`). */
-export const COMPLIANCE_ITEM = named(
-  z.object({
-    ...RESOURCE_FIELDS,
-    violations: z.array(
-      z.object({
-        kind: z.string(),
-        rule: oneOf(POLICY_RULES),
-        key: TAG_KEY,
-        value: z.optional(TAG_VALUE),
-        code: z.int(),
-        message: z.string(),
-      }),
-    ),
-  }),
-  { id: "ComplianceItem" },
+export const COMPLIANCE_ITEM = later(() =>
+  named(
+    z.object({
+      ...resourceFields(),
+      violations: z.array(
+        z.object({
+          kind: z.string(),
+          rule: oneOf(POLICY_RULES),
+          key: TAG_KEY,
+          value: z.optional(TAG_VALUE),
+          code: z.int(),
+          message: z.string(),
+        }),
+      ),
+    }),
+    { id: "ComplianceItem" },
+  ),
 );
 
 const ETAG_HEADER: Json = {

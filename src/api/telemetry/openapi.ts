@@ -4,32 +4,34 @@
  */
 import * as z from "zod/mini";
 import { COMMON_ERRORS, jsonBody, ok, param, ref, response, type OpenApiFragment } from "../kit/openapi";
-import { described, named, oneOf } from "../../shared/schema";
+import { described, later, named, oneOf } from "../../shared/schema";
 import { OTLP_PROTOCOLS, TRACE_CONTEXT_POLICIES } from "../../state/zone/telemetry/settings";
 import { INVALID_TELEMETRY } from "./routes";
 
 const count = (description: string) => described(z.int(), description);
 
 /** `GET`'s result: the settings as stored, header values shown as `set`, and this isolate's export counts. */
-export const TELEMETRY_STATUS = named(
-  z.object({
-    enabled: described(z.boolean(), "false: no telemetry (nothing else but the counts)"),
-    otlp: z.optional(
-      z.object({
-        endpoint: z.string(),
-        logs_endpoint: z.optional(z.string()),
-        protocol: oneOf(OTLP_PROTOCOLS),
-        headers: described(z.record(z.string(), z.literal("set")), "The header names; every value is shown as `set`"),
-      }),
-    ),
-    sample: z.optional(z.object({ errors: z.number(), requests: z.number() })),
-    trace_context: z.optional(oneOf(TRACE_CONTEXT_POLICIES)),
-    exported: count("Spans and log records this isolate exported"),
-    dropped: count("Spans and log records this isolate dropped (queue full, export failed)"),
-    last_error: described(z.nullable(z.string()), "This isolate's last export failure"),
-    queued: count("Waiting for this isolate's next export"),
-  }),
-  { id: "TelemetryStatus" },
+export const TELEMETRY_STATUS = later(() =>
+  named(
+    z.object({
+      enabled: described(z.boolean(), "false: no telemetry (nothing else but the counts)"),
+      otlp: z.optional(
+        z.object({
+          endpoint: z.string(),
+          logs_endpoint: z.optional(z.string()),
+          protocol: oneOf(OTLP_PROTOCOLS),
+          headers: described(z.record(z.string(), z.literal("set")), "The header names; every value is shown as `set`"),
+        }),
+      ),
+      sample: z.optional(z.object({ errors: z.number(), requests: z.number() })),
+      trace_context: z.optional(oneOf(TRACE_CONTEXT_POLICIES)),
+      exported: count("Spans and log records this isolate exported"),
+      dropped: count("Spans and log records this isolate dropped (queue full, export failed)"),
+      last_error: described(z.nullable(z.string()), "This isolate's last export failure"),
+      queued: count("Waiting for this isolate's next export"),
+    }),
+    { id: "TelemetryStatus" },
+  ),
 );
 
 export const telemetryOpenApi: OpenApiFragment = {
