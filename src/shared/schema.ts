@@ -18,7 +18,7 @@
  */
 import * as z from "zod/mini";
 import { err, ok, type Result } from "./result";
-import { isOneOf, IssueList, MAX_LISTED_ISSUES, type IssueKind, type Issues } from "./validation";
+import { isOneOf, ISSUE_KINDS, IssueList, MAX_LISTED_ISSUES, type IssueKind, type Issues } from "./validation";
 
 /** Any schema (the mini build's base type). */
 export type Schema = z.ZodMiniType;
@@ -246,17 +246,6 @@ function defaultMessage(issue: z.core.$ZodRawIssue): string {
       return "is not valid";
   }
 }
-
-/** The kinds a refinement may name in its issue's `params.kind`. */
-const ISSUE_KINDS: readonly IssueKind[] = [
-  "wrong-type",
-  "unknown-field",
-  "missing",
-  "out-of-range",
-  "not-allowed",
-  "invalid",
-  "duplicate",
-];
 
 /**
  * The kind of refusal an issue is (the `IssueKind` every validator of the service reports). A value not given is

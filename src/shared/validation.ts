@@ -11,21 +11,23 @@
  * validators' own, since clients and tests read them.
  */
 /** What is wrong with a field, in kebab-case like every failure kind of the service. */
-export type IssueKind =
+export const ISSUE_KINDS = [
   /** The value is not of the type the field takes (object, array, string, number, boolean). */
-  | "wrong-type"
+  "wrong-type",
   /** A key the shape does not have. */
-  | "unknown-field"
+  "unknown-field",
   /** A required field is absent. */
-  | "missing"
+  "missing",
   /** A number, length or count outside its bounds. */
-  | "out-of-range"
+  "out-of-range",
   /** Not one of the allowed values. */
-  | "not-allowed"
+  "not-allowed",
   /** The right type and size, but not a valid value (a URL, an expression, an address…). */
-  | "invalid"
+  "invalid",
   /** Used twice where it must be unique. */
-  | "duplicate";
+  "duplicate",
+] as const;
+export type IssueKind = (typeof ISSUE_KINDS)[number];
 
 /** One refused field. `path` names it as the client wrote it (`origin`, `rules[3].id`); `""` is the whole body. */
 export interface FieldIssue<K extends string = IssueKind> {

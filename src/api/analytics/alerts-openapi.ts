@@ -1,10 +1,10 @@
 /** The alert policies' part of the OpenAPI document (docs/analytics.md "Alerts"), merged into openapi.ts. */
-import { COMMON_ERRORS, jsonBody, ok, param, ref, type Json } from "../kit/openapi";
+import { COMMON_ERRORS, jsonBody, ok, param, parameterOf, ref, type Json } from "../kit/openapi";
 import { API_CODES } from "../kit/codes";
 import { MAX_ALERT_POLICIES } from "../../state/analytics/alerts";
+import { ALERT_ID } from "./schemas";
 
-// The answers and the id are components of ./schemas.ts (registered by openapi.ts's import of it).
-const alertId: Json = { name: "alert_id", in: "path", required: true, schema: ref("AlertId") };
+const alertId = parameterOf(ALERT_ID, { name: "alert_id", in: "path" });
 
 const code = (kind: keyof typeof API_CODES): number => API_CODES[kind].code;
 

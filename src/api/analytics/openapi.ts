@@ -4,9 +4,9 @@ import {
   jsonBody,
   ok,
   param,
+  parameterOf,
   queryParameters,
   ref,
-  type Json,
   type OpenApiFragment,
 } from "../kit/openapi";
 import { RAY_QUERY } from "./ray";
@@ -16,9 +16,9 @@ import { API_CODES } from "../kit/codes";
 import { DEFAULT_SHARDS, MAX_SHARDS } from "../../state/analytics/shards";
 import { alertPaths } from "./alerts-openapi";
 // The components named below (bodies, answers, the lists of steps, sources and answerers) are registered there.
-import { ERRORS_BY_TAG } from "./schemas";
+import { ERRORS_BY_TAG, RAY_ID } from "./schemas";
 
-const RAY: Json = { name: "ray", in: "path", required: true, schema: ref("RayId") };
+const RAY = parameterOf(RAY_ID, { name: "ray", in: "path" });
 
 export const analyticsOpenApi: OpenApiFragment = {
   description:

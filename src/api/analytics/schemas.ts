@@ -24,14 +24,8 @@ export const ERRORS_BY_TAG = {
 } as const;
 
 const count = (description: string) => described(z.int(), description);
-const rate = (description?: string) => {
-  const schema = z.nullable(z.number());
-  return description === undefined ? schema : described(schema, description);
-};
-const counts = (description?: string) => {
-  const schema = z.array(z.int());
-  return description === undefined ? schema : described(schema, description);
-};
+const rate = (description: string) => described(z.nullable(z.number()), description);
+const counts = (description: string) => described(z.array(z.int()), description);
 /** An object the document does not detail (a group's or a filter's dimensions, a zone's top codes). */
 const anyObject = () => z.record(z.string(), z.unknown());
 
@@ -106,25 +100,33 @@ const AVOIDED_ERRORS = later(() =>
   ),
 );
 
+/** What both counts answer, the zone's and the account's by tag: the window, its totals and its series. */
+const counted = () => ({
+  since: dateTime(),
+  until: dateTime(),
+  step: ANALYTICS_STEP,
+  filters: anyObject(),
+  total: count("Errors counted in the range"),
+  requests: count("Requests counted in the range (all traffic)"),
+  error_rate: rate("total ÷ requests; null when no request was counted"),
+  dropped: count("Records the stores could not take in the range (counted, not stored): the counts miss them"),
+  timestamps: z.array(dateTime()),
+  requests_series: counts("Requests per step"),
+  dropped_series: counts("Dropped records per step"),
+});
+
+/** A part's errors and requests over the range, with its error rate. */
+const errorRate = () => ({ total: z.int(), requests: z.int(), error_rate: rate("total ÷ requests"), dropped: z.int() });
+
 export const ERROR_COUNTS = later(() =>
   named(
     z.object({
       zone: z.string(),
-      since: dateTime(),
-      until: dateTime(),
-      step: ANALYTICS_STEP,
       group_by: z.array(z.string()),
-      filters: anyObject(),
-      total: count("Errors recorded in the range"),
-      requests: count("Requests of the zone counted in the range (all traffic)"),
-      error_rate: rate("total ÷ requests; null when no request was counted"),
-      dropped: count("Records the store could not take in the range (counted, not stored): the counts miss them"),
+      ...counted(),
       shards: count("Analytics objects asked (every shard within retention)"),
-      timestamps: z.array(dateTime()),
-      requests_series: counts("Requests per step"),
-      dropped_series: counts("Dropped records per step"),
       series: z.array(
-        z.object({ group: anyObject(), counts: counts(), total: z.int(), rate: rate("total ÷ requests") }),
+        z.object({ group: anyObject(), counts: z.array(z.int()), total: z.int(), rate: rate("total ÷ requests") }),
       ),
       top_codes: z.array(z.object({ code: z.int(), count: z.int(), rate: rate("count ÷ requests") })),
       top_paths: z.array(
@@ -140,10 +142,6 @@ export const ERRORS_BY_TAG_ANSWER = later(() =>
   named(
     z.object({
       account: z.string(),
-      since: dateTime(),
-      until: dateTime(),
-      step: ANALYTICS_STEP,
-      filters: anyObject(),
       tag_filters: z.array(z.string()),
       effective: z.boolean(),
       group_by: z.nullable(z.string()),
@@ -152,21 +150,12 @@ export const ERRORS_BY_TAG_ANSWER = later(() =>
         "account: every zone of the account; token-zones: only the zones the token names",
       ),
       max_zones: z.int(),
-      total: count("Errors of the zones counted"),
-      requests: count("Requests of the zones counted"),
-      error_rate: rate(),
-      dropped: count("Records the zones' stores could not take (not in total)"),
-      timestamps: z.array(dateTime()),
-      requests_series: counts(),
-      dropped_series: counts(),
+      ...counted(),
       groups: z.array(
         z.object({
           value: described(z.nullable(z.string()), "The tag's value; null: the zones without the key"),
           zones: z.array(z.string()),
-          total: z.int(),
-          requests: z.int(),
-          error_rate: rate("total ÷ requests of the group's zones"),
-          dropped: z.int(),
+          ...errorRate(),
           counts: counts("Errors per step"),
         }),
       ),
@@ -174,10 +163,7 @@ export const ERRORS_BY_TAG_ANSWER = later(() =>
         z.object({
           zone: z.string(),
           value: z.nullable(z.string()),
-          total: z.int(),
-          requests: z.int(),
-          error_rate: rate(),
-          dropped: z.int(),
+          ...errorRate(),
           shards: z.int(),
           top_codes: z.array(anyObject()),
         }),

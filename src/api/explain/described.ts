@@ -27,6 +27,14 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const HEADER_NAME_RULE = `is not a header name (RFC 9110 token characters, at most ${REQUEST_LIMITS.headerNameChars})`;
 const HEADER_VALUE_RULE = `must be a string of at most ${REQUEST_LIMITS.headerValueChars} characters`;
 
+/** A header's value as a Headers object holds it. */
+export const HEADER_VALUE = z.string({ error: HEADER_VALUE_RULE }).check(
+  // `abort`: a value too long is one refusal, not that and its characters too.
+  z.maxLength(REQUEST_LIMITS.headerValueChars, { error: HEADER_VALUE_RULE, abort: true }),
+  // RFC 9110 §5.5: no CR, LF or NUL in a field value; the rest of Latin-1 is what a Headers object can hold.
+  z.regex(/^[\t\x20-\x7e\x80-\xff]*$/, { error: "must hold no control characters and only Latin-1 (RFC 9110 §5.5)" }),
+);
+
 /**
  * Why a header the run sets itself is refused, by its lower-case name (`undefined`: it is the caller's to give);
  * `value` for a header the run reads (the tracer's client address).
@@ -42,25 +50,14 @@ const SET_BY_THE_PREVIEW = "is set by the preview (the host is the zone; give cl
  */
 export function headerMap(refusal: HeaderRefusal, description: string) {
   return z
-    .record(
-      text({ max: REQUEST_LIMITS.headerNameChars, pattern: TOKEN }, HEADER_NAME_RULE),
-      z.string({ error: HEADER_VALUE_RULE }).check(
-        // `abort`: a value too long is one refusal, not that and its characters too.
-        z.maxLength(REQUEST_LIMITS.headerValueChars, { error: HEADER_VALUE_RULE, abort: true }),
-        // RFC 9110 §5.5: no CR, LF or NUL in a field value; the rest of Latin-1 is what a Headers object can hold.
-        z.regex(/^[\t\x20-\x7e\x80-\xff]*$/, {
-          error: "must hold no control characters and only Latin-1 (RFC 9110 §5.5)",
-        }),
-      ),
-      {
-        error: (issue) =>
-          issue.code === "invalid_key"
-            ? HEADER_NAME_RULE
-            : issue.code === "invalid_type"
-              ? 'must be an object {"name": "value"}'
-              : undefined,
-      },
-    )
+    .record(text({ max: REQUEST_LIMITS.headerNameChars, pattern: TOKEN }, HEADER_NAME_RULE), HEADER_VALUE, {
+      error: (issue) =>
+        issue.code === "invalid_key"
+          ? HEADER_NAME_RULE
+          : issue.code === "invalid_type"
+            ? 'must be an object {"name": "value"}'
+            : undefined,
+    })
     .check(
       z.superRefine((headers, context) => {
         const entries = Object.entries(headers);

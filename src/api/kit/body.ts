@@ -48,12 +48,6 @@ export function bodyText(bytes: Uint8Array): Result<string, ApiFailure> {
   }
 }
 
-/** Reads the body as UTF-8 text, refusing (413) as soon as it passes `limit` bytes. */
-export async function readBodyText(request: Request, limit = MAX_API_BODY_BYTES): Promise<Result<string, ApiFailure>> {
-  const bytes = await readBodyBytes(request, limit);
-  return bytes.ok ? bodyText(bytes.value) : bytes;
-}
-
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_BRACE = 0x7b;
@@ -95,7 +89,8 @@ function escaped(text: string, at: number): boolean {
  * parsing). The caller validates the shape.
  */
 export async function readJsonBody(request: Request, limit = MAX_API_BODY_BYTES): Promise<Result<unknown, ApiFailure>> {
-  const text = await readBodyText(request, limit);
+  const bytes = await readBodyBytes(request, limit);
+  const text = bytes.ok ? bodyText(bytes.value) : bytes;
   if (!text.ok) return text;
   return parseJsonText(text.value);
 }

@@ -2,6 +2,7 @@
 import * as z from "zod/mini";
 import { COMMON_ERRORS, jsonBody, ok, param, ref, type OpenApiFragment } from "../kit/openapi";
 import { described, named, oneOf } from "../../shared/schema";
+import { API_CODES } from "../kit/codes";
 import { PREVIEW_LIMITED_CODE } from "../explain/bound";
 import { TRACE_ITEM_TYPES } from "./tracer";
 
@@ -53,12 +54,9 @@ export const tracerOpenApi: OpenApiFragment = {
           "The published `TraceCreateParams` → `TraceCreateResponse` shape. The zone is the URL's host and must " +
           "belong to the account (the zone object's `account.id`); any other host is 404 (1001). Every phase is a " +
           "`TraceItem`: URL normalisation, IP access, firewall custom rules, rate limiting (evaluated; counted " +
-          "only when the origin is contacted), the origin (not contacted unless `origin` asks: `{contact: true}` " +
-          "sends a GET or HEAD, needs `zones:write` and is counted by the rate-limiting rules, " +
-          "`{status, headers?, body?}` or `{failure}` describes what it did), custom error rules, the page and " +
-          "the default. The client address is the `CF-Connecting-IP` header, the country `context.geoloc.iso_code`. " +
-          `A refused body is 400 (code 20085); bounded like the draft preview (429, code ${PREVIEW_LIMITED_CODE}). ` +
-          'docs/custom-errors.md "Request tracer".',
+          "only when the origin is contacted), the origin (as `TraceBody`'s `origin` says), custom error rules, the " +
+          `page and the default. A refused body is 400 (code ${API_CODES["invalid-trace"].code}); bounded like the ` +
+          `draft preview (429, code ${PREVIEW_LIMITED_CODE}). docs/custom-errors.md "Request tracer".`,
         security: [{ bearer: ["zones:read"] }],
         requestBody: jsonBody("TraceBody"),
         responses: {

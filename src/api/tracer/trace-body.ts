@@ -7,6 +7,7 @@ import * as z from "zod/mini";
 import {
   FAILURE_WITHOUT_ANSWER,
   headerList,
+  HEADER_VALUE,
   headerMap,
   hostRefused,
   ORIGIN_FIELDS,
@@ -91,11 +92,7 @@ const COOKIE_RULE =
 const COOKIES = z
   .record(z.string(), z.string({ error: "must be a string" }), { error: 'must be an object {"name": "value"}' })
   .check(
-    z.superRefine((cookies, context) => {
-      const header = cookieHeader(cookies);
-      if (header.length > REQUEST_LIMITS.headerValueChars || !/^[\t\x20-\x7e\x80-\xff]*$/.test(header))
-        context.issues.push({ code: "custom", message: COOKIE_RULE, input: cookies });
-    }),
+    z.refine((cookies) => HEADER_VALUE.safeParse(cookieHeader(cookies)).success, { error: COOKIE_RULE }),
     z.describe("Sent as one `Cookie` header"),
   );
 
