@@ -1,7 +1,7 @@
 /** The request tracer's part of the OpenAPI document (docs/custom-errors.md "Request tracer"), from the code's constants. */
 import * as z from "zod/mini";
 import { COMMON_ERRORS, jsonBody, ok, param, ref, type OpenApiFragment } from "../kit/openapi";
-import { described, named, oneOf } from "../../shared/schema";
+import { described, later, named, oneOf } from "../../shared/schema";
 import { API_CODES } from "../kit/codes";
 import { PREVIEW_LIMITED_CODE } from "../explain/bound";
 import { TRACE_ITEM_TYPES } from "./tracer";
@@ -11,37 +11,39 @@ import { TRACE_ITEM_TYPES } from "./tracer";
  * document only, its `type` enum the tuple the answer's type is derived from. Its `trace` holds items of its own
  * kind (a getter: the schema refers to itself).
  */
-const TRACE_ITEM = named(
-  z.object({
-    step_name: described(
-      z.string(),
-      "url_normalization, ip_access, http_request_firewall_custom, http_ratelimit, origin, http_custom_errors, " +
-        "500_errors or 1000_errors (the page), default; a rule's id inside a phase",
-    ),
-    type: oneOf(TRACE_ITEM_TYPES),
-    matched: described(z.boolean(), "Whether the step acted on the request (a rule: whether it matched)"),
-    expression: z.optional(z.string()),
-    action: z.optional(z.string()),
-    action_parameters: z.optional(z.unknown()),
-    description: z.optional(z.string()),
-    kind: z.optional(z.string()),
-    name: z.optional(z.string()),
-    outcome: z.optional(
-      described(
+const TRACE_ITEM = later(() =>
+  named(
+    z.object({
+      step_name: described(
         z.string(),
-        "This service's addition: the rule's outcome as the draft preview names it, or the phase's",
+        "url_normalization, ip_access, http_request_firewall_custom, http_ratelimit, origin, http_custom_errors, " +
+          "500_errors or 1000_errors (the page), default; a rule's id inside a phase",
       ),
-    ),
-    reason: z.optional(z.string()),
-    get trace() {
-      return z.optional(z.array(TRACE_ITEM));
-    },
-  }),
-  { id: "TraceItem" },
+      type: oneOf(TRACE_ITEM_TYPES),
+      matched: described(z.boolean(), "Whether the step acted on the request (a rule: whether it matched)"),
+      expression: z.optional(z.string()),
+      action: z.optional(z.string()),
+      action_parameters: z.optional(z.unknown()),
+      description: z.optional(z.string()),
+      kind: z.optional(z.string()),
+      name: z.optional(z.string()),
+      outcome: z.optional(
+        described(
+          z.string(),
+          "This service's addition: the rule's outcome as the draft preview names it, or the phase's",
+        ),
+      ),
+      reason: z.optional(z.string()),
+      get trace() {
+        return z.optional(z.array(TRACE_ITEM()));
+      },
+    }),
+    { id: "TraceItem" },
+  ),
 );
 
 /** The tracer's answer: the status the zone would answer, and the trace. */
-named(z.partial(z.object({ status_code: z.int(), trace: z.array(TRACE_ITEM) })), { id: "TraceResult" });
+later(() => named(z.partial(z.object({ status_code: z.int(), trace: z.array(TRACE_ITEM()) })), { id: "TraceResult" }));
 
 export const tracerOpenApi: OpenApiFragment = {
   paths: {
