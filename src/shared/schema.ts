@@ -37,11 +37,11 @@ type ReadOnlyDeep<T> = T extends readonly (infer U)[]
     : T;
 
 /**
- * An answer's schema made on its first use: the answer's type (`Answer<typeof S>`) and its OpenAPI component,
- * which no request is parsed with (answers are built, not parsed). Made when the document is built
- * (`answerSchemasMade`) or when another such schema made then uses it, never at an isolate's start: every zod
- * object built at module evaluation is work before the isolate's first answer (docs/benchmarks.md
- * "2026-11-29 (ninth)").
+ * A schema made on its first use: an answer's (its type, `Answer<typeof S>`, and its OpenAPI component; answers are
+ * built, not parsed), or a body's the document states but no route parses whole (the rulesets' `RulesetBody`). Made
+ * when the document is built (`answerSchemasMade`) or when another such schema made then uses it, never at an
+ * isolate's start: every zod object built at module evaluation is work before the isolate's first answer
+ * (docs/benchmarks.md "2026-11-29 (tenth)").
  */
 export type Later<S extends Schema> = () => S;
 
