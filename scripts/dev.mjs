@@ -33,6 +33,7 @@ import { randomBytes } from "node:crypto";
 import { copyFileSync, existsSync, readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { createConnection, createServer } from "node:net";
+import { relay, stripAnsi } from "./relay.mjs";
 
 const HOST = "127.0.0.1";
 /** The example zone (fixtures/example-zone.json). */
@@ -506,53 +507,4 @@ function requestLineTracker() {
       while (pending.size > 0) await Promise.all([...pending].map((e) => e.settled));
     },
   };
-}
-
-function stripAnsi(text) {
-  return text.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "");
-}
-
-/**
- * Relays wrangler's stdout or stderr to ours, line by line. wrangler prints a Worker's `console.warn` /
- * `console.error` through esbuild's message format: `▲ [WARNING] {first line}`, a blank line, the message's other
- * lines indented as notes, a blank line (and console's own newline). For the Worker's JSON log lines (`{"event":…`,
- * docs/configuration.md "Events"; a burst's lines come as one message) that block becomes one line per log line, each
- * with the block's marker; any other block (wrangler's own warnings) passes unchanged. `keep(line)` decides for the
- * other lines. A line left without its newline for 100 ms (a prompt) is written as it is.
- */
-function relay(stream, out, keep) {
-  let rest = "";
-  let marker = null; // inside a Worker log block: its marker, as wrangler coloured it
-  let partial;
-  const line = (raw) => {
-    const plain = stripAnsi(raw);
-    if (marker !== null) {
-      if (plain.trim() === "") return; // the block's blank lines
-      if (plain.startsWith('  {"event":')) return void out.write(`${marker}${plain.trim()}\n`);
-      marker = null;
-    }
-    const block = /^(?:▲ \[WARNING\]|✘ \[ERROR\]) \{"event":/.test(plain) ? raw.indexOf('{"event":') : -1;
-    if (block !== -1) {
-      marker = raw.slice(0, block).replace(/(\x1b\[1m)+$/, "");
-      return void out.write(`${marker}${plain.slice(plain.indexOf('{"event":'))}\n`);
-    }
-    if (keep(raw)) out.write(`${raw}\n`);
-  };
-  stream.setEncoding("utf8");
-  stream.on("data", (chunk) => {
-    clearTimeout(partial);
-    const lines = (rest + chunk).split("\n");
-    rest = lines.pop() ?? "";
-    for (const raw of lines) line(raw.replace(/\r$/, ""));
-    if (rest !== "") {
-      partial = setTimeout(() => {
-        out.write(rest);
-        rest = "";
-      }, 100);
-    }
-  });
-  stream.on("end", () => {
-    clearTimeout(partial);
-    if (rest !== "") line(rest);
-  });
 }
