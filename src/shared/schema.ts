@@ -22,14 +22,16 @@ import { isOneOf, ISSUE_KINDS, IssueList, MAX_LISTED_ISSUES, type IssueKind, typ
 
 /** Any schema (the mini build's base type). */
 export type Schema = z.ZodMiniType;
-/** What a schema yields once parsed (defaults filled in). */
-export type Output<S extends Schema> = z.output<S>;
+/** What a schema yields once parsed (defaults filled in); a `Later` schema's too. */
+export type Output<S extends Schema | Later<Schema>> = z.output<Made<S>>;
+/** The schema a `Later` makes (a schema is its own). */
+type Made<S extends Schema | Later<Schema>> = S extends Later<infer T> ? T : S;
 
 /**
  * An answer of the shape `S` describes: its output with every array and object read-only, so a route builds it
  * from the stores' read-only values as they are (an answer's schema is its OpenAPI component and its type).
  */
-export type Answer<S extends Schema | Later<Schema>> = ReadOnlyDeep<Output<S extends Later<infer T> ? T : S>>;
+export type Answer<S extends Schema | Later<Schema>> = ReadOnlyDeep<Output<S>>;
 type ReadOnlyDeep<T> = T extends readonly (infer U)[]
   ? readonly ReadOnlyDeep<U>[]
   : T extends object
@@ -38,10 +40,11 @@ type ReadOnlyDeep<T> = T extends readonly (infer U)[]
 
 /**
  * A schema made on its first use: an answer's (its type, `Answer<typeof S>`, and its OpenAPI component; answers are
- * built, not parsed), or a body's the document states but no route parses whole (the rulesets' `RulesetBody`). Made
- * when the document is built (`answerSchemasMade`) or when another such schema made then uses it, never at an
- * isolate's start: every zod object built at module evaluation is work before the isolate's first answer
- * (docs/benchmarks.md "2026-11-29 (tenth)").
+ * built, not parsed), a body's the document states but no route parses whole (the rulesets' `RulesetBody`), or a
+ * request's (`parseWith` and `parseAt` take it as they take a schema: made on the first request that parses it).
+ * Made when the document is built (`answerSchemasMade`), when another such schema made then uses it, or by its first
+ * parse, never at an isolate's start: every zod object built at module evaluation is work before the isolate's first
+ * answer (docs/benchmarks.md "2026-11-29 (tenth)").
  */
 export type Later<S extends Schema> = () => S;
 
@@ -54,6 +57,9 @@ export function later<S extends Schema>(make: () => S): Later<S> {
   LATER.push(once);
   return once;
 }
+
+/** The schema itself, or the one a `Later` makes. */
+export const made = <S extends Schema>(schema: S | Later<S>): S => (typeof schema === "function" ? schema() : schema);
 
 /** Makes every `later` schema, so the registry holds them all (called before the document is emitted). */
 export function answerSchemasMade(): void {
@@ -311,11 +317,11 @@ export interface ParseOptions {
  * 50,000 unknown keys is that).
  */
 export function parseWith<S extends Schema>(
-  schema: S,
+  schema: S | Later<S>,
   value: unknown,
   options: ParseOptions = {},
-): Result<Output<S>, Issues<IssueKind>> {
-  const parsed = schema.safeParse(value, { reportInput: true, error: defaultMessage });
+): Result<z.output<S>, Issues<IssueKind>> {
+  const parsed = made(schema).safeParse(value, { reportInput: true, error: defaultMessage });
   if (parsed.success) return ok(parsed.data);
   const issues = new IssueList(options.cap ?? MAX_LISTED_ISSUES);
   const ordered = refusedKeysFirst(refusalsOf(parsed.error.issues), value, options.unknownKeys === "last");
@@ -414,12 +420,12 @@ function keysAt(value: unknown, path: readonly PropertyKey[]): string[] {
  * still reported (so the caller counts them), when the caller's list is full already.
  */
 export function parseAt<S extends Schema>(
-  schema: S,
+  schema: S | Later<S>,
   value: unknown,
   path: string,
   at: (kind: IssueKind, path: string, message: string) => void,
   cap = MAX_LISTED_ISSUES,
-): Output<S> | undefined {
+): z.output<S> | undefined {
   const parsed = parseWith(schema, value, { cap });
   if (parsed.ok) return parsed.value;
   const { listed, more } = parsed.error;

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import * as z from "zod/mini";
-import { absent, fields, oneOf, parseWith } from "../../../src/shared/schema";
+import { absent, answerSchemasMade, fields, later, oneOf, parseAt, parseWith } from "../../../src/shared/schema";
 
 const PARAMETERS = fields(
   {
@@ -53,5 +53,20 @@ describe("parseWith", () => {
       "duplicate id",
       "invalid other",
     ]);
+  });
+
+  it("takes a schema made on its first use: made by the first parse, once, and the same one for the document", () => {
+    let makes = 0;
+    const body = later(() => {
+      makes++;
+      return fields({ port: z.int() }, "is not a field");
+    });
+    expect(makes).toBe(0);
+    expect(parseWith(body, { port: 8080 })).toEqual({ ok: true, value: { port: 8080 } });
+    const refused: string[] = [];
+    parseAt(body, { port: "80", x: 1 }, "origin", (kind, path) => refused.push(`${kind} ${path}`));
+    expect(refused).toEqual(["unknown-field origin.x", "wrong-type origin.port"]);
+    answerSchemasMade();
+    expect(makes).toBe(1);
   });
 });
