@@ -575,7 +575,9 @@ export function parseBulkBody(body: unknown): Result<TagEdit[], BulkFailure> {
       if (issue.path[1] !== index) return null;
       const field = issue.path[2];
       if (field === undefined) return [0, "an edit must be a JSON object"];
-      return field === "op" ? [1, 'op must be "merge", "replace" or "delete"'] : [2, "if_match must be an ETag string"];
+      if (field === "op") return [1, 'op must be "merge", "replace" or "delete"'];
+      // Its other fields are its endpoint's to check (a missing resource_id is PATCH's 1002, DELETE's 1015).
+      return field === "if_match" ? [2, "if_match must be an ETag string"] : null;
     });
     if (refused !== undefined) return err(at(invalid(refused)));
     const { op, if_match: ifMatchRaw, ...rest } = raw as Record<string, unknown>;
