@@ -8,14 +8,14 @@
  * Pure.
  */
 import * as z from "zod/mini";
-import { described, later, named, oneOf, type Output } from "../../shared/schema";
+import { described, later, oneOf, type Output } from "../../shared/schema";
 import { canonicalText, type JsonValue } from "./canonical";
 
 export const CHANGE_ACTIONS = ["create", "update", "delete"] as const;
 
 /** One change of a plan; which identifier it has depends on its section. */
-export const BUNDLE_CHANGE = later(() =>
-  named(
+export const BUNDLE_CHANGE = later(
+  () =>
     z.object({
       action: oneOf(CHANGE_ACTIONS),
       ref: z.optional(described(z.nullable(z.string()), "A rule's `ref`; `null`: a new rule, its ref made on apply")),
@@ -25,13 +25,12 @@ export const BUNDLE_CHANGE = later(() =>
       key: z.optional(described(z.string(), "A tag's key")),
       fields: z.optional(described(z.array(z.string()), "For `update`: the fields that change")),
     }),
-    { id: "BundleChange" },
-  ),
+  { id: "BundleChange" },
 );
 export type BundleChange = Output<ReturnType<typeof BUNDLE_CHANGE>>;
 
-export const BUNDLE_PLAN = later(() =>
-  named(
+export const BUNDLE_PLAN = later(
+  () =>
     z.object({
       changes: described(z.int(), "How many changes in all; 0: the zone matches the bundle"),
       sections: described(
@@ -39,8 +38,7 @@ export const BUNDLE_PLAN = later(() =>
         "The sections that change (`settings`, `rulesets.<phase>`, `custom_pages`, …), each with its changes",
       ),
     }),
-    { id: "BundlePlan" },
-  ),
+  { id: "BundlePlan" },
 );
 export type BundlePlan = Output<ReturnType<typeof BUNDLE_PLAN>>;
 

@@ -5,7 +5,7 @@
  * parser (`parseRuleset`), which needs the zone's plan and stored rules, so here a rule is only an object.
  */
 import * as z from "zod/mini";
-import { described, fields, later, named } from "../../shared/schema";
+import { described, fields, later } from "../../shared/schema";
 import { ZONE_SETTINGS } from "../../state/zone/schema";
 import { PAGE_CONTENT_BODY } from "../../state/zone/custom-pages/validate";
 import { ASSET_UPDATE } from "../../state/zone/custom-pages/assets";
@@ -39,8 +39,8 @@ const bundleAsset = () =>
     sha256: z.optional(described(sha256(), "The SHA-256 of the stored HTML (shown; a different one re-fetches `url`)")),
   });
 
-export const ZONE_BUNDLE = later(() =>
-  named(
+export const ZONE_BUNDLE = later(
+  () =>
     fields(
       {
         zone: z.optional(described(z.string(), "The zone (shown; must be the path's zone when given)")),
@@ -88,31 +88,30 @@ export const ZONE_BUNDLE = later(() =>
       },
       "is not a section of a bundle",
     ),
-    {
-      id: "ZoneBundle",
-      description:
-        'A zone\'s whole configuration (docs/config-as-code.md "The bundle"): every section of the zone, the ' +
-        "rules by `ref`, assets by name and hash, no secrets.",
-      example: {
-        settings: { plan: "pro", origin: "https://origin.shop.example" },
-        rulesets: {
-          http_request_firewall_custom: {
-            rules: [
-              {
-                ref: "2f5b8c3e0d7a4b1c9e6f0a3d5b7c9e1f",
-                expression: 'starts_with(http.request.uri.path, "/admin")',
-                action: "block",
-                description: "No admin through the edge",
-                enabled: true,
-              },
-            ],
-          },
+  {
+    id: "ZoneBundle",
+    description:
+      'A zone\'s whole configuration (docs/config-as-code.md "The bundle"): every section of the zone, the ' +
+      "rules by `ref`, assets by name and hash, no secrets.",
+    example: {
+      settings: { plan: "pro", origin: "https://origin.shop.example" },
+      rulesets: {
+        http_request_firewall_custom: {
+          rules: [
+            {
+              ref: "2f5b8c3e0d7a4b1c9e6f0a3d5b7c9e1f",
+              expression: 'starts_with(http.request.uri.path, "/admin")',
+              action: "block",
+              description: "No admin through the edge",
+              enabled: true,
+            },
+          ],
         },
-        access_rules: { rules: [] },
-        url_normalization: null,
-        telemetry: null,
-        alert_policies: {},
       },
+      access_rules: { rules: [] },
+      url_normalization: null,
+      telemetry: null,
+      alert_policies: {},
     },
-  ),
+  },
 );

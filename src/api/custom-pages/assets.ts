@@ -34,8 +34,8 @@ import {
 const ASSET_PAGES = { defaultPerPage: 20, maxPerPage: 100 } as const;
 
 /** An asset as answered (the published shape). */
-export const CUSTOM_ASSET = later(() =>
-  named(
+export const CUSTOM_ASSET = later(
+  () =>
     z.object({
       name: ASSET_NAME,
       description: z.string(),
@@ -43,8 +43,7 @@ export const CUSTOM_ASSET = later(() =>
       last_updated: dateTime(),
       size_bytes: described(z.int(), "UTF-8 bytes of the stored (inlined) HTML"),
     }),
-    { id: "CustomAsset" },
-  ),
+  { id: "CustomAsset" },
 );
 
 const scopeOf = (c: ApiContext, zone: string): AssetScope => ({ zone, apiHosts: c.settings.apiHosts });

@@ -3,11 +3,11 @@ import { jsonBody, ok, operation, param, parameterOf, ref, response, type OpenAp
 import { assetsOpenApi } from "./assets-openapi";
 import { BOX_TOKENS, MAX_PAGE_BYTES, PAGE_ID, PAGE_IDS, PAGE_STATE } from "../../state/zone/custom-pages/validate";
 import * as z from "zod/mini";
-import { dateTime, described, later, named } from "../../shared/schema";
+import { dateTime, described, later } from "../../shared/schema";
 
 /** A page as answered: its state and what a page of its class must hold; `content` only in the one-page answers. */
-export const CUSTOM_PAGE = later(() =>
-  named(
+export const CUSTOM_PAGE = later(
+  () =>
     z.object({
       id: PAGE_ID,
       state: PAGE_STATE(),
@@ -22,8 +22,7 @@ export const CUSTOM_PAGE = later(() =>
       url: described(z.string(), "The URL the page was fetched from; empty when given as `content`"),
       content: z.optional(z.nullable(z.string())),
     }),
-    { id: "CustomPage" },
-  ),
+  { id: "CustomPage" },
 );
 
 export const customPagesOpenApi: OpenApiFragment = {

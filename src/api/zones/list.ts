@@ -75,8 +75,8 @@ type Paging =
 type InScope = (name: string, account: string | null) => boolean;
 
 /** The zone object of the published API, as far as this service has its fields. */
-export const LISTED_ZONE = later(() =>
-  named(
+export const LISTED_ZONE = later(
+  () =>
     z.object({
       id: z.string(),
       name: z.string(),
@@ -85,30 +85,29 @@ export const LISTED_ZONE = later(() =>
       account: z.optional(ZONE_ACCOUNT()),
       modified_on: z.optional(dateTime()),
     }),
-    {
-      id: "ListedZone",
-      description:
-        "A zone as the published zone list shows it, as far as this service has its fields: `id` is the zone's " +
-        "name (every route names a zone by it). `plan` and `modified_on` are absent when the stored document " +
-        "failed validation.",
-      example: {
-        id: "shop.example",
-        name: "shop.example",
-        status: "active",
-        plan: { legacy_id: "pro", name: "Pro" },
-        account: { id: "023e105f4ecef8ad9ca31a8372d0c353" },
-        modified_on: "2026-11-22T04:00:00.000Z",
-      },
+  {
+    id: "ListedZone",
+    description:
+      "A zone as the published zone list shows it, as far as this service has its fields: `id` is the zone's " +
+      "name (every route names a zone by it). `plan` and `modified_on` are absent when the stored document " +
+      "failed validation.",
+    example: {
+      id: "shop.example",
+      name: "shop.example",
+      status: "active",
+      plan: { legacy_id: "pro", name: "Pro" },
+      account: { id: "023e105f4ecef8ad9ca31a8372d0c353" },
+      modified_on: "2026-11-22T04:00:00.000Z",
     },
-  ),
+  },
 );
 type ListedZone = Answer<typeof LISTED_ZONE>;
 
 const cursor = () => z.nullable(z.string());
 
 /** `result_info` of a page-number listing: the published shape, with the keyset cursor of the next page. */
-export const ZONE_PAGE_INFO = later(() =>
-  named(
+export const ZONE_PAGE_INFO = later(
+  () =>
     z.object({
       page: z.int(),
       per_page: z.int(),
@@ -117,19 +116,19 @@ export const ZONE_PAGE_INFO = later(() =>
       total_pages: z.int(),
       cursor: cursor(),
     }),
-    {
-      id: "ZonePageInfo",
-      description: "Page-number pagination (the published shape), with the keyset cursor of the next page.",
-    },
-  ),
+  {
+    id: "ZonePageInfo",
+    description: "Page-number pagination (the published shape), with the keyset cursor of the next page.",
+  },
 );
 
 /** `result_info` of a cursor listing. */
-export const ZONE_CURSOR_INFO = later(() =>
-  named(z.object({ per_page: z.int(), count: z.int(), cursor: cursor(), cursors: z.object({ after: cursor() }) }), {
+export const ZONE_CURSOR_INFO = later(
+  () => z.object({ per_page: z.int(), count: z.int(), cursor: cursor(), cursors: z.object({ after: cursor() }) }),
+  {
     id: "ZoneCursorInfo",
     description: "Keyset pagination: `cursor` (and `cursors.after`) of the next page, null on the last.",
-  }),
+  },
 );
 
 async function listZones(c: ApiContext): Promise<Response> {

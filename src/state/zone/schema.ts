@@ -80,15 +80,14 @@ export const isAccountId = (value: string): boolean => ACCOUNT_ID_TEXT.safeParse
  * `account`: absent or `null` (no account), or `{id}` with a 32 lower-case hex id and no other key (the published
  * zone create body's `account`; its `name` is the platform's, not writable).
  */
-export const ZONE_ACCOUNT = later(() =>
-  named(
+export const ZONE_ACCOUNT = later(
+  () =>
     fields(
       { id: ACCOUNT_ID_TEXT },
       "is not a field of account (only id)",
       'must be an object {"id": "<32 lower-case hex characters>"} or null',
     ),
-    { id: "ZoneAccount", example: { id: "023e105f4ecef8ad9ca31a8372d0c353" } },
-  ),
+  { id: "ZoneAccount", example: { id: "023e105f4ecef8ad9ca31a8372d0c353" } },
 );
 
 /** The account a zone belongs to, in the published zone object's shape (`account: {id}`). */
@@ -123,8 +122,8 @@ export const FAILOVER_LIMITS = {
  * `circuit_breaker` (docs/fewer-errors.md "Circuit breaker"): each field defaults when left out. Whether it is on is
  * whether the field is present.
  */
-export const CIRCUIT_BREAKER = later(() =>
-  named(
+export const CIRCUIT_BREAKER = later(
+  () =>
     fields(
       {
         failures: described(limited(FAILOVER_LIMITS.breakerFailures, true), "consecutive connection-level failures"),
@@ -133,8 +132,7 @@ export const CIRCUIT_BREAKER = later(() =>
       "is not a field of circuit_breaker",
       "must be an object {failures, open_seconds}",
     ),
-    { id: "CircuitBreaker", example: { failures: 5, open_seconds: 30 } },
-  ),
+  { id: "CircuitBreaker", example: { failures: 5, open_seconds: 30 } },
 );
 
 const LANGUAGES_LIST = `must be a list of 1 to ${LANGUAGES.length} languages, each once`;
@@ -143,15 +141,14 @@ const LANGUAGES_LIST = `must be a list of 1 to ${LANGUAGES.length} languages, ea
  * `languages` (docs/languages.md "A zone's languages"): the languages the zone's errors are written in, in the
  * zone's order: the first is what a request that matches none of them gets; one member pins the zone to it.
  */
-export const ZONE_LANGUAGES = later(() =>
-  named(
+export const ZONE_LANGUAGES = later(
+  () =>
     z.array(oneOf(LANGUAGES), { error: LANGUAGES_LIST }).check(
       z.minLength(1, { error: LANGUAGES_LIST }),
       z.maxLength(LANGUAGES.length, { error: LANGUAGES_LIST }),
       z.refine((list) => new Set(list).size === list.length, { error: LANGUAGES_LIST }),
     ),
-    { id: "ZoneLanguages", example: ["de", "en"] },
-  ),
+  { id: "ZoneLanguages", example: ["de", "en"] },
 );
 
 /** `maintenance.allow`: a Rules-language expression over the request fields (what a firewall rule sees). */
@@ -167,8 +164,8 @@ const allowExpression = () =>
   );
 
 /** `maintenance` (docs/fewer-errors.md "Maintenance mode"). */
-export const MAINTENANCE = later(() =>
-  named(
+export const MAINTENANCE = later(
+  () =>
     fields(
       {
         enabled: z.boolean({ error: "must be true or false" }),
@@ -184,8 +181,7 @@ export const MAINTENANCE = later(() =>
       "is not a field of maintenance",
       "must be an object {enabled, retry_after, allow}",
     ),
-    { id: "Maintenance", example: { enabled: true, retry_after: 600, allow: "ip.src in {203.0.113.0/24}" } },
-  ),
+  { id: "Maintenance", example: { enabled: true, retry_after: 600, allow: "ip.src in {203.0.113.0/24}" } },
 );
 
 const ZONE_SETTINGS_UNKNOWN = "is not a zone setting";
@@ -196,8 +192,8 @@ const ZONE_SETTINGS_UNKNOWN = "is not a zone setting";
  * A new zone setting is one line here (with its docs/configuration.md entry): PATCH, the document and the type
  * follow.
  */
-export const ZONE_SETTINGS = later(() =>
-  named(
+export const ZONE_SETTINGS = later(
+  () =>
     fields(
       {
         plan: oneOf(PLANS),
@@ -245,29 +241,26 @@ export const ZONE_SETTINGS = later(() =>
       },
       ZONE_SETTINGS_UNKNOWN,
     ),
-    {
-      id: "ZoneSettings",
-      example: {
-        plan: "pro",
-        origin: "https://origin.example.com",
-        account: { id: "023e105f4ecef8ad9ca31a8372d0c353" },
-        connect_timeout: 10,
-      },
+  {
+    id: "ZoneSettings",
+    example: {
+      plan: "pro",
+      origin: "https://origin.example.com",
+      account: { id: "023e105f4ecef8ad9ca31a8372d0c353" },
+      connect_timeout: 10,
     },
-  ),
+  },
 );
 
 /**
  * `PATCH /zones/{zone}`'s body: any field of `ZoneSettings`, or `null` to reset it to its default. The merged
  * settings are then validated by `ZONE_SETTINGS` (edits.ts).
  */
-export const ZONE_PATCH = later(() =>
-  named(patchOf(ZONE_SETTINGS().shape, ZONE_SETTINGS_UNKNOWN), {
-    id: "ZonePatch",
-    description: "Any fields of `ZoneSettings`, each replacing the stored one; `null` resets it to its default.",
-    example: { plan: "business", read_timeout: 30, account: { id: "023e105f4ecef8ad9ca31a8372d0c353" } },
-  }),
-);
+export const ZONE_PATCH = later(() => patchOf(ZONE_SETTINGS().shape, ZONE_SETTINGS_UNKNOWN), {
+  id: "ZonePatch",
+  description: "Any fields of `ZoneSettings`, each replacing the stored one; `null` resets it to its default.",
+  example: { plan: "business", read_timeout: 30, account: { id: "023e105f4ecef8ad9ca31a8372d0c353" } },
+});
 
 /** The settings a client writes with `PUT /zones/{zone}` (wire names, seconds); `account` absent: none. */
 export type ZoneSettings = Readonly<Omit<Output<typeof ZONE_SETTINGS>, "account"> & { account?: ZoneAccount }>;

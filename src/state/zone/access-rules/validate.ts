@@ -10,7 +10,7 @@ import * as z from "zod/mini";
 import { randomId } from "../../../shared/crypto";
 import { err, ok, type Result } from "../../../shared/result";
 import { parseIp } from "../../../shared/ip";
-import { described, fields, later, named, oneOf, parseWith, text, type Output } from "../../../shared/schema";
+import { described, fields, later, oneOf, parseWith, text, type Output } from "../../../shared/schema";
 import { IssueList, isObject, oneIssue, type Issues } from "../../../shared/validation";
 import { formatAddress, parseCidr, type RangeFailure } from "./address";
 import {
@@ -64,8 +64,8 @@ export function canonicalValue(target: AccessRuleTarget, raw: string): Result<st
   }
 }
 
-export const ACCESS_RULE_CONFIGURATION = later(() =>
-  named(
+export const ACCESS_RULE_CONFIGURATION = later(
+  () =>
     fields(
       {
         target: oneOf(ACCESS_RULE_TARGETS, `must be one of: ${ACCESS_RULE_TARGETS.join(", ")}`),
@@ -83,8 +83,7 @@ export const ACCESS_RULE_CONFIGURATION = later(() =>
           context.issues.push({ code: "custom", message: value.error, path: ["value"], input: configuration.value });
       }),
     ),
-    { id: "AccessRuleConfiguration", example: { target: "ip", value: "198.51.100.4" } },
-  ),
+  { id: "AccessRuleConfiguration", example: { target: "ip", value: "198.51.100.4" } },
 );
 
 export const accessRuleMode = () => oneOf(ACCESS_RULE_MODES, `must be one of: ${ACCESS_RULE_MODES.join(", ")}`);
@@ -96,19 +95,18 @@ export const ruleId = () =>
 
 const ruleFields = () => ({ mode: accessRuleMode(), notes: notes(), configuration: ACCESS_RULE_CONFIGURATION() });
 
-export const ACCESS_RULE_BODY = later(() =>
-  named(
+export const ACCESS_RULE_BODY = later(
+  () =>
     fields(
       { id: z.optional(described(ruleId(), "Generated when absent")), ...ruleFields() },
       NOT_A_RULE_FIELD,
       "must be an object",
     ),
-    { id: "AccessRule", example: { mode: "block", configuration: { target: "country", value: "AQ" } } },
-  ),
+  { id: "AccessRule", example: { mode: "block", configuration: { target: "country", value: "AQ" } } },
 );
 
-export const ACCESS_RULES_BODY = later(() =>
-  named(
+export const ACCESS_RULES_BODY = later(
+  () =>
     fields(
       {
         rules: z
@@ -118,36 +116,35 @@ export const ACCESS_RULES_BODY = later(() =>
       "is not a field of the body",
       "must be a JSON object {rules: [...]}",
     ),
-    {
-      id: "AccessRulesBody",
-      example: {
-        rules: [
-          { mode: "block", configuration: { target: "ip_range", value: "198.51.100.0/24" }, notes: "abuse, ticket 42" },
-          { mode: "block", configuration: { target: "country", value: "AQ" } },
-        ],
-      },
+  {
+    id: "AccessRulesBody",
+    example: {
+      rules: [
+        { mode: "block", configuration: { target: "ip_range", value: "198.51.100.0/24" }, notes: "abuse, ticket 42" },
+        { mode: "block", configuration: { target: "country", value: "AQ" } },
+      ],
     },
-  ),
+  },
 );
 
 /** `POST …/firewall/access_rules/rules`: one rule, its id minted by the route. */
-export const ACCESS_RULE_CREATE = later(() =>
-  named(fields(ruleFields(), NOT_A_RULE_FIELD, "must be a JSON object {mode, configuration, notes?}"), {
+export const ACCESS_RULE_CREATE = later(
+  () => fields(ruleFields(), NOT_A_RULE_FIELD, "must be a JSON object {mode, configuration, notes?}"),
+  {
     id: "AccessRuleCreate",
     example: { mode: "block", configuration: { target: "ip", value: "198.51.100.4" }, notes: "abuse, ticket 42" },
-  }),
+  },
 );
 
 /** `PATCH …/firewall/access_rules/rules/{rule_id}`: the fields given replace the rule's. */
-export const ACCESS_RULE_EDIT = later(() =>
-  named(
+export const ACCESS_RULE_EDIT = later(
+  () =>
     fields(
       { mode: z.optional(accessRuleMode()), notes: notes(), configuration: z.optional(ACCESS_RULE_CONFIGURATION()) },
       NOT_A_RULE_FIELD,
       "must be a JSON object {mode, configuration, notes?}",
     ),
-    { id: "AccessRuleEdit", example: { notes: "abuse, ticket 43" } },
-  ),
+  { id: "AccessRuleEdit", example: { notes: "abuse, ticket 43" } },
 );
 
 /** A rule as parsed, before its id is minted and its value made canonical. */

@@ -11,7 +11,7 @@
 import * as z from "zod/mini";
 import { normaliseHostname } from "../../../shared/host";
 import { err, ok, type Result } from "../../../shared/result";
-import { described, fields, later, named, parseWith, text } from "../../../shared/schema";
+import { described, fields, later, parseWith, text } from "../../../shared/schema";
 import { IssueList, isObject, oneIssue, type IssueKind, type Issues } from "../../../shared/validation";
 import type { Plan, PlanForbids, ZoneDocument } from "../schema";
 import type { StoredRule } from "../rulesets/validate";
@@ -107,8 +107,8 @@ const urlText = () =>
     "An http(s) URL on the zone's host or one of its subdomains",
   );
 
-export const ASSET_CREATE = later(() =>
-  named(
+export const ASSET_CREATE = later(
+  () =>
     fields(
       {
         name: ASSET_NAME,
@@ -118,19 +118,18 @@ export const ASSET_CREATE = later(() =>
       NOT_AN_ASSET_FIELD,
       NOT_AN_OBJECT,
     ),
-    {
-      id: "CustomAssetCreate",
-      example: {
-        name: "maintenance_page",
-        description: "Shown while the origin is down",
-        url: "https://shop.example/errors/maintenance.html",
-      },
+  {
+    id: "CustomAssetCreate",
+    example: {
+      name: "maintenance_page",
+      description: "Shown while the origin is down",
+      url: "https://shop.example/errors/maintenance.html",
     },
-  ),
+  },
 );
 
-export const ASSET_UPDATE = later(() =>
-  named(
+export const ASSET_UPDATE = later(
+  () =>
     fields(
       {
         name: z.optional(described(z.string(), "Optional; must equal the path's name (names are immutable)")),
@@ -140,11 +139,10 @@ export const ASSET_UPDATE = later(() =>
       NOT_AN_ASSET_FIELD,
       NOT_AN_OBJECT,
     ),
-    {
-      id: "CustomAssetUpdate",
-      example: { description: "Shown while the origin is down", url: "https://shop.example/errors/maintenance.html" },
-    },
-  ),
+  {
+    id: "CustomAssetUpdate",
+    example: { description: "Shown while the origin is down", url: "https://shop.example/errors/maintenance.html" },
+  },
 );
 
 /**

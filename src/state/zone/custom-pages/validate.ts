@@ -58,13 +58,11 @@ export const PAGE_STATES = ["default", "customized"] as const;
 
 /** The page ids as the OpenAPI document names them (the path's `{id}`, a page's `id`). */
 export const PAGE_ID = named(oneOf(PAGE_IDS), { id: "CustomPageId", example: "1000_errors" });
-export const PAGE_STATE = later(() =>
-  named(oneOf(PAGE_STATES, 'must be "customized" or "default"'), {
-    id: "CustomPageState",
-    description: "`default`: the service's own page; `customized`: the zone's",
-    example: "customized",
-  }),
-);
+export const PAGE_STATE = later(() => oneOf(PAGE_STATES, 'must be "customized" or "default"'), {
+  id: "CustomPageState",
+  description: "`default`: the service's own page; `customized`: the zone's",
+  example: "customized",
+});
 
 const NOT_A_PAGE_FIELD = "is not a custom page field";
 const CONTENT = "must be a non-empty HTML string";
@@ -92,8 +90,8 @@ export const PAGE_CONTENT_BODY = later(() => fields(pageFields(), NOT_A_PAGE_FIE
  * `PUT /zones/{zone}/custom_pages/{id}`: the page as `content`, or as the published `url` (fetched and inlined by
  * src/api/custom-pages/page-url.ts, its HTML then the `content` the writer validates).
  */
-export const PAGE_BODY = later(() =>
-  named(
+export const PAGE_BODY = later(
+  () =>
     fields(
       {
         ...pageFields(),
@@ -107,15 +105,14 @@ export const PAGE_BODY = later(() =>
       },
       NOT_A_PAGE_FIELD,
     ),
-    {
-      id: "CustomPageBody",
-      // For the `PageId` parameter's example (1000_errors).
-      example: {
-        state: "customized",
-        content: `<!doctype html><html><head><title>Sorry</title></head><body>${BOX_TOKENS["1000_errors"][0]}</body></html>`,
-      },
+  {
+    id: "CustomPageBody",
+    // For the `PageId` parameter's example (1000_errors).
+    example: {
+      state: "customized",
+      content: `<!doctype html><html><head><title>Sorry</title></head><body>${BOX_TOKENS["1000_errors"][0]}</body></html>`,
     },
-  ),
+  },
 );
 
 export type PageBody = { readonly state: "default" } | { readonly state: "customized"; readonly content: string };

@@ -13,7 +13,7 @@
  */
 import * as z from "zod/mini";
 import { err, ok, type Result } from "../../../shared/result";
-import { described, fields, later, named, oneOf, parseAt, parseWith } from "../../../shared/schema";
+import { described, fields, later, oneOf, parseAt, parseWith } from "../../../shared/schema";
 import { isObject, oneIssue, type IssueKind } from "../../../shared/validation";
 import type { Plan, ZoneDocument } from "../schema";
 import { PHASES, isPhase, type Phase } from "./phases";
@@ -277,8 +277,8 @@ const POSITION = later(() =>
  * A rule and where to put it, as the document states it: `position` is one of three objects made of the fields
  * `POSITION` reads (its index's upper bound depends on the ruleset).
  */
-export const RULE_REQUEST = later(() =>
-  named(
+export const RULE_REQUEST = later(
+  () =>
     z.object({
       ...RULE_BODY().shape,
       position: z.optional(
@@ -293,19 +293,18 @@ export const RULE_REQUEST = later(() =>
         ),
       ),
     }),
-    {
-      id: "RuleRequest",
-      description:
-        "A rule (`RuleBody`) and where to put it. On PATCH, a body of only `position` moves the rule and keeps its " +
-        "definition; any other field makes the body the rule's whole new definition.",
-      example: {
-        expression: 'http.request.uri.path eq "/wp-login.php"',
-        action: "block",
-        description: "No WordPress here",
-        position: { index: 1 },
-      },
+  {
+    id: "RuleRequest",
+    description:
+      "A rule (`RuleBody`) and where to put it. On PATCH, a body of only `position` moves the rule and keeps its " +
+      "definition; any other field makes the body the rule's whole new definition.",
+    example: {
+      expression: 'http.request.uri.path eq "/wp-login.php"',
+      action: "block",
+      description: "No WordPress here",
+      position: { index: 1 },
     },
-  ),
+  },
 );
 
 /**

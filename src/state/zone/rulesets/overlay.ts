@@ -9,7 +9,7 @@
  * `data:` image (docs/errors.md: the page makes no external request).
  */
 import * as z from "zod/mini";
-import { absent, described, fields, later, named, type Output } from "../../../shared/schema";
+import { absent, described, fields, later, type Output } from "../../../shared/schema";
 import { err, ok, type Result } from "../../../shared/result";
 
 /** The limits of an overlay (docs/custom-errors.md "Overlay"; the OpenAPI document states them from the schema). */
@@ -123,8 +123,8 @@ const branding = () =>
   );
 
 /** What a rule overlays on the error (at least one member). */
-export const OVERLAY = later(() =>
-  named(
+export const OVERLAY = later(
+  () =>
     fields(
       {
         detail: z.optional(described(operatorText(OVERLAY_LIMITS.detail, true), "Replaces `detail` in every format")),
@@ -155,14 +155,13 @@ export const OVERLAY = later(() =>
         error: "must set at least one of detail, what_you_should_do, links, branding",
       }),
     ),
-    {
-      id: "Overlay",
-      description:
-        "What a custom error rule overlays on the structured error (this service's addition, docs/differences.md). " +
-        "Text is operator text: never HTML (escaped on the page, quoted in YAML, markup-escaped in the Markdown " +
-        "body); no control characters (a line break only in `detail` and `what_you_should_do`).",
-    },
-  ),
+  {
+    id: "Overlay",
+    description:
+      "What a custom error rule overlays on the structured error (this service's addition, docs/differences.md). " +
+      "Text is operator text: never HTML (escaped on the page, quoted in YAML, markup-escaped in the Markdown " +
+      "body); no control characters (a line break only in `detail` and `what_you_should_do`).",
+  },
 );
 
 export type Overlay = Output<typeof OVERLAY>;

@@ -5,7 +5,7 @@
  * `parseCharacteristic` (characteristics.ts) and `RATE_LIMIT_BOUNDS`, so what is accepted is exactly what counts.
  */
 import * as z from "zod/mini";
-import { described, fields, int, later, named, oneOf, type Output } from "../../../shared/schema";
+import { described, fields, int, later, oneOf, type Output } from "../../../shared/schema";
 import { parseCharacteristic } from "./characteristics";
 
 /** `ratelimit.counting`, our addition: its description below (docs/producers.md "Exact or approximate counting"). */
@@ -39,8 +39,8 @@ const { min: fewest, max: most } = RATE_LIMIT_BOUNDS.characteristics;
 const CHARACTERISTICS_MESSAGE = `must be a list of ${fewest} to ${most} characteristics, e.g. ["ip.src"]`;
 
 /** `ratelimit` of a rule of `http_ratelimit`, as written (docs/producers.md). */
-export const RATE_LIMIT = later(() =>
-  named(
+export const RATE_LIMIT = later(
+  () =>
     fields(
       {
         characteristics: described(
@@ -90,8 +90,7 @@ export const RATE_LIMIT = later(() =>
       "is not a rate-limiting field",
       "must be an object {characteristics, period, requests_per_period, mitigation_timeout}",
     ),
-    { id: "RateLimit" },
-  ),
+  { id: "RateLimit" },
 );
 
 export type RateLimitParameters = Output<typeof RATE_LIMIT>;

@@ -20,7 +20,6 @@ import {
   described,
   fields,
   later,
-  named,
   oneOf,
   parseAt,
   text,
@@ -67,8 +66,8 @@ const CONTENT_MESSAGE = `must be a string of ${LIMITS.contentBytes.min} to ${LIM
 const BYTES = new TextEncoder();
 
 /** `serve_error` with fixed content (the published shape; two content types are this service's addition). */
-export const INLINE_SERVE_ERROR = later(() =>
-  named(
+export const INLINE_SERVE_ERROR = later(
+  () =>
     fields(
       {
         content: described(
@@ -88,8 +87,7 @@ export const INLINE_SERVE_ERROR = later(() =>
       },
       "is not a parameter of serve_error",
     ),
-    { id: "ServeErrorContent" },
-  ),
+  { id: "ServeErrorContent" },
 );
 
 export type InlineServeError = Output<typeof INLINE_SERVE_ERROR>;
@@ -191,8 +189,8 @@ function ruleFields<A extends z.ZodMiniType, E extends z.ZodMiniType, P extends 
 }
 
 /** A rule as the document states it: the action and parameters of every phase. */
-export const RULE_BODY = later(() =>
-  named(
+export const RULE_BODY = later(
+  () =>
     ruleFields(
       oneOf(RULE_ACTIONS),
       // The engine's own length limit, stated for the document (the engine refuses a longer one with its position).
@@ -209,8 +207,7 @@ export const RULE_BODY = later(() =>
       ),
       z.optional(RATE_LIMIT()),
     ),
-    { id: "RuleBody" },
-  ),
+  { id: "RuleBody" },
 );
 
 /**
@@ -297,8 +294,8 @@ const MOST_RULES = Math.max(...PHASES.flatMap((phase) => PLANS.map((plan) => PHA
 const rulesDocumented = () => z.array(RULE_BODY()).check(z.maxLength(MOST_RULES));
 
 /** `PUT …/entrypoint`, `PUT /zones/{zone}/rulesets/{id}`: the rules, and the ruleset's name and description. */
-export const RULESET_BODY = later(() =>
-  named(
+export const RULESET_BODY = later(
+  () =>
     fields(
       rulesetFields(
         rulesDocumented(),
@@ -307,26 +304,25 @@ export const RULESET_BODY = later(() =>
       ),
       "is not a ruleset field",
     ),
-    {
-      id: "RulesetBody",
-      description: "`name` and `description` are kept when absent",
-      // For the `Phase` parameter's example (http_request_firewall_custom).
-      example: {
-        rules: [
-          {
-            expression: 'http.request.uri.path eq "/admin" and not ip.src in {192.0.2.0/24}',
-            action: "block",
-            description: "Only the office reaches /admin",
-          },
-        ],
-      },
+  {
+    id: "RulesetBody",
+    description: "`name` and `description` are kept when absent",
+    // For the `Phase` parameter's example (http_request_firewall_custom).
+    example: {
+      rules: [
+        {
+          expression: 'http.request.uri.path eq "/admin" and not ip.src in {192.0.2.0/24}',
+          action: "block",
+          description: "Only the office reaches /admin",
+        },
+      ],
     },
-  ),
+  },
 );
 
 /** `POST /zones/{zone}/rulesets`: as `RulesetBody`, with `name`, `kind` and `phase` required. */
-export const RULESET_CREATE_BODY = later(() =>
-  named(
+export const RULESET_CREATE_BODY = later(
+  () =>
     fields(
       {
         ...rulesetFields(z.optional(rulesDocumented()), PHASE, z.literal(RULESET_KINDS[0])),
@@ -336,16 +332,15 @@ export const RULESET_CREATE_BODY = later(() =>
       },
       "is not a ruleset field",
     ),
-    {
-      id: "RulesetCreateBody",
-      example: {
-        name: "Firewall",
-        kind: "zone",
-        phase: "http_request_firewall_custom",
-        rules: [{ expression: 'http.request.uri.path eq "/admin"', action: "block", description: "No /admin" }],
-      },
+  {
+    id: "RulesetCreateBody",
+    example: {
+      name: "Firewall",
+      kind: "zone",
+      phase: "http_request_firewall_custom",
+      rules: [{ expression: 'http.request.uri.path eq "/admin"', action: "block", description: "No /admin" }],
     },
-  ),
+  },
 );
 
 /** A ruleset body of `phase` as its validator reads it: its own fields; the rules are read one by one after them. */
@@ -545,18 +540,17 @@ const summaryFields = () => ({
   version: z.string(),
   last_updated: dateTime(),
 });
-export const RULESET_SUMMARY = later(() => named(z.object(summaryFields()), { id: "RulesetSummary" }));
+export const RULESET_SUMMARY = later(() => z.object(summaryFields()), { id: "RulesetSummary" });
 
 /** A ruleset with its rules as the published API shows it (no rules yet: version 0, never updated). */
-export const RULESET = later(() =>
-  named(
+export const RULESET = later(
+  () =>
     z.object({
       ...summaryFields(),
       last_updated: z.nullable(dateTime()),
       rules: z.array(z.object({ ...RULE_BODY().shape, id: z.string(), version: z.string(), last_updated: dateTime() })),
     }),
-    { id: "Ruleset" },
-  ),
+  { id: "Ruleset" },
 );
 
 /** The ruleset as the published API shows it. */

@@ -9,7 +9,7 @@
  */
 import * as z from "zod/mini";
 import { err, ok, type Result } from "../../../shared/result";
-import { described, fields, later, named, num, oneOf, parseWith, text, type Output } from "../../../shared/schema";
+import { described, fields, later, num, oneOf, parseWith, text, type Output } from "../../../shared/schema";
 import { IssueList, type Issues } from "../../../shared/validation";
 import { checkTarget, type TargetPolicy } from "../../analytics/alerts";
 
@@ -69,8 +69,8 @@ const headerMap = () =>
   );
 
 /** The body of `PUT /zones/{zone}/telemetry` (docs/telemetry.md "Settings"). */
-export const TELEMETRY_BODY = later(() =>
-  named(
+export const TELEMETRY_BODY = later(
+  () =>
     fields(
       {
         otlp: fields(
@@ -113,19 +113,18 @@ export const TELEMETRY_BODY = later(() =>
       },
       "is not a telemetry setting (otlp, sample, trace_context)",
     ),
-    {
-      id: "TelemetrySettings",
-      example: {
-        otlp: {
-          endpoint: "https://otlp.example.net/v1/traces",
-          protocol: "http/protobuf",
-          headers: { "x-api-key": "secret-key" },
-        },
-        sample: { errors: 1, requests: 0.01 },
-        trace_context: "accept",
+  {
+    id: "TelemetrySettings",
+    example: {
+      otlp: {
+        endpoint: "https://otlp.example.net/v1/traces",
+        protocol: "http/protobuf",
+        headers: { "x-api-key": "secret-key" },
       },
+      sample: { errors: 1, requests: 0.01 },
+      trace_context: "accept",
     },
-  ),
+  },
 );
 
 /** The settings as stored (secrets included). */

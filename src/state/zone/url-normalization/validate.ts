@@ -10,14 +10,14 @@ import {
   type UrlNormalization,
 } from "../../../shared/url-normalise";
 import type { Result } from "../../../shared/result";
-import { described, fields, later, named, oneOf, parseWith } from "../../../shared/schema";
+import { described, fields, later, oneOf, parseWith } from "../../../shared/schema";
 import type { Issues } from "../../../shared/validation";
 
 /** At most this many issues are listed (a body of 50,000 keys still answers one short error, counting the rest). */
 export const MAX_URL_NORMALIZATION_ISSUES = 5;
 
-export const URL_NORMALIZATION_BODY = later(() =>
-  named(
+export const URL_NORMALIZATION_BODY = later(
+  () =>
     fields(
       {
         scope: described(oneOf(URL_NORMALIZATION_SCOPES), {
@@ -36,8 +36,7 @@ export const URL_NORMALIZATION_BODY = later(() =>
       "is not a url_normalization setting (scope, type)",
       "must be a JSON object {scope, type}",
     ),
-    { id: "UrlNormalization", example: { scope: "both", type: "rfc3986" } },
-  ),
+  { id: "UrlNormalization", example: { scope: "both", type: "rfc3986" } },
 );
 
 /** Validates the body; the two fields' issues first, so a body of many unknown keys still names what is wrong with them. */
