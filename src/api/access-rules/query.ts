@@ -7,7 +7,7 @@
  * sliced in memory.
  */
 import * as z from "zod/mini";
-import { fields, named, oneOf, parseWith, text, type Output } from "../../shared/schema";
+import { fields, later, oneOf, parseWith, text, type Output } from "../../shared/schema";
 import type { Issues } from "../../shared/validation";
 import { PAGE_PARAMETERS, pageFields, queryObject } from "../kit/query";
 import { ok, type Result } from "../../shared/result";
@@ -29,29 +29,28 @@ const ORDERS = ["configuration.target", "configuration.value", "mode"] as const;
 
 type Order = (typeof ORDERS)[number];
 
-const filterText = text(
-  { max: ACCESS_RULE_LIST.maxFilterLength },
-  `must be at most ${ACCESS_RULE_LIST.maxFilterLength} characters`,
-);
+const filterText = () =>
+  text({ max: ACCESS_RULE_LIST.maxFilterLength }, `must be at most ${ACCESS_RULE_LIST.maxFilterLength} characters`);
 
 /**
  * The list query as a schema (its numerals read as numbers first): the validator and the OpenAPI parameters
  * (`queryParameters`), so every enum, bound and default is written here once.
  */
-export const ACCESS_RULE_QUERY = named(
-  fields(
-    {
-      ...pageFields(ACCESS_RULE_LIST),
-      mode: z.optional(oneOf(PUBLISHED_MODES)),
-      notes: z.optional(filterText),
-      "configuration.target": z.optional(oneOf(PUBLISHED_TARGETS)),
-      "configuration.value": z.optional(filterText),
-      match: z._default(oneOf(["all", "any"]), "all"),
-      order: z.optional(oneOf(ORDERS)),
-      direction: z._default(oneOf(["asc", "desc"]), "asc"),
-    },
-    "is not a parameter of this listing (page, per_page, mode, notes, configuration.target, configuration.value, match, order, direction)",
-  ),
+export const ACCESS_RULE_QUERY = later(
+  () =>
+    fields(
+      {
+        ...pageFields(ACCESS_RULE_LIST),
+        mode: z.optional(oneOf(PUBLISHED_MODES)),
+        notes: z.optional(filterText()),
+        "configuration.target": z.optional(oneOf(PUBLISHED_TARGETS)),
+        "configuration.value": z.optional(filterText()),
+        match: z._default(oneOf(["all", "any"]), "all"),
+        order: z.optional(oneOf(ORDERS)),
+        direction: z._default(oneOf(["asc", "desc"]), "asc"),
+      },
+      "is not a parameter of this listing (page, per_page, mode, notes, configuration.target, configuration.value, match, order, direction)",
+    ),
   { id: "AccessRuleQuery", example: { per_page: 50, "configuration.target": "country", order: "mode" } },
 );
 

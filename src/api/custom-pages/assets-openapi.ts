@@ -28,48 +28,52 @@ const FETCHED =
     .join(", ")} (400, 20053).`;
 
 export const assetsOpenApi: OpenApiFragment = {
-  paths: {
-    "/zones/{zone}/custom_pages/assets": {
-      parameters: [param("Zone")],
-      get: operation(
-        "zones:read",
-        "listCustomAssets",
-        "Custom error assets, by name",
-        { "200": ok("One page of assets", { type: "array", items: ref("CustomAsset") }, ref("PageResultInfo")) },
-        { parameters: queryParameters(ASSET_QUERY) },
-      ),
-      post: operation(
-        "zones:write",
-        "createCustomAsset",
-        "Create an asset from a URL of the zone (fetched once, stylesheets and images inlined)",
-        { "200": ok("The asset", ref("CustomAsset")), "409": errorResponse("An asset of that name exists (20052)") },
-        { description: FETCHED, requestBody: jsonBody("CustomAssetCreate") },
-      ),
-    },
-    "/zones/{zone}/custom_pages/assets/{asset_name}": {
-      parameters: [param("Zone"), param("AssetName")],
-      get: operation("zones:read", "getCustomAsset", "One custom error asset", {
-        "200": ok("The asset", ref("CustomAsset")),
-      }),
-      put: operation(
-        "zones:write",
-        "updateCustomAsset",
-        "Change an asset's description or URL; always fetches again (the same URL refetches)",
-        { "200": ok("The asset", ref("CustomAsset")) },
-        {
-          description: `${FETCHED} The name cannot change. Unknown name: 404 (20051).`,
-          requestBody: jsonBody("CustomAssetUpdate"),
-        },
-      ),
-      delete: operation("zones:write", "deleteCustomAsset", "Delete an asset no custom error rule names", {
-        "204": { description: "Deleted" },
-        "409": errorResponse(
-          "A custom error rule names the asset (20054): the message lists the rules; nothing deleted",
+  get paths() {
+    return {
+      "/zones/{zone}/custom_pages/assets": {
+        parameters: [param("Zone")],
+        get: operation(
+          "zones:read",
+          "listCustomAssets",
+          "Custom error assets, by name",
+          { "200": ok("One page of assets", { type: "array", items: ref("CustomAsset") }, ref("PageResultInfo")) },
+          { parameters: queryParameters(ASSET_QUERY()) },
         ),
-      }),
-    },
+        post: operation(
+          "zones:write",
+          "createCustomAsset",
+          "Create an asset from a URL of the zone (fetched once, stylesheets and images inlined)",
+          { "200": ok("The asset", ref("CustomAsset")), "409": errorResponse("An asset of that name exists (20052)") },
+          { description: FETCHED, requestBody: jsonBody("CustomAssetCreate") },
+        ),
+      },
+      "/zones/{zone}/custom_pages/assets/{asset_name}": {
+        parameters: [param("Zone"), param("AssetName")],
+        get: operation("zones:read", "getCustomAsset", "One custom error asset", {
+          "200": ok("The asset", ref("CustomAsset")),
+        }),
+        put: operation(
+          "zones:write",
+          "updateCustomAsset",
+          "Change an asset's description or URL; always fetches again (the same URL refetches)",
+          { "200": ok("The asset", ref("CustomAsset")) },
+          {
+            description: `${FETCHED} The name cannot change. Unknown name: 404 (20051).`,
+            requestBody: jsonBody("CustomAssetUpdate"),
+          },
+        ),
+        delete: operation("zones:write", "deleteCustomAsset", "Delete an asset no custom error rule names", {
+          "204": { description: "Deleted" },
+          "409": errorResponse(
+            "A custom error rule names the asset (20054): the message lists the rules; nothing deleted",
+          ),
+        }),
+      },
+    };
   },
-  parameters: {
-    AssetName: parameterOf(ASSET_NAME, { name: "asset_name", in: "path", example: "maintenance_page" }),
+  get parameters() {
+    return {
+      AssetName: parameterOf(ASSET_NAME(), { name: "asset_name", in: "path", example: "maintenance_page" }),
+    };
   },
 };

@@ -18,7 +18,7 @@ import type { ApiContext, ApiRoute } from "../kit/types";
 import { editZone, readZone, zoneHandler, zoneTarget, type ZoneAnswer, type ZoneApiFailure } from "../kit/zone-section";
 import { err, ok, type Result } from "../../shared/result";
 import * as z from "zod/mini";
-import { dateTime, described, later, named, parseWith, type Answer } from "../../shared/schema";
+import { dateTime, described, later, parseWith, type Answer } from "../../shared/schema";
 import { PAGE_PARAMETERS, pageFields, queryObject } from "../kit/query";
 import { ASSET_NAME } from "../../state/zone/custom-pages/asset-name";
 import {
@@ -37,7 +37,7 @@ const ASSET_PAGES = { defaultPerPage: 20, maxPerPage: 100 } as const;
 export const CUSTOM_ASSET = later(
   () =>
     z.object({
-      name: ASSET_NAME,
+      name: ASSET_NAME(),
       description: z.string(),
       url: z.string().check(z.meta({ format: "uri" })),
       last_updated: dateTime(),
@@ -72,8 +72,8 @@ async function listAssets(c: ApiContext, zone: string): Promise<ZoneAnswer> {
 }
 
 /** The list's query: the published page-number pagination; other parameters are ignored, as the published list does. */
-export const ASSET_QUERY = named(
-  z.object(pageFields(ASSET_PAGES, (max) => `must be given once, as an integer from 1 to ${max}`)),
+export const ASSET_QUERY = later(
+  () => z.object(pageFields(ASSET_PAGES, (max) => `must be given once, as an integer from 1 to ${max}`)),
   { id: "CustomAssetQuery", example: { page: 1, per_page: 50 } },
 );
 

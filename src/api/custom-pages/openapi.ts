@@ -9,7 +9,7 @@ import { dateTime, described, later } from "../../shared/schema";
 export const CUSTOM_PAGE = later(
   () =>
     z.object({
-      id: PAGE_ID,
+      id: PAGE_ID(),
       state: PAGE_STATE(),
       description: z.string(),
       required_tokens: z.array(z.string()),
@@ -29,41 +29,46 @@ export const customPagesOpenApi: OpenApiFragment = {
   description:
     "Custom error pages per class (`500_errors`, `1000_errors`; paid plans) and custom error assets " +
     "(`/custom_pages/assets`, served by `serve_error` rules with `asset_name`).",
-  paths: {
-    ...assetsOpenApi.paths,
-    "/zones/{zone}/custom_pages": {
-      parameters: [param("Zone")],
-      get: operation("zones:read", "listCustomPages", "Page types with their state", {
-        "200": ok("The pages", { type: "array", items: ref("CustomPage") }),
-      }),
-    },
-    "/zones/{zone}/custom_pages/{id}": {
-      parameters: [param("Zone"), param("PageId")],
-      get: operation("zones:read", "getCustomPage", "One custom page (with its `content` when customised)", {
-        "200": ok("The page", ref("CustomPage")),
-      }),
-      put: operation(
-        "zones:write",
-        "putCustomPage",
-        "Customise a page or restore the default",
-        { "200": ok("The page", ref("CustomPage")), "413": response("TooLarge") },
-        {
-          description:
-            "The content must contain `<head>`, `</head>` and the class's box token exactly once " +
-            `(${PAGE_IDS.map((id) => `\`${BOX_TOKENS[id][0]}\``).join(" / ")}; the \`::CLOUDFLARE_…::\` spellings ` +
-            "are aliases and count with it), never the other class's; at most " +
-            `${MAX_PAGE_BYTES} bytes with its \`::RAY_ID::\` and \`::CLIENT_IP::\` tokens at their longest. ` +
-            "Paid plans only (403, 1100). Instead of `content`, the published `url`: the page is fetched from the " +
-            "zone's own origin and its stylesheets and images inlined, exactly as a custom error asset is (same scope, " +
-            "same limits), then validated as `content` is; a refusal names `url` (400, 20023). `state: default` " +
-            "takes `url` only empty.",
-          requestBody: jsonBody("CustomPageBody"),
-        },
-      ),
-    },
+  // Made with the document, as the assets' are: their parameters read request schemas made on first use.
+  get paths() {
+    return {
+      ...assetsOpenApi.paths,
+      "/zones/{zone}/custom_pages": {
+        parameters: [param("Zone")],
+        get: operation("zones:read", "listCustomPages", "Page types with their state", {
+          "200": ok("The pages", { type: "array", items: ref("CustomPage") }),
+        }),
+      },
+      "/zones/{zone}/custom_pages/{id}": {
+        parameters: [param("Zone"), param("PageId")],
+        get: operation("zones:read", "getCustomPage", "One custom page (with its `content` when customised)", {
+          "200": ok("The page", ref("CustomPage")),
+        }),
+        put: operation(
+          "zones:write",
+          "putCustomPage",
+          "Customise a page or restore the default",
+          { "200": ok("The page", ref("CustomPage")), "413": response("TooLarge") },
+          {
+            description:
+              "The content must contain `<head>`, `</head>` and the class's box token exactly once " +
+              `(${PAGE_IDS.map((id) => `\`${BOX_TOKENS[id][0]}\``).join(" / ")}; the \`::CLOUDFLARE_…::\` spellings ` +
+              "are aliases and count with it), never the other class's; at most " +
+              `${MAX_PAGE_BYTES} bytes with its \`::RAY_ID::\` and \`::CLIENT_IP::\` tokens at their longest. ` +
+              "Paid plans only (403, 1100). Instead of `content`, the published `url`: the page is fetched from the " +
+              "zone's own origin and its stylesheets and images inlined, exactly as a custom error asset is (same scope, " +
+              "same limits), then validated as `content` is; a refusal names `url` (400, 20023). `state: default` " +
+              "takes `url` only empty.",
+            requestBody: jsonBody("CustomPageBody"),
+          },
+        ),
+      },
+    };
   },
-  parameters: {
-    ...assetsOpenApi.parameters,
-    PageId: parameterOf(PAGE_ID, { name: "id", in: "path", example: "1000_errors" }),
+  get parameters() {
+    return {
+      ...assetsOpenApi.parameters,
+      PageId: parameterOf(PAGE_ID(), { name: "id", in: "path", example: "1000_errors" }),
+    };
   },
 };

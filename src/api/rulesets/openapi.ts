@@ -183,18 +183,21 @@ export const rulesetsOpenApi: OpenApiFragment = {
       },
     },
   },
-  parameters: {
-    RulesetId: pathId(
-      "ruleset_id",
-      "A ruleset of this zone (32 hex characters, as listed); any other id answers 404 (20040)",
-    ),
-    RuleId: pathId("rule_id", "A rule of the ruleset; any other id answers 404 (20041)"),
-    RulesetVersion: parameterOf(RULESET_VERSION, {
-      name: "ruleset_version",
-      in: "path",
-      description: "A version number of the ruleset, as listed; any other answers 404 (20042)",
-      example: "1",
-    }),
-    Phase: parameterOf(PHASE, { name: "phase", in: "path", example: "http_request_firewall_custom" }),
+  // Made with the document: two of them read request schemas, which are made on first use.
+  get parameters() {
+    return {
+      RulesetId: pathId(
+        "ruleset_id",
+        "A ruleset of this zone (32 hex characters, as listed); any other id answers 404 (20040)",
+      ),
+      RuleId: pathId("rule_id", "A rule of the ruleset; any other id answers 404 (20041)"),
+      RulesetVersion: parameterOf(RULESET_VERSION(), {
+        name: "ruleset_version",
+        in: "path",
+        description: "A version number of the ruleset, as listed; any other answers 404 (20042)",
+        example: "1",
+      }),
+      Phase: parameterOf(PHASE(), { name: "phase", in: "path", example: "http_request_firewall_custom" }),
+    };
   },
 };

@@ -29,7 +29,7 @@ import { causeOf, err, ok, type Result } from "../../shared/result";
 import { base64UrlToBytes, bytesToBase64Url } from "../../state/tags/base64url";
 import * as z from "zod/mini";
 import { ACCOUNT_ID, parseZoneName, PLANS, ZONE_ACCOUNT } from "../../state/zone/schema";
-import { dateTime, described, fields, later, named, oneOf, parseWith, text, type Answer } from "../../shared/schema";
+import { dateTime, described, fields, later, oneOf, parseWith, text, type Answer } from "../../shared/schema";
 import { PAGE_PARAMETERS, pageFields, queryObject } from "../kit/query";
 import { accountOfMetadata, readZone } from "../../state/zone/store";
 
@@ -287,26 +287,27 @@ const CURSOR_REFUSED = "is not one this listing gave (use result_info.cursor as 
  * name })` sends), an exact match, case-insensitive as hostnames are; the published operators (`contains:`,
  * `starts_with:`, ...) are not supported: refused, never read as a name.
  */
-export const ZONE_LIST_QUERY = named(
-  fields(
-    {
-      ...pageFields(ZONE_LIST, (max) => `must be given once, as an integer from 1 to ${max}`),
-      cursor: z.optional(
-        described(
-          text({ min: 1, max: ZONE_LIST.maxCursorLength }, CURSOR_REFUSED),
-          "`result_info.cursor` of the previous page (not with `page`).",
+export const ZONE_LIST_QUERY = later(
+  () =>
+    fields(
+      {
+        ...pageFields(ZONE_LIST, (max) => `must be given once, as an integer from 1 to ${max}`),
+        cursor: z.optional(
+          described(
+            text({ min: 1, max: ZONE_LIST.maxCursorLength }, CURSOR_REFUSED),
+            "`result_info.cursor` of the previous page (not with `page`).",
+          ),
         ),
-      ),
-      "account.id": z.optional(
-        described(
-          text({ pattern: ACCOUNT_ID }, "must be given once, as 32 lower-case hex characters"),
-          "Only the zones of this account (within the token's scope).",
+        "account.id": z.optional(
+          described(
+            text({ pattern: ACCOUNT_ID }, "must be given once, as 32 lower-case hex characters"),
+            "Only the zones of this account (within the token's scope).",
+          ),
         ),
-      ),
-      name: z.optional(described(z.string(), "Only the zone of this name (an exact name; no filter operators).")),
-    },
-    "is not a parameter of this listing (page, per_page, cursor, account.id, name)",
-  ),
+        name: z.optional(described(z.string(), "Only the zone of this name (an exact name; no filter operators).")),
+      },
+      "is not a parameter of this listing (page, per_page, cursor, account.id, name)",
+    ),
   { id: "ZoneListQuery", example: { per_page: 50, "account.id": "023e105f4ecef8ad9ca31a8372d0c353" } },
 );
 

@@ -22,7 +22,8 @@ import { ZONE_LIST, ZONE_LIST_CODES, ZONE_LIST_QUERY } from "./list";
 /** A write's answers: the zone as stored, or a body over the limit. */
 const STORED_ZONE = { "200": ok("The stored zone", ref("Zone")), "413": response("TooLarge") };
 
-const zonePaths: Record<string, Json> = {
+/** Made with the document: the list's parameters read its query schema, which is made on first use. */
+const zonePaths = (): Record<string, Json> => ({
   "/zones": {
     get: operation(
       "zones:read",
@@ -44,7 +45,7 @@ const zonePaths: Record<string, Json> = {
           "or with `cursor` (keyset: resumes where the previous page ended; start without `page` and follow " +
           "`result_info.cursor`, null on the last page). A scoped token lists the zones it names and those of its accounts. Unknown or " +
           `repeated parameters, both \`page\` and \`cursor\`, or a cursor this listing did not give: 400 (${ZONE_LIST_CODES.invalidParameter}).`,
-        parameters: queryParameters(ZONE_LIST_QUERY),
+        parameters: queryParameters(ZONE_LIST_QUERY()),
       },
     ),
   },
@@ -65,13 +66,15 @@ const zonePaths: Record<string, Json> = {
       "200": ok("Deleted", { type: "object", required: ["id"], properties: { id: { type: "string" } } }),
     }),
   },
-};
+});
 
 export const zonesOpenApi: OpenApiFragment = {
-  paths: zonePaths,
+  get paths() {
+    return zonePaths();
+  },
   description: "Zone configuration (docs/configuration.md).",
-  parameters: {
-    Zone: parameterOf(ZONE_NAME, { name: "zone", in: "path", example: "www.example.com" }),
+  get parameters() {
+    return { Zone: parameterOf(ZONE_NAME(), { name: "zone", in: "path", example: "www.example.com" }) };
   },
   // The answer of every zone operation; the route builds it by hand, so the document alone shows this schema.
   documentOnly: () =>

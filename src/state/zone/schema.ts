@@ -302,15 +302,16 @@ export interface Zone {
  * the first refusal ends the parse, so the length bound the document states is checked by `hostnameProblem` with
  * its own wording before `maxLength` is reached.
  */
-export const ZONE_NAME = named(
-  z.string().check(
-    z.overwrite(normaliseHostname),
-    z.superRefine((name, context) => {
-      const why = zoneNameProblem(name);
-      if (why !== null) context.issues.push({ code: "custom", message: why, input: name, continue: false });
-    }),
-    z.maxLength(HOSTNAME_LIMITS.maxLength),
-  ),
+export const ZONE_NAME = later(
+  () =>
+    z.string().check(
+      z.overwrite(normaliseHostname),
+      z.superRefine((name, context) => {
+        const why = zoneNameProblem(name);
+        if (why !== null) context.issues.push({ code: "custom", message: why, input: name, continue: false });
+      }),
+      z.maxLength(HOSTNAME_LIMITS.maxLength),
+    ),
   { id: "ZoneName", description: "Hostname.", example: "www.example.com" },
 );
 
@@ -324,7 +325,7 @@ function zoneNameProblem(name: string): string | null {
 
 /** Validates a zone name with `ZONE_NAME` and returns it lower-cased, or the refusal's wording. */
 export function parseZoneName(raw: string): Result<string, string> {
-  const parsed = ZONE_NAME.safeParse(raw);
+  const parsed = ZONE_NAME().safeParse(raw);
   return parsed.success ? ok(parsed.data) : err(parsed.error.issues[0]?.message ?? "zone must be a hostname");
 }
 

@@ -5,7 +5,7 @@
  * an asset's users, so neither side may import the other.
  */
 import * as z from "zod/mini";
-import { named, parseWith } from "../../../shared/schema";
+import { later, parseWith } from "../../../shared/schema";
 import type { IssueKind } from "../../../shared/validation";
 
 /** The longest name, in characters. */
@@ -13,16 +13,17 @@ export const ASSET_NAME_LENGTH = 200;
 const LENGTH = `must be 1 to ${ASSET_NAME_LENGTH} characters`;
 
 /** A name as a body, the path or a rule gives it: the validator and the document's `AssetName`. */
-export const ASSET_NAME = named(
-  z.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") }).check(
-    // A name of the wrong length is refused for that alone (the pattern's message would quote all of it).
-    z.minLength(1, { error: LENGTH, abort: true }),
-    z.maxLength(ASSET_NAME_LENGTH, { error: LENGTH, abort: true }),
-    z.regex(/^[A-Za-z0-9_]+$/, {
-      error: (issue) =>
-        `${JSON.stringify(issue.input)} may only contain letters (A-Z, a-z), digits (0-9) and underscores (_)`,
-    }),
-  ),
+export const ASSET_NAME = later(
+  () =>
+    z.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") }).check(
+      // A name of the wrong length is refused for that alone (the pattern's message would quote all of it).
+      z.minLength(1, { error: LENGTH, abort: true }),
+      z.maxLength(ASSET_NAME_LENGTH, { error: LENGTH, abort: true }),
+      z.regex(/^[A-Za-z0-9_]+$/, {
+        error: (issue) =>
+          `${JSON.stringify(issue.input)} may only contain letters (A-Z, a-z), digits (0-9) and underscores (_)`,
+      }),
+    ),
   { id: "AssetName", description: "A custom error asset's name (immutable)", example: "maintenance_page" },
 );
 

@@ -111,7 +111,7 @@ export const ASSET_CREATE = later(
   () =>
     fields(
       {
-        name: ASSET_NAME,
+        name: ASSET_NAME(),
         description: description(),
         url: urlText(),
       },

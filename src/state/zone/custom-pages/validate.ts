@@ -13,7 +13,7 @@
  */
 import * as z from "zod/mini";
 import { err, ok, type Result } from "../../../shared/result";
-import { described, fields, later, named, oneOf, parseWith } from "../../../shared/schema";
+import { described, fields, later, oneOf, parseWith } from "../../../shared/schema";
 import { isOneOf, oneIssue, type IssueKind, type Issues } from "../../../shared/validation";
 import type { Plan, PlanForbids } from "../schema";
 
@@ -57,7 +57,7 @@ export function pageClassOf(code: number): PageId {
 export const PAGE_STATES = ["default", "customized"] as const;
 
 /** The page ids as the OpenAPI document names them (the path's `{id}`, a page's `id`). */
-export const PAGE_ID = named(oneOf(PAGE_IDS), { id: "CustomPageId", example: "1000_errors" });
+export const PAGE_ID = later(() => oneOf(PAGE_IDS), { id: "CustomPageId", example: "1000_errors" });
 export const PAGE_STATE = later(() => oneOf(PAGE_STATES, 'must be "customized" or "default"'), {
   id: "CustomPageState",
   description: "`default`: the service's own page; `customized`: the zone's",

@@ -4,14 +4,14 @@
  * docs/custom-errors.md / docs/producers.md.
  */
 import { customErrorFields, requestFields, type FieldSet } from "../../../rules";
-import { named, oneOf } from "../../../shared/schema";
+import { later, oneOf } from "../../../shared/schema";
 import { isOneOf } from "../../../shared/validation";
 import type { Plan } from "../schema";
 
 export const PHASES = ["http_custom_errors", "http_request_firewall_custom", "http_ratelimit"] as const;
 export type Phase = (typeof PHASES)[number];
 /** A phase as a path or a body names it: the document's `Phase`. */
-export const PHASE = named(oneOf(PHASES), { id: "Phase", example: "http_request_firewall_custom" });
+export const PHASE = later(() => oneOf(PHASES), { id: "Phase", example: "http_request_firewall_custom" });
 
 /** The actions of the phases' rules (one per phase, `PhaseSpec.action`). */
 export const RULE_ACTIONS = ["serve_error", "block"] as const;

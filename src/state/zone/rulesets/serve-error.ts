@@ -27,7 +27,7 @@ export const ASSET_SERVE_ERROR = later(() =>
         content_type: z.optional(
           z.literal("text/html", { error: "must be text/html or absent with asset_name (an asset is an HTML page)" }),
         ),
-        asset_name: ASSET_NAME,
+        asset_name: ASSET_NAME(),
         status_code: z.optional(statusCode()),
       },
       "is not a parameter of serve_error",

@@ -299,7 +299,7 @@ export const RULESET_BODY = later(
     fields(
       rulesetFields(
         rulesDocumented(),
-        described(PHASE, "When present, the path's phase"),
+        described(PHASE(), "When present, the path's phase"),
         described(z.literal(RULESET_KINDS[0]), "When present, `zone`"),
       ),
       "is not a ruleset field",
@@ -325,8 +325,8 @@ export const RULESET_CREATE_BODY = later(
   () =>
     fields(
       {
-        ...rulesetFields(z.optional(rulesDocumented()), PHASE, z.literal(RULESET_KINDS[0])),
-        phase: PHASE,
+        ...rulesetFields(z.optional(rulesDocumented()), PHASE(), z.literal(RULESET_KINDS[0])),
+        phase: PHASE(),
         kind: z.literal(RULESET_KINDS[0]),
         name: rulesetName(),
       },
@@ -536,7 +536,7 @@ const summaryFields = () => ({
   name: z.string(),
   description: z.string(),
   kind: oneOf(RULESET_KINDS),
-  phase: PHASE,
+  phase: PHASE(),
   version: z.string(),
   last_updated: dateTime(),
 });

@@ -12,7 +12,7 @@
  * ruleset deletes its versions; deleting the zone deletes all of them.
  */
 import type { Migration } from "../../migrations";
-import { named, text } from "../../../shared/schema";
+import { later, text } from "../../../shared/schema";
 import type { Phase } from "./phases";
 import type { StoredRuleset } from "./validate";
 
@@ -24,14 +24,14 @@ export const MAX_VERSIONS_KEPT = 50;
  * digits (a safe integer), the component `RulesetVersion`. Anything else names no version (404, not 400: the path
  * is a lookup, as the published API answers it).
  */
-export const RULESET_VERSION = named(text({ pattern: /^[1-9][0-9]{0,14}$/ }, "is no version number"), {
+export const RULESET_VERSION = later(() => text({ pattern: /^[1-9][0-9]{0,14}$/ }, "is no version number"), {
   id: "RulesetVersion",
   example: "1",
 });
 
 /** A version's number from the path, or `null` when the path names no version. */
 export function versionNumber(version: string): number | null {
-  const parsed = RULESET_VERSION.safeParse(version);
+  const parsed = RULESET_VERSION().safeParse(version);
   return parsed.success ? Number(parsed.data) : null;
 }
 
