@@ -58,14 +58,14 @@ export const BY_TAG_QUERY = later(() =>
   named(
     fields(
       {
-        tag: z.optional(TAG_FILTERS),
+        tag: z.optional(TAG_FILTERS()),
         group_by: z.optional(
           described(
             text({ pattern: /^(?:tag:.+)?$/ }, "must be tag:<key> (a zone tag key, e.g. tag:team)"),
             "tag:<key>: one group per value of the key, and one (value null) for zones without it",
           ),
         ),
-        effective: z.optional(EFFECTIVE),
+        effective: z.optional(EFFECTIVE()),
         ...countWindowFields(),
       },
       "is not a parameter of this query (tag, group_by, effective, since, until, step, code, source, answered_by, format)",

@@ -72,7 +72,7 @@ export const ZONE_BUNDLE = named(
       tags: described(
         // A key refused is worded as the tags API words it, not as the schema's bare `is not valid`.
         z.optional(
-          z.record(TAG_KEY, TAG_VALUE, {
+          z.record(TAG_KEY(), TAG_VALUE(), {
             error: (issue) =>
               issue.code === "invalid_key"
                 ? "is not a valid tag key: letters of any script (with combining marks), decimal digits, '_', '.' " +

@@ -31,7 +31,7 @@ import { EFFECTIVE, RESOURCE_TYPE, TAG_KEY, TAG_VALUE } from "../../state/tags/t
 import { INHERITED_FROM } from "../../state/tags/types";
 
 /** A tag set: key → value. */
-const TAGS = later(() => named(z.record(TAG_KEY, TAG_VALUE), { id: "Tags" }));
+const TAGS = later(() => named(z.record(TAG_KEY(), TAG_VALUE()), { id: "Tags" }));
 
 /** The fields of a resource as every answer shows it. */
 const resourceFields = () => ({
@@ -48,7 +48,7 @@ const resourceFields = () => ({
       z.record(
         z.string(),
         z.object({
-          value: TAG_VALUE,
+          value: TAG_VALUE(),
           from: z.object({ resource_type: oneOf(INHERITED_FROM), resource_id: z.string() }),
         }),
       ),
@@ -69,13 +69,13 @@ export const TAG_HISTORY_ENTRY = later(() =>
       at: dateTime(),
       token_name: described(z.string(), "The `name` of the API token that wrote."),
       via: oneOf(HISTORY_VIA),
-      resource_type: RESOURCE_TYPE,
+      resource_type: RESOURCE_TYPE(),
       resource_id: z.string(),
       worker_id: z.optional(z.string()),
       zone_id: z.optional(described(z.string(), "The zone of a zone resource (`zone`, `zone_ruleset`).")),
-      key: TAG_KEY,
-      before: described(z.nullable(TAG_VALUE), "`null`: the key was added."),
-      after: described(z.nullable(TAG_VALUE), "`null`: the key was removed."),
+      key: TAG_KEY(),
+      before: described(z.nullable(TAG_VALUE()), "`null`: the key was added."),
+      after: described(z.nullable(TAG_VALUE()), "`null`: the key was removed."),
     }),
     {
       id: "TagHistoryEntry",
@@ -105,8 +105,8 @@ export const COMPLIANCE_ITEM = later(() =>
         z.object({
           kind: z.string(),
           rule: oneOf(POLICY_RULES),
-          key: TAG_KEY,
-          value: z.optional(TAG_VALUE),
+          key: TAG_KEY(),
+          value: z.optional(TAG_VALUE()),
           code: z.int(),
           message: z.string(),
         }),
@@ -159,7 +159,8 @@ const TAG_ERROR_CODES = [
 const POLICY_ERRORS =
   "An enforced tag policy refuses a write that breaks it (1023–1026); an advisory one reports it in `messages`.";
 
-const tagPaths: Record<string, Json> = {
+/** Made when the document is built: the parameters read the request schemas, which are made on first use. */
+const tagPaths = (): Record<string, Json> => ({
   "/accounts/{account_id}/tags": {
     parameters: [param("AccountId")],
     get: {
@@ -167,7 +168,7 @@ const tagPaths: Record<string, Json> = {
       summary: "Tags of one resource",
       description: "An untagged or unknown resource answers 200 with `tags: {}` and the ETag of the empty set.",
       security: [{ bearer: ["tags:read"] }],
-      parameters: [...queryParameters(RESOURCE_PARAMS.account), param("Effective")],
+      parameters: [...queryParameters(RESOURCE_PARAMS.account()), param("Effective")],
       responses: { "200": ok("The resource's tags", ref("TaggedResource"), false, ETAG_HEADER), ...COMMON_ERRORS },
     },
     put: {
@@ -215,7 +216,7 @@ const tagPaths: Record<string, Json> = {
         "Stored with the tags of the zone's account (`account.id` of the zone): same limits, listings and filters. " +
         "404 (1001) for a zone not configured; 409 (1027) for a zone without an account.",
       security: [{ bearer: ["tags:read"] }],
-      parameters: [...queryParameters(RESOURCE_PARAMS.zone), param("Effective")],
+      parameters: [...queryParameters(RESOURCE_PARAMS.zone()), param("Effective")],
       responses: { "200": ok("The resource's tags", ref("TaggedResource"), false, ETAG_HEADER), ...COMMON_ERRORS },
     },
     put: {
@@ -276,7 +277,7 @@ const tagPaths: Record<string, Json> = {
         `Kept ${HISTORY_RETENTION_DAYS} days (and at most 1,000,000 entries per account). Without resource_type and ` +
         "resource_id: the whole account.",
       security: [{ bearer: ["tags:read"] }],
-      parameters: [...queryParameters(RESOURCE_PARAMS.account, true), param("Cursor")],
+      parameters: [...queryParameters(RESOURCE_PARAMS.account(), true), param("Cursor")],
       responses: {
         "200": ok("One page (at most 100 entries)", { type: "array", items: ref("TagHistoryEntry") }, true),
         ...COMMON_ERRORS,
@@ -293,7 +294,7 @@ const tagPaths: Record<string, Json> = {
         "with the same cursors. Without resource_type and resource_id: the zone's own tags. " +
         "404 (1001) for a zone not configured; 409 (1027) for a zone without an account.",
       security: [{ bearer: ["tags:read"] }],
-      parameters: [...queryParameters(RESOURCE_PARAMS.zone, true), param("Cursor")],
+      parameters: [...queryParameters(RESOURCE_PARAMS.zone(), true), param("Cursor")],
       responses: {
         "200": ok("One page (at most 100 entries)", { type: "array", items: ref("TagHistoryEntry") }, true),
         ...COMMON_ERRORS,
@@ -372,7 +373,7 @@ const tagPaths: Record<string, Json> = {
       summary: "Distinct values of one key, ascending by code point",
       security: [{ bearer: ["tags:read"] }],
       parameters: [
-        parameterOf(TAG_KEY, { name: "tag_key", in: "path", description: "URL-encoded key." }),
+        parameterOf(TAG_KEY(), { name: "tag_key", in: "path", description: "URL-encoded key." }),
         param("ResourceTypeFilter"),
         param("Cursor"),
       ],
@@ -400,7 +401,7 @@ const tagPaths: Record<string, Json> = {
         "Filters: `tag` (repeatable, ANDed; the syntax in TaggedResourceQuery), `type` and `id` (repeatable, ORed). " +
         "Order: resource type, worker id, resource id, by code point.",
       security: [{ bearer: ["tags:read"] }],
-      parameters: [...queryParameters(RESOURCE_QUERY), param("Cursor")],
+      parameters: [...queryParameters(RESOURCE_QUERY()), param("Cursor")],
       responses: {
         "200": ok("One page (at most 100 resources)", { type: "array", items: ref("TaggedResource") }, true),
         ...COMMON_ERRORS,
@@ -420,29 +421,38 @@ const tagPaths: Record<string, Json> = {
       },
     },
   },
-};
+});
+
+/** The parameters the tag paths share, made with the document as the paths are. */
+const tagParameters = (): Record<string, Json> => ({
+  Cursor: {
+    name: "cursor",
+    in: "query",
+    description: "Opaque; from `result_info.cursor` of the previous page of the same query. Never expires.",
+    schema: { type: "string" },
+  },
+  Effective: parameterOf(EFFECTIVE(), { name: "effective", in: "query" }),
+  ResourceTypeFilter: parameterOf(RESOURCE_TYPE(), { name: "type", in: "query" }),
+  IfMatch: {
+    name: "If-Match",
+    in: "header",
+    description: "`*` or the resource's ETag (quoted or bare); a mismatch answers 412 (1018).",
+    schema: { type: "string" },
+  },
+});
 
 export const tagsOpenApi: OpenApiFragment = {
-  paths: tagPaths,
+  get paths() {
+    return tagPaths();
+  },
   description: `Account resource tagging (docs/tags-api.md). Tagging error codes: ${TAG_ERROR_CODES}.`,
-  parameters: {
-    Cursor: {
-      name: "cursor",
-      in: "query",
-      description: "Opaque; from `result_info.cursor` of the previous page of the same query. Never expires.",
-      schema: { type: "string" },
-    },
-    Effective: parameterOf(EFFECTIVE, { name: "effective", in: "query" }),
-    ResourceTypeFilter: parameterOf(RESOURCE_TYPE, { name: "type", in: "query" }),
-    IfMatch: {
-      name: "If-Match",
-      in: "header",
-      description: "`*` or the resource's ETag (quoted or bare); a mismatch answers 412 (1018).",
-      schema: { type: "string" },
-    },
+  get parameters() {
+    return tagParameters();
   },
   documentOnly: () => {
-    named(z.object({ key: TAG_KEY, values: z.array(TAG_VALUE) }), { id: "TagSummaryItem" });
-    named(z.object({ resource_type: RESOURCE_TYPE, keys: POLICY_KEYS, mode: POLICY_MODE }), { id: "RequiredTagKeys" });
+    named(z.object({ key: TAG_KEY(), values: z.array(TAG_VALUE()) }), { id: "TagSummaryItem" });
+    named(z.object({ resource_type: RESOURCE_TYPE(), keys: POLICY_KEYS(), mode: POLICY_MODE() }), {
+      id: "RequiredTagKeys",
+    });
   },
 };

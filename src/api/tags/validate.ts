@@ -32,12 +32,12 @@ import {
 } from "../../state/tags/tag-schema";
 import * as z from "zod/mini";
 import { isObject } from "../../shared/validation";
-import { described, FLAGS, named, oneOf, type Schema } from "../../shared/schema";
+import { described, FLAGS, later, named, oneOf, type Later, type Schema } from "../../shared/schema";
 
 /** Key checks in order: empty or bad characters (1014), then the rest of `TAG_KEY`: length in code points (1011). */
 export function validateKey(key: string): Result<string, ValidationFailure> {
   if (!TAG_KEY_PATTERN.test(key)) return err({ kind: "invalid-key", key });
-  return TAG_KEY.safeParse(key).success ? ok(key) : err({ kind: "key-too-long" });
+  return TAG_KEY().safeParse(key).success ? ok(key) : err({ kind: "key-too-long" });
 }
 
 /**
@@ -73,7 +73,7 @@ export function parseFilter(raw: string): Result<TagFilter, ValidationFailure> {
   if (!checked.ok) return checked;
   if (values.length > MAX_FILTER_VALUES) return err({ kind: "too-many-values" });
   // Well-formed already: what TAG_VALUE can still refuse is the length.
-  if (values.some((value) => !TAG_VALUE.safeParse(value).success)) return err({ kind: "value-too-long" });
+  if (values.some((value) => !TAG_VALUE().safeParse(value).success)) return err({ kind: "value-too-long" });
   return ok({ kind: negated ? "notEquals" : "equals", key, values });
 }
 
@@ -90,14 +90,16 @@ export function foldFilter(filter: TagFilter): TagFilter {
 }
 
 /** A resource id (and a worker id): a well-formed string of 1 to 256 code points. */
-const RESOURCE_ID = named(
-  z.string().check(
-    z.minLength(1),
-    z.refine<string>(isWellFormed),
-    z.refine<string>((id) => codePointLength(id) <= MAX_RESOURCE_ID_CODE_POINTS),
-    z.meta({ maxLength: MAX_RESOURCE_ID_CODE_POINTS }),
+const RESOURCE_ID = later(() =>
+  named(
+    z.string().check(
+      z.minLength(1),
+      z.refine<string>(isWellFormed),
+      z.refine<string>((id) => codePointLength(id) <= MAX_RESOURCE_ID_CODE_POINTS),
+      z.meta({ maxLength: MAX_RESOURCE_ID_CODE_POINTS }),
+    ),
+    { id: "ResourceId", description: "Lengths in code points.", example: "api" },
   ),
-  { id: "ResourceId", description: "Lengths in code points.", example: "api" },
 );
 
 /** The parameters of the resources listing that may repeat (ANDed filters, ORed types and ids). */
@@ -107,27 +109,29 @@ const LISTS = ["tag", "type", "id"] as const;
  * `GET /tags/resources` query (docs/tags-api.md): the validator and the document's parameters. Other parameters
  * (`cursor`, read by the route) pass.
  */
-export const RESOURCE_QUERY = named(
-  z.looseObject({
-    tag: z.optional(TAG_FILTERS),
-    type: z.optional(described(z.array(RESOURCE_TYPE), "Resource types, ORed.")),
-    id: z.optional(described(z.array(RESOURCE_ID).check(z.maxLength(MAX_ID_PARAMS)), "Resource ids, ORed.")),
-    name: z.optional(
-      described(
-        z.string().check(
-          z.refine<string>(isWellFormed),
-          z.refine<string>((name) => codePointLength(name) <= MAX_NAME_CODE_POINTS),
-          z.meta({ maxLength: MAX_NAME_CODE_POINTS }),
+export const RESOURCE_QUERY = later(() =>
+  named(
+    z.looseObject({
+      tag: z.optional(TAG_FILTERS()),
+      type: z.optional(described(z.array(RESOURCE_TYPE()), "Resource types, ORed.")),
+      id: z.optional(described(z.array(RESOURCE_ID()).check(z.maxLength(MAX_ID_PARAMS)), "Resource ids, ORed.")),
+      name: z.optional(
+        described(
+          z.string().check(
+            z.refine<string>(isWellFormed),
+            z.refine<string>((name) => codePointLength(name) <= MAX_NAME_CODE_POINTS),
+            z.meta({ maxLength: MAX_NAME_CODE_POINTS }),
+          ),
+          "Case-insensitive substring of the resource name (code points).",
         ),
-        "Case-insensitive substring of the resource name (code points).",
       ),
-    ),
-    case_insensitive: z.optional(
-      described(oneOf(FLAGS), "Compare `tag` keys and values case-insensitively (stored casing is unchanged)."),
-    ),
-    effective: z.optional(EFFECTIVE),
-  }),
-  { id: "TaggedResourceQuery", example: { tag: ["env=prod,staging", "!archived"], type: ["worker"] } },
+      case_insensitive: z.optional(
+        described(oneOf(FLAGS), "Compare `tag` keys and values case-insensitively (stored casing is unchanged)."),
+      ),
+      effective: z.optional(EFFECTIVE()),
+    }),
+    { id: "TaggedResourceQuery", example: { tag: ["env=prod,staging", "!archived"], type: ["worker"] } },
+  ),
 );
 
 /** The query as the schema reads it: the repeatable parameters as lists, any other as its first value. */
@@ -144,7 +148,7 @@ function listingQuery(params: URLSearchParams): Record<string, string | string[]
  * 1010 → each filter (parseFilter) → `type` 1006 → `id`/`name` 1003 → `case_insensitive` and `effective` 1007.
  */
 export function parseResourceQuery(params: URLSearchParams, account = ""): Result<ResourceQuery, ValidationFailure> {
-  const parsed = RESOURCE_QUERY.safeParse(listingQuery(params), { reportInput: true });
+  const parsed = RESOURCE_QUERY().safeParse(listingQuery(params), { reportInput: true });
   const refusal = parsed.success ? undefined : firstRanked(parsed.error.issues, resourceQueryRefusal);
   if (refusal?.kind === "too-many-filters") return err(refusal);
   const filters: TagFilter[] = [];
@@ -197,7 +201,7 @@ function resourceQueryRefusal(issue: z.core.$ZodIssue): [number, ValidationFailu
 /** `effective=true|false` (docs/tags-api.md "Inherited tags"): opt in to effective tags; anything else 1007. */
 export function parseEffective(params: URLSearchParams): Result<boolean, ValidationFailure> {
   const value = params.get("effective");
-  if (value !== null && !EFFECTIVE.safeParse(value).success)
+  if (value !== null && !EFFECTIVE().safeParse(value).success)
     return err({ kind: "invalid-filter", why: "effective must be true or false" });
   return ok(value === "true");
 }
@@ -205,7 +209,7 @@ export function parseEffective(params: URLSearchParams): Result<boolean, Validat
 /** `?type=` of the values listing, required keys and compliance: absent (`null`), or a resource type (else 1006). */
 export function typeParam(params: URLSearchParams): Result<string | null, ValidationFailure> {
   const type = params.get("type");
-  return type === null || RESOURCE_TYPE.safeParse(type).success
+  return type === null || RESOURCE_TYPE().safeParse(type).success
     ? ok(type)
     : err({ kind: "invalid-resource-type", type });
 }
@@ -260,7 +264,7 @@ function resourceRef(
   }
   if (!isAccountResourceType(type)) return err({ kind: "invalid-resource-type", type });
   if (needsWorkerId(type)) {
-    const worker = RESOURCE_ID.safeParse(workerId);
+    const worker = RESOURCE_ID().safeParse(workerId);
     if (!worker.success) return err(missing("worker_id is required for resource_type worker_version"));
     return ok({ type, parent: worker.data, id });
   }
@@ -269,77 +273,100 @@ function resourceRef(
   return ok({ type, parent: "", id });
 }
 
-const ACCOUNT_RESOURCE_TYPE = named(oneOf(ACCOUNT_RESOURCE_TYPES), { id: "AccountResourceType", example: "worker" });
-const ZONE_TAGGABLE_TYPE = named(oneOf(ZONE_TAGGABLE_TYPES), { id: "ZoneTaggableType", example: "zone_ruleset" });
+const ACCOUNT_RESOURCE_TYPE = later(() =>
+  named(oneOf(ACCOUNT_RESOURCE_TYPES), { id: "AccountResourceType", example: "worker" }),
+);
+const ZONE_TAGGABLE_TYPE = later(() =>
+  named(oneOf(ZONE_TAGGABLE_TYPES), { id: "ZoneTaggableType", example: "zone_ruleset" }),
+);
 
-const WORKER_ID = described(RESOURCE_ID, "Required for `worker_version`, refused otherwise.");
-const ACCOUNT_REF = {
-  resource_type: ACCOUNT_RESOURCE_TYPE,
-  resource_id: RESOURCE_ID,
-  worker_id: z.optional(z.nullable(WORKER_ID)),
-};
-const ZONE_REF = {
-  resource_type: ZONE_TAGGABLE_TYPE,
-  resource_id: described(RESOURCE_ID, "For `zone`: the zone of the path."),
-};
+const workerId = () => described(RESOURCE_ID(), "Required for `worker_version`, refused otherwise.");
+/** The fields naming a resource on an account route and on a zone route (made by the schemas that hold them). */
+const accountRef = () => ({
+  resource_type: ACCOUNT_RESOURCE_TYPE(),
+  resource_id: RESOURCE_ID(),
+  worker_id: z.optional(z.nullable(workerId())),
+});
+const zoneRef = () => ({
+  resource_type: ZONE_TAGGABLE_TYPE(),
+  resource_id: described(RESOURCE_ID(), "For `zone`: the zone of the path."),
+});
+
+/** A schema per scope: an account route's and a zone route's. */
+type ByScope<S extends Schema> = Readonly<Record<TagScope["kind"], Later<S>>>;
 
 /**
  * The resource a query names (`GET …/tags`, the history's, the bodiless account DELETE's), as its body would: the
  * validator and the document's parameters. Other parameters (`effective`, `cursor`) are the route's.
  */
 export const RESOURCE_PARAMS = {
-  account: named(z.looseObject({ ...ACCOUNT_REF, worker_id: z.optional(WORKER_ID) }), {
-    id: "ResourceParams",
-    example: { resource_type: "worker", resource_id: "api" },
-  }),
-  zone: named(z.looseObject(ZONE_REF), {
-    id: "ZoneResourceParams",
-    example: { resource_type: "zone", resource_id: "shop.example" },
-  }),
-};
-const TAGS = described(z.record(TAG_KEY, TAG_VALUE), "The whole set: `{}` or absent removes every tag.");
-const TAGS_PATCH = described(
-  z.record(TAG_KEY, z.nullable(TAG_VALUE)),
-  "JSON Merge Patch (RFC 7396) of the tag map: a string sets the key, `null` removes it.",
-);
+  account: later(() =>
+    named(z.looseObject({ ...accountRef(), worker_id: z.optional(workerId()) }), {
+      id: "ResourceParams",
+      example: { resource_type: "worker", resource_id: "api" },
+    }),
+  ),
+  zone: later(() =>
+    named(z.looseObject(zoneRef()), {
+      id: "ZoneResourceParams",
+      example: { resource_type: "zone", resource_id: "shop.example" },
+    }),
+  ),
+} satisfies ByScope<Schema>;
+const tags = () => described(z.record(TAG_KEY(), TAG_VALUE()), "The whole set: `{}` or absent removes every tag.");
+const tagsPatch = () =>
+  described(
+    z.record(TAG_KEY(), z.nullable(TAG_VALUE())),
+    "JSON Merge Patch (RFC 7396) of the tag map: a string sets the key, `null` removes it.",
+  );
 
 /** `PUT /accounts/{a}/tags` and `PUT /zones/{zone}/tags`. */
-const SET_TAGS = {
-  account: named(z.strictObject({ ...ACCOUNT_REF, tags: z.optional(z.nullable(TAGS)) }), {
-    id: "SetTagsBody",
-    example: { resource_type: "worker", resource_id: "api", tags: { environment: "production", team: "platform" } },
-  }),
-  zone: named(z.strictObject({ ...ZONE_REF, tags: z.optional(z.nullable(TAGS)) }), {
-    id: "SetZoneTagsBody",
-    example: {
-      resource_type: "zone_ruleset",
-      resource_id: "2f2feab2026849078ba485f918791bdc",
-      tags: { team: "payments" },
-    },
-  }),
+const SET_TAGS: ByScope<Schema> = {
+  account: later(() =>
+    named(z.strictObject({ ...accountRef(), tags: z.optional(z.nullable(tags())) }), {
+      id: "SetTagsBody",
+      example: { resource_type: "worker", resource_id: "api", tags: { environment: "production", team: "platform" } },
+    }),
+  ),
+  zone: later(() =>
+    named(z.strictObject({ ...zoneRef(), tags: z.optional(z.nullable(tags())) }), {
+      id: "SetZoneTagsBody",
+      example: {
+        resource_type: "zone_ruleset",
+        resource_id: "2f2feab2026849078ba485f918791bdc",
+        tags: { team: "payments" },
+      },
+    }),
+  ),
 };
 /** `PATCH /accounts/{a}/tags` and `PATCH /zones/{zone}/tags`. */
-const PATCH_TAGS = {
-  account: named(z.strictObject({ ...ACCOUNT_REF, tags: TAGS_PATCH }), {
-    id: "PatchTagsBody",
-    example: { resource_type: "worker", resource_id: "api", tags: { team: "payments", deprecated: null } },
-  }),
-  zone: named(z.strictObject({ ...ZONE_REF, tags: TAGS_PATCH }), {
-    id: "PatchZoneTagsBody",
-    example: {
-      resource_type: "zone_ruleset",
-      resource_id: "2f2feab2026849078ba485f918791bdc",
-      tags: { team: "payments", old: null },
-    },
-  }),
+const PATCH_TAGS: ByScope<Schema> = {
+  account: later(() =>
+    named(z.strictObject({ ...accountRef(), tags: tagsPatch() }), {
+      id: "PatchTagsBody",
+      example: { resource_type: "worker", resource_id: "api", tags: { team: "payments", deprecated: null } },
+    }),
+  ),
+  zone: later(() =>
+    named(z.strictObject({ ...zoneRef(), tags: tagsPatch() }), {
+      id: "PatchZoneTagsBody",
+      example: {
+        resource_type: "zone_ruleset",
+        resource_id: "2f2feab2026849078ba485f918791bdc",
+        tags: { team: "payments", old: null },
+      },
+    }),
+  ),
 };
 /** `DELETE /accounts/{a}/tags` (a zone route's named resource takes the account's shape, minus worker_id). */
-const RESOURCE_BODY = {
-  account: named(z.strictObject(ACCOUNT_REF), {
-    id: "ResourceBody",
-    example: { resource_type: "worker", resource_id: "api" },
-  }),
-  zone: z.strictObject(ZONE_REF),
+const RESOURCE_BODY: ByScope<Schema> = {
+  account: later(() =>
+    named(z.strictObject(accountRef()), {
+      id: "ResourceBody",
+      example: { resource_type: "worker", resource_id: "api" },
+    }),
+  ),
+  zone: later(() => z.strictObject(zoneRef())),
 };
 
 /**
@@ -405,13 +432,13 @@ function shapeRefusal(
  * A tag body through its schema, then the resource check (1006, worker_id, the zone) on the fields as sent, then
  * the keys and values the schema refused: the first failing check of docs/tags-api.md's order.
  */
-function parseTagBody<S extends Schema>(
-  schema: S,
+function parseTagBody(
+  schema: Later<Schema>,
   body: unknown,
   invalid: (why: string) => ValidationFailure,
   options: { readonly patch: boolean; readonly scope: TagScope },
 ): Result<{ ref: ResourceRef; fields: Record<string, unknown> }, ValidationFailure> {
-  const parsed = schema.safeParse(body, { reportInput: true });
+  const parsed = schema().safeParse(body, { reportInput: true });
   const refusal = parsed.success ? {} : shapeRefusal(parsed.error.issues, invalid, options.patch, options.scope);
   if (refusal.now !== undefined) return err(refusal.now);
   // The schema refused nothing of the shape: an object, its resource_type a non-empty string, its resource_id an id.
@@ -467,38 +494,40 @@ const BULK_OPS = ["merge", "replace", "delete"] as const;
 const checkedByTheEdit = (schema: Record<string, unknown>) => z.unknown().check(z.meta(schema));
 
 /** `POST /tags/bulk`: the envelope, and what it reads of each edit (its op and if_match). */
-const BULK_BODY = named(
-  z.strictObject({
-    edits: z
-      .array(
-        z.looseObject({
-          op: oneOf(BULK_OPS),
-          resource_type: checkedByTheEdit({ $ref: "#/components/schemas/AccountResourceType" }),
-          resource_id: checkedByTheEdit({ $ref: "#/components/schemas/ResourceId" }),
-          worker_id: z.optional(checkedByTheEdit({ $ref: "#/components/schemas/ResourceId" })),
-          tags: z.optional(
-            checkedByTheEdit({
-              type: "object",
-              description: "merge: a merge patch (`null` removes); replace: the new set.",
-            }),
-          ),
-          if_match: z.optional(
-            z.nullable(described(z.string(), "The resource's ETag, as `If-Match` (412/1018 on mismatch).")),
-          ),
-        }),
-      )
-      .check(z.minLength(1), z.maxLength(MAX_BULK_EDITS)),
-  }),
-  {
-    id: "BulkEditBody",
-    example: {
-      edits: [
-        { op: "merge", resource_type: "worker", resource_id: "api", tags: { team: "payments", old: null } },
-        { op: "replace", resource_type: "r2_bucket", resource_id: "logs", tags: { team: "payments" } },
-        { op: "delete", resource_type: "queue", resource_id: "retired" },
-      ],
+const BULK_BODY = later(() =>
+  named(
+    z.strictObject({
+      edits: z
+        .array(
+          z.looseObject({
+            op: oneOf(BULK_OPS),
+            resource_type: checkedByTheEdit({ $ref: "#/components/schemas/AccountResourceType" }),
+            resource_id: checkedByTheEdit({ $ref: "#/components/schemas/ResourceId" }),
+            worker_id: z.optional(checkedByTheEdit({ $ref: "#/components/schemas/ResourceId" })),
+            tags: z.optional(
+              checkedByTheEdit({
+                type: "object",
+                description: "merge: a merge patch (`null` removes); replace: the new set.",
+              }),
+            ),
+            if_match: z.optional(
+              z.nullable(described(z.string(), "The resource's ETag, as `If-Match` (412/1018 on mismatch).")),
+            ),
+          }),
+        )
+        .check(z.minLength(1), z.maxLength(MAX_BULK_EDITS)),
+    }),
+    {
+      id: "BulkEditBody",
+      example: {
+        edits: [
+          { op: "merge", resource_type: "worker", resource_id: "api", tags: { team: "payments", old: null } },
+          { op: "replace", resource_type: "r2_bucket", resource_id: "logs", tags: { team: "payments" } },
+          { op: "delete", resource_type: "queue", resource_id: "retired" },
+        ],
+      },
     },
-  },
+  ),
 );
 
 /** The first refusal among `issues` by rank (the lowest), or `undefined`. */
@@ -520,7 +549,7 @@ function firstRanked<T>(issues: readonly z.core.$ZodIssue[], rank: (issue: z.cor
 export function parseBulkBody(body: unknown): Result<TagEdit[], BulkFailure> {
   const whole = (failure: ValidationFailure): BulkFailure => ({ index: null, id: null, failure });
   const invalid = (why: string): ValidationFailure => ({ kind: "invalid-bulk-payload", why });
-  const parsed = BULK_BODY.safeParse(body, { reportInput: true });
+  const parsed = BULK_BODY().safeParse(body, { reportInput: true });
   const issues = parsed.success ? [] : parsed.error.issues;
   const envelope = firstRanked<ValidationFailure>(issues, (issue) => {
     if (issue.path.length === 0)

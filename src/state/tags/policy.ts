@@ -13,7 +13,7 @@ import { boundDfa, MAX_REGEX_PROGRAM_SIZE, MAX_REPETITION_BUDGET, repetitionCost
 import * as z from "zod/mini";
 import { isObject } from "../../shared/validation";
 import { err, messageOf, ok, type Result } from "../../shared/result";
-import { dateTime, described, named, oneOf, pathOf, type Answer } from "../../shared/schema";
+import { dateTime, described, later, named, oneOf, pathOf, type Answer } from "../../shared/schema";
 import type { PolicyViolation } from "./errors";
 import { RESOURCE_TYPE_KEY, TAG_KEY, TAG_VALUE } from "./tag-schema";
 import { codePointLength, isWellFormed } from "./text";
@@ -56,36 +56,22 @@ export function compilePattern(pattern: string): Result<RE2JS, string> {
 const says = (rule: string): string => ` ${rule}`;
 
 /** How a policy applies (also what `GET …/policy/required_keys` answers per row). */
-export const POLICY_MODE = named(oneOf(["advisory", "enforced"], says('must be "advisory" or "enforced"')), {
-  id: "TagPolicyMode",
-  description:
-    "advisory (the default): violations reported in `messages`; enforced: a write that breaks it is refused (1023–1026)",
-  example: "enforced",
-});
-
-/** The keys of `allowed_keys` and of one resource type's `required_keys`. */
-export const POLICY_KEYS = z
-  .array(TAG_KEY, { error: says("must be an array of tag keys") })
-  .check(z.maxLength(MAX_POLICY_KEYS, { error: says(`has more than ${MAX_POLICY_KEYS} keys`) }));
-
-const PATTERN = described(
-  z.string({ error: says("must be a string") }).check(
-    z.refine((pattern: string) => compilePattern(pattern).ok, {
-      error: (issue) => {
-        const compiled = typeof issue.input === "string" ? compilePattern(issue.input) : null;
-        return `: ${compiled === null || compiled.ok ? "is not valid" : compiled.error}`;
-      },
-    }),
-    z.meta({ maxLength: MAX_PATTERN_CODE_POINTS }),
-  ),
-  "RE2 syntax; the whole value must match.",
+export const POLICY_MODE = later(() =>
+  named(oneOf(["advisory", "enforced"], says('must be "advisory" or "enforced"')), {
+    id: "TagPolicyMode",
+    description:
+      "advisory (the default): violations reported in `messages`; enforced: a write that breaks it is refused (1023–1026)",
+    example: "enforced",
+  }),
 );
 
-const VALUES = says(`must be an array of at most ${MAX_POLICY_VALUES} strings`);
-const VALUES_RULE = z.strictObject({
-  values: z.array(TAG_VALUE, { error: VALUES }).check(z.maxLength(MAX_POLICY_VALUES, { error: VALUES })),
-});
-const PATTERN_RULE = z.strictObject({ pattern: PATTERN });
+/** The keys of `allowed_keys` and of one resource type's `required_keys`. */
+export const POLICY_KEYS = later(() =>
+  z
+    .array(TAG_KEY(), { error: says("must be an array of tag keys") })
+    .check(z.maxLength(MAX_POLICY_KEYS, { error: says(`has more than ${MAX_POLICY_KEYS} keys`) })),
+);
+
 /** The branches of a value rule, by the one field that chooses it. */
 const RULE_FIELDS = ["values", "pattern"] as const;
 
@@ -94,91 +80,119 @@ const countPatterns = (values: unknown): number =>
     ? Object.values(values).filter((rule) => typeof rule === "object" && rule !== null && "pattern" in rule).length
     : 0;
 
-/**
- * A policy's fields, each as the stored policy has it (`TagPolicy`); the body may leave any out or `null` (its
- * default).
- */
-const FIELDS = {
-  mode: POLICY_MODE,
-  key_case: described(oneOf(["any", "lower", "upper"], says('must be "any", "lower" or "upper"')), {
-    description: "The case every key set must have",
-    default: "any",
-  }),
-  allowed_keys: z.nullable(described(POLICY_KEYS, "`null` (or absent from a body): any key.")),
-  allowed_values: z
-    .record(
-      TAG_KEY,
-      z.union([VALUES_RULE, PATTERN_RULE], { error: says('must be {"values": [...]} or {"pattern": "..."}') }),
-      {
-        error: (issue) =>
-          issue.code === "invalid_key"
-            ? `: ${JSON.stringify(issue.input)} is not a valid tag key`
-            : says("must be an object of key → {values} or {pattern}"),
-      },
-    )
-    .check(
-      z.meta({
-        description: `Per key, a list of values or an RE2 pattern; at most ${MAX_PATTERNS} patterns in all.`,
-        "x-max-patterns": MAX_PATTERNS,
+/** A rule on one key's values: a list of values, or a pattern (the union's branches in `RULE_FIELDS` order). */
+function valueRule() {
+  const values = says(`must be an array of at most ${MAX_POLICY_VALUES} strings`);
+  const pattern = described(
+    z.string({ error: says("must be a string") }).check(
+      z.refine((pattern: string) => compilePattern(pattern).ok, {
+        error: (issue) => {
+          const compiled = typeof issue.input === "string" ? compilePattern(issue.input) : null;
+          return `: ${compiled === null || compiled.ok ? "is not valid" : compiled.error}`;
+        },
       }),
+      z.meta({ maxLength: MAX_PATTERN_CODE_POINTS }),
     ),
-  required_keys: described(
-    z.record(RESOURCE_TYPE_KEY, POLICY_KEYS, {
-      error: (issue) =>
-        issue.code === "invalid_key"
-          ? `: unknown resource type ${JSON.stringify(issue.input)}`
-          : says("must be an object of resource type → keys"),
-    }),
-    "Resource type → keys; a stored policy leaves out a type with no keys.",
-  ),
-};
+    "RE2 syntax; the whole value must match.",
+  );
+  return z.union(
+    [
+      z.strictObject({
+        values: z.array(TAG_VALUE(), { error: values }).check(z.maxLength(MAX_POLICY_VALUES, { error: values })),
+      }),
+      z.strictObject({ pattern }),
+    ],
+    { error: says('must be {"values": [...]} or {"pattern": "..."}') },
+  );
+}
 
-/** The policy as stored and as the API shows it (`GET`, `PUT …/tags/policy`). */
-export const TAG_POLICY = named(z.object({ ...FIELDS, updated_at: z.optional(dateTime()) }), {
-  id: "TagPolicy",
-  description: "The stored policy: the fields of TagPolicyBody, each filled in, and when it was set.",
-});
+/** The policy as stored and as the API shows it (`GET`, `PUT …/tags/policy`); its fields are the body's. */
+export const TAG_POLICY = later(() =>
+  named(
+    z.object({
+      mode: POLICY_MODE(),
+      key_case: described(oneOf(["any", "lower", "upper"], says('must be "any", "lower" or "upper"')), {
+        description: "The case every key set must have",
+        default: "any",
+      }),
+      allowed_keys: z.nullable(described(POLICY_KEYS(), "`null` (or absent from a body): any key.")),
+      allowed_values: z
+        .record(TAG_KEY(), valueRule(), {
+          error: (issue) =>
+            issue.code === "invalid_key"
+              ? `: ${JSON.stringify(issue.input)} is not a valid tag key`
+              : says("must be an object of key → {values} or {pattern}"),
+        })
+        .check(
+          z.meta({
+            description: `Per key, a list of values or an RE2 pattern; at most ${MAX_PATTERNS} patterns in all.`,
+            "x-max-patterns": MAX_PATTERNS,
+          }),
+        ),
+      required_keys: described(
+        z.record(RESOURCE_TYPE_KEY(), POLICY_KEYS(), {
+          error: (issue) =>
+            issue.code === "invalid_key"
+              ? `: unknown resource type ${JSON.stringify(issue.input)}`
+              : says("must be an object of resource type → keys"),
+        }),
+        "Resource type → keys; a stored policy leaves out a type with no keys.",
+      ),
+      updated_at: z.optional(dateTime()),
+    }),
+    {
+      id: "TagPolicy",
+      description: "The stored policy: the fields of TagPolicyBody, each filled in, and when it was set.",
+    },
+  ),
+);
 export type TagPolicy = Answer<typeof TAG_POLICY>;
 /** A rule on one key's values: an explicit list, or a pattern the whole value must match. */
 export type ValueRule = TagPolicy["allowed_values"][string];
 
-/** `PUT /accounts/{a}/tags/policy` (docs/tags-api.md "Policies"): `null` or absent is a field's default. */
-export const TAG_POLICY_BODY = named(
-  z
-    .strictObject(
-      {
-        mode: z.optional(z.nullable(FIELDS.mode)),
-        key_case: z.optional(z.nullable(FIELDS.key_case)),
-        allowed_keys: z.optional(FIELDS.allowed_keys),
-        allowed_values: z.optional(z.nullable(FIELDS.allowed_values)),
-        required_keys: z.optional(z.nullable(FIELDS.required_keys)),
+/**
+ * `PUT /accounts/{a}/tags/policy` (docs/tags-api.md "Policies"): the stored policy's fields, each of which the body
+ * may leave out or `null` (its default).
+ */
+export const TAG_POLICY_BODY = later(() => {
+  const { mode, key_case, allowed_keys, allowed_values, required_keys } = TAG_POLICY().shape;
+  return named(
+    z
+      .strictObject(
+        {
+          mode: z.optional(z.nullable(mode)),
+          key_case: z.optional(z.nullable(key_case)),
+          allowed_keys: z.optional(allowed_keys),
+          allowed_values: z.optional(z.nullable(allowed_values)),
+          required_keys: z.optional(z.nullable(required_keys)),
+        },
+        {
+          error: (issue) =>
+            issue.code === "unrecognized_keys"
+              ? `unknown field ${JSON.stringify(issue.keys[0])}`
+              : "the body must be a JSON object",
+        },
+      )
+      .check(
+        // A count over the map's entries: no per-field bound says it (the document carries it as x-max-patterns).
+        z.refine((policy) => countPatterns(policy.allowed_values) <= MAX_PATTERNS, {
+          error: `at most ${MAX_PATTERNS} patterns`,
+        }),
+      ),
+    {
+      id: "TagPolicyBody",
+      description:
+        'The account\'s tag policy (docs/tags-api.md "Policies"); every failure is 1022 with the field and reason.',
+      example: {
+        mode: "enforced",
+        key_case: "lower",
+        allowed_keys: ["env", "team", "cost-center"],
+        allowed_values: { env: { values: ["prod", "staging", "dev"] }, team: { pattern: "[a-z][a-z0-9-]*" } },
+        required_keys: { worker: ["team", "env"], r2_bucket: ["team"] },
       },
-      {
-        error: (issue) =>
-          issue.code === "unrecognized_keys"
-            ? `unknown field ${JSON.stringify(issue.keys[0])}`
-            : "the body must be a JSON object",
-      },
-    )
-    .check(
-      // A count over the map's entries: no per-field bound says it (the document carries it as x-max-patterns).
-      z.refine((policy) => countPatterns(policy.allowed_values) <= MAX_PATTERNS, {
-        error: `at most ${MAX_PATTERNS} patterns`,
-      }),
-    ),
-  {
-    id: "TagPolicyBody",
-    description:
-      'The account\'s tag policy (docs/tags-api.md "Policies"); every failure is 1022 with the field and reason.',
-    example: {
-      mode: "enforced",
-      key_case: "lower",
-      allowed_keys: ["env", "team", "cost-center"],
-      allowed_values: { env: { values: ["prod", "staging", "dev"] }, team: { pattern: "[a-z][a-z0-9-]*" } },
-      required_keys: { worker: ["team", "env"], r2_bucket: ["team"] },
     },
-  },
-);
+  );
+});
 
 /**
  * The refusal of a policy body, in the order docs/tags-api.md gives: the body's unknown field first, then field by
@@ -216,7 +230,7 @@ function refusalOf(issue: z.core.$ZodIssue | undefined, prefix: readonly Propert
 
 /** Validates a `PUT /tags/policy` body into a policy (every failure is 1022 with its reason). */
 export function parsePolicy(body: unknown): Result<TagPolicy, string> {
-  const parsed = TAG_POLICY_BODY.safeParse(body, { reportInput: true, error: () => says("is not valid") });
+  const parsed = TAG_POLICY_BODY().safeParse(body, { reportInput: true, error: () => says("is not valid") });
   if (!parsed.success) return err(refusalOf(firstIssue(parsed.error.issues)));
   const given = parsed.data;
   const allowedValues: Record<string, ValueRule> = {};
