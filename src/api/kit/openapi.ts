@@ -117,7 +117,9 @@ export function schemaComponents(): Record<string, Json> {
     unrepresentable: "any",
   });
   const components: Record<string, Json> = {};
-  for (const [id, schema] of Object.entries(emitted.schemas)) {
+  // By name: the registry's order is the order schemas were made in, which for one made by its first parse depends on
+  // the requests an isolate served before this one.
+  for (const [id, schema] of Object.entries(emitted.schemas).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const { $schema: _dialect, $id: _id, ...rest } = schema;
     components[id] = rest as Json;
   }
