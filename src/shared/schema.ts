@@ -50,10 +50,13 @@ export type Later<S extends Schema> = () => S;
 
 const LATER: Later<Schema>[] = [];
 
-/** `make` as a `Later`: called once, on the first use; the same schema after (a `$ref` in the document). */
-export function later<S extends Schema>(make: () => S): Later<S> {
+/**
+ * `make` as a `Later`: called once, on the first use; the same schema after (a `$ref` in the document). With `meta`,
+ * the schema is `named` as it is made (`later(() => …, { id })` reads as `named(…, { id })` does).
+ */
+export function later<S extends Schema>(make: () => S, meta?: SchemaMeta): Later<S> {
   let made: S | undefined;
-  const once = (): S => (made ??= make());
+  const once = (): S => (made ??= meta === undefined ? make() : named(make(), meta));
   LATER.push(once);
   return once;
 }

@@ -4,7 +4,16 @@
  */
 import { describe, expect, it } from "vitest";
 import * as z from "zod/mini";
-import { absent, answerSchemasMade, fields, later, oneOf, parseAt, parseWith } from "../../../src/shared/schema";
+import {
+  absent,
+  answerSchemasMade,
+  API_SCHEMAS,
+  fields,
+  later,
+  oneOf,
+  parseAt,
+  parseWith,
+} from "../../../src/shared/schema";
 
 const PARAMETERS = fields(
   {
@@ -68,5 +77,10 @@ describe("parseWith", () => {
     expect(refused).toEqual(["unknown-field origin.x", "wrong-type origin.port"]);
     answerSchemasMade();
     expect(makes).toBe(1);
+  });
+
+  it("names a later schema as it is made", () => {
+    const port = later(() => z.int(), { id: "LaterPort", example: 8080 });
+    expect(API_SCHEMAS.get(port())).toEqual({ id: "LaterPort", example: 8080 });
   });
 });
