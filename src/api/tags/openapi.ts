@@ -2,9 +2,9 @@
  * The tagging API's part of the OpenAPI document (docs/tags-api.md).
  */
 import {
-  COMMON_ERRORS,
   jsonBody,
   ok,
+  operation,
   param,
   parameterOf,
   queryParameters,
@@ -120,16 +120,15 @@ const ETAG_HEADER: Json = {
   ETag: { description: 'The tag set\'s ETag, quoted: `"v1:…"`', schema: { type: "string" } },
 };
 
-/** The errors of a write: If-Match (412) and the body's size (413) beside the common ones. */
-const WRITE_ERRORS = { ...COMMON_ERRORS, "412": response("PreconditionFailed"), "413": response("TooLarge") };
+/** The errors of a write beside the common ones: If-Match (412) and the body's size (413). */
+const WRITE_ERRORS = { "412": response("PreconditionFailed"), "413": response("TooLarge") };
+const REMOVED: Json = { description: "Removed (or there was nothing to remove); no body" };
 
 /** What a write of one resource's tags answers: the resource with `what` (its new ETag too), or an error. */
-function written(what: string): Json {
-  return {
-    "200": ok(`The resource with its ${what} tags`, ref("TaggedResource"), false, ETAG_HEADER),
-    ...WRITE_ERRORS,
-  };
-}
+const written = (what: string): Record<string, Json> => ({
+  "200": ok(`The resource with its ${what} tags`, ref("TaggedResource"), false, ETAG_HEADER),
+  ...WRITE_ERRORS,
+});
 
 const TAG_ERROR_CODES = [
   "1002 invalid PUT payload",
@@ -160,266 +159,246 @@ const POLICY_ERRORS =
   "An enforced tag policy refuses a write that breaks it (1023–1026); an advisory one reports it in `messages`.";
 
 /** Made when the document is built: the parameters read the request schemas, which are made on first use. */
+const READ = "tags:read";
+const WRITE = "tags:write";
+
+/** Made when the document is built: the parameters read the request schemas, which are made on first use. */
 const tagPaths = (): Record<string, Json> => ({
   "/accounts/{account_id}/tags": {
     parameters: [param("AccountId")],
-    get: {
-      operationId: "getResourceTags",
-      summary: "Tags of one resource",
-      description: "An untagged or unknown resource answers 200 with `tags: {}` and the ETag of the empty set.",
-      security: [{ bearer: ["tags:read"] }],
-      parameters: [...queryParameters(RESOURCE_PARAMS.account()), param("Effective")],
-      responses: { "200": ok("The resource's tags", ref("TaggedResource"), false, ETAG_HEADER), ...COMMON_ERRORS },
-    },
-    put: {
-      operationId: "setResourceTags",
-      summary: "Replace the whole tag set of one resource",
+    get: operation(
+      READ,
+      "getResourceTags",
+      "Tags of one resource",
+      { "200": ok("The resource's tags", ref("TaggedResource"), false, ETAG_HEADER) },
+      {
+        description: "An untagged or unknown resource answers 200 with `tags: {}` and the ETag of the empty set.",
+        parameters: [...queryParameters(RESOURCE_PARAMS.account()), param("Effective")],
+      },
+    ),
+    put: operation(WRITE, "setResourceTags", "Replace the whole tag set of one resource", written("new"), {
       description:
         "No merge: the body's `tags` become the resource's only tags; `{}` or no `tags` removes them all. " +
         "Optimistic concurrency with `If-Match`. Refused with 1016 when the account would exceed its tag limit.",
-      security: [{ bearer: ["tags:write"] }],
       parameters: [param("IfMatch")],
       requestBody: jsonBody("SetTagsBody"),
-      responses: written("new"),
-    },
-    delete: {
-      operationId: "deleteResourceTags",
-      summary: "Remove every tag of one resource (idempotent)",
-      security: [{ bearer: ["tags:write"] }],
-      parameters: [param("IfMatch")],
-      requestBody: jsonBody("ResourceBody"),
-      responses: {
-        "204": { description: "Removed (or there was nothing to remove); no body" },
-        ...WRITE_ERRORS,
+    }),
+    delete: operation(
+      WRITE,
+      "deleteResourceTags",
+      "Remove every tag of one resource (idempotent)",
+      { "204": REMOVED, ...WRITE_ERRORS },
+      { parameters: [param("IfMatch")], requestBody: jsonBody("ResourceBody") },
+    ),
+    patch: operation(
+      WRITE,
+      "patchResourceTags",
+      "Merge a JSON Merge Patch (RFC 7396) into one resource's tags",
+      written("merged"),
+      {
+        description:
+          "`tags` is a merge patch of the tag map: a string sets the key, `null` removes it, keys not named are kept. " +
+          "Merged inside the account's object, so concurrent patches of different keys all land. Every check and code " +
+          "of PUT, in PUT's order; optional `If-Match`. " +
+          POLICY_ERRORS,
+        parameters: [param("IfMatch")],
+        requestBody: jsonBody("PatchTagsBody"),
       },
-    },
-    patch: {
-      operationId: "patchResourceTags",
-      summary: "Merge a JSON Merge Patch (RFC 7396) into one resource's tags",
-      description:
-        "`tags` is a merge patch of the tag map: a string sets the key, `null` removes it, keys not named are kept. " +
-        "Merged inside the account's object, so concurrent patches of different keys all land. Every check and code " +
-        "of PUT, in PUT's order; optional `If-Match`. " +
-        POLICY_ERRORS,
-      security: [{ bearer: ["tags:write"] }],
-      parameters: [param("IfMatch")],
-      requestBody: jsonBody("PatchTagsBody"),
-      responses: written("merged"),
-    },
+    ),
   },
   "/zones/{zone}/tags": {
     parameters: [param("Zone")],
-    get: {
-      operationId: "getZoneResourceTags",
-      summary: "Tags of the zone or one of its zone rulesets",
-      description:
-        "Stored with the tags of the zone's account (`account.id` of the zone): same limits, listings and filters. " +
-        "404 (1001) for a zone not configured; 409 (1027) for a zone without an account.",
-      security: [{ bearer: ["tags:read"] }],
-      parameters: [...queryParameters(RESOURCE_PARAMS.zone()), param("Effective")],
-      responses: { "200": ok("The resource's tags", ref("TaggedResource"), false, ETAG_HEADER), ...COMMON_ERRORS },
-    },
-    put: {
-      operationId: "setZoneResourceTags",
-      summary: "Replace the whole tag set of the zone or one of its zone rulesets",
-      security: [{ bearer: ["tags:write"] }],
-      parameters: [param("IfMatch")],
-      requestBody: jsonBody("SetZoneTagsBody"),
-      responses: written("new"),
-    },
-    patch: {
-      operationId: "patchZoneResourceTags",
-      summary: "Merge a JSON Merge Patch (RFC 7396) into the tags of the zone or one of its zone rulesets",
-      security: [{ bearer: ["tags:write"] }],
-      parameters: [param("IfMatch")],
-      requestBody: jsonBody("PatchZoneTagsBody"),
-      responses: written("merged"),
-    },
-    delete: {
-      operationId: "deleteZoneResourceTags",
-      summary: "Remove every tag of the zone (no body, as the published SDK sends it) or of a named zone resource",
-      security: [{ bearer: ["tags:write"] }],
-      parameters: [param("IfMatch")],
-      responses: {
-        "204": { description: "Removed (or there was nothing to remove); no body" },
-        ...COMMON_ERRORS,
-        "412": response("PreconditionFailed"),
+    get: operation(
+      READ,
+      "getZoneResourceTags",
+      "Tags of the zone or one of its zone rulesets",
+      { "200": ok("The resource's tags", ref("TaggedResource"), false, ETAG_HEADER) },
+      {
+        description:
+          "Stored with the tags of the zone's account (`account.id` of the zone): same limits, listings and filters. " +
+          "404 (1001) for a zone not configured; 409 (1027) for a zone without an account.",
+        parameters: [...queryParameters(RESOURCE_PARAMS.zone()), param("Effective")],
       },
-    },
+    ),
+    put: operation(
+      WRITE,
+      "setZoneResourceTags",
+      "Replace the whole tag set of the zone or one of its zone rulesets",
+      written("new"),
+      { parameters: [param("IfMatch")], requestBody: jsonBody("SetZoneTagsBody") },
+    ),
+    patch: operation(
+      WRITE,
+      "patchZoneResourceTags",
+      "Merge a JSON Merge Patch (RFC 7396) into the tags of the zone or one of its zone rulesets",
+      written("merged"),
+      { parameters: [param("IfMatch")], requestBody: jsonBody("PatchZoneTagsBody") },
+    ),
+    delete: operation(
+      WRITE,
+      "deleteZoneResourceTags",
+      "Remove every tag of the zone (no body, as the published SDK sends it) or of a named zone resource",
+      { "204": REMOVED, "412": response("PreconditionFailed") },
+      { parameters: [param("IfMatch")] },
+    ),
   },
   "/accounts/{account_id}/tags/bulk": {
     parameters: [param("AccountId")],
-    post: {
-      operationId: "bulkEditTags",
-      summary: `Up to ${MAX_BULK_EDITS} tag edits (merge, replace, delete) in one atomic call`,
-      description:
-        "All or nothing: edits apply in order (a later edit sees the earlier ones); the first failing edit refuses " +
-        "the whole call with its own code and a message naming `edits[i]` and its resource_id. More than " +
-        `${MAX_BULK_EDITS} edits: 1021. ` +
-        POLICY_ERRORS,
-      security: [{ bearer: ["tags:write"] }],
-      requestBody: jsonBody("BulkEditBody"),
-      responses: {
+    post: operation(
+      WRITE,
+      "bulkEditTags",
+      `Up to ${MAX_BULK_EDITS} tag edits (merge, replace, delete) in one atomic call`,
+      {
         "200": ok("Each resource as its edit left it, in the order of the edits", {
           type: "array",
           items: ref("TaggedResource"),
         }),
         ...WRITE_ERRORS,
       },
-    },
+      {
+        description:
+          "All or nothing: edits apply in order (a later edit sees the earlier ones); the first failing edit refuses " +
+          "the whole call with its own code and a message naming `edits[i]` and its resource_id. More than " +
+          `${MAX_BULK_EDITS} edits: 1021. ` +
+          POLICY_ERRORS,
+        requestBody: jsonBody("BulkEditBody"),
+      },
+    ),
   },
   "/accounts/{account_id}/tags/history": {
     parameters: [param("AccountId")],
-    get: {
-      operationId: "listTagHistory",
-      summary: "Tag changes, newest first: one entry per changed key",
-      description:
-        `Kept ${HISTORY_RETENTION_DAYS} days (and at most 1,000,000 entries per account). Without resource_type and ` +
-        "resource_id: the whole account.",
-      security: [{ bearer: ["tags:read"] }],
-      parameters: [...queryParameters(RESOURCE_PARAMS.account(), true), param("Cursor")],
-      responses: {
-        "200": ok("One page (at most 100 entries)", { type: "array", items: ref("TagHistoryEntry") }, true),
-        ...COMMON_ERRORS,
+    get: operation(
+      READ,
+      "listTagHistory",
+      "Tag changes, newest first: one entry per changed key",
+      { "200": ok("One page (at most 100 entries)", { type: "array", items: ref("TagHistoryEntry") }, true) },
+      {
+        description:
+          `Kept ${HISTORY_RETENTION_DAYS} days (and at most 1,000,000 entries per account). Without resource_type and ` +
+          "resource_id: the whole account.",
+        parameters: [...queryParameters(RESOURCE_PARAMS.account(), true), param("Cursor")],
       },
-    },
+    ),
   },
   "/zones/{zone}/tags/history": {
     parameters: [param("Zone")],
-    get: {
-      operationId: "listZoneTagHistory",
-      summary: "Tag changes of the zone or one of its zone rulesets, newest first: one entry per changed key",
-      description:
-        "The entries `GET /accounts/{account_id}/tags/history` lists for the same resource (the zone's account), " +
-        "with the same cursors. Without resource_type and resource_id: the zone's own tags. " +
-        "404 (1001) for a zone not configured; 409 (1027) for a zone without an account.",
-      security: [{ bearer: ["tags:read"] }],
-      parameters: [...queryParameters(RESOURCE_PARAMS.zone(), true), param("Cursor")],
-      responses: {
+    get: operation(
+      READ,
+      "listZoneTagHistory",
+      "Tag changes of the zone or one of its zone rulesets, newest first: one entry per changed key",
+      {
         "200": ok("One page (at most 100 entries)", { type: "array", items: ref("TagHistoryEntry") }, true),
-        ...COMMON_ERRORS,
         "409": { description: "The zone has no account (code 1027)" },
       },
-    },
+      {
+        description:
+          "The entries `GET /accounts/{account_id}/tags/history` lists for the same resource (the zone's account), " +
+          "with the same cursors. Without resource_type and resource_id: the zone's own tags. " +
+          "404 (1001) for a zone not configured; 409 (1027) for a zone without an account.",
+        parameters: [...queryParameters(RESOURCE_PARAMS.zone(), true), param("Cursor")],
+      },
+    ),
   },
   "/accounts/{account_id}/tags/policy": {
     parameters: [param("AccountId")],
-    get: {
-      operationId: "getTagPolicy",
-      summary: "The account's tag policy (an account without one allows everything)",
-      security: [{ bearer: ["tags:read"] }],
-      responses: { "200": ok("The policy", ref("TagPolicy")), ...COMMON_ERRORS },
-    },
-    put: {
-      operationId: "setTagPolicy",
-      summary: "Replace the account's tag policy; existing tags are never rewritten",
-      security: [{ bearer: ["tags:write"] }],
-      requestBody: jsonBody("TagPolicyBody"),
-      responses: { "200": ok("The stored policy", ref("TagPolicy")), ...COMMON_ERRORS, "413": response("TooLarge") },
-    },
-    delete: {
-      operationId: "deleteTagPolicy",
-      summary: "Remove the account's tag policy",
-      security: [{ bearer: ["tags:write"] }],
-      responses: { "204": { description: "Removed; no body" }, ...COMMON_ERRORS },
-    },
+    get: operation(READ, "getTagPolicy", "The account's tag policy (an account without one allows everything)", {
+      "200": ok("The policy", ref("TagPolicy")),
+    }),
+    put: operation(
+      WRITE,
+      "setTagPolicy",
+      "Replace the account's tag policy; existing tags are never rewritten",
+      { "200": ok("The stored policy", ref("TagPolicy")), "413": response("TooLarge") },
+      { requestBody: jsonBody("TagPolicyBody") },
+    ),
+    delete: operation(WRITE, "deleteTagPolicy", "Remove the account's tag policy", {
+      "204": { description: "Removed; no body" },
+    }),
   },
   "/accounts/{account_id}/tags/policy/required_keys": {
     parameters: [param("AccountId")],
-    get: {
-      operationId: "listRequiredTagKeys",
-      summary: "The keys the policy requires, per resource type",
-      security: [{ bearer: ["tags:read"] }],
-      parameters: [param("ResourceTypeFilter")],
-      responses: {
+    get: operation(
+      READ,
+      "listRequiredTagKeys",
+      "The keys the policy requires, per resource type",
+      {
         "200": ok("Every resource type with required keys, ascending", {
           type: "array",
           items: ref("RequiredTagKeys"),
         }),
-        ...COMMON_ERRORS,
       },
-    },
+      { parameters: [param("ResourceTypeFilter")] },
+    ),
   },
   "/accounts/{account_id}/tags/compliance": {
     parameters: [param("AccountId")],
-    get: {
-      operationId: "listTagCompliance",
-      summary: "Tagged resources that break the policy, with every rule they break",
-      security: [{ bearer: ["tags:read"] }],
-      parameters: [param("ResourceTypeFilter"), param("Cursor")],
-      responses: {
-        "200": ok("One page (at most 100 resources)", { type: "array", items: ref("ComplianceItem") }, true),
-        ...COMMON_ERRORS,
-      },
-    },
+    get: operation(
+      READ,
+      "listTagCompliance",
+      "Tagged resources that break the policy, with every rule they break",
+      { "200": ok("One page (at most 100 resources)", { type: "array", items: ref("ComplianceItem") }, true) },
+      { parameters: [param("ResourceTypeFilter"), param("Cursor")] },
+    ),
   },
   "/accounts/{account_id}/tags/keys": {
     parameters: [param("AccountId")],
-    get: {
-      operationId: "listTagKeys",
-      summary: "Distinct tag keys, ascending by code point",
-      security: [{ bearer: ["tags:read"] }],
-      parameters: [param("Cursor")],
-      responses: {
-        "200": ok("One page (at most 100 keys)", { type: "array", items: ref("TagKey") }, true),
-        ...COMMON_ERRORS,
-      },
-    },
+    get: operation(
+      READ,
+      "listTagKeys",
+      "Distinct tag keys, ascending by code point",
+      { "200": ok("One page (at most 100 keys)", { type: "array", items: ref("TagKey") }, true) },
+      { parameters: [param("Cursor")] },
+    ),
   },
   "/accounts/{account_id}/tags/values/{tag_key}": {
     parameters: [param("AccountId")],
-    get: {
-      operationId: "listTagValues",
-      summary: "Distinct values of one key, ascending by code point",
-      security: [{ bearer: ["tags:read"] }],
-      parameters: [
-        parameterOf(TAG_KEY(), { name: "tag_key", in: "path", description: "URL-encoded key." }),
-        param("ResourceTypeFilter"),
-        param("Cursor"),
-      ],
-      responses: {
-        "200": ok("One page (at most 100 values)", { type: "array", items: ref("TagValue") }, true),
-        ...COMMON_ERRORS,
+    get: operation(
+      READ,
+      "listTagValues",
+      "Distinct values of one key, ascending by code point",
+      { "200": ok("One page (at most 100 values)", { type: "array", items: ref("TagValue") }, true) },
+      {
+        parameters: [
+          parameterOf(TAG_KEY(), { name: "tag_key", in: "path", description: "URL-encoded key." }),
+          param("ResourceTypeFilter"),
+          param("Cursor"),
+        ],
       },
-    },
+    ),
   },
   "/accounts/{account_id}/tags/values": {
     parameters: [param("AccountId")],
-    get: {
-      operationId: "listTagValuesWithoutKey",
-      summary: "The values listing without its key: always 400 (1009, tag_key is required)",
-      security: [{ bearer: ["tags:read"] }],
-      responses: COMMON_ERRORS,
-    },
+    get: operation(
+      READ,
+      "listTagValuesWithoutKey",
+      "The values listing without its key: always 400 (1009, tag_key is required)",
+      {},
+    ),
   },
   "/accounts/{account_id}/tags/resources": {
     parameters: [param("AccountId")],
-    get: {
-      operationId: "listTaggedResources",
-      summary: "Tagged resources matching every filter",
-      description:
-        "Filters: `tag` (repeatable, ANDed; the syntax in TaggedResourceQuery), `type` and `id` (repeatable, ORed). " +
-        "Order: resource type, worker id, resource id, by code point.",
-      security: [{ bearer: ["tags:read"] }],
-      parameters: [...queryParameters(RESOURCE_QUERY()), param("Cursor")],
-      responses: {
-        "200": ok("One page (at most 100 resources)", { type: "array", items: ref("TaggedResource") }, true),
-        ...COMMON_ERRORS,
+    get: operation(
+      READ,
+      "listTaggedResources",
+      "Tagged resources matching every filter",
+      { "200": ok("One page (at most 100 resources)", { type: "array", items: ref("TaggedResource") }, true) },
+      {
+        description:
+          "Filters: `tag` (repeatable, ANDed; the syntax in TaggedResourceQuery), `type` and `id` (repeatable, ORed). " +
+          "Order: resource type, worker id, resource id, by code point.",
+        parameters: [...queryParameters(RESOURCE_QUERY()), param("Cursor")],
       },
-    },
+    ),
   },
   "/accounts/{account_id}/tags/summary": {
     parameters: [param("AccountId")],
-    get: {
-      operationId: "tagSummary",
-      summary: "Keys with all their distinct values (100 keys per page)",
-      security: [{ bearer: ["tags:read"] }],
-      parameters: [param("Cursor")],
-      responses: {
-        "200": ok("One page", { type: "array", items: ref("TagSummaryItem") }, true),
-        ...COMMON_ERRORS,
-      },
-    },
+    get: operation(
+      READ,
+      "tagSummary",
+      "Keys with all their distinct values (100 keys per page)",
+      { "200": ok("One page", { type: "array", items: ref("TagSummaryItem") }, true) },
+      { parameters: [param("Cursor")] },
+    ),
   },
 });
 

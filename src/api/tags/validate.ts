@@ -5,6 +5,7 @@
  */
 import { err, ok, type Result } from "../../shared/result";
 import {
+  MAX_BULK_EDITS,
   MAX_FILTER_VALUES,
   MAX_ID_PARAMS,
   MAX_NAME_CODE_POINTS,
@@ -21,7 +22,6 @@ import {
 import { codePointLength, fold, isWellFormed } from "../../state/tags/text";
 import type { IfMatch, ResourceQuery, ResourceRef, TagFilter, TagPairs } from "../../state/tags/types";
 import type { PatchPairs, TagEdit } from "../../state/tags/edits";
-import { MAX_BULK_EDITS } from "../../state/tags/errors";
 import {
   EFFECTIVE,
   RESOURCE_TYPE,
@@ -149,7 +149,7 @@ function listingQuery(params: URLSearchParams): Record<string, string | string[]
  */
 export function parseResourceQuery(params: URLSearchParams, account = ""): Result<ResourceQuery, ValidationFailure> {
   const parsed = RESOURCE_QUERY().safeParse(listingQuery(params), { reportInput: true });
-  const refusal = parsed.success ? undefined : firstRanked(parsed.error.issues, resourceQueryRefusal);
+  const refusal = parsed.success ? undefined : firstRanked(parsed.error.issues, resourceQueryRefusal)?.[1];
   if (refusal?.kind === "too-many-filters") return err(refusal);
   const filters: TagFilter[] = [];
   for (const raw of params.getAll("tag")) {
@@ -369,63 +369,51 @@ const RESOURCE_BODY: ByScope<Schema> = {
   zone: later(() => z.strictObject(zoneRef())),
 };
 
+/** Where the resource check (1006, worker_id, the zone) stands among a tag body's ranks: after the shape's. */
+const RESOURCE_CHECK = 5;
+
 /**
- * A schema's refusals in docs/tags-api.md's check order, each as the failure its check answers: the shape
- * (`invalid`: 1002 or 1015) — the body, its unknown fields, the tags' shape and values, `resource_type`, `resource_id`
- * — before what the resource check decides (1006, worker_id, the zone), then the keys (1014/1011), then the values'
- * length (1012). Only the shape's refusals are returned here, with `later` the keys' and values' for after the
- * resource check; `worker_id` on a zone route is the resource check's too (it names the route).
+ * A tag body's refusal as the failure its check answers, ranked in docs/tags-api.md's check order: the shape
+ * (`invalid`: 1002 or 1015) — the body, its unknown fields, the tags' shape and values, `resource_type`,
+ * `resource_id` — before the resource check, then the keys (1014/1011), then the values' length (1012). `null`: the
+ * resource check decides (a `resource_type` string the list lacks, `worker_id`, on a zone route too).
  */
-function shapeRefusal(
-  issues: readonly z.core.$ZodIssue[],
+function tagBodyRank(
+  issue: z.core.$ZodIssue,
   invalid: (why: string) => ValidationFailure,
-  patch: boolean,
-  scope: TagScope,
-): { readonly now?: ValidationFailure; readonly later?: ValidationFailure } {
-  const ranked: { rank: number; failure: ValidationFailure }[] = [];
-  const add = (rank: number, failure: ValidationFailure) => ranked.push({ rank, failure });
-  for (const issue of issues) {
-    const [field, key] = issue.path;
-    if (field === undefined) {
-      if (issue.code !== "unrecognized_keys") add(0, invalid("the body must be a JSON object"));
-      else {
-        const extra = issue.keys.find((k) => scope.kind === "account" || k !== "worker_id");
-        if (extra !== undefined) add(1, invalid(`unknown field ${JSON.stringify(extra)}`));
-      }
-    } else if (field === "tags" && key === undefined) {
-      add(
-        2,
-        invalid(
-          patch ? "tags must be an object whose values are strings or null" : "tags must be an object of string values",
-        ),
-      );
-    } else if (field === "tags" && typeof key === "string") {
-      if (issue.code === "invalid_key") {
-        const checked = validateKey(key);
-        if (!checked.ok) add(6, checked.error);
-      } else if (typeof issue.input !== "string")
-        add(
-          2,
-          invalid(`the value of tag ${JSON.stringify(key)} must be a string${patch ? ", or null to remove it" : ""}`),
-        );
-      else if (!isWellFormed(issue.input))
-        add(2, invalid(`the value of tag ${JSON.stringify(key)} is not well-formed Unicode`));
-      else add(7, { kind: "value-too-long" });
-    } else if (field === "resource_type") {
-      // A string the list lacks is the resource check's (1006); no string at all is the shape's.
-      if (typeof issue.input !== "string" || issue.input === "")
-        add(3, invalid("resource_type is required (a string)"));
-    } else if (field === "resource_id")
-      add(4, invalid(`resource_id is required (a string of 1 to ${MAX_RESOURCE_ID_CODE_POINTS} characters)`));
+  { patch, scope }: { readonly patch: boolean; readonly scope: TagScope },
+): [number, ValidationFailure] | null {
+  const [field, key] = issue.path;
+  if (field === undefined) {
+    if (issue.code !== "unrecognized_keys") return [0, invalid("the body must be a JSON object")];
+    const extra = issue.keys.find((k) => scope.kind === "account" || k !== "worker_id");
+    return extra === undefined ? null : [1, invalid(`unknown field ${JSON.stringify(extra)}`)];
   }
-  const first = (from: number, to: number) =>
-    ranked
-      .filter((r) => r.rank >= from && r.rank <= to)
-      .reduce<(typeof ranked)[number] | undefined>(
-        (best, r) => (best === undefined || r.rank < best.rank ? r : best),
-        undefined,
-      )?.failure;
-  return { now: first(0, 4), later: first(6, 7) };
+  if (field === "resource_type")
+    return typeof issue.input !== "string" || issue.input === ""
+      ? [3, invalid("resource_type is required (a string)")]
+      : null;
+  if (field === "resource_id")
+    return [4, invalid(`resource_id is required (a string of 1 to ${MAX_RESOURCE_ID_CODE_POINTS} characters)`)];
+  if (field !== "tags") return null;
+  if (key === undefined)
+    return [
+      2,
+      invalid(
+        patch ? "tags must be an object whose values are strings or null" : "tags must be an object of string values",
+      ),
+    ];
+  if (typeof key !== "string") return null;
+  if (issue.code === "invalid_key") {
+    const checked = validateKey(key);
+    return checked.ok ? null : [6, checked.error];
+  }
+  const tag = `the value of tag ${JSON.stringify(key)}`;
+  if (typeof issue.input !== "string")
+    return [2, invalid(`${tag} must be a string${patch ? ", or null to remove it" : ""}`)];
+  return isWellFormed(issue.input)
+    ? [7, { kind: "value-too-long" }]
+    : [2, invalid(`${tag} is not well-formed Unicode`)];
 }
 
 /**
@@ -439,13 +427,13 @@ function parseTagBody(
   options: { readonly patch: boolean; readonly scope: TagScope },
 ): Result<{ ref: ResourceRef; fields: Record<string, unknown> }, ValidationFailure> {
   const parsed = schema().safeParse(body, { reportInput: true });
-  const refusal = parsed.success ? {} : shapeRefusal(parsed.error.issues, invalid, options.patch, options.scope);
-  if (refusal.now !== undefined) return err(refusal.now);
+  const refusal = parsed.success ? null : firstRanked(parsed.error.issues, (i) => tagBodyRank(i, invalid, options));
+  if (refusal !== null && refusal[0] < RESOURCE_CHECK) return err(refusal[1]);
   // The schema refused nothing of the shape: an object, its resource_type a non-empty string, its resource_id an id.
   const fields = body as RefFields & Record<string, unknown>;
   const ref = resourceRef(fields, invalid, options.scope);
   if (!ref.ok) return ref;
-  if (refusal.later !== undefined) return err(refusal.later);
+  if (refusal !== null) return err(refusal[1]);
   return ok({ ref: ref.value, fields });
 }
 
@@ -493,6 +481,13 @@ const BULK_OPS = ["merge", "replace", "delete"] as const;
 /** A field of an edit the envelope passes on: its endpoint's parser checks it (PATCH, PUT or DELETE), with its codes. */
 const checkedByTheEdit = (schema: Record<string, unknown>) => z.unknown().check(z.meta(schema));
 
+/** The envelope's refusals of an edit, by the field refused (`""`: the edit itself); its endpoint checks the rest. */
+const EDIT_REFUSALS: Readonly<Record<string, string>> = {
+  "": "an edit must be a JSON object",
+  op: 'op must be "merge", "replace" or "delete"',
+  if_match: "if_match must be an ETag string",
+};
+
 /** `POST /tags/bulk`: the envelope, and what it reads of each edit (its op and if_match). */
 const BULK_BODY = later(() =>
   named(
@@ -530,14 +525,14 @@ const BULK_BODY = later(() =>
   ),
 );
 
-/** The first refusal among `issues` by rank (the lowest), or `undefined`. */
+/** The refusal among `issues` of the lowest rank (the first of it), or `null`. */
 function firstRanked<T>(issues: readonly z.core.$ZodIssue[], rank: (issue: z.core.$ZodIssue) => [number, T] | null) {
   let best: [number, T] | null = null;
   for (const issue of issues) {
     const ranked = rank(issue);
     if (ranked !== null && (best === null || ranked[0] < best[0])) best = ranked;
   }
-  return best?.[1];
+  return best;
 }
 
 /**
@@ -551,17 +546,16 @@ export function parseBulkBody(body: unknown): Result<TagEdit[], BulkFailure> {
   const invalid = (why: string): ValidationFailure => ({ kind: "invalid-bulk-payload", why });
   const parsed = BULK_BODY().safeParse(body, { reportInput: true });
   const issues = parsed.success ? [] : parsed.error.issues;
-  const envelope = firstRanked<ValidationFailure>(issues, (issue) => {
-    if (issue.path.length === 0)
-      return issue.code === "unrecognized_keys"
-        ? [1, invalid(`unknown field ${JSON.stringify(issue.keys[0])}`)]
-        : [0, invalid("the body must be a JSON object")];
-    if (issue.path.length > 1) return null;
-    return issue.code === "too_big" && Array.isArray(issue.input)
-      ? [2, { kind: "bulk-too-large", count: issue.input.length }]
-      : [2, invalid("edits must be a non-empty array")];
-  });
-  if (envelope !== undefined) return err(whole(envelope));
+  // The body's own refusal (no object, an unknown field) before its `edits`' (zod lists the unknown fields last).
+  const envelope = issues.find((issue) => issue.path.length === 0) ?? issues.find((issue) => issue.path.length === 1);
+  if (envelope?.code === "unrecognized_keys")
+    return err(whole(invalid(`unknown field ${JSON.stringify(envelope.keys[0])}`)));
+  if (envelope?.code === "too_big" && Array.isArray(envelope.input))
+    return err(whole({ kind: "bulk-too-large", count: envelope.input.length }));
+  if (envelope !== undefined)
+    return err(
+      whole(invalid(envelope.path.length === 0 ? "the body must be a JSON object" : "edits must be a non-empty array")),
+    );
   // The envelope refused nothing, so the body holds an array of 1 to 100 edits.
   const edits = (body as { readonly edits: readonly unknown[] }).edits;
   const out: TagEdit[] = [];
@@ -571,13 +565,12 @@ export function parseBulkBody(body: unknown): Result<TagEdit[], BulkFailure> {
       id: isObject(raw) && typeof raw.resource_id === "string" ? raw.resource_id : null,
       failure,
     });
-    const refused = firstRanked<string>(issues, (issue) => {
-      if (issue.path[1] !== index) return null;
-      const field = issue.path[2];
-      if (field === undefined) return [0, "an edit must be a JSON object"];
-      return field === "op" ? [1, 'op must be "merge", "replace" or "delete"'] : [2, "if_match must be an ETag string"];
-    });
-    if (refused !== undefined) return err(at(invalid(refused)));
+    // The edit's own refusal, else its op's, else its if_match's: zod's order is the fields'.
+    const why = issues
+      .filter((issue) => issue.path[1] === index)
+      .map((issue) => EDIT_REFUSALS[String(issue.path[2] ?? "")])
+      .find((refusal) => refusal !== undefined);
+    if (why !== undefined) return err(at(invalid(why)));
     const { op, if_match: ifMatchRaw, ...rest } = raw as Record<string, unknown>;
     const ifMatch = typeof ifMatchRaw === "string" ? parseIfMatch(ifMatchRaw) : null;
     if (op === "merge") {

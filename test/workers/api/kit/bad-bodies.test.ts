@@ -1810,6 +1810,18 @@ function bulkRows(): Row[] {
       `edits[0] (resource_id "api"): Invalid tag key "bad key": keys are letters of any script (with combining marks), decimal digits, '_', '.' and '-'; nothing was changed`,
     ),
     row(
+      "a merge without resource_id (its endpoint's check, not the envelope's)",
+      { edits: [{ op: "merge", resource_type: "worker", tags: {} }] },
+      1002,
+      `edits[0]: Invalid set payload: resource_id is required (a string of 1 to 256 characters); nothing was changed`,
+    ),
+    row(
+      "a delete without resource_type",
+      { edits: [{ op: "delete", resource_id: "db" }] },
+      1015,
+      `edits[0] (resource_id "db"): Invalid delete payload: resource_type is required (a string); nothing was changed`,
+    ),
+    row(
       "a replace with tags that are a list",
       { edits: [{ ...edit, op: "replace", tags: [] }] },
       1002,

@@ -146,6 +146,11 @@ describe("filters (docs/tags-api.md)", () => {
     expect(code(query([["type", "nope"]]))).toBe(1006);
     expect(code(query([["type", "dns_record"]]))).toBe(0); // zone-level types are known in filters
     expect(code(query(Array.from({ length: 51 }, (_, i): [string, string] => ["id", `r${i}`])))).toBe(1003);
+    // More than 50 ids is refused as such, even when one of them is malformed too (docs/tags-api.md "Errors").
+    expect(query(Array.from({ length: 51 }, (_, i): [string, string] => ["id", i === 3 ? "" : `r${i}`]))).toEqual({
+      ok: false,
+      error: { kind: "resource-required", why: "at most 50 id parameters" },
+    });
     expect(code(query([["name", "x".repeat(257)]]))).toBe(1003);
     expect(code(query([["case_insensitive", "yes"]]))).toBe(1007);
   });
