@@ -19,7 +19,7 @@ import {
   isZoneTaggableType,
   needsWorkerId,
 } from "../../state/tags/resource-types";
-import { codePointLength, fold, isWellFormed } from "../../state/tags/text";
+import { fold, isWellFormed } from "../../state/tags/text";
 import type { IfMatch, ResourceQuery, ResourceRef, TagFilter, TagPairs } from "../../state/tags/types";
 import type { PatchPairs, TagEdit } from "../../state/tags/edits";
 import {
@@ -29,6 +29,7 @@ import {
   TAG_KEY,
   TAG_KEY_PATTERN,
   TAG_VALUE,
+  wellFormedText,
 } from "../../state/tags/tag-schema";
 import * as z from "zod/mini";
 import { isObject } from "../../shared/validation";
@@ -90,16 +91,11 @@ export function foldFilter(filter: TagFilter): TagFilter {
 }
 
 /** A resource id (and a worker id): a well-formed string of 1 to 256 code points. */
-const RESOURCE_ID = later(
-  () =>
-    z.string().check(
-      z.minLength(1),
-      z.refine<string>(isWellFormed),
-      z.refine<string>((id) => codePointLength(id) <= MAX_RESOURCE_ID_CODE_POINTS),
-      z.meta({ maxLength: MAX_RESOURCE_ID_CODE_POINTS }),
-    ),
-  { id: "ResourceId", description: "Lengths in code points.", example: "api" },
-);
+const RESOURCE_ID = later(() => wellFormedText(MAX_RESOURCE_ID_CODE_POINTS).check(z.minLength(1)), {
+  id: "ResourceId",
+  description: "Lengths in code points.",
+  example: "api",
+});
 
 /** The parameters of the resources listing that may repeat (ANDed filters, ORed types and ids). */
 const LISTS = ["tag", "type", "id"] as const;
@@ -116,11 +112,7 @@ export const RESOURCE_QUERY = later(
       id: z.optional(described(z.array(RESOURCE_ID()).check(z.maxLength(MAX_ID_PARAMS)), "Resource ids, ORed.")),
       name: z.optional(
         described(
-          z.string().check(
-            z.refine<string>(isWellFormed),
-            z.refine<string>((name) => codePointLength(name) <= MAX_NAME_CODE_POINTS),
-            z.meta({ maxLength: MAX_NAME_CODE_POINTS }),
-          ),
+          wellFormedText(MAX_NAME_CODE_POINTS),
           "Case-insensitive substring of the resource name (code points).",
         ),
       ),

@@ -21,8 +21,15 @@ import { codePointLength, isWellFormed } from "./text";
 export const TAG_KEY_PATTERN = /^[\p{L}\p{Mn}\p{Mc}\p{Nd}_.\-]+$/u;
 
 /** At most `max` code points: checked here, stated to the document as `maxLength` (the same count there). */
-function codePointsAtMost(max: number, message: Message) {
+function codePointsAtMost(max: number, message?: Message) {
   return [z.refine<string>((s) => codePointLength(s) <= max, { error: message }), z.meta({ maxLength: max })];
+}
+
+/** A well-formed string (no lone surrogate) of at most `max` code points: a tag value, a resource id or name. */
+export function wellFormedText(max: number, message?: Message) {
+  return z
+    .string({ error: message })
+    .check(z.refine<string>(isWellFormed, { error: message }), ...codePointsAtMost(max, message));
 }
 
 /**
@@ -52,16 +59,11 @@ export const TAG_KEY = later(
 );
 
 /** A tag value: any well-formed string of at most 1,024 code points (`""` for a key-only tag). */
-export const TAG_VALUE = later(
-  () =>
-    z
-      .string({ error: notA("value") })
-      .check(
-        z.refine<string>(isWellFormed, { error: notA("value") }),
-        ...codePointsAtMost(MAX_VALUE_CODE_POINTS, notA("value")),
-      ),
-  { id: "TagValue", description: 'Any well-formed string; `""` for key-only tags.', example: "production" },
-);
+export const TAG_VALUE = later(() => wellFormedText(MAX_VALUE_CODE_POINTS, notA("value")), {
+  id: "TagValue",
+  description: 'Any well-formed string; `""` for key-only tags.',
+  example: "production",
+});
 
 /** Every resource type a tag can be on: the account's and the zone's (docs/tags-api.md "Resource types"). */
 export const RESOURCE_TYPES = [...ACCOUNT_RESOURCE_TYPES, ...ZONE_RESOURCE_TYPES] as const;
