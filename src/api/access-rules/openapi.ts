@@ -11,8 +11,8 @@ import {
   ACCESS_RULE_BODY,
   ACCESS_RULE_CONFIGURATION,
   ACCESS_RULE_LIMITS,
-  ACCESS_RULE_MODE,
-  RULE_ID,
+  accessRuleMode,
+  ruleId,
 } from "../../state/zone/access-rules/validate";
 import { API_CODES } from "../kit/codes";
 import { ACCESS_RULE_QUERY } from "./query";
@@ -104,29 +104,30 @@ export const accessRulesOpenApi: OpenApiFragment = {
       example: "92f17202ed8bd63d69a66b86a49a8f6b",
     },
   },
-  // GET's and PUT's answer, built by the route: the document alone shows it.
-  documentOnly: () => named(z.object({ rules: z.array(ACCESS_RULE_BODY) }), { id: "AccessRules" }),
-};
-
-/** The published rule object GET answers: the request schemas' pieces, so its bounds are theirs. */
-named(
-  z.object({
-    id: RULE_ID,
-    mode: ACCESS_RULE_MODE,
-    allowed_modes: z.array(ACCESS_RULE_MODE),
-    configuration: ACCESS_RULE_CONFIGURATION,
-    notes: z.string(),
-  }),
-  {
-    id: "PublishedAccessRule",
-    description:
-      "The published IP access rule object (without `scope`, `created_on`, `modified_on`: docs/differences.md).",
-    example: {
-      id: "92f17202ed8bd63d69a66b86a49a8f6b",
-      mode: "block",
-      allowed_modes: ["block"],
-      configuration: { target: "ip", value: "198.51.100.4" },
-      notes: "abuse, ticket 42",
-    },
+  documentOnly: () => {
+    // GET's and PUT's answer, built by the route: the document alone shows it.
+    named(z.object({ rules: z.array(ACCESS_RULE_BODY()) }), { id: "AccessRules" });
+    // The published rule object GET answers: the request schemas' pieces, so its bounds are theirs.
+    named(
+      z.object({
+        id: ruleId(),
+        mode: accessRuleMode(),
+        allowed_modes: z.array(accessRuleMode()),
+        configuration: ACCESS_RULE_CONFIGURATION(),
+        notes: z.string(),
+      }),
+      {
+        id: "PublishedAccessRule",
+        description:
+          "The published IP access rule object (without `scope`, `created_on`, `modified_on`: docs/differences.md).",
+        example: {
+          id: "92f17202ed8bd63d69a66b86a49a8f6b",
+          mode: "block",
+          allowed_modes: ["block"],
+          configuration: { target: "ip", value: "198.51.100.4" },
+          notes: "abuse, ticket 42",
+        },
+      },
+    );
   },
-);
+};

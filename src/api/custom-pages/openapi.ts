@@ -3,22 +3,27 @@ import { jsonBody, ok, operation, param, parameterOf, ref, response, type OpenAp
 import { assetsOpenApi } from "./assets-openapi";
 import { BOX_TOKENS, MAX_PAGE_BYTES, PAGE_ID, PAGE_IDS, PAGE_STATE } from "../../state/zone/custom-pages/validate";
 import * as z from "zod/mini";
-import { dateTime, described, named } from "../../shared/schema";
+import { dateTime, described, later, named } from "../../shared/schema";
 
 /** A page as answered: its state and what a page of its class must hold; `content` only in the one-page answers. */
-export const CUSTOM_PAGE = named(
-  z.object({
-    id: PAGE_ID,
-    state: PAGE_STATE,
-    description: z.string(),
-    required_tokens: z.array(z.string()),
-    box_style_hash: described(z.string(), "CSP hash-source of the box's inline style, for the page's own `style-src`"),
-    modified_on: z.nullable(dateTime()),
-    bytes: z.int(),
-    url: described(z.string(), "The URL the page was fetched from; empty when given as `content`"),
-    content: z.optional(z.nullable(z.string())),
-  }),
-  { id: "CustomPage" },
+export const CUSTOM_PAGE = later(() =>
+  named(
+    z.object({
+      id: PAGE_ID,
+      state: PAGE_STATE(),
+      description: z.string(),
+      required_tokens: z.array(z.string()),
+      box_style_hash: described(
+        z.string(),
+        "CSP hash-source of the box's inline style, for the page's own `style-src`",
+      ),
+      modified_on: z.nullable(dateTime()),
+      bytes: z.int(),
+      url: described(z.string(), "The URL the page was fetched from; empty when given as `content`"),
+      content: z.optional(z.nullable(z.string())),
+    }),
+    { id: "CustomPage" },
+  ),
 );
 
 export const customPagesOpenApi: OpenApiFragment = {

@@ -82,7 +82,7 @@ export const LISTED_ZONE = later(() =>
       name: z.string(),
       status: z.literal("active"),
       plan: z.optional(z.object({ legacy_id: oneOf(PLANS), name: z.string() })),
-      account: z.optional(ZONE_ACCOUNT),
+      account: z.optional(ZONE_ACCOUNT()),
       modified_on: z.optional(dateTime()),
     }),
     {

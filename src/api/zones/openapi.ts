@@ -75,7 +75,7 @@ export const zonesOpenApi: OpenApiFragment = {
   },
   // The answer of every zone operation; the route builds it by hand, so the document alone shows this schema.
   documentOnly: () =>
-    named(z.intersection(ZONE_SETTINGS, z.object({ zone: z.string(), version: z.int(), modified_on: dateTime() })), {
+    named(z.intersection(ZONE_SETTINGS(), z.object({ zone: z.string(), version: z.int(), modified_on: dateTime() })), {
       id: "Zone",
       description: "The zone's settings as written, with its name and the document's revision.",
     }),

@@ -6,7 +6,19 @@
 import { HOSTNAME_LIMITS, hostnameProblem, hostnameProblemMessage, normaliseHostname } from "../../shared/host";
 import { err, ok, type Result } from "../../shared/result";
 import { oneIssue, type Issues } from "../../shared/validation";
-import { described, fields, int, named, num, oneOf, parseWith, patchOf, text, type Output } from "../../shared/schema";
+import {
+  described,
+  fields,
+  int,
+  later,
+  named,
+  num,
+  oneOf,
+  parseWith,
+  patchOf,
+  text,
+  type Output,
+} from "../../shared/schema";
 // Imported here, not re-exported by shared/schema.ts: a namespace re-export keeps all of zod (its locales too) in the bundle.
 import * as z from "zod/mini";
 import { parseOriginUrl, type OriginTarget } from "../../shared/origin-url";
@@ -68,13 +80,15 @@ export const isAccountId = (value: string): boolean => ACCOUNT_ID_TEXT.safeParse
  * `account`: absent or `null` (no account), or `{id}` with a 32 lower-case hex id and no other key (the published
  * zone create body's `account`; its `name` is the platform's, not writable).
  */
-export const ZONE_ACCOUNT = named(
-  fields(
-    { id: ACCOUNT_ID_TEXT },
-    "is not a field of account (only id)",
-    'must be an object {"id": "<32 lower-case hex characters>"} or null',
+export const ZONE_ACCOUNT = later(() =>
+  named(
+    fields(
+      { id: ACCOUNT_ID_TEXT },
+      "is not a field of account (only id)",
+      'must be an object {"id": "<32 lower-case hex characters>"} or null',
+    ),
+    { id: "ZoneAccount", example: { id: "023e105f4ecef8ad9ca31a8372d0c353" } },
   ),
-  { id: "ZoneAccount", example: { id: "023e105f4ecef8ad9ca31a8372d0c353" } },
 );
 
 /** The account a zone belongs to, in the published zone object's shape (`account: {id}`). */
@@ -109,16 +123,18 @@ export const FAILOVER_LIMITS = {
  * `circuit_breaker` (docs/fewer-errors.md "Circuit breaker"): each field defaults when left out. Whether it is on is
  * whether the field is present.
  */
-export const CIRCUIT_BREAKER = named(
-  fields(
-    {
-      failures: described(limited(FAILOVER_LIMITS.breakerFailures, true), "consecutive connection-level failures"),
-      open_seconds: described(limited(FAILOVER_LIMITS.breakerOpenSeconds, true), "seconds the circuit stays open"),
-    },
-    "is not a field of circuit_breaker",
-    "must be an object {failures, open_seconds}",
+export const CIRCUIT_BREAKER = later(() =>
+  named(
+    fields(
+      {
+        failures: described(limited(FAILOVER_LIMITS.breakerFailures, true), "consecutive connection-level failures"),
+        open_seconds: described(limited(FAILOVER_LIMITS.breakerOpenSeconds, true), "seconds the circuit stays open"),
+      },
+      "is not a field of circuit_breaker",
+      "must be an object {failures, open_seconds}",
+    ),
+    { id: "CircuitBreaker", example: { failures: 5, open_seconds: 30 } },
   ),
-  { id: "CircuitBreaker", example: { failures: 5, open_seconds: 30 } },
 );
 
 const LANGUAGES_LIST = `must be a list of 1 to ${LANGUAGES.length} languages, each once`;
@@ -127,115 +143,131 @@ const LANGUAGES_LIST = `must be a list of 1 to ${LANGUAGES.length} languages, ea
  * `languages` (docs/languages.md "A zone's languages"): the languages the zone's errors are written in, in the
  * zone's order: the first is what a request that matches none of them gets; one member pins the zone to it.
  */
-export const ZONE_LANGUAGES = named(
-  z.array(oneOf(LANGUAGES), { error: LANGUAGES_LIST }).check(
-    z.minLength(1, { error: LANGUAGES_LIST }),
-    z.maxLength(LANGUAGES.length, { error: LANGUAGES_LIST }),
-    z.refine((list) => new Set(list).size === list.length, { error: LANGUAGES_LIST }),
+export const ZONE_LANGUAGES = later(() =>
+  named(
+    z.array(oneOf(LANGUAGES), { error: LANGUAGES_LIST }).check(
+      z.minLength(1, { error: LANGUAGES_LIST }),
+      z.maxLength(LANGUAGES.length, { error: LANGUAGES_LIST }),
+      z.refine((list) => new Set(list).size === list.length, { error: LANGUAGES_LIST }),
+    ),
+    { id: "ZoneLanguages", example: ["de", "en"] },
   ),
-  { id: "ZoneLanguages", example: ["de", "en"] },
 );
 
 /** `maintenance.allow`: a Rules-language expression over the request fields (what a firewall rule sees). */
-const allowExpression = text(
-  { min: 1, max: FAILOVER_LIMITS.allowLength.max },
-  `must be an expression of 1 to ${FAILOVER_LIMITS.allowLength.max} characters`,
-).check(
-  z.superRefine((source, context) => {
-    const compiled = compileExpression("http_request_firewall_custom", source);
-    if (!compiled.ok) context.issues.push({ code: "custom", message: compiled.error.message, input: source });
-  }),
-);
+const allowExpression = () =>
+  text(
+    { min: 1, max: FAILOVER_LIMITS.allowLength.max },
+    `must be an expression of 1 to ${FAILOVER_LIMITS.allowLength.max} characters`,
+  ).check(
+    z.superRefine((source, context) => {
+      const compiled = compileExpression("http_request_firewall_custom", source);
+      if (!compiled.ok) context.issues.push({ code: "custom", message: compiled.error.message, input: source });
+    }),
+  );
 
 /** `maintenance` (docs/fewer-errors.md "Maintenance mode"). */
-export const MAINTENANCE = named(
-  fields(
-    {
-      enabled: z.boolean({ error: "must be true or false" }),
-      retry_after: described(limited(FAILOVER_LIMITS.maintenanceRetryAfter, true), "seconds: the error's Retry-After"),
-      allow: described(
-        z.optional(allowExpression),
-        "a Rules-language expression: the requests it matches reach the origin as usual",
-      ),
-    },
-    "is not a field of maintenance",
-    "must be an object {enabled, retry_after, allow}",
+export const MAINTENANCE = later(() =>
+  named(
+    fields(
+      {
+        enabled: z.boolean({ error: "must be true or false" }),
+        retry_after: described(
+          limited(FAILOVER_LIMITS.maintenanceRetryAfter, true),
+          "seconds: the error's Retry-After",
+        ),
+        allow: described(
+          z.optional(allowExpression()),
+          "a Rules-language expression: the requests it matches reach the origin as usual",
+        ),
+      },
+      "is not a field of maintenance",
+      "must be an object {enabled, retry_after, allow}",
+    ),
+    { id: "Maintenance", example: { enabled: true, retry_after: 600, allow: "ip.src in {203.0.113.0/24}" } },
   ),
-  { id: "Maintenance", example: { enabled: true, retry_after: 600, allow: "ip.src in {203.0.113.0/24}" } },
 );
-
-/**
- * The fields of `PUT /zones/{zone}` (wire names, seconds): the validator, the type (`ZoneSettings`) and the
- * OpenAPI schema `ZoneSettings` (and, each field nullable, `ZonePatch`). A new zone setting is one line here (with
- * its docs/configuration.md entry): PATCH, the document and the type follow.
- */
-export const ZONE_SETTINGS_FIELDS = {
-  plan: oneOf(PLANS),
-  origin: described(originUrl(), "`http(s)://host[:port]`"),
-  account: described(
-    z.optional(z.nullable(ZONE_ACCOUNT)),
-    "The account the zone belongs to (the published zone object's `account`); absent or null: none. A token " +
-      "scoped to accounts reaches exactly the zones of its accounts and may name only those.",
-  ),
-  connect_timeout: described(limited(ZONE_LIMITS.connectTimeout), "seconds"),
-  read_timeout: described(limited(ZONE_LIMITS.readTimeout), "seconds"),
-  max_request_header_bytes: limited(ZONE_LIMITS.maxRequestHeaderBytes, true),
-  /** Absent in a document written before the field existed: read as `published`. */
-  retry_hints: described(
-    z._default(oneOf(RETRY_HINTS), "published"),
-    "`published`: the catalog's Retry-After hints exactly; `agent`: every hint at most 60 s, spread by Ray ID; " +
-      "`auto`: `agent` for SDKs (x-stainless-* headers), MCP requests and the client package, `published` for " +
-      'everyone else (docs/errors.md "Retry-hint profiles")',
-  ),
-  fallback_origin: described(
-    z.optional(originUrl()),
-    '`http(s)://host[:port]`: tried once when the origin fails (docs/fewer-errors.md "Fail over"); absent: none',
-  ),
-  circuit_breaker: described(z.optional(CIRCUIT_BREAKER), "absent: no circuit breaker"),
-  languages: described(
-    z.optional(ZONE_LANGUAGES),
-    "The languages the zone's errors are written in, matched against `Accept-Language`; the first is the " +
-      "fallback, one alone pins it; absent: every language, English the fallback (docs/languages.md)",
-  ),
-  stale_if_error: z.optional(
-    described(
-      int(ZONE_LIMITS.staleIfError.min, ZONE_LIMITS.staleIfError.max),
-      "seconds a kept copy of a good GET answer may answer an origin failure past its freshness; absent or 0: only " +
-        'what the origin allows with `Cache-Control: stale-if-error` (docs/fewer-errors.md "Stale if error")',
-    ),
-  ),
-  stale_after_ms: z.optional(
-    described(
-      int(ZONE_LIMITS.staleAfterMs.min, ZONE_LIMITS.staleAfterMs.max),
-      "milliseconds: with a usable copy, an origin that has sent no headers by then is answered from the copy; " +
-        'absent or 0: off (docs/fewer-errors.md "Stale if slow")',
-    ),
-  ),
-  maintenance: described(z.optional(MAINTENANCE), "absent: no maintenance mode"),
-};
 
 const ZONE_SETTINGS_UNKNOWN = "is not a zone setting";
 
-/** `PUT /zones/{zone}`'s body (and the `settings` of every stored zone document). */
-export const ZONE_SETTINGS = named(fields(ZONE_SETTINGS_FIELDS, ZONE_SETTINGS_UNKNOWN), {
-  id: "ZoneSettings",
-  example: {
-    plan: "pro",
-    origin: "https://origin.example.com",
-    account: { id: "023e105f4ecef8ad9ca31a8372d0c353" },
-    connect_timeout: 10,
-  },
-});
+/**
+ * `PUT /zones/{zone}`'s body (and the `settings` of every stored zone document), in wire names and seconds: the
+ * validator, the type (`ZoneSettings`) and the OpenAPI schema `ZoneSettings` (and, each field nullable, `ZonePatch`).
+ * A new zone setting is one line here (with its docs/configuration.md entry): PATCH, the document and the type
+ * follow.
+ */
+export const ZONE_SETTINGS = later(() =>
+  named(
+    fields(
+      {
+        plan: oneOf(PLANS),
+        origin: described(originUrl(), "`http(s)://host[:port]`"),
+        account: described(
+          z.optional(z.nullable(ZONE_ACCOUNT())),
+          "The account the zone belongs to (the published zone object's `account`); absent or null: none. A token " +
+            "scoped to accounts reaches exactly the zones of its accounts and may name only those.",
+        ),
+        connect_timeout: described(limited(ZONE_LIMITS.connectTimeout), "seconds"),
+        read_timeout: described(limited(ZONE_LIMITS.readTimeout), "seconds"),
+        max_request_header_bytes: limited(ZONE_LIMITS.maxRequestHeaderBytes, true),
+        /** Absent in a document written before the field existed: read as `published`. */
+        retry_hints: described(
+          z._default(oneOf(RETRY_HINTS), "published"),
+          "`published`: the catalog's Retry-After hints exactly; `agent`: every hint at most 60 s, spread by Ray ID; " +
+            "`auto`: `agent` for SDKs (x-stainless-* headers), MCP requests and the client package, `published` for " +
+            'everyone else (docs/errors.md "Retry-hint profiles")',
+        ),
+        fallback_origin: described(
+          z.optional(originUrl()),
+          '`http(s)://host[:port]`: tried once when the origin fails (docs/fewer-errors.md "Fail over"); absent: none',
+        ),
+        circuit_breaker: described(z.optional(CIRCUIT_BREAKER()), "absent: no circuit breaker"),
+        languages: described(
+          z.optional(ZONE_LANGUAGES()),
+          "The languages the zone's errors are written in, matched against `Accept-Language`; the first is the " +
+            "fallback, one alone pins it; absent: every language, English the fallback (docs/languages.md)",
+        ),
+        stale_if_error: z.optional(
+          described(
+            int(ZONE_LIMITS.staleIfError.min, ZONE_LIMITS.staleIfError.max),
+            "seconds a kept copy of a good GET answer may answer an origin failure past its freshness; absent or 0: only " +
+              'what the origin allows with `Cache-Control: stale-if-error` (docs/fewer-errors.md "Stale if error")',
+          ),
+        ),
+        stale_after_ms: z.optional(
+          described(
+            int(ZONE_LIMITS.staleAfterMs.min, ZONE_LIMITS.staleAfterMs.max),
+            "milliseconds: with a usable copy, an origin that has sent no headers by then is answered from the copy; " +
+              'absent or 0: off (docs/fewer-errors.md "Stale if slow")',
+          ),
+        ),
+        maintenance: described(z.optional(MAINTENANCE()), "absent: no maintenance mode"),
+      },
+      ZONE_SETTINGS_UNKNOWN,
+    ),
+    {
+      id: "ZoneSettings",
+      example: {
+        plan: "pro",
+        origin: "https://origin.example.com",
+        account: { id: "023e105f4ecef8ad9ca31a8372d0c353" },
+        connect_timeout: 10,
+      },
+    },
+  ),
+);
 
 /**
  * `PATCH /zones/{zone}`'s body: any field of `ZoneSettings`, or `null` to reset it to its default. The merged
  * settings are then validated by `ZONE_SETTINGS` (edits.ts).
  */
-export const ZONE_PATCH = named(patchOf(ZONE_SETTINGS_FIELDS, ZONE_SETTINGS_UNKNOWN), {
-  id: "ZonePatch",
-  description: "Any fields of `ZoneSettings`, each replacing the stored one; `null` resets it to its default.",
-  example: { plan: "business", read_timeout: 30, account: { id: "023e105f4ecef8ad9ca31a8372d0c353" } },
-});
+export const ZONE_PATCH = later(() =>
+  named(patchOf(ZONE_SETTINGS().shape, ZONE_SETTINGS_UNKNOWN), {
+    id: "ZonePatch",
+    description: "Any fields of `ZoneSettings`, each replacing the stored one; `null` resets it to its default.",
+    example: { plan: "business", read_timeout: 30, account: { id: "023e105f4ecef8ad9ca31a8372d0c353" } },
+  }),
+);
 
 /** The settings a client writes with `PUT /zones/{zone}` (wire names, seconds); `account` absent: none. */
 export type ZoneSettings = Readonly<Omit<Output<typeof ZONE_SETTINGS>, "account"> & { account?: ZoneAccount }>;

@@ -10,7 +10,7 @@ import * as z from "zod/mini";
 import { randomId } from "../../../shared/crypto";
 import { err, ok, type Result } from "../../../shared/result";
 import { parseIp } from "../../../shared/ip";
-import { described, fields, named, oneOf, parseWith, text } from "../../../shared/schema";
+import { described, fields, later, named, oneOf, parseWith, text, type Output } from "../../../shared/schema";
 import { IssueList, isObject, oneIssue, type Issues } from "../../../shared/validation";
 import { formatAddress, parseCidr, type RangeFailure } from "./address";
 import {
@@ -64,84 +64,94 @@ export function canonicalValue(target: AccessRuleTarget, raw: string): Result<st
   }
 }
 
-export const ACCESS_RULE_CONFIGURATION = named(
-  fields(
-    {
-      target: oneOf(ACCESS_RULE_TARGETS, `must be one of: ${ACCESS_RULE_TARGETS.join(", ")}`),
-      value: described(
-        z.string({ error: "must be a string: an address, a CIDR range or a country code" }),
-        "An address, a CIDR range or an ISO 3166-1 alpha-2 code",
-      ),
-    },
-    NOT_A_RULE_FIELD,
-    "must be an object {target, value}",
-  ).check(
-    z.superRefine((configuration, context) => {
-      const value = canonicalValue(configuration.target, configuration.value);
-      if (!value.ok)
-        context.issues.push({ code: "custom", message: value.error, path: ["value"], input: configuration.value });
-    }),
+export const ACCESS_RULE_CONFIGURATION = later(() =>
+  named(
+    fields(
+      {
+        target: oneOf(ACCESS_RULE_TARGETS, `must be one of: ${ACCESS_RULE_TARGETS.join(", ")}`),
+        value: described(
+          z.string({ error: "must be a string: an address, a CIDR range or a country code" }),
+          "An address, a CIDR range or an ISO 3166-1 alpha-2 code",
+        ),
+      },
+      NOT_A_RULE_FIELD,
+      "must be an object {target, value}",
+    ).check(
+      z.superRefine((configuration, context) => {
+        const value = canonicalValue(configuration.target, configuration.value);
+        if (!value.ok)
+          context.issues.push({ code: "custom", message: value.error, path: ["value"], input: configuration.value });
+      }),
+    ),
+    { id: "AccessRuleConfiguration", example: { target: "ip", value: "198.51.100.4" } },
   ),
-  { id: "AccessRuleConfiguration", example: { target: "ip", value: "198.51.100.4" } },
 );
 
-export const ACCESS_RULE_MODE = oneOf(ACCESS_RULE_MODES, `must be one of: ${ACCESS_RULE_MODES.join(", ")}`);
+export const accessRuleMode = () => oneOf(ACCESS_RULE_MODES, `must be one of: ${ACCESS_RULE_MODES.join(", ")}`);
 const NOTES_MESSAGE = `must be a string of at most ${ACCESS_RULE_LIMITS.maxNotes} characters`;
 /** `null` is no notes, as the published API writes it. */
-const NOTES = z.optional(z.nullable(text({ max: ACCESS_RULE_LIMITS.maxNotes }, NOTES_MESSAGE)));
-export const RULE_ID = text({ pattern: /^[0-9a-f]{32}$/ }, "must be 32 lower-case hex characters (or be left out)");
+const notes = () => z.optional(z.nullable(text({ max: ACCESS_RULE_LIMITS.maxNotes }, NOTES_MESSAGE)));
+export const ruleId = () =>
+  text({ pattern: /^[0-9a-f]{32}$/ }, "must be 32 lower-case hex characters (or be left out)");
 
-const RULE_FIELDS = { mode: ACCESS_RULE_MODE, notes: NOTES, configuration: ACCESS_RULE_CONFIGURATION };
+const ruleFields = () => ({ mode: accessRuleMode(), notes: notes(), configuration: ACCESS_RULE_CONFIGURATION() });
 
-export const ACCESS_RULE_BODY = named(
-  fields(
-    { id: z.optional(described(RULE_ID, "Generated when absent")), ...RULE_FIELDS },
-    NOT_A_RULE_FIELD,
-    "must be an object",
+export const ACCESS_RULE_BODY = later(() =>
+  named(
+    fields(
+      { id: z.optional(described(ruleId(), "Generated when absent")), ...ruleFields() },
+      NOT_A_RULE_FIELD,
+      "must be an object",
+    ),
+    { id: "AccessRule", example: { mode: "block", configuration: { target: "country", value: "AQ" } } },
   ),
-  { id: "AccessRule", example: { mode: "block", configuration: { target: "country", value: "AQ" } } },
 );
 
-export const ACCESS_RULES_BODY = named(
-  fields(
+export const ACCESS_RULES_BODY = later(() =>
+  named(
+    fields(
+      {
+        rules: z
+          .array(ACCESS_RULE_BODY(), { error: "must be an array" })
+          .check(z.maxLength(ACCESS_RULE_LIMITS.maxRules)),
+      },
+      "is not a field of the body",
+      "must be a JSON object {rules: [...]}",
+    ),
     {
-      rules: z.array(ACCESS_RULE_BODY, { error: "must be an array" }).check(z.maxLength(ACCESS_RULE_LIMITS.maxRules)),
+      id: "AccessRulesBody",
+      example: {
+        rules: [
+          { mode: "block", configuration: { target: "ip_range", value: "198.51.100.0/24" }, notes: "abuse, ticket 42" },
+          { mode: "block", configuration: { target: "country", value: "AQ" } },
+        ],
+      },
     },
-    "is not a field of the body",
-    "must be a JSON object {rules: [...]}",
   ),
-  {
-    id: "AccessRulesBody",
-    example: {
-      rules: [
-        { mode: "block", configuration: { target: "ip_range", value: "198.51.100.0/24" }, notes: "abuse, ticket 42" },
-        { mode: "block", configuration: { target: "country", value: "AQ" } },
-      ],
-    },
-  },
 );
 
 /** `POST …/firewall/access_rules/rules`: one rule, its id minted by the route. */
-export const ACCESS_RULE_CREATE = named(
-  fields(RULE_FIELDS, NOT_A_RULE_FIELD, "must be a JSON object {mode, configuration, notes?}"),
-  {
+export const ACCESS_RULE_CREATE = later(() =>
+  named(fields(ruleFields(), NOT_A_RULE_FIELD, "must be a JSON object {mode, configuration, notes?}"), {
     id: "AccessRuleCreate",
     example: { mode: "block", configuration: { target: "ip", value: "198.51.100.4" }, notes: "abuse, ticket 42" },
-  },
+  }),
 );
 
 /** `PATCH …/firewall/access_rules/rules/{rule_id}`: the fields given replace the rule's. */
-export const ACCESS_RULE_EDIT = named(
-  fields(
-    { mode: z.optional(ACCESS_RULE_MODE), notes: NOTES, configuration: z.optional(ACCESS_RULE_CONFIGURATION) },
-    NOT_A_RULE_FIELD,
-    "must be a JSON object {mode, configuration, notes?}",
+export const ACCESS_RULE_EDIT = later(() =>
+  named(
+    fields(
+      { mode: z.optional(accessRuleMode()), notes: notes(), configuration: z.optional(ACCESS_RULE_CONFIGURATION()) },
+      NOT_A_RULE_FIELD,
+      "must be a JSON object {mode, configuration, notes?}",
+    ),
+    { id: "AccessRuleEdit", example: { notes: "abuse, ticket 43" } },
   ),
-  { id: "AccessRuleEdit", example: { notes: "abuse, ticket 43" } },
 );
 
 /** A rule as parsed, before its id is minted and its value made canonical. */
-export type ParsedRule = z.output<typeof ACCESS_RULE_BODY>;
+export type ParsedRule = Output<typeof ACCESS_RULE_BODY>;
 
 /** The stored rule of a parsed one (the schema's check accepted the value, so it has a canonical form). */
 export function storedRule(rule: Omit<ParsedRule, "id">, id: string): AccessRule {

@@ -11,7 +11,7 @@
 import * as z from "zod/mini";
 import { normaliseHostname } from "../../../shared/host";
 import { err, ok, type Result } from "../../../shared/result";
-import { described, fields, named, parseWith, text } from "../../../shared/schema";
+import { described, fields, later, named, parseWith, text } from "../../../shared/schema";
 import { IssueList, isObject, oneIssue, type IssueKind, type Issues } from "../../../shared/validation";
 import type { Plan, PlanForbids, ZoneDocument } from "../schema";
 import type { StoredRule } from "../rulesets/validate";
@@ -90,55 +90,61 @@ const NOT_AN_OBJECT = "must be a JSON object {name, description, url}";
 const URL_LENGTH = `must be 1 to ${ASSET_LIMITS.urlLength} characters`;
 
 /** The published API marks `description` required; here it may be left out (`""`), so a client that sends it works. */
-const DESCRIPTION = z._default(
-  text(
-    { max: ASSET_LIMITS.descriptionLength },
-    `must be a string of at most ${ASSET_LIMITS.descriptionLength} characters`,
-  ),
-  "",
-);
+const description = () =>
+  z._default(
+    text(
+      { max: ASSET_LIMITS.descriptionLength },
+      `must be a string of at most ${ASSET_LIMITS.descriptionLength} characters`,
+    ),
+    "",
+  );
 /** The URL's shape; its scope (the zone's host, never an API host) is checked after the parse (`parseAssetUrl`). */
-const URL_TEXT = described(
-  z
-    .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a URL string") })
-    .check(z.minLength(1, { error: URL_LENGTH }), z.maxLength(ASSET_LIMITS.urlLength, { error: URL_LENGTH })),
-  "An http(s) URL on the zone's host or one of its subdomains",
+const urlText = () =>
+  described(
+    z
+      .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a URL string") })
+      .check(z.minLength(1, { error: URL_LENGTH }), z.maxLength(ASSET_LIMITS.urlLength, { error: URL_LENGTH })),
+    "An http(s) URL on the zone's host or one of its subdomains",
+  );
+
+export const ASSET_CREATE = later(() =>
+  named(
+    fields(
+      {
+        name: ASSET_NAME,
+        description: description(),
+        url: urlText(),
+      },
+      NOT_AN_ASSET_FIELD,
+      NOT_AN_OBJECT,
+    ),
+    {
+      id: "CustomAssetCreate",
+      example: {
+        name: "maintenance_page",
+        description: "Shown while the origin is down",
+        url: "https://shop.example/errors/maintenance.html",
+      },
+    },
+  ),
 );
 
-export const ASSET_CREATE = named(
-  fields(
+export const ASSET_UPDATE = later(() =>
+  named(
+    fields(
+      {
+        name: z.optional(described(z.string(), "Optional; must equal the path's name (names are immutable)")),
+        description: description(),
+        url: urlText(),
+      },
+      NOT_AN_ASSET_FIELD,
+      NOT_AN_OBJECT,
+    ),
     {
-      name: ASSET_NAME,
-      description: DESCRIPTION,
-      url: URL_TEXT,
+      id: "CustomAssetUpdate",
+      example: { description: "Shown while the origin is down", url: "https://shop.example/errors/maintenance.html" },
     },
-    NOT_AN_ASSET_FIELD,
-    NOT_AN_OBJECT,
   ),
-  {
-    id: "CustomAssetCreate",
-    example: {
-      name: "maintenance_page",
-      description: "Shown while the origin is down",
-      url: "https://shop.example/errors/maintenance.html",
-    },
-  },
-);
-
-export const ASSET_UPDATE = named(
-  fields(
-    {
-      name: z.optional(described(z.string(), "Optional; must equal the path's name (names are immutable)")),
-      description: DESCRIPTION,
-      url: URL_TEXT,
-    },
-    NOT_AN_ASSET_FIELD,
-    NOT_AN_OBJECT,
-  ),
-  {
-    id: "CustomAssetUpdate",
-    example: { description: "Shown while the origin is down", url: "https://shop.example/errors/maintenance.html" },
-  },
 );
 
 /**
@@ -150,7 +156,7 @@ export function parseAssetBody(
   scope: AssetScope,
   pathName: string | null,
 ): Result<AssetBody, AssetFailure> {
-  const parsed = parseWith(pathName === null ? ASSET_CREATE : ASSET_UPDATE, body, { root: "body" });
+  const parsed = parseWith(pathName === null ? ASSET_CREATE() : ASSET_UPDATE(), body, { root: "body" });
   if (!parsed.ok) return err({ kind: "invalid-asset", issues: parsed.error });
   const given = parsed.value;
   if (pathName !== null && given.name !== undefined && given.name !== pathName)

@@ -13,7 +13,7 @@
  */
 import * as z from "zod/mini";
 import { err, ok, type Result } from "../../../shared/result";
-import { described, fields, named, oneOf, parseWith } from "../../../shared/schema";
+import { described, fields, later, named, oneOf, parseWith } from "../../../shared/schema";
 import { isOneOf, oneIssue, type IssueKind, type Issues } from "../../../shared/validation";
 import type { Plan, PlanForbids } from "../schema";
 
@@ -58,18 +58,20 @@ export const PAGE_STATES = ["default", "customized"] as const;
 
 /** The page ids as the OpenAPI document names them (the path's `{id}`, a page's `id`). */
 export const PAGE_ID = named(oneOf(PAGE_IDS), { id: "CustomPageId", example: "1000_errors" });
-export const PAGE_STATE = named(oneOf(PAGE_STATES, 'must be "customized" or "default"'), {
-  id: "CustomPageState",
-  description: "`default`: the service's own page; `customized`: the zone's",
-  example: "customized",
-});
+export const PAGE_STATE = later(() =>
+  named(oneOf(PAGE_STATES, 'must be "customized" or "default"'), {
+    id: "CustomPageState",
+    description: "`default`: the service's own page; `customized`: the zone's",
+    example: "customized",
+  }),
+);
 
 const NOT_A_PAGE_FIELD = "is not a custom page field";
 const CONTENT = "must be a non-empty HTML string";
 
 /** What a page is given as in the zone's writer and in a draft: `content`, never `url` (the API fetches that). */
-const PAGE_FIELDS = {
-  state: PAGE_STATE,
+const pageFields = () => ({
+  state: PAGE_STATE(),
   content: z.optional(
     described(
       // Characters bound the bytes from below: a page longer than this in characters is longer in bytes.
@@ -82,36 +84,38 @@ const PAGE_FIELDS = {
       "The page's HTML (with `state: customized`): `<head>`, `</head>` and the class's box token once",
     ),
   ),
-};
+});
 /** A page as the zone's writer and a bundle take it: `state` and `content`, never `url`. */
-export const PAGE_CONTENT_BODY = fields(PAGE_FIELDS, NOT_A_PAGE_FIELD);
+export const PAGE_CONTENT_BODY = later(() => fields(pageFields(), NOT_A_PAGE_FIELD));
 
 /**
  * `PUT /zones/{zone}/custom_pages/{id}`: the page as `content`, or as the published `url` (fetched and inlined by
  * src/api/custom-pages/page-url.ts, its HTML then the `content` the writer validates).
  */
-export const PAGE_BODY = named(
-  fields(
-    {
-      ...PAGE_FIELDS,
-      url: z.optional(
-        described(
-          z.string({ error: "must be a URL string" }),
-          "Instead of `content`: a URL of the zone, fetched from its origin and inlined as a custom error asset is; " +
-            "with `state: default` only empty",
+export const PAGE_BODY = later(() =>
+  named(
+    fields(
+      {
+        ...pageFields(),
+        url: z.optional(
+          described(
+            z.string({ error: "must be a URL string" }),
+            "Instead of `content`: a URL of the zone, fetched from its origin and inlined as a custom error asset is; " +
+              "with `state: default` only empty",
+          ),
         ),
-      ),
+      },
+      NOT_A_PAGE_FIELD,
+    ),
+    {
+      id: "CustomPageBody",
+      // For the `PageId` parameter's example (1000_errors).
+      example: {
+        state: "customized",
+        content: `<!doctype html><html><head><title>Sorry</title></head><body>${BOX_TOKENS["1000_errors"][0]}</body></html>`,
+      },
     },
-    NOT_A_PAGE_FIELD,
   ),
-  {
-    id: "CustomPageBody",
-    // For the `PageId` parameter's example (1000_errors).
-    example: {
-      state: "customized",
-      content: `<!doctype html><html><head><title>Sorry</title></head><body>${BOX_TOKENS["1000_errors"][0]}</body></html>`,
-    },
-  },
 );
 
 export type PageBody = { readonly state: "default" } | { readonly state: "customized"; readonly content: string };

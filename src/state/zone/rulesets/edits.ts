@@ -158,24 +158,26 @@ export function applyRulesetEdit(
  * What a create must name before the rest of its body is read (`parseRuleset`'s): `kind`, then `name`, then `phase`,
  * one refusal at a time. The other fields pass through unread.
  */
-const RULESET_CREATE_HEAD = z.looseObject(
-  {
-    kind: z.literal("zone", {
-      error: (issue) =>
-        issue.input === undefined
-          ? 'is required: "zone"'
-          : 'must be "zone": this service holds only zone entry point rulesets',
-    }),
-    name: z
-      .unknown()
-      .check(z.refine((name) => name !== undefined, { error: "is required", params: { kind: "missing" } })),
-    phase: oneOf(PHASES, (issue) =>
-      typeof issue.input === "string"
-        ? `must be one of ${PHASES.join(", ")}`
-        : `is required: one of ${PHASES.join(", ")}`,
-    ),
-  },
-  { error: "must be a JSON object {name, kind, phase, rules?}" },
+const RULESET_CREATE_HEAD = later(() =>
+  z.looseObject(
+    {
+      kind: z.literal("zone", {
+        error: (issue) =>
+          issue.input === undefined
+            ? 'is required: "zone"'
+            : 'must be "zone": this service holds only zone entry point rulesets',
+      }),
+      name: z
+        .unknown()
+        .check(z.refine((name) => name !== undefined, { error: "is required", params: { kind: "missing" } })),
+      phase: oneOf(PHASES, (issue) =>
+        typeof issue.input === "string"
+          ? `must be one of ${PHASES.join(", ")}`
+          : `is required: one of ${PHASES.join(", ")}`,
+      ),
+    },
+    { error: "must be a JSON object {name, kind, phase, rules?}" },
+  ),
 );
 
 /** The phase a create names, after `kind` and `name` (`RULESET_CREATE_HEAD`). */
@@ -236,9 +238,9 @@ function placeRule(
 }
 
 /** A position's anchor: a rule id (`""`: the first, or the last). */
-const RULE_ANCHOR = z.string({ error: "must be a rule id (a string)" });
+const ruleAnchor = () => z.string({ error: "must be a rule id (a string)" });
 /** A position's index: 1 is the first rule (its upper bound is the ruleset's size, checked after the parse). */
-const POSITION_INDEX = z.int({ error: "must be an integer (1 is the first rule)" }).check(z.minimum(1));
+const positionIndex = () => z.int({ error: "must be an integer (1 is the first rule)" }).check(z.minimum(1));
 const NOT_A_POSITION_FIELD = "is not a position field";
 const POSITION_SHAPE = 'must be an object: {"before": id}, {"after": id} or {"index": n}';
 
@@ -246,26 +248,28 @@ const POSITION_SHAPE = 'must be an object: {"before": id}, {"after": id} or {"in
  * `position` as a rule-level write reads it, one refusal at a time in the published API's order: its keys first
  * (an unknown one, then exactly one of the three), then the value's type.
  */
-const POSITION = z.pipe(
-  fields(
-    { before: z.optional(z.unknown()), after: z.optional(z.unknown()), index: z.optional(z.unknown()) },
-    NOT_A_POSITION_FIELD,
-    POSITION_SHAPE,
-  ).check(
-    z.superRefine((position, context) => {
-      const keys = Object.keys(position);
-      if (keys.length === 1) return;
-      context.issues.push({
-        code: "custom",
-        input: position,
-        message: `must have exactly one of before, after or index${keys.length > 1 ? `, not ${keys.join(" and ")}` : ""}`,
-        params: { kind: keys.length === 0 ? "missing" : "not-allowed" },
-      });
-    }),
-  ),
-  fields(
-    { before: z.optional(RULE_ANCHOR), after: z.optional(RULE_ANCHOR), index: z.optional(POSITION_INDEX) },
-    NOT_A_POSITION_FIELD,
+const POSITION = later(() =>
+  z.pipe(
+    fields(
+      { before: z.optional(z.unknown()), after: z.optional(z.unknown()), index: z.optional(z.unknown()) },
+      NOT_A_POSITION_FIELD,
+      POSITION_SHAPE,
+    ).check(
+      z.superRefine((position, context) => {
+        const keys = Object.keys(position);
+        if (keys.length === 1) return;
+        context.issues.push({
+          code: "custom",
+          input: position,
+          message: `must have exactly one of before, after or index${keys.length > 1 ? `, not ${keys.join(" and ")}` : ""}`,
+          params: { kind: keys.length === 0 ? "missing" : "not-allowed" },
+        });
+      }),
+    ),
+    fields(
+      { before: z.optional(ruleAnchor()), after: z.optional(ruleAnchor()), index: z.optional(positionIndex()) },
+      NOT_A_POSITION_FIELD,
+    ),
   ),
 );
 
@@ -276,13 +280,13 @@ const POSITION = z.pipe(
 export const RULE_REQUEST = later(() =>
   named(
     z.object({
-      ...RULE_BODY.shape,
+      ...RULE_BODY().shape,
       position: z.optional(
         described(
           z.union([
-            fields({ before: RULE_ANCHOR }, NOT_A_POSITION_FIELD),
-            fields({ after: RULE_ANCHOR }, NOT_A_POSITION_FIELD),
-            fields({ index: POSITION_INDEX }, NOT_A_POSITION_FIELD),
+            fields({ before: ruleAnchor() }, NOT_A_POSITION_FIELD),
+            fields({ after: ruleAnchor() }, NOT_A_POSITION_FIELD),
+            fields({ index: positionIndex() }, NOT_A_POSITION_FIELD),
           ]),
           'Exactly one of `before` (a rule id; `""` = first), `after` (a rule id; `""` = last) or `index` (1 = ' +
             "first; at most the ruleset's rule count after the write). Absent: last on POST, unchanged on PATCH.",

@@ -9,7 +9,7 @@
  * `data:` image (docs/errors.md: the page makes no external request).
  */
 import * as z from "zod/mini";
-import { absent, described, fields, named, type Output } from "../../../shared/schema";
+import { absent, described, fields, later, named, type Output } from "../../../shared/schema";
 import { err, ok, type Result } from "../../../shared/result";
 
 /** The limits of an overlay (docs/custom-errors.md "Overlay"; the OpenAPI document states them from the schema). */
@@ -61,103 +61,108 @@ function operatorText(max: number, lines: boolean, required = false) {
 
 /** An absolute `https:`/`http:` URL with a host and no credentials, stored as its serialisation. */
 const URL_LENGTH = `must be a URL of at most ${OVERLAY_LIMITS.href} characters`;
-const WEB_URL = z.pipe(
-  described(
-    z.string({ error: orRequired(URL_LENGTH) }).check(
-      z.minLength(1, { error: URL_LENGTH, abort: true }),
-      z.maxLength(OVERLAY_LIMITS.href, { error: URL_LENGTH, abort: true }),
-      z.superRefine((text, context) => {
-        const parsed = parseUrl(text);
-        if (!parsed.ok) context.issues.push({ code: "custom", message: parsed.error, input: text });
-      }),
+const webUrl = () =>
+  z.pipe(
+    described(
+      z.string({ error: orRequired(URL_LENGTH) }).check(
+        z.minLength(1, { error: URL_LENGTH, abort: true }),
+        z.maxLength(OVERLAY_LIMITS.href, { error: URL_LENGTH, abort: true }),
+        z.superRefine((text, context) => {
+          const parsed = parseUrl(text);
+          if (!parsed.ok) context.issues.push({ code: "custom", message: parsed.error, input: text });
+        }),
+      ),
+      "An absolute https: or http: URL without credentials; stored as its serialisation",
     ),
-    "An absolute https: or http: URL without credentials; stored as its serialisation",
-  ),
-  z.transform((text: string) => new URL(text).href),
-);
+    z.transform((text: string) => new URL(text).href),
+  );
 
-const LINK = fields(
-  { title: operatorText(OVERLAY_LIMITS.linkTitle, false, true), href: WEB_URL },
-  "is not a link field",
-  "must be an object {title, href}",
-);
+const link = () =>
+  fields(
+    { title: operatorText(OVERLAY_LIMITS.linkTitle, false, true), href: webUrl() },
+    "is not a link field",
+    "must be an object {title, href}",
+  );
 
 const LINKS_MESSAGE = `must be a list of 1 to ${OVERLAY_LIMITS.links} links {title, href}`;
 const LOGO_MESSAGE =
   `must be a data:image/(png|gif|jpeg|webp);base64 URI of at most ${OVERLAY_LIMITS.logoUrl} characters (the page ` +
   "makes no external request, docs/errors.md)";
 
-const BRANDING = fields(
-  {
-    /** Shown above the error on the HTML page (text, escaped). */
-    name: z.optional(operatorText(OVERLAY_LIMITS.brandName, false)),
-    /** Shown beside the name, never fetched from elsewhere. */
-    logo_url: z.optional(
-      described(
-        z
-          .string({ error: LOGO_MESSAGE })
-          .check(
-            z.maxLength(OVERLAY_LIMITS.logoUrl, { error: LOGO_MESSAGE, abort: true }),
-            z.regex(LOGO, { error: LOGO_MESSAGE }),
-          ),
-        "An inline image only: the page makes no external request (docs/errors.md)",
-      ),
-    ),
-    /** The page's brand bar, stored lower-case. */
-    accent_color: z.optional(
-      z.pipe(
-        z.string({ error: "must be a colour #rrggbb" }).check(z.regex(ACCENT, { error: "must be a colour #rrggbb" })),
-        z.transform((colour: string) => colour.toLowerCase()),
-      ),
-    ),
-  },
-  "is not a branding field",
-  "must be an object {name?, logo_url?, accent_color?}",
-).check(
-  z.refine((branding) => Object.keys(branding).length > 0, {
-    error: "must set at least one of name, logo_url, accent_color",
-  }),
-);
-
-/** What a rule overlays on the error (at least one member). */
-export const OVERLAY = named(
+const branding = () =>
   fields(
     {
-      detail: z.optional(described(operatorText(OVERLAY_LIMITS.detail, true), "Replaces `detail` in every format")),
-      what_you_should_do: z.optional(
-        described(
-          operatorText(OVERLAY_LIMITS.whatYouShouldDo, true),
-          "Replaces `what_you_should_do` in every format; on the page: paragraphs, numbered and bulleted lists " +
-            "and **bold**, like the catalog's texts",
-        ),
-      ),
-      links: z.optional(
+      /** Shown above the error on the HTML page (text, escaped). */
+      name: z.optional(operatorText(OVERLAY_LIMITS.brandName, false)),
+      /** Shown beside the name, never fetched from elsewhere. */
+      logo_url: z.optional(
         described(
           z
-            .array(LINK, { error: LINKS_MESSAGE })
+            .string({ error: LOGO_MESSAGE })
             .check(
-              z.minLength(1, { error: LINKS_MESSAGE }),
-              z.maxLength(OVERLAY_LIMITS.links, { error: LINKS_MESSAGE }),
+              z.maxLength(OVERLAY_LIMITS.logoUrl, { error: LOGO_MESSAGE, abort: true }),
+              z.regex(LOGO, { error: LOGO_MESSAGE }),
             ),
-          'A new member `links`: JSON after `footer`, the Markdown frontmatter, the page\'s "More help"',
+          "An inline image only: the page makes no external request (docs/errors.md)",
         ),
       ),
-      branding: z.optional(described(BRANDING, "The HTML page only")),
+      /** The page's brand bar, stored lower-case. */
+      accent_color: z.optional(
+        z.pipe(
+          z.string({ error: "must be a colour #rrggbb" }).check(z.regex(ACCENT, { error: "must be a colour #rrggbb" })),
+          z.transform((colour: string) => colour.toLowerCase()),
+        ),
+      ),
     },
-    "is not an overlay field",
-    "must be an object {detail?, what_you_should_do?, links?, branding?}",
+    "is not a branding field",
+    "must be an object {name?, logo_url?, accent_color?}",
   ).check(
-    z.refine((overlay) => Object.keys(overlay).length > 0, {
-      error: "must set at least one of detail, what_you_should_do, links, branding",
+    z.refine((branding) => Object.keys(branding).length > 0, {
+      error: "must set at least one of name, logo_url, accent_color",
     }),
+  );
+
+/** What a rule overlays on the error (at least one member). */
+export const OVERLAY = later(() =>
+  named(
+    fields(
+      {
+        detail: z.optional(described(operatorText(OVERLAY_LIMITS.detail, true), "Replaces `detail` in every format")),
+        what_you_should_do: z.optional(
+          described(
+            operatorText(OVERLAY_LIMITS.whatYouShouldDo, true),
+            "Replaces `what_you_should_do` in every format; on the page: paragraphs, numbered and bulleted lists " +
+              "and **bold**, like the catalog's texts",
+          ),
+        ),
+        links: z.optional(
+          described(
+            z
+              .array(link(), { error: LINKS_MESSAGE })
+              .check(
+                z.minLength(1, { error: LINKS_MESSAGE }),
+                z.maxLength(OVERLAY_LIMITS.links, { error: LINKS_MESSAGE }),
+              ),
+            'A new member `links`: JSON after `footer`, the Markdown frontmatter, the page\'s "More help"',
+          ),
+        ),
+        branding: z.optional(described(branding(), "The HTML page only")),
+      },
+      "is not an overlay field",
+      "must be an object {detail?, what_you_should_do?, links?, branding?}",
+    ).check(
+      z.refine((overlay) => Object.keys(overlay).length > 0, {
+        error: "must set at least one of detail, what_you_should_do, links, branding",
+      }),
+    ),
+    {
+      id: "Overlay",
+      description:
+        "What a custom error rule overlays on the structured error (this service's addition, docs/differences.md). " +
+        "Text is operator text: never HTML (escaped on the page, quoted in YAML, markup-escaped in the Markdown " +
+        "body); no control characters (a line break only in `detail` and `what_you_should_do`).",
+    },
   ),
-  {
-    id: "Overlay",
-    description:
-      "What a custom error rule overlays on the structured error (this service's addition, docs/differences.md). " +
-      "Text is operator text: never HTML (escaped on the page, quoted in YAML, markup-escaped in the Markdown " +
-      "body); no control characters (a line break only in `detail` and `what_you_should_do`).",
-  },
 );
 
 export type Overlay = Output<typeof OVERLAY>;
@@ -168,19 +173,21 @@ export type Overlay = Output<typeof OVERLAY>;
  * so `content`, `asset_name`, `content_type` and `status_code` are refused beside it, each by name, and any other
  * key as unknown; then the overlay's own fields.
  */
-export const OVERLAY_PARAMETERS = fields(
-  {
-    content: absent(
-      "cannot be used with overlay: a rule serves either fixed content or an overlay of the structured error",
-    ),
-    asset_name: absent(
-      "cannot be used with overlay: a rule serves either an asset or an overlay of the structured error",
-    ),
-    content_type: absent("cannot be used with overlay: the overlaid error keeps the negotiated format"),
-    status_code: absent("cannot be used with overlay: the overlaid error keeps its status"),
-    overlay: OVERLAY,
-  },
-  "is not a parameter of serve_error",
+export const OVERLAY_PARAMETERS = later(() =>
+  fields(
+    {
+      content: absent(
+        "cannot be used with overlay: a rule serves either fixed content or an overlay of the structured error",
+      ),
+      asset_name: absent(
+        "cannot be used with overlay: a rule serves either an asset or an overlay of the structured error",
+      ),
+      content_type: absent("cannot be used with overlay: the overlaid error keeps the negotiated format"),
+      status_code: absent("cannot be used with overlay: the overlaid error keeps its status"),
+      overlay: OVERLAY(),
+    },
+    "is not a parameter of serve_error",
+  ),
 );
 
 function parseUrl(text: string): Result<string, string> {

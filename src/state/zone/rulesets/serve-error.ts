@@ -7,31 +7,34 @@
  */
 import * as z from "zod/mini";
 import { ASSET_NAME } from "../custom-pages/asset-name";
-import { absent, described, fields, int, type Output } from "../../../shared/schema";
+import { absent, described, fields, int, later, type Output } from "../../../shared/schema";
 
 /** A custom error's status: the published range (docs/custom-errors.md). */
 const STATUS_RANGE = { min: 400, max: 599 } as const;
-export const STATUS_CODE = int(
-  STATUS_RANGE.min,
-  STATUS_RANGE.max,
-  `must be an integer from ${STATUS_RANGE.min} to ${STATUS_RANGE.max} (docs/custom-errors.md)`,
-);
+export const statusCode = () =>
+  int(
+    STATUS_RANGE.min,
+    STATUS_RANGE.max,
+    `must be an integer from ${STATUS_RANGE.min} to ${STATUS_RANGE.max} (docs/custom-errors.md)`,
+  );
 
 /** `serve_error` naming an asset: the document's shape, and the validator of its fields. */
-export const ASSET_SERVE_ERROR = described(
-  fields(
-    {
-      content: absent("must be absent when asset_name is given (exactly one of them)"),
-      content_type: z.optional(
-        z.literal("text/html", { error: "must be text/html or absent with asset_name (an asset is an HTML page)" }),
-      ),
-      asset_name: ASSET_NAME,
-      status_code: z.optional(STATUS_CODE),
-    },
-    "is not a parameter of serve_error",
+export const ASSET_SERVE_ERROR = later(() =>
+  described(
+    fields(
+      {
+        content: absent("must be absent when asset_name is given (exactly one of them)"),
+        content_type: z.optional(
+          z.literal("text/html", { error: "must be text/html or absent with asset_name (an asset is an HTML page)" }),
+        ),
+        asset_name: ASSET_NAME,
+        status_code: z.optional(statusCode()),
+      },
+      "is not a parameter of serve_error",
+    ),
+    "A custom error asset of the zone (`/custom_pages/assets`), served as text/html; it must exist when the rule is " +
+      "written (400, 20021), and cannot be deleted while a rule names it (409, 20044).",
   ),
-  "A custom error asset of the zone (`/custom_pages/assets`), served as text/html; it must exist when the rule is " +
-    "written (400, 20021), and cannot be deleted while a rule names it (409, 20044).",
 );
 
 /** A rule serving a custom error asset (stored without `content_type`, which can only be text/html, nor the absent `content`). */

@@ -25,12 +25,13 @@ import {
   parseAt,
   text,
   type Answer,
+  type Later,
   type Output,
 } from "../../../shared/schema";
 import { IssueList, isObject, type IssueKind, type Issues } from "../../../shared/validation";
 import { PLANS, ZONE_LIMITS, type Plan, type PlanForbids } from "../schema";
 import { PHASE, PHASE_SPECS, PHASES, RULE_ACTIONS, type Phase, type RuleAction } from "./phases";
-import { ASSET_SERVE_ERROR, STATUS_CODE, type AssetServeError } from "./serve-error";
+import { ASSET_SERVE_ERROR, statusCode, type AssetServeError } from "./serve-error";
 import { OVERLAY_PARAMETERS } from "./overlay";
 import { budgetIssues, isRequestPhase, type BudgetScope } from "./worst-case";
 
@@ -66,27 +67,29 @@ const CONTENT_MESSAGE = `must be a string of ${LIMITS.contentBytes.min} to ${LIM
 const BYTES = new TextEncoder();
 
 /** `serve_error` with fixed content (the published shape; two content types are this service's addition). */
-export const INLINE_SERVE_ERROR = named(
-  fields(
-    {
-      content: described(
-        z.string({ error: CONTENT_MESSAGE }).check(
-          z.refine((content) => {
-            const bytes = BYTES.encode(content).byteLength;
-            return bytes >= LIMITS.contentBytes.min && bytes <= LIMITS.contentBytes.max;
-          }, CONTENT_MESSAGE),
-          // The lower bound as the document states it (a character is at least a byte); the upper one is in bytes,
-          // which JSON Schema cannot state, so the description gives it.
-          z.meta({ minLength: LIMITS.contentBytes.min }),
+export const INLINE_SERVE_ERROR = later(() =>
+  named(
+    fields(
+      {
+        content: described(
+          z.string({ error: CONTENT_MESSAGE }).check(
+            z.refine((content) => {
+              const bytes = BYTES.encode(content).byteLength;
+              return bytes >= LIMITS.contentBytes.min && bytes <= LIMITS.contentBytes.max;
+            }, CONTENT_MESSAGE),
+            // The lower bound as the document states it (a character is at least a byte); the upper one is in bytes,
+            // which JSON Schema cannot state, so the description gives it.
+            z.meta({ minLength: LIMITS.contentBytes.min }),
+          ),
+          `${LIMITS.contentBytes.min}–${LIMITS.contentBytes.max} bytes of UTF-8`,
         ),
-        `${LIMITS.contentBytes.min}–${LIMITS.contentBytes.max} bytes of UTF-8`,
-      ),
-      content_type: oneOf(CONTENT_TYPES),
-      status_code: z.optional(STATUS_CODE),
-    },
-    "is not a parameter of serve_error",
+        content_type: oneOf(CONTENT_TYPES),
+        status_code: z.optional(statusCode()),
+      },
+      "is not a parameter of serve_error",
+    ),
+    { id: "ServeErrorContent" },
   ),
-  { id: "ServeErrorContent" },
 );
 
 export type InlineServeError = Output<typeof INLINE_SERVE_ERROR>;
@@ -153,13 +156,12 @@ const UNBOUNDED: WorstCase = { kind: "unbounded", reason: "the expression did no
 /** A disabled rule: not evaluated, so it costs nothing. */
 const FREE: WorstCase = { kind: "bounded", units: 0 };
 
-const RULE_ID = text({ pattern: /^[0-9a-f]{32}$/ }, "must be 32 lower-case hex characters");
-const DESCRIPTION = text(
-  { max: LIMITS.descriptionLength },
-  `must be a string of at most ${LIMITS.descriptionLength} characters`,
-);
+const ruleId = () => text({ pattern: /^[0-9a-f]{32}$/ }, "must be 32 lower-case hex characters");
+const descriptionText = () =>
+  text({ max: LIMITS.descriptionLength }, `must be a string of at most ${LIMITS.descriptionLength} characters`);
 const EXPRESSION_MESSAGE = "must be a non-empty string";
-const NAME = text({ min: 1, max: LIMITS.nameLength }, `must be a string of 1 to ${LIMITS.nameLength} characters`);
+const rulesetName = () =>
+  text({ min: 1, max: LIMITS.nameLength }, `must be a string of 1 to ${LIMITS.nameLength} characters`);
 
 /**
  * A rule's fields, whatever its phase: the document's `RuleBody` and each phase's validator differ only in the
@@ -174,10 +176,10 @@ function ruleFields<A extends z.ZodMiniType, E extends z.ZodMiniType, P extends 
 ) {
   return fields(
     {
-      id: z.optional(RULE_ID),
+      id: z.optional(ruleId()),
       ref: z.optional(described(z.unknown(), "Ignored on a write; an answer's `ref` is the rule's id")),
       action,
-      description: z.optional(DESCRIPTION),
+      description: z.optional(descriptionText()),
       enabled: z.optional(described(z.boolean(), { description: "Whether the rule is evaluated", default: true })),
       expression,
       action_parameters: parameters,
@@ -189,24 +191,26 @@ function ruleFields<A extends z.ZodMiniType, E extends z.ZodMiniType, P extends 
 }
 
 /** A rule as the document states it: the action and parameters of every phase. */
-export const RULE_BODY = named(
-  ruleFields(
-    oneOf(RULE_ACTIONS),
-    // The engine's own length limit, stated for the document (the engine refuses a longer one with its position).
-    text({ min: 1 }, EXPRESSION_MESSAGE).check(z.meta({ maxLength: LIMITS.expressionLength })),
-    z.optional(
-      described(
-        z.union([INLINE_SERVE_ERROR, ASSET_SERVE_ERROR, OVERLAY_PARAMETERS]),
-        "`serve_error` (http_custom_errors): fixed content (the published shape; `text/markdown` and " +
-          "`application/problem+json` are this service's addition), a custom error asset, or instead `overlay` " +
-          '(this service\'s addition, docs/custom-errors.md "Overlay"): the structured error keeps its negotiated ' +
-          "format, status, machine fields and headers, with the overlay's texts, links and page branding. " +
-          "`overlay` beside `content`, `asset_name`, `content_type` or `status_code` is refused by name.",
+export const RULE_BODY = later(() =>
+  named(
+    ruleFields(
+      oneOf(RULE_ACTIONS),
+      // The engine's own length limit, stated for the document (the engine refuses a longer one with its position).
+      text({ min: 1 }, EXPRESSION_MESSAGE).check(z.meta({ maxLength: LIMITS.expressionLength })),
+      z.optional(
+        described(
+          z.union([INLINE_SERVE_ERROR(), ASSET_SERVE_ERROR(), OVERLAY_PARAMETERS()]),
+          "`serve_error` (http_custom_errors): fixed content (the published shape; `text/markdown` and " +
+            "`application/problem+json` are this service's addition), a custom error asset, or instead `overlay` " +
+            '(this service\'s addition, docs/custom-errors.md "Overlay"): the structured error keeps its negotiated ' +
+            "format, status, machine fields and headers, with the overlay's texts, links and page branding. " +
+            "`overlay` beside `content`, `asset_name`, `content_type` or `status_code` is refused by name.",
+        ),
       ),
+      z.optional(RATE_LIMIT()),
     ),
-    z.optional(RATE_LIMIT),
+    { id: "RuleBody" },
   ),
-  { id: "RuleBody" },
 );
 
 /**
@@ -214,35 +218,36 @@ export const RULE_BODY = named(
  * without `content_type`, which can only be text/html), or inline content; each read by its own schema, whose issues
  * are this field's.
  */
-const SERVE_ERROR_PARAMETERS = z.pipe(
-  z.unknown(),
-  z.transform((value, payload): ServeErrorParameters | undefined => {
-    if (!isObject(value)) {
-      const message =
-        "must be an object {content, content_type, status_code?}, {asset_name, status_code?} or {overlay}";
-      payload.issues.push({ code: "custom", message, input: value, params: { kind: "wrong-type" } });
-      return undefined;
-    }
-    const schema =
-      value.overlay !== undefined
-        ? OVERLAY_PARAMETERS
-        : value.asset_name !== undefined
-          ? ASSET_SERVE_ERROR
-          : INLINE_SERVE_ERROR;
-    const parsed = schema.safeParse(value, { reportInput: true });
-    if (!parsed.success) {
-      // Finalised already (worded, `input` kept): the parse's own issues, under this field's path.
-      payload.issues.push(...(parsed.error.issues as z.core.$ZodRawIssue[]));
-      return undefined;
-    }
-    if ("overlay" in parsed.data) return { overlay: parsed.data.overlay };
-    if ("asset_name" in parsed.data) {
-      const { asset_name, status_code } = parsed.data;
-      return { asset_name, ...(status_code === undefined ? {} : { status_code }) };
-    }
-    return parsed.data;
-  }),
-);
+const serveErrorParameters = () =>
+  z.pipe(
+    z.unknown(),
+    z.transform((value, payload): ServeErrorParameters | undefined => {
+      if (!isObject(value)) {
+        const message =
+          "must be an object {content, content_type, status_code?}, {asset_name, status_code?} or {overlay}";
+        payload.issues.push({ code: "custom", message, input: value, params: { kind: "wrong-type" } });
+        return undefined;
+      }
+      const schema =
+        value.overlay !== undefined
+          ? OVERLAY_PARAMETERS()
+          : value.asset_name !== undefined
+            ? ASSET_SERVE_ERROR()
+            : INLINE_SERVE_ERROR();
+      const parsed = schema.safeParse(value, { reportInput: true });
+      if (!parsed.success) {
+        // Finalised already (worded, `input` kept): the parse's own issues, under this field's path.
+        payload.issues.push(...(parsed.error.issues as z.core.$ZodRawIssue[]));
+        return undefined;
+      }
+      if ("overlay" in parsed.data) return { overlay: parsed.data.overlay };
+      if ("asset_name" in parsed.data) {
+        const { asset_name, status_code } = parsed.data;
+        return { asset_name, ...(status_code === undefined ? {} : { status_code }) };
+      }
+      return parsed.data;
+    }),
+  );
 
 /** A field its phase does not use: refused when given, after the rule's own fields. */
 const unused = (message: string) =>
@@ -267,8 +272,8 @@ function phaseRule(phase: Phase) {
         context.issues.push({ code: "custom", message: `${line}:${column}: ${message}`, input: expression });
       }),
     ),
-    phase === "http_custom_errors" ? SERVE_ERROR_PARAMETERS : unused(`is not used in ${phase}`),
-    phase === "http_ratelimit" ? RATE_LIMIT : unused("is only used in http_ratelimit"),
+    phase === "http_custom_errors" ? serveErrorParameters() : unused(`is not used in ${phase}`),
+    phase === "http_ratelimit" ? RATE_LIMIT() : unused("is only used in http_ratelimit"),
   );
 }
 
@@ -281,15 +286,15 @@ function rulesetFields<R extends z.ZodMiniType, P extends z.ZodMiniType, K exten
   return {
     phase: z.optional(phase),
     kind: z.optional(kind),
-    name: z.optional(NAME),
-    description: z.optional(DESCRIPTION),
+    name: z.optional(rulesetName()),
+    description: z.optional(descriptionText()),
     rules,
   };
 }
 
 /** The most rules any phase takes on any plan (a phase's own limit by plan is in the path's description). */
 const MOST_RULES = Math.max(...PHASES.flatMap((phase) => PLANS.map((plan) => PHASE_SPECS[phase].maxRules[plan])));
-const rulesDocumented = () => z.array(RULE_BODY).check(z.maxLength(MOST_RULES));
+const rulesDocumented = () => z.array(RULE_BODY()).check(z.maxLength(MOST_RULES));
 
 /** `PUT …/entrypoint`, `PUT /zones/{zone}/rulesets/{id}`: the rules, and the ruleset's name and description. */
 export const RULESET_BODY = later(() =>
@@ -327,7 +332,7 @@ export const RULESET_CREATE_BODY = later(() =>
         ...rulesetFields(z.optional(rulesDocumented()), PHASE, z.literal(RULESET_KINDS[0])),
         phase: PHASE,
         kind: z.literal(RULESET_KINDS[0]),
-        name: NAME,
+        name: rulesetName(),
       },
       "is not a ruleset field",
     ),
@@ -355,11 +360,17 @@ function phaseRuleset(phase: Phase) {
   );
 }
 
-/** Each phase's validators, made once. */
+/** Each phase's validators, made by the first write of the phase. */
 const BY_PHASE = Object.fromEntries(
-  PHASES.map((phase) => [phase, { ruleset: phaseRuleset(phase), rule: phaseRule(phase) }]),
+  PHASES.map((phase) => [phase, { ruleset: later(() => phaseRuleset(phase)), rule: later(() => phaseRule(phase)) }]),
 ) as Readonly<
-  Record<Phase, { readonly ruleset: ReturnType<typeof phaseRuleset>; readonly rule: ReturnType<typeof phaseRule> }>
+  Record<
+    Phase,
+    {
+      readonly ruleset: Later<ReturnType<typeof phaseRuleset>>;
+      readonly rule: Later<ReturnType<typeof phaseRule>>;
+    }
+  >
 >;
 
 /** What a ruleset body is validated against: the zone's plan and stored ruleset, the clock, the id source. */
@@ -542,7 +553,7 @@ export const RULESET = later(() =>
     z.object({
       ...summaryFields(),
       last_updated: z.nullable(dateTime()),
-      rules: z.array(z.object({ ...RULE_BODY.shape, id: z.string(), version: z.string(), last_updated: dateTime() })),
+      rules: z.array(z.object({ ...RULE_BODY().shape, id: z.string(), version: z.string(), last_updated: dateTime() })),
     }),
     { id: "Ruleset" },
   ),

@@ -9,7 +9,7 @@
  */
 import * as z from "zod/mini";
 import { err, ok, type Result } from "../../../shared/result";
-import { described, fields, named, num, oneOf, parseWith, text, type Output } from "../../../shared/schema";
+import { described, fields, later, named, num, oneOf, parseWith, text, type Output } from "../../../shared/schema";
 import { IssueList, type Issues } from "../../../shared/validation";
 import { checkTarget, type TargetPolicy } from "../../analytics/alerts";
 
@@ -44,85 +44,88 @@ const endpoint = (description: string) =>
 
 const rate = (description: string, value: number) => described(z._default(num(0, 1), value), description);
 
-const HEADERS = described(
-  z
-    .record(
-      text({ pattern: TOKEN }, "is not a header name (RFC 9110 token)"),
-      text(
-        { max: TELEMETRY_LIMITS.headerValueChars, pattern: FIELD_VALUE },
-        `must be a header value of visible ASCII characters, at most ${TELEMETRY_LIMITS.headerValueChars}`,
+const headerMap = () =>
+  described(
+    z
+      .record(
+        text({ pattern: TOKEN }, "is not a header name (RFC 9110 token)"),
+        text(
+          { max: TELEMETRY_LIMITS.headerValueChars, pattern: FIELD_VALUE },
+          `must be a header value of visible ASCII characters, at most ${TELEMETRY_LIMITS.headerValueChars}`,
+        ),
+        // A refused name is named by its path: the key's own message is what the client reads.
+        { error: (issue) => (issue.code === "invalid_key" ? "is not a header name (RFC 9110 token)" : undefined) },
+      )
+      .check(
+        z.refine((headers) => Object.keys(headers).length <= TELEMETRY_LIMITS.headers, {
+          error: `must have at most ${TELEMETRY_LIMITS.headers} headers`,
+        }),
+        z.refine((headers) => Object.keys(headers).every((name) => !RESERVED_HEADERS.has(name.toLowerCase())), {
+          error: `must not set ${[...RESERVED_HEADERS].join(", ")} (the export sets them)`,
+        }),
       ),
-      // A refused name is named by its path: the key's own message is what the client reads.
-      { error: (issue) => (issue.code === "invalid_key" ? "is not a header name (RFC 9110 token)" : undefined) },
-    )
-    .check(
-      z.refine((headers) => Object.keys(headers).length <= TELEMETRY_LIMITS.headers, {
-        error: `must have at most ${TELEMETRY_LIMITS.headers} headers`,
-      }),
-      z.refine((headers) => Object.keys(headers).every((name) => !RESERVED_HEADERS.has(name.toLowerCase())), {
-        error: `must not set ${[...RESERVED_HEADERS].join(", ")} (the export sets them)`,
-      }),
-    ),
-  `Sent with every export (an API key), at most ${TELEMETRY_LIMITS.headers}: stored, never answered back ` +
-    "(`GET` shows each value as `set`)",
-);
+    `Sent with every export (an API key), at most ${TELEMETRY_LIMITS.headers}: stored, never answered back ` +
+      "(`GET` shows each value as `set`)",
+  );
 
 /** The body of `PUT /zones/{zone}/telemetry` (docs/telemetry.md "Settings"). */
-export const TELEMETRY_BODY = named(
-  fields(
-    {
-      otlp: fields(
-        {
-          endpoint: endpoint(
-            "OTLP/HTTP traces endpoint (`…/v1/traces`): https, never a host of API_HOSTS, no private address; " +
-              "loopback only when the Worker runs with WEBHOOK_LOOPBACK=allow",
-          ),
-          logs_endpoint: z.optional(
-            endpoint("OTLP/HTTP logs endpoint; absent: the traces endpoint with `/v1/traces` as `/v1/logs`"),
-          ),
-          protocol: oneOf(OTLP_PROTOCOLS),
-          headers: z._default(HEADERS, {}),
-        },
-        "is not a field of otlp (endpoint, logs_endpoint, protocol, headers)",
-      ),
-      sample: described(
-        z._default(
-          fields(
-            {
-              errors: rate(
-                "Share of requests ending in a generated error whose trace is exported",
-                DEFAULT_SAMPLE.errors,
-              ),
-              requests: rate(
-                "Share of all requests whose trace is exported (decided when the request arrives)",
-                DEFAULT_SAMPLE.requests,
-              ),
-            },
-            "is not a field of sample (errors, requests)",
-          ),
-          DEFAULT_SAMPLE,
+export const TELEMETRY_BODY = later(() =>
+  named(
+    fields(
+      {
+        otlp: fields(
+          {
+            endpoint: endpoint(
+              "OTLP/HTTP traces endpoint (`…/v1/traces`): https, never a host of API_HOSTS, no private address; " +
+                "loopback only when the Worker runs with WEBHOOK_LOOPBACK=allow",
+            ),
+            logs_endpoint: z.optional(
+              endpoint("OTLP/HTTP logs endpoint; absent: the traces endpoint with `/v1/traces` as `/v1/logs`"),
+            ),
+            protocol: oneOf(OTLP_PROTOCOLS),
+            headers: z._default(headerMap(), {}),
+          },
+          "is not a field of otlp (endpoint, logs_endpoint, protocol, headers)",
         ),
-        "Sampling rates from 0 to 1",
-      ),
-      trace_context: described(
-        z._default(oneOf(TRACE_CONTEXT_POLICIES), "accept"),
-        "`accept`: a client's W3C traceparent is the parent; `ignore`: every request starts a trace",
-      ),
-    },
-    "is not a telemetry setting (otlp, sample, trace_context)",
-  ),
-  {
-    id: "TelemetrySettings",
-    example: {
-      otlp: {
-        endpoint: "https://otlp.example.net/v1/traces",
-        protocol: "http/protobuf",
-        headers: { "x-api-key": "secret-key" },
+        sample: described(
+          z._default(
+            fields(
+              {
+                errors: rate(
+                  "Share of requests ending in a generated error whose trace is exported",
+                  DEFAULT_SAMPLE.errors,
+                ),
+                requests: rate(
+                  "Share of all requests whose trace is exported (decided when the request arrives)",
+                  DEFAULT_SAMPLE.requests,
+                ),
+              },
+              "is not a field of sample (errors, requests)",
+            ),
+            DEFAULT_SAMPLE,
+          ),
+          "Sampling rates from 0 to 1",
+        ),
+        trace_context: described(
+          z._default(oneOf(TRACE_CONTEXT_POLICIES), "accept"),
+          "`accept`: a client's W3C traceparent is the parent; `ignore`: every request starts a trace",
+        ),
       },
-      sample: { errors: 1, requests: 0.01 },
-      trace_context: "accept",
+      "is not a telemetry setting (otlp, sample, trace_context)",
+    ),
+    {
+      id: "TelemetrySettings",
+      example: {
+        otlp: {
+          endpoint: "https://otlp.example.net/v1/traces",
+          protocol: "http/protobuf",
+          headers: { "x-api-key": "secret-key" },
+        },
+        sample: { errors: 1, requests: 0.01 },
+        trace_context: "accept",
+      },
     },
-  },
+  ),
 );
 
 /** The settings as stored (secrets included). */
@@ -153,6 +156,6 @@ export function parseTelemetry(body: unknown, targets: TargetPolicy): Result<Tel
 
 /** A stored section read back: settings, or `null` when it is not (never trusted). */
 export function readTelemetry(value: unknown): TelemetrySettings | null {
-  const parsed = TELEMETRY_BODY.safeParse(value);
+  const parsed = TELEMETRY_BODY().safeParse(value);
   return parsed.success ? parsed.data : null;
 }
