@@ -79,7 +79,7 @@ async function parseBody(c: ApiContext): Promise<Result<AlertSpec, ZoneApiFailur
 
 function policyId(c: ApiContext): Result<string, ZoneApiFailure> {
   const id = c.params.alert_id ?? "";
-  return ALERT_ID.safeParse(id).success ? ok(id) : err({ kind: "unknown-alert", id });
+  return ALERT_ID().safeParse(id).success ? ok(id) : err({ kind: "unknown-alert", id });
 }
 
 async function list(c: ApiContext, zone: string): Promise<ZoneAnswer> {

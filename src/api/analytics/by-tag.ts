@@ -12,7 +12,7 @@
 import { accountInScope, zoneInScope, type AccessTarget } from "../kit/auth";
 import { API_FAILURES, apiFailureResponse, apiSuccess, failureOf, type ApiFailure } from "../kit/envelope";
 import type { ApiContext } from "../kit/types";
-import { described, fields, named, parseWith, text, type Answer } from "../../shared/schema";
+import { described, fields, later, named, parseWith, text, type Answer } from "../../shared/schema";
 import * as z from "zod/mini";
 import { queryObject } from "../kit/query";
 import { ERRORS_BY_TAG, type ERRORS_BY_TAG_ANSWER } from "./schemas";
@@ -29,7 +29,7 @@ import { EFFECTIVE, TAG_FILTERS } from "../../state/tags/tag-schema";
 import type { ResourceQuery, TaggedResource } from "../../state/tags/types";
 import { lookupZone } from "../../state/zone/cache";
 import { isAccountId, zoneAccountId } from "../../state/zone/schema";
-import { COUNT_NUMERIC, COUNT_WINDOW, countWindow } from "./params";
+import { COUNT_NUMERIC, countWindow, countWindowFields } from "./params";
 
 const GROUP_PREFIX = "tag:";
 
@@ -54,22 +54,24 @@ export function accountZonesTarget(params: Readonly<Record<string, string>>): Re
  * The query: the zone API's window and filters, `group_by=tag:<key>`, and the tag listings' `tag=` filters and
  * `effective`. The validator and, through `queryParameters`, the document's parameters.
  */
-export const BY_TAG_QUERY = named(
-  fields(
-    {
-      tag: z.optional(TAG_FILTERS()),
-      group_by: z.optional(
-        described(
-          text({ pattern: /^(?:tag:.+)?$/ }, "must be tag:<key> (a zone tag key, e.g. tag:team)"),
-          "tag:<key>: one group per value of the key, and one (value null) for zones without it",
+export const BY_TAG_QUERY = later(() =>
+  named(
+    fields(
+      {
+        tag: z.optional(TAG_FILTERS()),
+        group_by: z.optional(
+          described(
+            text({ pattern: /^(?:tag:.+)?$/ }, "must be tag:<key> (a zone tag key, e.g. tag:team)"),
+            "tag:<key>: one group per value of the key, and one (value null) for zones without it",
+          ),
         ),
-      ),
-      effective: z.optional(EFFECTIVE()),
-      ...COUNT_WINDOW,
-    },
-    "is not a parameter of this query (tag, group_by, effective, since, until, step, code, source, answered_by, format)",
+        effective: z.optional(EFFECTIVE()),
+        ...countWindowFields(),
+      },
+      "is not a parameter of this query (tag, group_by, effective, since, until, step, code, source, answered_by, format)",
+    ),
+    { id: "ErrorsByTagQuery", example: { tag: ["env=prod"], group_by: "tag:team", step: "hour" } },
   ),
-  { id: "ErrorsByTagQuery", example: { tag: ["env=prod"], group_by: "tag:team", step: "hour" } },
 );
 
 /**

@@ -6,7 +6,7 @@
  */
 import * as z from "zod/mini";
 import { err, ok, type Result } from "../../shared/result";
-import { described, fields, int, named, oneOf, parseWith, type Output } from "../../shared/schema";
+import { described, fields, int, later, named, oneOf, parseWith, type Output } from "../../shared/schema";
 import { oneIssue, type Issues } from "../../shared/validation";
 import { queryObject } from "../kit/query";
 import type { ZoneApiFailure } from "../kit/zone-section";
@@ -62,41 +62,46 @@ function groupByProblem(raw: string): string | null {
   return names.length > MAX_GROUP_BY ? `must name at most ${MAX_GROUP_BY} dimensions; got ${names.length}` : null;
 }
 
-/** The window and the filters, as the zone's counts and the account's by-tag counts both read them. */
-export const COUNT_WINDOW = {
+/**
+ * The window and the filters, as the zone's counts and the account's by-tag counts both read them: made inside each
+ * query's maker (the queries are made on their first parse or when the document is built).
+ */
+export const countWindowFields = () => ({
   since: z.optional(instant("RFC 3339 or epoch seconds; default until − 1 h")),
   until: z.optional(instant("RFC 3339 or epoch seconds; default now")),
   // minute: a range ≤ 24 h within the last 3 days (the default for such a range); hour: ≤ 35 days.
-  step: z.optional(ANALYTICS_STEP),
+  step: z.optional(ANALYTICS_STEP()),
   code: z.optional(described(int(CODE_RANGE.min, CODE_RANGE.max, "must be a 3- or 4-digit error code"), "filter")),
-  source: z.optional(ERROR_SOURCE),
-  answered_by: z.optional(ANSWERED_BY_SCHEMA),
+  source: z.optional(ERROR_SOURCE()),
+  answered_by: z.optional(ANSWERED_BY_SCHEMA()),
   format: z.optional(described(oneOf(FORMATS), "filter")),
-};
+});
 
 /** The parameters a query reads as numbers (a numeral). */
 export const COUNT_NUMERIC = ["code"] as const;
 
 /** The zone's count query: the window, the filters and `group_by`. */
-export const COUNT_QUERY = named(
-  fields(
-    {
-      ...COUNT_WINDOW,
-      group_by: z.optional(
-        described(
-          queryText(
-            z.superRefine((raw, context) => {
-              const problem = groupByProblem(raw);
-              if (problem !== null) context.issues.push({ code: "custom", message: problem, input: raw });
-            }),
+export const COUNT_QUERY = later(() =>
+  named(
+    fields(
+      {
+        ...countWindowFields(),
+        group_by: z.optional(
+          described(
+            queryText(
+              z.superRefine((raw, context) => {
+                const problem = groupByProblem(raw);
+                if (problem !== null) context.issues.push({ code: "custom", message: problem, input: raw });
+              }),
+            ),
+            `up to ${MAX_GROUP_BY} of ${DIMENSIONS.join(", ")}, comma-separated (≤ ${MAX_SERIES} series)`,
           ),
-          `up to ${MAX_GROUP_BY} of ${DIMENSIONS.join(", ")}, comma-separated (≤ ${MAX_SERIES} series)`,
         ),
-      ),
-    },
-    "is not a parameter of this query (since, until, step, code, source, answered_by, format, group_by)",
+      },
+      "is not a parameter of this query (since, until, step, code, source, answered_by, format, group_by)",
+    ),
+    { id: "ErrorCountsQuery", example: { since: "2026-11-29T10:00:00Z", step: "minute", group_by: "code,source" } },
   ),
-  { id: "ErrorCountsQuery", example: { since: "2026-11-29T10:00:00Z", step: "minute", group_by: "code,source" } },
 );
 
 /** The window and filters as the schema left them. */

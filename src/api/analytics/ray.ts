@@ -25,7 +25,7 @@ import {
 import { zoneLookup } from "../../state/analytics/fan-out";
 import { planOf } from "./store";
 import type { ERROR_OCCURRENCE, ERROR_PHASE } from "./schemas";
-import { described, fields, named, oneOf, parseWith, type Answer } from "../../shared/schema";
+import { described, fields, later, named, oneOf, parseWith, type Answer } from "../../shared/schema";
 import { queryObject } from "../kit/query";
 import * as z from "zod/mini";
 
@@ -194,32 +194,34 @@ function fieldsProblem(raw: string): string | null {
 }
 
 /** The published lookup's query: `fields` (comma-separated, no whitespace, each recorded) and `timestamps`. */
-export const RAY_QUERY = named(
-  fields(
-    {
-      fields: z.optional(
-        described(
-          z.string().check(
-            z.maxLength(MAX_FIELDS_CHARS, { error: `must name at most ${MAX_FIELDS} fields`, abort: true }),
-            z.superRefine((raw, context) => {
-              const problem = fieldsProblem(raw);
-              if (problem !== null) context.issues.push({ code: "custom", message: problem, input: raw });
-            }),
+export const RAY_QUERY = later(() =>
+  named(
+    fields(
+      {
+        fields: z.optional(
+          described(
+            z.string().check(
+              z.maxLength(MAX_FIELDS_CHARS, { error: `must name at most ${MAX_FIELDS} fields`, abort: true }),
+              z.superRefine((raw, context) => {
+                const problem = fieldsProblem(raw);
+                if (problem !== null) context.issues.push({ code: "custom", message: problem, input: raw });
+              }),
+            ),
+            `Comma-separated, no whitespace, each recorded: ${Object.keys(RAY_FIELDS).join(", ")} (default: all)`,
           ),
-          `Comma-separated, no whitespace, each recorded: ${Object.keys(RAY_FIELDS).join(", ")} (default: all)`,
         ),
-      ),
-      timestamps: z._default(
-        described(
-          oneOf(TIMESTAMP_FORMATS),
-          "unixnano (integer nanoseconds), unix (integer seconds) or rfc3339 (string)",
+        timestamps: z._default(
+          described(
+            oneOf(TIMESTAMP_FORMATS),
+            "unixnano (integer nanoseconds), unix (integer seconds) or rfc3339 (string)",
+          ),
+          "unixnano",
         ),
-        "unixnano",
-      ),
-    },
-    "is not a parameter of the lookup (fields, timestamps)",
+      },
+      "is not a parameter of the lookup (fields, timestamps)",
+    ),
+    { id: "RayLogQuery", example: { fields: "RayID,EdgeStartTimestamp,EdgePhases", timestamps: "rfc3339" } },
   ),
-  { id: "RayLogQuery", example: { fields: "RayID,EdgeStartTimestamp,EdgePhases", timestamps: "rfc3339" } },
 );
 
 /** The published lookup's query, checked: the fields to answer (all by default, each once) and `timestamps`. */

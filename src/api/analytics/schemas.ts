@@ -29,24 +29,31 @@ const counts = (description: string) => described(z.array(z.int()), description)
 /** An object the document does not detail (a group's or a filter's dimensions, a zone's top codes). */
 const anyObject = () => z.record(z.string(), z.unknown());
 
-export const ANALYTICS_STEP = named(oneOf(Object.keys(STEP_MS) as [Step, ...Step[]]), { id: "AnalyticsStep" });
-export const ERROR_SOURCE = named(oneOf(SOURCES), { id: "ErrorSource" });
-export const ANSWERED_BY_SCHEMA = named(oneOf(ANSWERED_BY), { id: "AnsweredBy" });
-export const RAY_ID = named(z.string().check(z.regex(RAY_ID_PATTERN)), { id: "RayId", example: "8f3a2c1d4e5b6a79" });
+export const ANALYTICS_STEP = later(() =>
+  named(oneOf(Object.keys(STEP_MS) as [Step, ...Step[]]), { id: "AnalyticsStep" }),
+);
+export const ERROR_SOURCE = later(() => named(oneOf(SOURCES), { id: "ErrorSource" }));
+export const ANSWERED_BY_SCHEMA = later(() => named(oneOf(ANSWERED_BY), { id: "AnsweredBy" }));
+export const RAY_ID = later(() =>
+  named(z.string().check(z.regex(RAY_ID_PATTERN)), { id: "RayId", example: "8f3a2c1d4e5b6a79" }),
+);
 
 /** `PUT /zones/{zone}/analytics/settings`: the one setting, the shard count. */
-export const ANALYTICS_SETTINGS_BODY = named(
-  fields(
-    {
-      shards: int(
-        1,
-        MAX_SHARDS,
-        ({ input }) => `must be an integer from 1 to ${MAX_SHARDS}; got ${JSON.stringify(input ?? null).slice(0, 100)}`,
-      ),
-    },
-    "is not an analytics setting (only shards)",
+export const ANALYTICS_SETTINGS_BODY = later(() =>
+  named(
+    fields(
+      {
+        shards: int(
+          1,
+          MAX_SHARDS,
+          ({ input }) =>
+            `must be an integer from 1 to ${MAX_SHARDS}; got ${JSON.stringify(input ?? null).slice(0, 100)}`,
+        ),
+      },
+      "is not an analytics setting (only shards)",
+    ),
+    { id: "AnalyticsSettingsBody", example: { shards: 8 } },
   ),
-  { id: "AnalyticsSettingsBody", example: { shards: 8 } },
 );
 
 export const ANALYTICS_SETTINGS = later(() =>
@@ -104,7 +111,7 @@ const AVOIDED_ERRORS = later(() =>
 const counted = () => ({
   since: dateTime(),
   until: dateTime(),
-  step: ANALYTICS_STEP,
+  step: ANALYTICS_STEP(),
   filters: anyObject(),
   total: count("Errors counted in the range"),
   requests: count("Requests counted in the range (all traffic)"),
@@ -248,8 +255,8 @@ export const ERROR_OCCURRENCE = later(() =>
       at: z.int(),
       code: z.int(),
       status: z.int(),
-      source: ERROR_SOURCE,
-      answered_by: ANSWERED_BY_SCHEMA,
+      source: ERROR_SOURCE(),
+      answered_by: ANSWERED_BY_SCHEMA(),
       answer_id: z.nullable(z.string()),
       format: oneOf(FORMATS),
       method: z.string(),
@@ -265,10 +272,9 @@ export const ERROR_OCCURRENCE = later(() =>
 );
 
 /** Policy ids are 32 lower-case hex characters (src/shared/crypto.ts `randomId`). */
-export const ALERT_ID = named(z.string().check(z.regex(/^[0-9a-f]{32}$/)), {
-  id: "AlertId",
-  example: "4b7d0c7e1f2a4e3c9d8b6a5f4e3d2c1b",
-});
+export const ALERT_ID = later(() =>
+  named(z.string().check(z.regex(/^[0-9a-f]{32}$/)), { id: "AlertId", example: "4b7d0c7e1f2a4e3c9d8b6a5f4e3d2c1b" }),
+);
 
 /** A policy as answered: its definition flat (its rule's fields as the body that makes it), its state. */
 export const ALERT_POLICY = later(() =>

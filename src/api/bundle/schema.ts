@@ -69,7 +69,7 @@ export const ZONE_BUNDLE = later(() =>
           'Header values are secrets: shown as "set"; "set" keeps the value stored',
         ),
         alert_policies: described(
-          z.optional(z.record(z.string(), ALERT_POLICY_BODY)),
+          z.optional(z.record(z.string(), ALERT_POLICY_BODY())),
           "By policy id; the signing secret is never shown",
         ),
         tags: described(

@@ -27,13 +27,19 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const HEADER_NAME_RULE = `is not a header name (RFC 9110 token characters, at most ${REQUEST_LIMITS.headerNameChars})`;
 const HEADER_VALUE_RULE = `must be a string of at most ${REQUEST_LIMITS.headerValueChars} characters`;
 
+/*
+ * The schemas below are made by functions, not at module evaluation: each is part of a body's schema that is made on
+ * its first parse (`later`, src/shared/schema.ts), and is made inside that body's maker.
+ */
+
 /** A header's value as a Headers object holds it. */
-export const HEADER_VALUE = z.string({ error: HEADER_VALUE_RULE }).check(
-  // `abort`: a value too long is one refusal, not that and its characters too.
-  z.maxLength(REQUEST_LIMITS.headerValueChars, { error: HEADER_VALUE_RULE, abort: true }),
-  // RFC 9110 §5.5: no CR, LF or NUL in a field value; the rest of Latin-1 is what a Headers object can hold.
-  z.regex(/^[\t\x20-\x7e\x80-\xff]*$/, { error: "must hold no control characters and only Latin-1 (RFC 9110 §5.5)" }),
-);
+export const headerValue = () =>
+  z.string({ error: HEADER_VALUE_RULE }).check(
+    // `abort`: a value too long is one refusal, not that and its characters too.
+    z.maxLength(REQUEST_LIMITS.headerValueChars, { error: HEADER_VALUE_RULE, abort: true }),
+    // RFC 9110 §5.5: no CR, LF or NUL in a field value; the rest of Latin-1 is what a Headers object can hold.
+    z.regex(/^[\t\x20-\x7e\x80-\xff]*$/, { error: "must hold no control characters and only Latin-1 (RFC 9110 §5.5)" }),
+  );
 
 /**
  * Why a header the run sets itself is refused, by its lower-case name (`undefined`: it is the caller's to give);
@@ -50,7 +56,7 @@ const SET_BY_THE_PREVIEW = "is set by the preview (the host is the zone; give cl
  */
 export function headerMap(refusal: HeaderRefusal, description: string) {
   return z
-    .record(text({ max: REQUEST_LIMITS.headerNameChars, pattern: TOKEN }, HEADER_NAME_RULE), HEADER_VALUE, {
+    .record(text({ max: REQUEST_LIMITS.headerNameChars, pattern: TOKEN }, HEADER_NAME_RULE), headerValue(), {
       error: (issue) =>
         issue.code === "invalid_key"
           ? HEADER_NAME_RULE
@@ -92,24 +98,25 @@ export function headerMap(refusal: HeaderRefusal, description: string) {
 }
 
 /** A described request's headers: `Host` and `CF-Connecting-IP` are the run's (the zone, `client_ip`). */
-export const HEADER_MAP = headerMap(
-  (name) => (name === "host" || name === "cf-connecting-ip" ? SET_BY_THE_PREVIEW : undefined),
-  "`Host` and `CF-Connecting-IP` are refused (the host is the zone; give `client_ip`).",
-);
+export const describedHeaders = () =>
+  headerMap(
+    (name) => (name === "host" || name === "cf-connecting-ip" ? SET_BY_THE_PREVIEW : undefined),
+    "`Host` and `CF-Connecting-IP` are refused (the host is the zone; give `client_ip`).",
+  );
 
 /** The refusal of a `Host` header, whose value is the zone's (the URL's host). */
 export const hostRefused = (name: string): string | undefined => (name === "host" ? SET_BY_THE_PREVIEW : undefined);
 
 /** A parsed header object as the run sends it: values trimmed, in the order given. */
-export const headerList = (headers: Output<typeof HEADER_MAP> | undefined): [string, string][] =>
+export const headerList = (headers: Readonly<Record<string, string>> | undefined): [string, string][] =>
   Object.entries(headers ?? {}).map(([name, value]) => [name, value.trim()]);
 
 export const ORIGIN_SHAPE_RULE = "must be an object {status, headers?, body?} or {failure}";
 
 /** The fields of a described origin: `{status, headers?, body?}` (it answered) or `{failure}` (it did not). */
-export const ORIGIN_FIELDS = {
+export const originFields = () => ({
   status: z.optional(int(REQUEST_LIMITS.originStatus.min, REQUEST_LIMITS.originStatus.max)),
-  headers: z.optional(HEADER_MAP),
+  headers: z.optional(describedHeaders()),
   body: z.optional(
     text(
       { max: REQUEST_LIMITS.originBodyChars },
@@ -124,48 +131,46 @@ export const ORIGIN_FIELDS = {
         "tls-certificate 526",
     ),
   ),
-};
+});
 
 /** The refusal of an origin that gave neither or both of its answers. */
 export const ORIGIN_ONE_RULE = "give exactly one of status (the origin's response) or failure";
 
 /** A failed origin sent no response, so nothing of one may be described. */
-export const FAILURE_WITHOUT_ANSWER = z.superRefine<{
-  status?: unknown;
-  failure?: unknown;
-  headers?: unknown;
-  body?: unknown;
-}>((origin, context) => {
-  if (
-    origin.failure !== undefined &&
-    origin.status === undefined &&
-    (origin.headers !== undefined || origin.body !== undefined)
-  )
-    context.issues.push({
-      code: "custom",
-      message: "takes no headers or body (the origin sent no response)",
-      path: ["failure"],
-      input: origin.failure,
-    });
-});
+export const failureWithoutAnswer = () =>
+  z.superRefine<{ status?: unknown; failure?: unknown; headers?: unknown; body?: unknown }>((origin, context) => {
+    if (
+      origin.failure !== undefined &&
+      origin.status === undefined &&
+      (origin.headers !== undefined || origin.body !== undefined)
+    )
+      context.issues.push({
+        code: "custom",
+        message: "takes no headers or body (the origin sent no response)",
+        path: ["failure"],
+        input: origin.failure,
+      });
+  });
 
 /** What the origin did: `{status, headers?, body?}` (it answered) or `{failure}` (it did not). */
-export const DESCRIBED_ORIGIN = fields(ORIGIN_FIELDS, "is not an origin field", ORIGIN_SHAPE_RULE).check(
-  exactlyOne(["status", "failure"], ORIGIN_ONE_RULE),
-  FAILURE_WITHOUT_ANSWER,
-  z.describe("Exactly one of `status` (the origin answered) and `failure` (it did not)"),
-);
+export const describedOrigin = () =>
+  fields(originFields(), "is not an origin field", ORIGIN_SHAPE_RULE).check(
+    exactlyOne(["status", "failure"], ORIGIN_ONE_RULE),
+    failureWithoutAnswer(),
+    z.describe("Exactly one of `status` (the origin answered) and `failure` (it did not)"),
+  );
 
 const CODE_RULE = "must be an error code of the catalog (GET /cdn-cgi/errors lists them)";
 
 /** A catalog error the edge generates. */
-export const CATALOG_CODE = z.int({ error: CODE_RULE }).check(
-  z.refine((code) => catalogEntry(code) !== undefined, { error: CODE_RULE }),
-  z.describe("A catalog error the edge generates (a block, a rate limit, a 52x)"),
-);
+export const catalogCode = () =>
+  z.int({ error: CODE_RULE }).check(
+    z.refine((code) => catalogEntry(code) !== undefined, { error: CODE_RULE }),
+    z.describe("A catalog error the edge generates (a block, a rate limit, a 52x)"),
+  );
 
 /** A parsed origin as the run takes it (the schema's refinement let exactly one of `status` and `failure` through). */
-export function originError(origin: Output<typeof DESCRIBED_ORIGIN>): DescribedError {
+export function originError(origin: Output<ReturnType<typeof describedOrigin>>): DescribedError {
   if (origin.failure !== undefined) return { kind: "origin-failure", failure: origin.failure };
   return {
     kind: "origin-response",

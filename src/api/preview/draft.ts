@@ -10,9 +10,9 @@
 import * as z from "zod/mini";
 import { API_CODES } from "../kit/codes";
 import {
-  CATALOG_CODE,
-  DESCRIBED_ORIGIN,
-  HEADER_MAP,
+  catalogCode,
+  describedHeaders,
+  describedOrigin,
   headerList,
   originError,
   REQUEST_LIMITS,
@@ -21,7 +21,7 @@ import type { DescribedRequest } from "../explain/explain";
 import { randomId } from "../../shared/crypto";
 import { parseIp } from "../../shared/ip";
 import { err, ok, type Result } from "../../shared/result";
-import { described, exactlyOne, fields, named, oneOf, parseWith, type Output } from "../../shared/schema";
+import { described, exactlyOne, fields, later, named, oneOf, parseWith, type Output } from "../../shared/schema";
 import type { FieldIssue, Issues } from "../../shared/validation";
 import { pageSection, type PageMeta } from "../../state/zone/custom-pages/stored";
 import { PAGE_IDS, parsePageBody, type PageId } from "../../state/zone/custom-pages/validate";
@@ -52,110 +52,121 @@ export interface DraftPreview {
  */
 const checkedByTheWrite = (schema: Record<string, unknown>) => z.optional(z.unknown().check(z.meta(schema)));
 
-/** A draft: the custom error rules and pages a preview or a replay runs instead of the saved ones. */
-export const DRAFT = named(
-  fields(
-    {
-      rules: checkedByTheWrite({
-        type: "array",
-        items: { $ref: "#/components/schemas/RuleBody" },
-        description: "The http_custom_errors rules, as the entrypoint PUT takes them (same plan limits)",
-      }),
-      pages: z.optional(
-        fields(
-          Object.fromEntries(
-            PAGE_IDS.map((id) => [id, checkedByTheWrite({ $ref: "#/components/schemas/CustomPageBody" })]),
+/**
+ * A draft: the custom error rules and pages a preview or a replay runs instead of the saved ones. Made on the first
+ * parse of either body (or when the document is built), as the bodies' schemas are.
+ */
+export const DRAFT = later(() =>
+  named(
+    fields(
+      {
+        rules: checkedByTheWrite({
+          type: "array",
+          items: { $ref: "#/components/schemas/RuleBody" },
+          description: "The http_custom_errors rules, as the entrypoint PUT takes them (same plan limits)",
+        }),
+        pages: z.optional(
+          fields(
+            Object.fromEntries(
+              PAGE_IDS.map((id) => [id, checkedByTheWrite({ $ref: "#/components/schemas/CustomPageBody" })]),
+            ),
+            `is not a page: one of ${PAGE_IDS.join(", ")}`,
+            `must be an object keyed by ${PAGE_IDS.join(" or ")}`,
           ),
-          `is not a page: one of ${PAGE_IDS.join(", ")}`,
-          `must be an object keyed by ${PAGE_IDS.join(" or ")}`,
         ),
-      ),
-    },
-    "is not a draft field",
-    "must be an object {rules?, pages?}",
+      },
+      "is not a draft field",
+      "must be an object {rules?, pages?}",
+    ),
+    { id: "Draft", description: "What the draft omits is the saved configuration" },
   ),
-  { id: "Draft", description: "What the draft omits is the saved configuration" },
 );
 
 const COUNTRY_RULE = "must be a two-letter upper-case country code (ISO 3166-1 alpha-2)";
 const PATH_RULE = "must start with / and hold visible ASCII only, no # (percent-encode anything else)";
 
 /** The request a draft preview describes; exactly one of `code` (the edge's error) and `origin` (what it did). */
-export const DESCRIBED_REQUEST = named(
-  fields(
-    {
-      method: z._default(oneOf(REQUEST_LIMITS.methods), "GET"),
-      scheme: z._default(oneOf(["http", "https"], "must be http or https"), "https"),
-      path: z._default(
-        described(
-          z.string({ error: "must be a string" }).check(
-            // `abort`: a path too long is one refusal, not that and its characters too.
-            z.maxLength(REQUEST_LIMITS.pathChars, {
-              error: `must be at most ${REQUEST_LIMITS.pathChars} characters`,
-              abort: true,
-            }),
-            z.regex(PATH, { error: PATH_RULE }),
-          ),
-          "Path and query as a client sends them (percent-encoded, no fragment)",
-        ),
-        "/",
-      ),
-      headers: z.optional(HEADER_MAP),
-      // `null` is absent, as the run's own fields write it.
-      client_ip: z.optional(
-        z.nullable(
+const DESCRIBED_REQUEST = later(() =>
+  named(
+    fields(
+      {
+        method: z._default(oneOf(REQUEST_LIMITS.methods), "GET"),
+        scheme: z._default(oneOf(["http", "https"], "must be http or https"), "https"),
+        path: z._default(
           described(
-            z
-              .string({ error: "must be an IPv4 or IPv6 address" })
-              .check(z.refine((ip) => parseIp(ip) !== undefined, { error: "must be an IPv4 or IPv6 address" })),
-            "Sent as CF-Connecting-IP (ip.src, ::CLIENT_IP::)",
+            z.string({ error: "must be a string" }).check(
+              // `abort`: a path too long is one refusal, not that and its characters too.
+              z.maxLength(REQUEST_LIMITS.pathChars, {
+                error: `must be at most ${REQUEST_LIMITS.pathChars} characters`,
+                abort: true,
+              }),
+              z.regex(PATH, { error: PATH_RULE }),
+            ),
+            "Path and query as a client sends them (percent-encoded, no fragment)",
+          ),
+          "/",
+        ),
+        headers: z.optional(describedHeaders()),
+        // `null` is absent, as the run's own fields write it.
+        client_ip: z.optional(
+          z.nullable(
+            described(
+              z
+                .string({ error: "must be an IPv4 or IPv6 address" })
+                .check(z.refine((ip) => parseIp(ip) !== undefined, { error: "must be an IPv4 or IPv6 address" })),
+              "Sent as CF-Connecting-IP (ip.src, ::CLIENT_IP::)",
+            ),
           ),
         ),
-      ),
-      country: z.optional(
-        z.nullable(
-          described(
-            z.string({ error: COUNTRY_RULE }).check(z.regex(/^[A-Z]{2}$/, { error: COUNTRY_RULE })),
-            "request.cf.country (ip.src.country, ::GEO::)",
+        country: z.optional(
+          z.nullable(
+            described(
+              z.string({ error: COUNTRY_RULE }).check(z.regex(/^[A-Z]{2}$/, { error: COUNTRY_RULE })),
+              "request.cf.country (ip.src.country, ::GEO::)",
+            ),
           ),
         ),
-      ),
-      code: z.optional(CATALOG_CODE),
-      origin: z.optional(DESCRIBED_ORIGIN),
-    },
-    "is not a field of a described request",
-    "must be an object {method?, path?, headers?, client_ip?, country?, code | origin}",
-  ).check(exactlyOne(["code", "origin"], "give exactly one of code (a catalog error) or origin (what the origin did)")),
-  { id: "DescribedRequest", description: "Exactly one of `code` and `origin`" },
+        code: z.optional(catalogCode()),
+        origin: z.optional(describedOrigin()),
+      },
+      "is not a field of a described request",
+      "must be an object {method?, path?, headers?, client_ip?, country?, code | origin}",
+    ).check(
+      exactlyOne(["code", "origin"], "give exactly one of code (a catalog error) or origin (what the origin did)"),
+    ),
+    { id: "DescribedRequest", description: "Exactly one of `code` and `origin`" },
+  ),
 );
 
 /** `POST /zones/{zone}/preview`: `{draft?, request}`. */
-export const PREVIEW_BODY = named(
-  fields(
-    { draft: z.optional(DRAFT), request: DESCRIBED_REQUEST },
-    "is not a preview field",
-    "must be a JSON object {draft?, request}",
-  ),
-  {
-    id: "PreviewBody",
-    example: {
-      draft: {
-        rules: [
-          {
-            expression: 'starts_with(http.request.uri.path, "/checkout") and http.response.code eq 522',
-            action: "serve_error",
-            action_parameters: { content: "<p>Checkout is resting</p>", content_type: "text/html" },
-          },
-        ],
-      },
-      request: {
-        path: "/checkout/cart",
-        headers: { Accept: "text/html" },
-        client_ip: "198.51.100.7",
-        origin: { failure: "connect-timeout" },
+const PREVIEW_BODY = later(() =>
+  named(
+    fields(
+      { draft: z.optional(DRAFT()), request: DESCRIBED_REQUEST() },
+      "is not a preview field",
+      "must be a JSON object {draft?, request}",
+    ),
+    {
+      id: "PreviewBody",
+      example: {
+        draft: {
+          rules: [
+            {
+              expression: 'starts_with(http.request.uri.path, "/checkout") and http.response.code eq 522',
+              action: "serve_error",
+              action_parameters: { content: "<p>Checkout is resting</p>", content_type: "text/html" },
+            },
+          ],
+        },
+        request: {
+          path: "/checkout/cart",
+          headers: { Accept: "text/html" },
+          client_ip: "198.51.100.7",
+          origin: { failure: "connect-timeout" },
+        },
       },
     },
-  },
+  ),
 );
 
 export type Draft = Output<typeof DRAFT>;

@@ -1,7 +1,7 @@
 /** The preview endpoints' part of the OpenAPI document (docs/configuration.md), from the same constants as the code. */
 import { COMMON_ERRORS, jsonBody, ok, param, ref, refTo, type Json, type OpenApiFragment } from "../kit/openapi";
 import * as z from "zod/mini";
-import { described, named, oneOf, type Schema } from "../../shared/schema";
+import { described, later, named, oneOf, type Schema } from "../../shared/schema";
 import { ANSWERED_BY } from "../../state/analytics/record";
 import { MAX_SHOWN_BODY_CHARS, PREVIEW_FORMATS, STEP_OUTCOMES, STEPS, type PreviewFormat } from "../explain/explain";
 import { MAX_SHOWN_CHARS, MAX_SHOWN_ENTRIES, TRACED_OUTCOMES } from "../explain/trace";
@@ -110,7 +110,7 @@ function previewResultSchemas(): void {
 }
 
 /** `Retry-After` of a bound's 429: whole seconds, at least one (src/api/explain/bound.ts rounds up from 1). */
-const RETRY_AFTER_SECONDS = named(z.int().check(z.minimum(1)), { id: "RetryAfterSeconds" });
+const RETRY_AFTER_SECONDS = later(() => named(z.int().check(z.minimum(1)), { id: "RetryAfterSeconds" }));
 
 /** A 429 of the previews' bounds (src/api/explain/bound.ts), with the `Retry-After` it carries. */
 const limited = (description: string, what: "preview" | "replay"): Json => ({
@@ -118,7 +118,7 @@ const limited = (description: string, what: "preview" | "replay"): Json => ({
   headers: {
     "Retry-After": {
       description: `Whole seconds until a ${what} is admitted again`,
-      schema: refTo(RETRY_AFTER_SECONDS),
+      schema: refTo(RETRY_AFTER_SECONDS()),
     },
   },
   content: { "application/json": { schema: ref("FailureEnvelope") } },
@@ -126,85 +126,88 @@ const limited = (description: string, what: "preview" | "replay"): Json => ({
 
 export const previewOpenApi: OpenApiFragment = {
   documentOnly: previewResultSchemas,
-  paths: {
-    "/zones/{zone}/preview/{code}": {
-      parameters: [param("Zone"), { name: "code", in: "path", required: true, schema: { type: "integer" } }],
-      get: {
-        operationId: "previewError",
-        summary: "Exactly the response the zone would serve for this error to this request",
-        description:
-          "Negotiated from the request's `Accept` and other headers, with the zone's custom error rules and pages " +
-          "applied (docs/custom-errors.md). Not the envelope: the error response itself.",
-        security: [{ bearer: ["zones:read"] }],
-        responses: {
-          default: {
-            description: "The error response (JSON, Markdown, HTML, or the zone's own content)",
-            content: { "application/json": {}, "text/markdown": {}, "text/html": {} },
+  // Built with the document: `RETRY_AFTER_SECONDS` is made on its first use (`later`), not at start-up.
+  get paths(): Record<string, Json> {
+    return {
+      "/zones/{zone}/preview/{code}": {
+        parameters: [param("Zone"), { name: "code", in: "path", required: true, schema: { type: "integer" } }],
+        get: {
+          operationId: "previewError",
+          summary: "Exactly the response the zone would serve for this error to this request",
+          description:
+            "Negotiated from the request's `Accept` and other headers, with the zone's custom error rules and pages " +
+            "applied (docs/custom-errors.md). Not the envelope: the error response itself.",
+          security: [{ bearer: ["zones:read"] }],
+          responses: {
+            default: {
+              description: "The error response (JSON, Markdown, HTML, or the zone's own content)",
+              content: { "application/json": {}, "text/markdown": {}, "text/html": {} },
+            },
+            ...COMMON_ERRORS,
           },
-          ...COMMON_ERRORS,
+        },
+        head: {
+          operationId: "previewErrorHead",
+          summary: "Headers of the preview",
+          security: [{ bearer: ["zones:read"] }],
+          responses: { default: { description: "The error response's headers" } },
         },
       },
-      head: {
-        operationId: "previewErrorHead",
-        summary: "Headers of the preview",
-        security: [{ bearer: ["zones:read"] }],
-        responses: { default: { description: "The error response's headers" } },
-      },
-    },
-    "/zones/{zone}/preview/replay": {
-      parameters: [param("Zone")],
-      post: {
-        operationId: "previewReplay",
-        summary: "What a draft would have changed on the zone's recorded errors",
-        description:
-          "The draft a draft preview takes (or, without `draft`, the saved configuration) evaluated against the zone's " +
-          `recorded errors of a window, at most the newest ${REPLAY_LIMITS.records}, each rebuilt from its record ` +
-          "(method, path, Accept family, address class, country, the code or the origin's status and format) and " +
-          "answered by the preview's engine. Counts per (answer before → answer after) with status and format, per " +
-          "rule, with sample Ray IDs. Stores nothing. A refused body is 400 (code " +
-          `${API_CODES["invalid-replay"].code}; 20021 / 20023 for draft rules and pages). docs/custom-errors.md "Replay".`,
-        security: [{ bearer: ["zones:read"] }],
-        requestBody: jsonBody("ReplayBody"),
-        responses: {
-          "200": ok("What would change", ref("ReplayResult")),
-          ...COMMON_ERRORS,
-          "429": limited(
-            `Too many replays of this zone for this token (code ${API_CODES["replay-limited"].code}): ` +
-              `${REPLAY_BOUNDS.concurrent} at a time, a burst of ${REPLAY_BOUNDS.burst}, then one per ` +
-              `${1 / REPLAY_BOUNDS.perSecond} s, per token and zone on each server`,
-            "replay",
-          ),
+      "/zones/{zone}/preview/replay": {
+        parameters: [param("Zone")],
+        post: {
+          operationId: "previewReplay",
+          summary: "What a draft would have changed on the zone's recorded errors",
+          description:
+            "The draft a draft preview takes (or, without `draft`, the saved configuration) evaluated against the zone's " +
+            `recorded errors of a window, at most the newest ${REPLAY_LIMITS.records}, each rebuilt from its record ` +
+            "(method, path, Accept family, address class, country, the code or the origin's status and format) and " +
+            "answered by the preview's engine. Counts per (answer before → answer after) with status and format, per " +
+            "rule, with sample Ray IDs. Stores nothing. A refused body is 400 (code " +
+            `${API_CODES["invalid-replay"].code}; 20021 / 20023 for draft rules and pages). docs/custom-errors.md "Replay".`,
+          security: [{ bearer: ["zones:read"] }],
+          requestBody: jsonBody("ReplayBody"),
+          responses: {
+            "200": ok("What would change", ref("ReplayResult")),
+            ...COMMON_ERRORS,
+            "429": limited(
+              `Too many replays of this zone for this token (code ${API_CODES["replay-limited"].code}): ` +
+                `${REPLAY_BOUNDS.concurrent} at a time, a burst of ${REPLAY_BOUNDS.burst}, then one per ` +
+                `${1 / REPLAY_BOUNDS.perSecond} s, per token and zone on each server`,
+              "replay",
+            ),
+          },
         },
       },
-    },
-    "/zones/{zone}/preview": {
-      parameters: [param("Zone")],
-      post: {
-        operationId: "previewDraft",
-        summary: "What a draft (or the saved configuration) would serve a described request, and why",
-        description:
-          "A draft (custom error rules and/or pages, validated exactly as the entrypoint and custom pages PUTs " +
-          "validate them, never stored) or, without `draft`, the saved configuration, and a described request. " +
-          "Runs the request through the code zone traffic runs (its request phases first: IP access, firewall, rate limiting evaluated without counting) and answers, for each " +
-          "format, exactly what the zone would serve, plus a trace: which step of docs/custom-errors.md answered, every " +
-          "rule's outcome (match, no-match, over-budget, skipped-by-index, not-reached, disabled, unusable), the " +
-          "values of the fields the rules read, and the evaluation cost in budget units. A refused body is 400 " +
-          `(code ${PREVIEW_CODE} for the body and request, 20021 for draft rules, 20023 for draft pages; 403 1100 ` +
-          'when the plan cannot use them). docs/custom-errors.md "Draft preview".',
-        security: [{ bearer: ["zones:read"] }],
-        requestBody: jsonBody("PreviewBody"),
-        responses: {
-          "200": ok("The preview and its trace", ref("PreviewResult")),
-          ...COMMON_ERRORS,
-          "429": limited(
-            `Too many draft previews of this zone for this token (code ${PREVIEW_LIMITED_CODE}): at most ` +
-              `${PREVIEW_BOUNDS.concurrent} running at once, a burst of ${PREVIEW_BOUNDS.burst}, then ` +
-              `${PREVIEW_BOUNDS.perSecond} per second, per token and zone on each server`,
-            "preview",
-          ),
+      "/zones/{zone}/preview": {
+        parameters: [param("Zone")],
+        post: {
+          operationId: "previewDraft",
+          summary: "What a draft (or the saved configuration) would serve a described request, and why",
+          description:
+            "A draft (custom error rules and/or pages, validated exactly as the entrypoint and custom pages PUTs " +
+            "validate them, never stored) or, without `draft`, the saved configuration, and a described request. " +
+            "Runs the request through the code zone traffic runs (its request phases first: IP access, firewall, rate limiting evaluated without counting) and answers, for each " +
+            "format, exactly what the zone would serve, plus a trace: which step of docs/custom-errors.md answered, every " +
+            "rule's outcome (match, no-match, over-budget, skipped-by-index, not-reached, disabled, unusable), the " +
+            "values of the fields the rules read, and the evaluation cost in budget units. A refused body is 400 " +
+            `(code ${PREVIEW_CODE} for the body and request, 20021 for draft rules, 20023 for draft pages; 403 1100 ` +
+            'when the plan cannot use them). docs/custom-errors.md "Draft preview".',
+          security: [{ bearer: ["zones:read"] }],
+          requestBody: jsonBody("PreviewBody"),
+          responses: {
+            "200": ok("The preview and its trace", ref("PreviewResult")),
+            ...COMMON_ERRORS,
+            "429": limited(
+              `Too many draft previews of this zone for this token (code ${PREVIEW_LIMITED_CODE}): at most ` +
+                `${PREVIEW_BOUNDS.concurrent} running at once, a burst of ${PREVIEW_BOUNDS.burst}, then ` +
+                `${PREVIEW_BOUNDS.perSecond} per second, per token and zone on each server`,
+              "preview",
+            ),
+          },
         },
       },
-    },
+    };
   },
   schemas: {
     ReplayAnswer: {

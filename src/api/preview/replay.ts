@@ -24,7 +24,7 @@ import { catalogEntry } from "../../errors/catalog";
 import { logEvent } from "../../shared/log";
 import { err, ok, type Result } from "../../shared/result";
 import * as z from "zod/mini";
-import { described, fields, int, named, parseWith } from "../../shared/schema";
+import { described, fields, int, later, named, parseWith } from "../../shared/schema";
 import { IssueList } from "../../shared/validation";
 import { formatOf, type AnsweredBy, type ErrorRecord, type ServedFormat } from "../../state/analytics/record";
 import { decodeDetail, type AcceptFamily, type AddressClass } from "../../state/analytics/request-detail";
@@ -475,49 +475,51 @@ const time = (description: string) =>
   );
 
 /** `POST /zones/{zone}/preview/replay`: `{draft?, window?: {since?, until?, limit?}, samples?}`. */
-export const REPLAY_BODY = named(
-  fields(
-    {
-      draft: z.optional(DRAFT),
-      window: z._default(
-        fields(
-          {
-            since: time("RFC 3339 or epoch seconds; default: 7 days ago"),
-            until: time("RFC 3339 or epoch seconds; default: now"),
-            limit: z._default(
-              described(int(1, REPLAY_LIMITS.records), "The newest recorded errors of the window replayed, at most"),
-              REPLAY_LIMITS.records,
-            ),
-          },
-          "is not a window field",
-          "must be an object {since?, until?, limit?}",
+const REPLAY_BODY = later(() =>
+  named(
+    fields(
+      {
+        draft: z.optional(DRAFT()),
+        window: z._default(
+          fields(
+            {
+              since: time("RFC 3339 or epoch seconds; default: 7 days ago"),
+              until: time("RFC 3339 or epoch seconds; default: now"),
+              limit: z._default(
+                described(int(1, REPLAY_LIMITS.records), "The newest recorded errors of the window replayed, at most"),
+                REPLAY_LIMITS.records,
+              ),
+            },
+            "is not a window field",
+            "must be an object {since?, until?, limit?}",
+          ),
+          { limit: REPLAY_LIMITS.records },
         ),
-        { limit: REPLAY_LIMITS.records },
-      ),
-      samples: z._default(
-        described(int(0, REPLAY_LIMITS.samples), "Sample Ray IDs per change and per rule"),
-        REPLAY_LIMITS.defaultSamples,
-      ),
-    },
-    "is not a replay field",
-    "must be a JSON object {draft?, window?, samples?}",
-  ),
-  {
-    id: "ReplayBody",
-    example: {
-      draft: {
-        rules: [
-          {
-            expression: 'starts_with(http.request.uri.path, "/api/") and http.response.code ge 500',
-            action: "serve_error",
-            action_parameters: { content: '{"error":"upstream"}', content_type: "application/json" },
-          },
-        ],
+        samples: z._default(
+          described(int(0, REPLAY_LIMITS.samples), "Sample Ray IDs per change and per rule"),
+          REPLAY_LIMITS.defaultSamples,
+        ),
       },
-      window: { since: "2026-11-26T00:00:00Z", limit: 1000 },
-      samples: 3,
+      "is not a replay field",
+      "must be a JSON object {draft?, window?, samples?}",
+    ),
+    {
+      id: "ReplayBody",
+      example: {
+        draft: {
+          rules: [
+            {
+              expression: 'starts_with(http.request.uri.path, "/api/") and http.response.code ge 500',
+              action: "serve_error",
+              action_parameters: { content: '{"error":"upstream"}', content_type: "application/json" },
+            },
+          ],
+        },
+        window: { since: "2026-11-26T00:00:00Z", limit: 1000 },
+        samples: 3,
+      },
     },
-  },
+  ),
 );
 
 /**

@@ -5,12 +5,12 @@
  */
 import * as z from "zod/mini";
 import {
-  FAILURE_WITHOUT_ANSWER,
+  failureWithoutAnswer,
   headerList,
-  HEADER_VALUE,
   headerMap,
+  headerValue,
   hostRefused,
-  ORIGIN_FIELDS,
+  originFields,
   ORIGIN_ONE_RULE,
   ORIGIN_SHAPE_RULE,
   originError,
@@ -21,7 +21,7 @@ import type { ZoneApiFailure } from "../kit/zone-section";
 import { normaliseHostname } from "../../shared/host";
 import { parseIp } from "../../shared/ip";
 import { err, ok, type Result } from "../../shared/result";
-import { described, exactlyOne, fields, named, oneOf, parseWith, text, type Output } from "../../shared/schema";
+import { described, exactlyOne, fields, later, named, oneOf, parseWith, text, type Output } from "../../shared/schema";
 import { parseZoneName } from "../../state/zone/schema";
 
 /** How the origin takes part in a trace. */
@@ -56,28 +56,35 @@ function zoneUrl(raw: string): Result<{ readonly url: URL; readonly zone: string
   return ok({ url: new URL(`${url.protocol}//${zone.value}${url.pathname}${url.search}`), zone: zone.value });
 }
 
-const TRACE_URL = z.pipe(
-  described(
-    // `abort`: a URL too long is one refusal, not that and its parse too.
-    z.string({ error: URL_RULE }).check(z.maxLength(REQUEST_LIMITS.pathChars, { error: URL_RULE, abort: true })),
-    "An absolute http(s) URL; its host is the zone",
-  ),
-  z.transform((raw: string, context) => {
-    const at = zoneUrl(raw);
-    if (at.ok) return at.value;
-    context.issues.push({ code: "custom", message: at.error, input: raw });
-    return z.NEVER;
-  }),
-);
+/*
+ * The parts of the body below are made by functions, inside the body's own maker (`TRACE_BODY`, made on its first
+ * parse or when the document is built), not at module evaluation.
+ */
+
+const traceUrl = () =>
+  z.pipe(
+    described(
+      // `abort`: a URL too long is one refusal, not that and its parse too.
+      z.string({ error: URL_RULE }).check(z.maxLength(REQUEST_LIMITS.pathChars, { error: URL_RULE, abort: true })),
+      "An absolute http(s) URL; its host is the zone",
+    ),
+    z.transform((raw: string, context) => {
+      const at = zoneUrl(raw);
+      if (at.ok) return at.value;
+      context.issues.push({ code: "custom", message: at.error, input: raw });
+      return z.NEVER;
+    }),
+  );
 
 const CLIENT_IP_RULE = "must be an IPv4 or IPv6 address (the client's address)";
 
 /** The draft preview's header object, except that `CF-Connecting-IP` is the client's address, read by `ip.src`. */
-const TRACE_HEADERS = headerMap(
-  (name, value) =>
-    name === "cf-connecting-ip" ? (parseIp(value) === undefined ? CLIENT_IP_RULE : undefined) : hostRefused(name),
-  "`CF-Connecting-IP` gives the client's address (`ip.src`); `Host` is refused (the host is the URL's).",
-);
+const traceHeaders = () =>
+  headerMap(
+    (name, value) =>
+      name === "cf-connecting-ip" ? (parseIp(value) === undefined ? CLIENT_IP_RULE : undefined) : hostRefused(name),
+    "`CF-Connecting-IP` gives the client's address (`ip.src`); `Host` is refused (the host is the URL's).",
+  );
 
 const cookieHeader = (cookies: Readonly<Record<string, string>>): string =>
   Object.entries(cookies)
@@ -89,12 +96,15 @@ const COOKIE_RULE =
   "with no control characters and only Latin-1 (RFC 9110 §5.5)";
 
 /** Sent as one `Cookie` header, which must be a header value as any other. */
-const COOKIES = z
-  .record(z.string(), z.string({ error: "must be a string" }), { error: 'must be an object {"name": "value"}' })
-  .check(
-    z.refine((cookies) => HEADER_VALUE.safeParse(cookieHeader(cookies)).success, { error: COOKIE_RULE }),
-    z.describe("Sent as one `Cookie` header"),
-  );
+const cookies = () => {
+  const value = headerValue();
+  return z
+    .record(z.string(), z.string({ error: "must be a string" }), { error: 'must be an object {"name": "value"}' })
+    .check(
+      z.refine((cookies) => value.safeParse(cookieHeader(cookies)).success, { error: COOKIE_RULE }),
+      z.describe("Sent as one `Cookie` header"),
+    );
+};
 
 /** A published field this service accepts and never reads (no rule of it reads the body, a bot score, …). */
 const unused = (meta: { readonly type: string; readonly description: string }) =>
@@ -102,100 +112,104 @@ const unused = (meta: { readonly type: string; readonly description: string }) =
 
 const COUNTRY_RULE = "must be a two-letter country code (ISO 3166-1 alpha-2)";
 
-const CONTEXT = fields(
-  {
-    // The published geoloc has more fields; only the country is read, the rest is passed over.
-    geoloc: z.optional(
-      z.looseObject(
-        {
-          iso_code: z.optional(
-            described(text({ pattern: /^[A-Za-z]{2}$/ }, COUNTRY_RULE), "The client's country (`ip.src.country`)"),
-          ),
-        },
-        { error: (issue) => (issue.code === "invalid_type" ? "must be an object {iso_code?, …}" : undefined) },
+const traceContext = () =>
+  fields(
+    {
+      // The published geoloc has more fields; only the country is read, the rest is passed over.
+      geoloc: z.optional(
+        z.looseObject(
+          {
+            iso_code: z.optional(
+              described(text({ pattern: /^[A-Za-z]{2}$/ }, COUNTRY_RULE), "The client's country (`ip.src.country`)"),
+            ),
+          },
+          { error: (issue) => (issue.code === "invalid_type" ? "must be an object {iso_code?, …}" : undefined) },
+        ),
       ),
-    ),
-    bot_score: unused({ type: "integer", description: "Accepted and unused: this service has no bot score" }),
-    threat_score: unused({ type: "integer", description: "Accepted and unused" }),
-    skip_challenge: unused({ type: "boolean", description: "Accepted and unused: this service has no challenge" }),
-  },
-  "is not a context field",
-  "must be an object {geoloc?, …}",
-);
+      bot_score: unused({ type: "integer", description: "Accepted and unused: this service has no bot score" }),
+      threat_score: unused({ type: "integer", description: "Accepted and unused" }),
+      skip_challenge: unused({ type: "boolean", description: "Accepted and unused: this service has no challenge" }),
+    },
+    "is not a context field",
+    "must be an object {geoloc?, …}",
+  );
 
 const CONTACT_RULE = 'must be true, alone: {"contact": true} sends the request to the origin';
 
 /** The described origin of the draft preview, or `{contact: true}`: the origin is sent the request for real. */
-const TRACE_ORIGIN = fields(
-  { contact: z.optional(z.literal(true, { error: CONTACT_RULE })), ...ORIGIN_FIELDS },
-  "is not an origin field",
-  ORIGIN_SHAPE_RULE,
-).check(
-  z.superRefine((origin, context) => {
-    // Pushed as is, the issue ends this object's checks: `contact` with more is that refusal only.
-    if (origin.contact !== undefined && Object.keys(origin).length !== 1)
-      context.issues.push({ code: "custom", message: CONTACT_RULE, path: ["contact"], input: origin.contact });
-  }),
-  exactlyOne(["status", "failure", "contact"], ORIGIN_ONE_RULE),
-  FAILURE_WITHOUT_ANSWER,
-  z.describe(
-    "This service's addition: `{contact: true}` sends the request (GET or HEAD only; the token needs " +
-      "`zones:write`; counted by the zone's rate-limiting rules) to the zone's origin for real, and reads at " +
-      "most 64 KiB of an error body; `{status, headers?, body?}` is the origin's described answer; `{failure}` one " +
-      `of ${ORIGIN_FAILURES.join(", ")}. Absent: not contacted.`,
-  ),
-);
+const traceOrigin = () =>
+  fields(
+    { contact: z.optional(z.literal(true, { error: CONTACT_RULE })), ...originFields() },
+    "is not an origin field",
+    ORIGIN_SHAPE_RULE,
+  ).check(
+    z.superRefine((origin, context) => {
+      // Pushed as is, the issue ends this object's checks: `contact` with more is that refusal only.
+      if (origin.contact !== undefined && Object.keys(origin).length !== 1)
+        context.issues.push({ code: "custom", message: CONTACT_RULE, path: ["contact"], input: origin.contact });
+    }),
+    exactlyOne(["status", "failure", "contact"], ORIGIN_ONE_RULE),
+    failureWithoutAnswer(),
+    z.describe(
+      "This service's addition: `{contact: true}` sends the request (GET or HEAD only; the token needs " +
+        "`zones:write`; counted by the zone's rate-limiting rules) to the zone's origin for real, and reads at " +
+        "most 64 KiB of an error body; `{status, headers?, body?}` is the origin's described answer; `{failure}` one " +
+        `of ${ORIGIN_FAILURES.join(", ")}. Absent: not contacted.`,
+    ),
+  );
 
 /** `POST /accounts/{account_id}/request-tracer/trace`: the published `TraceCreateParams` and `origin`. */
-const TRACE_BODY = named(
-  fields(
-    {
-      method: oneOf(REQUEST_LIMITS.methods),
-      url: TRACE_URL,
-      headers: z.optional(TRACE_HEADERS),
-      cookies: z.optional(COOKIES),
-      context: z.optional(CONTEXT),
-      body: unused({ type: "object", description: "Accepted and unused: no rule of this service reads the body" }),
-      protocol: unused({ type: "string", description: "Accepted and unused" }),
-      origin: z.optional(TRACE_ORIGIN),
-      skip_response: z.optional(
-        described(
-          z.boolean({ error: "must be a boolean" }),
-          "Published: do not contact the origin. The origin is contacted only with `origin.contact`.",
+const TRACE_BODY = later(() =>
+  named(
+    fields(
+      {
+        method: oneOf(REQUEST_LIMITS.methods),
+        url: traceUrl(),
+        headers: z.optional(traceHeaders()),
+        cookies: z.optional(cookies()),
+        context: z.optional(traceContext()),
+        body: unused({ type: "object", description: "Accepted and unused: no rule of this service reads the body" }),
+        protocol: unused({ type: "string", description: "Accepted and unused" }),
+        origin: z.optional(traceOrigin()),
+        skip_response: z.optional(
+          described(
+            z.boolean({ error: "must be a boolean" }),
+            "Published: do not contact the origin. The origin is contacted only with `origin.contact`.",
+          ),
         ),
-      ),
+      },
+      "is not a trace field",
+      "must be a JSON object {method, url, headers?, context?, cookies?, origin?}",
+    ).check(
+      z.superRefine((trace, context) => {
+        if (trace.origin?.contact === undefined) return;
+        if (!CONTACT_METHODS.includes(trace.method))
+          context.issues.push({
+            code: "custom",
+            message: `sends only ${CONTACT_METHODS.join(" and ")} to the origin, not ${trace.method}`,
+            path: ["origin", "contact"],
+            input: trace.origin.contact,
+          });
+        if (trace.skip_response === true)
+          context.issues.push({
+            code: "custom",
+            message: "cannot be true with origin.contact: the origin is not contacted then",
+            path: ["skip_response"],
+            input: trace.skip_response,
+          });
+      }),
+    ),
+    {
+      id: "TraceBody",
+      example: {
+        method: "GET",
+        url: "https://shop.example/api/cart",
+        headers: { Accept: "application/json", "CF-Connecting-IP": "203.0.113.7" },
+        context: { geoloc: { iso_code: "FR" } },
+        origin: { status: 503, headers: { "Content-Type": "text/html" }, body: "<h1>down</h1>" },
+      },
     },
-    "is not a trace field",
-    "must be a JSON object {method, url, headers?, context?, cookies?, origin?}",
-  ).check(
-    z.superRefine((trace, context) => {
-      if (trace.origin?.contact === undefined) return;
-      if (!CONTACT_METHODS.includes(trace.method))
-        context.issues.push({
-          code: "custom",
-          message: `sends only ${CONTACT_METHODS.join(" and ")} to the origin, not ${trace.method}`,
-          path: ["origin", "contact"],
-          input: trace.origin.contact,
-        });
-      if (trace.skip_response === true)
-        context.issues.push({
-          code: "custom",
-          message: "cannot be true with origin.contact: the origin is not contacted then",
-          path: ["skip_response"],
-          input: trace.skip_response,
-        });
-    }),
   ),
-  {
-    id: "TraceBody",
-    example: {
-      method: "GET",
-      url: "https://shop.example/api/cart",
-      headers: { Accept: "application/json", "CF-Connecting-IP": "203.0.113.7" },
-      context: { geoloc: { iso_code: "FR" } },
-      origin: { status: 503, headers: { "Content-Type": "text/html" }, body: "<h1>down</h1>" },
-    },
-  },
 );
 
 /** The published body → a described request on its zone; refusals name the field (400, `invalid-trace`). */
@@ -224,7 +238,7 @@ export function parseTraceBody(body: unknown): Result<TraceRequest, ZoneApiFailu
   });
 }
 
-function originPart(origin: Output<typeof TRACE_ORIGIN> | undefined): OriginPart {
+function originPart(origin: Output<typeof TRACE_BODY>["origin"]): OriginPart {
   if (origin === undefined) return { kind: "not-contacted" };
   // The schema let `contact` through only alone.
   if (origin.contact === true) return { kind: "contact" };

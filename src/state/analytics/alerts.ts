@@ -7,7 +7,7 @@
 import * as z from "zod/mini";
 import { err, ok, type Result } from "../../shared/result";
 import { normaliseHostname } from "../../shared/host";
-import { described, fields, int, named, num, oneOf, parseWith, text, type Output } from "../../shared/schema";
+import { described, fields, int, later, named, num, oneOf, parseWith, text, type Output } from "../../shared/schema";
 import { parseIpv4, parseIpv6 } from "../../shared/ip";
 import { CODE_RANGE, MAX_RECORDED_PATH, SOURCES } from "./record";
 
@@ -37,7 +37,7 @@ const MAX_COUNT = 1_000_000_000;
 export const ORIGIN_FAILURE_CODES = [502, 520, 521, 522, 523, 524, 525, 526, 1016] as const;
 
 /** A threshold's filter: `path` is the recorded path, exactly (no query; docs/analytics.md "Records"). */
-export type AlertFilter = Output<typeof FILTER>;
+export type AlertFilter = Output<ReturnType<typeof filter>>;
 
 /** What a policy's body says beside its rule. */
 type NotTheRule = "name" | "enabled" | "resolve_after" | "webhook";
@@ -47,8 +47,8 @@ type NotTheRule = "name" | "enabled" | "resolve_after" | "webhook";
  * most `above`) filled in, a burn rate's `slo` a percentage (its error budget is 1 − slo/100).
  */
 export type AlertRule =
-  | (Omit<Output<typeof THRESHOLD_BODY>, NotTheRule> & { readonly resolve_below: number })
-  | Omit<Output<typeof BURN_RATE_BODY>, NotTheRule>;
+  | (Omit<Output<ReturnType<typeof thresholdBody>>, NotTheRule> & { readonly resolve_below: number })
+  | Omit<Output<ReturnType<typeof burnRateBody>>, NotTheRule>;
 
 /** A stored policy's definition (what the API takes and answers, the secret apart). */
 export interface AlertSpec {
@@ -94,8 +94,13 @@ export const ALERT_KINDS = ["threshold", "burn_rate"] as const;
 const notAField = (kind: string, shape: object): string =>
   `is not a field of a ${kind} policy; its fields are ${Object.keys(shape).join(", ")}`;
 
+/*
+ * The body's parts are made by functions, inside `ALERT_POLICY_BODY`'s maker (made on its first parse or when the
+ * document is built), not at module evaluation.
+ */
+
 /** The fields of every policy; each kind adds its own (a field of the other kind is unknown). */
-const COMMON = {
+const common = () => ({
   name: text(
     // One line with something on it: no control character, not only spaces.
     { min: 1, max: MAX_NAME, pattern: /^(?=[\s\S]*\S)[^\x00-\x1f\x7f]*$/ },
@@ -124,98 +129,105 @@ const COMMON = {
     "is not a field of webhook (only url)",
     'must be {"url": "https://…"}',
   ),
-};
+});
 
 const BELOW = "must be a number from 0 to above";
 const CODE_RULE = `must be an integer from ${CODE_RANGE.min} to ${CODE_RANGE.max} (a catalog code or an origin status)`;
 
-const FILTER = fields(
-  {
-    code: z.optional(int(CODE_RANGE.min, CODE_RANGE.max, CODE_RULE)),
-    source: z.optional(
-      described(
-        oneOf(SOURCES, 'must be "edge" or "origin"'),
-        "Who caused the error: origin = its 5xx passed through and a failed origin (502, 520–526, 1016); edge = every other error the edge generated",
-      ),
-    ),
-    path: z.optional(
-      described(
-        text(
-          { max: MAX_RECORDED_PATH, pattern: /^\/[^\x00-\x20\x7f?#]*$/ },
-          `must be a path as recorded: starting with /, at most ${MAX_RECORDED_PATH} characters, no query, spaces or controls`,
+const filter = () =>
+  fields(
+    {
+      code: z.optional(int(CODE_RANGE.min, CODE_RANGE.max, CODE_RULE)),
+      source: z.optional(
+        described(
+          oneOf(SOURCES, 'must be "edge" or "origin"'),
+          "Who caused the error: origin = its 5xx passed through and a failed origin (502, 520–526, 1016); edge = every other error the edge generated",
         ),
-        "The recorded path, exactly (no query)",
+      ),
+      path: z.optional(
+        described(
+          text(
+            { max: MAX_RECORDED_PATH, pattern: /^\/[^\x00-\x20\x7f?#]*$/ },
+            `must be a path as recorded: starting with /, at most ${MAX_RECORDED_PATH} characters, no query, spaces or controls`,
+          ),
+          "The recorded path, exactly (no query)",
+        ),
+      ),
+    },
+    "is not a filter; filters are code, source, path",
+    "must be an object of code, source and path",
+  );
+
+function thresholdBody() {
+  const shape = {
+    kind: z.literal("threshold"),
+    ...common(),
+    metric: oneOf(["errors", "error_rate"], got('must be "errors" or "error_rate"')),
+    window_minutes: int(
+      THRESHOLD_WINDOW.min,
+      THRESHOLD_WINDOW.max,
+      got(`must be an integer from ${THRESHOLD_WINDOW.min} to ${THRESHOLD_WINDOW.max}`),
+    ),
+    // Its bounds depend on the metric: checked after the parse.
+    above: described(
+      z.number({ error: "must be a number" }),
+      `errors: an integer from 1 to ${MAX_COUNT}; error_rate: (0, 1]. Fires at value ≥ above`,
+    ),
+    resolve_below: z.optional(
+      described(
+        z.number({ error: BELOW }).check(z.minimum(0, { error: BELOW })),
+        "Resolves below this (≤ above; default above)",
       ),
     ),
-  },
-  "is not a filter; filters are code, source, path",
-  "must be an object of code, source and path",
-);
+    filter: z._default(filter(), {}),
+  };
+  return fields(shape, notAField("threshold", shape));
+}
 
-const THRESHOLD_SHAPE = {
-  kind: z.literal("threshold"),
-  ...COMMON,
-  metric: oneOf(["errors", "error_rate"], got('must be "errors" or "error_rate"')),
-  window_minutes: int(
-    THRESHOLD_WINDOW.min,
-    THRESHOLD_WINDOW.max,
-    got(`must be an integer from ${THRESHOLD_WINDOW.min} to ${THRESHOLD_WINDOW.max}`),
-  ),
-  // Its bounds depend on the metric: checked after the parse.
-  above: described(
-    z.number({ error: "must be a number" }),
-    `errors: an integer from 1 to ${MAX_COUNT}; error_rate: (0, 1]. Fires at value ≥ above`,
-  ),
-  resolve_below: z.optional(
-    described(
-      z.number({ error: BELOW }).check(z.minimum(0, { error: BELOW })),
-      "Resolves below this (≤ above; default above)",
+function burnRateBody() {
+  const shape = {
+    kind: z.literal("burn_rate"),
+    ...common(),
+    slo: described(
+      num(SLO_RANGE.min, SLO_RANGE.max, `must be a percentage from ${SLO_RANGE.min} to ${SLO_RANGE.max} (e.g. 99.9)`),
+      "Percent of requests without an origin error",
     ),
-  ),
-  filter: z._default(FILTER, {}),
-};
-const THRESHOLD_BODY = fields(THRESHOLD_SHAPE, notAField("threshold", THRESHOLD_SHAPE));
-
-const BURN_RATE_SHAPE = {
-  kind: z.literal("burn_rate"),
-  ...COMMON,
-  slo: described(
-    num(SLO_RANGE.min, SLO_RANGE.max, `must be a percentage from ${SLO_RANGE.min} to ${SLO_RANGE.max} (e.g. 99.9)`),
-    "Percent of requests without an origin error",
-  ),
-  long_window_minutes: z._default(int(BURN_LONG_WINDOW.min, BURN_LONG_WINDOW.max), DEFAULT_BURN.long),
-  short_window_minutes: z._default(int(BURN_SHORT_WINDOW.min, BURN_SHORT_WINDOW.max), DEFAULT_BURN.short),
-  burn_rate: z._default(num(BURN_RATE_RANGE.min, BURN_RATE_RANGE.max), DEFAULT_BURN.rate),
-};
-const BURN_RATE_BODY = fields(BURN_RATE_SHAPE, notAField("burn_rate", BURN_RATE_SHAPE));
+    long_window_minutes: z._default(int(BURN_LONG_WINDOW.min, BURN_LONG_WINDOW.max), DEFAULT_BURN.long),
+    short_window_minutes: z._default(int(BURN_SHORT_WINDOW.min, BURN_SHORT_WINDOW.max), DEFAULT_BURN.short),
+    burn_rate: z._default(num(BURN_RATE_RANGE.min, BURN_RATE_RANGE.max), DEFAULT_BURN.rate),
+  };
+  return fields(shape, notAField("burn_rate", shape));
+}
 
 /** `POST`/`PUT /zones/{zone}/analytics/alerts…`: a policy of one of the two kinds, chosen by `kind`. */
-export const ALERT_POLICY_BODY = named(
-  z.discriminatedUnion("kind", [THRESHOLD_BODY, BURN_RATE_BODY], {
-    error: (issue) =>
-      issue.code === "invalid_union"
-        ? `must be ${ALERT_KINDS.map((k) => `"${k}"`).join(" or ")}; got ${shown(kindOf(issue.input) ?? null)}`
-        : 'the body must be a JSON object (docs/analytics.md "Alerts")',
-  }),
-  {
-    id: "AlertPolicyBody",
-    description:
-      "kind threshold: metric, window_minutes, above (resolve_below, filter, min_requests optional); kind burn_rate: " +
-      'slo (long_window_minutes, short_window_minutes, burn_rate, min_requests optional). docs/analytics.md "Alerts".',
-    example: {
-      // `source: origin` counts every error the origin caused: its 5xx passed through and a refused, timed-out or
-      // unreachable origin (502, 520–526, 1016), as the burn rate's origin errors do; so this fires when it is down.
-      name: "Origin failing",
-      kind: "threshold",
-      metric: "error_rate",
-      window_minutes: 5,
-      above: 0.05,
-      resolve_below: 0.01,
-      filter: { source: "origin" },
-      min_requests: 20,
-      webhook: { url: "https://hooks.example.com/edge-alerts" },
+export const ALERT_POLICY_BODY = later(() =>
+  named(
+    z.discriminatedUnion("kind", [thresholdBody(), burnRateBody()], {
+      error: (issue) =>
+        issue.code === "invalid_union"
+          ? `must be ${ALERT_KINDS.map((k) => `"${k}"`).join(" or ")}; got ${shown(kindOf(issue.input) ?? null)}`
+          : 'the body must be a JSON object (docs/analytics.md "Alerts")',
+    }),
+    {
+      id: "AlertPolicyBody",
+      description:
+        "kind threshold: metric, window_minutes, above (resolve_below, filter, min_requests optional); kind burn_rate: " +
+        'slo (long_window_minutes, short_window_minutes, burn_rate, min_requests optional). docs/analytics.md "Alerts".',
+      example: {
+        // `source: origin` counts every error the origin caused: its 5xx passed through and a refused, timed-out or
+        // unreachable origin (502, 520–526, 1016), as the burn rate's origin errors do; so this fires when it is down.
+        name: "Origin failing",
+        kind: "threshold",
+        metric: "error_rate",
+        window_minutes: 5,
+        above: 0.05,
+        resolve_below: 0.01,
+        filter: { source: "origin" },
+        min_requests: 20,
+        webhook: { url: "https://hooks.example.com/edge-alerts" },
+      },
     },
-  },
+  ),
 );
 
 function kindOf(input: unknown): unknown {
