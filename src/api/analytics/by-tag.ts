@@ -12,7 +12,7 @@
 import { accountInScope, zoneInScope, type AccessTarget } from "../kit/auth";
 import { API_FAILURES, apiFailureResponse, apiSuccess, failureOf, type ApiFailure } from "../kit/envelope";
 import type { ApiContext } from "../kit/types";
-import { described, fields, later, named, parseWith, text, type Answer } from "../../shared/schema";
+import { described, fields, later, parseWith, text, type Answer } from "../../shared/schema";
 import * as z from "zod/mini";
 import { queryObject } from "../kit/query";
 import { ERRORS_BY_TAG, type ERRORS_BY_TAG_ANSWER } from "./schemas";
@@ -54,8 +54,8 @@ export function accountZonesTarget(params: Readonly<Record<string, string>>): Re
  * The query: the zone API's window and filters, `group_by=tag:<key>`, and the tag listings' `tag=` filters and
  * `effective`. The validator and, through `queryParameters`, the document's parameters.
  */
-export const BY_TAG_QUERY = later(() =>
-  named(
+export const BY_TAG_QUERY = later(
+  () =>
     fields(
       {
         tag: z.optional(TAG_FILTERS()),
@@ -70,8 +70,7 @@ export const BY_TAG_QUERY = later(() =>
       },
       "is not a parameter of this query (tag, group_by, effective, since, until, step, code, source, answered_by, format)",
     ),
-    { id: "ErrorsByTagQuery", example: { tag: ["env=prod"], group_by: "tag:team", step: "hour" } },
-  ),
+  { id: "ErrorsByTagQuery", example: { tag: ["env=prod"], group_by: "tag:team", step: "hour" } },
 );
 
 /**

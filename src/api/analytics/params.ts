@@ -6,7 +6,7 @@
  */
 import * as z from "zod/mini";
 import { err, ok, type Result } from "../../shared/result";
-import { described, fields, int, later, named, oneOf, parseWith, type Output } from "../../shared/schema";
+import { described, fields, int, later, oneOf, parseWith, type Output } from "../../shared/schema";
 import { oneIssue, type Issues } from "../../shared/validation";
 import { queryObject } from "../kit/query";
 import type { ZoneApiFailure } from "../kit/zone-section";
@@ -81,8 +81,8 @@ export const countWindowFields = () => ({
 export const COUNT_NUMERIC = ["code"] as const;
 
 /** The zone's count query: the window, the filters and `group_by`. */
-export const COUNT_QUERY = later(() =>
-  named(
+export const COUNT_QUERY = later(
+  () =>
     fields(
       {
         ...countWindowFields(),
@@ -100,8 +100,7 @@ export const COUNT_QUERY = later(() =>
       },
       "is not a parameter of this query (since, until, step, code, source, answered_by, format, group_by)",
     ),
-    { id: "ErrorCountsQuery", example: { since: "2026-11-29T10:00:00Z", step: "minute", group_by: "code,source" } },
-  ),
+  { id: "ErrorCountsQuery", example: { since: "2026-11-29T10:00:00Z", step: "minute", group_by: "code,source" } },
 );
 
 /** The window and filters as the schema left them. */

@@ -25,7 +25,7 @@ import {
 import { zoneLookup } from "../../state/analytics/fan-out";
 import { planOf } from "./store";
 import type { ERROR_OCCURRENCE, ERROR_PHASE } from "./schemas";
-import { described, fields, later, named, oneOf, parseWith, type Answer } from "../../shared/schema";
+import { described, fields, later, oneOf, parseWith, type Answer } from "../../shared/schema";
 import { queryObject } from "../kit/query";
 import * as z from "zod/mini";
 
@@ -194,8 +194,8 @@ function fieldsProblem(raw: string): string | null {
 }
 
 /** The published lookup's query: `fields` (comma-separated, no whitespace, each recorded) and `timestamps`. */
-export const RAY_QUERY = later(() =>
-  named(
+export const RAY_QUERY = later(
+  () =>
     fields(
       {
         fields: z.optional(
@@ -220,8 +220,7 @@ export const RAY_QUERY = later(() =>
       },
       "is not a parameter of the lookup (fields, timestamps)",
     ),
-    { id: "RayLogQuery", example: { fields: "RayID,EdgeStartTimestamp,EdgePhases", timestamps: "rfc3339" } },
-  ),
+  { id: "RayLogQuery", example: { fields: "RayID,EdgeStartTimestamp,EdgePhases", timestamps: "rfc3339" } },
 );
 
 /** The published lookup's query, checked: the fields to answer (all by default, each once) and `timestamps`. */

@@ -4,7 +4,7 @@
  * settings body is also the validator. The lists (steps, sources, phases, outcomes) are the store's own.
  */
 import * as z from "zod/mini";
-import { dateTime, described, fields, int, later, named, oneOf } from "../../shared/schema";
+import { dateTime, described, fields, int, later, oneOf } from "../../shared/schema";
 import { RAY_ID_PATTERN } from "../../shared/ray";
 import { ALERT_KINDS } from "../../state/analytics/alerts";
 import { AVOIDED_KINDS, type AvoidedKind } from "../../state/analytics/avoided";
@@ -29,18 +29,17 @@ const counts = (description: string) => described(z.array(z.int()), description)
 /** An object the document does not detail (a group's or a filter's dimensions, a zone's top codes). */
 const anyObject = () => z.record(z.string(), z.unknown());
 
-export const ANALYTICS_STEP = later(() =>
-  named(oneOf(Object.keys(STEP_MS) as [Step, ...Step[]]), { id: "AnalyticsStep" }),
-);
-export const ERROR_SOURCE = later(() => named(oneOf(SOURCES), { id: "ErrorSource" }));
-export const ANSWERED_BY_SCHEMA = later(() => named(oneOf(ANSWERED_BY), { id: "AnsweredBy" }));
-export const RAY_ID = later(() =>
-  named(z.string().check(z.regex(RAY_ID_PATTERN)), { id: "RayId", example: "8f3a2c1d4e5b6a79" }),
-);
+export const ANALYTICS_STEP = later(() => oneOf(Object.keys(STEP_MS) as [Step, ...Step[]]), { id: "AnalyticsStep" });
+export const ERROR_SOURCE = later(() => oneOf(SOURCES), { id: "ErrorSource" });
+export const ANSWERED_BY_SCHEMA = later(() => oneOf(ANSWERED_BY), { id: "AnsweredBy" });
+export const RAY_ID = later(() => z.string().check(z.regex(RAY_ID_PATTERN)), {
+  id: "RayId",
+  example: "8f3a2c1d4e5b6a79",
+});
 
 /** `PUT /zones/{zone}/analytics/settings`: the one setting, the shard count. */
-export const ANALYTICS_SETTINGS_BODY = later(() =>
-  named(
+export const ANALYTICS_SETTINGS_BODY = later(
+  () =>
     fields(
       {
         shards: int(
@@ -52,27 +51,25 @@ export const ANALYTICS_SETTINGS_BODY = later(() =>
       },
       "is not an analytics setting (only shards)",
     ),
-    { id: "AnalyticsSettingsBody", example: { shards: 8 } },
-  ),
+  { id: "AnalyticsSettingsBody", example: { shards: 8 } },
 );
 
-export const ANALYTICS_SETTINGS = later(() =>
-  named(
+export const ANALYTICS_SETTINGS = later(
+  () =>
     z.object({
       shards: count("Objects the zone's new records go to"),
       shards_in_force: counts("Every shard count whose records may still be within retention, the current one first"),
       max_shards: z.int(),
     }),
-    { id: "AnalyticsSettings", example: { shards: 8, shards_in_force: [8, 4], max_shards: MAX_SHARDS } },
-  ),
+  { id: "AnalyticsSettings", example: { shards: 8, shards_in_force: [8, 4], max_shards: MAX_SHARDS } },
 );
 
 /**
  * The `avoided` section of the error counts (docs/analytics.md "Avoided errors"), a schema so the kinds' list is
  * the one the store uses (no enum written by hand).
  */
-const AVOIDED_ERRORS = later(() =>
-  named(
+const AVOIDED_ERRORS = later(
+  () =>
     z.object({
       total: count("Every avoided request in the range, all kinds"),
       by_kind: z.object(
@@ -89,22 +86,21 @@ const AVOIDED_ERRORS = later(() =>
         "Each kind and code of the origin's failure, most first",
       ),
     }),
-    {
-      id: "AvoidedErrors",
-      description:
-        "Requests in the range whose origin failed or was skipped (its circuit open), by how the visitor was " +
-        "answered: stale (a kept copy), failover (the fallback origin), circuit_open (the error at once, the " +
-        "origin not asked; that error is also in total). The error filters do not apply",
-      example: {
-        total: 42,
-        by_kind: { stale: 0, failover: 30, circuit_open: 12 },
-        by_code: [
-          { kind: "failover", code: 521, count: 30 },
-          { kind: "circuit_open", code: 521, count: 12 },
-        ],
-      },
+  {
+    id: "AvoidedErrors",
+    description:
+      "Requests in the range whose origin failed or was skipped (its circuit open), by how the visitor was " +
+      "answered: stale (a kept copy), failover (the fallback origin), circuit_open (the error at once, the " +
+      "origin not asked; that error is also in total). The error filters do not apply",
+    example: {
+      total: 42,
+      by_kind: { stale: 0, failover: 30, circuit_open: 12 },
+      by_code: [
+        { kind: "failover", code: 521, count: 30 },
+        { kind: "circuit_open", code: 521, count: 12 },
+      ],
     },
-  ),
+  },
 );
 
 /** What both counts answer, the zone's and the account's by tag: the window, its totals and its series. */
@@ -125,8 +121,8 @@ const counted = () => ({
 /** A part's errors and requests over the range, with its error rate. */
 const errorRate = () => ({ total: z.int(), requests: z.int(), error_rate: rate("total ÷ requests"), dropped: z.int() });
 
-export const ERROR_COUNTS = later(() =>
-  named(
+export const ERROR_COUNTS = later(
+  () =>
     z.object({
       zone: z.string(),
       group_by: z.array(z.string()),
@@ -141,12 +137,11 @@ export const ERROR_COUNTS = later(() =>
       ),
       avoided: AVOIDED_ERRORS(),
     }),
-    { id: "ErrorCounts" },
-  ),
+  { id: "ErrorCounts" },
 );
 
-export const ERRORS_BY_TAG_ANSWER = later(() =>
-  named(
+export const ERRORS_BY_TAG_ANSWER = later(
+  () =>
     z.object({
       account: z.string(),
       tag_filters: z.array(z.string()),
@@ -176,58 +171,57 @@ export const ERRORS_BY_TAG_ANSWER = later(() =>
         }),
       ),
     }),
-    {
-      id: "ErrorsByTag",
-      example: {
-        account: "0123456789abcdef0123456789abcdef",
-        since: "2026-11-26T10:00:00.000Z",
-        until: "2026-11-26T11:00:00.000Z",
-        step: "hour",
-        filters: {},
-        tag_filters: ["env=prod"],
-        effective: false,
-        group_by: "tag:team",
-        scope: "account",
-        max_zones: ERRORS_BY_TAG.maxZones,
-        total: 9,
-        requests: 120,
-        error_rate: 0.075,
-        dropped: 0,
-        timestamps: ["2026-11-26T10:00:00.000Z"],
-        requests_series: [120],
-        dropped_series: [0],
-        groups: [
-          {
-            value: "payments",
-            zones: ["pay.example", "shop.example"],
-            total: 6,
-            requests: 80,
-            error_rate: 0.075,
-            dropped: 0,
-            counts: [6],
-          },
-          { value: null, zones: ["blog.example"], total: 3, requests: 40, error_rate: 0.075, dropped: 0, counts: [3] },
-        ],
-        zones: [
-          {
-            zone: "pay.example",
-            value: "payments",
-            total: 4,
-            requests: 50,
-            error_rate: 0.08,
-            dropped: 0,
-            shards: 4,
-            top_codes: [{ code: 502, count: 4 }],
-          },
-        ],
-      },
+  {
+    id: "ErrorsByTag",
+    example: {
+      account: "0123456789abcdef0123456789abcdef",
+      since: "2026-11-26T10:00:00.000Z",
+      until: "2026-11-26T11:00:00.000Z",
+      step: "hour",
+      filters: {},
+      tag_filters: ["env=prod"],
+      effective: false,
+      group_by: "tag:team",
+      scope: "account",
+      max_zones: ERRORS_BY_TAG.maxZones,
+      total: 9,
+      requests: 120,
+      error_rate: 0.075,
+      dropped: 0,
+      timestamps: ["2026-11-26T10:00:00.000Z"],
+      requests_series: [120],
+      dropped_series: [0],
+      groups: [
+        {
+          value: "payments",
+          zones: ["pay.example", "shop.example"],
+          total: 6,
+          requests: 80,
+          error_rate: 0.075,
+          dropped: 0,
+          counts: [6],
+        },
+        { value: null, zones: ["blog.example"], total: 3, requests: 40, error_rate: 0.075, dropped: 0, counts: [3] },
+      ],
+      zones: [
+        {
+          zone: "pay.example",
+          value: "payments",
+          total: 4,
+          requests: 50,
+          error_rate: 0.08,
+          dropped: 0,
+          shards: 4,
+          top_codes: [{ code: 502, count: 4 }],
+        },
+      ],
     },
-  ),
+  },
 );
 
 /** One phase of a recorded error, as the lookups show it (docs/analytics.md "Ray lookup"). */
-export const ERROR_PHASE = later(() =>
-  named(
+export const ERROR_PHASE = later(
+  () =>
     z.object({
       phase: oneOf(["ip_access", "firewall", "rate_limit", "origin", "custom_error_rules", "custom_page", "default"]),
       /** `unknown`: the record was stored before its request detail was kept (schema migration 4). */
@@ -242,12 +236,11 @@ export const ERROR_PHASE = later(() =>
       status: z.optional(z.int()),
       format: z.optional(z.string()),
     }),
-    { id: "ErrorPhase" },
-  ),
+  { id: "ErrorPhase" },
 );
 
-export const ERROR_OCCURRENCE = later(() =>
-  named(
+export const ERROR_OCCURRENCE = later(
+  () =>
     z.object({
       ray: z.string(),
       zone: z.string(),
@@ -267,18 +260,18 @@ export const ERROR_OCCURRENCE = later(() =>
       client_address: z.nullable(oneOf(ADDRESS_CLASSES)),
       phases: z.array(ERROR_PHASE()),
     }),
-    { id: "ErrorOccurrence" },
-  ),
+  { id: "ErrorOccurrence" },
 );
 
 /** Policy ids are 32 lower-case hex characters (src/shared/crypto.ts `randomId`). */
-export const ALERT_ID = later(() =>
-  named(z.string().check(z.regex(/^[0-9a-f]{32}$/)), { id: "AlertId", example: "4b7d0c7e1f2a4e3c9d8b6a5f4e3d2c1b" }),
-);
+export const ALERT_ID = later(() => z.string().check(z.regex(/^[0-9a-f]{32}$/)), {
+  id: "AlertId",
+  example: "4b7d0c7e1f2a4e3c9d8b6a5f4e3d2c1b",
+});
 
 /** A policy as answered: its definition flat (its rule's fields as the body that makes it), its state. */
-export const ALERT_POLICY = later(() =>
-  named(
+export const ALERT_POLICY = later(
+  () =>
     z.looseObject({
       id: z.string(),
       name: z.string(),
@@ -298,36 +291,35 @@ export const ALERT_POLICY = later(() =>
       created_at: dateTime(),
       updated_at: dateTime(),
     }),
-    {
-      id: "AlertPolicy",
-      example: {
-        id: "4b7d0c7e1f2a4e3c9d8b6a5f4e3d2c1b",
-        name: "Checkout SLO",
-        kind: "burn_rate",
-        enabled: true,
-        slo: 99.9,
-        long_window_minutes: 60,
-        short_window_minutes: 5,
-        burn_rate: 14.4,
-        min_requests: 1,
-        resolve_after: 3,
-        webhook: { url: "https://hooks.example.com/edge-alerts" },
-        state: {
-          status: "firing",
-          since: "2026-11-26T10:42:05.000Z",
-          value: 21.5,
-          evaluated_at: "2026-11-26T10:44:05.000Z",
-        },
-        created_at: "2026-11-26T09:00:00.000Z",
-        updated_at: "2026-11-26T09:00:00.000Z",
+  {
+    id: "AlertPolicy",
+    example: {
+      id: "4b7d0c7e1f2a4e3c9d8b6a5f4e3d2c1b",
+      name: "Checkout SLO",
+      kind: "burn_rate",
+      enabled: true,
+      slo: 99.9,
+      long_window_minutes: 60,
+      short_window_minutes: 5,
+      burn_rate: 14.4,
+      min_requests: 1,
+      resolve_after: 3,
+      webhook: { url: "https://hooks.example.com/edge-alerts" },
+      state: {
+        status: "firing",
+        since: "2026-11-26T10:42:05.000Z",
+        value: 21.5,
+        evaluated_at: "2026-11-26T10:44:05.000Z",
       },
+      created_at: "2026-11-26T09:00:00.000Z",
+      updated_at: "2026-11-26T09:00:00.000Z",
     },
-  ),
+  },
 );
 
 /** One event of a policy (a firing or a resolution) and every delivery attempt of its webhook. */
-export const ALERT_DELIVERY = later(() =>
-  named(
+export const ALERT_DELIVERY = later(
+  () =>
     z.object({
       id: described(z.string(), "msg_…: the webhook-id of every attempt"),
       type: oneOf(["alert.firing", "alert.resolved"]),
@@ -345,6 +337,5 @@ export const ALERT_DELIVERY = later(() =>
         }),
       ),
     }),
-    { id: "AlertDelivery" },
-  ),
+  { id: "AlertDelivery" },
 );

@@ -21,7 +21,7 @@ import type { DescribedRequest } from "../explain/explain";
 import { randomId } from "../../shared/crypto";
 import { parseIp } from "../../shared/ip";
 import { err, ok, type Result } from "../../shared/result";
-import { described, exactlyOne, fields, later, named, oneOf, parseWith, type Output } from "../../shared/schema";
+import { described, exactlyOne, fields, later, oneOf, parseWith, type Output } from "../../shared/schema";
 import type { FieldIssue, Issues } from "../../shared/validation";
 import { pageSection, type PageMeta } from "../../state/zone/custom-pages/stored";
 import { PAGE_IDS, parsePageBody, type PageId } from "../../state/zone/custom-pages/validate";
@@ -56,8 +56,8 @@ const checkedByTheWrite = (schema: Record<string, unknown>) => z.optional(z.unkn
  * A draft: the custom error rules and pages a preview or a replay runs instead of the saved ones. Made on the first
  * parse of either body (or when the document is built), as the bodies' schemas are.
  */
-export const DRAFT = later(() =>
-  named(
+export const DRAFT = later(
+  () =>
     fields(
       {
         rules: checkedByTheWrite({
@@ -78,16 +78,15 @@ export const DRAFT = later(() =>
       "is not a draft field",
       "must be an object {rules?, pages?}",
     ),
-    { id: "Draft", description: "What the draft omits is the saved configuration" },
-  ),
+  { id: "Draft", description: "What the draft omits is the saved configuration" },
 );
 
 const COUNTRY_RULE = "must be a two-letter upper-case country code (ISO 3166-1 alpha-2)";
 const PATH_RULE = "must start with / and hold visible ASCII only, no # (percent-encode anything else)";
 
 /** The request a draft preview describes; exactly one of `code` (the edge's error) and `origin` (what it did). */
-const DESCRIBED_REQUEST = later(() =>
-  named(
+const DESCRIBED_REQUEST = later(
+  () =>
     fields(
       {
         method: z._default(oneOf(REQUEST_LIMITS.methods), "GET"),
@@ -134,39 +133,37 @@ const DESCRIBED_REQUEST = later(() =>
     ).check(
       exactlyOne(["code", "origin"], "give exactly one of code (a catalog error) or origin (what the origin did)"),
     ),
-    { id: "DescribedRequest", description: "Exactly one of `code` and `origin`" },
-  ),
+  { id: "DescribedRequest", description: "Exactly one of `code` and `origin`" },
 );
 
 /** `POST /zones/{zone}/preview`: `{draft?, request}`. */
-const PREVIEW_BODY = later(() =>
-  named(
+const PREVIEW_BODY = later(
+  () =>
     fields(
       { draft: z.optional(DRAFT()), request: DESCRIBED_REQUEST() },
       "is not a preview field",
       "must be a JSON object {draft?, request}",
     ),
-    {
-      id: "PreviewBody",
-      example: {
-        draft: {
-          rules: [
-            {
-              expression: 'starts_with(http.request.uri.path, "/checkout") and http.response.code eq 522',
-              action: "serve_error",
-              action_parameters: { content: "<p>Checkout is resting</p>", content_type: "text/html" },
-            },
-          ],
-        },
-        request: {
-          path: "/checkout/cart",
-          headers: { Accept: "text/html" },
-          client_ip: "198.51.100.7",
-          origin: { failure: "connect-timeout" },
-        },
+  {
+    id: "PreviewBody",
+    example: {
+      draft: {
+        rules: [
+          {
+            expression: 'starts_with(http.request.uri.path, "/checkout") and http.response.code eq 522',
+            action: "serve_error",
+            action_parameters: { content: "<p>Checkout is resting</p>", content_type: "text/html" },
+          },
+        ],
+      },
+      request: {
+        path: "/checkout/cart",
+        headers: { Accept: "text/html" },
+        client_ip: "198.51.100.7",
+        origin: { failure: "connect-timeout" },
       },
     },
-  ),
+  },
 );
 
 export type Draft = Output<typeof DRAFT>;

@@ -110,7 +110,7 @@ function previewResultSchemas(): void {
 }
 
 /** `Retry-After` of a bound's 429: whole seconds, at least one (src/api/explain/bound.ts rounds up from 1). */
-const RETRY_AFTER_SECONDS = later(() => named(z.int().check(z.minimum(1)), { id: "RetryAfterSeconds" }));
+const RETRY_AFTER_SECONDS = later(() => z.int().check(z.minimum(1)), { id: "RetryAfterSeconds" });
 
 /** A 429 of the previews' bounds (src/api/explain/bound.ts), with the `Retry-After` it carries. */
 const limited = (description: string, what: "preview" | "replay"): Json => ({

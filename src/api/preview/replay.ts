@@ -24,7 +24,7 @@ import { catalogEntry } from "../../errors/catalog";
 import { logEvent } from "../../shared/log";
 import { err, ok, type Result } from "../../shared/result";
 import * as z from "zod/mini";
-import { described, fields, int, later, named, parseWith } from "../../shared/schema";
+import { described, fields, int, later, parseWith } from "../../shared/schema";
 import { IssueList } from "../../shared/validation";
 import { formatOf, type AnsweredBy, type ErrorRecord, type ServedFormat } from "../../state/analytics/record";
 import { decodeDetail, type AcceptFamily, type AddressClass } from "../../state/analytics/request-detail";
@@ -475,8 +475,8 @@ const time = (description: string) =>
   );
 
 /** `POST /zones/{zone}/preview/replay`: `{draft?, window?: {since?, until?, limit?}, samples?}`. */
-const REPLAY_BODY = later(() =>
-  named(
+const REPLAY_BODY = later(
+  () =>
     fields(
       {
         draft: z.optional(DRAFT()),
@@ -503,23 +503,22 @@ const REPLAY_BODY = later(() =>
       "is not a replay field",
       "must be a JSON object {draft?, window?, samples?}",
     ),
-    {
-      id: "ReplayBody",
-      example: {
-        draft: {
-          rules: [
-            {
-              expression: 'starts_with(http.request.uri.path, "/api/") and http.response.code ge 500',
-              action: "serve_error",
-              action_parameters: { content: '{"error":"upstream"}', content_type: "application/json" },
-            },
-          ],
-        },
-        window: { since: "2026-11-26T00:00:00Z", limit: 1000 },
-        samples: 3,
+  {
+    id: "ReplayBody",
+    example: {
+      draft: {
+        rules: [
+          {
+            expression: 'starts_with(http.request.uri.path, "/api/") and http.response.code ge 500',
+            action: "serve_error",
+            action_parameters: { content: '{"error":"upstream"}', content_type: "application/json" },
+          },
+        ],
       },
+      window: { since: "2026-11-26T00:00:00Z", limit: 1000 },
+      samples: 3,
     },
-  ),
+  },
 );
 
 /**

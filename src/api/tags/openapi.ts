@@ -31,7 +31,7 @@ import { EFFECTIVE, RESOURCE_TYPE, TAG_KEY, TAG_VALUE } from "../../state/tags/t
 import { INHERITED_FROM } from "../../state/tags/types";
 
 /** A tag set: key → value. */
-const TAGS = later(() => named(z.record(TAG_KEY(), TAG_VALUE()), { id: "Tags" }));
+const TAGS = later(() => z.record(TAG_KEY(), TAG_VALUE()), { id: "Tags" });
 
 /** The fields of a resource as every answer shows it. */
 const resourceFields = () => ({
@@ -58,11 +58,11 @@ const resourceFields = () => ({
 });
 
 /** One resource with its tags (every tag answer, a listing's item). */
-export const TAGGED_RESOURCE = later(() => named(z.object(resourceFields()), { id: "TaggedResource" }));
+export const TAGGED_RESOURCE = later(() => z.object(resourceFields()), { id: "TaggedResource" });
 
 /** One key of one change (`GET …/tags/history`). */
-export const TAG_HISTORY_ENTRY = later(() =>
-  named(
+export const TAG_HISTORY_ENTRY = later(
+  () =>
     z.object({
       id: described(z.string(), "Increasing with time within the account."),
       change_id: described(z.int(), "Shared by the keys of one write of one resource."),
@@ -77,28 +77,27 @@ export const TAG_HISTORY_ENTRY = later(() =>
       before: described(z.nullable(TAG_VALUE()), "`null`: the key was added."),
       after: described(z.nullable(TAG_VALUE()), "`null`: the key was removed."),
     }),
-    {
-      id: "TagHistoryEntry",
-      example: {
-        id: "42",
-        change_id: 17,
-        at: "2026-11-26T10:00:00.000Z",
-        token_name: "ci-deploy",
-        via: "patch",
-        resource_type: "zone",
-        resource_id: "shop.example",
-        zone_id: "shop.example",
-        key: "team",
-        before: "web",
-        after: "payments",
-      },
+  {
+    id: "TagHistoryEntry",
+    example: {
+      id: "42",
+      change_id: 17,
+      at: "2026-11-26T10:00:00.000Z",
+      token_name: "ci-deploy",
+      via: "patch",
+      resource_type: "zone",
+      resource_id: "shop.example",
+      zone_id: "shop.example",
+      key: "team",
+      before: "web",
+      after: "payments",
     },
-  ),
+  },
 );
 
 /** A tagged resource that breaks the policy, with every rule it breaks (`GET …/tags/compliance`). */
-export const COMPLIANCE_ITEM = later(() =>
-  named(
+export const COMPLIANCE_ITEM = later(
+  () =>
     z.object({
       ...resourceFields(),
       violations: z.array(
@@ -112,8 +111,7 @@ export const COMPLIANCE_ITEM = later(() =>
         }),
       ),
     }),
-    { id: "ComplianceItem" },
-  ),
+  { id: "ComplianceItem" },
 );
 
 const ETAG_HEADER: Json = {

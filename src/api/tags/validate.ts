@@ -19,7 +19,7 @@ import {
   isZoneTaggableType,
   needsWorkerId,
 } from "../../state/tags/resource-types";
-import { codePointLength, fold, isWellFormed } from "../../state/tags/text";
+import { fold, isWellFormed } from "../../state/tags/text";
 import type { IfMatch, ResourceQuery, ResourceRef, TagFilter, TagPairs } from "../../state/tags/types";
 import type { PatchPairs, TagEdit } from "../../state/tags/edits";
 import {
@@ -29,10 +29,11 @@ import {
   TAG_KEY,
   TAG_KEY_PATTERN,
   TAG_VALUE,
+  wellFormedText,
 } from "../../state/tags/tag-schema";
 import * as z from "zod/mini";
 import { isObject } from "../../shared/validation";
-import { described, FLAGS, later, named, oneOf, type Later, type Schema } from "../../shared/schema";
+import { described, FLAGS, later, oneOf, type Later, type Schema } from "../../shared/schema";
 
 /** Key checks in order: empty or bad characters (1014), then the rest of `TAG_KEY`: length in code points (1011). */
 export function validateKey(key: string): Result<string, ValidationFailure> {
@@ -90,17 +91,11 @@ export function foldFilter(filter: TagFilter): TagFilter {
 }
 
 /** A resource id (and a worker id): a well-formed string of 1 to 256 code points. */
-const RESOURCE_ID = later(() =>
-  named(
-    z.string().check(
-      z.minLength(1),
-      z.refine<string>(isWellFormed),
-      z.refine<string>((id) => codePointLength(id) <= MAX_RESOURCE_ID_CODE_POINTS),
-      z.meta({ maxLength: MAX_RESOURCE_ID_CODE_POINTS }),
-    ),
-    { id: "ResourceId", description: "Lengths in code points.", example: "api" },
-  ),
-);
+const RESOURCE_ID = later(() => wellFormedText(MAX_RESOURCE_ID_CODE_POINTS).check(z.minLength(1)), {
+  id: "ResourceId",
+  description: "Lengths in code points.",
+  example: "api",
+});
 
 /** The parameters of the resources listing that may repeat (ANDed filters, ORed types and ids). */
 const LISTS = ["tag", "type", "id"] as const;
@@ -109,19 +104,15 @@ const LISTS = ["tag", "type", "id"] as const;
  * `GET /tags/resources` query (docs/tags-api.md): the validator and the document's parameters. Other parameters
  * (`cursor`, read by the route) pass.
  */
-export const RESOURCE_QUERY = later(() =>
-  named(
+export const RESOURCE_QUERY = later(
+  () =>
     z.looseObject({
       tag: z.optional(TAG_FILTERS()),
       type: z.optional(described(z.array(RESOURCE_TYPE()), "Resource types, ORed.")),
       id: z.optional(described(z.array(RESOURCE_ID()).check(z.maxLength(MAX_ID_PARAMS)), "Resource ids, ORed.")),
       name: z.optional(
         described(
-          z.string().check(
-            z.refine<string>(isWellFormed),
-            z.refine<string>((name) => codePointLength(name) <= MAX_NAME_CODE_POINTS),
-            z.meta({ maxLength: MAX_NAME_CODE_POINTS }),
-          ),
+          wellFormedText(MAX_NAME_CODE_POINTS),
           "Case-insensitive substring of the resource name (code points).",
         ),
       ),
@@ -130,8 +121,7 @@ export const RESOURCE_QUERY = later(() =>
       ),
       effective: z.optional(EFFECTIVE()),
     }),
-    { id: "TaggedResourceQuery", example: { tag: ["env=prod,staging", "!archived"], type: ["worker"] } },
-  ),
+  { id: "TaggedResourceQuery", example: { tag: ["env=prod,staging", "!archived"], type: ["worker"] } },
 );
 
 /** The query as the schema reads it: the repeatable parameters as lists, any other as its first value. */
@@ -273,12 +263,11 @@ function resourceRef(
   return ok({ type, parent: "", id });
 }
 
-const ACCOUNT_RESOURCE_TYPE = later(() =>
-  named(oneOf(ACCOUNT_RESOURCE_TYPES), { id: "AccountResourceType", example: "worker" }),
-);
-const ZONE_TAGGABLE_TYPE = later(() =>
-  named(oneOf(ZONE_TAGGABLE_TYPES), { id: "ZoneTaggableType", example: "zone_ruleset" }),
-);
+const ACCOUNT_RESOURCE_TYPE = later(() => oneOf(ACCOUNT_RESOURCE_TYPES), {
+  id: "AccountResourceType",
+  example: "worker",
+});
+const ZONE_TAGGABLE_TYPE = later(() => oneOf(ZONE_TAGGABLE_TYPES), { id: "ZoneTaggableType", example: "zone_ruleset" });
 
 const workerId = () => described(RESOURCE_ID(), "Required for `worker_version`, refused otherwise.");
 /** The fields naming a resource on an account route and on a zone route (made by the schemas that hold them). */
@@ -300,18 +289,14 @@ type ByScope<S extends Schema> = Readonly<Record<TagScope["kind"], Later<S>>>;
  * validator and the document's parameters. Other parameters (`effective`, `cursor`) are the route's.
  */
 export const RESOURCE_PARAMS = {
-  account: later(() =>
-    named(z.looseObject({ ...accountRef(), worker_id: z.optional(workerId()) }), {
-      id: "ResourceParams",
-      example: { resource_type: "worker", resource_id: "api" },
-    }),
-  ),
-  zone: later(() =>
-    named(z.looseObject(zoneRef()), {
-      id: "ZoneResourceParams",
-      example: { resource_type: "zone", resource_id: "shop.example" },
-    }),
-  ),
+  account: later(() => z.looseObject({ ...accountRef(), worker_id: z.optional(workerId()) }), {
+    id: "ResourceParams",
+    example: { resource_type: "worker", resource_id: "api" },
+  }),
+  zone: later(() => z.looseObject(zoneRef()), {
+    id: "ZoneResourceParams",
+    example: { resource_type: "zone", resource_id: "shop.example" },
+  }),
 } satisfies ByScope<Schema>;
 const tags = () => described(z.record(TAG_KEY(), TAG_VALUE()), "The whole set: `{}` or absent removes every tag.");
 const tagsPatch = () =>
@@ -322,50 +307,40 @@ const tagsPatch = () =>
 
 /** `PUT /accounts/{a}/tags` and `PUT /zones/{zone}/tags`. */
 const SET_TAGS: ByScope<Schema> = {
-  account: later(() =>
-    named(z.strictObject({ ...accountRef(), tags: z.optional(z.nullable(tags())) }), {
-      id: "SetTagsBody",
-      example: { resource_type: "worker", resource_id: "api", tags: { environment: "production", team: "platform" } },
-    }),
-  ),
-  zone: later(() =>
-    named(z.strictObject({ ...zoneRef(), tags: z.optional(z.nullable(tags())) }), {
-      id: "SetZoneTagsBody",
-      example: {
-        resource_type: "zone_ruleset",
-        resource_id: "2f2feab2026849078ba485f918791bdc",
-        tags: { team: "payments" },
-      },
-    }),
-  ),
+  account: later(() => z.strictObject({ ...accountRef(), tags: z.optional(z.nullable(tags())) }), {
+    id: "SetTagsBody",
+    example: { resource_type: "worker", resource_id: "api", tags: { environment: "production", team: "platform" } },
+  }),
+  zone: later(() => z.strictObject({ ...zoneRef(), tags: z.optional(z.nullable(tags())) }), {
+    id: "SetZoneTagsBody",
+    example: {
+      resource_type: "zone_ruleset",
+      resource_id: "2f2feab2026849078ba485f918791bdc",
+      tags: { team: "payments" },
+    },
+  }),
 };
 /** `PATCH /accounts/{a}/tags` and `PATCH /zones/{zone}/tags`. */
 const PATCH_TAGS: ByScope<Schema> = {
-  account: later(() =>
-    named(z.strictObject({ ...accountRef(), tags: tagsPatch() }), {
-      id: "PatchTagsBody",
-      example: { resource_type: "worker", resource_id: "api", tags: { team: "payments", deprecated: null } },
-    }),
-  ),
-  zone: later(() =>
-    named(z.strictObject({ ...zoneRef(), tags: tagsPatch() }), {
-      id: "PatchZoneTagsBody",
-      example: {
-        resource_type: "zone_ruleset",
-        resource_id: "2f2feab2026849078ba485f918791bdc",
-        tags: { team: "payments", old: null },
-      },
-    }),
-  ),
+  account: later(() => z.strictObject({ ...accountRef(), tags: tagsPatch() }), {
+    id: "PatchTagsBody",
+    example: { resource_type: "worker", resource_id: "api", tags: { team: "payments", deprecated: null } },
+  }),
+  zone: later(() => z.strictObject({ ...zoneRef(), tags: tagsPatch() }), {
+    id: "PatchZoneTagsBody",
+    example: {
+      resource_type: "zone_ruleset",
+      resource_id: "2f2feab2026849078ba485f918791bdc",
+      tags: { team: "payments", old: null },
+    },
+  }),
 };
 /** `DELETE /accounts/{a}/tags` (a zone route's named resource takes the account's shape, minus worker_id). */
 const RESOURCE_BODY: ByScope<Schema> = {
-  account: later(() =>
-    named(z.strictObject(accountRef()), {
-      id: "ResourceBody",
-      example: { resource_type: "worker", resource_id: "api" },
-    }),
-  ),
+  account: later(() => z.strictObject(accountRef()), {
+    id: "ResourceBody",
+    example: { resource_type: "worker", resource_id: "api" },
+  }),
   zone: later(() => z.strictObject(zoneRef())),
 };
 
@@ -489,8 +464,8 @@ const EDIT_REFUSALS: Readonly<Record<string, string>> = {
 };
 
 /** `POST /tags/bulk`: the envelope, and what it reads of each edit (its op and if_match). */
-const BULK_BODY = later(() =>
-  named(
+const BULK_BODY = later(
+  () =>
     z.strictObject({
       edits: z
         .array(
@@ -512,17 +487,16 @@ const BULK_BODY = later(() =>
         )
         .check(z.minLength(1), z.maxLength(MAX_BULK_EDITS)),
     }),
-    {
-      id: "BulkEditBody",
-      example: {
-        edits: [
-          { op: "merge", resource_type: "worker", resource_id: "api", tags: { team: "payments", old: null } },
-          { op: "replace", resource_type: "r2_bucket", resource_id: "logs", tags: { team: "payments" } },
-          { op: "delete", resource_type: "queue", resource_id: "retired" },
-        ],
-      },
+  {
+    id: "BulkEditBody",
+    example: {
+      edits: [
+        { op: "merge", resource_type: "worker", resource_id: "api", tags: { team: "payments", old: null } },
+        { op: "replace", resource_type: "r2_bucket", resource_id: "logs", tags: { team: "payments" } },
+        { op: "delete", resource_type: "queue", resource_id: "retired" },
+      ],
     },
-  ),
+  },
 );
 
 /** The refusal among `issues` of the lowest rank (the first of it), or `null`. */

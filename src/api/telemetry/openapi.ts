@@ -4,15 +4,15 @@
  */
 import * as z from "zod/mini";
 import { COMMON_ERRORS, jsonBody, ok, param, ref, response, type OpenApiFragment } from "../kit/openapi";
-import { described, later, named, oneOf } from "../../shared/schema";
+import { described, later, oneOf } from "../../shared/schema";
 import { OTLP_PROTOCOLS, TRACE_CONTEXT_POLICIES } from "../../state/zone/telemetry/settings";
 import { INVALID_TELEMETRY } from "./routes";
 
 const count = (description: string) => described(z.int(), description);
 
 /** `GET`'s result: the settings as stored, header values shown as `set`, and this isolate's export counts. */
-export const TELEMETRY_STATUS = later(() =>
-  named(
+export const TELEMETRY_STATUS = later(
+  () =>
     z.object({
       enabled: described(z.boolean(), "false: no telemetry (nothing else but the counts)"),
       otlp: z.optional(
@@ -30,8 +30,7 @@ export const TELEMETRY_STATUS = later(() =>
       last_error: described(z.nullable(z.string()), "This isolate's last export failure"),
       queued: count("Waiting for this isolate's next export"),
     }),
-    { id: "TelemetryStatus" },
-  ),
+  { id: "TelemetryStatus" },
 );
 
 export const telemetryOpenApi: OpenApiFragment = {

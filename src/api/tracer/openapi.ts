@@ -1,7 +1,7 @@
 /** The request tracer's part of the OpenAPI document (docs/custom-errors.md "Request tracer"), from the code's constants. */
 import * as z from "zod/mini";
 import { COMMON_ERRORS, jsonBody, ok, param, ref, type OpenApiFragment } from "../kit/openapi";
-import { described, later, named, oneOf } from "../../shared/schema";
+import { described, later, oneOf } from "../../shared/schema";
 import { API_CODES } from "../kit/codes";
 import { PREVIEW_LIMITED_CODE } from "../explain/bound";
 import { TRACE_ITEM_TYPES } from "./tracer";
@@ -11,8 +11,8 @@ import { TRACE_ITEM_TYPES } from "./tracer";
  * document only, its `type` enum the tuple the answer's type is derived from. Its `trace` holds items of its own
  * kind (a getter: the schema refers to itself).
  */
-const TRACE_ITEM = later(() =>
-  named(
+const TRACE_ITEM = later(
+  () =>
     z.object({
       step_name: described(
         z.string(),
@@ -38,12 +38,11 @@ const TRACE_ITEM = later(() =>
         return z.optional(z.array(TRACE_ITEM()));
       },
     }),
-    { id: "TraceItem" },
-  ),
+  { id: "TraceItem" },
 );
 
 /** The tracer's answer: the status the zone would answer, and the trace. */
-later(() => named(z.partial(z.object({ status_code: z.int(), trace: z.array(TRACE_ITEM()) })), { id: "TraceResult" }));
+later(() => z.partial(z.object({ status_code: z.int(), trace: z.array(TRACE_ITEM()) })), { id: "TraceResult" });
 
 export const tracerOpenApi: OpenApiFragment = {
   paths: {

@@ -21,7 +21,7 @@ import type { ZoneApiFailure } from "../kit/zone-section";
 import { normaliseHostname } from "../../shared/host";
 import { parseIp } from "../../shared/ip";
 import { err, ok, type Result } from "../../shared/result";
-import { described, exactlyOne, fields, later, named, oneOf, parseWith, text, type Output } from "../../shared/schema";
+import { described, exactlyOne, fields, later, oneOf, parseWith, text, type Output } from "../../shared/schema";
 import { parseZoneName } from "../../state/zone/schema";
 
 /** How the origin takes part in a trace. */
@@ -159,8 +159,8 @@ const traceOrigin = () =>
   );
 
 /** `POST /accounts/{account_id}/request-tracer/trace`: the published `TraceCreateParams` and `origin`. */
-const TRACE_BODY = later(() =>
-  named(
+const TRACE_BODY = later(
+  () =>
     fields(
       {
         method: oneOf(REQUEST_LIMITS.methods),
@@ -199,17 +199,16 @@ const TRACE_BODY = later(() =>
           });
       }),
     ),
-    {
-      id: "TraceBody",
-      example: {
-        method: "GET",
-        url: "https://shop.example/api/cart",
-        headers: { Accept: "application/json", "CF-Connecting-IP": "203.0.113.7" },
-        context: { geoloc: { iso_code: "FR" } },
-        origin: { status: 503, headers: { "Content-Type": "text/html" }, body: "<h1>down</h1>" },
-      },
+  {
+    id: "TraceBody",
+    example: {
+      method: "GET",
+      url: "https://shop.example/api/cart",
+      headers: { Accept: "application/json", "CF-Connecting-IP": "203.0.113.7" },
+      context: { geoloc: { iso_code: "FR" } },
+      origin: { status: 503, headers: { "Content-Type": "text/html" }, body: "<h1>down</h1>" },
     },
-  ),
+  },
 );
 
 /** The published body → a described request on its zone; refusals name the field (400, `invalid-trace`). */

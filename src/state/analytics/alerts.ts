@@ -7,7 +7,7 @@
 import * as z from "zod/mini";
 import { err, ok, type Result } from "../../shared/result";
 import { normaliseHostname } from "../../shared/host";
-import { described, fields, int, later, named, num, oneOf, parseWith, text, type Output } from "../../shared/schema";
+import { described, fields, int, later, num, oneOf, parseWith, text, type Output } from "../../shared/schema";
 import { parseIpv4, parseIpv6 } from "../../shared/ip";
 import { CODE_RANGE, MAX_RECORDED_PATH, SOURCES } from "./record";
 
@@ -200,34 +200,33 @@ function burnRateBody() {
 }
 
 /** `POST`/`PUT /zones/{zone}/analytics/alerts…`: a policy of one of the two kinds, chosen by `kind`. */
-export const ALERT_POLICY_BODY = later(() =>
-  named(
+export const ALERT_POLICY_BODY = later(
+  () =>
     z.discriminatedUnion("kind", [thresholdBody(), burnRateBody()], {
       error: (issue) =>
         issue.code === "invalid_union"
           ? `must be ${ALERT_KINDS.map((k) => `"${k}"`).join(" or ")}; got ${shown(kindOf(issue.input) ?? null)}`
           : 'the body must be a JSON object (docs/analytics.md "Alerts")',
     }),
-    {
-      id: "AlertPolicyBody",
-      description:
-        "kind threshold: metric, window_minutes, above (resolve_below, filter, min_requests optional); kind burn_rate: " +
-        'slo (long_window_minutes, short_window_minutes, burn_rate, min_requests optional). docs/analytics.md "Alerts".',
-      example: {
-        // `source: origin` counts every error the origin caused: its 5xx passed through and a refused, timed-out or
-        // unreachable origin (502, 520–526, 1016), as the burn rate's origin errors do; so this fires when it is down.
-        name: "Origin failing",
-        kind: "threshold",
-        metric: "error_rate",
-        window_minutes: 5,
-        above: 0.05,
-        resolve_below: 0.01,
-        filter: { source: "origin" },
-        min_requests: 20,
-        webhook: { url: "https://hooks.example.com/edge-alerts" },
-      },
+  {
+    id: "AlertPolicyBody",
+    description:
+      "kind threshold: metric, window_minutes, above (resolve_below, filter, min_requests optional); kind burn_rate: " +
+      'slo (long_window_minutes, short_window_minutes, burn_rate, min_requests optional). docs/analytics.md "Alerts".',
+    example: {
+      // `source: origin` counts every error the origin caused: its 5xx passed through and a refused, timed-out or
+      // unreachable origin (502, 520–526, 1016), as the burn rate's origin errors do; so this fires when it is down.
+      name: "Origin failing",
+      kind: "threshold",
+      metric: "error_rate",
+      window_minutes: 5,
+      above: 0.05,
+      resolve_below: 0.01,
+      filter: { source: "origin" },
+      min_requests: 20,
+      webhook: { url: "https://hooks.example.com/edge-alerts" },
     },
-  ),
+  },
 );
 
 function kindOf(input: unknown): unknown {

@@ -13,7 +13,7 @@ import { boundDfa, MAX_REGEX_PROGRAM_SIZE, MAX_REPETITION_BUDGET, repetitionCost
 import * as z from "zod/mini";
 import { isObject } from "../../shared/validation";
 import { err, messageOf, ok, type Result } from "../../shared/result";
-import { dateTime, described, later, named, oneOf, pathOf, type Answer } from "../../shared/schema";
+import { dateTime, described, later, oneOf, pathOf, type Answer } from "../../shared/schema";
 import type { PolicyViolation } from "./errors";
 import { RESOURCE_TYPE_KEY, TAG_KEY, TAG_VALUE } from "./tag-schema";
 import { codePointLength, isWellFormed } from "./text";
@@ -56,14 +56,12 @@ export function compilePattern(pattern: string): Result<RE2JS, string> {
 const says = (rule: string): string => ` ${rule}`;
 
 /** How a policy applies (also what `GET …/policy/required_keys` answers per row). */
-export const POLICY_MODE = later(() =>
-  named(oneOf(["advisory", "enforced"], says('must be "advisory" or "enforced"')), {
-    id: "TagPolicyMode",
-    description:
-      "advisory (the default): violations reported in `messages`; enforced: a write that breaks it is refused (1023–1026)",
-    example: "enforced",
-  }),
-);
+export const POLICY_MODE = later(() => oneOf(["advisory", "enforced"], says('must be "advisory" or "enforced"')), {
+  id: "TagPolicyMode",
+  description:
+    "advisory (the default): violations reported in `messages`; enforced: a write that breaks it is refused (1023–1026)",
+  example: "enforced",
+});
 
 /** The keys of `allowed_keys` and of one resource type's `required_keys`. */
 export const POLICY_KEYS = later(() =>
@@ -107,8 +105,8 @@ function valueRule() {
 }
 
 /** The policy as stored and as the API shows it (`GET`, `PUT …/tags/policy`); its fields are the body's. */
-export const TAG_POLICY = later(() =>
-  named(
+export const TAG_POLICY = later(
+  () =>
     z.object({
       mode: POLICY_MODE(),
       key_case: described(oneOf(["any", "lower", "upper"], says('must be "any", "lower" or "upper"')), {
@@ -140,11 +138,10 @@ export const TAG_POLICY = later(() =>
       ),
       updated_at: z.optional(dateTime()),
     }),
-    {
-      id: "TagPolicy",
-      description: "The stored policy: the fields of TagPolicyBody, each filled in, and when it was set.",
-    },
-  ),
+  {
+    id: "TagPolicy",
+    description: "The stored policy: the fields of TagPolicyBody, each filled in, and when it was set.",
+  },
 );
 export type TagPolicy = Answer<typeof TAG_POLICY>;
 /** A rule on one key's values: an explicit list, or a pattern the whole value must match. */
@@ -154,10 +151,10 @@ export type ValueRule = TagPolicy["allowed_values"][string];
  * `PUT /accounts/{a}/tags/policy` (docs/tags-api.md "Policies"): the stored policy's fields, each of which the body
  * may leave out or `null` (its default).
  */
-export const TAG_POLICY_BODY = later(() => {
-  const { mode, key_case, allowed_keys, allowed_values, required_keys } = TAG_POLICY().shape;
-  return named(
-    z
+export const TAG_POLICY_BODY = later(
+  () => {
+    const { mode, key_case, allowed_keys, allowed_values, required_keys } = TAG_POLICY().shape;
+    return z
       .strictObject(
         {
           mode: z.optional(z.nullable(mode)),
@@ -178,21 +175,21 @@ export const TAG_POLICY_BODY = later(() => {
         z.refine((policy) => countPatterns(policy.allowed_values) <= MAX_PATTERNS, {
           error: `at most ${MAX_PATTERNS} patterns`,
         }),
-      ),
-    {
-      id: "TagPolicyBody",
-      description:
-        'The account\'s tag policy (docs/tags-api.md "Policies"); every failure is 1022 with the field and reason.',
-      example: {
-        mode: "enforced",
-        key_case: "lower",
-        allowed_keys: ["env", "team", "cost-center"],
-        allowed_values: { env: { values: ["prod", "staging", "dev"] }, team: { pattern: "[a-z][a-z0-9-]*" } },
-        required_keys: { worker: ["team", "env"], r2_bucket: ["team"] },
-      },
+      );
+  },
+  {
+    id: "TagPolicyBody",
+    description:
+      'The account\'s tag policy (docs/tags-api.md "Policies"); every failure is 1022 with the field and reason.',
+    example: {
+      mode: "enforced",
+      key_case: "lower",
+      allowed_keys: ["env", "team", "cost-center"],
+      allowed_values: { env: { values: ["prod", "staging", "dev"] }, team: { pattern: "[a-z][a-z0-9-]*" } },
+      required_keys: { worker: ["team", "env"], r2_bucket: ["team"] },
     },
-  );
-});
+  },
+);
 
 /**
  * The refusal of a policy body, in the order docs/tags-api.md gives: the body's unknown field first, then field by

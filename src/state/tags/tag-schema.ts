@@ -8,7 +8,7 @@
  * units, so the check is a refinement and the bound reaches the document as its `maxLength`.
  */
 import * as z from "zod/mini";
-import { described, FLAGS, later, named, oneOf, type Message } from "../../shared/schema";
+import { described, FLAGS, later, oneOf, type Message } from "../../shared/schema";
 import { MAX_FILTERS, MAX_KEY_CODE_POINTS, MAX_VALUE_CODE_POINTS } from "./errors";
 import { ACCOUNT_RESOURCE_TYPES, isKnownResourceType, ZONE_RESOURCE_TYPES } from "./resource-types";
 import { codePointLength, isWellFormed } from "./text";
@@ -21,8 +21,15 @@ import { codePointLength, isWellFormed } from "./text";
 export const TAG_KEY_PATTERN = /^[\p{L}\p{Mn}\p{Mc}\p{Nd}_.\-]+$/u;
 
 /** At most `max` code points: checked here, stated to the document as `maxLength` (the same count there). */
-function codePointsAtMost(max: number, message: Message) {
+function codePointsAtMost(max: number, message?: Message) {
   return [z.refine<string>((s) => codePointLength(s) <= max, { error: message }), z.meta({ maxLength: max })];
+}
+
+/** A well-formed string (no lone surrogate) of at most `max` code points: a tag value, a resource id or name. */
+export function wellFormedText(max: number, message?: Message) {
+  return z
+    .string({ error: message })
+    .check(z.refine<string>(isWellFormed, { error: message }), ...codePointsAtMost(max, message));
 }
 
 /**
@@ -35,41 +42,34 @@ const notA =
     `: ${JSON.stringify(issue.input)} is not a valid ${what}`;
 
 /** A tag key: the pattern, then at most 256 code points. */
-export const TAG_KEY = later(() =>
-  named(
+export const TAG_KEY = later(
+  () =>
     z
       .string({ error: notA("tag key") })
       .check(
         z.regex(TAG_KEY_PATTERN, { error: notA("tag key") }),
         ...codePointsAtMost(MAX_KEY_CODE_POINTS, notA("tag key")),
       ),
-    {
-      id: "TagKey",
-      description:
-        "Letters of any script with combining marks, decimal digits, `_ . -`; case-sensitive; lengths in code points.",
-      example: "environment",
-    },
-  ),
+  {
+    id: "TagKey",
+    description:
+      "Letters of any script with combining marks, decimal digits, `_ . -`; case-sensitive; lengths in code points.",
+    example: "environment",
+  },
 );
 
 /** A tag value: any well-formed string of at most 1,024 code points (`""` for a key-only tag). */
-export const TAG_VALUE = later(() =>
-  named(
-    z
-      .string({ error: notA("value") })
-      .check(
-        z.refine<string>(isWellFormed, { error: notA("value") }),
-        ...codePointsAtMost(MAX_VALUE_CODE_POINTS, notA("value")),
-      ),
-    { id: "TagValue", description: 'Any well-formed string; `""` for key-only tags.', example: "production" },
-  ),
-);
+export const TAG_VALUE = later(() => wellFormedText(MAX_VALUE_CODE_POINTS, notA("value")), {
+  id: "TagValue",
+  description: 'Any well-formed string; `""` for key-only tags.',
+  example: "production",
+});
 
 /** Every resource type a tag can be on: the account's and the zone's (docs/tags-api.md "Resource types"). */
 export const RESOURCE_TYPES = [...ACCOUNT_RESOURCE_TYPES, ...ZONE_RESOURCE_TYPES] as const;
 
 /** A resource type named by a query's `type` (the listings, required keys, compliance): the component `ResourceType`. */
-export const RESOURCE_TYPE = later(() => named(oneOf(RESOURCE_TYPES), { id: "ResourceType", example: "worker" }));
+export const RESOURCE_TYPE = later(() => oneOf(RESOURCE_TYPES), { id: "ResourceType", example: "worker" });
 
 /**
  * A resource type as the key of a map (`required_keys`): checked in the map's entry order, so the first entry
@@ -86,16 +86,14 @@ export const RESOURCE_TYPE_KEY = later(() =>
  * `effective=true` (docs/tags-api.md "Inherited tags"): filters match effective tags and each resource carries
  * `inherited_tags`; anything but `true` or `false` is 1007.
  */
-export const EFFECTIVE = later(() =>
-  named(oneOf(FLAGS), {
-    id: "EffectiveFlag",
-    description:
-      "`true`: filters match effective tags (own, else the zone's for a zone ruleset, else the account's default " +
-      "set, the tags of its `account` resource, for zone-level resources), and each resource carries " +
-      "`inherited_tags` (key → value and source). Not with `case_insensitive=true` (1007).",
-    example: "true",
-  }),
-);
+export const EFFECTIVE = later(() => oneOf(FLAGS), {
+  id: "EffectiveFlag",
+  description:
+    "`true`: filters match effective tags (own, else the zone's for a zone ruleset, else the account's default " +
+    "set, the tags of its `account` resource, for zone-level resources), and each resource carries " +
+    "`inherited_tags` (key → value and source). Not with `case_insensitive=true` (1007).",
+  example: "true",
+});
 
 /** `tag=` filters, repeatable, ANDed (docs/tags-api.md "Filtering"): more than 20 is 1010. */
 export const TAG_FILTERS = later(() =>
