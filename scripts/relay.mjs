@@ -13,7 +13,7 @@ export function stripAnsi(text) {
  * docs/configuration.md "Events"; a burst's lines come as one message) that block becomes one line per log line, each
  * with the block's marker; any other block (wrangler's own warnings) passes unchanged. `keep(line)` decides for the
  * other lines. A line left without its newline for 100 ms (a prompt) is written as it is, unless it is a piece of a
- * Worker log block: on a loaded machine such a line can arrive in two chunks more than 100 ms apart, and written as it
+ * Worker log block (or shows nothing yet): on a loaded machine such a line can arrive in two chunks more than 100 ms apart, and written as it
  * was it would escape the block (its blank line relayed after it), so it waits for its newline.
  */
 export function relay(stream, out, keep) {
@@ -34,8 +34,13 @@ export function relay(stream, out, keep) {
     }
     if (keep(raw)) out.write(`${raw}\n`);
   };
-  // A piece of a Worker log block: inside one, or the start of a `▲ [WARNING]` / `✘ [ERROR]` line.
-  const inBlock = (piece) => marker !== null || /^[▲✘]/.test(stripAnsi(piece));
+  // A piece of a Worker log block: inside one, or the start of a `▲ [WARNING]` / `✘ [ERROR]` line, or a piece with
+  // nothing visible yet (colour codes, one cut in the middle: written alone, the rest of its line would no longer
+  // start with the marker and the block would pass as it is, blank lines and all).
+  const inBlock = (piece) => {
+    const visible = stripAnsi(piece).replace(/\x1b\[?[0-9;]*$/, "");
+    return marker !== null || visible === "" || /^[▲✘]/.test(visible);
+  };
   stream.setEncoding("utf8");
   stream.on("data", (chunk) => {
     clearTimeout(partial);

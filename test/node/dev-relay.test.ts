@@ -66,6 +66,21 @@ describe("npm run dev relays a Worker log block as one line per log line", () =>
     expect(output).toBe(`${EXPECTED}[wrangler:info] GET /drop 520\n`);
   });
 
+  // As wrangler writes it with colours on (FORCE_COLOR): the marker's codes before `▲`, the message bold.
+  const COLOURED = BLOCK.replace("▲ [WARNING] ", "\x1b[33m▲ \x1b[43;33m[\x1b[43;30mWARNING\x1b[43;33m]\x1b[0m \x1b[1m");
+  const plain = (text: string) => text.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "");
+
+  it.each([1, 2, 3, 4, 5, 6])(
+    "coloured, cut after %i characters (inside or after its first colour code)",
+    async (at) => {
+      const output = await relayed().send([
+        { text: COLOURED.slice(0, at), wait: 0 },
+        { text: COLOURED.slice(at), wait: 500 },
+      ]);
+      expect(plain(output)).toBe(EXPECTED);
+    },
+  );
+
   it("a prompt without its newline is written after 100 ms", async () => {
     const input = new PassThrough();
     let output = "";
