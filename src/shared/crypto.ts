@@ -42,7 +42,13 @@ export function randomBytes(count: number): Uint8Array<ArrayBuffer> {
   return crypto.getRandomValues(new Uint8Array(count));
 }
 
-/** A fresh id: 32 random lower-case hex characters (128 bits), the shape of the published API's rule ids. */
+/**
+ * An id of the published API's shape: 32 lower-case hex characters (zone, account, ruleset, rule and alert ids), the
+ * one spelling of the pattern every reader of such an id checks.
+ */
+export const HEX_ID = /^[0-9a-f]{32}$/;
+
+/** A fresh id: 32 random lower-case hex characters (128 bits), the shape of the published API's rule ids (`HEX_ID`). */
 export function randomId(): string {
   return toHex(randomBytes(16));
 }

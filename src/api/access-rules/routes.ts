@@ -16,7 +16,7 @@ import { apiSuccess } from "../kit/envelope";
 import type { ApiContext, ApiRoute } from "../kit/types";
 import { API_CODES } from "../kit/codes";
 import { editZone, readZone, zoneHandler, zoneTarget, type ZoneAnswer, type ZoneApiFailure } from "../kit/zone-section";
-import { randomId } from "../../shared/crypto";
+import { HEX_ID, randomId } from "../../shared/crypto";
 import { err, ok, type Result } from "../../shared/result";
 import { oneIssue } from "../../shared/validation";
 import { findAccessRule, type AccessRuleChange } from "../../state/zone/access-rules/changes";
@@ -59,7 +59,6 @@ async function putAccessRules(c: ApiContext, zone: string): Promise<ZoneAnswer> 
 const PATH = "/zones/:zone/access_rules";
 const PUBLISHED = "/zones/:zone/firewall/access_rules/rules";
 const PUBLISHED_RULE = `${PUBLISHED}/:rule_id`;
-const RULE_ID = /^[0-9a-f]{32}$/;
 
 /** The published access rule object (`allowed_modes`: the modes this service stores). */
 function presentRule(rule: AccessRule): Record<string, unknown> {
@@ -75,7 +74,7 @@ function presentRule(rule: AccessRule): Record<string, unknown> {
 /** The rule id of the path; one that is no id is a rule that does not exist. */
 function ruleIdOf(c: ApiContext): Result<string, ZoneApiFailure> {
   const id = c.params.rule_id ?? "";
-  if (RULE_ID.test(id)) return ok(id);
+  if (HEX_ID.test(id)) return ok(id);
   return err({ kind: "unknown-access-rule", id: id.length > 64 ? `${id.slice(0, 64)}…` : id });
 }
 

@@ -12,6 +12,7 @@ import { ANSWERED_BY, FORMATS, SOURCES } from "../../state/analytics/record";
 import { ACCEPT_FAMILIES, ADDRESS_CLASSES, PHASE_MARKS, RULES_MARKS } from "../../state/analytics/request-detail";
 import { MAX_SHARDS } from "../../state/analytics/shards";
 import { STEP_MS, type Step } from "../../state/analytics/schema";
+import { HEX_ID } from "../../shared/crypto";
 
 /** The bounds of one query (docs/analytics.md "Errors by tag"). */
 export const ERRORS_BY_TAG = {
@@ -263,8 +264,8 @@ export const ERROR_OCCURRENCE = later(
   { id: "ErrorOccurrence" },
 );
 
-/** Policy ids are 32 lower-case hex characters (src/shared/crypto.ts `randomId`). */
-export const ALERT_ID = later(() => z.string().check(z.regex(/^[0-9a-f]{32}$/)), {
+/** Policy ids are 32 lower-case hex characters (`HEX_ID`, src/shared/crypto.ts). */
+export const ALERT_ID = later(() => z.string().check(z.regex(HEX_ID)), {
   id: "AlertId",
   example: "4b7d0c7e1f2a4e3c9d8b6a5f4e3d2c1b",
 });

@@ -8,6 +8,7 @@
 import * as z from "zod/mini";
 import { envelopeOf, segment } from "./route-call";
 import { defineTool, done, failed, refusal, sinceArgument, sinceParameter, zoneArgument } from "./tool";
+import { HEX_ID } from "../../shared/crypto";
 
 /** The most of a previewed body a tool result carries (an HTML page with inlined assets can be large). */
 const MAX_BODY_CHARS = 65_536;
@@ -191,7 +192,7 @@ export const traceRequest = defineTool(() => ({
   input: z.strictObject({
     account: z
       .string()
-      .check(z.regex(/^[0-9a-f]{32}$/), z.describe("The account id (32 lower-case hex) that owns the URL's zone.")),
+      .check(z.regex(HEX_ID), z.describe("The account id (32 lower-case hex) that owns the URL's zone.")),
     url: z
       .string()
       .check(z.minLength(1), z.maxLength(4096), z.describe("The full URL, e.g. https://shop.example/cart.")),

@@ -9,6 +9,7 @@
  * {custom rules}[:{rule id}]`. Pure: no bindings.
  */
 import { FORMATS, type ServedFormat } from "./record";
+import { HEX_ID } from "../../shared/crypto";
 
 /**
  * Which answer the request's `Accept` negotiates (docs/negotiation.md): one of the four representations, `mcp`
@@ -60,7 +61,6 @@ const PHASE_CHARS = "-pbn";
  */
 const FORMAT_CHARS = "jpmhtxgo";
 const RULES_CHARS = "-xm";
-const RULE_ID = /^[0-9a-f]{32}$/;
 
 export function encodeDetail(d: RequestDetail): string {
   const origin =
@@ -77,7 +77,7 @@ export function encodeDetail(d: RequestDetail): string {
     PHASE_CHARS[PHASE_MARKS.indexOf(d.rateLimit)]! +
     origin! +
     RULES_CHARS[RULES_MARKS.indexOf(d.rules)]!;
-  return d.blockedBy !== null && RULE_ID.test(d.blockedBy) ? `${head}:${d.blockedBy}` : head;
+  return d.blockedBy !== null && HEX_ID.test(d.blockedBy) ? `${head}:${d.blockedBy}` : head;
 }
 
 /** The detail of a stored value; null for a record stored before it was kept (schema migration 4) or unreadable. */
@@ -108,7 +108,7 @@ export function decodeDetail(text: unknown): RequestDetail | null {
     rateLimit === undefined ||
     origin === undefined ||
     rules === undefined ||
-    (id !== null && !RULE_ID.test(id))
+    (id !== null && !HEX_ID.test(id))
   )
     return null;
   return { accept, client, ipAccess, firewall, rateLimit, origin, rules, blockedBy: id };

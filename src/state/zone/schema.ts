@@ -24,6 +24,7 @@ import * as z from "zod/mini";
 import { parseOriginUrl, type OriginTarget } from "../../shared/origin-url";
 import { compileExpression } from "../../rules/rule-list";
 import { LANGUAGES } from "../../shared/language-tags";
+import { HEX_ID } from "../../shared/crypto";
 
 export const PLANS = ["free", "pro", "business", "enterprise"] as const;
 export type Plan = (typeof PLANS)[number];
@@ -62,7 +63,7 @@ export const RETRY_HINTS = ["published", "agent", "auto"] as const;
 export type RetryHints = (typeof RETRY_HINTS)[number];
 
 /** An account id: 32 lower-case hex characters (the published platform's account identifiers). */
-export const ACCOUNT_ID = /^[0-9a-f]{32}$/;
+export const ACCOUNT_ID = HEX_ID;
 
 /**
  * An account id as a body or a path gives it (`account.id`, `/accounts/{account_id}/…`): the component

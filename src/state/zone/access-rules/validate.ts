@@ -7,7 +7,7 @@
  * storage, so the matcher never compiles an unchecked value.
  */
 import * as z from "zod/mini";
-import { randomId } from "../../../shared/crypto";
+import { HEX_ID, randomId } from "../../../shared/crypto";
 import { err, ok, type Result } from "../../../shared/result";
 import { parseIp } from "../../../shared/ip";
 import { described, fields, later, oneOf, parseWith, text, type Output } from "../../../shared/schema";
@@ -90,8 +90,7 @@ export const accessRuleMode = () => oneOf(ACCESS_RULE_MODES, `must be one of: ${
 const NOTES_MESSAGE = `must be a string of at most ${ACCESS_RULE_LIMITS.maxNotes} characters`;
 /** `null` is no notes, as the published API writes it. */
 const notes = () => z.optional(z.nullable(text({ max: ACCESS_RULE_LIMITS.maxNotes }, NOTES_MESSAGE)));
-export const ruleId = () =>
-  text({ pattern: /^[0-9a-f]{32}$/ }, "must be 32 lower-case hex characters (or be left out)");
+export const ruleId = () => text({ pattern: HEX_ID }, "must be 32 lower-case hex characters (or be left out)");
 
 const ruleFields = () => ({ mode: accessRuleMode(), notes: notes(), configuration: ACCESS_RULE_CONFIGURATION() });
 

@@ -29,6 +29,7 @@ import {
 } from "./validate";
 import { budgetScope } from "./stored-cost";
 import { isRequestPhase } from "./worst-case";
+import { HEX_ID } from "../../../shared/crypto";
 
 /** One write of the rulesets API, as plain data (it crosses the RPC boundary to the zone's writer). */
 export type RulesetEdit =
@@ -70,7 +71,7 @@ export function findRuleset(
   document: ZoneDocument,
   id: string,
 ): { readonly phase: Phase; readonly ruleset: StoredRuleset } | null {
-  if (!/^[0-9a-f]{32}$/.test(id)) return null;
+  if (!HEX_ID.test(id)) return null;
   for (const phase of PHASES) {
     const ruleset = storedRuleset(document, phase);
     if (ruleset?.id === id) return { phase, ruleset };

@@ -33,6 +33,7 @@ import { PHASE, PHASE_SPECS, PHASES, RULE_ACTIONS, type Phase, type RuleAction }
 import { ASSET_SERVE_ERROR, statusCode, type AssetServeError } from "./serve-error";
 import { OVERLAY_PARAMETERS } from "./overlay";
 import { budgetIssues, isRequestPhase, type BudgetScope } from "./worst-case";
+import { HEX_ID } from "../../../shared/crypto";
 
 /**
  * docs/custom-errors.md: custom error responses: the published four, and (our addition, docs/differences.md) `text/markdown` and
@@ -154,7 +155,7 @@ const UNBOUNDED: WorstCase = { kind: "unbounded", reason: "the expression did no
 /** A disabled rule: not evaluated, so it costs nothing. */
 const FREE: WorstCase = { kind: "bounded", units: 0 };
 
-const ruleId = () => text({ pattern: /^[0-9a-f]{32}$/ }, "must be 32 lower-case hex characters");
+const ruleId = () => text({ pattern: HEX_ID }, "must be 32 lower-case hex characters");
 const descriptionText = () =>
   text({ max: LIMITS.descriptionLength }, `must be a string of at most ${LIMITS.descriptionLength} characters`);
 const EXPRESSION_MESSAGE = "must be a non-empty string";
